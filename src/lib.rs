@@ -1,0 +1,12 @@
+//! nagger: the hook handler Claude Code runs on every hook event, and the
+//! project's multi-agent state in one SQLite database.
+
+pub mod cli;
+pub mod cmd;
+pub mod config;
+pub mod hook;
+pub mod paths;
+pub mod roles;
+pub mod rules;
+pub mod store;
+pub mod transcript;

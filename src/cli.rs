@@ -1,0 +1,49 @@
+//! Every command and flag of `nagger`.
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "nagger",
+    version,
+    about = "Claude Code hook handler: multi-agent state, conventions, guard, shared context"
+)]
+pub struct Cli {
+    /// State database (default: $NAGGER_DB, else <project>/.claude-nagger/state.db)
+    #[arg(long, global = true, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Handle one hook event: JSON on stdin, decision on stdout (what Claude Code runs)
+    Hook,
+    /// List the subagents nagger knows
+    Agents(AgentsArgs),
+    /// List the sessions nagger knows
+    Sessions(JsonArg),
+    /// Purge expired state now and say what was removed
+    Gc,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct JsonArg {
+    /// Machine-readable output
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct AgentsArgs {
+    /// Only this session
+    #[arg(long)]
+    pub session: Option<String>,
+    /// Include finished agents (subagent_history)
+    #[arg(long)]
+    pub all: bool,
+    #[arg(long)]
+    pub json: bool,
+}

@@ -1,0 +1,96 @@
+//! `nagger agents`: what nagger knows about subagents.
+
+use super::{CommandResult, age, open_db, table};
+use crate::cli::AgentsArgs;
+use crate::paths::Env;
+use serde_json::json;
+
+pub fn run(env: &Env, args: &AgentsArgs) -> CommandResult {
+    let db = open_db(env)?;
+    let repo = db.subagents();
+    let session = args.session.as_deref();
+    let active = repo.get_active(session).map_err(anyhow::Error::from)?;
+    let finished = if args.all {
+        repo.history(session, 1000).map_err(anyhow::Error::from)?
+    } else {
+        Vec::new()
+    };
+    if args.json {
+        let mut items: Vec<_> = active
+            .iter()
+            .map(|a| {
+                json!({
+                    "agent_id": a.agent_id, "session_id": a.session_id, "agent_type": a.agent_type,
+                    "role": a.role, "role_source": a.role_source, "status": "active",
+                    "processed": a.startup_processed, "identified_by": a.claimed_by,
+                    "registered_by": a.registered_by, "created_at": a.created_at,
+                })
+            })
+            .collect();
+        items.extend(finished.iter().map(|h| {
+            json!({
+                "agent_id": h.agent_id, "session_id": h.session_id, "agent_type": h.agent_type,
+                "role": h.role, "role_source": h.role_source, "status": "finished",
+                "created_at": h.started_at, "stopped_at": h.stopped_at,
+                "duration_ms": h.duration_ms, "tokens": h.tokens,
+            })
+        }));
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&items).map_err(anyhow::Error::from)?
+        );
+        return Ok(());
+    }
+    let mut rows: Vec<Vec<String>> = active
+        .iter()
+        .map(|a| {
+            vec![
+                a.agent_id.clone(),
+                a.session_id.clone(),
+                a.agent_type.clone(),
+                a.role.clone().unwrap_or_else(|| "-".into()),
+                a.role_source.clone().unwrap_or_else(|| "-".into()),
+                if a.startup_processed {
+                    format!("yes ({})", a.claimed_by.as_deref().unwrap_or("?"))
+                } else {
+                    "no".into()
+                },
+                "active".into(),
+                age(a.created_at),
+            ]
+        })
+        .collect();
+    rows.extend(finished.iter().map(|h| {
+        vec![
+            h.agent_id.clone(),
+            h.session_id.clone(),
+            h.agent_type.clone(),
+            h.role.clone().unwrap_or_else(|| "-".into()),
+            h.role_source.clone().unwrap_or_else(|| "-".into()),
+            "-".into(),
+            format!("finished ({}s)", h.duration_ms / 1000),
+            age(h.started_at),
+        ]
+    }));
+    if rows.is_empty() {
+        println!("no {}subagents", if args.all { "" } else { "active " });
+    } else {
+        println!(
+            "{}",
+            table(
+                &[
+                    "AGENT",
+                    "SESSION",
+                    "TYPE",
+                    "ROLE",
+                    "ROLE SOURCE",
+                    "PROCESSED",
+                    "STATUS",
+                    "AGE"
+                ],
+                &rows
+            )
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,344 @@
+//! `nagger hook`: stdin → wire → event → handler → store → stdout.
+//! Fails open: nagger's own failure never blocks the agent (exit 0, no stdout,
+//! one line on stderr, an error row in hook_log when the database is reachable).
+
+pub mod event;
+mod identify;
+mod post_tool_use;
+mod pre_tool_use;
+mod session;
+mod spawns;
+mod subagent_start;
+mod subagent_stop;
+pub mod wire;
+
+use crate::config::{Config, LoadedConfig};
+use crate::paths::{self, Env};
+use crate::store::{NaggerStateDB, NewHookLog};
+use event::{Common, Event};
+use serde_json::{Map, Value, json};
+use std::io::Read;
+use std::panic::{self, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+use wire::{HookInput, HookOutput};
+
+/// Largest stdin nagger reads; more is bad input.
+pub const MAX_STDIN: u64 = 16 * 1024 * 1024;
+
+/// What the process prints. The exit code of `nagger hook` is always 0.
+#[derive(Debug, Default)]
+pub struct HookRun {
+    pub stdout: Option<String>,
+    pub stderr: Option<String>,
+}
+
+/// Everything a handler may use.
+pub struct Ctx<'a> {
+    pub db: &'a NaggerStateDB,
+    pub config: &'a Config,
+    pub config_present: bool,
+    pub project_root: &'a Path,
+    pub common: &'a Common,
+    warnings: std::cell::RefCell<Vec<String>>,
+}
+
+impl Ctx<'_> {
+    /// A problem worth one stderr line that does not stop the hook.
+    pub fn warn(&self, message: impl Into<String>) {
+        self.warnings.borrow_mut().push(message.into());
+    }
+
+    pub fn permission_mode(&self) -> &str {
+        self.common.permission_mode.as_deref().unwrap_or("default")
+    }
+}
+
+/// A handler's answer, with what to record about it.
+#[derive(Debug)]
+pub struct Outcome {
+    pub output: HookOutput,
+    pub details: Map<String, Value>,
+    /// The agent the event was attributed to, for hook_log.
+    pub agent_id: Option<String>,
+}
+
+impl Outcome {
+    pub fn silent() -> Outcome {
+        Outcome {
+            output: HookOutput::Silent,
+            details: Map::new(),
+            agent_id: None,
+        }
+    }
+
+    pub fn with(output: HookOutput) -> Outcome {
+        Outcome {
+            output,
+            ..Outcome::silent()
+        }
+    }
+
+    pub fn detail(mut self, key: &str, value: impl Into<Value>) -> Outcome {
+        self.details.insert(key.to_string(), value.into());
+        self
+    }
+}
+
+/// Runs one hook invocation. Never panics and never fails: failures become one
+/// stderr line and no stdout.
+pub fn run(stdin: &mut dyn Read, env: &Env) -> HookRun {
+    let started = Instant::now();
+    match panic::catch_unwind(AssertUnwindSafe(|| run_inner(stdin, env, started))) {
+        Ok(run) => run,
+        Err(payload) => {
+            let what = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".to_string());
+            HookRun {
+                stdout: None,
+                stderr: Some(format!(
+                    "nagger: internal error (passing): {}",
+                    one_line(&what)
+                )),
+            }
+        }
+    }
+}
+
+fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
+    let input = match read_input(stdin) {
+        Ok(input) => input,
+        Err(problem) => {
+            log_bad_input(env, &problem, started);
+            return fail_open(format!("bad hook input (passing): {problem}"));
+        }
+    };
+    let (common, event) = match event::from_wire(input) {
+        Ok(parsed) => parsed,
+        Err(problem) => {
+            log_bad_input(env, &problem.to_string(), started);
+            return fail_open(format!("bad hook input (passing): {problem}"));
+        }
+    };
+    let project_root = env.project_root(common.cwd.as_deref());
+    let loaded = LoadedConfig::load(&paths::config_path(&project_root));
+    let mut stderr: Vec<String> = Vec::new();
+    if let Some(first) = loaded.errors.first() {
+        let more = loaded.errors.len() - 1;
+        stderr.push(if more > 0 {
+            format!("invalid config, running on defaults: {first} (and {more} more; run `nagger doctor`)")
+        } else {
+            format!("invalid config, running on defaults: {first}")
+        });
+    }
+    let db_path = env.db_path(&project_root);
+    let db = match NaggerStateDB::open(&db_path) {
+        Ok(db) => db,
+        Err(e) => {
+            stderr.push(format!("state database unavailable (passing): {e}"));
+            return fail_open(stderr.join("; "));
+        }
+    };
+    if let Some(moved) = &db.report().quarantined {
+        stderr.push(format!(
+            "state database was corrupt; moved aside to {}",
+            moved.display()
+        ));
+    }
+
+    let ctx = Ctx {
+        db: &db,
+        config: &loaded.config,
+        config_present: loaded.present,
+        project_root: &project_root,
+        common: &common,
+        warnings: Default::default(),
+    };
+    let handled = panic::catch_unwind(AssertUnwindSafe(|| dispatch(&ctx, &event)));
+    stderr.extend(ctx.warnings.take());
+    let (outcome, error) = match handled {
+        Ok(Ok(outcome)) => (outcome, None),
+        Ok(Err(e)) => (Outcome::silent(), Some(format!("{e:#}"))),
+        Err(payload) => {
+            let what = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "panic".to_string());
+            (Outcome::silent(), Some(format!("panic: {what}")))
+        }
+    };
+    let mut details = outcome.details;
+    if let Some(moved) = &db.report().quarantined {
+        details.insert("quarantined".into(), json!(moved.display().to_string()));
+    }
+    if let Some(from) = db.report().migrated_from {
+        details.insert("migrated_from".into(), json!(from));
+    }
+    if !loaded.errors.is_empty() {
+        details.insert("config_errors".into(), json!(loaded.errors.len()));
+    }
+    let result = match &error {
+        Some(e) => {
+            details.insert("error".into(), json!(e));
+            stderr.push(format!(
+                "{} failed (passing): {}",
+                event.name(),
+                one_line(e)
+            ));
+            "error"
+        }
+        None => outcome.output.result(),
+    };
+    let stdout = if error.is_some() {
+        None
+    } else {
+        outcome.output.to_json()
+    };
+    if let Some(text) = &stdout {
+        details.insert("output_chars".into(), json!(text.len()));
+    }
+    let agent_id = outcome.agent_id.as_deref().or(common.agent_id.as_deref());
+    let details = (!details.is_empty()).then(|| Value::Object(details));
+    let logged = db.hook_log().log(&NewHookLog {
+        session_id: &common.session_id,
+        hook_name: hook_name(&event),
+        event_type: event.name(),
+        agent_id,
+        result,
+        details: details.as_ref(),
+        duration_ms: started.elapsed().as_secs_f64() * 1000.0,
+    });
+    if let Err(e) = logged {
+        stderr.push(format!("could not write hook_log: {e}"));
+    }
+    HookRun {
+        stdout,
+        stderr: (!stderr.is_empty()).then(|| format!("nagger: {}", one_line(&stderr.join("; ")))),
+    }
+}
+
+fn dispatch(ctx: &Ctx<'_>, event: &Event) -> anyhow::Result<Outcome> {
+    match event {
+        Event::SessionStart { source } => session::start(ctx, source),
+        Event::SessionEnd { reason } => session::end(ctx, reason.as_deref()),
+        Event::PreCompact { trigger } => Ok(Outcome::silent().detail("trigger", trigger.clone())),
+        Event::SubagentStart {
+            agent_id,
+            agent_type,
+        } => subagent_start::handle(ctx, agent_id, agent_type),
+        Event::SubagentStop {
+            agent_id,
+            agent_type,
+            agent_transcript_path,
+            stop_hook_active,
+            last_assistant_message,
+        } => subagent_stop::handle(
+            ctx,
+            &subagent_stop::Stop {
+                agent_id,
+                agent_type,
+                agent_transcript_path: agent_transcript_path.as_deref(),
+                stop_hook_active: *stop_hook_active,
+                last_assistant_message: last_assistant_message.as_deref(),
+            },
+        ),
+        Event::PreToolUse(call) => pre_tool_use::handle(ctx, call),
+        Event::PostToolUse(call) => post_tool_use::handle(ctx, call),
+        Event::Other(_) => Ok(Outcome::silent()),
+    }
+}
+
+/// The hook_log hook_name of an event: which part of nagger handled it.
+fn hook_name(event: &Event) -> &'static str {
+    match event {
+        Event::SessionStart { .. } | Event::SessionEnd { .. } | Event::PreCompact { .. } => {
+            "session"
+        }
+        Event::SubagentStart { .. } | Event::SubagentStop { .. } => "subagent",
+        Event::PreToolUse(_) => "pre_tool_use",
+        Event::PostToolUse(_) => "post_tool_use",
+        Event::Other(_) => "other",
+    }
+}
+
+fn fail_open(message: String) -> HookRun {
+    HookRun {
+        stdout: None,
+        stderr: Some(format!("nagger: {}", one_line(&message))),
+    }
+}
+
+/// Keeps stderr to one bounded line.
+fn one_line(s: &str) -> String {
+    let flat: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() > 400 {
+        let cut: String = flat.chars().take(400).collect();
+        format!("{cut}…")
+    } else {
+        flat
+    }
+}
+
+/// Reads and decodes stdin, bounded, naming what is wrong with it.
+fn read_input(stdin: &mut dyn Read) -> Result<HookInput, String> {
+    let mut bytes = Vec::new();
+    stdin
+        .take(MAX_STDIN + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read stdin: {e}"))?;
+    if bytes.len() as u64 > MAX_STDIN {
+        return Err(format!(
+            "stdin is larger than {} MiB",
+            MAX_STDIN / (1024 * 1024)
+        ));
+    }
+    let text = std::str::from_utf8(&bytes)
+        .map_err(|e| format!("stdin is not valid UTF-8 (at byte {})", e.valid_up_to()))?;
+    if text.trim().is_empty() {
+        return Err("stdin is empty; expected one JSON object".to_string());
+    }
+    let value: Value = serde_json::from_str(text).map_err(|e| {
+        if e.is_eof() {
+            format!("JSON ends early (line {}, column {})", e.line(), e.column())
+        } else {
+            format!("not valid JSON: {e}")
+        }
+    })?;
+    if !value.is_object() {
+        let kind = match value {
+            Value::Array(_) => "an array",
+            Value::String(_) => "a string",
+            Value::Number(_) => "a number",
+            Value::Bool(_) => "a boolean",
+            _ => "null",
+        };
+        return Err(format!("expected a JSON object, got {kind}"));
+    }
+    serde_json::from_value(value).map_err(|e| format!("unexpected field type: {e}"))
+}
+
+/// Records bad input when a database already exists where it would be; never
+/// creates one for garbage.
+fn log_bad_input(env: &Env, problem: &str, started: Instant) {
+    let project_root = env.project_root(None);
+    let db_path: PathBuf = env.db_path(&project_root);
+    if !db_path.exists() {
+        return;
+    }
+    if let Ok(db) = NaggerStateDB::open(&db_path) {
+        let details = json!({ "error": problem });
+        let _ = db.hook_log().log(&NewHookLog {
+            session_id: "unknown",
+            hook_name: "input",
+            event_type: "invalid",
+            agent_id: None,
+            result: "error",
+            details: Some(&details),
+            duration_ms: started.elapsed().as_secs_f64() * 1000.0,
+        });
+    }
+}

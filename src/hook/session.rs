@@ -1,0 +1,94 @@
+//! SessionStart and SessionEnd: the session's lifecycle, retention, compaction.
+
+use super::wire::HookOutput;
+use super::{Ctx, Outcome, pre_tool_use};
+use serde_json::json;
+
+const HOUR_MS: i64 = 3_600_000;
+
+pub fn start(ctx: &Ctx<'_>, source: &str) -> anyhow::Result<Outcome> {
+    let session = &ctx.common.session_id;
+    let sessions = ctx.db.sessions();
+    sessions.start(
+        session,
+        Some(source),
+        ctx.common.transcript_path.as_deref(),
+        ctx.common.cwd.as_deref(),
+    )?;
+    let purged = sessions.purge_expired(
+        ctx.config.context.ttl_hours as i64 * HOUR_MS,
+        ctx.config.log.retention_days as i64 * 24 * HOUR_MS,
+    )?;
+    let purged_rows: usize = purged.iter().map(|(_, n)| n).sum();
+    let mut outcome = Outcome::silent()
+        .detail("source", source)
+        .detail("purged_rows", purged_rows);
+
+    let mut sections = Vec::new();
+    if source == "compact" {
+        // Every compaction re-arms the conventions, not only the first.
+        let expired = sessions.expire_all(session, "compact")?;
+        let count = sessions.record_compaction(session)?;
+        outcome = outcome
+            .detail("compaction", count)
+            .detail("markers_expired", expired);
+    }
+    if !ctx.config_present {
+        sections.push(
+            "[nagger] No .claude-nagger/config.toml in this project: nagger runs on its defaults \
+             (shell guard on, no conventions). Run `nagger install` to write a commented template."
+                .to_string(),
+        );
+    }
+    if !sections.is_empty() {
+        outcome.output = HookOutput::Context {
+            event: "SessionStart",
+            text: sections.join("\n\n"),
+        };
+    }
+    Ok(outcome)
+}
+
+pub fn end(ctx: &Ctx<'_>, reason: Option<&str>) -> anyhow::Result<Outcome> {
+    let session = &ctx.common.session_id;
+    ctx.db.sessions().end(session, reason)?;
+    let metrics = session_metrics(ctx)?;
+    let mut outcome = Outcome::silent().detail("reason", reason);
+    outcome.details.insert("metrics".into(), metrics);
+    Ok(outcome)
+}
+
+/// Agents, blocks and context size of the session, for its SessionEnd row.
+fn session_metrics(ctx: &Ctx<'_>) -> anyhow::Result<serde_json::Value> {
+    let conn = ctx.db.conn();
+    let session = &ctx.common.session_id;
+    let (agents, agent_tokens): (i64, i64) = conn.query_row(
+        "SELECT count(*), coalesce(sum(tokens), 0) FROM subagent_history WHERE session_id = ?1",
+        [session],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
+    let (runs, denies, blocks, asks, errors): (i64, i64, i64, i64, i64) = conn.query_row(
+        "SELECT count(*), count(*) FILTER (WHERE result = 'deny'), count(*) FILTER (WHERE result = 'block'),
+                count(*) FILTER (WHERE result = 'ask'), count(*) FILTER (WHERE result = 'error')
+         FROM hook_log WHERE session_id = ?1",
+        [session],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+    )?;
+    let compactions = ctx
+        .db
+        .sessions()
+        .info(session)?
+        .map(|i| i.compactions)
+        .unwrap_or(0);
+    Ok(json!({
+        "agents": agents,
+        "agent_tokens": agent_tokens,
+        "hook_runs": runs,
+        "denies": denies,
+        "blocks": blocks,
+        "asks": asks,
+        "errors": errors,
+        "compactions": compactions,
+        "context_tokens": pre_tool_use::context_tokens(ctx),
+    }))
+}

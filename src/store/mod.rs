@@ -1,0 +1,405 @@
+//! `NaggerStateDB`: the one place that opens nagger's SQLite database.
+//! It sets the pragmas every connection needs, applies the embedded migrations
+//! (serialised across processes) and quarantines a database that is not one.
+
+mod hook_log;
+mod sessions;
+mod subagents;
+mod usage;
+
+pub use hook_log::{HookLogRecord, HookLogRepository, NewHookLog};
+pub use sessions::{Marker, SessionInfo, SessionRecord, SessionRepository};
+pub use subagents::{
+    HistoryRecord, MatchOutcome, RoleSource, SpawnRow, SubagentRecord, SubagentRepository,
+    TranscriptCursorRow,
+};
+pub use usage::UsageRepository;
+
+use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
+use std::fs::{File, OpenOptions};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+refinery::embed_migrations!("migrations");
+
+/// How long a connection waits for a lock held by another process.
+pub const BUSY_TIMEOUT: Duration = Duration::from_millis(5000);
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("database {path}: {source}")]
+    Sqlite {
+        path: PathBuf,
+        #[source]
+        source: rusqlite::Error,
+    },
+    #[error("{0}")]
+    Query(#[from] rusqlite::Error),
+    #[error("migrating {path}: {source}")]
+    Migration {
+        path: PathBuf,
+        #[source]
+        source: Box<refinery::Error>,
+    },
+    #[error("{context}: {source}")]
+    Io {
+        context: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("database {0} is still locked by another process after {1:?}")]
+    Locked(PathBuf, Duration),
+    #[error("connection pool: {0}")]
+    Pool(#[from] r2d2::Error),
+}
+
+pub type StoreResult<T> = Result<T, StoreError>;
+
+/// What `open` had to do, for `doctor` and the hook log.
+#[derive(Debug, Default, Clone)]
+pub struct OpenReport {
+    pub migrated_from: Option<i64>,
+    pub quarantined: Option<PathBuf>,
+}
+
+pub struct NaggerStateDB {
+    conn: Connection,
+    path: PathBuf,
+    report: OpenReport,
+}
+
+impl NaggerStateDB {
+    /// Opens (creating if needed) and migrates the database at `path`.
+    pub fn open(path: &Path) -> StoreResult<Self> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|source| StoreError::Io {
+                context: format!("creating {}", dir.display()),
+                source,
+            })?;
+        }
+        let mut report = OpenReport::default();
+        let mut conn = connect(path)?;
+        // Fast path: a current schema needs nothing but the connection pragmas.
+        match user_version(&conn) {
+            Ok(v) if v == latest_version() => {}
+            Ok(_) => conn = migrate_locked(path, conn, &mut report)?,
+            Err(e) if is_not_a_database(&e) => {
+                drop(conn);
+                conn = migrate_locked(path, connect(path)?, &mut report)?;
+            }
+            Err(source) => {
+                return Err(StoreError::Sqlite {
+                    path: path.to_path_buf(),
+                    source,
+                });
+            }
+        }
+        Ok(NaggerStateDB {
+            conn,
+            path: path.to_path_buf(),
+            report,
+        })
+    }
+
+    /// Opens without creating or migrating: for read-only inspection (`doctor`).
+    pub fn open_existing_unmigrated(path: &Path) -> StoreResult<Connection> {
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(|source| StoreError::Sqlite {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        conn.busy_timeout(BUSY_TIMEOUT)?;
+        Ok(conn)
+    }
+
+    pub fn conn(&self) -> &Connection {
+        &self.conn
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn report(&self) -> &OpenReport {
+        &self.report
+    }
+
+    pub fn subagents(&self) -> SubagentRepository<'_> {
+        SubagentRepository::new(&self.conn)
+    }
+
+    pub fn sessions(&self) -> SessionRepository<'_> {
+        SessionRepository::new(&self.conn)
+    }
+
+    pub fn hook_log(&self) -> HookLogRepository<'_> {
+        HookLogRepository::new(&self.conn)
+    }
+
+    pub fn usage(&self) -> UsageRepository<'_> {
+        UsageRepository::new(&self.conn)
+    }
+
+    /// A pool of connections for long-running or multi-threaded users (benches, demo,
+    /// tests). The one-shot hook path uses `open` and a single connection instead.
+    pub fn pool(
+        path: &Path,
+        size: u32,
+    ) -> StoreResult<r2d2::Pool<r2d2_sqlite::SqliteConnectionManager>> {
+        // Migrate once up front so pooled connections only need their pragmas.
+        drop(NaggerStateDB::open(path)?);
+        let manager = r2d2_sqlite::SqliteConnectionManager::file(path)
+            .with_init(|c| apply_connection_pragmas(c));
+        Ok(r2d2::Pool::builder().max_size(size).build(manager)?)
+    }
+}
+
+/// The newest schema version embedded in this binary.
+pub fn latest_version() -> i64 {
+    migrations::runner()
+        .get_migrations()
+        .iter()
+        .map(|m| i64::from(m.version()))
+        .max()
+        .unwrap_or(0)
+}
+
+/// Versions of the embedded migrations, oldest first, with their names.
+pub fn embedded_migrations() -> Vec<(i64, String)> {
+    let mut all: Vec<(i64, String)> = migrations::runner()
+        .get_migrations()
+        .iter()
+        .map(|m| (i64::from(m.version()), m.name().to_string()))
+        .collect();
+    all.sort();
+    all
+}
+
+pub fn user_version(conn: &Connection) -> rusqlite::Result<i64> {
+    conn.pragma_query_value(None, "user_version", |r| r.get(0))
+}
+
+/// Begins a transaction that takes the write lock at once (IMMEDIATE), so a
+/// read-then-write never fails with SQLITE_BUSY on upgrade.
+pub fn immediate(conn: &Connection) -> rusqlite::Result<Transaction<'_>> {
+    Transaction::new_unchecked(conn, TransactionBehavior::Immediate)
+}
+
+fn connect(path: &Path) -> StoreResult<Connection> {
+    let conn = Connection::open(path).map_err(|source| StoreError::Sqlite {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    apply_connection_pragmas(&conn).map_err(|source| StoreError::Sqlite {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    Ok(conn)
+}
+
+/// Pragmas that are per connection. journal_mode=WAL is persistent in the file
+/// and set once, during migration.
+fn apply_connection_pragmas(conn: &Connection) -> rusqlite::Result<()> {
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    conn.execute_batch("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;")
+}
+
+fn is_not_a_database(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::NotADatabase) | Some(rusqlite::ErrorCode::DatabaseCorrupt)
+    )
+}
+
+/// The lock file that serialises migration and quarantine across processes.
+pub fn migration_lock_path(db: &Path) -> PathBuf {
+    let mut name = db.file_name().unwrap_or_default().to_os_string();
+    name.push(".lock");
+    db.with_file_name(name)
+}
+
+/// Slow path: under an exclusive lock file, quarantine a file that is not a
+/// database, switch to WAL (retrying: the switch ignores busy_timeout) and run the
+/// migrations grouped in one transaction.
+fn migrate_locked(
+    path: &Path,
+    conn: Connection,
+    report: &mut OpenReport,
+) -> StoreResult<Connection> {
+    let lock_path = migration_lock_path(path);
+    let lock = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(|source| StoreError::Io {
+            context: format!("opening {}", lock_path.display()),
+            source,
+        })?;
+    lock_with_timeout(&lock, &lock_path)?;
+
+    // Another process may have finished the work while this one waited.
+    let mut conn = conn;
+    let version = match user_version(&conn) {
+        Ok(v) => v,
+        Err(e) if is_not_a_database(&e) => {
+            drop(conn);
+            report.quarantined = Some(quarantine(path)?);
+            conn = connect(path)?;
+            0
+        }
+        Err(source) => {
+            return Err(StoreError::Sqlite {
+                path: path.to_path_buf(),
+                source,
+            });
+        }
+    };
+    let latest = latest_version();
+    if version >= latest {
+        return Ok(conn);
+    }
+    set_wal(&conn, path)?;
+    migrations::runner()
+        .set_grouped(true)
+        .run(&mut conn)
+        .map_err(|source| StoreError::Migration {
+            path: path.to_path_buf(),
+            source: Box::new(source),
+        })?;
+    conn.pragma_update(None, "user_version", latest)?;
+    report.migrated_from = Some(version);
+    drop(lock);
+    Ok(conn)
+}
+
+fn lock_with_timeout(lock: &File, lock_path: &Path) -> StoreResult<()> {
+    let start = Instant::now();
+    loop {
+        match lock.try_lock() {
+            Ok(()) => return Ok(()),
+            Err(std::fs::TryLockError::WouldBlock) => {
+                if start.elapsed() > BUSY_TIMEOUT {
+                    return Err(StoreError::Locked(lock_path.to_path_buf(), BUSY_TIMEOUT));
+                }
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            Err(std::fs::TryLockError::Error(source)) => {
+                return Err(StoreError::Io {
+                    context: format!("locking {}", lock_path.display()),
+                    source,
+                });
+            }
+        }
+    }
+}
+
+fn set_wal(conn: &Connection, path: &Path) -> StoreResult<()> {
+    let start = Instant::now();
+    loop {
+        match conn.pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get::<_, String>(0)) {
+            Ok(mode) if mode.eq_ignore_ascii_case("wal") => return Ok(()),
+            Ok(mode) => {
+                return Err(StoreError::Sqlite {
+                    path: path.to_path_buf(),
+                    source: rusqlite::Error::InvalidParameterName(format!(
+                        "journal_mode stayed {mode}"
+                    )),
+                });
+            }
+            Err(e) if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy) => {
+                if start.elapsed() > BUSY_TIMEOUT {
+                    return Err(StoreError::Locked(path.to_path_buf(), BUSY_TIMEOUT));
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            Err(source) => {
+                return Err(StoreError::Sqlite {
+                    path: path.to_path_buf(),
+                    source,
+                });
+            }
+        }
+    }
+}
+
+/// Moves a file that is not a database aside (with its -wal/-shm) and returns
+/// the new name. Only called for SQLITE_NOTADB/CORRUPT on open, never for busy.
+pub fn quarantine(path: &Path) -> StoreResult<PathBuf> {
+    let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%3fZ");
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".corrupt-{stamp}"));
+    let target = path.with_file_name(name);
+    std::fs::rename(path, &target).map_err(|source| StoreError::Io {
+        context: format!("moving {} aside", path.display()),
+        source,
+    })?;
+    for suffix in ["-wal", "-shm"] {
+        let mut side = path.as_os_str().to_os_string();
+        side.push(suffix);
+        let side = PathBuf::from(side);
+        if side.exists() {
+            let mut moved = target.as_os_str().to_os_string();
+            moved.push(suffix);
+            // A leftover -wal/-shm of the bad file must not be replayed into the new one.
+            let _ = std::fs::rename(&side, PathBuf::from(moved));
+        }
+    }
+    Ok(target)
+}
+
+/// Current time in unix milliseconds, the unit of every time column.
+pub fn now_ms() -> i64 {
+    chrono::Utc::now().timestamp_millis()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fresh_database_is_migrated_to_latest_and_in_wal() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(".claude-nagger/state.db");
+        let db = NaggerStateDB::open(&path).unwrap();
+        assert_eq!(user_version(db.conn()).unwrap(), latest_version());
+        let mode: String = db
+            .conn()
+            .pragma_query_value(None, "journal_mode", |r| r.get(0))
+            .unwrap();
+        assert_eq!(mode, "wal");
+        assert_eq!(db.report().migrated_from, Some(0));
+        drop(db);
+        let again = NaggerStateDB::open(&path).unwrap();
+        assert_eq!(
+            again.report().migrated_from,
+            None,
+            "second open takes the fast path"
+        );
+    }
+
+    #[test]
+    fn file_that_is_not_a_database_is_quarantined_not_deleted() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.db");
+        std::fs::write(&path, vec![b'x'; 8192]).unwrap();
+        let db = NaggerStateDB::open(&path).unwrap();
+        let moved = db.report().quarantined.clone().expect("quarantined");
+        assert_eq!(std::fs::read(&moved).unwrap(), vec![b'x'; 8192]);
+        assert_eq!(user_version(db.conn()).unwrap(), latest_version());
+    }
+
+    #[test]
+    fn pool_connections_get_busy_timeout_and_foreign_keys() {
+        let dir = tempfile::tempdir().unwrap();
+        let pool = NaggerStateDB::pool(&dir.path().join("state.db"), 2).unwrap();
+        let c = pool.get().unwrap();
+        let fk: i64 = c
+            .pragma_query_value(None, "foreign_keys", |r| r.get(0))
+            .unwrap();
+        assert_eq!(fk, 1);
+    }
+}

@@ -1,0 +1,663 @@
+//! The subagent Registry and the 2-phase Claim: subagents, task_spawns,
+//! subagent_history and transcript_cursors.
+
+use super::{StoreResult, immediate, now_ms};
+use rusqlite::{Connection, OptionalExtension, Row, params};
+
+/// Where an agent's role came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RoleSource {
+    /// The transcript links this agent to its spawning tool call exactly.
+    ExactLink,
+    /// Oldest unmatched spawn of the same subagent_type (FIFO guess).
+    TaskMatch,
+    /// No spawn found: the role comes from agent_type alone.
+    AgentType,
+    /// Nothing known about the agent.
+    Unresolved,
+}
+
+impl RoleSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RoleSource::ExactLink => "exact_link",
+            RoleSource::TaskMatch => "task_match",
+            RoleSource::AgentType => "agent_type",
+            RoleSource::Unresolved => "unresolved",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<RoleSource> {
+        Some(match s {
+            "exact_link" => RoleSource::ExactLink,
+            "task_match" => RoleSource::TaskMatch,
+            "agent_type" => RoleSource::AgentType,
+            "unresolved" => RoleSource::Unresolved,
+            _ => return None,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SubagentRecord {
+    pub agent_id: String,
+    pub session_id: String,
+    pub agent_type: String,
+    pub role: Option<String>,
+    pub role_source: Option<String>,
+    pub created_at: i64,
+    pub startup_processed: bool,
+    pub startup_processed_at: Option<i64>,
+    pub claimed_by: Option<String>,
+    pub task_spawn_id: Option<i64>,
+    pub registered_by: String,
+}
+
+const SUBAGENT_COLUMNS: &str = "agent_id, session_id, agent_type, role, role_source, created_at, \
+     startup_processed, startup_processed_at, claimed_by, task_spawn_id, registered_by";
+
+impl SubagentRecord {
+    fn from_row(r: &Row<'_>) -> rusqlite::Result<Self> {
+        Ok(SubagentRecord {
+            agent_id: r.get(0)?,
+            session_id: r.get(1)?,
+            agent_type: r.get(2)?,
+            role: r.get(3)?,
+            role_source: r.get(4)?,
+            created_at: r.get(5)?,
+            startup_processed: r.get::<_, i64>(6)? != 0,
+            startup_processed_at: r.get(7)?,
+            claimed_by: r.get(8)?,
+            task_spawn_id: r.get(9)?,
+            registered_by: r.get(10)?,
+        })
+    }
+}
+
+/// A spawn as read from the transcript, ready to store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpawnRow {
+    pub transcript_index: i64,
+    pub tool_use_id: String,
+    pub subagent_type: Option<String>,
+    pub role: Option<String>,
+    pub prompt_hash: Option<String>,
+    pub description: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TranscriptCursorRow {
+    pub byte_offset: u64,
+    pub line_count: u64,
+    pub fingerprint: String,
+}
+
+/// The result of matching an agent to a spawn.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MatchOutcome {
+    pub spawn_id: Option<i64>,
+    pub role: Option<String>,
+    pub source: RoleSource,
+    /// Another agent whose FIFO guess was taken by this exact link and re-matched.
+    pub displaced: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HistoryRecord {
+    pub agent_id: String,
+    pub session_id: String,
+    pub agent_type: String,
+    pub role: Option<String>,
+    pub role_source: Option<String>,
+    pub started_at: i64,
+    pub stopped_at: i64,
+    pub duration_ms: i64,
+    pub tokens: Option<i64>,
+    pub summary: Option<String>,
+}
+
+pub struct SubagentRepository<'c> {
+    conn: &'c Connection,
+}
+
+impl<'c> SubagentRepository<'c> {
+    pub fn new(conn: &'c Connection) -> Self {
+        SubagentRepository { conn }
+    }
+
+    /// Registers an agent at SubagentStart (or on the spot when a PreToolUse names an
+    /// agent_id that never started). A known agent keeps its row; an `unknown` type is
+    /// upgraded. Returns true when the row is new.
+    pub fn register(
+        &self,
+        agent_id: &str,
+        session_id: &str,
+        agent_type: &str,
+        registered_by: &str,
+    ) -> StoreResult<bool> {
+        let inserted = self.conn.execute(
+            "INSERT INTO subagents (agent_id, session_id, agent_type, created_at, registered_by)
+             VALUES (?1, ?2, ?3, ?4, ?5)
+             ON CONFLICT(agent_id) DO NOTHING",
+            params![agent_id, session_id, agent_type, now_ms(), registered_by],
+        )?;
+        if inserted == 0 && agent_type != "unknown" {
+            self.conn.execute(
+                "UPDATE subagents SET agent_type = ?2 WHERE agent_id = ?1 AND agent_type = 'unknown'",
+                params![agent_id, agent_type],
+            )?;
+        }
+        Ok(inserted == 1)
+    }
+
+    pub fn get(&self, agent_id: &str) -> StoreResult<Option<SubagentRecord>> {
+        Ok(self
+            .conn
+            .query_row(
+                &format!("SELECT {SUBAGENT_COLUMNS} FROM subagents WHERE agent_id = ?1"),
+                [agent_id],
+                SubagentRecord::from_row,
+            )
+            .optional()?)
+    }
+
+    /// Active agents, oldest first; all sessions when `session_id` is None.
+    pub fn get_active(&self, session_id: Option<&str>) -> StoreResult<Vec<SubagentRecord>> {
+        let mut stmt = self.conn.prepare(&format!(
+            "SELECT {SUBAGENT_COLUMNS} FROM subagents
+             WHERE ?1 IS NULL OR session_id = ?1 ORDER BY created_at, rowid"
+        ))?;
+        let rows = stmt.query_map([session_id], SubagentRecord::from_row)?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    pub fn get_unprocessed_count(&self, session_id: &str) -> StoreResult<i64> {
+        Ok(self.conn.query_row(
+            "SELECT count(*) FROM subagents WHERE session_id = ?1 AND startup_processed = 0",
+            [session_id],
+            |r| r.get(0),
+        )?)
+    }
+
+    /// Whether the session has subagents that have not made their first tool call.
+    pub fn has_unprocessed(&self, session_id: &str) -> StoreResult<bool> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT 1 FROM subagents WHERE session_id = ?1 AND startup_processed = 0 LIMIT 1",
+                [session_id],
+                |_| Ok(()),
+            )
+            .optional()?
+            .is_some())
+    }
+
+    pub fn is_any_active(&self, session_id: &str) -> StoreResult<bool> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT 1 FROM subagents WHERE session_id = ?1 LIMIT 1",
+                [session_id],
+                |_| Ok(()),
+            )
+            .optional()?
+            .is_some())
+    }
+
+    /// Phase 2 for payloads without agent_id: atomically takes the oldest subagent of
+    /// the session that has not made its first tool call, marks it processed and
+    /// returns its record as it was before. No two callers ever get the same agent.
+    pub fn claim_next_unprocessed(&self, session_id: &str) -> StoreResult<Option<SubagentRecord>> {
+        let tx = immediate(self.conn)?;
+        let record = tx
+            .query_row(
+                &format!(
+                    "SELECT {SUBAGENT_COLUMNS} FROM subagents
+                     WHERE session_id = ?1 AND startup_processed = 0
+                     ORDER BY created_at, rowid LIMIT 1"
+                ),
+                [session_id],
+                SubagentRecord::from_row,
+            )
+            .optional()?;
+        if let Some(r) = &record {
+            tx.execute(
+                "UPDATE subagents SET startup_processed = 1, startup_processed_at = ?2, claimed_by = 'claim'
+                 WHERE agent_id = ?1",
+                params![r.agent_id, now_ms()],
+            )?;
+        }
+        tx.commit()?;
+        Ok(record)
+    }
+
+    /// Phase 2 with agent_id in the input: marks the agent's first tool call. Returns
+    /// true only for the one call that made the change.
+    pub fn mark_processed_direct(&self, agent_id: &str) -> StoreResult<bool> {
+        Ok(self.conn.execute(
+            "UPDATE subagents SET startup_processed = 1, startup_processed_at = ?2, claimed_by = 'direct'
+             WHERE agent_id = ?1 AND startup_processed = 0",
+            params![agent_id, now_ms()],
+        )? == 1)
+    }
+
+    pub fn update_role(
+        &self,
+        agent_id: &str,
+        role: Option<&str>,
+        source: RoleSource,
+    ) -> StoreResult<()> {
+        self.conn.execute(
+            "UPDATE subagents SET role = ?2, role_source = ?3 WHERE agent_id = ?1",
+            params![agent_id, role, source.as_str()],
+        )?;
+        Ok(())
+    }
+
+    pub fn cursor(&self, path: &str) -> StoreResult<Option<TranscriptCursorRow>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT byte_offset, line_count, fingerprint FROM transcript_cursors WHERE path = ?1",
+                [path],
+                |r| {
+                    Ok(TranscriptCursorRow {
+                        byte_offset: r.get::<_, i64>(0)?.max(0) as u64,
+                        line_count: r.get::<_, i64>(1)?.max(0) as u64,
+                        fingerprint: r.get(2)?,
+                    })
+                },
+            )
+            .optional()?)
+    }
+
+    /// Stores spawns and exact links found by one scan, and the cursor after it, in one
+    /// transaction. Idempotent: a spawn already stored (same tool_use_id) is kept.
+    /// `restarted` says the scan began again at 0 (file replaced or shrunk); otherwise a
+    /// cursor never moves backwards, so two overlapping scans cannot lose ground.
+    pub fn register_task_spawns(
+        &self,
+        session_id: &str,
+        transcript_path: &str,
+        spawns: &[SpawnRow],
+        links: &[(String, String)],
+        cursor: &TranscriptCursorRow,
+        restarted: bool,
+    ) -> StoreResult<usize> {
+        let tx = immediate(self.conn)?;
+        let now = now_ms();
+        let mut added = 0;
+        {
+            let mut insert = tx.prepare_cached(
+                "INSERT INTO task_spawns (session_id, transcript_index, tool_use_id, subagent_type, role,
+                                          prompt_hash, description, created_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+                 ON CONFLICT(session_id, tool_use_id) DO NOTHING",
+            )?;
+            for s in spawns {
+                added += insert.execute(params![
+                    session_id,
+                    s.transcript_index,
+                    s.tool_use_id,
+                    s.subagent_type,
+                    s.role,
+                    s.prompt_hash,
+                    s.description,
+                    now
+                ])?;
+            }
+            let mut link = tx.prepare_cached(
+                "UPDATE task_spawns SET linked_agent_id = ?3
+                 WHERE session_id = ?1 AND tool_use_id = ?2 AND linked_agent_id IS NULL",
+            )?;
+            for (tool_use_id, agent_id) in links {
+                link.execute(params![session_id, tool_use_id, agent_id])?;
+            }
+        }
+        tx.execute(
+            "INSERT INTO transcript_cursors (path, session_id, byte_offset, line_count, fingerprint, updated_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+             ON CONFLICT(path) DO UPDATE SET
+                 session_id = excluded.session_id,
+                 byte_offset = excluded.byte_offset,
+                 line_count = excluded.line_count,
+                 fingerprint = excluded.fingerprint,
+                 updated_at = excluded.updated_at
+             WHERE ?7 OR excluded.byte_offset >= transcript_cursors.byte_offset",
+            params![
+                transcript_path,
+                session_id,
+                cursor.byte_offset as i64,
+                cursor.line_count as i64,
+                cursor.fingerprint,
+                now,
+                restarted
+            ],
+        )?;
+        tx.commit()?;
+        Ok(added)
+    }
+
+    /// Phase 1: assigns the agent its spawn, in one IMMEDIATE transaction. An exact
+    /// link wins; else the oldest unmatched spawn of the same subagent_type that is not
+    /// reserved for another agent by an exact link. An exact link found after a FIFO
+    /// guess upgrades it, and the agent that held the linked spawn is re-matched.
+    /// `fallback_role` is used when no spawn matches.
+    pub fn match_task_to_agent(
+        &self,
+        session_id: &str,
+        agent_id: &str,
+        agent_type: &str,
+        fallback_role: Option<&str>,
+    ) -> StoreResult<MatchOutcome> {
+        let tx = immediate(self.conn)?;
+        let current: Option<(Option<i64>, Option<String>)> = tx
+            .query_row(
+                "SELECT task_spawn_id, role_source FROM subagents WHERE agent_id = ?1",
+                [agent_id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?;
+        let Some((current_spawn, current_source)) = current else {
+            tx.commit()?;
+            return Ok(MatchOutcome {
+                spawn_id: None,
+                role: fallback_role.map(str::to_string),
+                source: RoleSource::Unresolved,
+                displaced: None,
+            });
+        };
+        if current_source.as_deref() == Some(RoleSource::ExactLink.as_str()) {
+            let role = spawn_role(&tx, current_spawn)?;
+            tx.commit()?;
+            return Ok(MatchOutcome {
+                spawn_id: current_spawn,
+                role,
+                source: RoleSource::ExactLink,
+                displaced: None,
+            });
+        }
+
+        let exact: Option<(i64, Option<String>, Option<String>)> = tx
+            .query_row(
+                "SELECT id, role, matched_agent_id FROM task_spawns
+                 WHERE session_id = ?1 AND linked_agent_id = ?2 ORDER BY transcript_index LIMIT 1",
+                params![session_id, agent_id],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .optional()?;
+        let outcome = if let Some((spawn_id, role, holder)) = exact {
+            if current_spawn != Some(spawn_id) {
+                if let Some(old) = current_spawn {
+                    tx.execute(
+                        "UPDATE task_spawns SET matched_agent_id = NULL WHERE id = ?1",
+                        [old],
+                    )?;
+                }
+                link(
+                    &tx,
+                    spawn_id,
+                    agent_id,
+                    role.as_deref(),
+                    RoleSource::ExactLink,
+                )?;
+            } else {
+                tx.execute(
+                    "UPDATE subagents SET role_source = 'exact_link' WHERE agent_id = ?1",
+                    [agent_id],
+                )?;
+            }
+            let displaced = holder.filter(|h| h != agent_id);
+            if let Some(other) = &displaced {
+                tx.execute(
+                    "UPDATE subagents SET task_spawn_id = NULL, role = NULL, role_source = NULL WHERE agent_id = ?1",
+                    [other],
+                )?;
+                let other_type: Option<String> = tx
+                    .query_row(
+                        "SELECT agent_type FROM subagents WHERE agent_id = ?1",
+                        [other],
+                        |r| r.get(0),
+                    )
+                    .optional()?;
+                if let Some(t) = other_type {
+                    fifo_match(&tx, session_id, other, &t)?;
+                }
+            }
+            MatchOutcome {
+                spawn_id: Some(spawn_id),
+                role,
+                source: RoleSource::ExactLink,
+                displaced,
+            }
+        } else if current_spawn.is_some() {
+            let role = spawn_role(&tx, current_spawn)?;
+            MatchOutcome {
+                spawn_id: current_spawn,
+                role,
+                source: RoleSource::TaskMatch,
+                displaced: None,
+            }
+        } else if let Some((spawn_id, role)) = fifo_match(&tx, session_id, agent_id, agent_type)? {
+            MatchOutcome {
+                spawn_id: Some(spawn_id),
+                role,
+                source: RoleSource::TaskMatch,
+                displaced: None,
+            }
+        } else {
+            let source = if fallback_role.is_some() {
+                RoleSource::AgentType
+            } else {
+                RoleSource::Unresolved
+            };
+            tx.execute(
+                "UPDATE subagents SET role = ?2, role_source = ?3 WHERE agent_id = ?1",
+                params![agent_id, fallback_role, source.as_str()],
+            )?;
+            MatchOutcome {
+                spawn_id: None,
+                role: fallback_role.map(str::to_string),
+                source,
+                displaced: None,
+            }
+        };
+        tx.commit()?;
+        Ok(outcome)
+    }
+
+    /// SubagentStop: moves the agent to subagent_history and removes it from the
+    /// Registry, in one transaction. Its spawn stays matched (so a rescan of the
+    /// transcript can never hand it to another agent) until the session is purged.
+    pub fn unregister(
+        &self,
+        agent_id: &str,
+        session_id: &str,
+        agent_type: &str,
+        tokens: Option<i64>,
+        summary: Option<&str>,
+    ) -> StoreResult<HistoryRecord> {
+        let tx = immediate(self.conn)?;
+        let now = now_ms();
+        let row: Option<SubagentRecord> = tx
+            .query_row(
+                &format!("SELECT {SUBAGENT_COLUMNS} FROM subagents WHERE agent_id = ?1"),
+                [agent_id],
+                SubagentRecord::from_row,
+            )
+            .optional()?;
+        let history = match row {
+            Some(r) => HistoryRecord {
+                agent_id: r.agent_id,
+                session_id: r.session_id,
+                agent_type: r.agent_type,
+                role: r.role,
+                role_source: r.role_source,
+                started_at: r.created_at,
+                stopped_at: now,
+                duration_ms: (now - r.created_at).max(0),
+                tokens,
+                summary: summary.map(str::to_string),
+            },
+            None => HistoryRecord {
+                agent_id: agent_id.to_string(),
+                session_id: session_id.to_string(),
+                agent_type: agent_type.to_string(),
+                role: None,
+                role_source: Some(RoleSource::Unresolved.as_str().to_string()),
+                started_at: now,
+                stopped_at: now,
+                duration_ms: 0,
+                tokens,
+                summary: summary.map(str::to_string),
+            },
+        };
+        tx.execute(
+            "INSERT INTO subagent_history (agent_id, session_id, agent_type, role, role_source, started_at,
+                                           stopped_at, duration_ms, tokens, summary)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+             ON CONFLICT(session_id, agent_id) DO UPDATE SET
+                 stopped_at = excluded.stopped_at, duration_ms = excluded.duration_ms,
+                 tokens = coalesce(excluded.tokens, tokens), summary = coalesce(excluded.summary, summary)",
+            params![
+                history.agent_id,
+                history.session_id,
+                history.agent_type,
+                history.role,
+                history.role_source,
+                history.started_at,
+                history.stopped_at,
+                history.duration_ms,
+                history.tokens,
+                history.summary
+            ],
+        )?;
+        tx.execute("DELETE FROM subagents WHERE agent_id = ?1", [agent_id])?;
+        tx.commit()?;
+        Ok(history)
+    }
+
+    pub fn history(
+        &self,
+        session_id: Option<&str>,
+        limit: usize,
+    ) -> StoreResult<Vec<HistoryRecord>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT agent_id, session_id, agent_type, role, role_source, started_at, stopped_at,
+                    duration_ms, tokens, summary
+             FROM subagent_history WHERE ?1 IS NULL OR session_id = ?1
+             ORDER BY stopped_at DESC LIMIT ?2",
+        )?;
+        let rows = stmt.query_map(params![session_id, limit as i64], |r| {
+            Ok(HistoryRecord {
+                agent_id: r.get(0)?,
+                session_id: r.get(1)?,
+                agent_type: r.get(2)?,
+                role: r.get(3)?,
+                role_source: r.get(4)?,
+                started_at: r.get(5)?,
+                stopped_at: r.get(6)?,
+                duration_ms: r.get(7)?,
+                tokens: r.get(8)?,
+                summary: r.get(9)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Spawns of a session, in transcript order: (spawn, matched agent, linked agent).
+    pub fn spawns(
+        &self,
+        session_id: &str,
+    ) -> StoreResult<Vec<(SpawnRow, Option<String>, Option<String>)>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT transcript_index, tool_use_id, subagent_type, role, prompt_hash, description,
+                    matched_agent_id, linked_agent_id
+             FROM task_spawns WHERE session_id = ?1 ORDER BY transcript_index",
+        )?;
+        let rows = stmt.query_map([session_id], |r| {
+            Ok((
+                SpawnRow {
+                    transcript_index: r.get(0)?,
+                    tool_use_id: r.get(1)?,
+                    subagent_type: r.get(2)?,
+                    role: r.get(3)?,
+                    prompt_hash: r.get(4)?,
+                    description: r.get(5)?,
+                },
+                r.get(6)?,
+                r.get(7)?,
+            ))
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Removes a session's Registry rows and spawns. Returns the rows removed.
+    pub fn cleanup_session(&self, session_id: &str) -> StoreResult<usize> {
+        let tx = immediate(self.conn)?;
+        let n = tx.execute("DELETE FROM subagents WHERE session_id = ?1", [session_id])?
+            + tx.execute(
+                "DELETE FROM task_spawns WHERE session_id = ?1",
+                [session_id],
+            )?
+            + tx.execute(
+                "DELETE FROM transcript_cursors WHERE session_id = ?1",
+                [session_id],
+            )?;
+        tx.commit()?;
+        Ok(n)
+    }
+}
+
+fn spawn_role(conn: &Connection, spawn: Option<i64>) -> rusqlite::Result<Option<String>> {
+    match spawn {
+        Some(id) => Ok(conn
+            .query_row("SELECT role FROM task_spawns WHERE id = ?1", [id], |r| {
+                r.get(0)
+            })
+            .optional()?
+            .flatten()),
+        None => Ok(None),
+    }
+}
+
+fn link(
+    conn: &Connection,
+    spawn_id: i64,
+    agent_id: &str,
+    role: Option<&str>,
+    source: RoleSource,
+) -> rusqlite::Result<()> {
+    conn.execute(
+        "UPDATE task_spawns SET matched_agent_id = ?2 WHERE id = ?1",
+        params![spawn_id, agent_id],
+    )?;
+    conn.execute(
+        "UPDATE subagents SET task_spawn_id = ?2, role = ?3, role_source = ?4 WHERE agent_id = ?1",
+        params![agent_id, spawn_id, role, source.as_str()],
+    )?;
+    Ok(())
+}
+
+/// The oldest unmatched spawn of `agent_type` not reserved for another agent.
+fn fifo_match(
+    conn: &Connection,
+    session_id: &str,
+    agent_id: &str,
+    agent_type: &str,
+) -> rusqlite::Result<Option<(i64, Option<String>)>> {
+    let found: Option<(i64, Option<String>)> = conn
+        .query_row(
+            "SELECT id, role FROM task_spawns
+             WHERE session_id = ?1 AND matched_agent_id IS NULL AND subagent_type = ?2
+               AND (linked_agent_id IS NULL OR linked_agent_id = ?3)
+             ORDER BY transcript_index LIMIT 1",
+            params![session_id, agent_type, agent_id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?;
+    if let Some((id, role)) = &found {
+        link(conn, *id, agent_id, role.as_deref(), RoleSource::TaskMatch)?;
+    }
+    Ok(found)
+}
