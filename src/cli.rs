@@ -27,6 +27,23 @@ pub enum Command {
     Sessions(JsonArg),
     /// Purge expired state now and say what was removed
     Gc,
+    /// Add nagger's hook entries to .claude/settings.json and write the config template
+    Install(InstallArgs),
+    /// Remove exactly nagger's hook entries from the settings file
+    Uninstall(InstallArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct InstallArgs {
+    /// Show what would change; write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Use .claude/settings.local.json (personal) instead of .claude/settings.json (shared)
+    #[arg(long)]
+    pub local: bool,
+    /// Settings file to edit instead
+    #[arg(long, value_name = "PATH")]
+    pub settings: Option<PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]

@@ -5,6 +5,7 @@ pub mod cli;
 pub mod cmd;
 pub mod config;
 pub mod hook;
+pub mod install;
 pub mod paths;
 pub mod roles;
 pub mod rules;

@@ -3,6 +3,7 @@
 mod agents;
 mod gc;
 mod hook;
+mod install;
 mod sessions;
 
 use crate::cli::{Cli, Command};
@@ -50,6 +51,8 @@ pub fn run(command: Command, env: &Env) -> CommandResult {
         Command::Agents(args) => agents::run(env, &args),
         Command::Sessions(args) => sessions::run(env, args.json),
         Command::Gc => gc::run(env),
+        Command::Install(args) => install::install(env, &args),
+        Command::Uninstall(args) => install::uninstall(env, &args),
     }
 }
 

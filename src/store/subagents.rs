@@ -135,19 +135,7 @@ impl<'c> SubagentRepository<'c> {
         agent_type: &str,
         registered_by: &str,
     ) -> StoreResult<bool> {
-        let inserted = self.conn.execute(
-            "INSERT INTO subagents (agent_id, session_id, agent_type, created_at, registered_by)
-             VALUES (?1, ?2, ?3, ?4, ?5)
-             ON CONFLICT(agent_id) DO NOTHING",
-            params![agent_id, session_id, agent_type, now_ms(), registered_by],
-        )?;
-        if inserted == 0 && agent_type != "unknown" {
-            self.conn.execute(
-                "UPDATE subagents SET agent_type = ?2 WHERE agent_id = ?1 AND agent_type = 'unknown'",
-                params![agent_id, agent_type],
-            )?;
-        }
-        Ok(inserted == 1)
+        Ok(insert_agent(self.conn, agent_id, session_id, agent_type, registered_by)?)
     }
 
     pub fn get(&self, agent_id: &str) -> StoreResult<Option<SubagentRecord>> {
@@ -351,121 +339,27 @@ impl<'c> SubagentRepository<'c> {
         fallback_role: Option<&str>,
     ) -> StoreResult<MatchOutcome> {
         let tx = immediate(self.conn)?;
-        let current: Option<(Option<i64>, Option<String>)> = tx
-            .query_row(
-                "SELECT task_spawn_id, role_source FROM subagents WHERE agent_id = ?1",
-                [agent_id],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .optional()?;
-        let Some((current_spawn, current_source)) = current else {
-            tx.commit()?;
-            return Ok(MatchOutcome {
-                spawn_id: None,
-                role: fallback_role.map(str::to_string),
-                source: RoleSource::Unresolved,
-                displaced: None,
-            });
-        };
-        if current_source.as_deref() == Some(RoleSource::ExactLink.as_str()) {
-            let role = spawn_role(&tx, current_spawn)?;
-            tx.commit()?;
-            return Ok(MatchOutcome {
-                spawn_id: current_spawn,
-                role,
-                source: RoleSource::ExactLink,
-                displaced: None,
-            });
-        }
-
-        let exact: Option<(i64, Option<String>, Option<String>)> = tx
-            .query_row(
-                "SELECT id, role, matched_agent_id FROM task_spawns
-                 WHERE session_id = ?1 AND linked_agent_id = ?2 ORDER BY transcript_index LIMIT 1",
-                params![session_id, agent_id],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-            )
-            .optional()?;
-        let outcome = if let Some((spawn_id, role, holder)) = exact {
-            if current_spawn != Some(spawn_id) {
-                if let Some(old) = current_spawn {
-                    tx.execute(
-                        "UPDATE task_spawns SET matched_agent_id = NULL WHERE id = ?1",
-                        [old],
-                    )?;
-                }
-                link(
-                    &tx,
-                    spawn_id,
-                    agent_id,
-                    role.as_deref(),
-                    RoleSource::ExactLink,
-                )?;
-            } else {
-                tx.execute(
-                    "UPDATE subagents SET role_source = 'exact_link' WHERE agent_id = ?1",
-                    [agent_id],
-                )?;
-            }
-            let displaced = holder.filter(|h| h != agent_id);
-            if let Some(other) = &displaced {
-                tx.execute(
-                    "UPDATE subagents SET task_spawn_id = NULL, role = NULL, role_source = NULL WHERE agent_id = ?1",
-                    [other],
-                )?;
-                let other_type: Option<String> = tx
-                    .query_row(
-                        "SELECT agent_type FROM subagents WHERE agent_id = ?1",
-                        [other],
-                        |r| r.get(0),
-                    )
-                    .optional()?;
-                if let Some(t) = other_type {
-                    fifo_match(&tx, session_id, other, &t)?;
-                }
-            }
-            MatchOutcome {
-                spawn_id: Some(spawn_id),
-                role,
-                source: RoleSource::ExactLink,
-                displaced,
-            }
-        } else if current_spawn.is_some() {
-            let role = spawn_role(&tx, current_spawn)?;
-            MatchOutcome {
-                spawn_id: current_spawn,
-                role,
-                source: RoleSource::TaskMatch,
-                displaced: None,
-            }
-        } else if let Some((spawn_id, role)) = fifo_match(&tx, session_id, agent_id, agent_type)? {
-            MatchOutcome {
-                spawn_id: Some(spawn_id),
-                role,
-                source: RoleSource::TaskMatch,
-                displaced: None,
-            }
-        } else {
-            let source = if fallback_role.is_some() {
-                RoleSource::AgentType
-            } else {
-                RoleSource::Unresolved
-            };
-            tx.execute(
-                "UPDATE subagents SET role = ?2, role_source = ?3 WHERE agent_id = ?1",
-                params![agent_id, fallback_role, source.as_str()],
-            )?;
-            MatchOutcome {
-                spawn_id: None,
-                role: fallback_role.map(str::to_string),
-                source,
-                displaced: None,
-            }
-        };
+        let outcome = match_in(&tx, session_id, agent_id, agent_type, fallback_role)?;
         tx.commit()?;
         Ok(outcome)
     }
 
+    /// Registers the agent and matches it in one transaction, so no claimer can
+    /// ever see it registered but not yet given its role.
+    pub fn register_and_match(
+        &self,
+        agent_id: &str,
+        session_id: &str,
+        agent_type: &str,
+        registered_by: &str,
+        fallback_role: Option<&str>,
+    ) -> StoreResult<MatchOutcome> {
+        let tx = immediate(self.conn)?;
+        insert_agent(&tx, agent_id, session_id, agent_type, registered_by)?;
+        let outcome = match_in(&tx, session_id, agent_id, agent_type, fallback_role)?;
+        tx.commit()?;
+        Ok(outcome)
+    }
     /// SubagentStop: moves the agent to subagent_history and removes it from the
     /// Registry, in one transaction. Its spawn stays matched (so a rescan of the
     /// transcript can never hand it to another agent) until the session is purged.
@@ -660,4 +554,146 @@ fn fifo_match(
         link(conn, *id, agent_id, role.as_deref(), RoleSource::TaskMatch)?;
     }
     Ok(found)
+}
+
+/// The matching of `match_task_to_agent`, inside the caller's transaction.
+fn match_in(
+    tx: &Connection,
+    session_id: &str,
+    agent_id: &str,
+    agent_type: &str,
+    fallback_role: Option<&str>,
+) -> rusqlite::Result<MatchOutcome> {
+    let current: Option<(Option<i64>, Option<String>)> = tx
+        .query_row(
+            "SELECT task_spawn_id, role_source FROM subagents WHERE agent_id = ?1",
+            [agent_id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?;
+    let Some((current_spawn, current_source)) = current else {
+        return Ok(MatchOutcome {
+            spawn_id: None,
+            role: fallback_role.map(str::to_string),
+            source: RoleSource::Unresolved,
+            displaced: None,
+        });
+    };
+    if current_source.as_deref() == Some(RoleSource::ExactLink.as_str()) {
+        let role = spawn_role(&tx, current_spawn)?;
+        return Ok(MatchOutcome {
+            spawn_id: current_spawn,
+            role,
+            source: RoleSource::ExactLink,
+            displaced: None,
+        });
+    }
+
+    let exact: Option<(i64, Option<String>, Option<String>)> = tx
+        .query_row(
+            "SELECT id, role, matched_agent_id FROM task_spawns
+             WHERE session_id = ?1 AND linked_agent_id = ?2 ORDER BY transcript_index LIMIT 1",
+            params![session_id, agent_id],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .optional()?;
+    let outcome = if let Some((spawn_id, role, holder)) = exact {
+        if current_spawn != Some(spawn_id) {
+            if let Some(old) = current_spawn {
+                tx.execute(
+                    "UPDATE task_spawns SET matched_agent_id = NULL WHERE id = ?1",
+                    [old],
+                )?;
+            }
+            link(
+                &tx,
+                spawn_id,
+                agent_id,
+                role.as_deref(),
+                RoleSource::ExactLink,
+            )?;
+        } else {
+            tx.execute(
+                "UPDATE subagents SET role_source = 'exact_link' WHERE agent_id = ?1",
+                [agent_id],
+            )?;
+        }
+        let displaced = holder.filter(|h| h != agent_id);
+        if let Some(other) = &displaced {
+            tx.execute(
+                "UPDATE subagents SET task_spawn_id = NULL, role = NULL, role_source = NULL WHERE agent_id = ?1",
+                [other],
+            )?;
+            let other_type: Option<String> = tx
+                .query_row(
+                    "SELECT agent_type FROM subagents WHERE agent_id = ?1",
+                    [other],
+                    |r| r.get(0),
+                )
+                .optional()?;
+            if let Some(t) = other_type {
+                fifo_match(&tx, session_id, other, &t)?;
+            }
+        }
+        MatchOutcome {
+            spawn_id: Some(spawn_id),
+            role,
+            source: RoleSource::ExactLink,
+            displaced,
+        }
+    } else if current_spawn.is_some() {
+        let role = spawn_role(&tx, current_spawn)?;
+        MatchOutcome {
+            spawn_id: current_spawn,
+            role,
+            source: RoleSource::TaskMatch,
+            displaced: None,
+        }
+    } else if let Some((spawn_id, role)) = fifo_match(&tx, session_id, agent_id, agent_type)? {
+        MatchOutcome {
+            spawn_id: Some(spawn_id),
+            role,
+            source: RoleSource::TaskMatch,
+            displaced: None,
+        }
+    } else {
+        let source = if fallback_role.is_some() {
+            RoleSource::AgentType
+        } else {
+            RoleSource::Unresolved
+        };
+        tx.execute(
+            "UPDATE subagents SET role = ?2, role_source = ?3 WHERE agent_id = ?1",
+            params![agent_id, fallback_role, source.as_str()],
+        )?;
+        MatchOutcome {
+            spawn_id: None,
+            role: fallback_role.map(str::to_string),
+            source,
+            displaced: None,
+        }
+    };
+    Ok(outcome)
+}
+
+fn insert_agent(
+    conn: &Connection,
+    agent_id: &str,
+    session_id: &str,
+    agent_type: &str,
+    registered_by: &str,
+) -> rusqlite::Result<bool> {
+    let inserted = conn.execute(
+        "INSERT INTO subagents (agent_id, session_id, agent_type, created_at, registered_by)
+         VALUES (?1, ?2, ?3, ?4, ?5)
+         ON CONFLICT(agent_id) DO NOTHING",
+        params![agent_id, session_id, agent_type, now_ms(), registered_by],
+    )?;
+    if inserted == 0 && agent_type != "unknown" {
+        conn.execute(
+            "UPDATE subagents SET agent_type = ?2 WHERE agent_id = ?1 AND agent_type = 'unknown'",
+            params![agent_id, agent_type],
+        )?;
+    }
+    Ok(inserted == 1)
 }

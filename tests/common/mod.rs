@@ -1,0 +1,365 @@
+//! Test support: a temporary project, the real `nagger` binary run as Claude Code
+//! runs it (cleared, pinned environment), and hand-written fixtures in Claude
+//! Code's transcript and hook formats.
+
+#![allow(dead_code)]
+
+use serde_json::{Value, json};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+
+pub fn nagger_bin() -> &'static str {
+    env!("CARGO_BIN_EXE_nagger")
+}
+
+/// A project directory with its `.claude-nagger` and a main-session transcript.
+pub struct Project {
+    _dir: tempfile::TempDir,
+    pub root: PathBuf,
+    pub transcript: PathBuf,
+    pub session: String,
+}
+
+/// What one `nagger hook` run printed.
+#[derive(Debug)]
+pub struct HookResult {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl HookResult {
+    pub fn json(&self) -> Option<Value> {
+        let t = self.stdout.trim();
+        (!t.is_empty()).then(|| serde_json::from_str(t).expect("stdout is one JSON object"))
+    }
+
+    /// permissionDecision of a PreToolUse answer.
+    pub fn decision(&self) -> Option<String> {
+        self.json()
+            .and_then(|v| v["hookSpecificOutput"]["permissionDecision"].as_str().map(String::from))
+    }
+
+    pub fn reason(&self) -> String {
+        self.json()
+            .and_then(|v| v["hookSpecificOutput"]["permissionDecisionReason"].as_str().map(String::from))
+            .unwrap_or_default()
+    }
+
+    pub fn additional_context(&self) -> String {
+        self.json()
+            .and_then(|v| v["hookSpecificOutput"]["additionalContext"].as_str().map(String::from))
+            .unwrap_or_default()
+    }
+
+    pub fn is_block(&self) -> bool {
+        self.json().is_some_and(|v| v["decision"] == "block")
+    }
+
+    fn from_output(out: Output) -> HookResult {
+        HookResult {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+}
+
+impl Project {
+    pub fn new() -> Project {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().join("project");
+        std::fs::create_dir_all(root.join(".claude-nagger")).expect("mkdir");
+        let transcript = dir.path().join("transcripts").join("sess-1.jsonl");
+        std::fs::create_dir_all(transcript.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&transcript, "").expect("transcript");
+        Project {
+            _dir: dir,
+            root,
+            transcript,
+            session: "sess-1".to_string(),
+        }
+    }
+
+    pub fn with_config(config: &str) -> Project {
+        let p = Project::new();
+        p.write_config(config);
+        p
+    }
+
+    pub fn write_config(&self, config: &str) {
+        std::fs::write(self.root.join(".claude-nagger/config.toml"), config).expect("config");
+    }
+
+    pub fn db_path(&self) -> PathBuf {
+        self.root.join(".claude-nagger/state.db")
+    }
+
+    pub fn db(&self) -> rusqlite::Connection {
+        let c = rusqlite::Connection::open(self.db_path()).expect("open db");
+        c.busy_timeout(std::time::Duration::from_secs(5)).expect("busy timeout");
+        c
+    }
+
+    /// `nagger <args>` in the project with a cleared, pinned environment.
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(nagger_bin());
+        cmd.args(args)
+            .env_clear()
+            .env("CLAUDE_PROJECT_DIR", &self.root)
+            .env("HOME", &self.root)
+            .env("TZ", "UTC")
+            .current_dir(&self.root);
+        cmd
+    }
+
+    pub fn run(&self, args: &[&str]) -> HookResult {
+        HookResult::from_output(self.command(args).output().expect("run nagger"))
+    }
+
+    /// Runs `nagger hook` with raw stdin bytes.
+    pub fn hook_raw(&self, stdin: &[u8]) -> HookResult {
+        finish(self.spawn_hook_raw(stdin))
+    }
+
+    pub fn hook(&self, input: &Value) -> HookResult {
+        self.hook_raw(input.to_string().as_bytes())
+    }
+
+    /// Starts `nagger hook` and writes its stdin; wait with `finish`.
+    pub fn spawn_hook_raw(&self, stdin: &[u8]) -> Child {
+        let mut child = self
+            .command(&["hook"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn nagger hook");
+        let mut pipe = child.stdin.take().expect("stdin");
+        let data = stdin.to_vec();
+        // A writer thread, so a large stdin cannot deadlock against full output pipes.
+        std::thread::spawn(move || {
+            let _ = pipe.write_all(&data);
+        });
+        child
+    }
+
+    pub fn spawn_hook(&self, input: &Value) -> Child {
+        self.spawn_hook_raw(input.to_string().as_bytes())
+    }
+
+    pub fn transcript_str(&self) -> String {
+        self.transcript.display().to_string()
+    }
+
+    /// Appends lines to the main transcript.
+    pub fn append(&self, lines: &[Value]) {
+        append_lines(&self.transcript, lines);
+    }
+
+    // ── hook inputs in Claude Code's format ──
+
+    fn common(&self, event: &str) -> Value {
+        json!({
+            "session_id": self.session,
+            "transcript_path": self.transcript_str(),
+            "cwd": self.root.display().to_string(),
+            "hook_event_name": event,
+            "permission_mode": "default",
+        })
+    }
+
+    pub fn session_start(&self, source: &str) -> Value {
+        let mut v = self.common("SessionStart");
+        v["source"] = json!(source);
+        v
+    }
+
+    pub fn session_end(&self, reason: &str) -> Value {
+        let mut v = self.common("SessionEnd");
+        v["reason"] = json!(reason);
+        v
+    }
+
+    pub fn subagent_start(&self, agent_id: &str, agent_type: &str) -> Value {
+        let mut v = self.common("SubagentStart");
+        v["agent_id"] = json!(agent_id);
+        v["agent_type"] = json!(agent_type);
+        v
+    }
+
+    pub fn subagent_stop(&self, agent_id: &str, agent_type: &str, last_message: Option<&str>, active: bool) -> Value {
+        let mut v = self.common("SubagentStop");
+        v["agent_id"] = json!(agent_id);
+        v["agent_type"] = json!(agent_type);
+        v["stop_hook_active"] = json!(active);
+        v["agent_transcript_path"] = json!(self.agent_transcript(agent_id).display().to_string());
+        if let Some(m) = last_message {
+            v["last_assistant_message"] = json!(m);
+        }
+        v
+    }
+
+    /// A legacy PreToolUse: no agent_id, as before Claude Code 2.1.69.
+    pub fn pre_tool_use(&self, tool: &str, input: Value) -> Value {
+        let mut v = self.common("PreToolUse");
+        v["tool_name"] = json!(tool);
+        v["tool_input"] = input;
+        v["tool_use_id"] = json!(format!("toolu_{}", rand_suffix()));
+        v
+    }
+
+    /// A modern PreToolUse from inside a subagent.
+    pub fn pre_tool_use_as(&self, agent_id: &str, agent_type: &str, tool: &str, input: Value) -> Value {
+        let mut v = self.pre_tool_use(tool, input);
+        v["agent_id"] = json!(agent_id);
+        v["agent_type"] = json!(agent_type);
+        v
+    }
+
+    pub fn post_tool_use(&self, tool: &str, input: Value) -> Value {
+        let mut v = self.common("PostToolUse");
+        v["tool_name"] = json!(tool);
+        v["tool_input"] = input;
+        v["tool_response"] = json!({"success": true});
+        v
+    }
+
+    pub fn agent_transcript(&self, agent_id: &str) -> PathBuf {
+        let base = self.transcript.with_extension("");
+        base.join("subagents").join(format!("agent-{agent_id}.jsonl"))
+    }
+
+    /// hook_log rows as (event_type, result, details).
+    pub fn hook_log(&self) -> Vec<(String, String, Value)> {
+        let c = self.db();
+        let mut stmt = c
+            .prepare("SELECT event_type, coalesce(result,''), coalesce(details,'null') FROM hook_log ORDER BY id")
+            .expect("prepare");
+        stmt.query_map([], |r| {
+            let d: String = r.get(2)?;
+            Ok((r.get(0)?, r.get(1)?, serde_json::from_str(&d).unwrap_or(Value::Null)))
+        })
+        .expect("query")
+        .map(|r| r.expect("row"))
+        .collect()
+    }
+}
+
+pub fn finish(child: Child) -> HookResult {
+    HookResult::from_output(child.wait_with_output().expect("wait"))
+}
+
+fn rand_suffix() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    format!("{}_{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed))
+}
+
+pub fn append_lines(path: &Path, lines: &[Value]) {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).expect("mkdir");
+    }
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .expect("open transcript");
+    for l in lines {
+        writeln!(f, "{l}").expect("write line");
+    }
+}
+
+// ── transcript lines in Claude Code's format ──
+
+/// An assistant line whose content is one Agent (or Task) tool_use.
+pub fn spawn_line(tool_use_id: &str, subagent_type: &str, prompt: &str) -> Value {
+    spawn_line_with(tool_use_id, "Agent", subagent_type, prompt, None)
+}
+
+pub fn spawn_line_with(tool_use_id: &str, tool: &str, subagent_type: &str, prompt: &str, name: Option<&str>) -> Value {
+    let mut input = json!({
+        "subagent_type": subagent_type,
+        "description": format!("{subagent_type} work"),
+        "prompt": prompt,
+    });
+    if let Some(n) = name {
+        input["name"] = json!(n);
+    }
+    json!({
+        "type": "assistant",
+        "isSidechain": false,
+        "uuid": format!("u-{tool_use_id}"),
+        "message": {
+            "id": format!("msg_{tool_use_id}"),
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": tool_use_id, "name": tool, "input": input}],
+            "usage": {"input_tokens": 10, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 1000, "output_tokens": 50}
+        }
+    })
+}
+
+/// The user line Claude Code writes when a subagent finishes: links tool_use_id to agentId.
+pub fn link_line(tool_use_id: &str, agent_id: &str) -> Value {
+    json!({
+        "type": "user",
+        "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tool_use_id, "content": [{"type": "text", "text": "done"}]}]},
+        "toolUseResult": {"agentId": agent_id, "status": "completed"}
+    })
+}
+
+/// A progress line that links a running subagent to its spawn.
+pub fn progress_line(tool_use_id: &str, agent_id: &str) -> Value {
+    json!({
+        "type": "progress",
+        "parentToolUseID": tool_use_id,
+        "data": {"type": "agent_progress", "agentId": agent_id, "message": {"type": "assistant"}}
+    })
+}
+
+/// A main-agent assistant line with usage: context = input + cache_creation + cache_read.
+pub fn usage_line(message_id: &str, context_tokens: u64) -> Value {
+    json!({
+        "type": "assistant",
+        "isSidechain": false,
+        "message": {
+            "id": message_id,
+            "role": "assistant",
+            "content": [{"type": "text", "text": "working"}],
+            "usage": {"input_tokens": 5, "cache_creation_input_tokens": 0, "cache_read_input_tokens": context_tokens.saturating_sub(5), "output_tokens": 20}
+        }
+    })
+}
+
+pub fn compact_boundary_line() -> Value {
+    json!({"type": "system", "subtype": "compact_boundary", "content": "Conversation compacted", "compactMetadata": {"trigger": "auto", "preTokens": 150000}})
+}
+
+/// A subagent's final assistant text line.
+pub fn assistant_text_line(message_id: &str, text: &str) -> Value {
+    json!({
+        "type": "assistant",
+        "isSidechain": true,
+        "message": {
+            "id": message_id,
+            "role": "assistant",
+            "content": [{"type": "text", "text": text}],
+            "usage": {"input_tokens": 100, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 2000, "output_tokens": 300}
+        }
+    })
+}
+
+/// A subagent assistant line that edits or writes a file.
+pub fn file_tool_line(message_id: &str, tool: &str, file_path: &str) -> Value {
+    json!({
+        "type": "assistant",
+        "isSidechain": true,
+        "message": {
+            "id": message_id,
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": format!("toolu_{message_id}"), "name": tool, "input": {"file_path": file_path, "content": "x"}}],
+            "usage": {"input_tokens": 100, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 2000, "output_tokens": 30}
+        }
+    })
+}

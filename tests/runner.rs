@@ -1,0 +1,10 @@
+//! nagger's integration tests: one binary, each test runs the real `nagger` in a
+//! temporary project with a cleared environment.
+
+mod common;
+
+mod test_bad_input;
+mod test_claim;
+mod test_concurrency;
+mod test_conventions;
+mod test_incremental;

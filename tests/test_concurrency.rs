@@ -1,0 +1,206 @@
+//! Correct under concurrency: many hook processes at once on a fresh database,
+//! and the Claim proven exactly-once with real parallel claimers (threads and
+//! processes) under proptest-chosen interleavings.
+
+use crate::common::*;
+use nagger::store::NaggerStateDB;
+use proptest::prelude::*;
+use serde_json::json;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, Barrier};
+
+#[test]
+fn sixteen_hook_processes_on_a_fresh_project_all_succeed_twenty_rounds() {
+    for round in 0..20 {
+        let p = Project::with_config("[roles.default]\ntext = \"conventions\"\n");
+        p.append(&[spawn_line("toolu_a", "coder", "x"), spawn_line("toolu_b", "coder", "y")]);
+        let inputs: Vec<serde_json::Value> = (0..16)
+            .map(|i| match i % 4 {
+                0 => p.session_start("startup"),
+                1 => p.subagent_start(&format!("ag-{i}"), "coder"),
+                2 => p.pre_tool_use("Read", json!({"file_path": "a"})),
+                _ => p.pre_tool_use_as(&format!("ag-m{i}"), "coder", "Bash", json!({"command": "ls"})),
+            })
+            .collect();
+        let children: Vec<_> = inputs.iter().map(|i| p.spawn_hook(i)).collect();
+        for (i, r) in children.into_iter().map(finish).enumerate() {
+            assert_eq!(r.code, 0, "round {round} process {i}");
+            assert_eq!(r.stderr, "", "round {round} process {i}");
+        }
+        let c = p.db();
+        let integrity: String = c.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
+        let mode: String = c.query_row("PRAGMA journal_mode", [], |r| r.get(0)).unwrap();
+        let logged: i64 = c.query_row("SELECT count(*) FROM hook_log", [], |r| r.get(0)).unwrap();
+        assert_eq!((integrity.as_str(), mode.as_str(), logged), ("ok", "wal", 16), "round {round}");
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Op {
+    Register,
+    Claim,
+}
+
+fn ops_strategy() -> impl Strategy<Value = (Vec<Vec<Op>>, usize)> {
+    (0usize..=16, 0usize..=16, 2usize..=8, 0usize..=20).prop_flat_map(|(regs, claims, threads, spawns)| {
+        let mut ops = vec![Op::Register; regs];
+        ops.extend(std::iter::repeat_n(Op::Claim, claims));
+        (Just(ops).prop_shuffle(), Just(threads), Just(spawns))
+            .prop_map(|(ops, threads, spawns)| {
+                let mut per_thread = vec![Vec::new(); threads];
+                for (i, op) in ops.into_iter().enumerate() {
+                    per_thread[i % threads].push(op);
+                }
+                (per_thread, spawns)
+            })
+    })
+}
+
+fn seed_spawns(db: &NaggerStateDB, n: usize) {
+    let spawns: Vec<nagger::store::SpawnRow> = (0..n)
+        .map(|i| nagger::store::SpawnRow {
+            transcript_index: i as i64,
+            tool_use_id: format!("toolu_{i}"),
+            subagent_type: Some("coder".into()),
+            role: Some(format!("r{i}")),
+            prompt_hash: None,
+            description: None,
+        })
+        .collect();
+    db.subagents()
+        .register_task_spawns(
+            "s",
+            "/t.jsonl",
+            &spawns,
+            &[],
+            &nagger::store::TranscriptCursorRow {
+                byte_offset: 0,
+                line_count: 0,
+                fingerprint: String::new(),
+            },
+            false,
+        )
+        .unwrap();
+}
+
+/// Checks the invariants after a concurrent phase: draining what is left claims
+/// every registered agent exactly once, and no spawn is matched to two agents.
+fn check_invariants(db: &NaggerStateDB, registered: &BTreeSet<String>, claimed: Vec<String>) {
+    let mut all = claimed;
+    while let Some(r) = db.subagents().claim_next_unprocessed("s").unwrap() {
+        all.push(r.agent_id);
+    }
+    let unique: BTreeSet<String> = all.iter().cloned().collect();
+    assert_eq!(unique.len(), all.len(), "an agent was claimed twice: {all:?}");
+    assert_eq!(&unique, registered, "an agent was lost");
+    let mut stmt = db
+        .conn()
+        .prepare("SELECT matched_agent_id, count(*) FROM task_spawns WHERE matched_agent_id IS NOT NULL GROUP BY 1")
+        .unwrap();
+    let per_agent: BTreeMap<String, i64> = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(|r| r.unwrap())
+        .collect();
+    assert!(per_agent.values().all(|n| *n == 1), "an agent holds two spawns: {per_agent:?}");
+    let consistent: i64 = db
+        .conn()
+        .query_row(
+            "SELECT count(*) FROM subagents a JOIN task_spawns t ON t.id = a.task_spawn_id WHERE t.matched_agent_id != a.agent_id",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(consistent, 0, "a spawn is linked to two agents");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    // For any interleaving of up to 16 registrations and 16 claims over 2-8 threads,
+    // each with its own connection: no agent claimed twice, none lost, no spawn shared.
+    #[test]
+    fn threads_claim_each_agent_exactly_once((plan, spawns) in ops_strategy()) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.db");
+        let db = NaggerStateDB::open(&path).unwrap();
+        seed_spawns(&db, spawns);
+        let barrier = Arc::new(Barrier::new(plan.len()));
+        let results: Vec<(Vec<String>, Vec<String>)> = std::thread::scope(|s| {
+            let handles: Vec<_> = plan.iter().enumerate().map(|(t, ops)| {
+                let barrier = barrier.clone();
+                let path = path.clone();
+                s.spawn(move || {
+                    let db = NaggerStateDB::open(&path).unwrap();
+                    let mut registered = Vec::new();
+                    let mut claimed = Vec::new();
+                    barrier.wait();
+                    for (i, op) in ops.iter().enumerate() {
+                        match op {
+                            Op::Register => {
+                                let id = format!("t{t}-a{i}");
+                                db.subagents().register_and_match(&id, "s", "coder", "subagent_start", Some("coder")).unwrap();
+                                registered.push(id);
+                            }
+                            Op::Claim => {
+                                if let Some(r) = db.subagents().claim_next_unprocessed("s").unwrap() {
+                                    claimed.push(r.agent_id);
+                                }
+                            }
+                        }
+                    }
+                    (registered, claimed)
+                })
+            }).collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        let registered: BTreeSet<String> = results.iter().flat_map(|r| r.0.iter().cloned()).collect();
+        let claimed: Vec<String> = results.into_iter().flat_map(|r| r.1).collect();
+        check_invariants(&db, &registered, claimed);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 6, ..ProptestConfig::default() })]
+
+    // The same through the real hook path: up to 16 SubagentStart and 16 legacy
+    // PreToolUse processes started together. Each agent's conventions (one per
+    // agent, by its spawn's [ROLE:] tag) are handed out at most once, and after
+    // draining, every agent exactly once.
+    #[test]
+    fn hook_processes_claim_each_agent_exactly_once(regs in 1usize..=16, claims in 0usize..=16, seed in any::<u64>()) {
+        let mut config = String::new();
+        for i in 0..regs {
+            config.push_str(&format!("[roles.r{i}]\ntext = \"CONVENTIONS-OF-r{i}.\"\n"));
+        }
+        let p = Project::with_config(&config);
+        let spawn_lines: Vec<_> = (0..regs).map(|i| spawn_line(&format!("toolu_{i}"), "coder", &format!("[ROLE:r{i}] task {i}"))).collect();
+        p.append(&spawn_lines);
+        let mut inputs: Vec<serde_json::Value> = (0..regs).map(|i| p.subagent_start(&format!("ag-{i}"), "coder")).collect();
+        inputs.extend((0..claims).map(|_| p.pre_tool_use("Read", json!({"file_path": "a"}))));
+        // a deterministic shuffle from the seed
+        let mut order: Vec<usize> = (0..inputs.len()).collect();
+        let mut x = seed | 1;
+        for i in (1..order.len()).rev() {
+            x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+            order.swap(i, (x % (i as u64 + 1)) as usize);
+        }
+        let children: Vec<_> = order.iter().map(|&i| p.spawn_hook(&inputs[i])).collect();
+        let mut handed: Vec<String> = Vec::new();
+        for r in children.into_iter().map(finish) {
+            prop_assert_eq!(r.code, 0);
+            prop_assert_eq!(r.stderr.as_str(), "");
+            let reason = r.reason();
+            handed.extend((0..regs).filter(|i| reason.contains(&format!("CONVENTIONS-OF-r{i}."))).map(|i| format!("r{i}")));
+        }
+        loop {
+            let r = p.hook(&p.pre_tool_use("Read", json!({"file_path": "a"})));
+            let reason = r.reason();
+            if reason.is_empty() { break; }
+            handed.extend((0..regs).filter(|i| reason.contains(&format!("CONVENTIONS-OF-r{i}."))).map(|i| format!("r{i}")));
+        }
+        let unique: BTreeSet<&String> = handed.iter().collect();
+        prop_assert_eq!(unique.len(), handed.len(), "conventions handed out twice: {:?}", handed);
+        prop_assert_eq!(unique.len(), regs, "an agent was lost: {:?}", handed);
+    }
+}
