@@ -372,15 +372,14 @@ fn find_key_line(text: &str, key: &str) -> Option<usize> {
         .split_once('[')
         .and_then(|(_, r)| r.split_once(']'))
         .map(|(n, _)| n);
-    let mut after = 0;
-    if let Some(name) = rule_name {
-        if let Some(idx) = text.lines().position(|l| {
-            l.split_once('=')
-                .is_some_and(|(k, v)| k.trim() == "name" && v.trim().trim_matches('"') == name)
-        }) {
-            after = idx;
-        }
-    }
+    let after = rule_name
+        .and_then(|name| {
+            text.lines().position(|l| {
+                l.split_once('=')
+                    .is_some_and(|(k, v)| k.trim() == "name" && v.trim().trim_matches('"') == name)
+            })
+        })
+        .unwrap_or(0);
     text.lines()
         .enumerate()
         .skip(after)

@@ -3,7 +3,6 @@
 //! the configured table so `coder-fix-bug` and `coder-2` both become `coder`.
 
 use crate::config::RoleResolution;
-use sha2::{Digest, Sha256};
 
 /// The `[ROLE:name]` tag of a prompt, if any (the first one).
 pub fn role_tag(prompt: &str) -> Option<&str> {
@@ -61,10 +60,10 @@ pub fn normalize(raw: &str, table: &RoleResolution) -> String {
         return role;
     }
     let stripped = strip_numeric_suffix(raw);
-    if stripped != raw {
-        if let Some(role) = lookup(stripped, table) {
-            return role;
-        }
+    if stripped != raw
+        && let Some(role) = lookup(stripped, table)
+    {
+        return role;
     }
     stripped.to_string()
 }
@@ -101,12 +100,6 @@ pub fn resolve(
     table: &RoleResolution,
 ) -> Option<String> {
     raw_role(prompt, name, subagent_type).map(|r| normalize(r, table))
-}
-
-/// sha256(prompt), first 16 hex characters.
-pub fn prompt_hash(prompt: &str) -> String {
-    let digest = Sha256::digest(prompt.as_bytes());
-    digest[..8].iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]
@@ -154,10 +147,5 @@ mod tests {
         assert_eq!(normalize("navigator-3", &t), "navigator");
         assert_eq!(normalize("navigator", &t), "navigator");
         assert_eq!(normalize("-3", &t), "-3");
-    }
-
-    #[test]
-    fn prompt_hash_is_16_hex_of_sha256() {
-        assert_eq!(prompt_hash(""), "e3b0c44298fc1c14");
     }
 }

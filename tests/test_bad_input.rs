@@ -6,7 +6,12 @@ use serde_json::json;
 fn assert_fails_open(r: &HookResult, what: &str) {
     assert_eq!(r.code, 0, "{what}: exit code");
     assert_eq!(r.stdout.trim(), "", "{what}: no output");
-    assert_eq!(r.stderr.trim().lines().count(), 1, "{what}: one stderr line, got {:?}", r.stderr);
+    assert_eq!(
+        r.stderr.trim().lines().count(),
+        1,
+        "{what}: one stderr line, got {:?}",
+        r.stderr
+    );
     assert!(r.stderr.starts_with("nagger: "), "{what}: {}", r.stderr);
 }
 
@@ -19,12 +24,37 @@ fn malformed_stdin_fails_open_with_a_message_that_says_what_was_wrong() {
         ("not json", b"hello".to_vec(), "not valid JSON"),
         ("json array", b"[1,2]".to_vec(), "got an array"),
         ("json string", b"\"PreToolUse\"".to_vec(), "got a string"),
-        ("truncated", br#"{"hook_event_name":"PreToolUse","session_id":"s"#.to_vec(), "ends early"),
-        ("invalid utf8", b"{\"hook_event_name\":\"\xff\xfe\"}".to_vec(), "UTF-8"),
-        ("wrong types", br#"{"hook_event_name":"PreToolUse","session_id":42,"tool_name":"Bash"}"#.to_vec(), "session_id"),
-        ("wrong bool", br#"{"hook_event_name":"SubagentStop","agent_id":"a","stop_hook_active":"yes"}"#.to_vec(), "stop_hook_active"),
-        ("no event name", br#"{"session_id":"s"}"#.to_vec(), "hook_event_name"),
-        ("tool without name", br#"{"hook_event_name":"PreToolUse","session_id":"s"}"#.to_vec(), "tool_name"),
+        (
+            "truncated",
+            br#"{"hook_event_name":"PreToolUse","session_id":"s"#.to_vec(),
+            "ends early",
+        ),
+        (
+            "invalid utf8",
+            b"{\"hook_event_name\":\"\xff\xfe\"}".to_vec(),
+            "UTF-8",
+        ),
+        (
+            "wrong types",
+            br#"{"hook_event_name":"PreToolUse","session_id":42,"tool_name":"Bash"}"#.to_vec(),
+            "session_id",
+        ),
+        (
+            "wrong bool",
+            br#"{"hook_event_name":"SubagentStop","agent_id":"a","stop_hook_active":"yes"}"#
+                .to_vec(),
+            "stop_hook_active",
+        ),
+        (
+            "no event name",
+            br#"{"session_id":"s"}"#.to_vec(),
+            "hook_event_name",
+        ),
+        (
+            "tool without name",
+            br#"{"hook_event_name":"PreToolUse","session_id":"s"}"#.to_vec(),
+            "tool_name",
+        ),
     ];
     for (what, stdin, expected) in cases {
         let r = p.hook_raw(&stdin);
@@ -36,7 +66,8 @@ fn malformed_stdin_fails_open_with_a_message_that_says_what_was_wrong() {
 #[test]
 fn huge_stdin_is_refused_without_reading_it_all() {
     let p = Project::new();
-    let mut big = br#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":""#.to_vec();
+    let mut big =
+        br#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":""#.to_vec();
     big.resize(40 * 1024 * 1024, b'a');
     big.extend_from_slice(b"\"}}");
     let r = p.hook_raw(&big);
@@ -47,10 +78,14 @@ fn huge_stdin_is_refused_without_reading_it_all() {
 #[test]
 fn unknown_event_is_a_logged_no_op() {
     let p = Project::new();
-    let r = p.hook(&json!({"hook_event_name": "TeammateIdle", "session_id": "s", "extra": {"a": [1]}}));
+    let r =
+        p.hook(&json!({"hook_event_name": "TeammateIdle", "session_id": "s", "extra": {"a": [1]}}));
     assert_eq!((r.code, r.stdout.trim(), r.stderr.trim()), (0, "", ""));
     let log = p.hook_log();
-    assert_eq!(log.last().map(|l| (l.0.as_str(), l.1.as_str())), Some(("TeammateIdle", "none")));
+    assert_eq!(
+        log.last().map(|l| (l.0.as_str(), l.1.as_str())),
+        Some(("TeammateIdle", "none"))
+    );
 }
 
 #[test]
@@ -62,7 +97,11 @@ fn missing_transcript_file_fails_open_with_one_line() {
     assert_eq!(r.code, 0);
     assert_eq!(r.stdout.trim(), "");
     assert_eq!(r.stderr.trim().lines().count(), 1, "{}", r.stderr);
-    assert!(r.stderr.contains("/nonexistent/transcript.jsonl"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("/nonexistent/transcript.jsonl"),
+        "{}",
+        r.stderr
+    );
     // the agent is still registered and identified by its type
     let mut call = p.pre_tool_use_as("ag-1", "coder", "Read", json!({}));
     call["transcript_path"] = json!("/nonexistent/transcript.jsonl");
@@ -77,7 +116,11 @@ fn an_unusable_database_fails_open() {
     std::fs::create_dir_all(p.db_path()).unwrap();
     let r = p.hook(&p.pre_tool_use("Bash", json!({"command": "ls"})));
     assert_fails_open(&r, "unusable db");
-    assert!(r.stderr.contains("state database unavailable"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("state database unavailable"),
+        "{}",
+        r.stderr
+    );
 }
 
 #[test]
@@ -90,7 +133,11 @@ fn a_corrupt_database_is_moved_aside_and_replaced() {
     let moved: Vec<_> = std::fs::read_dir(p.root.join(".claude-nagger"))
         .unwrap()
         .filter_map(|e| e.ok())
-        .filter(|e| e.file_name().to_string_lossy().starts_with("state.db.corrupt-"))
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("state.db.corrupt-")
+        })
         .collect();
     assert_eq!(moved.len(), 1);
     let log = p.hook_log();

@@ -41,7 +41,13 @@ fn legacy_parallel_first_calls_each_get_one_distinct_subagents_conventions() {
     let mut tester = 0;
     for r in &results {
         assert_eq!(r.code, 0);
-        assert_eq!(r.decision().as_deref(), Some("deny"), "stdout {} stderr {}", r.stdout, r.stderr);
+        assert_eq!(
+            r.decision().as_deref(),
+            Some("deny"),
+            "stdout {} stderr {}",
+            r.stdout,
+            r.stderr
+        );
         let reason = r.reason();
         assert!(reason.starts_with("[nagger]"), "{reason}");
         match (reason.contains("CODER"), reason.contains("TESTER")) {
@@ -53,7 +59,11 @@ fn legacy_parallel_first_calls_each_get_one_distinct_subagents_conventions() {
     assert_eq!((coder, tester), (2, 1));
     let c = p.db();
     let claimed: i64 = c
-        .query_row("SELECT count(*) FROM subagents WHERE startup_processed = 1 AND claimed_by = 'claim'", [], |r| r.get(0))
+        .query_row(
+            "SELECT count(*) FROM subagents WHERE startup_processed = 1 AND claimed_by = 'claim'",
+            [],
+            |r| r.get(0),
+        )
         .unwrap();
     assert_eq!(claimed, 3, "each agent claimed exactly once");
     let fourth = p.hook(&p.pre_tool_use("Read", json!({"file_path": "src/lib.rs"})));
@@ -72,8 +82,13 @@ fn modern_payloads_are_looked_up_directly_and_unknown_agents_registered() {
     let r = p.hook(&p.pre_tool_use_as("ag-1", "coder-fix-bug", "Read", json!({"file_path": "a"})));
     assert_eq!(r.decision().as_deref(), Some("deny"));
     assert!(r.reason().contains("CODER"), "{}", r.reason());
-    let again = p.hook(&p.pre_tool_use_as("ag-1", "coder-fix-bug", "Read", json!({"file_path": "a"})));
-    assert_eq!(again.stdout.trim(), "", "conventions only on the first call");
+    let again =
+        p.hook(&p.pre_tool_use_as("ag-1", "coder-fix-bug", "Read", json!({"file_path": "a"})));
+    assert_eq!(
+        again.stdout.trim(),
+        "",
+        "conventions only on the first call"
+    );
 
     // a type disabled by config is never nagged
     for _ in 0..2 {
@@ -87,9 +102,16 @@ fn modern_payloads_are_looked_up_directly_and_unknown_agents_registered() {
     assert!(r.reason().contains("TESTER"), "{}", r.reason());
     let (registered_by, role): (String, String) = p
         .db()
-        .query_row("SELECT registered_by, role FROM subagents WHERE agent_id = 'ag-ghost'", [], |r| Ok((r.get(0)?, r.get(1)?)))
+        .query_row(
+            "SELECT registered_by, role FROM subagents WHERE agent_id = 'ag-ghost'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
         .unwrap();
-    assert_eq!((registered_by.as_str(), role.as_str()), ("pre_tool_use", "tester"));
+    assert_eq!(
+        (registered_by.as_str(), role.as_str()),
+        ("pre_tool_use", "tester")
+    );
 
     // the main agent (no agent_id) is unaffected: nothing to say, nothing claimed
     p.hook(&p.subagent_start("ag-2", "coder"));
@@ -97,9 +119,16 @@ fn modern_payloads_are_looked_up_directly_and_unknown_agents_registered() {
     assert_eq!(main.stdout.trim(), "", "{}", main.stdout);
     let unprocessed: i64 = p
         .db()
-        .query_row("SELECT startup_processed FROM subagents WHERE agent_id = 'ag-2'", [], |r| r.get(0))
+        .query_row(
+            "SELECT startup_processed FROM subagents WHERE agent_id = 'ag-2'",
+            [],
+            |r| r.get(0),
+        )
         .unwrap();
-    assert_eq!(unprocessed, 0, "the main agent never claims in a session that sends agent_id");
+    assert_eq!(
+        unprocessed, 0,
+        "the main agent never claims in a session that sends agent_id"
+    );
 }
 
 #[test]
@@ -114,8 +143,12 @@ fn exact_link_beats_fifo_and_the_next_agent_gets_the_other_spawn() {
     p.hook(&p.subagent_start("agent-y", "general-purpose"));
     let c = p.db();
     let role = |id: &str| -> (String, String) {
-        c.query_row("SELECT role, role_source FROM subagents WHERE agent_id = ?1", [id], |r| Ok((r.get(0)?, r.get(1)?)))
-            .unwrap()
+        c.query_row(
+            "SELECT role, role_source FROM subagents WHERE agent_id = ?1",
+            [id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap()
     };
     assert_eq!(role("agent-x"), ("beta".into(), "exact_link".into()));
     assert_eq!(role("agent-y"), ("alpha".into(), "task_match".into()));
@@ -132,21 +165,45 @@ fn a_link_written_after_subagent_start_upgrades_the_fifo_guess() {
     p.hook(&p.subagent_start("agent-x", "general-purpose"));
     // then the transcript links toolu_2 -> agent-x
     p.append(&[progress_line("toolu_2", "agent-x")]);
-    let r = p.hook(&p.pre_tool_use_as("agent-x", "general-purpose", "Read", json!({"file_path": "a"})));
-    assert!(r.reason().contains("BETA"), "upgraded before conventions were chosen: {}", r.reason());
+    let r = p.hook(&p.pre_tool_use_as(
+        "agent-x",
+        "general-purpose",
+        "Read",
+        json!({"file_path": "a"}),
+    ));
+    assert!(
+        r.reason().contains("BETA"),
+        "upgraded before conventions were chosen: {}",
+        r.reason()
+    );
     p.hook(&p.subagent_start("agent-y", "general-purpose"));
-    let r = p.hook(&p.pre_tool_use_as("agent-y", "general-purpose", "Read", json!({"file_path": "a"})));
+    let r = p.hook(&p.pre_tool_use_as(
+        "agent-y",
+        "general-purpose",
+        "Read",
+        json!({"file_path": "a"}),
+    ));
     assert!(r.reason().contains("ALPHA"), "{}", r.reason());
 }
 
 #[test]
 fn task_tool_name_of_older_claude_code_is_accepted_and_team_name_is_a_role() {
     let p = Project::with_config(ROLES);
-    p.append(&[spawn_line_with("toolu_t", "Task", "general-purpose", "do it", Some("beta-2"))]);
+    p.append(&[spawn_line_with(
+        "toolu_t",
+        "Task",
+        "general-purpose",
+        "do it",
+        Some("beta-2"),
+    )]);
     p.hook(&p.subagent_start("ag-t", "general-purpose"));
     let role: String = p
         .db()
-        .query_row("SELECT role FROM subagents WHERE agent_id = 'ag-t'", [], |r| r.get(0))
+        .query_row(
+            "SELECT role FROM subagents WHERE agent_id = 'ag-t'",
+            [],
+            |r| r.get(0),
+        )
         .unwrap();
     assert_eq!(role, "beta");
 }
@@ -156,12 +213,23 @@ fn subagent_stop_moves_the_agent_to_history() {
     let p = Project::with_config(ROLES);
     p.append(&[spawn_line("toolu_a", "coder", "Fix")]);
     p.hook(&p.subagent_start("ag-1", "coder"));
-    let r = p.hook(&p.subagent_stop("ag-1", "coder", Some("[COMPRESSED] agent_type: coder\nResult: done"), false));
+    let r = p.hook(&p.subagent_stop(
+        "ag-1",
+        "coder",
+        Some("[COMPRESSED] agent_type: coder\nResult: done"),
+        false,
+    ));
     assert_eq!(r.code, 0, "{}", r.stderr);
     let c = p.db();
-    let active: i64 = c.query_row("SELECT count(*) FROM subagents", [], |r| r.get(0)).unwrap();
+    let active: i64 = c
+        .query_row("SELECT count(*) FROM subagents", [], |r| r.get(0))
+        .unwrap();
     let (role, ty): (String, String) = c
-        .query_row("SELECT role, agent_type FROM subagent_history WHERE agent_id = 'ag-1'", [], |r| Ok((r.get(0)?, r.get(1)?)))
+        .query_row(
+            "SELECT role, agent_type FROM subagent_history WHERE agent_id = 'ag-1'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
         .unwrap();
     assert_eq!(active, 0);
     assert_eq!((role.as_str(), ty.as_str()), ("coder", "coder"));

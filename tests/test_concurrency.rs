@@ -13,13 +13,21 @@ use std::sync::{Arc, Barrier};
 fn sixteen_hook_processes_on_a_fresh_project_all_succeed_twenty_rounds() {
     for round in 0..20 {
         let p = Project::with_config("[roles.default]\ntext = \"conventions\"\n");
-        p.append(&[spawn_line("toolu_a", "coder", "x"), spawn_line("toolu_b", "coder", "y")]);
+        p.append(&[
+            spawn_line("toolu_a", "coder", "x"),
+            spawn_line("toolu_b", "coder", "y"),
+        ]);
         let inputs: Vec<serde_json::Value> = (0..16)
             .map(|i| match i % 4 {
                 0 => p.session_start("startup"),
                 1 => p.subagent_start(&format!("ag-{i}"), "coder"),
                 2 => p.pre_tool_use("Read", json!({"file_path": "a"})),
-                _ => p.pre_tool_use_as(&format!("ag-m{i}"), "coder", "Bash", json!({"command": "ls"})),
+                _ => p.pre_tool_use_as(
+                    &format!("ag-m{i}"),
+                    "coder",
+                    "Bash",
+                    json!({"command": "ls"}),
+                ),
             })
             .collect();
         let children: Vec<_> = inputs.iter().map(|i| p.spawn_hook(i)).collect();
@@ -28,10 +36,20 @@ fn sixteen_hook_processes_on_a_fresh_project_all_succeed_twenty_rounds() {
             assert_eq!(r.stderr, "", "round {round} process {i}");
         }
         let c = p.db();
-        let integrity: String = c.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
-        let mode: String = c.query_row("PRAGMA journal_mode", [], |r| r.get(0)).unwrap();
-        let logged: i64 = c.query_row("SELECT count(*) FROM hook_log", [], |r| r.get(0)).unwrap();
-        assert_eq!((integrity.as_str(), mode.as_str(), logged), ("ok", "wal", 16), "round {round}");
+        let integrity: String = c
+            .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+            .unwrap();
+        let mode: String = c
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+            .unwrap();
+        let logged: i64 = c
+            .query_row("SELECT count(*) FROM hook_log", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(
+            (integrity.as_str(), mode.as_str(), logged),
+            ("ok", "wal", 16),
+            "round {round}"
+        );
     }
 }
 
@@ -42,18 +60,21 @@ enum Op {
 }
 
 fn ops_strategy() -> impl Strategy<Value = (Vec<Vec<Op>>, usize)> {
-    (0usize..=16, 0usize..=16, 2usize..=8, 0usize..=20).prop_flat_map(|(regs, claims, threads, spawns)| {
-        let mut ops = vec![Op::Register; regs];
-        ops.extend(std::iter::repeat_n(Op::Claim, claims));
-        (Just(ops).prop_shuffle(), Just(threads), Just(spawns))
-            .prop_map(|(ops, threads, spawns)| {
-                let mut per_thread = vec![Vec::new(); threads];
-                for (i, op) in ops.into_iter().enumerate() {
-                    per_thread[i % threads].push(op);
-                }
-                (per_thread, spawns)
-            })
-    })
+    (0usize..=16, 0usize..=16, 2usize..=8, 0usize..=20).prop_flat_map(
+        |(regs, claims, threads, spawns)| {
+            let mut ops = vec![Op::Register; regs];
+            ops.extend(std::iter::repeat_n(Op::Claim, claims));
+            (Just(ops).prop_shuffle(), Just(threads), Just(spawns)).prop_map(
+                |(ops, threads, spawns)| {
+                    let mut per_thread = vec![Vec::new(); threads];
+                    for (i, op) in ops.into_iter().enumerate() {
+                        per_thread[i % threads].push(op);
+                    }
+                    (per_thread, spawns)
+                },
+            )
+        },
+    )
 }
 
 fn seed_spawns(db: &NaggerStateDB, n: usize) {
@@ -91,7 +112,11 @@ fn check_invariants(db: &NaggerStateDB, registered: &BTreeSet<String>, claimed: 
         all.push(r.agent_id);
     }
     let unique: BTreeSet<String> = all.iter().cloned().collect();
-    assert_eq!(unique.len(), all.len(), "an agent was claimed twice: {all:?}");
+    assert_eq!(
+        unique.len(),
+        all.len(),
+        "an agent was claimed twice: {all:?}"
+    );
     assert_eq!(&unique, registered, "an agent was lost");
     let mut stmt = db
         .conn()
@@ -102,7 +127,10 @@ fn check_invariants(db: &NaggerStateDB, registered: &BTreeSet<String>, claimed: 
         .unwrap()
         .map(|r| r.unwrap())
         .collect();
-    assert!(per_agent.values().all(|n| *n == 1), "an agent holds two spawns: {per_agent:?}");
+    assert!(
+        per_agent.values().all(|n| *n == 1),
+        "an agent holds two spawns: {per_agent:?}"
+    );
     let consistent: i64 = db
         .conn()
         .query_row(

@@ -7,15 +7,26 @@ use std::io::Write;
 
 fn bytes_scanned(p: &Project) -> u64 {
     let log = p.hook_log();
-    let last = log.iter().rev().find(|l| l.0 == "SubagentStart").expect("a SubagentStart row");
-    last.2["bytes_scanned"].as_u64().expect("bytes_scanned recorded")
+    let last = log
+        .iter()
+        .rev()
+        .find(|l| l.0 == "SubagentStart")
+        .expect("a SubagentStart row");
+    last.2["bytes_scanned"]
+        .as_u64()
+        .expect("bytes_scanned recorded")
 }
 
 #[test]
 fn subagent_start_on_a_100_mb_transcript_reads_only_the_appended_bytes() {
     let p = Project::new();
     {
-        let mut f = std::io::BufWriter::new(std::fs::OpenOptions::new().append(true).open(&p.transcript).unwrap());
+        let mut f = std::io::BufWriter::new(
+            std::fs::OpenOptions::new()
+                .append(true)
+                .open(&p.transcript)
+                .unwrap(),
+        );
         let filler = "x".repeat(4000);
         let mut i = 0u64;
         while f.get_ref().metadata().unwrap().len() < 100 * 1024 * 1024 {
@@ -35,26 +46,44 @@ fn subagent_start_on_a_100_mb_transcript_reads_only_the_appended_bytes() {
     }
     let size = std::fs::metadata(&p.transcript).unwrap().len();
     p.hook(&p.subagent_start("ag-first", "coder"));
-    assert_eq!(bytes_scanned(&p), size, "first scan reads the whole file once");
+    assert_eq!(
+        bytes_scanned(&p),
+        size,
+        "first scan reads the whole file once"
+    );
 
     // append ~10 KB, including a new spawn, and start another agent
     let mut appended = vec![spawn_line("toolu_new", "tester", "[ROLE:tester] check")];
-    while appended.iter().map(|l| l.to_string().len() + 1).sum::<usize>() < 10 * 1024 {
+    while appended
+        .iter()
+        .map(|l| l.to_string().len() + 1)
+        .sum::<usize>()
+        < 10 * 1024
+    {
         appended.push(usage_line("late", 2000));
     }
     let appended_bytes: usize = appended.iter().map(|l| l.to_string().len() + 1).sum();
     p.append(&appended);
     p.hook(&p.subagent_start("ag-second", "tester"));
-    assert_eq!(bytes_scanned(&p), appended_bytes as u64, "only the appended bytes are read");
+    // the appended bytes, plus the few hundred before them that prove the file is the same one
+    let read = bytes_scanned(&p);
+    assert!(
+        read >= appended_bytes as u64 && read <= appended_bytes as u64 + 512,
+        "only the appended bytes are read: {read} of {size}"
+    );
     let role: String = p
         .db()
-        .query_row("SELECT role FROM subagents WHERE agent_id = 'ag-second'", [], |r| r.get(0))
+        .query_row(
+            "SELECT role FROM subagents WHERE agent_id = 'ag-second'",
+            [],
+            |r| r.get(0),
+        )
         .unwrap();
     assert_eq!(role, "tester");
 
-    // nothing appended: nothing read
+    // nothing appended: nothing but the identity check is read
     p.hook(&p.subagent_start("ag-third", "coder"));
-    assert_eq!(bytes_scanned(&p), 0);
+    assert!(bytes_scanned(&p) <= 512);
 }
 
 #[test]
@@ -64,12 +93,19 @@ fn a_partial_last_line_is_left_for_the_next_scan() {
     let (head, tail) = line.split_at(line.len() / 2);
     std::fs::write(&p.transcript, head).unwrap();
     p.hook(&p.subagent_start("ag-1", "coder"));
-    let mut f = std::fs::OpenOptions::new().append(true).open(&p.transcript).unwrap();
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&p.transcript)
+        .unwrap();
     writeln!(f, "{tail}").unwrap();
     p.hook(&p.subagent_start("ag-2", "coder"));
     let spawns: i64 = p
         .db()
-        .query_row("SELECT count(*) FROM task_spawns WHERE tool_use_id = 'toolu_p'", [], |r| r.get(0))
+        .query_row(
+            "SELECT count(*) FROM task_spawns WHERE tool_use_id = 'toolu_p'",
+            [],
+            |r| r.get(0),
+        )
         .unwrap();
     assert_eq!(spawns, 1, "the spawn split across two scans is found once");
 }
@@ -79,16 +115,28 @@ fn a_replaced_transcript_is_rescanned_from_the_start() {
     let p = Project::new();
     p.append(&[spawn_line("toolu_1", "coder", "a"), usage_line("m", 5)]);
     p.hook(&p.subagent_start("ag-1", "coder"));
-    std::fs::write(&p.transcript, format!("{}\n", spawn_line("toolu_2", "tester", "b"))).unwrap();
+    std::fs::write(
+        &p.transcript,
+        format!("{}\n", spawn_line("toolu_2", "tester", "b")),
+    )
+    .unwrap();
     p.hook(&p.subagent_start("ag-2", "tester"));
     let role: Option<String> = p
         .db()
-        .query_row("SELECT role FROM subagents WHERE agent_id = 'ag-2'", [], |r| r.get(0))
+        .query_row(
+            "SELECT role FROM subagents WHERE agent_id = 'ag-2'",
+            [],
+            |r| r.get(0),
+        )
         .unwrap();
     assert_eq!(role.as_deref(), Some("tester"));
     let source: String = p
         .db()
-        .query_row("SELECT role_source FROM subagents WHERE agent_id = 'ag-2'", [], |r| r.get(0))
+        .query_row(
+            "SELECT role_source FROM subagents WHERE agent_id = 'ag-2'",
+            [],
+            |r| r.get(0),
+        )
         .unwrap();
     assert_eq!(source, "task_match");
 }

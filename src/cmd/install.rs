@@ -6,7 +6,8 @@ use crate::install::{self, InstallOptions};
 use crate::paths::Env;
 
 fn options(env: &Env, args: &InstallArgs) -> anyhow::Result<InstallOptions> {
-    let exe = std::env::current_exe().map_err(|e| anyhow::anyhow!("cannot find nagger's own path: {e}"))?;
+    let exe = std::env::current_exe()
+        .map_err(|e| anyhow::anyhow!("cannot find nagger's own path: {e}"))?;
     let exe = exe.canonicalize().unwrap_or(exe);
     Ok(InstallOptions {
         project_root: env.project_root(None),

@@ -29,7 +29,7 @@ impl Via {
 pub enum Caller {
     Main,
     Subagent {
-        record: SubagentRecord,
+        record: Box<SubagentRecord>,
         /// This is the agent's first tool call (its startup conventions are due).
         first_call: bool,
         via: Via,
@@ -50,7 +50,7 @@ pub fn identify(ctx: &Ctx<'_>) -> anyhow::Result<Caller> {
             record = refresh_role(ctx, record)?;
         }
         return Ok(Caller::Subagent {
-            record,
+            record: Box::new(record),
             first_call,
             via: Via::Direct,
         });
@@ -71,7 +71,7 @@ pub fn identify(ctx: &Ctx<'_>) -> anyhow::Result<Caller> {
                 record
             };
             Ok(Caller::Subagent {
-                record,
+                record: Box::new(record),
                 first_call: true,
                 via: Via::Claim,
             })
@@ -94,14 +94,14 @@ pub fn note_modern_payload(ctx: &Ctx<'_>) -> anyhow::Result<()> {
 fn register_unstarted(ctx: &Ctx<'_>, agent_id: &str) -> anyhow::Result<SubagentRecord> {
     let repo = ctx.db.subagents();
     let agent_type = ctx.common.agent_type.as_deref().unwrap_or("unknown");
-    repo.register(agent_id, &ctx.common.session_id, agent_type, "pre_tool_use")?;
     spawns::sync(ctx)?;
     let fallback = (agent_type != "unknown")
         .then(|| roles::normalize(agent_type, &ctx.config.role_resolution));
-    repo.match_task_to_agent(
-        &ctx.common.session_id,
+    repo.register_and_match(
         agent_id,
+        &ctx.common.session_id,
         agent_type,
+        "pre_tool_use",
         fallback.as_deref(),
     )?;
     repo.get(agent_id)?

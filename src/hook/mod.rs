@@ -318,7 +318,8 @@ fn read_input(stdin: &mut dyn Read) -> Result<HookInput, String> {
         };
         return Err(format!("expected a JSON object, got {kind}"));
     }
-    serde_path_to_error::deserialize(value).map_err(|e| format!("field {}: {}", e.path(), e.inner()))
+    serde_path_to_error::deserialize(value)
+        .map_err(|e| format!("field {}: {}", e.path(), e.inner()))
 }
 
 /// Records bad input when a database already exists where it would be; never

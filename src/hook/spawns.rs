@@ -11,7 +11,6 @@ use std::path::Path;
 #[derive(Debug, Default, Clone, Copy)]
 pub struct SyncReport {
     pub new_spawns: usize,
-    pub links: usize,
     pub bytes_read: u64,
     pub upgraded: usize,
 }
@@ -53,7 +52,7 @@ pub fn sync(ctx: &Ctx<'_>) -> anyhow::Result<SyncReport> {
                 s.subagent_type.as_deref(),
                 table,
             ),
-            prompt_hash: s.prompt.as_deref().map(roles::prompt_hash),
+            prompt_hash: s.prompt_hash(),
             description: s.description.clone(),
         })
         .collect();
@@ -64,7 +63,6 @@ pub fn sync(ctx: &Ctx<'_>) -> anyhow::Result<SyncReport> {
         .collect();
     let mut report = SyncReport {
         new_spawns: 0,
-        links: links.len(),
         bytes_read: scan.bytes_read,
         upgraded: 0,
     };
@@ -85,8 +83,10 @@ pub fn sync(ctx: &Ctx<'_>) -> anyhow::Result<SyncReport> {
     )?;
     // A link often appears after its agent's SubagentStart: upgrade that guess now.
     for (_, agent_id) in &links {
-        if let Some(agent) = repo.get(agent_id)? {
-            if agent.role_source.as_deref() != Some(RoleSource::ExactLink.as_str()) {
+        if let Some(agent) = repo.get(agent_id)?
+            && agent.role_source.as_deref() != Some(RoleSource::ExactLink.as_str())
+        {
+            {
                 let outcome = repo.match_task_to_agent(
                     &ctx.common.session_id,
                     agent_id,

@@ -10,20 +10,24 @@ use crate::roles;
 pub fn handle(ctx: &Ctx<'_>, agent_id: &str, agent_type: &str) -> anyhow::Result<Outcome> {
     let repo = ctx.db.subagents();
     let session = &ctx.common.session_id;
-    repo.register(agent_id, session, agent_type, "subagent_start")?;
     let sync = spawns::sync(ctx)?;
     let fallback = (agent_type != "unknown")
         .then(|| roles::normalize(agent_type, &ctx.config.role_resolution));
-    let matched = repo.match_task_to_agent(session, agent_id, agent_type, fallback.as_deref())?;
+    let matched = repo.register_and_match(
+        agent_id,
+        session,
+        agent_type,
+        "subagent_start",
+        fallback.as_deref(),
+    )?;
 
     let mut sections = Vec::new();
     if let Some((_, role)) = ctx
         .config
         .role_conventions(matched.role.as_deref(), agent_type)
+        && role.delivery.unwrap_or(ctx.config.session.delivery) == Delivery::Context
     {
-        if role.delivery.unwrap_or(ctx.config.session.delivery) == Delivery::Context {
-            sections.push(format!("[nagger] {}", role.message().render()));
-        }
+        sections.push(format!("[nagger] {}", role.message().render()));
     }
     let mut outcome = if sections.is_empty() {
         Outcome::silent()

@@ -26,7 +26,11 @@ pub fn handle(ctx: &Ctx<'_>, stop: &Stop<'_>) -> anyhow::Result<Outcome> {
         .detail("role", history.role.clone())
         .detail("duration_ms", history.duration_ms)
         .detail("tokens", tokens)
-        .detail("stop_hook_active", stop.stop_hook_active);
+        .detail("stop_hook_active", stop.stop_hook_active)
+        .detail(
+            "final_message_chars",
+            stop.last_assistant_message.map(str::len),
+        );
     outcome.agent_id = Some(stop.agent_id.to_string());
     Ok(outcome)
 }

@@ -78,15 +78,12 @@ impl NaggerStateDB {
             })?;
         }
         let mut report = OpenReport::default();
-        let mut conn = connect(path)?;
+        let mut conn = open_raw(path)?;
         // Fast path: a current schema needs nothing but the connection pragmas.
-        match user_version(&conn) {
+        match probe(&conn) {
             Ok(v) if v == latest_version() => {}
             Ok(_) => conn = migrate_locked(path, conn, &mut report)?,
-            Err(e) if is_not_a_database(&e) => {
-                drop(conn);
-                conn = migrate_locked(path, connect(path)?, &mut report)?;
-            }
+            Err(e) if is_not_a_database(&e) => conn = migrate_locked(path, conn, &mut report)?,
             Err(source) => {
                 return Err(StoreError::Sqlite {
                     path: path.to_path_buf(),
@@ -188,16 +185,19 @@ pub fn immediate(conn: &Connection) -> rusqlite::Result<Transaction<'_>> {
     Transaction::new_unchecked(conn, TransactionBehavior::Immediate)
 }
 
-fn connect(path: &Path) -> StoreResult<Connection> {
-    let conn = Connection::open(path).map_err(|source| StoreError::Sqlite {
+/// Opens the file without reading it (a file that is not a database fails later).
+fn open_raw(path: &Path) -> StoreResult<Connection> {
+    Connection::open(path).map_err(|source| StoreError::Sqlite {
         path: path.to_path_buf(),
         source,
-    })?;
-    apply_connection_pragmas(&conn).map_err(|source| StoreError::Sqlite {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    Ok(conn)
+    })
+}
+
+/// Sets the connection pragmas and reads the schema version: the first reads of
+/// the file, where a file that is not a database shows itself.
+fn probe(conn: &Connection) -> rusqlite::Result<i64> {
+    apply_connection_pragmas(conn)?;
+    user_version(conn)
 }
 
 /// Pragmas that are per connection. journal_mode=WAL is persistent in the file
@@ -243,13 +243,16 @@ fn migrate_locked(
 
     // Another process may have finished the work while this one waited.
     let mut conn = conn;
-    let version = match user_version(&conn) {
+    let version = match probe(&conn) {
         Ok(v) => v,
         Err(e) if is_not_a_database(&e) => {
             drop(conn);
             report.quarantined = Some(quarantine(path)?);
-            conn = connect(path)?;
-            0
+            conn = open_raw(path)?;
+            probe(&conn).map_err(|source| StoreError::Sqlite {
+                path: path.to_path_buf(),
+                source,
+            })?
         }
         Err(source) => {
             return Err(StoreError::Sqlite {

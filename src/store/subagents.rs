@@ -92,6 +92,9 @@ pub struct TranscriptCursorRow {
     pub fingerprint: String,
 }
 
+/// A stored spawn with the agent it was matched to and the agent the transcript links it to.
+pub type SpawnState = (SpawnRow, Option<String>, Option<String>);
+
 /// The result of matching an agent to a spawn.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MatchOutcome {
@@ -135,7 +138,13 @@ impl<'c> SubagentRepository<'c> {
         agent_type: &str,
         registered_by: &str,
     ) -> StoreResult<bool> {
-        Ok(insert_agent(self.conn, agent_id, session_id, agent_type, registered_by)?)
+        Ok(insert_agent(
+            self.conn,
+            agent_id,
+            session_id,
+            agent_type,
+            registered_by,
+        )?)
     }
 
     pub fn get(&self, agent_id: &str) -> StoreResult<Option<SubagentRecord>> {
@@ -460,10 +469,7 @@ impl<'c> SubagentRepository<'c> {
     }
 
     /// Spawns of a session, in transcript order: (spawn, matched agent, linked agent).
-    pub fn spawns(
-        &self,
-        session_id: &str,
-    ) -> StoreResult<Vec<(SpawnRow, Option<String>, Option<String>)>> {
+    pub fn spawns(&self, session_id: &str) -> StoreResult<Vec<SpawnState>> {
         let mut stmt = self.conn.prepare(
             "SELECT transcript_index, tool_use_id, subagent_type, role, prompt_hash, description,
                     matched_agent_id, linked_agent_id
@@ -580,7 +586,7 @@ fn match_in(
         });
     };
     if current_source.as_deref() == Some(RoleSource::ExactLink.as_str()) {
-        let role = spawn_role(&tx, current_spawn)?;
+        let role = spawn_role(tx, current_spawn)?;
         return Ok(MatchOutcome {
             spawn_id: current_spawn,
             role,
@@ -606,7 +612,7 @@ fn match_in(
                 )?;
             }
             link(
-                &tx,
+                tx,
                 spawn_id,
                 agent_id,
                 role.as_deref(),
@@ -632,7 +638,7 @@ fn match_in(
                 )
                 .optional()?;
             if let Some(t) = other_type {
-                fifo_match(&tx, session_id, other, &t)?;
+                fifo_match(tx, session_id, other, &t)?;
             }
         }
         MatchOutcome {
@@ -642,14 +648,14 @@ fn match_in(
             displaced,
         }
     } else if current_spawn.is_some() {
-        let role = spawn_role(&tx, current_spawn)?;
+        let role = spawn_role(tx, current_spawn)?;
         MatchOutcome {
             spawn_id: current_spawn,
             role,
             source: RoleSource::TaskMatch,
             displaced: None,
         }
-    } else if let Some((spawn_id, role)) = fifo_match(&tx, session_id, agent_id, agent_type)? {
+    } else if let Some((spawn_id, role)) = fifo_match(tx, session_id, agent_id, agent_type)? {
         MatchOutcome {
             spawn_id: Some(spawn_id),
             role,

@@ -37,19 +37,30 @@ impl HookResult {
 
     /// permissionDecision of a PreToolUse answer.
     pub fn decision(&self) -> Option<String> {
-        self.json()
-            .and_then(|v| v["hookSpecificOutput"]["permissionDecision"].as_str().map(String::from))
+        self.json().and_then(|v| {
+            v["hookSpecificOutput"]["permissionDecision"]
+                .as_str()
+                .map(String::from)
+        })
     }
 
     pub fn reason(&self) -> String {
         self.json()
-            .and_then(|v| v["hookSpecificOutput"]["permissionDecisionReason"].as_str().map(String::from))
+            .and_then(|v| {
+                v["hookSpecificOutput"]["permissionDecisionReason"]
+                    .as_str()
+                    .map(String::from)
+            })
             .unwrap_or_default()
     }
 
     pub fn additional_context(&self) -> String {
         self.json()
-            .and_then(|v| v["hookSpecificOutput"]["additionalContext"].as_str().map(String::from))
+            .and_then(|v| {
+                v["hookSpecificOutput"]["additionalContext"]
+                    .as_str()
+                    .map(String::from)
+            })
             .unwrap_or_default()
     }
 
@@ -98,7 +109,8 @@ impl Project {
 
     pub fn db(&self) -> rusqlite::Connection {
         let c = rusqlite::Connection::open(self.db_path()).expect("open db");
-        c.busy_timeout(std::time::Duration::from_secs(5)).expect("busy timeout");
+        c.busy_timeout(std::time::Duration::from_secs(5))
+            .expect("busy timeout");
         c
     }
 
@@ -189,7 +201,13 @@ impl Project {
         v
     }
 
-    pub fn subagent_stop(&self, agent_id: &str, agent_type: &str, last_message: Option<&str>, active: bool) -> Value {
+    pub fn subagent_stop(
+        &self,
+        agent_id: &str,
+        agent_type: &str,
+        last_message: Option<&str>,
+        active: bool,
+    ) -> Value {
         let mut v = self.common("SubagentStop");
         v["agent_id"] = json!(agent_id);
         v["agent_type"] = json!(agent_type);
@@ -211,7 +229,13 @@ impl Project {
     }
 
     /// A modern PreToolUse from inside a subagent.
-    pub fn pre_tool_use_as(&self, agent_id: &str, agent_type: &str, tool: &str, input: Value) -> Value {
+    pub fn pre_tool_use_as(
+        &self,
+        agent_id: &str,
+        agent_type: &str,
+        tool: &str,
+        input: Value,
+    ) -> Value {
         let mut v = self.pre_tool_use(tool, input);
         v["agent_id"] = json!(agent_id);
         v["agent_type"] = json!(agent_type);
@@ -228,7 +252,8 @@ impl Project {
 
     pub fn agent_transcript(&self, agent_id: &str) -> PathBuf {
         let base = self.transcript.with_extension("");
-        base.join("subagents").join(format!("agent-{agent_id}.jsonl"))
+        base.join("subagents")
+            .join(format!("agent-{agent_id}.jsonl"))
     }
 
     /// hook_log rows as (event_type, result, details).
@@ -239,7 +264,11 @@ impl Project {
             .expect("prepare");
         stmt.query_map([], |r| {
             let d: String = r.get(2)?;
-            Ok((r.get(0)?, r.get(1)?, serde_json::from_str(&d).unwrap_or(Value::Null)))
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                serde_json::from_str(&d).unwrap_or(Value::Null),
+            ))
         })
         .expect("query")
         .map(|r| r.expect("row"))
@@ -254,7 +283,11 @@ pub fn finish(child: Child) -> HookResult {
 fn rand_suffix() -> String {
     use std::sync::atomic::{AtomicU64, Ordering};
     static N: AtomicU64 = AtomicU64::new(0);
-    format!("{}_{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed))
+    format!(
+        "{}_{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    )
 }
 
 pub fn append_lines(path: &Path, lines: &[Value]) {
@@ -278,7 +311,13 @@ pub fn spawn_line(tool_use_id: &str, subagent_type: &str, prompt: &str) -> Value
     spawn_line_with(tool_use_id, "Agent", subagent_type, prompt, None)
 }
 
-pub fn spawn_line_with(tool_use_id: &str, tool: &str, subagent_type: &str, prompt: &str, name: Option<&str>) -> Value {
+pub fn spawn_line_with(
+    tool_use_id: &str,
+    tool: &str,
+    subagent_type: &str,
+    prompt: &str,
+    name: Option<&str>,
+) -> Value {
     let mut input = json!({
         "subagent_type": subagent_type,
         "description": format!("{subagent_type} work"),
