@@ -34,11 +34,11 @@ fn subagent_start_on_a_100_mb_transcript_reads_only_the_appended_bytes() {
             let mut line = line;
             line["message"]["content"][0]["text"] = json!(filler);
             writeln!(f, "{line}").unwrap();
-            if i % 5000 == 0 {
+            if i.is_multiple_of(5000) {
                 writeln!(f, "{}", spawn_line(&format!("toolu_{i}"), "coder", "work")).unwrap();
             }
             i += 1;
-            if i % 1000 == 0 {
+            if i.is_multiple_of(1000) {
                 f.flush().unwrap();
             }
         }
