@@ -15,12 +15,19 @@ pub use subagents::{
 };
 pub use usage::UsageRepository;
 
+use rusqlite::config::DbConfig;
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 refinery::embed_migrations!("migrations");
+
+/// WAL size past which a closing connection checkpoints and truncates it. The
+/// first process to open the database reads the whole WAL to rebuild its index
+/// (the shared-memory index does not outlive the last connection), so the WAL is
+/// kept small; a checkpoint costs fsyncs, so it is not done on every close.
+const WAL_TRUNCATE_BYTES: u64 = 256 * 1024;
 
 /// How long a connection waits for a lock held by another process.
 pub const BUSY_TIMEOUT: Duration = Duration::from_millis(5000);
@@ -154,14 +161,27 @@ impl NaggerStateDB {
     }
 }
 
+impl Drop for NaggerStateDB {
+    fn drop(&mut self) {
+        let mut wal = self.path.as_os_str().to_os_string();
+        wal.push("-wal");
+        let big = std::fs::metadata(PathBuf::from(wal)).is_ok_and(|m| m.len() > WAL_TRUNCATE_BYTES);
+        if big {
+            // Never wait here: if other connections are busy, one of them (or the
+            // next process) will checkpoint instead.
+            let _ = self.conn.busy_timeout(Duration::ZERO);
+            let _ = self
+                .conn
+                .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+        }
+    }
+}
+
+include!(concat!(env!("OUT_DIR"), "/schema_version.rs"));
+
 /// The newest schema version embedded in this binary.
 pub fn latest_version() -> i64 {
-    migrations::runner()
-        .get_migrations()
-        .iter()
-        .map(|m| i64::from(m.version()))
-        .max()
-        .unwrap_or(0)
+    LATEST_SCHEMA_VERSION
 }
 
 /// Versions of the embedded migrations, oldest first, with their names.
@@ -204,6 +224,10 @@ fn probe(conn: &Connection) -> rusqlite::Result<i64> {
 /// and set once, during migration.
 fn apply_connection_pragmas(conn: &Connection) -> rusqlite::Result<()> {
     conn.busy_timeout(BUSY_TIMEOUT)?;
+    // A hook process is usually the last connection when it exits; checkpointing
+    // there would cost every hook run several fsyncs. `Drop` checkpoints only once
+    // the WAL has grown past WAL_TRUNCATE_BYTES.
+    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
     conn.execute_batch("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;")
 }
 
@@ -362,6 +386,12 @@ pub fn now_ms() -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn build_time_latest_version_matches_the_embedded_migrations() {
+        let newest = embedded_migrations().last().map(|m| m.0).unwrap_or(0);
+        assert_eq!(latest_version(), newest);
+    }
 
     #[test]
     fn fresh_database_is_migrated_to_latest_and_in_wal() {
