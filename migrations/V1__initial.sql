@@ -123,6 +123,24 @@ CREATE TABLE context_entries (
 CREATE INDEX idx_context_session ON context_entries(session_id, created_at);
 CREATE INDEX idx_context_role ON context_entries(role, created_at);
 CREATE INDEX idx_context_created ON context_entries(created_at);
+-- One entry per result: an agent's stop seen twice stores it once.
+CREATE UNIQUE INDEX idx_context_dedup ON context_entries(session_id, content_hash);
+-- Digest stages 3 and 4 look only at tagged entries (decisions, blockers, roles).
+CREATE INDEX idx_context_tagged ON context_entries(created_at) WHERE tags != '';
+
+-- Files changed by Edit/Write/MultiEdit/NotebookEdit, per agent ('' = the main
+-- agent, or a subagent on a Claude Code too old to send agent_id).
+CREATE TABLE file_changes (
+    session_id TEXT NOT NULL,
+    agent_id   TEXT NOT NULL DEFAULT '',
+    path       TEXT NOT NULL,
+    tool       TEXT NOT NULL,
+    changes    INTEGER NOT NULL DEFAULT 1,
+    first_at   INTEGER NOT NULL,
+    last_at    INTEGER NOT NULL,
+    PRIMARY KEY (session_id, agent_id, path)
+);
+CREATE INDEX idx_file_changes_recent ON file_changes(session_id, last_at);
 
 -- Which rule fired for whom.
 CREATE TABLE rule_hits (

@@ -31,6 +31,46 @@ pub enum Command {
     Install(InstallArgs),
     /// Remove exactly nagger's hook entries from the settings file
     Uninstall(InstallArgs),
+    /// Print exactly the shared context a new agent of a role would receive now
+    Context(ContextArgs),
+    /// Tasks assigned to roles: new agents of the role are told about open ones
+    #[command(subcommand)]
+    Task(TaskCommand),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ContextArgs {
+    /// Session (default: the most recently seen one)
+    #[arg(long)]
+    pub session: Option<String>,
+    /// Role or agent type of the new agent (default: the main agent after a compaction)
+    #[arg(long)]
+    pub role: Option<String>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TaskCommand {
+    /// Assign a task to a role
+    Add {
+        /// The role that should do it
+        #[arg(long)]
+        role: String,
+        title: String,
+        #[arg(long)]
+        description: Option<String>,
+    },
+    /// List open tasks
+    List {
+        /// Include finished tasks
+        #[arg(long)]
+        all: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Mark a task done
+    Done { id: i64 },
 }
 
 #[derive(Debug, clap::Args)]

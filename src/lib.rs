@@ -3,7 +3,9 @@
 
 pub mod cli;
 pub mod cmd;
+pub mod compress;
 pub mod config;
+pub mod context;
 pub mod hook;
 pub mod install;
 pub mod paths;

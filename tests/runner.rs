@@ -5,6 +5,8 @@ mod common;
 
 mod test_bad_input;
 mod test_claim;
+mod test_compress;
 mod test_concurrency;
+mod test_context;
 mod test_conventions;
 mod test_incremental;

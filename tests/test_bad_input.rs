@@ -95,7 +95,12 @@ fn missing_transcript_file_fails_open_with_one_line() {
     start["transcript_path"] = json!("/nonexistent/transcript.jsonl");
     let r = p.hook(&start);
     assert_eq!(r.code, 0);
-    assert_eq!(r.stdout.trim(), "");
+    assert!(
+        r.additional_context()
+            .starts_with("---\n[nagger] When you finish, write your report to"),
+        "only the report instruction: {}",
+        r.stdout
+    );
     assert_eq!(r.stderr.trim().lines().count(), 1, "{}", r.stderr);
     assert!(
         r.stderr.contains("/nonexistent/transcript.jsonl"),

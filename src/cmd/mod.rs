@@ -1,10 +1,12 @@
 //! One file per command; `main` maps their errors to exit codes.
 
 mod agents;
+mod context;
 mod gc;
 mod hook;
 mod install;
 mod sessions;
+mod task;
 
 use crate::cli::{Cli, Command};
 use crate::paths::Env;
@@ -53,6 +55,8 @@ pub fn run(command: Command, env: &Env) -> CommandResult {
         Command::Gc => gc::run(env),
         Command::Install(args) => install::install(env, &args),
         Command::Uninstall(args) => install::uninstall(env, &args),
+        Command::Context(args) => context::run(env, &args),
+        Command::Task(command) => task::run(env, command),
     }
 }
 

@@ -1,7 +1,9 @@
-//! PostToolUse: usage counts (tools, skills, subagent types).
+//! PostToolUse: file changes for the shared context (Edit, Write, MultiEdit,
+//! NotebookEdit) and usage counts (tools, skills, subagent types).
 
 use super::event::ToolCall;
 use super::{Ctx, Outcome, identify};
+use crate::context::project_relative;
 
 pub fn handle(ctx: &Ctx<'_>, call: &ToolCall) -> anyhow::Result<Outcome> {
     if ctx.common.agent_id.is_some() {
@@ -9,11 +11,28 @@ pub fn handle(ctx: &Ctx<'_>, call: &ToolCall) -> anyhow::Result<Outcome> {
     }
     let mut counted = vec![("tool", call.tool_name.as_str())];
     let field = |name: &str| call.tool_input.get(name).and_then(|v| v.as_str());
+    let mut changed = None;
     match call.tool_name.as_str() {
         "Skill" => counted.extend(field("skill").or(field("command")).map(|s| ("skill", s))),
         "Agent" | "Task" => counted.extend(field("subagent_type").map(|s| ("subagent_type", s))),
+        "Edit" | "Write" | "MultiEdit" => changed = field("file_path"),
+        "NotebookEdit" => changed = field("notebook_path").or(field("file_path")),
         _ => {}
     }
     ctx.db.usage().count(&ctx.common.session_id, &counted)?;
-    Ok(Outcome::silent().detail("tool", call.tool_name.as_str()))
+    let mut outcome = Outcome::silent().detail("tool", call.tool_name.as_str());
+    if let Some(path) = changed.filter(|p| !p.trim().is_empty()) {
+        // Without agent_id (Claude Code before 2.1.69) the writer is not known: it is
+        // recorded as the main agent's.
+        let agent = ctx.common.agent_id.as_deref().unwrap_or("");
+        let path = project_relative(ctx.project_root, path);
+        ctx.db.context().record_file_change(
+            &ctx.common.session_id,
+            agent,
+            &path,
+            &call.tool_name,
+        )?;
+        outcome = outcome.detail("file_changed", path);
+    }
+    Ok(outcome)
 }

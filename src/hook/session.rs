@@ -1,7 +1,10 @@
-//! SessionStart and SessionEnd: the session's lifecycle, retention, compaction.
+//! SessionStart and SessionEnd: the session's lifecycle, retention, compaction
+//! (the main agent gets the session's shared-context digest back), and the
+//! session's `_summary.md` and metrics when it ends.
 
 use super::wire::HookOutput;
 use super::{Ctx, Outcome, pre_tool_use};
+use crate::context;
 use serde_json::json;
 
 const HOUR_MS: i64 = 3_600_000;
@@ -20,9 +23,15 @@ pub fn start(ctx: &Ctx<'_>, source: &str) -> anyhow::Result<Outcome> {
         ctx.config.log.retention_days as i64 * 24 * HOUR_MS,
     )?;
     let purged_rows: usize = purged.iter().map(|(_, n)| n).sum();
+    let ttl = std::time::Duration::from_secs(ctx.config.context.ttl_hours * 3600);
+    let purged_dirs = context::purge_report_dirs(ctx.project_root, ttl).unwrap_or_else(|e| {
+        ctx.warn(format!("cannot purge old report folders: {e}"));
+        0
+    });
     let mut outcome = Outcome::silent()
         .detail("source", source)
-        .detail("purged_rows", purged_rows);
+        .detail("purged_rows", purged_rows)
+        .detail("purged_report_dirs", purged_dirs);
 
     let mut sections = Vec::new();
     if source == "compact" {
@@ -32,6 +41,14 @@ pub fn start(ctx: &Ctx<'_>, source: &str) -> anyhow::Result<Outcome> {
         outcome = outcome
             .detail("compaction", count)
             .detail("markers_expired", expired);
+        // The summary replaced what the subagents reported: give it back.
+        let injection = context::for_main(ctx.db, ctx.config, session)?;
+        outcome = outcome
+            .detail("digest_entries", injection.digest.entries.len())
+            .detail("digest_chars", injection.digest.text.chars().count());
+        if !injection.text.is_empty() {
+            sections.push(injection.text);
+        }
     }
     if !ctx.config_present {
         sections.push(
@@ -55,7 +72,28 @@ pub fn end(ctx: &Ctx<'_>, reason: Option<&str>) -> anyhow::Result<Outcome> {
     let metrics = session_metrics(ctx)?;
     let mut outcome = Outcome::silent().detail("reason", reason);
     outcome.details.insert("metrics".into(), metrics);
+    if ctx.config.context.enabled {
+        match write_summary(ctx) {
+            Ok(path) => outcome = outcome.detail("summary", path.display().to_string()),
+            Err(e) => ctx.warn(format!("cannot write the session summary: {e:#}")),
+        }
+    }
     Ok(outcome)
+}
+
+/// Most entries `_summary.md` lists.
+const SUMMARY_ENTRIES: usize = 200;
+
+/// `.claude-nagger/context/<session>/_summary.md`: every result of the session.
+fn write_summary(ctx: &Ctx<'_>) -> anyhow::Result<std::path::PathBuf> {
+    let session = &ctx.common.session_id;
+    let repo = ctx.db.context();
+    let mut entries = repo.session_results(session, None, None, SUMMARY_ENTRIES)?;
+    entries.reverse();
+    let files = repo.files_changed(session, None, SUMMARY_ENTRIES)?;
+    let now = chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string();
+    let text = context::session_summary(session, &entries, &files, &now);
+    Ok(context::write_summary(ctx.project_root, session, &text)?)
 }
 
 /// Agents, blocks and context size of the session, for its SessionEnd row.
@@ -80,8 +118,12 @@ fn session_metrics(ctx: &Ctx<'_>) -> anyhow::Result<serde_json::Value> {
         .info(session)?
         .map(|i| i.compactions)
         .unwrap_or(0);
+    let context_entries = ctx.db.context().session_count(session)?;
+    let files_changed = ctx.db.context().file_change_count(session)?;
     Ok(json!({
         "agents": agents,
+        "context_entries": context_entries,
+        "files_changed": files_changed,
         "agent_tokens": agent_tokens,
         "hook_runs": runs,
         "denies": denies,

@@ -1,10 +1,11 @@
 //! SubagentStart (Phase 1): register the agent, bring the spawns up to date from
 //! the parent transcript, match the agent to its spawn (its role), and hand it
-//! what it should know from the start.
+//! what it should know from the start: its conventions (delivery = "context"),
+//! the shared-context digest and where to write its report.
 
 use super::wire::HookOutput;
 use super::{Ctx, Outcome, spawns};
-use crate::config::Delivery;
+use crate::context::{self, Audience};
 use crate::roles;
 
 pub fn handle(ctx: &Ctx<'_>, agent_id: &str, agent_type: &str) -> anyhow::Result<Outcome> {
@@ -21,20 +22,29 @@ pub fn handle(ctx: &Ctx<'_>, agent_id: &str, agent_type: &str) -> anyhow::Result
         fallback.as_deref(),
     )?;
 
-    let mut sections = Vec::new();
-    if let Some((_, role)) = ctx
-        .config
-        .role_conventions(matched.role.as_deref(), agent_type)
-        && role.delivery.unwrap_or(ctx.config.session.delivery) == Delivery::Context
+    let report = context::report_path(ctx.project_root, session, agent_type, agent_id);
+    if ctx.config.context.enabled
+        && let Err(e) = context::ensure_session_dir(ctx.project_root, session)
     {
-        sections.push(format!("[nagger] {}", role.message().render()));
+        ctx.warn(format!("cannot prepare the report folder: {e}"));
     }
-    let mut outcome = if sections.is_empty() {
+    let injection = context::for_subagent(
+        ctx.db,
+        ctx.config,
+        &Audience::Subagent {
+            session_id: session,
+            agent_id: Some(agent_id),
+            agent_type,
+            role: matched.role.as_deref(),
+        },
+        &report.display().to_string(),
+    )?;
+    let mut outcome = if injection.text.is_empty() {
         Outcome::silent()
     } else {
         Outcome::with(HookOutput::Context {
             event: "SubagentStart",
-            text: sections.join("\n\n"),
+            text: injection.text.clone(),
         })
     };
     outcome.agent_id = Some(agent_id.to_string());
@@ -45,5 +55,8 @@ pub fn handle(ctx: &Ctx<'_>, agent_id: &str, agent_type: &str) -> anyhow::Result
         .detail("spawn_id", matched.spawn_id)
         .detail("displaced", matched.displaced.clone())
         .detail("new_spawns", sync.new_spawns)
-        .detail("bytes_scanned", sync.bytes_read))
+        .detail("bytes_scanned", sync.bytes_read)
+        .detail("digest_entries", injection.digest.entries.len())
+        .detail("digest_tasks", injection.digest.tasks.len())
+        .detail("digest_chars", injection.digest.text.chars().count()))
 }

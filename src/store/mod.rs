@@ -2,11 +2,15 @@
 //! It sets the pragmas every connection needs, applies the embedded migrations
 //! (serialised across processes) and quarantines a database that is not one.
 
+mod context;
 mod hook_log;
 mod sessions;
 mod subagents;
 mod usage;
 
+pub use context::{
+    ContextEntry, ContextRepository, FileChange, NewContextEntry, TaskDone, TaskRecord,
+};
 pub use hook_log::{HookLogRecord, HookLogRepository, NewHookLog};
 pub use sessions::{Marker, SessionInfo, SessionRecord, SessionRepository};
 pub use subagents::{
@@ -145,6 +149,10 @@ impl NaggerStateDB {
 
     pub fn usage(&self) -> UsageRepository<'_> {
         UsageRepository::new(&self.conn)
+    }
+
+    pub fn context(&self) -> ContextRepository<'_> {
+        ContextRepository::new(&self.conn)
     }
 
     /// A pool of connections for long-running or multi-threaded users (benches, demo,

@@ -310,6 +310,10 @@ impl<'c> SessionRepository<'c> {
                 "DELETE FROM usage_counts WHERE session_id IN (SELECT session_id FROM temp.purge_sessions) OR updated_at < ?1",
             ),
             (
+                "file_changes",
+                "DELETE FROM file_changes WHERE session_id IN (SELECT session_id FROM temp.purge_sessions) OR last_at < ?1",
+            ),
+            (
                 "session_info",
                 "DELETE FROM session_info WHERE session_id IN (SELECT session_id FROM temp.purge_sessions) OR last_seen_at < ?1",
             ),
@@ -326,6 +330,10 @@ impl<'c> SessionRepository<'c> {
             (
                 "context_entries",
                 "DELETE FROM context_entries WHERE created_at < ?1",
+            ),
+            (
+                "tasks",
+                "DELETE FROM tasks WHERE status = 'done' AND done_at < ?1",
             ),
         ] {
             removed.push((table, tx.execute(sql, [log_cutoff])?));

@@ -1,0 +1,81 @@
+//! `nagger task`: tasks assigned to roles, the last stage of the shared-context
+//! digest (new agents of the role are told about open ones).
+
+use super::{CommandError, CommandResult, age, open_db, table};
+use crate::cli::TaskCommand;
+use crate::config::LoadedConfig;
+use crate::context;
+use crate::paths::{self, Env};
+use crate::store::TaskDone;
+use serde_json::json;
+
+pub fn run(env: &Env, command: TaskCommand) -> CommandResult {
+    let db = open_db(env)?;
+    let repo = db.context();
+    match command {
+        TaskCommand::Add {
+            role,
+            title,
+            description,
+        } => {
+            if title.trim().is_empty() {
+                return Err(anyhow::anyhow!("a task needs a title").into());
+            }
+            let root = env.project_root(None);
+            let config = LoadedConfig::load(&paths::config_path(&root)).config;
+            // Stored under the role agents resolve to, so `coder-2` reaches coders.
+            let role = context::role_for(&config, role.trim());
+            let description = description.filter(|d| !d.trim().is_empty());
+            let id = repo
+                .add_task(&role, title.trim(), description.as_deref())
+                .map_err(anyhow::Error::from)?;
+            println!("task #{id} added for {role}");
+        }
+        TaskCommand::List { all, json } => {
+            let tasks = repo.tasks(all).map_err(anyhow::Error::from)?;
+            if json {
+                let items: Vec<_> = tasks
+                    .iter()
+                    .map(|t| {
+                        json!({
+                            "id": t.id, "role": t.role, "title": t.title,
+                            "description": t.description, "status": t.status,
+                            "created_at": t.created_at, "done_at": t.done_at,
+                        })
+                    })
+                    .collect();
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&items).map_err(anyhow::Error::from)?
+                );
+            } else if tasks.is_empty() {
+                println!("no {}tasks", if all { "" } else { "open " });
+            } else {
+                let rows: Vec<Vec<String>> = tasks
+                    .iter()
+                    .map(|t| {
+                        vec![
+                            format!("#{}", t.id),
+                            t.role.clone(),
+                            t.status.clone(),
+                            age(t.created_at),
+                            t.title.clone(),
+                        ]
+                    })
+                    .collect();
+                println!(
+                    "{}",
+                    table(&["ID", "ROLE", "STATUS", "AGE", "TITLE"], &rows)
+                );
+            }
+        }
+        TaskCommand::Done { id } => match repo.finish_task(id).map_err(anyhow::Error::from)? {
+            TaskDone::Done => println!("task #{id} done"),
+            TaskDone::AlreadyDone => println!("task #{id} was already done"),
+            TaskDone::Missing => {
+                return Err(CommandError::Problems(format!("no task #{id}")));
+            }
+        },
+    }
+    Ok(())
+}
