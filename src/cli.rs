@@ -31,6 +31,8 @@ pub enum Command {
     Install(InstallArgs),
     /// Remove exactly nagger's hook entries from the settings file
     Uninstall(InstallArgs),
+    /// Dry run: which rules and guards fire for a tool call (no state change)
+    Check(CheckArgs),
     /// Print exactly the shared context a new agent of a role would receive now
     Context(ContextArgs),
     /// Tasks assigned to roles: new agents of the role are told about open ones
@@ -101,6 +103,31 @@ pub struct AgentsArgs {
     /// Include finished agents (subagent_history)
     #[arg(long)]
     pub all: bool,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+#[command(group(clap::ArgGroup::new("what").args(["command", "file", "input"]).required(true)))]
+pub struct CheckArgs {
+    /// Tool name, e.g. Bash, Edit, mcp__redmine__update_issue
+    #[arg(long, default_value = "Bash")]
+    pub tool: String,
+    /// Shell command (Bash)
+    #[arg(long)]
+    pub command: Option<String>,
+    /// File path (Edit/Write/Read)
+    #[arg(long)]
+    pub file: Option<String>,
+    /// Whole tool_input as JSON
+    #[arg(long, value_name = "JSON")]
+    pub input: Option<String>,
+    /// Check as a subagent of this role (default: the main agent)
+    #[arg(long)]
+    pub role: Option<String>,
+    /// Permission mode to assume (default, dontAsk, bypassPermissions, ...)
+    #[arg(long, default_value = "default")]
+    pub mode: String,
     #[arg(long)]
     pub json: bool,
 }

@@ -317,7 +317,13 @@ impl Config {
                 problems.push((key.into(), format!("bad glob {pattern:?}: {e}")));
             }
         }
-        problems.extend(self.rules.validate());
+        problems.extend(
+            self.rules
+                .validate()
+                .into_iter()
+                .chain(self.guard.validate())
+                .map(|e| (rule_error_key(&e), e.to_string())),
+        );
         problems
     }
 
@@ -338,6 +344,23 @@ impl Config {
             .get("default")
             .filter(|rc| rc.enabled && !rc.text.trim().is_empty())
             .map(|rc| ("default", rc))
+    }
+}
+
+/// The dotted key a rule problem is about, e.g. `rules.file[views].patterns`.
+fn rule_error_key(e: &crate::rules::RuleError) -> String {
+    use crate::rules::RuleError;
+    match e {
+        RuleError::EmptyName { table, index } => format!("{table}[{index}].name"),
+        RuleError::DuplicateName { table, name } => format!("{table}[{name}].name"),
+        RuleError::BadGlob {
+            table, rule, key, ..
+        }
+        | RuleError::BadRegex {
+            table, rule, key, ..
+        } => {
+            format!("{table}[{rule}].{key}")
+        }
     }
 }
 

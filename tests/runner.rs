@@ -10,3 +10,5 @@ mod test_concurrency;
 mod test_context;
 mod test_conventions;
 mod test_incremental;
+mod test_install;
+mod test_rules;

@@ -1,6 +1,7 @@
 //! One file per command; `main` maps their errors to exit codes.
 
 mod agents;
+mod check;
 mod context;
 mod gc;
 mod hook;
@@ -53,6 +54,7 @@ pub fn run(command: Command, env: &Env) -> CommandResult {
         Command::Agents(args) => agents::run(env, &args),
         Command::Sessions(args) => sessions::run(env, args.json),
         Command::Gc => gc::run(env),
+        Command::Check(args) => check::run(env, &args),
         Command::Install(args) => install::install(env, &args),
         Command::Uninstall(args) => install::uninstall(env, &args),
         Command::Context(args) => context::run(env, &args),

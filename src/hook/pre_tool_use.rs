@@ -1,13 +1,15 @@
 //! PreToolUse (Phase 2): identify the caller, deliver startup conventions once,
-//! and answer with one combined decision.
+//! check the rules and the guard, and answer with one combined decision.
 
 use super::event::ToolCall;
 use super::identify::{self, Caller};
 use super::wire::{HookOutput, PermissionDecision};
 use super::{Ctx, Outcome};
 use crate::config::Delivery;
-use crate::store::Marker;
+use crate::rules::{self, Decision, MatchContext, PermissionMode, RuleMatch, RuleSet, Severity};
+use crate::store::{Marker, NewRuleHit};
 use crate::transcript;
+use std::cell::OnceCell;
 use std::path::Path;
 
 /// The processed marker of the main agent's session conventions.
@@ -49,8 +51,11 @@ impl Answer {
     }
 }
 
-pub fn handle(ctx: &Ctx<'_>, _call: &ToolCall) -> anyhow::Result<Outcome> {
+pub fn handle(ctx: &Ctx<'_>, call: &ToolCall) -> anyhow::Result<Outcome> {
     let caller = identify::identify(ctx)?;
+    // Read from the transcript at most once, and only if something needs it.
+    let tokens = OnceCell::new();
+    let current_tokens = || *tokens.get_or_init(|| context_tokens(ctx));
     let mode = ctx.permission_mode();
     let nagging = mode != "bypassPermissions";
     // dontAsk: whatever would stop the call to nag becomes a warning instead.
@@ -87,7 +92,7 @@ pub fn handle(ctx: &Ctx<'_>, _call: &ToolCall) -> anyhow::Result<Outcome> {
                     &ctx.common.session_id,
                     SESSION_CONVENTIONS,
                     session.token_threshold as i64,
-                    || context_tokens(ctx),
+                    current_tokens,
                 )?;
                 let message = match due {
                     Marker::First => Some((&session.first_time, "session.first_time")),
@@ -111,7 +116,20 @@ pub fn handle(ctx: &Ctx<'_>, _call: &ToolCall) -> anyhow::Result<Outcome> {
         _ => {}
     }
 
+    let fired = check_rules(ctx, call, &caller, &current_tokens)?;
+    if let Some(verdict) = rules::combine(&fired, PermissionMode::from(mode)) {
+        match verdict.decision {
+            Decision::Deny => answer.deny.push(verdict.reason),
+            Decision::Ask => answer.ask.push(verdict.reason),
+            Decision::Context => answer.context.push(verdict.reason),
+        }
+    }
+
     let mut outcome = Outcome::with(answer.into_output());
+    if !fired.is_empty() {
+        let names: Vec<&str> = fired.iter().map(|m| m.name.as_str()).collect();
+        outcome = outcome.detail("rules", names);
+    }
     match &caller {
         Caller::Main => outcome = outcome.detail("caller", "main"),
         Caller::Subagent {
@@ -132,6 +150,96 @@ pub fn handle(ctx: &Ctx<'_>, _call: &ToolCall) -> anyhow::Result<Outcome> {
         outcome = outcome.detail("conventions", key);
     }
     Ok(outcome)
+}
+
+/// The rules and guard checks that fire for this call and are due: deny every
+/// time; block, ask and warn once per session per rule, again after the context
+/// grew by the rule's token_threshold (else the session's) or after a compaction.
+/// Each one that fires is recorded in rule_hits.
+fn check_rules(
+    ctx: &Ctx<'_>,
+    call: &ToolCall,
+    caller: &Caller,
+    current_tokens: &dyn Fn() -> i64,
+) -> anyhow::Result<Vec<RuleMatch>> {
+    let config = ctx.config;
+    let set = match RuleSet::compile(&config.rules, &config.guard) {
+        Ok(set) => set,
+        Err(e) => {
+            ctx.warn(format!("rules skipped: {e}"));
+            return Ok(Vec::new());
+        }
+    };
+    let (is_leader, role, agent_type) = match caller {
+        Caller::Main => (true, None, None),
+        Caller::Subagent { record, .. } => (
+            false,
+            record.role.as_deref(),
+            Some(record.agent_type.as_str()),
+        ),
+    };
+    let matches = set.evaluate(
+        &rules::ToolCall {
+            tool_name: &call.tool_name,
+            tool_input: &call.tool_input,
+        },
+        &MatchContext {
+            project_root: ctx.project_root,
+            is_leader,
+            role,
+            agent_type,
+        },
+    );
+    if matches.is_empty() {
+        return Ok(matches);
+    }
+    let bypass = ctx.permission_mode() == "bypassPermissions";
+    let sessions = ctx.db.sessions();
+    let mut due = Vec::with_capacity(matches.len());
+    for m in matches {
+        if m.severity != Severity::Deny {
+            if bypass {
+                continue;
+            }
+            let threshold = m.token_threshold.unwrap_or(config.session.token_threshold);
+            let marker = format!("rule:{}:{}", m.kind.as_str(), m.name);
+            let shown = sessions.take_due(
+                &ctx.common.session_id,
+                &marker,
+                threshold as i64,
+                current_tokens,
+            )?;
+            if shown == Marker::Current {
+                continue;
+            }
+        }
+        due.push(m);
+    }
+    let agent_id = match caller {
+        Caller::Main => None,
+        Caller::Subagent { record, .. } => Some(record.agent_id.as_str()),
+    };
+    let hits = ctx.db.rule_hits();
+    for m in &due {
+        hits.record(&NewRuleHit {
+            session_id: &ctx.common.session_id,
+            agent_id,
+            rule_name: &m.name,
+            rule_kind: m.kind.as_str(),
+            severity: m.severity.as_str(),
+            tokens: tokens_if_known(m, current_tokens),
+        })?;
+    }
+    Ok(due)
+}
+
+/// Deny rules never needed the context size; do not read the transcript for them.
+fn tokens_if_known(m: &RuleMatch, current_tokens: &dyn Fn() -> i64) -> i64 {
+    if m.severity == Severity::Deny {
+        0
+    } else {
+        current_tokens()
+    }
 }
 
 /// The main agent's current context size, 0 when unknown.

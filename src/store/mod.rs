@@ -4,6 +4,7 @@
 
 mod context;
 mod hook_log;
+mod rule_hits;
 mod sessions;
 mod subagents;
 mod usage;
@@ -12,6 +13,7 @@ pub use context::{
     ContextEntry, ContextRepository, FileChange, NewContextEntry, TaskDone, TaskRecord,
 };
 pub use hook_log::{HookLogRecord, HookLogRepository, NewHookLog};
+pub use rule_hits::{NewRuleHit, RuleHitRepository};
 pub use sessions::{Marker, SessionInfo, SessionRecord, SessionRepository};
 pub use subagents::{
     HistoryRecord, MatchOutcome, RoleSource, SpawnRow, SubagentRecord, SubagentRepository,
@@ -145,6 +147,10 @@ impl NaggerStateDB {
 
     pub fn hook_log(&self) -> HookLogRepository<'_> {
         HookLogRepository::new(&self.conn)
+    }
+
+    pub fn rule_hits(&self) -> RuleHitRepository<'_> {
+        RuleHitRepository::new(&self.conn)
     }
 
     pub fn usage(&self) -> UsageRepository<'_> {

@@ -1,0 +1,367 @@
+//! The `[rules]` and `[guard]` tables of `.claude-nagger/config.toml` as they are written.
+//! Every key is optional and unknown keys are refused, so a typo is reported instead of
+//! silently turning a rule off. `validate` checks what serde cannot: globs, regexes, names.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::RuleError;
+
+/// How hard a matching rule pushes back. Ordered from mildest to hardest.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Deserialize, Serialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Allow the call and show the message.
+    Warn,
+    /// Let the user decide.
+    Ask,
+    /// Refuse once per session per rule; re-armed by token growth.
+    #[default]
+    Block,
+    /// Refuse every time.
+    Deny,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Warn => "warn",
+            Severity::Ask => "ask",
+            Severity::Block => "block",
+            Severity::Deny => "deny",
+        }
+    }
+}
+
+/// The `[rules]` table.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RulesConfig {
+    pub file: Vec<FileRule>,
+    pub command: Vec<CommandRule>,
+    pub tool: Vec<ToolRule>,
+}
+
+/// A rule matched by globs: on file paths (`[[rules.file]]`) or on normalised simple
+/// commands (`[[rules.command]]`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PatternRule {
+    pub name: String,
+    pub patterns: Vec<String>,
+    pub exclude: Vec<String>,
+    pub severity: Severity,
+    pub token_threshold: Option<u64>,
+    pub scope: Vec<String>,
+    pub message: String,
+}
+
+/// `[[rules.file]]`: globs on the path relative to the project root.
+pub type FileRule = PatternRule;
+/// `[[rules.command]]`: globs on each normalised simple command of a Bash call.
+pub type CommandRule = PatternRule;
+
+/// `[[rules.tool]]`: a regex on `tool_name` and regexes on `tool_input` fields.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ToolRule {
+    pub name: String,
+    /// Regex that must match the whole `tool_name`; empty matches every tool.
+    pub tool: String,
+    /// `tool_input` field (dotted for nested objects) → regex searched in its value.
+    pub input: BTreeMap<String, String>,
+    pub severity: Severity,
+    pub token_threshold: Option<u64>,
+    pub scope: Vec<String>,
+    pub message: String,
+}
+
+/// The `[guard]` table.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct GuardConfig {
+    /// Off turns the whole guard off, built-in checks and `deny` alike.
+    pub enabled: bool,
+    /// Globs on normalised simple commands that the guard never denies.
+    pub allow: Vec<String>,
+    /// Extra globs on normalised simple commands that the guard denies.
+    pub deny: Vec<String>,
+}
+
+impl Default for GuardConfig {
+    fn default() -> Self {
+        GuardConfig {
+            enabled: true,
+            allow: Vec::new(),
+            deny: Vec::new(),
+        }
+    }
+}
+
+impl RulesConfig {
+    /// Every problem in the rules, each naming its table, rule and key. Builds every glob
+    /// and regex, so it is for loading and `doctor`, not for each hook run.
+    pub fn validate(&self) -> Vec<RuleError> {
+        let mut problems = Vec::new();
+        check_pattern_rules("rules.file", &self.file, true, &mut problems);
+        check_pattern_rules("rules.command", &self.command, false, &mut problems);
+        check_names(
+            "rules.tool",
+            self.tool.iter().map(|r| r.name.as_str()),
+            &mut problems,
+        );
+        for rule in &self.tool {
+            if let Err(source) = super::tool::compile_tool_regex(&rule.tool) {
+                problems.push(RuleError::BadRegex {
+                    table: "rules.tool",
+                    rule: rule.name.clone(),
+                    key: "tool".into(),
+                    pattern: rule.tool.clone(),
+                    source: Box::new(source),
+                });
+            }
+            for (field, re) in &rule.input {
+                if let Err(source) = regex::Regex::new(re) {
+                    problems.push(RuleError::BadRegex {
+                        table: "rules.tool",
+                        rule: rule.name.clone(),
+                        key: format!("input.{field}"),
+                        pattern: re.clone(),
+                        source: Box::new(source),
+                    });
+                }
+            }
+        }
+        problems
+    }
+}
+
+impl GuardConfig {
+    /// Every bad glob in `allow` and `deny`.
+    pub fn validate(&self) -> Vec<RuleError> {
+        let mut problems = Vec::new();
+        for (key, list) in [("allow", &self.allow), ("deny", &self.deny)] {
+            for (i, pattern) in list.iter().enumerate() {
+                if let Err(source) = super::build_glob(pattern, false) {
+                    problems.push(RuleError::BadGlob {
+                        table: "guard",
+                        rule: String::new(),
+                        key: format!("{key}[{i}]"),
+                        pattern: pattern.clone(),
+                        source: Box::new(source),
+                    });
+                }
+            }
+        }
+        problems
+    }
+}
+
+fn check_pattern_rules(
+    table: &'static str,
+    rules: &[PatternRule],
+    literal_separator: bool,
+    problems: &mut Vec<RuleError>,
+) {
+    check_names(table, rules.iter().map(|r| r.name.as_str()), problems);
+    for rule in rules {
+        for (key, list) in [("patterns", &rule.patterns), ("exclude", &rule.exclude)] {
+            for (i, pattern) in list.iter().enumerate() {
+                if let Err(source) = super::build_glob(pattern, literal_separator) {
+                    problems.push(RuleError::BadGlob {
+                        table,
+                        rule: rule.name.clone(),
+                        key: format!("{key}[{i}]"),
+                        pattern: pattern.clone(),
+                        source: Box::new(source),
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// Names identify a rule in the once-per-session bookkeeping, so they must be set and
+/// unique within their table. Sorting beats hashing at config sizes.
+pub(super) fn check_names<'a>(
+    table: &'static str,
+    names: impl Iterator<Item = &'a str>,
+    problems: &mut Vec<RuleError>,
+) {
+    let mut sorted = Vec::new();
+    for (index, name) in names.enumerate() {
+        if name.trim().is_empty() {
+            problems.push(RuleError::EmptyName { table, index });
+        } else {
+            sorted.push(name);
+        }
+    }
+    sorted.sort_unstable();
+    let mut reported: Option<&str> = None;
+    for pair in sorted.windows(2) {
+        if pair[0] == pair[1] && reported != Some(pair[0]) {
+            reported = Some(pair[0]);
+            problems.push(RuleError::DuplicateName {
+                table,
+                name: pair[0].to_owned(),
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The `[rules]` and `[guard]` part of SPEC §5, verbatim, inside the rest of the file.
+    const SPEC_EXAMPLE: &str = r#"
+[session]
+enabled = true
+
+[[rules.file]]
+name = "views"
+patterns = ["**/app/views/**/*.erb"]
+exclude = ["**/vendor/**"]
+severity = "block"             # deny | block | ask | warn
+token_threshold = 35000
+scope = []                     # [] everyone; "leader"; role names
+message = "Views follow docs/views.md."
+
+[[rules.command]]
+name = "push"
+patterns = ["git push*"]       # glob on each simple command, normalised
+severity = "ask"
+message = "Pushing needs a green CI."
+
+[[rules.tool]]
+name = "ticket writes"
+tool = "mcp__redmine__.*"      # regex on tool_name
+input = { status = "^closed$" } # regexes on tool_input fields, all must match
+severity = "block"
+message = "Close tickets only after review."
+
+[guard]
+enabled = true
+allow = ["rm -rf ./target"]    # exemptions (glob)
+deny = ["terraform destroy*"]  # extra deny patterns (glob)
+
+[log]
+retention_days = 30
+"#;
+
+    #[derive(Deserialize)]
+    struct Whole {
+        #[serde(default)]
+        rules: RulesConfig,
+        #[serde(default)]
+        guard: GuardConfig,
+    }
+
+    #[test]
+    fn spec_example_loads_with_its_meanings() {
+        let whole: Whole = toml::from_str(SPEC_EXAMPLE).expect("SPEC §5 example must load");
+        let rules = whole.rules;
+        assert_eq!(
+            rules.file,
+            vec![FileRule {
+                name: "views".into(),
+                patterns: vec!["**/app/views/**/*.erb".into()],
+                exclude: vec!["**/vendor/**".into()],
+                severity: Severity::Block,
+                token_threshold: Some(35000),
+                scope: vec![],
+                message: "Views follow docs/views.md.".into(),
+            }]
+        );
+        assert_eq!(rules.command[0].name, "push");
+        assert_eq!(rules.command[0].patterns, vec!["git push*"]);
+        assert_eq!(rules.command[0].severity, Severity::Ask);
+        assert_eq!(rules.command[0].token_threshold, None);
+        assert_eq!(rules.tool[0].tool, "mcp__redmine__.*");
+        assert_eq!(rules.tool[0].input["status"], "^closed$");
+        assert_eq!(rules.tool[0].severity, Severity::Block);
+        assert!(whole.guard.enabled);
+        assert_eq!(whole.guard.allow, vec!["rm -rf ./target"]);
+        assert_eq!(whole.guard.deny, vec!["terraform destroy*"]);
+        assert!(rules.validate().is_empty());
+        assert!(whole.guard.validate().is_empty());
+    }
+
+    #[test]
+    fn every_key_is_optional() {
+        let whole: Whole = toml::from_str("[[rules.file]]\n[guard]\n").expect("empty tables load");
+        assert_eq!(whole.rules.file[0], FileRule::default());
+        assert_eq!(whole.rules.file[0].severity, Severity::Block);
+        assert!(whole.guard.enabled, "guard is on by default");
+        let whole: Whole = toml::from_str("").expect("empty file loads");
+        assert!(whole.guard.enabled);
+    }
+
+    #[test]
+    fn unknown_keys_are_refused() {
+        let err = toml::from_str::<Whole>("[[rules.file]]\nname = \"x\"\npattern = [\"a\"]\n")
+            .err()
+            .expect("misspelt key must fail");
+        assert!(err.to_string().contains("pattern"), "{err}");
+        assert!(toml::from_str::<Whole>("[guard]\nallowed = []\n").is_err());
+        assert!(toml::from_str::<Whole>("[[rules.file]]\nseverity = \"fatal\"\n").is_err());
+    }
+
+    #[test]
+    fn severity_orders_from_warn_to_deny() {
+        assert!(Severity::Warn < Severity::Ask);
+        assert!(Severity::Ask < Severity::Block);
+        assert!(Severity::Block < Severity::Deny);
+    }
+
+    #[test]
+    fn validate_names_rule_and_key_of_each_problem() {
+        let rules = RulesConfig {
+            file: vec![
+                FileRule {
+                    name: "views".into(),
+                    patterns: vec!["ok/**".into(), "bad/[".into()],
+                    ..Default::default()
+                },
+                FileRule {
+                    name: "views".into(),
+                    exclude: vec!["{a,".into()],
+                    ..Default::default()
+                },
+            ],
+            command: vec![CommandRule::default()],
+            tool: vec![ToolRule {
+                name: "t".into(),
+                tool: "mcp__(".into(),
+                input: BTreeMap::from([("status".into(), "[".into())]),
+                ..Default::default()
+            }],
+        };
+        let text: Vec<String> = rules.validate().iter().map(|e| e.to_string()).collect();
+        assert_eq!(text.len(), 6, "{text:#?}");
+        let has = |needle: &str| text.iter().any(|t| t.contains(needle));
+        assert!(
+            has("rules.file \"views\": duplicate rule name"),
+            "{text:#?}"
+        );
+        assert!(
+            has("rules.file \"views\": patterns[1] `bad/[`"),
+            "{text:#?}"
+        );
+        assert!(has("rules.file \"views\": exclude[0] `{a,`"), "{text:#?}");
+        assert!(has("rules.command: rule #0 has an empty name"), "{text:#?}");
+        assert!(has("rules.tool \"t\": tool `mcp__(`"), "{text:#?}");
+        assert!(has("rules.tool \"t\": input.status `[`"), "{text:#?}");
+
+        let guard = GuardConfig {
+            deny: vec!["ok*".into(), "[".into()],
+            ..Default::default()
+        };
+        let text: Vec<String> = guard.validate().iter().map(|e| e.to_string()).collect();
+        assert_eq!(text.len(), 1);
+        assert!(text[0].starts_with("guard: deny[1] `[`"), "{text:?}");
+    }
+}
