@@ -213,13 +213,32 @@ pub struct LoadedConfig {
     pub errors: Vec<ConfigError>,
 }
 
+/// How much of the config to check when loading it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Validation {
+    /// Syntax, types and values; patterns are compiled only when first used (and
+    /// reported then). What the hook path pays for.
+    Quick,
+    /// Also compiles every glob and regex: for `doctor` and `check`.
+    Full,
+}
+
 impl LoadedConfig {
-    /// Reads `path`. A missing file gives the defaults; an invalid one the defaults
-    /// plus its errors.
+    /// Reads `path` with quick validation. A missing file gives the defaults; an
+    /// invalid one the defaults plus its errors.
     pub fn load(path: &Path) -> LoadedConfig {
+        LoadedConfig::load_with(path, Validation::Quick)
+    }
+
+    /// Reads `path` and checks every pattern in it too.
+    pub fn load_full(path: &Path) -> LoadedConfig {
+        LoadedConfig::load_with(path, Validation::Full)
+    }
+
+    fn load_with(path: &Path, validation: Validation) -> LoadedConfig {
         match std::fs::read_to_string(path) {
             Ok(text) => {
-                let (config, errors) = match parse(&text, path) {
+                let (config, errors) = match parse_with(&text, path, validation) {
                     Ok(c) => (c, Vec::new()),
                     Err(errors) => (Config::default(), errors),
                 };
@@ -251,8 +270,12 @@ impl LoadedConfig {
     }
 }
 
-/// Parses and validates config text; `file` only labels errors.
+/// Parses and fully validates config text; `file` only labels errors.
 pub fn parse(text: &str, file: &Path) -> Result<Config, Vec<ConfigError>> {
+    parse_with(text, file, Validation::Full)
+}
+
+fn parse_with(text: &str, file: &Path, validation: Validation) -> Result<Config, Vec<ConfigError>> {
     let config: Config = toml::from_str(text).map_err(|e| {
         let (line, key) = match e.span() {
             Some(span) => locate(text, span.start),
@@ -266,7 +289,7 @@ pub fn parse(text: &str, file: &Path) -> Result<Config, Vec<ConfigError>> {
         }]
     })?;
     let errors: Vec<ConfigError> = config
-        .validate()
+        .validate(validation)
         .into_iter()
         .map(|(key, message)| ConfigError {
             file: file.to_path_buf(),
@@ -283,8 +306,9 @@ pub fn parse(text: &str, file: &Path) -> Result<Config, Vec<ConfigError>> {
 }
 
 impl Config {
-    /// Checks what serde cannot: values in range. Returns (key, problem).
-    pub fn validate(&self) -> Vec<(String, String)> {
+    /// Checks what serde cannot: values in range, and with `Validation::Full` every
+    /// glob and regex. Returns (key, problem).
+    pub fn validate(&self, validation: Validation) -> Vec<(String, String)> {
         let mut problems = Vec::new();
         if self.context.max_summary_chars == 0 {
             problems.push((
@@ -301,29 +325,31 @@ impl Config {
         if self.compress.enabled && self.compress.marker.trim().is_empty() {
             problems.push(("compress.marker".into(), "must not be empty".into()));
         }
-        for (key, pattern) in self
-            .compress
-            .types
-            .iter()
-            .map(|p| ("compress.types", p))
-            .chain(
-                self.compress
-                    .reviewer_types
-                    .iter()
-                    .map(|p| ("compress.reviewer_types", p)),
-            )
-        {
-            if let Err(e) = globset::Glob::new(pattern) {
-                problems.push((key.into(), format!("bad glob {pattern:?}: {e}")));
+        if validation == Validation::Full {
+            for (key, pattern) in self
+                .compress
+                .types
+                .iter()
+                .map(|p| ("compress.types", p))
+                .chain(
+                    self.compress
+                        .reviewer_types
+                        .iter()
+                        .map(|p| ("compress.reviewer_types", p)),
+                )
+            {
+                if let Err(e) = globset::Glob::new(pattern) {
+                    problems.push((key.into(), format!("bad glob {pattern:?}: {e}")));
+                }
             }
+            problems.extend(
+                self.rules
+                    .validate()
+                    .into_iter()
+                    .chain(self.guard.validate())
+                    .map(|e| (rule_error_key(&e), e.to_string())),
+            );
         }
-        problems.extend(
-            self.rules
-                .validate()
-                .into_iter()
-                .chain(self.guard.validate())
-                .map(|e| (rule_error_key(&e), e.to_string())),
-        );
         problems
     }
 

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 pub fn run(env: &Env, args: &CheckArgs) -> CommandResult {
     let root = env.project_root(None);
-    let loaded = LoadedConfig::load(&paths::config_path(&root));
+    let loaded = LoadedConfig::load_full(&paths::config_path(&root));
     for e in &loaded.errors {
         eprintln!("nagger: invalid config, checking with the defaults: {e}");
     }

@@ -190,6 +190,9 @@ fn check_rules(
             agent_type,
         },
     );
+    if let Some(problem) = set.problems().first() {
+        ctx.warn(format!("invalid rule pattern, it never matches: {problem}"));
+    }
     if matches.is_empty() {
         return Ok(matches);
     }
