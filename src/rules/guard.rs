@@ -228,6 +228,15 @@ fn builtin_findings(command: &SimpleCommand) -> Vec<Finding> {
             "formats a filesystem".into(),
             "Ask the user to do it.",
         ),
+        "tee" => {
+            if let Some(device) = args.iter().find(|a| is_raw_device(a)) {
+                add(
+                    "guard:device-write",
+                    format!("writes onto the device {device}"),
+                    "Ask the user to do it.",
+                );
+            }
+        }
         "dd" => {
             if let Some(device) = args
                 .iter()
@@ -506,14 +515,17 @@ fn is_downloader(name: &str) -> bool {
     matches!(name, "curl" | "wget" | "fetch" | "http" | "https" | "xh")
 }
 
-/// `$(curl …)`, `` `wget …` ``, `<(curl …)`: a substitution whose output comes from a
-/// downloader. Names the downloader.
-fn substituted_download(word: &str) -> Option<String> {
+/// `$(curl …)`, `` `wget …` ``, `<(curl …)`: a word of `command` that is a substitution
+/// whose commands include a downloader. Names the downloader.
+fn substituted_download(parsed: &Parsed, command: &SimpleCommand, word: &str) -> Option<String> {
     if !(word.starts_with("$(") || word.starts_with("<(") || word.starts_with('`')) {
         return None;
     }
-    shell::parse(word)
+    let (_, runs) = command.substitutions.iter().find(|(w, _)| w == word)?;
+    let end = runs.end.min(parsed.commands.len());
+    parsed
         .commands
+        .get(runs.start.min(end)..end)?
         .iter()
         .find(|c| is_downloader(c.name()))
         .map(|c| format!("`{}`", c.name()))
@@ -527,25 +539,22 @@ fn downloaded_program(
     parsed: &Parsed,
     allowed: &[bool],
 ) -> Option<String> {
-    let name = command.name();
-    if let Some(source) = command.argv.first().and_then(|a| substituted_download(a)) {
+    let from_word = |word: &String| substituted_download(parsed, command, word);
+    if let Some(source) = command.argv.first().and_then(from_word) {
         return Some(source);
     }
+    let name = command.name();
     let runs_code = shell::is_interpreter(name) || matches!(name, "source" | "." | "eval");
     if !runs_code {
         return None;
     }
-    if let Some(source) = command.args().iter().find_map(|a| substituted_download(a)) {
+    if let Some(source) = command.args().iter().find_map(from_word) {
         return Some(source);
     }
     if !shell::reads_program_from_stdin(&command.argv) {
         return None;
     }
-    if let Some(source) = command
-        .reads_from
-        .iter()
-        .find_map(|a| substituted_download(a))
-    {
+    if let Some(source) = command.reads_from.iter().find_map(from_word) {
         return Some(source);
     }
     parsed
@@ -714,6 +723,9 @@ mod tests {
         ("dd if=/dev/zero of=/dev/sda bs=1M", "guard:device-write"),
         ("dd if=x.img of=/dev/disk2", "guard:device-write"),
         ("cat x.img > /dev/nvme0n1", "guard:device-write"),
+        ("echo x | sudo tee /dev/sda", "guard:device-write"),
+        ("cat <<EOF\n$(rm -rf ~)\nEOF", "guard:rm-rf"),
+        ("f() { rm -rf /; }; f", "guard:rm-rf"),
         // configured deny
         ("terraform destroy", "guard:deny:terraform destroy*"),
         (
@@ -799,6 +811,9 @@ mod tests {
         "terraform plan",
         "command -v rm",
         "ls -la | wc -l",
+        "cat <<'EOF'\n$(rm -rf ~)\nEOF",
+        "cmd=(echo hi) && \"${cmd[@]}\"",
+        "ls -la /dev/sda",
     ];
 
     #[test]

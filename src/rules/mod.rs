@@ -259,6 +259,7 @@ impl<'a> RuleSet<'a> {
     /// Every rule and guard check that fires for this call, in config order, guard last.
     pub fn evaluate(&self, call: &ToolCall, ctx: &MatchContext) -> Vec<RuleMatch> {
         let mut matches = Vec::new();
+        let mut guard_matches = Vec::new();
         if !self.file.is_empty() {
             let paths = file::call_paths(call.tool_input, ctx.project_root);
             if !paths.is_empty() {
@@ -294,7 +295,7 @@ impl<'a> RuleSet<'a> {
                     matches.push(m);
                 }
             }
-            matches.extend(self.guard.check(&commands));
+            guard_matches = self.guard.check(&commands);
         }
         for rule in &self.tool {
             if in_scope(&rule.rule.scope, ctx)
@@ -303,6 +304,7 @@ impl<'a> RuleSet<'a> {
                 matches.push(m);
             }
         }
+        matches.extend(guard_matches);
         matches
     }
 

@@ -1,16 +1,23 @@
 //! Shell tokeniser for command rules and the guard: turns a Bash command line into the
 //! simple commands it would run, with wrappers (`sudo`, `env`, `xargs`, `bash -c`, `eval` …)
-//! peeled off. Nothing is expanded or executed. Any input terminates, bounded in depth
-//! and in the number of commands, and never panics.
+//! peeled off. Nothing is expanded or executed. Any input terminates without panicking,
+//! with nesting depth, command count and bytes scanned bounded; the guard refuses what
+//! went past a bound rather than trusting the part it saw.
 
 use std::fmt;
+use std::ops::Range;
 
 /// Deepest nesting of subshells, substitutions and `bash -c` scripts that is analysed.
 pub const MAX_DEPTH: usize = 16;
 /// Most simple commands collected from one command line.
 pub const MAX_COMMANDS: usize = 4096;
+/// Most bytes scanned for one command line, counting every re-scan of an unwrapped
+/// script: bounds the work on any input.
+pub const MAX_SCANNED_BYTES: usize = 1 << 20;
 /// Most wrapper prefixes peeled off one simple command.
 const MAX_PREFIXES: usize = 32;
+/// Deepest nesting of quotes and `${…}` inside one word.
+const MAX_WORD_NESTING: usize = 32;
 
 /// Where a simple command was found, when it is not at the top level of the line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -58,6 +65,9 @@ pub struct SimpleCommand {
     pub writes_to: Vec<String>,
     /// Sources of input redirections (`<file`, `< <(…)`).
     pub reads_from: Vec<String>,
+    /// Words (of argv or redirections) holding substitutions, each with the indices in
+    /// [`Parsed::commands`] of the commands its substitutions run.
+    pub substitutions: Vec<(String, Range<usize>)>,
 }
 
 impl SimpleCommand {
@@ -115,9 +125,11 @@ impl SimpleCommand {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Parsed {
     pub commands: Vec<SimpleCommand>,
-    /// Nesting went past [`MAX_DEPTH`]; deeper commands were not collected.
+    /// Nesting went past [`MAX_DEPTH`] (or quotes inside a word past their own bound);
+    /// deeper commands were not collected.
     pub too_deep: bool,
-    /// More than [`MAX_COMMANDS`] simple commands; the rest were not collected.
+    /// More than [`MAX_COMMANDS`] simple commands or [`MAX_SCANNED_BYTES`] scanned; the
+    /// rest was not collected.
     pub truncated: bool,
 }
 
@@ -562,10 +574,12 @@ fn skip_env_options(args: &[String], start: usize) -> (usize, Option<String>) {
     (j, split)
 }
 
+/// Everything found in one command line, shared by the parsers of its nested scripts.
 #[derive(Default)]
 struct Collector {
     commands: Vec<SimpleCommand>,
     next_pipeline: u32,
+    scanned: usize,
     too_deep: bool,
     truncated: bool,
 }
@@ -576,6 +590,15 @@ impl Collector {
             self.truncated = true;
         }
         self.truncated
+    }
+
+    /// Account for scanning `bytes` more; false (and truncated) past the budget.
+    fn charge(&mut self, bytes: usize) -> bool {
+        self.scanned = self.scanned.saturating_add(bytes);
+        if self.scanned > MAX_SCANNED_BYTES {
+            self.truncated = true;
+        }
+        !self.truncated
     }
 }
 
@@ -600,10 +623,14 @@ fn parse_script(src: &[u8], depth: usize, ctx: &Context, out: &mut Collector) {
         out.too_deep = true;
         return;
     }
+    if !out.charge(src.len()) {
+        return;
+    }
     let mut parser = Parser {
         s: src,
         i: 0,
         depth,
+        word_nesting: 0,
         ctx: ctx.clone(),
         out,
         pending: Vec::new(),
@@ -618,6 +645,8 @@ struct Word {
     quoted: bool,
     /// `NAME=value` with an unquoted name.
     assignment: bool,
+    /// Indices of the commands its substitutions ran.
+    runs: Range<usize>,
 }
 
 impl Word {
@@ -638,8 +667,18 @@ impl Word {
 struct Heredoc {
     delimiter: Vec<u8>,
     strip_tabs: bool,
+    /// The delimiter was unquoted, so `$(…)` and backticks in the body run.
+    expands: bool,
     /// Set when the body is the program of a shell: `bash <<EOF`.
     script_for: Option<(Context, String)>,
+}
+
+/// What a simple command carries besides its words.
+#[derive(Default)]
+struct Io {
+    writes_to: Vec<String>,
+    reads_from: Vec<String>,
+    substitutions: Vec<(String, Range<usize>)>,
 }
 
 /// Redirections and here-documents of the command being read.
@@ -647,14 +686,19 @@ struct Heredoc {
 struct Redirections {
     writes_to: Vec<String>,
     reads_from: Vec<String>,
-    heredocs: Vec<(Vec<u8>, bool)>,
+    /// Delimiter, `<<-`, and whether it was unquoted.
+    heredocs: Vec<(Vec<u8>, bool, bool)>,
     herestrings: Vec<String>,
+    /// See [`SimpleCommand::substitutions`].
+    substitutions: Vec<(String, Range<usize>)>,
 }
 
 struct Parser<'s, 'c> {
     s: &'s [u8],
     i: usize,
     depth: usize,
+    /// Quotes and `${…}` currently open inside the word being read.
+    word_nesting: usize,
     ctx: Context,
     out: &'c mut Collector,
     pending: Vec<Heredoc>,
@@ -750,12 +794,39 @@ impl Parser<'_, '_> {
                     break;
                 }
             }
+            let body = &self.s[body_start..body_end.max(body_start)];
             if let Some((ctx, shell)) = doc.script_for {
-                let body = &self.s[body_start..body_end.max(body_start)];
                 let label = format!("{shell} <<{}", String::from_utf8_lossy(&doc.delimiter));
                 let inner = ctx.within(Via::Script(label), false);
                 parse_script(body, self.depth + 1, &inner, self.out);
+            } else if doc.expands {
+                let mut text = Parser {
+                    s: body,
+                    i: 0,
+                    depth: self.depth,
+                    word_nesting: 0,
+                    ctx: self.ctx.clone(),
+                    out: self.out,
+                    pending: Vec::new(),
+                };
+                text.substitutions_only();
             }
+        }
+    }
+
+    /// Collect the commands of `$(…)` and backticks in plain text (a here-document body).
+    fn substitutions_only(&mut self) {
+        let mut scratch = Vec::new();
+        while let Some(c) = self.peek() {
+            match c {
+                b'\\' => self.i = (self.i + 2).min(self.s.len()),
+                b'$' => {
+                    self.dollar(&mut scratch, true);
+                }
+                b'`' => self.backticks(&mut scratch),
+                _ => self.i += 1,
+            }
+            scratch.clear();
         }
     }
 
@@ -772,7 +843,17 @@ impl Parser<'_, '_> {
                 Some(b'&') => break,
                 Some(b'(') => {
                     self.i += 1;
-                    self.nested(None);
+                    if words
+                        .last()
+                        .is_some_and(|w| w.assignment && w.text.ends_with(b"="))
+                    {
+                        self.array_literal();
+                    } else {
+                        // `name() { …; }` defines a function: its body runs, its name
+                        // is no command. Otherwise this is a subshell.
+                        words.clear();
+                        self.nested(None);
+                    }
                 }
                 Some(b'<' | b'>') if self.peek_at(1) != Some(b'(') => {
                     self.redirect(&mut redirections)
@@ -814,6 +895,27 @@ impl Parser<'_, '_> {
         }
         if self.peek() == Some(b')') {
             self.i += 1;
+        }
+    }
+
+    /// The words of `name=( … )` after its `(`: data, not a command.
+    fn array_literal(&mut self) {
+        loop {
+            self.skip_space(true);
+            match self.peek() {
+                None => return,
+                Some(b')') => {
+                    self.i += 1;
+                    return;
+                }
+                Some(_) => {
+                    let before = self.i;
+                    self.word();
+                    if self.i == before {
+                        self.i += 1;
+                    }
+                }
+            }
         }
     }
 
@@ -869,11 +971,22 @@ impl Parser<'_, '_> {
         }
         let target = self.word();
         match *op {
-            b"<<" | b"<<-" => redirections
-                .heredocs
-                .push((target.text, *op == b"<<-".as_slice())),
+            b"<<" | b"<<-" => {
+                let expands = !target.quoted;
+                let strip_tabs = *op == b"<<-".as_slice();
+                redirections
+                    .heredocs
+                    .push((target.text, strip_tabs, expands));
+            }
             b"<<<" => redirections.herestrings.push(target.into_string()),
-            b"<" => redirections.reads_from.push(target.into_string()),
+            b"<" => {
+                let runs = target.runs.clone();
+                let target = target.into_string();
+                if !runs.is_empty() {
+                    redirections.substitutions.push((target.clone(), runs));
+                }
+                redirections.reads_from.push(target);
+            }
             b"<&" => {}
             b">&" => {
                 let fd = target.text.iter().all(u8::is_ascii_digit) || target.text == b"-";
@@ -889,6 +1002,7 @@ impl Parser<'_, '_> {
     /// collected).
     fn word(&mut self) -> Word {
         let mut word = Word::default();
+        let first_run = self.out.commands.len();
         let mut plain = true;
         while let Some(c) = self.peek() {
             match c {
@@ -947,6 +1061,7 @@ impl Parser<'_, '_> {
                 }
             }
         }
+        word.runs = first_run..self.out.commands.len();
         word
     }
 
@@ -958,6 +1073,23 @@ impl Parser<'_, '_> {
     }
 
     fn double_quoted(&mut self, buf: &mut Vec<u8>) {
+        if self.word_nesting >= MAX_WORD_NESTING {
+            self.out.too_deep = true;
+            while let Some(c) = self.peek() {
+                self.i += if c == b'\\' { 2 } else { 1 };
+                if c == b'"' {
+                    break;
+                }
+            }
+            self.i = self.i.min(self.s.len());
+            return;
+        }
+        self.word_nesting += 1;
+        self.double_quoted_body(buf);
+        self.word_nesting -= 1;
+    }
+
+    fn double_quoted_body(&mut self, buf: &mut Vec<u8>) {
         while let Some(c) = self.peek() {
             match c {
                 b'"' => {
@@ -1025,10 +1157,29 @@ impl Parser<'_, '_> {
     fn parameter(&mut self, buf: &mut Vec<u8>) {
         let start = self.i;
         self.i += 2;
+        let flat = self.word_nesting >= MAX_WORD_NESTING;
+        if flat {
+            self.out.too_deep = true;
+        }
+        self.word_nesting += 1;
         let mut open = 1usize;
         let mut scratch = Vec::new();
         while let Some(c) = self.peek() {
             match c {
+                b'\\' => self.i = (self.i + 2).min(self.s.len()),
+                b'{' | b'}' | b'\'' | b'"' | b'$' | b'`' if flat => {
+                    self.i += 1;
+                    match c {
+                        b'{' => open += 1,
+                        b'}' => {
+                            open -= 1;
+                            if open == 0 {
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
                 b'}' => {
                     self.i += 1;
                     open -= 1;
@@ -1040,7 +1191,6 @@ impl Parser<'_, '_> {
                     self.i += 1;
                     open += 1;
                 }
-                b'\\' => self.i = (self.i + 2).min(self.s.len()),
                 b'\'' => {
                     self.i += 1;
                     self.single_quoted(&mut scratch);
@@ -1056,6 +1206,7 @@ impl Parser<'_, '_> {
                 _ => self.i += 1,
             }
         }
+        self.word_nesting -= 1;
         buf.extend_from_slice(&self.s[start..self.i]);
     }
 
@@ -1146,21 +1297,27 @@ impl Parser<'_, '_> {
             .iter()
             .take_while(|w| (!w.quoted && RESERVED.contains(&w.text.as_slice())) || w.assignment)
             .count();
+        let mut substitutions = Vec::new();
         let argv: Vec<String> = words
             .into_iter()
             .skip(skip)
-            .map(Word::into_string)
+            .map(|word| {
+                let runs = word.runs.clone();
+                let text = word.into_string();
+                if !runs.is_empty() {
+                    substitutions.push((text.clone(), runs));
+                }
+                text
+            })
             .collect();
+        substitutions.extend(redirections.substitutions);
+        let io = Io {
+            writes_to: redirections.writes_to,
+            reads_from: redirections.reads_from,
+            substitutions,
+        };
         let ctx = self.ctx.clone();
-        let shell = self.emit(
-            argv,
-            &ctx,
-            redirections.writes_to,
-            redirections.reads_from,
-            pipeline,
-            stage,
-            self.depth,
-        );
+        let shell = self.emit(argv, &ctx, io, pipeline, stage, self.depth);
         let reads_stdin_script = shell
             .as_ref()
             .filter(|_| !redirections.heredocs.is_empty() || !redirections.herestrings.is_empty());
@@ -1170,10 +1327,11 @@ impl Parser<'_, '_> {
                 parse_script(script.as_bytes(), self.depth + 1, &ctx, self.out);
             }
         }
-        for (delimiter, strip_tabs) in redirections.heredocs {
+        for (delimiter, strip_tabs, expands) in redirections.heredocs {
             self.pending.push(Heredoc {
                 delimiter,
                 strip_tabs,
+                expands,
                 script_for: reads_stdin_script.cloned(),
             });
         }
@@ -1181,13 +1339,11 @@ impl Parser<'_, '_> {
 
     /// Record one simple command and the commands it runs in turn. Returns the context
     /// and name of a shell that reads its program from stdin, for here-documents.
-    #[allow(clippy::too_many_arguments)]
     fn emit(
         &mut self,
         argv: Vec<String>,
         ctx: &Context,
-        writes_to: Vec<String>,
-        reads_from: Vec<String>,
+        io: Io,
         pipeline: u32,
         stage: u32,
         depth: usize,
@@ -1208,8 +1364,9 @@ impl Parser<'_, '_> {
             via: ctx.via.clone(),
             pipeline,
             stage,
-            writes_to,
-            reads_from,
+            writes_to: io.writes_to,
+            reads_from: io.reads_from,
+            substitutions: io.substitutions,
         };
         let name = command.name().to_owned();
         let runs_scripts =
@@ -1273,19 +1430,20 @@ impl Parser<'_, '_> {
                         .map_or(argv.len(), |p| k + p);
                     let run = argv[k..end].to_vec();
                     k = end + 1;
+                    if !self.out.charge(run.iter().map(String::len).sum()) {
+                        break;
+                    }
                     let ctx = inner(format!("find {action}"));
-                    self.emit(
-                        run,
-                        &ctx,
-                        Vec::new(),
-                        Vec::new(),
-                        pipeline,
-                        stage,
-                        depth + 1,
-                    );
+                    self.emit(run, &ctx, Io::default(), pipeline, stage, depth + 1);
                 }
             }
-            "find" => self.out.too_deep = true,
+            "find"
+                if argv
+                    .iter()
+                    .any(|a| a.starts_with("-exec") || a.starts_with("-ok")) =>
+            {
+                self.out.too_deep = true
+            }
             _ => {}
         }
         None
@@ -1447,6 +1605,20 @@ mod tests {
         assert_eq!(parsed.commands[1].origin(), " (from `bash <<EOF`)");
         assert_eq!(argvs("sh <<< 'git push -f'")[1], "git push -f");
         assert_eq!(argvs("python3 <<EOF\nimport os\nEOF"), ["python3"]);
+        assert_eq!(
+            argvs("cat <<EOF\nnow $(date) `id`\nEOF"),
+            ["cat", "date", "id"]
+        );
+        assert_eq!(argvs("cat <<'EOF'\nnow $(date)\nEOF"), ["cat"]);
+    }
+
+    #[test]
+    fn function_bodies_are_commands_and_arrays_are_data() {
+        assert_eq!(argvs("f() { rm -rf x; }; f"), ["rm -rf x", "f"]);
+        assert_eq!(
+            argvs("files=(a b $(ls)) && echo ${files[@]}"),
+            ["ls", "echo ${files[@]}"]
+        );
     }
 
     #[test]
@@ -1586,6 +1758,45 @@ mod tests {
                 let _ = (command.variants(), command.display(), command.origin());
             }
         }
+    }
+
+    #[test]
+    fn work_is_bounded_on_huge_or_twisted_input() {
+        assert!(parse(&"a ".repeat(MAX_SCANNED_BYTES)).truncated);
+        assert!(
+            parse(&"${\"".repeat(100_000)).too_deep,
+            "no stack overflow either"
+        );
+        assert!(parse(&"\"$(".repeat(100_000)).too_deep);
+        let evals = parse(&"eval ".repeat(50_000));
+        assert!(evals.too_deep || evals.truncated);
+        let finds = parse(&"find . -exec ".repeat(20_000));
+        assert!(finds.too_deep || finds.truncated);
+    }
+
+    #[test]
+    fn substitution_words_remember_the_commands_they_ran() {
+        let parsed = parse("sh -c \"$(curl -s x)\" < <(wget y)");
+        let sh = parsed
+            .commands
+            .iter()
+            .find(|c| c.name() == "sh")
+            .expect("sh");
+        let names = |(word, runs): &(String, Range<usize>)| {
+            let ran: Vec<&str> = parsed.commands[runs.clone()]
+                .iter()
+                .map(|c| c.name())
+                .collect();
+            (word.clone(), ran)
+        };
+        let found: Vec<(String, Vec<&str>)> = sh.substitutions.iter().map(names).collect();
+        assert_eq!(
+            found,
+            [
+                ("$(curl -s x)".to_owned(), vec!["curl"]),
+                ("<(wget y)".to_owned(), vec!["wget"])
+            ]
+        );
     }
 
     #[test]
