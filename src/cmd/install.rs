@@ -21,24 +21,22 @@ fn options(env: &Env, args: &InstallArgs) -> anyhow::Result<InstallOptions> {
 
 pub fn install(env: &Env, args: &InstallArgs) -> CommandResult {
     let report = install::install(&options(env, args)?).map_err(anyhow::Error::from)?;
-    if args.dry_run {
-        println!("dry run, nothing written:");
-    }
-    println!("{}", report.diff.trim_end());
-    if let Some(backup) = &report.backup {
-        println!("backup: {}", backup.display());
-    }
+    print_report(args, &report.diff, report.backup.as_deref());
     Ok(())
 }
 
 pub fn uninstall(env: &Env, args: &InstallArgs) -> CommandResult {
     let report = install::uninstall(&options(env, args)?).map_err(anyhow::Error::from)?;
+    print_report(args, &report.diff, report.backup.as_deref());
+    Ok(())
+}
+
+fn print_report(args: &InstallArgs, diff: &str, backup: Option<&std::path::Path>) {
     if args.dry_run {
         println!("dry run, nothing written:");
     }
-    println!("{}", report.diff.trim_end());
-    if let Some(backup) = &report.backup {
+    println!("{}", diff.trim_end());
+    if let Some(backup) = backup {
         println!("backup: {}", backup.display());
     }
-    Ok(())
 }

@@ -105,6 +105,18 @@ pub fn from_wire(input: HookInput) -> Result<(Common, Event), InputError> {
             tool_response: input.tool_response.clone(),
         })
     };
+    let agent_id = |event: &'static str| {
+        common.agent_id.clone().ok_or(InputError::Missing {
+            event,
+            field: "agent_id",
+        })
+    };
+    let agent_type = || {
+        common
+            .agent_type
+            .clone()
+            .unwrap_or_else(|| "unknown".to_string())
+    };
     let event = match name.as_str() {
         "SessionStart" => Event::SessionStart {
             source: non_empty(input.source).unwrap_or_else(|| "startup".to_string()),
@@ -113,24 +125,12 @@ pub fn from_wire(input: HookInput) -> Result<(Common, Event), InputError> {
             reason: non_empty(input.reason),
         },
         "SubagentStart" => Event::SubagentStart {
-            agent_id: common.agent_id.clone().ok_or(InputError::Missing {
-                event: "SubagentStart",
-                field: "agent_id",
-            })?,
-            agent_type: common
-                .agent_type
-                .clone()
-                .unwrap_or_else(|| "unknown".to_string()),
+            agent_id: agent_id("SubagentStart")?,
+            agent_type: agent_type(),
         },
         "SubagentStop" => Event::SubagentStop {
-            agent_id: common.agent_id.clone().ok_or(InputError::Missing {
-                event: "SubagentStop",
-                field: "agent_id",
-            })?,
-            agent_type: common
-                .agent_type
-                .clone()
-                .unwrap_or_else(|| "unknown".to_string()),
+            agent_id: agent_id("SubagentStop")?,
+            agent_type: agent_type(),
             agent_transcript_path: non_empty(input.agent_transcript_path),
             stop_hook_active: input.stop_hook_active.unwrap_or(false),
             last_assistant_message: input.last_assistant_message,
