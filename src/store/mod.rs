@@ -2,8 +2,10 @@
 //! It sets the pragmas every connection needs, applies the embedded migrations
 //! (serialised across processes) and quarantines a database that is not one.
 
+pub mod health;
 mod hook_log;
 mod sessions;
+pub mod stats;
 mod subagents;
 mod usage;
 
