@@ -1,10 +1,12 @@
 //! One file per command; `main` maps their errors to exit codes.
 
 mod agents;
+mod doctor;
 mod gc;
 mod hook;
 mod install;
 mod sessions;
+mod stats;
 
 use crate::cli::{Cli, Command};
 use crate::paths::Env;
@@ -51,6 +53,8 @@ pub fn run(command: Command, env: &Env) -> CommandResult {
         Command::Agents(args) => agents::run(env, &args),
         Command::Sessions(args) => sessions::run(env, args.json),
         Command::Gc => gc::run(env),
+        Command::Stats(args) => stats::run(env, &args),
+        Command::Doctor(args) => doctor::run(env, &args),
         Command::Install(args) => install::install(env, &args),
         Command::Uninstall(args) => install::uninstall(env, &args),
     }
@@ -60,6 +64,27 @@ pub fn run(command: Command, env: &Env) -> CommandResult {
 pub fn open_db(env: &Env) -> anyhow::Result<NaggerStateDB> {
     let root = env.project_root(None);
     Ok(NaggerStateDB::open(&env.db_path(&root))?)
+}
+
+/// Opens the project's database if there is one: commands that only read must not leave
+/// a new `.claude-nagger/state.db` in whatever directory they were run from.
+pub fn open_existing_db(env: &Env) -> anyhow::Result<Option<NaggerStateDB>> {
+    let path = env.db_path(&env.project_root(None));
+    if !path.try_exists()? {
+        return Ok(None);
+    }
+    Ok(Some(NaggerStateDB::open(&path)?))
+}
+
+/// Prints a command's output. A reader that went away (`nagger stats | head`) is not an
+/// error, and no reason to panic.
+pub fn print(text: &str) -> CommandResult {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match writeln!(out, "{text}").and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(CommandError::Other(e.into())),
+        _ => Ok(()),
+    }
 }
 
 /// "3m ago"-style age of a unix-ms time.
