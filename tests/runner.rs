@@ -7,4 +7,6 @@ mod test_bad_input;
 mod test_claim;
 mod test_concurrency;
 mod test_conventions;
+mod test_doctor;
 mod test_incremental;
+mod test_stats;
