@@ -339,43 +339,114 @@ fn run_counts(tx: &Transaction<'_>, source: Source, since: Option<i64>) -> Store
             // The first whole day in the window; the rows before it are counted one by one.
             let first_day =
                 since.map(|s| s.div_euclid(DAY_MS) + i64::from(s.rem_euclid(DAY_MS) > 0));
-            let mut stmt = tx.prepare(&format!(
-                "SELECT event_type, hook_name, bucket, sum(runs) FROM hook_log_rollup{}
-                 GROUP BY event_type, hook_name, bucket HAVING sum(runs) > 0",
-                if first_day.is_some() {
-                    " WHERE day >= ?1"
-                } else {
-                    ""
-                }
-            ))?;
+            let mut stmt = tx.prepare(&rollup_sql(first_day.is_some()))?;
             add(&mut stmt, &first_day.into_iter().collect::<Vec<_>>())?;
             if let (Some(since), Some(day)) = (since, first_day) {
-                let mut stmt = tx.prepare(&format!(
-                    "SELECT event_type, hook_name, {}, count(*) FROM main.hook_log
-                     WHERE timestamp >= ?1 AND timestamp < ?2 GROUP BY 1, 2, 3",
-                    fine_bucket_sql("duration_ms")
-                ))?;
+                let mut stmt = tx.prepare(&cut_day_sql())?;
                 add(&mut stmt, &[since, day * DAY_MS])?;
             }
         }
         (Source::Session, _) => {
-            let mut stmt = tx.prepare(&format!(
-                "SELECT event_type, hook_name, {}, count(*) FROM {} GROUP BY 1, 2, 3",
-                fine_bucket_sql("duration_ms"),
-                source.table()
-            ))?;
+            let mut stmt = tx.prepare(&session_counts_sql(source.table()))?;
             add(&mut stmt, &[])?;
         }
     }
     Ok(counts)
 }
 
-/// `AND timestamp >= ?N` when there is a lower bound; nothing otherwise, so the index
-/// range needs no per-row check.
-fn since_clause(since: Option<i64>, param: usize) -> String {
-    since
-        .map(|_| format!(" AND timestamp >= ?{param}"))
-        .unwrap_or_default()
+// The SQL of every query, built in one place so the plan test reads what `collect` runs.
+// `t` is `Source::table`; with `since`, the lower time bound is the last parameter. It is
+// written `+timestamp` so it stays a filter: the index each query is built for selects the
+// rows (a window of days on the time index would read far more).
+
+fn since_clause(since: bool, param: usize) -> String {
+    if since {
+        format!(" AND +timestamp >= ?{param}")
+    } else {
+        String::new()
+    }
+}
+
+fn rollup_sql(from_day: bool) -> String {
+    format!(
+        "SELECT event_type, hook_name, bucket, sum(runs) FROM hook_log_rollup{}
+         GROUP BY event_type, hook_name, bucket HAVING sum(runs) > 0",
+        if from_day { " WHERE day >= ?1" } else { "" }
+    )
+}
+
+/// Runs per fine bucket between two times, off the time index (which covers them).
+fn cut_day_sql() -> String {
+    format!(
+        "SELECT event_type, hook_name, {}, count(*) FROM main.hook_log
+         WHERE timestamp >= ?1 AND timestamp < ?2 GROUP BY 1, 2, 3",
+        fine_bucket_sql("duration_ms")
+    )
+}
+
+fn session_counts_sql(t: &str) -> String {
+    format!(
+        "SELECT event_type, hook_name, {}, count(*) FROM {t} GROUP BY 1, 2, 3",
+        fine_bucket_sql("duration_ms")
+    )
+}
+
+fn rank_sql(t: &str, since: bool, order: &str) -> String {
+    format!(
+        "SELECT duration_ms FROM {t} WHERE event_type = ?1 AND hook_name = ?2
+         AND duration_ms >= ?3 AND duration_ms < ?4 AND {} = ?5{}
+         ORDER BY duration_ms {order} LIMIT 1 OFFSET ?7",
+        fine_bucket_sql("duration_ms"),
+        since_clause(since, 6)
+    )
+}
+
+fn outcomes_sql(t: &str, since: bool) -> String {
+    format!(
+        "SELECT event_type, hook_name, result, count(*) FROM {t}
+         WHERE result <> 'none'{} GROUP BY result, event_type, hook_name",
+        since_clause(since, 1)
+    )
+}
+
+fn role_sources_sql(t: &str, since: bool) -> String {
+    format!(
+        "SELECT {ROLE_SOURCE}, count(*) FROM {t} WHERE event_type = 'SubagentStart'{} GROUP BY 1",
+        since_clause(since, 1)
+    )
+}
+
+fn first_calls_sql(t: &str, since: bool) -> String {
+    format!(
+        "SELECT {CALLER}, count(*) FROM {t} WHERE {FIRST_CALL}{} GROUP BY 1",
+        since_clause(since, 1)
+    )
+}
+
+fn context_sql(t: &str, since: bool) -> String {
+    format!(
+        "SELECT event_type, count(*), count(c), coalesce(sum(c), 0), coalesce(max(c), 0)
+         FROM (SELECT event_type, {CONTEXT_CHARS} AS c FROM {t}
+               WHERE result = 'context'{})
+         GROUP BY event_type",
+        since_clause(since, 1)
+    )
+}
+
+fn rules_sql(scope: Scope<'_>) -> String {
+    format!(
+        "SELECT rule_kind, rule_name, decision, count(*) FROM rule_hits WHERE 1{}
+         GROUP BY rule_kind, rule_name, decision",
+        scope_clause(scope, "created_at")
+    )
+}
+
+fn usage_sql(scope: Scope<'_>) -> String {
+    format!(
+        "SELECT kind, name, sum(count) FROM usage_counts WHERE 1{}
+         GROUP BY kind, name ORDER BY 3 DESC, 1, 2",
+        scope_clause(scope, "updated_at")
+    )
 }
 
 /// The session and time conditions on a table other than hook_log, `?1` and `?2` as
@@ -445,14 +516,7 @@ fn duration_at_rank(
     } else {
         ("DESC", from_top)
     };
-    let mut stmt = tx.prepare_cached(&format!(
-        "SELECT duration_ms FROM {} WHERE event_type = ?1 AND hook_name = ?2
-         AND duration_ms >= ?3 AND duration_ms < ?4 AND {} = ?5{}
-         ORDER BY duration_ms {order} LIMIT 1 OFFSET ?7",
-        source.table(),
-        fine_bucket_sql("duration_ms"),
-        since_clause(since, 6)
-    ))?;
+    let mut stmt = tx.prepare_cached(&rank_sql(source.table(), since.is_some(), order))?;
     let (from, to) = fine_bucket_range(bucket);
     let slack = |x: f64| x.abs() * 1e-9 + 1e-9;
     Ok(stmt.query_row(
@@ -475,12 +539,7 @@ fn outcomes(
     source: Source,
     since: Option<i64>,
 ) -> StoreResult<Vec<(String, String, String, i64)>> {
-    let mut stmt = tx.prepare(&format!(
-        "SELECT event_type, hook_name, result, count(*) FROM {}
-         WHERE result <> 'none'{} GROUP BY result, event_type, hook_name",
-        source.table(),
-        since_clause(since, 1)
-    ))?;
+    let mut stmt = tx.prepare(&outcomes_sql(source.table(), since.is_some()))?;
     let rows = stmt.query_map(params_from_iter(since), |r| {
         Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
     })?;
@@ -510,11 +569,7 @@ fn role_sources(
     source: Source,
     since: Option<i64>,
 ) -> StoreResult<BTreeMap<String, i64>> {
-    let mut stmt = tx.prepare(&format!(
-        "SELECT {ROLE_SOURCE}, count(*) FROM {} WHERE event_type = 'SubagentStart'{} GROUP BY 1",
-        source.table(),
-        since_clause(since, 1)
-    ))?;
+    let mut stmt = tx.prepare(&role_sources_sql(source.table(), since.is_some()))?;
     counted(&mut stmt, since)
 }
 
@@ -523,11 +578,7 @@ fn first_calls(
     source: Source,
     since: Option<i64>,
 ) -> StoreResult<BTreeMap<String, i64>> {
-    let mut stmt = tx.prepare(&format!(
-        "SELECT {CALLER}, count(*) FROM {} WHERE {FIRST_CALL}{} GROUP BY 1",
-        source.table(),
-        since_clause(since, 1)
-    ))?;
+    let mut stmt = tx.prepare(&first_calls_sql(source.table(), since.is_some()))?;
     counted(&mut stmt, since)
 }
 
@@ -536,14 +587,7 @@ fn context_injected(
     source: Source,
     since: Option<i64>,
 ) -> StoreResult<ContextInjected> {
-    let mut stmt = tx.prepare(&format!(
-        "SELECT event_type, count(*), count(c), coalesce(sum(c), 0), coalesce(max(c), 0)
-         FROM (SELECT event_type, {CONTEXT_CHARS} AS c FROM {}
-               WHERE result = 'context'{})
-         GROUP BY event_type",
-        source.table(),
-        since_clause(since, 1)
-    ))?;
+    let mut stmt = tx.prepare(&context_sql(source.table(), since.is_some()))?;
     let rows = stmt.query_map(params_from_iter(since), |r| {
         Ok((
             r.get::<_, String>(0)?,
@@ -574,11 +618,7 @@ fn rules_fired(
     tx: &Transaction<'_>,
     scope: Scope<'_>,
 ) -> StoreResult<(Vec<RuleFired>, Vec<RuleFired>)> {
-    let mut stmt = tx.prepare(&format!(
-        "SELECT rule_kind, rule_name, decision, count(*) FROM rule_hits WHERE 1{}
-         GROUP BY rule_kind, rule_name, decision",
-        scope_clause(scope, "created_at")
-    ))?;
+    let mut stmt = tx.prepare(&rules_sql(scope))?;
     let rows = stmt.query_map(scope_params(scope), |r| {
         Ok((
             r.get::<_, String>(0)?,
@@ -613,11 +653,7 @@ fn rules_fired(
 /// Tool, skill and subagent-type uses. Counts are kept per session, so `since` keeps the
 /// sessions' counters touched in the window, whole.
 fn usage(tx: &Transaction<'_>, scope: Scope<'_>) -> StoreResult<Vec<UsageCount>> {
-    let mut stmt = tx.prepare(&format!(
-        "SELECT kind, name, sum(count) FROM usage_counts WHERE 1{}
-         GROUP BY kind, name ORDER BY 3 DESC, 1, 2",
-        scope_clause(scope, "updated_at")
-    ))?;
+    let mut stmt = tx.prepare(&usage_sql(scope))?;
     let rows = stmt.query_map(scope_params(scope), |r| {
         Ok(UsageCount {
             kind: r.get(0)?,
@@ -660,70 +696,50 @@ mod tests {
 
     fn plan(conn: &Connection, sql: &str) -> String {
         let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
-        let rows = stmt
-            .query_map([], |r| r.get::<_, String>(3))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect::<Vec<_>>();
-        rows.join("; ")
+        // Parameters stay unbound: the plan does not depend on their values.
+        let mut rows = stmt.raw_query();
+        let mut steps = Vec::new();
+        while let Some(row) = rows.next().unwrap() {
+            steps.push(row.get::<_, String>(3).unwrap());
+        }
+        steps.join("; ")
     }
 
-    /// The queries over the whole log must stay on their indexes: a plan that falls back
-    /// to scanning hook_log is what the 1M-row budget cannot afford.
+    /// The queries over the whole log must stay on their indexes, with or without a time
+    /// bound: a plan that scans hook_log is what the 1M-row budget cannot afford.
     #[test]
     fn whole_log_queries_use_the_stats_indexes() {
         let dir = tempfile::tempdir().unwrap();
         let db = NaggerStateDB::open(&dir.path().join("state.db")).unwrap();
         let c = db.conn();
         let t = Source::Log.table();
-        for (sql, index) in [
-            (
-                format!(
-                    "SELECT duration_ms FROM {t} WHERE event_type = 'a' AND hook_name = 'b'
-                     AND duration_ms >= 1 AND duration_ms < 2 AND {} = 3
-                     ORDER BY duration_ms DESC LIMIT 1 OFFSET 3",
-                    fine_bucket_sql("duration_ms")
+        for since in [false, true] {
+            for (sql, index) in [
+                (rank_sql(t, since, "ASC"), "idx_hook_log_stats"),
+                (rank_sql(t, since, "DESC"), "idx_hook_log_stats"),
+                (outcomes_sql(t, since), "idx_hook_log_outcomes"),
+                (role_sources_sql(t, since), "idx_hook_log_role_sources"),
+                (first_calls_sql(t, since), "idx_hook_log_first_calls"),
+                (context_sql(t, since), "idx_hook_log_context"),
+                (rollup_sql(since), "hook_log_rollup"),
+                (cut_day_sql(), "COVERING INDEX idx_hook_log_time"),
+                (
+                    rules_sql(Scope {
+                        session: None,
+                        since_ms: since.then_some(0),
+                    }),
+                    "idx_rule_hits_stats",
                 ),
-                "idx_hook_log_stats",
-            ),
-            (
-                format!(
-                    "SELECT event_type, hook_name, {}, count(*) FROM {t}
-                     WHERE timestamp >= 5 AND timestamp < 9 GROUP BY 1, 2, 3",
-                    fine_bucket_sql("duration_ms")
-                ),
-                "idx_hook_log_time",
-            ),
-            (
-                format!(
-                    "SELECT event_type, hook_name, result, count(*) FROM {t}
-                     WHERE result <> 'none' GROUP BY result, event_type, hook_name"
-                ),
-                "idx_hook_log_outcomes",
-            ),
-            (
-                "SELECT rule_kind, rule_name, decision, count(*) FROM rule_hits WHERE 1
-                 GROUP BY rule_kind, rule_name, decision"
-                    .to_string(),
-                "idx_rule_hits_stats",
-            ),
-            (
-                format!(
-                    "SELECT {ROLE_SOURCE}, count(*) FROM {t} WHERE event_type = 'SubagentStart' GROUP BY 1"
-                ),
-                "idx_hook_log_role_sources",
-            ),
-            (
-                format!("SELECT {CALLER}, count(*) FROM {t} WHERE {FIRST_CALL} GROUP BY 1"),
-                "idx_hook_log_first_calls",
-            ),
-            (
-                format!("SELECT event_type, {CONTEXT_CHARS} FROM {t} WHERE result = 'context'"),
-                "idx_hook_log_context",
-            ),
-        ] {
-            let p = plan(c, &sql);
-            assert!(p.contains(index), "{index} not used: {p}\n{sql}");
+            ] {
+                let p = plan(c, &sql);
+                assert!(p.contains(index), "{index} not used: {p}\n{sql}");
+                assert!(
+                    !p.split("; ")
+                        .any(|step| step.starts_with("SCAN main.hook_log")
+                            && !step.contains("INDEX")),
+                    "full scan: {p}"
+                );
+            }
         }
     }
 
