@@ -9,4 +9,5 @@ mod test_concurrency;
 mod test_conventions;
 mod test_doctor;
 mod test_incremental;
+mod test_listings;
 mod test_stats;
