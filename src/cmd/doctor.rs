@@ -167,7 +167,7 @@ fn fix(db_path: &Path, ttl_ms: i64, retention_ms: i64) -> Vec<Fix> {
                     moved.display()
                 )
             })
-            .map_err(|e| format!("could not move the {why} database aside: {e}"))
+            .map_err(|e| format!("{why}, and could not be moved aside: {e}"))
     };
     let conn = match health::inspect(db_path) {
         Err(e) => {
@@ -191,7 +191,7 @@ fn fix(db_path: &Path, ttl_ms: i64, retention_ms: i64) -> Vec<Fix> {
     };
     if !health::integrity_problems(&conn).is_empty() {
         drop(conn);
-        record("integrity", recreate("corrupt"));
+        record("integrity", recreate("corrupt pages"));
         return fixes;
     }
     match health::schema_status(&conn) {

@@ -1,7 +1,8 @@
-//! The figures behind `nagger stats`, aggregated inside SQLite. Runs, duration buckets and
-//! percentiles per (event, hook) are read off `idx_hook_log_stats` in duration order (a
-//! percentile is one OFFSET inside the bucket that holds it); details are read only through
-//! the partial indexes of the few rows that carry them. The log is never loaded row by row.
+//! The figures behind `nagger stats`, aggregated inside SQLite. Runs per (event, hook) and
+//! fine duration bucket come from `hook_log_rollup`, which triggers keep exact; a percentile
+//! is then one OFFSET inside the bucket that holds its rank, on `idx_hook_log_stats`;
+//! details are read only through the partial indexes of the few rows that carry them. The
+//! log is never counted, let alone loaded, row by row.
 
 use super::StoreResult;
 use rusqlite::{Connection, ToSql, Transaction, params, params_from_iter};
