@@ -77,7 +77,64 @@ CREATE TABLE hook_log (
     duration_ms REAL
 );
 CREATE INDEX idx_hook_log_session ON hook_log(session_id, timestamp);
-CREATE INDEX idx_hook_log_time ON hook_log(timestamp);
+-- Also covers what `nagger stats --since` counts one by one (the rows of the day it cuts).
+CREATE INDEX idx_hook_log_time ON hook_log(timestamp, event_type, hook_name, duration_ms);
+-- `nagger stats` reads these instead of the table (src/store/stats.rs uses the same
+-- expressions, character for character, so the planner matches them): percentiles per
+-- (event, hook) off one index in duration order; the rarer outcomes and the details they
+-- need through partial indexes of just those rows.
+CREATE INDEX idx_hook_log_stats ON hook_log(event_type, hook_name, duration_ms, timestamp);
+CREATE INDEX idx_hook_log_outcomes ON hook_log(result, event_type, hook_name, timestamp)
+    WHERE result <> 'none';
+CREATE INDEX idx_hook_log_role_sources
+    ON hook_log(event_type, json_extract(CASE WHEN json_valid(details) THEN details END, '$.role_source'), timestamp)
+    WHERE event_type = 'SubagentStart';
+CREATE INDEX idx_hook_log_first_calls
+    ON hook_log(json_extract(CASE WHEN json_valid(details) THEN details END, '$.caller'), timestamp)
+    WHERE json_extract(CASE WHEN json_valid(details) THEN details END, '$.first_call') = 1;
+CREATE INDEX idx_hook_log_context
+    ON hook_log(event_type, coalesce(json_extract(CASE WHEN json_valid(details) THEN details END, '$.context_chars'), json_extract(CASE WHEN json_valid(details) THEN details END, '$.output_chars')), timestamp)
+    WHERE result = 'context';
+
+-- Runs per (event, hook, day, duration bucket), kept by triggers so `nagger stats` reads
+-- a few thousand rows instead of counting a million. The bucket expression is
+-- `fine_bucket_sql` of src/store/stats.rs, character for character (a test holds them
+-- together); -1 = no duration recorded. Rows that reach 0 runs are deleted.
+CREATE TABLE hook_log_rollup (
+    event_type TEXT NOT NULL,
+    hook_name  TEXT NOT NULL,
+    day        INTEGER NOT NULL,                -- timestamp / 86400000 (UTC days)
+    bucket     INTEGER NOT NULL,
+    runs       INTEGER NOT NULL,
+    PRIMARY KEY (event_type, hook_name, day, bucket)
+) WITHOUT ROWID;
+CREATE TRIGGER hook_log_rollup_insert AFTER INSERT ON hook_log BEGIN
+    INSERT INTO hook_log_rollup (event_type, hook_name, day, bucket, runs)
+    VALUES (NEW.event_type, NEW.hook_name, NEW.timestamp / 86400000,
+            CASE WHEN NEW.duration_ms IS NULL THEN -1 WHEN NEW.duration_ms < 10 THEN max(0, CAST(NEW.duration_ms * 10 AS INTEGER)) WHEN NEW.duration_ms < 100 THEN 100 + CAST(NEW.duration_ms - 10 AS INTEGER) WHEN NEW.duration_ms < 1000 THEN 190 + CAST((NEW.duration_ms - 100) / 10 AS INTEGER) WHEN NEW.duration_ms < 10000 THEN 280 + CAST((NEW.duration_ms - 1000) / 100 AS INTEGER) ELSE 370 END, 1)
+    ON CONFLICT (event_type, hook_name, day, bucket) DO UPDATE SET runs = runs + 1;
+END;
+CREATE TRIGGER hook_log_rollup_delete AFTER DELETE ON hook_log BEGIN
+    UPDATE hook_log_rollup SET runs = runs - 1
+    WHERE event_type = OLD.event_type AND hook_name = OLD.hook_name
+      AND day = OLD.timestamp / 86400000 AND bucket = CASE WHEN OLD.duration_ms IS NULL THEN -1 WHEN OLD.duration_ms < 10 THEN max(0, CAST(OLD.duration_ms * 10 AS INTEGER)) WHEN OLD.duration_ms < 100 THEN 100 + CAST(OLD.duration_ms - 10 AS INTEGER) WHEN OLD.duration_ms < 1000 THEN 190 + CAST((OLD.duration_ms - 100) / 10 AS INTEGER) WHEN OLD.duration_ms < 10000 THEN 280 + CAST((OLD.duration_ms - 1000) / 100 AS INTEGER) ELSE 370 END;
+    DELETE FROM hook_log_rollup
+    WHERE event_type = OLD.event_type AND hook_name = OLD.hook_name
+      AND day = OLD.timestamp / 86400000 AND bucket = CASE WHEN OLD.duration_ms IS NULL THEN -1 WHEN OLD.duration_ms < 10 THEN max(0, CAST(OLD.duration_ms * 10 AS INTEGER)) WHEN OLD.duration_ms < 100 THEN 100 + CAST(OLD.duration_ms - 10 AS INTEGER) WHEN OLD.duration_ms < 1000 THEN 190 + CAST((OLD.duration_ms - 100) / 10 AS INTEGER) WHEN OLD.duration_ms < 10000 THEN 280 + CAST((OLD.duration_ms - 1000) / 100 AS INTEGER) ELSE 370 END AND runs <= 0;
+END;
+CREATE TRIGGER hook_log_rollup_update
+AFTER UPDATE OF event_type, hook_name, timestamp, duration_ms ON hook_log BEGIN
+    UPDATE hook_log_rollup SET runs = runs - 1
+    WHERE event_type = OLD.event_type AND hook_name = OLD.hook_name
+      AND day = OLD.timestamp / 86400000 AND bucket = CASE WHEN OLD.duration_ms IS NULL THEN -1 WHEN OLD.duration_ms < 10 THEN max(0, CAST(OLD.duration_ms * 10 AS INTEGER)) WHEN OLD.duration_ms < 100 THEN 100 + CAST(OLD.duration_ms - 10 AS INTEGER) WHEN OLD.duration_ms < 1000 THEN 190 + CAST((OLD.duration_ms - 100) / 10 AS INTEGER) WHEN OLD.duration_ms < 10000 THEN 280 + CAST((OLD.duration_ms - 1000) / 100 AS INTEGER) ELSE 370 END;
+    DELETE FROM hook_log_rollup
+    WHERE event_type = OLD.event_type AND hook_name = OLD.hook_name
+      AND day = OLD.timestamp / 86400000 AND bucket = CASE WHEN OLD.duration_ms IS NULL THEN -1 WHEN OLD.duration_ms < 10 THEN max(0, CAST(OLD.duration_ms * 10 AS INTEGER)) WHEN OLD.duration_ms < 100 THEN 100 + CAST(OLD.duration_ms - 10 AS INTEGER) WHEN OLD.duration_ms < 1000 THEN 190 + CAST((OLD.duration_ms - 100) / 10 AS INTEGER) WHEN OLD.duration_ms < 10000 THEN 280 + CAST((OLD.duration_ms - 1000) / 100 AS INTEGER) ELSE 370 END AND runs <= 0;
+    INSERT INTO hook_log_rollup (event_type, hook_name, day, bucket, runs)
+    VALUES (NEW.event_type, NEW.hook_name, NEW.timestamp / 86400000,
+            CASE WHEN NEW.duration_ms IS NULL THEN -1 WHEN NEW.duration_ms < 10 THEN max(0, CAST(NEW.duration_ms * 10 AS INTEGER)) WHEN NEW.duration_ms < 100 THEN 100 + CAST(NEW.duration_ms - 10 AS INTEGER) WHEN NEW.duration_ms < 1000 THEN 190 + CAST((NEW.duration_ms - 100) / 10 AS INTEGER) WHEN NEW.duration_ms < 10000 THEN 280 + CAST((NEW.duration_ms - 1000) / 100 AS INTEGER) ELSE 370 END, 1)
+    ON CONFLICT (event_type, hook_name, day, bucket) DO UPDATE SET runs = runs + 1;
+END;
 
 -- Subagents that finished.
 CREATE TABLE subagent_history (
@@ -156,6 +213,8 @@ CREATE TABLE rule_hits (
 );
 CREATE INDEX idx_rule_hits_session ON rule_hits(session_id, rule_name, created_at);
 CREATE INDEX idx_rule_hits_created ON rule_hits(created_at);
+-- `nagger stats`: hits per rule and decision, in index order.
+CREATE INDEX idx_rule_hits_stats ON rule_hits(rule_kind, rule_name, decision, created_at);
 
 -- Tool, skill and subagent-type usage counts.
 CREATE TABLE usage_counts (

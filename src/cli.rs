@@ -27,6 +27,10 @@ pub enum Command {
     Sessions(JsonArg),
     /// Purge expired state now and say what was removed
     Gc,
+    /// Hook runs, decisions and durations; roles, claims, compressions, context, rules, usage
+    Stats(StatsArgs),
+    /// Check the database, schema, Claude Code settings and config; exit 1 on a problem
+    Doctor(DoctorArgs),
     /// Add nagger's hook entries to .claude/settings.json and write the config template
     Install(InstallArgs),
     /// Remove exactly nagger's hook entries from the settings file
@@ -130,4 +134,80 @@ pub struct CheckArgs {
     pub mode: String,
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct StatsArgs {
+    /// Only this session
+    #[arg(long)]
+    pub session: Option<String>,
+    /// Only the last DUR: a number and s, m, h, d or w (30m, 12h, 7d)
+    #[arg(long, value_name = "DUR", value_parser = parse_since)]
+    pub since: Option<Since>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// A `--since` window as written, and its length.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Since {
+    pub text: String,
+    pub millis: i64,
+}
+
+fn parse_since(text: &str) -> Result<Since, String> {
+    let bad = || format!("`{text}` is not a duration like 30m, 12h or 7d");
+    let unit_at = text.find(|c: char| !c.is_ascii_digit()).ok_or_else(bad)?;
+    let (number, unit) = text.split_at(unit_at);
+    let n: i64 = number.parse().map_err(|_| bad())?;
+    let unit_ms: i64 = match unit {
+        "s" => 1_000,
+        "m" => 60_000,
+        "h" => 3_600_000,
+        "d" => 86_400_000,
+        "w" => 604_800_000,
+        _ => return Err(bad()),
+    };
+    let millis = n
+        .checked_mul(unit_ms)
+        .filter(|ms| *ms > 0)
+        .ok_or_else(bad)?;
+    Ok(Since {
+        text: text.to_string(),
+        millis,
+    })
+}
+
+#[derive(Debug, clap::Args)]
+pub struct DoctorArgs {
+    /// Machine-readable output
+    #[arg(long)]
+    pub json: bool,
+    /// Repair what can be: move a corrupt database aside and create a new one, apply
+    /// missing migrations, purge stale rows (and create the database if there is none)
+    #[arg(long)]
+    pub fix: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn since_accepts_a_positive_number_and_a_unit() {
+        assert_eq!(parse_since("30m").unwrap().millis, 1_800_000);
+        assert_eq!(parse_since("7d").unwrap().millis, 604_800_000);
+        for bad in [
+            "",
+            "7",
+            "d",
+            "0h",
+            "-1h",
+            "1.5h",
+            "7 d",
+            "99999999999999999w",
+        ] {
+            assert!(parse_since(bad).is_err(), "{bad:?}");
+        }
+    }
 }

@@ -205,6 +205,12 @@ pub fn is_nagger_command(command: &str) -> bool {
     file_name == "nagger" && words.next().as_deref() == Some("hook")
 }
 
+/// The program a hook command runs: its first shell word, unquoted (variables such as
+/// `$CLAUDE_PROJECT_DIR` left as written). `nagger doctor` checks that it exists.
+pub fn hook_program(command: &str) -> Option<String> {
+    ShellWords { rest: command }.next()
+}
+
 /// Just enough of POSIX word splitting to read a program and its first argument: quotes,
 /// backslashes and blanks. An unterminated quote ends the words.
 struct ShellWords<'a> {

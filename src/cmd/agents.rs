@@ -1,12 +1,18 @@
 //! `nagger agents`: what nagger knows about subagents.
 
-use super::{CommandResult, age, open_db, table};
+use super::{CommandResult, age, open_existing_db, print, table};
 use crate::cli::AgentsArgs;
 use crate::paths::Env;
 use serde_json::json;
 
 pub fn run(env: &Env, args: &AgentsArgs) -> CommandResult {
-    let db = open_db(env)?;
+    let Some(db) = open_existing_db(env)? else {
+        return print(if args.json {
+            "[]"
+        } else {
+            "no database yet: nagger has not run a hook here"
+        });
+    };
     let repo = db.subagents();
     let session = args.session.as_deref();
     let active = repo.get_active(session).map_err(anyhow::Error::from)?;

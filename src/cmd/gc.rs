@@ -1,13 +1,15 @@
 //! `nagger gc`: purge expired state now.
 
-use super::{CommandResult, open_db};
+use super::{CommandResult, open_existing_db, print};
 use crate::config::LoadedConfig;
 use crate::paths::{self, Env};
 
 pub fn run(env: &Env) -> CommandResult {
     let root = env.project_root(None);
     let config = LoadedConfig::load(&paths::config_path(&root)).config;
-    let db = open_db(env)?;
+    let Some(db) = open_existing_db(env)? else {
+        return print("nothing to purge: no database yet");
+    };
     const HOUR_MS: i64 = 3_600_000;
     let removed = db
         .sessions()

@@ -3,11 +3,13 @@
 mod agents;
 mod check;
 mod context;
+mod doctor;
 mod gc;
 mod hook;
 mod install;
 mod sessions;
 mod task;
+mod stats;
 
 use crate::cli::{Cli, Command};
 use crate::paths::Env;
@@ -55,6 +57,8 @@ pub fn run(command: Command, env: &Env) -> CommandResult {
         Command::Sessions(args) => sessions::run(env, args.json),
         Command::Gc => gc::run(env),
         Command::Check(args) => check::run(env, &args),
+        Command::Stats(args) => stats::run(env, &args),
+        Command::Doctor(args) => doctor::run(env, &args),
         Command::Install(args) => install::install(env, &args),
         Command::Uninstall(args) => install::uninstall(env, &args),
         Command::Context(args) => context::run(env, &args),
@@ -66,6 +70,27 @@ pub fn run(command: Command, env: &Env) -> CommandResult {
 pub fn open_db(env: &Env) -> anyhow::Result<NaggerStateDB> {
     let root = env.project_root(None);
     Ok(NaggerStateDB::open(&env.db_path(&root))?)
+}
+
+/// Opens the project's database if there is one: commands that only read must not leave
+/// a new `.claude-nagger/state.db` in whatever directory they were run from.
+pub fn open_existing_db(env: &Env) -> anyhow::Result<Option<NaggerStateDB>> {
+    let path = env.db_path(&env.project_root(None));
+    if !path.try_exists()? {
+        return Ok(None);
+    }
+    Ok(Some(NaggerStateDB::open(&path)?))
+}
+
+/// Prints a command's output. A reader that went away (`nagger stats | head`) is not an
+/// error, and no reason to panic.
+pub fn print(text: &str) -> CommandResult {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match writeln!(out, "{text}").and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(CommandError::Other(e.into())),
+        _ => Ok(()),
+    }
 }
 
 /// "3m ago"-style age of a unix-ms time.

@@ -1,11 +1,17 @@
 //! `nagger sessions`: the sessions nagger knows.
 
-use super::{CommandResult, age, open_db, table};
+use super::{CommandResult, age, open_existing_db, print, table};
 use crate::paths::Env;
 use serde_json::json;
 
 pub fn run(env: &Env, as_json: bool) -> CommandResult {
-    let db = open_db(env)?;
+    let Some(db) = open_existing_db(env)? else {
+        return print(if as_json {
+            "[]"
+        } else {
+            "no database yet: nagger has not run a hook here"
+        });
+    };
     let sessions = db.sessions().list(1000).map_err(anyhow::Error::from)?;
     let conn = db.conn();
     let mut rows = Vec::new();

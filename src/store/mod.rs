@@ -3,9 +3,11 @@
 //! (serialised across processes) and quarantines a database that is not one.
 
 mod context;
+pub mod health;
 mod hook_log;
 mod rule_hits;
 mod sessions;
+pub mod stats;
 mod subagents;
 mod usage;
 

@@ -1,0 +1,105 @@
+//! `nagger agents`, `nagger sessions` and `nagger gc`: what nagger knows, as tables and
+//! JSON, and what a purge removed; none of them creates a database.
+
+use crate::common::*;
+use serde_json::{Value, json};
+
+fn json_of(p: &Project, args: &[&str]) -> Value {
+    let out = p.run(args);
+    assert_eq!(out.code, 0, "{args:?}: {}", out.stderr);
+    serde_json::from_str(&out.stdout).expect("JSON")
+}
+
+#[test]
+fn agents_show_role_source_and_first_call_then_history() {
+    let p = Project::new();
+    p.hook(&p.session_start("startup"));
+    p.append(&[spawn_line("toolu_a", "coder", "Fix the parser")]);
+    p.hook(&p.subagent_start("ag-1", "coder"));
+    p.hook(&p.subagent_start("ag-2", "Explore"));
+    p.hook(&p.pre_tool_use_as("ag-1", "coder", "Read", json!({"file_path": "a"})));
+
+    let agents = json_of(&p, &["agents", "--json"]);
+    let list = agents.as_array().unwrap();
+    assert_eq!(list.len(), 2);
+    let ag1 = list.iter().find(|a| a["agent_id"] == "ag-1").unwrap();
+    assert_eq!(ag1["role_source"], "task_match");
+    assert_eq!(ag1["processed"], true);
+    assert_eq!(ag1["identified_by"], "direct");
+    let ag2 = list.iter().find(|a| a["agent_id"] == "ag-2").unwrap();
+    assert_eq!(ag2["processed"], false);
+
+    let table = p.run(&["agents"]).stdout;
+    assert!(table.starts_with("AGENT"), "{table}");
+    assert!(table.contains("yes (direct)"), "{table}");
+
+    p.hook(&p.subagent_stop("ag-1", "coder", Some("[COMPRESSED] done"), false));
+    assert_eq!(
+        json_of(&p, &["agents", "--json"]).as_array().unwrap().len(),
+        1
+    );
+    let all = json_of(&p, &["agents", "--all", "--json"]);
+    let finished: Vec<&Value> = all
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["status"] == "finished")
+        .collect();
+    assert_eq!(finished.len(), 1);
+    assert_eq!(finished[0]["agent_id"], "ag-1");
+    assert!(
+        json_of(&p, &["agents", "--session", "other", "--json"])
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+}
+
+#[test]
+fn sessions_list_status_compactions_and_agents() {
+    let p = Project::new();
+    p.hook(&p.session_start("startup"));
+    p.hook(&p.session_start("compact"));
+    p.hook(&p.subagent_start("ag-1", "coder"));
+    let sessions = json_of(&p, &["sessions", "--json"]);
+    assert_eq!(sessions[0]["session_id"], p.session);
+    assert_eq!(sessions[0]["status"], "active");
+    assert_eq!(sessions[0]["compactions"], 1);
+    assert_eq!(sessions[0]["active_agents"], 1);
+    p.hook(&p.session_end("logout"));
+    let sessions = json_of(&p, &["sessions", "--json"]);
+    assert_eq!(sessions[0]["status"], "ended");
+    assert_eq!(sessions[0]["end_reason"], "logout");
+}
+
+#[test]
+fn gc_says_what_it_removed() {
+    let p = Project::new();
+    p.hook(&p.session_start("startup"));
+    let old = chrono::Utc::now().timestamp_millis() - 72 * 3_600_000;
+    p.db()
+        .execute(
+            "INSERT INTO session_info (session_id, started_at, last_seen_at, ended_at) VALUES ('old', ?1, ?1, ?1)",
+            [old],
+        )
+        .unwrap();
+    let out = p.run(&["gc"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("session_info"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("total                1 removed"),
+        "{}",
+        out.stdout
+    );
+    assert!(p.run(&["gc"]).stdout.starts_with("nothing to purge"));
+}
+
+#[test]
+fn listings_without_a_database_create_none() {
+    let p = Project::new();
+    assert_eq!(json_of(&p, &["agents", "--json"]), json!([]));
+    assert_eq!(json_of(&p, &["sessions", "--json"]), json!([]));
+    assert!(p.run(&["agents"]).stdout.contains("no database yet"));
+    assert!(p.run(&["gc"]).stdout.contains("no database yet"));
+    assert!(!p.db_path().exists());
+}
