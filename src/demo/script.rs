@@ -668,7 +668,13 @@ fn stats(p: &mut Player) -> anyhow::Result<()> {
         let _ = std::io::stdout().write_all(text.as_bytes());
         return Ok(());
     }
-    p.note("(`nagger stats` is not available in this build; hook_log summarised by the demo)\n");
+    // `stats` may be missing from this build; the demo summarises hook_log itself.
+    let why = String::from_utf8_lossy(&out.stderr);
+    let why = why.lines().next().unwrap_or("no output");
+    p.note(&format!(
+        "(`nagger stats` failed: {}; hook_log summarised by the demo)\n",
+        super::cut(why, 60)
+    ));
     let db = NaggerStateDB::open(&p.root.join(".claude-nagger/state.db"))?;
     let rows = db.hook_log().get_recent(Some(&p.session.id), 100_000)?;
     let mut by_event: std::collections::BTreeMap<
