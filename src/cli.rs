@@ -42,6 +42,19 @@ pub enum Command {
     /// Tasks assigned to roles: new agents of the role are told about open ones
     #[command(subcommand)]
     Task(TaskCommand),
+    /// Play a whole multi-agent session through `nagger hook` in a temporary project
+    ///
+    /// Spawns this executable as Claude Code would, prints each decision, checks it
+    /// and exits non-zero when a flow misbehaved. Uses only its own temporary
+    /// database: --db and NAGGER_DB are ignored.
+    Demo(DemoArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct DemoArgs {
+    /// Keep the temporary project (config, transcripts, state.db) and print where
+    #[arg(long)]
+    pub keep: bool,
 }
 
 #[derive(Debug, clap::Args)]

@@ -6,6 +6,7 @@ pub mod cmd;
 pub mod compress;
 pub mod config;
 pub mod context;
+pub mod demo;
 pub mod hook;
 pub mod install;
 pub mod paths;

@@ -10,6 +10,7 @@ mod test_concurrency;
 mod test_context;
 mod test_conventions;
 mod test_doctor;
+mod test_demo;
 mod test_incremental;
 mod test_install;
 mod test_rules;

@@ -4,6 +4,7 @@ mod agents;
 mod check;
 mod context;
 mod doctor;
+mod demo;
 mod gc;
 mod hook;
 mod install;
@@ -63,6 +64,7 @@ pub fn run(command: Command, env: &Env) -> CommandResult {
         Command::Uninstall(args) => install::uninstall(env, &args),
         Command::Context(args) => context::run(env, &args),
         Command::Task(command) => task::run(env, command),
+        Command::Demo(args) => demo::run(&args),
     }
 }
 

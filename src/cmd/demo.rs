@@ -1,0 +1,26 @@
+//! `nagger demo`: plays a whole multi-agent session through `nagger hook` in a
+//! temporary project and exits non-zero when any flow misbehaved.
+
+use super::{CommandError, CommandResult};
+use crate::cli::DemoArgs;
+
+pub fn run(args: &DemoArgs) -> CommandResult {
+    let exe = std::env::current_exe()
+        .map_err(|e| anyhow::anyhow!("cannot find nagger's own executable: {e}"))?;
+    let report = crate::demo::run(&exe, args.keep)?;
+    println!();
+    if let Some(dir) = &report.kept {
+        println!("project kept at {}", dir.display());
+    }
+    if report.failures.is_empty() {
+        println!("demo: all {} checks passed", report.checks);
+        Ok(())
+    } else {
+        Err(CommandError::Problems(format!(
+            "demo: {} of {} checks failed: {}",
+            report.failures.len(),
+            report.checks,
+            report.failures.join("; ")
+        )))
+    }
+}
