@@ -9,6 +9,7 @@ mod test_compress;
 mod test_concurrency;
 mod test_context;
 mod test_conventions;
+mod test_faults;
 mod test_incremental;
 mod test_install;
 mod test_rules;
