@@ -3,14 +3,14 @@
 mod agents;
 mod check;
 mod context;
-mod doctor;
 mod demo;
+mod doctor;
 mod gc;
 mod hook;
 mod install;
 mod sessions;
-mod task;
 mod stats;
+mod task;
 
 use crate::cli::{Cli, Command};
 use crate::paths::Env;

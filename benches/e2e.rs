@@ -1,0 +1,726 @@
+//! End-to-end timings of the real `nagger hook` binary as Claude Code runs it: spawn,
+//! JSON on stdin, wait for exit. Each scenario N times (median / p95 / p99), against
+//! `/bin/true` started the same way, printed as a markdown table and written to
+//! `<target>/e2e.md`. `cargo bench --bench e2e` runs it in full; without `--bench`
+//! (`cargo test --benches`) it is a quick smoke run with small sizes.
+
+use std::fmt::Write as _;
+use std::fs::OpenOptions;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::{Arc, Barrier};
+use std::time::{Duration, Instant};
+
+use rusqlite::Connection;
+use serde_json::{Value, json};
+
+const NAGGER: &str = env!("CARGO_BIN_EXE_nagger");
+const TRIVIAL: &str = "/bin/true";
+const SPEC_CONFIG: &str = include_str!("../tests/fixtures/spec_config.toml");
+
+/// How much work one run does.
+struct Plan {
+    /// Runs of each single-process scenario.
+    runs: usize,
+    /// Runs of the SubagentStart/SubagentStop scenarios.
+    agent_runs: usize,
+    /// Rounds of 32 concurrent processes.
+    rounds: usize,
+    transcript_bytes: usize,
+    full: bool,
+}
+
+fn main() {
+    let full = std::env::args().any(|a| a == "--bench");
+    let plan = if full {
+        Plan {
+            runs: 300,
+            agent_runs: 100,
+            rounds: 20,
+            transcript_bytes: 100 << 20,
+            full,
+        }
+    } else {
+        Plan {
+            runs: 5,
+            agent_runs: 3,
+            rounds: 1,
+            transcript_bytes: 1 << 20,
+            full,
+        }
+    };
+    let rows = run(&plan);
+    let table = render(&plan, &rows);
+    println!("{table}");
+    if plan.full {
+        let out = target_dir().join("e2e.md");
+        std::fs::write(&out, &table).expect("write e2e.md");
+        eprintln!("written to {}", out.display());
+    }
+}
+
+/// `target/`: the binary lives in `target/<profile>/nagger`.
+fn target_dir() -> PathBuf {
+    Path::new(NAGGER)
+        .parent()
+        .and_then(Path::parent)
+        .expect("the nagger binary lies in target/<profile>/")
+        .to_path_buf()
+}
+
+// ── measuring ──
+
+/// One finished process and how long it took from spawn to exit.
+struct Run {
+    elapsed: Duration,
+    output: Output,
+}
+
+impl Run {
+    fn stdout(&self) -> &str {
+        std::str::from_utf8(&self.output.stdout).unwrap_or("<not UTF-8>")
+    }
+
+    fn stderr(&self) -> &str {
+        std::str::from_utf8(&self.output.stderr).unwrap_or("<not UTF-8>")
+    }
+
+    /// Asserts the run exited 0 with nothing on stderr.
+    fn clean(self, what: &str) -> Run {
+        assert_eq!(
+            (self.output.status.code(), self.stderr()),
+            (Some(0), ""),
+            "{what}: nagger failed"
+        );
+        self
+    }
+}
+
+/// Spawns `program`, writes `stdin`, waits: what Claude Code does for a hook.
+fn spawn_and_wait(mut command: Command, stdin: &[u8]) -> Run {
+    let start = Instant::now();
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    if let Some(mut pipe) = child.stdin.take() {
+        // A trivial program may exit before reading: a broken pipe is expected then.
+        let _ = pipe.write_all(stdin);
+    }
+    let output = child.wait_with_output().expect("wait");
+    Run {
+        elapsed: start.elapsed(),
+        output,
+    }
+}
+
+fn trivial(stdin: &[u8]) -> Run {
+    spawn_and_wait(Command::new(TRIVIAL), stdin)
+}
+
+/// Percentiles of one scenario.
+struct Row {
+    scenario: String,
+    samples: Vec<Duration>,
+    budget: Budget,
+}
+
+#[derive(Clone, Copy)]
+enum Budget {
+    None,
+    /// Median at most this, and at most this many times the trivial binary.
+    Median(Duration, Option<f64>),
+    P99(Duration),
+    /// Throughput of one full scan of `bytes`, at least `mb_per_s`.
+    Throughput {
+        bytes: u64,
+        mb_per_s: f64,
+    },
+}
+
+impl Row {
+    fn new(scenario: impl Into<String>, samples: Vec<Duration>, budget: Budget) -> Row {
+        let mut samples = samples;
+        samples.sort();
+        Row {
+            scenario: scenario.into(),
+            samples,
+            budget,
+        }
+    }
+
+    /// Nearest-rank percentile.
+    fn percentile(&self, p: f64) -> Duration {
+        let n = self.samples.len();
+        let rank = ((p * n as f64).ceil() as usize).clamp(1, n);
+        self.samples[rank - 1]
+    }
+
+    fn median(&self) -> Duration {
+        self.percentile(0.5)
+    }
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+fn render(plan: &Plan, rows: &[Row]) -> String {
+    let trivial = rows[0].median();
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "| scenario | runs | median | p95 | p99 | vs trivial (median) | budget |"
+    );
+    let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|---|");
+    for row in rows {
+        let median = row.median();
+        let ratio = ms(median) / ms(trivial);
+        let budget = match row.budget {
+            Budget::None => "—".to_string(),
+            Budget::Median(limit, times) => {
+                let ok = median <= limit && times.is_none_or(|t| ratio <= t);
+                let times = times
+                    .map(|t| format!(", ≤ {t}× trivial"))
+                    .unwrap_or_default();
+                format!("median ≤ {} ms{times} {}", ms(limit), mark(ok))
+            }
+            Budget::P99(limit) => {
+                let ok = row.percentile(0.99) <= limit;
+                format!("p99 ≤ {} ms {}", ms(limit), mark(ok))
+            }
+            Budget::Throughput { bytes, mb_per_s } => {
+                let got = bytes as f64 / (1 << 20) as f64 / median.as_secs_f64();
+                format!("≥ {mb_per_s} MB/s: {got:.0} MB/s {}", mark(got >= mb_per_s))
+            }
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {:.2} ms | {:.2} ms | {:.2} ms | {:.1}× | {} |",
+            row.scenario,
+            row.samples.len(),
+            ms(median),
+            ms(row.percentile(0.95)),
+            ms(row.percentile(0.99)),
+            ratio,
+            budget
+        );
+    }
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "?".into());
+    let _ = writeln!(
+        out,
+        "\n`cargo bench --bench e2e`{}: spawn + stdin + wait per run, {cores} cores, \
+         load average {load} after the run. Transcript {} MB.",
+        if plan.full {
+            ", release binary"
+        } else {
+            " (smoke run without --bench), test-profile binary"
+        },
+        plan.transcript_bytes >> 20
+    );
+    out
+}
+
+fn mark(ok: bool) -> &'static str {
+    if ok { "✓" } else { "✗" }
+}
+
+// ── fixtures in Claude Code's formats ──
+
+/// A project directory with the SPEC example config and a main-session transcript.
+struct Project {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+    transcripts: PathBuf,
+}
+
+impl Project {
+    fn new() -> Project {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let root = dir.path().join("project");
+        std::fs::create_dir_all(root.join(".claude-nagger")).expect("mkdir");
+        std::fs::write(root.join(".claude-nagger/config.toml"), SPEC_CONFIG).expect("config");
+        let transcripts = dir.path().join("transcripts");
+        std::fs::create_dir_all(&transcripts).expect("mkdir");
+        Project {
+            _dir: dir,
+            root,
+            transcripts,
+        }
+    }
+
+    fn command(&self) -> Command {
+        let mut command = Command::new(NAGGER);
+        command
+            .arg("hook")
+            .env_clear()
+            .env("CLAUDE_PROJECT_DIR", &self.root)
+            .env("HOME", &self.root)
+            .current_dir(&self.root);
+        command
+    }
+
+    fn hook(&self, input: &Value) -> Run {
+        spawn_and_wait(self.command(), input.to_string().as_bytes())
+    }
+
+    fn db(&self) -> Connection {
+        let db = Connection::open(self.root.join(".claude-nagger/state.db")).expect("open db");
+        db.busy_timeout(Duration::from_secs(5)).expect("busy");
+        db
+    }
+
+    fn input(&self, session: &str, transcript: &Path, event: &str) -> Value {
+        json!({
+            "session_id": session,
+            "transcript_path": transcript.display().to_string(),
+            "cwd": self.root.display().to_string(),
+            "hook_event_name": event,
+            "permission_mode": "default",
+        })
+    }
+}
+
+fn with(mut input: Value, fields: Value) -> Value {
+    if let (Some(input), Value::Object(fields)) = (input.as_object_mut(), fields) {
+        input.extend(fields);
+    }
+    input
+}
+
+fn spawn_line(tool_use_id: &str, prompt: &str) -> Value {
+    json!({"type": "assistant", "isSidechain": false, "uuid": format!("u-{tool_use_id}"),
+        "message": {"id": format!("msg_{tool_use_id}"), "role": "assistant",
+            "content": [{"type": "tool_use", "id": tool_use_id, "name": "Agent", "input": {
+                "subagent_type": "coder", "description": "Fix the cart total", "prompt": prompt}}],
+            "usage": {"input_tokens": 3, "cache_creation_input_tokens": 800,
+                      "cache_read_input_tokens": 48000, "output_tokens": 400}}})
+}
+
+fn text_line(message: u64, text: &str) -> Value {
+    json!({"type": "assistant", "isSidechain": false, "uuid": format!("u-{message}"),
+        "message": {"id": format!("msg_{message:016x}"), "role": "assistant",
+            "content": [{"type": "text", "text": text}],
+            "usage": {"input_tokens": 3, "cache_creation_input_tokens": 800,
+                      "cache_read_input_tokens": 48000, "output_tokens": 400}}})
+}
+
+fn tool_result_line(message: u64, text: &str) -> Value {
+    json!({"type": "user", "uuid": format!("r-{message}"),
+        "message": {"role": "user", "content": [{"type": "tool_result",
+            "tool_use_id": format!("toolu_{message:016x}"), "content": text}]},
+        "toolUseResult": {"type": "text", "file": {"filePath": "/p/src/cart.rs", "numLines": 120}}})
+}
+
+fn progress_line(parent: &str, agent_id: &str) -> Value {
+    json!({"type": "progress", "parentToolUseID": parent, "toolUseID": "agent_msg_01",
+        "data": {"type": "agent_progress", "agentId": agent_id,
+                 "message": {"type": "assistant", "message": {"content": [{"type": "text", "text": "reading"}]}}}})
+}
+
+fn link_line(tool_use_id: &str, agent_id: &str) -> Value {
+    json!({"type": "user", "message": {"role": "user", "content": [{"type": "tool_result",
+        "tool_use_id": tool_use_id, "content": [{"type": "text", "text": "[COMPRESSED] done"}]}]},
+        "toolUseResult": {"agentId": agent_id, "status": "completed"}})
+}
+
+/// A main-session transcript of about `bytes`: the main agent's text and tool results,
+/// and every 200 lines a finished subagent (spawn, progress lines, result link).
+fn write_transcript(path: &Path, bytes: usize) {
+    let mut out = BufWriter::new(std::fs::File::create(path).expect("create transcript"));
+    let filler =
+        "fn total(&self) -> Money { self.items.iter().map(|i| i.price).sum() } ".repeat(64);
+    let mut written = 0;
+    let mut n = 0u64;
+    while written < bytes {
+        let line = match n % 200 {
+            199 => {
+                let id = format!("toolu_old_{n}");
+                let agent = format!("old-{n}");
+                let mut lines = vec![spawn_line(&id, "[ROLE:coder] earlier work")];
+                lines.extend((0..5).map(|_| progress_line(&id, &agent)));
+                lines.push(link_line(&id, &agent));
+                lines.iter().map(|l| format!("{l}\n")).collect::<String>()
+            }
+            i if i % 2 == 0 => format!("{}\n", text_line(n, &filler)),
+            _ => format!("{}\n", tool_result_line(n, &filler)),
+        };
+        out.write_all(line.as_bytes()).expect("write transcript");
+        written += line.len();
+        n += 1;
+    }
+    out.flush().expect("flush transcript");
+}
+
+fn append(path: &Path, text: &str) {
+    OpenOptions::new()
+        .append(true)
+        .open(path)
+        .and_then(|mut f| f.write_all(text.as_bytes()))
+        .expect("append to transcript");
+}
+
+/// About 10 KB as Claude Code appends it between two spawns: one new spawn and the
+/// main agent's messages.
+fn ten_kb_with_spawn(i: usize) -> String {
+    let mut text = format!(
+        "{}\n",
+        spawn_line(
+            &format!("toolu_new_{i}"),
+            &format!("[ROLE:coder] new work {i}")
+        )
+    );
+    let mut n = 1 << 40 | (i as u64) << 8;
+    while text.len() < 10 * 1024 {
+        text.push_str(&format!("{}\n", text_line(n, "working on the cart")));
+        n += 1;
+    }
+    text
+}
+
+/// A subagent's own transcript: reads, writes and edits, and its final report.
+fn write_agent_transcript(path: &Path) {
+    let mut out = String::new();
+    for i in 0..200u64 {
+        let block = match i % 4 {
+            0 => json!({"type": "tool_use", "id": format!("toolu_w{i}"), "name": "Write",
+                        "input": {"file_path": format!("/p/src/cart/file{}.rs", i % 12), "content": "x"}}),
+            1 => json!({"type": "tool_use", "id": format!("toolu_e{i}"), "name": "Edit",
+                        "input": {"file_path": "/p/src/cart.rs", "old_string": "a", "new_string": "b"}}),
+            2 => json!({"type": "tool_use", "id": format!("toolu_r{i}"), "name": "Read",
+                        "input": {"file_path": "/p/src/lib.rs"}}),
+            _ => json!({"type": "text", "text": "looking at the totals ".repeat(20)}),
+        };
+        let line = json!({"type": "assistant", "isSidechain": true,
+            "message": {"id": format!("msg_a{i}"), "role": "assistant", "content": [block],
+                "usage": {"input_tokens": 100, "cache_creation_input_tokens": 0,
+                          "cache_read_input_tokens": 2000 + i, "output_tokens": 30}}});
+        out.push_str(&format!("{line}\n"));
+    }
+    std::fs::write(path, out).expect("write agent transcript");
+}
+
+fn report(i: usize) -> String {
+    format!(
+        "[COMPRESSED] agent_type: coder\nChanged files: src/cart/file{i}.rs\n\
+         Result: cart totals round per line item ({i})\nDecisions: keep Money as cents\nBlockers: none"
+    )
+}
+
+// ── scenarios ──
+
+fn run(plan: &Plan) -> Vec<Row> {
+    let p = Project::new();
+    let session = "e2e-session";
+    let transcript = p.transcripts.join(format!("{session}.jsonl"));
+    eprintln!("writing a {} MB transcript...", plan.transcript_bytes >> 20);
+    write_transcript(&transcript, plan.transcript_bytes);
+    let transcript_len = std::fs::metadata(&transcript).expect("stat").len();
+    let common = |event: &str| p.input(session, &transcript, event);
+
+    p.hook(&with(common("SessionStart"), json!({"source": "startup"})))
+        .clean("SessionStart");
+    let quiet = with(
+        common("PreToolUse"),
+        json!({"tool_name": "Read", "tool_input": {"file_path": "src/lib.rs"}, "tool_use_id": "toolu_q"}),
+    );
+    // The first call shows the conventions; from then on the main agent hears nothing.
+    let first = p.hook(&quiet).clean("first PreToolUse");
+    assert!(
+        first.stdout().contains("deny"),
+        "conventions on the first call"
+    );
+    let rule_hit = with(
+        common("PreToolUse"),
+        json!({"tool_name": "Bash", "tool_input": {"command": "rm -rf /"}, "tool_use_id": "toolu_rm"}),
+    );
+    let quiet_bytes = quiet.to_string().into_bytes();
+    let rule_bytes = rule_hit.to_string().into_bytes();
+
+    eprintln!("PreToolUse x {}, interleaved with {TRIVIAL}...", plan.runs);
+    for _ in 0..5 {
+        trivial(&quiet_bytes);
+        p.hook(&quiet);
+    }
+    let (mut base, mut floor, mut nothing, mut denied) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..plan.runs {
+        base.push(trivial(&quiet_bytes).elapsed);
+        let mut version = Command::new(NAGGER);
+        version.arg("--version");
+        floor.push(
+            spawn_and_wait(version, &quiet_bytes)
+                .clean("nagger --version")
+                .elapsed,
+        );
+        let run = spawn_and_wait(p.command(), &quiet_bytes).clean("PreToolUse");
+        assert_eq!(run.stdout(), "", "the main agent has nothing to be told");
+        nothing.push(run.elapsed);
+        let run = spawn_and_wait(p.command(), &rule_bytes).clean("PreToolUse rm -rf /");
+        assert!(
+            run.stdout().contains("\"permissionDecision\":\"deny\""),
+            "the guard denies rm -rf /: {}",
+            run.stdout()
+        );
+        denied.push(run.elapsed);
+    }
+
+    eprintln!("SubagentStart x {}...", plan.agent_runs);
+    append(&transcript, &ten_kb_with_spawn(0));
+    let start = |i: usize| {
+        with(
+            common("SubagentStart"),
+            json!({"agent_id": format!("agent-{i}"), "agent_type": "coder"}),
+        )
+    };
+    let first_scan = p.hook(&start(0)).clean("first SubagentStart").elapsed;
+    let mut starts = Vec::new();
+    for i in 1..=plan.agent_runs {
+        append(&transcript, &ten_kb_with_spawn(i));
+        let run = p.hook(&start(i)).clean("SubagentStart");
+        assert!(
+            run.stdout().contains("additionalContext"),
+            "{}",
+            run.stdout()
+        );
+        starts.push(run.elapsed);
+    }
+    let scanned: i64 = p
+        .db()
+        .query_row(
+            "SELECT json_extract(details, '$.bytes_scanned') FROM hook_log
+             WHERE event_type = 'SubagentStart' ORDER BY id DESC LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .expect("last SubagentStart logged");
+    assert!(
+        scanned < 11 * 1024,
+        "SubagentStart reads only what was appended, not {scanned} bytes"
+    );
+
+    eprintln!("SubagentStop x {}...", plan.agent_runs);
+    let agent_transcript = p.transcripts.join("agent.jsonl");
+    write_agent_transcript(&agent_transcript);
+    let mut stops = Vec::new();
+    for i in 1..=plan.agent_runs {
+        let stop = with(
+            common("SubagentStop"),
+            json!({"agent_id": format!("agent-{i}"), "agent_type": "coder",
+                   "agent_transcript_path": agent_transcript.display().to_string(),
+                   "stop_hook_active": false, "last_assistant_message": report(i)}),
+        );
+        let run = p.hook(&stop).clean("SubagentStop");
+        assert_eq!(run.stdout(), "", "a compressed report passes");
+        stops.push(run.elapsed);
+    }
+    let collected: i64 = p
+        .db()
+        .query_row(
+            "SELECT count(*) FROM context_entries WHERE files != '[]'",
+            [],
+            |r| r.get(0),
+        )
+        .expect("count entries");
+    assert_eq!(
+        collected as usize, plan.agent_runs,
+        "every stop collected its report and files"
+    );
+
+    eprintln!("32 concurrent hook processes x {} rounds...", plan.rounds);
+    let (concurrent, batches) = concurrent_rounds(plan.rounds);
+
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    vec![
+        Row::new(format!("`{TRIVIAL}` (trivial binary)"), base, Budget::None),
+        Row::new(
+            "`nagger --version` (the binary starting, no hook work)",
+            floor,
+            Budget::None,
+        ),
+        Row::new(
+            "PreToolUse, main agent, nothing to say",
+            nothing,
+            Budget::Median(Duration::from_millis(2), Some(3.0)),
+        ),
+        Row::new("PreToolUse, guard deny (`rm -rf /`)", denied, Budget::None),
+        Row::new(
+            format!(
+                "SubagentStart, first full scan of {} MB (1 run)",
+                transcript_len >> 20
+            ),
+            vec![first_scan],
+            Budget::Throughput {
+                bytes: transcript_len,
+                mb_per_s: 300.0,
+            },
+        ),
+        Row::new(
+            format!(
+                "SubagentStart, {} MB transcript +10 KB",
+                transcript_len >> 20
+            ),
+            starts,
+            Budget::Median(Duration::from_millis(5), None),
+        ),
+        Row::new(
+            "SubagentStop, report + files collected",
+            stops,
+            Budget::None,
+        ),
+        Row::new(
+            format!("32 processes at once (16 SubagentStart + 16 claims), {cores} cores"),
+            concurrent,
+            Budget::P99(Duration::from_millis(50)),
+        ),
+        Row::new(
+            "… the whole batch of 32 (first spawn to last exit), per round",
+            batches,
+            Budget::None,
+        ),
+    ]
+}
+
+/// Rounds of 16 SubagentStart and 16 legacy PreToolUse (no agent_id: they claim)
+/// of one session started together. Checks in the database that every agent was
+/// registered and matched once and that no claim was doubled or lost; returns every
+/// process's spawn-to-exit time, and each round's wall time.
+fn concurrent_rounds(rounds: usize) -> (Vec<Duration>, Vec<Duration>) {
+    let p = Project::new();
+    let mut durations = Vec::new();
+    let mut batches = Vec::new();
+    for round in 0..rounds {
+        let session = format!("concurrent-{round}");
+        let transcript = p.transcripts.join(format!("{session}.jsonl"));
+        let mut lines = String::new();
+        for i in 0..16 {
+            lines.push_str(&format!(
+                "{}\n{}\n",
+                text_line(i, "planning"),
+                spawn_line(&format!("toolu_c{i}"), &format!("[ROLE:coder] part {i}"))
+            ));
+        }
+        std::fs::write(&transcript, lines).expect("write transcript");
+        let common = |event: &str| p.input(&session, &transcript, event);
+        if round == 0 {
+            // The database exists before the session's subagents start.
+            p.hook(&with(common("SessionStart"), json!({"source": "startup"})))
+                .clean("SessionStart");
+        }
+        let mut inputs: Vec<Value> = (0..16)
+            .map(|i| {
+                with(
+                    common("SubagentStart"),
+                    json!({"agent_id": format!("c{round}-{i}"), "agent_type": "coder"}),
+                )
+            })
+            .collect();
+        inputs.extend((0..16).map(|i| {
+            with(
+                common("PreToolUse"),
+                json!({"tool_name": "Read", "tool_input": {"file_path": "src/lib.rs"},
+                       "tool_use_id": format!("toolu_read{i}")}),
+            )
+        }));
+        let barrier = Arc::new(Barrier::new(inputs.len()));
+        let batch = Instant::now();
+        let runs: Vec<Run> = std::thread::scope(|s| {
+            let handles: Vec<_> = inputs
+                .iter()
+                .map(|input| {
+                    let barrier = barrier.clone();
+                    let bytes = input.to_string().into_bytes();
+                    let command = p.command();
+                    s.spawn(move || {
+                        barrier.wait();
+                        spawn_and_wait(command, &bytes)
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("runner thread"))
+                .collect()
+        });
+        batches.push(batch.elapsed());
+        for run in runs {
+            durations.push(run.clean("concurrent hook").elapsed);
+        }
+        check_claims(&p, &session, &transcript);
+    }
+    (durations, batches)
+}
+
+/// Every agent registered and matched to its own spawn; the claims made so far went
+/// to distinct agents; draining the rest claims each remaining agent once.
+fn check_claims(p: &Project, session: &str, transcript: &Path) {
+    let db = p.db();
+    let (agents, spawns, matched): (i64, i64, i64) = db
+        .query_row(
+            "SELECT count(*), count(DISTINCT task_spawn_id),
+                    (SELECT count(*) FROM task_spawns t JOIN subagents a
+                       ON t.id = a.task_spawn_id AND t.matched_agent_id = a.agent_id
+                     WHERE a.session_id = ?1)
+             FROM subagents WHERE session_id = ?1",
+            [session],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .expect("registry");
+    assert_eq!(
+        (agents, spawns, matched),
+        (16, 16, 16),
+        "{session}: 16 agents, each matched to its own spawn"
+    );
+    let claimed_logged: Vec<String> = claimed_in_log(&db, session);
+    let claimed_rows: i64 = db
+        .query_row(
+            "SELECT count(*) FROM subagents WHERE session_id = ?1 AND claimed_by = 'claim'",
+            [session],
+            |r| r.get(0),
+        )
+        .expect("claimed");
+    let mut unique = claimed_logged.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(
+        (unique.len(), claimed_logged.len() as i64),
+        (claimed_logged.len(), claimed_rows),
+        "{session}: a claim was doubled or lost"
+    );
+    // The agents not yet claimed are claimed by the next legacy calls, each once.
+    let drain = with(
+        p.input(session, transcript, "PreToolUse"),
+        json!({"tool_name": "Read", "tool_input": {"file_path": "src/lib.rs"}}),
+    );
+    for _ in claimed_logged.len()..16 {
+        p.hook(&drain).clean("drain claim");
+    }
+    let mut all = claimed_in_log(&db, session);
+    let total = all.len();
+    all.sort();
+    all.dedup();
+    assert_eq!(
+        (all.len(), total),
+        (16, 16),
+        "{session}: every agent claimed exactly once"
+    );
+}
+
+fn claimed_in_log(db: &Connection, session: &str) -> Vec<String> {
+    let mut stmt = db
+        .prepare(
+            "SELECT agent_id FROM hook_log WHERE session_id = ?1 AND event_type = 'PreToolUse'
+             AND json_extract(details, '$.caller') = 'claim'",
+        )
+        .expect("prepare");
+    stmt.query_map([session], |r| r.get(0))
+        .expect("query")
+        .map(|r| r.expect("row"))
+        .collect()
+}

@@ -1,0 +1,651 @@
+//! nagger under faults around it, with the real binary: hook processes killed with
+//! SIGKILL mid-transaction leave no partial claim or registration; a read-only or
+//! full disk and a database locked past busy_timeout fail open (exit 0, no stdout,
+//! one stderr line); a transcript truncated, rotated or replaced between scans is
+//! rescanned without losing or duplicating spawns.
+
+use crate::common::*;
+use rusqlite::Connection;
+use serde_json::{Value, json};
+use std::io::Write;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Deterministic xorshift: a failing round can be replayed from the seed it prints.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// The same input in another session with its own transcript.
+fn in_session(mut input: Value, session: &str, transcript: &Path) -> Value {
+    input["session_id"] = json!(session);
+    input["transcript_path"] = json!(transcript.display().to_string());
+    input
+}
+
+fn report(agent_id: &str) -> String {
+    format!("[COMPRESSED] agent_type: coder\nResult: {agent_id} done\nBlockers: none")
+}
+
+/// Runs `cmd` (a `nagger hook` command) with `input` on stdin.
+fn run_with(mut cmd: Command, input: &Value) -> HookResult {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn nagger hook");
+    let mut pipe = child.stdin.take().expect("stdin");
+    let _ = pipe.write_all(input.to_string().as_bytes());
+    drop(pipe);
+    finish(child)
+}
+
+/// The fail-open contract of SPEC §4: exit 0, nothing on stdout, one stderr line.
+fn assert_fails_open(r: &HookResult, what: &str) {
+    assert_eq!(r.code, 0, "{what}: exit code; stderr: {}", r.stderr);
+    assert_eq!(r.stdout, "", "{what}: no decision when nagger failed");
+    let lines: Vec<&str> = r.stderr.lines().collect();
+    assert_eq!(
+        lines.len(),
+        1,
+        "{what}: one stderr line, got {:?}",
+        r.stderr
+    );
+    assert!(lines[0].starts_with("nagger: "), "{what}: {}", lines[0]);
+}
+
+fn scalar(c: &Connection, sql: &str) -> i64 {
+    c.query_row(sql, [], |r| r.get(0))
+        .unwrap_or_else(|e| panic!("{sql}: {e}"))
+}
+
+// ── kill -9 ──
+
+/// Every invariant a torn write could break, with the query that finds breakers.
+const INVARIANTS: [(&str, &str); 6] = [
+    (
+        "an agent registered without its match (role_source never set)",
+        "SELECT count(*) FROM subagents WHERE role_source IS NULL",
+    ),
+    (
+        "an agent's task_spawn_id points at a spawn not matched to it",
+        "SELECT count(*) FROM subagents a LEFT JOIN task_spawns t ON t.id = a.task_spawn_id
+         WHERE a.task_spawn_id IS NOT NULL AND (t.id IS NULL OR t.matched_agent_id IS NOT a.agent_id)",
+    ),
+    (
+        "a spawn matched to an agent that does not hold it (and has not stopped)",
+        "SELECT count(*) FROM task_spawns t WHERE t.matched_agent_id IS NOT NULL
+         AND NOT EXISTS (SELECT 1 FROM subagents a WHERE a.agent_id = t.matched_agent_id AND a.task_spawn_id = t.id)
+         AND NOT EXISTS (SELECT 1 FROM subagent_history h WHERE h.agent_id = t.matched_agent_id)",
+    ),
+    (
+        "a matched agent whose role is not its spawn's",
+        "SELECT count(*) FROM subagents a JOIN task_spawns t ON t.id = a.task_spawn_id
+         WHERE a.role IS NOT t.role",
+    ),
+    (
+        "processed flags out of step (processed / processed_at / claimed_by)",
+        "SELECT count(*) FROM subagents WHERE (startup_processed = 1) != (startup_processed_at IS NOT NULL)
+         OR (startup_processed = 1) != (claimed_by IS NOT NULL)",
+    ),
+    (
+        "an agent both active and in history (half an unregister)",
+        "SELECT count(*) FROM subagents a JOIN subagent_history h
+         ON h.agent_id = a.agent_id AND h.session_id = a.session_id",
+    ),
+];
+
+fn assert_consistent(c: &Connection, when: &str) {
+    let integrity: String = c
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .expect("integrity_check");
+    assert_eq!(integrity, "ok", "{when}");
+    for (broken, sql) in INVARIANTS {
+        assert_eq!(scalar(c, sql), 0, "{when}: {broken}");
+    }
+}
+
+/// A transcript of about 256 KB (a first scan takes a few ms) with `spawns` coder
+/// spawns spread through it, tagged with roles r0, r1, ...
+fn write_round_transcript(path: &Path, spawns: usize) {
+    let filler = "reading the cart module and its tests ".repeat(50);
+    let mut lines = Vec::new();
+    for i in 0..spawns {
+        for m in 0..16 {
+            let mut l = usage_line(&format!("m{i}-{m}"), 1000);
+            l["message"]["content"][0]["text"] = json!(filler);
+            lines.push(l);
+        }
+        lines.push(spawn_line(
+            &format!("toolu_{i}"),
+            "coder",
+            &format!("[ROLE:r{i}] part {i}"),
+        ));
+    }
+    append_lines(path, &lines);
+}
+
+#[test]
+fn sigkill_at_random_points_leaves_no_partial_claim_or_registration() {
+    const ROUNDS: usize = 32;
+    const STARTS: usize = 6;
+    const CLAIMS: usize = 6;
+    let seed = 0x5eed_0fc1_a1a1_u64;
+    let mut rng = Rng(seed);
+    let p = Project::with_config("[roles.default]\ntext = \"conventions\"\n");
+    let (mut killed, mut survived) = (0, 0);
+    let mut sessions: Vec<String> = Vec::new();
+    for round in 0..ROUNDS {
+        let session = format!("kill-{round}");
+        let transcript = p.transcript.with_file_name(format!("{session}.jsonl"));
+        write_round_transcript(&transcript, STARTS);
+        let at = |v: Value| in_session(v, &session, &transcript);
+        let mut inputs: Vec<Value> = (0..STARTS)
+            .map(|i| at(p.subagent_start(&format!("{session}-a{i}"), "coder")))
+            .collect();
+        inputs.extend((0..CLAIMS).map(|_| at(p.pre_tool_use("Read", json!({"file_path": "a"})))));
+        // Agents of the previous round stop while this round starts.
+        if let Some(previous) = sessions.last() {
+            for i in 0..2 {
+                let id = format!("{previous}-a{i}");
+                let stop = p.subagent_stop(&id, "coder", Some(&report(&id)), false);
+                inputs.push(in_session(
+                    stop,
+                    previous,
+                    &p.transcript.with_file_name(format!("{previous}.jsonl")),
+                ));
+            }
+        }
+        let started = Instant::now();
+        let children: Vec<_> = inputs.iter().map(|i| p.spawn_hook(i)).collect();
+        // Each process is killed with probability 1/2, after 0.2-20 ms (log-uniform):
+        // before, during and after its transactions.
+        let mut kills: Vec<(Duration, usize)> = Vec::new();
+        for i in 0..children.len() {
+            if rng.below(2) == 0 {
+                let micros = 200f64 * 100f64.powf(rng.below(1000) as f64 / 1000.0);
+                kills.push((Duration::from_micros(micros as u64), i));
+            }
+        }
+        kills.sort();
+        let mut children: Vec<_> = children.into_iter().map(Some).collect();
+        for (after, i) in kills {
+            if let Some(wait) = after.checked_sub(started.elapsed()) {
+                std::thread::sleep(wait);
+            }
+            if let Some(child) = children[i].as_mut() {
+                // Already exited is fine: the kill then comes too late to matter.
+                let _ = child.kill();
+            }
+        }
+        for (i, child) in children.into_iter().enumerate() {
+            let out = child
+                .expect("every child is waited once")
+                .wait_with_output()
+                .expect("wait");
+            if out.status.signal() == Some(9) {
+                killed += 1;
+                continue;
+            }
+            survived += 1;
+            assert_eq!(
+                (
+                    out.status.code(),
+                    String::from_utf8_lossy(&out.stderr).as_ref()
+                ),
+                (Some(0), ""),
+                "round {round} (seed {seed:#x}): a process that was not killed failed: {}",
+                inputs[i]
+            );
+        }
+        assert_consistent(&p.db(), &format!("round {round} (seed {seed:#x})"));
+        sessions.push(session);
+    }
+    assert!(
+        killed >= ROUNDS * 2 && survived >= ROUNDS * 2,
+        "kills should land both mid-run and after: {killed} killed, {survived} survived"
+    );
+
+    // Later hooks work: every session's unclaimed agents are claimed by its next
+    // legacy tool calls, each once, until only the main agent is left.
+    for session in &sessions {
+        let transcript = p.transcript.with_file_name(format!("{session}.jsonl"));
+        let call = in_session(
+            p.pre_tool_use("Read", json!({"file_path": "a"})),
+            session,
+            &transcript,
+        );
+        for _ in 0..=STARTS {
+            let r = p.hook(&call);
+            assert_eq!((r.code, r.stderr.as_str()), (0, ""), "{session}");
+        }
+        let c = p.db();
+        let unclaimed: i64 = c
+            .query_row(
+                "SELECT count(*) FROM subagents WHERE session_id = ?1 AND startup_processed = 0",
+                [session],
+                |r| r.get(0),
+            )
+            .expect("count");
+        assert_eq!(unclaimed, 0, "{session}: an agent was never claimed");
+        let mut stmt = c
+            .prepare(
+                "SELECT agent_id, count(*) FROM hook_log WHERE session_id = ?1
+                 AND event_type = 'PreToolUse' AND json_extract(details, '$.caller') = 'claim'
+                 GROUP BY agent_id HAVING count(*) > 1",
+            )
+            .expect("prepare");
+        let doubled: Vec<(String, i64)> = stmt
+            .query_map([session], |r| Ok((r.get(0)?, r.get(1)?)))
+            .expect("query")
+            .map(|r| r.expect("row"))
+            .collect();
+        assert!(doubled.is_empty(), "{session}: claimed twice: {doubled:?}");
+    }
+    let fresh = p.hook(&p.subagent_start("after-the-kills", "coder"));
+    assert_eq!((fresh.code, fresh.stderr.as_str()), (0, ""));
+    let first = p.hook(&p.pre_tool_use_as("after-the-kills", "coder", "Read", json!({})));
+    assert_eq!(
+        first.decision().as_deref(),
+        Some("deny"),
+        "conventions still due"
+    );
+    assert_consistent(&p.db(), "after all rounds");
+}
+
+// ── read-only and full disks ──
+
+fn running_as_root() -> bool {
+    let probe = tempfile::tempdir().expect("tempdir");
+    std::fs::metadata(probe.path()).expect("stat").uid() == 0
+}
+
+fn chmod(path: &Path, mode: u32) {
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
+        .unwrap_or_else(|e| panic!("chmod {}: {e}", path.display()));
+}
+
+/// The database, its -wal/-shm and its directory made read-only. Permissions do not
+/// stop root, so as root the hook runs as `nobody` (uid/gid 65534): the directory and
+/// files are then truly unwritable for it, as they would be for a user without rights.
+#[test]
+fn a_read_only_state_directory_fails_open() {
+    let p = Project::with_config("[roles.default]\ntext = \"conventions\"\n");
+    p.append(&[spawn_line("toolu_1", "coder", "[ROLE:coder] x")]);
+    p.hook(&p.session_start("startup"));
+    p.hook(&p.subagent_start("ag-1", "coder"));
+    let state = p.root.join(".claude-nagger");
+    let db_before = std::fs::read(p.db_path()).expect("read db");
+    let as_root = running_as_root();
+    if as_root {
+        // `nobody` must reach the project and read the config and transcript.
+        let temp = p.root.parent().expect("project in a temp dir");
+        chmod(temp, 0o755);
+        chmod(&p.root, 0o755);
+        chmod(p.transcript.parent().expect("transcripts dir"), 0o755);
+    }
+    for entry in std::fs::read_dir(&state).expect("read_dir") {
+        let path = entry.expect("entry").path();
+        if path.is_file() {
+            chmod(&path, 0o444);
+        }
+    }
+    chmod(&state, 0o555);
+    let hook = |input: &Value| {
+        let mut cmd = p.command(&["hook"]);
+        if as_root {
+            cmd.uid(65534).gid(65534);
+        }
+        run_with(cmd, input)
+    };
+    let events = [
+        p.pre_tool_use("Read", json!({"file_path": "a"})),
+        p.subagent_start("ag-2", "coder"),
+        p.pre_tool_use_as("ag-1", "coder", "Bash", json!({"command": "ls"})),
+    ];
+    let results: Vec<HookResult> = events.iter().map(hook).collect();
+    chmod(&state, 0o755);
+    for (event, r) in events.iter().zip(&results) {
+        assert_fails_open(r, &event["hook_event_name"].to_string());
+        assert!(
+            r.stderr.contains("readonly") || r.stderr.contains("unable to open"),
+            "the line says why: {}",
+            r.stderr
+        );
+    }
+    assert_eq!(
+        std::fs::read(p.db_path()).expect("read db"),
+        db_before,
+        "the database is untouched"
+    );
+    let names: Vec<String> = std::fs::read_dir(&state)
+        .expect("read_dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        !names.iter().any(|n| n.contains("corrupt")),
+        "a database that cannot be written is not corrupt: {names:?}"
+    );
+    for entry in std::fs::read_dir(&state).expect("read_dir") {
+        let path = entry.expect("entry").path();
+        if path.is_file() {
+            chmod(&path, 0o644);
+        }
+    }
+    let r = p.hook(&p.pre_tool_use_as("ag-1", "coder", "Bash", json!({"command": "ls"})));
+    assert_eq!(
+        (r.code, r.stderr.as_str(), r.decision().as_deref()),
+        (0, "", Some("deny")),
+        "writable again: ag-1's first call gets its conventions"
+    );
+}
+
+/// `.claude-nagger` is a file, so the database cannot even be created (this one holds
+/// for root too).
+#[test]
+fn a_state_path_that_cannot_be_created_fails_open() {
+    let p = Project::new();
+    std::fs::remove_dir_all(p.root.join(".claude-nagger")).expect("rmdir");
+    std::fs::write(p.root.join(".claude-nagger"), "not a directory").expect("write");
+    for input in [
+        p.session_start("startup"),
+        p.subagent_start("ag-1", "coder"),
+        p.pre_tool_use("Bash", json!({"command": "rm -rf /"})),
+    ] {
+        let r = p.hook(&input);
+        assert_fails_open(&r, &input["hook_event_name"].to_string());
+        assert!(
+            r.stderr.contains("state database unavailable"),
+            "{}",
+            r.stderr
+        );
+    }
+}
+
+/// `nagger hook` in a shell that lets no write extend any file (RLIMIT_FSIZE = 0,
+/// SIGXFSZ ignored so the write fails with EFBIG instead of killing the process). That
+/// is stricter than a full disk, which still lets SQLite overwrite pages it owns.
+fn full_disk_hook(p: &Project, input: &Value) -> HookResult {
+    let mut sh = Command::new("/bin/sh");
+    sh.arg("-c")
+        .arg("trap '' XFSZ; ulimit -f 0 && exec \"$0\" hook")
+        .arg(nagger_bin())
+        .env_clear()
+        .env("CLAUDE_PROJECT_DIR", &p.root)
+        .env("HOME", &p.root)
+        .env("TZ", "UTC")
+        .current_dir(&p.root);
+    run_with(sh, input)
+}
+
+#[test]
+fn a_full_disk_fails_open_and_nothing_is_quarantined() {
+    // An existing database that cannot grow.
+    let p = Project::with_config("[session.first_time]\ntext = \"conventions\"\n");
+    p.append(&[spawn_line("toolu_1", "coder", "[ROLE:coder] x")]);
+    p.hook(&p.session_start("startup"));
+    let before: i64 = scalar(&p.db(), "SELECT count(*) FROM hook_log");
+    for input in [
+        p.subagent_start("ag-1", "coder"),
+        p.pre_tool_use("Read", json!({"file_path": "a"})),
+        p.subagent_stop("ag-0", "coder", Some(&report("ag-0")), false),
+    ] {
+        let r = full_disk_hook(&p, &input);
+        assert_fails_open(&r, &input["hook_event_name"].to_string());
+        assert!(
+            r.stderr.contains("disk I/O error") || r.stderr.contains("disk is full"),
+            "the line says why: {}",
+            r.stderr
+        );
+    }
+    let c = p.db();
+    assert_eq!(scalar(&c, "SELECT count(*) FROM hook_log"), before);
+    assert_eq!(scalar(&c, "SELECT count(*) FROM subagents"), 0);
+    assert_consistent(&c, "after writes failed");
+    drop(c);
+
+    // A fresh project: the database cannot be created.
+    let fresh = Project::new();
+    let r = full_disk_hook(&fresh, &fresh.subagent_start("ag-1", "coder"));
+    assert_fails_open(&r, "fresh SubagentStart");
+    assert!(
+        r.stderr.contains("state database unavailable"),
+        "{}",
+        r.stderr
+    );
+
+    // Space again: both work, nothing was moved aside as corrupt.
+    for project in [&p, &fresh] {
+        let r = project.hook(&project.subagent_start("ag-1", "coder"));
+        assert_eq!((r.code, r.stderr.as_str()), (0, ""));
+        let names: Vec<String> = std::fs::read_dir(project.root.join(".claude-nagger"))
+            .expect("read_dir")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(!names.iter().any(|n| n.contains("corrupt")), "{names:?}");
+    }
+    assert_eq!(scalar(&p.db(), "SELECT count(*) FROM subagents"), 1);
+}
+
+// ── locks ──
+
+/// Another connection holds the write lock for longer than busy_timeout: the hook
+/// waits it out, then fails open with a line that says the database is locked.
+#[test]
+fn a_database_locked_past_busy_timeout_fails_open_with_a_clear_line() {
+    let p = Project::new();
+    p.append(&[spawn_line("toolu_1", "coder", "[ROLE:coder] x")]);
+    p.hook(&p.session_start("startup"));
+    let holder = p.db();
+    holder
+        .execute_batch(
+            "BEGIN EXCLUSIVE; INSERT INTO tasks (role, title, created_at) VALUES ('x', 'held', 0);",
+        )
+        .expect("take the write lock");
+    let started = Instant::now();
+    let r = p.hook(&p.subagent_start("ag-1", "coder"));
+    let waited = started.elapsed();
+    holder.execute_batch("ROLLBACK").expect("release");
+    assert_fails_open(&r, "SubagentStart on a locked database");
+    assert!(r.stderr.contains("locked"), "{}", r.stderr);
+    assert!(
+        waited >= Duration::from_millis(4900),
+        "busy_timeout is waited out, not skipped: {waited:?}"
+    );
+    let r = p.hook(&p.subagent_start("ag-1", "coder"));
+    assert_eq!(
+        (r.code, r.stderr.as_str()),
+        (0, ""),
+        "unlocked: works again"
+    );
+}
+
+/// A fresh database whose migration lock another process holds past the timeout.
+#[test]
+fn a_migration_lock_held_past_the_timeout_fails_open_with_a_clear_line() {
+    let p = Project::new();
+    let lock = std::fs::File::create(p.root.join(".claude-nagger/state.db.lock")).expect("lock");
+    lock.lock().expect("hold the migration lock");
+    let r = p.hook(&p.subagent_start("ag-1", "coder"));
+    lock.unlock().expect("unlock");
+    assert_fails_open(&r, "SubagentStart while migration is locked");
+    assert!(
+        r.stderr.contains("state database unavailable") && r.stderr.contains("locked"),
+        "{}",
+        r.stderr
+    );
+    let r = p.hook(&p.subagent_start("ag-1", "coder"));
+    assert_eq!(
+        (r.code, r.stderr.as_str()),
+        (0, ""),
+        "unlocked: works again"
+    );
+}
+
+// ── transcripts changed between scans ──
+
+fn spawn_count(p: &Project) -> Vec<(String, i64)> {
+    let c = p.db();
+    let mut stmt = c
+        .prepare("SELECT tool_use_id, count(*) FROM task_spawns GROUP BY 1 ORDER BY 1")
+        .expect("prepare");
+    stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .expect("query")
+        .map(|r| r.expect("row"))
+        .collect()
+}
+
+fn role_of(p: &Project, agent_id: &str) -> (Option<String>, Option<String>) {
+    p.db()
+        .query_row(
+            "SELECT role, role_source FROM subagents WHERE agent_id = ?1",
+            [agent_id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .expect("agent registered")
+}
+
+fn start_ok(p: &Project, agent_id: &str, agent_type: &str) {
+    let r = p.hook(&p.subagent_start(agent_id, agent_type));
+    assert_eq!((r.code, r.stderr.as_str()), (0, ""), "{agent_id}");
+}
+
+fn lines(values: &[Value]) -> String {
+    values.iter().map(|v| format!("{v}\n")).collect()
+}
+
+fn ids(list: &[&str]) -> Vec<(String, i64)> {
+    list.iter().map(|id| (id.to_string(), 1)).collect()
+}
+
+#[test]
+fn a_truncated_transcript_is_rescanned_from_the_start() {
+    let p = Project::new();
+    let padding: Vec<Value> = (0..40).map(|i| usage_line(&format!("m{i}"), 100)).collect();
+    p.append(&padding);
+    p.append(&[
+        spawn_line("toolu_a", "coder", "[ROLE:alpha] a"),
+        spawn_line("toolu_b", "tester", "[ROLE:beta] b"),
+    ]);
+    start_ok(&p, "ag-1", "coder");
+    assert_eq!(role_of(&p, "ag-1").0.as_deref(), Some("alpha"));
+
+    // Truncated to less than was scanned, then a new spawn written.
+    std::fs::write(
+        &p.transcript,
+        lines(&[spawn_line("toolu_c", "coder", "[ROLE:gamma] c")]),
+    )
+    .expect("truncate");
+    start_ok(&p, "ag-2", "coder");
+    assert_eq!(role_of(&p, "ag-2").0.as_deref(), Some("gamma"));
+
+    // Truncated again and regrown past the old offset: the bytes before the cursor
+    // changed, so the cursor is not trusted.
+    let mut regrown = vec![spawn_line("toolu_d", "coder", "[ROLE:delta] d")];
+    regrown.extend((0..60).map(|i| usage_line(&format!("n{i}"), 200)));
+    regrown.push(spawn_line("toolu_e", "coder", "[ROLE:epsilon] e"));
+    std::fs::write(&p.transcript, lines(&regrown)).expect("rewrite");
+    start_ok(&p, "ag-3", "coder");
+    start_ok(&p, "ag-4", "coder");
+    assert_eq!(role_of(&p, "ag-3").0.as_deref(), Some("delta"));
+    assert_eq!(role_of(&p, "ag-4").0.as_deref(), Some("epsilon"));
+    assert_eq!(
+        spawn_count(&p),
+        ids(&["toolu_a", "toolu_b", "toolu_c", "toolu_d", "toolu_e"])
+    );
+    assert_consistent(&p.db(), "after truncations");
+}
+
+#[test]
+fn a_rotated_transcript_is_read_from_its_new_file() {
+    let p = Project::new();
+    p.append(&[
+        spawn_line("toolu_a", "coder", "[ROLE:alpha] a"),
+        usage_line("m1", 100),
+    ]);
+    start_ok(&p, "ag-1", "coder");
+    // Rotated: the old file is renamed (and still grows), a new one takes its name.
+    let old = p.transcript.with_extension("jsonl.1");
+    std::fs::rename(&p.transcript, &old).expect("rotate");
+    append_lines(
+        &old,
+        &[spawn_line("toolu_stale", "coder", "[ROLE:stale] s")],
+    );
+    // Longer than what was scanned, so only the file's identity tells them apart.
+    let mut fresh: Vec<Value> = (0..8).map(|i| usage_line(&format!("n{i}"), 200)).collect();
+    fresh.push(spawn_line("toolu_b", "coder", "[ROLE:beta] b"));
+    append_lines(&p.transcript, &fresh);
+    start_ok(&p, "ag-2", "coder");
+    assert_eq!(role_of(&p, "ag-2").0.as_deref(), Some("beta"));
+    assert_eq!(spawn_count(&p), ids(&["toolu_a", "toolu_b"]));
+    // The new file keeps growing: read incrementally from its own cursor.
+    p.append(&[spawn_line("toolu_c", "coder", "[ROLE:gamma] c")]);
+    start_ok(&p, "ag-3", "coder");
+    assert_eq!(role_of(&p, "ag-3").0.as_deref(), Some("gamma"));
+    assert_eq!(spawn_count(&p), ids(&["toolu_a", "toolu_b", "toolu_c"]));
+}
+
+#[test]
+fn a_replaced_transcript_does_not_hand_out_a_spawn_twice() {
+    let p = Project::new();
+    let original = vec![
+        spawn_line("toolu_a", "coder", "[ROLE:alpha] a"),
+        usage_line("m1", 100),
+        spawn_line("toolu_b", "tester", "[ROLE:beta] b"),
+    ];
+    p.append(&original);
+    start_ok(&p, "ag-1", "coder");
+    assert_eq!(role_of(&p, "ag-1").0.as_deref(), Some("alpha"));
+
+    // Replaced atomically (written aside, renamed over) by a copy that goes on: every
+    // spawn is seen again, none is stored or matched twice.
+    let mut copy = original.clone();
+    copy.push(spawn_line("toolu_c", "coder", "[ROLE:gamma] c"));
+    let aside = p.transcript.with_extension("tmp");
+    std::fs::write(&aside, lines(&copy)).expect("write copy");
+    std::fs::rename(&aside, &p.transcript).expect("replace");
+    start_ok(&p, "ag-2", "coder");
+    assert_eq!(
+        role_of(&p, "ag-2").0.as_deref(),
+        Some("gamma"),
+        "toolu_a already belongs to ag-1"
+    );
+    assert_eq!(spawn_count(&p), ids(&["toolu_a", "toolu_b", "toolu_c"]));
+
+    // Rewritten in place to the same length with a different last line.
+    let mut same_len = copy.clone();
+    let last = same_len.len() - 1;
+    same_len[last] = spawn_line("toolu_d", "coder", "[ROLE:delta] d");
+    let text = lines(&same_len);
+    assert_eq!(text.len(), lines(&copy).len(), "same length");
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&p.transcript)
+        .expect("open");
+    f.write_all(text.as_bytes()).expect("rewrite in place");
+    drop(f);
+    start_ok(&p, "ag-3", "coder");
+    assert_eq!(role_of(&p, "ag-3").0.as_deref(), Some("delta"));
+    assert_eq!(
+        spawn_count(&p),
+        ids(&["toolu_a", "toolu_b", "toolu_c", "toolu_d"])
+    );
+    start_ok(&p, "ag-4", "tester");
+    assert_eq!(role_of(&p, "ag-4").0.as_deref(), Some("beta"));
+    assert_consistent(&p.db(), "after replacements");
+}
