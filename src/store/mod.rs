@@ -239,7 +239,7 @@ fn probe(conn: &Connection) -> rusqlite::Result<i64> {
 /// Pragmas that are per connection. journal_mode=WAL is persistent in the file
 /// and set once, during migration.
 fn apply_connection_pragmas(conn: &Connection) -> rusqlite::Result<()> {
-    conn.busy_timeout(BUSY_TIMEOUT)?;
+    conn.busy_handler(Some(wait_while_busy))?;
     // A hook process is usually the last connection when it exits; checkpointing
     // there would cost every hook run several fsyncs. `Drop` checkpoints only once
     // the WAL has grown past WAL_TRUNCATE_BYTES.
@@ -394,6 +394,29 @@ pub fn quarantine(path: &Path) -> StoreResult<PathBuf> {
     Ok(target)
 }
 
+/// The busy handler: waits up to BUSY_TIMEOUT in total, like `busy_timeout`, but
+/// retries after 100 µs, growing to 2 ms, instead of SQLite's default steps (1, 2,
+/// 5, 10 … 100 ms), which cost a parallel hook tens of milliseconds for a lock
+/// held well under one.
+fn wait_while_busy(attempt: i32) -> bool {
+    match busy_step(attempt) {
+        Some(step) => {
+            std::thread::sleep(step);
+            true
+        }
+        None => false,
+    }
+}
+
+/// How long to sleep before retry `attempt`; None once BUSY_TIMEOUT is used up.
+/// Steps double from 100 µs to 2 ms, then stay there.
+fn busy_step(attempt: i32) -> Option<Duration> {
+    let step_us = |i: u64| (100u64 << i.min(5)).min(2000);
+    let attempt = attempt.max(0) as u64;
+    let waited_us: u64 = (0..attempt).map(step_us).sum();
+    (waited_us < BUSY_TIMEOUT.as_micros() as u64).then(|| Duration::from_micros(step_us(attempt)))
+}
+
 /// Current time in unix milliseconds, the unit of every time column.
 pub fn now_ms() -> i64 {
     chrono::Utc::now().timestamp_millis()
@@ -402,6 +425,19 @@ pub fn now_ms() -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn busy_handler_retries_finely_and_gives_up_after_the_busy_timeout() {
+        assert_eq!(busy_step(0), Some(Duration::from_micros(100)));
+        assert_eq!(busy_step(10), Some(Duration::from_millis(2)));
+        let attempts = (0..).take_while(|a| busy_step(*a).is_some()).count() as i32;
+        let total: Duration = (0..attempts).filter_map(busy_step).sum();
+        assert!(
+            total >= BUSY_TIMEOUT && total <= BUSY_TIMEOUT + Duration::from_millis(2),
+            "{total:?}"
+        );
+        assert!(attempts > 2000, "fine-grained retries: {attempts}");
+    }
 
     #[test]
     fn build_time_latest_version_matches_the_embedded_migrations() {
