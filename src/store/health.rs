@@ -3,13 +3,12 @@
 //! Inspection never creates, migrates or locks; repairs take the migration lock.
 
 use super::{
-    NaggerStateDB, StoreError, StoreResult, apply_connection_pragmas, is_not_a_database,
-    latest_version, lock_with_timeout, migration_lock_path, migrations, now_ms, open_raw,
-    quarantine, set_wal, user_version,
+    NaggerStateDB, StoreError, StoreResult, apply_connection_pragmas, hold_migration_lock,
+    is_not_a_database, latest_version, migrations, now_ms, open_raw, quarantine, set_wal,
+    user_version,
 };
 use rusqlite::{Connection, OptionalExtension};
 use std::collections::BTreeSet;
-use std::fs::OpenOptions;
 use std::path::{Path, PathBuf};
 
 /// refinery's record of applied migrations.
@@ -184,17 +183,7 @@ impl SchemaRepair {
 /// their own tables); every migration not applied (grouped, atomically); objects that went
 /// missing; and `user_version` (the fast path of `NaggerStateDB::open`).
 pub fn repair_schema(path: &Path) -> StoreResult<SchemaRepair> {
-    let lock_path = migration_lock_path(path);
-    let lock = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock_path)
-        .map_err(|source| StoreError::Io {
-            context: format!("opening {}", lock_path.display()),
-            source,
-        })?;
-    lock_with_timeout(&lock, &lock_path)?;
+    let lock = hold_migration_lock(path)?;
     let sqlite = |source| StoreError::Sqlite {
         path: path.to_path_buf(),
         source,
@@ -260,18 +249,8 @@ pub fn repair_schema(path: &Path) -> StoreResult<SchemaRepair> {
 /// Moves a corrupt database aside (under the migration lock, as `open` does) and creates
 /// a new one. Returns where the old file went.
 pub fn quarantine_and_recreate(path: &Path) -> StoreResult<PathBuf> {
-    let lock_path = migration_lock_path(path);
     let moved = {
-        let lock = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .map_err(|source| StoreError::Io {
-                context: format!("opening {}", lock_path.display()),
-                source,
-            })?;
-        lock_with_timeout(&lock, &lock_path)?;
+        let _lock = hold_migration_lock(path)?;
         quarantine(path)?
     };
     NaggerStateDB::open(path)?;

@@ -269,17 +269,7 @@ fn migrate_locked(
     conn: Connection,
     report: &mut OpenReport,
 ) -> StoreResult<Connection> {
-    let lock_path = migration_lock_path(path);
-    let lock = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock_path)
-        .map_err(|source| StoreError::Io {
-            context: format!("opening {}", lock_path.display()),
-            source,
-        })?;
-    lock_with_timeout(&lock, &lock_path)?;
+    let lock = hold_migration_lock(path)?;
 
     // Another process may have finished the work while this one waited.
     let mut conn = conn;
@@ -317,6 +307,23 @@ fn migrate_locked(
     report.migrated_from = Some(version);
     drop(lock);
     Ok(conn)
+}
+
+/// Takes the exclusive lock file that serialises migration, repair and
+/// quarantine across processes; held until the returned file is dropped.
+pub(crate) fn hold_migration_lock(db: &Path) -> StoreResult<File> {
+    let lock_path = migration_lock_path(db);
+    let lock = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(|source| StoreError::Io {
+            context: format!("opening {}", lock_path.display()),
+            source,
+        })?;
+    lock_with_timeout(&lock, &lock_path)?;
+    Ok(lock)
 }
 
 fn lock_with_timeout(lock: &File, lock_path: &Path) -> StoreResult<()> {
