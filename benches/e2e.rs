@@ -60,12 +60,16 @@ fn main() {
     }
 }
 
-/// `target/`: the binary lives in `target/<profile>/nagger`.
+/// Cargo's `target/`: the binary lives in `target/<profile>/nagger`, or in
+/// `target/<triple>/<profile>/nagger` when built for an explicit target (see
+/// .cargo/config.toml); the target directory is the one that holds CACHEDIR.TAG.
 fn target_dir() -> PathBuf {
-    Path::new(NAGGER)
-        .parent()
-        .and_then(Path::parent)
-        .expect("the nagger binary lies in target/<profile>/")
+    let binary = Path::new(NAGGER);
+    binary
+        .ancestors()
+        .find(|dir| dir.join("CACHEDIR.TAG").is_file())
+        .or_else(|| binary.parent().and_then(Path::parent))
+        .expect("the nagger binary lies in cargo's target directory")
         .to_path_buf()
 }
 
