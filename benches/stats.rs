@@ -17,7 +17,9 @@ const SESSIONS: i64 = 200;
 const DAY_MS: i64 = 86_400_000;
 
 /// Per 100 rows: 46 PreToolUse, 45 PostToolUse, 3 SubagentStart, 3 SubagentStop and one
-/// each of SessionStart, SessionEnd and PreCompact, spread over the last 30 days.
+/// each of SessionStart, SessionEnd and PreCompact, spread over the last 30 days. The stats
+/// columns are filled from the details as the hook path fills them (StatColumns), and the
+/// rollup is recounted at the end, as `nagger doctor --fix` would.
 const GENERATE: &str = "
 WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < $rows - 1),
 r AS (SELECT i, i % 100 AS k, (i * 2654435761) % 4294967291 AS h FROM n)
@@ -60,6 +62,15 @@ SELECT
       + CASE WHEN h % 9973 = 0 THEN 500 ELSE 0 END
 FROM r;
 
+UPDATE hook_log SET
+    role_source = CASE WHEN event_type = 'SubagentStart'
+                       THEN json_extract(details, '$.role_source') END,
+    caller = CASE WHEN json_extract(details, '$.first_call') = 1
+                  THEN json_extract(details, '$.caller') END,
+    context_chars = CASE WHEN result = 'context'
+                         THEN coalesce(json_extract(details, '$.context_chars'),
+                                       json_extract(details, '$.output_chars')) END;
+
 WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 19999)
 INSERT INTO rule_hits (session_id, rule_name, rule_kind, severity, decision, created_at)
 SELECT 'sess-' || (i % 200), 'rule-' || (i % 37),
@@ -98,6 +109,7 @@ fn generate(path: &Path) {
         stmt.raw_execute().expect("generate rows");
     }
     tx.commit().expect("commit");
+    nagger::store::stats::rebuild_rollup(conn).expect("count the rollup");
     conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")
         .expect("checkpoint");
     let rows: i64 = conn

@@ -230,8 +230,9 @@ fn database_from_before_v1_gets_its_migration_and_wal_from_fix() {
     assert_eq!(d.code, 1, "{}", d.stdout);
     assert_eq!(d.status("schema"), vec!["FAIL"]);
     assert!(
-        d.lines("schema")[0]
-            .contains("schema v0, this nagger's is v1: migration V1__initial not applied"),
+        d.lines("schema")[0].contains(
+            "schema v0, this nagger's is v2: migrations V1__initial, V2__lean_hook_log not applied"
+        ),
         "{}",
         d.stdout
     );
@@ -249,7 +250,7 @@ fn database_from_before_v1_gets_its_migration_and_wal_from_fix() {
     let after = doctor(&p, &[]);
     after.assert_clean();
     assert!(
-        after.lines("schema")[0].contains("v1 (latest)"),
+        after.lines("schema")[0].contains("v2 (latest)"),
         "{}",
         after.stdout
     );
@@ -288,7 +289,10 @@ fn lost_migration_record_and_missing_index_are_restored_by_fix() {
         .lines()
         .find(|l| l.starts_with("fixed  schema"))
         .unwrap_or_else(|| panic!("{}", fixed.stdout));
-    assert!(line.contains("recorded V1__initial as applied"), "{line}");
+    assert!(
+        line.contains("recorded V1__initial, V2__lean_hook_log as applied"),
+        "{line}"
+    );
     assert!(
         line.contains("recreated index idx_hook_log_stats"),
         "{line}"
@@ -451,12 +455,17 @@ fn stats_rollup_out_of_step_fails_and_fix_recounts_it() {
 #[test]
 fn recent_hook_failures_are_a_warning_with_the_newest_message() {
     let p = installed();
-    p.db()
-        .execute(
-            "INSERT INTO hook_log (session_id, hook_name, event_type, timestamp, result, details, duration_ms)
-             VALUES ('s', 'pre_tool_use', 'PreToolUse', ?1, 'error', '{\"error\":\"database is locked\"}', 5000)",
-            [chrono::Utc::now().timestamp_millis()],
-        )
+    let details = serde_json::json!({"error": "database is locked"});
+    nagger::store::HookLogRepository::new(&p.db())
+        .log(&nagger::store::NewHookLog {
+            session_id: "s",
+            hook_name: "pre_tool_use",
+            event_type: "PreToolUse",
+            result: "error",
+            details: Some(&details),
+            duration_ms: Some(5000.0),
+            ..Default::default()
+        })
         .unwrap();
     let d = doctor(&p, &[]);
     assert_eq!(d.code, 0);

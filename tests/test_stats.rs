@@ -131,21 +131,19 @@ fn write_log(p: &Project, rows: &[Row], now: i64) {
     drop(nagger::store::NaggerStateDB::open(&p.db_path()).expect("create db"));
     let c = p.db();
     let tx = c.unchecked_transaction().expect("begin");
+    let log = nagger::store::HookLogRepository::new(&tx);
     for r in rows {
-        tx.execute(
-            "INSERT INTO hook_log (session_id, hook_name, event_type, timestamp, result, details, duration_ms)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-            rusqlite::params![
-                r.session,
-                r.hook,
-                r.event,
-                r.at,
-                r.result,
-                r.details.as_ref().map(|d| d.to_string()),
-                r.duration
-            ],
-        )
-        .expect("insert hook_log row");
+        log.log(&nagger::store::NewHookLog {
+            session_id: r.session,
+            hook_name: r.hook,
+            event_type: r.event,
+            agent_id: None,
+            result: r.result,
+            details: r.details.as_ref(),
+            duration_ms: r.duration,
+            timestamp: Some(r.at),
+        })
+        .expect("log a run");
     }
     for (i, (kind, rule, decision)) in [
         ("guard", "rm-rf-root", "deny"),

@@ -210,7 +210,8 @@ fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
         agent_id,
         result,
         details: details.as_ref(),
-        duration_ms: started.elapsed().as_secs_f64() * 1000.0,
+        duration_ms: Some(started.elapsed().as_secs_f64() * 1000.0),
+        timestamp: None,
     });
     if let Err(e) = logged {
         stderr.push(format!("could not write hook_log: {e}"));
@@ -339,7 +340,8 @@ fn log_bad_input(env: &Env, problem: &str, started: Instant) {
             agent_id: None,
             result: "error",
             details: Some(&details),
-            duration_ms: started.elapsed().as_secs_f64() * 1000.0,
+            duration_ms: Some(started.elapsed().as_secs_f64() * 1000.0),
+            timestamp: None,
         });
     }
 }

@@ -1,7 +1,11 @@
-//! hook_log: one row per hook run, the source of `nagger stats`.
+//! hook_log: one row per hook run, the source of `nagger stats`. Every write keeps
+//! `hook_log_rollup` (runs per event, hook, day and duration bucket) in step, in the same
+//! transaction: all inserts and deletes of hook_log go through this module.
 
+use super::stats::fine_bucket_sql;
 use super::{StoreResult, now_ms};
 use rusqlite::{Connection, params};
+use serde_json::Value;
 
 #[derive(Debug, Clone, Default)]
 pub struct NewHookLog<'a> {
@@ -11,7 +15,52 @@ pub struct NewHookLog<'a> {
     pub agent_id: Option<&'a str>,
     pub result: &'a str,
     pub details: Option<&'a serde_json::Value>,
-    pub duration_ms: f64,
+    /// None: not measured.
+    pub duration_ms: Option<f64>,
+    /// Unix ms of the run; None: now.
+    pub timestamp: Option<i64>,
+}
+
+/// What `nagger stats` reads out of a run's details, kept in plain columns.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StatColumns<'a> {
+    /// SubagentStart: how the role was found.
+    pub role_source: Option<&'a str>,
+    /// A subagent's first tool call: how nagger knew the caller (direct | claim).
+    pub caller: Option<&'a str>,
+    /// Result `context`: characters of context added (or of the whole answer).
+    pub context_chars: Option<i64>,
+}
+
+impl<'a> StatColumns<'a> {
+    pub fn of(event_type: &str, result: &str, details: Option<&'a Value>) -> StatColumns<'a> {
+        let Some(details) = details else {
+            return StatColumns::default();
+        };
+        let text = |key: &str| details.get(key).and_then(Value::as_str);
+        let number = |key: &str| details.get(key).and_then(Value::as_i64);
+        StatColumns {
+            role_source: (event_type == "SubagentStart")
+                .then(|| text("role_source"))
+                .flatten(),
+            caller: (details.get("first_call") == Some(&Value::Bool(true)))
+                .then(|| text("caller"))
+                .flatten(),
+            context_chars: (result == "context")
+                .then(|| number("context_chars").or_else(|| number("output_chars")))
+                .flatten(),
+        }
+    }
+}
+
+/// The rollup row of one run: +1 on insert.
+fn rollup_add_sql() -> String {
+    format!(
+        "INSERT INTO hook_log_rollup (event_type, hook_name, day, bucket, runs)
+         VALUES (?1, ?2, ?3 / 86400000, {}, 1)
+         ON CONFLICT (event_type, hook_name, day, bucket) DO UPDATE SET runs = runs + 1",
+        fine_bucket_sql("?4")
+    )
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -36,24 +85,73 @@ impl<'c> HookLogRepository<'c> {
         HookLogRepository { conn }
     }
 
+    /// Records one run and counts it in the rollup, atomically (inside the caller's
+    /// transaction when there is one).
     pub fn log(&self, entry: &NewHookLog<'_>) -> StoreResult<i64> {
         let details = entry.details.map(|d| d.to_string());
+        let columns = StatColumns::of(entry.event_type, entry.result, entry.details);
+        let timestamp = entry.timestamp.unwrap_or_else(now_ms);
+        let tx = self
+            .conn
+            .is_autocommit()
+            .then(|| super::immediate(self.conn))
+            .transpose()?;
         self.conn
             .prepare_cached(
-                "INSERT INTO hook_log (session_id, hook_name, event_type, agent_id, timestamp, result, details, duration_ms)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                "INSERT INTO hook_log (session_id, hook_name, event_type, agent_id, timestamp, result,
+                                       details, duration_ms, role_source, caller, context_chars)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
             )?
             .execute(params![
                 entry.session_id,
                 entry.hook_name,
                 entry.event_type,
                 entry.agent_id,
-                now_ms(),
+                timestamp,
                 entry.result,
                 details,
+                entry.duration_ms,
+                columns.role_source,
+                columns.caller,
+                columns.context_chars,
+            ])?;
+        let id = self.conn.last_insert_rowid();
+        self.conn
+            .prepare_cached(&rollup_add_sql())?
+            .execute(params![
+                entry.event_type,
+                entry.hook_name,
+                timestamp,
                 entry.duration_ms
             ])?;
-        Ok(self.conn.last_insert_rowid())
+        if let Some(tx) = tx {
+            tx.commit()?;
+        }
+        Ok(id)
+    }
+
+    /// Deletes the runs logged before `cutoff_ms` and takes them out of the rollup; the
+    /// caller holds the write transaction. Returns how many runs went.
+    pub fn delete_before(&self, cutoff_ms: i64) -> StoreResult<usize> {
+        self.conn.execute(
+            &format!(
+                "WITH gone AS (
+                     SELECT event_type, hook_name, timestamp / 86400000 AS day, {} AS bucket,
+                            count(*) AS runs
+                     FROM hook_log WHERE timestamp < ?1 GROUP BY 1, 2, 3, 4)
+                 UPDATE hook_log_rollup SET runs = hook_log_rollup.runs - gone.runs FROM gone
+                 WHERE hook_log_rollup.event_type = gone.event_type
+                   AND hook_log_rollup.hook_name = gone.hook_name
+                   AND hook_log_rollup.day = gone.day AND hook_log_rollup.bucket = gone.bucket",
+                fine_bucket_sql("duration_ms")
+            ),
+            [cutoff_ms],
+        )?;
+        self.conn
+            .execute("DELETE FROM hook_log_rollup WHERE runs <= 0", [])?;
+        Ok(self
+            .conn
+            .execute("DELETE FROM hook_log WHERE timestamp < ?1", [cutoff_ms])?)
     }
 
     /// The newest rows, newest first; all sessions when `session_id` is None.

@@ -14,7 +14,7 @@ mod usage;
 pub use context::{
     ContextEntry, ContextRepository, FileChange, NewContextEntry, TaskDone, TaskRecord,
 };
-pub use hook_log::{HookLogRecord, HookLogRepository, NewHookLog};
+pub use hook_log::{HookLogRecord, HookLogRepository, NewHookLog, StatColumns};
 pub use rule_hits::{NewRuleHit, RuleHitRepository};
 pub use sessions::{Marker, SessionInfo, SessionRecord, SessionRepository};
 pub use subagents::{

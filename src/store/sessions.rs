@@ -321,8 +321,11 @@ impl<'c> SessionRepository<'c> {
             // Rows untouched for the whole TTL go too, even if their session never ended.
             removed.push((table, tx.execute(sql, [cutoff])?));
         }
+        removed.push((
+            "hook_log",
+            super::HookLogRepository::new(&tx).delete_before(log_cutoff)?,
+        ));
         for (table, sql) in [
-            ("hook_log", "DELETE FROM hook_log WHERE timestamp < ?1"),
             (
                 "subagent_history",
                 "DELETE FROM subagent_history WHERE stopped_at < ?1",

@@ -1,8 +1,9 @@
 //! The figures behind `nagger stats`, aggregated inside SQLite. Runs per (event, hook) and
-//! fine duration bucket come from `hook_log_rollup`, which triggers keep exact; a percentile
-//! is then one OFFSET inside the bucket that holds its rank, on `idx_hook_log_stats`;
-//! details are read only through the partial indexes of the few rows that carry them. The
-//! log is never counted, let alone loaded, row by row.
+//! fine duration bucket come from `hook_log_rollup`, which every hook_log write keeps exact
+//! (src/store/hook_log.rs); a percentile is then one OFFSET inside the bucket that holds
+//! its rank, on `idx_hook_log_stats`; the role sources, first-call callers and context
+//! sizes are plain columns read through partial indexes of the few rows that carry them.
+//! The log is never counted, let alone loaded, row by row.
 
 use super::StoreResult;
 use rusqlite::{Connection, ToSql, Transaction, params, params_from_iter};
@@ -17,15 +18,6 @@ pub const TOP_RULES: usize = 10;
 
 /// Decisions every hook row reports, present even when zero.
 pub const DECISIONS: [&str; 5] = ["deny", "ask", "block", "context", "none"];
-
-// The expressions below are those of the partial indexes in migrations/V1__initial.sql,
-// character for character: SQLite uses an index on an expression only for the same text.
-const ROLE_SOURCE: &str =
-    "json_extract(CASE WHEN json_valid(details) THEN details END, '$.role_source')";
-const CALLER: &str = "json_extract(CASE WHEN json_valid(details) THEN details END, '$.caller')";
-const FIRST_CALL: &str =
-    "json_extract(CASE WHEN json_valid(details) THEN details END, '$.first_call') = 1";
-const CONTEXT_CHARS: &str = "coalesce(json_extract(CASE WHEN json_valid(details) THEN details END, '$.context_chars'), json_extract(CASE WHEN json_valid(details) THEN details END, '$.output_chars'))";
 
 /// Which rows count: one session or all, from a time on or ever.
 #[derive(Debug, Clone, Copy, Default)]
@@ -272,8 +264,7 @@ fn buckets(counts: &[i64]) -> Vec<Bucket> {
 
 /// The fine duration bucket of a run (`x` an SQL expression of its duration_ms): 0.1 ms
 /// wide below 10 ms, then 1 ms to 100 ms, 10 ms to 1 s, 100 ms to 10 s, one bucket above;
-/// -1 without a duration. The same text is in the hook_log_rollup triggers of
-/// migrations/V1__initial.sql (with NEW./OLD.duration_ms); a test holds them together.
+/// -1 without a duration. hook_log_rollup is counted with the same expression.
 pub fn fine_bucket_sql(x: &str) -> String {
     format!(
         "CASE WHEN {x} IS NULL THEN -1 \
@@ -312,7 +303,7 @@ const DAY_MS: i64 = 86_400_000;
 type RunCounts = BTreeMap<(String, String), BTreeMap<i64, i64>>;
 
 /// Runs per (event, hook) and fine duration bucket. The whole log is read from
-/// hook_log_rollup, which triggers keep per day, plus the rows of the day `since` cuts
+/// hook_log_rollup, kept per day, plus the rows of the day `since` cuts
 /// (off the time index); a session's copy is small enough to count directly.
 fn run_counts(tx: &Transaction<'_>, source: Source, since: Option<i64>) -> StoreResult<RunCounts> {
     let mut counts = RunCounts::new();
@@ -412,14 +403,14 @@ fn outcomes_sql(t: &str, since: bool) -> String {
 
 fn role_sources_sql(t: &str, since: bool) -> String {
     format!(
-        "SELECT {ROLE_SOURCE}, count(*) FROM {t} WHERE event_type = 'SubagentStart'{} GROUP BY 1",
+        "SELECT role_source, count(*) FROM {t} WHERE role_source IS NOT NULL{} GROUP BY 1",
         since_clause(since, 1)
     )
 }
 
 fn first_calls_sql(t: &str, since: bool) -> String {
     format!(
-        "SELECT {CALLER}, count(*) FROM {t} WHERE {FIRST_CALL}{} GROUP BY 1",
+        "SELECT caller, count(*) FROM {t} WHERE caller IS NOT NULL{} GROUP BY 1",
         since_clause(since, 1)
     )
 }
@@ -427,7 +418,7 @@ fn first_calls_sql(t: &str, since: bool) -> String {
 fn context_sql(t: &str, since: bool) -> String {
     format!(
         "SELECT event_type, count(*), count(c), coalesce(sum(c), 0), coalesce(max(c), 0)
-         FROM (SELECT event_type, {CONTEXT_CHARS} AS c FROM {t}
+         FROM (SELECT event_type, context_chars AS c FROM {t}
                WHERE result = 'context'{})
          GROUP BY event_type",
         since_clause(since, 1)
@@ -666,7 +657,7 @@ fn usage(tx: &Transaction<'_>, scope: Scope<'_>) -> StoreResult<Vec<UsageCount>>
 }
 
 /// Runs hook_log_rollup counts and runs hook_log holds, when they differ (a rollup out of
-/// step with its triggers: `rebuild_rollup` repairs it).
+/// step with the log, as after rows written by hand: `rebuild_rollup` repairs it).
 pub fn rollup_drift(conn: &Connection) -> StoreResult<Option<(i64, i64)>> {
     let (rolled, logged): (i64, i64) = conn.query_row(
         "SELECT (SELECT coalesce(sum(runs), 0) FROM hook_log_rollup), (SELECT count(*) FROM hook_log)",
@@ -693,7 +684,7 @@ pub fn rebuild_rollup(conn: &Connection) -> StoreResult<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::NaggerStateDB;
+    use crate::store::{NaggerStateDB, NewHookLog};
 
     fn plan(conn: &Connection, sql: &str) -> String {
         let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
@@ -744,70 +735,133 @@ mod tests {
         }
     }
 
-    #[test]
-    fn rollup_triggers_use_the_fine_bucket_expression() {
-        let dir = tempfile::tempdir().unwrap();
-        let db = NaggerStateDB::open(&dir.path().join("state.db")).unwrap();
-        for (trigger, row) in [
-            ("hook_log_rollup_insert", "NEW"),
-            ("hook_log_rollup_delete", "OLD"),
-            ("hook_log_rollup_update", "OLD"),
-            ("hook_log_rollup_update", "NEW"),
-        ] {
-            let sql: String = db
-                .conn()
-                .query_row(
-                    "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?1",
-                    [trigger],
-                    |r| r.get(0),
-                )
-                .unwrap();
-            let expr = fine_bucket_sql(&format!("{row}.duration_ms"));
-            assert!(sql.contains(&expr), "{trigger} lacks {expr}");
+    fn run<'a>(session: &'a str, event: &'static str, at: i64, duration: f64) -> NewHookLog<'a> {
+        NewHookLog {
+            session_id: session,
+            hook_name: if event.starts_with('P') {
+                "pre_tool_use"
+            } else {
+                "subagent"
+            },
+            event_type: event,
+            result: "none",
+            duration_ms: Some(duration),
+            timestamp: Some(at),
+            ..NewHookLog::default()
         }
     }
 
-    /// Invariant: after any inserts, updates and deletes, the rollup equals a recount.
+    fn recount(c: &Connection, table: &str) -> Vec<(String, String, i64, i64, i64)> {
+        let sql = if table == "rollup" {
+            "SELECT event_type, hook_name, day, bucket, runs FROM hook_log_rollup ORDER BY 1, 2, 3, 4"
+                .to_string()
+        } else {
+            format!(
+                "SELECT event_type, hook_name, timestamp / 86400000, {}, count(*) FROM hook_log
+                 GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4",
+                fine_bucket_sql("duration_ms")
+            )
+        };
+        let mut stmt = c.prepare(&sql).unwrap();
+        stmt.query_map([], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+        })
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+        /// Invariant: after any logged runs and any purge, the rollup equals a recount.
+        #[test]
+        fn rollup_follows_logging_and_purging(
+            runs in proptest::collection::vec(
+                (0usize..3, 0i64..(5 * DAY_MS), 0.0f64..20_000.0),
+                0..120,
+            ),
+            cutoffs in proptest::collection::vec(0i64..(6 * DAY_MS), 0..3),
+        ) {
+            let dir = tempfile::tempdir().unwrap();
+            let db = NaggerStateDB::open(&dir.path().join("state.db")).unwrap();
+            let c = db.conn();
+            let events = ["PreToolUse", "SubagentStart", "SubagentStop"];
+            for (i, (event, at, duration)) in runs.iter().enumerate() {
+                let session = format!("s{}", i % 3);
+                db.hook_log().log(&run(&session, events[*event], *at, *duration)).unwrap();
+            }
+            proptest::prop_assert_eq!(recount(c, "rollup"), recount(c, "log"));
+            for cutoff in cutoffs {
+                let tx = crate::store::immediate(c).unwrap();
+                db.hook_log().delete_before(cutoff).unwrap();
+                tx.commit().unwrap();
+                proptest::prop_assert_eq!(recount(c, "rollup"), recount(c, "log"));
+                proptest::prop_assert_eq!(rollup_drift(c).unwrap(), None);
+            }
+        }
+    }
+
+    /// A v1 database (rollup kept by triggers, details only in JSON) keeps its figures
+    /// through the v2 migration.
     #[test]
-    fn rollup_follows_inserts_updates_and_deletes() {
+    fn v1_log_keeps_its_figures_through_the_v2_migration() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.db");
+        {
+            let mut c = Connection::open(&path).unwrap();
+            crate::store::migrations::runner()
+                .set_target(refinery::Target::Version(1))
+                .run(&mut c)
+                .unwrap();
+            c.execute_batch(
+                r#"PRAGMA user_version = 1;
+                INSERT INTO hook_log (session_id, hook_name, event_type, timestamp, result, details, duration_ms) VALUES
+                ('s', 'subagent', 'SubagentStart', 1, 'context', '{"role_source":"exact_link","output_chars":120}', 2.5),
+                ('s', 'pre_tool_use', 'PreToolUse', 2, 'none', '{"caller":"claim","first_call":true,"role_source":"task_match"}', 0.7),
+                ('s', 'pre_tool_use', 'PreToolUse', 3, 'none', '{"caller":"direct","first_call":false}', 0.4),
+                ('s', 'session', 'SessionStart', 4, 'context', '{not json', 1.0);"#,
+            )
+            .unwrap();
+        }
+        let db = NaggerStateDB::open(&path).unwrap();
+        assert_eq!(db.report().migrated_from, Some(1));
+        let c = db.conn();
+        assert_eq!(rollup_drift(c).unwrap(), None);
+        assert_eq!(recount(c, "rollup"), recount(c, "log"));
+        let stats = collect(c, Scope::default()).unwrap();
+        assert_eq!(stats.totals.runs, 4);
+        assert_eq!(
+            stats.roles.by_source,
+            BTreeMap::from([("exact_link".to_string(), 1)])
+        );
+        assert_eq!(
+            stats.roles.by_caller,
+            BTreeMap::from([("claim".to_string(), 1)])
+        );
+        assert_eq!((stats.context.count, stats.context.total_chars), (2, 120));
+    }
+
+    #[test]
+    fn rows_written_by_hand_show_as_drift_and_rebuild_recounts_them() {
         let dir = tempfile::tempdir().unwrap();
         let db = NaggerStateDB::open(&dir.path().join("state.db")).unwrap();
         let c = db.conn();
+        for i in 0..50 {
+            db.hook_log()
+                .log(&run("s", "PreToolUse", i * 3_600_000, i as f64 / 3.0))
+                .unwrap();
+        }
+        assert_eq!(rollup_drift(c).unwrap(), None);
         c.execute_batch(
-            "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 999)
-             INSERT INTO hook_log (session_id, hook_name, event_type, timestamp, result, duration_ms)
-             SELECT 's' || (i % 3), 'h' || (i % 2), 'E' || (i % 4), i * 3600000, 'none',
-                    CASE WHEN i % 50 = 0 THEN NULL ELSE (i * 7919 % 20000) / 100.0 END FROM n;
-             UPDATE hook_log SET duration_ms = duration_ms * 3 WHERE id % 7 = 0;
-             UPDATE hook_log SET timestamp = timestamp + 86400000 WHERE id % 11 = 0;
-             DELETE FROM hook_log WHERE id % 5 = 0;",
+            "INSERT INTO hook_log (session_id, hook_name, event_type, timestamp, result)
+             VALUES ('s', 'session', 'SessionStart', 1, 'none');
+             DELETE FROM hook_log_rollup WHERE day % 2 = 0;",
         )
         .unwrap();
-        let recount = |table: &str| -> Vec<(String, String, i64, i64, i64)> {
-            let sql = if table == "rollup" {
-                "SELECT event_type, hook_name, day, bucket, runs FROM hook_log_rollup ORDER BY 1, 2, 3, 4".to_string()
-            } else {
-                format!(
-                    "SELECT event_type, hook_name, timestamp / 86400000, {}, count(*) FROM hook_log
-                     GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4",
-                    fine_bucket_sql("duration_ms")
-                )
-            };
-            let mut stmt = c.prepare(&sql).unwrap();
-            stmt.query_map([], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
-            })
-            .unwrap()
-            .map(Result::unwrap)
-            .collect()
-        };
-        assert_eq!(recount("rollup"), recount("log"));
-        assert_eq!(rollup_drift(c).unwrap(), None);
-        c.execute_batch("DELETE FROM hook_log_rollup WHERE day % 2 = 0")
-            .unwrap();
         assert!(rollup_drift(c).unwrap().is_some());
         rebuild_rollup(c).unwrap();
-        assert_eq!(recount("rollup"), recount("log"));
+        assert_eq!(recount(c, "rollup"), recount(c, "log"));
+        assert_eq!(rollup_drift(c).unwrap(), None);
     }
 
     #[test]
@@ -845,6 +899,7 @@ mod tests {
                 [],
             )
             .unwrap();
+        rebuild_rollup(db.conn()).unwrap();
         let stats = collect(db.conn(), Scope::default()).unwrap();
         assert_eq!(stats.totals.runs, 1);
         assert_eq!(stats.context.count, 1);
