@@ -15,13 +15,50 @@ pub fn is_reviewer(config: &CompressConfig, agent_type: &str, role: Option<&str>
 }
 
 fn matches_any(patterns: &[String], agent_type: &str, role: Option<&str>) -> bool {
-    patterns.iter().any(|p| {
-        // Invalid globs are reported by config validation; here they match nothing.
-        globset::Glob::new(p).is_ok_and(|g| {
-            let m = g.compile_matcher();
-            m.is_match(agent_type) || role.is_some_and(|r| m.is_match(r))
-        })
-    })
+    patterns
+        .iter()
+        .any(|p| glob_matches(p, agent_type) || role.is_some_and(|r| glob_matches(p, r)))
+}
+
+/// Whether `name` matches the glob `pattern`. Patterns of plain text, `*` and `?` (all
+/// that agent types and roles use) are matched directly: compiling a glob builds a
+/// regex, a cost every SubagentStart and SubagentStop would pay. Classes, alternatives
+/// and escapes go to globset. Invalid globs are reported by config validation; here they
+/// match nothing.
+fn glob_matches(pattern: &str, name: &str) -> bool {
+    if pattern.contains(['[', ']', '{', '}', '\\']) {
+        return globset::Glob::new(pattern).is_ok_and(|g| g.compile_matcher().is_match(name));
+    }
+    wildcard(pattern, name)
+}
+
+/// `*` (any run) and `?` (one character) matching, iterative with one backtrack point.
+fn wildcard(pattern: &str, name: &str) -> bool {
+    let name: Vec<char> = name.chars().collect();
+    let pattern: Vec<char> = pattern.chars().collect();
+    let (mut p, mut n) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while n < name.len() {
+        match pattern.get(p) {
+            Some('*') => {
+                star = Some((p, n));
+                p += 1;
+            }
+            Some(&c) if c == '?' || c == name[n] => {
+                p += 1;
+                n += 1;
+            }
+            _ => match star {
+                Some((sp, sn)) => {
+                    p = sp + 1;
+                    n = sn + 1;
+                    star = Some((sp, sn + 1));
+                }
+                None => return false,
+            },
+        }
+    }
+    pattern[p..].iter().all(|&c| c == '*')
 }
 
 /// Whether some line of `text` starts with the marker (leading blanks allowed).
@@ -273,5 +310,41 @@ mod tests {
         assert_eq!(report_tags(text), ["decision", "reviewer", "all"]);
         assert!(report_tags("Decisions: -\nBlockers: none\nHandoff: <if any>").is_empty());
         assert_eq!(report_tags("Blockers: CI is red"), ["blocker"]);
+    }
+
+    #[test]
+    fn wildcards_match_like_globset() {
+        let names = [
+            "reviewer",
+            "code-reviewer",
+            "review",
+            "",
+            "rev?ewer",
+            "a*b",
+            "ünï-reviewer",
+        ];
+        let patterns = [
+            "reviewer",
+            "*reviewer",
+            "*-reviewer",
+            "re*er",
+            "rev?ewer",
+            "*",
+            "",
+            "**",
+            "?*",
+            "*review*",
+            "a*b*c",
+            "*?",
+            "ü*",
+            "r[e]viewer",
+            "{review,reviewer}",
+        ];
+        for p in patterns {
+            let glob = globset::Glob::new(p).unwrap().compile_matcher();
+            for n in names {
+                assert_eq!(glob_matches(p, n), glob.is_match(n), "{p:?} vs {n:?}");
+            }
+        }
     }
 }

@@ -159,17 +159,13 @@ impl<'c> ContextRepository<'c> {
         categories: Categories<'_>,
         limit: usize,
     ) -> StoreResult<Vec<ContextEntry>> {
-        self.entries(
-            "session_id = ?1 AND agent_id IS NOT NULL AND (?2 IS NULL OR agent_id != ?2)
-             AND (?3 IS NULL OR category IN (SELECT value FROM json_each(?3)))
-             ORDER BY created_at DESC, id DESC LIMIT ?4",
-            params![
-                session_id,
-                exclude_agent,
-                categories_json(categories),
-                limit as i64
-            ],
-        )
+        let mut filter = Filter::default()
+            .and("session_id = ?", [session_id])
+            .and("agent_id IS NOT NULL", []);
+        if let Some(agent) = exclude_agent {
+            filter = filter.and("agent_id != ?", [agent]);
+        }
+        self.entries(filter.categories(categories), limit)
     }
 
     /// Stage 2: earlier results of the same role in other sessions of the project.
@@ -180,17 +176,11 @@ impl<'c> ContextRepository<'c> {
         categories: Categories<'_>,
         limit: usize,
     ) -> StoreResult<Vec<ContextEntry>> {
-        self.entries(
-            "role = ?1 AND session_id != ?2
-             AND (?3 IS NULL OR category IN (SELECT value FROM json_each(?3)))
-             ORDER BY created_at DESC, id DESC LIMIT ?4",
-            params![
-                role,
-                other_than_session,
-                categories_json(categories),
-                limit as i64
-            ],
-        )
+        let filter = Filter::default()
+            .and("role = ?", [role])
+            .and("session_id != ?", [other_than_session])
+            .categories(categories);
+        self.entries(filter, limit)
     }
 
     /// Stages 3 and 4: entries carrying any of `tags`, optionally outside a session.
@@ -201,21 +191,18 @@ impl<'c> ContextRepository<'c> {
         categories: Categories<'_>,
         limit: usize,
     ) -> StoreResult<Vec<ContextEntry>> {
-        let wanted = serde_json::to_string(any_of).unwrap_or_else(|_| "[]".into());
         // `tags != ''` lets SQLite walk the partial index of tagged entries only.
-        self.entries(
-            "tags != '' AND (?1 IS NULL OR session_id != ?1)
-             AND EXISTS (SELECT 1 FROM json_each(?2) t
-                         WHERE instr(',' || tags || ',', ',' || t.value || ',') > 0)
-             AND (?3 IS NULL OR category IN (SELECT value FROM json_each(?3)))
-             ORDER BY created_at DESC, id DESC LIMIT ?4",
-            params![
-                other_than_session,
-                wanted,
-                categories_json(categories),
-                limit as i64
-            ],
-        )
+        let mut filter = Filter::default().and("tags != ''", []);
+        if let Some(session) = other_than_session {
+            filter = filter.and("session_id != ?", [session]);
+        }
+        let whole_tags: Vec<String> = any_of.iter().map(|t| format!(",{t},")).collect();
+        let any = vec!["instr(',' || tags || ',', ?) > 0"; whole_tags.len()].join(" OR ");
+        let filter = filter.and(
+            &format!("({})", if any.is_empty() { "0" } else { &any }),
+            whole_tags.iter().map(String::as_str),
+        );
+        self.entries(filter.categories(categories), limit)
     }
 
     /// Stage 5: the project's latest entries.
@@ -224,11 +211,7 @@ impl<'c> ContextRepository<'c> {
         categories: Categories<'_>,
         limit: usize,
     ) -> StoreResult<Vec<ContextEntry>> {
-        self.entries(
-            "(?1 IS NULL OR category IN (SELECT value FROM json_each(?1)))
-             ORDER BY created_at DESC, id DESC LIMIT ?2",
-            params![categories_json(categories), limit as i64],
-        )
+        self.entries(Filter::default().categories(categories), limit)
     }
 
     pub fn session_count(&self, session_id: &str) -> StoreResult<i64> {
@@ -239,15 +222,25 @@ impl<'c> ContextRepository<'c> {
         )?)
     }
 
-    fn entries(
-        &self,
-        filter: &str,
-        params: impl rusqlite::Params,
-    ) -> StoreResult<Vec<ContextEntry>> {
-        let mut stmt = self.conn.prepare_cached(&format!(
-            "SELECT {ENTRY_COLUMNS} FROM context_entries WHERE {filter}"
+    /// Entries matching `filter`, newest first, at most `limit`. The SQL holds only the
+    /// conditions that apply (no `?1 IS NULL OR …`, no json_each: every one of them is
+    /// compiled by each hook process that runs the query), and the limit is written into
+    /// it: a bound LIMIT after ORDER BY makes SQLite compile the statement a second time
+    /// once the value is bound.
+    fn entries(&self, filter: Filter<'_>, limit: usize) -> StoreResult<Vec<ContextEntry>> {
+        let condition = if filter.sql.is_empty() {
+            "1".to_string()
+        } else {
+            filter.sql.join(" AND ")
+        };
+        let mut stmt = self.conn.prepare(&format!(
+            "SELECT {ENTRY_COLUMNS} FROM context_entries WHERE {condition}
+             ORDER BY created_at DESC, id DESC LIMIT {limit}"
         ))?;
-        let rows = stmt.query_map(params, ContextEntry::from_row)?;
+        let rows = stmt.query_map(
+            rusqlite::params_from_iter(filter.params),
+            ContextEntry::from_row,
+        )?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
@@ -265,9 +258,9 @@ impl<'c> ContextRepository<'c> {
     pub fn open_tasks(&self, role: &str, limit: usize) -> StoreResult<Vec<TaskRecord>> {
         let mut stmt = self.conn.prepare_cached(&format!(
             "SELECT {TASK_COLUMNS} FROM tasks WHERE role = ?1 AND status = 'open'
-             ORDER BY id DESC LIMIT ?2"
+             ORDER BY id DESC LIMIT {limit}"
         ))?;
-        let rows = stmt.query_map(params![role, limit as i64], TaskRecord::from_row)?;
+        let rows = stmt.query_map(params![role], TaskRecord::from_row)?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
@@ -337,12 +330,13 @@ impl<'c> ContextRepository<'c> {
         agent_id: Option<&str>,
         limit: usize,
     ) -> StoreResult<Vec<FileChange>> {
-        let mut stmt = self.conn.prepare_cached(
+        // LIMIT as a literal: see `entries`.
+        let mut stmt = self.conn.prepare_cached(&format!(
             "SELECT agent_id, path, tool, changes, last_at FROM file_changes
              WHERE session_id = ?1 AND (?2 IS NULL OR agent_id = ?2)
-             ORDER BY last_at DESC, path LIMIT ?3",
-        )?;
-        let rows = stmt.query_map(params![session_id, agent_id, limit as i64], |r| {
+             ORDER BY last_at DESC, path LIMIT {limit}"
+        ))?;
+        let rows = stmt.query_map(params![session_id, agent_id], |r| {
             Ok(FileChange {
                 agent_id: r.get(0)?,
                 path: r.get(1)?,
@@ -395,8 +389,33 @@ fn split_tags(tags: &str) -> Vec<String> {
         .collect()
 }
 
-fn categories_json(categories: Categories<'_>) -> Option<String> {
-    categories.map(|c| serde_json::to_string(c).unwrap_or_else(|_| "[]".into()))
+/// The conditions of a context query that apply, each with its `?` parameters in order.
+#[derive(Default)]
+struct Filter<'a> {
+    sql: Vec<String>,
+    params: Vec<&'a str>,
+}
+
+impl<'a> Filter<'a> {
+    fn and(mut self, condition: &str, params: impl IntoIterator<Item = &'a str>) -> Self {
+        self.sql.push(condition.to_string());
+        self.params.extend(params);
+        self
+    }
+
+    /// Only these categories; `None` is every category (no condition at all).
+    fn categories(self, categories: Categories<'a>) -> Self {
+        match categories {
+            None => self,
+            Some(list) => {
+                let marks = vec!["?"; list.len()].join(", ");
+                self.and(
+                    &format!("category IN ({marks})"),
+                    list.iter().map(String::as_str),
+                )
+            }
+        }
+    }
 }
 
 #[cfg(test)]
