@@ -38,6 +38,7 @@ pub const GITIGNORE: &str = "\
 state.db
 state.db-wal
 state.db-shm
+state.db.lock
 state.db.corrupt-*
 context/
 ";
