@@ -78,7 +78,38 @@ fn target_dir() -> PathBuf {
 /// One finished process and how long it took from spawn to exit.
 struct Run {
     elapsed: Duration,
+    /// CPU time (user + system) of the process; only meaningful when no other child
+    /// was reaped meanwhile (the single-process scenarios).
+    cpu: Duration,
     output: Output,
+}
+
+/// CPU time (user + system) of every child this process has waited for so far.
+fn children_cpu() -> Duration {
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: getrusage fills the struct it is given; zeroed is a valid rusage.
+    let usage = unsafe {
+        libc::getrusage(libc::RUSAGE_CHILDREN, usage.as_mut_ptr());
+        usage.assume_init()
+    };
+    let time = |t: libc::timeval| {
+        Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
+    };
+    time(usage.ru_utime) + time(usage.ru_stime)
+}
+
+/// A scenario's runs: wall time and CPU time of each.
+#[derive(Default)]
+struct Samples {
+    elapsed: Vec<Duration>,
+    cpu: Vec<Duration>,
+}
+
+impl Samples {
+    fn push(&mut self, run: &Run) {
+        self.elapsed.push(run.elapsed);
+        self.cpu.push(run.cpu);
+    }
 }
 
 impl Run {
@@ -103,6 +134,7 @@ impl Run {
 
 /// Spawns `program`, writes `stdin`, waits: what Claude Code does for a hook.
 fn spawn_and_wait(mut command: Command, stdin: &[u8]) -> Run {
+    let cpu_before = children_cpu();
     let start = Instant::now();
     let mut child = command
         .stdin(Stdio::piped())
@@ -117,6 +149,7 @@ fn spawn_and_wait(mut command: Command, stdin: &[u8]) -> Run {
     let output = child.wait_with_output().expect("wait");
     Run {
         elapsed: start.elapsed(),
+        cpu: children_cpu().saturating_sub(cpu_before),
         output,
     }
 }
@@ -129,6 +162,8 @@ fn trivial(stdin: &[u8]) -> Run {
 struct Row {
     scenario: String,
     samples: Vec<Duration>,
+    /// Mean CPU time per run.
+    cpu: Duration,
     budget: Budget,
 }
 
@@ -137,7 +172,11 @@ enum Budget {
     None,
     /// Median at most this, and at most this many times the trivial binary.
     Median(Duration, Option<f64>),
-    P99(Duration),
+    /// p99 at most `limit`, for `at_once` processes started together.
+    P99 {
+        limit: Duration,
+        at_once: usize,
+    },
     /// Throughput of one full scan of `bytes`, at least `mb_per_s`.
     Throughput {
         bytes: u64,
@@ -146,11 +185,15 @@ enum Budget {
 }
 
 impl Row {
-    fn new(scenario: impl Into<String>, samples: Vec<Duration>, budget: Budget) -> Row {
-        let mut samples = samples;
+    fn new(scenario: impl Into<String>, samples: Samples, budget: Budget) -> Row {
+        let Samples {
+            elapsed: mut samples,
+            cpu,
+        } = samples;
         samples.sort();
         Row {
             scenario: scenario.into(),
+            cpu: cpu.iter().sum::<Duration>() / cpu.len().max(1) as u32,
             samples,
             budget,
         }
@@ -177,24 +220,32 @@ fn render(plan: &Plan, rows: &[Row]) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "| scenario | runs | median | p95 | p99 | vs trivial (median) | budget |"
+        "| scenario | runs | median | p95 | p99 | vs trivial (median) | CPU per run | budget |"
     );
-    let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|---|");
+    let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|---:|---|");
     for row in rows {
         let median = row.median();
         let ratio = ms(median) / ms(trivial);
         let budget = match row.budget {
             Budget::None => "—".to_string(),
             Budget::Median(limit, times) => {
-                let ok = median <= limit && times.is_none_or(|t| ratio <= t);
                 let times = times
-                    .map(|t| format!(", ≤ {t}× trivial"))
+                    .map(|t| format!(", ≤ {t}× trivial {}", mark(ratio <= t)))
                     .unwrap_or_default();
-                format!("median ≤ {} ms{times} {}", ms(limit), mark(ok))
+                format!("median ≤ {} ms {}{times}", ms(limit), mark(median <= limit))
             }
-            Budget::P99(limit) => {
+            Budget::P99 { limit, at_once } => {
                 let ok = row.percentile(0.99) <= limit;
-                format!("p99 ≤ {} ms {}", ms(limit), mark(ok))
+                // No batch can end before its CPU time is spent on the cores there are.
+                let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+                let bound = row.cpu * at_once as u32 / cores as u32;
+                format!(
+                    "p99 ≤ {} ms {} (CPU alone: {at_once} × {:.2} ms / {cores} cores = {:.0} ms)",
+                    ms(limit),
+                    mark(ok),
+                    ms(row.cpu),
+                    ms(bound)
+                )
             }
             Budget::Throughput { bytes, mb_per_s } => {
                 let got = bytes as f64 / (1 << 20) as f64 / median.as_secs_f64();
@@ -203,13 +254,14 @@ fn render(plan: &Plan, rows: &[Row]) -> String {
         };
         let _ = writeln!(
             out,
-            "| {} | {} | {:.2} ms | {:.2} ms | {:.2} ms | {:.1}× | {} |",
+            "| {} | {} | {:.2} ms | {:.2} ms | {:.2} ms | {:.1}× | {:.2} ms | {} |",
             row.scenario,
             row.samples.len(),
             ms(median),
             ms(row.percentile(0.95)),
             ms(row.percentile(0.99)),
             ratio,
+            ms(row.cpu),
             budget
         );
     }
@@ -452,27 +504,25 @@ fn run(plan: &Plan) -> Vec<Row> {
         trivial(&quiet_bytes);
         p.hook(&quiet);
     }
-    let (mut base, mut floor, mut nothing, mut denied) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut base, mut floor, mut nothing, mut denied) = Default::default();
     for _ in 0..plan.runs {
-        base.push(trivial(&quiet_bytes).elapsed);
+        Samples::push(&mut base, &trivial(&quiet_bytes));
         let mut version = Command::new(NAGGER);
         version.arg("--version");
-        floor.push(
-            spawn_and_wait(version, &quiet_bytes)
-                .clean("nagger --version")
-                .elapsed,
+        Samples::push(
+            &mut floor,
+            &spawn_and_wait(version, &quiet_bytes).clean("nagger --version"),
         );
         let run = spawn_and_wait(p.command(), &quiet_bytes).clean("PreToolUse");
         assert_eq!(run.stdout(), "", "the main agent has nothing to be told");
-        nothing.push(run.elapsed);
+        Samples::push(&mut nothing, &run);
         let run = spawn_and_wait(p.command(), &rule_bytes).clean("PreToolUse rm -rf /");
         assert!(
             run.stdout().contains("\"permissionDecision\":\"deny\""),
             "the guard denies rm -rf /: {}",
             run.stdout()
         );
-        denied.push(run.elapsed);
+        Samples::push(&mut denied, &run);
     }
 
     eprintln!("SubagentStart x {}...", plan.agent_runs);
@@ -483,8 +533,9 @@ fn run(plan: &Plan) -> Vec<Row> {
             json!({"agent_id": format!("agent-{i}"), "agent_type": "coder"}),
         )
     };
-    let first_scan = p.hook(&start(0)).clean("first SubagentStart").elapsed;
-    let mut starts = Vec::new();
+    let mut first_scan = Samples::default();
+    first_scan.push(&p.hook(&start(0)).clean("first SubagentStart"));
+    let mut starts = Samples::default();
     for i in 1..=plan.agent_runs {
         append(&transcript, &ten_kb_with_spawn(i));
         let run = p.hook(&start(i)).clean("SubagentStart");
@@ -493,7 +544,7 @@ fn run(plan: &Plan) -> Vec<Row> {
             "{}",
             run.stdout()
         );
-        starts.push(run.elapsed);
+        starts.push(&run);
     }
     let scanned: i64 = p
         .db()
@@ -512,7 +563,7 @@ fn run(plan: &Plan) -> Vec<Row> {
     eprintln!("SubagentStop x {}...", plan.agent_runs);
     let agent_transcript = p.transcripts.join("agent.jsonl");
     write_agent_transcript(&agent_transcript);
-    let mut stops = Vec::new();
+    let mut stops = Samples::default();
     for i in 1..=plan.agent_runs {
         let stop = with(
             common("SubagentStop"),
@@ -522,7 +573,7 @@ fn run(plan: &Plan) -> Vec<Row> {
         );
         let run = p.hook(&stop).clean("SubagentStop");
         assert_eq!(run.stdout(), "", "a compressed report passes");
-        stops.push(run.elapsed);
+        stops.push(&run);
     }
     let collected: i64 = p
         .db()
@@ -559,7 +610,7 @@ fn run(plan: &Plan) -> Vec<Row> {
                 "SubagentStart, first full scan of {} MB (1 run)",
                 transcript_len >> 20
             ),
-            vec![first_scan],
+            first_scan,
             Budget::Throughput {
                 bytes: transcript_len,
                 mb_per_s: 300.0,
@@ -581,7 +632,10 @@ fn run(plan: &Plan) -> Vec<Row> {
         Row::new(
             format!("32 processes at once (16 SubagentStart + 16 claims), {cores} cores"),
             concurrent,
-            Budget::P99(Duration::from_millis(50)),
+            Budget::P99 {
+                limit: Duration::from_millis(50),
+                at_once: 32,
+            },
         ),
         Row::new(
             "… the whole batch of 32 (first spawn to last exit), per round",
@@ -595,10 +649,12 @@ fn run(plan: &Plan) -> Vec<Row> {
 /// of one session started together. Checks in the database that every agent was
 /// registered and matched once and that no claim was doubled or lost; returns every
 /// process's spawn-to-exit time, and each round's wall time.
-fn concurrent_rounds(rounds: usize) -> (Vec<Duration>, Vec<Duration>) {
+/// CPU time is measured over each whole batch and shared out evenly: 32 processes on
+/// few cores cannot all finish sooner than their CPU time divided by the cores.
+fn concurrent_rounds(rounds: usize) -> (Samples, Samples) {
     let p = Project::new();
-    let mut durations = Vec::new();
-    let mut batches = Vec::new();
+    let mut durations = Samples::default();
+    let mut batches = Samples::default();
     for round in 0..rounds {
         let session = format!("concurrent-{round}");
         let transcript = p.transcripts.join(format!("{session}.jsonl"));
@@ -633,6 +689,7 @@ fn concurrent_rounds(rounds: usize) -> (Vec<Duration>, Vec<Duration>) {
             )
         }));
         let barrier = Arc::new(Barrier::new(inputs.len()));
+        let cpu_before = children_cpu();
         let batch = Instant::now();
         let runs: Vec<Run> = std::thread::scope(|s| {
             let handles: Vec<_> = inputs
@@ -652,9 +709,15 @@ fn concurrent_rounds(rounds: usize) -> (Vec<Duration>, Vec<Duration>) {
                 .map(|h| h.join().expect("runner thread"))
                 .collect()
         });
-        batches.push(batch.elapsed());
+        let elapsed = batch.elapsed();
+        let cpu = children_cpu().saturating_sub(cpu_before);
+        batches.elapsed.push(elapsed);
+        batches.cpu.push(cpu);
+        let per_process = cpu / runs.len() as u32;
         for run in runs {
-            durations.push(run.clean("concurrent hook").elapsed);
+            let run = run.clean("concurrent hook");
+            durations.elapsed.push(run.elapsed);
+            durations.cpu.push(per_process);
         }
         check_claims(&p, &session, &transcript);
     }

@@ -477,6 +477,10 @@ fn a_database_locked_past_busy_timeout_fails_open_with_a_clear_line() {
         waited >= Duration::from_millis(4900),
         "busy_timeout is waited out, not skipped: {waited:?}"
     );
+    assert!(
+        waited < Duration::from_millis(9500),
+        "waited out once, not again to log the failure: {waited:?}"
+    );
     let r = p.hook(&p.subagent_start("ag-1", "coder"));
     assert_eq!(
         (r.code, r.stderr.as_str()),

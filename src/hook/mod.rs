@@ -159,9 +159,13 @@ fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
     };
     let handled = panic::catch_unwind(AssertUnwindSafe(|| dispatch(&ctx, &event)));
     stderr.extend(ctx.warnings.take());
+    let mut locked = false;
     let (outcome, error) = match handled {
         Ok(Ok(outcome)) => (outcome, None),
-        Ok(Err(e)) => (Outcome::silent(), Some(format!("{e:#}"))),
+        Ok(Err(e)) => {
+            locked = waited_out_a_lock(&e);
+            (Outcome::silent(), Some(error_text(&e)))
+        }
         Err(payload) => {
             let what = payload
                 .downcast_ref::<&str>()
@@ -203,6 +207,14 @@ fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
     }
     let agent_id = outcome.agent_id.as_deref().or(common.agent_id.as_deref());
     let details = (!details.is_empty()).then(|| Value::Object(details));
+    if locked {
+        // The busy timeout was just waited out: logging would wait it out a second time
+        // before failing the same way.
+        return HookRun {
+            stdout,
+            stderr: Some(format!("nagger: {}", one_line(&stderr.join("; ")))),
+        };
+    }
     let logged = db.hook_log().log(&NewHookLog {
         session_id: &common.session_id,
         hook_name: hook_name(&event),
@@ -323,6 +335,50 @@ fn read_input(stdin: &mut dyn Read) -> Result<HookInput, String> {
         .map_err(|e| format!("field {}: {}", e.path(), e.inner()))
 }
 
+/// The error and its causes on one line, each said once: SQLite's message comes back
+/// from every layer that wraps it ("database is locked: database is locked: Error code 5:
+/// database is locked" becomes "Error code 5: database is locked").
+fn error_text(e: &anyhow::Error) -> String {
+    let mut said: Vec<String> = Vec::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if said.join(": ").contains(&text) {
+            continue;
+        }
+        // A cause that ends with what was said last says it again with more in front:
+        // keep its longer form once.
+        let parts: Vec<&str> = text.split(": ").collect();
+        let overlap = (1..=parts.len().min(said.len()))
+            .rev()
+            .find(|&n| said[said.len() - n..].iter().eq(&parts[parts.len() - n..]))
+            .unwrap_or(0);
+        said.truncate(said.len() - overlap);
+        said.extend(parts.iter().map(|p| p.to_string()));
+    }
+    said.join(": ")
+}
+
+/// Whether the run failed because the database stayed locked past the busy timeout.
+fn waited_out_a_lock(e: &anyhow::Error) -> bool {
+    e.chain().any(|cause| {
+        let code = cause
+            .downcast_ref::<rusqlite::Error>()
+            .and_then(rusqlite::Error::sqlite_error_code)
+            .or_else(|| match cause.downcast_ref::<crate::store::StoreError>() {
+                Some(crate::store::StoreError::Query(e))
+                | Some(crate::store::StoreError::Sqlite { source: e, .. }) => e.sqlite_error_code(),
+                _ => None,
+            });
+        matches!(
+            code,
+            Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+        ) || matches!(
+            cause.downcast_ref::<crate::store::StoreError>(),
+            Some(crate::store::StoreError::Locked(..))
+        )
+    })
+}
+
 /// Records bad input when a database already exists where it would be; never
 /// creates one for garbage.
 fn log_bad_input(env: &Env, problem: &str, started: Instant) {
@@ -343,5 +399,43 @@ fn log_bad_input(env: &Env, problem: &str, started: Instant) {
             duration_ms: Some(started.elapsed().as_secs_f64() * 1000.0),
             timestamp: None,
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn busy() -> rusqlite::Error {
+        rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY),
+            Some("database is locked".into()),
+        )
+    }
+
+    #[test]
+    fn error_text_says_each_cause_once() {
+        let e = anyhow::Error::new(crate::store::StoreError::Query(busy()));
+        assert_eq!(error_text(&e), "Error code 5: database is locked");
+        let e = anyhow::Error::new(crate::store::StoreError::Sqlite {
+            path: "/p/state.db".into(),
+            source: busy(),
+        })
+        .context("registering ag-1");
+        assert_eq!(
+            error_text(&e),
+            "registering ag-1: database /p/state.db: Error code 5: database is locked"
+        );
+        let e = anyhow::anyhow!("no such table: x").context("reading spawns");
+        assert_eq!(error_text(&e), "reading spawns: no such table: x");
+    }
+
+    #[test]
+    fn a_lock_waited_out_is_recognised_through_the_chain() {
+        assert!(waited_out_a_lock(
+            &anyhow::Error::new(crate::store::StoreError::Query(busy())).context("x")
+        ));
+        assert!(waited_out_a_lock(&anyhow::Error::new(busy())));
+        assert!(!waited_out_a_lock(&anyhow::anyhow!("database is locked")));
     }
 }
