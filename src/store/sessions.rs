@@ -138,31 +138,31 @@ impl<'c> SessionRepository<'c> {
         threshold: i64,
         current_tokens: impl FnOnce() -> i64,
     ) -> StoreResult<Marker> {
-        let tx = immediate(self.conn)?;
-        let existing: Option<SessionRecord> = tx
-            .query_row(
-                &format!(
-                    "SELECT {MARKER_COLUMNS} FROM sessions WHERE session_id = ?1 AND hook_name = ?2"
-                ),
+        let mut tokens = Lazy::new(current_tokens);
+        let marker_sql = format!(
+            "SELECT {MARKER_COLUMNS} FROM sessions WHERE session_id = ?1 AND hook_name = ?2"
+        );
+        let read = |conn: &Connection| {
+            conn.query_row(
+                &marker_sql,
                 params![session_id, hook_name],
                 SessionRecord::from_row,
             )
-            .optional()?;
-        let (decision, tokens) = match existing {
-            None => (Marker::First, current_tokens()),
-            Some(m) if !m.is_active() => (Marker::Again, current_tokens()),
-            Some(m) => {
-                if threshold <= 0 {
-                    (Marker::Current, 0)
-                } else {
-                    let now = current_tokens();
-                    if now - m.last_tokens >= threshold {
-                        (Marker::Again, now)
-                    } else {
-                        (Marker::Current, 0)
-                    }
-                }
-            }
+            .optional()
+        };
+        let not_due = |m: &SessionRecord, tokens: &mut Lazy<_>| {
+            m.is_active() && (threshold <= 0 || tokens.get() - m.last_tokens < threshold)
+        };
+        // Most calls find a live marker that is not due: a plain read says so without
+        // taking the write lock (its snapshot is a moment at which it was not due).
+        if read(self.conn)?.is_some_and(|m| not_due(&m, &mut tokens)) {
+            return Ok(Marker::Current);
+        }
+        let tx = immediate(self.conn)?;
+        let decision = match read(&tx)? {
+            None => Marker::First,
+            Some(m) if not_due(&m, &mut tokens) => Marker::Current,
+            Some(_) => Marker::Again,
         };
         if decision != Marker::Current {
             tx.execute(
@@ -171,7 +171,7 @@ impl<'c> SessionRepository<'c> {
                  ON CONFLICT(session_id, hook_name) DO UPDATE SET
                      last_tokens = excluded.last_tokens, status = 'active',
                      expired_at = NULL, expire_reason = NULL",
-                params![session_id, hook_name, now_ms(), tokens],
+                params![session_id, hook_name, now_ms(), tokens.get()],
             )?;
         }
         tx.commit()?;
@@ -362,4 +362,26 @@ fn info_from_row(r: &Row<'_>) -> rusqlite::Result<SessionInfo> {
         ended_at: r.get(7)?,
         end_reason: r.get(8)?,
     })
+}
+
+/// A value computed on first use only (reading the context size costs a file read).
+struct Lazy<F> {
+    compute: Option<F>,
+    value: Option<i64>,
+}
+
+impl<F: FnOnce() -> i64> Lazy<F> {
+    fn new(compute: F) -> Self {
+        Lazy {
+            compute: Some(compute),
+            value: None,
+        }
+    }
+
+    fn get(&mut self) -> i64 {
+        if let Some(compute) = self.compute.take() {
+            self.value = Some(compute());
+        }
+        self.value.unwrap_or(0)
+    }
 }
