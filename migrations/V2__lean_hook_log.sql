@@ -62,3 +62,9 @@ DROP INDEX idx_sessions_status;          -- no query selects markers by status
 DROP INDEX idx_subagents_session;        -- subagents holds only running agents
 DROP INDEX idx_session_info_ended;       -- one row per session: the purge scans them
 DROP INDEX idx_session_info_seen;
+
+-- Digest stages filtered by category (a role that only wants navigation, say) walked
+-- every entry of the role, or of the project, newest first, looking for the few of
+-- those categories: 5 ms at 10,000 entries. These reach them directly.
+CREATE INDEX idx_context_role_category ON context_entries(role, category, created_at);
+CREATE INDEX idx_context_category ON context_entries(category, created_at);
