@@ -27,21 +27,9 @@ const AGENTS: [(&str, &str, &str); 5] = [
     ("general-purpose", "general-purpose", "other"),
 ];
 
-/// Deterministic xorshift, so every run benches the same rows.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+#[path = "../tests/common/rng.rs"]
+mod rng;
+use rng::Rng;
 
 fn report(rng: &mut Rng, agent_type: &str, n: usize) -> String {
     let mut text = format!(

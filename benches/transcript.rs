@@ -12,25 +12,9 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use nagger::transcript::{current_context_tokens, scan_spawns};
 use serde_json::{Value, json};
 
-/// Deterministic xorshift, so every run benches the same bytes.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-
-    fn between(&mut self, low: usize, high: usize) -> usize {
-        low + self.below((high - low) as u64) as usize
-    }
-}
+#[path = "../tests/common/rng.rs"]
+mod rng;
+use rng::Rng;
 
 const WORDS: [&str; 16] = [
     "fn",

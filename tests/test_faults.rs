@@ -14,22 +14,6 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// Deterministic xorshift: a failing round can be replayed from the seed it prints.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 /// The same input in another session with its own transcript.
 fn in_session(mut input: Value, session: &str, transcript: &Path) -> Value {
     input["session_id"] = json!(session);

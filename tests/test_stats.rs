@@ -20,22 +20,6 @@ struct Row {
     duration: Option<f64>,
 }
 
-/// Deterministic xorshift, so the log is the same on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 /// A log with every kind of row stats reads: all decisions and errors, durations across
 /// the buckets (their edges included) and missing ones, role sources, first calls, context
 /// sizes (`context_chars` preferred to `output_chars`), two sessions, and rows from three

@@ -205,28 +205,24 @@ fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
     if let Some(text) = &stdout {
         details.insert("output_chars".into(), json!(text.len()));
     }
-    let agent_id = outcome.agent_id.as_deref().or(common.agent_id.as_deref());
-    let details = (!details.is_empty()).then(|| Value::Object(details));
-    if locked {
-        // The busy timeout was just waited out: logging would wait it out a second time
-        // before failing the same way.
-        return HookRun {
-            stdout,
-            stderr: Some(format!("nagger: {}", one_line(&stderr.join("; ")))),
-        };
-    }
-    let logged = db.hook_log().log(&NewHookLog {
-        session_id: &common.session_id,
-        hook_name: hook_name(&event),
-        event_type: event.name(),
-        agent_id,
-        result,
-        details: details.as_ref(),
-        duration_ms: Some(started.elapsed().as_secs_f64() * 1000.0),
-        timestamp: None,
-    });
-    if let Err(e) = logged {
-        stderr.push(format!("could not write hook_log: {e}"));
+    // After a busy timeout was waited out, logging would wait it out a second time
+    // before failing the same way.
+    if !locked {
+        let agent_id = outcome.agent_id.as_deref().or(common.agent_id.as_deref());
+        let details = (!details.is_empty()).then(|| Value::Object(details));
+        let logged = db.hook_log().log(&NewHookLog {
+            session_id: &common.session_id,
+            hook_name: hook_name(&event),
+            event_type: event.name(),
+            agent_id,
+            result,
+            details: details.as_ref(),
+            duration_ms: Some(started.elapsed().as_secs_f64() * 1000.0),
+            timestamp: None,
+        });
+        if let Err(e) = logged {
+            stderr.push(format!("could not write hook_log: {e}"));
+        }
     }
     HookRun {
         stdout,
@@ -361,21 +357,12 @@ fn error_text(e: &anyhow::Error) -> String {
 /// Whether the run failed because the database stayed locked past the busy timeout.
 fn waited_out_a_lock(e: &anyhow::Error) -> bool {
     e.chain().any(|cause| {
-        let code = cause
-            .downcast_ref::<rusqlite::Error>()
-            .and_then(rusqlite::Error::sqlite_error_code)
-            .or_else(|| match cause.downcast_ref::<crate::store::StoreError>() {
-                Some(crate::store::StoreError::Query(e))
-                | Some(crate::store::StoreError::Sqlite { source: e, .. }) => e.sqlite_error_code(),
-                _ => None,
-            });
-        matches!(
-            code,
-            Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
-        ) || matches!(
-            cause.downcast_ref::<crate::store::StoreError>(),
-            Some(crate::store::StoreError::Locked(..))
-        )
+        cause
+            .downcast_ref::<crate::store::StoreError>()
+            .is_some_and(crate::store::StoreError::is_lock_timeout)
+            || cause
+                .downcast_ref::<rusqlite::Error>()
+                .is_some_and(crate::store::is_busy)
     })
 }
 

@@ -14,7 +14,7 @@ mod usage;
 pub use context::{
     ContextEntry, ContextRepository, FileChange, NewContextEntry, TaskDone, TaskRecord,
 };
-pub use hook_log::{HookLogRecord, HookLogRepository, NewHookLog, StatColumns};
+pub use hook_log::{HookLogRecord, HookLogRepository, NewHookLog};
 pub use rule_hits::{NewRuleHit, RuleHitRepository};
 pub use sessions::{Marker, SessionInfo, SessionRecord, SessionRepository};
 pub use subagents::{
@@ -69,6 +69,25 @@ pub enum StoreError {
 }
 
 pub type StoreResult<T> = Result<T, StoreError>;
+
+impl StoreError {
+    /// The database stayed locked by another connection past the busy timeout.
+    pub fn is_lock_timeout(&self) -> bool {
+        match self {
+            StoreError::Locked(..) => true,
+            StoreError::Query(e) | StoreError::Sqlite { source: e, .. } => is_busy(e),
+            _ => false,
+        }
+    }
+}
+
+/// Whether SQLite gave up waiting for a lock another connection holds.
+pub fn is_busy(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+    )
+}
 
 /// What `open` had to do, for `doctor` and the hook log.
 #[derive(Debug, Default, Clone)]

@@ -216,8 +216,8 @@ pub fn collect(conn: &Connection, scope: Scope<'_>) -> StoreResult<Stats> {
     }
 
     let roles = Roles {
-        by_source: role_sources(&tx, source, since)?,
-        by_caller: first_calls(&tx, source, since)?,
+        by_source: counts_by(&tx, source, "role_source", since)?,
+        by_caller: counts_by(&tx, source, "caller", since)?,
     };
     let (rules, guards) = rules_fired(&tx, scope)?;
     let stats = Stats {
@@ -401,16 +401,10 @@ fn outcomes_sql(t: &str, since: bool) -> String {
     )
 }
 
-fn role_sources_sql(t: &str, since: bool) -> String {
+/// Runs per value of a stats column (`role_source`, `caller`), off its partial index.
+fn counts_by_sql(t: &str, column: &str, since: bool) -> String {
     format!(
-        "SELECT role_source, count(*) FROM {t} WHERE role_source IS NOT NULL{} GROUP BY 1",
-        since_clause(since, 1)
-    )
-}
-
-fn first_calls_sql(t: &str, since: bool) -> String {
-    format!(
-        "SELECT caller, count(*) FROM {t} WHERE caller IS NOT NULL{} GROUP BY 1",
+        "SELECT {column}, count(*) FROM {t} WHERE {column} IS NOT NULL{} GROUP BY 1",
         since_clause(since, 1)
     )
 }
@@ -556,21 +550,13 @@ fn counted(
     Ok(out)
 }
 
-fn role_sources(
+fn counts_by(
     tx: &Transaction<'_>,
     source: Source,
+    column: &str,
     since: Option<i64>,
 ) -> StoreResult<BTreeMap<String, i64>> {
-    let mut stmt = tx.prepare(&role_sources_sql(source.table(), since.is_some()))?;
-    counted(&mut stmt, since)
-}
-
-fn first_calls(
-    tx: &Transaction<'_>,
-    source: Source,
-    since: Option<i64>,
-) -> StoreResult<BTreeMap<String, i64>> {
-    let mut stmt = tx.prepare(&first_calls_sql(source.table(), since.is_some()))?;
+    let mut stmt = tx.prepare(&counts_by_sql(source.table(), column, since.is_some()))?;
     counted(&mut stmt, since)
 }
 
@@ -710,8 +696,14 @@ mod tests {
                 (rank_sql(t, since, "ASC"), "idx_hook_log_stats"),
                 (rank_sql(t, since, "DESC"), "idx_hook_log_stats"),
                 (outcomes_sql(t, since), "idx_hook_log_outcomes"),
-                (role_sources_sql(t, since), "idx_hook_log_role_sources"),
-                (first_calls_sql(t, since), "idx_hook_log_first_calls"),
+                (
+                    counts_by_sql(t, "role_source", since),
+                    "idx_hook_log_role_sources",
+                ),
+                (
+                    counts_by_sql(t, "caller", since),
+                    "idx_hook_log_first_calls",
+                ),
                 (context_sql(t, since), "idx_hook_log_context"),
                 (rollup_sql(since), "hook_log_rollup"),
                 (cut_day_sql(), "COVERING INDEX idx_hook_log_time"),

@@ -4,6 +4,9 @@
 
 #![allow(dead_code)]
 
+mod rng;
+pub use rng::Rng;
+
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::{Path, PathBuf};
