@@ -2,6 +2,7 @@
 //! temporary project with a cleared environment.
 
 mod common;
+mod real;
 
 mod test_bad_input;
 mod test_claim;
@@ -15,5 +16,6 @@ mod test_faults;
 mod test_incremental;
 mod test_install;
 mod test_listings;
+mod test_real_client;
 mod test_rules;
 mod test_stats;

@@ -231,7 +231,7 @@ fn database_from_before_v1_gets_its_migration_and_wal_from_fix() {
     assert_eq!(d.status("schema"), vec!["FAIL"]);
     assert!(
         d.lines("schema")[0].contains(
-            "schema v0, this nagger's is v2: migrations V1__initial, V2__lean_hook_log not applied"
+            "schema v0, this nagger's is v3: migrations V1__initial, V2__lean_hook_log, V3__exact_identification not applied"
         ),
         "{}",
         d.stdout
@@ -250,7 +250,7 @@ fn database_from_before_v1_gets_its_migration_and_wal_from_fix() {
     let after = doctor(&p, &[]);
     after.assert_clean();
     assert!(
-        after.lines("schema")[0].contains("v2 (latest)"),
+        after.lines("schema")[0].contains("v3 (latest)"),
         "{}",
         after.stdout
     );
@@ -290,7 +290,9 @@ fn lost_migration_record_and_missing_index_are_restored_by_fix() {
         .find(|l| l.starts_with("fixed  schema"))
         .unwrap_or_else(|| panic!("{}", fixed.stdout));
     assert!(
-        line.contains("recorded V1__initial, V2__lean_hook_log as applied"),
+        line.contains(
+            "recorded V1__initial, V2__lean_hook_log, V3__exact_identification as applied"
+        ),
         "{line}"
     );
     assert!(

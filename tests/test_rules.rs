@@ -215,15 +215,16 @@ fn bypass_permissions_keeps_guard_denials_and_dont_ask_softens_rules() {
 }
 
 #[test]
-fn all_matches_combine_most_severe_wins_with_messages_joined() {
+fn a_deny_wins_and_leaves_once_per_session_rules_for_the_next_call() {
     let p = Project::with_config(RULES);
     let r = bash(&p, "git push origin main && rm -rf /");
     assert_eq!(r.decision().as_deref(), Some("deny"));
-    assert!(
-        r.reason().contains("green CI") && r.reason().contains("Refused"),
-        "{}",
-        r.reason()
-    );
+    assert!(r.reason().contains("Refused"), "{}", r.reason());
+    // The ask rule was not used up by a call that was refused anyway.
+    assert!(!r.reason().contains("green CI"), "{}", r.reason());
+    let r = bash(&p, "git push origin main");
+    assert_eq!(r.decision().as_deref(), Some("ask"));
+    assert!(r.reason().contains("green CI"), "{}", r.reason());
 }
 
 #[test]

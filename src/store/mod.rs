@@ -18,8 +18,8 @@ pub use hook_log::{HookLogRecord, HookLogRepository, NewHookLog};
 pub use rule_hits::{NewRuleHit, RuleHitRepository};
 pub use sessions::{Marker, SessionInfo, SessionRecord, SessionRepository};
 pub use subagents::{
-    HistoryRecord, MatchOutcome, RoleSource, SpawnRow, SubagentRecord, SubagentRepository,
-    TranscriptCursorRow,
+    ExactOutcome, HistoryRecord, MatchOutcome, RoleSource, SpawnKey, SpawnRow, SubagentRecord,
+    SubagentRepository, TranscriptCursorRow, is_exact_source,
 };
 pub use usage::UsageRepository;
 
