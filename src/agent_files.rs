@@ -113,18 +113,31 @@ pub fn meta_tool_use_id(agent_transcript: &Path, cost: &mut Cost) -> Option<Stri
         .map(str::to_string)
 }
 
+/// Where a transcript holds a tool_use_id near its end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TailHit {
+    /// The line is marked `"isSidechain":true`: a subagent's line written into the
+    /// parent transcript (as Claude Code versions before per-agent transcripts did).
+    pub sidechain: bool,
+}
+
 /// Whether `tool_use_id` (as a JSON string) is in one of the last lines of a
 /// transcript. Reads at most [`TAIL_BUDGET`] bytes from the end; a file that is
 /// missing or not a regular file does not hold it.
 pub fn tail_has_tool_use(transcript: &Path, tool_use_id: &str, cost: &mut Cost) -> bool {
-    let Ok(mut file) = open_regular(transcript) else {
-        return false;
-    };
-    let Ok(len) = file.metadata().map(|m| m.len()) else {
-        return false;
-    };
+    tail_find_tool_use(transcript, tool_use_id, cost).is_some()
+}
+
+/// [`tail_has_tool_use`], telling whether the line that holds it is a sidechain's.
+pub fn tail_find_tool_use(
+    transcript: &Path,
+    tool_use_id: &str,
+    cost: &mut Cost,
+) -> Option<TailHit> {
+    let mut file = open_regular(transcript).ok()?;
+    let len = file.metadata().ok()?.len();
     let needle = format!("\"{tool_use_id}\"");
-    let finder = memchr::memmem::Finder::new(needle.as_bytes());
+    let finder = memchr::memmem::FinderRev::new(needle.as_bytes());
     // Read backwards in chunks; keep the bytes of lines not yet complete in front.
     let mut pos = len;
     let mut window: Vec<u8> = Vec::new();
@@ -133,22 +146,25 @@ pub fn tail_has_tool_use(transcript: &Path, tool_use_id: &str, cost: &mut Cost) 
         let n = chunk.min(pos);
         pos -= n;
         let mut buf = vec![0u8; n as usize];
-        if file.seek(SeekFrom::Start(pos)).is_err() || file.read_exact(&mut buf).is_err() {
-            return false;
-        }
+        file.seek(SeekFrom::Start(pos)).ok()?;
+        file.read_exact(&mut buf).ok()?;
         cost.bytes_read += n;
         buf.extend_from_slice(&window);
         window = buf;
         // The needle may straddle a chunk edge: the whole window is searched again,
         // bounded by the budget.
-        if finder.find(&window).is_some() {
-            return true;
+        if let Some(at) = finder.rfind(&window) {
+            let start = memchr::memrchr(b'\n', &window[..at]).map_or(0, |i| i + 1);
+            let end = memchr::memchr(b'\n', &window[at..]).map_or(window.len(), |i| at + i);
+            let line = &window[start..end];
+            let sidechain = memchr::memmem::find(line, b"\"isSidechain\":true").is_some();
+            return Some(TailHit { sidechain });
         }
         if memchr::memchr_iter(b'\n', &window).count() > TAIL_LINES {
-            return false;
+            return None;
         }
     }
-    false
+    None
 }
 
 fn cost_within(read_so_far: u64) -> bool {
@@ -250,6 +266,23 @@ mod tests {
             "toolu_499",
             &mut Cost::default()
         ));
+    }
+
+    #[test]
+    fn a_sidechain_line_is_told_apart() {
+        let f = file_with(&[
+            r#"{"type":"assistant","isSidechain":true,"message":{"content":[{"type":"tool_use","id":"toolu_s"}]}}"#.into(),
+            r#"{"type":"assistant","isSidechain":false,"message":{"content":[{"type":"tool_use","id":"toolu_m"}]}}"#.into(),
+        ]);
+        let mut cost = Cost::default();
+        assert_eq!(
+            tail_find_tool_use(f.path(), "toolu_s", &mut cost),
+            Some(TailHit { sidechain: true })
+        );
+        assert_eq!(
+            tail_find_tool_use(f.path(), "toolu_m", &mut cost),
+            Some(TailHit { sidechain: false })
+        );
     }
 
     #[test]

@@ -98,6 +98,14 @@ pub fn render(stats: &Stats, scope: &str) -> String {
         "  at first tool call (caller):     {}",
         counts(&stats.roles.by_caller)
     ));
+    out.push(format!(
+        "  in the end (role source):        {}",
+        counts(&stats.roles.final_by_source)
+    ));
+    out.push(format!(
+        "  guessed roles corrected:         {}",
+        stats.roles.corrected
+    ));
     out.push(format!("claims: {}", stats.claims));
     out.push(format!(
         "compressions enforced: {}",

@@ -32,6 +32,8 @@ pub const SETTLE: Duration = Duration::from_millis(400);
 
 /// Most transcripts searched for one call's tool_use_id.
 const MAX_CANDIDATES: usize = 32;
+/// Most bytes one call's identification reads, whatever the transcripts hold.
+const MAX_IDENTIFY_BYTES: u64 = 8 * 1024 * 1024;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Via {
@@ -185,12 +187,23 @@ fn find_caller(
             .find(|(_, path)| agent_files::tail_has_tool_use(path, tool_use_id, &mut cost))
             .map(|(id, _)| Found::Agent(id.to_string()))
             .or_else(|| {
-                agent_files::tail_has_tool_use(&main, tool_use_id, &mut cost).then_some(Found::Main)
+                // A sidechain line in the parent transcript is a subagent's call, not
+                // the main agent's: it is left to the claim.
+                agent_files::tail_find_tool_use(&main, tool_use_id, &mut cost).map(|hit| {
+                    if hit.sidechain {
+                        Found::Nowhere
+                    } else {
+                        Found::Main
+                    }
+                })
             });
         effort.bytes_read += cost.bytes_read;
         if let Some(found) = found {
             effort.waited_ms = started.elapsed().as_millis() as u64;
             return found;
+        }
+        if effort.bytes_read > MAX_IDENTIFY_BYTES {
+            return Found::Nowhere;
         }
         if started.elapsed() + pause > SETTLE {
             effort.waited_ms = started.elapsed().as_millis() as u64;
