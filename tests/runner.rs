@@ -19,4 +19,5 @@ mod test_install;
 mod test_listings;
 mod test_real_client;
 mod test_rules;
+mod test_safety;
 mod test_stats;

@@ -260,6 +260,47 @@ fn check_rules(
     Ok(due)
 }
 
+/// The guard and the deny rules, decided from the config alone, without the database:
+/// what still holds when the database cannot be opened or a handler failed. Rules
+/// that do not compile leave the guard in force; role-scoped rules need the caller's
+/// role and are left out.
+pub fn safety_answer(
+    config: &crate::config::Config,
+    common: &super::event::Common,
+    call: &ToolCall,
+    project_root: &Path,
+) -> Option<HookOutput> {
+    let no_rules = crate::rules::RulesConfig::default();
+    let default_guard = crate::rules::GuardConfig::default();
+    let set = RuleSet::compile(&config.rules, &config.guard)
+        .or_else(|_| RuleSet::compile(&no_rules, &config.guard))
+        .or_else(|_| RuleSet::compile(&no_rules, &default_guard))
+        .ok()?;
+    let matches: Vec<RuleMatch> = set
+        .evaluate(
+            &rules::ToolCall {
+                tool_name: &call.tool_name,
+                tool_input: &call.tool_input,
+            },
+            &MatchContext {
+                project_root,
+                is_leader: common.agent_id.is_none(),
+                role: None,
+                agent_type: common.agent_type.as_deref(),
+            },
+        )
+        .into_iter()
+        .filter(|m| m.severity == Severity::Deny)
+        .collect();
+    let mode = common.permission_mode.as_deref().unwrap_or("default");
+    let verdict = rules::combine(&matches, PermissionMode::from(mode))?;
+    (verdict.decision == Decision::Deny).then(|| HookOutput::PreToolUse {
+        decision: Some(PermissionDecision::Deny),
+        reason: Some(verdict.reason),
+        additional_context: None,
+    })
+}
+
 /// The report format for a subagent's exact role, when SubagentStart could not know the
 /// role and gave it another format (reviewer or general).
 fn report_format_change(ctx: &Ctx<'_>, record: &crate::store::SubagentRecord) -> Option<String> {

@@ -103,13 +103,21 @@ pub struct NaggerStateDB {
 }
 
 impl NaggerStateDB {
-    /// Opens (creating if needed) and migrates the database at `path`.
+    /// Opens (creating if needed) and migrates the database at `path`. Only the
+    /// database's own folder is created (`.claude-nagger` in an existing project),
+    /// never a chain of folders.
     pub fn open(path: &Path) -> StoreResult<Self> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|source| StoreError::Io {
-                context: format!("creating {}", dir.display()),
-                source,
-            })?;
+            match std::fs::create_dir(dir) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+                Err(source) => {
+                    return Err(StoreError::Io {
+                        context: format!("creating {}", dir.display()),
+                        source,
+                    });
+                }
+            }
         }
         let mut report = OpenReport::default();
         let mut conn = open_raw(path)?;
