@@ -294,7 +294,7 @@ pub fn safety_answer(
         .collect();
     let mode = common.permission_mode.as_deref().unwrap_or("default");
     let verdict = rules::combine(&matches, PermissionMode::from(mode))?;
-    (verdict.decision == Decision::Deny).then(|| HookOutput::PreToolUse {
+    (verdict.decision == Decision::Deny).then_some(HookOutput::PreToolUse {
         decision: Some(PermissionDecision::Deny),
         reason: Some(verdict.reason),
         additional_context: None,
