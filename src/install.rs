@@ -1336,12 +1336,23 @@ mod tests {
         fs::write(opts.gitignore_path(), "mine\n").unwrap();
 
         let report = install(&opts).unwrap();
-        assert!(!report.wrote_config && !report.wrote_gitignore);
+        assert!(!report.wrote_config);
         assert_eq!(
             fs::read_to_string(opts.config_path()).unwrap(),
             "[session]\nenabled = false\n"
         );
-        assert_eq!(fs::read_to_string(opts.gitignore_path()).unwrap(), "mine\n");
+        // The user's lines stay; the backups folder is added so backups stay out of git.
+        assert_eq!(
+            fs::read_to_string(opts.gitignore_path()).unwrap(),
+            "mine\nbackups/\n"
+        );
+        assert!(report.diff.contains("(+ backups/)"), "{}", report.diff);
+        let again = install(&opts).unwrap();
+        assert!(!again.wrote_gitignore);
+        assert_eq!(
+            fs::read_to_string(opts.gitignore_path()).unwrap(),
+            "mine\nbackups/\n"
+        );
     }
 
     #[test]
@@ -1389,13 +1400,15 @@ mod tests {
     fn backups_never_overwrite_each_other() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("settings.json");
-        let first = back_up(&path, b"one").unwrap();
-        let second = back_up(&path, b"two").unwrap();
+        let backups = dir.path().join(".claude-nagger/backups");
+        let first = back_up(&backups, &path, b"one").unwrap();
+        let second = back_up(&backups, &path, b"two").unwrap();
+        assert_eq!(first.parent(), Some(backups.as_path()));
         assert_ne!(first, second);
         assert_eq!(fs::read(&first).unwrap(), b"one");
         assert_eq!(fs::read(&second).unwrap(), b"two");
         let name = first.file_name().unwrap().to_string_lossy().into_owned();
-        let stamp = name.strip_prefix("settings.json.bak-").unwrap();
+        let stamp = name.strip_prefix("settings.json.").unwrap();
         assert!(
             stamp.len() == 14 && stamp.bytes().all(|b| b.is_ascii_digit()),
             "{name}"

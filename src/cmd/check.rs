@@ -72,8 +72,8 @@ pub fn run(env: &Env, args: &CheckArgs) -> CommandResult {
     let (answer, code) = match verdict.as_ref().map(|v| v.decision) {
         Some(Decision::Deny) => ("refuse", EXIT_REFUSE),
         Some(Decision::Ask) => ("ask the user", EXIT_ASK),
-        Some(Decision::Context) => ("pass, with the message as context", 0),
-        None => ("pass", 0),
+        Some(Decision::Context) => ("passes, with the message as context", 0),
+        None => ("passes", 0),
     };
     if args.json {
         let out = json!({

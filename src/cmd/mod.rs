@@ -167,7 +167,7 @@ pub fn unknown_session(db: &NaggerStateDB, session: &str) -> CommandError {
 pub fn no_database(env: &Env) -> String {
     let path = env.db_path(&env.project_root(None));
     format!(
-        "no database at {}: nagger has not run a hook in this project yet",
+        "no database yet at {}: nagger has not run a hook in this project",
         path.display()
     )
 }
