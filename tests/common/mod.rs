@@ -78,7 +78,7 @@ impl HookResult {
         self.json().is_some_and(|v| v["decision"] == "block")
     }
 
-    fn from_output(out: Output) -> HookResult {
+    pub fn from_output(out: Output) -> HookResult {
         HookResult {
             code: out.status.code().unwrap_or(-1),
             stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
