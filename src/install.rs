@@ -795,9 +795,20 @@ pub fn plugin_files(command: &str) -> Vec<(&'static str, Vec<u8>)> {
         "description": "nagger: conventions, rules, guard and shared context for every agent of a session",
         "hooks": hooks,
     });
+    let events = HOOK_EVENTS.join(", ");
+    let readme = format!(
+        "# nagger\n\n\
+         Runs `nagger hook` on every hook event Claude Code sends ({events}), so each agent of \
+         a session gets the project's conventions, its rules and the guard against \
+         destructive shell commands, and the results other agents shared. nagger keeps its \
+         state in the project's `.claude-nagger/state.db` and reads its settings from \
+         `.claude-nagger/config.toml`; `nagger doctor` checks both.\n\n\
+         The hooks run: `{command}`.\n"
+    );
     vec![
         (".claude-plugin/plugin.json", to_pretty_json(&manifest)),
         ("hooks/hooks.json", to_pretty_json(&hooks)),
+        ("README.md", readme.into_bytes()),
     ]
 }
 

@@ -513,6 +513,8 @@ fn the_plugin_folder_holds_a_manifest_and_every_hook_event() {
         assert!(hook["timeout"].as_u64().unwrap() > 0);
     }
     assert!(!dir.join("bin").exists());
+    let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
+    assert!(readme.contains("nagger hook"), "{readme}");
 
     // Without nagger on PATH the plugin carries the binary and finds it through
     // ${CLAUDE_PLUGIN_ROOT}; `install --plugin` is the same command.
