@@ -1000,11 +1000,11 @@ fn find_key_line(text: &str, key: &str) -> Option<usize> {
 mod tests {
     use super::*;
 
-    const SPEC_EXAMPLE: &str = include_str!("../tests/fixtures/spec_config.toml");
+    const EXAMPLE: &str = include_str!("../tests/fixtures/spec_config.toml");
 
     #[test]
-    fn spec_example_loads_as_is_with_its_meanings() {
-        let c = parse(SPEC_EXAMPLE, Path::new("config.toml")).expect("spec example loads");
+    fn example_config_loads_as_is_with_its_meanings() {
+        let c = parse(EXAMPLE, Path::new("config.toml")).expect("the example loads");
         assert_eq!(c.session.delivery, Delivery::Deny);
         assert_eq!(c.session.token_threshold, 50_000);
         assert_eq!(c.session.first_time.title, "Project conventions");
@@ -1263,7 +1263,7 @@ severity = "deny"
 
     #[test]
     fn role_conventions_resolve_role_then_type_then_default() {
-        let c = parse(SPEC_EXAMPLE, Path::new("c.toml")).unwrap();
+        let c = parse(EXAMPLE, Path::new("c.toml")).unwrap();
         assert_eq!(
             c.role_conventions(Some("coder"), "general").unwrap().0,
             "coder"
