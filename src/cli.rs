@@ -51,7 +51,7 @@ pub enum Command {
     /// absolute path goes to .claude/settings.local.json, which is personal.
     Install(InstallArgs),
     /// Remove exactly nagger's hook entries from the settings file
-    Uninstall(UninstallArgs),
+    Uninstall(SettingsArgs),
     /// Write a Claude Code plugin folder that runs nagger's hooks (claude --plugin-dir DIR)
     Plugin(PluginArgs),
     /// Dry run: which rules and guards fire for a tool call (no state change)
@@ -168,8 +168,9 @@ pub enum TaskCommand {
     },
 }
 
+/// Which settings file `install` and `uninstall` edit, and whether to write at all.
 #[derive(Debug, clap::Args)]
-pub struct InstallArgs {
+pub struct SettingsArgs {
     /// Show what would change; write nothing
     #[arg(long)]
     pub dry_run: bool,
@@ -179,22 +180,15 @@ pub struct InstallArgs {
     /// Settings file to edit instead
     #[arg(long, value_name = "PATH")]
     pub settings: Option<PathBuf>,
-    /// Write a Claude Code plugin folder at DIR instead of editing settings (same as `nagger plugin DIR`)
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["local", "settings"])]
-    pub plugin: Option<PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]
-pub struct UninstallArgs {
-    /// Show what would change; write nothing
-    #[arg(long)]
-    pub dry_run: bool,
-    /// Use .claude/settings.local.json (personal) instead of .claude/settings.json (shared)
-    #[arg(long)]
-    pub local: bool,
-    /// Settings file to edit instead
-    #[arg(long, value_name = "PATH")]
-    pub settings: Option<PathBuf>,
+pub struct InstallArgs {
+    #[command(flatten)]
+    pub target: SettingsArgs,
+    /// Write a Claude Code plugin folder at DIR instead of editing settings (same as `nagger plugin DIR`)
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["local", "settings"])]
+    pub plugin: Option<PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]

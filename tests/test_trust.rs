@@ -125,34 +125,20 @@ message = \"Say why the dependency is needed.\"
         all.extend(args);
         p.run(&all)
     };
-    let refused = check(&["--command", "terraform destroy"]);
-    assert_eq!(refused.code, 3, "{refused:?}");
-    assert!(
-        refused.stdout.contains("answer: refuse (exit 3)"),
-        "{}",
-        refused.stdout
-    );
-    let asked = check(&["--command", "git push origin main"]);
-    assert_eq!(asked.code, 4, "{asked:?}");
-    assert!(
-        asked.stdout.contains("answer: ask the user (exit 4)"),
-        "{}",
-        asked.stdout
-    );
-    let warned = check(&["--command", "npm install left-pad"]);
-    assert_eq!(warned.code, 0, "{warned:?}");
-    assert!(
-        warned
-            .stdout
-            .contains("answer: passes, with the message as context")
-    );
-    let quiet = check(&["--command", "ls"]);
-    assert_eq!(quiet.code, 0);
-    assert!(
-        quiet.stdout.contains("answer: passes (exit 0)"),
-        "{}",
-        quiet.stdout
-    );
+    for (command, code, answer) in [
+        ("terraform destroy", 3, "answer: refuse (exit 3)"),
+        ("git push origin main", 4, "answer: ask the user (exit 4)"),
+        (
+            "npm install left-pad",
+            0,
+            "answer: passes, with the message as context (exit 0)",
+        ),
+        ("ls", 0, "answer: passes (exit 0)"),
+    ] {
+        let out = check(&["--command", command]);
+        assert_eq!(out.code, code, "{command}: {out:?}");
+        assert!(out.stdout.contains(answer), "{command}: {}", out.stdout);
+    }
     // The mode changes the answer, and the exit code with it.
     let dont_ask = check(&["--command", "git push", "--mode", "dontAsk"]);
     assert_eq!(dont_ask.code, 0, "{dont_ask:?}");

@@ -1,7 +1,7 @@
 //! `nagger install` / `nagger uninstall`: nagger's entries in Claude Code's settings.
 
 use super::CommandResult;
-use crate::cli::{InstallArgs, UninstallArgs};
+use crate::cli::{InstallArgs, SettingsArgs};
 use crate::install::{self, InstallOptions, PORTABLE_COMMAND};
 use crate::paths::Env;
 use std::path::{Path, PathBuf};
@@ -94,18 +94,19 @@ fn same_file(a: &Path, b: &Path) -> bool {
 
 pub fn install(env: &Env, args: &InstallArgs) -> CommandResult {
     let path_var = std::env::var_os("PATH");
+    let target = &args.target;
     let opts = options(
         env,
-        args.local,
-        args.settings.clone(),
-        args.dry_run,
+        target.local,
+        target.settings.clone(),
+        target.dry_run,
         path_var.as_deref(),
     )?;
     let report = install::install(&opts).map_err(anyhow::Error::from)?;
-    print_report(args.dry_run, &report.diff, report.backup.as_deref())
+    print_report(target.dry_run, &report.diff, report.backup.as_deref())
 }
 
-pub fn uninstall(env: &Env, args: &UninstallArgs) -> CommandResult {
+pub fn uninstall(env: &Env, args: &SettingsArgs) -> CommandResult {
     let root = env.project_root(None);
     let opts = InstallOptions {
         project_root: root,

@@ -93,7 +93,7 @@ pub fn run(command: Command, env: &Env) -> CommandResult {
         Command::Stats(args) => stats::run(env, &args),
         Command::Doctor(args) => doctor::run(env, &args),
         Command::Install(args) => match &args.plugin {
-            Some(dir) => plugin::run(dir, args.dry_run),
+            Some(dir) => plugin::run(dir, args.target.dry_run),
             None => install::install(env, &args),
         },
         Command::Uninstall(args) => install::uninstall(env, &args),
