@@ -23,9 +23,14 @@ pub fn run(env: &Env, args: &CheckArgs) -> CommandResult {
     let input: Value = match (&args.command, &args.file, &args.input) {
         (Some(c), _, _) => json!({ "command": c }),
         (_, Some(f), _) => json!({ "file_path": f }),
-        (_, _, Some(raw)) => {
-            serde_json::from_str(raw).map_err(|e| anyhow::anyhow!("--input is not JSON: {e}"))?
-        }
+        (_, _, Some(raw)) => match serde_json::from_str(raw) {
+            Ok(value) => value,
+            Err(e) => {
+                // A usage error, like any other bad value on the command line.
+                eprintln!("error: --input is not JSON: {e}");
+                return Err(CommandError::Answer(2));
+            }
+        },
         _ => Value::Null,
     };
     let config = &loaded.config;

@@ -14,7 +14,11 @@ pub fn run(env: &Env, args: &ContextArgs) -> CommandResult {
     let root = env.project_root(None);
     let config = LoadedConfig::load(&paths::config_path(&root)).config;
     let Some(db) = open_read_only(env)? else {
-        return Err(anyhow!("{}", no_database(env)).into());
+        return print(&if args.json {
+            "null".to_string()
+        } else {
+            no_database(env)
+        });
     };
     let session = match &args.session {
         Some(s) => {

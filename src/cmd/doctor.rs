@@ -832,7 +832,11 @@ fn config_checks(config: &LoadedConfig, checks: &mut Checks) {
             ),
         );
     } else if config.errors.is_empty() {
-        checks.push("config", Status::Ok, format!("{shown} is valid"));
+        checks.push(
+            "config",
+            Status::Ok,
+            format!("{shown} is valid (`nagger doctor --settings` shows every setting in force)"),
+        );
     } else {
         for e in &config.errors {
             // An unknown key changes nothing; anything else means a setting, item, rule or
