@@ -10,7 +10,10 @@ use std::path::PathBuf;
     about = "Claude Code hook handler: multi-agent state, conventions, guard, shared context",
     after_help = "The project is --project, else $CLAUDE_PROJECT_DIR, else the nearest folder \
 from the current one up holding .claude-nagger/ or .claude/ (not the home folder's own \
-~/.claude), else the git work tree's root, else the current folder."
+~/.claude), else the git work tree's root, else the current folder.
+
+Exit codes: 0 success; 1 an error or problems found; 2 a usage error; `check` also 3 \
+(nagger would refuse the call) and 4 (nagger would ask). `nagger hook` always exits 0."
 )]
 pub struct Cli {
     /// Project folder (default: $CLAUDE_PROJECT_DIR, else found from the current folder)
