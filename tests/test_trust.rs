@@ -642,6 +642,9 @@ fn db_is_offered_only_by_commands_that_use_the_database() {
     let elsewhere = p.root.join("elsewhere.db");
     let out = p.run(&["stats", "--db", elsewhere.to_str().unwrap()]);
     assert!(out.stdout.contains("elsewhere.db"), "{out:?}");
+    let missing = p.run(&["stats", "--project", "/no/such/folder"]);
+    assert_eq!(missing.code, 2, "{missing:?}");
+    assert!(missing.stderr.contains("is not a folder"));
     // A hook with an argument it does not take still passes: never exit 2 from a hook.
     let hook = p.run(&["hook", "--bogus"]);
     assert_eq!(hook.code, 0, "{hook:?}");

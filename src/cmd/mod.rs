@@ -68,6 +68,10 @@ pub fn main() -> ExitCode {
             };
         }
     };
+    if let Some(dir) = cli.project.as_ref().filter(|d| !d.is_dir()) {
+        eprintln!("error: --project {} is not a folder", dir.display());
+        return ExitCode::from(2);
+    }
     let env = Env::from_process(cli.command.db().cloned(), cli.project.clone());
     finish(run(cli.command, &env))
 }
