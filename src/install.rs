@@ -1407,6 +1407,64 @@ mod tests {
         assert!(elsewhere.exists());
     }
 
+    #[cfg(unix)]
+    #[test]
+    fn nagger_counts_as_on_path_only_as_an_executable_file_in_an_absolute_folder() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let (plain, exec, folder) = (
+            dir.path().join("plain"),
+            dir.path().join("exec"),
+            dir.path().join("folder"),
+        );
+        for d in [&plain, &exec, &folder] {
+            fs::create_dir_all(d).unwrap();
+        }
+        fs::write(plain.join("nagger"), "").unwrap();
+        fs::write(exec.join("nagger"), "#!/bin/sh\n").unwrap();
+        fs::set_permissions(exec.join("nagger"), fs::Permissions::from_mode(0o755)).unwrap();
+        fs::create_dir(folder.join("nagger")).unwrap();
+        let path = |dirs: &[&Path]| std::env::join_paths(dirs).unwrap();
+        assert_eq!(find_on_path(None), None);
+        assert_eq!(find_on_path(Some(&path(&[&plain, &folder]))), None);
+        assert_eq!(
+            find_on_path(Some(&path(&[&plain, &folder, &exec]))),
+            Some(exec.join("nagger"))
+        );
+        assert_eq!(
+            find_on_path(Some(&path(&[Path::new("relative/bin")]))),
+            None,
+            "a relative PATH entry depends on where Claude Code starts the hook"
+        );
+    }
+
+    #[test]
+    fn plugin_hooks_cover_every_event_and_run_the_given_command() {
+        let files = plugin_files(PORTABLE_COMMAND);
+        let hooks: Value = serde_json::from_slice(
+            &files
+                .iter()
+                .find(|(p, _)| *p == "hooks/hooks.json")
+                .unwrap()
+                .1,
+        )
+        .unwrap();
+        let events: Vec<&str> = hooks["hooks"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(events, HOOK_EVENTS);
+        assert_eq!(
+            find_nagger_entries(&hooks)
+                .values()
+                .flatten()
+                .collect::<Vec<_>>(),
+            vec![PORTABLE_COMMAND; HOOK_EVENTS.len()]
+        );
+    }
+
     #[test]
     fn backups_never_overwrite_each_other() {
         let dir = tempfile::tempdir().unwrap();
