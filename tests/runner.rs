@@ -21,3 +21,4 @@ mod test_real_client;
 mod test_rules;
 mod test_safety;
 mod test_stats;
+mod test_trust;

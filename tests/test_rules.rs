@@ -237,13 +237,13 @@ fn check_names_each_rule_that_fires_and_why() {
         "--command",
         "git push -f origin main",
     ]);
-    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.code, 3, "refused: {}", r.stderr);
     assert!(
         r.stdout.contains("push") && r.stdout.contains("guard:"),
         "{}",
         r.stdout
     );
-    assert!(r.stdout.contains("answer: deny"), "{}", r.stdout);
+    assert!(r.stdout.contains("answer: refuse"), "{}", r.stdout);
     let j = p.run(&[
         "check",
         "--tool",

@@ -1,6 +1,6 @@
 //! `nagger agents`: what nagger knows about subagents.
 
-use super::{CommandResult, age, open_existing_db, print, table};
+use super::{CommandResult, age, no_database, open_read_only, print, table};
 use crate::cli::AgentsArgs;
 use crate::paths::Env;
 use crate::store::is_exact_source;
@@ -24,11 +24,11 @@ fn source_label(source: Option<&str>, corrected: i64) -> String {
 }
 
 pub fn run(env: &Env, args: &AgentsArgs) -> CommandResult {
-    let Some(db) = open_existing_db(env)? else {
-        return print(if args.json {
-            "[]"
+    let Some(db) = open_read_only(env)? else {
+        return print(&if args.json {
+            "[]".to_string()
         } else {
-            "no database yet: nagger has not run a hook here"
+            no_database(env)
         });
     };
     let repo = db.subagents();

@@ -126,13 +126,8 @@ fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
     let project_root = env.project_root(common.cwd.as_deref());
     let loaded = LoadedConfig::load(&paths::config_path(&project_root));
     let mut stderr: Vec<String> = Vec::new();
-    if let Some(first) = loaded.errors.first() {
-        let more = loaded.errors.len() - 1;
-        stderr.push(if more > 0 {
-            format!("invalid config, running on defaults: {first} (and {more} more; run `nagger doctor`)")
-        } else {
-            format!("invalid config, running on defaults: {first}")
-        });
+    if let Some(warning) = loaded.warning() {
+        stderr.push(warning);
     }
     // The guard and deny rules never depend on the database: when it cannot be used,
     // or a handler fails, a tool call is still decided on them.
