@@ -483,6 +483,41 @@ fn compaction_restores(version: &str) {
     project.assert_nagger_healthy();
 }
 
+/// nagger as a Claude Code plugin (`nagger plugin DIR`, loaded with `--plugin-dir`)
+/// instead of settings entries: the same hooks run.
+fn plugin_runs_the_hooks(version: &str) {
+    let project = Project::without_hooks(version);
+    let plugin = project.home.join("nagger-plugin");
+    let out = project.nagger(&["plugin", plugin.to_str().unwrap()]);
+    assert!(out.status.success(), "nagger plugin: {out:?}");
+    let standin = StandIn::start(script(
+        vec![vec![spawn(
+            "tester",
+            "sub-plugged",
+            Kind::SameType,
+            Mode::Foreground,
+        )]],
+        "true",
+    ));
+    let result = project.run(
+        &standin,
+        "[SCRIPT:main] Run the plan.",
+        &["--plugin-dir", plugin.to_str().unwrap()],
+    );
+    assert_eq!(result.status, 0, "{} {}", result.stdout, result.stderr);
+    let (shown, refused) = tool_result_after(&standin, "main", 0);
+    assert!(
+        refused && shown.contains(SESSION_MARK),
+        "through the plugin: {shown}"
+    );
+    let (shown, refused) = tool_result_after(&standin, "sub-plugged", 0);
+    assert!(
+        refused && shown.contains(&role_mark("tester")),
+        "the subagent through the plugin: {shown}"
+    );
+    project.assert_nagger_healthy();
+}
+
 macro_rules! on_both_versions {
     ($($name:ident => $body:expr;)*) => {
         mod v2_1_68 {
@@ -502,6 +537,7 @@ on_both_versions! {
     subagent_without_compressed_report_is_sent_back_once => compressed_report_enforced;
     later_subagent_receives_earlier_results => later_subagent_gets_digest;
     compact_then_resume_shows_conventions_and_results => compaction_restores;
+    plugin_loaded_with_plugin_dir_runs_the_hooks => plugin_runs_the_hooks;
     roles_parallel_same_type_foreground => |v| role_accuracy(v, Kind::SameType, Mode::Foreground);
     roles_parallel_same_type_background => |v| role_accuracy(v, Kind::SameType, Mode::Background);
     roles_parallel_mixed_types_foreground => |v| role_accuracy(v, Kind::MixedTypes, Mode::Foreground);

@@ -93,7 +93,8 @@ pub fn run(env: &Env, args: &DoctorArgs) -> CommandResult {
     let home = std::env::var_os("HOME")
         .filter(|h| !h.is_empty())
         .map(PathBuf::from);
-    settings_checks(&root, home.as_deref(), &mut checks);
+    let last_run = last_hook_run(&db_path);
+    settings_checks(&root, home.as_deref(), last_run, &mut checks);
     config_checks(&config, &mut checks);
 
     let problems = checks.count(Status::Fail);
@@ -620,7 +621,16 @@ fn settings_files(root: &Path, home: Option<&Path>) -> Vec<PathBuf> {
     files
 }
 
-fn settings_checks(root: &Path, home: Option<&Path>, checks: &mut Checks) {
+/// When nagger last ran a hook here (unix ms), read without changing the database.
+fn last_hook_run(db_path: &Path) -> Option<i64> {
+    let db = NaggerStateDB::open_read_only(db_path).ok()??;
+    db.conn()
+        .query_row("SELECT max(timestamp) FROM hook_log", [], |r| r.get(0))
+        .ok()
+        .flatten()
+}
+
+fn settings_checks(root: &Path, home: Option<&Path>, last_run: Option<i64>, checks: &mut Checks) {
     let shown = |p: &Path| match p.strip_prefix(root) {
         Ok(rel) => rel.display().to_string(),
         Err(_) => p.display().to_string(),
@@ -678,6 +688,18 @@ fn settings_checks(root: &Path, home: Option<&Path>, checks: &mut Checks) {
         .copied()
         .filter(|e| entries.contains_key(*e))
         .collect();
+    let ran_lately = last_run.is_some_and(|t| now_ms() - t < 24 * HOUR_MS);
+    if installed.is_empty() && ran_lately {
+        // No settings entry, yet hooks run: through a plugin (`nagger plugin`).
+        checks.push(
+            "settings",
+            Status::Ok,
+            format!(
+                "no nagger hook in {looked_in}, but hooks ran in the last day: nagger runs through a plugin"
+            ),
+        );
+        return;
+    }
     if installed.is_empty() {
         checks.push(
             "settings",

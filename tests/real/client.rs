@@ -128,7 +128,18 @@ pub fn role_mark(role: &str) -> String {
 pub const ROLES: [&str; 3] = ["coder", "tester", "reviewer"];
 
 impl Project {
+    /// A project with nagger installed in its `.claude/settings.json`.
     pub fn new(version: &str) -> Project {
+        let project = Project::without_hooks(version);
+        let out = project.nagger(&["install"]);
+        assert!(out.status.success(), "nagger install: {out:?}");
+        project.write_config("");
+        project
+    }
+
+    /// A project with a config and agents but no hook entries: nagger reaches Claude
+    /// Code some other way (a plugin).
+    pub fn without_hooks(version: &str) -> Project {
         let claude = claude(version);
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().join("project");
@@ -147,8 +158,7 @@ impl Project {
             version: version.to_string(),
             claude,
         };
-        let out = project.nagger(&["install"]);
-        assert!(out.status.success(), "nagger install: {out:?}");
+        std::fs::create_dir_all(project.root.join(".claude-nagger")).unwrap();
         project.write_config("");
         for role in ROLES {
             project.write(
