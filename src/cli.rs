@@ -48,6 +48,20 @@ pub enum Command {
     /// and exits non-zero when a flow misbehaved. Uses only its own temporary
     /// database: --db and NAGGER_DB are ignored.
     Demo(DemoArgs),
+    /// Local read-only web dashboard: sessions, agents' timelines, shared context, rules, stats
+    ///
+    /// Listens on 127.0.0.1 only and prints the address to open, with its access token.
+    Ui(UiArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct UiArgs {
+    /// Port to listen on (default: any free one)
+    #[arg(long, default_value_t = 0)]
+    pub port: u16,
+    /// Open the page in the browser
+    #[arg(long)]
+    pub open: bool,
 }
 
 #[derive(Debug, clap::Args)]

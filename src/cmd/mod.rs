@@ -11,6 +11,7 @@ mod install;
 mod sessions;
 mod stats;
 mod task;
+mod ui;
 
 use crate::cli::{Cli, Command};
 use crate::paths::Env;
@@ -78,6 +79,7 @@ pub fn run(command: Command, env: &Env) -> CommandResult {
         Command::Context(args) => context::run(env, &args),
         Command::Task(command) => task::run(env, command),
         Command::Demo(args) => demo::run(&args),
+        Command::Ui(args) => ui::run(env, &args),
     }
 }
 

@@ -8,6 +8,7 @@ mod hook_log;
 mod rule_hits;
 mod sessions;
 pub mod stats;
+pub mod ui_queries;
 mod subagents;
 mod usage;
 
