@@ -17,3 +17,4 @@ mod test_install;
 mod test_listings;
 mod test_rules;
 mod test_stats;
+mod test_ui;

@@ -68,16 +68,14 @@ pub fn run(env: &Env, options: &Options) -> anyhow::Result<()> {
         port,
     });
     let url = format!("http://127.0.0.1:{port}/?token={}", ui.token);
-    {
-        let mut out = std::io::stdout().lock();
-        writeln!(out, "nagger ui: {url}")?;
-        writeln!(
-            out,
-            "reading {} (read-only); stop with Ctrl-C",
-            ui.db_path.display()
-        )?;
-        out.flush()?;
-    }
+    // Both lines in one write; a reader that went away does not stop the server.
+    let banner = format!(
+        "nagger ui: {url}\nreading {} (read-only); stop with Ctrl-C\n",
+        ui.db_path.display()
+    );
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(banner.as_bytes()).and_then(|()| out.flush());
+    drop(out);
     if options.open {
         open_browser(&url);
     }
