@@ -3,134 +3,17 @@
 //! headless Chromium, and the server's refusals: foreign Host names, missing or wrong
 //! tokens, writes of any kind.
 
+use crate::common::ui_client::{UiServer, request};
 use crate::common::*;
-use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+use serde_json::json;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Stdio};
-use std::time::Duration;
+use std::process::Stdio;
 
-/// A running `nagger ui`, stopped when dropped.
-struct UiServer {
-    child: Child,
-    /// Kept open: the server may still be printing.
-    _stdout: BufReader<std::process::ChildStdout>,
-    port: u16,
-    token: String,
-}
-
-impl UiServer {
-    /// Starts `nagger ui` in `root` on `db` and reads the address it prints.
-    fn start(p: &Project, root: &Path, db: &Path) -> UiServer {
-        let mut child = p
-            .command(&["ui", "--db", &db.display().to_string()])
-            .env("CLAUDE_PROJECT_DIR", root)
-            .current_dir(root)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("start nagger ui");
-        let mut line = String::new();
-        let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
-        stdout.read_line(&mut line).expect("read the address");
-        let url = line
-            .trim()
-            .strip_prefix("nagger ui: http://127.0.0.1:")
-            .unwrap_or_else(|| panic!("address line: {line:?}"));
-        let (port, token) = url.split_once("/?token=").expect("port and token");
-        UiServer {
-            child,
-            _stdout: stdout,
-            port: port.parse().expect("port"),
-            token: token.to_string(),
-        }
-    }
-
-    fn host(&self) -> String {
-        format!("127.0.0.1:{}", self.port)
-    }
-
-    fn url(&self, path: &str) -> String {
-        let sep = if path.contains('?') { '&' } else { '?' };
-        format!("http://{}{path}{sep}token={}", self.host(), self.token)
-    }
-
-    /// GET `path` with the token in the query.
-    fn get(&self, path: &str) -> Reply {
-        let sep = if path.contains('?') { '&' } else { '?' };
-        let target = format!("{path}{sep}token={}", self.token);
-        request(self.port, "GET", &target, &self.host(), &[])
-    }
-
-    fn json(&self, path: &str) -> Value {
-        let reply = self.get(path);
-        assert_eq!(reply.status, 200, "{path}: {}", reply.body);
-        serde_json::from_str(&reply.body).unwrap_or_else(|e| panic!("{path}: {e}: {}", reply.body))
-    }
-}
-
-impl Drop for UiServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-#[derive(Debug)]
-struct Reply {
-    status: u16,
-    head: String,
-    body: String,
-}
-
-/// One HTTP/1.1 request on a fresh connection, read to the end.
-fn request(port: u16, method: &str, target: &str, host: &str, extra: &[&str]) -> Reply {
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
-    stream
-        .set_read_timeout(Some(Duration::from_secs(30)))
-        .expect("timeout");
-    let mut req = format!("{method} {target} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n");
-    for h in extra {
-        req.push_str(h);
-        req.push_str("\r\n");
-    }
-    req.push_str("\r\n");
-    stream.write_all(req.as_bytes()).expect("send");
-    let mut raw = Vec::new();
-    stream
-        .read_to_end(&mut raw)
-        .unwrap_or_else(|e| panic!("{method} {target} (Host {host:?}): {e}"));
-    let raw = String::from_utf8_lossy(&raw).into_owned();
-    let (head, body) = raw.split_once("\r\n\r\n").expect("a response head");
-    let status = head
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| panic!("status line: {head}"));
-    let body = if head.to_ascii_lowercase().contains("transfer-encoding: chunked") {
-        unchunk(body)
-    } else {
-        body.to_string()
-    };
-    Reply {
-        status,
-        head: head.to_string(),
-        body,
-    }
-}
-
-fn unchunk(mut s: &str) -> String {
-    let mut out = String::new();
-    while let Some((size, rest)) = s.split_once("\r\n") {
-        let n = usize::from_str_radix(size.trim(), 16).expect("chunk size");
-        if n == 0 {
-            break;
-        }
-        out.push_str(&rest[..n]);
-        s = &rest[n + 2..];
-    }
-    out
+/// `nagger ui` in the project, on `db`, with `root` as the project.
+fn start_ui(p: &Project, root: &Path, db: &Path) -> UiServer {
+    let mut cmd = p.command(&["ui", "--db", &db.display().to_string()]);
+    cmd.env("CLAUDE_PROJECT_DIR", root).current_dir(root);
+    UiServer::start(cmd)
 }
 
 /// `nagger demo --keep` inside the test's project; returns the demo project's root
@@ -171,7 +54,7 @@ fn ui_serves_every_page_and_endpoint_of_a_demo_session() {
     let p = Project::new();
     let (root, db) = demo(&p);
     let session = the_session(&db);
-    let ui = UiServer::start(&p, &root, &db);
+    let ui = start_ui(&p, &root, &db);
 
     for page in PAGES {
         let reply = ui.get(page);
@@ -311,7 +194,7 @@ fn ui_serves_every_page_and_endpoint_of_a_demo_session() {
 fn ui_shows_new_hook_runs_while_it_runs() {
     let p = Project::new();
     p.hook(&p.session_start("startup"));
-    let ui = UiServer::start(&p, &p.root, &p.db_path());
+    let ui = start_ui(&p, &p.root, &p.db_path());
     let before = ui.json("/api/changes")["hook_log"].as_i64().expect("marker");
     let denied = p.hook(&p.pre_tool_use("Bash", json!({"command": "rm -rf /"})));
     assert_eq!(denied.decision().as_deref(), Some("deny"), "{denied:?}");
@@ -327,7 +210,7 @@ fn ui_shows_new_hook_runs_while_it_runs() {
 fn ui_refuses_foreign_hosts_and_requests_without_the_token() {
     let p = Project::new();
     p.hook(&p.session_start("startup"));
-    let ui = UiServer::start(&p, &p.root, &p.db_path());
+    let ui = start_ui(&p, &p.root, &p.db_path());
     let with_token = format!("/api/sessions?token={}", ui.token);
     let port = ui.port;
 
@@ -408,7 +291,7 @@ fn ui_never_writes_the_database() {
     let wal = db.with_extension("db-wal");
     let (db_before, wal_before) = (file_bytes(&db), file_bytes(&wal));
     {
-        let ui = UiServer::start(&p, &root, &db);
+        let ui = start_ui(&p, &root, &db);
         let roles = ui.json("/api/context")["roles"].clone();
         let mut targets: Vec<String> = PAGES.iter().map(|s| s.to_string()).collect();
         targets.extend(
@@ -503,7 +386,7 @@ fn ui_timeline_renders_in_headless_chromium() {
     let p = Project::new();
     let (root, db) = demo(&p);
     let session = the_session(&db);
-    let ui = UiServer::start(&p, &root, &db);
+    let ui = start_ui(&p, &root, &db);
     let url = ui.url(&format!("/timeline?session={session}"));
     let profile = p.root.join("chromium-profile");
     std::fs::create_dir_all(&profile).expect("profile folder");
