@@ -32,7 +32,7 @@ function setAttrs(el, attrs) {
 }
 
 function append(el, children) {
-  for (const c of children.flat()) {
+  for (const c of children.flat(Infinity)) {
     if (c === null || c === undefined || c === false) continue;
     el.append(c instanceof Node ? c : document.createTextNode(String(c)));
   }
@@ -113,23 +113,21 @@ function legend() {
 async function sessionsPage() {
   const { now, sessions } = await api("sessions");
   const rows = sessions.map((x) => h("tr", {},
-    td(sessionStatus(x, now)),
-    td(sessionLink(x.session_id), "mono"),
-    td(dateTime(x.started_at)),
-    td(ago(x.last_seen_at, now)),
+    td([sessionStatus(x, now), x.ended_at ? h("div", { class: "small muted" }, x.end_reason || "") : null]),
+    td([sessionLink(x.session_id), h("div", { class: "small muted" }, x.cwd || "")], "mono"),
+    td(dateTime(x.started_at), "nowrap"),
+    td(ago(x.last_seen_at, now), "nowrap"),
     td(x.source || ""),
     td(num(x.compactions), "num"),
-    td(`${x.agents_running} running · ${x.agents_finished} finished`),
+    td(`${x.agents_running} running, ${x.agents_finished} done`, "nowrap"),
     td(num(x.hook_runs), "num"),
     td(num(x.interventions), "num"),
-    td(num(x.errors), "num"),
-    td(x.ended_at ? `${x.end_reason || "ended"} ${ago(x.ended_at, now)}` : ""),
-    td(x.cwd || "", "mono wrap")));
+    td(num(x.errors), "num")));
   return [
     h("h1", {}, "Sessions"),
     panel(sessions.length
       ? table([["status"], ["session"], ["started"], ["last seen"], ["source"], ["compactions", "num"],
-        ["agents"], ["hook runs", "num"], ["deny/ask/block", "num"], ["errors", "num"], ["end"], ["cwd"]], rows)
+        ["agents"], ["hook runs", "num"], ["deny / ask / block", "num"], ["errors", "num"]], rows)
       : h("p", { class: "muted" }, "No session yet: nagger records one when Claude Code starts with its hooks installed.")),
   ];
 }
@@ -187,6 +185,7 @@ function timelineChart(t, width) {
   const first = t1 - t0 < 600000 ? t0 : Math.ceil(t0 / step) * step;
   for (let tick = first; tick <= t1; tick += step) {
     const tx = x(tick);
+    if (tx > width - right - 24) break; // no label cut at the edge
     svg.append(s("line", { class: "grid", x1: tx, x2: tx, y1: top - 4, y2: height - 10 }));
     const label = t1 - t0 < 600000 ? "+" + duration(tick - t0) : clock(tick);
     svg.append(s("text", { class: "axis", x: tx, y: top - 10, "text-anchor": "middle" }, label));
@@ -249,14 +248,16 @@ async function timelinePage() {
   const { now, timeline: t } = await api("timeline?session=" + encodeURIComponent(id));
   const width = Math.max(960, document.getElementById("main").clientWidth - 30);
   const sess = t.session;
+  // Running agents carry how they were claimed and registered; finished ones do not.
+  const running = t.agents.some((a) => !a.stopped_at);
   const agentRows = t.agents.map((a) => h("tr", {},
     td(a.agent_id, "mono"), td(a.agent_type), td(a.role || ""),
     td(h("span", { class: "badge src" }, a.role_source || "unknown")),
-    td(a.claimed_by || ""), td(a.registered_by || ""),
+    running ? [td(a.claimed_by || ""), td(a.registered_by || "")] : null,
     td(num(a.tokens), "num"), td(clock(a.started_at)),
     td(a.stopped_at ? clock(a.stopped_at) : h("span", { class: "badge live" }, "running")),
     td(a.stopped_at ? duration(a.stopped_at - a.started_at) : ""),
-    td(a.summary || "", "wrap")));
+    td(h("div", { class: "summary", title: a.summary || "" }, a.summary || ""), "wrap")));
   const spawnRows = t.spawns.map((sp) => h("tr", {},
     td(num(sp.transcript_index), "num"), td(sp.tool_use_id, "mono"), td(sp.subagent_type || ""),
     td(sp.role || ""), td(sp.description || "", "wrap"),
@@ -280,7 +281,7 @@ async function timelinePage() {
     panel(legend(), timelineChart(t, width),
       t.runs.length < t.runs_total ? h("p", { class: "muted" }, `Showing the newest ${num(t.runs.length)} of ${num(t.runs_total)} hook runs.`) : null),
     h("h2", {}, "Agents"),
-    panel(t.agents.length ? table([["agent"], ["type"], ["role"], ["role source"], ["claimed by"], ["registered by"], ["tokens", "num"], ["started"], ["stopped"], ["ran"], ["summary"]], agentRows)
+    panel(t.agents.length ? table([["agent"], ["type"], ["role"], ["role source"], ...(running ? [["claimed by"], ["registered by"]] : []), ["tokens", "num"], ["started"], ["stopped"], ["ran"], ["summary"]], agentRows)
       : h("p", { class: "muted" }, "No subagent in this session.")),
     h("h2", {}, "Spawns and links"),
     panel(t.spawns.length ? table([["line", "num"], ["tool call"], ["type"], ["role"], ["description"], ["linked agent"], ["matched agent"], ["link"]], spawnRows)
@@ -396,8 +397,9 @@ function latencyChart(buckets, width) {
   const labels = Math.min(6, buckets.length);
   for (let i = 0; i < labels; i++) {
     const t = t0 + ((t1 - t0) * i) / Math.max(1, labels - 1);
-    svg.append(s("text", { class: "axis", x: x(t), y: height - 12, "text-anchor": "middle" },
-      t1 - t0 > 864e5 ? dateTime(t).slice(5, 16) : clock(t)));
+    const label = t1 - t0 > 864e5 ? dateTime(t).slice(5, 16) : t1 - t0 < 600000 ? "+" + duration(t - t0) : clock(t);
+    svg.append(s("text", { class: "axis", x: x(t), y: height - 12, "text-anchor": i === 0 ? "start" : i === labels - 1 ? "end" : "middle" },
+      i === 0 ? clock(t) : label));
   }
   for (const p of ["p50", "p95", "p99"]) {
     const pts = timed.map((b) => `${x((b.from_ms + b.to_ms) / 2).toFixed(1)},${y(b[p]).toFixed(1)}`);
