@@ -208,9 +208,13 @@ fn hook_input(root: &Path, transcript: &Path, writer: usize, n: usize) -> Value 
     });
     let agent = format!("bench-{writer}");
     let fields = match n % 6 {
-        0 => json!({"hook_event_name": "SubagentStart", "agent_id": agent, "agent_type": "navigator"}),
-        5 => json!({"hook_event_name": "SubagentStop", "agent_id": agent, "agent_type": "navigator",
-                    "stop_hook_active": true, "last_assistant_message": "done"}),
+        0 => {
+            json!({"hook_event_name": "SubagentStart", "agent_id": agent, "agent_type": "navigator"})
+        }
+        5 => {
+            json!({"hook_event_name": "SubagentStop", "agent_id": agent, "agent_type": "navigator",
+                    "stop_hook_active": true, "last_assistant_message": "done"})
+        }
         3 => json!({"hook_event_name": "PreToolUse", "tool_name": "Bash", "agent_id": agent,
                     "agent_type": "navigator", "tool_input": {"command": "rm -rf /"},
                     "tool_use_id": format!("toolu_{writer}_{n}")}),

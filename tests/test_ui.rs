@@ -59,7 +59,10 @@ fn ui_serves_every_page_and_endpoint_of_a_demo_session() {
     for page in PAGES {
         let reply = ui.get(page);
         assert_eq!(reply.status, 200, "{page}");
-        assert!(reply.body.contains("<script src=\"/assets/app.js\">"), "{page}");
+        assert!(
+            reply.body.contains("<script src=\"/assets/app.js\">"),
+            "{page}"
+        );
         assert!(reply.head.contains("Content-Security-Policy"), "{page}");
     }
     let js = ui.get("/assets/app.js");
@@ -90,7 +93,10 @@ fn ui_serves_every_page_and_endpoint_of_a_demo_session() {
         .map(|a| a["agent_type"].as_str().expect("type"))
         .collect();
     types.sort();
-    assert_eq!(types, ["general-purpose", "navigator", "qa-runner", "reviewer"]);
+    assert_eq!(
+        types,
+        ["general-purpose", "navigator", "qa-runner", "reviewer"]
+    );
     let results: Vec<&str> = t["runs"]
         .as_array()
         .expect("runs")
@@ -176,9 +182,16 @@ fn ui_serves_every_page_and_endpoint_of_a_demo_session() {
     let timed: i64 = latency.iter().map(|b| b["runs"].as_i64().unwrap()).sum();
     assert_eq!(
         timed,
-        query_i64(&db, "SELECT count(*) FROM hook_log WHERE duration_ms IS NOT NULL")
+        query_i64(
+            &db,
+            "SELECT count(*) FROM hook_log WHERE duration_ms IS NOT NULL"
+        )
     );
-    assert!(latency.iter().any(|b| b["p99"].as_f64() >= b["p50"].as_f64() && b["p50"].is_f64()));
+    assert!(
+        latency
+            .iter()
+            .any(|b| b["p99"].as_f64() >= b["p50"].as_f64() && b["p50"].is_f64())
+    );
     assert_eq!(ui.get("/api/stats?window=3600").status, 200);
     assert_eq!(ui.get("/api/stats?window=soon").status, 400);
     assert_eq!(ui.get("/api/stats?buckets=0").status, 400);
@@ -195,10 +208,14 @@ fn ui_shows_new_hook_runs_while_it_runs() {
     let p = Project::new();
     p.hook(&p.session_start("startup"));
     let ui = start_ui(&p, &p.root, &p.db_path());
-    let before = ui.json("/api/changes")["hook_log"].as_i64().expect("marker");
+    let before = ui.json("/api/changes")["hook_log"]
+        .as_i64()
+        .expect("marker");
     let denied = p.hook(&p.pre_tool_use("Bash", json!({"command": "rm -rf /"})));
     assert_eq!(denied.decision().as_deref(), Some("deny"), "{denied:?}");
-    let after = ui.json("/api/changes")["hook_log"].as_i64().expect("marker");
+    let after = ui.json("/api/changes")["hook_log"]
+        .as_i64()
+        .expect("marker");
     assert!(after > before, "{before} -> {after}");
     let t = ui.json(&format!("/api/timeline?session={}", p.session));
     let runs = t["timeline"]["runs"].as_array().expect("runs");
@@ -228,7 +245,14 @@ fn ui_refuses_foreign_hosts_and_requests_without_the_token() {
     assert!(cookie.contains(&ui.token), "{cookie}");
     assert!(ok.head.contains("HttpOnly") && ok.head.contains("SameSite=Strict"));
     assert_eq!(
-        request(port, "GET", "/api/sessions", &ui.host(), &[&format!("Cookie: {cookie}")]).status,
+        request(
+            port,
+            "GET",
+            "/api/sessions",
+            &ui.host(),
+            &[&format!("Cookie: {cookie}")]
+        )
+        .status,
         200,
         "the cookie stands for the token"
     );
@@ -275,7 +299,13 @@ fn ui_refuses_foreign_hosts_and_requests_without_the_token() {
         assert!(!reply.head.contains("Set-Cookie"), "{reply:?}");
     }
     // Nothing but reading.
-    let post = request(port, "POST", &with_token, &ui.host(), &["Content-Length: 0"]);
+    let post = request(
+        port,
+        "POST",
+        &with_token,
+        &ui.host(),
+        &["Content-Length: 0"],
+    );
     assert_eq!(post.status, 405, "{post:?}");
 }
 
@@ -318,7 +348,13 @@ fn ui_never_writes_the_database() {
             assert_eq!(ui.get(t).status, 200, "{t}");
         }
         for method in ["POST", "PUT", "DELETE"] {
-            let r = request(ui.port, method, &format!("/api/sessions?token={}", ui.token), &ui.host(), &["Content-Length: 0"]);
+            let r = request(
+                ui.port,
+                method,
+                &format!("/api/sessions?token={}", ui.token),
+                &ui.host(),
+                &["Content-Length: 0"],
+            );
             assert_eq!(r.status, 405, "{method}");
         }
     }
@@ -412,8 +448,18 @@ fn ui_timeline_renders_in_headless_chromium() {
     for agent in &agents {
         assert!(html.contains(agent.as_str()), "agent {agent} missing");
     }
-    for shown in ["main agent", "role source: ", "compaction", "m-deny", "m-context", "exact link"] {
-        assert!(html.contains(shown), "{shown:?} missing from the rendered page");
+    for shown in [
+        "main agent",
+        "role source: ",
+        "compaction",
+        "m-deny",
+        "m-context",
+        "exact link",
+    ] {
+        assert!(
+            html.contains(shown),
+            "{shown:?} missing from the rendered page"
+        );
     }
 
     let png = p.root.join("timeline.png");
@@ -431,7 +477,10 @@ fn ui_timeline_renders_in_headless_chromium() {
     let (width, height, colours, spread) = picture_stats(&png);
     assert_eq!((width, height), (1280, 900));
     assert!(colours > 50, "a near-blank picture: {colours} colours");
-    assert!(spread > 100.0, "a near-blank picture: luma variance {spread}");
+    assert!(
+        spread > 100.0,
+        "a near-blank picture: luma variance {spread}"
+    );
 }
 
 /// Width, height, distinct colours and luma variance of a PNG.
@@ -448,7 +497,11 @@ fn picture_stats(path: &Path) -> (u32, u32, usize, f64) {
     let mut colours = std::collections::HashSet::new();
     let (mut sum, mut sum_sq, mut n) = (0f64, 0f64, 0f64);
     for px in pixels.chunks(channels) {
-        let rgb = if channels >= 3 { [px[0], px[1], px[2]] } else { [px[0]; 3] };
+        let rgb = if channels >= 3 {
+            [px[0], px[1], px[2]]
+        } else {
+            [px[0]; 3]
+        };
         colours.insert(rgb);
         let luma = 0.299 * rgb[0] as f64 + 0.587 * rgb[1] as f64 + 0.114 * rgb[2] as f64;
         sum += luma;
@@ -456,5 +509,10 @@ fn picture_stats(path: &Path) -> (u32, u32, usize, f64) {
         n += 1.0;
     }
     let mean = sum / n;
-    (info.width, info.height, colours.len(), sum_sq / n - mean * mean)
+    (
+        info.width,
+        info.height,
+        colours.len(),
+        sum_sq / n - mean * mean,
+    )
 }

@@ -8,8 +8,8 @@ mod hook_log;
 mod rule_hits;
 mod sessions;
 pub mod stats;
-pub mod ui_queries;
 mod subagents;
+pub mod ui_queries;
 mod usage;
 
 pub use context::{

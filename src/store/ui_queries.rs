@@ -535,7 +535,10 @@ mod tests {
         let b = bucket_latencies(&runs, 2);
         assert_eq!(b.len(), 2);
         assert_eq!(b[0].runs, 100);
-        assert_eq!((b[0].p50, b[0].p95, b[0].p99), (Some(50.0), Some(95.0), Some(99.0)));
+        assert_eq!(
+            (b[0].p50, b[0].p95, b[0].p99),
+            (Some(50.0), Some(95.0), Some(99.0))
+        );
         assert_eq!(b[1].runs, 1);
         assert_eq!(b[1].p99, Some(7.0));
         assert!(b[1].from_ms <= 1000 && 1000 < b[1].to_ms);

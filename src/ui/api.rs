@@ -67,7 +67,10 @@ fn timeline(ui: &Ui, target: &Target) -> Result<Value, Failure> {
     let session = required(target, "session")?;
     with_conn(ui, |c| match q::timeline(c, session)? {
         Some(t) => Ok(json!({ "now": now_ms(), "timeline": t })),
-        None => Err(Failure(404, format!("no session {session} in this database"))),
+        None => Err(Failure(
+            404,
+            format!("no session {session} in this database"),
+        )),
     })
 }
 
@@ -76,10 +79,7 @@ fn timeline(ui: &Ui, target: &Target) -> Result<Value, Failure> {
 fn shared_context(ui: &Ui, target: &Target) -> Result<Value, Failure> {
     let session = target.param("session");
     let (categories, project_categories, entries, roles, latest) = {
-        let conn = ui
-            .pool
-            .get()
-            .map_err(|e| Failure(503, e.to_string()))?;
+        let conn = ui.pool.get().map_err(|e| Failure(503, e.to_string()))?;
         (
             q::context_categories(&conn, session)?,
             q::context_categories(&conn, None)?,
@@ -88,9 +88,7 @@ fn shared_context(ui: &Ui, target: &Target) -> Result<Value, Failure> {
             q::sessions(&conn, 1)?.into_iter().next(),
         )
     };
-    let digest_session = session
-        .map(str::to_string)
-        .or(latest.map(|s| s.session_id));
+    let digest_session = session.map(str::to_string).or(latest.map(|s| s.session_id));
     let digest = match &digest_session {
         Some(s) => digest(ui, s, target.param("role"))?,
         None => Value::Null,
@@ -175,7 +173,10 @@ fn window_start(target: &Target) -> Result<Option<i64>, Failure> {
         None | Some("all") => Ok(None),
         Some(w) => match w.parse::<i64>() {
             Ok(secs) if secs > 0 => Ok(Some(now_ms() - secs.saturating_mul(1000))),
-            _ => Err(Failure(400, format!("window `{w}` is not a number of seconds"))),
+            _ => Err(Failure(
+                400,
+                format!("window `{w}` is not a number of seconds"),
+            )),
         },
     }
 }

@@ -123,7 +123,10 @@ impl Ui {
     fn route(&self, request: &Request) -> Response<std::io::Cursor<Vec<u8>>> {
         let target = http::Target::parse(request.url());
         if !http::host_is_loopback(request, self.port) {
-            return http::text(403, "Forbidden: this server answers only to 127.0.0.1 or localhost.");
+            return http::text(
+                403,
+                "Forbidden: this server answers only to 127.0.0.1 or localhost.",
+            );
         }
         let from_query = target
             .param("token")

@@ -103,7 +103,10 @@ pub fn request(port: u16, method: &str, target: &str, host: &str, extra: &[&str]
         .nth(1)
         .and_then(|s| s.parse().ok())
         .unwrap_or_else(|| panic!("status line: {head}"));
-    let body = if head.to_ascii_lowercase().contains("transfer-encoding: chunked") {
+    let body = if head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
         unchunk(body)
     } else {
         body.to_string()
@@ -127,4 +130,3 @@ fn unchunk(mut s: &str) -> String {
     }
     out
 }
-
