@@ -9,12 +9,12 @@ mod ui_client;
 
 use serde_json::{Value, json};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
-use ui_client::{UiServer, request};
+use std::time::{Duration, Instant};
+use ui_client::{UiServer, kept_demo, request};
 
 const NAGGER: &str = env!("CARGO_BIN_EXE_nagger");
 const WRITERS: usize = 16;
@@ -24,7 +24,9 @@ fn main() {
     let full = std::env::args().any(|a| a == "--bench");
     let runs_per_writer = if full { 60 } else { 3 };
     let dir = tempfile::tempdir().expect("tempdir");
-    let (root, db) = demo(dir.path());
+    let mut demo = Command::new(NAGGER);
+    demo.env("TMPDIR", dir.path());
+    let (root, db) = kept_demo(demo);
     let transcript = dir.path().join("bench-session.jsonl");
     std::fs::write(&transcript, "").expect("transcript");
 
@@ -38,23 +40,112 @@ fn main() {
         "/api/changes".to_string(),
         "/api/sessions".to_string(),
         format!("/api/timeline?session={session}"),
-        "/api/timeline?session=bench-session".to_string(),
+        "/api/timeline?session=bench-alone".to_string(),
         "/api/context".to_string(),
         format!("/api/context?session={session}&role=reviewer"),
         "/api/rules".to_string(),
         "/api/stats".to_string(),
     ];
 
-    // Readers: two browser tabs' worth of requests, back to back, until the writers end.
+    // The same writing three times: the dashboard idle; read as four open pages read it
+    // (each polls the change marker and refetches its data about once a second while
+    // hooks write); and read back to back by two clients, the figures below.
+    let w = Writing {
+        root: &root,
+        transcript: &transcript,
+        runs: runs_per_writer,
+    };
+    let (alone, _) = phase(&ui, &endpoints, &w, "bench-alone", 0, Duration::ZERO);
+    let (pages, page_timings) = phase(
+        &ui,
+        &endpoints,
+        &w,
+        "bench-pages",
+        4,
+        Duration::from_secs(1),
+    );
+    let (loaded, timings) = phase(&ui, &endpoints, &w, "bench-session", 2, Duration::ZERO);
+    let hook_runs = WRITERS * runs_per_writer;
+
+    let mut out = String::new();
+    out.push_str(&format!(
+        "nagger ui under load: {hook_runs} hook runs by {WRITERS} concurrent processes in {:.1} s\n\n",
+        loaded.secs
+    ));
+    out.push_str("| endpoint | requests | p50 ms | p95 ms | max ms |\n|---|---:|---:|---:|---:|\n");
+    for (e, name) in endpoints.iter().enumerate() {
+        let mut v: Vec<f64> = timings
+            .iter()
+            .filter(|(i, _)| *i == e)
+            .map(|t| t.1)
+            .collect();
+        out.push_str(&row(name, &mut v));
+    }
+    let mut all: Vec<f64> = timings.iter().map(|t| t.1).collect();
+    let overall_p95 = percentile(&mut all, 0.95);
+    out.push_str(&row("**all**", &mut all));
+    out.push_str(&format!(
+        "\n| hook runs, {WRITERS} at a time | runs | p50 ms | p95 ms | max ms |\n|---|---:|---:|---:|---:|\n"
+    ));
+    for (name, phase) in [
+        ("dashboard idle", &alone),
+        ("four open pages", &pages),
+        ("read back to back", &loaded),
+    ] {
+        let mut d = phase.durations.clone();
+        out.push_str(&row(name, &mut d));
+    }
+    println!("{out}");
+    let mut page_ms: Vec<f64> = page_timings.iter().map(|t| t.1).collect();
+    println!(
+        "four open pages: {} requests, p95 {:.1} ms",
+        page_ms.len(),
+        percentile(&mut page_ms, 0.95)
+    );
+    for phase in [&alone, &pages, &loaded] {
+        assert!(
+            phase.failures.is_empty(),
+            "{} of {hook_runs} hook runs failed: {:?}",
+            phase.failures.len(),
+            &phase.failures[..phase.failures.len().min(5)]
+        );
+    }
+    println!("every hook run exited 0 with nothing on stderr");
+    if full {
+        assert!(
+            overall_p95 <= P95_LIMIT_MS,
+            "p95 {overall_p95:.1} ms is over {P95_LIMIT_MS} ms"
+        );
+        println!("p95 over all endpoints: {overall_p95:.1} ms (limit {P95_LIMIT_MS} ms)");
+    }
+}
+
+/// What the writers write with.
+struct Writing<'a> {
+    root: &'a Path,
+    transcript: &'a Path,
+    runs: usize,
+}
+
+/// One phase: the writers' hook runs in `session` while `readers` clients request each
+/// endpoint in turn, `pause` apart; the phase and (endpoint index, ms) per request.
+fn phase(
+    ui: &Arc<UiServer>,
+    endpoints: &[String],
+    w: &Writing<'_>,
+    session: &str,
+    readers: usize,
+    pause: Duration,
+) -> (Phase, Vec<(usize, f64)>) {
     let writing = Arc::new(AtomicBool::new(true));
     let timings: Arc<Mutex<Vec<(usize, f64)>>> = Arc::default();
-    let readers: Vec<_> = (0..2)
+    let readers: Vec<_> = (0..readers)
         .map(|r| {
             let (ui, writing, timings, endpoints) = (
-                Arc::clone(&ui),
+                Arc::clone(ui),
                 Arc::clone(&writing),
                 Arc::clone(&timings),
-                endpoints.clone(),
+                endpoints.to_vec(),
             );
             std::thread::spawn(move || {
                 let mut i = r;
@@ -73,23 +164,48 @@ fn main() {
                     );
                     timings.lock().expect("timings").push((e, ms));
                     i += 1;
+                    std::thread::sleep(pause);
                 }
             })
         })
         .collect();
+    let result = write(w.root, w.transcript, session, w.runs);
+    writing.store(false, Ordering::Relaxed);
+    for r in readers {
+        r.join().expect("reader");
+    }
+    let timings = std::mem::take(&mut *timings.lock().expect("timings"));
+    (result, timings)
+}
 
-    // Writers: 16 hook processes at a time, each a stream of real hook runs.
+/// One phase of writing: each of WRITERS threads runs `runs` hook processes in a row.
+struct Phase {
+    secs: f64,
+    durations: Vec<f64>,
+    failures: Vec<String>,
+}
+
+fn write(root: &Path, transcript: &Path, session: &str, runs: usize) -> Phase {
     let started = Instant::now();
-    let failures: Arc<Mutex<Vec<String>>> = Arc::default();
+    let results: Arc<Mutex<(Vec<f64>, Vec<String>)>> = Arc::default();
     let writers: Vec<_> = (0..WRITERS)
         .map(|w| {
-            let (root, transcript, failures) =
-                (root.clone(), transcript.clone(), Arc::clone(&failures));
+            let (root, transcript, results, session) = (
+                root.to_path_buf(),
+                transcript.to_path_buf(),
+                Arc::clone(&results),
+                session.to_string(),
+            );
             std::thread::spawn(move || {
-                for n in 0..runs_per_writer {
-                    let input = hook_input(&root, &transcript, w, n);
-                    if let Err(e) = run_hook(&root, &input) {
-                        failures.lock().expect("failures").push(e);
+                for n in 0..runs {
+                    let input = hook_input(&root, &transcript, &session, w, n);
+                    let start = Instant::now();
+                    let outcome = run_hook(&root, &input);
+                    let ms = start.elapsed().as_secs_f64() * 1000.0;
+                    let mut r = results.lock().expect("results");
+                    r.0.push(ms);
+                    if let Err(e) = outcome {
+                        r.1.push(e);
                     }
                 }
             })
@@ -98,45 +214,11 @@ fn main() {
     for w in writers {
         w.join().expect("writer");
     }
-    let hook_runs = WRITERS * runs_per_writer;
-    let write_secs = started.elapsed().as_secs_f64();
-    writing.store(false, Ordering::Relaxed);
-    for r in readers {
-        r.join().expect("reader");
-    }
-
-    let timings = timings.lock().expect("timings");
-    let mut out = String::new();
-    out.push_str(&format!(
-        "nagger ui under load: {hook_runs} hook runs by {WRITERS} concurrent processes in {write_secs:.1} s\n\n"
-    ));
-    out.push_str("| endpoint | requests | p50 ms | p95 ms | max ms |\n|---|---:|---:|---:|---:|\n");
-    for (e, name) in endpoints.iter().enumerate() {
-        let mut v: Vec<f64> = timings
-            .iter()
-            .filter(|(i, _)| *i == e)
-            .map(|t| t.1)
-            .collect();
-        out.push_str(&row(name, &mut v));
-    }
-    let mut all: Vec<f64> = timings.iter().map(|t| t.1).collect();
-    let overall_p95 = percentile(&mut all, 0.95);
-    out.push_str(&row("**all**", &mut all));
-    println!("{out}");
-    let failures = failures.lock().expect("failures");
-    assert!(
-        failures.is_empty(),
-        "{} of {hook_runs} hook runs failed: {:?}",
-        failures.len(),
-        &failures[..failures.len().min(5)]
-    );
-    println!("every hook run exited 0 with nothing on stderr");
-    if full {
-        assert!(
-            overall_p95 <= P95_LIMIT_MS,
-            "p95 {overall_p95:.1} ms is over {P95_LIMIT_MS} ms"
-        );
-        println!("p95 over all endpoints: {overall_p95:.1} ms (limit {P95_LIMIT_MS} ms)");
+    let (durations, failures) = std::mem::take(&mut *results.lock().expect("results"));
+    Phase {
+        secs: started.elapsed().as_secs_f64(),
+        durations,
+        failures,
     }
 }
 
@@ -171,24 +253,6 @@ fn percentile(v: &mut [f64], p: f64) -> f64 {
     v[rank - 1]
 }
 
-/// `nagger demo --keep` under `tmp`: a database with a whole multi-agent session.
-fn demo(tmp: &Path) -> (PathBuf, PathBuf) {
-    let out = Command::new(NAGGER)
-        .args(["demo", "--keep"])
-        .env("TMPDIR", tmp)
-        .output()
-        .expect("run nagger demo");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}");
-    let kept = stdout
-        .lines()
-        .find_map(|l| l.strip_prefix("project kept at "))
-        .expect("the kept path is printed");
-    let root = Path::new(kept).join("shop");
-    let db = root.join(".claude-nagger/state.db");
-    (root, db)
-}
-
 fn the_session(ui: &UiServer) -> String {
     let sessions: Value = ui.json("/api/sessions");
     sessions["sessions"][0]["session_id"]
@@ -199,14 +263,14 @@ fn the_session(ui: &UiServer) -> String {
 
 /// A mix of what a busy session sends: quiet tool calls, a guard denial, subagents
 /// starting and stopping.
-fn hook_input(root: &Path, transcript: &Path, writer: usize, n: usize) -> Value {
+fn hook_input(root: &Path, transcript: &Path, session: &str, writer: usize, n: usize) -> Value {
     let mut v = json!({
-        "session_id": "bench-session",
+        "session_id": session,
         "transcript_path": transcript.display().to_string(),
         "cwd": root.display().to_string(),
         "permission_mode": "default",
     });
-    let agent = format!("bench-{writer}");
+    let agent = format!("{session}-{writer}");
     let fields = match n % 6 {
         0 => {
             json!({"hook_event_name": "SubagentStart", "agent_id": agent, "agent_type": "navigator"})
@@ -217,10 +281,10 @@ fn hook_input(root: &Path, transcript: &Path, writer: usize, n: usize) -> Value 
         }
         3 => json!({"hook_event_name": "PreToolUse", "tool_name": "Bash", "agent_id": agent,
                     "agent_type": "navigator", "tool_input": {"command": "rm -rf /"},
-                    "tool_use_id": format!("toolu_{writer}_{n}")}),
+                    "tool_use_id": format!("toolu_{session}_{writer}_{n}")}),
         _ => json!({"hook_event_name": "PreToolUse", "tool_name": "Read", "agent_id": agent,
                     "agent_type": "navigator", "tool_input": {"file_path": "README.md"},
-                    "tool_use_id": format!("toolu_{writer}_{n}")}),
+                    "tool_use_id": format!("toolu_{session}_{writer}_{n}")}),
     };
     for (k, val) in fields.as_object().expect("object") {
         v[k] = val.clone();

@@ -3,7 +3,7 @@
 //! headless Chromium, and the server's refusals: foreign Host names, missing or wrong
 //! tokens, writes of any kind.
 
-use crate::common::ui_client::{UiServer, request};
+use crate::common::ui_client::{UiServer, kept_demo, request};
 use crate::common::*;
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -16,24 +16,11 @@ fn start_ui(p: &Project, root: &Path, db: &Path) -> UiServer {
     UiServer::start(cmd)
 }
 
-/// `nagger demo --keep` inside the test's project; returns the demo project's root
-/// and database (removed with `p`).
+/// `nagger demo --keep` inside the test's project (removed with `p`).
 fn demo(p: &Project) -> (PathBuf, PathBuf) {
-    let out = p
-        .command(&["demo", "--keep"])
-        .env("TMPDIR", &p.root)
-        .output()
-        .expect("run nagger demo");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{stdout}");
-    let kept = stdout
-        .lines()
-        .find_map(|l| l.strip_prefix("project kept at "))
-        .expect("the kept path is printed");
-    let root = Path::new(kept).join("shop");
-    let db = root.join(".claude-nagger/state.db");
-    assert!(db.is_file(), "{stdout}");
-    (root, db)
+    let mut cmd = p.command(&[]);
+    cmd.env("TMPDIR", &p.root);
+    kept_demo(cmd)
 }
 
 fn query_i64(db: &Path, sql: &str) -> i64 {

@@ -6,6 +6,7 @@
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
@@ -129,4 +130,23 @@ fn unchunk(mut s: &str) -> String {
         s = &rest[n + 2..];
     }
     out
+}
+
+/// Runs `nagger demo --keep` (`cmd`: nagger, with its environment) and returns the kept
+/// project's root and database: a whole multi-agent session played by real hook runs.
+pub fn kept_demo(mut cmd: Command) -> (PathBuf, PathBuf) {
+    let out = cmd
+        .args(["demo", "--keep"])
+        .output()
+        .expect("run nagger demo");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    let kept = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("project kept at "))
+        .expect("the kept path is printed");
+    let root = Path::new(kept).join("shop");
+    let db = root.join(".claude-nagger/state.db");
+    assert!(db.is_file(), "{stdout}");
+    (root, db)
 }
