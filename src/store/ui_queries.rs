@@ -111,12 +111,7 @@ pub struct SessionRow {
 const SESSION_SELECT: &str = "SELECT s.session_id, s.started_at, s.last_seen_at, s.source,
         s.cwd, s.compactions, s.ended_at, s.end_reason,
         (SELECT count(*) FROM subagents a WHERE a.session_id = s.session_id),
-        (SELECT count(*) FROM subagent_history h WHERE h.session_id = s.session_id),
-        (SELECT count(*) FROM hook_log l WHERE l.session_id = s.session_id),
-        (SELECT count(*) FROM hook_log l WHERE l.session_id = s.session_id
-            AND l.result IN ('deny', 'ask', 'block')),
-        (SELECT count(*) FROM hook_log l WHERE l.session_id = s.session_id
-            AND l.result = 'error')
+        (SELECT count(*) FROM subagent_history h WHERE h.session_id = s.session_id)
     FROM session_info s";
 
 fn session_row(r: &Row<'_>) -> rusqlite::Result<SessionRow> {
@@ -131,31 +126,129 @@ fn session_row(r: &Row<'_>) -> rusqlite::Result<SessionRow> {
         end_reason: r.get(7)?,
         agents_running: r.get(8)?,
         agents_finished: r.get(9)?,
-        hook_runs: r.get(10)?,
-        interventions: r.get(11)?,
-        errors: r.get(12)?,
+        hook_runs: 0,
+        interventions: 0,
+        errors: 0,
     })
 }
 
+impl SessionRow {
+    fn with_runs(mut self, c: SessionRuns) -> SessionRow {
+        (self.hook_runs, self.interventions, self.errors) = (c.runs, c.interventions, c.errors);
+        self
+    }
+}
+
 /// Sessions, most recently seen first, with what happened in each.
-pub fn sessions(conn: &Connection, limit: usize) -> StoreResult<Vec<SessionRow>> {
-    Ok(conn
+pub fn sessions(
+    conn: &Connection,
+    counts: &RunCounts,
+    limit: usize,
+) -> StoreResult<Vec<SessionRow>> {
+    let rows: Vec<SessionRow> = conn
         .prepare(&format!(
             "{SESSION_SELECT} ORDER BY s.last_seen_at DESC LIMIT ?1"
         ))?
         .query_map([limit as i64], session_row)?
-        .collect::<Result<_, _>>()?)
+        .collect::<Result<_, _>>()?;
+    Ok(rows
+        .into_iter()
+        .map(|r| {
+            let runs = counts.of(&r.session_id);
+            r.with_runs(runs)
+        })
+        .collect())
 }
 
-/// One session with the figures of the sessions list.
-pub fn session(conn: &Connection, session_id: &str) -> StoreResult<Option<SessionRow>> {
+/// One session with the figures of the sessions list (`runs`: its hook runs).
+pub fn session(
+    conn: &Connection,
+    runs: SessionRuns,
+    session_id: &str,
+) -> StoreResult<Option<SessionRow>> {
     Ok(conn
         .query_row(
             &format!("{SESSION_SELECT} WHERE s.session_id = ?1"),
             [session_id],
             session_row,
         )
+        .optional()?
+        .map(|r| r.with_runs(runs)))
+}
+
+/// The most recently seen session.
+pub fn latest_session(conn: &Connection) -> StoreResult<Option<String>> {
+    Ok(conn
+        .query_row(
+            "SELECT session_id FROM session_info ORDER BY last_seen_at DESC LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
         .optional()?)
+}
+
+/// Hook runs of one session, by outcome.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SessionRuns {
+    pub runs: i64,
+    /// Runs that denied, asked or blocked.
+    pub interventions: i64,
+    pub errors: i64,
+}
+
+/// Hook runs per session, kept up to date by reading only the rows logged since the last
+/// refresh (hook_log ids only grow): counting a million-row log per request, or per
+/// session through the session index and the table, takes seconds. Rebuilt whole when
+/// the oldest rows were purged.
+#[derive(Debug, Default)]
+pub struct RunCounts {
+    /// The lowest and highest id counted.
+    first_id: Option<i64>,
+    last_id: i64,
+    by_session: std::collections::HashMap<String, SessionRuns>,
+}
+
+impl RunCounts {
+    pub fn refresh(&mut self, conn: &Connection) -> StoreResult<()> {
+        let (first, last): (Option<i64>, Option<i64>) =
+            conn.query_row("SELECT min(id), max(id) FROM hook_log", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })?;
+        let last = last.unwrap_or(0);
+        if first != self.first_id && self.last_id > 0 || last < self.last_id {
+            *self = RunCounts::default();
+        }
+        if last > self.last_id {
+            let mut stmt = conn.prepare_cached(
+                "SELECT session_id, count(*), sum(result IN ('deny', 'ask', 'block')),
+                        sum(result = 'error')
+                 FROM hook_log WHERE id > ?1 AND id <= ?2 GROUP BY session_id",
+            )?;
+            let rows = stmt.query_map(params![self.last_id, last], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    SessionRuns {
+                        runs: r.get(1)?,
+                        interventions: r.get::<_, Option<i64>>(2)?.unwrap_or(0),
+                        errors: r.get::<_, Option<i64>>(3)?.unwrap_or(0),
+                    },
+                ))
+            })?;
+            for row in rows {
+                let (session, n) = row?;
+                let c = self.by_session.entry(session).or_default();
+                c.runs += n.runs;
+                c.interventions += n.interventions;
+                c.errors += n.errors;
+            }
+        }
+        (self.first_id, self.last_id) = (first, last);
+        Ok(())
+    }
+
+    pub fn of(&self, session_id: &str) -> SessionRuns {
+        self.by_session.get(session_id).copied().unwrap_or_default()
+    }
 }
 
 /// One agent of a session: running (no `stopped_at`) or finished.
@@ -257,9 +350,13 @@ const RULE_HIT_COLUMNS: &str =
     "created_at, session_id, agent_id, rule_name, rule_kind, severity, decision";
 
 /// Everything one session's timeline shows; None for an unknown session.
-pub fn timeline(conn: &Connection, session_id: &str) -> StoreResult<Option<Timeline>> {
+pub fn timeline(
+    conn: &Connection,
+    runs: SessionRuns,
+    session_id: &str,
+) -> StoreResult<Option<Timeline>> {
     let tx = conn.unchecked_transaction()?;
-    let Some(session) = session(&tx, session_id)? else {
+    let Some(session) = session(&tx, runs, session_id)? else {
         return Ok(None);
     };
     let mut agents = Vec::new();
@@ -548,6 +645,57 @@ mod tests {
     }
 
     #[test]
+    fn run_counts_follow_new_rows_and_purges() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.db");
+        let db = NaggerStateDB::open(&path).unwrap();
+        let log = |session: &str, result: &str, ts: i64| {
+            db.conn()
+                .execute(
+                    "INSERT INTO hook_log (session_id, hook_name, event_type, timestamp, result)
+                     VALUES (?1, 'pre_tool_use', 'PreToolUse', ?2, ?3)",
+                    params![session, ts, result],
+                )
+                .unwrap();
+        };
+        let reader = NaggerStateDB::open_read_only(&path).unwrap();
+        let mut counts = RunCounts::default();
+        counts.refresh(reader.conn()).unwrap();
+        assert_eq!(counts.of("a"), SessionRuns::default());
+
+        log("a", "none", 1);
+        log("a", "deny", 2);
+        log("b", "error", 3);
+        counts.refresh(reader.conn()).unwrap();
+        let want = |runs, interventions, errors| SessionRuns {
+            runs,
+            interventions,
+            errors,
+        };
+        assert_eq!(counts.of("a"), want(2, 1, 0));
+        assert_eq!(counts.of("b"), want(1, 0, 1));
+
+        log("a", "ask", 4);
+        log("a", "block", 5);
+        counts.refresh(reader.conn()).unwrap();
+        assert_eq!(counts.of("a"), want(4, 3, 0), "only the new rows are added");
+
+        db.conn()
+            .execute("DELETE FROM hook_log WHERE timestamp < 3", [])
+            .unwrap();
+        counts.refresh(reader.conn()).unwrap();
+        assert_eq!(counts.of("a"), want(2, 2, 0), "a purge recounts");
+        assert_eq!(counts.of("b"), want(1, 0, 1));
+
+        db.conn().execute("DELETE FROM hook_log", []).unwrap();
+        counts.refresh(reader.conn()).unwrap();
+        assert_eq!(counts.of("a"), SessionRuns::default());
+        log("c", "none", 9);
+        counts.refresh(reader.conn()).unwrap();
+        assert_eq!(counts.of("c"), want(1, 0, 0));
+    }
+
+    #[test]
     fn read_only_handles_neither_create_nor_write() {
         let dir = tempfile::tempdir().unwrap();
         let missing = dir.path().join("state.db");
@@ -565,7 +713,13 @@ mod tests {
         let db = NaggerStateDB::open_read_only(&missing).unwrap();
         assert!(db.conn().execute("DELETE FROM tasks", []).is_err());
         assert_eq!(changes(&conn).unwrap().hook_log, 0);
-        assert!(sessions(&conn, 10).unwrap().is_empty());
-        assert!(timeline(&conn, "nope").unwrap().is_none());
+        let mut counts = RunCounts::default();
+        counts.refresh(&conn).unwrap();
+        assert!(sessions(&conn, &counts, 10).unwrap().is_empty());
+        assert!(
+            timeline(&conn, counts.of("nope"), "nope")
+                .unwrap()
+                .is_none()
+        );
     }
 }

@@ -32,7 +32,8 @@ pub fn answer(ui: &Ui, endpoint: &str, target: &Target) -> Answer {
     let result = match endpoint {
         "changes" => with_conn(ui, |c| Ok(json!(q::changes(c)?))),
         "sessions" => with_conn(ui, |c| {
-            Ok(json!({ "now": now_ms(), "sessions": q::sessions(c, SESSION_LIST)? }))
+            let counts = counted(ui, c)?;
+            Ok(json!({ "now": now_ms(), "sessions": q::sessions(c, &counts, SESSION_LIST)? }))
         }),
         "timeline" => timeline(ui, target),
         "context" => shared_context(ui, target),
@@ -44,6 +45,19 @@ pub fn answer(ui: &Ui, endpoint: &str, target: &Target) -> Answer {
         Ok(value) => http::json(200, &value),
         Err(Failure(status, message)) => http::json(status, &json!({ "error": message })),
     }
+}
+
+/// The per-session run counts, brought up to date.
+fn counted<'u>(
+    ui: &'u Ui,
+    conn: &rusqlite::Connection,
+) -> Result<std::sync::MutexGuard<'u, q::RunCounts>, Failure> {
+    let mut counts = ui
+        .counts
+        .lock()
+        .map_err(|_| Failure(500, "a request failed while counting runs".into()))?;
+    counts.refresh(conn)?;
+    Ok(counts)
 }
 
 fn with_conn(
@@ -65,12 +79,15 @@ fn required<'t>(target: &'t Target, name: &str) -> Result<&'t str, Failure> {
 
 fn timeline(ui: &Ui, target: &Target) -> Result<Value, Failure> {
     let session = required(target, "session")?;
-    with_conn(ui, |c| match q::timeline(c, session)? {
-        Some(t) => Ok(json!({ "now": now_ms(), "timeline": t })),
-        None => Err(Failure(
-            404,
-            format!("no session {session} in this database"),
-        )),
+    with_conn(ui, |c| {
+        let runs = counted(ui, c)?.of(session);
+        match q::timeline(c, runs, session)? {
+            Some(t) => Ok(json!({ "now": now_ms(), "timeline": t })),
+            None => Err(Failure(
+                404,
+                format!("no session {session} in this database"),
+            )),
+        }
     })
 }
 
@@ -85,10 +102,10 @@ fn shared_context(ui: &Ui, target: &Target) -> Result<Value, Failure> {
             q::context_categories(&conn, None)?,
             q::context_entries(&conn, session, q::RECENT_ROWS, ENTRY_CHARS)?,
             q::known_roles(&conn)?,
-            q::sessions(&conn, 1)?.into_iter().next(),
+            q::latest_session(&conn)?,
         )
     };
-    let digest_session = session.map(str::to_string).or(latest.map(|s| s.session_id));
+    let digest_session = session.map(str::to_string).or(latest);
     let digest = match &digest_session {
         Some(s) => digest(ui, s, target.param("role"))?,
         None => Value::Null,
@@ -152,16 +169,18 @@ fn digest(ui: &Ui, session: &str, agent_type: Option<&str>) -> Result<Value, Fai
 fn rules(ui: &Ui, target: &Target) -> Result<Value, Failure> {
     let session = target.param("session");
     with_conn(ui, |c| {
-        let s = stats::collect(
-            c,
+        let tx = c.unchecked_transaction()?;
+        let (rules, guards) = stats::rules_fired(
+            &tx,
             Scope {
-                session: None,
+                session,
                 since_ms: window_start(target)?,
             },
         )?;
+        drop(tx);
         Ok(json!({
-            "rules": s.rules,
-            "guards": s.guards,
+            "rules": rules,
+            "guards": guards,
             "recent": q::recent_rule_hits(c, session, q::RECENT_ROWS)?,
         }))
     })

@@ -35,6 +35,8 @@ pub struct Options {
 /// Everything a request handler needs.
 pub struct Ui {
     pub pool: ReadPool,
+    /// Hook runs per session, counted once and then only the new rows.
+    pub counts: std::sync::Mutex<ui_queries::RunCounts>,
     pub db_path: PathBuf,
     pub project_root: PathBuf,
     token: String,
@@ -62,6 +64,7 @@ pub fn run(env: &Env, options: &Options) -> anyhow::Result<()> {
         .context("the server has no TCP address")?;
     let ui = Arc::new(Ui {
         pool,
+        counts: Default::default(),
         db_path,
         project_root,
         token: http::new_token()?,
