@@ -11,11 +11,11 @@ use std::path::Path;
 pub type ReadPool = r2d2::Pool<r2d2_sqlite::SqliteConnectionManager>;
 
 /// Most hook runs one timeline carries (the newest).
-pub const TIMELINE_RUNS: usize = 5000;
+pub const TIMELINE_RUNS: usize = 2000;
 /// Most rows the lists of recent things carry.
 pub const RECENT_ROWS: usize = 200;
 /// Most hook runs the latency-over-time chart reads (the newest).
-pub const LATENCY_RUNS: usize = 100_000;
+pub const LATENCY_RUNS: usize = 20_000;
 
 const READ_ONLY: OpenFlags = OpenFlags::SQLITE_OPEN_READ_ONLY
     .union(OpenFlags::SQLITE_OPEN_NO_MUTEX)
@@ -211,9 +211,13 @@ pub struct RunCounts {
 impl RunCounts {
     pub fn refresh(&mut self, conn: &Connection) -> StoreResult<()> {
         let (first, last): (Option<i64>, Option<i64>) =
-            conn.query_row("SELECT min(id), max(id) FROM hook_log", [], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })?;
+            // Two subqueries: each reads one end of the rowid; together in one SELECT
+            // they would scan the table.
+            conn.query_row(
+                "SELECT (SELECT min(id) FROM hook_log), (SELECT max(id) FROM hook_log)",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )?;
         let last = last.unwrap_or(0);
         if first != self.first_id && self.last_id > 0 || last < self.last_id {
             *self = RunCounts::default();

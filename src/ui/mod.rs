@@ -70,6 +70,18 @@ pub fn run(env: &Env, options: &Options) -> anyhow::Result<()> {
         token: http::new_token()?,
         port,
     });
+    // Count the runs per session now, not on the first look at the sessions page (a
+    // million-row log takes a second or so).
+    {
+        let ui = Arc::clone(&ui);
+        std::thread::spawn(move || {
+            if let Ok(conn) = ui.pool.get()
+                && let Ok(mut counts) = ui.counts.lock()
+            {
+                let _ = counts.refresh(&conn);
+            }
+        });
+    }
     let url = format!("http://127.0.0.1:{port}/?token={}", ui.token);
     // Both lines in one write; a reader that went away does not stop the server.
     let banner = format!(
