@@ -57,8 +57,8 @@ pub enum Command {
 #[derive(Debug, clap::Args)]
 pub struct UiArgs {
     /// Port to listen on (default: any free one)
-    #[arg(long, default_value_t = 0)]
-    pub port: u16,
+    #[arg(long)]
+    pub port: Option<u16>,
     /// Open the page in the browser
     #[arg(long)]
     pub open: bool,

@@ -364,6 +364,30 @@ fn ui_without_a_database_says_so_and_creates_none() {
     assert!(out.stdout.is_empty());
 }
 
+#[test]
+fn ui_listens_on_the_port_asked_for_and_says_when_it_is_taken() {
+    let p = Project::new();
+    p.hook(&p.session_start("startup"));
+    let taken = std::net::TcpListener::bind(("127.0.0.1", 0)).expect("bind");
+    let port = taken.local_addr().expect("addr").port();
+    let out = p
+        .command(&["ui", "--port", &port.to_string()])
+        .output()
+        .expect("run nagger ui");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!("cannot listen on 127.0.0.1:{port}")),
+        "{stderr}"
+    );
+    drop(taken);
+    let mut cmd = p.command(&["ui", "--port", &port.to_string()]);
+    cmd.current_dir(&p.root);
+    let ui = UiServer::start(cmd);
+    assert_eq!(ui.port, port);
+    assert_eq!(ui.get("/api/changes").status, 200);
+}
+
 /// Debian's `chromium`, or the name some distributions give it.
 fn chromium() -> PathBuf {
     let path = std::env::var_os("PATH").unwrap_or_default();

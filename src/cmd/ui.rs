@@ -8,7 +8,7 @@ pub fn run(env: &Env, args: &UiArgs) -> CommandResult {
     crate::ui::run(
         env,
         &crate::ui::Options {
-            port: args.port,
+            port: args.port.unwrap_or(0),
             open: args.open,
         },
     )?;
