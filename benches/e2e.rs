@@ -15,7 +15,16 @@ use std::time::{Duration, Instant};
 use rusqlite::Connection;
 use serde_json::{Value, json};
 
-const NAGGER: &str = env!("CARGO_BIN_EXE_nagger");
+/// The binary measured: this build's, or `NAGGER_E2E_BINARY` (another build, to
+/// compare before and after a change under the same conditions).
+fn nagger() -> PathBuf {
+    std::env::var_os("NAGGER_E2E_BINARY")
+        .filter(|p| !p.is_empty())
+        .map_or_else(
+            || PathBuf::from(env!("CARGO_BIN_EXE_nagger")),
+            PathBuf::from,
+        )
+}
 const TRIVIAL: &str = "/bin/true";
 const SPEC_CONFIG: &str = include_str!("../tests/fixtures/spec_config.toml");
 
@@ -64,7 +73,7 @@ fn main() {
 /// `target/<triple>/<profile>/nagger` when built for an explicit target (see
 /// .cargo/config.toml); the target directory is the one that holds CACHEDIR.TAG.
 fn target_dir() -> PathBuf {
-    let binary = Path::new(NAGGER);
+    let binary = PathBuf::from(env!("CARGO_BIN_EXE_nagger"));
     binary
         .ancestors()
         .find(|dir| dir.join("CACHEDIR.TAG").is_file())
@@ -312,7 +321,7 @@ impl Project {
     }
 
     fn command(&self) -> Command {
-        let mut command = Command::new(NAGGER);
+        let mut command = Command::new(nagger());
         command
             .arg("hook")
             .env_clear()
@@ -507,7 +516,7 @@ fn run(plan: &Plan) -> Vec<Row> {
     let (mut base, mut floor, mut nothing, mut denied) = Default::default();
     for _ in 0..plan.runs {
         Samples::push(&mut base, &trivial(&quiet_bytes));
-        let mut version = Command::new(NAGGER);
+        let mut version = Command::new(nagger());
         version.arg("--version");
         Samples::push(
             &mut floor,

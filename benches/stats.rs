@@ -141,9 +141,8 @@ fn bench_stats(c: &mut Criterion) {
     group.bench_function("nagger_stats_json_process", |b| {
         b.iter(|| {
             let out = Command::new(env!("CARGO_BIN_EXE_nagger"))
-                .arg("--db")
+                .args(["stats", "--json", "--db"])
                 .arg(&path)
-                .args(["stats", "--json"])
                 .output()
                 .expect("run nagger stats");
             assert!(out.status.success(), "{out:?}");

@@ -7,37 +7,62 @@ use std::path::PathBuf;
 #[command(
     name = "nagger",
     version,
-    about = "Claude Code hook handler: multi-agent state, conventions, guard, shared context"
+    about = "Claude Code hook handler: multi-agent state, conventions, guard, shared context",
+    after_help = "The project is --project, else $CLAUDE_PROJECT_DIR, else the nearest folder \
+from the current one up holding .claude-nagger/ or .claude/ (not the home folder's own \
+~/.claude), else the git work tree's root, else the current folder.
+
+Exit codes: 0 success; 1 an error or problems found; 2 a usage error; `check` also 3 \
+(nagger would refuse the call) and 4 (nagger would ask). `nagger hook` always exits 0."
 )]
 pub struct Cli {
-    /// State database (default: $NAGGER_DB, else <project>/.claude-nagger/state.db)
-    #[arg(long, global = true, value_name = "PATH")]
-    pub db: Option<PathBuf>,
+    /// Project folder (default: $CLAUDE_PROJECT_DIR, else found from the current folder)
+    #[arg(long, global = true, value_name = "DIR")]
+    pub project: Option<PathBuf>,
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// `--db`, on the commands that use the state database.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct DbArg {
+    /// State database (default: $NAGGER_DB, else <project>/.claude-nagger/state.db)
+    #[arg(long, value_name = "PATH")]
+    pub db: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Handle one hook event: JSON on stdin, decision on stdout (what Claude Code runs)
-    Hook,
-    /// List the subagents nagger knows
+    Hook(DbArg),
+    /// List the subagents nagger knows (reads only)
     Agents(AgentsArgs),
-    /// List the sessions nagger knows
-    Sessions(JsonArg),
+    /// List the sessions nagger knows (reads only)
+    Sessions(SessionsArgs),
     /// Purge expired state now and say what was removed
-    Gc,
-    /// Hook runs, decisions and durations; roles, claims, compressions, context, rules, usage
+    Gc(GcArgs),
+    /// Hook runs, decisions and durations; roles, claims, compressions, context, rules, usage (reads only)
     Stats(StatsArgs),
     /// Check the database, schema, Claude Code settings and config; exit 1 on a problem
     Doctor(DoctorArgs),
-    /// Add nagger's hook entries to .claude/settings.json and write the config template
+    /// Add nagger's hook entries to the project's Claude Code settings and write the config template
+    ///
+    /// Changes, in the project only: .claude/settings.json (or the file --local or
+    /// --settings names), .claude-nagger/config.toml and .claude-nagger/.gitignore when
+    /// missing. A settings file it changes is first copied to .claude-nagger/backups/.
+    /// The shared settings get `nagger hook` when nagger is on PATH; otherwise the
+    /// absolute path goes to .claude/settings.local.json, which is personal.
     Install(InstallArgs),
     /// Remove exactly nagger's hook entries from the settings file
-    Uninstall(InstallArgs),
+    Uninstall(SettingsArgs),
+    /// Write a Claude Code plugin folder that runs nagger's hooks (claude --plugin-dir DIR)
+    Plugin(PluginArgs),
     /// Dry run: which rules and guards fire for a tool call (no state change)
+    ///
+    /// Exit codes: 0 the call passes (allowed, perhaps with a message), 3 nagger would
+    /// refuse it, 4 nagger would ask the user, 2 usage error, 1 any other error.
     Check(CheckArgs),
-    /// Print exactly the shared context a new agent of a role would receive now
+    /// Print exactly the shared context a new agent of a role would receive now (reads only)
     Context(ContextArgs),
     /// Tasks assigned to roles: new agents of the role are told about open ones
     #[command(subcommand)]
@@ -46,12 +71,45 @@ pub enum Command {
     ///
     /// Spawns this executable as Claude Code would, prints each decision, checks it
     /// and exits non-zero when a flow misbehaved. Uses only its own temporary
-    /// database: --db and NAGGER_DB are ignored.
+    /// database: NAGGER_DB is ignored.
     Demo(DemoArgs),
+    /// Print a shell completion script (e.g. `nagger completions bash > ~/.local/share/bash-completion/completions/nagger`)
+    Completions(CompletionsArgs),
+    /// Print the manual page in roff (e.g. `nagger man > ~/.local/share/man/man1/nagger.1`)
+    Man,
     /// Local read-only web dashboard: sessions, agents' timelines, shared context, rules, stats
     ///
     /// Listens on 127.0.0.1 only and prints the address to open, with its access token.
     Ui(UiArgs),
+}
+
+impl Command {
+    /// The `--db` given to this command, if it takes one.
+    pub fn db(&self) -> Option<&PathBuf> {
+        let arg = match self {
+            Command::Hook(a) => a,
+            Command::Agents(a) => &a.db,
+            Command::Sessions(a) => &a.db,
+            Command::Gc(a) => &a.db,
+            Command::Stats(a) => &a.db,
+            Command::Doctor(a) => &a.db,
+            Command::Context(a) => &a.db,
+            Command::Ui(a) => &a.db,
+            Command::Task(t) => match t {
+                TaskCommand::Add { db, .. }
+                | TaskCommand::List { db, .. }
+                | TaskCommand::Done { db, .. } => db,
+            },
+            Command::Install(_)
+            | Command::Uninstall(_)
+            | Command::Plugin(_)
+            | Command::Check(_)
+            | Command::Demo(_)
+            | Command::Completions(_)
+            | Command::Man => return None,
+        };
+        arg.db.as_ref()
+    }
 }
 
 #[derive(Debug, clap::Args)]
@@ -62,6 +120,15 @@ pub struct UiArgs {
     /// Open the page in the browser
     #[arg(long)]
     pub open: bool,
+    #[command(flatten)]
+    pub db: DbArg,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 #[derive(Debug, clap::Args)]
@@ -73,14 +140,17 @@ pub struct DemoArgs {
 
 #[derive(Debug, clap::Args)]
 pub struct ContextArgs {
-    /// Session (default: the most recently seen one)
+    /// Session (default: the session of the latest hook run)
     #[arg(long)]
     pub session: Option<String>,
     /// Role or agent type of the new agent (default: the main agent after a compaction)
     #[arg(long)]
     pub role: Option<String>,
+    /// Machine-readable output
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub db: DbArg,
 }
 
 #[derive(Debug, Subcommand)]
@@ -90,24 +160,37 @@ pub enum TaskCommand {
         /// The role that should do it
         #[arg(long)]
         role: String,
+        /// What to do, in one line
         title: String,
+        /// More detail, shown with the title
         #[arg(long)]
         description: Option<String>,
+        #[command(flatten)]
+        db: DbArg,
     },
-    /// List open tasks
+    /// List open tasks (reads only)
     List {
         /// Include finished tasks
         #[arg(long)]
         all: bool,
+        /// Machine-readable output
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        db: DbArg,
     },
     /// Mark a task done
-    Done { id: i64 },
+    Done {
+        /// The task's number, as `task list` shows it (without the #)
+        id: i64,
+        #[command(flatten)]
+        db: DbArg,
+    },
 }
 
+/// Which settings file `install` and `uninstall` edit, and whether to write at all.
 #[derive(Debug, clap::Args)]
-pub struct InstallArgs {
+pub struct SettingsArgs {
     /// Show what would change; write nothing
     #[arg(long)]
     pub dry_run: bool,
@@ -120,10 +203,43 @@ pub struct InstallArgs {
 }
 
 #[derive(Debug, clap::Args)]
-pub struct JsonArg {
+pub struct InstallArgs {
+    #[command(flatten)]
+    pub target: SettingsArgs,
+    /// Write a Claude Code plugin folder at DIR instead of editing settings (same as `nagger plugin DIR`)
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["local", "settings"])]
+    pub plugin: Option<PathBuf>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct PluginArgs {
+    /// Folder to write the plugin into (created if missing)
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// Show what would be written; write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct SessionsArgs {
     /// Machine-readable output
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub db: DbArg,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct GcArgs {
+    /// Say what would be purged; delete nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Machine-readable output
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub db: DbArg,
 }
 
 #[derive(Debug, clap::Args)]
@@ -134,9 +250,22 @@ pub struct AgentsArgs {
     /// Include finished agents (subagent_history)
     #[arg(long)]
     pub all: bool,
+    /// Machine-readable output
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub db: DbArg,
 }
+
+/// `--mode` values: Claude Code's permission modes.
+pub const PERMISSION_MODES: &[&str] = &[
+    "default",
+    "acceptEdits",
+    "plan",
+    "auto",
+    "dontAsk",
+    "bypassPermissions",
+];
 
 #[derive(Debug, clap::Args)]
 #[command(group(clap::ArgGroup::new("what").args(["command", "file", "input"]).required(true)))]
@@ -156,9 +285,10 @@ pub struct CheckArgs {
     /// Check as a subagent of this role (default: the main agent)
     #[arg(long)]
     pub role: Option<String>,
-    /// Permission mode to assume (default, dontAsk, bypassPermissions, ...)
-    #[arg(long, default_value = "default")]
+    /// Permission mode to assume: what an `ask` becomes depends on it
+    #[arg(long, default_value = "default", value_parser = clap::builder::PossibleValuesParser::new(PERMISSION_MODES))]
     pub mode: String,
+    /// Machine-readable output (the exit code is the same)
     #[arg(long)]
     pub json: bool,
 }
@@ -171,8 +301,11 @@ pub struct StatsArgs {
     /// Only the last DUR: a number and s, m, h, d or w (30m, 12h, 7d)
     #[arg(long, value_name = "DUR", value_parser = parse_since)]
     pub since: Option<Since>,
+    /// Machine-readable output
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub db: DbArg,
 }
 
 /// A `--since` window as written, and its length.
@@ -214,6 +347,11 @@ pub struct DoctorArgs {
     /// missing migrations, purge stale rows (and create the database if there is none)
     #[arg(long)]
     pub fix: bool,
+    /// Also print every setting in force, defaults included, as TOML (always in --json)
+    #[arg(long)]
+    pub settings: bool,
+    #[command(flatten)]
+    pub db: DbArg,
 }
 
 #[cfg(test)]

@@ -41,7 +41,12 @@ state.db-shm
 state.db.lock
 state.db.corrupt-*
 context/
+backups/
 ";
+
+/// Folder under `.claude-nagger/` where `install` and `uninstall` keep a copy of each
+/// settings file before they change it (ignored by the `.gitignore` above).
+pub const BACKUP_DIR: &str = "backups";
 
 #[derive(Debug, Clone)]
 pub struct InstallOptions {
@@ -56,6 +61,11 @@ pub struct InstallOptions {
     pub command: String,
     /// Text of `.claude-nagger/config.toml`, written only when that file is missing.
     pub config_template: &'static str,
+    /// Another settings file whose nagger entries go (with a backup): the shared and the
+    /// personal settings both apply, so an entry left in the other would run nagger twice.
+    pub also_clean: Option<PathBuf>,
+    /// Why the settings file is not the one the user might expect, said first.
+    pub note: Option<String>,
 }
 
 impl InstallOptions {
@@ -80,7 +90,40 @@ impl InstallOptions {
     pub fn gitignore_path(&self) -> PathBuf {
         self.project_root.join(NAGGER_DIR).join(".gitignore")
     }
+
+    pub fn backup_dir(&self) -> PathBuf {
+        self.project_root.join(NAGGER_DIR).join(BACKUP_DIR)
+    }
 }
+
+/// The hook command a settings file shared through version control can hold: `nagger hook`
+/// when `nagger` is found on `path_var` (so it works on every machine that has nagger on
+/// its PATH); `None` when it is not, and the command would have to name this machine's file.
+pub fn find_on_path(path_var: Option<&std::ffi::OsStr>) -> Option<PathBuf> {
+    let path_var = path_var?;
+    std::env::split_paths(path_var)
+        .filter(|dir| dir.is_absolute())
+        .map(|dir| dir.join("nagger"))
+        .find(|candidate| is_executable_file(candidate))
+}
+
+fn is_executable_file(path: &Path) -> bool {
+    let Ok(meta) = fs::metadata(path) else {
+        return false;
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        meta.is_file() && meta.permissions().mode() & 0o111 != 0
+    }
+    #[cfg(not(unix))]
+    {
+        meta.is_file()
+    }
+}
+
+/// The portable hook command, for when nagger is on PATH.
+pub const PORTABLE_COMMAND: &str = "nagger hook";
 
 /// What `install` did, or with `dry_run` what it would do (`backup` is then `None`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -515,20 +558,21 @@ fn write_target(path: &Path) -> PathBuf {
     }
 }
 
-/// Copies `bytes` to `<file>.bak-<YYYYmmddHHMMSS>` beside `path`, never over an existing file.
-fn back_up(path: &Path, bytes: &[u8]) -> Result<PathBuf, InstallError> {
+/// Copies `bytes` to `<backup_dir>/<file>.<YYYYmmddHHMMSS>`, never over an existing file.
+fn back_up(backup_dir: &Path, path: &Path, bytes: &[u8]) -> Result<PathBuf, InstallError> {
     let stamp = chrono::Local::now().format("%Y%m%d%H%M%S");
     let name = path.file_name().map_or_else(
         || "settings.json".into(),
         |n| n.to_string_lossy().into_owned(),
     );
+    fs::create_dir_all(backup_dir).map_err(io_error("create directory", backup_dir))?;
     for attempt in 1u32.. {
         let suffix = if attempt == 1 {
             String::new()
         } else {
             format!("-{attempt}")
         };
-        let backup = path.with_file_name(format!("{name}.bak-{stamp}{suffix}"));
+        let backup = backup_dir.join(format!("{name}.{stamp}{suffix}"));
         match fs::OpenOptions::new()
             .write(true)
             .create_new(true)
@@ -612,8 +656,27 @@ pub fn install(opts: &InstallOptions) -> Result<InstallReport, InstallError> {
     let gitignore_path = opts.gitignore_path();
     let write_config = !exists(&config_path)?;
     let write_gitignore = !exists(&gitignore_path)?;
+    // A .gitignore from an older nagger lacks the backups folder.
+    let gitignore_lacks_backups = !write_gitignore
+        && !fs::read_to_string(&gitignore_path)
+            .map_err(io_error("read", &gitignore_path))?
+            .lines()
+            .any(|l| l.trim() == "backups/");
+    let clean = match &opts.also_clean {
+        Some(other) if *other != settings_path => match read_settings(other)? {
+            Some(current) => {
+                let (cleaned, removed) = remove_hooks(current.value.clone());
+                (removed > 0).then(|| (other.clone(), current, cleaned, removed))
+            }
+            None => None,
+        },
+        _ => None,
+    };
 
     let mut diff = String::new();
+    if let Some(note) = &opts.note {
+        let _ = writeln!(diff, "{note}");
+    }
     if settings_changed {
         let verb = if current.is_none() {
             "create"
@@ -640,7 +703,23 @@ pub fn install(opts: &InstallOptions) -> Result<InstallReport, InstallError> {
     if write_gitignore {
         let _ = writeln!(diff, "create {}", gitignore_path.display());
     }
-    if diff.is_empty() {
+    if gitignore_lacks_backups {
+        let _ = writeln!(diff, "update {} (+ backups/)", gitignore_path.display());
+    }
+    if let Some((other, _, _, removed)) = &clean {
+        let _ = writeln!(
+            diff,
+            "update {}: {removed} nagger entr{} removed (both settings files apply; nagger would run twice)",
+            other.display(),
+            if *removed == 1 { "y" } else { "ies" }
+        );
+    }
+    if !settings_changed
+        && !write_config
+        && !write_gitignore
+        && !gitignore_lacks_backups
+        && clean.is_none()
+    {
         let _ = writeln!(
             diff,
             "nothing to change: nagger is installed in {}",
@@ -664,7 +743,7 @@ pub fn install(opts: &InstallOptions) -> Result<InstallReport, InstallError> {
     if settings_changed {
         let target = write_target(&settings_path);
         if let Some(current) = &current {
-            report.backup = Some(back_up(&target, &current.bytes)?);
+            report.backup = Some(back_up(&opts.backup_dir(), &target, &current.bytes)?);
         }
         write_atomically(&target, &to_pretty_json(&merged), true)?;
     }
@@ -675,6 +754,109 @@ pub fn install(opts: &InstallOptions) -> Result<InstallReport, InstallError> {
     if write_gitignore {
         report.wrote_gitignore = write_atomically(&gitignore_path, GITIGNORE.as_bytes(), false)?;
     }
+    if gitignore_lacks_backups {
+        let mut text =
+            fs::read_to_string(&gitignore_path).map_err(io_error("read", &gitignore_path))?;
+        if !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push_str("backups/\n");
+        write_atomically(&gitignore_path, text.as_bytes(), true)?;
+        report.wrote_gitignore = true;
+    }
+    if let Some((other, current, cleaned, _)) = clean {
+        let target = write_target(&other);
+        back_up(&opts.backup_dir(), &target, &current.bytes)?;
+        write_atomically(&target, &to_pretty_json(&cleaned), true)?;
+    }
+    Ok(report)
+}
+
+/// Name of the plugin, as Claude Code lists it.
+pub const PLUGIN_NAME: &str = "nagger";
+
+/// Where, inside the plugin folder, a copy of the binary goes when nagger is not on PATH.
+pub const PLUGIN_BINARY: &str = "bin/nagger";
+
+/// The files of a Claude Code plugin that runs `command` for each of [`HOOK_EVENTS`]: the
+/// manifest `.claude-plugin/plugin.json` and `hooks/hooks.json` (the settings' hooks format).
+pub fn plugin_files(command: &str) -> Vec<(&'static str, Vec<u8>)> {
+    let manifest = json!({
+        "name": PLUGIN_NAME,
+        "version": env!("CARGO_PKG_VERSION"),
+        "description": env!("CARGO_PKG_DESCRIPTION"),
+        "license": env!("CARGO_PKG_LICENSE"),
+    });
+    let hooks: Map<String, Value> = HOOK_EVENTS
+        .iter()
+        .map(|event| (event.to_string(), json!([nagger_group(command)])))
+        .collect();
+    let hooks = json!({
+        "description": "nagger: conventions, rules, guard and shared context for every agent of a session",
+        "hooks": hooks,
+    });
+    let events = HOOK_EVENTS.join(", ");
+    let readme = format!(
+        "# nagger\n\n\
+         Runs `nagger hook` on every hook event Claude Code sends ({events}), so each agent of \
+         a session gets the project's conventions, its rules and the guard against \
+         destructive shell commands, and the results other agents shared. nagger keeps its \
+         state in the project's `.claude-nagger/state.db` and reads its settings from \
+         `.claude-nagger/config.toml`; `nagger doctor` checks both.\n\n\
+         The hooks run: `{command}`.\n"
+    );
+    vec![
+        (".claude-plugin/plugin.json", to_pretty_json(&manifest)),
+        ("hooks/hooks.json", to_pretty_json(&hooks)),
+        ("README.md", readme.into_bytes()),
+    ]
+}
+
+/// Writes the plugin folder at `dir`. With `binary` (nagger not on PATH), a copy of that
+/// file goes into the plugin and the hooks run it through `${CLAUDE_PLUGIN_ROOT}`, which
+/// Claude Code sets to wherever the plugin is installed; otherwise they run `nagger hook`.
+/// Returns one line per file.
+pub fn write_plugin(
+    dir: &Path,
+    binary: Option<&Path>,
+    dry_run: bool,
+) -> Result<String, InstallError> {
+    let command = match binary {
+        Some(_) => format!("\"${{CLAUDE_PLUGIN_ROOT}}/{PLUGIN_BINARY}\" hook"),
+        None => PORTABLE_COMMAND.to_string(),
+    };
+    let mut report = String::new();
+    if dry_run {
+        let _ = writeln!(report, "dry run, nothing written:");
+    }
+    for (relative, bytes) in plugin_files(&command) {
+        let path = dir.join(relative);
+        let _ = writeln!(report, "write {}", path.display());
+        if !dry_run {
+            write_atomically(&path, &bytes, true)?;
+        }
+    }
+    if let Some(binary) = binary {
+        let path = dir.join(PLUGIN_BINARY);
+        let _ = writeln!(
+            report,
+            "copy {} -> {} (nagger is not on PATH, so the plugin carries its own copy)",
+            binary.display(),
+            path.display()
+        );
+        if !dry_run {
+            let bytes = fs::read(binary).map_err(io_error("read", binary))?;
+            write_atomically(&path, &bytes, true)?;
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt as _;
+                fs::set_permissions(&path, fs::Permissions::from_mode(0o755))
+                    .map_err(io_error("make executable", &path))?;
+            }
+        }
+    }
+    let _ = writeln!(report, "hooks run: {command}");
+    let _ = writeln!(report, "try it: claude --plugin-dir {}", dir.display());
     Ok(report)
 }
 
@@ -717,7 +899,7 @@ pub fn uninstall(opts: &InstallOptions) -> Result<UninstallReport, InstallError>
         return Ok(report);
     }
     let target = write_target(&settings_path);
-    report.backup = Some(back_up(&target, &current.bytes)?);
+    report.backup = Some(back_up(&opts.backup_dir(), &target, &current.bytes)?);
     write_atomically(&target, &to_pretty_json(&cleaned), true)?;
     Ok(report)
 }
@@ -737,6 +919,8 @@ mod tests {
             dry_run: false,
             command: CMD.to_string(),
             config_template: TEMPLATE,
+            also_clean: None,
+            note: None,
         }
     }
 
@@ -772,10 +956,12 @@ mod tests {
     }
 
     fn backups(dir: &Path) -> Vec<String> {
-        let mut names: Vec<String> = fs::read_dir(dir)
-            .unwrap()
+        let Ok(entries) = fs::read_dir(dir) else {
+            return Vec::new();
+        };
+        let mut names: Vec<String> = entries
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .filter(|n| n.contains(".bak-"))
+            .filter(|n| n.starts_with("settings"))
             .collect();
         names.sort();
         names
@@ -1018,7 +1204,14 @@ mod tests {
             second.diff
         );
         assert_eq!(fs::read(&settings_path).unwrap(), bytes);
-        assert_eq!(backups(&dir.path().join(".claude")).len(), 1);
+        assert_eq!(backups(&opts.backup_dir()).len(), 1);
+        assert_eq!(
+            backups(&dir.path().join(".claude")),
+            ["settings.json"],
+            "no backup left beside the shared settings"
+        );
+        let ignored = fs::read_to_string(opts.gitignore_path()).unwrap();
+        assert!(ignored.lines().any(|l| l == "backups/"));
     }
 
     #[test]
@@ -1075,7 +1268,7 @@ mod tests {
         );
         assert!(uninstall(&opts).is_err());
         assert_eq!(fs::read(&settings_path).unwrap(), broken);
-        assert!(backups(settings_path.parent().unwrap()).is_empty());
+        assert!(backups(&opts.backup_dir()).is_empty());
         assert!(
             !dir.path().join(NAGGER_DIR).exists(),
             "nothing else written"
@@ -1154,12 +1347,23 @@ mod tests {
         fs::write(opts.gitignore_path(), "mine\n").unwrap();
 
         let report = install(&opts).unwrap();
-        assert!(!report.wrote_config && !report.wrote_gitignore);
+        assert!(!report.wrote_config);
         assert_eq!(
             fs::read_to_string(opts.config_path()).unwrap(),
             "[session]\nenabled = false\n"
         );
-        assert_eq!(fs::read_to_string(opts.gitignore_path()).unwrap(), "mine\n");
+        // The user's lines stay; the backups folder is added so backups stay out of git.
+        assert_eq!(
+            fs::read_to_string(opts.gitignore_path()).unwrap(),
+            "mine\nbackups/\n"
+        );
+        assert!(report.diff.contains("(+ backups/)"), "{}", report.diff);
+        let again = install(&opts).unwrap();
+        assert!(!again.wrote_gitignore);
+        assert_eq!(
+            fs::read_to_string(opts.gitignore_path()).unwrap(),
+            "mine\nbackups/\n"
+        );
     }
 
     #[test]
@@ -1181,7 +1385,7 @@ mod tests {
         assert_eq!(report.removed_entries, HOOK_EVENTS.len());
         assert!(report.backup.is_none());
         assert_eq!(fs::read(opts.resolved_settings_path()).unwrap(), bytes);
-        assert!(backups(&dir.path().join(".claude")).is_empty());
+        assert!(backups(&opts.backup_dir()).is_empty());
     }
 
     #[test]
@@ -1203,17 +1407,77 @@ mod tests {
         assert!(elsewhere.exists());
     }
 
+    #[cfg(unix)]
+    #[test]
+    fn nagger_counts_as_on_path_only_as_an_executable_file_in_an_absolute_folder() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let (plain, exec, folder) = (
+            dir.path().join("plain"),
+            dir.path().join("exec"),
+            dir.path().join("folder"),
+        );
+        for d in [&plain, &exec, &folder] {
+            fs::create_dir_all(d).unwrap();
+        }
+        fs::write(plain.join("nagger"), "").unwrap();
+        fs::write(exec.join("nagger"), "#!/bin/sh\n").unwrap();
+        fs::set_permissions(exec.join("nagger"), fs::Permissions::from_mode(0o755)).unwrap();
+        fs::create_dir(folder.join("nagger")).unwrap();
+        let path = |dirs: &[&Path]| std::env::join_paths(dirs).unwrap();
+        assert_eq!(find_on_path(None), None);
+        assert_eq!(find_on_path(Some(&path(&[&plain, &folder]))), None);
+        assert_eq!(
+            find_on_path(Some(&path(&[&plain, &folder, &exec]))),
+            Some(exec.join("nagger"))
+        );
+        assert_eq!(
+            find_on_path(Some(&path(&[Path::new("relative/bin")]))),
+            None,
+            "a relative PATH entry depends on where Claude Code starts the hook"
+        );
+    }
+
+    #[test]
+    fn plugin_hooks_cover_every_event_and_run_the_given_command() {
+        let files = plugin_files(PORTABLE_COMMAND);
+        let hooks: Value = serde_json::from_slice(
+            &files
+                .iter()
+                .find(|(p, _)| *p == "hooks/hooks.json")
+                .unwrap()
+                .1,
+        )
+        .unwrap();
+        let events: Vec<&str> = hooks["hooks"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(events, HOOK_EVENTS);
+        assert_eq!(
+            find_nagger_entries(&hooks)
+                .values()
+                .flatten()
+                .collect::<Vec<_>>(),
+            vec![PORTABLE_COMMAND; HOOK_EVENTS.len()]
+        );
+    }
+
     #[test]
     fn backups_never_overwrite_each_other() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("settings.json");
-        let first = back_up(&path, b"one").unwrap();
-        let second = back_up(&path, b"two").unwrap();
+        let backups = dir.path().join(".claude-nagger/backups");
+        let first = back_up(&backups, &path, b"one").unwrap();
+        let second = back_up(&backups, &path, b"two").unwrap();
+        assert_eq!(first.parent(), Some(backups.as_path()));
         assert_ne!(first, second);
         assert_eq!(fs::read(&first).unwrap(), b"one");
         assert_eq!(fs::read(&second).unwrap(), b"two");
         let name = first.file_name().unwrap().to_string_lossy().into_owned();
-        let stamp = name.strip_prefix("settings.json.bak-").unwrap();
+        let stamp = name.strip_prefix("settings.json.").unwrap();
         assert!(
             stamp.len() == 14 && stamp.bytes().all(|b| b.is_ascii_digit()),
             "{name}"

@@ -1,6 +1,7 @@
 //! nagger: the hook handler Claude Code runs on every hook event, and the
 //! project's multi-agent state in one SQLite database.
 
+pub mod agent_files;
 pub mod cli;
 pub mod cmd;
 pub mod compress;

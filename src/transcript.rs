@@ -76,10 +76,14 @@ pub struct SpawnRecord {
 impl SpawnRecord {
     /// `sha256(prompt)`, first 16 hex digits: how `task_spawns` keys a prompt.
     pub fn prompt_hash(&self) -> Option<String> {
-        self.prompt
-            .as_deref()
-            .map(|prompt| hex_prefix(prompt.as_bytes(), 8))
+        self.prompt.as_deref().map(prompt_hash)
     }
+}
+
+/// `sha256(prompt)`, first 16 hex digits: the key that ties a spawn to the agent whose
+/// own transcript starts with the same prompt.
+pub fn prompt_hash(prompt: &str) -> String {
+    hex_prefix(prompt.as_bytes(), 8)
 }
 
 /// An exact spawn -> agent link: a user line's top-level `toolUseResult.agentId` with

@@ -2,6 +2,7 @@
 //! temporary project with a cleared environment.
 
 mod common;
+mod real;
 
 mod test_bad_input;
 mod test_claim;
@@ -12,9 +13,13 @@ mod test_conventions;
 mod test_demo;
 mod test_doctor;
 mod test_faults;
+mod test_identify;
 mod test_incremental;
 mod test_install;
 mod test_listings;
+mod test_real_client;
 mod test_rules;
+mod test_safety;
 mod test_stats;
+mod test_trust;
 mod test_ui;

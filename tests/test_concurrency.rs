@@ -232,3 +232,137 @@ proptest! {
         prop_assert_eq!(unique.len(), regs, "an agent was lost: {:?}", handed);
     }
 }
+
+/// One step of a thread in the exact-identification interleavings.
+#[derive(Debug, Clone, Copy)]
+enum ExactOp {
+    /// SubagentStart of agent `a{0}`.
+    Register(usize),
+    /// A legacy first call taken by the claim.
+    Claim,
+    /// A first call found in agent `a{0}`'s own transcript (or sent with its agent_id).
+    FirstCall(usize),
+    /// An exact fact tying agent `a{0}` to spawn `{1}`: by tool_use_id or prompt hash.
+    Link(usize, usize, bool),
+    /// The main agent's PreToolUse of Agent registering spawn `{0}` from the hook.
+    HookSpawn(usize),
+}
+
+fn exact_ops() -> impl Strategy<Value = Vec<Vec<ExactOp>>> {
+    let op = prop_oneof![
+        (0usize..8).prop_map(ExactOp::Register),
+        Just(ExactOp::Claim),
+        (0usize..8).prop_map(ExactOp::FirstCall),
+        (0usize..8, 0usize..10, any::<bool>()).prop_map(|(a, s, h)| ExactOp::Link(a, s, h)),
+        (0usize..10).prop_map(ExactOp::HookSpawn),
+    ];
+    prop::collection::vec(prop::collection::vec(op, 1..12), 2..=6)
+}
+
+/// What one thread saw: the first calls it took, and the exact links it made.
+type ThreadOutcome = (Vec<String>, Vec<(String, i64)>);
+
+fn exact_spawn(i: usize) -> nagger::store::SpawnRow {
+    nagger::store::SpawnRow {
+        transcript_index: i as i64,
+        tool_use_id: format!("toolu_{i}"),
+        subagent_type: Some("coder".into()),
+        role: Some(format!("r{}", i % 3)),
+        prompt_hash: Some(nagger::transcript::prompt_hash(&format!(
+            "prompt {}",
+            i % 7
+        ))),
+        description: None,
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    // Claims, first calls found in transcripts, exact links by tool_use_id and prompt
+    // hash, and spawns registered from the hook, interleaved over 2-6 threads with a
+    // connection each: every agent's first call is taken exactly once, no spawn is
+    // held by two agents, and an exact link once made never moves.
+    #[test]
+    fn exact_sources_keep_the_claim_and_link_invariants(plan in exact_ops()) {
+        use nagger::store::{RoleSource, SpawnKey};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.db");
+        let db = NaggerStateDB::open(&path).unwrap();
+        let barrier = Arc::new(Barrier::new(plan.len()));
+        let results: Vec<ThreadOutcome> = std::thread::scope(|s| {
+            let handles: Vec<_> = plan.iter().map(|ops| {
+                let barrier = barrier.clone();
+                let path = path.clone();
+                s.spawn(move || {
+                    let db = NaggerStateDB::open(&path).unwrap();
+                    let repo = db.subagents();
+                    let mut first_calls = Vec::new();
+                    let mut exact = Vec::new();
+                    barrier.wait();
+                    for op in ops {
+                        match *op {
+                            ExactOp::Register(a) => {
+                                repo.register_and_match(&format!("a{a}"), "s", "coder", "subagent_start", Some("coder")).unwrap();
+                            }
+                            ExactOp::Claim => {
+                                if let Some(r) = repo.claim_next_unprocessed("s").unwrap() {
+                                    first_calls.push(r.agent_id);
+                                }
+                            }
+                            ExactOp::FirstCall(a) => {
+                                if repo.mark_first_call(&format!("a{a}"), "transcript").unwrap() {
+                                    first_calls.push(format!("a{a}"));
+                                }
+                            }
+                            ExactOp::Link(a, sp, by_hash) => {
+                                let spawn = exact_spawn(sp);
+                                let key = if by_hash {
+                                    SpawnKey::PromptHash(spawn.prompt_hash.as_deref().unwrap())
+                                } else {
+                                    SpawnKey::ToolUseId(&spawn.tool_use_id)
+                                };
+                                if let Some(o) = repo.link_exact("s", &format!("a{a}"), key, RoleSource::MetaFile).unwrap()
+                                    && let Some(id) = o.outcome.spawn_id
+                                {
+                                    exact.push((format!("a{a}"), id));
+                                }
+                            }
+                            ExactOp::HookSpawn(sp) => {
+                                repo.register_spawn("s", &exact_spawn(sp)).unwrap();
+                            }
+                        }
+                    }
+                    (first_calls, exact)
+                })
+            }).collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        let mut first_calls: Vec<String> = results.iter().flat_map(|r| r.0.iter().cloned()).collect();
+        while let Some(r) = db.subagents().claim_next_unprocessed("s").unwrap() {
+            first_calls.push(r.agent_id);
+        }
+        let unique: BTreeSet<&String> = first_calls.iter().collect();
+        prop_assert_eq!(unique.len(), first_calls.len(), "a first call taken twice: {:?}", first_calls);
+        let registered: i64 = db.conn().query_row("SELECT count(*) FROM subagents", [], |r| r.get(0)).unwrap();
+        prop_assert_eq!(unique.len() as i64, registered, "an agent's first call was lost");
+        let shared: i64 = db.conn().query_row(
+            "SELECT count(*) FROM (SELECT matched_agent_id FROM task_spawns WHERE matched_agent_id IS NOT NULL
+             GROUP BY 1 HAVING count(*) > 1)", [], |r| r.get(0)).unwrap();
+        prop_assert_eq!(shared, 0, "an agent holds two spawns");
+        let inconsistent: i64 = db.conn().query_row(
+            "SELECT count(*) FROM subagents a JOIN task_spawns t ON t.id = a.task_spawn_id
+             WHERE t.matched_agent_id IS NOT a.agent_id", [], |r| r.get(0)).unwrap();
+        prop_assert_eq!(inconsistent, 0, "a spawn and its agent disagree");
+        // Every exact link made still stands: the agent holds that spawn, exactly.
+        for (_, list) in &results {
+            for (agent, spawn) in list {
+                let (held, source): (Option<i64>, Option<String>) = db.conn().query_row(
+                    "SELECT task_spawn_id, role_source FROM subagents WHERE agent_id = ?1",
+                    [agent], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+                prop_assert_eq!(held, Some(*spawn), "{}'s exact link moved", agent);
+                prop_assert_eq!(source.as_deref(), Some("meta_file"));
+            }
+        }
+    }
+}

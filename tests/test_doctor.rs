@@ -231,7 +231,7 @@ fn database_from_before_v1_gets_its_migration_and_wal_from_fix() {
     assert_eq!(d.status("schema"), vec!["FAIL"]);
     assert!(
         d.lines("schema")[0].contains(
-            "schema v0, this nagger's is v2: migrations V1__initial, V2__lean_hook_log not applied"
+            "schema v0, this nagger's is v3: migrations V1__initial, V2__lean_hook_log, V3__exact_identification not applied"
         ),
         "{}",
         d.stdout
@@ -250,7 +250,7 @@ fn database_from_before_v1_gets_its_migration_and_wal_from_fix() {
     let after = doctor(&p, &[]);
     after.assert_clean();
     assert!(
-        after.lines("schema")[0].contains("v2 (latest)"),
+        after.lines("schema")[0].contains("v3 (latest)"),
         "{}",
         after.stdout
     );
@@ -290,7 +290,9 @@ fn lost_migration_record_and_missing_index_are_restored_by_fix() {
         .find(|l| l.starts_with("fixed  schema"))
         .unwrap_or_else(|| panic!("{}", fixed.stdout));
     assert!(
-        line.contains("recorded V1__initial, V2__lean_hook_log as applied"),
+        line.contains(
+            "recorded V1__initial, V2__lean_hook_log, V3__exact_identification as applied"
+        ),
         "{line}"
     );
     assert!(
@@ -325,9 +327,8 @@ fn missing_settings_entry_is_named_until_install_restores_it() {
 fn settings_pointing_at_a_missing_binary_fail() {
     let p = installed();
     let text = std::fs::read_to_string(p.root.join(".claude/settings.json")).unwrap();
-    let exe = nagger_bin().to_string();
-    let moved = text.replace(&exe, "/nonexistent/bin/nagger");
-    assert_ne!(moved, text, "the installed command names the binary");
+    let moved = text.replace("\"nagger hook\"", "\"/nonexistent/bin/nagger hook\"");
+    assert_ne!(moved, text, "the installed command runs nagger");
     std::fs::write(p.root.join(".claude/settings.json"), moved).unwrap();
     let d = doctor(&p, &[]);
     assert_eq!(d.code, 1, "{}", d.stdout);
@@ -358,17 +359,22 @@ fn project_without_nagger_hooks_fails_the_settings_check() {
 }
 
 #[test]
-fn broken_config_is_reported_with_file_line_and_key() {
+fn config_mistakes_are_reported_with_file_line_and_key() {
     let p = installed();
+    // An unknown key is a warning: it changes nothing that was asked for.
     p.write_config("[session]\nenabled = true\ntoken_treshold = 5\n");
     let d = doctor(&p, &[]);
-    assert_eq!(d.code, 1, "{}", d.stdout);
-    assert_eq!(d.status("config"), vec!["FAIL"]);
+    assert_eq!(d.code, 0, "{}", d.stdout);
+    assert_eq!(d.status("config"), vec!["warn"]);
     assert!(
-        d.lines("config")[0].contains("config.toml:3: key `token_treshold`"),
+        d.lines("config")[0].contains(
+            "config.toml:3: `session.token_treshold`: unknown key, ignored (did you mean `token_threshold`?)"
+        ),
         "{}",
         d.stdout
     );
+    // A bad value is a problem: a setting the user wrote is not in force.
+    p.write_config("[context]\nttl_hours = \"two\"\nmax_entry_chars = 99\n");
     let json: Value = serde_json::from_str(&doctor(&p, &["--json"]).stdout).expect("JSON");
     assert_eq!(json["ok"], false);
     assert_eq!(json["problems"], 1);
@@ -379,6 +385,20 @@ fn broken_config_is_reported_with_file_line_and_key() {
         .filter(|c| c["check"] == "config")
         .collect();
     assert_eq!(config[0]["status"], "fail");
+    assert!(
+        config[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains(":2: `context.ttl_hours`: must be a whole number, 0 or more, not the text \"two\"; the default applies"),
+        "{}",
+        config[0]
+    );
+    // The settings in force: the good value kept, the bad one on its default.
+    assert_eq!(json["settings"]["context"]["max_entry_chars"], 99);
+    assert_eq!(json["settings"]["context"]["ttl_hours"], 24);
+    let shown = doctor(&p, &["--settings"]).stdout;
+    assert!(shown.contains("max_entry_chars = 99"), "{shown}");
+    assert!(shown.contains("[guard]"), "{shown}");
 
     p.write_config("[session]\nenabled = true\ntoken_threshold = 5\n");
     doctor(&p, &[]).assert_clean();

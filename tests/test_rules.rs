@@ -215,15 +215,16 @@ fn bypass_permissions_keeps_guard_denials_and_dont_ask_softens_rules() {
 }
 
 #[test]
-fn all_matches_combine_most_severe_wins_with_messages_joined() {
+fn a_deny_wins_and_leaves_once_per_session_rules_for_the_next_call() {
     let p = Project::with_config(RULES);
     let r = bash(&p, "git push origin main && rm -rf /");
     assert_eq!(r.decision().as_deref(), Some("deny"));
-    assert!(
-        r.reason().contains("green CI") && r.reason().contains("Refused"),
-        "{}",
-        r.reason()
-    );
+    assert!(r.reason().contains("Refused"), "{}", r.reason());
+    // The ask rule was not used up by a call that was refused anyway.
+    assert!(!r.reason().contains("green CI"), "{}", r.reason());
+    let r = bash(&p, "git push origin main");
+    assert_eq!(r.decision().as_deref(), Some("ask"));
+    assert!(r.reason().contains("green CI"), "{}", r.reason());
 }
 
 #[test]
@@ -236,13 +237,13 @@ fn check_names_each_rule_that_fires_and_why() {
         "--command",
         "git push -f origin main",
     ]);
-    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.code, 3, "refused: {}", r.stderr);
     assert!(
         r.stdout.contains("push") && r.stdout.contains("guard:"),
         "{}",
         r.stdout
     );
-    assert!(r.stdout.contains("answer: deny"), "{}", r.stdout);
+    assert!(r.stdout.contains("answer: refuse"), "{}", r.stdout);
     let j = p.run(&[
         "check",
         "--tool",
@@ -264,4 +265,46 @@ fn check_names_each_rule_that_fires_and_why() {
     let none = p.run(&["check", "--command", "ls -la"]);
     assert!(none.stdout.contains("passes"));
     assert!(!p.db_path().exists(), "check changes no state");
+}
+
+#[test]
+fn block_ask_and_warn_behind_a_conventions_refusal_fire_on_the_retry() {
+    for (severity, expect) in [("block", "deny"), ("ask", "ask"), ("warn", "context")] {
+        let p = Project::with_config(&format!(
+            r#"
+[session.first_time]
+text = "SESSION-CONVENTIONS"
+[[rules.command]]
+name = "push"
+patterns = ["git push*"]
+severity = "{severity}"
+message = "PUSH-RULE-MESSAGE"
+"#
+        ));
+        let first = bash(&p, "git push origin main");
+        assert_eq!(first.decision().as_deref(), Some("deny"), "{severity}");
+        assert!(first.reason().contains("SESSION-CONVENTIONS"), "{severity}");
+        let retry = bash(&p, "git push origin main");
+        let shown = match expect {
+            "context" => {
+                assert_eq!(retry.decision(), None, "{severity}: {}", retry.stdout);
+                retry.additional_context()
+            }
+            decision => {
+                assert_eq!(retry.decision().as_deref(), Some(decision), "{severity}");
+                retry.reason()
+            }
+        };
+        assert!(
+            shown.contains("PUSH-RULE-MESSAGE"),
+            "{severity} was used up by the refused call: {}",
+            retry.stdout
+        );
+        // once per session: the third call passes
+        assert_eq!(
+            bash(&p, "git push origin main").stdout.trim(),
+            "",
+            "{severity}"
+        );
+    }
 }

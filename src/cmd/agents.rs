@@ -1,16 +1,34 @@
 //! `nagger agents`: what nagger knows about subagents.
 
-use super::{CommandResult, age, open_existing_db, print, table};
+use super::{CommandResult, age, no_database, open_read_only, print, table};
 use crate::cli::AgentsArgs;
 use crate::paths::Env;
+use crate::store::is_exact_source;
 use serde_json::json;
 
+/// `meta_file (exact)`, `task_match (guess)`, with `, corrected` when a guess was replaced.
+fn source_label(source: Option<&str>, corrected: i64) -> String {
+    let Some(source) = source else {
+        return "-".into();
+    };
+    let kind = if is_exact_source(Some(source)) {
+        "exact"
+    } else {
+        "guess"
+    };
+    if corrected > 0 {
+        format!("{source} ({kind}, corrected)")
+    } else {
+        format!("{source} ({kind})")
+    }
+}
+
 pub fn run(env: &Env, args: &AgentsArgs) -> CommandResult {
-    let Some(db) = open_existing_db(env)? else {
-        return print(if args.json {
-            "[]"
+    let Some(db) = open_read_only(env)? else {
+        return print(&if args.json {
+            "[]".to_string()
         } else {
-            "no database yet: nagger has not run a hook here"
+            no_database(env)
         });
     };
     let repo = db.subagents();
@@ -27,7 +45,10 @@ pub fn run(env: &Env, args: &AgentsArgs) -> CommandResult {
             .map(|a| {
                 json!({
                     "agent_id": a.agent_id, "session_id": a.session_id, "agent_type": a.agent_type,
-                    "role": a.role, "role_source": a.role_source, "status": "active",
+                    "role": a.role, "role_source": a.role_source,
+                    "role_exact": is_exact_source(a.role_source.as_deref()),
+                    "role_corrected": a.role_corrected, "start_role": a.start_role,
+                    "status": "active",
                     "processed": a.startup_processed, "identified_by": a.claimed_by,
                     "registered_by": a.registered_by, "created_at": a.created_at,
                 })
@@ -36,7 +57,10 @@ pub fn run(env: &Env, args: &AgentsArgs) -> CommandResult {
         items.extend(finished.iter().map(|h| {
             json!({
                 "agent_id": h.agent_id, "session_id": h.session_id, "agent_type": h.agent_type,
-                "role": h.role, "role_source": h.role_source, "status": "finished",
+                "role": h.role, "role_source": h.role_source,
+                "role_exact": is_exact_source(h.role_source.as_deref()),
+                "role_corrected": h.role_corrected, "identified_by": h.claimed_by,
+                "status": "finished",
                 "created_at": h.started_at, "stopped_at": h.stopped_at,
                 "duration_ms": h.duration_ms, "tokens": h.tokens,
             })
@@ -55,7 +79,7 @@ pub fn run(env: &Env, args: &AgentsArgs) -> CommandResult {
                 a.session_id.clone(),
                 a.agent_type.clone(),
                 a.role.clone().unwrap_or_else(|| "-".into()),
-                a.role_source.clone().unwrap_or_else(|| "-".into()),
+                source_label(a.role_source.as_deref(), a.role_corrected),
                 if a.startup_processed {
                     format!("yes ({})", a.claimed_by.as_deref().unwrap_or("?"))
                 } else {
@@ -72,8 +96,10 @@ pub fn run(env: &Env, args: &AgentsArgs) -> CommandResult {
             h.session_id.clone(),
             h.agent_type.clone(),
             h.role.clone().unwrap_or_else(|| "-".into()),
-            h.role_source.clone().unwrap_or_else(|| "-".into()),
-            "-".into(),
+            source_label(h.role_source.as_deref(), h.role_corrected),
+            h.claimed_by
+                .as_deref()
+                .map_or_else(|| "-".into(), |c| format!("yes ({c})")),
             format!("finished ({}s)", h.duration_ms / 1000),
             age(h.started_at),
         ]

@@ -1,82 +1,146 @@
-//! `nagger check`: which rules and guard checks would fire for a tool call, and
-//! what nagger would answer. Reads the config; touches no state.
+//! `nagger check`: which rules and guard checks would fire for a tool call, and what
+//! nagger would answer. Reads the config; touches no state. The exit code is the answer,
+//! so a script can ask before it runs something.
 
-use super::{CommandResult, table};
+use super::{CommandError, CommandResult, print, table};
 use crate::cli::CheckArgs;
 use crate::config::LoadedConfig;
 use crate::paths::{self, Env};
-use crate::rules::{self, MatchContext, PermissionMode, RuleSet};
+use crate::rules::{self, Decision, GuardConfig, MatchContext, PermissionMode, RuleKind, RuleSet};
 use serde_json::{Value, json};
+
+/// Exit code: nagger would refuse the call.
+pub const EXIT_REFUSE: u8 = 3;
+/// Exit code: nagger would ask the user.
+pub const EXIT_ASK: u8 = 4;
 
 pub fn run(env: &Env, args: &CheckArgs) -> CommandResult {
     let root = env.project_root(None);
     let loaded = LoadedConfig::load_full(&paths::config_path(&root));
     for e in &loaded.errors {
-        eprintln!("nagger: invalid config, checking with the defaults: {e}");
+        eprintln!("config: {e}");
     }
     let input: Value = match (&args.command, &args.file, &args.input) {
         (Some(c), _, _) => json!({ "command": c }),
         (_, Some(f), _) => json!({ "file_path": f }),
-        (_, _, Some(raw)) => {
-            serde_json::from_str(raw).map_err(|e| anyhow::anyhow!("--input is not JSON: {e}"))?
-        }
+        (_, _, Some(raw)) => match serde_json::from_str(raw) {
+            Ok(value) => value,
+            Err(e) => {
+                // A usage error, like any other bad value on the command line.
+                eprintln!("error: --input is not JSON: {e}");
+                return Err(CommandError::Answer(2));
+            }
+        },
         _ => Value::Null,
     };
     let config = &loaded.config;
-    let set = RuleSet::compile(&config.rules, &config.guard).map_err(anyhow::Error::from)?;
-    let matches = set.evaluate(
-        &rules::ToolCall {
-            tool_name: &args.tool,
-            tool_input: &input,
-        },
-        &MatchContext {
-            project_root: &root,
-            is_leader: args.role.is_none(),
-            role: args.role.as_deref(),
-            agent_type: args.role.as_deref(),
-        },
-    );
+    let call = rules::ToolCall {
+        tool_name: &args.tool,
+        tool_input: &input,
+    };
+    let ctx = MatchContext {
+        project_root: &root,
+        is_leader: args.role.is_none(),
+        role: args.role.as_deref(),
+        agent_type: args.role.as_deref(),
+    };
+    let evaluate = |guard: &GuardConfig| -> anyhow::Result<Vec<rules::RuleMatch>> {
+        Ok(RuleSet::compile(&config.rules, guard)?.evaluate(&call, &ctx))
+    };
+    let matches = evaluate(&config.guard)?;
     let verdict = rules::combine(&matches, PermissionMode::from(args.mode.as_str()));
+
+    // What the guard would have said without each `allow` entry: the entries that
+    // exempted this call.
+    let guard_count =
+        |ms: &[rules::RuleMatch]| ms.iter().filter(|m| m.kind == RuleKind::Guard).count();
+    let mut exempted_by = Vec::new();
+    if config.guard.enabled && args.tool == "Bash" {
+        for entry in &config.guard.allow {
+            let without = GuardConfig {
+                allow: config
+                    .guard
+                    .allow
+                    .iter()
+                    .filter(|a| *a != entry)
+                    .cloned()
+                    .collect(),
+                ..config.guard.clone()
+            };
+            if guard_count(&evaluate(&without)?) > guard_count(&matches) {
+                exempted_by.push(entry.clone());
+            }
+        }
+    }
+    let guard_off = !config.guard.enabled;
+
+    let (answer, code) = match verdict.as_ref().map(|v| v.decision) {
+        Some(Decision::Deny) => ("refuse", EXIT_REFUSE),
+        Some(Decision::Ask) => ("ask the user", EXIT_ASK),
+        Some(Decision::Context) => ("passes, with the message as context", 0),
+        None => ("passes", 0),
+    };
     if args.json {
         let out = json!({
             "tool": args.tool,
             "tool_input": input,
             "role": args.role,
+            "mode": args.mode,
             "matches": matches,
             "verdict": verdict,
+            "answer": answer,
+            "exit_code": code,
+            "guard_enabled": !guard_off,
+            "allowed_by": exempted_by,
+            "config_problems": loaded.errors.len(),
         });
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&out).map_err(anyhow::Error::from)?
-        );
-        return Ok(());
-    }
-    if matches.is_empty() {
-        println!("no rule or guard fires: the call passes");
-        return Ok(());
-    }
-    let rows: Vec<Vec<String>> = matches
-        .iter()
-        .map(|m| {
-            vec![
-                m.severity.as_str().to_string(),
-                m.kind.as_str().to_string(),
-                m.name.clone(),
-                m.why.clone(),
-            ]
-        })
-        .collect();
-    println!("{}", table(&["SEVERITY", "KIND", "RULE", "WHY"], &rows));
-    if let Some(v) = verdict {
-        let decision = match v.decision {
-            rules::Decision::Deny => "deny",
-            rules::Decision::Ask => "ask",
-            rules::Decision::Context => "allow, with the message as context",
+        print(&serde_json::to_string_pretty(&out).map_err(anyhow::Error::from)?)?;
+    } else {
+        let mut lines = Vec::new();
+        if guard_off {
+            lines.push(format!(
+                "the guard is off (`[guard] enabled = false` in {}): destructive commands are not checked",
+                loaded.path.display()
+            ));
+        }
+        for entry in &exempted_by {
+            lines.push(format!(
+                "the guard would refuse this, but `[guard] allow` entry \"{entry}\" exempts it"
+            ));
+        }
+        if matches.is_empty() {
+            lines.push("no rule or guard check fires".into());
+        } else {
+            let rows: Vec<Vec<String>> = matches
+                .iter()
+                .map(|m| {
+                    vec![
+                        m.severity.as_str().to_string(),
+                        m.kind.as_str().to_string(),
+                        m.name.clone(),
+                        m.why.clone(),
+                    ]
+                })
+                .collect();
+            lines.push(table(&["SEVERITY", "KIND", "RULE", "WHY"], &rows));
+        }
+        let mode = if args.mode == "default" {
+            String::new()
+        } else {
+            format!(" in {} mode", args.mode)
         };
-        println!(
-            "\nanswer: {decision} (block/ask/warn rules fire once per session, deny every time)"
-        );
-        println!("{}", v.reason);
+        lines.push(format!("answer: {answer}{mode} (exit {code})"));
+        if let Some(v) = &verdict {
+            lines.push(v.reason.clone());
+            lines.push(
+                "(deny fires every time; block, ask and warn once per session, again after the context grew)"
+                    .into(),
+            );
+        }
+        print(&lines.join("\n"))?;
     }
-    Ok(())
+    match code {
+        0 => Ok(()),
+        code => Err(CommandError::Answer(code)),
+    }
 }

@@ -2,7 +2,7 @@
 //! function the SubagentStart hook uses), or without `--role` what the main agent
 //! gets back after a compaction. The session defaults to that of the latest hook run.
 
-use super::{CommandResult, open_db};
+use super::{CommandResult, no_database, open_read_only, print};
 use crate::cli::ContextArgs;
 use crate::config::LoadedConfig;
 use crate::context::{self, Audience};
@@ -13,9 +13,20 @@ use serde_json::json;
 pub fn run(env: &Env, args: &ContextArgs) -> CommandResult {
     let root = env.project_root(None);
     let config = LoadedConfig::load(&paths::config_path(&root)).config;
-    let db = open_db(env)?;
+    let Some(db) = open_read_only(env)? else {
+        return print(&if args.json {
+            "null".to_string()
+        } else {
+            no_database(env)
+        });
+    };
     let session = match &args.session {
-        Some(s) => s.clone(),
+        Some(s) => {
+            if !super::session_known(&db, s)? {
+                return Err(super::unknown_session(&db, s));
+            }
+            s.clone()
+        }
         // The session of the latest hook run.
         None => db
             .hook_log()
@@ -24,7 +35,7 @@ pub fn run(env: &Env, args: &ContextArgs) -> CommandResult {
             .into_iter()
             .map(|row| row.session_id)
             .find(|s| s != "unknown")
-            .ok_or_else(|| anyhow!("no session known yet; pass --session"))?,
+            .ok_or_else(|| anyhow!("no session recorded yet in {}", db.path().display()))?,
     };
     let role = args.role.as_deref().map(|r| context::role_for(&config, r));
     let injection = match (&args.role, &role) {
@@ -60,9 +71,9 @@ pub fn run(env: &Env, args: &ContextArgs) -> CommandResult {
             serde_json::to_string_pretty(&value).map_err(anyhow::Error::from)?
         );
     } else if injection.text.is_empty() {
-        eprintln!("nagger: nothing would be injected (session {session})");
+        return print(&format!("nothing would be injected (session {session})"));
     } else {
-        println!("{}", injection.text);
+        return print(&injection.text);
     }
     Ok(())
 }

@@ -9,8 +9,11 @@ pub fn run(args: &DemoArgs) -> CommandResult {
         .map_err(|e| anyhow::anyhow!("cannot find nagger's own executable: {e}"))?;
     let report = crate::demo::run(&exe, args.keep)?;
     println!();
-    if let Some(dir) = &report.kept {
-        println!("project kept at {}", dir.display());
+    match &report.kept {
+        Some(dir) => println!("project kept at {}", dir.display()),
+        None => println!(
+            "the temporary project is gone; `nagger demo --keep` keeps it (config, transcripts, state.db) to look at"
+        ),
     }
     if report.failures.is_empty() {
         println!("demo: all {} checks passed", report.checks);

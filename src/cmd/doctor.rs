@@ -5,7 +5,7 @@
 
 use super::{CommandError, CommandResult, age, print};
 use crate::cli::DoctorArgs;
-use crate::config::LoadedConfig;
+use crate::config::{LoadedConfig, Problem};
 use crate::install::{self, HOOK_EVENTS};
 use crate::paths::{self, Env};
 use crate::store::health::{self, Inspection, SchemaStatus};
@@ -93,7 +93,8 @@ pub fn run(env: &Env, args: &DoctorArgs) -> CommandResult {
     let home = std::env::var_os("HOME")
         .filter(|h| !h.is_empty())
         .map(PathBuf::from);
-    settings_checks(&root, home.as_deref(), &mut checks);
+    let last_run = last_hook_run(&db_path);
+    settings_checks(&root, home.as_deref(), last_run, &mut checks);
     config_checks(&config, &mut checks);
 
     let problems = checks.count(Status::Fail);
@@ -104,6 +105,8 @@ pub fn run(env: &Env, args: &DoctorArgs) -> CommandResult {
             "problems": problems,
             "warnings": warnings,
             "database": db_path.display().to_string(),
+            "config": config.path.display().to_string(),
+            "settings": config.config.effective(),
             "fixed": fixes.iter().map(|f| json!({"check": f.check, "action": f.action, "done": f.done})).collect::<Vec<_>>(),
             "checks": checks.0.iter().map(|c| json!({"check": c.name, "status": c.status.json(), "message": c.message})).collect::<Vec<_>>(),
         });
@@ -121,6 +124,19 @@ pub fn run(env: &Env, args: &DoctorArgs) -> CommandResult {
                 c.name,
                 c.message
             ));
+        }
+        if args.settings {
+            lines.push(String::new());
+            lines.push(format!(
+                "# settings in force (defaults included), from {}",
+                config.path.display()
+            ));
+            lines.push(
+                settings_toml(&config.config.effective())
+                    .trim_end()
+                    .to_string(),
+            );
+            lines.push(String::new());
         }
         lines.push(format!(
             "nagger doctor: {} problem{}, {} warning{}",
@@ -605,7 +621,16 @@ fn settings_files(root: &Path, home: Option<&Path>) -> Vec<PathBuf> {
     files
 }
 
-fn settings_checks(root: &Path, home: Option<&Path>, checks: &mut Checks) {
+/// When nagger last ran a hook here (unix ms), read without changing the database.
+fn last_hook_run(db_path: &Path) -> Option<i64> {
+    let db = NaggerStateDB::open_read_only(db_path).ok()??;
+    db.conn()
+        .query_row("SELECT max(timestamp) FROM hook_log", [], |r| r.get(0))
+        .ok()
+        .flatten()
+}
+
+fn settings_checks(root: &Path, home: Option<&Path>, last_run: Option<i64>, checks: &mut Checks) {
     let shown = |p: &Path| match p.strip_prefix(root) {
         Ok(rel) => rel.display().to_string(),
         Err(_) => p.display().to_string(),
@@ -663,6 +688,18 @@ fn settings_checks(root: &Path, home: Option<&Path>, checks: &mut Checks) {
         .copied()
         .filter(|e| entries.contains_key(*e))
         .collect();
+    let ran_lately = last_run.is_some_and(|t| now_ms() - t < 24 * HOUR_MS);
+    if installed.is_empty() && ran_lately {
+        // No settings entry, yet hooks run: through a plugin (`nagger plugin`).
+        checks.push(
+            "settings",
+            Status::Ok,
+            format!(
+                "no nagger hook in {looked_in}, but hooks ran in the last day: nagger runs through a plugin"
+            ),
+        );
+        return;
+    }
     if installed.is_empty() {
         checks.push(
             "settings",
@@ -817,16 +854,42 @@ fn config_checks(config: &LoadedConfig, checks: &mut Checks) {
             ),
         );
     } else if config.errors.is_empty() {
-        checks.push("config", Status::Ok, format!("{shown} is valid"));
+        checks.push(
+            "config",
+            Status::Ok,
+            format!("{shown} is valid (`nagger doctor --settings` shows every setting in force)"),
+        );
     } else {
         for e in &config.errors {
-            checks.push(
-                "config",
-                Status::Fail,
-                format!("{e} (hooks run on the defaults until it is fixed)"),
-            );
+            // An unknown key changes nothing; anything else means a setting, item, rule or
+            // pattern the user wrote is not in force.
+            let status = match e.problem {
+                Problem::UnknownKey => Status::Warn,
+                Problem::BadValue | Problem::BadPattern | Problem::Unreadable => Status::Fail,
+            };
+            checks.push("config", status, e.to_string());
         }
     }
+}
+
+/// The settings in force as TOML, defaults included (entries without a value left out).
+fn settings_toml(settings: &serde_json::Value) -> String {
+    fn without_nulls(v: &serde_json::Value) -> serde_json::Value {
+        match v {
+            serde_json::Value::Object(m) => serde_json::Value::Object(
+                m.iter()
+                    .filter(|(_, v)| !v.is_null())
+                    .map(|(k, v)| (k.clone(), without_nulls(v)))
+                    .collect(),
+            ),
+            serde_json::Value::Array(a) => {
+                serde_json::Value::Array(a.iter().map(without_nulls).collect())
+            }
+            other => other.clone(),
+        }
+    }
+    toml::to_string(&without_nulls(settings))
+        .unwrap_or_else(|e| format!("(cannot be shown as TOML: {e})\n"))
 }
 
 fn human_bytes(n: u64) -> String {

@@ -1,34 +1,74 @@
-//! `nagger gc`: purge expired state now.
+//! `nagger gc`: purge expired state now, or with `--dry-run` say what would go.
 
-use super::{CommandResult, open_existing_db, print};
+use super::{CommandResult, no_database, print};
+use crate::cli::GcArgs;
 use crate::config::LoadedConfig;
 use crate::paths::{self, Env};
+use crate::store::NaggerStateDB;
+use serde_json::json;
 
-pub fn run(env: &Env) -> CommandResult {
+pub fn run(env: &Env, args: &GcArgs) -> CommandResult {
     let root = env.project_root(None);
     let config = LoadedConfig::load(&paths::config_path(&root)).config;
-    let Some(db) = open_existing_db(env)? else {
-        return print("nothing to purge: no database yet");
-    };
     const HOUR_MS: i64 = 3_600_000;
-    let removed = db
+    let (ttl_h, retention_d) = (config.context.ttl_hours, config.log.retention_days);
+    let Some(db) =
+        NaggerStateDB::open_read_only(&env.db_path(&root)).map_err(anyhow::Error::from)?
+    else {
+        return print(&if args.json {
+            json!({"dry_run": args.dry_run, "database": null, "removed": {}, "total": 0})
+                .to_string()
+        } else {
+            format!("nothing to purge: {}", no_database(env))
+        });
+    };
+    // A dry run purges a copy in memory; a real one reopens the file for writing.
+    let target = if args.dry_run {
+        db.in_memory_copy().map_err(anyhow::Error::from)?
+    } else {
+        drop(db);
+        super::open_db(env)?
+    };
+    let removed = target
         .sessions()
-        .purge_expired(
-            config.context.ttl_hours as i64 * HOUR_MS,
-            config.log.retention_days as i64 * 24 * HOUR_MS,
-        )
+        .purge_expired(ttl_h as i64 * HOUR_MS, retention_d as i64 * 24 * HOUR_MS)
         .map_err(anyhow::Error::from)?;
     let total: usize = removed.iter().map(|(_, n)| n).sum();
-    if total == 0 {
-        println!(
-            "nothing to purge (ttl {}h, log retention {}d)",
-            config.context.ttl_hours, config.log.retention_days
+    let verb = if args.dry_run {
+        "would be removed"
+    } else {
+        "removed"
+    };
+    if args.json {
+        let by_table: serde_json::Map<String, serde_json::Value> = removed
+            .iter()
+            .map(|(t, n)| (t.to_string(), json!(n)))
+            .collect();
+        return print(
+            &serde_json::to_string_pretty(&json!({
+                "dry_run": args.dry_run,
+                "database": env.db_path(&root).display().to_string(),
+                "ttl_hours": ttl_h,
+                "log_retention_days": retention_d,
+                "removed": by_table,
+                "total": total,
+            }))
+            .map_err(anyhow::Error::from)?,
         );
+    }
+    let mut lines = Vec::new();
+    if total == 0 {
+        lines.push(format!(
+            "nothing to purge (sessions ended over {ttl_h}h ago, log older than {retention_d}d)"
+        ));
     } else {
         for (table, n) in removed.iter().filter(|(_, n)| *n > 0) {
-            println!("{table:<20} {n} removed");
+            lines.push(format!("{table:<20} {n} {verb}"));
         }
-        println!("{:<20} {total} removed", "total");
+        lines.push(format!("{:<20} {total} {verb}", "total"));
+        if args.dry_run {
+            lines.push("dry run: nothing was deleted".into());
+        }
     }
-    Ok(())
+    print(&lines.join("\n"))
 }

@@ -1,42 +1,135 @@
 //! `nagger install` / `nagger uninstall`: nagger's entries in Claude Code's settings.
 
 use super::CommandResult;
-use crate::cli::InstallArgs;
-use crate::install::{self, InstallOptions};
+use crate::cli::{InstallArgs, SettingsArgs};
+use crate::install::{self, InstallOptions, PORTABLE_COMMAND};
 use crate::paths::Env;
+use std::path::{Path, PathBuf};
 
-fn options(env: &Env, args: &InstallArgs) -> anyhow::Result<InstallOptions> {
+/// This executable's own path, links resolved.
+pub fn current_exe() -> anyhow::Result<PathBuf> {
     let exe = std::env::current_exe()
         .map_err(|e| anyhow::anyhow!("cannot find nagger's own path: {e}"))?;
-    let exe = exe.canonicalize().unwrap_or(exe);
+    Ok(exe.canonicalize().unwrap_or(exe))
+}
+
+/// Which settings file gets which command. The shared `.claude/settings.json` only ever
+/// gets `nagger hook`, which works on any machine with nagger on its PATH; a command
+/// naming this machine's binary goes to the personal `.claude/settings.local.json`.
+fn options(
+    env: &Env,
+    local: bool,
+    settings: Option<PathBuf>,
+    dry_run: bool,
+    path_var: Option<&std::ffi::OsStr>,
+) -> anyhow::Result<InstallOptions> {
+    let root = env.project_root(None);
+    let exe = current_exe()?;
+    let on_path = install::find_on_path(path_var);
+    let mut note = None;
+    let (command, local) = match &on_path {
+        Some(found) => {
+            if !same_file(found, &exe) {
+                note = Some(format!(
+                    "note: `nagger` on PATH is {}, not this binary ({}); the hook runs the one on PATH",
+                    found.display(),
+                    exe.display()
+                ));
+            }
+            (PORTABLE_COMMAND.to_string(), local)
+        }
+        None => {
+            if settings.is_none() && !local {
+                note = Some(format!(
+                    "nagger is not on PATH, so the hook command names this machine's binary ({}); \
+                     it goes to the personal .claude/settings.local.json, not the shared \
+                     .claude/settings.json. Put nagger on PATH and run `nagger install` again to share it.",
+                    exe.display()
+                ));
+            }
+            (install::hook_command(&exe), true)
+        }
+    };
+    let pair = |name: &str| root.join(".claude").join(name);
+    let also_clean = settings.is_none().then(|| {
+        if local {
+            pair("settings.json")
+        } else {
+            pair("settings.local.json")
+        }
+    });
+    // Only entries naming a machine's binary are taken out of the shared file.
+    let also_clean = also_clean.filter(|other| !(local && shared_is_portable(other)));
     Ok(InstallOptions {
-        project_root: env.project_root(None),
-        settings_path: args.settings.clone(),
-        local: args.local,
-        dry_run: args.dry_run,
-        command: install::hook_command(&exe),
+        project_root: root,
+        settings_path: settings,
+        local,
+        dry_run,
+        command,
         config_template: crate::config::TEMPLATE,
+        also_clean,
+        note,
     })
 }
 
+/// Whether the shared settings already run the portable `nagger hook` (a teammate's
+/// install): left alone by a personal install on a machine without nagger on PATH.
+fn shared_is_portable(path: &Path) -> bool {
+    std::fs::read(path)
+        .ok()
+        .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+        .is_some_and(|v| {
+            let found = install::find_nagger_entries(&v);
+            !found.is_empty()
+                && found
+                    .values()
+                    .flatten()
+                    .all(|c| c.split_whitespace().collect::<Vec<_>>() == ["nagger", "hook"])
+        })
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y)
+}
+
 pub fn install(env: &Env, args: &InstallArgs) -> CommandResult {
-    let report = install::install(&options(env, args)?).map_err(anyhow::Error::from)?;
-    print_report(args, &report.diff, report.backup.as_deref());
-    Ok(())
+    let path_var = std::env::var_os("PATH");
+    let target = &args.target;
+    let opts = options(
+        env,
+        target.local,
+        target.settings.clone(),
+        target.dry_run,
+        path_var.as_deref(),
+    )?;
+    let report = install::install(&opts).map_err(anyhow::Error::from)?;
+    print_report(target.dry_run, &report.diff, report.backup.as_deref())
 }
 
-pub fn uninstall(env: &Env, args: &InstallArgs) -> CommandResult {
-    let report = install::uninstall(&options(env, args)?).map_err(anyhow::Error::from)?;
-    print_report(args, &report.diff, report.backup.as_deref());
-    Ok(())
+pub fn uninstall(env: &Env, args: &SettingsArgs) -> CommandResult {
+    let root = env.project_root(None);
+    let opts = InstallOptions {
+        project_root: root,
+        settings_path: args.settings.clone(),
+        local: args.local,
+        dry_run: args.dry_run,
+        command: PORTABLE_COMMAND.to_string(),
+        config_template: crate::config::TEMPLATE,
+        also_clean: None,
+        note: None,
+    };
+    let report = install::uninstall(&opts).map_err(anyhow::Error::from)?;
+    print_report(args.dry_run, &report.diff, report.backup.as_deref())
 }
 
-fn print_report(args: &InstallArgs, diff: &str, backup: Option<&std::path::Path>) {
-    if args.dry_run {
-        println!("dry run, nothing written:");
+fn print_report(dry_run: bool, diff: &str, backup: Option<&Path>) -> CommandResult {
+    let mut lines = Vec::new();
+    if dry_run {
+        lines.push("dry run, nothing written:".to_string());
     }
-    println!("{}", diff.trim_end());
+    lines.push(diff.trim_end().to_string());
     if let Some(backup) = backup {
-        println!("backup: {}", backup.display());
+        lines.push(format!("backup: {}", backup.display()));
     }
+    super::print(&lines.join("\n"))
 }

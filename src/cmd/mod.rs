@@ -8,6 +8,7 @@ mod doctor;
 mod gc;
 mod hook;
 mod install;
+mod plugin;
 mod sessions;
 mod stats;
 mod task;
@@ -16,7 +17,7 @@ mod ui;
 use crate::cli::{Cli, Command};
 use crate::paths::Env;
 use crate::store::NaggerStateDB;
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 use std::process::ExitCode;
 
 /// An error at the binary's edge, with the exit code it maps to.
@@ -25,6 +26,9 @@ pub enum CommandError {
     /// The command ran and found problems (doctor); already reported.
     #[error("{0}")]
     Problems(String),
+    /// The command ran and its answer is this exit code (`check`); already reported.
+    #[error("exit code {0}")]
+    Answer(u8),
     #[error(transparent)]
     Other(#[from] anyhow::Error),
 }
@@ -33,6 +37,7 @@ impl CommandError {
     pub fn exit_code(&self) -> u8 {
         match self {
             CommandError::Problems(_) => 1,
+            CommandError::Answer(code) => *code,
             CommandError::Other(_) => 1,
         }
     }
@@ -48,16 +53,43 @@ pub fn main() -> ExitCode {
     if let (Some(first), None) = (args.next(), args.next())
         && first == "hook"
     {
-        return finish(hook::run(&Env::from_process(None)));
+        return finish(hook::run(&Env::from_process(None, None)));
     }
-    let cli = Cli::parse();
-    let env = Env::from_process(cli.db.clone());
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // A hook must never exit 2 (Claude Code would read it as a refusal), and its
+            // guard must not depend on how it was called: a `nagger hook` with arguments
+            // it does not take says so in one line and runs as a plain `nagger hook`.
+            if std::env::args_os().nth(1).is_some_and(|a| a == "hook") {
+                let what = e.to_string();
+                let first = what.lines().next().unwrap_or("bad arguments");
+                eprintln!(
+                    "nagger: hook arguments ignored ({})",
+                    first.trim_start_matches("error: ")
+                );
+                return finish(hook::run(&Env::from_process(None, None)));
+            }
+            let _ = e.print();
+            return if e.use_stderr() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
+    if let Some(dir) = cli.project.as_ref().filter(|d| !d.is_dir()) {
+        eprintln!("error: --project {} is not a folder", dir.display());
+        return ExitCode::from(2);
+    }
+    let env = Env::from_process(cli.command.db().cloned(), cli.project.clone());
     finish(run(cli.command, &env))
 }
 
 fn finish(result: CommandResult) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        Err(CommandError::Answer(code)) => ExitCode::from(code),
         Err(e) => {
             eprintln!("nagger: {e:#}");
             ExitCode::from(e.exit_code())
@@ -67,36 +99,92 @@ fn finish(result: CommandResult) -> ExitCode {
 
 pub fn run(command: Command, env: &Env) -> CommandResult {
     match command {
-        Command::Hook => hook::run(env),
+        Command::Hook(_) => hook::run(env),
         Command::Agents(args) => agents::run(env, &args),
         Command::Sessions(args) => sessions::run(env, args.json),
-        Command::Gc => gc::run(env),
+        Command::Gc(args) => gc::run(env, &args),
         Command::Check(args) => check::run(env, &args),
         Command::Stats(args) => stats::run(env, &args),
         Command::Doctor(args) => doctor::run(env, &args),
-        Command::Install(args) => install::install(env, &args),
+        Command::Install(args) => match &args.plugin {
+            Some(dir) => plugin::run(dir, args.target.dry_run),
+            None => install::install(env, &args),
+        },
         Command::Uninstall(args) => install::uninstall(env, &args),
+        Command::Plugin(args) => plugin::run(&args.dir, args.dry_run),
         Command::Context(args) => context::run(env, &args),
         Command::Task(command) => task::run(env, command),
         Command::Demo(args) => demo::run(&args),
         Command::Ui(args) => ui::run(env, &args),
+        Command::Completions(args) => {
+            let mut cmd = Cli::command();
+            let mut out = Vec::new();
+            clap_complete::generate(args.shell, &mut cmd, "nagger", &mut out);
+            print(String::from_utf8_lossy(&out).trim_end())
+        }
+        Command::Man => {
+            let mut out = Vec::new();
+            clap_mangen::Man::new(Cli::command())
+                .render(&mut out)
+                .map_err(anyhow::Error::from)?;
+            print(String::from_utf8_lossy(&out).trim_end())
+        }
     }
 }
 
-/// Opens the project's database for a command (creating it if needed).
+/// Opens the project's database for a command that writes (creating it if needed, and
+/// bringing an older schema up to date). A file that is not a database is left where it
+/// is: moving it aside is `nagger doctor --fix`'s call.
 pub fn open_db(env: &Env) -> anyhow::Result<NaggerStateDB> {
-    let root = env.project_root(None);
-    Ok(NaggerStateDB::open(&env.db_path(&root))?)
+    let path = env.db_path(&env.project_root(None));
+    match NaggerStateDB::open_read_only(&path) {
+        Ok(_) | Err(crate::store::StoreError::Schema { .. }) => {}
+        Err(e) => {
+            return Err(anyhow::Error::from(e)
+                .context("`nagger doctor` checks it, `nagger doctor --fix` replaces it"));
+        }
+    }
+    Ok(NaggerStateDB::open(&path)?)
 }
 
-/// Opens the project's database if there is one: commands that only read must not leave
-/// a new `.claude-nagger/state.db` in whatever directory they were run from.
-pub fn open_existing_db(env: &Env) -> anyhow::Result<Option<NaggerStateDB>> {
+/// Opens the project's database for a command that only reads: creates nothing, changes
+/// nothing, moves nothing. `None` when there is no database.
+pub fn open_read_only(env: &Env) -> anyhow::Result<Option<NaggerStateDB>> {
     let path = env.db_path(&env.project_root(None));
-    if !path.try_exists()? {
-        return Ok(None);
-    }
-    Ok(Some(NaggerStateDB::open(&path)?))
+    Ok(NaggerStateDB::open_read_only(&path)?)
+}
+
+/// Whether the database holds any trace of a session (a session seen only through its
+/// tool calls has no lifecycle row).
+pub fn session_known(db: &NaggerStateDB, session: &str) -> anyhow::Result<bool> {
+    Ok(db.conn().query_row(
+        "SELECT EXISTS(SELECT 1 FROM session_info WHERE session_id = ?1)
+             OR EXISTS(SELECT 1 FROM sessions WHERE session_id = ?1)
+             OR EXISTS(SELECT 1 FROM hook_log WHERE session_id = ?1)
+             OR EXISTS(SELECT 1 FROM subagents WHERE session_id = ?1)
+             OR EXISTS(SELECT 1 FROM subagent_history WHERE session_id = ?1)
+             OR EXISTS(SELECT 1 FROM context_entries WHERE session_id = ?1)",
+        [session],
+        |r| r.get(0),
+    )?)
+}
+
+/// The error for a session the database does not know.
+pub fn unknown_session(db: &NaggerStateDB, session: &str) -> CommandError {
+    anyhow::anyhow!(
+        "no session {session} in {}: `nagger sessions` lists the sessions nagger knows",
+        db.path().display()
+    )
+    .into()
+}
+
+/// What a reading command says when there is no database, plainly.
+pub fn no_database(env: &Env) -> String {
+    let path = env.db_path(&env.project_root(None));
+    format!(
+        "no database yet at {}: nagger has not run a hook in this project",
+        path.display()
+    )
 }
 
 /// Prints a command's output. A reader that went away (`nagger stats | head`) is not an

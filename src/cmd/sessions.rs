@@ -1,15 +1,15 @@
 //! `nagger sessions`: the sessions nagger knows.
 
-use super::{CommandResult, age, open_existing_db, print, table};
+use super::{CommandResult, age, no_database, open_read_only, print, table};
 use crate::paths::Env;
 use serde_json::json;
 
 pub fn run(env: &Env, as_json: bool) -> CommandResult {
-    let Some(db) = open_existing_db(env)? else {
-        return print(if as_json {
-            "[]"
+    let Some(db) = open_read_only(env)? else {
+        return print(&if as_json {
+            "[]".to_string()
         } else {
-            "no database yet: nagger has not run a hook here"
+            no_database(env)
         });
     };
     let sessions = db.sessions().list(1000).map_err(anyhow::Error::from)?;

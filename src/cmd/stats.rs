@@ -2,7 +2,7 @@
 //! figures are aggregated in SQLite (store::stats); this file only lays them out. The
 //! `--json` shape is documented in docs/stats-json.md.
 
-use super::{CommandResult, open_existing_db, print, table};
+use super::{CommandResult, no_database, open_read_only, print, table};
 use crate::cli::StatsArgs;
 use crate::paths::Env;
 use crate::store::now_ms;
@@ -14,7 +14,7 @@ const BAR_WIDTH: usize = 40;
 
 pub fn run(env: &Env, args: &StatsArgs) -> CommandResult {
     let since_ms = args.since.as_ref().map(|s| now_ms() - s.millis);
-    let db = open_existing_db(env)?;
+    let db = open_read_only(env)?;
     let stats = match &db {
         Some(db) => stats::collect(
             db.conn(),
@@ -26,6 +26,12 @@ pub fn run(env: &Env, args: &StatsArgs) -> CommandResult {
         .map_err(anyhow::Error::from)?,
         None => Stats::empty(),
     };
+    if let (Some(db), Some(session)) = (&db, &args.session)
+        && stats.totals.runs == 0
+        && !super::session_known(db, session)?
+    {
+        return Err(super::unknown_session(db, session));
+    }
     if args.json {
         let mut out = Map::new();
         out.insert(
@@ -51,9 +57,7 @@ pub fn run(env: &Env, args: &StatsArgs) -> CommandResult {
             .map_or("all time".to_string(), |s| format!("last {}", s.text))
     );
     if db.is_none() {
-        return print(&format!(
-            "nagger stats ({scope}): no database yet; nagger has not run a hook here"
-        ));
+        return print(&format!("nagger stats ({scope}): {}", no_database(env)));
     }
     print(&render(&stats, &scope))
 }
@@ -97,6 +101,14 @@ pub fn render(stats: &Stats, scope: &str) -> String {
     out.push(format!(
         "  at first tool call (caller):     {}",
         counts(&stats.roles.by_caller)
+    ));
+    out.push(format!(
+        "  in the end (role source):        {}",
+        counts(&stats.roles.final_by_source)
+    ));
+    out.push(format!(
+        "  guessed roles corrected:         {}",
+        stats.roles.corrected
     ));
     out.push(format!("claims: {}", stats.claims));
     out.push(format!(

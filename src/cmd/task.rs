@@ -1,7 +1,7 @@
 //! `nagger task`: tasks assigned to roles, the last stage of the shared-context
 //! digest (new agents of the role are told about open ones).
 
-use super::{CommandError, CommandResult, age, open_db, table};
+use super::{CommandError, CommandResult, age, no_database, open_db, open_read_only, table};
 use crate::cli::TaskCommand;
 use crate::config::LoadedConfig;
 use crate::context;
@@ -10,13 +10,18 @@ use crate::store::TaskDone;
 use serde_json::json;
 
 pub fn run(env: &Env, command: TaskCommand) -> CommandResult {
+    if let TaskCommand::List { all, json, .. } = &command {
+        return list(env, *all, *json);
+    }
     let db = open_db(env)?;
     let repo = db.context();
     match command {
+        TaskCommand::List { .. } => unreachable!("listed above"),
         TaskCommand::Add {
             role,
             title,
             description,
+            ..
         } => {
             if title.trim().is_empty() {
                 return Err(anyhow::anyhow!("a task needs a title").into());
@@ -31,51 +36,62 @@ pub fn run(env: &Env, command: TaskCommand) -> CommandResult {
                 .map_err(anyhow::Error::from)?;
             println!("task #{id} added for {role}");
         }
-        TaskCommand::List { all, json } => {
-            let tasks = repo.tasks(all).map_err(anyhow::Error::from)?;
-            if json {
-                let items: Vec<_> = tasks
-                    .iter()
-                    .map(|t| {
-                        json!({
-                            "id": t.id, "role": t.role, "title": t.title,
-                            "description": t.description, "status": t.status,
-                            "created_at": t.created_at, "done_at": t.done_at,
-                        })
-                    })
-                    .collect();
-                println!(
-                    "{}",
-                    serde_json::to_string_pretty(&items).map_err(anyhow::Error::from)?
-                );
-            } else if tasks.is_empty() {
-                println!("no {}tasks", if all { "" } else { "open " });
-            } else {
-                let rows: Vec<Vec<String>> = tasks
-                    .iter()
-                    .map(|t| {
-                        vec![
-                            format!("#{}", t.id),
-                            t.role.clone(),
-                            t.status.clone(),
-                            age(t.created_at),
-                            t.title.clone(),
-                        ]
-                    })
-                    .collect();
-                println!(
-                    "{}",
-                    table(&["ID", "ROLE", "STATUS", "AGE", "TITLE"], &rows)
-                );
-            }
-        }
-        TaskCommand::Done { id } => match repo.finish_task(id).map_err(anyhow::Error::from)? {
+        TaskCommand::Done { id, .. } => match repo.finish_task(id).map_err(anyhow::Error::from)? {
             TaskDone::Done => println!("task #{id} done"),
             TaskDone::AlreadyDone => println!("task #{id} was already done"),
             TaskDone::Missing => {
                 return Err(CommandError::Problems(format!("no task #{id}")));
             }
         },
+    }
+    Ok(())
+}
+
+/// `task list`: reads only.
+fn list(env: &Env, all: bool, json: bool) -> CommandResult {
+    let Some(db) = open_read_only(env)? else {
+        return super::print(&if json {
+            "[]".to_string()
+        } else {
+            no_database(env)
+        });
+    };
+    let repo = db.context();
+    let tasks = repo.tasks(all).map_err(anyhow::Error::from)?;
+    if json {
+        let items: Vec<_> = tasks
+            .iter()
+            .map(|t| {
+                json!({
+                    "id": t.id, "role": t.role, "title": t.title,
+                    "description": t.description, "status": t.status,
+                    "created_at": t.created_at, "done_at": t.done_at,
+                })
+            })
+            .collect();
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&items).map_err(anyhow::Error::from)?
+        );
+    } else if tasks.is_empty() {
+        println!("no {}tasks", if all { "" } else { "open " });
+    } else {
+        let rows: Vec<Vec<String>> = tasks
+            .iter()
+            .map(|t| {
+                vec![
+                    format!("#{}", t.id),
+                    t.role.clone(),
+                    t.status.clone(),
+                    age(t.created_at),
+                    t.title.clone(),
+                ]
+            })
+            .collect();
+        println!(
+            "{}",
+            table(&["ID", "ROLE", "STATUS", "AGE", "TITLE"], &rows)
+        );
     }
     Ok(())
 }

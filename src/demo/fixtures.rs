@@ -4,8 +4,9 @@
 use serde_json::{Value, json};
 use std::path::PathBuf;
 
-/// SPEC §5's example config, exactly as the spec prints it.
-pub const SPEC_CONFIG: &str = include_str!("../../tests/fixtures/spec_config.toml");
+/// An example config: session conventions, a file, a command and a tool rule, the
+/// guard, shared-context filters and compressed reports.
+pub const EXAMPLE_CONFIG: &str = include_str!("../../tests/fixtures/spec_config.toml");
 
 /// Conventions for the demo's other roles, so each agent's text is its own.
 pub const EXTRA_ROLES: &str = r#"

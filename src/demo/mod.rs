@@ -352,12 +352,12 @@ impl Player {
         let head = if decision == "pass" && text.is_empty() {
             "(no output)".to_string()
         } else {
-            cut(first, 96)
+            cut_unless_path(first, 96)
         };
         self.say(&format!("      → {word} {head}"));
         let rest: Vec<&str> = shown.collect();
         for line in rest.iter().take(lines.saturating_sub(1)) {
-            self.say(&format!("                {}", cut(line, 96)));
+            self.say(&format!("                {}", cut_unless_path(line, 96)));
         }
         if rest.len() >= lines && lines > 0 {
             let more = rest.len() + 1 - lines;
@@ -366,6 +366,16 @@ impl Player {
                 if more == 1 { "" } else { "s" }
             ));
         }
+    }
+}
+
+/// Like [`cut`], but a line that names a file or folder is shown whole: a cut path
+/// names nothing.
+pub fn cut_unless_path(s: &str, max: usize) -> String {
+    if s.split_whitespace().any(|w| w.contains('/')) {
+        s.trim_end().to_string()
+    } else {
+        cut(s, max)
     }
 }
 
@@ -393,12 +403,12 @@ mod tests {
     }
 
     #[test]
-    fn the_spec_config_and_the_demo_roles_load_without_errors() {
+    fn the_example_config_and_the_demo_roles_load_without_errors() {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("config.toml");
         std::fs::write(
             &path,
-            format!("{}{}", fixtures::SPEC_CONFIG, fixtures::EXTRA_ROLES),
+            format!("{}{}", fixtures::EXAMPLE_CONFIG, fixtures::EXTRA_ROLES),
         )
         .expect("write config");
         let loaded = crate::config::LoadedConfig::load(&path);

@@ -92,7 +92,7 @@ fn setup(p: &mut Player) -> anyhow::Result<()> {
     std::fs::create_dir_all(&state_dir)?;
     std::fs::write(
         state_dir.join("config.toml"),
-        format!("{}{}", fixtures::SPEC_CONFIG, fixtures::EXTRA_ROLES),
+        format!("{}{}", fixtures::EXAMPLE_CONFIG, fixtures::EXTRA_ROLES),
     )?;
     for (path, text) in fixtures::PROJECT_FILES {
         let file = p.root.join(path);
@@ -120,9 +120,15 @@ fn setup(p: &mut Player) -> anyhow::Result<()> {
         "nagger demo: one Claude Code session played through `nagger hook`, as Claude Code runs it",
     );
     p.say(&format!("  project     {}", p.root.display()));
-    p.say("  config      SPEC §5 example config + conventions for navigator, tester, reviewer");
+    p.say(&format!(
+        "  config      {} (example rules and conventions, plus conventions for navigator, tester, reviewer)",
+        p.root.join(".claude-nagger/config.toml").display()
+    ));
     p.say(&format!("  transcript  {}", s.transcript.display()));
-    p.say("  every step is one `nagger hook` process: JSON on stdin, decision on stdout; ms = spawn to exit");
+    p.say("  every step is one `nagger hook` process: JSON on stdin, decision on stdout;");
+    p.say(
+        "  the ms beside a step is that whole process, spawn to exit, as Claude Code waits for it",
+    );
     Ok(())
 }
 
@@ -385,7 +391,10 @@ fn reports_and_shared_context(p: &mut Player) -> anyhow::Result<()> {
         5,
         "Compressed reports and shared context",
         "A subagent that stops without a [COMPRESSED] report is sent back once with the format;\n\
-         its report is collected, and agents that start later receive it.",
+         its report is collected, and agents that start later receive it. Each collected report\n\
+         gets a category from its agent's role (navigator: navigation, coder: code_changes,\n\
+         reviewer: review, tester: test; [context.categories] adds more), and\n\
+         [context.filters] says which categories each role receives.",
     );
     let s = p.session.clone();
     let root = p.root.clone();
@@ -430,7 +439,7 @@ fn reports_and_shared_context(p: &mut Player) -> anyhow::Result<()> {
     p.check(
         r.decision() == "pass" && row["collected_from"] == "compressed",
         format!(
-            "passes; collected from {} as {}",
+            "passes; report collected from the {} final message, category {}",
             row["collected_from"], row["category"]
         ),
     );
@@ -643,9 +652,23 @@ fn session_end(p: &mut Player) -> anyhow::Result<()> {
     )?;
     let row = last_log(p)?;
     let m = &row["metrics"];
+    let count = |n: &Value, one: &str, many: &str| {
+        let n = n.as_i64().unwrap_or(0);
+        format!("{n} {}", if n == 1 { one } else { many })
+    };
     p.note(&format!(
-        "metrics: {} agents, {} hook runs, {} denies, {} asks, {} blocks, {} compaction, {} context entries",
-        m["agents"], m["hook_runs"], m["denies"], m["asks"], m["blocks"], m["compactions"], m["context_entries"]
+        "metrics recorded: {}, {} before this SessionEnd ({}, {}, {}), {}, {}",
+        count(&m["agents"], "agent", "agents"),
+        count(&m["hook_runs"], "hook run", "hook runs"),
+        count(&m["denies"], "deny", "denies"),
+        count(&m["asks"], "ask", "asks"),
+        count(&m["blocks"], "block", "blocks"),
+        count(&m["compactions"], "compaction", "compactions"),
+        count(
+            &m["context_entries"],
+            "shared-context entry",
+            "shared-context entries"
+        ),
     ));
     let summary = p
         .root
@@ -654,13 +677,19 @@ fn session_end(p: &mut Player) -> anyhow::Result<()> {
         .join("_summary.md");
     p.check(
         r.decision() == "pass" && m["agents"] == 4 && summary.is_file(),
-        "four agents finished; .claude-nagger/context/<session>/_summary.md written",
+        format!("four agents finished; {} written", summary.display()),
     );
     Ok(())
 }
 
 fn stats(p: &mut Player) -> anyhow::Result<()> {
-    p.section(8, "Stats", "`nagger stats` on the demo's database:");
+    p.section(
+        8,
+        "Stats",
+        "`nagger stats` on the demo's database. Its runs count this SessionEnd too; its\n\
+         durations are measured inside nagger, from reading the input to writing the answer,\n\
+         so they are shorter than the spawn-to-exit ms beside each step above.",
+    );
     let out = p.command(&["stats"])?;
     if out.status.success() {
         p.say("");
@@ -764,6 +793,13 @@ fn agents_table(p: &mut Player) -> anyhow::Result<()> {
     for line in table.lines() {
         p.say(&format!("         {line}"));
     }
+    p.note(
+        "ROLE SOURCE is how nagger learned the role at SubagentStart: task_match = from the\n\
+         spawning Task call (its [ROLE:…] tag, team name or subagent_type), matched to this agent\n\
+         (others: exact_link from the transcript, agent_type alone, unresolved).\n\
+         IDENTIFIED BY claim = a tool call without agent_id was tied to this agent by claiming\n\
+         the oldest subagent whose first call had not been seen yet.",
+    );
     let expected = [&NAVIGATOR, &CODER, &TESTER];
     let ok = expected.iter().all(|e| {
         agents.iter().any(|a| {

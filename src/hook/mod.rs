@@ -126,20 +126,33 @@ fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
     let project_root = env.project_root(common.cwd.as_deref());
     let loaded = LoadedConfig::load(&paths::config_path(&project_root));
     let mut stderr: Vec<String> = Vec::new();
-    if let Some(first) = loaded.errors.first() {
-        let more = loaded.errors.len() - 1;
-        stderr.push(if more > 0 {
-            format!("invalid config, running on defaults: {first} (and {more} more; run `nagger doctor`)")
-        } else {
-            format!("invalid config, running on defaults: {first}")
-        });
+    if let Some(warning) = loaded.warning() {
+        stderr.push(warning);
     }
+    // The guard and deny rules never depend on the database: when it cannot be used,
+    // or a handler fails, a tool call is still decided on them.
+    let safety = || match &event {
+        Event::PreToolUse(call) => {
+            pre_tool_use::safety_answer(&loaded.config, &common, call, &project_root)
+                .and_then(|answer| answer.to_json())
+        }
+        _ => None,
+    };
     let db_path = env.db_path(&project_root);
     let db = match NaggerStateDB::open(&db_path) {
         Ok(db) => db,
         Err(e) => {
-            stderr.push(format!("state database unavailable (passing): {e}"));
-            return fail_open(stderr.join("; "));
+            let stdout = safety();
+            let what = if stdout.is_some() {
+                "guard applied without it"
+            } else {
+                "passing"
+            };
+            stderr.push(format!("state database unavailable ({what}): {e}"));
+            return HookRun {
+                stdout,
+                stderr: Some(format!("nagger: {}", one_line(&stderr.join("; ")))),
+            };
         }
     };
     if let Some(moved) = &db.report().quarantined {
@@ -198,7 +211,7 @@ fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
         None => outcome.output.result(),
     };
     let stdout = if error.is_some() {
-        None
+        safety()
     } else {
         outcome.output.to_json()
     };

@@ -2,7 +2,7 @@
 //! NotebookEdit) and usage counts (tools, skills, subagent types).
 
 use super::event::ToolCall;
-use super::{Ctx, Outcome, identify};
+use super::{Ctx, Outcome, identify, spawns};
 use crate::context::project_relative;
 
 pub fn handle(ctx: &Ctx<'_>, call: &ToolCall) -> anyhow::Result<Outcome> {
@@ -21,6 +21,9 @@ pub fn handle(ctx: &Ctx<'_>, call: &ToolCall) -> anyhow::Result<Outcome> {
     }
     ctx.db.usage().count(&ctx.common.session_id, &counted)?;
     let mut outcome = Outcome::silent().detail("tool", call.tool_name.as_str());
+    if let Some(agent) = spawns::link_from_response(ctx, call)? {
+        outcome = outcome.detail("linked_agent", agent);
+    }
     if let Some(path) = changed.filter(|p| !p.trim().is_empty()) {
         // Without agent_id (Claude Code before 2.1.69) the writer is not known: it is
         // recorded as the main agent's.

@@ -4,7 +4,7 @@
 use super::event::ToolCall;
 use super::identify::{self, Caller};
 use super::wire::{HookOutput, PermissionDecision};
-use super::{Ctx, Outcome};
+use super::{Ctx, Outcome, spawns};
 use crate::config::Delivery;
 use crate::rules::{self, Decision, MatchContext, PermissionMode, RuleMatch, RuleSet, Severity};
 use crate::store::{Marker, NewRuleHit};
@@ -52,7 +52,8 @@ impl Answer {
 }
 
 pub fn handle(ctx: &Ctx<'_>, call: &ToolCall) -> anyhow::Result<Outcome> {
-    let caller = identify::identify(ctx)?;
+    let mut effort = identify::Effort::default();
+    let caller = identify::identify(ctx, call, &mut effort)?;
     // Read from the transcript at most once, and only if something needs it.
     let tokens = OnceCell::new();
     let current_tokens = || *tokens.get_or_init(|| context_tokens(ctx));
@@ -75,7 +76,11 @@ pub fn handle(ctx: &Ctx<'_>, call: &ToolCall) -> anyhow::Result<Outcome> {
             {
                 // "context" delivery already happened at SubagentStart.
                 if role.delivery.unwrap_or(ctx.config.session.delivery) == Delivery::Deny {
-                    let text = format!("[nagger] {}", role.message().render());
+                    let mut text = format!("[nagger] {}", role.message().render());
+                    if let Some(format) = report_format_change(ctx, record) {
+                        text.push_str("\n\n");
+                        text.push_str(&format);
+                    }
                     if soften {
                         answer.context.push(text);
                     } else {
@@ -116,7 +121,7 @@ pub fn handle(ctx: &Ctx<'_>, call: &ToolCall) -> anyhow::Result<Outcome> {
         _ => {}
     }
 
-    let fired = check_rules(ctx, call, &caller, &current_tokens)?;
+    let fired = check_rules(ctx, call, &caller, !answer.deny.is_empty(), &current_tokens)?;
     if let Some(verdict) = rules::combine(&fired, PermissionMode::from(mode)) {
         match verdict.decision {
             Decision::Deny => answer.deny.push(verdict.reason),
@@ -125,7 +130,11 @@ pub fn handle(ctx: &Ctx<'_>, call: &ToolCall) -> anyhow::Result<Outcome> {
         }
     }
 
+    let denied = !answer.deny.is_empty();
     let mut outcome = Outcome::with(answer.into_output());
+    if !denied && let Some(spawn) = spawns::from_call(ctx, call)? {
+        outcome = outcome.detail("spawn_registered", spawn);
+    }
     if !fired.is_empty() {
         let names: Vec<&str> = fired.iter().map(|m| m.name.as_str()).collect();
         outcome = outcome.detail("rules", names);
@@ -136,6 +145,7 @@ pub fn handle(ctx: &Ctx<'_>, call: &ToolCall) -> anyhow::Result<Outcome> {
             record,
             via,
             first_call,
+            corrected_from,
         } => {
             outcome.agent_id = Some(record.agent_id.clone());
             outcome = outcome
@@ -144,7 +154,16 @@ pub fn handle(ctx: &Ctx<'_>, call: &ToolCall) -> anyhow::Result<Outcome> {
                 .detail("role", record.role.clone())
                 .detail("role_source", record.role_source.clone())
                 .detail("agent_type", record.agent_type.clone());
+            if let Some(from) = corrected_from {
+                outcome = outcome.detail("role_corrected_from", from.clone());
+            }
         }
+    }
+    if effort.bytes_read > 0 {
+        outcome = outcome.detail("identify_bytes", effort.bytes_read);
+    }
+    if effort.waited_ms > 0 {
+        outcome = outcome.detail("identify_waited_ms", effort.waited_ms);
     }
     if let Some(key) = conventions {
         outcome = outcome.detail("conventions", key);
@@ -156,10 +175,14 @@ pub fn handle(ctx: &Ctx<'_>, call: &ToolCall) -> anyhow::Result<Outcome> {
 /// time; block, ask and warn once per session per rule, again after the context
 /// grew by the rule's token_threshold (else the session's) or after a compaction.
 /// Each one that fires is recorded in rule_hits.
+///
+/// When the call is refused anyway (the conventions, or a deny rule), block, ask and
+/// warn rules are not used up: they fire when the call is made again.
 fn check_rules(
     ctx: &Ctx<'_>,
     call: &ToolCall,
     caller: &Caller,
+    refused_already: bool,
     current_tokens: &dyn Fn() -> i64,
 ) -> anyhow::Result<Vec<RuleMatch>> {
     let config = ctx.config;
@@ -197,11 +220,12 @@ fn check_rules(
         return Ok(matches);
     }
     let bypass = ctx.permission_mode() == "bypassPermissions";
+    let refused = refused_already || matches.iter().any(|m| m.severity == Severity::Deny);
     let sessions = ctx.db.sessions();
     let mut due = Vec::with_capacity(matches.len());
     for m in matches {
         if m.severity != Severity::Deny {
-            if bypass {
+            if bypass || refused {
                 continue;
             }
             let threshold = m.token_threshold.unwrap_or(config.session.token_threshold);
@@ -234,6 +258,64 @@ fn check_rules(
         })?;
     }
     Ok(due)
+}
+
+/// The guard and the deny rules, decided from the config alone, without the database:
+/// what still holds when the database cannot be opened or a handler failed. Rules
+/// that do not compile leave the guard in force; role-scoped rules need the caller's
+/// role and are left out.
+pub fn safety_answer(
+    config: &crate::config::Config,
+    common: &super::event::Common,
+    call: &ToolCall,
+    project_root: &Path,
+) -> Option<HookOutput> {
+    let no_rules = crate::rules::RulesConfig::default();
+    let default_guard = crate::rules::GuardConfig::default();
+    let set = RuleSet::compile(&config.rules, &config.guard)
+        .or_else(|_| RuleSet::compile(&no_rules, &config.guard))
+        .or_else(|_| RuleSet::compile(&no_rules, &default_guard))
+        .ok()?;
+    let matches: Vec<RuleMatch> = set
+        .evaluate(
+            &rules::ToolCall {
+                tool_name: &call.tool_name,
+                tool_input: &call.tool_input,
+            },
+            &MatchContext {
+                project_root,
+                is_leader: common.agent_id.is_none(),
+                role: None,
+                agent_type: common.agent_type.as_deref(),
+            },
+        )
+        .into_iter()
+        .filter(|m| m.severity == Severity::Deny)
+        .collect();
+    let mode = common.permission_mode.as_deref().unwrap_or("default");
+    let verdict = rules::combine(&matches, PermissionMode::from(mode))?;
+    (verdict.decision == Decision::Deny).then_some(HookOutput::PreToolUse {
+        decision: Some(PermissionDecision::Deny),
+        reason: Some(verdict.reason),
+        additional_context: None,
+    })
+}
+
+/// The report format for a subagent's exact role, when SubagentStart could not know the
+/// role and gave it another format (reviewer or general).
+fn report_format_change(ctx: &Ctx<'_>, record: &crate::store::SubagentRecord) -> Option<String> {
+    let compress = &ctx.config.compress;
+    let agent_type = record.agent_type.as_str();
+    let role = record.role.as_deref();
+    if record.start_role.as_deref() == role
+        || !ctx.config.context.enabled
+        || !crate::compress::applies(compress, agent_type, role)
+    {
+        return None;
+    }
+    let reviewer = crate::compress::is_reviewer(compress, agent_type, role);
+    let given = crate::compress::is_reviewer(compress, agent_type, record.start_role.as_deref());
+    (reviewer != given).then(|| crate::compress::start_instruction(compress, agent_type, reviewer))
 }
 
 /// Deny rules never needed the context size; do not read the transcript for them.

@@ -34,13 +34,21 @@ pub fn start(ctx: &Ctx<'_>, source: &str) -> anyhow::Result<Outcome> {
         .detail("purged_report_dirs", purged_dirs);
 
     let mut sections = Vec::new();
-    if source == "compact" {
+    let give_digest = if source == "compact" {
         // Every compaction re-arms the conventions, not only the first.
         let expired = sessions.expire_all(session, "compact")?;
         let count = sessions.record_compaction(session)?;
         outcome = outcome
             .detail("compaction", count)
             .detail("markers_expired", expired);
+        true
+    } else {
+        // A session resumed after a compaction: what the compaction's SessionStart
+        // added lived only in the process that compacted (Claude Code does not keep
+        // it in the transcript), so the resumed agent gets it again.
+        source == "resume" && sessions.info(session)?.is_some_and(|i| i.compactions > 0)
+    };
+    if give_digest {
         // The summary replaced what the subagents reported: give it back.
         let injection = context::for_main(ctx.db, ctx.config, session)?;
         outcome = outcome

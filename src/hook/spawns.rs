@@ -3,10 +3,80 @@
 //! guesses when the transcript links a spawn to its agent exactly.
 
 use super::Ctx;
+use super::event::ToolCall;
 use crate::roles;
-use crate::store::{RoleSource, SpawnRow, TranscriptCursorRow};
+use crate::store::{RoleSource, SpawnKey, SpawnRow, TranscriptCursorRow};
 use crate::transcript::{self, ScanCursor};
 use std::path::Path;
+
+/// The subagent tool: `Agent`, named `Task` before Claude Code 2.1.63.
+pub fn is_spawn_tool(tool_name: &str) -> bool {
+    matches!(tool_name, "Agent" | "Task")
+}
+
+/// The main agent's PreToolUse of Agent/Task carries the spawn itself: register it
+/// now, before the parent transcript holds it (Claude Code often writes it only after
+/// the subagent started). Returns the spawn's tool_use_id when it was new.
+pub fn from_call(ctx: &Ctx<'_>, call: &ToolCall) -> anyhow::Result<Option<String>> {
+    if !is_spawn_tool(&call.tool_name) {
+        return Ok(None);
+    }
+    let Some(tool_use_id) = call
+        .tool_use_id
+        .as_deref()
+        .filter(|id| !id.trim().is_empty())
+    else {
+        return Ok(None);
+    };
+    let field = |name: &str| call.tool_input.get(name).and_then(|v| v.as_str());
+    let prompt = field("prompt");
+    let subagent_type = field("subagent_type").unwrap_or("general-purpose");
+    let repo = ctx.db.subagents();
+    // Ordered after what the transcript already showed, before what it will show.
+    let index = match ctx.common.transcript_path.as_deref() {
+        Some(path) => repo.cursor(path)?.map_or(0, |c| c.line_count as i64),
+        None => 0,
+    };
+    let spawn = SpawnRow {
+        transcript_index: index,
+        tool_use_id: tool_use_id.to_string(),
+        subagent_type: Some(subagent_type.to_string()),
+        role: roles::resolve(
+            prompt,
+            field("name"),
+            Some(subagent_type),
+            &ctx.config.role_resolution,
+        ),
+        prompt_hash: prompt.map(transcript::prompt_hash),
+        description: field("description").map(str::to_string),
+    };
+    let added = repo.register_spawn(&ctx.common.session_id, &spawn)?;
+    Ok(added.then(|| tool_use_id.to_string()))
+}
+
+/// PostToolUse of Agent/Task names the agent it started (`tool_response.agentId`): at
+/// launch for background agents, at the end for foreground ones. Links it exactly.
+pub fn link_from_response(ctx: &Ctx<'_>, call: &ToolCall) -> anyhow::Result<Option<String>> {
+    if !is_spawn_tool(&call.tool_name) {
+        return Ok(None);
+    }
+    let (Some(tool_use_id), Some(agent_id)) = (
+        call.tool_use_id.as_deref(),
+        call.tool_response
+            .as_ref()
+            .and_then(|r| r.get("agentId"))
+            .and_then(|v| v.as_str()),
+    ) else {
+        return Ok(None);
+    };
+    let linked = ctx.db.subagents().link_exact(
+        &ctx.common.session_id,
+        agent_id,
+        SpawnKey::ToolUseId(tool_use_id),
+        RoleSource::ToolResponse,
+    )?;
+    Ok(linked.map(|_| agent_id.to_string()))
+}
 
 #[derive(Debug, Default, Clone, Copy)]
 pub struct SyncReport {
@@ -81,22 +151,20 @@ pub fn sync(ctx: &Ctx<'_>) -> anyhow::Result<SyncReport> {
         },
         scan.rescanned_from_start,
     )?;
+    if report.new_spawns > 0 {
+        // Agents that started before their spawn was known get it now.
+        repo.match_waiting(&ctx.common.session_id)?;
+    }
     // A link often appears after its agent's SubagentStart: upgrade that guess now.
-    for (_, agent_id) in &links {
-        if let Some(agent) = repo.get(agent_id)?
-            && agent.role_source.as_deref() != Some(RoleSource::ExactLink.as_str())
-        {
-            {
-                let outcome = repo.match_task_to_agent(
-                    &ctx.common.session_id,
-                    agent_id,
-                    &agent.agent_type,
-                    agent.role.as_deref(),
-                )?;
-                if outcome.source == RoleSource::ExactLink {
-                    report.upgraded += 1;
-                }
-            }
+    for (tool_use_id, agent_id) in &links {
+        let linked = repo.link_exact(
+            &ctx.common.session_id,
+            agent_id,
+            SpawnKey::ToolUseId(tool_use_id),
+            RoleSource::ExactLink,
+        )?;
+        if linked.is_some() {
+            report.upgraded += 1;
         }
     }
     Ok(report)

@@ -19,8 +19,8 @@ pub use hook_log::{HookLogRecord, HookLogRepository, NewHookLog};
 pub use rule_hits::{NewRuleHit, RuleHitRepository};
 pub use sessions::{Marker, SessionInfo, SessionRecord, SessionRepository};
 pub use subagents::{
-    HistoryRecord, MatchOutcome, RoleSource, SpawnRow, SubagentRecord, SubagentRepository,
-    TranscriptCursorRow,
+    ExactOutcome, HistoryRecord, MatchOutcome, RoleSource, SpawnKey, SpawnRow, SubagentRecord,
+    SubagentRepository, TranscriptCursorRow, is_exact_source,
 };
 pub use usage::UsageRepository;
 
@@ -67,6 +67,14 @@ pub enum StoreError {
     Locked(PathBuf, Duration),
     #[error("connection pool: {0}")]
     Pool(#[from] r2d2::Error),
+    #[error(
+        "database {path} has schema version {found}, this nagger reads version {expected} (`nagger doctor --fix` brings it up to date)"
+    )]
+    Schema {
+        path: PathBuf,
+        found: i64,
+        expected: i64,
+    },
 }
 
 pub type StoreResult<T> = Result<T, StoreError>;
@@ -101,16 +109,25 @@ pub struct NaggerStateDB {
     conn: Connection,
     path: PathBuf,
     report: OpenReport,
+    read_only: bool,
 }
 
 impl NaggerStateDB {
-    /// Opens (creating if needed) and migrates the database at `path`.
+    /// Opens (creating if needed) and migrates the database at `path`. Only the
+    /// database's own folder is created (`.claude-nagger` in an existing project),
+    /// never a chain of folders.
     pub fn open(path: &Path) -> StoreResult<Self> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|source| StoreError::Io {
-                context: format!("creating {}", dir.display()),
-                source,
-            })?;
+            match std::fs::create_dir(dir) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+                Err(source) => {
+                    return Err(StoreError::Io {
+                        context: format!("creating {}", dir.display()),
+                        source,
+                    });
+                }
+            }
         }
         let mut report = OpenReport::default();
         let mut conn = open_raw(path)?;
@@ -130,7 +147,49 @@ impl NaggerStateDB {
             conn,
             path: path.to_path_buf(),
             report,
+            read_only: false,
         })
+    }
+
+    /// Opens an existing database for reading only, for the commands that only show
+    /// state: creates no file or folder, migrates nothing, moves nothing aside. `None`
+    /// when there is no database at `path`; an error when the file is not a database
+    /// or its schema is not this binary's (`nagger doctor` says more, `--fix` repairs).
+    pub fn open_read_only(path: &Path) -> StoreResult<Option<Self>> {
+        let exists = path.try_exists().map_err(|source| StoreError::Io {
+            context: format!("looking for {}", path.display()),
+            source,
+        })?;
+        if !exists {
+            return Ok(None);
+        }
+        let uri = read_only_uri(path);
+        let sqlite_err = |source| StoreError::Sqlite {
+            path: path.to_path_buf(),
+            source,
+        };
+        let conn = Connection::open_with_flags(
+            &uri,
+            OpenFlags::SQLITE_OPEN_READ_ONLY
+                | OpenFlags::SQLITE_OPEN_URI
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(sqlite_err)?;
+        conn.busy_timeout(BUSY_TIMEOUT)?;
+        let version = user_version(&conn).map_err(sqlite_err)?;
+        if version != latest_version() {
+            return Err(StoreError::Schema {
+                path: path.to_path_buf(),
+                found: version,
+                expected: latest_version(),
+            });
+        }
+        Ok(Some(NaggerStateDB {
+            conn,
+            path: path.to_path_buf(),
+            report: OpenReport::default(),
+            read_only: true,
+        }))
     }
 
     /// Opens without creating or migrating: for read-only inspection (`doctor`).
@@ -145,6 +204,46 @@ impl NaggerStateDB {
         })?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
         Ok(conn)
+    }
+
+    /// A copy of this database in memory, to try a change without making it (`gc
+    /// --dry-run`). Reads the file without writing to it.
+    pub fn in_memory_copy(&self) -> StoreResult<NaggerStateDB> {
+        let mem = Connection::open_in_memory_with_flags(
+            OpenFlags::SQLITE_OPEN_READ_WRITE
+                | OpenFlags::SQLITE_OPEN_CREATE
+                | OpenFlags::SQLITE_OPEN_URI
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        mem.busy_timeout(BUSY_TIMEOUT)?;
+        mem.execute("ATTACH DATABASE ?1 AS src", [read_only_uri(&self.path)])?;
+        let schema: Vec<(String, String, String)> = {
+            let mut stmt = mem.prepare(
+                "SELECT type, name, sql FROM src.sqlite_master
+                 WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%'
+                 ORDER BY type = 'table' DESC",
+            )?;
+            stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+                .collect::<Result<_, _>>()?
+        };
+        for (kind, name, sql) in &schema {
+            mem.execute_batch(sql)?;
+            if kind == "table" {
+                let quoted = name.replace('"', "\"\"");
+                mem.execute_batch(&format!(
+                    "INSERT INTO main.\"{quoted}\" SELECT * FROM src.\"{quoted}\""
+                ))?;
+            }
+        }
+        mem.execute_batch("DETACH DATABASE src")?;
+        mem.pragma_update(None, "user_version", user_version(&self.conn)?)?;
+        mem.execute_batch("PRAGMA foreign_keys=ON;")?;
+        Ok(NaggerStateDB {
+            conn: mem,
+            path: PathBuf::from(":memory:"),
+            report: OpenReport::default(),
+            read_only: true,
+        })
     }
 
     pub fn conn(&self) -> &Connection {
@@ -199,6 +298,9 @@ impl NaggerStateDB {
 
 impl Drop for NaggerStateDB {
     fn drop(&mut self) {
+        if self.read_only {
+            return;
+        }
         let mut wal = self.path.as_os_str().to_os_string();
         wal.push("-wal");
         let big = std::fs::metadata(PathBuf::from(wal)).is_ok_and(|m| m.len() > WAL_TRUNCATE_BYTES);
@@ -211,6 +313,37 @@ impl Drop for NaggerStateDB {
                 .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
         }
     }
+}
+
+/// A URI that reads the database at `path` without writing any file. Even a reader
+/// writes to the WAL index (`-shm`), or creates it: with no WAL the database is all in
+/// its main file, read as immutable (no locks, no index); with one, the index is read
+/// without being written (`readonly_shm`).
+fn read_only_uri(path: &Path) -> String {
+    let mut wal = path.as_os_str().to_os_string();
+    wal.push("-wal");
+    let has_wal = std::fs::metadata(PathBuf::from(wal)).is_ok_and(|m| m.len() > 0);
+    format!(
+        "file:{}?mode=ro&{}",
+        uri_path(path),
+        if has_wal {
+            "readonly_shm=1"
+        } else {
+            "immutable=1"
+        }
+    )
+}
+
+/// A path as the path part of an SQLite `file:` URI.
+fn uri_path(path: &Path) -> String {
+    let mut out = String::new();
+    for b in path.to_string_lossy().bytes() {
+        match b {
+            b'?' | b'#' | b'%' => out.push_str(&format!("%{b:02X}")),
+            _ => out.push(b as char),
+        }
+    }
+    out
 }
 
 include!(concat!(env!("OUT_DIR"), "/schema_version.rs"));

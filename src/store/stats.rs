@@ -86,8 +86,16 @@ pub struct Bucket {
 pub struct Roles {
     /// SubagentStart runs per `role_source` (exact_link, task_match, agent_type, unresolved).
     pub by_source: BTreeMap<String, i64>,
-    /// Subagents' first tool calls per `caller` (direct: agent_id in the input; claim).
+    /// Subagents' first tool calls per `caller` (direct: agent_id in the input;
+    /// transcript: the call found at the end of the agent's own transcript; claim: the
+    /// 2-phase claim, a guess by order).
     pub by_caller: BTreeMap<String, i64>,
+    /// Subagents (running and finished) per the role source they ended with: an exact
+    /// fact (exact_link, agent_transcript, meta_file, tool_response) or a guess
+    /// (task_match, agent_type, unresolved).
+    pub final_by_source: BTreeMap<String, i64>,
+    /// Guessed roles later replaced by a different exact one.
+    pub corrected: i64,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -215,9 +223,12 @@ pub fn collect(conn: &Connection, scope: Scope<'_>) -> StoreResult<Stats> {
         totals.decisions.entry(d.to_string()).or_default();
     }
 
+    let (final_by_source, corrected) = agent_roles(&tx, scope)?;
     let roles = Roles {
         by_source: counts_by(&tx, source, "role_source", since)?,
         by_caller: counts_by(&tx, source, "caller", since)?,
+        final_by_source,
+        corrected,
     };
     let (rules, guards) = rules_fired(&tx, scope)?;
     let stats = Stats {
@@ -630,6 +641,42 @@ pub fn rules_fired(
 
 /// Tool, skill and subagent-type uses. Counts are kept per session, so `since` keeps the
 /// sessions' counters touched in the window, whole.
+/// Agents per final role source, and the guessed roles corrected, over the Registry
+/// and the history of finished agents.
+fn agent_roles(
+    tx: &Transaction<'_>,
+    scope: Scope<'_>,
+) -> StoreResult<(BTreeMap<String, i64>, i64)> {
+    let mut stmt = tx.prepare(&agent_roles_sql(scope))?;
+    let rows = stmt.query_map(scope_params(scope), |r| {
+        Ok((
+            r.get::<_, String>(0)?,
+            r.get::<_, i64>(1)?,
+            r.get::<_, i64>(2)?,
+        ))
+    })?;
+    let mut by_source = BTreeMap::new();
+    let mut corrected = 0;
+    for row in rows {
+        let (source, agents, fixed) = row?;
+        by_source.insert(source, agents);
+        corrected += fixed;
+    }
+    Ok((by_source, corrected))
+}
+
+fn agent_roles_sql(scope: Scope<'_>) -> String {
+    format!(
+        "SELECT coalesce(role_source, 'unresolved'), count(*), coalesce(sum(role_corrected), 0)
+         FROM (SELECT role_source, role_corrected FROM subagents WHERE 1{}
+               UNION ALL
+               SELECT role_source, role_corrected FROM subagent_history WHERE 1{})
+         GROUP BY 1",
+        scope_clause(scope, "created_at"),
+        scope_clause(scope, "started_at")
+    )
+}
+
 fn usage(tx: &Transaction<'_>, scope: Scope<'_>) -> StoreResult<Vec<UsageCount>> {
     let mut stmt = tx.prepare(&usage_sql(scope))?;
     let rows = stmt.query_map(scope_params(scope), |r| {

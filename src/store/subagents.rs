@@ -4,11 +4,18 @@
 use super::{StoreResult, immediate, now_ms};
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
-/// Where an agent's role came from.
+/// Where an agent's role came from: an exact fact (which one), or a guess.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RoleSource {
-    /// The transcript links this agent to its spawning tool call exactly.
+    /// The parent transcript links this agent to its spawning tool call
+    /// (`toolUseResult.agentId`, progress lines).
     ExactLink,
+    /// The agent's own transcript starts with the prompt of exactly this spawn.
+    AgentTranscript,
+    /// The agent's meta file names the spawning call (`toolUseId`).
+    MetaFile,
+    /// PostToolUse of the spawning call named the agent (`tool_response.agentId`).
+    ToolResponse,
     /// Oldest unmatched spawn of the same subagent_type (FIFO guess).
     TaskMatch,
     /// No spawn found: the role comes from agent_type alone.
@@ -18,9 +25,22 @@ pub enum RoleSource {
 }
 
 impl RoleSource {
+    pub const ALL: [RoleSource; 7] = [
+        RoleSource::ExactLink,
+        RoleSource::AgentTranscript,
+        RoleSource::MetaFile,
+        RoleSource::ToolResponse,
+        RoleSource::TaskMatch,
+        RoleSource::AgentType,
+        RoleSource::Unresolved,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             RoleSource::ExactLink => "exact_link",
+            RoleSource::AgentTranscript => "agent_transcript",
+            RoleSource::MetaFile => "meta_file",
+            RoleSource::ToolResponse => "tool_response",
             RoleSource::TaskMatch => "task_match",
             RoleSource::AgentType => "agent_type",
             RoleSource::Unresolved => "unresolved",
@@ -28,14 +48,43 @@ impl RoleSource {
     }
 
     pub fn parse(s: &str) -> Option<RoleSource> {
-        Some(match s {
-            "exact_link" => RoleSource::ExactLink,
-            "task_match" => RoleSource::TaskMatch,
-            "agent_type" => RoleSource::AgentType,
-            "unresolved" => RoleSource::Unresolved,
-            _ => return None,
-        })
+        RoleSource::ALL.into_iter().find(|r| r.as_str() == s)
     }
+
+    /// An exact fact tied the agent to its spawn; no later fact changes it.
+    pub fn is_exact(self) -> bool {
+        matches!(
+            self,
+            RoleSource::ExactLink
+                | RoleSource::AgentTranscript
+                | RoleSource::MetaFile
+                | RoleSource::ToolResponse
+        )
+    }
+}
+
+/// Whether a stored role_source names an exact fact.
+pub fn is_exact_source(source: Option<&str>) -> bool {
+    source
+        .and_then(RoleSource::parse)
+        .is_some_and(RoleSource::is_exact)
+}
+
+/// An exact fact that names an agent's spawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpawnKey<'a> {
+    /// The spawning call's tool_use_id.
+    ToolUseId(&'a str),
+    /// sha256 of the prompt the agent was spawned with.
+    PromptHash(&'a str),
+}
+
+/// The result of linking an agent to its spawn by an exact fact.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExactOutcome {
+    pub outcome: MatchOutcome,
+    /// The role the agent had before, when the exact fact changed it.
+    pub corrected_from: Option<Option<String>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,10 +100,25 @@ pub struct SubagentRecord {
     pub claimed_by: Option<String>,
     pub task_spawn_id: Option<i64>,
     pub registered_by: String,
+    /// Times a guessed role was replaced by a different exact one.
+    pub role_corrected: i64,
+    /// The role given at SubagentStart; None when it was not known exactly then.
+    pub start_role: Option<String>,
+}
+
+impl SubagentRecord {
+    pub fn role_source(&self) -> Option<RoleSource> {
+        self.role_source.as_deref().and_then(RoleSource::parse)
+    }
+
+    pub fn role_is_exact(&self) -> bool {
+        self.role_source().is_some_and(RoleSource::is_exact)
+    }
 }
 
 const SUBAGENT_COLUMNS: &str = "agent_id, session_id, agent_type, role, role_source, created_at, \
-     startup_processed, startup_processed_at, claimed_by, task_spawn_id, registered_by";
+     startup_processed, startup_processed_at, claimed_by, task_spawn_id, registered_by, \
+     role_corrected, start_role";
 
 impl SubagentRecord {
     fn from_row(r: &Row<'_>) -> rusqlite::Result<Self> {
@@ -70,6 +134,8 @@ impl SubagentRecord {
             claimed_by: r.get(8)?,
             task_spawn_id: r.get(9)?,
             registered_by: r.get(10)?,
+            role_corrected: r.get(11)?,
+            start_role: r.get(12)?,
         })
     }
 }
@@ -117,6 +183,9 @@ pub struct HistoryRecord {
     pub duration_ms: i64,
     pub tokens: Option<i64>,
     pub summary: Option<String>,
+    /// How its first tool call was attributed: direct, transcript or claim.
+    pub claimed_by: Option<String>,
+    pub role_corrected: i64,
 }
 
 pub struct SubagentRepository<'c> {
@@ -348,7 +417,14 @@ impl<'c> SubagentRepository<'c> {
         fallback_role: Option<&str>,
     ) -> StoreResult<MatchOutcome> {
         let tx = immediate(self.conn)?;
-        let outcome = match_in(&tx, session_id, agent_id, agent_type, fallback_role)?;
+        let outcome = match_in(
+            &tx,
+            session_id,
+            agent_id,
+            agent_type,
+            fallback_role,
+            RoleSource::ExactLink,
+        )?;
         tx.commit()?;
         Ok(outcome)
     }
@@ -365,10 +441,176 @@ impl<'c> SubagentRepository<'c> {
     ) -> StoreResult<MatchOutcome> {
         let tx = immediate(self.conn)?;
         insert_agent(&tx, agent_id, session_id, agent_type, registered_by)?;
-        let outcome = match_in(&tx, session_id, agent_id, agent_type, fallback_role)?;
+        let outcome = match_in(
+            &tx,
+            session_id,
+            agent_id,
+            agent_type,
+            fallback_role,
+            RoleSource::ExactLink,
+        )?;
         tx.commit()?;
         Ok(outcome)
     }
+
+    /// Ties an agent to its spawn by an exact fact, in one IMMEDIATE transaction: the
+    /// spawn is linked to the agent, a FIFO guess is upgraded (and the agent that held
+    /// the spawn re-matched), and a role that changes is counted as corrected. None when
+    /// the agent or the spawn is not known (yet), or the spawn is exactly another's.
+    pub fn link_exact(
+        &self,
+        session_id: &str,
+        agent_id: &str,
+        key: SpawnKey<'_>,
+        source: RoleSource,
+    ) -> StoreResult<Option<ExactOutcome>> {
+        let tx = immediate(self.conn)?;
+        let agent: Option<(String, Option<String>, Option<String>)> = tx
+            .query_row(
+                "SELECT agent_type, role, role_source FROM subagents WHERE agent_id = ?1",
+                [agent_id],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .optional()?;
+        let Some((agent_type, old_role, old_source)) = agent else {
+            return Ok(None);
+        };
+        if is_exact_source(old_source.as_deref()) {
+            return Ok(None);
+        }
+        let spawn: Option<i64> = match key {
+            SpawnKey::ToolUseId(id) => tx
+                .query_row(
+                    "SELECT id FROM task_spawns WHERE session_id = ?1 AND tool_use_id = ?2
+                       AND (linked_agent_id IS NULL OR linked_agent_id = ?3)",
+                    params![session_id, id, agent_id],
+                    |r| r.get(0),
+                )
+                .optional()?,
+            // Two spawns with one prompt are the same role: prefer the one this agent
+            // already holds, then a free one, then one another agent only guessed.
+            SpawnKey::PromptHash(hash) => tx
+                .query_row(
+                    "SELECT id FROM task_spawns
+                     WHERE session_id = ?1 AND prompt_hash = ?2
+                       AND (linked_agent_id IS NULL OR linked_agent_id = ?3)
+                     ORDER BY matched_agent_id IS ?3 DESC, matched_agent_id IS NULL DESC,
+                              transcript_index, id
+                     LIMIT 1",
+                    params![session_id, hash, agent_id],
+                    |r| r.get(0),
+                )
+                .optional()?,
+        };
+        let Some(spawn) = spawn else {
+            return Ok(None);
+        };
+        tx.execute(
+            "UPDATE task_spawns SET linked_agent_id = ?2 WHERE id = ?1 AND linked_agent_id IS NULL",
+            params![spawn, agent_id],
+        )?;
+        let outcome = match_in(&tx, session_id, agent_id, &agent_type, None, source)?;
+        let corrected_from = (old_role.is_some() && old_role != outcome.role).then_some(old_role);
+        if corrected_from.is_some() {
+            tx.execute(
+                "UPDATE subagents SET role_corrected = role_corrected + 1 WHERE agent_id = ?1",
+                [agent_id],
+            )?;
+        }
+        tx.commit()?;
+        Ok(Some(ExactOutcome {
+            outcome,
+            corrected_from,
+        }))
+    }
+
+    /// Registers a spawn the main agent is about to make (its PreToolUse of Agent/Task),
+    /// before the parent transcript holds it; the transcript scan later finds the same
+    /// tool_use_id and keeps this row. Agents that started before any spawn of their
+    /// type was known are matched now. Returns true when the spawn is new.
+    pub fn register_spawn(&self, session_id: &str, spawn: &SpawnRow) -> StoreResult<bool> {
+        let tx = immediate(self.conn)?;
+        let added = tx.execute(
+            "INSERT INTO task_spawns (session_id, transcript_index, tool_use_id, subagent_type, role,
+                                      prompt_hash, description, created_at, registered_by)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'pre_tool_use')
+             ON CONFLICT(session_id, tool_use_id) DO NOTHING",
+            params![
+                session_id,
+                spawn.transcript_index,
+                spawn.tool_use_id,
+                spawn.subagent_type,
+                spawn.role,
+                spawn.prompt_hash,
+                spawn.description,
+                now_ms()
+            ],
+        )? == 1;
+        if added {
+            match_waiting_in(&tx, session_id)?;
+        }
+        tx.commit()?;
+        Ok(added)
+    }
+
+    /// Matches the session's agents that hold no spawn yet (they started before their
+    /// spawn was known). Returns how many got one.
+    pub fn match_waiting(&self, session_id: &str) -> StoreResult<usize> {
+        let tx = immediate(self.conn)?;
+        let n = match_waiting_in(&tx, session_id)?;
+        tx.commit()?;
+        Ok(n)
+    }
+
+    /// Whether the spawns an agent of `agent_type` may hold name more than one role, so a
+    /// FIFO guess could give it another agent's role: unmatched spawns of the type, and
+    /// those only guessed for an agent.
+    pub fn roles_ambiguous(&self, session_id: &str, agent_type: &str) -> StoreResult<bool> {
+        let roles: i64 = self.conn.query_row(
+            "SELECT count(DISTINCT coalesce(s.role, '')) FROM task_spawns s
+             WHERE s.session_id = ?1 AND s.subagent_type = ?2 AND s.linked_agent_id IS NULL
+               AND (s.matched_agent_id IS NULL OR EXISTS (
+                    SELECT 1 FROM subagents a WHERE a.agent_id = s.matched_agent_id
+                      AND a.role_source = 'task_match'))",
+            params![session_id, agent_type],
+            |r| r.get(0),
+        )?;
+        Ok(roles > 1)
+    }
+
+    /// The session's active subagents, those that have not made their first tool call
+    /// first, oldest first, at most `limit`: (agent_id, first call made).
+    pub fn active_ids(&self, session_id: &str, limit: usize) -> StoreResult<Vec<(String, bool)>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT agent_id, startup_processed FROM subagents WHERE session_id = ?1
+             ORDER BY startup_processed, created_at, rowid LIMIT ?2",
+        )?;
+        let rows = stmt.query_map(params![session_id, limit as i64], |r| {
+            Ok((r.get(0)?, r.get::<_, i64>(1)? != 0))
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Marks an agent's first tool call, identified by `how` (`direct`: agent_id in the
+    /// input; `transcript`: the call's tool_use_id in its own transcript). True only for
+    /// the one call that made the change.
+    pub fn mark_first_call(&self, agent_id: &str, how: &str) -> StoreResult<bool> {
+        Ok(self.conn.execute(
+            "UPDATE subagents SET startup_processed = 1, startup_processed_at = ?2, claimed_by = ?3
+             WHERE agent_id = ?1 AND startup_processed = 0",
+            params![agent_id, now_ms(), how],
+        )? == 1)
+    }
+
+    /// Records the role an agent was given at SubagentStart (None: not known exactly).
+    pub fn set_start_role(&self, agent_id: &str, role: Option<&str>) -> StoreResult<()> {
+        self.conn.execute(
+            "UPDATE subagents SET start_role = ?2 WHERE agent_id = ?1",
+            params![agent_id, role],
+        )?;
+        Ok(())
+    }
+
     /// SubagentStop: moves the agent to subagent_history and removes it from the
     /// Registry, in one transaction. Its spawn stays matched (so a rescan of the
     /// transcript can never hand it to another agent) until the session is purged.
@@ -401,6 +643,8 @@ impl<'c> SubagentRepository<'c> {
                 duration_ms: (now - r.created_at).max(0),
                 tokens,
                 summary: summary.map(str::to_string),
+                claimed_by: r.claimed_by,
+                role_corrected: r.role_corrected,
             },
             None => HistoryRecord {
                 agent_id: agent_id.to_string(),
@@ -413,12 +657,15 @@ impl<'c> SubagentRepository<'c> {
                 duration_ms: 0,
                 tokens,
                 summary: summary.map(str::to_string),
+                claimed_by: None,
+                role_corrected: 0,
             },
         };
         tx.execute(
             "INSERT INTO subagent_history (agent_id, session_id, agent_type, role, role_source, started_at,
-                                           stopped_at, duration_ms, tokens, summary)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+                                           stopped_at, duration_ms, tokens, summary, claimed_by,
+                                           role_corrected)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
              ON CONFLICT(session_id, agent_id) DO UPDATE SET
                  stopped_at = excluded.stopped_at, duration_ms = excluded.duration_ms,
                  tokens = coalesce(excluded.tokens, tokens), summary = coalesce(excluded.summary, summary)",
@@ -432,7 +679,9 @@ impl<'c> SubagentRepository<'c> {
                 history.stopped_at,
                 history.duration_ms,
                 history.tokens,
-                history.summary
+                history.summary,
+                history.claimed_by,
+                history.role_corrected
             ],
         )?;
         tx.execute("DELETE FROM subagents WHERE agent_id = ?1", [agent_id])?;
@@ -447,7 +696,7 @@ impl<'c> SubagentRepository<'c> {
     ) -> StoreResult<Vec<HistoryRecord>> {
         let mut stmt = self.conn.prepare(
             "SELECT agent_id, session_id, agent_type, role, role_source, started_at, stopped_at,
-                    duration_ms, tokens, summary
+                    duration_ms, tokens, summary, claimed_by, role_corrected
              FROM subagent_history WHERE ?1 IS NULL OR session_id = ?1
              ORDER BY stopped_at DESC LIMIT ?2",
         )?;
@@ -463,6 +712,8 @@ impl<'c> SubagentRepository<'c> {
                 duration_ms: r.get(7)?,
                 tokens: r.get(8)?,
                 summary: r.get(9)?,
+                claimed_by: r.get(10)?,
+                role_corrected: r.get(11)?,
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
@@ -551,7 +802,7 @@ fn fifo_match(
             "SELECT id, role FROM task_spawns
              WHERE session_id = ?1 AND matched_agent_id IS NULL AND subagent_type = ?2
                AND (linked_agent_id IS NULL OR linked_agent_id = ?3)
-             ORDER BY transcript_index LIMIT 1",
+             ORDER BY transcript_index, id LIMIT 1",
             params![session_id, agent_type, agent_id],
             |r| Ok((r.get(0)?, r.get(1)?)),
         )
@@ -569,6 +820,7 @@ fn match_in(
     agent_id: &str,
     agent_type: &str,
     fallback_role: Option<&str>,
+    exact_source: RoleSource,
 ) -> rusqlite::Result<MatchOutcome> {
     let current: Option<(Option<i64>, Option<String>)> = tx
         .query_row(
@@ -585,12 +837,16 @@ fn match_in(
             displaced: None,
         });
     };
-    if current_source.as_deref() == Some(RoleSource::ExactLink.as_str()) {
+    if let Some(source) = current_source
+        .as_deref()
+        .and_then(RoleSource::parse)
+        .filter(|s| s.is_exact())
+    {
         let role = spawn_role(tx, current_spawn)?;
         return Ok(MatchOutcome {
             spawn_id: current_spawn,
             role,
-            source: RoleSource::ExactLink,
+            source,
             displaced: None,
         });
     }
@@ -611,17 +867,11 @@ fn match_in(
                     [old],
                 )?;
             }
-            link(
-                tx,
-                spawn_id,
-                agent_id,
-                role.as_deref(),
-                RoleSource::ExactLink,
-            )?;
+            link(tx, spawn_id, agent_id, role.as_deref(), exact_source)?;
         } else {
             tx.execute(
-                "UPDATE subagents SET role_source = 'exact_link' WHERE agent_id = ?1",
-                [agent_id],
+                "UPDATE subagents SET role = ?2, role_source = ?3 WHERE agent_id = ?1",
+                params![agent_id, role, exact_source.as_str()],
             )?;
         }
         let displaced = holder.filter(|h| h != agent_id);
@@ -644,7 +894,7 @@ fn match_in(
         MatchOutcome {
             spawn_id: Some(spawn_id),
             role,
-            source: RoleSource::ExactLink,
+            source: exact_source,
             displaced,
         }
     } else if current_spawn.is_some() {
@@ -680,6 +930,39 @@ fn match_in(
         }
     };
     Ok(outcome)
+}
+
+/// `match_waiting`, inside the caller's transaction.
+fn match_waiting_in(tx: &Connection, session_id: &str) -> rusqlite::Result<usize> {
+    let waiting: Vec<(String, String)> = {
+        let mut stmt = tx.prepare_cached(
+            "SELECT agent_id, agent_type FROM subagents
+             WHERE session_id = ?1 AND task_spawn_id IS NULL
+             ORDER BY created_at, rowid",
+        )?;
+        let rows = stmt.query_map([session_id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        rows.collect::<Result<_, _>>()?
+    };
+    let mut matched = 0;
+    for (agent_id, agent_type) in waiting {
+        let role: Option<String> = tx.query_row(
+            "SELECT role FROM subagents WHERE agent_id = ?1",
+            [&agent_id],
+            |r| r.get(0),
+        )?;
+        let outcome = match_in(
+            tx,
+            session_id,
+            &agent_id,
+            &agent_type,
+            role.as_deref(),
+            RoleSource::ExactLink,
+        )?;
+        if outcome.spawn_id.is_some() {
+            matched += 1;
+        }
+    }
+    Ok(matched)
 }
 
 fn insert_agent(

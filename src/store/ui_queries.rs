@@ -47,8 +47,10 @@ pub fn read_pool(path: &Path, size: u32) -> StoreResult<ReadPool> {
 
 impl NaggerStateDB {
     /// A read-only handle on an existing database, for code that takes a `NaggerStateDB`
-    /// (the digest) but must not write: no creation, no migration, `query_only`.
-    pub fn open_read_only(path: &Path) -> StoreResult<NaggerStateDB> {
+    /// (the digest) but must not write: no creation, no migration, `query_only`. Unlike
+    /// `open_read_only` it never opens the file `immutable`, which skips locking: the
+    /// dashboard reads while hooks write and checkpoint.
+    pub fn open_live_reader(path: &Path) -> StoreResult<NaggerStateDB> {
         let conn =
             Connection::open_with_flags(path, READ_ONLY).map_err(|source| StoreError::Sqlite {
                 path: path.to_path_buf(),
@@ -59,6 +61,7 @@ impl NaggerStateDB {
             conn,
             path: path.to_path_buf(),
             report: OpenReport::default(),
+            read_only: true,
         })
     }
 }
@@ -662,7 +665,7 @@ mod tests {
                 )
                 .unwrap();
         };
-        let reader = NaggerStateDB::open_read_only(&path).unwrap();
+        let reader = NaggerStateDB::open_live_reader(&path).unwrap();
         let mut counts = RunCounts::default();
         counts.refresh(reader.conn()).unwrap();
         assert_eq!(counts.of("a"), SessionRuns::default());
@@ -704,7 +707,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let missing = dir.path().join("state.db");
         assert!(read_pool(&missing, 1).is_err());
-        assert!(NaggerStateDB::open_read_only(&missing).is_err());
+        assert!(NaggerStateDB::open_live_reader(&missing).is_err());
         assert!(!missing.exists(), "a missing database is not created");
 
         drop(NaggerStateDB::open(&missing).unwrap());
@@ -714,7 +717,7 @@ mod tests {
             conn.execute("DELETE FROM hook_log", []).is_err(),
             "pooled connections refuse writes"
         );
-        let db = NaggerStateDB::open_read_only(&missing).unwrap();
+        let db = NaggerStateDB::open_live_reader(&missing).unwrap();
         assert!(db.conn().execute("DELETE FROM tasks", []).is_err());
         assert_eq!(changes(&conn).unwrap().hook_log, 0);
         let mut counts = RunCounts::default();

@@ -122,7 +122,7 @@ fn shared_context(ui: &Ui, target: &Target) -> Result<Value, Failure> {
 
 fn digest(ui: &Ui, session: &str, agent_type: Option<&str>) -> Result<Value, Failure> {
     let config = LoadedConfig::load(&paths::config_path(&ui.project_root)).config;
-    let db = NaggerStateDB::open_read_only(&ui.db_path)?;
+    let db = NaggerStateDB::open_live_reader(&ui.db_path)?;
     let role = agent_type.map(|r| context::role_for(&config, r));
     let injection = match (agent_type, &role) {
         (Some(agent_type), Some(role)) => context::for_subagent(

@@ -17,6 +17,13 @@ pub fn nagger_bin() -> &'static str {
     env!("CARGO_BIN_EXE_nagger")
 }
 
+/// The folder of the `nagger` binary under test.
+pub fn bin_dir() -> &'static Path {
+    Path::new(nagger_bin())
+        .parent()
+        .expect("the binary is in a folder")
+}
+
 /// A project directory with its `.claude-nagger` and a main-session transcript.
 pub struct Project {
     _dir: tempfile::TempDir,
@@ -72,7 +79,7 @@ impl HookResult {
         self.json().is_some_and(|v| v["decision"] == "block")
     }
 
-    fn from_output(out: Output) -> HookResult {
+    pub fn from_output(out: Output) -> HookResult {
         HookResult {
             code: out.status.code().unwrap_or(-1),
             stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -126,6 +133,8 @@ impl Project {
             .env("CLAUDE_PROJECT_DIR", &self.root)
             .env("HOME", &self.root)
             .env("TZ", "UTC")
+            // As on a machine where nagger is installed: `nagger` is on PATH.
+            .env("PATH", bin_dir())
             .current_dir(&self.root);
         cmd
     }
