@@ -22,3 +22,4 @@ mod test_rules;
 mod test_safety;
 mod test_stats;
 mod test_trust;
+mod test_ui;

@@ -12,6 +12,7 @@ mod plugin;
 mod sessions;
 mod stats;
 mod task;
+mod ui;
 
 use crate::cli::{Cli, Command};
 use crate::paths::Env;
@@ -114,6 +115,7 @@ pub fn run(command: Command, env: &Env) -> CommandResult {
         Command::Context(args) => context::run(env, &args),
         Command::Task(command) => task::run(env, command),
         Command::Demo(args) => demo::run(&args),
+        Command::Ui(args) => ui::run(env, &args),
         Command::Completions(args) => {
             let mut cmd = Cli::command();
             let mut out = Vec::new();
