@@ -7,13 +7,16 @@
 use std::fmt;
 use std::ops::Range;
 
+mod words;
+pub use words::*;
+
 /// Deepest nesting of subshells, substitutions and `bash -c` scripts that is analysed.
-pub const MAX_DEPTH: usize = 16;
+pub const MAX_DEPTH: usize = 64;
 /// Most simple commands collected from one command line.
-pub const MAX_COMMANDS: usize = 4096;
+pub const MAX_COMMANDS: usize = 16_384;
 /// Most bytes scanned for one command line, counting every re-scan of an unwrapped
 /// script: bounds the work on any input.
-pub const MAX_SCANNED_BYTES: usize = 1 << 20;
+pub const MAX_SCANNED_BYTES: usize = 4 << 20;
 /// Most wrapper prefixes peeled off one simple command.
 const MAX_PREFIXES: usize = 32;
 /// Deepest nesting of quotes and `${…}` inside one word.
@@ -68,6 +71,12 @@ pub struct SimpleCommand {
     /// Words (of argv or redirections) holding substitutions, each with the indices in
     /// [`Parsed::commands`] of the commands its substitutions run.
     pub substitutions: Vec<(String, Range<usize>)>,
+    /// Words whose value is only known when the shell runs: they hold `$name`, `${…}`,
+    /// `$(…)`, `$((…))` or backticks outside single quotes.
+    pub computed: Vec<String>,
+    /// What the command reads on standard input as written on the line: here-strings
+    /// and here-document bodies.
+    pub stdin_texts: Vec<String>,
 }
 
 impl SimpleCommand {
@@ -131,6 +140,8 @@ pub struct Parsed {
     /// More than [`MAX_COMMANDS`] simple commands or [`MAX_SCANNED_BYTES`] scanned; the
     /// rest was not collected.
     pub truncated: bool,
+    /// The line holds a NUL byte, which no shell passes on as written.
+    pub nul: bool,
 }
 
 /// Tokenise a command line into its simple commands.
@@ -141,437 +152,8 @@ pub fn parse(src: &str) -> Parsed {
         commands: out.commands,
         too_deep: out.too_deep,
         truncated: out.truncated,
+        nul: memchr::memchr(0, src.as_bytes()).is_some(),
     }
-}
-
-/// `-rf` → `-r -f`; every other word unchanged.
-pub fn split_short_flags(args: &[String]) -> Vec<String> {
-    let mut out = Vec::with_capacity(args.len());
-    for arg in args {
-        match short_cluster(arg) {
-            Some(flags) if flags.len() > 1 && flags.bytes().all(|b| b.is_ascii_alphabetic()) => {
-                out.extend(flags.chars().map(|c| format!("-{c}")));
-            }
-            _ => out.push(arg.clone()),
-        }
-    }
-    out
-}
-
-/// The letters of a short-option word: `-rf` → `rf`; `None` for `--long`, `-` and operands.
-pub fn short_cluster(arg: &str) -> Option<&str> {
-    let flags = arg.strip_prefix('-')?;
-    (!flags.is_empty() && !flags.starts_with('-')).then_some(flags)
-}
-
-/// Whether an option is set among `args`, by short letter (also inside clusters such as
-/// `-rfv`) or by long name (`--force`). Stops at `--`.
-pub fn has_flag(args: &[String], short: &str, long: &[&str]) -> bool {
-    for arg in args {
-        if arg == "--" {
-            return false;
-        }
-        if let Some(name) = arg.strip_prefix("--") {
-            let name = name.split_once('=').map_or(name, |(n, _)| n);
-            if long.contains(&name) {
-                return true;
-            }
-        } else if let Some(flags) = short_cluster(arg)
-            && flags.chars().any(|c| short.contains(c))
-        {
-            return true;
-        }
-    }
-    false
-}
-
-/// Program name without its directory.
-pub fn basename(word: &str) -> &str {
-    word.rsplit('/').next().unwrap_or(word)
-}
-
-/// Whether `name` is a shell that runs scripts the way `sh` does.
-pub fn is_shell(name: &str) -> bool {
-    matches!(
-        name,
-        "sh" | "bash" | "zsh" | "dash" | "ksh" | "mksh" | "ash" | "yash" | "fish" | "csh" | "tcsh"
-    )
-}
-
-/// How an interpreter takes its program: flags whose value is code, flags that take a
-/// value, and whether `-s` means "program on stdin".
-struct Interpreter {
-    shell: bool,
-    code_flags: &'static str,
-    value_flags: &'static str,
-}
-
-fn interpreter(name: &str) -> Option<Interpreter> {
-    if is_shell(name) {
-        return Some(Interpreter {
-            shell: true,
-            code_flags: "c",
-            value_flags: "oO",
-        });
-    }
-    // python3.12, perl5.36, ruby3.2: the family is what matters.
-    let family = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
-    let (code_flags, value_flags) = match family {
-        "python" | "pypy" => ("cm", "WX"),
-        "perl" => ("eE", ""),
-        "ruby" => ("e", "Ir"),
-        "node" | "nodejs" => ("ep", "r"),
-        "php" => ("rR", "cd"),
-        "lua" | "luajit" => ("e", "l"),
-        "osascript" => ("e", ""),
-        _ => return None,
-    };
-    Some(Interpreter {
-        shell: false,
-        code_flags,
-        value_flags,
-    })
-}
-
-/// Whether `name` runs programs it is given (a shell or a scripting language).
-pub fn is_interpreter(name: &str) -> bool {
-    interpreter(name).is_some()
-}
-
-/// Whether this interpreter command reads its program from standard input: no program
-/// file and no inline code (`sh`, `bash -s -- -y`, `python3 -`), unlike `python3 -m
-/// json.tool` or `bash install.sh`.
-pub fn reads_program_from_stdin(argv: &[String]) -> bool {
-    let Some(it) = argv.first().and_then(|a| interpreter(basename(a))) else {
-        return false;
-    };
-    let mut j = 1;
-    while let Some(arg) = argv.get(j) {
-        if arg == "-" {
-            return true;
-        }
-        if arg == "--" {
-            j += 1;
-            break;
-        }
-        if let Some(long) = arg.strip_prefix("--") {
-            let name = long.split_once('=').map_or(long, |(n, _)| n);
-            if matches!(name, "eval" | "print" | "command") {
-                return false;
-            }
-            j += if it.shell && matches!(long, "rcfile" | "init-file") {
-                2
-            } else {
-                1
-            };
-            continue;
-        }
-        let cluster = arg
-            .strip_prefix('-')
-            .or_else(|| arg.strip_prefix('+').filter(|_| it.shell));
-        let Some(flags) = cluster.filter(|f| !f.is_empty()) else {
-            break;
-        };
-        for (pos, flag) in flags.char_indices() {
-            if it.code_flags.contains(flag) {
-                return false;
-            }
-            if it.shell && flag == 's' {
-                return true;
-            }
-            if it.value_flags.contains(flag) {
-                if pos + flag.len_utf8() == flags.len() {
-                    j += 1;
-                }
-                break;
-            }
-        }
-        j += 1;
-    }
-    argv.get(j).is_none_or(|a| a == "-" || a == "/dev/stdin")
-}
-
-/// The script of `sh -c 'script'` (any shell, any flag spelling such as `bash -lc`).
-fn shell_c_script(argv: &[String]) -> Option<&str> {
-    let mut c_mode = false;
-    let mut j = 1;
-    while let Some(arg) = argv.get(j) {
-        if arg == "--" || arg == "-" {
-            j += 1;
-            break;
-        }
-        if let Some(long) = arg.strip_prefix("--") {
-            if let Some(script) = long.strip_prefix("command=") {
-                return Some(script);
-            }
-            if long == "command" {
-                return argv.get(j + 1).map(String::as_str);
-            }
-            j += if matches!(long, "rcfile" | "init-file") {
-                2
-            } else {
-                1
-            };
-            continue;
-        }
-        let Some(flags) = arg
-            .strip_prefix('-')
-            .or_else(|| arg.strip_prefix('+'))
-            .filter(|f| !f.is_empty())
-        else {
-            break;
-        };
-        c_mode |= flags.contains('c');
-        j += if flags.ends_with(['o', 'O']) { 2 } else { 1 };
-    }
-    if c_mode {
-        argv.get(j).map(String::as_str)
-    } else {
-        None
-    }
-}
-
-/// Index of the first operand at or after `start`, skipping options. Short options in
-/// `short_values` take a value (attached or the next word); so do the long options in
-/// `long_values` unless written `--name=value`.
-fn skip_options(args: &[String], start: usize, short_values: &str, long_values: &[&str]) -> usize {
-    let mut j = start;
-    while let Some(arg) = args.get(j) {
-        if arg == "--" {
-            return j + 1;
-        }
-        if let Some(long) = arg.strip_prefix("--") {
-            j += if !long.contains('=') && long_values.contains(&long) {
-                2
-            } else {
-                1
-            };
-            continue;
-        }
-        let Some(flags) = short_cluster(arg) else {
-            break;
-        };
-        for (pos, flag) in flags.char_indices() {
-            if short_values.contains(flag) {
-                if pos + flag.len_utf8() == flags.len() {
-                    j += 1;
-                }
-                break;
-            }
-        }
-        j += 1;
-    }
-    j
-}
-
-/// `NAME=value` as a word of text (after `env`, `sudo`).
-fn is_assignment_text(word: &str) -> bool {
-    word.split_once('=')
-        .is_some_and(|(name, _)| is_assignment_name(name.as_bytes()))
-}
-
-fn is_assignment_name(name: &[u8]) -> bool {
-    let name = name.strip_suffix(b"+").unwrap_or(name);
-    let name = match name.iter().position(|&b| b == b'[') {
-        Some(open) if name.ends_with(b"]") => &name[..open],
-        Some(_) => return false,
-        None => name,
-    };
-    match name.split_first() {
-        Some((first, rest)) => {
-            (first.is_ascii_alphabetic() || *first == b'_')
-                && rest.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'_')
-        }
-        None => false,
-    }
-}
-
-fn skip_assignments(args: &[String], mut j: usize) -> usize {
-    while args.get(j).is_some_and(|a| is_assignment_text(a)) {
-        j += 1;
-    }
-    j
-}
-
-fn quote_for_display(word: &str) -> String {
-    let plain = !word.is_empty()
-        && word.bytes().all(|b| {
-            !b.is_ascii_whitespace() && !matches!(b, b'\'' | b'"' | b';' | b'&' | b'|' | b'`')
-        });
-    if plain {
-        word.to_owned()
-    } else {
-        format!("'{}'", word.replace('\'', r"'\''"))
-    }
-}
-
-/// Reserved words that can precede a command and are not commands themselves.
-const RESERVED: &[&[u8]] = &[
-    b"!", b"{", b"}", b"if", b"then", b"else", b"elif", b"fi", b"do", b"done", b"while", b"until",
-    b"esac", b"coproc",
-];
-
-/// Wrappers and what a simple command is left with once they are peeled off.
-struct Peeled {
-    argv: Vec<String>,
-    prefixes: Vec<String>,
-    /// The words before peeling, when anything was peeled.
-    original: Option<Vec<String>>,
-    sudo: bool,
-}
-
-fn peel_prefixes(mut args: Vec<String>) -> Peeled {
-    let mut start = 0;
-    let mut prefixes = Vec::new();
-    let mut original = None;
-    let mut sudo = false;
-    for _ in 0..MAX_PREFIXES {
-        let Some(first) = args.get(start) else { break };
-        let name = basename(first);
-        let mut elevated = false;
-        let mut split = None;
-        let next = match name {
-            "sudo" => {
-                elevated = true;
-                let j = skip_options(
-                    &args,
-                    start + 1,
-                    "ugpCDrtUTRh",
-                    &[
-                        "user",
-                        "group",
-                        "prompt",
-                        "close-from",
-                        "chdir",
-                        "role",
-                        "type",
-                        "other-user",
-                        "command-timeout",
-                        "chroot",
-                        "host",
-                    ],
-                );
-                skip_assignments(&args, j)
-            }
-            "doas" => {
-                elevated = true;
-                skip_options(&args, start + 1, "uC", &[])
-            }
-            "env" => {
-                let (j, value) = skip_env_options(&args, start + 1);
-                split = value;
-                skip_assignments(&args, j)
-            }
-            "command" => {
-                if has_flag(&args[start + 1..], "vV", &[]) {
-                    break; // `command -v rm` describes rm, it does not run it
-                }
-                skip_options(&args, start + 1, "", &[])
-            }
-            "builtin" | "nohup" | "setsid" => skip_options(&args, start + 1, "", &[]),
-            "exec" => skip_options(&args, start + 1, "a", &[]),
-            "nice" => skip_options(&args, start + 1, "n", &["adjustment"]),
-            "time" => skip_options(&args, start + 1, "fo", &["format", "output"]),
-            "timeout" => skip_options(&args, start + 1, "sk", &["signal", "kill-after"]) + 1,
-            "xargs" => skip_options(
-                &args,
-                start + 1,
-                "IdELnPsa",
-                &[
-                    "arg-file",
-                    "delimiter",
-                    "max-args",
-                    "max-procs",
-                    "max-chars",
-                    "process-slot-var",
-                ],
-            ),
-            "stdbuf" => skip_options(&args, start + 1, "ioe", &["input", "output", "error"]),
-            "ionice" => skip_options(&args, start + 1, "cn", &["class", "classdata"]),
-            "busybox" => start + 1,
-            _ => break,
-        };
-        let name = name.to_owned();
-        if let Some(script) = split {
-            // `env -S 'cmd args'` splits its value into the command's words.
-            let mut words: Vec<String> = script.split_whitespace().map(str::to_owned).collect();
-            words.extend(args.get(next..).unwrap_or(&[]).iter().cloned());
-            if words.is_empty() {
-                break;
-            }
-            original.get_or_insert_with(|| args.clone());
-            prefixes.push(name);
-            args = words;
-            start = 0;
-            continue;
-        }
-        if next >= args.len() {
-            break; // a wrapper with nothing to run is the command itself
-        }
-        original.get_or_insert_with(|| args.clone());
-        sudo |= elevated;
-        prefixes.push(name);
-        start = next;
-    }
-    args.drain(..start.min(args.len()));
-    Peeled {
-        argv: args,
-        prefixes,
-        original,
-        sudo,
-    }
-}
-
-/// Skip `env`'s options; returns the next index and the value of `-S`/`--split-string`.
-fn skip_env_options(args: &[String], start: usize) -> (usize, Option<String>) {
-    let mut split = None;
-    let mut j = start;
-    while let Some(arg) = args.get(j) {
-        if arg == "--" {
-            return (j + 1, split);
-        }
-        if arg == "-" {
-            j += 1;
-            continue;
-        }
-        if let Some(long) = arg.strip_prefix("--") {
-            if let Some(value) = long.strip_prefix("split-string=") {
-                split = Some(value.to_owned());
-                j += 1;
-            } else if long == "split-string" {
-                split = args.get(j + 1).cloned();
-                j += 2;
-            } else if matches!(long, "unset" | "chdir") {
-                j += 2;
-            } else {
-                j += 1;
-            }
-            continue;
-        }
-        let Some(flags) = short_cluster(arg) else {
-            break;
-        };
-        for (pos, flag) in flags.char_indices() {
-            let rest = &flags[pos + flag.len_utf8()..];
-            if flag == 'S' {
-                if rest.is_empty() {
-                    split = args.get(j + 1).cloned();
-                    j += 1;
-                } else {
-                    split = Some(rest.to_owned());
-                }
-                break;
-            }
-            if matches!(flag, 'u' | 'C') {
-                if rest.is_empty() {
-                    j += 1;
-                }
-                break;
-            }
-        }
-        j += 1;
-    }
-    (j, split)
 }
 
 /// Everything found in one command line, shared by the parsers of its nested scripts.
@@ -634,6 +216,7 @@ fn parse_script(src: &[u8], depth: usize, ctx: &Context, out: &mut Collector) {
         ctx: ctx.clone(),
         out,
         pending: Vec::new(),
+        expanded: false,
     };
     parser.list(None);
 }
@@ -647,6 +230,8 @@ struct Word {
     assignment: bool,
     /// Indices of the commands its substitutions ran.
     runs: Range<usize>,
+    /// Holds an expansion: see [`SimpleCommand::computed`].
+    computed: bool,
 }
 
 impl Word {
@@ -671,6 +256,8 @@ struct Heredoc {
     expands: bool,
     /// Set when the body is the program of a shell: `bash <<EOF`.
     script_for: Option<(Context, String)>,
+    /// Index in [`Collector::commands`] of the command reading the body.
+    reader: Option<usize>,
 }
 
 /// What a simple command carries besides its words.
@@ -679,6 +266,8 @@ struct Io {
     writes_to: Vec<String>,
     reads_from: Vec<String>,
     substitutions: Vec<(String, Range<usize>)>,
+    computed: Vec<String>,
+    stdin_texts: Vec<String>,
 }
 
 /// Redirections and here-documents of the command being read.
@@ -702,6 +291,8 @@ struct Parser<'s, 'c> {
     ctx: Context,
     out: &'c mut Collector,
     pending: Vec<Heredoc>,
+    /// An expansion was met in the word being read.
+    expanded: bool,
 }
 
 impl Parser<'_, '_> {
@@ -795,6 +386,11 @@ impl Parser<'_, '_> {
                 }
             }
             let body = &self.s[body_start..body_end.max(body_start)];
+            if let Some(command) = doc.reader.and_then(|i| self.out.commands.get_mut(i)) {
+                command
+                    .stdin_texts
+                    .push(String::from_utf8_lossy(body).into_owned());
+            }
             if let Some((ctx, shell)) = doc.script_for {
                 let label = format!("{shell} <<{}", String::from_utf8_lossy(&doc.delimiter));
                 let inner = ctx.within(Via::Script(label), false);
@@ -808,6 +404,7 @@ impl Parser<'_, '_> {
                     ctx: self.ctx.clone(),
                     out: self.out,
                     pending: Vec::new(),
+                    expanded: false,
                 };
                 text.substitutions_only();
             }
@@ -841,6 +438,10 @@ impl Parser<'_, '_> {
                 None | Some(b'\n' | b';' | b'|' | b')') => break,
                 Some(b'&') if self.peek_at(1) == Some(b'>') => self.redirect(&mut redirections),
                 Some(b'&') => break,
+                Some(b'(') if words.is_empty() && self.peek_at(1) == Some(b'(') => {
+                    let mut scratch = Vec::new();
+                    self.arithmetic(&mut scratch);
+                }
                 Some(b'(') => {
                     self.i += 1;
                     if words
@@ -1002,6 +603,7 @@ impl Parser<'_, '_> {
     /// collected).
     fn word(&mut self) -> Word {
         let mut word = Word::default();
+        let outer_expanded = std::mem::take(&mut self.expanded);
         let first_run = self.out.commands.len();
         let mut plain = true;
         while let Some(c) = self.peek() {
@@ -1015,6 +617,7 @@ impl Parser<'_, '_> {
                     self.i += 2;
                     self.nested(Some(Via::ProcessSubstitution));
                     word.text.extend_from_slice(&self.s[start..self.i]);
+                    self.expanded = true;
                     plain = false;
                 }
                 b'\\' => {
@@ -1062,6 +665,8 @@ impl Parser<'_, '_> {
             }
         }
         word.runs = first_run..self.out.commands.len();
+        word.computed = self.expanded;
+        self.expanded |= outer_expanded;
         word
     }
 
@@ -1132,9 +737,13 @@ impl Parser<'_, '_> {
                 self.double_quoted(buf);
                 true
             }
+            Some(b'(') if self.peek_at(2) == Some(b'(') => {
+                self.i += 1;
+                self.arithmetic(buf);
+                false
+            }
             Some(b'(') => {
-                // `$((…))` is taken as a substitution of a subshell: arithmetic yields
-                // harmless junk commands, and bash itself falls back to that reading.
+                self.expanded = true;
                 let start = self.i;
                 self.i += 2;
                 self.nested(Some(Via::Substitution));
@@ -1142,7 +751,14 @@ impl Parser<'_, '_> {
                 false
             }
             Some(b'{') => {
+                self.expanded = true;
                 self.parameter(buf);
+                false
+            }
+            Some(c) if c.is_ascii_alphanumeric() || b"_@*#?!$-".contains(&c) => {
+                self.expanded = true;
+                buf.push(b'$');
+                self.i += 1;
                 false
             }
             _ => {
@@ -1210,8 +826,51 @@ impl Parser<'_, '_> {
         buf.extend_from_slice(&self.s[start..self.i]);
     }
 
+    /// `((…))` from its first `(`, kept as written: nested parentheses cost no depth, and
+    /// the substitutions inside are collected.
+    fn arithmetic(&mut self, buf: &mut Vec<u8>) {
+        self.expanded = true;
+        let start = self.i;
+        self.i += 2;
+        if self.word_nesting >= MAX_WORD_NESTING {
+            self.out.too_deep = true;
+            self.i -= 1;
+            self.skip_balanced();
+            buf.extend_from_slice(&self.s[start..self.i]);
+            return;
+        }
+        self.word_nesting += 1;
+        let mut open = 2usize;
+        let mut scratch = Vec::new();
+        while let Some(c) = self.peek() {
+            match c {
+                b'\\' => self.i = (self.i + 2).min(self.s.len()),
+                b'(' => {
+                    open += 1;
+                    self.i += 1;
+                }
+                b')' => {
+                    open -= 1;
+                    self.i += 1;
+                    if open == 0 {
+                        break;
+                    }
+                }
+                b'$' => {
+                    self.dollar(&mut scratch, true);
+                }
+                b'`' => self.backticks(&mut scratch),
+                _ => self.i += 1,
+            }
+            scratch.clear();
+        }
+        self.word_nesting -= 1;
+        buf.extend_from_slice(&self.s[start..self.i]);
+    }
+
     /// `` `…` ``: the inner text, unescaped, is a script of its own.
     fn backticks(&mut self, buf: &mut Vec<u8>) {
+        self.expanded = true;
         let start = self.i;
         self.i += 1;
         let mut inner = Vec::new();
@@ -1298,14 +957,19 @@ impl Parser<'_, '_> {
             .take_while(|w| (!w.quoted && RESERVED.contains(&w.text.as_slice())) || w.assignment)
             .count();
         let mut substitutions = Vec::new();
+        let mut computed = Vec::new();
         let argv: Vec<String> = words
             .into_iter()
             .skip(skip)
             .map(|word| {
                 let runs = word.runs.clone();
+                let expands = word.computed;
                 let text = word.into_string();
                 if !runs.is_empty() {
                     substitutions.push((text.clone(), runs));
+                }
+                if expands {
+                    computed.push(text.clone());
                 }
                 text
             })
@@ -1315,9 +979,13 @@ impl Parser<'_, '_> {
             writes_to: redirections.writes_to,
             reads_from: redirections.reads_from,
             substitutions,
+            computed,
+            stdin_texts: redirections.herestrings.clone(),
         };
         let ctx = self.ctx.clone();
+        let index = self.out.commands.len();
         let shell = self.emit(argv, &ctx, io, pipeline, stage, self.depth);
+        let reader = (self.out.commands.len() > index).then_some(index);
         let reads_stdin_script = shell
             .as_ref()
             .filter(|_| !redirections.heredocs.is_empty() || !redirections.herestrings.is_empty());
@@ -1333,6 +1001,7 @@ impl Parser<'_, '_> {
                 strip_tabs,
                 expands,
                 script_for: reads_stdin_script.cloned(),
+                reader,
             });
         }
     }
@@ -1367,10 +1036,15 @@ impl Parser<'_, '_> {
             writes_to: io.writes_to,
             reads_from: io.reads_from,
             substitutions: io.substitutions,
+            computed: io.computed,
+            stdin_texts: io.stdin_texts,
         };
         let name = command.name().to_owned();
-        let runs_scripts =
-            is_shell(&name) || matches!(name.as_str(), "eval" | "watch" | "su" | "find");
+        let runs_scripts = is_shell(&name)
+            || matches!(
+                name.as_str(),
+                "eval" | "watch" | "su" | "runuser" | "flock" | "sg" | "find" | "ssh"
+            );
         let argv = if runs_scripts {
             command.argv.clone()
         } else {
@@ -1403,7 +1077,7 @@ impl Parser<'_, '_> {
                 let script = argv.get(j..).unwrap_or(&[]).join(" ");
                 parse_script(script.as_bytes(), depth + 1, &inner(name), self.out);
             }
-            "su" => {
+            "su" | "runuser" | "flock" | "sg" => {
                 let script = argv.iter().enumerate().find_map(|(k, a)| {
                     if a == "-c" || a == "--command" {
                         argv.get(k + 1).cloned()
@@ -1412,7 +1086,22 @@ impl Parser<'_, '_> {
                     }
                 });
                 if let Some(script) = script {
-                    let ctx = ctx.within(Via::Script("su -c".into()), true);
+                    let elevated = matches!(name.as_str(), "su" | "runuser");
+                    let ctx = ctx.within(Via::Script(format!("{name} -c")), elevated);
+                    parse_script(script.as_bytes(), depth + 1, &ctx, self.out);
+                }
+            }
+            "ssh" => {
+                // `ssh [options] host command…`: the command runs on the remote host.
+                let host = skip_options(&argv, 1, "BbcDEeFIiJLlmOoPpQRSWw", &[]);
+                let command = argv.get(host + 1..).unwrap_or(&[]);
+                let command = match command.split_first() {
+                    Some((first, rest)) if first == "--" => rest,
+                    _ => command,
+                };
+                if !command.is_empty() {
+                    let script = command.join(" ");
+                    let ctx = inner(format!("ssh {}", argv[host]));
                     parse_script(script.as_bytes(), depth + 1, &ctx, self.out);
                 }
             }
@@ -1451,359 +1140,4 @@ impl Parser<'_, '_> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn argvs(src: &str) -> Vec<String> {
-        parse(src).commands.iter().map(|c| c.normalized()).collect()
-    }
-
-    #[test]
-    fn operators_split_simple_commands() {
-        assert_eq!(
-            argvs("cd /tmp && rm -rf x || echo no; ls | wc -l & sleep 1\npwd"),
-            [
-                "cd /tmp", "rm -rf x", "echo no", "ls", "wc -l", "sleep 1", "pwd"
-            ]
-        );
-    }
-
-    #[test]
-    fn quotes_and_escapes_make_one_word() {
-        let parsed = parse(r#"echo 'rm -rf /' "a b" c\ d $'x\ty' "q\"uote" r"m""#);
-        assert_eq!(
-            parsed.commands[0].argv,
-            ["echo", "rm -rf /", "a b", "c d", "x\ty", "q\"uote", "rm"]
-        );
-        assert_eq!(parsed.commands.len(), 1);
-    }
-
-    #[test]
-    fn comments_are_not_commands() {
-        assert_eq!(argvs("ls # rm -rf /\n# git push -f\npwd"), ["ls", "pwd"]);
-        assert_eq!(argvs("echo a#b"), ["echo a#b"]);
-    }
-
-    #[test]
-    fn redirections_leave_argv_and_are_recorded() {
-        let parsed = parse("make >out.log 2>&1 </dev/null; cat <<< word >> all &>both");
-        assert_eq!(argvs("make >out.log 2>&1 </dev/null"), ["make"]);
-        assert_eq!(parsed.commands[0].writes_to, ["out.log"]);
-        assert_eq!(parsed.commands[0].reads_from, ["/dev/null"]);
-        assert_eq!(parsed.commands[1].argv, ["cat"]);
-        assert_eq!(parsed.commands[1].writes_to, ["all", "both"]);
-        assert_eq!(argvs("echo 2 > f"), ["echo 2"]);
-    }
-
-    #[test]
-    fn subshells_groups_and_substitutions_are_commands_too() {
-        assert_eq!(
-            argvs("(cd x && make) ; { rm -rf a; } ; echo $(date +%s) `whoami` <(ls)"),
-            [
-                "cd x",
-                "make",
-                "rm -rf a",
-                "date +%s",
-                "whoami",
-                "ls",
-                "echo $(date +%s) `whoami` <(ls)"
-            ]
-        );
-        let parsed = parse("echo \"$(rm -rf /)\"");
-        assert_eq!(parsed.commands[0].argv, ["rm", "-rf", "/"]);
-        assert_eq!(parsed.commands[0].via, [Via::Substitution]);
-        assert_eq!(argvs("x=${y:-$(id -u)}"), ["id -u"]);
-    }
-
-    #[test]
-    fn shell_scripts_are_unwrapped_recursively() {
-        let parsed = parse(r#"bash -c "sh -c 'rm -rf /'""#);
-        let names: Vec<String> = parsed.commands.iter().map(|c| c.normalized()).collect();
-        assert_eq!(
-            names,
-            ["bash -c sh -c 'rm -rf /'", "sh -c rm -rf /", "rm -rf /"]
-        );
-        let rm = &parsed.commands[2];
-        assert_eq!(rm.origin(), " (from `sh -c` in `bash -c`)");
-        assert_eq!(
-            argvs("eval 'git push' -f"),
-            ["eval git push -f", "git push -f"]
-        );
-        assert_eq!(argvs("bash -lc 'ls'"), ["bash -lc ls", "ls"]);
-        assert_eq!(
-            argvs("bash -o pipefail -c 'ls'"),
-            ["bash -o pipefail -c ls", "ls"]
-        );
-        assert_eq!(argvs("su root -c 'id'")[1], "id");
-        assert!(parse("su -c 'id'").commands[1].sudo);
-        assert_eq!(
-            argvs("find . -name x -exec rm -rf {} \\;"),
-            ["find . -name x -exec rm -rf {} ;", "rm -rf {}"]
-        );
-    }
-
-    #[test]
-    fn wrappers_are_peeled_and_sudo_remembered() {
-        let cases = [
-            ("sudo -u root -E rm -rf /", "rm -rf /", true),
-            ("sudo FOO=1 rm x", "rm x", true),
-            ("doas -u root rm x", "rm x", true),
-            ("env -i PATH=/bin FOO=bar rm x", "rm x", false),
-            ("env -u HOME -- rm x", "rm x", false),
-            ("env -S 'rm -rf' /", "rm -rf /", false),
-            ("command -p rm x", "rm x", false),
-            ("builtin exec nice -n 5 rm x", "rm x", false),
-            ("nohup time -p timeout -s KILL 10s rm x", "rm x", false),
-            ("timeout --kill-after=5 10 rm x", "rm x", false),
-            ("xargs -0 -n 1 -I{} rm x", "rm x", false),
-            ("xargs -I {} rm x", "rm x", false),
-            ("FOO=1 BAR='a b' rm x", "rm x", false),
-            ("/usr/bin/sudo /bin/rm x", "/bin/rm x", true),
-            ("sudo", "sudo", false),
-            ("command -v rm", "command -v rm", false),
-            ("nice", "nice", false),
-            ("if true; then rm x; fi", "rm x", false),
-            ("! stdbuf -oL rm x", "rm x", false),
-        ];
-        for (src, expected, sudo) in cases {
-            let parsed = parse(src);
-            let found = parsed
-                .commands
-                .iter()
-                .find(|c| c.normalized() == expected)
-                .unwrap_or_else(|| panic!("{src}: {:?}", parsed.commands));
-            assert_eq!(found.sudo, sudo, "{src}");
-        }
-        let c = &parse("sudo -u root rm -rf /").commands[0];
-        assert_eq!(c.prefixes, ["sudo"]);
-        assert_eq!(
-            c.prefixed.as_deref().map(|p| p.join(" ")).as_deref(),
-            Some("sudo -u root rm -rf /")
-        );
-    }
-
-    #[test]
-    fn sudo_reaches_into_unwrapped_scripts() {
-        let parsed = parse("sudo bash -c 'rm -rf /tmp/x'");
-        let rm = parsed
-            .commands
-            .iter()
-            .find(|c| c.name() == "rm")
-            .expect("rm found");
-        assert!(rm.sudo);
-    }
-
-    #[test]
-    fn heredocs_are_skipped_unless_a_shell_reads_them() {
-        assert_eq!(
-            argvs("cat <<'EOF' > notes.md\nrm -rf /\nEOF\nls"),
-            ["cat", "ls"]
-        );
-        assert_eq!(argvs("cat <<-EOF\n\trm -rf /\n\tEOF\nls"), ["cat", "ls"]);
-        let parsed = parse("bash <<EOF\nrm -rf /\nEOF\n");
-        assert_eq!(parsed.commands[1].normalized(), "rm -rf /");
-        assert_eq!(parsed.commands[1].origin(), " (from `bash <<EOF`)");
-        assert_eq!(argvs("sh <<< 'git push -f'")[1], "git push -f");
-        assert_eq!(argvs("python3 <<EOF\nimport os\nEOF"), ["python3"]);
-        assert_eq!(
-            argvs("cat <<EOF\nnow $(date) `id`\nEOF"),
-            ["cat", "date", "id"]
-        );
-        assert_eq!(argvs("cat <<'EOF'\nnow $(date)\nEOF"), ["cat"]);
-    }
-
-    #[test]
-    fn function_bodies_are_commands_and_arrays_are_data() {
-        assert_eq!(argvs("f() { rm -rf x; }; f"), ["rm -rf x", "f"]);
-        assert_eq!(
-            argvs("files=(a b $(ls)) && echo ${files[@]}"),
-            ["ls", "echo ${files[@]}"]
-        );
-    }
-
-    #[test]
-    fn pipelines_number_their_stages() {
-        let parsed = parse("curl -s x | tee f | sh; ls | wc");
-        let stages: Vec<(u32, u32)> = parsed
-            .commands
-            .iter()
-            .map(|c| (c.pipeline, c.stage))
-            .collect();
-        assert_eq!(stages, [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1)]);
-    }
-
-    #[test]
-    fn variants_cover_basename_and_split_flags() {
-        let c = &parse("/bin/rm -rf build").commands[0];
-        assert_eq!(
-            c.variants(),
-            ["/bin/rm -rf build", "rm -rf build", "rm -r -f build"]
-        );
-        assert_eq!(
-            split_short_flags(&["-rfv".into(), "--force".into(), "-".into()]),
-            ["-r", "-f", "-v", "--force", "-"]
-        );
-    }
-
-    #[test]
-    fn flags_are_found_in_any_spelling() {
-        let args = |s: &str| s.split(' ').map(str::to_owned).collect::<Vec<_>>();
-        assert!(has_flag(&args("-rfv x"), "rR", &["recursive"]));
-        assert!(has_flag(&args("x --recursive"), "rR", &["recursive"]));
-        assert!(!has_flag(&args("-- -r"), "rR", &["recursive"]));
-        assert!(!has_flag(&args("--force-with-lease"), "f", &["force"]));
-    }
-
-    #[test]
-    fn interpreters_reading_stdin_are_told_apart() {
-        let reads = |s: &str| {
-            reads_program_from_stdin(&s.split(' ').map(str::to_owned).collect::<Vec<_>>())
-        };
-        assert!(reads("sh"));
-        assert!(reads("bash -s -- -y"));
-        assert!(reads("bash -x"));
-        assert!(reads("python3 -"));
-        assert!(reads("python3 -u"));
-        assert!(reads("perl"));
-        assert!(!reads("python3 -m json.tool"));
-        assert!(!reads("python -c print(1)"));
-        assert!(!reads("bash install.sh"));
-        assert!(!reads("bash -c ls"));
-        assert!(!reads("node -e 1"));
-        assert!(!reads("jq ."));
-    }
-
-    #[test]
-    fn unterminated_and_unbalanced_input_still_parses() {
-        for src in [
-            "echo 'abc",
-            "echo \"abc",
-            "$(",
-            "(((",
-            ")))",
-            "`ls",
-            "${",
-            "a <<",
-            "x >",
-            "bash -c",
-            "'",
-            "\\",
-        ] {
-            let _ = parse(src);
-        }
-        assert_eq!(argvs("echo $(ls"), ["ls", "echo $(ls"]);
-    }
-
-    #[test]
-    fn nesting_is_bounded_and_reported() {
-        let deep = "$(".repeat(10_000);
-        assert!(parse(&deep).too_deep);
-        let parsed = parse(&format!("{}rm -rf /", "eval ".repeat(40)));
-        assert!(parsed.too_deep);
-        let shallow = parse(&format!("{}rm -rf /", "eval ".repeat(MAX_DEPTH)));
-        assert!(!shallow.too_deep);
-        assert!(
-            shallow
-                .commands
-                .iter()
-                .any(|c| c.normalized() == "rm -rf /")
-        );
-        assert!(parse("echo $(echo $(echo hi))").too_deep.eq(&false));
-    }
-
-    use proptest::prelude::*;
-
-    /// Text rich in the characters the tokeniser treats specially.
-    fn shellish() -> impl Strategy<Value = String> {
-        proptest::collection::vec(
-            prop_oneof![
-                Just("$(".to_owned()),
-                Just("<(".to_owned()),
-                Just("`".to_owned()),
-                Just("${".to_owned()),
-                Just("<<EOF\n".to_owned()),
-                Just("\nEOF\n".to_owned()),
-                Just("bash -c ".to_owned()),
-                Just("eval ".to_owned()),
-                Just("sudo -u ".to_owned()),
-                Just("env -S ".to_owned()),
-                Just("xargs ".to_owned()),
-                Just("find . -exec ".to_owned()),
-                Just("rm -rf ".to_owned()),
-                "[ a-z/~*'\"\\$`(){};&|<>#=!\n\t-]{1,4}",
-                "\\PC{1,3}",
-            ],
-            0..40,
-        )
-        .prop_map(|parts| parts.concat())
-    }
-
-    proptest! {
-        // The tokeniser terminates without panicking on any text, within its bounds.
-        #[test]
-        fn parse_never_panics_on_arbitrary_text(src in "\\PC{0,200}") {
-            let parsed = parse(&src);
-            prop_assert!(parsed.commands.len() <= MAX_COMMANDS);
-            prop_assert!(parsed.commands.iter().all(|c| !c.argv.is_empty()));
-        }
-
-        // The same on text made of shell syntax, where the interesting paths are.
-        #[test]
-        fn parse_never_panics_on_shell_syntax(src in shellish()) {
-            let parsed = parse(&src);
-            prop_assert!(parsed.commands.len() <= MAX_COMMANDS);
-            for command in &parsed.commands {
-                prop_assert!(!command.argv.is_empty());
-                prop_assert!(command.via.len() <= MAX_DEPTH + 1);
-                let _ = (command.variants(), command.display(), command.origin());
-            }
-        }
-    }
-
-    #[test]
-    fn work_is_bounded_on_huge_or_twisted_input() {
-        assert!(parse(&"a ".repeat(MAX_SCANNED_BYTES)).truncated);
-        assert!(
-            parse(&"${\"".repeat(100_000)).too_deep,
-            "no stack overflow either"
-        );
-        assert!(parse(&"\"$(".repeat(100_000)).too_deep);
-        let evals = parse(&"eval ".repeat(50_000));
-        assert!(evals.too_deep || evals.truncated);
-        let finds = parse(&"find . -exec ".repeat(20_000));
-        assert!(finds.too_deep || finds.truncated);
-    }
-
-    #[test]
-    fn substitution_words_remember_the_commands_they_ran() {
-        let parsed = parse("sh -c \"$(curl -s x)\" < <(wget y)");
-        let sh = parsed
-            .commands
-            .iter()
-            .find(|c| c.name() == "sh")
-            .expect("sh");
-        let names = |(word, runs): &(String, Range<usize>)| {
-            let ran: Vec<&str> = parsed.commands[runs.clone()]
-                .iter()
-                .map(|c| c.name())
-                .collect();
-            (word.clone(), ran)
-        };
-        let found: Vec<(String, Vec<&str>)> = sh.substitutions.iter().map(names).collect();
-        assert_eq!(
-            found,
-            [
-                ("$(curl -s x)".to_owned(), vec!["curl"]),
-                ("<(wget y)".to_owned(), vec!["wget"])
-            ]
-        );
-    }
-
-    #[test]
-    fn command_count_is_bounded() {
-        let many = "true;".repeat(MAX_COMMANDS + 10);
-        let parsed = parse(&many);
-        assert!(parsed.truncated);
-        assert_eq!(parsed.commands.len(), MAX_COMMANDS);
-    }
-}
+mod tests;
