@@ -172,3 +172,61 @@ fn the_binary_answers_as_the_corpus_says_on_a_sample() {
         );
     }
 }
+
+#[test]
+fn check_explains_exemptions_secrets_and_a_guard_that_is_off() {
+    let p = Project::with_config(
+        "[guard]\nallow = [\"rm -rf ./target\", \".env.test\"]\nshell_tools = [\"Bash\", \"mcp__box__exec\"]\n",
+    );
+    let exempt = p.run(&["check", "--command", "cargo clean; rm -rf ./target"]);
+    assert_eq!(exempt.code, 0, "{}", exempt.stderr);
+    assert!(exempt.stdout.contains("passes"), "{}", exempt.stdout);
+    assert!(
+        exempt
+            .stdout
+            .contains("note: `rm -rf ./target` is exempted from the guard by `[guard] allow` `rm -rf ./target`"),
+        "{}",
+        exempt.stdout
+    );
+    let secret = p.run(&["check", "--tool", "Read", "--file", ".env.local"]);
+    assert!(secret.stdout.contains("guard:secret"), "{}", secret.stdout);
+    assert!(secret.stdout.contains("answer: deny"), "{}", secret.stdout);
+    let test_env = p.run(&["check", "--tool", "Read", "--file", ".env.test"]);
+    assert!(
+        test_env.stdout.contains("this call's path is exempted"),
+        "{}",
+        test_env.stdout
+    );
+    let other_shell = p.run(&[
+        "check",
+        "--tool",
+        "mcp__box__exec",
+        "--input",
+        r#"{"command": "git reset --hard"}"#,
+    ]);
+    assert!(
+        other_shell.stdout.contains("guard:git-reset-hard"),
+        "{}",
+        other_shell.stdout
+    );
+    let computed = p.run(&["check", "--command", "$(echo rm) -rf /"]);
+    assert!(
+        computed.stdout.contains("answer: ask"),
+        "{}",
+        computed.stdout
+    );
+    assert!(
+        computed.stdout.contains("guard:computed-command"),
+        "{}",
+        computed.stdout
+    );
+
+    p.write_config("[guard]\nenabled = false\n");
+    let off = p.run(&["check", "--command", "rm -rf /"]);
+    assert!(off.stdout.contains("passes"), "{}", off.stdout);
+    assert!(
+        off.stdout.contains("note: the guard is off"),
+        "{}",
+        off.stdout
+    );
+}

@@ -24,11 +24,13 @@ pub fn run(env: &Env, args: &CheckArgs) -> CommandResult {
     };
     let config = &loaded.config;
     let set = RuleSet::compile(&config.rules, &config.guard).map_err(anyhow::Error::from)?;
+    let call = rules::ToolCall {
+        tool_name: &args.tool,
+        tool_input: &input,
+    };
+    let notes = set.notes(&call, &root);
     let matches = set.evaluate(
-        &rules::ToolCall {
-            tool_name: &args.tool,
-            tool_input: &input,
-        },
+        &call,
         &MatchContext {
             project_root: &root,
             is_leader: args.role.is_none(),
@@ -44,6 +46,7 @@ pub fn run(env: &Env, args: &CheckArgs) -> CommandResult {
             "role": args.role,
             "matches": matches,
             "verdict": verdict,
+            "notes": notes,
         });
         println!(
             "{}",
@@ -51,8 +54,14 @@ pub fn run(env: &Env, args: &CheckArgs) -> CommandResult {
         );
         return Ok(());
     }
+    let print_notes = || {
+        for note in &notes {
+            println!("note: {note}");
+        }
+    };
     if matches.is_empty() {
         println!("no rule or guard fires: the call passes");
+        print_notes();
         return Ok(());
     }
     let rows: Vec<Vec<String>> = matches
@@ -74,9 +83,11 @@ pub fn run(env: &Env, args: &CheckArgs) -> CommandResult {
             rules::Decision::Context => "allow, with the message as context",
         };
         println!(
-            "\nanswer: {decision} (block/ask/warn rules fire once per session, deny every time)"
+            "\nanswer: {decision} (block/ask/warn rules fire once per session; deny rules and \
+             the guard every time)"
         );
         println!("{}", v.reason);
     }
+    print_notes();
     Ok(())
 }

@@ -15,9 +15,11 @@ use super::shell::{self, Parsed, SimpleCommand};
 use super::{GuardConfig, LazyGlobs, RuleError, RuleKind, RuleMatch, Severity, protect};
 
 /// Deepest chain of scripts inside scripts (`echo '…' | sh` whose script pipes into
-/// `python3 -c` …) that is followed, and most such scripts parsed for one call.
+/// `python3 -c` …) that is followed, and most bytes of such scripts parsed for one call
+/// (each script costs at least [`SCRIPT_COST`]).
 const MAX_SCRIPT_DEPTH: usize = 4;
-const MAX_SCRIPTS: usize = 256;
+const MAX_SCRIPT_BYTES: usize = shell::MAX_SCANNED_BYTES;
+const SCRIPT_COST: usize = 1024;
 
 pub(super) struct Guard<'a> {
     enabled: bool,
@@ -117,7 +119,7 @@ impl<'a> Guard<'a> {
             .map(Option::is_some)
             .collect();
         let deny_possible = self.deny.could_match(commands.haystack);
-        let budget = Cell::new(MAX_SCRIPTS);
+        let budget = Cell::new(MAX_SCRIPT_BYTES);
         let mut in_protected_dir = false;
         for (index, (command, spellings)) in commands.each().enumerate() {
             if command.name() == "cd" {
@@ -132,7 +134,7 @@ impl<'a> Guard<'a> {
             let mut findings = self.findings(parsed, index, &allowed, in_protected_dir, 0, &budget);
             if budget.get() == 0 && fired.insert("guard:unanalysable") {
                 matches.push(unanalysable_match(&format!(
-                    "hands more than {MAX_SCRIPTS} scripts to other programs"
+                    "hands more scripts to other programs than can be read ({MAX_SCRIPT_BYTES} bytes)"
                 )));
             }
             for finding in findings.drain(..) {
@@ -189,11 +191,12 @@ impl<'a> Guard<'a> {
         depth: usize,
         budget: &Cell<usize>,
     ) -> Vec<Finding> {
-        if depth > MAX_SCRIPT_DEPTH || budget.get() == 0 {
+        let cost = script.len().max(SCRIPT_COST);
+        if depth > MAX_SCRIPT_DEPTH || budget.get() < cost {
             budget.set(0);
             return Vec::new();
         }
-        budget.set(budget.get() - 1);
+        budget.set(budget.get() - cost);
         let parsed = shell::parse(script);
         let mut findings = Vec::new();
         if let Some(harm) = unanalysable(&parsed) {
@@ -639,6 +642,276 @@ mod tests {
         }
         for mode in ["755", "0644", "+w", "u+w", "g+w", "o-w", "a-w", "a+rx", ""] {
             assert!(!super::super::checks::world_writable(mode), "{mode}");
+        }
+    }
+
+    fn evaluate_with(guard: &GuardConfig, tool: &str, input: serde_json::Value) -> Vec<RuleMatch> {
+        let rules = RulesConfig::default();
+        let set = RuleSet::compile(&rules, guard).expect("valid");
+        let call = ToolCall {
+            tool_name: tool,
+            tool_input: &input,
+        };
+        let ctx = MatchContext {
+            project_root: Path::new("/work/proj"),
+            is_leader: true,
+            role: None,
+            agent_type: None,
+        };
+        set.evaluate(&call, &ctx)
+    }
+
+    #[test]
+    fn secrets_are_configurable_and_exemptible() {
+        let read = |guard: &GuardConfig, path: &str| {
+            evaluate_with(guard, "Read", json!({ "file_path": path }))
+                .into_iter()
+                .map(|m| m.name)
+                .collect::<Vec<_>>()
+        };
+        let defaults = GuardConfig::default();
+        assert_eq!(read(&defaults, "/work/proj/.env"), ["guard:secret"]);
+        assert!(read(&defaults, "/work/proj/.env.example").is_empty());
+        let off = GuardConfig {
+            secrets: Vec::new(),
+            ..GuardConfig::default()
+        };
+        assert!(
+            read(&off, "/work/proj/.env").is_empty(),
+            "an empty list is off"
+        );
+        let custom = GuardConfig {
+            secrets: vec!["config/master.key".into(), "*.secret".into()],
+            ..GuardConfig::default()
+        };
+        assert_eq!(
+            read(&custom, "/work/proj/config/master.key"),
+            ["guard:secret"]
+        );
+        assert_eq!(read(&custom, "x/y.secret"), ["guard:secret"]);
+        assert!(read(&custom, "/work/proj/.env").is_empty());
+        let exempt = GuardConfig {
+            allow: vec![".env.test".into(), "cat .env.ci".into()],
+            ..GuardConfig::default()
+        };
+        assert!(read(&exempt, "/work/proj/.env.test").is_empty());
+        assert_eq!(read(&exempt, "/work/proj/.env.local"), ["guard:secret"]);
+        let shell = |command: &str| evaluate_with(&exempt, "Bash", json!({ "command": command }));
+        assert!(shell("cat .env.ci").is_empty());
+        assert_eq!(shell("cat .env.prod")[0].name, "guard:secret");
+    }
+
+    #[test]
+    fn own_files_are_protected_unless_allowed() {
+        let defaults = GuardConfig::default();
+        let edit = evaluate_with(
+            &defaults,
+            "Edit",
+            json!({ "file_path": "/work/proj/.claude-nagger/config.toml" }),
+        );
+        assert_eq!(edit[0].name, "guard:self-protect");
+        assert_eq!(edit[0].severity, Severity::Deny);
+        assert!(
+            evaluate_with(
+                &defaults,
+                "Read",
+                json!({ "file_path": "/work/proj/.claude-nagger/config.toml" })
+            )
+            .is_empty()
+        );
+        let allowed = GuardConfig {
+            allow: vec![".claude-nagger/config.toml".into()],
+            ..GuardConfig::default()
+        };
+        assert!(
+            evaluate_with(
+                &allowed,
+                "Write",
+                json!({ "file_path": "/work/proj/.claude-nagger/config.toml" })
+            )
+            .is_empty()
+        );
+    }
+
+    #[test]
+    fn shell_tools_are_configurable() {
+        let command = json!({ "command": "rm -rf /" });
+        let defaults = GuardConfig::default();
+        assert!(evaluate_with(&defaults, "mcp__shell__run", command.clone()).is_empty());
+        let more = GuardConfig {
+            shell_tools: vec!["Bash".into(), "mcp__shell__run".into()],
+            ..GuardConfig::default()
+        };
+        assert_eq!(
+            evaluate_with(&more, "mcp__shell__run", command.clone())[0].name,
+            "guard:rm-rf"
+        );
+        let rules = RulesConfig::default();
+        let set = RuleSet::compile(&rules, &defaults).expect("valid");
+        let call = ToolCall {
+            tool_name: "mcp__shell__run",
+            tool_input: &command,
+        };
+        let notes = set.notes(&call, Path::new("/p"));
+        assert!(
+            notes[0].contains("not in `[guard] shell_tools`"),
+            "{notes:?}"
+        );
+    }
+
+    #[test]
+    fn notes_tell_when_the_guard_is_off_or_an_allow_entry_exempts() {
+        let rules = RulesConfig::default();
+        let config = guard_config();
+        let set = RuleSet::compile(&rules, &config).expect("valid");
+        let input = json!({ "command": "cargo build && rm -rf ./target" });
+        let call = ToolCall {
+            tool_name: "Bash",
+            tool_input: &input,
+        };
+        assert_eq!(
+            set.notes(&call, Path::new("/p")),
+            ["`rm -rf ./target` is exempted from the guard by `[guard] allow` `rm -rf ./target`"]
+        );
+        let off = GuardConfig {
+            enabled: false,
+            ..GuardConfig::default()
+        };
+        let set = RuleSet::compile(&rules, &off).expect("valid");
+        assert!(set.notes(&call, Path::new("/p"))[0].starts_with("the guard is off"));
+    }
+
+    #[test]
+    fn decisions_without_state_cover_guard_and_unscoped_deny_rules() {
+        use super::super::{CommandRule, PatternRule, decide_without_state};
+        let rules = RulesConfig {
+            command: vec![
+                CommandRule {
+                    name: "no-deploy".into(),
+                    patterns: vec!["make deploy*".into()],
+                    severity: Severity::Deny,
+                    ..Default::default()
+                },
+                CommandRule {
+                    name: "no-deploy".into(),
+                    patterns: vec!["make release*".into()],
+                    severity: Severity::Deny,
+                    scope: vec!["coder".into()],
+                    ..Default::default()
+                },
+                PatternRule {
+                    name: "ask-push".into(),
+                    patterns: vec!["git push*".into()],
+                    severity: Severity::Ask,
+                    ..Default::default()
+                },
+            ],
+            ..Default::default()
+        };
+        let guard = GuardConfig::default();
+        let decide = |command: &str| {
+            let input = json!({ "command": command });
+            let call = ToolCall {
+                tool_name: "Bash",
+                tool_input: &input,
+            };
+            decide_without_state(&rules, &guard, &call, Path::new("/p"))
+                .into_iter()
+                .map(|m| (m.every_time(), m.name))
+                .map(|(every, name)| (name, every))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(decide("make deploy"), [("no-deploy".to_owned(), true)]);
+        assert!(
+            decide("git push").is_empty(),
+            "only deny rules need no state"
+        );
+        assert!(
+            decide("make release").is_empty(),
+            "scoped rules need the caller"
+        );
+        assert_eq!(
+            decide("$x -rf /"),
+            [("guard:computed-command".to_owned(), true)]
+        );
+        assert_eq!(decide("rm -rf ~"), [("guard:rm-rf".to_owned(), true)]);
+    }
+
+    #[test]
+    fn scripts_in_scripts_are_followed_then_asked_about() {
+        assert_eq!(
+            guard_hits("echo 'echo \"rm -rf /\" | sh' | sh")[0].name,
+            "guard:rm-rf"
+        );
+        let mut line = "rm -rf /".to_owned();
+        for _ in 0..6 {
+            line = format!("echo {} | sh", shell_quote(&line));
+        }
+        let hits = guard_hits(&line);
+        assert!(
+            hits.iter()
+                .any(|m| m.name == "guard:unanalysable" && m.severity == Severity::Ask),
+            "{hits:#?}"
+        );
+    }
+
+    fn shell_quote(s: &str) -> String {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+
+    #[test]
+    fn hostile_lines_finish_quickly() {
+        let started = std::time::Instant::now();
+        let big = "x".repeat(200_000);
+        let lines = [
+            format!("echo '{big}' | sh; ").repeat(20),
+            format!("python3 -c '{}'", "os.system(\"rm \" + ".repeat(30_000)),
+            format!("{}ls", "echo x | ".repeat(20_000)),
+            format!("{{ {} }} | sh", "echo 'ls'; ".repeat(10_000)),
+            format!("rm -rf {}", ".c* ".repeat(5_000)),
+            "$(".repeat(50_000),
+        ];
+        for line in &lines {
+            let _ = guard_hits(line);
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(20),
+            "took {:?}",
+            started.elapsed()
+        );
+    }
+
+    use proptest::prelude::*;
+
+    proptest! {
+        // The guard never panics, whatever the line holds, and answers within a bound.
+        #[test]
+        fn guard_never_panics(src in "\\PC{0,300}", shellish in proptest::collection::vec(
+            prop_oneof![
+                Just("| sh ".to_owned()),
+                Just("echo '".to_owned()),
+                Just("python3 -c \"os.system('".to_owned()),
+                Just("xargs rm -rf ".to_owned()),
+                Just("$(".to_owned()),
+                Just("((".to_owned()),
+                Just("${IFS}".to_owned()),
+                Just("<<EOF\n".to_owned()),
+                Just(" .claude-nagger/".to_owned()),
+                Just(" ~/.ssh/id_rsa ".to_owned()),
+                Just("find / -exec ".to_owned()),
+                Just("git push --".to_owned()),
+                "[ a-z/~*'\"\\$`(){};&|<>#=!\n-]{1,6}",
+            ],
+            0..30,
+        )) {
+            let started = std::time::Instant::now();
+            for line in [src.clone(), shellish.concat()] {
+                for m in guard_hits(&line) {
+                    prop_assert!(m.kind == RuleKind::Guard);
+                    prop_assert!(matches!(m.severity, Severity::Deny | Severity::Ask));
+                }
+            }
+            prop_assert!(started.elapsed() < std::time::Duration::from_secs(5));
         }
     }
 }

@@ -29,6 +29,9 @@ fn is_decoder(command: &SimpleCommand) -> bool {
     }
 }
 
+/// Most commands before a group piped into a shell that are taken as feeding it.
+const MAX_GROUP_FEEDERS: usize = 64;
+
 fn is_downloader(name: &str) -> bool {
     matches!(name, "curl" | "wget" | "fetch" | "http" | "https" | "xh")
 }
@@ -52,9 +55,13 @@ pub(super) fn feeders(parsed: &Parsed, index: usize) -> Vec<usize> {
     if !same_pipeline.is_empty() {
         return same_pipeline;
     }
-    (0..index)
+    let mut before: Vec<usize> = (0..index)
+        .rev()
         .filter(|&j| parsed.commands[j].pipeline != command.pipeline)
-        .collect()
+        .take(MAX_GROUP_FEEDERS)
+        .collect();
+    before.reverse();
+    before
 }
 
 /// What an `xargs` or `parallel` in front of command `index` hands it: the words `echo`,

@@ -1,7 +1,7 @@
 //! Secrets: private keys, cloud credentials and `.env` files, which an agent must not read
 //! or print, by the Read and Grep tools or by a shell command. The list is the `[guard]
-//! secrets` globs: `~/` stands for any home, a pattern without `/` matches in any folder,
-//! and a pattern starting with `!` exempts what it matches.
+//! secrets` globs: `~/` stands for any home, a pattern not starting with `/` matches in
+//! any folder, and a pattern starting with `!` exempts what it matches.
 
 use super::LazyGlobs;
 use super::checks::{Finding, operands};
@@ -150,14 +150,15 @@ fn found(path: &str, pattern: &str) -> Finding {
     )
 }
 
-/// `~/x` is any home's `x`; a pattern without a folder matches in every folder.
+/// `~/x` is any home's `x`; a pattern not starting with `/` or `**` matches in every
+/// folder.
 fn glob_for_any_folder(pattern: &str) -> String {
     if let Some(rest) = pattern.strip_prefix("~/") {
         format!("**/{rest}")
-    } else if !pattern.contains('/') {
-        format!("**/{pattern}")
-    } else {
+    } else if pattern.starts_with('/') || pattern.starts_with("**") {
         pattern.to_owned()
+    } else {
+        format!("**/{pattern}")
     }
 }
 

@@ -90,7 +90,8 @@ pub struct GuardConfig {
     /// Extra globs on normalised simple commands that the guard denies.
     pub deny: Vec<String>,
     /// Globs on paths an agent must not read (Read, Grep, or a shell command such as
-    /// `cat`); `~/` is any home, a glob without `/` matches in any folder, `!` exempts.
+    /// `cat`); `~/` is any home, a glob not starting with `/` matches in any folder, `!`
+    /// exempts.
     /// Empty turns the secrets check off.
     pub secrets: Vec<String>,
     /// Tools whose `command` input is a shell command line to check.
@@ -307,6 +308,13 @@ retention_days = 30
         assert_eq!(whole.guard.allow, vec!["rm -rf ./target"]);
         assert_eq!(whole.guard.deny, vec!["terraform destroy*"]);
         assert!(rules.validate().is_empty());
+        assert!(whole.guard.validate().is_empty());
+    }
+
+    #[test]
+    fn the_config_template_writes_the_guard_defaults() {
+        let whole: Whole = toml::from_str(crate::config::TEMPLATE).expect("template loads");
+        assert_eq!(whole.guard, GuardConfig::default());
         assert!(whole.guard.validate().is_empty());
     }
 
