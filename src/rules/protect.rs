@@ -107,6 +107,22 @@ pub(super) fn written_by(
             paths.extend(all())
         }
         "dd" => paths.extend(args.iter().filter_map(|a| a.strip_prefix("of="))),
+        "nagger" => {
+            let sub = args
+                .iter()
+                .find(|a| !a.starts_with('-'))
+                .map(String::as_str);
+            let fix = args.iter().any(|a| a == "--fix");
+            if matches!(sub, Some("hook" | "install" | "uninstall"))
+                || (sub == Some("doctor") && fix)
+            {
+                return Some(finding(&format!(
+                    "runs `{}`, which changes nagger's own state or its hook in Claude Code's \
+                     settings",
+                    command.display()
+                )));
+            }
+        }
         "flock" => paths.extend(all().into_iter().take(1)),
         "git" if matches!(args.first().map(String::as_str), Some("rm" | "mv")) => {
             paths.extend(operands(&args[1..]))
