@@ -423,7 +423,8 @@ fn computed(command: &SimpleCommand) -> Option<Finding> {
         .into_iter()
         .flat_map(expand_braces)
         .find_map(|t| {
-            dangerous_target(&t, Reach::Tree).or_else(|| is_raw_device(&t).then(|| t.clone()))
+            // `$(npm bin)/eslint .`: the working directory is every tool's operand.
+            dangerous_target(&t, Reach::SystemTree).or_else(|| is_raw_device(&t).then(|| t.clone()))
         })
         .or_else(|| {
             args.iter()
