@@ -122,8 +122,13 @@ fn printed_text(command: &SimpleCommand) -> String {
 }
 
 /// `$(curl …)`, `` `wget …` ``, `<(curl …)`: a word of `command` that is a substitution
-/// whose commands include a downloader. Names the downloader.
-fn substituted_download(parsed: &Parsed, command: &SimpleCommand, word: &str) -> Option<String> {
+/// running a command `wanted` picks. Names that command.
+fn substituted(
+    parsed: &Parsed,
+    command: &SimpleCommand,
+    word: &str,
+    wanted: impl Fn(&SimpleCommand) -> bool,
+) -> Option<String> {
     if !(word.starts_with("$(") || word.starts_with("<(") || word.starts_with('`')) {
         return None;
     }
@@ -133,8 +138,16 @@ fn substituted_download(parsed: &Parsed, command: &SimpleCommand, word: &str) ->
         .commands
         .get(runs.start.min(end)..end)?
         .iter()
-        .find(|c| is_downloader(c.name()))
+        .find(|c| wanted(c))
         .map(|c| format!("`{}`", c.name()))
+}
+
+fn hidden(via: &str) -> Program {
+    Program::Finding(Finding::deny(
+        "guard:hidden-program",
+        format!("runs a program hidden by {via}, which nobody can review"),
+        "Decode it to a file, read it, and run it only if the user agrees.",
+    ))
 }
 
 fn downloaded(source: String) -> Program {
@@ -150,7 +163,7 @@ fn downloaded(source: String) -> Program {
 pub(super) fn programs(parsed: &Parsed, index: usize, allowed: &[bool]) -> Vec<Program> {
     let command = &parsed.commands[index];
     let mut out = Vec::new();
-    let from_word = |word: &String| substituted_download(parsed, command, word);
+    let from_word = |word: &String| substituted(parsed, command, word, |c| is_downloader(c.name()));
     if let Some(source) = command.argv.first().and_then(from_word) {
         out.push(downloaded(source));
         return out;
@@ -165,6 +178,11 @@ pub(super) fn programs(parsed: &Parsed, index: usize, allowed: &[bool]) -> Vec<P
     }
     if let Some(source) = command.args().iter().find_map(from_word) {
         out.push(downloaded(source));
+        return out;
+    }
+    let decoded = |word: &String| substituted(parsed, command, word, is_decoder);
+    if let Some(decoder) = command.args().iter().find_map(decoded) {
+        out.push(hidden(&format!("{decoder} in `{name}`")));
         return out;
     }
     if !shell::reads_program_from_stdin(&command.argv) {
@@ -200,11 +218,7 @@ pub(super) fn programs(parsed: &Parsed, index: usize, allowed: &[bool]) -> Vec<P
         if is_downloader(feeder.name()) {
             out.push(downloaded(format!("`{}`", feeder.name())));
         } else if is_decoder(feeder) {
-            out.push(Program::Finding(Finding::deny(
-                "guard:hidden-program",
-                format!("runs a program hidden by {via}, which nobody can review"),
-                "Decode it to a file, read it, and run it only if the user agrees.",
-            )));
+            out.push(hidden(&via));
         } else if matches!(feeder.name(), "echo" | "printf") {
             if feeder.args().iter().any(|a| feeder.computed.contains(a)) {
                 out.push(Program::Finding(Finding::ask(
