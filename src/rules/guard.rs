@@ -131,13 +131,14 @@ impl<'a> Guard<'a> {
             if allowed[index] {
                 continue;
             }
-            let mut findings = self.findings(parsed, index, &allowed, in_protected_dir, 0, &budget);
+            let findings = self.findings(parsed, index, &allowed, in_protected_dir, 0, &budget);
             if budget.get() == 0 && fired.insert("guard:unanalysable") {
                 matches.push(unanalysable_match(&format!(
-                    "hands more scripts to other programs than can be read ({MAX_SCRIPT_BYTES} bytes)"
+                    "hands scripts to other programs nested deeper than {MAX_SCRIPT_DEPTH} levels \
+                     or longer than {MAX_SCRIPT_BYTES} bytes in all"
                 )));
             }
-            for finding in findings.drain(..) {
+            for finding in findings {
                 if fired.insert(finding.check) {
                     matches.push(found(command, &finding));
                 }

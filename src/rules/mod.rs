@@ -500,10 +500,13 @@ impl<'a> LazyGlobs<'a> {
 
     /// The first glob matching any of `candidates`.
     fn first_match(&self, candidates: &[String]) -> Option<&str> {
-        let patterns = &self.patterns;
-        (0..patterns.len())
-            .find(|&i| candidates.iter().any(|c| self.is_match(i, c)))
-            .map(|i| patterns[i].as_str())
+        self.first_index(candidates)
+            .map(|i| self.patterns[i].as_str())
+    }
+
+    /// The index of the first glob matching any of `candidates`.
+    fn first_index(&self, candidates: &[String]) -> Option<usize> {
+        (0..self.patterns.len()).find(|&i| candidates.iter().any(|c| self.is_match(i, c)))
     }
 
     fn any_match(&self, candidates: &[String]) -> bool {

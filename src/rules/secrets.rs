@@ -50,22 +50,28 @@ const READERS: &[&str] = &[
 pub(super) struct Secrets<'a> {
     include: LazyGlobs<'a>,
     exclude: LazyGlobs<'a>,
+    /// `include`'s patterns as the user wrote them, for messages.
+    written: Vec<&'a str>,
 }
 
 impl<'a> Secrets<'a> {
-    pub(super) fn new(patterns: &[String]) -> Secrets<'a> {
+    pub(super) fn new(patterns: &'a [String]) -> Secrets<'a> {
         let mut include = Vec::new();
         let mut exclude = Vec::new();
+        let mut written = Vec::new();
         for pattern in patterns {
-            let (list, pattern) = match pattern.strip_prefix('!') {
-                Some(rest) => (&mut exclude, rest),
-                None => (&mut include, pattern.as_str()),
-            };
-            list.push(glob_for_any_folder(pattern));
+            match pattern.strip_prefix('!') {
+                Some(rest) => exclude.push(glob_for_any_folder(rest)),
+                None => {
+                    include.push(glob_for_any_folder(pattern));
+                    written.push(pattern.as_str());
+                }
+            }
         }
         Secrets {
             include: LazyGlobs::new(include, true),
             exclude: LazyGlobs::new(exclude, true),
+            written,
         }
     }
 
@@ -90,11 +96,11 @@ impl<'a> Secrets<'a> {
         if !self.include.could_match(&haystack) {
             return None;
         }
-        let pattern = self.include.first_match(&candidates)?.to_owned();
+        let index = self.include.first_index(&candidates)?;
         if self.exclude.any_match(&candidates) {
             return None;
         }
-        Some(pattern)
+        Some(self.written[index].to_owned())
     }
 
     /// The first secret a simple command reads, with the pattern it matches.
