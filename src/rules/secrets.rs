@@ -3,6 +3,8 @@
 //! secrets` globs: `~/` stands for any home, a pattern not starting with `/` matches in
 //! any folder, and a pattern starting with `!` exempts what it matches.
 
+use std::sync::OnceLock;
+
 use super::LazyGlobs;
 use super::checks::{Finding, operands};
 use super::shell::SimpleCommand;
@@ -46,46 +48,65 @@ const READERS: &[&str] = &[
     "xh", "nc", "ncat", "socat", "envsubst", "pbcopy", "xclip", "xsel", "git",
 ];
 
-/// The compiled `[guard] secrets`.
+/// The `[guard] secrets`, compiled the first time a path has to be checked: most calls
+/// (`ls`, `cargo test`, an Edit) never need them.
 pub(super) struct Secrets<'a> {
-    include: LazyGlobs<'a>,
-    exclude: LazyGlobs<'a>,
+    patterns: &'a [String],
+    built: OnceLock<Built<'a>>,
+}
+
+struct Built<'a> {
+    include: LazyGlobs<'static>,
+    exclude: LazyGlobs<'static>,
     /// `include`'s patterns as the user wrote them, for messages.
     written: Vec<&'a str>,
 }
 
 impl<'a> Secrets<'a> {
     pub(super) fn new(patterns: &'a [String]) -> Secrets<'a> {
-        let mut include = Vec::new();
-        let mut exclude = Vec::new();
-        let mut written = Vec::new();
-        for pattern in patterns {
-            match pattern.strip_prefix('!') {
-                Some(rest) => exclude.push(glob_for_any_folder(rest)),
-                None => {
-                    include.push(glob_for_any_folder(pattern));
-                    written.push(pattern.as_str());
-                }
-            }
-        }
         Secrets {
-            include: LazyGlobs::new(include, true),
-            exclude: LazyGlobs::new(exclude, true),
-            written,
+            patterns,
+            built: OnceLock::new(),
         }
     }
 
+    fn built(&self) -> &Built<'a> {
+        self.built.get_or_init(|| {
+            let mut include = Vec::new();
+            let mut exclude = Vec::new();
+            let mut written = Vec::new();
+            for pattern in self.patterns {
+                match pattern.strip_prefix('!') {
+                    Some(rest) => exclude.push(glob_for_any_folder(rest)),
+                    None => {
+                        include.push(glob_for_any_folder(pattern));
+                        written.push(pattern.as_str());
+                    }
+                }
+            }
+            Built {
+                include: LazyGlobs::new(include, true),
+                exclude: LazyGlobs::new(exclude, true),
+                written,
+            }
+        })
+    }
+
     pub(super) fn problems(&self, problems: &mut Vec<super::RuleError>) {
-        self.include.problems("guard", "", "secrets", problems);
-        self.exclude
-            .problems("guard", "", "secrets (exemption)", problems);
+        if let Some(built) = self.built.get() {
+            built.include.problems("guard", "", "secrets", problems);
+            built
+                .exclude
+                .problems("guard", "", "secrets (exemption)", problems);
+        }
     }
 
     /// The secrets pattern `path` matches, unless an exemption does.
     pub(super) fn matching(&self, path: &str) -> Option<String> {
-        if path.is_empty() || path.len() > 4096 {
+        if path.is_empty() || path.len() > 4096 || self.patterns.is_empty() {
             return None;
         }
+        let built = self.built();
         let mut candidates = vec![super::file::normalize(path)];
         // `cat .env*`: the pattern the shell would expand, read as the file it starts with.
         let stem = candidates[0].trim_end_matches(['*', '?']);
@@ -93,14 +114,14 @@ impl<'a> Secrets<'a> {
             candidates.push(stem.to_owned());
         }
         let haystack = candidates.join("\n");
-        if !self.include.could_match(&haystack) {
+        if !built.include.could_match(&haystack) {
             return None;
         }
-        let index = self.include.first_index(&candidates)?;
-        if self.exclude.any_match(&candidates) {
+        let index = built.include.first_index(&candidates)?;
+        if built.exclude.any_match(&candidates) {
             return None;
         }
-        Some(self.written[index].to_owned())
+        Some(built.written[index].to_owned())
     }
 
     /// The first secret a simple command reads, with the pattern it matches.
