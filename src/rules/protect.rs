@@ -16,7 +16,8 @@ pub(super) fn protected(path: &str) -> Option<&'static str> {
     if path.is_empty() || path.len() > 4096 {
         return None;
     }
-    let normal = super::file::normalize(path);
+    // Case-insensitive filesystems (macOS) take `.Claude-Nagger` for the folder too.
+    let normal = super::file::normalize(path).to_ascii_lowercase();
     let parts: Vec<&str> = normal.split('/').collect();
     if parts
         .iter()

@@ -142,6 +142,11 @@ impl<'a> Secrets<'a> {
                 if let Some(value) = arg.strip_prefix("if=") {
                     paths.push(value);
                 }
+                if name == "git"
+                    && let Some((_, file)) = arg.split_once(':')
+                {
+                    paths.push(file); // `git show HEAD:.env`
+                }
             }
         }
         paths.into_iter().find_map(|path| {
