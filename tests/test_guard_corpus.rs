@@ -230,3 +230,48 @@ fn check_explains_exemptions_secrets_and_a_guard_that_is_off() {
         off.stdout
     );
 }
+
+#[test]
+fn the_hook_refuses_secrets_and_changes_to_nagger_itself_every_time() {
+    let p = Project::new();
+    p.hook(&p.session_start("startup"));
+    let config = p.root.join(".claude-nagger/config.toml");
+    let config = config.to_string_lossy();
+    let calls = [
+        (
+            "Edit",
+            json!({ "file_path": config, "old_string": "true", "new_string": "false" }),
+        ),
+        (
+            "Write",
+            json!({ "file_path": p.root.join(".claude/settings.json") }),
+        ),
+        ("Read", json!({ "file_path": p.root.join(".env") })),
+        (
+            "Bash",
+            json!({ "command": "sqlite3 .claude-nagger/state.db 'delete from sessions'" }),
+        ),
+        ("Bash", json!({ "command": "cat ~/.aws/credentials" })),
+    ];
+    for (tool, input) in calls {
+        for attempt in 0..2 {
+            let r = p.hook(&p.pre_tool_use(tool, input.clone()));
+            assert_eq!(r.code, 0, "{}", r.stderr);
+            assert_eq!(
+                r.decision().as_deref(),
+                Some("deny"),
+                "{tool} {input} attempt {attempt}: {}",
+                r.stdout
+            );
+        }
+    }
+    let read = p.hook(&p.pre_tool_use("Read", json!({ "file_path": config })));
+    assert_eq!(
+        read.decision(),
+        None,
+        "reading the config passes: {}",
+        read.stdout
+    );
+    let ask = p.hook(&p.pre_tool_use("Bash", json!({ "command": "$(echo rm) -rf /" })));
+    assert_eq!(ask.decision().as_deref(), Some("ask"), "{}", ask.stdout);
+}
