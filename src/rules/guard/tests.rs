@@ -22,20 +22,7 @@ fn guard_config() -> GuardConfig {
 }
 
 fn guard_hits(command: &str) -> Vec<RuleMatch> {
-    let (rules, guard) = (RulesConfig::default(), guard_config());
-    let set = RuleSet::compile(&rules, &guard).expect("valid");
-    let input = json!({ "command": command });
-    let call = ToolCall {
-        tool_name: "Bash",
-        tool_input: &input,
-    };
-    let ctx = MatchContext {
-        project_root: Path::new("/work/proj"),
-        is_leader: false,
-        role: Some("coder"),
-        agent_type: Some("coder"),
-    };
-    set.evaluate(&call, &ctx)
+    evaluate_with(&guard_config(), "Bash", json!({ "command": command }))
 }
 
 /// Commands the guard must refuse, each with the check expected to name it.
