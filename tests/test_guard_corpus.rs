@@ -158,13 +158,14 @@ fn the_binary_answers_as_the_corpus_says_on_a_sample() {
     for case in sample {
         let input = case.input.to_string();
         let r = p.run(&["check", "--tool", &case.tool, "--input", &input, "--json"]);
-        assert_eq!(r.code, 0, "line {}: {}", case.line, r.stderr);
-        let v: Value = serde_json::from_str(&r.stdout).expect("check --json prints JSON");
-        let expected = match case.expected {
-            Some(Decision::Deny) => json!("deny"),
-            Some(Decision::Ask) => json!("ask"),
-            _ => Value::Null,
+        let (expected, code) = match case.expected {
+            Some(Decision::Deny) => (json!("deny"), 3),
+            Some(Decision::Ask) => (json!("ask"), 4),
+            _ => (Value::Null, 0),
         };
+        // check's exit code is its answer: 3 refuse, 4 ask, 0 passes
+        assert_eq!(r.code, code, "line {}: {}", case.line, r.stderr);
+        let v: Value = serde_json::from_str(&r.stdout).expect("check --json prints JSON");
         assert_eq!(
             v["verdict"]["decision"], expected,
             "line {}: {:?}\n{}",
@@ -190,7 +191,8 @@ fn check_explains_exemptions_secrets_and_a_guard_that_is_off() {
     );
     let secret = p.run(&["check", "--tool", "Read", "--file", ".env.local"]);
     assert!(secret.stdout.contains("guard:secret"), "{}", secret.stdout);
-    assert!(secret.stdout.contains("answer: deny"), "{}", secret.stdout);
+    assert!(secret.stdout.contains("answer: refuse"), "{}", secret.stdout);
+    assert_eq!(secret.code, 3);
     let test_env = p.run(&["check", "--tool", "Read", "--file", ".env.test"]);
     assert!(
         test_env.stdout.contains("this call's path is exempted"),
@@ -211,7 +213,7 @@ fn check_explains_exemptions_secrets_and_a_guard_that_is_off() {
     );
     let computed = p.run(&["check", "--command", "$(echo rm) -rf /"]);
     assert!(
-        computed.stdout.contains("answer: ask"),
+        computed.stdout.contains("answer: ask the user"),
         "{}",
         computed.stdout
     );
