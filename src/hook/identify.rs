@@ -87,10 +87,12 @@ pub fn identify(ctx: &Ctx<'_>, call: &ToolCall, effort: &mut Effort) -> anyhow::
         let first_call = repo.mark_first_call(agent_id, Via::Direct.as_str())?;
         return subagent(ctx, record, first_call, Via::Direct, effort);
     }
-    if ctx
-        .db
-        .sessions()
-        .is_processed(session, MODERN_PAYLOAD_MARKER)?
+    // The quiet path: no subagent running, the main agent it is (one indexed probe).
+    if !repo.is_any_active(session)?
+        || ctx
+            .db
+            .sessions()
+            .is_processed(session, MODERN_PAYLOAD_MARKER)?
     {
         return Ok(Caller::Main);
     }
