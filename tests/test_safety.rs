@@ -114,23 +114,6 @@ fn a_harmless_call_passes_quietly_when_the_database_is_unavailable() {
     assert!(out.stderr.contains("passing"), "{}", out.stderr);
 }
 
-fn run_with_stdin(mut cmd: std::process::Command, input: &serde_json::Value) -> HookResult {
-    use std::io::Write;
-    let mut child = cmd
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.to_string().as_bytes())
-        .unwrap();
-    finish(child)
-}
-
 #[test]
 fn a_hook_command_line_with_arguments_it_does_not_take_still_guards() {
     let p = Project::new();

@@ -356,23 +356,6 @@ fn commands_find_the_project_from_a_subfolder() {
     );
 }
 
-fn run_with_stdin(mut cmd: std::process::Command, input: &Value) -> HookResult {
-    use std::io::Write;
-    let mut child = cmd
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.to_string().as_bytes())
-        .unwrap();
-    finish(child)
-}
-
 #[test]
 fn the_home_folders_own_claude_settings_do_not_make_home_a_project() {
     let p = Project::new();

@@ -289,6 +289,23 @@ impl Project {
     }
 }
 
+/// Runs a prepared `nagger` command with `input` as its stdin.
+pub fn run_with_stdin(mut cmd: Command, input: &Value) -> HookResult {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn nagger");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input.to_string().as_bytes())
+        .expect("write stdin");
+    finish(child)
+}
+
 pub fn finish(child: Child) -> HookResult {
     HookResult::from_output(child.wait_with_output().expect("wait"))
 }
