@@ -6,7 +6,6 @@ use super::fixtures::{self, Agent};
 use super::{Call, Player, Reply};
 use crate::store::NaggerStateDB;
 use serde_json::{Value, json};
-use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::Path;
 
@@ -233,11 +232,30 @@ fn parallel_subagents(p: &mut Player) -> anyhow::Result<()> {
 
     p.say("");
     p.note(
-        "Before Claude Code 2.1.69 a tool call does not say which agent makes it. The three first\n\
-         calls run at once; each process claims the oldest subagent not yet started up, atomically.",
+        "Before Claude Code 2.1.69 a tool call does not say which agent makes it. Claude Code\n\
+         writes each call to the caller's own transcript (subagents/agent-<id>.jsonl, which starts\n\
+         with the prompt it was spawned with) before the hook runs: nagger finds the call there,\n\
+         and the prompt names the spawn, so each agent gets its own role even when all start at once.",
     );
     let glob = json!({"pattern": "app/**/*.rb"});
-    let calls = (1..=3)
+    let agents = [&NAVIGATOR, &CODER, &TESTER];
+    for (n, agent) in agents.iter().enumerate() {
+        append(
+            &s.agent_transcript(agent),
+            &[
+                s.user_prompt(&format!("u-{}-prompt", agent.id), agent.prompt),
+                s.tool_use(
+                    true,
+                    &format!("msg_gl{n}"),
+                    &format!("toolu_01Gl{n}"),
+                    "Glob",
+                    glob.clone(),
+                    3_000,
+                ),
+            ],
+        )?;
+    }
+    let calls = (0..agents.len())
         .map(|n| {
             Call::new(
                 "? (legacy payload)",
@@ -246,13 +264,13 @@ fn parallel_subagents(p: &mut Player) -> anyhow::Result<()> {
             )
         })
         .collect();
-    let claims = p.hooks_at_once(calls, 2)?;
-    let got: Vec<Option<&str>> = claims.iter().map(conventions_of).collect();
-    let distinct: BTreeSet<&str> = got.iter().flatten().copied().collect();
+    let firsts = p.hooks_at_once(calls, 2)?;
+    let got: Vec<Option<&str>> = firsts.iter().map(conventions_of).collect();
+    let expected: Vec<Option<&str>> = agents.iter().map(|a| Some(a.role)).collect();
     p.check(
-        claims.iter().all(|r| r.decision() == "deny") && distinct.len() == 3,
+        firsts.iter().all(|r| r.decision() == "deny") && got == expected,
         format!(
-            "three legacy calls, three distinct subagents' conventions: {}",
+            "three legacy calls at once, each refused with its own agent's conventions: {}",
             got.iter()
                 .map(|g| g.unwrap_or("none"))
                 .collect::<Vec<_>>()
@@ -554,6 +572,16 @@ fn reports_and_shared_context(p: &mut Player) -> anyhow::Result<()> {
             && !digest.contains("all pass"),
         "the digest carries the navigator's and the coder's results, not the tester's",
     );
+    // Claude Code 2.1.69+ writes the agent's meta file (its spawning call) right after
+    // SubagentStart: the reviewer's first call finds its spawn there.
+    let meta = s.agent_transcript(&REVIEWER).with_extension("meta.json");
+    if let Some(dir) = meta.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    std::fs::write(
+        &meta,
+        json!({"agentType": REVIEWER.agent_type, "toolUseId": REVIEWER.tool_use_id}).to_string(),
+    )?;
     let r = p.hook(
         Call::new(
             who(&REVIEWER),
@@ -763,8 +791,8 @@ fn conventions_of(reply: &Reply) -> Option<&'static str> {
         .find(|role| reply.text().contains(&format!("## {role} conventions")))
 }
 
-/// `nagger agents --json`, printed as a table, checked: every subagent identified
-/// by a claim and matched to its spawn.
+/// `nagger agents --json`, printed as a table, checked: every subagent's first call
+/// found in its own transcript and its spawn known exactly.
 fn agents_table(p: &mut Player) -> anyhow::Result<()> {
     let out = p.command(&["agents", "--json"])?;
     let agents: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap_or_default();
@@ -783,7 +811,7 @@ fn agents_table(p: &mut Player) -> anyhow::Result<()> {
             .collect()
         })
         .collect();
-    // The claims raced; a stable order reads better.
+    // The calls raced; a stable order reads better.
     rows.sort();
     p.note("`nagger agents --json`:");
     let table = crate::cmd::table(
@@ -794,25 +822,26 @@ fn agents_table(p: &mut Player) -> anyhow::Result<()> {
         p.say(&format!("         {line}"));
     }
     p.note(
-        "ROLE SOURCE is how nagger learned the role at SubagentStart: task_match = from the\n\
-         spawning Task call (its [ROLE:…] tag, team name or subagent_type), matched to this agent\n\
-         (others: exact_link from the transcript, agent_type alone, unresolved).\n\
-         IDENTIFIED BY claim = a tool call without agent_id was tied to this agent by claiming\n\
-         the oldest subagent whose first call had not been seen yet.",
+        "ROLE SOURCE is how nagger tied the agent to the Agent call that spawned it (its role:\n\
+         [ROLE:…] tag, team name or subagent_type): agent_transcript = its own transcript starts\n\
+         with that call's prompt; meta_file, tool_response and exact_link are other exact facts;\n\
+         task_match is a guess by order, replaced as soon as an exact fact appears.\n\
+         IDENTIFIED BY transcript = its first tool call, sent without agent_id, was found at the\n\
+         end of its own transcript (claim = a guess by order, the last resort).",
     );
     let expected = [&NAVIGATOR, &CODER, &TESTER];
     let ok = expected.iter().all(|e| {
         agents.iter().any(|a| {
             a["agent_id"] == e.id
                 && a["role"] == e.role
-                && a["role_source"] == "task_match"
-                && a["identified_by"] == "claim"
+                && a["role_source"] == "agent_transcript"
+                && a["identified_by"] == "transcript"
                 && a["processed"] == true
         })
     });
     p.check(
         out.status.success() && ok,
-        "each subagent matched to its spawn (role) and claimed exactly once",
+        "each subagent tied exactly to its spawn (role) and its first call identified exactly",
     );
     Ok(())
 }
