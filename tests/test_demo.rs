@@ -28,7 +28,7 @@ fn demo_plays_every_flow_and_passes_its_own_checks() {
         "## navigator conventions",
         "## coder conventions",
         "## tester conventions",
-        "task_match   claim",
+        "agent_transcript  transcript",
         "caller=\"direct\"",
         "Views follow docs/views.md.",
         "Pushing needs a green CI.",
