@@ -5,9 +5,11 @@
 //! Runs on every tool call, so nothing is built up front: a glob or regex is compiled the
 //! first time a call could match it, after a literal prefilter has ruled most out.
 
+pub mod after_edit;
 mod command;
 mod file;
 mod guard;
+pub mod recovery;
 pub mod shell;
 mod spec;
 mod tool;
@@ -19,7 +21,10 @@ use globset::{Glob, GlobBuilder, GlobMatcher};
 use serde::Serialize;
 
 pub use file::relative_path;
-pub use spec::{CommandRule, FileRule, GuardConfig, PatternRule, RulesConfig, Severity, ToolRule};
+pub use spec::{
+    AfterEditRule, CommandRule, EditSeverity, FileRule, GuardConfig, PatternRule, RecoveryRule,
+    RulesConfig, Severity, ToolRule,
+};
 
 /// A problem in the rules config, naming the table, rule and key it is in.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -86,6 +91,9 @@ pub enum RuleKind {
     Command,
     Tool,
     Guard,
+    Recovery,
+    #[serde(rename = "after_edit")]
+    AfterEdit,
 }
 
 impl RuleKind {
@@ -95,6 +103,8 @@ impl RuleKind {
             RuleKind::Command => "command",
             RuleKind::Tool => "tool",
             RuleKind::Guard => "guard",
+            RuleKind::Recovery => "recovery",
+            RuleKind::AfterEdit => "after_edit",
         }
     }
 }
@@ -692,6 +702,7 @@ mod tests {
                 message: "Close tickets only after review.".into(),
                 ..Default::default()
             }],
+            ..Default::default()
         };
         let guard = GuardConfig {
             enabled: true,
