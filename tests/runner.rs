@@ -18,6 +18,7 @@ mod test_incremental;
 mod test_install;
 mod test_listings;
 mod test_real_client;
+mod test_real_recovery;
 mod test_recovery;
 mod test_rules;
 mod test_safety;
