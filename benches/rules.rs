@@ -64,6 +64,7 @@ fn config() -> (RulesConfig, GuardConfig) {
             file,
             command,
             tool,
+            ..Default::default()
         },
         guard,
     )
