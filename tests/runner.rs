@@ -2,6 +2,7 @@
 //! temporary project with a cleared environment.
 
 mod common;
+#[macro_use]
 mod real;
 
 mod test_bad_input;

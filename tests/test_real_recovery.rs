@@ -199,19 +199,6 @@ fn edit_shows_warning(version: &str) {
     project.assert_nagger_healthy();
 }
 
-macro_rules! on_both_versions {
-    ($($name:ident => $body:expr;)*) => {
-        mod v2_1_68 {
-            use super::*;
-            $( #[test] fn $name() { let f: fn(&str) = $body; f("2.1.68") } )*
-        }
-        mod v2_1_328 {
-            use super::*;
-            $( #[test] fn $name() { let f: fn(&str) = $body; f("2.1.328") } )*
-        }
-    };
-}
-
 on_both_versions! {
     failed_bash_call_shows_recovery_hint_where_a_failure_event_arrives => failed_bash_shows_hint;
     edit_adding_a_matching_line_shows_the_check => edit_shows_warning;

@@ -115,22 +115,7 @@ pub fn run(env: &Env, args: &CheckArgs) -> CommandResult {
                 "the guard would refuse this, but `[guard] allow` entry \"{entry}\" exempts it"
             ));
         }
-        if matches.is_empty() {
-            lines.push("no rule or guard check fires".into());
-        } else {
-            let rows: Vec<Vec<String>> = matches
-                .iter()
-                .map(|m| {
-                    vec![
-                        m.severity.as_str().to_string(),
-                        m.kind.as_str().to_string(),
-                        m.name.clone(),
-                        m.why.clone(),
-                    ]
-                })
-                .collect();
-            lines.push(table(&["SEVERITY", "KIND", "RULE", "WHY"], &rows));
-        }
+        lines.push(matches_table(&matches, "no rule or guard check fires"));
         let mode = if args.mode == "default" {
             String::new()
         } else {
@@ -146,10 +131,7 @@ pub fn run(env: &Env, args: &CheckArgs) -> CommandResult {
         }
         print(&lines.join("\n"))?;
     }
-    match code {
-        0 => Ok(()),
-        code => Err(CommandError::Answer(code)),
-    }
+    answer_with(code)
 }
 
 /// The tool input an editing tool would carry for an edit of `file` that added `added`.
@@ -224,26 +206,12 @@ fn after_the_fact(
         print(&serde_json::to_string_pretty(&out).map_err(anyhow::Error::from)?)?;
     } else {
         let mut lines = Vec::new();
-        if matches.is_empty() {
-            lines.push(if args.error.is_some() {
-                "no recovery hint fires".to_string()
-            } else {
-                "no after-edit check fires".to_string()
-            });
+        let none = if args.error.is_some() {
+            "no recovery hint fires"
         } else {
-            let rows: Vec<Vec<String>> = matches
-                .iter()
-                .map(|m| {
-                    vec![
-                        m.severity.as_str().into(),
-                        m.kind.as_str().into(),
-                        m.name.clone(),
-                        m.why.clone(),
-                    ]
-                })
-                .collect();
-            lines.push(table(&["SEVERITY", "KIND", "RULE", "WHY"], &rows));
-        }
+            "no after-edit check fires"
+        };
+        lines.push(matches_table(&matches, none));
         lines.push(format!("answer at {event}: {answer} (exit {code})"));
         if let Some(v) = &verdict {
             lines.push(v.reason.clone());
@@ -251,6 +219,29 @@ fn after_the_fact(
         }
         print(&lines.join("\n"))?;
     }
+    answer_with(code)
+}
+
+/// The matches as a table, or `none` when there are none.
+fn matches_table(matches: &[rules::RuleMatch], none: &str) -> String {
+    if matches.is_empty() {
+        return none.to_string();
+    }
+    let rows: Vec<Vec<String>> = matches
+        .iter()
+        .map(|m| {
+            vec![
+                m.severity.as_str().to_string(),
+                m.kind.as_str().to_string(),
+                m.name.clone(),
+                m.why.clone(),
+            ]
+        })
+        .collect();
+    table(&["SEVERITY", "KIND", "RULE", "WHY"], &rows)
+}
+
+fn answer_with(code: u8) -> CommandResult {
     match code {
         0 => Ok(()),
         code => Err(CommandError::Answer(code)),

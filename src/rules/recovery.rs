@@ -118,7 +118,6 @@ struct Matcher<'a> {
     message: &'a str,
     scope: &'a [String],
     token_threshold: Option<u64>,
-    builtin: bool,
     tool_re: Compiled,
     error_re: Compiled,
 }
@@ -212,7 +211,6 @@ impl<'a> RecoverySet<'a> {
                 message: &r.message,
                 scope: &r.scope,
                 token_threshold: r.token_threshold,
-                builtin: false,
                 tool_re: OnceLock::new(),
                 error_re: OnceLock::new(),
             })
@@ -227,7 +225,6 @@ impl<'a> RecoverySet<'a> {
                     message: b.message,
                     scope: &[],
                     token_threshold: None,
-                    builtin: true,
                     tool_re: OnceLock::new(),
                     error_re: OnceLock::new(),
                 })
@@ -263,7 +260,7 @@ impl<'a> RecoverySet<'a> {
     /// Bad configured regexes met so far (they never match).
     pub fn problems(&self) -> Vec<RuleError> {
         let mut problems = Vec::new();
-        for m in self.configured.iter().filter(|m| !m.builtin) {
+        for m in &self.configured {
             m.problems(&mut problems);
         }
         problems
