@@ -494,3 +494,28 @@ fn install_registers_the_failure_event() {
     assert_eq!(entries.len(), 1);
     assert!(entries[0].to_string().contains("nagger hook"), "{settings}");
 }
+
+#[test]
+fn many_long_hints_and_a_huge_failure_stay_bounded() {
+    let mut config = String::new();
+    for i in 0..12 {
+        config.push_str(&format!(
+            "[[rules.recovery]]\nname = \"r{i}\"\nerror = \"boom\"\nmessage = \"HINT-{i} {}\"\n",
+            "word ".repeat(1_000)
+        ));
+    }
+    let p = Project::with_config(&config);
+    let mut error = "boom\n".to_string();
+    error.push_str(&"stderr line\n".repeat(1024 * 1024));
+    let started = Instant::now();
+    let r = bash_failure(&p, &error);
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    let text = hint(&r);
+    assert!(text.starts_with("[nagger] HINT-0"), "{}", &text[..40]);
+    assert!(r.stdout.len() < 10_000, "{} bytes", r.stdout.len());
+    assert!(text.ends_with('…'));
+}
