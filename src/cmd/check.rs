@@ -45,12 +45,7 @@ pub fn run(env: &Env, args: &CheckArgs) -> CommandResult {
         tool_name: &args.tool,
         tool_input: &input,
     };
-    let ctx = MatchContext {
-        project_root: &root,
-        is_leader: args.role.is_none(),
-        role: args.role.as_deref(),
-        agent_type: args.role.as_deref(),
-    };
+    let ctx = match_context(args, &root);
     let evaluate = |guard: &GuardConfig| -> anyhow::Result<Vec<rules::RuleMatch>> {
         Ok(RuleSet::compile(&config.rules, guard)?.evaluate(&call, &ctx))
     };
@@ -156,12 +151,7 @@ fn after_the_fact(
     root: &std::path::Path,
 ) -> CommandResult {
     let config = &loaded.config;
-    let ctx = MatchContext {
-        project_root: root,
-        is_leader: args.role.is_none(),
-        role: args.role.as_deref(),
-        agent_type: args.role.as_deref(),
-    };
+    let ctx = match_context(args, root);
     let (event, matches) = match (&args.error, &args.added, &args.file) {
         (Some(error), _, _) => (
             "PostToolUseFailure",
@@ -245,5 +235,15 @@ fn answer_with(code: u8) -> CommandResult {
     match code {
         0 => Ok(()),
         code => Err(CommandError::Answer(code)),
+    }
+}
+
+/// The caller `--role` names (default: the main agent).
+fn match_context<'a>(args: &'a CheckArgs, root: &'a std::path::Path) -> MatchContext<'a> {
+    MatchContext {
+        project_root: root,
+        is_leader: args.role.is_none(),
+        role: args.role.as_deref(),
+        agent_type: args.role.as_deref(),
     }
 }
