@@ -65,6 +65,7 @@ fn config() -> (RulesConfig, GuardConfig) {
             file,
             command,
             tool,
+            ..Default::default()
         },
         guard,
     )

@@ -268,7 +268,7 @@ pub const PERMISSION_MODES: &[&str] = &[
 ];
 
 #[derive(Debug, clap::Args)]
-#[command(group(clap::ArgGroup::new("what").args(["command", "file", "input"]).required(true)))]
+#[command(group(clap::ArgGroup::new("what").args(["command", "file", "input", "error"]).required(true)))]
 pub struct CheckArgs {
     /// Tool name, e.g. Bash, Edit, mcp__redmine__update_issue
     #[arg(long, default_value = "Bash")]
@@ -282,6 +282,12 @@ pub struct CheckArgs {
     /// Whole tool_input as JSON
     #[arg(long, value_name = "JSON")]
     pub input: Option<String>,
+    /// The call failed with this text: which recovery hints would be shown
+    #[arg(long, value_name = "TEXT")]
+    pub error: Option<String>,
+    /// The edit of --file added this text: which after-edit checks would fire
+    #[arg(long, value_name = "TEXT", requires = "file")]
+    pub added: Option<String>,
     /// Check as a subagent of this role (default: the main agent)
     #[arg(long)]
     pub role: Option<String>,

@@ -585,6 +585,14 @@ impl Sift<'_> {
                 "rules.tool",
                 rules.tool.iter_mut().map(|r| &mut r.name).collect(),
             ),
+            (
+                "rules.recovery",
+                rules.recovery.iter_mut().map(|r| &mut r.name).collect(),
+            ),
+            (
+                "rules.after_edit",
+                rules.after_edit.iter_mut().map(|r| &mut r.name).collect(),
+            ),
         ];
         let mut problems = Vec::new();
         for (table, list) in &mut names {
@@ -917,6 +925,16 @@ impl Config {
                 "file": self.rules.file.iter().map(pattern_rule).collect::<Vec<_>>(),
                 "command": self.rules.command.iter().map(pattern_rule).collect::<Vec<_>>(),
                 "tool": self.rules.tool.iter().map(tool_rule).collect::<Vec<_>>(),
+                "recovery": self.rules.recovery.iter().map(|r| json!({
+                    "name": r.name, "tool": r.tool, "error": r.error,
+                    "token_threshold": r.token_threshold, "scope": r.scope, "message": r.message,
+                })).collect::<Vec<_>>(),
+                "after_edit": self.rules.after_edit.iter().map(|r| json!({
+                    "name": r.name, "patterns": r.patterns, "exclude": r.exclude,
+                    "added": r.added, "severity": r.severity,
+                    "token_threshold": r.token_threshold, "scope": r.scope, "message": r.message,
+                })).collect::<Vec<_>>(),
+                "builtin_recovery": self.rules.builtin_recovery,
             },
             "guard": {
                 "enabled": self.guard.enabled,
@@ -1074,6 +1092,78 @@ mod tests {
             keys(&e["rules"]["tool"][0]),
             sorted(known_keys::<crate::rules::ToolRule>())
         );
+        assert_eq!(
+            keys(&e["rules"]),
+            sorted(known_keys::<crate::rules::RulesConfig>())
+        );
+        let text = "[[rules.recovery]]\nname = \"a\"\n[[rules.after_edit]]\nname = \"b\"\n";
+        let e = parse(text, Path::new("c.toml")).unwrap().effective();
+        assert_eq!(
+            keys(&e["rules"]["recovery"][0]),
+            sorted(known_keys::<crate::rules::RecoveryRule>())
+        );
+        assert_eq!(
+            keys(&e["rules"]["after_edit"][0]),
+            sorted(known_keys::<crate::rules::AfterEditRule>())
+        );
+        assert_eq!(e["rules"]["builtin_recovery"], true);
+    }
+
+    #[test]
+    fn a_bad_recovery_or_after_edit_rule_is_left_out_alone() {
+        let text = r#"
+[rules]
+builtin_recovery = false
+
+[[rules.recovery]]
+name = "lock"
+error = "file lock"
+message = "wait"
+
+[[rules.recovery]]
+name = "broken"
+error = 5
+
+[[rules.after_edit]]
+name = "what comments"
+patterns = ["**/*.rs"]
+added = ["// increment"]
+severity = "ask"
+
+[[rules.after_edit]]
+name = "todo"
+added = ["TODO", "("]
+severity = "block"
+"#;
+        let (c, errs) = lenient(text);
+        assert!(!c.rules.builtin_recovery);
+        let names = |v: Vec<&str>| v.into_iter().map(str::to_string).collect::<Vec<_>>();
+        assert_eq!(
+            c.rules
+                .recovery
+                .iter()
+                .map(|r| r.name.clone())
+                .collect::<Vec<_>>(),
+            names(vec!["lock"])
+        );
+        assert_eq!(
+            c.rules
+                .after_edit
+                .iter()
+                .map(|r| r.name.clone())
+                .collect::<Vec<_>>(),
+            names(vec!["todo"])
+        );
+        let text_of = |key: &str| {
+            errs.iter()
+                .find(|e| e.key.as_deref() == Some(key))
+                .map(|e| (e.line, e.to_string()))
+                .unwrap_or_else(|| panic!("no error for {key}: {errs:#?}"))
+        };
+        assert_eq!(text_of("rules.recovery[2].error").0, Some(12));
+        assert_eq!(text_of("rules.after_edit[1].severity").0, Some(18));
+        let (_, bad_regex) = text_of("rules.after_edit[todo].added[1]");
+        assert!(bad_regex.contains("added[1] `(`"), "{bad_regex}");
     }
 
     fn lenient(text: &str) -> (Config, Vec<ConfigError>) {

@@ -18,6 +18,7 @@ pub const HOOK_EVENTS: &[&str] = &[
     "SubagentStop",
     "PreToolUse",
     "PostToolUse",
+    "PostToolUseFailure",
     "PreCompact",
 ];
 
@@ -1039,6 +1040,7 @@ mod tests {
                 "SubagentStart",
                 "SubagentStop",
                 "PostToolUse",
+                "PostToolUseFailure",
                 "PreCompact"
             ]
         );

@@ -2,6 +2,7 @@
 //! temporary project with a cleared environment.
 
 mod common;
+#[macro_use]
 mod real;
 
 mod test_bad_input;
@@ -19,6 +20,8 @@ mod test_incremental;
 mod test_install;
 mod test_listings;
 mod test_real_client;
+mod test_real_recovery;
+mod test_recovery;
 mod test_rules;
 mod test_safety;
 mod test_stats;

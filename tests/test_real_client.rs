@@ -518,19 +518,6 @@ fn plugin_runs_the_hooks(version: &str) {
     project.assert_nagger_healthy();
 }
 
-macro_rules! on_both_versions {
-    ($($name:ident => $body:expr;)*) => {
-        mod v2_1_68 {
-            use super::*;
-            $( #[test] fn $name() { let f: fn(&str) = $body; f("2.1.68") } )*
-        }
-        mod v2_1_328 {
-            use super::*;
-            $( #[test] fn $name() { let f: fn(&str) = $body; f("2.1.328") } )*
-        }
-    };
-}
-
 on_both_versions! {
     main_first_call_refused_with_conventions_once => main_conventions_once;
     guard_refuses_main_and_subagent => guard_refuses;

@@ -1,11 +1,15 @@
 //! `nagger check`: which rules and guard checks would fire for a tool call, and what
 //! nagger would answer. Reads the config; touches no state. The exit code is the answer,
-//! so a script can ask before it runs something.
+//! so a script can ask before it runs something. `--error` and `--added` ask instead what
+//! nagger would say after the call: the recovery hints for a failure, the after-edit
+//! checks for the text an edit added.
 
 use super::{CommandError, CommandResult, print, table};
 use crate::cli::CheckArgs;
 use crate::config::LoadedConfig;
 use crate::paths::{self, Env};
+use crate::rules::after_edit::{self, AfterEditSet};
+use crate::rules::recovery::RecoverySet;
 use crate::rules::{self, Decision, MatchContext, PermissionMode, RuleSet};
 use serde_json::{Value, json};
 
@@ -19,6 +23,9 @@ pub fn run(env: &Env, args: &CheckArgs) -> CommandResult {
     let loaded = LoadedConfig::load_full(&paths::config_path(&root));
     for e in &loaded.errors {
         eprintln!("config: {e}");
+    }
+    if args.error.is_some() || args.added.is_some() {
+        return after_the_fact(args, &loaded, &root);
     }
     let input: Value = match (&args.command, &args.file, &args.input) {
         (Some(c), _, _) => json!({ "command": c }),
@@ -38,12 +45,7 @@ pub fn run(env: &Env, args: &CheckArgs) -> CommandResult {
         tool_name: &args.tool,
         tool_input: &input,
     };
-    let ctx = MatchContext {
-        project_root: &root,
-        is_leader: args.role.is_none(),
-        role: args.role.as_deref(),
-        agent_type: args.role.as_deref(),
-    };
+    let ctx = match_context(args, &root);
     let set = RuleSet::compile(&config.rules, &config.guard).map_err(anyhow::Error::from)?;
     let matches = set.evaluate(&call, &ctx);
     let notes = set.notes(&call, &root);
@@ -74,22 +76,7 @@ pub fn run(env: &Env, args: &CheckArgs) -> CommandResult {
         print(&serde_json::to_string_pretty(&out).map_err(anyhow::Error::from)?)?;
     } else {
         let mut lines: Vec<String> = notes.iter().map(|n| format!("note: {n}")).collect();
-        if matches.is_empty() {
-            lines.push("no rule or guard check fires".into());
-        } else {
-            let rows: Vec<Vec<String>> = matches
-                .iter()
-                .map(|m| {
-                    vec![
-                        m.severity.as_str().to_string(),
-                        m.kind.as_str().to_string(),
-                        m.name.clone(),
-                        m.why.clone(),
-                    ]
-                })
-                .collect();
-            lines.push(table(&["SEVERITY", "KIND", "RULE", "WHY"], &rows));
-        }
+        lines.push(matches_table(&matches, "no rule or guard check fires"));
         let mode = if args.mode == "default" {
             String::new()
         } else {
@@ -105,8 +92,124 @@ pub fn run(env: &Env, args: &CheckArgs) -> CommandResult {
         }
         print(&lines.join("\n"))?;
     }
+    answer_with(code)
+}
+
+/// The tool input an editing tool would carry for an edit of `file` that added `added`.
+fn edit_input(tool: &str, file: &str, added: &str) -> Option<Value> {
+    Some(match tool {
+        "Write" => json!({ "file_path": file, "content": added }),
+        "Edit" => json!({ "file_path": file, "old_string": "", "new_string": added }),
+        "MultiEdit" => {
+            json!({ "file_path": file, "edits": [{ "old_string": "", "new_string": added }] })
+        }
+        "NotebookEdit" => json!({ "notebook_path": file, "new_source": added }),
+        _ => return None,
+    })
+}
+
+/// `--error`: the recovery hints a failure of `--tool` would get. `--added`: the
+/// after-edit checks an edit of `--file` would get. Exit 3 when an after-edit check
+/// would send the edit back (block), else 0.
+fn after_the_fact(
+    args: &CheckArgs,
+    loaded: &LoadedConfig,
+    root: &std::path::Path,
+) -> CommandResult {
+    let config = &loaded.config;
+    let ctx = match_context(args, root);
+    let (event, matches) = match (&args.error, &args.added, &args.file) {
+        (Some(error), _, _) => (
+            "PostToolUseFailure",
+            RecoverySet::new(&config.rules).evaluate(&args.tool, error, &ctx),
+        ),
+        (None, Some(added), Some(file)) => {
+            let Some(edit) = edit_input(&args.tool, file, added)
+                .and_then(|input| after_edit::added(&args.tool, &input))
+            else {
+                eprintln!("error: --added needs --tool Write, Edit, MultiEdit or NotebookEdit");
+                return Err(CommandError::Answer(2));
+            };
+            (
+                "PostToolUse",
+                AfterEditSet::new(&config.rules.after_edit).evaluate(&edit, &ctx),
+            )
+        }
+        _ => return Err(CommandError::Answer(2)),
+    };
+    let verdict = rules::combine(&matches, PermissionMode::from(args.mode.as_str()));
+    let (answer, code) = match verdict.as_ref().map(|v| v.decision) {
+        Some(Decision::Deny) => ("sent back to the agent to fix (block)", EXIT_REFUSE),
+        Some(_) => ("shown to the agent with the result", 0),
+        None => ("nothing is added", 0),
+    };
+    if args.json {
+        let out = json!({
+            "tool": args.tool,
+            "event": event,
+            "error": args.error,
+            "file": args.file,
+            "added": args.added,
+            "role": args.role,
+            "mode": args.mode,
+            "matches": matches,
+            "verdict": verdict,
+            "answer": answer,
+            "exit_code": code,
+            "builtin_recovery": config.rules.builtin_recovery,
+            "config_problems": loaded.errors.len(),
+        });
+        print(&serde_json::to_string_pretty(&out).map_err(anyhow::Error::from)?)?;
+    } else {
+        let mut lines = Vec::new();
+        let none = if args.error.is_some() {
+            "no recovery hint fires"
+        } else {
+            "no after-edit check fires"
+        };
+        lines.push(matches_table(&matches, none));
+        lines.push(format!("answer at {event}: {answer} (exit {code})"));
+        if let Some(v) = &verdict {
+            lines.push(v.reason.clone());
+            lines.push("(once per session per rule, again after the context grew)".into());
+        }
+        print(&lines.join("\n"))?;
+    }
+    answer_with(code)
+}
+
+/// The matches as a table, or `none` when there are none.
+fn matches_table(matches: &[rules::RuleMatch], none: &str) -> String {
+    if matches.is_empty() {
+        return none.to_string();
+    }
+    let rows: Vec<Vec<String>> = matches
+        .iter()
+        .map(|m| {
+            vec![
+                m.severity.as_str().to_string(),
+                m.kind.as_str().to_string(),
+                m.name.clone(),
+                m.why.clone(),
+            ]
+        })
+        .collect();
+    table(&["SEVERITY", "KIND", "RULE", "WHY"], &rows)
+}
+
+fn answer_with(code: u8) -> CommandResult {
     match code {
         0 => Ok(()),
         code => Err(CommandError::Answer(code)),
+    }
+}
+
+/// The caller `--role` names (default: the main agent).
+fn match_context<'a>(args: &'a CheckArgs, root: &'a std::path::Path) -> MatchContext<'a> {
+    MatchContext {
+        project_root: root,
+        is_leader: args.role.is_none(),
+        role: args.role.as_deref(),
+        agent_type: args.role.as_deref(),
     }
 }

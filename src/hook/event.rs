@@ -45,6 +45,12 @@ pub enum Event {
     },
     PreToolUse(ToolCall),
     PostToolUse(ToolCall),
+    /// A tool call that failed (Claude Code 2.1.328 and later; 2.1.68 sends nothing).
+    PostToolUseFailure {
+        call: ToolCall,
+        error: String,
+        is_interrupt: bool,
+    },
     PreCompact {
         trigger: Option<String>,
     },
@@ -62,6 +68,7 @@ impl Event {
             Event::SubagentStop { .. } => "SubagentStop",
             Event::PreToolUse(_) => "PreToolUse",
             Event::PostToolUse(_) => "PostToolUse",
+            Event::PostToolUseFailure { .. } => "PostToolUseFailure",
             Event::PreCompact { .. } => "PreCompact",
             Event::Other(name) => name,
         }
@@ -137,6 +144,11 @@ pub fn from_wire(input: HookInput) -> Result<(Common, Event), InputError> {
         },
         "PreToolUse" => Event::PreToolUse(tool("PreToolUse", input.tool_name.clone())?),
         "PostToolUse" => Event::PostToolUse(tool("PostToolUse", input.tool_name.clone())?),
+        "PostToolUseFailure" => Event::PostToolUseFailure {
+            call: tool("PostToolUseFailure", input.tool_name.clone())?,
+            error: input.error.clone().unwrap_or_default(),
+            is_interrupt: input.is_interrupt.unwrap_or(false),
+        },
         "PreCompact" => Event::PreCompact {
             trigger: non_empty(input.trigger),
         },

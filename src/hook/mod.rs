@@ -5,6 +5,7 @@
 pub mod event;
 mod identify;
 mod post_tool_use;
+mod post_tool_use_failure;
 mod pre_tool_use;
 mod session;
 mod spawns;
@@ -270,6 +271,11 @@ fn dispatch(ctx: &Ctx<'_>, event: &Event) -> anyhow::Result<Outcome> {
         ),
         Event::PreToolUse(call) => pre_tool_use::handle(ctx, call),
         Event::PostToolUse(call) => post_tool_use::handle(ctx, call),
+        Event::PostToolUseFailure {
+            call,
+            error,
+            is_interrupt,
+        } => post_tool_use_failure::handle(ctx, call, error, *is_interrupt),
         Event::Other(_) => Ok(Outcome::silent()),
     }
 }
@@ -283,6 +289,7 @@ fn hook_name(event: &Event) -> &'static str {
         Event::SubagentStart { .. } | Event::SubagentStop { .. } => "subagent",
         Event::PreToolUse(_) => "pre_tool_use",
         Event::PostToolUse(_) => "post_tool_use",
+        Event::PostToolUseFailure { .. } => "post_tool_use_failure",
         Event::Other(_) => "other",
     }
 }

@@ -1,9 +1,12 @@
 //! PostToolUse: file changes for the shared context (Edit, Write, MultiEdit,
-//! NotebookEdit) and usage counts (tools, skills, subagent types).
+//! NotebookEdit), usage counts (tools, skills, subagent types) and the after-edit
+//! checks on the text an edit added.
 
 use super::event::ToolCall;
+use super::post_tool_use_failure::{Caller, deliver, report_problems};
 use super::{Ctx, Outcome, identify, spawns};
 use crate::context::project_relative;
+use crate::rules::after_edit::{self, AfterEditSet};
 
 pub fn handle(ctx: &Ctx<'_>, call: &ToolCall) -> anyhow::Result<Outcome> {
     if ctx.common.agent_id.is_some() {
@@ -36,6 +39,16 @@ pub fn handle(ctx: &Ctx<'_>, call: &ToolCall) -> anyhow::Result<Outcome> {
             &call.tool_name,
         )?;
         outcome = outcome.detail("file_changed", path);
+    }
+    let checks = &ctx.config.rules.after_edit;
+    if !checks.is_empty()
+        && let Some(edit) = after_edit::added(&call.tool_name, &call.tool_input)
+    {
+        let caller = Caller::of(ctx)?;
+        let set = AfterEditSet::new(checks);
+        let matches = set.evaluate(&edit, &caller.match_context(ctx));
+        report_problems(ctx, set.problems());
+        outcome = deliver(ctx, &caller, matches, outcome, "PostToolUse")?;
     }
     Ok(outcome)
 }

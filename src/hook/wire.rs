@@ -26,6 +26,9 @@ pub struct HookInput {
     pub stop_hook_active: Option<bool>,
     pub last_assistant_message: Option<String>,
     pub prompt: Option<String>,
+    /// PostToolUseFailure: the failure text.
+    pub error: Option<String>,
+    pub is_interrupt: Option<bool>,
 }
 
 /// PreToolUse permission decisions nagger makes.

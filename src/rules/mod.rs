@@ -5,6 +5,7 @@
 //! Runs on every tool call, so nothing is built up front: a glob or regex is compiled the
 //! first time a call could match it, after a literal prefilter has ruled most out.
 
+pub mod after_edit;
 mod checks;
 mod code;
 mod command;
@@ -13,6 +14,7 @@ mod git;
 mod guard;
 mod programs;
 mod protect;
+pub mod recovery;
 mod secrets;
 pub mod shell;
 mod spec;
@@ -28,7 +30,10 @@ use serde::Serialize;
 
 pub use file::relative_path;
 pub use secrets::DEFAULT_SECRETS;
-pub use spec::{CommandRule, FileRule, GuardConfig, PatternRule, RulesConfig, Severity, ToolRule};
+pub use spec::{
+    AfterEditRule, CommandRule, EditSeverity, FileRule, GuardConfig, PatternRule, RecoveryRule,
+    RulesConfig, Severity, ToolRule,
+};
 
 /// A problem in the rules config, naming the table, rule and key it is in.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -95,6 +100,9 @@ pub enum RuleKind {
     Command,
     Tool,
     Guard,
+    Recovery,
+    #[serde(rename = "after_edit")]
+    AfterEdit,
 }
 
 impl RuleKind {
@@ -104,6 +112,8 @@ impl RuleKind {
             RuleKind::Command => "command",
             RuleKind::Tool => "tool",
             RuleKind::Guard => "guard",
+            RuleKind::Recovery => "recovery",
+            RuleKind::AfterEdit => "after_edit",
         }
     }
 }
@@ -823,6 +833,7 @@ mod tests {
                 message: "Close tickets only after review.".into(),
                 ..Default::default()
             }],
+            ..Default::default()
         };
         let guard = GuardConfig {
             enabled: true,

@@ -37,12 +37,83 @@ impl Severity {
 }
 
 /// The `[rules]` table.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct RulesConfig {
     pub file: Vec<FileRule>,
     pub command: Vec<CommandRule>,
     pub tool: Vec<ToolRule>,
+    /// Hints after a failed tool call.
+    pub recovery: Vec<RecoveryRule>,
+    /// Checks on the text an edit added.
+    pub after_edit: Vec<AfterEditRule>,
+    /// The built-in recovery hints (command not found, permission denied, ...).
+    pub builtin_recovery: bool,
+}
+
+impl Default for RulesConfig {
+    fn default() -> Self {
+        RulesConfig {
+            file: Vec::new(),
+            command: Vec::new(),
+            tool: Vec::new(),
+            recovery: Vec::new(),
+            after_edit: Vec::new(),
+            builtin_recovery: true,
+        }
+    }
+}
+
+/// `[[rules.recovery]]`: after a failed tool call, a hint on how to recover, chosen by a
+/// regex on `tool_name` and a regex on the failure text.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RecoveryRule {
+    pub name: String,
+    /// Regex that must match the whole `tool_name`; empty matches every tool.
+    pub tool: String,
+    /// Regex searched in the failure text; empty matches every failure.
+    pub error: String,
+    pub token_threshold: Option<u64>,
+    pub scope: Vec<String>,
+    pub message: String,
+}
+
+/// What an after-edit rule does when it fires: the edit already happened either way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EditSeverity {
+    /// Show the message with the tool's result.
+    #[default]
+    Warn,
+    /// Send the message back as feedback the agent must act on.
+    Block,
+}
+
+impl EditSeverity {
+    pub fn severity(self) -> Severity {
+        match self {
+            EditSeverity::Warn => Severity::Warn,
+            EditSeverity::Block => Severity::Block,
+        }
+    }
+}
+
+/// `[[rules.after_edit]]`: regexes on the text a Write, Edit, MultiEdit or NotebookEdit
+/// added to a file matching `patterns`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AfterEditRule {
+    pub name: String,
+    /// Globs on the edited path, relative to the project root; empty matches every file.
+    pub patterns: Vec<String>,
+    pub exclude: Vec<String>,
+    /// Regexes searched in the added text; the rule fires when any matches.
+    pub added: Vec<String>,
+    pub severity: EditSeverity,
+    pub token_threshold: Option<u64>,
+    pub scope: Vec<String>,
+    pub message: String,
 }
 
 /// A rule matched by globs: on file paths (`[[rules.file]]`) or on normalised simple
@@ -120,6 +191,7 @@ impl RulesConfig {
         let mut problems = Vec::new();
         check_pattern_rules("rules.file", &self.file, true, &mut problems);
         check_pattern_rules("rules.command", &self.command, false, &mut problems);
+        self.validate_after_the_fact(&mut problems);
         check_names(
             "rules.tool",
             self.tool.iter().map(|r| r.name.as_str()),
@@ -148,6 +220,75 @@ impl RulesConfig {
             }
         }
         problems
+    }
+}
+
+impl RulesConfig {
+    fn validate_after_the_fact(&self, problems: &mut Vec<RuleError>) {
+        let bad_regex = |table: &'static str, rule: &str, key: String, pattern: &str| {
+            super::recovery::bounded_regex(pattern)
+                .err()
+                .map(|source| RuleError::BadRegex {
+                    table,
+                    rule: rule.to_owned(),
+                    key,
+                    pattern: pattern.to_owned(),
+                    source: Box::new(source),
+                })
+        };
+        check_names(
+            "rules.recovery",
+            self.recovery.iter().map(|r| r.name.as_str()),
+            problems,
+        );
+        for rule in &self.recovery {
+            if let Err(source) = super::tool::compile_tool_regex(&rule.tool) {
+                problems.push(RuleError::BadRegex {
+                    table: "rules.recovery",
+                    rule: rule.name.clone(),
+                    key: "tool".into(),
+                    pattern: rule.tool.clone(),
+                    source: Box::new(source),
+                });
+            }
+            problems.extend(bad_regex(
+                "rules.recovery",
+                &rule.name,
+                "error".into(),
+                &rule.error,
+            ));
+        }
+        check_names(
+            "rules.after_edit",
+            self.after_edit.iter().map(|r| r.name.as_str()),
+            problems,
+        );
+        for rule in &self.after_edit {
+            check_globs(
+                "rules.after_edit",
+                &rule.name,
+                "patterns",
+                &rule.patterns,
+                true,
+                problems,
+            );
+            check_globs(
+                "rules.after_edit",
+                &rule.name,
+                "exclude",
+                &rule.exclude,
+                true,
+                problems,
+            );
+            for (i, pattern) in rule.added.iter().enumerate() {
+                problems.extend(bad_regex(
+                    "rules.after_edit",
+                    &rule.name,
+                    format!("added[{i}]"),
+                    pattern,
+                ));
+            }
+        }
     }
 }
 
@@ -190,17 +331,28 @@ fn check_pattern_rules(
     check_names(table, rules.iter().map(|r| r.name.as_str()), problems);
     for rule in rules {
         for (key, list) in [("patterns", &rule.patterns), ("exclude", &rule.exclude)] {
-            for (i, pattern) in list.iter().enumerate() {
-                if let Err(source) = super::build_glob(pattern, literal_separator) {
-                    problems.push(RuleError::BadGlob {
-                        table,
-                        rule: rule.name.clone(),
-                        key: format!("{key}[{i}]"),
-                        pattern: pattern.clone(),
-                        source: Box::new(source),
-                    });
-                }
-            }
+            check_globs(table, &rule.name, key, list, literal_separator, problems);
+        }
+    }
+}
+
+fn check_globs(
+    table: &'static str,
+    rule: &str,
+    key: &str,
+    list: &[String],
+    literal_separator: bool,
+    problems: &mut Vec<RuleError>,
+) {
+    for (i, pattern) in list.iter().enumerate() {
+        if let Err(source) = super::build_glob(pattern, literal_separator) {
+            problems.push(RuleError::BadGlob {
+                table,
+                rule: rule.to_owned(),
+                key: format!("{key}[{i}]"),
+                pattern: pattern.clone(),
+                source: Box::new(source),
+            });
         }
     }
 }
@@ -367,6 +519,7 @@ retention_days = 30
                 input: BTreeMap::from([("status".into(), "[".into())]),
                 ..Default::default()
             }],
+            ..Default::default()
         };
         let text: Vec<String> = rules.validate().iter().map(|e| e.to_string()).collect();
         assert_eq!(text.len(), 6, "{text:#?}");

@@ -618,7 +618,12 @@ pub fn rules_fired(
     })?;
     let mut by_rule: BTreeMap<(String, String), RuleFired> = BTreeMap::new();
     for row in rows {
-        let (kind, rule, decision, n) = row?;
+        let (kind, rule, mut decision, n) = row?;
+        // An after-edit check cannot refuse the edit, which already happened: its
+        // strongest answer sends the message back.
+        if kind == "after_edit" && decision == "deny" {
+            decision = "block".to_string();
+        }
         let fired = by_rule
             .entry((kind.clone(), rule.clone()))
             .or_insert_with(|| RuleFired {

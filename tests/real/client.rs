@@ -231,10 +231,22 @@ impl Project {
         extra: &[&str],
         finished: &dyn Fn(&StandIn) -> bool,
     ) -> RunResult {
+        self.run_tools_until(standin, prompt, "Bash Agent", extra, finished)
+    }
+
+    /// Like `run_until`, with `tools` (space-separated) as `--allowedTools`.
+    pub fn run_tools_until(
+        &self,
+        standin: &StandIn,
+        prompt: &str,
+        tools: &str,
+        extra: &[&str],
+        finished: &dyn Fn(&StandIn) -> bool,
+    ) -> RunResult {
         let mut cmd = Command::new(&self.claude);
         cmd.arg("-p")
             .arg(prompt)
-            .args(["--allowedTools", "Bash Agent", "--output-format", "json"])
+            .args(["--allowedTools", tools, "--output-format", "json"])
             .args(extra)
             .current_dir(&self.root)
             .env_clear()
