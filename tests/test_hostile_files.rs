@@ -97,6 +97,8 @@ fn measure(cmd: Command, stdin: &[u8], keep_open: bool) -> Measured {
 /// <processor µs>`.
 #[test]
 #[ignore = "run by the hostile-file tests to measure a child"]
+// The child is reaped by wait4, which also gives its resource usage.
+#[allow(clippy::zombie_processes)]
 fn measure_helper() {
     let Ok(spec) = std::env::var(HELPER_SPEC) else {
         return;
@@ -141,7 +143,7 @@ fn measure_helper() {
     } else {
         -1
     };
-    let micros = |t: libc::timeval| t.tv_sec as i64 * 1_000_000 + t.tv_usec as i64;
+    let micros = |t: libc::timeval| t.tv_sec * 1_000_000 + t.tv_usec;
     println!(
         "MEASURED {code} {} {} {}",
         usage.ru_maxrss,
