@@ -206,10 +206,21 @@ fn a_busy_database_is_never_moved_aside() {
 fn subagent_stop_with_bad_ids_never_sends_the_agent_back() {
     let p = Project::with_config("");
     assert_eq!(p.hook(&p.subagent_start("ag-1", "coder")).code, 0);
-    let cases: Vec<(&str, serde_json::Value)> = vec![
+    // Missing: handled, never a decision.
+    for (field, value) in [
         ("session_id", serde_json::Value::Null),
         ("session_id", json!("")),
         ("agent_type", serde_json::Value::Null),
+        ("agent_type", json!(" ")),
+    ] {
+        let mut input = p.subagent_stop("ag-1", "coder", Some("no marker, all done"), false);
+        input[field] = value.clone();
+        let r = p.hook(&input);
+        assert_eq!(r.code, 0, "{field}={value}");
+        assert!(!r.is_block(), "{field}={value}: {}", r.stdout);
+    }
+    // Absurd: bad input.
+    let cases: Vec<(&str, serde_json::Value)> = vec![
         ("agent_type", json!("x".repeat(300))),
         ("agent_id", json!(format!("ag-{}", "9".repeat(300)))),
         ("session_id", json!("sess-1\u{7}")),

@@ -33,8 +33,7 @@ pub const MAX_ID_CHARS: usize = 256;
 
 impl HookInput {
     /// What is wrong with the ids of the input, if anything: an id longer than
-    /// [`MAX_ID_CHARS`] or holding control characters is bad input for every event, and
-    /// a SubagentStop (which may send an agent back) needs its session id and agent type.
+    /// [`MAX_ID_CHARS`] or holding control characters is bad input for every event.
     pub fn id_problem(&self) -> Option<String> {
         let ids = [
             ("session_id", &self.session_id),
@@ -48,13 +47,6 @@ impl HookInput {
             }
             if value.chars().any(char::is_control) {
                 return Some(format!("{field} holds control characters"));
-            }
-        }
-        if self.hook_event_name.as_deref() == Some("SubagentStop") {
-            for (field, value) in &ids {
-                if value.as_deref().is_none_or(|v| v.trim().is_empty()) {
-                    return Some(format!("SubagentStop input has no {field}"));
-                }
             }
         }
         None
@@ -401,14 +393,5 @@ mod tests {
                 .unwrap()
                 .contains("control")
         );
-        let stop = r#"{"hook_event_name":"SubagentStop","session_id":"s","agent_id":"a","#;
-        assert_eq!(
-            input(&format!(r#"{stop}"agent_type":"t"}}"#)).id_problem(),
-            None
-        );
-        for bad in [r#""agent_type":null}"#, r#""agent_type":" "}"#, r#""x":1}"#] {
-            let problem = input(&format!("{stop}{bad}")).id_problem().unwrap();
-            assert_eq!(problem, "SubagentStop input has no agent_type");
-        }
     }
 }
