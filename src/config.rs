@@ -665,13 +665,11 @@ impl Sift<'_> {
                     .map(|p| ("compress.reviewer_types", p)),
             )
         {
-            if let Err(e) = globset::Glob::new(pattern) {
+            // Compiled exactly as SubagentStart and SubagentStop compile it.
+            if let Err(e) = crate::compress::type_glob(pattern) {
                 found.push((
                     key.to_string(),
-                    format!(
-                        "`{pattern}` is not a valid glob ({}); it never matches",
-                        e.kind()
-                    ),
+                    format!("`{pattern}` is not a valid glob ({e}); it never matches"),
                 ));
             }
         }
