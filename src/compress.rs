@@ -36,9 +36,9 @@ fn glob_matches(pattern: &str, name: &str) -> bool {
 /// level into a regex group, and past the regex nesting limit its compile panics.
 pub const MAX_BRACE_DEPTH: usize = 32;
 
-/// A glob of `[compress] types`/`reviewer_types` compiled as SubagentStart and
-/// SubagentStop compile it, or why it cannot be: `doctor` checks patterns with this.
-pub fn type_glob(pattern: &str) -> Result<globset::GlobMatcher, String> {
+/// Why globset cannot be given `pattern` safely: `{…}` alternatives nested deeper than
+/// [`MAX_BRACE_DEPTH`] (its parser recurses per level, and its regex has a nesting limit).
+pub fn glob_nesting_problem(pattern: &str) -> Option<String> {
     let mut depth = 0usize;
     let mut deepest = 0usize;
     let mut escaped = false;
@@ -54,10 +54,15 @@ pub fn type_glob(pattern: &str) -> Result<globset::GlobMatcher, String> {
             _ => {}
         }
     }
-    if deepest > MAX_BRACE_DEPTH {
-        return Err(format!(
-            "alternatives nested {deepest} deep, more than {MAX_BRACE_DEPTH}"
-        ));
+    (deepest > MAX_BRACE_DEPTH)
+        .then(|| format!("alternatives nested {deepest} deep, more than {MAX_BRACE_DEPTH}"))
+}
+
+/// A glob of `[compress] types`/`reviewer_types` compiled as SubagentStart and
+/// SubagentStop compile it, or why it cannot be: `doctor` checks patterns with this.
+pub fn type_glob(pattern: &str) -> Result<globset::GlobMatcher, String> {
+    if let Some(problem) = glob_nesting_problem(pattern) {
+        return Err(problem);
     }
     let glob = globset::Glob::new(pattern).map_err(|e| e.kind().to_string())?;
     std::panic::catch_unwind(|| glob.compile_matcher())
