@@ -89,27 +89,81 @@ impl Outcome {
     }
 }
 
-/// Runs one hook invocation on the process's stdin, read on its own thread so that a
-/// stdin never closed costs [`STDIN_TIMEOUT`], not a hang.
+/// Runs one hook invocation on the process's stdin, waiting for it with `poll` so that
+/// a stdin never closed costs [`STDIN_TIMEOUT`], not a hang.
 pub fn run_stdin(env: &Env) -> HookRun {
-    let (tx, rx) = std::sync::mpsc::channel();
-    let reader = std::thread::Builder::new().spawn(move || {
-        let _ = tx.send(read_bounded(&mut std::io::stdin().lock()));
-    });
-    let bytes = match reader {
-        Ok(_) => rx.recv_timeout(STDIN_TIMEOUT).unwrap_or_else(|_| {
-            Err(format!(
-                "stdin did not end within {} s",
-                STDIN_TIMEOUT.as_secs()
-            ))
-        }),
-        Err(e) => Err(format!("cannot read stdin: {e}")),
-    };
-    match bytes {
+    match read_stdin_until(STDIN_TIMEOUT) {
         Ok(bytes) => run(&mut bytes.as_slice(), env),
         Err(problem) => {
             log_bad_input(env, &problem, Instant::now());
             fail_open(format!("bad hook input (passing): {problem}"))
+        }
+    }
+}
+
+/// `struct pollfd` of poll(2).
+#[repr(C)]
+struct PollFd {
+    fd: std::ffi::c_int,
+    events: std::ffi::c_short,
+    revents: std::ffi::c_short,
+}
+
+#[cfg(target_os = "linux")]
+type PollCount = std::ffi::c_ulong;
+#[cfg(not(target_os = "linux"))]
+type PollCount = std::ffi::c_uint;
+
+unsafe extern "C" {
+    fn poll(fds: *mut PollFd, nfds: PollCount, timeout: std::ffi::c_int) -> std::ffi::c_int;
+}
+
+/// Readable, in poll(2)'s `events` (the same value on Linux, the BSDs and macOS).
+const POLLIN: std::ffi::c_short = 0x1;
+
+/// Reads stdin to its end, at most [`MAX_STDIN`] bytes, giving up when it has not ended
+/// within `limit`. Waiting is done in poll(2), so no thread is started (a thread costs
+/// a quiet hook run a measurable part of its time).
+fn read_stdin_until(limit: std::time::Duration) -> Result<Vec<u8>, String> {
+    let deadline = Instant::now() + limit;
+    let mut stdin = std::io::stdin().lock();
+    let mut bytes = Vec::new();
+    let mut chunk = [0u8; 64 * 1024];
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let mut fd = PollFd {
+            fd: 0,
+            events: POLLIN,
+            revents: 0,
+        };
+        let millis = std::ffi::c_int::try_from(left.as_millis()).unwrap_or(std::ffi::c_int::MAX);
+        // SAFETY: one valid pollfd, owned here, for the duration of the call.
+        let ready = unsafe { poll(&mut fd, 1, millis) };
+        if ready < 0 {
+            let e = std::io::Error::last_os_error();
+            if e.kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(format!("cannot read stdin: {e}"));
+        }
+        if ready == 0 {
+            return Err(format!("stdin did not end within {} s", limit.as_secs()));
+        }
+        // Readable, at its end or closed: a read does not block now.
+        let n = match stdin.read(&mut chunk) {
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(format!("cannot read stdin: {e}")),
+        };
+        if n == 0 {
+            return Ok(bytes);
+        }
+        bytes.extend_from_slice(&chunk[..n]);
+        if bytes.len() as u64 > MAX_STDIN {
+            return Err(format!(
+                "stdin is larger than {} MiB",
+                MAX_STDIN / (1024 * 1024)
+            ));
         }
     }
 }
