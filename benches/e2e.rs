@@ -639,7 +639,9 @@ fn run(plan: &Plan) -> Vec<Row> {
             Budget::None,
         ),
         Row::new(
-            format!("32 processes at once (16 SubagentStart + 16 claims), {cores} cores"),
+            format!(
+                "32 processes at once (16 SubagentStart + 16 legacy first calls), {cores} cores"
+            ),
             concurrent,
             Budget::P99 {
                 limit: Duration::from_millis(50),
@@ -676,6 +678,23 @@ fn concurrent_rounds(rounds: usize) -> (Samples, Samples) {
             ));
         }
         std::fs::write(&transcript, lines).expect("write transcript");
+        // As Claude Code 2.1.68 writes them: each agent's own transcript starts with its
+        // prompt and ends with the call its first PreToolUse is about.
+        let own = p.transcripts.join(&session).join("subagents");
+        std::fs::create_dir_all(&own).expect("subagents folder");
+        for i in 0..16 {
+            let prompt = json!({"type": "user", "isSidechain": true,
+                "message": {"role": "user", "content": format!("[ROLE:coder] part {i}")}});
+            let call = json!({"type": "assistant", "isSidechain": true,
+                "message": {"id": format!("msg_read{i}"), "role": "assistant", "content": [
+                    {"type": "tool_use", "id": format!("toolu_read{i}"), "name": "Read",
+                     "input": {"file_path": "src/lib.rs"}}]}});
+            std::fs::write(
+                own.join(format!("agent-c{round}-{i}.jsonl")),
+                format!("{prompt}\n{call}\n"),
+            )
+            .expect("write agent transcript");
+        }
         let common = |event: &str| p.input(&session, &transcript, event);
         if round == 0 {
             // The database exists before the session's subagents start.
@@ -756,7 +775,7 @@ fn check_claims(p: &Project, session: &str, transcript: &Path) {
     let claimed_logged: Vec<String> = claimed_in_log(&db, session);
     let claimed_rows: i64 = db
         .query_row(
-            "SELECT count(*) FROM subagents WHERE session_id = ?1 AND claimed_by = 'claim'",
+            "SELECT count(*) FROM subagents WHERE session_id = ?1 AND claimed_by IN ('claim', 'transcript')",
             [session],
             |r| r.get(0),
         )
@@ -792,7 +811,8 @@ fn claimed_in_log(db: &Connection, session: &str) -> Vec<String> {
     let mut stmt = db
         .prepare(
             "SELECT agent_id FROM hook_log WHERE session_id = ?1 AND event_type = 'PreToolUse'
-             AND json_extract(details, '$.caller') = 'claim'",
+             AND json_extract(details, '$.first_call') = 1
+             AND json_extract(details, '$.caller') IN ('claim', 'transcript')",
         )
         .expect("prepare");
     stmt.query_map([session], |r| r.get(0))

@@ -58,6 +58,7 @@ fn config() -> (RulesConfig, GuardConfig) {
         enabled: true,
         allow: vec!["rm -rf ./target".into()],
         deny: vec!["terraform destroy*".into(), "kubectl delete*".into()],
+        ..GuardConfig::default()
     };
     (
         RulesConfig {
@@ -80,7 +81,9 @@ fn rules(c: &mut Criterion) {
     let bash = json!({"command": "cd /work/proj && cargo test --all 2>&1 | tail -n 20 && git push origin main"});
     let edit = json!({"file_path": "/work/proj/app/views8/users/show.erb", "old_string": "a", "new_string": "b"});
     let rm = json!({"command": "sudo bash -c 'rm -rf /'"});
+    let ls = json!({"command": "ls"});
     let calls = [
+        ("ls", "Bash", &ls),
         ("bash", "Bash", &bash),
         ("edit", "Edit", &edit),
         ("guard-deny", "Bash", &rm),

@@ -77,6 +77,10 @@ pub enum Command {
     Completions(CompletionsArgs),
     /// Print the manual page in roff (e.g. `nagger man > ~/.local/share/man/man1/nagger.1`)
     Man,
+    /// Local read-only web dashboard: sessions, agents' timelines, shared context, rules, stats
+    ///
+    /// Listens on 127.0.0.1 only and prints the address to open, with its access token.
+    Ui(UiArgs),
 }
 
 impl Command {
@@ -90,6 +94,7 @@ impl Command {
             Command::Stats(a) => &a.db,
             Command::Doctor(a) => &a.db,
             Command::Context(a) => &a.db,
+            Command::Ui(a) => &a.db,
             Command::Task(t) => match t {
                 TaskCommand::Add { db, .. }
                 | TaskCommand::List { db, .. }
@@ -105,6 +110,18 @@ impl Command {
         };
         arg.db.as_ref()
     }
+}
+
+#[derive(Debug, clap::Args)]
+pub struct UiArgs {
+    /// Port to listen on (default: any free one)
+    #[arg(long)]
+    pub port: Option<u16>,
+    /// Open the page in the browser
+    #[arg(long)]
+    pub open: bool,
+    #[command(flatten)]
+    pub db: DbArg,
 }
 
 #[derive(Debug, clap::Args)]

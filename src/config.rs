@@ -941,6 +941,8 @@ impl Config {
                 "enabled": self.guard.enabled,
                 "allow": self.guard.allow,
                 "deny": self.guard.deny,
+                "secrets": self.guard.secrets,
+                "shell_tools": self.guard.shell_tools,
             },
             "context": self.context,
             "compress": self.compress,

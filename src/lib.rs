@@ -15,3 +15,4 @@ pub mod roles;
 pub mod rules;
 pub mod store;
 pub mod transcript;
+pub mod ui;

@@ -349,6 +349,13 @@ fn project_without_nagger_hooks_fails_the_settings_check() {
         &p,
         &json!({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "other"}]}]}}),
     );
+    // Hooks that ran today (as through a plugin) make it a warning instead.
+    let d = doctor(&p, &[]);
+    if d.code == 0 {
+        assert_eq!(d.status("settings"), vec!["warn"], "{}", d.stdout);
+        assert!(d.lines("settings")[0].contains("plugin"), "{}", d.stdout);
+        p.db().execute("DELETE FROM hook_log", []).unwrap();
+    }
     let d = doctor(&p, &[]);
     assert_eq!(d.code, 1);
     assert!(

@@ -359,7 +359,7 @@ fn a_state_path_that_cannot_be_created_fails_open() {
     for input in [
         p.session_start("startup"),
         p.subagent_start("ag-1", "coder"),
-        p.pre_tool_use("Bash", json!({"command": "rm -rf /"})),
+        p.pre_tool_use("Bash", json!({"command": "ls"})),
     ] {
         let r = p.hook(&input);
         assert_fails_open(&r, &input["hook_event_name"].to_string());
@@ -369,6 +369,11 @@ fn a_state_path_that_cannot_be_created_fails_open() {
             r.stderr
         );
     }
+    // The guard does not depend on the database.
+    let r = p.hook(&p.pre_tool_use("Bash", json!({"command": "rm -rf /"})));
+    assert_eq!(r.code, 0);
+    assert_eq!(r.decision().as_deref(), Some("deny"), "{}", r.stdout);
+    assert!(r.stderr.contains("guard applied"), "{}", r.stderr);
 }
 
 /// `nagger hook` in a shell that lets no write extend any file (RLIMIT_FSIZE = 0,

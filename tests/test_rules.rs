@@ -266,3 +266,45 @@ fn check_names_each_rule_that_fires_and_why() {
     assert!(none.stdout.contains("passes"));
     assert!(!p.db_path().exists(), "check changes no state");
 }
+
+#[test]
+fn block_ask_and_warn_behind_a_conventions_refusal_fire_on_the_retry() {
+    for (severity, expect) in [("block", "deny"), ("ask", "ask"), ("warn", "context")] {
+        let p = Project::with_config(&format!(
+            r#"
+[session.first_time]
+text = "SESSION-CONVENTIONS"
+[[rules.command]]
+name = "push"
+patterns = ["git push*"]
+severity = "{severity}"
+message = "PUSH-RULE-MESSAGE"
+"#
+        ));
+        let first = bash(&p, "git push origin main");
+        assert_eq!(first.decision().as_deref(), Some("deny"), "{severity}");
+        assert!(first.reason().contains("SESSION-CONVENTIONS"), "{severity}");
+        let retry = bash(&p, "git push origin main");
+        let shown = match expect {
+            "context" => {
+                assert_eq!(retry.decision(), None, "{severity}: {}", retry.stdout);
+                retry.additional_context()
+            }
+            decision => {
+                assert_eq!(retry.decision().as_deref(), Some(decision), "{severity}");
+                retry.reason()
+            }
+        };
+        assert!(
+            shown.contains("PUSH-RULE-MESSAGE"),
+            "{severity} was used up by the refused call: {}",
+            retry.stdout
+        );
+        // once per session: the third call passes
+        assert_eq!(
+            bash(&p, "git push origin main").stdout.trim(),
+            "",
+            "{severity}"
+        );
+    }
+}

@@ -309,3 +309,21 @@ fn agents_whose_ids_sanitise_alike_get_their_own_report_files() {
         );
     }
 }
+
+#[test]
+fn a_hook_command_line_with_arguments_it_does_not_take_still_guards() {
+    let p = Project::new();
+    for args in [
+        vec!["hook", "--bogus"],
+        vec!["hook", "--db", ""],
+        vec!["hook", "extra", "words"],
+    ] {
+        let cmd = p.command(&args);
+        let out = run_with_stdin(cmd, &rm_root(&p));
+        assert_refused(&out, &format!("{args:?}"));
+        assert!(out.stderr.contains("nagger:"), "{args:?}: {}", out.stderr);
+        let cmd = p.command(&args);
+        let out = run_with_stdin(cmd, &p.pre_tool_use("Bash", json!({"command": "ls"})));
+        assert_eq!((out.code, out.stdout.as_str()), (0, ""), "{args:?}");
+    }
+}

@@ -168,7 +168,7 @@ fn check_says_when_the_guard_is_off_or_an_allow_entry_exempts_the_command() {
     assert_eq!(r.code, 0, "{r:?}");
     assert!(
         r.stdout
-            .contains("`[guard] allow` entry \"git reset --hard*\" exempts it"),
+            .contains("exempted from the guard by `[guard] allow` `git reset --hard*`"),
         "{}",
         r.stdout
     );

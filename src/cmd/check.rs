@@ -6,7 +6,7 @@ use super::{CommandError, CommandResult, print, table};
 use crate::cli::CheckArgs;
 use crate::config::LoadedConfig;
 use crate::paths::{self, Env};
-use crate::rules::{self, Decision, GuardConfig, MatchContext, PermissionMode, RuleKind, RuleSet};
+use crate::rules::{self, Decision, MatchContext, PermissionMode, RuleSet};
 use serde_json::{Value, json};
 
 /// Exit code: nagger would refuse the call.
@@ -44,34 +44,11 @@ pub fn run(env: &Env, args: &CheckArgs) -> CommandResult {
         role: args.role.as_deref(),
         agent_type: args.role.as_deref(),
     };
-    let evaluate = |guard: &GuardConfig| -> anyhow::Result<Vec<rules::RuleMatch>> {
-        Ok(RuleSet::compile(&config.rules, guard)?.evaluate(&call, &ctx))
-    };
-    let matches = evaluate(&config.guard)?;
+    let set = RuleSet::compile(&config.rules, &config.guard).map_err(anyhow::Error::from)?;
+    let matches = set.evaluate(&call, &ctx);
+    let notes = set.notes(&call, &root);
     let verdict = rules::combine(&matches, PermissionMode::from(args.mode.as_str()));
 
-    // What the guard would have said without each `allow` entry: the entries that
-    // exempted this call.
-    let guard_count =
-        |ms: &[rules::RuleMatch]| ms.iter().filter(|m| m.kind == RuleKind::Guard).count();
-    let mut exempted_by = Vec::new();
-    if config.guard.enabled && args.tool == "Bash" {
-        for entry in &config.guard.allow {
-            let without = GuardConfig {
-                allow: config
-                    .guard
-                    .allow
-                    .iter()
-                    .filter(|a| *a != entry)
-                    .cloned()
-                    .collect(),
-                ..config.guard.clone()
-            };
-            if guard_count(&evaluate(&without)?) > guard_count(&matches) {
-                exempted_by.push(entry.clone());
-            }
-        }
-    }
     let guard_off = !config.guard.enabled;
 
     let (answer, code) = match verdict.as_ref().map(|v| v.decision) {
@@ -91,23 +68,12 @@ pub fn run(env: &Env, args: &CheckArgs) -> CommandResult {
             "answer": answer,
             "exit_code": code,
             "guard_enabled": !guard_off,
-            "allowed_by": exempted_by,
+            "notes": notes,
             "config_problems": loaded.errors.len(),
         });
         print(&serde_json::to_string_pretty(&out).map_err(anyhow::Error::from)?)?;
     } else {
-        let mut lines = Vec::new();
-        if guard_off {
-            lines.push(format!(
-                "the guard is off (`[guard] enabled = false` in {}): destructive commands are not checked",
-                loaded.path.display()
-            ));
-        }
-        for entry in &exempted_by {
-            lines.push(format!(
-                "the guard would refuse this, but `[guard] allow` entry \"{entry}\" exempts it"
-            ));
-        }
+        let mut lines: Vec<String> = notes.iter().map(|n| format!("note: {n}")).collect();
         if matches.is_empty() {
             lines.push("no rule or guard check fires".into());
         } else {

@@ -690,12 +690,14 @@ fn settings_checks(root: &Path, home: Option<&Path>, last_run: Option<i64>, chec
         .collect();
     let ran_lately = last_run.is_some_and(|t| now_ms() - t < 24 * HOUR_MS);
     if installed.is_empty() && ran_lately {
-        // No settings entry, yet hooks run: through a plugin (`nagger plugin`).
+        // No settings entry, yet hooks run: through a plugin (`nagger plugin`), or
+        // nagger was uninstalled today.
         checks.push(
             "settings",
-            Status::Ok,
+            Status::Warn,
             format!(
-                "no nagger hook in {looked_in}, but hooks ran in the last day: nagger runs through a plugin"
+                "no nagger hook in {looked_in}, yet hooks ran in the last day: through a plugin \
+                 (`nagger plugin`)? If not, Claude Code no longer runs nagger (run `nagger install`)"
             ),
         );
         return;

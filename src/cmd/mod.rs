@@ -12,6 +12,7 @@ mod plugin;
 mod sessions;
 mod stats;
 mod task;
+mod ui;
 
 use crate::cli::{Cli, Command};
 use crate::paths::Env;
@@ -57,14 +58,23 @@ pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
+            // A hook must never exit 2 (Claude Code would read it as a refusal), and its
+            // guard must not depend on how it was called: a `nagger hook` with arguments
+            // it does not take says so in one line and runs as a plain `nagger hook`.
+            if std::env::args_os().nth(1).is_some_and(|a| a == "hook") {
+                let what = e.to_string();
+                let first = what.lines().next().unwrap_or("bad arguments");
+                eprintln!(
+                    "nagger: hook arguments ignored ({})",
+                    first.trim_start_matches("error: ")
+                );
+                return finish(hook::run(&Env::from_process(None, None)));
+            }
             let _ = e.print();
-            // A hook must never exit 2 (Claude Code would read it as a refusal): a
-            // `nagger hook` with arguments it does not take passes, saying why.
-            let hook = std::env::args_os().nth(1).is_some_and(|a| a == "hook");
-            return match (hook, e.use_stderr()) {
-                (true, _) => ExitCode::SUCCESS,
-                (false, true) => ExitCode::from(2),
-                (false, false) => ExitCode::SUCCESS,
+            return if e.use_stderr() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
             };
         }
     };
@@ -105,6 +115,7 @@ pub fn run(command: Command, env: &Env) -> CommandResult {
         Command::Context(args) => context::run(env, &args),
         Command::Task(command) => task::run(env, command),
         Command::Demo(args) => demo::run(&args),
+        Command::Ui(args) => ui::run(env, &args),
         Command::Completions(args) => {
             let mut cmd = Cli::command();
             let mut out = Vec::new();

@@ -99,7 +99,7 @@ pub fn identify(ctx: &Ctx<'_>, call: &ToolCall, effort: &mut Effort) -> anyhow::
         return Ok(Caller::Main);
     }
     if let Some(tool_use_id) = call.tool_use_id.as_deref().filter(|id| sane_id(id)) {
-        match find_caller(ctx, &active, tool_use_id, effort) {
+        match find_caller(ctx, &active, tool_use_id, effort)? {
             Found::Main => return Ok(Caller::Main),
             Found::Agent(agent_id) => {
                 if let Some(record) = repo.get(&agent_id)? {
@@ -168,22 +168,20 @@ fn find_caller(
     active: &[(String, bool)],
     tool_use_id: &str,
     effort: &mut Effort,
-) -> Found {
+) -> anyhow::Result<Found> {
     let Some(main) = ctx.common.transcript_path.as_deref().map(PathBuf::from) else {
-        return Found::Nowhere;
+        return Ok(Found::Nowhere);
     };
-    let agents: Vec<(&str, PathBuf)> = active
-        .iter()
-        .filter_map(|(id, _)| {
-            transcript::subagent_transcript_path(&main, id).map(|p| (id.as_str(), p))
-        })
-        .collect();
     let started = Instant::now();
     let mut pause = Duration::from_millis(2);
+    let mut active = active.to_vec();
     loop {
         let mut cost = Cost::default();
-        let found = agents
+        let found = active
             .iter()
+            .filter_map(|(id, _)| {
+                transcript::subagent_transcript_path(&main, id).map(|p| (id.as_str(), p))
+            })
             .find(|(_, path)| agent_files::tail_has_tool_use(path, tool_use_id, &mut cost))
             .map(|(id, _)| Found::Agent(id.to_string()))
             .or_else(|| {
@@ -200,17 +198,19 @@ fn find_caller(
         effort.bytes_read += cost.bytes_read;
         if let Some(found) = found {
             effort.waited_ms = started.elapsed().as_millis() as u64;
-            return found;
+            return Ok(found);
         }
-        if effort.bytes_read > MAX_IDENTIFY_BYTES {
-            return Found::Nowhere;
-        }
-        if started.elapsed() + pause > SETTLE {
+        if effort.bytes_read > MAX_IDENTIFY_BYTES || started.elapsed() + pause > SETTLE {
             effort.waited_ms = started.elapsed().as_millis() as u64;
-            return Found::Nowhere;
+            return Ok(Found::Nowhere);
         }
         std::thread::sleep(pause);
         pause = (pause * 2).min(Duration::from_millis(25));
+        // An agent whose SubagentStart is still running joins the candidates.
+        active = ctx
+            .db
+            .subagents()
+            .active_ids(&ctx.common.session_id, MAX_CANDIDATES)?;
     }
 }
 

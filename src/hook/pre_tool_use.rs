@@ -224,7 +224,7 @@ fn check_rules(
     let sessions = ctx.db.sessions();
     let mut due = Vec::with_capacity(matches.len());
     for m in matches {
-        if m.severity != Severity::Deny {
+        if !m.every_time() {
             if bypass || refused {
                 continue;
             }
@@ -261,41 +261,32 @@ fn check_rules(
 }
 
 /// The guard and the deny rules, decided from the config alone, without the database:
-/// what still holds when the database cannot be opened or a handler failed. Rules
-/// that do not compile leave the guard in force; role-scoped rules need the caller's
-/// role and are left out.
+/// what still holds when the database cannot be opened or a handler failed (a guard
+/// "ask" is asked too). Role-scoped rules need the caller's role and are left out.
 pub fn safety_answer(
     config: &crate::config::Config,
     common: &super::event::Common,
     call: &ToolCall,
     project_root: &Path,
 ) -> Option<HookOutput> {
-    let no_rules = crate::rules::RulesConfig::default();
-    let default_guard = crate::rules::GuardConfig::default();
-    let set = RuleSet::compile(&config.rules, &config.guard)
-        .or_else(|_| RuleSet::compile(&no_rules, &config.guard))
-        .or_else(|_| RuleSet::compile(&no_rules, &default_guard))
-        .ok()?;
-    let matches: Vec<RuleMatch> = set
-        .evaluate(
-            &rules::ToolCall {
-                tool_name: &call.tool_name,
-                tool_input: &call.tool_input,
-            },
-            &MatchContext {
-                project_root,
-                is_leader: common.agent_id.is_none(),
-                role: None,
-                agent_type: common.agent_type.as_deref(),
-            },
-        )
-        .into_iter()
-        .filter(|m| m.severity == Severity::Deny)
-        .collect();
+    let matches = rules::decide_without_state(
+        &config.rules,
+        &config.guard,
+        &rules::ToolCall {
+            tool_name: &call.tool_name,
+            tool_input: &call.tool_input,
+        },
+        project_root,
+    );
     let mode = common.permission_mode.as_deref().unwrap_or("default");
     let verdict = rules::combine(&matches, PermissionMode::from(mode))?;
-    (verdict.decision == Decision::Deny).then_some(HookOutput::PreToolUse {
-        decision: Some(PermissionDecision::Deny),
+    let decision = match verdict.decision {
+        Decision::Deny => PermissionDecision::Deny,
+        Decision::Ask => PermissionDecision::Ask,
+        Decision::Context => return None,
+    };
+    Some(HookOutput::PreToolUse {
+        decision: Some(decision),
         reason: Some(verdict.reason),
         additional_context: None,
     })
@@ -318,13 +309,10 @@ fn report_format_change(ctx: &Ctx<'_>, record: &crate::store::SubagentRecord) ->
     (reviewer != given).then(|| crate::compress::start_instruction(compress, agent_type, reviewer))
 }
 
-/// Deny rules never needed the context size; do not read the transcript for them.
+/// What fires every time never needed the context size; do not read the transcript
+/// for it.
 fn tokens_if_known(m: &RuleMatch, current_tokens: &dyn Fn() -> i64) -> i64 {
-    if m.severity == Severity::Deny {
-        0
-    } else {
-        current_tokens()
-    }
+    if m.every_time() { 0 } else { current_tokens() }
 }
 
 /// The main agent's current context size, 0 when unknown.

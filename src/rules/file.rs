@@ -83,7 +83,7 @@ pub fn relative_path(path: &str, project_root: &Path) -> String {
     inside.map_or(path.clone(), str::to_owned)
 }
 
-fn normalize(path: &str) -> String {
+pub(super) fn normalize(path: &str) -> String {
     let absolute = path.starts_with('/');
     let mut parts: Vec<&str> = Vec::new();
     for part in path.split('/') {

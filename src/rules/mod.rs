@@ -5,13 +5,21 @@
 //! Runs on every tool call, so nothing is built up front: a glob or regex is compiled the
 //! first time a call could match it, after a literal prefilter has ruled most out.
 
+mod checks;
+mod code;
 mod command;
 mod file;
+mod git;
 mod guard;
+mod programs;
+mod protect;
+mod secrets;
 pub mod shell;
 mod spec;
+mod targets;
 mod tool;
 
+use std::borrow::Cow;
 use std::path::Path;
 use std::sync::OnceLock;
 
@@ -19,6 +27,7 @@ use globset::{Glob, GlobBuilder, GlobMatcher};
 use serde::Serialize;
 
 pub use file::relative_path;
+pub use secrets::DEFAULT_SECRETS;
 pub use spec::{CommandRule, FileRule, GuardConfig, PatternRule, RulesConfig, Severity, ToolRule};
 
 /// A problem in the rules config, naming the table, rule and key it is in.
@@ -111,6 +120,15 @@ pub struct RuleMatch {
     /// Why it fired, for `nagger check` and logs.
     pub why: String,
     pub token_threshold: Option<u64>,
+}
+
+impl RuleMatch {
+    /// Whether this match is answered on every call rather than once per session: deny
+    /// rules and every guard check (a guard "ask" is about this very command, so it is
+    /// asked again each time the command comes back).
+    pub fn every_time(&self) -> bool {
+        self.severity == Severity::Deny || self.kind == RuleKind::Guard
+    }
 }
 
 /// Claude Code's `permission_mode`.
@@ -272,30 +290,21 @@ impl<'a> RuleSet<'a> {
                 }
             }
         }
-        if call.tool_name == "Bash"
-            && (!self.command.is_empty() || self.guard.is_enabled())
-            && let Some(line) = call.tool_input.get("command").and_then(|c| c.as_str())
-        {
-            let parsed = shell::parse(line);
-            let variants: Vec<Vec<String>> = parsed.commands.iter().map(|c| c.variants()).collect();
-            let haystack = variants
-                .iter()
-                .map(|spellings| spellings.join("\n"))
-                .collect::<Vec<_>>()
-                .join("\n");
-            let commands = command::Commands {
-                parsed: &parsed,
-                variants: &variants,
-                haystack: &haystack,
-            };
-            for rule in &self.command {
-                if in_scope(&rule.rule.scope, ctx)
-                    && let Some(m) = rule.check(&commands)
-                {
-                    matches.push(m);
+        if let Some(line) = self.shell_line(call) {
+            self.with_commands(line, |commands| {
+                for rule in &self.command {
+                    if in_scope(&rule.rule.scope, ctx)
+                        && let Some(m) = rule.check(commands)
+                    {
+                        matches.push(m);
+                    }
                 }
-            }
-            guard_matches = self.guard.check(&commands);
+                guard_matches = self.guard.check(commands);
+            });
+        } else {
+            guard_matches =
+                self.guard
+                    .check_tool(call.tool_name, call.tool_input, ctx.project_root);
         }
         for rule in &self.tool {
             if in_scope(&rule.rule.scope, ctx)
@@ -306,6 +315,81 @@ impl<'a> RuleSet<'a> {
         }
         matches.extend(guard_matches);
         matches
+    }
+
+    /// The command line of a call to one of the guard's shell tools.
+    fn shell_line<'c>(&self, call: &ToolCall<'c>) -> Option<&'c str> {
+        if !self.guard.is_shell_tool(call.tool_name)
+            || (self.command.is_empty() && !self.guard.is_enabled())
+        {
+            return None;
+        }
+        call.tool_input.get("command").and_then(|c| c.as_str())
+    }
+
+    /// Tokenise a command line and hand its simple commands, with their spellings, to `f`.
+    fn with_commands<R>(&self, line: &str, f: impl FnOnce(&command::Commands) -> R) -> R {
+        let parsed = shell::parse(line);
+        let variants: Vec<Vec<String>> = parsed.commands.iter().map(|c| c.variants()).collect();
+        let haystack = variants
+            .iter()
+            .map(|spellings| spellings.join("\n"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        f(&command::Commands {
+            parsed: &parsed,
+            variants: &variants,
+            haystack: &haystack,
+        })
+    }
+
+    /// What a reader of `nagger check` should know beyond the matches: the guard is off,
+    /// the tool is not one the guard reads commands of, an `allow` entry exempted a
+    /// command or path.
+    pub fn notes(&self, call: &ToolCall, project_root: &Path) -> Vec<String> {
+        if !self.guard.is_enabled() {
+            return vec![
+                "the guard is off (`[guard] enabled = false`): no built-in check, secret, \
+                 self-protection or `[guard] deny` pattern was applied"
+                    .into(),
+            ];
+        }
+        let mut notes = Vec::new();
+        if let Some(line) = self.shell_line(call) {
+            self.with_commands(line, |commands| {
+                for (command, pattern) in commands
+                    .parsed
+                    .commands
+                    .iter()
+                    .zip(self.guard.exemptions(commands))
+                {
+                    if let Some(pattern) = pattern {
+                        notes.push(format!(
+                            "`{}` is exempted from the guard by `[guard] allow` `{pattern}`",
+                            command.display()
+                        ));
+                    }
+                }
+            });
+        } else {
+            if call
+                .tool_input
+                .get("command")
+                .is_some_and(|c| c.is_string())
+            {
+                notes.push(format!(
+                    "`{}` is not in `[guard] shell_tools`: its command is not read as a shell \
+                     command line",
+                    call.tool_name
+                ));
+            }
+            if let Some(pattern) = self.guard.tool_exemption(call.tool_input, project_root) {
+                notes.push(format!(
+                    "this call's path is exempted from the guard by `[guard] allow` `{pattern}`"
+                ));
+            }
+        }
+        notes
     }
 
     /// Bad globs and regexes met so far while evaluating (they never match).
@@ -323,6 +407,50 @@ impl<'a> RuleSet<'a> {
         self.guard.problems(&mut problems);
         problems
     }
+}
+
+/// The decisions that need no state: the built-in guard (its denials and its asks) and the
+/// config's `deny` rules that apply to everyone, from the config alone. Call it before
+/// any database is opened, so that nothing that happens to the database (locked,
+/// read-only, corrupt, missing) can switch the guard off; pass `GuardConfig::default()`
+/// and `RulesConfig::default()` when the config cannot be read. Deny rules scoped to a
+/// role need the caller's identity and are left to [`RuleSet::evaluate`]. Names that
+/// clash in the config do not stop it: every rule is still checked.
+pub fn decide_without_state(
+    rules: &RulesConfig,
+    guard: &GuardConfig,
+    call: &ToolCall,
+    project_root: &Path,
+) -> Vec<RuleMatch> {
+    let unscoped_deny = |r: &&PatternRule| r.severity == Severity::Deny && r.scope.is_empty();
+    let set = RuleSet {
+        file: rules
+            .file
+            .iter()
+            .filter(unscoped_deny)
+            .map(file::FileMatcher::new)
+            .collect(),
+        command: rules
+            .command
+            .iter()
+            .filter(unscoped_deny)
+            .map(command::CommandMatcher::new)
+            .collect(),
+        tool: rules
+            .tool
+            .iter()
+            .filter(|r| r.severity == Severity::Deny && r.scope.is_empty())
+            .map(tool::ToolMatcher::new)
+            .collect(),
+        guard: guard::Guard::new(guard),
+    };
+    let ctx = MatchContext {
+        project_root,
+        is_leader: false,
+        role: None,
+        agent_type: None,
+    };
+    set.evaluate(call, &ctx)
 }
 
 /// `[]` is everyone; `"leader"` the main agent; anything else a role or agent type.
@@ -350,15 +478,15 @@ type GlobCell = OnceLock<Result<GlobMatcher, globset::Error>>;
 /// A rule's list of globs, each compiled the first time a candidate passes its literal
 /// prefilter. Nothing is allocated until then.
 struct LazyGlobs<'a> {
-    patterns: &'a [String],
+    patterns: Cow<'a, [String]>,
     literal_separator: bool,
     built: OnceLock<Box<[GlobCell]>>,
 }
 
 impl<'a> LazyGlobs<'a> {
-    fn new(patterns: &'a [String], literal_separator: bool) -> LazyGlobs<'a> {
+    fn new(patterns: impl Into<Cow<'a, [String]>>, literal_separator: bool) -> LazyGlobs<'a> {
         LazyGlobs {
-            patterns,
+            patterns: patterns.into(),
             literal_separator,
             built: OnceLock::new(),
         }
@@ -371,11 +499,14 @@ impl<'a> LazyGlobs<'a> {
     }
 
     /// The first glob matching any of `candidates`.
-    fn first_match(&self, candidates: &[String]) -> Option<&'a str> {
-        let patterns = self.patterns;
-        (0..patterns.len())
-            .find(|&i| candidates.iter().any(|c| self.is_match(i, c)))
-            .map(|i| patterns[i].as_str())
+    fn first_match(&self, candidates: &[String]) -> Option<&str> {
+        self.first_index(candidates)
+            .map(|i| self.patterns[i].as_str())
+    }
+
+    /// The index of the first glob matching any of `candidates`.
+    fn first_index(&self, candidates: &[String]) -> Option<usize> {
+        (0..self.patterns.len()).find(|&i| candidates.iter().any(|c| self.is_match(i, c)))
     }
 
     fn any_match(&self, candidates: &[String]) -> bool {
@@ -697,6 +828,7 @@ mod tests {
             enabled: true,
             allow: vec!["rm -rf ./target".into()],
             deny: vec!["terraform destroy*".into()],
+            ..GuardConfig::default()
         };
         (rules, guard)
     }

@@ -89,6 +89,13 @@ pub struct GuardConfig {
     pub allow: Vec<String>,
     /// Extra globs on normalised simple commands that the guard denies.
     pub deny: Vec<String>,
+    /// Globs on paths an agent must not read (Read, Grep, or a shell command such as
+    /// `cat`); `~/` is any home, a glob not starting with `/` matches in any folder, `!`
+    /// exempts.
+    /// Empty turns the secrets check off.
+    pub secrets: Vec<String>,
+    /// Tools whose `command` input is a shell command line to check.
+    pub shell_tools: Vec<String>,
 }
 
 impl Default for GuardConfig {
@@ -97,6 +104,11 @@ impl Default for GuardConfig {
             enabled: true,
             allow: Vec::new(),
             deny: Vec::new(),
+            secrets: super::DEFAULT_SECRETS
+                .iter()
+                .map(|s| (*s).to_owned())
+                .collect(),
+            shell_tools: vec!["Bash".to_owned()],
         }
     }
 }
@@ -140,17 +152,26 @@ impl RulesConfig {
 }
 
 impl GuardConfig {
-    /// Every bad glob in `allow` and `deny`.
+    /// Every bad glob in `allow`, `deny` and `secrets`.
     pub fn validate(&self) -> Vec<RuleError> {
         let mut problems = Vec::new();
-        for (key, list) in [("allow", &self.allow), ("deny", &self.deny)] {
+        for (key, list) in [
+            ("allow", &self.allow),
+            ("deny", &self.deny),
+            ("secrets", &self.secrets),
+        ] {
             for (i, pattern) in list.iter().enumerate() {
-                if let Err(source) = super::build_glob(pattern, false) {
+                let pattern = if key == "secrets" {
+                    pattern.strip_prefix('!').unwrap_or(pattern)
+                } else {
+                    pattern.as_str()
+                };
+                if let Err(source) = super::build_glob(pattern, key == "secrets") {
                     problems.push(RuleError::BadGlob {
                         table: "guard",
                         rule: String::new(),
                         key: format!("{key}[{i}]"),
-                        pattern: pattern.clone(),
+                        pattern: pattern.to_owned(),
                         source: Box::new(source),
                     });
                 }
@@ -287,6 +308,13 @@ retention_days = 30
         assert_eq!(whole.guard.allow, vec!["rm -rf ./target"]);
         assert_eq!(whole.guard.deny, vec!["terraform destroy*"]);
         assert!(rules.validate().is_empty());
+        assert!(whole.guard.validate().is_empty());
+    }
+
+    #[test]
+    fn the_config_template_writes_the_guard_defaults() {
+        let whole: Whole = toml::from_str(crate::config::TEMPLATE).expect("template loads");
+        assert_eq!(whole.guard, GuardConfig::default());
         assert!(whole.guard.validate().is_empty());
     }
 

@@ -9,6 +9,7 @@ mod rule_hits;
 mod sessions;
 pub mod stats;
 mod subagents;
+pub mod ui_queries;
 mod usage;
 
 pub use context::{

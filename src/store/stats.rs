@@ -603,7 +603,7 @@ fn context_injected(
 }
 
 /// The most frequent rules and guards, most hits first, with what nagger answered.
-fn rules_fired(
+pub fn rules_fired(
     tx: &Transaction<'_>,
     scope: Scope<'_>,
 ) -> StoreResult<(Vec<RuleFired>, Vec<RuleFired>)> {

@@ -6,6 +6,7 @@
 
 mod rng;
 pub use rng::Rng;
+pub mod ui_client;
 
 use serde_json::{Value, json};
 use std::io::Write;

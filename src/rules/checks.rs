@@ -1,0 +1,440 @@
+//! The guard's checks on one simple command: what it destroys (trees, system folders,
+//! disks, history) judged from its program, options and operands.
+
+use super::Severity;
+use super::shell::{SimpleCommand, has_flag, is_long, short_cluster};
+use super::targets::{
+    Reach, dangerous_target, empty_variable_root, expand_braces, is_raw_device, lexical,
+};
+
+/// One check that fired on one simple command.
+pub(super) struct Finding {
+    pub(super) check: &'static str,
+    /// What the command does, e.g. "deletes the filesystem root".
+    pub(super) harm: String,
+    pub(super) advice: &'static str,
+    pub(super) severity: Severity,
+}
+
+impl Finding {
+    pub(super) fn deny(check: &'static str, harm: String, advice: &'static str) -> Finding {
+        Finding {
+            check,
+            harm,
+            advice,
+            severity: Severity::Deny,
+        }
+    }
+
+    pub(super) fn ask(check: &'static str, harm: String, advice: &'static str) -> Finding {
+        Finding {
+            check,
+            harm,
+            advice,
+            severity: Severity::Ask,
+        }
+    }
+}
+
+const ASK_USER: &str = "Ask the user to do it.";
+const SPECIFIC_PATHS: &str = "Work on specific paths inside the project instead.";
+
+/// The words of `args` that are operands: not options, everything after `--`.
+pub(super) fn operands(args: &[String]) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut options_done = false;
+    for arg in args {
+        if !options_done && arg == "--" {
+            options_done = true;
+        } else if options_done || !arg.starts_with('-') || arg == "-" {
+            out.push(arg.as_str());
+        }
+    }
+    out
+}
+
+/// The first of `targets` (brace-expanded) that `reach` makes a disaster, described.
+fn first_dangerous<'a>(targets: impl IntoIterator<Item = &'a str>, reach: Reach) -> Option<String> {
+    targets
+        .into_iter()
+        .flat_map(expand_braces)
+        .find_map(|t| dangerous_target(&t, reach))
+}
+
+/// Every check on one simple command. `fed` are the words an `xargs` or `parallel` in front
+/// of it receives from the earlier stages of its pipeline.
+pub(super) fn command_findings(command: &SimpleCommand, fed: &[String]) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    let name = command.name();
+    let args = command.args();
+    if command.sudo && matches!(name, "rm" | "chmod" | "chown" | "chgrp") {
+        findings.push(Finding::deny(
+            "guard:sudo-destructive",
+            format!("runs `{name}` as root"),
+            "Do not use sudo; ask the user to do it.",
+        ));
+    }
+    let mut targets: Vec<&str> = operands(args);
+    targets.extend(fed.iter().map(String::as_str));
+    match name {
+        "rm" => findings.extend(rm(args, &targets)),
+        "git" => findings.extend(super::git::git_danger(args)),
+        "chmod" | "chown" | "chgrp" => findings.extend(ownership(name, args, &targets)),
+        "mv" => findings.extend(mv(args, &targets)),
+        "rsync" => findings.extend(rsync(args)),
+        "find" => findings.extend(find(args)),
+        "dd" => {
+            if let Some(device) = args
+                .iter()
+                .filter_map(|a| a.strip_prefix("of="))
+                .find(|target| is_raw_device(target))
+            {
+                findings.push(device_write(device));
+            }
+        }
+        "tee" | "cp" | "install" => {
+            let written: Vec<&str> = if name == "tee" {
+                targets.clone()
+            } else {
+                targets.last().copied().into_iter().collect()
+            };
+            if let Some(device) = written.iter().find(|t| is_raw_device(t)) {
+                findings.push(device_write(device));
+            }
+            if name == "tee"
+                && let Some(what) = written.iter().find_map(|t| system_file(t))
+            {
+                findings.push(system_write(&what));
+            }
+        }
+        _ => findings.extend(disk(name, args, &targets)),
+    }
+    for target in &command.writes_to {
+        if is_raw_device(target) {
+            findings.push(device_write(target));
+        } else if let Some(what) = system_file(target) {
+            findings.push(system_write(&what));
+        }
+    }
+    findings.extend(computed(command));
+    findings
+}
+
+/// A file of the system (`/etc/hosts`), not counting devices, which have their own check.
+fn system_file(target: &str) -> Option<String> {
+    if lexical(target.trim()).starts_with("/dev/") {
+        return None;
+    }
+    dangerous_target(target, Reach::Entry)
+}
+
+fn device_write(device: &str) -> Finding {
+    Finding::deny(
+        "guard:device-write",
+        format!("writes onto the device {device}"),
+        ASK_USER,
+    )
+}
+
+fn system_write(what: &str) -> Finding {
+    Finding::deny(
+        "guard:system-write",
+        format!("overwrites {what}"),
+        SPECIFIC_PATHS,
+    )
+}
+
+fn rm(args: &[String], targets: &[&str]) -> Option<Finding> {
+    let reach = if has_flag(args, "rR", &["recursive"]) {
+        Reach::Tree
+    } else {
+        Reach::Entry
+    };
+    if let Some(what) = first_dangerous(targets.iter().copied(), reach) {
+        return Some(Finding::deny(
+            "guard:rm-rf",
+            format!("deletes {what}"),
+            "Delete specific paths inside the project instead.",
+        ));
+    }
+    let variable = targets
+        .iter()
+        .find_map(|t| empty_variable_root(t))
+        .filter(|_| reach == Reach::Tree)?;
+    Some(Finding::ask(
+        "guard:rm-empty-variable",
+        format!("deletes the filesystem root if ${variable} is empty or unset"),
+        "Write the path out, or use \"${VAR:?}\" so an empty variable stops the command.",
+    ))
+}
+
+/// `chmod -R`, `chown -R`, `chgrp -R` over a system folder or home, and world-writable trees.
+fn ownership(name: &str, args: &[String], targets: &[&str]) -> Option<Finding> {
+    if !has_flag(args, "R", &["recursive"]) {
+        return None;
+    }
+    // The first operand is the mode or owner, unless given by `--reference`.
+    let by_reference = args.iter().any(|a| is_long(a, "reference"));
+    let paths = targets.get(usize::from(!by_reference)..).unwrap_or(&[]);
+    if let Some(what) = first_dangerous(paths.iter().copied(), Reach::SystemTree) {
+        let verb = if name == "chmod" {
+            "changes the permissions of"
+        } else {
+            "changes the owner of"
+        };
+        return Some(Finding::deny(
+            "guard:recursive-permissions",
+            format!("{verb} {what}"),
+            SPECIFIC_PATHS,
+        ));
+    }
+    let mode = targets
+        .first()
+        .filter(|_| name == "chmod" && !by_reference)?;
+    world_writable(mode).then(|| {
+        Finding::deny(
+            "guard:chmod-777-recursive",
+            format!("makes whole trees world-writable (mode {mode})"),
+            "Grant only the permissions needed, on specific files.",
+        )
+    })
+}
+
+/// `mv / x`, `mv ~ x`: moving a system folder, a home or the working directory away.
+fn mv(args: &[String], targets: &[&str]) -> Option<Finding> {
+    let into_dir = args.iter().any(|a| {
+        is_long(a, "target-directory") || short_cluster(a).is_some_and(|f| f.contains('t'))
+    });
+    let sources = if into_dir || targets.len() < 2 {
+        targets
+    } else {
+        &targets[..targets.len() - 1]
+    };
+    let what = first_dangerous(sources.iter().copied(), Reach::Tree)?;
+    Some(Finding::deny(
+        "guard:mv-away",
+        format!("moves {what} away"),
+        SPECIFIC_PATHS,
+    ))
+}
+
+/// `rsync --delete src/ /`: mirroring onto a system folder or home deletes what is there.
+fn rsync(args: &[String]) -> Option<Finding> {
+    let deletes = args.iter().any(|a| {
+        [
+            "delete",
+            "del",
+            "delete-before",
+            "delete-during",
+            "delete-after",
+            "delete-excluded",
+        ]
+        .iter()
+        .any(|full| is_long(a, full))
+            && !a.starts_with("--delete-m")
+    });
+    if !deletes {
+        return None;
+    }
+    let destination = operands(args).last().copied()?;
+    // `host:/path` and `user@host:path`: the path on the remote side.
+    let path = match destination.split_once(':') {
+        Some((host, path)) if !host.contains('/') => {
+            if path.is_empty() {
+                "~"
+            } else {
+                path
+            }
+        }
+        _ => destination,
+    };
+    let what = dangerous_target(path, Reach::Tree)?;
+    Some(Finding::deny(
+        "guard:rsync-delete",
+        format!("mirrors onto {what}, deleting what is not in the source"),
+        SPECIFIC_PATHS,
+    ))
+}
+
+/// Tests that narrow what `find` acts on.
+const FIND_FILTERS: &[&str] = &[
+    "-name",
+    "-iname",
+    "-path",
+    "-ipath",
+    "-wholename",
+    "-iwholename",
+    "-regex",
+    "-iregex",
+    "-newer",
+    "-mtime",
+    "-mmin",
+    "-atime",
+    "-amin",
+    "-ctime",
+    "-cmin",
+    "-size",
+    "-user",
+    "-group",
+    "-uid",
+    "-gid",
+    "-empty",
+    "-links",
+    "-inum",
+    "-samefile",
+    "-lname",
+    "-ilname",
+    "-perm",
+    "-newermt",
+    "-anewer",
+    "-cnewer",
+];
+
+/// `find / -delete`, `find ~ -exec rm -rf {} +`: deleting everything under a start point
+/// that must not go. A name or age filter makes it routine cleaning, except from `/` or a
+/// system folder.
+fn find(args: &[String]) -> Option<Finding> {
+    let starts: Vec<&str> = args
+        .iter()
+        .take_while(|a| !a.starts_with('-') && !matches!(a.as_str(), "(" | "!" | ","))
+        .map(String::as_str)
+        .collect();
+    let mut deletes = false;
+    let mut k = 0;
+    while k < args.len() {
+        let arg = args[k].as_str();
+        if arg == "-delete" {
+            deletes = true;
+        } else if matches!(arg, "-exec" | "-execdir" | "-ok" | "-okdir")
+            && let Some(program) = args.get(k + 1)
+        {
+            let program = super::shell::basename(program);
+            deletes |= matches!(program, "rm" | "unlink" | "shred" | "rmdir");
+        }
+        k += 1;
+    }
+    if !deletes {
+        return None;
+    }
+    let starts = if starts.is_empty() { vec!["."] } else { starts };
+    let filtered = args.iter().any(|a| FIND_FILTERS.contains(&a.as_str()));
+    let what = if filtered {
+        starts.iter().find_map(|s| {
+            let whole_root =
+                dangerous_target(s, Reach::Tree).filter(|w| w.ends_with("the filesystem root"));
+            whole_root.or_else(|| dangerous_target(s, Reach::Entry))
+        })
+    } else {
+        first_dangerous(starts.iter().copied(), Reach::Tree)
+    }?;
+    Some(Finding::deny(
+        "guard:find-delete",
+        format!("deletes what it finds in {what}"),
+        SPECIFIC_PATHS,
+    ))
+}
+
+/// Formatting, wiping and partitioning disks.
+fn disk(name: &str, args: &[String], targets: &[&str]) -> Option<Finding> {
+    let formats = || {
+        Some(Finding::deny(
+            "guard:disk",
+            format!("formats or wipes a disk (`{name}`)"),
+            ASK_USER,
+        ))
+    };
+    match name {
+        "mke2fs" | "mkswap" | "blkdiscard" | "mkdosfs" | "mkntfs" | "newfs" => formats(),
+        _ if name.starts_with("mkfs") => formats(),
+        "wipefs" => (has_flag(args, "ao", &["all", "offset"]) && !has_flag(args, "n", &["no-act"]))
+            .then(formats)
+            .flatten(),
+        "fdisk" | "sfdisk" | "gdisk" | "sgdisk" | "cfdisk" | "parted" => {
+            let lists = has_flag(args, "l", &["list", "print", "verify"])
+                || targets.iter().any(|t| matches!(*t, "print" | "p"));
+            (!lists && targets.iter().any(|t| is_raw_device(t)))
+                .then(formats)
+                .flatten()
+        }
+        "cryptsetup" => targets
+            .iter()
+            .any(|t| matches!(*t, "luksFormat" | "erase" | "luksErase"))
+            .then(formats)
+            .flatten(),
+        "shred" | "truncate" => {
+            let device = targets.iter().find(|t| is_raw_device(t));
+            if let Some(device) = device {
+                return Some(device_write(device));
+            }
+            let what = first_dangerous(targets.iter().copied(), Reach::Entry)?;
+            Some(Finding::deny(
+                "guard:system-write",
+                format!("destroys the contents of {what}"),
+                SPECIFIC_PATHS,
+            ))
+        }
+        _ => None,
+    }
+}
+
+/// Whether a chmod mode lets everyone write: `777`, `0666`, `a+w`, `o=rwx`.
+pub(super) fn world_writable(mode: &str) -> bool {
+    if !mode.is_empty() && mode.bytes().all(|b| (b'0'..=b'7').contains(&b)) {
+        return mode
+            .bytes()
+            .last()
+            .is_some_and(|others| (others - b'0') & 2 != 0);
+    }
+    mode.split(',').any(|clause| {
+        let who_len = clause.bytes().take_while(|b| b"ugoa".contains(b)).count();
+        let who = &clause[..who_len];
+        (who.contains('a') || who.contains('o'))
+            && clause[who_len..]
+                .split_inclusive(['+', '-', '='])
+                .zip(clause[who_len..].split(['+', '-', '=']).skip(1))
+                .any(|(op, perms)| !op.ends_with('-') && perms.contains('w'))
+    })
+}
+
+/// Programs and arguments only known when the shell runs: `$x -rf /`, `$(echo rm) -rf /`,
+/// `rm${IFS}-rf${IFS}/`. Asked about when what they could do is destructive.
+fn computed(command: &SimpleCommand) -> Option<Finding> {
+    let advice = "Spell the command out so it can be checked.";
+    if let Some(word) = command
+        .computed
+        .iter()
+        .find(|w| w.contains("$IFS") || w.contains("${IFS"))
+    {
+        return Some(Finding::ask(
+            "guard:computed-command",
+            format!("splits `{word}` into words only when the shell runs"),
+            advice,
+        ));
+    }
+    let program = command.argv.first()?;
+    let computed_name = command.computed.iter().any(|w| w == program)
+        || program.contains('`')
+        || program.starts_with('$');
+    if !computed_name {
+        return None;
+    }
+    let args = command.args();
+    let risky = operands(args)
+        .into_iter()
+        .flat_map(expand_braces)
+        .find_map(|t| {
+            // `$(npm bin)/eslint .`: the working directory is every tool's operand.
+            dangerous_target(&t, Reach::SystemTree).or_else(|| is_raw_device(&t).then(|| t.clone()))
+        })
+        .or_else(|| {
+            args.iter()
+                .filter_map(|a| a.strip_prefix("of="))
+                .find(|t| is_raw_device(t))
+                .map(str::to_owned)
+        })?;
+    Some(Finding::ask(
+        "guard:computed-command",
+        format!("runs a program only known when the shell runs (`{program}`) on {risky}"),
+        advice,
+    ))
+}

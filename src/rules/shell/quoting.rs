@@ -1,0 +1,357 @@
+//! Reading one word of a command line: quotes, escapes, `$…` expansions, arithmetic and
+//! backticks, with the commands of substitutions collected on the way.
+
+use super::*;
+
+impl Parser<'_, '_> {
+    /// One word, quotes removed, substitutions kept as written (and their commands
+    /// collected).
+    pub(super) fn word(&mut self) -> Word {
+        let mut word = Word::default();
+        let outer_expanded = std::mem::take(&mut self.expanded);
+        let first_run = self.out.commands.len();
+        let mut plain = true;
+        while let Some(c) = self.peek() {
+            match c {
+                b' ' | b'\t' | b'\r' | b'\n' | b';' | b'&' | b'|' | b'(' | b')' => break,
+                b'<' | b'>' => {
+                    if self.peek_at(1) != Some(b'(') {
+                        break;
+                    }
+                    let start = self.i;
+                    self.i += 2;
+                    self.nested(Some(Via::ProcessSubstitution));
+                    word.text.extend_from_slice(&self.s[start..self.i]);
+                    self.expanded = true;
+                    plain = false;
+                }
+                b'\\' => {
+                    match self.peek_at(1) {
+                        Some(b'\n') => {}
+                        Some(next) => {
+                            word.text.push(next);
+                            word.quoted = true;
+                            plain = false;
+                        }
+                        None => {}
+                    }
+                    self.i = (self.i + 2).min(self.s.len());
+                }
+                b'\'' => {
+                    self.i += 1;
+                    self.single_quoted(&mut word.text);
+                    word.quoted = true;
+                    plain = false;
+                }
+                b'"' => {
+                    self.i += 1;
+                    self.double_quoted(&mut word.text);
+                    word.quoted = true;
+                    plain = false;
+                }
+                b'`' => {
+                    self.backticks(&mut word.text);
+                    plain = false;
+                }
+                b'$' => {
+                    word.quoted |= self.dollar(&mut word.text, false);
+                    plain = false;
+                }
+                b'=' if plain => {
+                    word.assignment = is_assignment_name(&word.text);
+                    word.text.push(b'=');
+                    self.i += 1;
+                    plain = false;
+                }
+                _ => {
+                    word.text.push(c);
+                    self.i += 1;
+                }
+            }
+        }
+        word.runs = first_run..self.out.commands.len();
+        word.computed = self.expanded;
+        self.expanded |= outer_expanded;
+        word
+    }
+
+    pub(super) fn single_quoted(&mut self, buf: &mut Vec<u8>) {
+        let rest = &self.s[self.i..];
+        let len = memchr::memchr(b'\'', rest).unwrap_or(rest.len());
+        buf.extend_from_slice(&rest[..len]);
+        self.i = (self.i + len + 1).min(self.s.len());
+    }
+
+    pub(super) fn double_quoted(&mut self, buf: &mut Vec<u8>) {
+        if self.word_nesting >= MAX_WORD_NESTING {
+            self.out.too_deep = true;
+            while let Some(c) = self.peek() {
+                self.i += if c == b'\\' { 2 } else { 1 };
+                if c == b'"' {
+                    break;
+                }
+            }
+            self.i = self.i.min(self.s.len());
+            return;
+        }
+        self.word_nesting += 1;
+        self.double_quoted_body(buf);
+        self.word_nesting -= 1;
+    }
+
+    pub(super) fn double_quoted_body(&mut self, buf: &mut Vec<u8>) {
+        while let Some(c) = self.peek() {
+            match c {
+                b'"' => {
+                    self.i += 1;
+                    return;
+                }
+                b'\\' => match self.peek_at(1) {
+                    Some(next @ (b'$' | b'`' | b'"' | b'\\')) => {
+                        buf.push(next);
+                        self.i += 2;
+                    }
+                    Some(b'\n') => self.i += 2,
+                    _ => {
+                        buf.push(b'\\');
+                        self.i += 1;
+                    }
+                },
+                b'`' => self.backticks(buf),
+                b'$' => {
+                    self.dollar(buf, true);
+                }
+                _ => {
+                    buf.push(c);
+                    self.i += 1;
+                }
+            }
+        }
+    }
+
+    /// At a `$`: quoting (`$'…'`, `$"…"`; returns true), substitutions, or a plain `$`.
+    pub(super) fn dollar(&mut self, buf: &mut Vec<u8>, in_double_quotes: bool) -> bool {
+        match self.peek_at(1) {
+            Some(b'\'') if !in_double_quotes => {
+                self.i += 2;
+                self.ansi_c_quoted(buf);
+                true
+            }
+            Some(b'"') if !in_double_quotes => {
+                self.i += 2;
+                self.double_quoted(buf);
+                true
+            }
+            Some(b'(') if self.peek_at(2) == Some(b'(') => {
+                self.i += 1;
+                self.arithmetic(buf);
+                false
+            }
+            Some(b'(') => {
+                self.expanded = true;
+                let start = self.i;
+                self.i += 2;
+                self.nested(Some(Via::Substitution));
+                buf.extend_from_slice(&self.s[start..self.i]);
+                false
+            }
+            Some(b'{') => {
+                self.expanded = true;
+                self.parameter(buf);
+                false
+            }
+            Some(c) if c.is_ascii_alphanumeric() || b"_@*#?!$-".contains(&c) => {
+                self.expanded = true;
+                buf.push(b'$');
+                self.i += 1;
+                false
+            }
+            _ => {
+                buf.push(b'$');
+                self.i += 1;
+                false
+            }
+        }
+    }
+
+    /// `${…}`, kept as written; substitutions inside (`${x:-$(cmd)}`) are collected.
+    pub(super) fn parameter(&mut self, buf: &mut Vec<u8>) {
+        let start = self.i;
+        self.i += 2;
+        let flat = self.word_nesting >= MAX_WORD_NESTING;
+        if flat {
+            self.out.too_deep = true;
+        }
+        self.word_nesting += 1;
+        let mut open = 1usize;
+        let mut scratch = Vec::new();
+        while let Some(c) = self.peek() {
+            match c {
+                b'\\' => self.i = (self.i + 2).min(self.s.len()),
+                b'{' | b'}' | b'\'' | b'"' | b'$' | b'`' if flat => {
+                    self.i += 1;
+                    match c {
+                        b'{' => open += 1,
+                        b'}' => {
+                            open -= 1;
+                            if open == 0 {
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                b'}' => {
+                    self.i += 1;
+                    open -= 1;
+                    if open == 0 {
+                        break;
+                    }
+                }
+                b'{' => {
+                    self.i += 1;
+                    open += 1;
+                }
+                b'\'' => {
+                    self.i += 1;
+                    self.single_quoted(&mut scratch);
+                }
+                b'"' => {
+                    self.i += 1;
+                    self.double_quoted(&mut scratch);
+                }
+                b'$' => {
+                    self.dollar(&mut scratch, true);
+                }
+                b'`' => self.backticks(&mut scratch),
+                _ => self.i += 1,
+            }
+        }
+        self.word_nesting -= 1;
+        buf.extend_from_slice(&self.s[start..self.i]);
+    }
+
+    /// `((…))` from its first `(`, kept as written: nested parentheses cost no depth, and
+    /// the substitutions inside are collected.
+    pub(super) fn arithmetic(&mut self, buf: &mut Vec<u8>) {
+        self.expanded = true;
+        let start = self.i;
+        self.i += 2;
+        if self.word_nesting >= MAX_WORD_NESTING {
+            self.out.too_deep = true;
+            self.i -= 1;
+            self.skip_balanced();
+            buf.extend_from_slice(&self.s[start..self.i]);
+            return;
+        }
+        self.word_nesting += 1;
+        let mut open = 2usize;
+        let mut scratch = Vec::new();
+        while let Some(c) = self.peek() {
+            match c {
+                b'\\' => self.i = (self.i + 2).min(self.s.len()),
+                b'(' => {
+                    open += 1;
+                    self.i += 1;
+                }
+                b')' => {
+                    open -= 1;
+                    self.i += 1;
+                    if open == 0 {
+                        break;
+                    }
+                }
+                b'$' => {
+                    self.dollar(&mut scratch, true);
+                }
+                b'`' => self.backticks(&mut scratch),
+                _ => self.i += 1,
+            }
+            scratch.clear();
+        }
+        self.word_nesting -= 1;
+        buf.extend_from_slice(&self.s[start..self.i]);
+    }
+
+    /// `` `…` ``: the inner text, unescaped, is a script of its own.
+    pub(super) fn backticks(&mut self, buf: &mut Vec<u8>) {
+        self.expanded = true;
+        let start = self.i;
+        self.i += 1;
+        let mut inner = Vec::new();
+        while let Some(c) = self.peek() {
+            match c {
+                b'`' => {
+                    self.i += 1;
+                    break;
+                }
+                b'\\' => match self.peek_at(1) {
+                    Some(next @ (b'`' | b'\\' | b'$')) => {
+                        inner.push(next);
+                        self.i += 2;
+                    }
+                    _ => {
+                        inner.push(b'\\');
+                        self.i += 1;
+                    }
+                },
+                _ => {
+                    inner.push(c);
+                    self.i += 1;
+                }
+            }
+        }
+        buf.extend_from_slice(&self.s[start..self.i]);
+        let ctx = self.ctx.within(Via::Backticks, false);
+        parse_script(&inner, self.depth + 1, &ctx, self.out);
+    }
+
+    /// `$'…'` with the common C escapes.
+    pub(super) fn ansi_c_quoted(&mut self, buf: &mut Vec<u8>) {
+        while let Some(c) = self.peek() {
+            self.i += 1;
+            match c {
+                b'\'' => return,
+                b'\\' => {
+                    let Some(e) = self.peek() else { return };
+                    self.i += 1;
+                    match e {
+                        b'n' => buf.push(b'\n'),
+                        b't' => buf.push(b'\t'),
+                        b'r' => buf.push(b'\r'),
+                        b'a' => buf.push(0x07),
+                        b'b' => buf.push(0x08),
+                        b'e' | b'E' => buf.push(0x1b),
+                        b'f' => buf.push(0x0c),
+                        b'v' => buf.push(0x0b),
+                        b'x' => {
+                            let value = self.radix_digits(16, 2);
+                            buf.push(value.unwrap_or(b'x'));
+                        }
+                        b'0'..=b'7' => {
+                            self.i -= 1;
+                            buf.push(self.radix_digits(8, 3).unwrap_or(b'0'));
+                        }
+                        other => buf.push(other),
+                    }
+                }
+                other => buf.push(other),
+            }
+        }
+    }
+
+    /// Up to `max` digits in `radix` as one byte (wrapping like bash does).
+    pub(super) fn radix_digits(&mut self, radix: u32, max: usize) -> Option<u8> {
+        let mut value: u32 = 0;
+        let mut count = 0;
+        while count < max {
+            let Some(d) = self.peek().and_then(|c| (c as char).to_digit(radix)) else {
+                break;
+            };
+            value = value * radix + d;
+            self.i += 1;
+            count += 1;
+        }
+        (count > 0).then_some((value & 0xff) as u8)
+    }
+}

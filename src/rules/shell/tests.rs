@@ -1,0 +1,353 @@
+use super::*;
+
+fn argvs(src: &str) -> Vec<String> {
+    parse(src).commands.iter().map(|c| c.normalized()).collect()
+}
+
+#[test]
+fn operators_split_simple_commands() {
+    assert_eq!(
+        argvs("cd /tmp && rm -rf x || echo no; ls | wc -l & sleep 1\npwd"),
+        [
+            "cd /tmp", "rm -rf x", "echo no", "ls", "wc -l", "sleep 1", "pwd"
+        ]
+    );
+}
+
+#[test]
+fn quotes_and_escapes_make_one_word() {
+    let parsed = parse(r#"echo 'rm -rf /' "a b" c\ d $'x\ty' "q\"uote" r"m""#);
+    assert_eq!(
+        parsed.commands[0].argv,
+        ["echo", "rm -rf /", "a b", "c d", "x\ty", "q\"uote", "rm"]
+    );
+    assert_eq!(parsed.commands.len(), 1);
+}
+
+#[test]
+fn comments_are_not_commands() {
+    assert_eq!(argvs("ls # rm -rf /\n# git push -f\npwd"), ["ls", "pwd"]);
+    assert_eq!(argvs("echo a#b"), ["echo a#b"]);
+}
+
+#[test]
+fn redirections_leave_argv_and_are_recorded() {
+    let parsed = parse("make >out.log 2>&1 </dev/null; cat <<< word >> all &>both");
+    assert_eq!(argvs("make >out.log 2>&1 </dev/null"), ["make"]);
+    assert_eq!(parsed.commands[0].writes_to, ["out.log"]);
+    assert_eq!(parsed.commands[0].reads_from, ["/dev/null"]);
+    assert_eq!(parsed.commands[1].argv, ["cat"]);
+    assert_eq!(parsed.commands[1].writes_to, ["all", "both"]);
+    assert_eq!(argvs("echo 2 > f"), ["echo 2"]);
+}
+
+#[test]
+fn subshells_groups_and_substitutions_are_commands_too() {
+    assert_eq!(
+        argvs("(cd x && make) ; { rm -rf a; } ; echo $(date +%s) `whoami` <(ls)"),
+        [
+            "cd x",
+            "make",
+            "rm -rf a",
+            "date +%s",
+            "whoami",
+            "ls",
+            "echo $(date +%s) `whoami` <(ls)"
+        ]
+    );
+    let parsed = parse("echo \"$(rm -rf /)\"");
+    assert_eq!(parsed.commands[0].argv, ["rm", "-rf", "/"]);
+    assert_eq!(parsed.commands[0].via, [Via::Substitution]);
+    assert_eq!(argvs("x=${y:-$(id -u)}"), ["id -u"]);
+}
+
+#[test]
+fn shell_scripts_are_unwrapped_recursively() {
+    let parsed = parse(r#"bash -c "sh -c 'rm -rf /'""#);
+    let names: Vec<String> = parsed.commands.iter().map(|c| c.normalized()).collect();
+    assert_eq!(
+        names,
+        ["bash -c sh -c 'rm -rf /'", "sh -c rm -rf /", "rm -rf /"]
+    );
+    let rm = &parsed.commands[2];
+    assert_eq!(rm.origin(), " (from `sh -c` in `bash -c`)");
+    assert_eq!(
+        argvs("eval 'git push' -f"),
+        ["eval git push -f", "git push -f"]
+    );
+    assert_eq!(argvs("bash -lc 'ls'"), ["bash -lc ls", "ls"]);
+    assert_eq!(
+        argvs("bash -o pipefail -c 'ls'"),
+        ["bash -o pipefail -c ls", "ls"]
+    );
+    assert_eq!(argvs("su root -c 'id'")[1], "id");
+    assert!(parse("su -c 'id'").commands[1].sudo);
+    assert_eq!(
+        argvs("find . -name x -exec rm -rf {} \\;"),
+        ["find . -name x -exec rm -rf {} ;", "rm -rf {}"]
+    );
+}
+
+#[test]
+fn wrappers_are_peeled_and_sudo_remembered() {
+    let cases = [
+        ("sudo -u root -E rm -rf /", "rm -rf /", true),
+        ("sudo FOO=1 rm x", "rm x", true),
+        ("doas -u root rm x", "rm x", true),
+        ("env -i PATH=/bin FOO=bar rm x", "rm x", false),
+        ("env -u HOME -- rm x", "rm x", false),
+        ("env -S 'rm -rf' /", "rm -rf /", false),
+        ("command -p rm x", "rm x", false),
+        ("builtin exec nice -n 5 rm x", "rm x", false),
+        ("nohup time -p timeout -s KILL 10s rm x", "rm x", false),
+        ("timeout --kill-after=5 10 rm x", "rm x", false),
+        ("xargs -0 -n 1 -I{} rm x", "rm x", false),
+        ("xargs -I {} rm x", "rm x", false),
+        ("FOO=1 BAR='a b' rm x", "rm x", false),
+        ("/usr/bin/sudo /bin/rm x", "/bin/rm x", true),
+        ("sudo", "sudo", false),
+        ("command -v rm", "command -v rm", false),
+        ("nice", "nice", false),
+        ("if true; then rm x; fi", "rm x", false),
+        ("! stdbuf -oL rm x", "rm x", false),
+    ];
+    for (src, expected, sudo) in cases {
+        let parsed = parse(src);
+        let found = parsed
+            .commands
+            .iter()
+            .find(|c| c.normalized() == expected)
+            .unwrap_or_else(|| panic!("{src}: {:?}", parsed.commands));
+        assert_eq!(found.sudo, sudo, "{src}");
+    }
+    let c = &parse("sudo -u root rm -rf /").commands[0];
+    assert_eq!(c.prefixes, ["sudo"]);
+    assert_eq!(
+        c.prefixed.as_deref().map(|p| p.join(" ")).as_deref(),
+        Some("sudo -u root rm -rf /")
+    );
+}
+
+#[test]
+fn sudo_reaches_into_unwrapped_scripts() {
+    let parsed = parse("sudo bash -c 'rm -rf /tmp/x'");
+    let rm = parsed
+        .commands
+        .iter()
+        .find(|c| c.name() == "rm")
+        .expect("rm found");
+    assert!(rm.sudo);
+}
+
+#[test]
+fn heredocs_are_skipped_unless_a_shell_reads_them() {
+    assert_eq!(
+        argvs("cat <<'EOF' > notes.md\nrm -rf /\nEOF\nls"),
+        ["cat", "ls"]
+    );
+    assert_eq!(argvs("cat <<-EOF\n\trm -rf /\n\tEOF\nls"), ["cat", "ls"]);
+    let parsed = parse("bash <<EOF\nrm -rf /\nEOF\n");
+    assert_eq!(parsed.commands[1].normalized(), "rm -rf /");
+    assert_eq!(parsed.commands[1].origin(), " (from `bash <<EOF`)");
+    assert_eq!(argvs("sh <<< 'git push -f'")[1], "git push -f");
+    assert_eq!(argvs("python3 <<EOF\nimport os\nEOF"), ["python3"]);
+    assert_eq!(
+        argvs("cat <<EOF\nnow $(date) `id`\nEOF"),
+        ["cat", "date", "id"]
+    );
+    assert_eq!(argvs("cat <<'EOF'\nnow $(date)\nEOF"), ["cat"]);
+}
+
+#[test]
+fn function_bodies_are_commands_and_arrays_are_data() {
+    assert_eq!(argvs("f() { rm -rf x; }; f"), ["rm -rf x", "f"]);
+    assert_eq!(
+        argvs("files=(a b $(ls)) && echo ${files[@]}"),
+        ["ls", "echo ${files[@]}"]
+    );
+}
+
+#[test]
+fn pipelines_number_their_stages() {
+    let parsed = parse("curl -s x | tee f | sh; ls | wc");
+    let stages: Vec<(u32, u32)> = parsed
+        .commands
+        .iter()
+        .map(|c| (c.pipeline, c.stage))
+        .collect();
+    assert_eq!(stages, [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1)]);
+}
+
+#[test]
+fn variants_cover_basename_and_split_flags() {
+    let c = &parse("/bin/rm -rf build").commands[0];
+    assert_eq!(
+        c.variants(),
+        ["/bin/rm -rf build", "rm -rf build", "rm -r -f build"]
+    );
+    assert_eq!(
+        split_short_flags(&["-rfv".into(), "--force".into(), "-".into()]),
+        ["-r", "-f", "-v", "--force", "-"]
+    );
+}
+
+#[test]
+fn flags_are_found_in_any_spelling() {
+    let args = |s: &str| s.split(' ').map(str::to_owned).collect::<Vec<_>>();
+    assert!(has_flag(&args("-rfv x"), "rR", &["recursive"]));
+    assert!(has_flag(&args("x --recursive"), "rR", &["recursive"]));
+    assert!(!has_flag(&args("-- -r"), "rR", &["recursive"]));
+    assert!(!has_flag(&args("--force-with-lease"), "f", &["force"]));
+}
+
+#[test]
+fn interpreters_reading_stdin_are_told_apart() {
+    let reads =
+        |s: &str| reads_program_from_stdin(&s.split(' ').map(str::to_owned).collect::<Vec<_>>());
+    assert!(reads("sh"));
+    assert!(reads("bash -s -- -y"));
+    assert!(reads("bash -x"));
+    assert!(reads("python3 -"));
+    assert!(reads("python3 -u"));
+    assert!(reads("perl"));
+    assert!(!reads("python3 -m json.tool"));
+    assert!(!reads("python -c print(1)"));
+    assert!(!reads("bash install.sh"));
+    assert!(!reads("bash -c ls"));
+    assert!(!reads("node -e 1"));
+    assert!(!reads("jq ."));
+}
+
+#[test]
+fn unterminated_and_unbalanced_input_still_parses() {
+    for src in [
+        "echo 'abc",
+        "echo \"abc",
+        "$(",
+        "(((",
+        ")))",
+        "`ls",
+        "${",
+        "a <<",
+        "x >",
+        "bash -c",
+        "'",
+        "\\",
+    ] {
+        let _ = parse(src);
+    }
+    assert_eq!(argvs("echo $(ls"), ["ls", "echo $(ls"]);
+}
+
+#[test]
+fn nesting_is_bounded_and_reported() {
+    let deep = "$(".repeat(10_000);
+    assert!(parse(&deep).too_deep);
+    let parsed = parse(&format!("{}rm -rf /", "eval ".repeat(MAX_DEPTH + 10)));
+    assert!(parsed.too_deep);
+    let shallow = parse(&format!("{}rm -rf /", "eval ".repeat(MAX_DEPTH)));
+    assert!(!shallow.too_deep);
+    assert!(
+        shallow
+            .commands
+            .iter()
+            .any(|c| c.normalized() == "rm -rf /")
+    );
+    assert!(parse("echo $(echo $(echo hi))").too_deep.eq(&false));
+}
+
+use proptest::prelude::*;
+
+/// Text rich in the characters the tokeniser treats specially.
+fn shellish() -> impl Strategy<Value = String> {
+    proptest::collection::vec(
+        prop_oneof![
+            Just("$(".to_owned()),
+            Just("<(".to_owned()),
+            Just("`".to_owned()),
+            Just("${".to_owned()),
+            Just("<<EOF\n".to_owned()),
+            Just("\nEOF\n".to_owned()),
+            Just("bash -c ".to_owned()),
+            Just("eval ".to_owned()),
+            Just("sudo -u ".to_owned()),
+            Just("env -S ".to_owned()),
+            Just("xargs ".to_owned()),
+            Just("find . -exec ".to_owned()),
+            Just("rm -rf ".to_owned()),
+            "[ a-z/~*'\"\\$`(){};&|<>#=!\n\t-]{1,4}",
+            "\\PC{1,3}",
+        ],
+        0..40,
+    )
+    .prop_map(|parts| parts.concat())
+}
+
+proptest! {
+    // The tokeniser terminates without panicking on any text, within its bounds.
+    #[test]
+    fn parse_never_panics_on_arbitrary_text(src in "\\PC{0,200}") {
+        let parsed = parse(&src);
+        prop_assert!(parsed.commands.len() <= MAX_COMMANDS);
+        prop_assert!(parsed.commands.iter().all(|c| !c.argv.is_empty()));
+    }
+
+    // The same on text made of shell syntax, where the interesting paths are.
+    #[test]
+    fn parse_never_panics_on_shell_syntax(src in shellish()) {
+        let parsed = parse(&src);
+        prop_assert!(parsed.commands.len() <= MAX_COMMANDS);
+        for command in &parsed.commands {
+            prop_assert!(!command.argv.is_empty());
+            prop_assert!(command.via.len() <= MAX_DEPTH + 1);
+            let _ = (command.variants(), command.display(), command.origin());
+        }
+    }
+}
+
+#[test]
+fn work_is_bounded_on_huge_or_twisted_input() {
+    assert!(parse(&"a ".repeat(MAX_SCANNED_BYTES)).truncated);
+    assert!(
+        parse(&"${\"".repeat(100_000)).too_deep,
+        "no stack overflow either"
+    );
+    assert!(parse(&"\"$(".repeat(100_000)).too_deep);
+    let evals = parse(&"eval ".repeat(50_000));
+    assert!(evals.too_deep || evals.truncated);
+    let finds = parse(&"find . -exec ".repeat(20_000));
+    assert!(finds.too_deep || finds.truncated);
+}
+
+#[test]
+fn substitution_words_remember_the_commands_they_ran() {
+    let parsed = parse("sh -c \"$(curl -s x)\" < <(wget y)");
+    let sh = parsed
+        .commands
+        .iter()
+        .find(|c| c.name() == "sh")
+        .expect("sh");
+    let names = |(word, runs): &(String, Range<usize>)| {
+        let ran: Vec<&str> = parsed.commands[runs.clone()]
+            .iter()
+            .map(|c| c.name())
+            .collect();
+        (word.clone(), ran)
+    };
+    let found: Vec<(String, Vec<&str>)> = sh.substitutions.iter().map(names).collect();
+    assert_eq!(
+        found,
+        [
+            ("$(curl -s x)".to_owned(), vec!["curl"]),
+            ("<(wget y)".to_owned(), vec!["wget"])
+        ]
+    );
+}
+
+#[test]
+fn command_count_is_bounded() {
+    let many = "true;".repeat(MAX_COMMANDS + 10);
+    let parsed = parse(&many);
+    assert!(parsed.truncated);
+    assert_eq!(parsed.commands.len(), MAX_COMMANDS);
+}

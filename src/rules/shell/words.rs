@@ -1,0 +1,562 @@
+//! Words of a simple command: option spellings, interpreters and the wrappers that run
+//! another command (`sudo`, `env`, `timeout` …).
+
+use super::*;
+
+/// `-rf` → `-r -f`; every other word unchanged.
+pub fn split_short_flags(args: &[String]) -> Vec<String> {
+    let mut out = Vec::with_capacity(args.len());
+    for arg in args {
+        match short_cluster(arg) {
+            Some(flags) if flags.len() > 1 && flags.bytes().all(|b| b.is_ascii_alphabetic()) => {
+                out.extend(flags.chars().map(|c| format!("-{c}")));
+            }
+            _ => out.push(arg.clone()),
+        }
+    }
+    out
+}
+
+/// The letters of a short-option word: `-rf` → `rf`; `None` for `--long`, `-` and operands.
+pub fn short_cluster(arg: &str) -> Option<&str> {
+    let flags = arg.strip_prefix('-')?;
+    (!flags.is_empty() && !flags.starts_with('-')).then_some(flags)
+}
+
+/// Whether `arg` spells the long option `--full`, whole or abbreviated as GNU
+/// `getopt_long` and git accept (`--rec` for `--recursive`), with or without `=value`.
+pub fn is_long(arg: &str, full: &str) -> bool {
+    arg.strip_prefix("--").is_some_and(|name| {
+        let name = name.split_once('=').map_or(name, |(n, _)| n);
+        !name.is_empty() && full.starts_with(name)
+    })
+}
+
+/// Whether an option is set among `args`, by short letter (also inside clusters such as
+/// `-rfv`) or by long name (`--force`, or an abbreviation of it). Stops at `--`.
+pub fn has_flag(args: &[String], short: &str, long: &[&str]) -> bool {
+    for arg in args {
+        if arg == "--" {
+            return false;
+        }
+        if arg.starts_with("--") {
+            if long.iter().any(|full| is_long(arg, full)) {
+                return true;
+            }
+        } else if let Some(flags) = short_cluster(arg)
+            && flags.chars().any(|c| short.contains(c))
+        {
+            return true;
+        }
+    }
+    false
+}
+
+/// Program name without its directory.
+pub fn basename(word: &str) -> &str {
+    word.rsplit('/').next().unwrap_or(word)
+}
+
+/// Whether `name` is a shell that runs scripts the way `sh` does.
+pub fn is_shell(name: &str) -> bool {
+    matches!(
+        name,
+        "sh" | "bash" | "zsh" | "dash" | "ksh" | "mksh" | "ash" | "yash" | "fish" | "csh" | "tcsh"
+    )
+}
+
+/// How an interpreter takes its program: flags whose value is code, flags that take a
+/// value, and whether `-s` means "program on stdin".
+pub(super) struct Interpreter {
+    shell: bool,
+    code_flags: &'static str,
+    value_flags: &'static str,
+}
+
+pub(super) fn interpreter(name: &str) -> Option<Interpreter> {
+    if is_shell(name) {
+        return Some(Interpreter {
+            shell: true,
+            code_flags: "c",
+            value_flags: "oO",
+        });
+    }
+    // python3.12, perl5.36, ruby3.2: the family is what matters.
+    let family = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    let (code_flags, value_flags) = match family {
+        "python" | "pypy" => ("cm", "WX"),
+        "perl" => ("eE", "MmI"),
+        "ruby" => ("e", "Ir"),
+        "node" | "nodejs" | "bun" => ("ep", "r"),
+        "php" => ("rR", "cd"),
+        "lua" | "luajit" => ("e", "l"),
+        "osascript" => ("e", ""),
+        _ => return None,
+    };
+    Some(Interpreter {
+        shell: false,
+        code_flags,
+        value_flags,
+    })
+}
+
+/// The program an interpreter is given on its command line: `python3 -c CODE`,
+/// `perl -e CODE`, `node --eval CODE`, `ruby -e CODE`. Shells are left to the tokeniser.
+pub fn inline_code(argv: &[String]) -> Option<&str> {
+    let it = argv.first().and_then(|a| interpreter(basename(a)))?;
+    if it.shell {
+        return None;
+    }
+    let mut j = 1;
+    while let Some(arg) = argv.get(j) {
+        if arg == "--" || !arg.starts_with('-') || arg == "-" {
+            return None;
+        }
+        if let Some(long) = arg.strip_prefix("--") {
+            for flag in ["eval", "print"] {
+                if let Some(code) = long.strip_prefix(flag).and_then(|r| r.strip_prefix('=')) {
+                    return Some(code);
+                }
+                if long == flag {
+                    return argv.get(j + 1).map(String::as_str);
+                }
+            }
+            j += 1;
+            continue;
+        }
+        let flags = &arg[1..];
+        for (pos, flag) in flags.char_indices() {
+            let rest = &flags[pos + flag.len_utf8()..];
+            if it.code_flags.contains(flag) && flag != 'm' {
+                return if rest.is_empty() {
+                    argv.get(j + 1).map(String::as_str)
+                } else {
+                    Some(rest)
+                };
+            }
+            if it.value_flags.contains(flag) || flag == 'm' {
+                if rest.is_empty() {
+                    j += 1;
+                }
+                break;
+            }
+        }
+        j += 1;
+    }
+    None
+}
+
+/// Whether `name` runs programs it is given (a shell or a scripting language).
+pub fn is_interpreter(name: &str) -> bool {
+    interpreter(name).is_some()
+}
+
+/// Whether this interpreter command reads its program from standard input: no program
+/// file and no inline code (`sh`, `bash -s -- -y`, `python3 -`), unlike `python3 -m
+/// json.tool` or `bash install.sh`.
+pub fn reads_program_from_stdin(argv: &[String]) -> bool {
+    let Some(it) = argv.first().and_then(|a| interpreter(basename(a))) else {
+        return false;
+    };
+    let mut j = 1;
+    while let Some(arg) = argv.get(j) {
+        if arg == "-" {
+            return true;
+        }
+        if arg == "--" {
+            j += 1;
+            break;
+        }
+        if let Some(long) = arg.strip_prefix("--") {
+            let name = long.split_once('=').map_or(long, |(n, _)| n);
+            if matches!(name, "eval" | "print" | "command") {
+                return false;
+            }
+            j += if it.shell && matches!(long, "rcfile" | "init-file") {
+                2
+            } else {
+                1
+            };
+            continue;
+        }
+        let cluster = arg
+            .strip_prefix('-')
+            .or_else(|| arg.strip_prefix('+').filter(|_| it.shell));
+        let Some(flags) = cluster.filter(|f| !f.is_empty()) else {
+            break;
+        };
+        for (pos, flag) in flags.char_indices() {
+            if it.code_flags.contains(flag) {
+                return false;
+            }
+            if it.shell && flag == 's' {
+                return true;
+            }
+            if it.value_flags.contains(flag) {
+                if pos + flag.len_utf8() == flags.len() {
+                    j += 1;
+                }
+                break;
+            }
+        }
+        j += 1;
+    }
+    argv.get(j).is_none_or(|a| a == "-" || a == "/dev/stdin")
+}
+
+/// The script of `sh -c 'script'` (any shell, any flag spelling such as `bash -lc`).
+pub(super) fn shell_c_script(argv: &[String]) -> Option<&str> {
+    let mut c_mode = false;
+    let mut j = 1;
+    while let Some(arg) = argv.get(j) {
+        if arg == "--" || arg == "-" {
+            j += 1;
+            break;
+        }
+        if let Some(long) = arg.strip_prefix("--") {
+            if let Some(script) = long.strip_prefix("command=") {
+                return Some(script);
+            }
+            if long == "command" {
+                return argv.get(j + 1).map(String::as_str);
+            }
+            j += if matches!(long, "rcfile" | "init-file") {
+                2
+            } else {
+                1
+            };
+            continue;
+        }
+        let Some(flags) = arg
+            .strip_prefix('-')
+            .or_else(|| arg.strip_prefix('+'))
+            .filter(|f| !f.is_empty())
+        else {
+            break;
+        };
+        c_mode |= flags.contains('c');
+        j += if flags.ends_with(['o', 'O']) { 2 } else { 1 };
+    }
+    if c_mode {
+        argv.get(j).map(String::as_str)
+    } else {
+        None
+    }
+}
+
+/// Index of the first operand at or after `start`, skipping options. Short options in
+/// `short_values` take a value (attached or the next word); so do the long options in
+/// `long_values` unless written `--name=value`.
+pub(super) fn skip_options(
+    args: &[String],
+    start: usize,
+    short_values: &str,
+    long_values: &[&str],
+) -> usize {
+    let mut j = start;
+    while let Some(arg) = args.get(j) {
+        if arg == "--" {
+            return j + 1;
+        }
+        if let Some(long) = arg.strip_prefix("--") {
+            j += if !long.contains('=') && long_values.contains(&long) {
+                2
+            } else {
+                1
+            };
+            continue;
+        }
+        let Some(flags) = short_cluster(arg) else {
+            break;
+        };
+        for (pos, flag) in flags.char_indices() {
+            if short_values.contains(flag) {
+                if pos + flag.len_utf8() == flags.len() {
+                    j += 1;
+                }
+                break;
+            }
+        }
+        j += 1;
+    }
+    j
+}
+
+/// `NAME=value` as a word of text (after `env`, `sudo`).
+pub(super) fn is_assignment_text(word: &str) -> bool {
+    word.split_once('=')
+        .is_some_and(|(name, _)| is_assignment_name(name.as_bytes()))
+}
+
+pub(super) fn is_assignment_name(name: &[u8]) -> bool {
+    let name = name.strip_suffix(b"+").unwrap_or(name);
+    let name = match name.iter().position(|&b| b == b'[') {
+        Some(open) if name.ends_with(b"]") => &name[..open],
+        Some(_) => return false,
+        None => name,
+    };
+    match name.split_first() {
+        Some((first, rest)) => {
+            (first.is_ascii_alphabetic() || *first == b'_')
+                && rest.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'_')
+        }
+        None => false,
+    }
+}
+
+pub(super) fn skip_assignments(args: &[String], mut j: usize) -> usize {
+    while args.get(j).is_some_and(|a| is_assignment_text(a)) {
+        j += 1;
+    }
+    j
+}
+
+pub(super) fn quote_for_display(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word.bytes().all(|b| {
+            !b.is_ascii_whitespace() && !matches!(b, b'\'' | b'"' | b';' | b'&' | b'|' | b'`')
+        });
+    if plain {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
+/// Reserved words that can precede a command and are not commands themselves.
+pub(super) const RESERVED: &[&[u8]] = &[
+    b"!", b"{", b"}", b"if", b"then", b"else", b"elif", b"fi", b"do", b"done", b"while", b"until",
+    b"esac", b"coproc",
+];
+
+/// Wrappers and what a simple command is left with once they are peeled off.
+pub(super) struct Peeled {
+    pub(super) argv: Vec<String>,
+    pub(super) prefixes: Vec<String>,
+    /// The words before peeling, when anything was peeled.
+    pub(super) original: Option<Vec<String>>,
+    pub(super) sudo: bool,
+}
+
+pub(super) fn peel_prefixes(mut args: Vec<String>) -> Peeled {
+    let mut start = 0;
+    let mut prefixes = Vec::new();
+    let mut original = None;
+    let mut sudo = false;
+    for _ in 0..MAX_PREFIXES {
+        let Some(first) = args.get(start) else { break };
+        let name = basename(first);
+        let mut elevated = false;
+        let mut split = None;
+        let next = match name {
+            "sudo" => {
+                elevated = true;
+                let j = skip_options(
+                    &args,
+                    start + 1,
+                    "ugpCDrtUTRh",
+                    &[
+                        "user",
+                        "group",
+                        "prompt",
+                        "close-from",
+                        "chdir",
+                        "role",
+                        "type",
+                        "other-user",
+                        "command-timeout",
+                        "chroot",
+                        "host",
+                    ],
+                );
+                skip_assignments(&args, j)
+            }
+            "doas" => {
+                elevated = true;
+                skip_options(&args, start + 1, "uC", &[])
+            }
+            "env" => {
+                let (j, value) = skip_env_options(&args, start + 1);
+                split = value;
+                skip_assignments(&args, j)
+            }
+            "command" => {
+                if has_flag(&args[start + 1..], "vV", &[]) {
+                    break; // `command -v rm` describes rm, it does not run it
+                }
+                skip_options(&args, start + 1, "", &[])
+            }
+            "builtin" | "nohup" | "setsid" => skip_options(&args, start + 1, "", &[]),
+            "exec" => skip_options(&args, start + 1, "a", &[]),
+            "nice" => skip_options(&args, start + 1, "n", &["adjustment"]),
+            "time" => skip_options(&args, start + 1, "fo", &["format", "output"]),
+            "timeout" => skip_options(&args, start + 1, "sk", &["signal", "kill-after"]) + 1,
+            "xargs" => skip_options(
+                &args,
+                start + 1,
+                "IdELnPsa",
+                &[
+                    "arg-file",
+                    "delimiter",
+                    "max-args",
+                    "max-procs",
+                    "max-chars",
+                    "process-slot-var",
+                ],
+            ),
+            "stdbuf" => skip_options(&args, start + 1, "ioe", &["input", "output", "error"]),
+            "ionice" => skip_options(&args, start + 1, "cn", &["class", "classdata"]),
+            "busybox" | "unbuffer" | "catchsegv" | "proxychains" | "proxychains4" | "torsocks"
+            | "tsocks" | "fakeroot" => skip_options(&args, start + 1, "", &[]),
+            "pkexec" => {
+                elevated = true;
+                skip_options(&args, start + 1, "", &["user"])
+            }
+            "runuser" => {
+                elevated = true;
+                if has_flag(&args[start + 1..], "c", &["command"]) {
+                    break; // `runuser -l user -c script`: the script is unwrapped later
+                }
+                skip_options(&args, start + 1, "ugG", &["user", "group", "supp-group"])
+            }
+            "chroot" => {
+                elevated = true;
+                skip_options(&args, start + 1, "", &["userspec", "groups"]) + 1
+            }
+            "strace" | "ltrace" => skip_options(
+                &args,
+                start + 1,
+                "abeEIoOpPsSuUX",
+                &["output", "signal", "trace", "attach", "user", "env"],
+            ),
+            "flock" => {
+                let j = skip_options(&args, start + 1, "wE", &["timeout", "conflict-exit-code"]);
+                if args
+                    .get(j + 1)
+                    .is_some_and(|a| a == "-c" || a.starts_with("--command"))
+                {
+                    break; // `flock file -c script`: the script is unwrapped later
+                }
+                j + 1
+            }
+            "taskset" => {
+                if has_flag(&args[start + 1..], "p", &["pid"]) {
+                    break;
+                }
+                skip_options(&args, start + 1, "", &[]) + 1
+            }
+            "chrt" => skip_options(&args, start + 1, "T", &["sched-runtime"]) + 1,
+            "numactl" => skip_options(
+                &args,
+                start + 1,
+                "CmNpP",
+                &[
+                    "cpunodebind",
+                    "membind",
+                    "physcpubind",
+                    "preferred",
+                    "interleave",
+                ],
+            ),
+            "caffeinate" => skip_options(&args, start + 1, "tw", &[]),
+            "unshare" | "nsenter" | "setpriv" | "firejail" | "systemd-run" => skip_options(
+                &args,
+                start + 1,
+                "tSGpuCw",
+                &[
+                    "target", "setuid", "setgid", "uid", "gid", "unit", "property",
+                ],
+            ),
+            "parallel" => skip_options(
+                &args,
+                start + 1,
+                "jSNnIdaEX",
+                &[
+                    "jobs", "sshlogin", "max-args", "delay", "halt", "arg-file", "joblog",
+                    "results", "tmpdir", "workdir",
+                ],
+            ),
+            _ => break,
+        };
+        let name = name.to_owned();
+        if let Some(script) = split {
+            // `env -S 'cmd args'` splits its value into the command's words.
+            let mut words: Vec<String> = script.split_whitespace().map(str::to_owned).collect();
+            words.extend(args.get(next..).unwrap_or(&[]).iter().cloned());
+            if words.is_empty() {
+                break;
+            }
+            original.get_or_insert_with(|| args.clone());
+            prefixes.push(name);
+            args = words;
+            start = 0;
+            continue;
+        }
+        if next >= args.len() {
+            break; // a wrapper with nothing to run is the command itself
+        }
+        original.get_or_insert_with(|| args.clone());
+        sudo |= elevated;
+        prefixes.push(name);
+        start = next;
+    }
+    args.drain(..start.min(args.len()));
+    Peeled {
+        argv: args,
+        prefixes,
+        original,
+        sudo,
+    }
+}
+
+/// Skip `env`'s options; returns the next index and the value of `-S`/`--split-string`.
+pub(super) fn skip_env_options(args: &[String], start: usize) -> (usize, Option<String>) {
+    let mut split = None;
+    let mut j = start;
+    while let Some(arg) = args.get(j) {
+        if arg == "--" {
+            return (j + 1, split);
+        }
+        if arg == "-" {
+            j += 1;
+            continue;
+        }
+        if let Some(long) = arg.strip_prefix("--") {
+            if let Some(value) = long.strip_prefix("split-string=") {
+                split = Some(value.to_owned());
+                j += 1;
+            } else if long == "split-string" {
+                split = args.get(j + 1).cloned();
+                j += 2;
+            } else if matches!(long, "unset" | "chdir") {
+                j += 2;
+            } else {
+                j += 1;
+            }
+            continue;
+        }
+        let Some(flags) = short_cluster(arg) else {
+            break;
+        };
+        for (pos, flag) in flags.char_indices() {
+            let rest = &flags[pos + flag.len_utf8()..];
+            if flag == 'S' {
+                if rest.is_empty() {
+                    split = args.get(j + 1).cloned();
+                    j += 1;
+                } else {
+                    split = Some(rest.to_owned());
+                }
+                break;
+            }
+            if matches!(flag, 'u' | 'C') {
+                if rest.is_empty() {
+                    j += 1;
+                }
+                break;
+            }
+        }
+        j += 1;
+    }
+    (j, split)
+}

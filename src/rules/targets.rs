@@ -1,0 +1,420 @@
+//! What a path names for the guard: the filesystem root, a system folder, a home, the
+//! working directory, a repository's `.git`, a disk device. Purely lexical: nothing is
+//! looked up on disk, `~` is any home and a variable is whatever it may hold.
+
+/// Top-level folders of the system and how deep below them a path still belongs to the
+/// system: `0` is any depth, `2` is the folder and its direct children (`/home/alice`).
+const SYSTEM_DIRS: &[(&str, usize)] = &[
+    ("bin", 0),
+    ("boot", 0),
+    ("dev", 0),
+    ("etc", 0),
+    ("lib", 0),
+    ("lib32", 0),
+    ("lib64", 0),
+    ("libx32", 0),
+    ("sbin", 0),
+    ("sys", 0),
+    ("proc", 0),
+    ("usr", 0),
+    ("var", 0),
+    ("root", 0),
+    ("nix", 0),
+    ("private", 0),
+    ("System", 0),
+    ("Library", 0),
+    ("home", 2),
+    ("Users", 2),
+    ("opt", 2),
+    ("Applications", 2),
+    ("Volumes", 2),
+    ("mnt", 2),
+    ("media", 2),
+    ("snap", 2),
+    ("srv", 1),
+    ("run", 1),
+    ("tmp", 1),
+    ("cores", 1),
+];
+
+/// Scratch folders inside system trees, where removing things is routine.
+const SCRATCH: &[&[&str]] = &[
+    &["var", "tmp"],
+    &["var", "folders"],
+    &["var", "www"],
+    &["private", "tmp"],
+    &["private", "var", "tmp"],
+    &["private", "var", "folders"],
+    &["dev", "shm"],
+    &["run", "user"],
+];
+
+/// Devices that are fine to write to.
+const HARMLESS_DEVICES: &[&str] = &[
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/stdout",
+    "/dev/stderr",
+    "/dev/stdin",
+    "/dev/tty",
+    "/dev/random",
+    "/dev/urandom",
+];
+
+/// Most alternatives a brace expression in a target is expanded to.
+pub(super) const MAX_BRACE_EXPANSIONS: usize = 64;
+
+/// How much of a target an operation takes with it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Reach {
+    /// The path and everything below it: `rm -r`, `mv`.
+    Tree,
+    /// Everything below the path, where only the system and homes matter: `chmod -R`
+    /// of the working directory is routine.
+    SystemTree,
+    /// The path alone: `rm file`, `> file`, `shred file`.
+    Entry,
+}
+
+enum Base {
+    Root,
+    Home,
+    WorkingDir,
+}
+
+/// Describes `target` when an operation of `reach` on it is a disaster: the filesystem
+/// root, a system folder, a home, the working directory or above it, a `.git` folder.
+pub(super) fn dangerous_target(target: &str, reach: Reach) -> Option<String> {
+    let target = target.trim();
+    if target.is_empty() {
+        return None;
+    }
+    let (base, rest) = split_base(target);
+    let mut parts: Vec<&str> = Vec::new();
+    let mut above = 0usize;
+    for part in rest.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                if parts.pop().is_none() && !matches!(base, Base::Root) {
+                    above += 1;
+                }
+            }
+            _ => parts.push(part),
+        }
+    }
+    let mut everything = false;
+    while parts
+        .last()
+        .is_some_and(|p| matches!(*p, "*" | ".*" | "**" | "*.*"))
+    {
+        parts.pop();
+        everything = true;
+    }
+    let all = if everything { "everything in " } else { "" };
+    if matches!(base, Base::Root)
+        && let Some(what) = system_path(&parts, reach)
+    {
+        return Some(format!("{all}{what}"));
+    }
+    if reach == Reach::Entry || (reach == Reach::SystemTree && matches!(base, Base::WorkingDir)) {
+        return None;
+    }
+    if parts.last() == Some(&".git") && reach == Reach::Tree {
+        return Some("the repository's .git directory".into());
+    }
+    match (base, parts.as_slice()) {
+        (Base::Root, []) => Some(format!("{all}the filesystem root")),
+        (Base::Root, [top]) if top.contains(['*', '?', '[']) => {
+            Some(format!("every top-level directory matching /{top}"))
+        }
+        (Base::Home, []) if above == 0 => Some(format!("{all}the home directory")),
+        (Base::Home, []) => Some("a directory above the home directory".into()),
+        (Base::WorkingDir, []) if above == 0 => Some(format!("{all}the working directory")),
+        (Base::WorkingDir, []) => Some("a parent of the working directory".into()),
+        _ => None,
+    }
+}
+
+/// `/usr/lib`, `/etc/hosts`, `/home/alice`: a path that belongs to the system.
+fn system_path(parts: &[&str], reach: Reach) -> Option<String> {
+    let (top, rest) = parts.split_first()?;
+    let depth = SYSTEM_DIRS
+        .iter()
+        .find(|(dir, _)| dir == top)
+        .map(|(_, depth)| *depth)?;
+    if depth != 0 && parts.len() > depth {
+        return None;
+    }
+    if SCRATCH
+        .iter()
+        .any(|scratch| parts.len() > scratch.len() && parts.starts_with(scratch))
+    {
+        return None;
+    }
+    if reach == Reach::Entry && (depth != 0 || rest.is_empty()) {
+        // A single entry of a shallow folder (`/home/alice` as a file) is not a tree.
+        return (depth == 0).then(|| format!("the system directory /{top}"));
+    }
+    Some(match (*top, rest) {
+        (_, []) => format!("the system directory /{top}"),
+        ("home" | "Users", [_]) => "a home directory".into(),
+        _ => format!("/{}, part of the system", parts.join("/")),
+    })
+}
+
+/// `rm -rf "$DIR/"*`: a path that is the filesystem root (or everything in it) when the
+/// variable it starts with is empty or unset. Names the variable.
+pub(super) fn empty_variable_root(target: &str) -> Option<&str> {
+    let rest = target.strip_prefix('$')?;
+    let (name, after) = if let Some(braced) = rest.strip_prefix('{') {
+        let end = braced.find('}')?;
+        let inner = &braced[..end];
+        if inner.contains([':', '?', '-', '=', '+']) {
+            return None; // `${DIR:?}` stops the shell; a default is never empty
+        }
+        (inner, &braced[end + 1..])
+    } else {
+        let end = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        (&rest[..end], &rest[end..])
+    };
+    if name.is_empty() || matches!(name, "HOME" | "PWD") {
+        return None;
+    }
+    let path = after.strip_prefix('/')?;
+    path.split('/')
+        .all(|p| matches!(p, "" | "*" | ".*" | "**" | "*.*"))
+        .then_some(name)
+}
+
+/// Splits `~user/x`, `$HOME/x`, `${HOME}/x`, `$PWD/x`, `/x` and `x` into where they start
+/// and the rest of the path.
+fn split_base(target: &str) -> (Base, &str) {
+    for home in ["$HOME", "${HOME}"] {
+        if let Some(rest) = target.strip_prefix(home)
+            && (rest.is_empty() || rest.starts_with('/'))
+        {
+            return (Base::Home, rest);
+        }
+    }
+    if let Some(after) = target.strip_prefix('~') {
+        let end = after.find('/').unwrap_or(after.len());
+        let user = &after[..end];
+        if user
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+        {
+            return (Base::Home, &after[end..]);
+        }
+    }
+    for cwd in ["$PWD", "${PWD}", "$(pwd)", "`pwd`"] {
+        if let Some(rest) = target.strip_prefix(cwd)
+            && (rest.is_empty() || rest.starts_with('/'))
+        {
+            return (Base::WorkingDir, rest);
+        }
+    }
+    if target.starts_with('/') {
+        (Base::Root, target)
+    } else {
+        (Base::WorkingDir, target)
+    }
+}
+
+/// `/{usr,etc}` → `/usr`, `/etc`; bounded. `${…}` is not a brace expression.
+pub(super) fn expand_braces(word: &str) -> Vec<String> {
+    let mut done = Vec::new();
+    let mut todo = vec![word.to_owned()];
+    while let Some(word) = todo.pop() {
+        if done.len() + todo.len() >= MAX_BRACE_EXPANSIONS {
+            done.push(word);
+            continue;
+        }
+        match brace_group(&word) {
+            Some((open, close, commas)) => {
+                let mut start = open + 1;
+                for end in commas.into_iter().chain([close]) {
+                    todo.push(format!(
+                        "{}{}{}",
+                        &word[..open],
+                        &word[start..end],
+                        &word[close + 1..]
+                    ));
+                    start = end + 1;
+                }
+            }
+            None => done.push(word),
+        }
+    }
+    done
+}
+
+/// The first `{a,b}` group: its braces and top-level commas.
+fn brace_group(word: &str) -> Option<(usize, usize, Vec<usize>)> {
+    let bytes = word.as_bytes();
+    let mut search = 0;
+    while let Some(offset) = bytes[search..].iter().position(|&b| b == b'{') {
+        let open = search + offset;
+        search = open + 1;
+        if open > 0 && bytes[open - 1] == b'$' {
+            continue;
+        }
+        let mut depth = 0usize;
+        let mut commas = Vec::new();
+        for (i, &b) in bytes.iter().enumerate().skip(open) {
+            match b {
+                b'{' => depth += 1,
+                b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        if commas.is_empty() {
+                            break;
+                        }
+                        return Some((open, i, commas));
+                    }
+                }
+                b',' if depth == 1 => commas.push(i),
+                _ => {}
+            }
+        }
+    }
+    None
+}
+
+/// `//dev/./sda` → `/dev/sda`: `.` and empty parts dropped, `..` applied.
+pub(super) fn lexical(path: &str) -> String {
+    if !path.contains("//") && !path.contains("/.") {
+        return path.to_owned();
+    }
+    super::file::normalize(path)
+}
+
+/// A block or character device other than the harmless ones (`/dev/null`, ttys, fds).
+pub(super) fn is_raw_device(target: &str) -> bool {
+    let target = lexical(target.trim());
+    target.starts_with("/dev/")
+        && !HARMLESS_DEVICES.contains(&target.as_str())
+        && ![
+            "/dev/fd/",
+            "/dev/shm/",
+            "/dev/pts/",
+            "/dev/tty",
+            "/dev/null",
+        ]
+        .iter()
+        .any(|dir| target.starts_with(dir))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_are_classified() {
+        let cases = [
+            ("/", Some("the filesystem root")),
+            ("//", Some("the filesystem root")),
+            ("/.", Some("the filesystem root")),
+            ("/..", Some("the filesystem root")),
+            ("/*", Some("everything in the filesystem root")),
+            ("~", Some("the home directory")),
+            ("~root", Some("the home directory")),
+            ("~/..", Some("a directory above the home directory")),
+            ("$PWD", Some("the working directory")),
+            ("./", Some("the working directory")),
+            ("a/..", Some("the working directory")),
+            ("sub/.git", Some("the repository's .git directory")),
+            ("/home/*", Some("everything in the system directory /home")),
+            ("/usr/local", Some("/usr/local, part of the system")),
+            ("/usr/*", Some("everything in the system directory /usr")),
+            ("/var/lib/dpkg", Some("/var/lib/dpkg, part of the system")),
+            ("/home/alice", Some("a home directory")),
+            ("/opt/homebrew", Some("/opt/homebrew, part of the system")),
+            ("/lib64", Some("the system directory /lib64")),
+            ("/var/tmp/build", None),
+            ("/tmp/build-1", None),
+            ("/home/alice/project/build", None),
+            ("/opt/app/cache/x", None),
+            ("build", None),
+            ("~/build", None),
+            ("$HOMEDIR", None),
+        ];
+        for (target, expected) in cases {
+            assert_eq!(
+                dangerous_target(target, Reach::Tree).as_deref(),
+                expected,
+                "{target}"
+            );
+        }
+    }
+
+    #[test]
+    fn single_entries_only_matter_inside_system_trees() {
+        assert!(dangerous_target("/etc/hosts", Reach::Entry).is_some());
+        assert!(dangerous_target("/usr/bin/python3", Reach::Entry).is_some());
+        for harmless in [
+            "/tmp/x",
+            "/home/alice/x",
+            "~",
+            ".",
+            "/var/tmp/x",
+            "notes.txt",
+        ] {
+            assert_eq!(dangerous_target(harmless, Reach::Entry), None, "{harmless}");
+        }
+    }
+
+    #[test]
+    fn empty_variables_that_leave_the_root() {
+        for (target, name) in [
+            ("$DIR/", "DIR"),
+            ("$DIR/*", "DIR"),
+            ("${STEAMROOT}/*", "STEAMROOT"),
+            ("$X//.*", "X"),
+        ] {
+            assert_eq!(empty_variable_root(target), Some(name), "{target}");
+        }
+        for target in [
+            "$DIR",
+            "$DIR/build",
+            "${DIR:?}/*",
+            "$HOME/",
+            "x/$DIR/",
+            "${X:-/tmp}/",
+        ] {
+            assert_eq!(empty_variable_root(target), None, "{target}");
+        }
+    }
+
+    #[test]
+    fn devices_are_told_apart() {
+        for device in [
+            "/dev/sda",
+            "//dev/sda",
+            "/dev/./nvme0n1",
+            "/dev/disk/by-id/x",
+        ] {
+            assert!(is_raw_device(device), "{device}");
+        }
+        for harmless in [
+            "/dev/null",
+            "/dev/stderr",
+            "/dev/fd/3",
+            "/dev/tty1",
+            "./dev/sda",
+        ] {
+            assert!(!is_raw_device(harmless), "{harmless}");
+        }
+    }
+
+    #[test]
+    fn braces_expand_boundedly() {
+        assert_eq!(expand_braces("/{usr,etc}"), ["/etc", "/usr"]);
+        assert_eq!(expand_braces("${HOME}"), ["${HOME}"]);
+        assert_eq!(expand_braces("{}"), ["{}"]);
+        assert!(expand_braces(&"{a,b}".repeat(20)).len() <= MAX_BRACE_EXPANSIONS + 1);
+    }
+}

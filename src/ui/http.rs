@@ -1,0 +1,176 @@
+//! The small pieces of HTTP the dashboard needs on top of `tiny_http`: the request target
+//! and its query, the loopback Host check, the token cookie, responses.
+
+use std::collections::BTreeMap;
+use std::io::{Cursor, Read};
+use tiny_http::{Header, Request, Response};
+
+pub type Answer = Response<Cursor<Vec<u8>>>;
+
+/// A request's path and its decoded query parameters.
+#[derive(Debug, Default)]
+pub struct Target {
+    pub path: String,
+    params: BTreeMap<String, String>,
+}
+
+impl Target {
+    pub fn parse(url: &str) -> Target {
+        let (path, query) = url.split_once('?').unwrap_or((url, ""));
+        let params = query
+            .split('&')
+            .filter(|kv| !kv.is_empty())
+            .map(|kv| {
+                let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
+                (percent_decode(k), percent_decode(v))
+            })
+            .collect();
+        Target {
+            path: percent_decode(path),
+            params,
+        }
+    }
+
+    /// A parameter's value; an empty value counts as absent.
+    pub fn param(&self, name: &str) -> Option<&str> {
+        self.params
+            .get(name)
+            .map(String::as_str)
+            .filter(|v| !v.is_empty())
+    }
+}
+
+/// `%XX` and `+` decoded; invalid escapes and bytes are kept as they are.
+pub fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < bytes.len()
+                && bytes[i + 1].is_ascii_hexdigit()
+                && bytes[i + 2].is_ascii_hexdigit() =>
+            {
+                let hex = |c: u8| (c as char).to_digit(16).unwrap_or(0) as u8;
+                out.push(hex(bytes[i + 1]) * 16 + hex(bytes[i + 2]));
+                i += 2;
+            }
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Whether the Host header names this server by a loopback name: `127.0.0.1` or
+/// `localhost`, with this port or none. Anything else (a DNS name rebound to 127.0.0.1,
+/// a LAN address) is refused.
+pub fn host_is_loopback(request: &Request, port: u16) -> bool {
+    let hosts: Vec<&str> = request
+        .headers()
+        .iter()
+        .filter(|h| h.field.equiv("Host"))
+        .map(|h| h.value.as_str())
+        .collect();
+    let [host] = hosts[..] else {
+        return false;
+    };
+    let name = match host.rsplit_once(':') {
+        Some((name, p)) if p.parse::<u16>() == Ok(port) => name,
+        Some(_) => return false,
+        None => host,
+    };
+    name == "127.0.0.1" || name.eq_ignore_ascii_case("localhost")
+}
+
+/// The value of cookie `name`, if the request carries it.
+pub fn cookie<'r>(request: &'r Request, name: &str) -> Option<&'r str> {
+    request
+        .headers()
+        .iter()
+        .filter(|h| h.field.equiv("Cookie"))
+        .flat_map(|h| h.value.as_str().split(';'))
+        .filter_map(|kv| kv.trim().split_once('='))
+        .find(|(k, _)| *k == name)
+        .map(|(_, v)| v)
+}
+
+/// Compares a presented token with the secret in time independent of where they differ.
+pub fn same_secret(presented: &str, secret: &str) -> bool {
+    presented.len() == secret.len()
+        && presented
+            .bytes()
+            .zip(secret.bytes())
+            .fold(0u8, |acc, (a, b)| acc | (a ^ b))
+            == 0
+}
+
+/// 128 random bits from the operating system, as 32 hex digits.
+pub fn new_token() -> anyhow::Result<String> {
+    let mut bytes = [0u8; 16];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .map_err(|e| anyhow::anyhow!("cannot read random bytes for the access token: {e}"))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+pub fn header(name: &str, value: &str) -> Header {
+    Header::from_bytes(name.as_bytes(), value.as_bytes()).expect("a valid header")
+}
+
+/// A response with the headers every answer carries: no caching, no framing, no
+/// sniffing, and a policy that lets the page load nothing but its own files.
+pub fn body(status: u16, content_type: &str, body: impl Into<Vec<u8>>) -> Answer {
+    Response::from_data(body.into())
+        .with_status_code(status)
+        .with_header(header("Content-Type", content_type))
+        .with_header(header("Cache-Control", "no-store"))
+        .with_header(header("X-Content-Type-Options", "nosniff"))
+        .with_header(header("X-Frame-Options", "DENY"))
+        .with_header(header("Referrer-Policy", "no-referrer"))
+        .with_header(header(
+            "Content-Security-Policy",
+            "default-src 'self'; img-src 'self' data:; object-src 'none'; frame-ancestors 'none'; base-uri 'none'",
+        ))
+}
+
+pub fn text(status: u16, message: &str) -> Answer {
+    body(status, "text/plain; charset=utf-8", format!("{message}\n"))
+}
+
+pub fn json(status: u16, value: &impl serde::Serialize) -> Answer {
+    match serde_json::to_vec(value) {
+        Ok(bytes) => body(status, "application/json", bytes),
+        Err(e) => text(500, &format!("cannot encode the answer: {e}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_are_split_and_decoded() {
+        let t = Target::parse("/api/context?session=a%20b&role=code+r&x=%zz&token=");
+        assert_eq!(t.path, "/api/context");
+        assert_eq!(t.param("session"), Some("a b"));
+        assert_eq!(t.param("role"), Some("code r"));
+        assert_eq!(t.param("x"), Some("%zz"));
+        assert_eq!(t.param("token"), None);
+        assert_eq!(percent_decode("%"), "%");
+        assert_eq!(percent_decode("a%4"), "a%4");
+        assert_eq!(percent_decode("%C3%A9"), "é");
+    }
+
+    #[test]
+    fn secrets_compare_whole() {
+        assert!(same_secret("abc", "abc"));
+        assert!(!same_secret("abd", "abc"));
+        assert!(!same_secret("ab", "abc"));
+        assert!(!same_secret("", "abc"));
+        let t = new_token().unwrap();
+        assert_eq!(t.len(), 32);
+        assert_ne!(t, new_token().unwrap());
+    }
+}

@@ -1,0 +1,279 @@
+//! The guard against its corpus: tests/fixtures/guard/destructive.txt (each line refused or
+//! asked about, as its first word says) and harmless.txt (commands agents really run,
+//! none refused or asked about). Every line goes through the rules as the hook evaluates
+//! them and through the database-free decision; a sample goes through the real binary.
+
+use crate::common::Project;
+use nagger::rules::{
+    self, Decision, GuardConfig, MatchContext, PermissionMode, RuleSet, RulesConfig, ToolCall,
+};
+use serde_json::{Value, json};
+use std::path::Path;
+
+const DESTRUCTIVE: &str = include_str!("fixtures/guard/destructive.txt");
+const HARMLESS: &str = include_str!("fixtures/guard/harmless.txt");
+
+/// One corpus line: where it is, the tool and input it stands for.
+struct Case {
+    line: usize,
+    text: String,
+    expected: Option<Decision>,
+    tool: String,
+    input: Value,
+}
+
+fn cases(corpus: &str, with_decision: bool) -> Vec<Case> {
+    corpus
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty() && !l.starts_with("#:"))
+        .map(|(i, l)| {
+            let (expected, rest) = if with_decision {
+                let (word, rest) = l.split_once(' ').expect("`deny|ask command`");
+                let decision = match word {
+                    "deny" => Decision::Deny,
+                    "ask" => Decision::Ask,
+                    other => panic!("line {}: unknown answer {other:?}", i + 1),
+                };
+                (Some(decision), rest)
+            } else {
+                (None, l)
+            };
+            let text = rest.replace('⏎', "\n");
+            let (tool, input) = match text.strip_prefix('@') {
+                Some(call) => {
+                    let (tool, path) = call.split_once(' ').expect("`@Tool path`");
+                    let field = match tool {
+                        "Grep" => "path",
+                        "NotebookEdit" => "notebook_path",
+                        _ => "file_path",
+                    };
+                    (tool.to_owned(), json!({ field: path }))
+                }
+                None => ("Bash".to_owned(), json!({ "command": text })),
+            };
+            Case {
+                line: i + 1,
+                text,
+                expected,
+                tool,
+                input,
+            }
+        })
+        .collect()
+}
+
+/// The answer with the default config, as the hook computes it, checked against the
+/// database-free decision.
+fn decide(case: &Case) -> (Option<Decision>, String) {
+    let (rules, guard) = (RulesConfig::default(), GuardConfig::default());
+    let set = RuleSet::compile(&rules, &guard).expect("defaults compile");
+    let call = ToolCall {
+        tool_name: &case.tool,
+        tool_input: &case.input,
+    };
+    let root = Path::new("/work/proj");
+    let ctx = MatchContext {
+        project_root: root,
+        is_leader: false,
+        role: Some("coder"),
+        agent_type: Some("general-purpose"),
+    };
+    let matches = set.evaluate(&call, &ctx);
+    let verdict = rules::combine(&matches, PermissionMode::Default);
+    let stateless = rules::decide_without_state(&rules, &guard, &call, root);
+    assert_eq!(
+        stateless, matches,
+        "line {}: the database-free decision differs",
+        case.line
+    );
+    let decision = verdict.as_ref().map(|v| v.decision);
+    let why = matches
+        .iter()
+        .map(|m| format!("{} ({})", m.name, m.why))
+        .collect::<Vec<_>>()
+        .join("; ");
+    (decision, why)
+}
+
+#[test]
+fn destructive_corpus_is_refused_or_asked_line_by_line() {
+    let cases = cases(DESTRUCTIVE, true);
+    assert!(cases.len() >= 300, "only {} destructive lines", cases.len());
+    let asks = cases
+        .iter()
+        .filter(|c| c.expected == Some(Decision::Ask))
+        .count();
+    assert!(asks >= 15, "the corpus covers asking too");
+    let wrong: Vec<String> = cases
+        .iter()
+        .filter_map(|case| {
+            let (got, why) = decide(case);
+            (got != case.expected).then(|| {
+                format!(
+                    "line {}: {:?} expected {:?}, got {got:?} [{why}]",
+                    case.line, case.text, case.expected
+                )
+            })
+        })
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "{} of {} wrong:\n{}",
+        wrong.len(),
+        cases.len(),
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn harmless_corpus_passes_without_refusal_or_question() {
+    let cases = cases(HARMLESS, false);
+    assert!(cases.len() >= 500, "only {} harmless lines", cases.len());
+    let stopped: Vec<String> = cases
+        .iter()
+        .filter_map(|case| {
+            let (got, why) = decide(case);
+            got.map(|d| format!("line {}: {:?} got {d:?} [{why}]", case.line, case.text))
+        })
+        .collect();
+    assert!(
+        stopped.is_empty(),
+        "{} of {} stopped:\n{}",
+        stopped.len(),
+        cases.len(),
+        stopped.join("\n")
+    );
+}
+
+#[test]
+fn the_binary_answers_as_the_corpus_says_on_a_sample() {
+    let p = Project::new();
+    let destructive = cases(DESTRUCTIVE, true);
+    let harmless = cases(HARMLESS, false);
+    let sample = destructive
+        .iter()
+        .step_by(20)
+        .chain(harmless.iter().step_by(40));
+    for case in sample {
+        let input = case.input.to_string();
+        let r = p.run(&["check", "--tool", &case.tool, "--input", &input, "--json"]);
+        let (expected, code) = match case.expected {
+            Some(Decision::Deny) => (json!("deny"), 3),
+            Some(Decision::Ask) => (json!("ask"), 4),
+            _ => (Value::Null, 0),
+        };
+        // check's exit code is its answer: 3 refuse, 4 ask, 0 passes
+        assert_eq!(r.code, code, "line {}: {}", case.line, r.stderr);
+        let v: Value = serde_json::from_str(&r.stdout).expect("check --json prints JSON");
+        assert_eq!(
+            v["verdict"]["decision"], expected,
+            "line {}: {:?}\n{}",
+            case.line, case.text, r.stdout
+        );
+    }
+}
+
+#[test]
+fn check_explains_exemptions_secrets_and_a_guard_that_is_off() {
+    let p = Project::with_config(
+        "[guard]\nallow = [\"rm -rf ./target\", \".env.test\"]\nshell_tools = [\"Bash\", \"mcp__box__exec\"]\n",
+    );
+    let exempt = p.run(&["check", "--command", "cargo clean; rm -rf ./target"]);
+    assert_eq!(exempt.code, 0, "{}", exempt.stderr);
+    assert!(exempt.stdout.contains("passes"), "{}", exempt.stdout);
+    assert!(
+        exempt
+            .stdout
+            .contains("note: `rm -rf ./target` is exempted from the guard by `[guard] allow` `rm -rf ./target`"),
+        "{}",
+        exempt.stdout
+    );
+    let secret = p.run(&["check", "--tool", "Read", "--file", ".env.local"]);
+    assert!(secret.stdout.contains("guard:secret"), "{}", secret.stdout);
+    assert!(secret.stdout.contains("answer: refuse"), "{}", secret.stdout);
+    assert_eq!(secret.code, 3);
+    let test_env = p.run(&["check", "--tool", "Read", "--file", ".env.test"]);
+    assert!(
+        test_env.stdout.contains("this call's path is exempted"),
+        "{}",
+        test_env.stdout
+    );
+    let other_shell = p.run(&[
+        "check",
+        "--tool",
+        "mcp__box__exec",
+        "--input",
+        r#"{"command": "git reset --hard"}"#,
+    ]);
+    assert!(
+        other_shell.stdout.contains("guard:git-reset-hard"),
+        "{}",
+        other_shell.stdout
+    );
+    let computed = p.run(&["check", "--command", "$(echo rm) -rf /"]);
+    assert!(
+        computed.stdout.contains("answer: ask the user"),
+        "{}",
+        computed.stdout
+    );
+    assert!(
+        computed.stdout.contains("guard:computed-command"),
+        "{}",
+        computed.stdout
+    );
+
+    p.write_config("[guard]\nenabled = false\n");
+    let off = p.run(&["check", "--command", "rm -rf /"]);
+    assert!(off.stdout.contains("passes"), "{}", off.stdout);
+    assert!(
+        off.stdout.contains("note: the guard is off"),
+        "{}",
+        off.stdout
+    );
+}
+
+#[test]
+fn the_hook_refuses_secrets_and_changes_to_nagger_itself_every_time() {
+    let p = Project::new();
+    p.hook(&p.session_start("startup"));
+    let config = p.root.join(".claude-nagger/config.toml");
+    let config = config.to_string_lossy();
+    let calls = [
+        (
+            "Edit",
+            json!({ "file_path": config, "old_string": "true", "new_string": "false" }),
+        ),
+        (
+            "Write",
+            json!({ "file_path": p.root.join(".claude/settings.json") }),
+        ),
+        ("Read", json!({ "file_path": p.root.join(".env") })),
+        (
+            "Bash",
+            json!({ "command": "sqlite3 .claude-nagger/state.db 'delete from sessions'" }),
+        ),
+        ("Bash", json!({ "command": "cat ~/.aws/credentials" })),
+    ];
+    for (tool, input) in calls {
+        for attempt in 0..2 {
+            let r = p.hook(&p.pre_tool_use(tool, input.clone()));
+            assert_eq!(r.code, 0, "{}", r.stderr);
+            assert_eq!(
+                r.decision().as_deref(),
+                Some("deny"),
+                "{tool} {input} attempt {attempt}: {}",
+                r.stdout
+            );
+        }
+    }
+    let read = p.hook(&p.pre_tool_use("Read", json!({ "file_path": config })));
+    assert_eq!(
+        read.decision(),
+        None,
+        "reading the config passes: {}",
+        read.stdout
+    );
+    let ask = p.hook(&p.pre_tool_use("Bash", json!({ "command": "$(echo rm) -rf /" })));
+    assert_eq!(ask.decision().as_deref(), Some("ask"), "{}", ask.stdout);
+}

@@ -1,0 +1,529 @@
+//! `nagger ui` as a person uses it: the real server on a database filled by real hook
+//! runs (the demo's), every page and endpoint fetched over TCP, the timeline rendered by
+//! headless Chromium, and the server's refusals: foreign Host names, missing or wrong
+//! tokens, writes of any kind.
+
+use crate::common::ui_client::{UiServer, kept_demo, request};
+use crate::common::*;
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+/// `nagger ui` in the project, on `db`, with `root` as the project.
+fn start_ui(p: &Project, root: &Path, db: &Path) -> UiServer {
+    let mut cmd = p.command(&["ui", "--db", &db.display().to_string()]);
+    cmd.env("CLAUDE_PROJECT_DIR", root).current_dir(root);
+    UiServer::start(cmd)
+}
+
+/// `nagger demo --keep` inside the test's project (removed with `p`).
+fn demo(p: &Project) -> (PathBuf, PathBuf) {
+    let mut cmd = p.command(&[]);
+    cmd.env("TMPDIR", &p.root);
+    kept_demo(cmd)
+}
+
+fn query_i64(db: &Path, sql: &str) -> i64 {
+    let c = rusqlite::Connection::open(db).expect("open");
+    c.query_row(sql, [], |r| r.get(0)).expect(sql)
+}
+
+fn the_session(db: &Path) -> String {
+    let c = rusqlite::Connection::open(db).expect("open");
+    c.query_row("SELECT session_id FROM session_info", [], |r| r.get(0))
+        .expect("one session")
+}
+
+const PAGES: [&str; 5] = ["/", "/timeline", "/context", "/rules", "/stats"];
+
+#[test]
+fn ui_serves_every_page_and_endpoint_of_a_demo_session() {
+    let p = Project::new();
+    let (root, db) = demo(&p);
+    let session = the_session(&db);
+    let ui = start_ui(&p, &root, &db);
+
+    for page in PAGES {
+        let reply = ui.get(page);
+        assert_eq!(reply.status, 200, "{page}");
+        assert!(
+            reply.body.contains("<script src=\"/assets/app.js\">"),
+            "{page}"
+        );
+        assert!(reply.head.contains("Content-Security-Policy"), "{page}");
+    }
+    let js = ui.get("/assets/app.js");
+    assert!(js.body.contains("function timelineChart"), "{}", js.status);
+    assert!(ui.get("/assets/app.css").body.contains("--deny"));
+    assert_eq!(ui.get("/nowhere").status, 404);
+    assert_eq!(ui.get("/api/nowhere").status, 404);
+
+    let sessions = ui.json("/api/sessions");
+    let row = &sessions["sessions"][0];
+    assert_eq!(row["session_id"], json!(session));
+    assert_eq!(row["agents_finished"], json!(4));
+    assert_eq!(row["compactions"], json!(1));
+    let runs = query_i64(&db, "SELECT count(*) FROM hook_log");
+    assert_eq!(row["hook_runs"], json!(runs));
+
+    // The timeline: every agent with its role source, every hook run with its result,
+    // every spawn with its link.
+    let t = &ui.json(&format!("/api/timeline?session={session}"))["timeline"];
+    let agents = t["agents"].as_array().expect("agents");
+    assert_eq!(agents.len(), 4, "{t}");
+    for a in agents {
+        assert!(a["role_source"].is_string(), "{a}");
+        assert!(a["stopped_at"].as_i64() >= a["started_at"].as_i64(), "{a}");
+    }
+    let mut types: Vec<&str> = agents
+        .iter()
+        .map(|a| a["agent_type"].as_str().expect("type"))
+        .collect();
+    types.sort();
+    assert_eq!(
+        types,
+        ["general-purpose", "navigator", "qa-runner", "reviewer"]
+    );
+    let results: Vec<&str> = t["runs"]
+        .as_array()
+        .expect("runs")
+        .iter()
+        .map(|r| r["result"].as_str().expect("result"))
+        .collect();
+    assert_eq!(results.len() as i64, runs);
+    for expected in ["none", "context", "deny", "ask", "block"] {
+        assert!(results.contains(&expected), "{expected} in {results:?}");
+    }
+    let spawns = t["spawns"].as_array().expect("spawns");
+    assert_eq!(
+        spawns.len() as i64,
+        query_i64(&db, "SELECT count(*) FROM task_spawns")
+    );
+    assert!(
+        spawns.iter().any(|s| s["linked_agent_id"].is_string()),
+        "exact links are shown: {spawns:?}"
+    );
+    assert!(
+        spawns.iter().all(|s| s["matched_agent_id"].is_string()),
+        "{spawns:?}"
+    );
+    assert_eq!(
+        t["rule_hits"].as_array().expect("hits").len() as i64,
+        query_i64(&db, "SELECT count(*) FROM rule_hits")
+    );
+    assert_eq!(ui.get("/api/timeline?session=nope").status, 404);
+    assert_eq!(ui.get("/api/timeline").status, 400);
+
+    // Shared context: entries per category and the digest the hooks would inject.
+    let c = ui.json("/api/context");
+    let per_category: i64 = c["project_categories"]
+        .as_array()
+        .expect("categories")
+        .iter()
+        .map(|x| x["entries"].as_i64().expect("n"))
+        .sum();
+    assert_eq!(
+        per_category,
+        query_i64(&db, "SELECT count(*) FROM context_entries")
+    );
+    assert!(
+        c["digest"]["text"]
+            .as_str()
+            .expect("text")
+            .contains("## Shared context (nagger)"),
+        "{c}"
+    );
+    let roles = c["roles"].as_array().expect("roles").clone();
+    assert!(roles.contains(&json!("reviewer")), "{roles:?}");
+    let reviewer = ui.json(&format!("/api/context?session={session}&role=reviewer"));
+    assert_eq!(reviewer["digest"]["role"], json!("reviewer"));
+    assert!(
+        reviewer["digest"]["text"]
+            .as_str()
+            .expect("text")
+            .contains("write your report to"),
+        "{reviewer}"
+    );
+
+    let rules = ui.json("/api/rules");
+    assert!(
+        rules["guards"]
+            .as_array()
+            .expect("guards")
+            .iter()
+            .any(|g| g["rule"] == "guard:rm-rf"),
+        "{rules}"
+    );
+    assert!(!rules["rules"].as_array().expect("rules").is_empty());
+
+    let stats = ui.json("/api/stats?window=all&buckets=10");
+    let per_event: i64 = stats["runs_per_event"]
+        .as_object()
+        .expect("per event")
+        .values()
+        .map(|v| v.as_i64().expect("n"))
+        .sum();
+    assert_eq!(per_event, runs);
+    let latency = stats["latency"].as_array().expect("latency");
+    assert_eq!(latency.len(), 10);
+    let timed: i64 = latency.iter().map(|b| b["runs"].as_i64().unwrap()).sum();
+    assert_eq!(
+        timed,
+        query_i64(
+            &db,
+            "SELECT count(*) FROM hook_log WHERE duration_ms IS NOT NULL"
+        )
+    );
+    assert!(
+        latency
+            .iter()
+            .any(|b| b["p99"].as_f64() >= b["p50"].as_f64() && b["p50"].is_f64())
+    );
+    assert_eq!(ui.get("/api/stats?window=3600").status, 200);
+    assert_eq!(ui.get("/api/stats?window=soon").status, 400);
+    assert_eq!(ui.get("/api/stats?buckets=0").status, 400);
+
+    let changes = ui.json("/api/changes");
+    assert_eq!(
+        changes["hook_log"].as_i64(),
+        Some(query_i64(&db, "SELECT max(id) FROM hook_log"))
+    );
+}
+
+#[test]
+fn ui_shows_new_hook_runs_while_it_runs() {
+    let p = Project::new();
+    p.hook(&p.session_start("startup"));
+    let ui = start_ui(&p, &p.root, &p.db_path());
+    let before = ui.json("/api/changes")["hook_log"]
+        .as_i64()
+        .expect("marker");
+    let denied = p.hook(&p.pre_tool_use("Bash", json!({"command": "rm -rf /"})));
+    assert_eq!(denied.decision().as_deref(), Some("deny"), "{denied:?}");
+    let after = ui.json("/api/changes")["hook_log"]
+        .as_i64()
+        .expect("marker");
+    assert!(after > before, "{before} -> {after}");
+    let t = ui.json(&format!("/api/timeline?session={}", p.session));
+    let runs = t["timeline"]["runs"].as_array().expect("runs");
+    assert_eq!(runs.last().expect("a run")["result"], json!("deny"));
+    assert_eq!(t["timeline"]["rule_hits"][0]["rule_kind"], json!("guard"));
+}
+
+#[test]
+fn ui_refuses_foreign_hosts_and_requests_without_the_token() {
+    let p = Project::new();
+    p.hook(&p.session_start("startup"));
+    let ui = start_ui(&p, &p.root, &p.db_path());
+    let with_token = format!("/api/sessions?token={}", ui.token);
+    let port = ui.port;
+
+    let ok = request(port, "GET", &with_token, &ui.host(), &[]);
+    assert_eq!(ok.status, 200, "{ok:?}");
+    let cookie = ok
+        .head
+        .lines()
+        .find_map(|l| l.strip_prefix("Set-Cookie: "))
+        .expect("the token is set as a cookie")
+        .split(';')
+        .next()
+        .expect("name=value")
+        .to_string();
+    assert!(cookie.contains(&ui.token), "{cookie}");
+    assert!(ok.head.contains("HttpOnly") && ok.head.contains("SameSite=Strict"));
+    assert_eq!(
+        request(
+            port,
+            "GET",
+            "/api/sessions",
+            &ui.host(),
+            &[&format!("Cookie: {cookie}")]
+        )
+        .status,
+        200,
+        "the cookie stands for the token"
+    );
+    assert_eq!(
+        request(port, "GET", &with_token, &format!("localhost:{port}"), &[]).status,
+        200
+    );
+
+    // A DNS name rebound to 127.0.0.1, a LAN address, another port: refused, token or not.
+    for host in [
+        "evil.example".to_string(),
+        format!("evil.example:{port}"),
+        format!("192.168.1.10:{port}"),
+        format!("127.0.0.1:{}", port.wrapping_add(1)),
+        format!("localhost.evil.example:{port}"),
+        String::new(),
+    ] {
+        for target in [with_token.as_str(), "/", "/api/changes"] {
+            let reply = request(port, "GET", target, &host, &[]);
+            assert_eq!(reply.status, 403, "Host {host:?} {target}: {reply:?}");
+            assert!(!reply.body.contains("session_id"), "{reply:?}");
+        }
+    }
+    // No token, a wrong one, a cut one, a wrong cookie.
+    let wrong = "0".repeat(ui.token.len());
+    for (target, extra) in [
+        ("/".to_string(), vec![]),
+        ("/api/sessions".to_string(), vec![]),
+        ("/assets/app.js".to_string(), vec![]),
+        (format!("/api/sessions?token={wrong}"), vec![]),
+        (format!("/api/sessions?token={}", &ui.token[..16]), vec![]),
+        (
+            "/api/sessions".to_string(),
+            vec![format!("Cookie: nagger_ui_{port}={wrong}")],
+        ),
+        (
+            "/api/sessions".to_string(),
+            vec![format!("Cookie: nagger_ui_1={}", ui.token)],
+        ),
+    ] {
+        let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
+        let reply = request(port, "GET", &target, &ui.host(), &extra);
+        assert_eq!(reply.status, 403, "{target} {extra:?}: {reply:?}");
+        assert!(!reply.head.contains("Set-Cookie"), "{reply:?}");
+    }
+    // Nothing but reading.
+    let post = request(
+        port,
+        "POST",
+        &with_token,
+        &ui.host(),
+        &["Content-Length: 0"],
+    );
+    assert_eq!(post.status, 405, "{post:?}");
+}
+
+fn file_bytes(path: &Path) -> Option<Vec<u8>> {
+    std::fs::read(path).ok()
+}
+
+#[test]
+fn ui_never_writes_the_database() {
+    let p = Project::new();
+    let (root, db) = demo(&p);
+    let session = the_session(&db);
+    let wal = db.with_extension("db-wal");
+    let (db_before, wal_before) = (file_bytes(&db), file_bytes(&wal));
+    {
+        let ui = start_ui(&p, &root, &db);
+        let roles = ui.json("/api/context")["roles"].clone();
+        let mut targets: Vec<String> = PAGES.iter().map(|s| s.to_string()).collect();
+        targets.extend(
+            [
+                "/api/changes",
+                "/api/sessions",
+                "/api/rules",
+                "/api/stats",
+                "/api/stats?window=60",
+                "/api/context",
+            ]
+            .map(String::from),
+        );
+        targets.push(format!("/api/timeline?session={session}"));
+        targets.push(format!("/api/context?session={session}"));
+        targets.push(format!("/api/rules?session={session}"));
+        for role in roles.as_array().expect("roles") {
+            targets.push(format!(
+                "/api/context?session={session}&role={}",
+                role.as_str().expect("role")
+            ));
+        }
+        for t in &targets {
+            assert_eq!(ui.get(t).status, 200, "{t}");
+        }
+        for method in ["POST", "PUT", "DELETE"] {
+            let r = request(
+                ui.port,
+                method,
+                &format!("/api/sessions?token={}", ui.token),
+                &ui.host(),
+                &["Content-Length: 0"],
+            );
+            assert_eq!(r.status, 405, "{method}");
+        }
+    }
+    // A reader may leave an empty write-ahead log where there was none: no data.
+    assert!(db_before == file_bytes(&db), "the database file changed");
+    assert!(
+        wal_before.unwrap_or_default() == file_bytes(&wal).unwrap_or_default(),
+        "the write-ahead log changed"
+    );
+}
+
+#[test]
+fn ui_without_a_database_says_so_and_creates_none() {
+    let p = Project::new();
+    let out = p.command(&["ui"]).output().expect("run nagger ui");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("no nagger database at"), "{stderr}");
+    assert!(!p.db_path().exists(), "nothing is created");
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn ui_listens_on_the_port_asked_for_and_says_when_it_is_taken() {
+    let p = Project::new();
+    p.hook(&p.session_start("startup"));
+    let taken = std::net::TcpListener::bind(("127.0.0.1", 0)).expect("bind");
+    let port = taken.local_addr().expect("addr").port();
+    let out = p
+        .command(&["ui", "--port", &port.to_string()])
+        .output()
+        .expect("run nagger ui");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!("cannot listen on 127.0.0.1:{port}")),
+        "{stderr}"
+    );
+    drop(taken);
+    let mut cmd = p.command(&["ui", "--port", &port.to_string()]);
+    cmd.current_dir(&p.root);
+    let ui = UiServer::start(cmd);
+    assert_eq!(ui.port, port);
+    assert_eq!(ui.get("/api/changes").status, 200);
+}
+
+/// Debian's `chromium`, or the name some distributions give it.
+fn chromium() -> PathBuf {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    ["chromium", "chromium-browser", "google-chrome"]
+        .iter()
+        .flat_map(|name| std::env::split_paths(&path).map(move |dir| dir.join(name)))
+        .find(|p| p.is_file())
+        .expect(
+            "headless Chromium is required for this test and was not found: install Debian's \
+             `chromium` package (apt-get install chromium; .ci/run does)",
+        )
+}
+
+fn headless(browser: &Path, profile: &Path, args: &[&str], url: &str) -> std::process::Output {
+    std::process::Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--hide-scrollbars",
+            // Lets the page's requests and rendering finish before the capture.
+            "--virtual-time-budget=5000",
+            "--window-size=1280,900",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(args)
+        .arg(url)
+        .env("HOME", profile)
+        .stderr(Stdio::piped())
+        .stdin(Stdio::null())
+        .output()
+        .expect("run chromium")
+}
+
+#[test]
+fn ui_timeline_renders_in_headless_chromium() {
+    let browser = chromium();
+    let p = Project::new();
+    let (root, db) = demo(&p);
+    let session = the_session(&db);
+    let ui = start_ui(&p, &root, &db);
+    let url = ui.url(&format!("/timeline?session={session}"));
+    let profile = p.root.join("chromium-profile");
+    std::fs::create_dir_all(&profile).expect("profile folder");
+
+    // What a person sees: the rendered page, lanes and marks drawn by the page's script.
+    let dom = headless(&browser, &profile, &["--dump-dom"], &url);
+    let html = String::from_utf8_lossy(&dom.stdout);
+    let agents: Vec<String> = {
+        let c = rusqlite::Connection::open(&db).expect("open");
+        let mut stmt = c
+            .prepare("SELECT agent_id FROM subagent_history")
+            .expect("prepare");
+        stmt.query_map([], |r| r.get(0))
+            .expect("query")
+            .map(|r| r.expect("row"))
+            .collect()
+    };
+    assert!(
+        html.contains("session timeline"),
+        "no timeline drawn:\n{html}\n{}",
+        String::from_utf8_lossy(&dom.stderr)
+    );
+    for agent in &agents {
+        assert!(html.contains(agent.as_str()), "agent {agent} missing");
+    }
+    for shown in [
+        "main agent",
+        "role source: ",
+        "compaction",
+        "m-deny",
+        "m-context",
+        "exact link",
+    ] {
+        assert!(
+            html.contains(shown),
+            "{shown:?} missing from the rendered page"
+        );
+    }
+
+    let png = p.root.join("timeline.png");
+    let shot = headless(
+        &browser,
+        &profile,
+        &[&format!("--screenshot={}", png.display())],
+        &url,
+    );
+    assert!(
+        png.is_file(),
+        "no screenshot: {}",
+        String::from_utf8_lossy(&shot.stderr)
+    );
+    let (width, height, colours, spread) = picture_stats(&png);
+    assert_eq!((width, height), (1280, 900));
+    assert!(colours > 50, "a near-blank picture: {colours} colours");
+    assert!(
+        spread > 100.0,
+        "a near-blank picture: luma variance {spread}"
+    );
+}
+
+/// Width, height, distinct colours and luma variance of a PNG.
+fn picture_stats(path: &Path) -> (u32, u32, usize, f64) {
+    let decoder = png::Decoder::new(std::io::BufReader::new(
+        std::fs::File::open(path).expect("open png"),
+    ));
+    let mut reader = decoder.read_info().expect("png header");
+    let mut buf = vec![0; reader.output_buffer_size().expect("size")];
+    let info = reader.next_frame(&mut buf).expect("png frame");
+    let channels = info.color_type.samples();
+    assert_eq!(info.bit_depth, png::BitDepth::Eight);
+    let pixels = &buf[..info.buffer_size()];
+    let mut colours = std::collections::HashSet::new();
+    let (mut sum, mut sum_sq, mut n) = (0f64, 0f64, 0f64);
+    for px in pixels.chunks(channels) {
+        let rgb = if channels >= 3 {
+            [px[0], px[1], px[2]]
+        } else {
+            [px[0]; 3]
+        };
+        colours.insert(rgb);
+        let luma = 0.299 * rgb[0] as f64 + 0.587 * rgb[1] as f64 + 0.114 * rgb[2] as f64;
+        sum += luma;
+        sum_sq += luma * luma;
+        n += 1.0;
+    }
+    let mean = sum / n;
+    (
+        info.width,
+        info.height,
+        colours.len(),
+        sum_sq / n - mean * mean,
+    )
+}
