@@ -191,7 +191,11 @@ fn check_explains_exemptions_secrets_and_a_guard_that_is_off() {
     );
     let secret = p.run(&["check", "--tool", "Read", "--file", ".env.local"]);
     assert!(secret.stdout.contains("guard:secret"), "{}", secret.stdout);
-    assert!(secret.stdout.contains("answer: refuse"), "{}", secret.stdout);
+    assert!(
+        secret.stdout.contains("answer: refuse"),
+        "{}",
+        secret.stdout
+    );
     assert_eq!(secret.code, 3);
     let test_env = p.run(&["check", "--tool", "Read", "--file", ".env.test"]);
     assert!(
