@@ -27,9 +27,46 @@ fn matches_any(patterns: &[String], agent_type: &str, role: Option<&str>) -> boo
 /// match nothing.
 fn glob_matches(pattern: &str, name: &str) -> bool {
     if pattern.contains(['[', ']', '{', '}', '\\']) {
-        return globset::Glob::new(pattern).is_ok_and(|g| g.compile_matcher().is_match(name));
+        return type_glob(pattern).is_ok_and(|g| g.is_match(name));
     }
     wildcard(pattern, name)
+}
+
+/// Deepest nesting of `{…}` alternatives a type pattern may have: globset turns each
+/// level into a regex group, and past the regex nesting limit its compile panics.
+pub const MAX_BRACE_DEPTH: usize = 32;
+
+/// Why globset cannot be given `pattern` safely: `{…}` alternatives nested deeper than
+/// [`MAX_BRACE_DEPTH`] (its parser recurses per level, and its regex has a nesting limit).
+pub fn glob_nesting_problem(pattern: &str) -> Option<String> {
+    let mut depth = 0usize;
+    let mut deepest = 0usize;
+    let mut escaped = false;
+    for c in pattern.chars() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            '{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            '}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    (deepest > MAX_BRACE_DEPTH)
+        .then(|| format!("alternatives nested {deepest} deep, more than {MAX_BRACE_DEPTH}"))
+}
+
+/// A glob of `[compress] types`/`reviewer_types` compiled as SubagentStart and
+/// SubagentStop compile it, or why it cannot be: `doctor` checks patterns with this.
+pub fn type_glob(pattern: &str) -> Result<globset::GlobMatcher, String> {
+    if let Some(problem) = glob_nesting_problem(pattern) {
+        return Err(problem);
+    }
+    let glob = globset::Glob::new(pattern).map_err(|e| e.kind().to_string())?;
+    std::panic::catch_unwind(|| glob.compile_matcher())
+        .map_err(|_| "too complex to compile".to_string())
 }
 
 /// `*` (any run) and `?` (one character) matching, iterative with one backtrack point.
@@ -346,5 +383,16 @@ mod tests {
                 assert_eq!(glob_matches(p, n), glob.is_match(n), "{p:?} vs {n:?}");
             }
         }
+    }
+
+    #[test]
+    fn deeply_nested_alternatives_are_an_error_not_a_panic() {
+        for depth in [MAX_BRACE_DEPTH + 1, 200, 5_000, 200_000] {
+            let pattern = format!("{}a{}", "{".repeat(depth), "}".repeat(depth));
+            assert!(type_glob(&pattern).unwrap_err().contains("nested"));
+            assert!(!glob_matches(&pattern, "a"));
+        }
+        let fine = format!("{}a{}", "{".repeat(8), "}".repeat(8));
+        assert!(type_glob(&fine).unwrap().is_match("a"));
     }
 }

@@ -253,7 +253,7 @@ impl LoadedConfig {
     }
 
     fn load_with(path: &Path, validation: Validation) -> LoadedConfig {
-        match std::fs::read_to_string(path) {
+        match read_bounded(path) {
             Ok(text) => {
                 let (config, errors) = parse_lenient(&text, path, validation);
                 LoadedConfig {
@@ -295,6 +295,27 @@ impl LoadedConfig {
             format!("config: {first}")
         })
     }
+}
+
+/// Largest config file nagger reads: a longer one is unreadable, and nagger runs on
+/// its defaults.
+pub const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
+
+/// The config text, opened without blocking (a FIFO or a device in its place is not
+/// read) and at most [`MAX_CONFIG_BYTES`].
+fn read_bounded(path: &Path) -> std::io::Result<String> {
+    use std::io::Read;
+    let file = crate::agent_files::open_regular(path)?;
+    let mut bytes = Vec::new();
+    file.take(MAX_CONFIG_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_CONFIG_BYTES {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("larger than {} KiB", MAX_CONFIG_BYTES / 1024),
+        ));
+    }
+    String::from_utf8(bytes)
+        .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "not valid UTF-8"))
 }
 
 /// Parses and fully validates config text; `file` only labels errors. Strict: any
@@ -652,13 +673,11 @@ impl Sift<'_> {
                     .map(|p| ("compress.reviewer_types", p)),
             )
         {
-            if let Err(e) = globset::Glob::new(pattern) {
+            // Compiled exactly as SubagentStart and SubagentStop compile it.
+            if let Err(e) = crate::compress::type_glob(pattern) {
                 found.push((
                     key.to_string(),
-                    format!(
-                        "`{pattern}` is not a valid glob ({}); it never matches",
-                        e.kind()
-                    ),
+                    format!("`{pattern}` is not a valid glob ({e}); it never matches"),
                 ));
             }
         }

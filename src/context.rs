@@ -11,6 +11,7 @@ use crate::store::{ContextEntry, FileChange, NaggerStateDB, StoreResult, TaskRec
 use serde::Serialize;
 use std::collections::HashSet;
 use std::io::{self, Read, Write};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Component, Path, PathBuf};
 
 /// The role name of the main agent (rules speak of "leader" too).
@@ -460,9 +461,21 @@ pub fn context_root(project_root: &Path) -> PathBuf {
     paths::state_dir(project_root).join("context")
 }
 
+/// An id as one file-name component, one to one: an id that is already a safe
+/// component stays as it is; any other is sanitised and marked with `~` (which no safe
+/// component holds) and a short hash of the id, so `x/y` and `x_y` never meet.
+pub fn file_component(id: &str) -> String {
+    let safe = sanitize_component(id);
+    if safe == id {
+        return safe;
+    }
+    let digest = crate::transcript::prompt_hash(id);
+    format!("{safe}~{}", &digest[..8])
+}
+
 /// `.claude-nagger/context/<session>/`, the session id sanitised.
 pub fn session_dir(project_root: &Path, session_id: &str) -> PathBuf {
-    context_root(project_root).join(sanitize_component(session_id))
+    context_root(project_root).join(file_component(session_id))
 }
 
 /// `.claude-nagger/context/<session>/<type>-<agent_id>.md`, every id sanitised.
@@ -474,15 +487,15 @@ pub fn report_path(
 ) -> PathBuf {
     session_dir(project_root, session_id).join(format!(
         "{}-{}.md",
-        sanitize_component(agent_type),
-        sanitize_component(agent_id)
+        file_component(agent_type),
+        file_component(agent_id)
     ))
 }
 
 /// The report path shown by `nagger context`, with the agent id left open.
 pub fn report_path_placeholder(project_root: &Path, session_id: &str, agent_type: &str) -> String {
     session_dir(project_root, session_id)
-        .join(format!("{}-<agent_id>.md", sanitize_component(agent_type)))
+        .join(format!("{}-<agent_id>.md", file_component(agent_type)))
         .display()
         .to_string()
 }
@@ -497,12 +510,17 @@ pub fn is_inside_context(project_root: &Path, path: &Path) -> bool {
     })
 }
 
+/// Whether `path` is a directory itself, not a symlink to one.
+fn is_real_dir(path: &Path) -> io::Result<bool> {
+    Ok(std::fs::symlink_metadata(path)?.is_dir())
+}
+
 /// The folder is a real directory inside the real context folder (no symlink
-/// anywhere on the way out of `.claude-nagger/context`).
+/// anywhere on the way out of `.claude-nagger/context`, nor in place of
+/// `.claude-nagger` or its `context` folder).
 fn real_dir_inside(project_root: &Path, dir: &Path) -> io::Result<bool> {
     let root = context_root(project_root);
-    let root_meta = std::fs::symlink_metadata(&root)?;
-    if !root_meta.is_dir() {
+    if !is_real_dir(&paths::state_dir(project_root))? || !is_real_dir(&root)? {
         return Ok(false);
     }
     let dir_meta = std::fs::symlink_metadata(dir)?;
@@ -528,18 +546,58 @@ pub fn read_report(project_root: &Path, path: &Path, max_bytes: u64) -> io::Resu
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e),
     };
-    if !meta.is_file() || !real_dir_inside(project_root, dir)? {
+    // A hard link to a file elsewhere would bring that file's contents in.
+    if !meta.is_file() || meta.nlink() != 1 || !real_dir_inside(project_root, dir)? {
+        return Ok(None);
+    }
+    let file = open_no_follow(path)?;
+    // Still the file checked above, not one swapped in since.
+    let opened = file.metadata()?;
+    if !opened.is_file() || opened.ino() != meta.ino() || opened.dev() != meta.dev() {
         return Ok(None);
     }
     let mut bytes = Vec::new();
-    std::fs::File::open(path)?
-        .take(max_bytes)
-        .read_to_end(&mut bytes)?;
+    file.take(max_bytes).read_to_end(&mut bytes)?;
     Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
 }
 
+/// Opens a file for reading without following a symlink in its place and without
+/// blocking on a FIFO or a device.
+fn open_no_follow(path: &Path) -> io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    #[cfg(target_os = "linux")]
+    const FLAGS: i32 = 0o400000 | 0o4000; // O_NOFOLLOW | O_NONBLOCK
+    #[cfg(not(target_os = "linux"))]
+    const FLAGS: i32 = 0x0100 | 0x0004; // O_NOFOLLOW | O_NONBLOCK on the BSDs and macOS
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(FLAGS)
+        .open(path)
+}
+
+/// Creates one folder (never its parents), refusing anything but a real directory in
+/// its place.
+fn make_real_dir(dir: &Path) -> io::Result<()> {
+    match std::fs::create_dir(dir) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+            if is_real_dir(dir)? {
+                Ok(())
+            } else {
+                Err(io::Error::other(format!(
+                    "{} is not a folder: a symlink or a file in its place leads outside",
+                    dir.display()
+                )))
+            }
+        }
+        Err(e) => Err(e),
+    }
+}
+
 /// Creates `.claude-nagger/context/<session>/` (for the agents' reports) and
-/// returns it, refusing one that leads outside through a symlink.
+/// returns it, refusing one that leads outside through a symlink. Only
+/// `.claude-nagger` and the folders inside it are created, one at a time: never the
+/// project's folder or anything above it.
 pub fn ensure_session_dir(project_root: &Path, session_id: &str) -> io::Result<PathBuf> {
     let dir = session_dir(project_root, session_id);
     if !is_inside_context(project_root, &dir) {
@@ -547,7 +605,15 @@ pub fn ensure_session_dir(project_root: &Path, session_id: &str) -> io::Result<P
             "session folder outside the context folder",
         ));
     }
-    std::fs::create_dir_all(&dir)?;
+    if !is_real_dir(project_root)? {
+        return Err(io::Error::other(format!(
+            "{} is not a folder",
+            project_root.display()
+        )));
+    }
+    make_real_dir(&paths::state_dir(project_root))?;
+    make_real_dir(&context_root(project_root))?;
+    make_real_dir(&dir)?;
     if !real_dir_inside(project_root, &dir)? {
         return Err(io::Error::other(format!(
             "{} leads outside the context folder",
@@ -894,10 +960,11 @@ mod tests {
         let root = Path::new("/p");
         let p = report_path(root, "../../s", "../x", "../../etc/x");
         assert!(is_inside_context(root, &p), "{}", p.display());
-        assert_eq!(
-            p,
-            Path::new("/p/.claude-nagger/context/_._.._s/_._x-_._.._etc_x.md")
-        );
+        let name = p.strip_prefix("/p/.claude-nagger/context/").unwrap();
+        let parts: Vec<&str> = name.to_str().unwrap().split('/').collect();
+        assert_eq!(parts.len(), 2, "{}", p.display());
+        assert!(parts[0].starts_with("_._.._s~"), "{}", p.display());
+        assert!(parts[1].starts_with("_._x~") && parts[1].contains("-_._.._etc_x~"));
         assert!(!is_inside_context(
             root,
             Path::new("/p/.claude-nagger/context/../state.db")
@@ -912,6 +979,11 @@ mod tests {
         let root = dir.path().join("project");
         let outside = dir.path().join("outside");
         std::fs::create_dir_all(&outside).unwrap();
+        assert!(
+            ensure_session_dir(&root, "s").is_err(),
+            "a missing project is not made"
+        );
+        std::fs::create_dir(&root).unwrap();
         std::fs::write(outside.join("secret.md"), "secret").unwrap();
         let sdir = ensure_session_dir(&root, "s").unwrap();
         std::os::unix::fs::symlink(outside.join("secret.md"), sdir.join("coder-a.md")).unwrap();
@@ -927,6 +999,52 @@ mod tests {
                 .unwrap()
                 .as_deref(),
             Some("mi")
+        );
+    }
+
+    #[test]
+    fn file_names_are_one_to_one() {
+        let root = Path::new("/p");
+        let names: Vec<PathBuf> = [
+            ("s", "coder", "x/y"),
+            ("s", "coder", "x_y"),
+            ("s", "coder", "x_y~0000000"),
+            ("s/t", "coder", "a"),
+            ("s_t", "coder", "a"),
+        ]
+        .iter()
+        .map(|(s, t, a)| report_path(root, s, t, a))
+        .collect();
+        let unique: HashSet<&PathBuf> = names.iter().collect();
+        assert_eq!(unique.len(), names.len(), "{names:?}");
+        assert_eq!(
+            report_path(root, "6f1c-4e", "code-reviewer", "a1b2c3"),
+            Path::new("/p/.claude-nagger/context/6f1c-4e/code-reviewer-a1b2c3.md")
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn hard_linked_reports_and_a_linked_context_folder_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("project");
+        let outside = dir.path().join("outside");
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::create_dir(&root).unwrap();
+        let sdir = ensure_session_dir(&root, "s").unwrap();
+        std::fs::write(outside.join("secret"), "secret").unwrap();
+        let path = report_path(&root, "s", "coder", "a");
+        std::fs::hard_link(outside.join("secret"), &path).unwrap();
+        assert_eq!(read_report(&root, &path, 1000).unwrap(), None);
+        std::fs::remove_dir_all(&sdir).unwrap();
+        std::fs::remove_dir(context_root(&root)).unwrap();
+        std::os::unix::fs::symlink(&outside, context_root(&root)).unwrap();
+        assert!(ensure_session_dir(&root, "s2").is_err());
+        assert!(write_summary(&root, "s2", "x").is_err());
+        assert_eq!(
+            std::fs::read_dir(&outside).unwrap().count(),
+            1,
+            "nothing made outside"
         );
     }
 

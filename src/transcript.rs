@@ -7,7 +7,7 @@
 //! reads what was appended since the last one, a read from the end stops at its answer.
 
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt::{self, Write as _};
 use std::fs::{File, Metadata};
 use std::io::{self, Read, Seek, SeekFrom};
@@ -25,24 +25,62 @@ const SPAWN_TOOLS: [&str; 2] = ["Agent", "Task"];
 /// How many bytes before a cursor identify the file content it was taken on.
 const FINGERPRINT_WINDOW: usize = 256;
 /// Lines longer than this are counted but never parsed, so memory stays bounded.
-const MAX_LINE_BYTES: usize = 32 * 1024 * 1024;
+const MAX_LINE_BYTES: usize = 8 * 1024 * 1024;
+/// Most bytes one scan reads: a first scan of a longer transcript starts this far from
+/// its end, and a longer append is read over several scans. Twice the longest line, so
+/// that every line kept fits in one scan.
+pub const SCAN_BUDGET: u64 = 2 * MAX_LINE_BYTES as u64;
+/// Most bytes one read from the end, or one usage count, reads.
+pub const READ_BUDGET: u64 = 32 * 1024 * 1024;
+thread_local! {
+    /// Bytes this thread may still read from transcripts: unbounded unless a hook run
+    /// set it with [`set_run_budget`].
+    static RUN_BUDGET: std::cell::Cell<u64> = const { std::cell::Cell::new(u64::MAX) };
+}
 
-/// Read sizes and the longest line kept in memory.
+/// Bounds what every later transcript read on this thread may read in all: one hook
+/// run costs at most this many bytes whatever its transcripts hold.
+pub fn set_run_budget(bytes: u64) {
+    RUN_BUDGET.with(|b| b.set(bytes));
+}
+
+/// Bytes of the run's budget left.
+fn run_budget_left() -> u64 {
+    RUN_BUDGET.with(std::cell::Cell::get)
+}
+
+/// Counts `bytes` read against the run's budget.
+fn spend(bytes: u64) {
+    RUN_BUDGET.with(|b| b.set(b.get().saturating_sub(bytes)));
+}
+
+/// Most spawns one scan keeps: past it, the oldest are dropped first.
+pub const MAX_SPAWNS_PER_SCAN: usize = 512;
+/// Most lines one scan parses as JSON (those that may hold a spawn or a link): a
+/// transcript full of them is read over several scans, each of bounded cost.
+pub const MAX_PARSED_PER_SCAN: usize = 4096;
+/// Most distinct links one scan keeps: past it, the oldest are dropped first.
+pub const MAX_LINKS_PER_SCAN: usize = 2048;
+
+/// Read sizes, the longest line kept in memory and the most bytes one call reads.
 #[derive(Debug, Clone, Copy)]
 struct Limits {
     chunk: usize,
     max_line: usize,
+    budget: u64,
 }
 
 /// Forward scans: big reads, sized to stay in cache while memchr runs over them.
 const FORWARD: Limits = Limits {
     chunk: 256 * 1024,
     max_line: MAX_LINE_BYTES,
+    budget: SCAN_BUDGET,
 };
 /// Reads from the end: the answer is usually in the last few lines.
 const REVERSE: Limits = Limits {
     chunk: 64 * 1024,
     max_line: MAX_LINE_BYTES,
+    budget: READ_BUDGET,
 };
 
 /// Where an earlier scan of a transcript stopped.
@@ -109,6 +147,8 @@ pub struct ScanOutcome {
     /// The previous cursor no longer fit the file (it shrank or was replaced), so the
     /// whole file was scanned again: spawns and links seen before come again.
     pub rescanned_from_start: bool,
+    /// Spawns and links past the per-scan caps, dropped oldest first.
+    pub dropped: u64,
 }
 
 /// Token usage of one assistant message, or a sum of them.
@@ -176,8 +216,9 @@ fn scan_spawns_with(
     previous: Option<&ScanCursor>,
     limits: Limits,
 ) -> io::Result<ScanOutcome> {
-    let mut file = File::open(path)?;
+    let mut file = crate::agent_files::open_regular(path)?;
     let meta = file.metadata()?;
+    // Read up to the size at open: what is appended meanwhile is for the next scan.
     let len = meta.len();
     let identity = file_identity(&meta);
     let mut bytes_read = 0u64;
@@ -194,32 +235,48 @@ fn scan_spawns_with(
         }
     }
     let rescanned_from_start = previous.is_some() && resume.is_none();
-    let (start, line_base, window) = resume.unwrap_or((0, 0, Vec::new()));
+    // A transcript met for the first time (or again from the start) is read only over
+    // its last bytes: what came long before is history.
+    let (start, line_base, window) =
+        resume.unwrap_or_else(|| (len.saturating_sub(limits.budget), 0, Vec::new()));
     file.seek(SeekFrom::Start(start))?;
+    // Starting inside a line (an over-long one passed before, or the far end of a
+    // transcript read from near its end): its rest is not a line.
+    let mid_line = start > 0 && window.last() != Some(&b'\n');
+    let to_read = (len - start).min(limits.budget).min(run_budget_left());
 
     let filter = SpawnFilter::new();
     let mut found = Found::default();
     let feed = feed_lines(
         &mut file,
-        len - start,
+        to_read,
         window,
         limits,
-        false,
-        |index, line| {
-            found.collect(line, line_base + index, &filter);
+        FeedFrom {
+            mid_line,
+            include_tail: false,
         },
+        |index, line| found.collect(line, line_base + index, &filter),
     )?;
+    // A tail longer than any line kept is never read again from its start: the cursor
+    // moves past what was read of it.
+    let (offset, window) = if feed.skipping {
+        (start + feed.fed, feed.end_window)
+    } else {
+        (start + feed.consumed, feed.window)
+    };
 
     Ok(ScanOutcome {
-        spawns: found.spawns,
-        links: found.links,
+        spawns: found.spawns.into(),
+        links: found.links.into(),
         cursor: ScanCursor {
-            offset: start + feed.consumed,
+            offset,
             line_count: line_base + feed.lines,
-            fingerprint: fingerprint(&identity, &feed.window),
+            fingerprint: fingerprint(&identity, &window),
         },
         bytes_read: bytes_read + feed.bytes_read,
         rescanned_from_start,
+        dropped: found.dropped,
     })
 }
 
@@ -255,26 +312,35 @@ impl SpawnFilter {
 
 #[derive(Default)]
 struct Found {
-    spawns: Vec<SpawnRecord>,
-    links: Vec<SpawnLink>,
+    spawns: VecDeque<SpawnRecord>,
+    links: VecDeque<SpawnLink>,
     seen_links: HashSet<SpawnLink>,
+    dropped: u64,
+    /// Lines parsed as JSON so far.
+    parsed: usize,
 }
 
 impl Found {
-    fn collect(&mut self, line: &[u8], line_index: u64, filter: &SpawnFilter) {
+    /// Collects what the line holds; breaks once the scan parsed its share of lines.
+    fn collect(&mut self, line: &[u8], line_index: u64, filter: &SpawnFilter) -> ControlFlow<()> {
         let may_spawn = filter.may_spawn(line);
         let may_link = filter.may_link(line);
         if !may_spawn && !may_link {
-            return;
+            return ControlFlow::Continue(());
         }
-        let Ok(raw) = serde_json::from_slice::<RawLine>(line) else {
-            return;
-        };
-        if may_spawn && raw.kind.is("assistant") {
-            self.collect_spawns(&raw, line_index);
+        self.parsed += 1;
+        if let Ok(raw) = serde_json::from_slice::<RawLine>(line) {
+            if may_spawn && raw.kind.is("assistant") {
+                self.collect_spawns(&raw, line_index);
+            }
+            if may_link {
+                self.collect_links(&raw);
+            }
         }
-        if may_link {
-            self.collect_links(&raw);
+        if self.parsed >= MAX_PARSED_PER_SCAN {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
         }
     }
 
@@ -291,7 +357,11 @@ impl Found {
             }
             let no_input = RawInput::default();
             let input = block.input.0.as_ref().unwrap_or(&no_input);
-            self.spawns.push(SpawnRecord {
+            if self.spawns.len() >= MAX_SPAWNS_PER_SCAN {
+                self.spawns.pop_front();
+                self.dropped += 1;
+            }
+            self.spawns.push_back(SpawnRecord {
                 line_index,
                 tool_use_id: block.id.owned(),
                 tool_name: tool_name.to_owned(),
@@ -340,16 +410,39 @@ impl Found {
             tool_use_id: tool_use_id.to_owned(),
             agent_id: agent_id.to_owned(),
         };
-        if self.seen_links.insert(link.clone()) {
-            self.links.push(link);
+        if self.seen_links.contains(&link) {
+            return;
         }
+        if self.links.len() >= MAX_LINKS_PER_SCAN
+            && let Some(oldest) = self.links.pop_front()
+        {
+            self.seen_links.remove(&oldest);
+            self.dropped += 1;
+        }
+        self.seen_links.insert(link.clone());
+        self.links.push_back(link);
     }
+}
+
+/// Where a forward pass starts and what it hands out.
+#[derive(Clone, Copy)]
+struct FeedFrom {
+    /// The pass starts inside a line: its rest, up to the first `\n`, is dropped.
+    mid_line: bool,
+    /// The unterminated last line is handed out too.
+    include_tail: bool,
 }
 
 /// What a forward pass over a file's lines saw.
 struct Feed {
     /// Bytes of complete lines passed, from where the pass started.
     consumed: u64,
+    /// Bytes read, from where the pass started.
+    fed: u64,
+    /// The last [`FINGERPRINT_WINDOW`] bytes before `fed`.
+    end_window: Vec<u8>,
+    /// The pass ended inside a line too long to keep (or one started before it).
+    skipping: bool,
     /// Complete lines passed, an over-long one included.
     lines: u64,
     /// The last [`FINGERPRINT_WINDOW`] bytes before the end of the last complete line.
@@ -366,8 +459,8 @@ fn feed_lines(
     len: u64,
     window: Vec<u8>,
     limits: Limits,
-    include_tail: bool,
-    mut on_line: impl FnMut(u64, &[u8]),
+    from: FeedFrom,
+    mut on_line: impl FnMut(u64, &[u8]) -> ControlFlow<()>,
 ) -> io::Result<Feed> {
     // No bigger than needed: an incremental scan reads a few KB.
     let wanted = usize::try_from(len).map_or(limits.chunk, |len| len.min(limits.chunk));
@@ -376,18 +469,24 @@ fn feed_lines(
     // Offset (from the start position) of buf[0].
     let mut buf_offset = 0u64;
     let mut remaining = len;
-    // Inside a line over max_line: its bytes are dropped until its end.
-    let mut skipping = false;
+    // Inside a line over max_line, or the rest of a line started before: its bytes are
+    // dropped until its end.
+    let mut skipping = from.mid_line;
     // The tail of every byte dropped from buf so far.
     let mut passed = window.clone();
     let mut feed = Feed {
         consumed: 0,
+        fed: 0,
+        end_window: Vec::new(),
+        skipping: false,
         lines: 0,
         window,
         bytes_read: 0,
     };
 
-    while remaining > 0 {
+    // `on_line` asked to stop after the last line passed.
+    let mut stopped = false;
+    while remaining > 0 && !stopped {
         if filled == buf.len() {
             if buf.len() < limits.max_line {
                 let grown = buf.len().saturating_mul(2).min(limits.max_line);
@@ -417,11 +516,14 @@ fn feed_lines(
             if skipping {
                 skipping = false;
             } else {
-                on_line(feed.lines, &buf[line_start..line_end]);
+                stopped = on_line(feed.lines, &buf[line_start..line_end]).is_break();
             }
             feed.lines += 1;
             line_start = line_end + 1;
             search_from = line_start;
+            if stopped {
+                break;
+            }
         }
         if line_start > 0 {
             push_window(&mut passed, &buf[..line_start]);
@@ -432,9 +534,21 @@ fn feed_lines(
             filled -= line_start;
         }
     }
-    if include_tail && !skipping && filled > 0 {
-        on_line(feed.lines, &buf[..filled]);
+    if stopped {
+        // What was read past the last line passed is read again next time.
+        feed.fed = feed.consumed;
+        feed.bytes_read = feed.bytes_read.max(feed.consumed);
+        spend(feed.bytes_read);
+        return Ok(feed);
     }
+    if from.include_tail && !skipping && filled > 0 {
+        let _ = on_line(feed.lines, &buf[..filled]);
+    }
+    feed.fed = len - remaining;
+    feed.skipping = skipping;
+    spend(feed.bytes_read);
+    push_window(&mut passed, &buf[..filled]);
+    feed.end_window = passed;
     Ok(feed)
 }
 
@@ -490,29 +604,48 @@ pub fn total_usage(path: &Path) -> io::Result<Usage> {
 }
 
 fn total_usage_with(path: &Path, limits: Limits) -> io::Result<Usage> {
-    let mut file = File::open(path)?;
+    let mut file = crate::agent_files::open_regular(path)?;
     let len = file.metadata()?.len();
+    // A transcript longer than the budget is counted over its last bytes.
+    let start = len.saturating_sub(limits.budget.min(run_budget_left()));
+    file.seek(SeekFrom::Start(start))?;
     let has_usage = Finder::new(b"\"usage\"");
     let mut by_message: HashMap<String, Usage> = HashMap::new();
     let mut total = Usage::default();
-    feed_lines(&mut file, len, Vec::new(), limits, true, |_, line| {
-        if has_usage.find(line).is_none() {
-            return;
-        }
-        let Ok(raw) = serde_json::from_slice::<RawLine>(line) else {
-            return;
-        };
-        let Some((message, usage)) = raw.assistant_usage() else {
-            return;
-        };
-        match message.id.get() {
-            Some(id) => by_message
-                .entry(id.to_owned())
-                .or_default()
-                .merge_repeat(usage),
-            None => total.add(usage),
-        }
-    })?;
+    let from = FeedFrom {
+        mid_line: start > 0,
+        include_tail: true,
+    };
+    let mut parsed = 0usize;
+    feed_lines(
+        &mut file,
+        len - start,
+        Vec::new(),
+        limits,
+        from,
+        |_, line| {
+            if has_usage.find(line).is_none() {
+                return ControlFlow::Continue(());
+            }
+            parsed += 1;
+            if parsed > MAX_PARSED_PER_SCAN {
+                return ControlFlow::Break(());
+            }
+            let Ok(raw) = serde_json::from_slice::<RawLine>(line) else {
+                return ControlFlow::Continue(());
+            };
+            if let Some((message, usage)) = raw.assistant_usage() {
+                match message.id.get() {
+                    Some(id) => by_message
+                        .entry(id.to_owned())
+                        .or_default()
+                        .merge_repeat(usage),
+                    None => total.add(usage),
+                }
+            }
+            ControlFlow::Continue(())
+        },
+    )?;
     by_message.into_values().for_each(|usage| total.add(usage));
     Ok(total)
 }
@@ -569,38 +702,51 @@ fn last_assistant_text_in(lines: &mut ReverseLines) -> io::Result<Option<String>
     // The message found, and its texts line by line, last line first.
     let mut message_id: Option<Option<String>> = None;
     let mut texts: Vec<Vec<String>> = Vec::new();
-    lines.try_for_each(|line| {
-        if assistant.find(line).is_none() {
-            return ControlFlow::Continue(());
-        }
-        let Ok(raw) = serde_json::from_slice::<RawLine>(line) else {
-            return ControlFlow::Continue(());
-        };
-        let Some(message) = raw.message.0.as_ref().filter(|_| raw.kind.is("assistant")) else {
-            return ControlFlow::Continue(());
-        };
-        let id = message.id.owned();
-        if let Some(found) = &message_id
-            && (found.is_none() || *found != id)
-        {
-            return ControlFlow::Break(());
-        }
-        let line_texts: Vec<String> = message
-            .content
-            .0
-            .iter()
-            .filter(|block| block.kind.is("text"))
-            .filter_map(|block| block.text.get())
-            .filter(|text| !text.trim().is_empty())
-            .map(str::to_owned)
-            .collect();
-        if !line_texts.is_empty() {
-            message_id.get_or_insert(id);
-            texts.push(line_texts);
-        }
-        ControlFlow::Continue(())
-    })?;
+    let mut parsed = 0usize;
+    let gave_up = lines
+        .try_for_each(|line| {
+            if assistant.find(line).is_none() {
+                return ControlFlow::Continue(());
+            }
+            parsed += 1;
+            if parsed > MAX_PARSED_PER_SCAN && texts.is_empty() {
+                return ControlFlow::Break(true);
+            }
+            let Ok(raw) = serde_json::from_slice::<RawLine>(line) else {
+                return ControlFlow::Continue(());
+            };
+            let Some(message) = raw.message.0.as_ref().filter(|_| raw.kind.is("assistant")) else {
+                return ControlFlow::Continue(());
+            };
+            let id = message.id.owned();
+            if let Some(found) = &message_id
+                && (found.is_none() || *found != id)
+            {
+                return ControlFlow::Break(false);
+            }
+            let line_texts: Vec<String> = message
+                .content
+                .0
+                .iter()
+                .filter(|block| block.kind.is("text"))
+                .filter_map(|block| block.text.get())
+                .filter(|text| !text.trim().is_empty())
+                .map(str::to_owned)
+                .collect();
+            if !line_texts.is_empty() {
+                message_id.get_or_insert(id);
+                texts.push(line_texts);
+            }
+            ControlFlow::Continue(())
+        })?
+        .unwrap_or(false);
     if texts.is_empty() {
+        if lines.exhausted() || gave_up {
+            return Err(io::Error::other(format!(
+                "no assistant text in the {} KiB from its end that one hook reads",
+                lines.bytes_read() / 1024
+            )));
+        }
         return Ok(None);
     }
     texts.reverse();
@@ -711,12 +857,14 @@ pub struct ReverseLines {
     skipping: bool,
     started: bool,
     done: bool,
+    /// The read budget ran out before the start of the file.
+    exhausted: bool,
     bytes_read: u64,
 }
 
 impl ReverseLines {
     pub fn open(path: &Path) -> io::Result<Self> {
-        Self::new(File::open(path)?)
+        Self::new(crate::agent_files::open_regular(path)?)
     }
 
     pub fn new(file: File) -> io::Result<Self> {
@@ -737,6 +885,7 @@ impl ReverseLines {
             skipping: false,
             started: false,
             done: false,
+            exhausted: false,
             bytes_read: 0,
         })
     }
@@ -744,6 +893,12 @@ impl ReverseLines {
     /// Bytes read from the file so far.
     pub fn bytes_read(&self) -> u64 {
         self.bytes_read
+    }
+
+    /// Whether the lines stopped because the read budget ran out, not at the start of
+    /// the file: an answer not found may still be in the file.
+    pub fn exhausted(&self) -> bool {
+        self.exhausted
     }
 
     /// The line before the one returned last (without its `\n`), or `None` at the
@@ -773,6 +928,12 @@ impl ReverseLines {
                     continue;
                 }
                 return Ok(Some(&self.buf[newline + 1..line_end]));
+            }
+            if self.pos > 0 && (self.bytes_read >= self.limits.budget || run_budget_left() == 0) {
+                // The first bytes kept are the end of a line whose start is unread.
+                self.exhausted = true;
+                self.done = true;
+                return Ok(None);
             }
             if self.pos == 0 {
                 if self.done || self.skipping {
@@ -832,6 +993,7 @@ impl ReverseLines {
             .read_exact(&mut self.buf[self.start - n..self.start])?;
         self.start -= n;
         self.bytes_read += n as u64;
+        spend(n as u64);
         Ok(())
     }
 }
@@ -1414,6 +1576,7 @@ mod tests {
         Limits {
             chunk: 7,
             max_line: 1 << 20,
+            budget: u64::MAX,
         }
     }
 
@@ -1752,6 +1915,7 @@ mod tests {
         let limits = Limits {
             chunk: 7,
             max_line: 4096,
+            budget: u64::MAX,
         };
         let outcome = scan_spawns_with(&transcript.path, None, limits).expect("scan");
 
@@ -2121,6 +2285,7 @@ mod tests {
                 let limits = Limits {
                     chunk,
                     max_line: 1024,
+                    budget: u64::MAX,
                 };
                 assert_eq!(
                     lines_backwards(content, limits),
@@ -2137,6 +2302,7 @@ mod tests {
         let limits = Limits {
             chunk: 8,
             max_line: 50,
+            budget: u64::MAX,
         };
         assert_eq!(
             lines_backwards(content.as_bytes(), limits),
@@ -2192,7 +2358,7 @@ mod tests {
         // Scanning in pieces as the file grows finds exactly what one full scan finds.
         #[test]
         fn incremental_scans_match_one_full_scan((content, mut cuts) in transcript_and_cuts(), small in any::<bool>()) {
-            let limits = if small { Limits { chunk: 16, max_line: 1 << 20 } } else { FORWARD };
+            let limits = if small { Limits { chunk: 16, max_line: 1 << 20, budget: u64::MAX } } else { FORWARD };
             cuts.push(content.len());
             cuts.sort_unstable();
             let transcript = Transcript::new("");
@@ -2230,7 +2396,7 @@ mod tests {
         ) {
             let transcript = Transcript::new("");
             transcript.append(&content);
-            let limits = Limits { chunk, max_line: 256 };
+            let limits = Limits { chunk, max_line: 256, budget: u64::MAX };
             let path = &transcript.path;
             let reverse = || ReverseLines::with_limits(File::open(path).expect("open"), limits).expect("reader");
             scan_spawns_with(path, None, limits).expect("scan");
@@ -2239,7 +2405,7 @@ mod tests {
             last_assistant_text_in(&mut reverse()).expect("text");
             files_written_in(&mut reverse(), 50).expect("files");
             let mut backwards = Vec::new();
-            let mut lines = ReverseLines::with_limits(File::open(path).expect("open"), Limits { chunk, max_line: usize::MAX }).expect("reader");
+            let mut lines = ReverseLines::with_limits(File::open(path).expect("open"), Limits { chunk, max_line: usize::MAX, budget: u64::MAX }).expect("reader");
             while let Some(line) = lines.next_line().expect("read") {
                 backwards.push(line.to_vec());
             }

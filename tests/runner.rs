@@ -15,6 +15,7 @@ mod test_demo;
 mod test_doctor;
 mod test_faults;
 mod test_guard_corpus;
+mod test_hostile_files;
 mod test_identify;
 mod test_incremental;
 mod test_install;

@@ -114,6 +114,185 @@ fn a_harmless_call_passes_quietly_when_the_database_is_unavailable() {
     assert!(out.stderr.contains("passing"), "{}", out.stderr);
 }
 
+/// Files in the state folder whose name says they were moved aside as corrupt.
+fn moved_aside(p: &Project) -> Vec<String> {
+    std::fs::read_dir(p.root.join(".claude-nagger"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".corrupt-") && !n.ends_with("-wal") && !n.ends_with("-shm"))
+        .collect()
+}
+
+#[test]
+fn a_corrupt_page_is_moved_aside_by_the_hook_and_the_next_hooks_work() {
+    let p = Project::new();
+    for i in 0..30 {
+        p.hook(&p.pre_tool_use("Bash", json!({"command": format!("echo {i}")})));
+    }
+    let page = {
+        let c = p.db();
+        c.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);").unwrap();
+        let root: i64 = c
+            .query_row(
+                "SELECT rootpage FROM sqlite_master WHERE name = 'hook_log'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        let size: i64 = c.query_row("PRAGMA page_size", [], |r| r.get(0)).unwrap();
+        (root - 1) * size..root * size
+    };
+    // One damaged table page; the header and the schema stay readable.
+    let mut bytes = std::fs::read(p.db_path()).unwrap();
+    for b in &mut bytes[page.start as usize..page.end as usize] {
+        *b = 0xA5;
+    }
+    std::fs::write(p.db_path(), bytes).unwrap();
+
+    let r = p.hook(&rm_root(&p));
+    assert_refused(&r, "corrupt page");
+    let quiet = p.hook(&p.pre_tool_use("Bash", json!({"command": "ls"})));
+    assert_eq!(quiet.code, 0);
+    let moved = moved_aside(&p);
+    assert_eq!(
+        moved.len(),
+        1,
+        "{moved:?} / {} / {}",
+        r.stderr,
+        quiet.stderr
+    );
+    assert!(
+        format!("{}{}", r.stderr, quiet.stderr).contains("moved aside"),
+        "{} / {}",
+        r.stderr,
+        quiet.stderr
+    );
+    // The new database works: the next run is quiet and logged.
+    let next = p.hook(&p.pre_tool_use("Bash", json!({"command": "ls"})));
+    assert_eq!(next.stderr, "", "{}", next.stderr);
+    assert!(!p.hook_log().is_empty());
+}
+
+#[test]
+fn a_busy_database_is_never_moved_aside() {
+    let p = Project::new();
+    assert_eq!(p.hook(&p.session_start("startup")).code, 0);
+    let locker = p.db();
+    locker.execute_batch("BEGIN EXCLUSIVE").unwrap();
+    let r = p.hook(&p.pre_tool_use("Bash", json!({"command": "ls"})));
+    locker.execute_batch("ROLLBACK").unwrap();
+    assert_eq!(r.code, 0);
+    assert!(moved_aside(&p).is_empty(), "{}", r.stderr);
+}
+
+#[test]
+fn subagent_stop_with_bad_ids_never_sends_the_agent_back() {
+    let p = Project::with_config("");
+    assert_eq!(p.hook(&p.subagent_start("ag-1", "coder")).code, 0);
+    // Missing: handled, never a decision.
+    for (field, value) in [
+        ("session_id", serde_json::Value::Null),
+        ("session_id", json!("")),
+        ("agent_type", serde_json::Value::Null),
+        ("agent_type", json!(" ")),
+    ] {
+        let mut input = p.subagent_stop("ag-1", "coder", Some("no marker, all done"), false);
+        input[field] = value.clone();
+        let r = p.hook(&input);
+        assert_eq!(r.code, 0, "{field}={value}");
+        assert!(!r.is_block(), "{field}={value}: {}", r.stdout);
+    }
+    // Absurd: bad input.
+    let cases: Vec<(&str, serde_json::Value)> = vec![
+        ("agent_type", json!("x".repeat(300))),
+        ("agent_id", json!(format!("ag-{}", "9".repeat(300)))),
+        ("session_id", json!("sess-1\u{7}")),
+    ];
+    for (field, value) in cases {
+        let mut input = p.subagent_stop("ag-1", "coder", Some("no marker, all done"), false);
+        input[field] = value.clone();
+        let r = p.hook(&input);
+        assert_eq!(r.code, 0, "{field}={value}");
+        assert!(!r.is_block(), "{field}={value}: {}", r.stdout);
+        assert_eq!(r.stdout, "", "{field}={value}");
+        assert!(r.stderr.contains("bad hook input"), "{field}: {}", r.stderr);
+        assert_eq!(r.stderr.lines().count(), 1);
+    }
+    // A tool call with an absurd id is still checked by the guard.
+    let mut input = rm_root(&p);
+    input["session_id"] = json!("s".repeat(1000));
+    assert_refused(&p.hook(&input), "long session id");
+}
+
+#[test]
+fn subagent_stop_without_a_readable_final_message_passes() {
+    let p = Project::with_config("");
+    assert_eq!(p.hook(&p.subagent_start("ag-1", "coder")).code, 0);
+    // No last_assistant_message and no agent transcript at all.
+    let r = p.hook(&p.subagent_stop("ag-1", "coder", None, false));
+    assert_eq!(r.code, 0);
+    assert!(!r.is_block(), "{}", r.stdout);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_context_folder_that_is_a_symlink_gets_nothing_written_through_it() {
+    let p = Project::with_config("");
+    let outside = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(outside.path(), p.root.join(".claude-nagger/context")).unwrap();
+    assert_eq!(p.hook(&p.session_start("startup")).code, 0);
+    assert_eq!(p.hook(&p.subagent_start("ag-1", "coder")).code, 0);
+    let stop = p.subagent_stop("ag-1", "coder", Some("[COMPRESSED]\ndone"), false);
+    assert_eq!(p.hook(&stop).code, 0);
+    assert_eq!(p.hook(&p.session_end("exit")).code, 0);
+    let written: Vec<_> = std::fs::read_dir(outside.path()).unwrap().collect();
+    assert!(written.is_empty(), "{written:?}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_report_hard_linked_to_another_file_is_not_read() {
+    let p = Project::with_config("");
+    assert_eq!(p.hook(&p.subagent_start("ag-1", "coder")).code, 0);
+    let secret = p.root.join("secret.txt");
+    std::fs::write(&secret, "TOP SECRET CONTENTS").unwrap();
+    let report = nagger::context::report_path(&p.root, &p.session, "coder", "ag-1");
+    std::fs::hard_link(&secret, &report).unwrap();
+    let stop = p.subagent_stop("ag-1", "coder", Some("[COMPRESSED]\ndone"), false);
+    assert_eq!(p.hook(&stop).code, 0);
+    let stored: String = p
+        .db()
+        .query_row(
+            "SELECT group_concat(content) FROM context_entries",
+            [],
+            |r| r.get::<_, Option<String>>(0),
+        )
+        .unwrap()
+        .unwrap_or_default();
+    assert!(!stored.contains("TOP SECRET"), "{stored}");
+    assert!(stored.contains("done"), "{stored}");
+}
+
+#[test]
+fn agents_whose_ids_sanitise_alike_get_their_own_report_files() {
+    let p = Project::with_config("");
+    let told = |agent: &str| {
+        let r = p.hook(&p.subagent_start(agent, "coder"));
+        let text = r.additional_context();
+        let at = text.find("write your report to ").expect("report path") + 21;
+        text[at..].split(' ').next().unwrap().to_string()
+    };
+    let a = told("x/y");
+    let b = told("x_y");
+    assert_ne!(a, b);
+    for path in [&a, &b] {
+        assert!(
+            path.starts_with(&p.root.join(".claude-nagger/context").display().to_string()),
+            "{path}"
+        );
+    }
+}
+
 #[test]
 fn a_hook_command_line_with_arguments_it_does_not_take_still_guards() {
     let p = Project::new();
@@ -130,4 +309,19 @@ fn a_hook_command_line_with_arguments_it_does_not_take_still_guards() {
         let out = run_with_stdin(cmd, &p.pre_tool_use("Bash", json!({"command": "ls"})));
         assert_eq!((out.code, out.stdout.as_str()), (0, ""), "{args:?}");
     }
+}
+
+#[test]
+fn a_glob_of_deeply_nested_braces_is_a_config_error_never_a_panic() {
+    let deep = format!("{}x{}", "{a,".repeat(1500), "}".repeat(1500));
+    let p = Project::with_config(&format!(
+        "[[rules.file]]\nname = \"deep\"\npatterns = [\"{deep}\"]\nseverity = \"deny\"\nmessage = \"m\"\n\n[guard]\nallow = [\"{deep}\"]\n"
+    ));
+    let r = p.hook(&p.pre_tool_use("Edit", json!({"file_path": "src/ax.rs"})));
+    assert_eq!(r.code, 0);
+    assert!(!r.stderr.contains("panic"), "{}", r.stderr);
+    assert_refused(&p.hook(&rm_root(&p)), "guard with a deep allow glob");
+    let d = p.run(&["doctor"]);
+    assert_ne!(d.code, 0, "doctor calls the config valid:\n{}", d.stdout);
+    assert!(d.stdout.contains("nest"), "{}", d.stdout);
 }

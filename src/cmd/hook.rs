@@ -7,7 +7,7 @@ use std::io::Write;
 pub fn run(env: &Env) -> CommandResult {
     // nagger reports a panic as one line itself; the default hook would print more.
     std::panic::set_hook(Box::new(|_| {}));
-    let run = crate::hook::run(&mut std::io::stdin().lock(), env);
+    let run = crate::hook::run_stdin(env);
     if let Some(out) = run.stdout {
         let mut stdout = std::io::stdout().lock();
         let _ = stdout

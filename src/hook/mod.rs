@@ -26,6 +26,10 @@ use wire::{HookInput, HookOutput};
 
 /// Largest stdin nagger reads; more is bad input.
 pub const MAX_STDIN: u64 = 16 * 1024 * 1024;
+/// Most bytes one hook run reads from transcripts, whatever they hold.
+pub const READ_BUDGET: u64 = 16 * 1024 * 1024;
+/// How long nagger waits for stdin to end: Claude Code writes the input and closes it.
+pub const STDIN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// What the process prints. The exit code of `nagger hook` is always 0.
 #[derive(Debug, Default)]
@@ -86,6 +90,85 @@ impl Outcome {
     }
 }
 
+/// Runs one hook invocation on the process's stdin, waiting for it with `poll` so that
+/// a stdin never closed costs [`STDIN_TIMEOUT`], not a hang.
+pub fn run_stdin(env: &Env) -> HookRun {
+    match read_stdin_until(STDIN_TIMEOUT) {
+        Ok(bytes) => run(&mut bytes.as_slice(), env),
+        Err(problem) => {
+            log_bad_input(env, &problem, Instant::now());
+            fail_open(format!("bad hook input (passing): {problem}"))
+        }
+    }
+}
+
+/// `struct pollfd` of poll(2).
+#[repr(C)]
+struct PollFd {
+    fd: std::ffi::c_int,
+    events: std::ffi::c_short,
+    revents: std::ffi::c_short,
+}
+
+#[cfg(target_os = "linux")]
+type PollCount = std::ffi::c_ulong;
+#[cfg(not(target_os = "linux"))]
+type PollCount = std::ffi::c_uint;
+
+unsafe extern "C" {
+    fn poll(fds: *mut PollFd, nfds: PollCount, timeout: std::ffi::c_int) -> std::ffi::c_int;
+}
+
+/// Readable, in poll(2)'s `events` (the same value on Linux, the BSDs and macOS).
+const POLLIN: std::ffi::c_short = 0x1;
+
+/// Reads stdin to its end, at most [`MAX_STDIN`] bytes, giving up when it has not ended
+/// within `limit`. Waiting is done in poll(2), so no thread is started (a thread costs
+/// a quiet hook run a measurable part of its time).
+fn read_stdin_until(limit: std::time::Duration) -> Result<Vec<u8>, String> {
+    let deadline = Instant::now() + limit;
+    let mut stdin = std::io::stdin().lock();
+    let mut bytes = Vec::new();
+    let mut chunk = [0u8; 64 * 1024];
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let mut fd = PollFd {
+            fd: 0,
+            events: POLLIN,
+            revents: 0,
+        };
+        let millis = std::ffi::c_int::try_from(left.as_millis()).unwrap_or(std::ffi::c_int::MAX);
+        // SAFETY: one valid pollfd, owned here, for the duration of the call.
+        let ready = unsafe { poll(&mut fd, 1, millis) };
+        if ready < 0 {
+            let e = std::io::Error::last_os_error();
+            if e.kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(format!("cannot read stdin: {e}"));
+        }
+        if ready == 0 {
+            return Err(format!("stdin did not end within {} s", limit.as_secs()));
+        }
+        // Readable, at its end or closed: a read does not block now.
+        let n = match stdin.read(&mut chunk) {
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(format!("cannot read stdin: {e}")),
+        };
+        if n == 0 {
+            return Ok(bytes);
+        }
+        bytes.extend_from_slice(&chunk[..n]);
+        if bytes.len() as u64 > MAX_STDIN {
+            return Err(format!(
+                "stdin is larger than {} MiB",
+                MAX_STDIN / (1024 * 1024)
+            ));
+        }
+    }
+}
+
 /// Runs one hook invocation. Never panics and never fails: failures become one
 /// stderr line and no stdout.
 pub fn run(stdin: &mut dyn Read, env: &Env) -> HookRun {
@@ -110,6 +193,7 @@ pub fn run(stdin: &mut dyn Read, env: &Env) -> HookRun {
 }
 
 fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
+    crate::transcript::set_run_budget(READ_BUDGET);
     let input = match read_input(stdin) {
         Ok(input) => input,
         Err(problem) => {
@@ -117,6 +201,7 @@ fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
             return fail_open(format!("bad hook input (passing): {problem}"));
         }
     };
+    let id_problem = input.id_problem();
     let (common, event) = match event::from_wire(input) {
         Ok(parsed) => parsed,
         Err(problem) => {
@@ -139,6 +224,15 @@ fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
         }
         _ => None,
     };
+    if let Some(problem) = id_problem {
+        // Nothing is recorded under ids like these; a tool call is still checked.
+        log_bad_input(env, &problem, started);
+        stderr.push(format!("bad hook input (passing): {problem}"));
+        return HookRun {
+            stdout: safety(),
+            stderr: Some(format!("nagger: {}", one_line(&stderr.join("; ")))),
+        };
+    }
     let db_path = env.db_path(&project_root);
     let db = match NaggerStateDB::open(&db_path) {
         Ok(db) => db,
@@ -174,10 +268,12 @@ fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
     let handled = panic::catch_unwind(AssertUnwindSafe(|| dispatch(&ctx, &event)));
     stderr.extend(ctx.warnings.take());
     let mut locked = false;
+    let mut corrupt = false;
     let (outcome, error) = match handled {
         Ok(Ok(outcome)) => (outcome, None),
         Ok(Err(e)) => {
             locked = waited_out_a_lock(&e);
+            corrupt = found_corruption(&e);
             (Outcome::silent(), Some(error_text(&e)))
         }
         Err(payload) => {
@@ -223,19 +319,40 @@ fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
     // before failing the same way.
     if !locked {
         let agent_id = outcome.agent_id.as_deref().or(common.agent_id.as_deref());
-        let details = (!details.is_empty()).then(|| Value::Object(details));
-        let logged = db.hook_log().log(&NewHookLog {
-            session_id: &common.session_id,
-            hook_name: hook_name(&event),
-            event_type: event.name(),
-            agent_id,
-            result,
-            details: details.as_ref(),
-            duration_ms: Some(started.elapsed().as_secs_f64() * 1000.0),
-            timestamp: None,
-        });
-        if let Err(e) = logged {
+        let log = |db: &NaggerStateDB, details: &Map<String, Value>| {
+            let details = (!details.is_empty()).then(|| Value::Object(details.clone()));
+            db.hook_log().log(&NewHookLog {
+                session_id: &common.session_id,
+                hook_name: hook_name(&event),
+                event_type: event.name(),
+                agent_id,
+                result,
+                details: details.as_ref(),
+                duration_ms: Some(started.elapsed().as_secs_f64() * 1000.0),
+                timestamp: None,
+            })
+        };
+        if let Err(e) = log(&db, &details) {
+            corrupt |= crate::store::is_corrupt(&e);
             stderr.push(format!("could not write hook_log: {e}"));
+        }
+        // A damaged page: moved aside as `doctor --fix` does, so that the next hooks
+        // work again; a busy or read-only database never comes here.
+        if corrupt {
+            drop(db);
+            match crate::store::health::quarantine_and_recreate(&db_path) {
+                Ok(moved) => {
+                    stderr.push(format!(
+                        "state database was corrupt; moved aside to {}",
+                        moved.display()
+                    ));
+                    details.insert("quarantined".into(), json!(moved.display().to_string()));
+                    if let Ok(fresh) = NaggerStateDB::open(&db_path) {
+                        let _ = log(&fresh, &details);
+                    }
+                }
+                Err(e) => stderr.push(format!("could not move the corrupt database aside: {e}")),
+            }
         }
     }
     HookRun {
@@ -312,8 +429,8 @@ fn one_line(s: &str) -> String {
     }
 }
 
-/// Reads and decodes stdin, bounded, naming what is wrong with it.
-fn read_input(stdin: &mut dyn Read) -> Result<HookInput, String> {
+/// Reads stdin up to [`MAX_STDIN`] bytes; more is bad input.
+fn read_bounded(stdin: &mut dyn Read) -> Result<Vec<u8>, String> {
     let mut bytes = Vec::new();
     stdin
         .take(MAX_STDIN + 1)
@@ -325,6 +442,12 @@ fn read_input(stdin: &mut dyn Read) -> Result<HookInput, String> {
             MAX_STDIN / (1024 * 1024)
         ));
     }
+    Ok(bytes)
+}
+
+/// Reads and decodes stdin, bounded, naming what is wrong with it.
+fn read_input(stdin: &mut dyn Read) -> Result<HookInput, String> {
+    let bytes = read_bounded(stdin)?;
     let text = std::str::from_utf8(&bytes)
         .map_err(|e| format!("stdin is not valid UTF-8 (at byte {})", e.valid_up_to()))?;
     if text.trim().is_empty() {
@@ -372,6 +495,18 @@ fn error_text(e: &anyhow::Error) -> String {
         said.extend(parts.iter().map(|p| p.to_string()));
     }
     said.join(": ")
+}
+
+/// Whether the run failed because the database file is damaged (a corrupt page).
+fn found_corruption(e: &anyhow::Error) -> bool {
+    e.chain().any(|cause| {
+        cause
+            .downcast_ref::<crate::store::StoreError>()
+            .is_some_and(crate::store::is_corrupt)
+            || cause
+                .downcast_ref::<rusqlite::Error>()
+                .is_some_and(crate::store::is_corrupt_sqlite)
+    })
 }
 
 /// Whether the run failed because the database stayed locked past the busy timeout.

@@ -83,7 +83,12 @@ pub struct SyncReport {
     pub new_spawns: usize,
     pub bytes_read: u64,
     pub upgraded: usize,
+    /// Spawns and links dropped past the caps (per scan, per session), oldest first.
+    pub dropped: u64,
 }
+
+/// Most spawns a session keeps: past it, the oldest not matched to an agent go first.
+pub const MAX_SPAWNS_PER_SESSION: usize = 4096;
 
 /// Brings the session's spawns up to date with its parent transcript. A missing
 /// or unreadable transcript is a warning, not a failure: matching goes on with
@@ -135,6 +140,7 @@ pub fn sync(ctx: &Ctx<'_>) -> anyhow::Result<SyncReport> {
         new_spawns: 0,
         bytes_read: scan.bytes_read,
         upgraded: 0,
+        dropped: scan.dropped,
     };
     if spawns.is_empty() && links.is_empty() && previous.as_ref() == Some(&scan.cursor) {
         return Ok(report);
@@ -154,6 +160,7 @@ pub fn sync(ctx: &Ctx<'_>) -> anyhow::Result<SyncReport> {
     if report.new_spawns > 0 {
         // Agents that started before their spawn was known get it now.
         repo.match_waiting(&ctx.common.session_id)?;
+        report.dropped += repo.cap_spawns(&ctx.common.session_id, MAX_SPAWNS_PER_SESSION)? as u64;
     }
     // A link often appears after its agent's SubagentStart: upgrade that guess now.
     for (tool_use_id, agent_id) in &links {

@@ -80,6 +80,7 @@ pub fn handle(ctx: &Ctx<'_>, agent_id: &str, agent_type: &str) -> anyhow::Result
         .detail("displaced", matched.displaced.clone())
         .detail("new_spawns", sync.new_spawns)
         .detail("bytes_scanned", sync.bytes_read)
+        .detail("spawns_dropped", sync.dropped)
         .detail("digest_entries", injection.digest.entries.len())
         .detail("digest_tasks", injection.digest.tasks.len())
         .detail("digest_chars", injection.digest.text.chars().count()))

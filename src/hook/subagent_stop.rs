@@ -134,6 +134,11 @@ fn compression_check(
     if stop.stop_hook_active {
         return Ok(Check::Pass("stop_hook_active"));
     }
+    // Without the session or the agent's type nagger cannot tell whether the check
+    // applies or whether it sent the agent back before: no decision on a guess.
+    if ctx.common.agent_type.is_none() || ctx.common.session_id == "unknown" {
+        return Ok(Check::Pass("ids_missing"));
+    }
     if !compress::applies(config, stop.agent_type, role) {
         return Ok(Check::Pass("off"));
     }

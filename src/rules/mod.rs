@@ -52,7 +52,7 @@ pub enum RuleError {
         key: String,
         pattern: String,
         #[source]
-        source: Box<globset::Error>,
+        source: Box<GlobError>,
     },
     #[error(
         "{}: {key} `{pattern}` is not a valid regex: {source}",
@@ -475,15 +475,30 @@ fn in_scope(scope: &[String], ctx: &MatchContext) -> bool {
         })
 }
 
-pub(crate) fn build_glob(pattern: &str, literal_separator: bool) -> Result<Glob, globset::Error> {
-    GlobBuilder::new(pattern)
+/// Why a glob cannot be used.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum GlobError {
+    #[error(transparent)]
+    Syntax(#[from] globset::Error),
+    /// Braces nested so deep that compiling the glob would fail inside the glob
+    /// library (a panic) or overflow the stack: refused as a config error instead.
+    #[error("{0}")]
+    TooDeep(String),
+}
+
+/// Every glob nagger compiles, the hook's and `doctor`'s alike, goes through here.
+pub(crate) fn build_glob(pattern: &str, literal_separator: bool) -> Result<Glob, GlobError> {
+    if let Some(problem) = crate::compress::glob_nesting_problem(pattern) {
+        return Err(GlobError::TooDeep(problem));
+    }
+    Ok(GlobBuilder::new(pattern)
         .literal_separator(literal_separator)
         .backslash_escape(true)
-        .build()
+        .build()?)
 }
 
 /// A glob compiled on demand, or why it could not be.
-type GlobCell = OnceLock<Result<GlobMatcher, globset::Error>>;
+type GlobCell = OnceLock<Result<GlobMatcher, GlobError>>;
 
 /// A rule's list of globs, each compiled the first time a candidate passes its literal
 /// prefilter. Nothing is allocated until then.

@@ -90,6 +90,19 @@ impl StoreError {
     }
 }
 
+/// Whether the database file is damaged: SQLite found a corrupt page or no database.
+pub fn is_corrupt(e: &StoreError) -> bool {
+    match e {
+        StoreError::Query(e) | StoreError::Sqlite { source: e, .. } => is_corrupt_sqlite(e),
+        _ => false,
+    }
+}
+
+/// Whether SQLite reports a damaged database file.
+pub fn is_corrupt_sqlite(e: &rusqlite::Error) -> bool {
+    is_not_a_database(e)
+}
+
 /// Whether SQLite gave up waiting for a lock another connection holds.
 pub fn is_busy(e: &rusqlite::Error) -> bool {
     matches!(

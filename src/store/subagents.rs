@@ -341,6 +341,18 @@ impl<'c> SubagentRepository<'c> {
     /// transaction. Idempotent: a spawn already stored (same tool_use_id) is kept.
     /// `restarted` says the scan began again at 0 (file replaced or shrunk); otherwise a
     /// cursor never moves backwards, so two overlapping scans cannot lose ground.
+    /// Keeps at most `max` spawns for the session, dropping the oldest unmatched ones
+    /// first; returns how many were dropped.
+    pub fn cap_spawns(&self, session_id: &str, max: usize) -> StoreResult<usize> {
+        Ok(self.conn.execute(
+            "DELETE FROM task_spawns WHERE id IN (
+                 SELECT id FROM task_spawns WHERE session_id = ?1 AND matched_agent_id IS NULL
+                 ORDER BY transcript_index, id
+                 LIMIT max(0, (SELECT count(*) FROM task_spawns WHERE session_id = ?1) - ?2))",
+            params![session_id, max as i64],
+        )?)
+    }
+
     pub fn register_task_spawns(
         &self,
         session_id: &str,
