@@ -325,3 +325,60 @@ fn a_glob_of_deeply_nested_braces_is_a_config_error_never_a_panic() {
     assert_ne!(d.code, 0, "doctor calls the config valid:\n{}", d.stdout);
     assert!(d.stdout.contains("nest"), "{}", d.stdout);
 }
+
+#[test]
+fn a_lock_held_on_the_wal_index_costs_one_busy_timeout_and_the_guard_still_answers() {
+    let p = Project::new();
+    assert_eq!(p.hook(&p.session_start("startup")).code, 0);
+    let shm = std::ffi::CString::new(format!("{}-shm", p.db_path().display())).unwrap();
+    assert!(std::path::Path::new(shm.to_str().unwrap()).exists());
+    // Another process holds a write lock on the whole WAL index, as an agent could.
+    let mut ready = [0i32; 2];
+    assert_eq!(unsafe { libc::pipe(ready.as_mut_ptr()) }, 0);
+    let child = unsafe { libc::fork() };
+    if child == 0 {
+        // The child: only async-signal-safe calls until it is killed.
+        unsafe {
+            let fd = libc::open(shm.as_ptr(), libc::O_RDWR);
+            let mut lock: libc::flock = std::mem::zeroed();
+            lock.l_type = libc::F_WRLCK as _;
+            lock.l_whence = libc::SEEK_SET as _;
+            let ok: u8 = u8::from(fd >= 0 && libc::fcntl(fd, libc::F_SETLK, &lock) == 0);
+            libc::write(ready[1], (&ok as *const u8).cast(), 1);
+            loop {
+                libc::pause();
+            }
+        }
+    }
+    let mut ok = 0u8;
+    unsafe { libc::read(ready[0], (&mut ok as *mut u8).cast(), 1) };
+    assert_eq!(ok, 1, "the helper process took the lock");
+    let started = std::time::Instant::now();
+    let r = p.hook(&rm_root(&p));
+    let waited = started.elapsed();
+    let quiet = p.hook(&p.pre_tool_use("Bash", json!({"command": "ls"})));
+    unsafe {
+        libc::kill(child, libc::SIGKILL);
+        libc::waitpid(child, std::ptr::null_mut(), 0);
+        libc::close(ready[0]);
+        libc::close(ready[1]);
+    }
+    assert_refused(&r, "WAL index locked");
+    assert!(r.stderr.contains("locked"), "{}", r.stderr);
+    // One busy timeout (5 s), not SQLite's own ten-second retry loop.
+    assert!(
+        waited < std::time::Duration::from_secs(9),
+        "waited {waited:?}"
+    );
+    assert_eq!(
+        (quiet.code, quiet.stdout.as_str()),
+        (0, ""),
+        "nagging fails open"
+    );
+    let r = p.hook(&p.pre_tool_use("Bash", json!({"command": "ls"})));
+    assert_eq!(
+        (r.code, r.stderr.as_str()),
+        (0, ""),
+        "after the lock is gone"
+    );
+}

@@ -142,6 +142,7 @@ impl NaggerStateDB {
                 }
             }
         }
+        wait_for_wal_index(path)?;
         let mut report = OpenReport::default();
         let mut conn = open_raw(path)?;
         // Fast path: a current schema needs nothing but the connection pragmas.
@@ -388,6 +389,47 @@ pub fn immediate(conn: &Connection) -> rusqlite::Result<Transaction<'_>> {
 }
 
 /// Opens the file without reading it (a file that is not a database fails later).
+/// The byte of `<db>-shm` every connection holds a read lock on while it is open
+/// (SQLite's unix VFS: the WAL-index "DMS" lock). A write lock on it means the index
+/// is being rebuilt, or another process holds it on purpose.
+const WAL_INDEX_DMS_BYTE: i64 = 128;
+
+/// Waits, like for a busy database and at most [`BUSY_TIMEOUT`], while another
+/// process holds a write lock on the WAL index. SQLite itself would retry reading it
+/// for about ten seconds and then fail with "locking protocol".
+#[cfg(unix)]
+fn wait_for_wal_index(path: &Path) -> StoreResult<()> {
+    use std::os::unix::io::AsRawFd;
+    let shm = PathBuf::from(format!("{}-shm", path.display()));
+    let Ok(file) = std::fs::OpenOptions::new().read(true).open(&shm) else {
+        return Ok(());
+    };
+    let started = std::time::Instant::now();
+    let mut pause = Duration::from_micros(200);
+    loop {
+        // SAFETY: a plain flock struct passed by pointer to fcntl on an open descriptor.
+        let mut lock: libc::flock = unsafe { std::mem::zeroed() };
+        lock.l_type = libc::F_RDLCK as _;
+        lock.l_whence = libc::SEEK_SET as _;
+        lock.l_start = WAL_INDEX_DMS_BYTE as _;
+        lock.l_len = 1;
+        let rc = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_GETLK, &mut lock) };
+        if rc != 0 || i32::from(lock.l_type) == libc::F_UNLCK {
+            return Ok(());
+        }
+        if started.elapsed() >= BUSY_TIMEOUT {
+            return Err(StoreError::Locked(shm, BUSY_TIMEOUT));
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(50));
+    }
+}
+
+#[cfg(not(unix))]
+fn wait_for_wal_index(_path: &Path) -> StoreResult<()> {
+    Ok(())
+}
+
 fn open_raw(path: &Path) -> StoreResult<Connection> {
     Connection::open(path).map_err(|source| StoreError::Sqlite {
         path: path.to_path_buf(),
