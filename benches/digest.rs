@@ -116,7 +116,8 @@ fn fill(path: &Path) {
 
 fn config() -> Config {
     let text = include_str!("../tests/fixtures/spec_config.toml");
-    nagger::config::parse(text, Path::new("spec_config.toml")).expect("the SPEC example loads")
+    nagger::config::parse(text, Path::new("spec_config.toml"))
+        .expect("the documented example config loads")
 }
 
 fn subagent<'a>(agent_type: &'a str, role: &'a str) -> Audience<'a> {

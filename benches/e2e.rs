@@ -26,7 +26,7 @@ fn nagger() -> PathBuf {
         )
 }
 const TRIVIAL: &str = "/bin/true";
-const SPEC_CONFIG: &str = include_str!("../tests/fixtures/spec_config.toml");
+const EXAMPLE_CONFIG: &str = include_str!("../tests/fixtures/spec_config.toml");
 
 /// How much work one run does.
 struct Plan {
@@ -298,7 +298,7 @@ fn mark(ok: bool) -> &'static str {
 
 // ── fixtures in Claude Code's formats ──
 
-/// A project directory with the SPEC example config and a main-session transcript.
+/// A project directory with the documented example config and a main-session transcript.
 struct Project {
     _dir: tempfile::TempDir,
     root: PathBuf,
@@ -310,7 +310,7 @@ impl Project {
         let dir = tempfile::tempdir().expect("temp dir");
         let root = dir.path().join("project");
         std::fs::create_dir_all(root.join(".claude-nagger")).expect("mkdir");
-        std::fs::write(root.join(".claude-nagger/config.toml"), SPEC_CONFIG).expect("config");
+        std::fs::write(root.join(".claude-nagger/config.toml"), EXAMPLE_CONFIG).expect("config");
         let transcripts = dir.path().join("transcripts");
         std::fs::create_dir_all(&transcripts).expect("mkdir");
         Project {

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Component, Path, PathBuf};
 
-const SPEC_CONTEXT: &str = r#"
+const EXAMPLE_CONTEXT: &str = r#"
 [context]
 max_summary_chars = 4000
 [context.filters]
@@ -72,7 +72,7 @@ fn entries(p: &Project) -> Vec<(String, String, String, Value)> {
 
 #[test]
 fn a_navigators_result_reaches_a_later_coder_and_reviewer_but_not_a_navigator() {
-    let p = Project::with_config(SPEC_CONTEXT);
+    let p = Project::with_config(EXAMPLE_CONTEXT);
     p.hook(&p.session_start("startup"));
     start(&p, "nav-1", "navigator");
     stop(
@@ -313,7 +313,7 @@ fn post_tool_use_records_file_changes_and_usage() {
 
 #[test]
 fn after_every_compaction_the_main_agent_receives_the_digest() {
-    let p = Project::with_config(SPEC_CONTEXT);
+    let p = Project::with_config(EXAMPLE_CONTEXT);
     p.hook(&p.session_start("startup"));
     start(&p, "nav-1", "navigator");
     stop(
@@ -362,7 +362,7 @@ fn after_every_compaction_the_main_agent_receives_the_digest() {
 
 #[test]
 fn nagger_context_prints_exactly_what_a_new_agent_receives() {
-    let p = Project::with_config(SPEC_CONTEXT);
+    let p = Project::with_config(EXAMPLE_CONTEXT);
     start(&p, "nav-1", "navigator");
     stop(
         &p,
@@ -740,7 +740,7 @@ proptest! {
     /// once, newest first.
     #[test]
     fn digest_is_bounded_newest_first_and_without_duplicates(ops in prop::collection::vec(op(), 1..40)) {
-        let p = Project::with_config(&SPEC_CONTEXT.replace(
+        let p = Project::with_config(&EXAMPLE_CONTEXT.replace(
             "max_summary_chars = 4000",
             &format!("max_summary_chars = {MAX_DIGEST}\nmax_entry_chars = 300"),
         ));

@@ -39,7 +39,7 @@ fn run_with(mut cmd: Command, input: &Value) -> HookResult {
     finish(child)
 }
 
-/// The fail-open contract of SPEC §4: exit 0, nothing on stdout, one stderr line.
+/// The fail-open contract: exit 0, nothing on stdout, one stderr line.
 fn assert_fails_open(r: &HookResult, what: &str) {
     assert_eq!(r.code, 0, "{what}: exit code; stderr: {}", r.stderr);
     assert_eq!(r.stdout, "", "{what}: no decision when nagger failed");

@@ -821,7 +821,7 @@ mod tests {
         assert!(literals_present("\\é*x", "x"));
     }
 
-    /// The rules of SPEC §5's example.
+    /// The rules of the documented example config.
     fn spec_example() -> (RulesConfig, GuardConfig) {
         let rules = RulesConfig {
             file: vec![FileRule {

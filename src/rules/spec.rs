@@ -389,8 +389,8 @@ pub(super) fn check_names<'a>(
 mod tests {
     use super::*;
 
-    /// The `[rules]` and `[guard]` part of SPEC §5, verbatim, inside the rest of the file.
-    const SPEC_EXAMPLE: &str = r#"
+    /// The `[rules]` and `[guard]` part of the documented example config, verbatim, inside the rest of the file.
+    const DOCUMENTED_EXAMPLE: &str = r#"
 [session]
 enabled = true
 
@@ -435,7 +435,8 @@ retention_days = 30
 
     #[test]
     fn spec_example_loads_with_its_meanings() {
-        let whole: Whole = toml::from_str(SPEC_EXAMPLE).expect("SPEC §5 example must load");
+        let whole: Whole =
+            toml::from_str(DOCUMENTED_EXAMPLE).expect("the documented example config must load");
         let rules = whole.rules;
         assert_eq!(
             rules.file,

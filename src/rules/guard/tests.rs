@@ -27,7 +27,7 @@ fn guard_hits(command: &str) -> Vec<RuleMatch> {
 
 /// Commands the guard must refuse, each with the check expected to name it.
 const DENIED: &[(&str, &str)] = &[
-    // issue 3, acceptance 1
+    // the variants the guard promises to catch
     ("rm -rf /", "guard:rm-rf"),
     ("rm -fr ~", "guard:rm-rf"),
     ("rm -r -f /", "guard:rm-rf"),
@@ -156,7 +156,7 @@ const DENIED: &[(&str, &str)] = &[
 
 /// Commands the guard must let through.
 const ALLOWED: &[&str] = &[
-    // issue 3, acceptance 1
+    // the variants the guard promises to catch
     "rm -rf ./build",
     "git push --force-with-lease",
     "echo 'rm -rf /'",
