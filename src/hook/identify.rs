@@ -117,7 +117,7 @@ pub fn identify(ctx: &Ctx<'_>, call: &ToolCall, effort: &mut Effort) -> anyhow::
     }
     match repo.claim_next_unprocessed(session)? {
         Some(claimed) => {
-            let (record, corrected_from) = make_exact(ctx, claimed.clone(), false, effort)?;
+            let (record, corrected_from) = make_exact(ctx, claimed.clone(), false, false, effort)?;
             let record = SubagentRecord {
                 // keep the pre-claim processed state the caller was given
                 startup_processed: claimed.startup_processed,
@@ -144,7 +144,7 @@ fn subagent(
     effort: &mut Effort,
 ) -> anyhow::Result<Caller> {
     let (record, corrected_from) = if first_call && !record.role_is_exact() {
-        make_exact(ctx, record, true, effort)?
+        make_exact(ctx, record, true, false, effort)?
     } else {
         (record, None)
     };
@@ -219,11 +219,14 @@ fn find_caller(
 /// Ties a subagent to its spawn by the exact facts Claude Code writes about it (meta
 /// file, the prompt its own transcript starts with, the parent transcript's links),
 /// upgrading a guess. With `settle`, while the facts are not written yet and a guess
-/// could give the agent another's role, looks again up to [`SETTLE`].
+/// could give the agent another's role, looks again up to [`SETTLE`]. `synced` says
+/// the caller already brought the spawns up to date with the parent transcript in
+/// this run, so it is not scanned again.
 pub fn make_exact(
     ctx: &Ctx<'_>,
     record: SubagentRecord,
     settle: bool,
+    synced: bool,
     effort: &mut Effort,
 ) -> anyhow::Result<(SubagentRecord, Option<Option<String>>)> {
     let Some(main) = ctx.common.transcript_path.as_deref() else {
@@ -236,7 +239,7 @@ pub fn make_exact(
     let session = &ctx.common.session_id;
     let started = Instant::now();
     let mut pause = Duration::from_millis(2);
-    let mut synced = false;
+    let mut synced = synced;
     loop {
         let mut cost = Cost::default();
         let mut linked: Option<ExactOutcome> = None;
