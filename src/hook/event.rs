@@ -1,16 +1,146 @@
-//! Domain events: the wire input reduced to what nagger acts on. Events nagger
-//! has no use for become `Event::Other`, not errors.
+//! Domain events: the wire input reduced to what nagger acts on, every protocol value
+//! typed once here. Events nagger has no use for become `Event::Other`, not errors.
 
 use super::wire::HookInput;
+use crate::rules::PermissionMode;
 use serde_json::Value;
+use std::fmt;
+
+/// The hook events nagger handles, as Claude Code names them. The one list of them:
+/// `install` registers these, `dispatch` routes them, hook_log names their handlers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum HookEvent {
+    SessionStart,
+    SessionEnd,
+    SubagentStart,
+    SubagentStop,
+    PreToolUse,
+    PostToolUse,
+    PostToolUseFailure,
+    PreCompact,
+}
+
+impl HookEvent {
+    /// Every handled event, in the order `install` writes them.
+    pub const ALL: [HookEvent; 8] = [
+        HookEvent::SessionStart,
+        HookEvent::SessionEnd,
+        HookEvent::SubagentStart,
+        HookEvent::SubagentStop,
+        HookEvent::PreToolUse,
+        HookEvent::PostToolUse,
+        HookEvent::PostToolUseFailure,
+        HookEvent::PreCompact,
+    ];
+
+    /// The names of [`HookEvent::ALL`], for settings files.
+    pub const NAMES: [&'static str; 8] = {
+        let mut names = [""; 8];
+        let mut i = 0;
+        while i < names.len() {
+            names[i] = HookEvent::ALL[i].as_str();
+            i += 1;
+        }
+        names
+    };
+
+    /// The hook_event_name as Claude Code spells it.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            HookEvent::SessionStart => "SessionStart",
+            HookEvent::SessionEnd => "SessionEnd",
+            HookEvent::SubagentStart => "SubagentStart",
+            HookEvent::SubagentStop => "SubagentStop",
+            HookEvent::PreToolUse => "PreToolUse",
+            HookEvent::PostToolUse => "PostToolUse",
+            HookEvent::PostToolUseFailure => "PostToolUseFailure",
+            HookEvent::PreCompact => "PreCompact",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<HookEvent> {
+        HookEvent::ALL.into_iter().find(|e| e.as_str() == name)
+    }
+
+    /// The hook_log hook_name of an event: which part of nagger handles it.
+    pub const fn handler(self) -> &'static str {
+        match self {
+            HookEvent::SessionStart | HookEvent::SessionEnd | HookEvent::PreCompact => "session",
+            HookEvent::SubagentStart | HookEvent::SubagentStop => "subagent",
+            HookEvent::PreToolUse => "pre_tool_use",
+            HookEvent::PostToolUse => "post_tool_use",
+            HookEvent::PostToolUseFailure => "post_tool_use_failure",
+        }
+    }
+}
+
+impl fmt::Display for HookEvent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// An event name on the wire: one nagger handles, or any other.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EventName {
+    Handled(HookEvent),
+    Other(String),
+}
+
+impl EventName {
+    pub fn parse(name: &str) -> EventName {
+        HookEvent::parse(name).map_or_else(|| EventName::Other(name.to_string()), EventName::Handled)
+    }
+
+    pub fn as_str(&self) -> &str {
+        match self {
+            EventName::Handled(e) => e.as_str(),
+            EventName::Other(name) => name,
+        }
+    }
+}
+
+/// Why a session started (SessionStart `source`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SessionSource {
+    Startup,
+    Resume,
+    Clear,
+    /// After a compaction: what the agent was told is gone from its context.
+    Compact,
+    Other(String),
+}
+
+impl SessionSource {
+    pub fn parse(source: &str) -> SessionSource {
+        match source {
+            "startup" => SessionSource::Startup,
+            "resume" => SessionSource::Resume,
+            "clear" => SessionSource::Clear,
+            "compact" => SessionSource::Compact,
+            other => SessionSource::Other(other.to_string()),
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        match self {
+            SessionSource::Startup => "startup",
+            SessionSource::Resume => "resume",
+            SessionSource::Clear => "clear",
+            SessionSource::Compact => "compact",
+            SessionSource::Other(other) => other,
+        }
+    }
+}
 
 /// Fields every event may carry.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Common {
     pub session_id: String,
     pub transcript_path: Option<String>,
     pub cwd: Option<String>,
-    pub permission_mode: Option<String>,
+    /// Claude Code's permission mode; `default` when the input names none.
+    pub permission_mode: PermissionMode,
     /// Present inside a subagent since Claude Code 2.1.69.
     pub agent_id: Option<String>,
     pub agent_type: Option<String>,
@@ -24,54 +154,65 @@ pub struct ToolCall {
     pub tool_response: Option<Value>,
 }
 
+/// SubagentStop.
+#[derive(Debug, Clone)]
+pub struct SubagentStop {
+    pub agent_id: String,
+    pub agent_type: String,
+    pub agent_transcript_path: Option<String>,
+    pub stop_hook_active: bool,
+    pub last_assistant_message: Option<String>,
+}
+
+/// PostToolUseFailure: a tool call that failed.
+#[derive(Debug, Clone)]
+pub struct ToolFailure {
+    pub call: ToolCall,
+    pub error: String,
+    pub is_interrupt: bool,
+}
+
 #[derive(Debug, Clone)]
 pub enum Event {
-    SessionStart {
-        source: String,
-    },
-    SessionEnd {
-        reason: Option<String>,
-    },
-    SubagentStart {
-        agent_id: String,
-        agent_type: String,
-    },
-    SubagentStop {
-        agent_id: String,
-        agent_type: String,
-        agent_transcript_path: Option<String>,
-        stop_hook_active: bool,
-        last_assistant_message: Option<String>,
-    },
+    SessionStart { source: SessionSource },
+    SessionEnd { reason: Option<String> },
+    SubagentStart { agent_id: String, agent_type: String },
+    SubagentStop(SubagentStop),
     PreToolUse(ToolCall),
     PostToolUse(ToolCall),
-    /// A tool call that failed (Claude Code 2.1.328 and later; 2.1.68 sends nothing).
-    PostToolUseFailure {
-        call: ToolCall,
-        error: String,
-        is_interrupt: bool,
-    },
-    PreCompact {
-        trigger: Option<String>,
-    },
+    PostToolUseFailure(ToolFailure),
+    PreCompact { trigger: Option<String> },
     /// Any other event, by name: a no-op that is still logged.
     Other(String),
 }
 
 impl Event {
+    /// The event, when nagger handles it.
+    pub fn kind(&self) -> Option<HookEvent> {
+        Some(match self {
+            Event::SessionStart { .. } => HookEvent::SessionStart,
+            Event::SessionEnd { .. } => HookEvent::SessionEnd,
+            Event::SubagentStart { .. } => HookEvent::SubagentStart,
+            Event::SubagentStop(_) => HookEvent::SubagentStop,
+            Event::PreToolUse(_) => HookEvent::PreToolUse,
+            Event::PostToolUse(_) => HookEvent::PostToolUse,
+            Event::PostToolUseFailure(_) => HookEvent::PostToolUseFailure,
+            Event::PreCompact { .. } => HookEvent::PreCompact,
+            Event::Other(_) => return None,
+        })
+    }
+
     /// The hook_event_name as Claude Code spells it.
     pub fn name(&self) -> &str {
         match self {
-            Event::SessionStart { .. } => "SessionStart",
-            Event::SessionEnd { .. } => "SessionEnd",
-            Event::SubagentStart { .. } => "SubagentStart",
-            Event::SubagentStop { .. } => "SubagentStop",
-            Event::PreToolUse(_) => "PreToolUse",
-            Event::PostToolUse(_) => "PostToolUse",
-            Event::PostToolUseFailure { .. } => "PostToolUseFailure",
-            Event::PreCompact { .. } => "PreCompact",
             Event::Other(name) => name,
+            known => known.kind().map_or("", HookEvent::as_str),
         }
+    }
+
+    /// The hook_log hook_name: which part of nagger handled the event.
+    pub fn handler(&self) -> &'static str {
+        self.kind().map_or("other", HookEvent::handler)
     }
 }
 
@@ -91,68 +232,150 @@ fn non_empty(s: Option<String>) -> Option<String> {
     s.filter(|s| !s.trim().is_empty())
 }
 
-pub fn from_wire(input: HookInput) -> Result<(Common, Event), InputError> {
-    let name = non_empty(input.hook_event_name).ok_or(InputError::NoEventName)?;
-    let common = Common {
-        session_id: non_empty(input.session_id).unwrap_or_else(|| "unknown".to_string()),
-        transcript_path: non_empty(input.transcript_path),
-        cwd: non_empty(input.cwd),
-        permission_mode: non_empty(input.permission_mode),
-        agent_id: non_empty(input.agent_id),
-        agent_type: non_empty(input.agent_type),
+/// The event of an input. Its session is read apart ([`common`]): a tool call without
+/// one is still checked by the guard.
+pub fn event(input: &HookInput) -> Result<Event, InputError> {
+    let name = non_empty(input.hook_event_name.clone()).ok_or(InputError::NoEventName)?;
+    let kind = match EventName::parse(&name) {
+        EventName::Handled(kind) => kind,
+        EventName::Other(name) => return Ok(Event::Other(name)),
     };
-    let tool = |event: &'static str, name: Option<String>| -> Result<ToolCall, InputError> {
+    let event = kind.as_str();
+    let missing = |field| InputError::Missing { event, field };
+    let tool = || -> Result<ToolCall, InputError> {
         Ok(ToolCall {
-            tool_name: non_empty(name).ok_or(InputError::Missing {
-                event,
-                field: "tool_name",
-            })?,
+            tool_name: non_empty(input.tool_name.clone()).ok_or(missing("tool_name"))?,
             tool_input: input.tool_input.clone().unwrap_or(Value::Null),
             tool_use_id: input.tool_use_id.clone(),
             tool_response: input.tool_response.clone(),
         })
     };
-    let agent_id = |event: &'static str| {
-        common.agent_id.clone().ok_or(InputError::Missing {
-            event,
-            field: "agent_id",
-        })
-    };
-    let agent_type = || {
-        common
-            .agent_type
-            .clone()
-            .unwrap_or_else(|| "unknown".to_string())
-    };
-    let event = match name.as_str() {
-        "SessionStart" => Event::SessionStart {
-            source: non_empty(input.source).unwrap_or_else(|| "startup".to_string()),
+    let agent_id = || non_empty(input.agent_id.clone()).ok_or(missing("agent_id"));
+    let agent_type = || non_empty(input.agent_type.clone()).ok_or(missing("agent_type"));
+    Ok(match kind {
+        HookEvent::SessionStart => Event::SessionStart {
+            // Claude Code always names the source; a fresh start is what it means alone.
+            source: non_empty(input.source.clone())
+                .map_or(SessionSource::Startup, |s| SessionSource::parse(&s)),
         },
-        "SessionEnd" => Event::SessionEnd {
-            reason: non_empty(input.reason),
+        HookEvent::SessionEnd => Event::SessionEnd {
+            reason: non_empty(input.reason.clone()),
         },
-        "SubagentStart" => Event::SubagentStart {
-            agent_id: agent_id("SubagentStart")?,
-            agent_type: agent_type(),
+        HookEvent::SubagentStart => Event::SubagentStart {
+            agent_id: agent_id()?,
+            agent_type: agent_type()?,
         },
-        "SubagentStop" => Event::SubagentStop {
-            agent_id: agent_id("SubagentStop")?,
-            agent_type: agent_type(),
-            agent_transcript_path: non_empty(input.agent_transcript_path),
+        HookEvent::SubagentStop => Event::SubagentStop(SubagentStop {
+            agent_id: agent_id()?,
+            agent_type: agent_type()?,
+            agent_transcript_path: non_empty(input.agent_transcript_path.clone()),
             stop_hook_active: input.stop_hook_active.unwrap_or(false),
-            last_assistant_message: input.last_assistant_message,
-        },
-        "PreToolUse" => Event::PreToolUse(tool("PreToolUse", input.tool_name.clone())?),
-        "PostToolUse" => Event::PostToolUse(tool("PostToolUse", input.tool_name.clone())?),
-        "PostToolUseFailure" => Event::PostToolUseFailure {
-            call: tool("PostToolUseFailure", input.tool_name.clone())?,
+            last_assistant_message: input.last_assistant_message.clone(),
+        }),
+        HookEvent::PreToolUse => Event::PreToolUse(tool()?),
+        HookEvent::PostToolUse => Event::PostToolUse(tool()?),
+        HookEvent::PostToolUseFailure => Event::PostToolUseFailure(ToolFailure {
+            call: tool()?,
             error: input.error.clone().unwrap_or_default(),
             is_interrupt: input.is_interrupt.unwrap_or(false),
+        }),
+        HookEvent::PreCompact => Event::PreCompact {
+            trigger: non_empty(input.trigger.clone()),
         },
-        "PreCompact" => Event::PreCompact {
-            trigger: non_empty(input.trigger),
-        },
-        _ => Event::Other(name),
-    };
-    Ok((common, event))
+    })
+}
+
+/// The fields every event carries; an input without a session cannot be recorded.
+pub fn common(input: HookInput, event: &Event) -> Result<Common, InputError> {
+    let session_id = non_empty(input.session_id).ok_or(InputError::Missing {
+        event: event.kind().map_or("hook", HookEvent::as_str),
+        field: "session_id",
+    })?;
+    let agent_id = non_empty(input.agent_id);
+    let agent_type = non_empty(input.agent_type);
+    Ok(Common {
+        session_id,
+        transcript_path: non_empty(input.transcript_path),
+        cwd: non_empty(input.cwd),
+        permission_mode: non_empty(input.permission_mode)
+            .map_or(PermissionMode::Default, |m| PermissionMode::from(m.as_str())),
+        agent_id,
+        agent_type,
+    })
+}
+
+/// The permission mode an input names, for answers given without a session.
+pub fn permission_mode(input: &HookInput) -> PermissionMode {
+    input
+        .permission_mode
+        .as_deref()
+        .map_or(PermissionMode::Default, PermissionMode::from)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn handled_events_are_one_list() {
+        for event in HookEvent::ALL {
+            assert_eq!(HookEvent::parse(event.as_str()), Some(event));
+            assert_eq!(EventName::parse(event.as_str()), EventName::Handled(event));
+        }
+        assert_eq!(HookEvent::NAMES.len(), HookEvent::ALL.len());
+        assert_eq!(HookEvent::NAMES[4], "PreToolUse");
+        assert_eq!(
+            EventName::parse("TeammateIdle"),
+            EventName::Other("TeammateIdle".into())
+        );
+    }
+
+    fn input(json: &str) -> HookInput {
+        serde_json::from_str(json).unwrap()
+    }
+
+    #[test]
+    fn missing_fields_are_named_not_filled_in() {
+        let stop = input(r#"{"hook_event_name":"SubagentStop","session_id":"s","agent_id":"a"}"#);
+        assert_eq!(
+            event(&stop).unwrap_err(),
+            InputError::Missing {
+                event: "SubagentStop",
+                field: "agent_type"
+            }
+        );
+        let call = input(r#"{"hook_event_name":"PreToolUse","tool_name":"Bash"}"#);
+        let parsed = event(&call).unwrap();
+        assert!(matches!(parsed, Event::PreToolUse(_)));
+        assert_eq!(
+            common(call, &parsed).unwrap_err(),
+            InputError::Missing {
+                event: "PreToolUse",
+                field: "session_id"
+            }
+        );
+    }
+
+    #[test]
+    fn protocol_values_are_typed_once() {
+        let start = input(
+            r#"{"hook_event_name":"SessionStart","session_id":"s","source":"compact","permission_mode":"dontAsk"}"#,
+        );
+        let parsed = event(&start).unwrap();
+        assert!(matches!(
+            parsed,
+            Event::SessionStart {
+                source: SessionSource::Compact
+            }
+        ));
+        assert_eq!(
+            common(start, &parsed).unwrap().permission_mode,
+            PermissionMode::DontAsk
+        );
+        assert_eq!(SessionSource::parse("later").as_str(), "later");
+        let other = input(r#"{"hook_event_name":"Notification","session_id":"s"}"#);
+        let parsed = event(&other).unwrap();
+        assert_eq!(parsed.name(), "Notification");
+        assert_eq!(parsed.handler(), "other");
+    }
 }

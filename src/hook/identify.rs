@@ -16,14 +16,10 @@ use super::event::ToolCall;
 use super::{Ctx, spawns};
 use crate::agent_files::{self, Cost};
 use crate::roles;
-use crate::store::{ExactOutcome, RoleSource, SpawnKey, SubagentRecord};
+use crate::store::{ExactOutcome, Marker, RoleSource, SpawnKey, SubagentRecord};
 use crate::transcript;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-
-/// Marker set once a session has sent agent_id on tool events: from then on,
-/// calls without it are the main agent's and never claim.
-pub const MODERN_PAYLOAD_MARKER: &str = "payload:agent_id";
 
 /// How long a hook waits at most for Claude Code to flush a transcript line it is
 /// about to write (its writer flushes every 100 ms). Only calls that cannot be
@@ -91,8 +87,8 @@ pub fn identify(ctx: &Ctx<'_>, call: &ToolCall, effort: &mut Effort) -> anyhow::
     if !repo.is_any_active(session)?
         || ctx
             .db
-            .sessions()
-            .is_processed(session, MODERN_PAYLOAD_MARKER)?
+            .markers()
+            .is_set(session, Marker::ModernPayload)?
     {
         return Ok(Caller::Main);
     }
@@ -292,9 +288,9 @@ pub fn make_exact(
 
 /// Records that this session's Claude Code sends agent_id (once).
 pub fn note_modern_payload(ctx: &Ctx<'_>) -> anyhow::Result<()> {
-    let sessions = ctx.db.sessions();
-    if !sessions.is_processed(&ctx.common.session_id, MODERN_PAYLOAD_MARKER)? {
-        sessions.register(&ctx.common.session_id, MODERN_PAYLOAD_MARKER, 0)?;
+    let markers = ctx.db.markers();
+    if !markers.is_set(&ctx.common.session_id, Marker::ModernPayload)? {
+        markers.set(&ctx.common.session_id, Marker::ModernPayload, 0)?;
     }
     Ok(())
 }
@@ -303,10 +299,13 @@ pub fn note_modern_payload(ctx: &Ctx<'_>) -> anyhow::Result<()> {
 /// installed mid-session): register it now with what the input says.
 fn register_unstarted(ctx: &Ctx<'_>, agent_id: &str) -> anyhow::Result<SubagentRecord> {
     let repo = ctx.db.subagents();
-    let agent_type = ctx.common.agent_type.as_deref().unwrap_or("unknown");
+    // Claude Code names an agent's type with its id; without it there is nothing to
+    // register the agent as (the guard still answers the call).
+    let Some(agent_type) = ctx.common.agent_type.as_deref() else {
+        anyhow::bail!("the input names agent {agent_id} without its agent_type");
+    };
     spawns::sync(ctx)?;
-    let fallback = (agent_type != "unknown")
-        .then(|| roles::normalize(agent_type, &ctx.config.role_resolution));
+    let fallback = Some(roles::normalize(agent_type, &ctx.config.role_resolution));
     repo.register_and_match(
         agent_id,
         &ctx.common.session_id,

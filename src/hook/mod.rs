@@ -15,6 +15,7 @@ pub mod wire;
 
 use crate::config::{Config, LoadedConfig};
 use crate::paths::{self, Env};
+use crate::rules::PermissionMode;
 use crate::store::{NaggerStateDB, NewHookLog};
 use event::{Common, Event};
 use serde_json::{Map, Value, json};
@@ -54,8 +55,8 @@ impl Ctx<'_> {
         self.warnings.borrow_mut().push(message.into());
     }
 
-    pub fn permission_mode(&self) -> &str {
-        self.common.permission_mode.as_deref().unwrap_or("default")
+    pub fn permission_mode(&self) -> PermissionMode {
+        self.common.permission_mode
     }
 }
 
@@ -202,14 +203,20 @@ fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
         }
     };
     let id_problem = input.id_problem();
-    let (common, event) = match event::from_wire(input) {
-        Ok(parsed) => parsed,
+    let event = match event::event(&input) {
+        Ok(event) => event,
         Err(problem) => {
             log_bad_input(env, &problem.to_string(), started);
             return fail_open(format!("bad hook input (passing): {problem}"));
         }
     };
-    let project_root = env.project_root(common.cwd.as_deref());
+    let mode = event::permission_mode(&input);
+    let cwd = input.cwd.clone();
+    let common = event::common(input, &event);
+    let project_root = env.project_root(match &common {
+        Ok(common) => common.cwd.as_deref(),
+        Err(_) => cwd.as_deref().filter(|c| !c.trim().is_empty()),
+    });
     let loaded = LoadedConfig::load(&paths::config_path(&project_root));
     let mut stderr: Vec<String> = Vec::new();
     if let Some(warning) = loaded.warning() {
@@ -219,20 +226,30 @@ fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
     // or a handler fails, a tool call is still decided on them.
     let safety = || match &event {
         Event::PreToolUse(call) => {
-            pre_tool_use::safety_answer(&loaded.config, &common, call, &project_root)
+            pre_tool_use::safety_answer(&loaded.config, mode, call, &project_root)
                 .and_then(|answer| answer.to_json())
         }
         _ => None,
     };
-    if let Some(problem) = id_problem {
-        // Nothing is recorded under ids like these; a tool call is still checked.
-        log_bad_input(env, &problem, started);
-        stderr.push(format!("bad hook input (passing): {problem}"));
-        return HookRun {
-            stdout: safety(),
-            stderr: Some(format!("nagger: {}", one_line(&stderr.join("; ")))),
-        };
-    }
+    let problem = match (&common, id_problem) {
+        (_, Some(problem)) => Some(problem),
+        (Err(problem), None) => Some(problem.to_string()),
+        (Ok(_), None) => None,
+    };
+    let common = match (common, problem) {
+        (Ok(common), None) => common,
+        (_, problem) => {
+            // Nothing is recorded under ids like these, or without a session; a tool
+            // call is still checked.
+            let problem = problem.unwrap_or_default();
+            log_bad_input(env, &problem, started);
+            stderr.push(format!("bad hook input (passing): {problem}"));
+            return HookRun {
+                stdout: safety(),
+                stderr: Some(format!("nagger: {}", one_line(&stderr.join("; ")))),
+            };
+        }
+    };
     let db_path = env.db_path(&project_root);
     let db = match NaggerStateDB::open(&db_path) {
         Ok(db) => db,
@@ -323,7 +340,7 @@ fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
             let details = (!details.is_empty()).then(|| Value::Object(details.clone()));
             db.hook_log().log(&NewHookLog {
                 session_id: &common.session_id,
-                hook_name: hook_name(&event),
+                hook_name: event.handler(),
                 event_type: event.name(),
                 agent_id,
                 result,
@@ -370,44 +387,11 @@ fn dispatch(ctx: &Ctx<'_>, event: &Event) -> anyhow::Result<Outcome> {
             agent_id,
             agent_type,
         } => subagent_start::handle(ctx, agent_id, agent_type),
-        Event::SubagentStop {
-            agent_id,
-            agent_type,
-            agent_transcript_path,
-            stop_hook_active,
-            last_assistant_message,
-        } => subagent_stop::handle(
-            ctx,
-            &subagent_stop::Stop {
-                agent_id,
-                agent_type,
-                agent_transcript_path: agent_transcript_path.as_deref(),
-                stop_hook_active: *stop_hook_active,
-                last_assistant_message: last_assistant_message.as_deref(),
-            },
-        ),
+        Event::SubagentStop(stop) => subagent_stop::handle(ctx, stop),
         Event::PreToolUse(call) => pre_tool_use::handle(ctx, call),
         Event::PostToolUse(call) => post_tool_use::handle(ctx, call),
-        Event::PostToolUseFailure {
-            call,
-            error,
-            is_interrupt,
-        } => post_tool_use_failure::handle(ctx, call, error, *is_interrupt),
+        Event::PostToolUseFailure(failure) => post_tool_use_failure::handle(ctx, failure),
         Event::Other(_) => Ok(Outcome::silent()),
-    }
-}
-
-/// The hook_log hook_name of an event: which part of nagger handled it.
-fn hook_name(event: &Event) -> &'static str {
-    match event {
-        Event::SessionStart { .. } | Event::SessionEnd { .. } | Event::PreCompact { .. } => {
-            "session"
-        }
-        Event::SubagentStart { .. } | Event::SubagentStop { .. } => "subagent",
-        Event::PreToolUse(_) => "pre_tool_use",
-        Event::PostToolUse(_) => "post_tool_use",
-        Event::PostToolUseFailure { .. } => "post_tool_use_failure",
-        Event::Other(_) => "other",
     }
 }
 
@@ -530,17 +514,9 @@ fn log_bad_input(env: &Env, problem: &str, started: Instant) {
         return;
     }
     if let Ok(db) = NaggerStateDB::open(&db_path) {
-        let details = json!({ "error": problem });
-        let _ = db.hook_log().log(&NewHookLog {
-            session_id: "unknown",
-            hook_name: "input",
-            event_type: "invalid",
-            agent_id: None,
-            result: "error",
-            details: Some(&details),
-            duration_ms: Some(started.elapsed().as_secs_f64() * 1000.0),
-            timestamp: None,
-        });
+        let _ = db
+            .hook_log()
+            .log_bad_input(problem, started.elapsed().as_secs_f64() * 1000.0);
     }
 }
 

@@ -7,29 +7,25 @@
 
 use std::cell::OnceCell;
 
-use super::event::ToolCall;
+use super::event::{HookEvent, ToolFailure};
 use super::wire::HookOutput;
 use super::{Ctx, Outcome, pre_tool_use};
 use crate::rules::recovery::{MAX_ANSWER_CHARS, RecoverySet, cap_chars};
 use crate::rules::{self, Decision, MatchContext, PermissionMode, RuleError, RuleMatch};
-use crate::store::{Marker, NewRuleHit};
+use crate::store::NewRuleHit;
 
-pub fn handle(
-    ctx: &Ctx<'_>,
-    call: &ToolCall,
-    error: &str,
-    is_interrupt: bool,
-) -> anyhow::Result<Outcome> {
+pub fn handle(ctx: &Ctx<'_>, failure: &ToolFailure) -> anyhow::Result<Outcome> {
+    let call = &failure.call;
     let outcome = Outcome::silent().detail("tool", call.tool_name.as_str());
     // The user stopped the call: nothing went wrong that a hint could fix.
-    if is_interrupt {
+    if failure.is_interrupt {
         return Ok(outcome.detail("interrupt", true));
     }
     let caller = Caller::of(ctx)?;
     let set = RecoverySet::new(&ctx.config.rules);
-    let matches = set.evaluate(&call.tool_name, error, &caller.match_context(ctx));
+    let matches = set.evaluate(&call.tool_name, &failure.error, &caller.match_context(ctx));
     report_problems(ctx, set.problems());
-    deliver(ctx, &caller, matches, outcome, "PostToolUseFailure")
+    deliver(ctx, &caller, matches, outcome, HookEvent::PostToolUseFailure)
 }
 
 /// Who made the call, as rule scopes see it: the main agent, or a subagent with the
@@ -83,32 +79,21 @@ pub(super) fn deliver(
     caller: &Caller,
     matches: Vec<RuleMatch>,
     mut outcome: Outcome,
-    event: &'static str,
+    event: HookEvent,
 ) -> anyhow::Result<Outcome> {
     if let Some(id) = &caller.agent_id {
         outcome.agent_id = Some(id.clone());
     }
-    let mode = PermissionMode::from(ctx.permission_mode());
+    let mode = ctx.permission_mode();
     // bypassPermissions: only deny rules and the guard speak; none of these are.
     if matches.is_empty() || mode == PermissionMode::BypassPermissions {
         return Ok(outcome);
     }
     let tokens = OnceCell::new();
     let current_tokens = || *tokens.get_or_init(|| pre_tool_use::context_tokens(ctx));
-    let sessions = ctx.db.sessions();
     let mut due = Vec::with_capacity(matches.len());
     for m in matches {
-        let threshold = m
-            .token_threshold
-            .unwrap_or(ctx.config.session.token_threshold);
-        let marker = format!("rule:{}:{}", m.kind.as_str(), m.name);
-        let shown = sessions.take_due(
-            &ctx.common.session_id,
-            &marker,
-            threshold as i64,
-            current_tokens,
-        )?;
-        if shown != Marker::Current {
+        if pre_tool_use::rule_due(ctx, &m, &current_tokens)? {
             due.push(m);
         }
     }
@@ -132,7 +117,7 @@ pub(super) fn deliver(
     };
     let text = cap_chars(&verdict.reason, MAX_ANSWER_CHARS);
     outcome.output = match verdict.decision {
-        Decision::Deny if event == "PostToolUse" => HookOutput::Block { reason: text },
+        Decision::Deny if event == HookEvent::PostToolUse => HookOutput::Block { reason: text },
         _ => HookOutput::Context { event, text },
     };
     Ok(outcome)

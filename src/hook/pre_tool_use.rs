@@ -7,13 +7,10 @@ use super::wire::{HookOutput, PermissionDecision};
 use super::{Ctx, Outcome, spawns};
 use crate::config::Delivery;
 use crate::rules::{self, Decision, MatchContext, PermissionMode, RuleMatch, RuleSet, Severity};
-use crate::store::{Marker, NewRuleHit};
+use crate::store::{Due, Marker, NewRuleHit};
 use crate::transcript;
 use std::cell::OnceCell;
 use std::path::Path;
-
-/// The processed marker of the main agent's session conventions.
-pub const SESSION_CONVENTIONS: &str = "session_startup";
 
 /// Texts gathered for one answer, by how they must be delivered.
 #[derive(Debug, Default)]
@@ -58,9 +55,9 @@ pub fn handle(ctx: &Ctx<'_>, call: &ToolCall) -> anyhow::Result<Outcome> {
     let tokens = OnceCell::new();
     let current_tokens = || *tokens.get_or_init(|| context_tokens(ctx));
     let mode = ctx.permission_mode();
-    let nagging = mode != "bypassPermissions";
+    let nagging = mode != PermissionMode::BypassPermissions;
     // dontAsk: whatever would stop the call to nag becomes a warning instead.
-    let soften = mode == "dontAsk";
+    let soften = mode == PermissionMode::DontAsk;
     let mut answer = Answer::default();
     let mut conventions: Option<String> = None;
 
@@ -93,19 +90,19 @@ pub fn handle(ctx: &Ctx<'_>, call: &ToolCall) -> anyhow::Result<Outcome> {
         Caller::Main if nagging => {
             let session = &ctx.config.session;
             if session.enabled && !session.first_time.is_empty() {
-                let due = ctx.db.sessions().take_due(
+                let due = ctx.db.markers().take_due(
                     &ctx.common.session_id,
-                    SESSION_CONVENTIONS,
+                    Marker::SessionConventions,
                     session.token_threshold as i64,
                     current_tokens,
                 )?;
                 let message = match due {
-                    Marker::First => Some((&session.first_time, "session.first_time")),
-                    Marker::Again if !session.repeated.is_empty() => {
+                    Due::First => Some((&session.first_time, "session.first_time")),
+                    Due::Again if !session.repeated.is_empty() => {
                         Some((&session.repeated, "session.repeated"))
                     }
-                    Marker::Again => Some((&session.first_time, "session.first_time")),
-                    Marker::Current => None,
+                    Due::Again => Some((&session.first_time, "session.first_time")),
+                    Due::Current => None,
                 };
                 if let Some((message, key)) = message {
                     let text = format!("[nagger] {}", message.render());
@@ -122,7 +119,7 @@ pub fn handle(ctx: &Ctx<'_>, call: &ToolCall) -> anyhow::Result<Outcome> {
     }
 
     let fired = check_rules(ctx, call, &caller, !answer.deny.is_empty(), &current_tokens)?;
-    if let Some(verdict) = rules::combine(&fired, PermissionMode::from(mode)) {
+    if let Some(verdict) = rules::combine(&fired, mode) {
         match verdict.decision {
             Decision::Deny => answer.deny.push(verdict.reason),
             Decision::Ask => answer.ask.push(verdict.reason),
@@ -219,24 +216,15 @@ fn check_rules(
     if matches.is_empty() {
         return Ok(matches);
     }
-    let bypass = ctx.permission_mode() == "bypassPermissions";
+    let bypass = ctx.permission_mode() == PermissionMode::BypassPermissions;
     let refused = refused_already || matches.iter().any(|m| m.severity == Severity::Deny);
-    let sessions = ctx.db.sessions();
     let mut due = Vec::with_capacity(matches.len());
     for m in matches {
         if !m.every_time() {
             if bypass || refused {
                 continue;
             }
-            let threshold = m.token_threshold.unwrap_or(config.session.token_threshold);
-            let marker = format!("rule:{}:{}", m.kind.as_str(), m.name);
-            let shown = sessions.take_due(
-                &ctx.common.session_id,
-                &marker,
-                threshold as i64,
-                current_tokens,
-            )?;
-            if shown == Marker::Current {
+            if !rule_due(ctx, &m, &current_tokens)? {
                 continue;
             }
         }
@@ -260,12 +248,36 @@ fn check_rules(
     Ok(due)
 }
 
+/// Whether a once-per-session rule is due now: never shown in this session, or re-armed
+/// by a compaction or by the context growing by its token_threshold (else the session's).
+/// Marks it shown when it is.
+pub(super) fn rule_due(
+    ctx: &Ctx<'_>,
+    m: &RuleMatch,
+    current_tokens: &dyn Fn() -> i64,
+) -> anyhow::Result<bool> {
+    let threshold = m
+        .token_threshold
+        .unwrap_or(ctx.config.session.token_threshold);
+    let marker = Marker::Rule {
+        kind: m.kind.as_str(),
+        name: &m.name,
+    };
+    let shown = ctx.db.markers().take_due(
+        &ctx.common.session_id,
+        marker,
+        threshold as i64,
+        current_tokens,
+    )?;
+    Ok(shown != Due::Current)
+}
+
 /// The guard and the deny rules, decided from the config alone, without the database:
 /// what still holds when the database cannot be opened or a handler failed (a guard
 /// "ask" is asked too). Role-scoped rules need the caller's role and are left out.
 pub fn safety_answer(
     config: &crate::config::Config,
-    common: &super::event::Common,
+    mode: PermissionMode,
     call: &ToolCall,
     project_root: &Path,
 ) -> Option<HookOutput> {
@@ -278,8 +290,7 @@ pub fn safety_answer(
         },
         project_root,
     );
-    let mode = common.permission_mode.as_deref().unwrap_or("default");
-    let verdict = rules::combine(&matches, PermissionMode::from(mode))?;
+    let verdict = rules::combine(&matches, mode)?;
     let decision = match verdict.decision {
         Decision::Deny => PermissionDecision::Deny,
         Decision::Ask => PermissionDecision::Ask,

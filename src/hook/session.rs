@@ -2,19 +2,21 @@
 //! (the main agent gets the session's shared-context digest back), and the
 //! session's `_summary.md` and metrics when it ends.
 
+use super::event::{HookEvent, SessionSource};
 use super::wire::HookOutput;
 use super::{Ctx, Outcome, pre_tool_use};
 use crate::context;
+use crate::store::ExpireReason;
 use serde_json::json;
 
 const HOUR_MS: i64 = 3_600_000;
 
-pub fn start(ctx: &Ctx<'_>, source: &str) -> anyhow::Result<Outcome> {
+pub fn start(ctx: &Ctx<'_>, source: &SessionSource) -> anyhow::Result<Outcome> {
     let session = &ctx.common.session_id;
     let sessions = ctx.db.sessions();
     sessions.start(
         session,
-        Some(source),
+        Some(source.as_str()),
         ctx.common.transcript_path.as_deref(),
         ctx.common.cwd.as_deref(),
     )?;
@@ -29,14 +31,14 @@ pub fn start(ctx: &Ctx<'_>, source: &str) -> anyhow::Result<Outcome> {
         0
     });
     let mut outcome = Outcome::silent()
-        .detail("source", source)
+        .detail("source", source.as_str())
         .detail("purged_rows", purged_rows)
         .detail("purged_report_dirs", purged_dirs);
 
     let mut sections = Vec::new();
-    let give_digest = if source == "compact" {
+    let give_digest = if *source == SessionSource::Compact {
         // Every compaction re-arms the conventions, not only the first.
-        let expired = sessions.expire_all(session, "compact")?;
+        let expired = ctx.db.markers().expire_all(session, ExpireReason::Compact)?;
         let count = sessions.record_compaction(session)?;
         outcome = outcome
             .detail("compaction", count)
@@ -46,7 +48,7 @@ pub fn start(ctx: &Ctx<'_>, source: &str) -> anyhow::Result<Outcome> {
         // A session resumed after a compaction: what the compaction's SessionStart
         // added lived only in the process that compacted (Claude Code does not keep
         // it in the transcript), so the resumed agent gets it again.
-        source == "resume" && sessions.info(session)?.is_some_and(|i| i.compactions > 0)
+        *source == SessionSource::Resume && sessions.info(session)?.is_some_and(|i| i.compactions > 0)
     };
     if give_digest {
         // The summary replaced what the subagents reported: give it back.
@@ -67,7 +69,7 @@ pub fn start(ctx: &Ctx<'_>, source: &str) -> anyhow::Result<Outcome> {
     }
     if !sections.is_empty() {
         outcome.output = HookOutput::Context {
-            event: "SessionStart",
+            event: HookEvent::SessionStart,
             text: sections.join("\n\n"),
         };
     }
@@ -106,39 +108,8 @@ fn write_summary(ctx: &Ctx<'_>) -> anyhow::Result<std::path::PathBuf> {
 
 /// Agents, blocks and context size of the session, for its SessionEnd row.
 fn session_metrics(ctx: &Ctx<'_>) -> anyhow::Result<serde_json::Value> {
-    let conn = ctx.db.conn();
-    let session = &ctx.common.session_id;
-    let (agents, agent_tokens): (i64, i64) = conn.query_row(
-        "SELECT count(*), coalesce(sum(tokens), 0) FROM subagent_history WHERE session_id = ?1",
-        [session],
-        |r| Ok((r.get(0)?, r.get(1)?)),
-    )?;
-    let (runs, denies, blocks, asks, errors): (i64, i64, i64, i64, i64) = conn.query_row(
-        "SELECT count(*), count(*) FILTER (WHERE result = 'deny'), count(*) FILTER (WHERE result = 'block'),
-                count(*) FILTER (WHERE result = 'ask'), count(*) FILTER (WHERE result = 'error')
-         FROM hook_log WHERE session_id = ?1",
-        [session],
-        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
-    )?;
-    let compactions = ctx
-        .db
-        .sessions()
-        .info(session)?
-        .map(|i| i.compactions)
-        .unwrap_or(0);
-    let context_entries = ctx.db.context().session_count(session)?;
-    let files_changed = ctx.db.context().file_change_count(session)?;
-    Ok(json!({
-        "agents": agents,
-        "context_entries": context_entries,
-        "files_changed": files_changed,
-        "agent_tokens": agent_tokens,
-        "hook_runs": runs,
-        "denies": denies,
-        "blocks": blocks,
-        "asks": asks,
-        "errors": errors,
-        "compactions": compactions,
-        "context_tokens": pre_tool_use::context_tokens(ctx),
-    }))
+    let metrics = ctx.db.sessions().metrics(&ctx.common.session_id)?;
+    let mut value = serde_json::to_value(metrics)?;
+    value["context_tokens"] = json!(pre_tool_use::context_tokens(ctx));
+    Ok(value)
 }

@@ -11,6 +11,7 @@
 //! exact facts are written, gets its role's conventions.
 
 use super::identify::{self, Effort};
+use super::event::HookEvent;
 use super::wire::HookOutput;
 use super::{Ctx, Outcome, spawns};
 use crate::context::{self, Audience};
@@ -20,8 +21,7 @@ pub fn handle(ctx: &Ctx<'_>, agent_id: &str, agent_type: &str) -> anyhow::Result
     let repo = ctx.db.subagents();
     let session = &ctx.common.session_id;
     let sync = spawns::sync(ctx)?;
-    let fallback = (agent_type != "unknown")
-        .then(|| roles::normalize(agent_type, &ctx.config.role_resolution));
+    let fallback = Some(roles::normalize(agent_type, &ctx.config.role_resolution));
     let mut matched = repo.register_and_match(
         agent_id,
         session,
@@ -66,7 +66,7 @@ pub fn handle(ctx: &Ctx<'_>, agent_id: &str, agent_type: &str) -> anyhow::Result
         Outcome::silent()
     } else {
         Outcome::with(HookOutput::Context {
-            event: "SubagentStart",
+            event: HookEvent::SubagentStart,
             text: injection.text.clone(),
         })
     };

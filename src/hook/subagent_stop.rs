@@ -2,21 +2,15 @@
 //! a `[COMPRESSED]` report is sent back once), then its result is collected into
 //! the shared context and the agent leaves the Registry for subagent_history.
 
+use super::event::SubagentStop as Stop;
 use super::wire::HookOutput;
 use super::{Ctx, Outcome};
 use crate::compress;
 use crate::context::{self, cut_chars};
-use crate::store::NewContextEntry;
+use crate::store::{Due, Marker, NewContextEntry};
 use crate::transcript;
 use std::path::{Path, PathBuf};
 
-pub struct Stop<'a> {
-    pub agent_id: &'a str,
-    pub agent_type: &'a str,
-    pub agent_transcript_path: Option<&'a str>,
-    pub stop_hook_active: bool,
-    pub last_assistant_message: Option<&'a str>,
-}
 
 /// The agent's final message, as far as it can be known.
 enum FinalMessage {
@@ -36,21 +30,18 @@ impl FinalMessage {
     }
 }
 
-/// Prefix of the processed marker that makes the compression block happen once.
-const COMPRESS_BLOCK_MARKER: &str = "compress_block:";
-
 /// A report file larger than this is read only this far.
 const MAX_REPORT_BYTES: u64 = 256 * 1024;
 
-pub fn handle(ctx: &Ctx<'_>, stop: &Stop<'_>) -> anyhow::Result<Outcome> {
+pub fn handle(ctx: &Ctx<'_>, stop: &Stop) -> anyhow::Result<Outcome> {
     let final_message = final_message(ctx, stop);
-    let role = ctx.db.subagents().get(stop.agent_id)?.and_then(|r| r.role);
+    let role = ctx.db.subagents().get(&stop.agent_id)?.and_then(|r| r.role);
 
     let check = compression_check(ctx, stop, role.as_deref(), &final_message);
     let check_word = match check {
         Ok(Check::Block(reason)) => {
             let mut outcome = Outcome::with(HookOutput::Block { reason })
-                .detail("agent_type", stop.agent_type)
+                .detail("agent_type", stop.agent_type.as_str())
                 .detail("role", role)
                 .detail("compression", "blocked");
             outcome.agent_id = Some(stop.agent_id.to_string());
@@ -67,9 +58,9 @@ pub fn handle(ctx: &Ctx<'_>, stop: &Stop<'_>) -> anyhow::Result<Outcome> {
     let collected = collect(ctx, stop, role.as_deref(), &final_message);
     let tokens = agent_tokens(ctx, stop);
     let history = ctx.db.subagents().unregister(
-        stop.agent_id,
+        &stop.agent_id,
         &ctx.common.session_id,
-        stop.agent_type,
+        &stop.agent_type,
         tokens,
         collected.content.as_deref(),
     )?;
@@ -77,7 +68,7 @@ pub fn handle(ctx: &Ctx<'_>, stop: &Stop<'_>) -> anyhow::Result<Outcome> {
     let category = context::category_of(
         &ctx.config.context,
         history.role.as_deref(),
-        stop.agent_type,
+        &stop.agent_type,
     );
     if ctx.config.context.enabled
         && let Some(content) = collected.content.as_deref()
@@ -85,8 +76,8 @@ pub fn handle(ctx: &Ctx<'_>, stop: &Stop<'_>) -> anyhow::Result<Outcome> {
         let tags = compress::report_tags(content);
         entry_id = ctx.db.context().insert(&NewContextEntry {
             session_id: &ctx.common.session_id,
-            agent_id: Some(stop.agent_id),
-            agent_type: Some(stop.agent_type),
+            agent_id: Some(&stop.agent_id),
+            agent_type: Some(&stop.agent_type),
             role: history.role.as_deref(),
             category: &category,
             content,
@@ -96,7 +87,7 @@ pub fn handle(ctx: &Ctx<'_>, stop: &Stop<'_>) -> anyhow::Result<Outcome> {
         })?;
     }
     let mut outcome = Outcome::silent()
-        .detail("agent_type", stop.agent_type)
+        .detail("agent_type", stop.agent_type.as_str())
         .detail("role", history.role.clone())
         .detail("duration_ms", history.duration_ms)
         .detail("tokens", tokens)
@@ -126,7 +117,7 @@ enum Check {
 /// sent this agent back before.
 fn compression_check(
     ctx: &Ctx<'_>,
-    stop: &Stop<'_>,
+    stop: &Stop,
     role: Option<&str>,
     final_message: &FinalMessage,
 ) -> anyhow::Result<Check> {
@@ -134,12 +125,7 @@ fn compression_check(
     if stop.stop_hook_active {
         return Ok(Check::Pass("stop_hook_active"));
     }
-    // Without the session or the agent's type nagger cannot tell whether the check
-    // applies or whether it sent the agent back before: no decision on a guess.
-    if ctx.common.agent_type.is_none() || ctx.common.session_id == "unknown" {
-        return Ok(Check::Pass("ids_missing"));
-    }
-    if !compress::applies(config, stop.agent_type, role) {
+    if !compress::applies(config, &stop.agent_type, role) {
         return Ok(Check::Pass("off"));
     }
     match final_message {
@@ -149,26 +135,28 @@ fn compression_check(
         }
         FinalMessage::Text(_) | FinalMessage::Empty => {}
     }
-    let marker = format!("{COMPRESS_BLOCK_MARKER}{}", stop.agent_id);
+    let marker = Marker::CompressBlock {
+        agent_id: &stop.agent_id,
+    };
     let due = ctx
         .db
-        .sessions()
-        .take_due(&ctx.common.session_id, &marker, 0, || 0)?;
-    if due != crate::store::Marker::First {
+        .markers()
+        .take_due(&ctx.common.session_id, marker, 0, || 0)?;
+    if due != Due::First {
         return Ok(Check::Pass("blocked_before"));
     }
-    let reviewer = compress::is_reviewer(config, stop.agent_type, role);
+    let reviewer = compress::is_reviewer(config, &stop.agent_type, role);
     Ok(Check::Block(compress::block_reason(
         config,
-        stop.agent_type,
+        &stop.agent_type,
         reviewer,
     )))
 }
 
 /// `last_assistant_message`, else the last assistant text of the agent's
 /// transcript, read from the end.
-fn final_message(ctx: &Ctx<'_>, stop: &Stop<'_>) -> FinalMessage {
-    if let Some(text) = stop.last_assistant_message.filter(|t| !t.trim().is_empty()) {
+fn final_message(ctx: &Ctx<'_>, stop: &Stop) -> FinalMessage {
+    if let Some(text) = stop.last_assistant_message.as_deref().filter(|t| !t.trim().is_empty()) {
         return FinalMessage::Text(text.to_string());
     }
     let Some(path) = agent_transcript(ctx, stop) else {
@@ -195,7 +183,7 @@ struct Collected {
 /// message cut to `max_entry_chars`; with the files it wrote.
 fn collect(
     ctx: &Ctx<'_>,
-    stop: &Stop<'_>,
+    stop: &Stop,
     role: Option<&str>,
     final_message: &FinalMessage,
 ) -> Collected {
@@ -204,8 +192,8 @@ fn collect(
     let report = context::report_path(
         ctx.project_root,
         &ctx.common.session_id,
-        stop.agent_type,
-        stop.agent_id,
+        &stop.agent_type,
+        &stop.agent_id,
     );
     let from_file = match context::read_report(ctx.project_root, &report, MAX_REPORT_BYTES) {
         Ok(text) => text.filter(|t| !t.trim().is_empty()),
@@ -217,7 +205,7 @@ fn collect(
     let (content, source) = if let Some(text) = from_file {
         (Some(cut_chars(text.trim(), max)), "report_file")
     } else if let Some(block) = final_message.text().and_then(|t| {
-        let reviewer = compress::is_reviewer(compress, stop.agent_type, role);
+        let reviewer = compress::is_reviewer(compress, &stop.agent_type, role);
         compress::compressed_block(t, &compress.marker, compress::max_lines(compress, reviewer))
     }) {
         (Some(cut_chars(&block, max)), "compressed")
@@ -236,7 +224,7 @@ fn collect(
 /// Files the agent wrote: Write/Edit/MultiEdit/NotebookEdit calls in the last
 /// `max_transcript_lines` of its transcript, and what PostToolUse recorded for it;
 /// project-relative where possible, each once.
-fn files_written(ctx: &Ctx<'_>, stop: &Stop<'_>) -> Vec<String> {
+fn files_written(ctx: &Ctx<'_>, stop: &Stop) -> Vec<String> {
     let mut files = Vec::new();
     if let Some(path) = agent_transcript(ctx, stop) {
         match transcript::files_written(&path, ctx.config.context.max_transcript_lines) {
@@ -248,7 +236,7 @@ fn files_written(ctx: &Ctx<'_>, stop: &Stop<'_>) -> Vec<String> {
     match ctx
         .db
         .context()
-        .files_changed(&ctx.common.session_id, Some(stop.agent_id), 200)
+        .files_changed(&ctx.common.session_id, Some(&stop.agent_id), 200)
     {
         Ok(changes) => files.extend(changes.into_iter().rev().map(|c| c.path)),
         Err(e) => ctx.warn(format!("cannot read file changes: {e}")),
@@ -263,19 +251,20 @@ fn files_written(ctx: &Ctx<'_>, stop: &Stop<'_>) -> Vec<String> {
 
 /// The agent's own transcript: the path Claude Code gave (a `.jsonl` file), else
 /// the derived one.
-pub fn agent_transcript(ctx: &Ctx<'_>, stop: &Stop<'_>) -> Option<PathBuf> {
+pub fn agent_transcript(ctx: &Ctx<'_>, stop: &Stop) -> Option<PathBuf> {
     let given = stop
         .agent_transcript_path
+        .as_deref()
         .map(PathBuf::from)
         .filter(|p| p.extension().is_some_and(|e| e == "jsonl"));
     given.or_else(|| {
         let parent = ctx.common.transcript_path.as_deref()?;
-        transcript::subagent_transcript_path(Path::new(parent), stop.agent_id)
+        transcript::subagent_transcript_path(Path::new(parent), &stop.agent_id)
     })
 }
 
 /// Tokens the agent used, deduplicated by message id; None when unreadable.
-fn agent_tokens(ctx: &Ctx<'_>, stop: &Stop<'_>) -> Option<i64> {
+fn agent_tokens(ctx: &Ctx<'_>, stop: &Stop) -> Option<i64> {
     let path = agent_transcript(ctx, stop)?;
     transcript::total_usage(&path)
         .ok()

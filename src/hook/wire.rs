@@ -1,6 +1,7 @@
 //! Hook input and output JSON exactly as Claude Code speaks it. Every field is
 //! optional and unknown fields are ignored; only wrong types are errors.
 
+use super::event::HookEvent;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -84,7 +85,7 @@ pub enum HookOutput {
         additional_context: Option<String>,
     },
     /// additionalContext for SessionStart, SubagentStart or UserPromptSubmit.
-    Context { event: &'static str, text: String },
+    Context { event: HookEvent, text: String },
     /// SubagentStop/Stop: keep working, with the reason as feedback.
     Block { reason: String },
 }
@@ -225,7 +226,7 @@ impl HookOutput {
                 }
                 serde_json::to_string(&Envelope {
                     hook_specific_output: SpecificOutput {
-                        hook_event_name: "PreToolUse",
+                        hook_event_name: HookEvent::PreToolUse.as_str(),
                         permission_decision: *decision,
                         permission_decision_reason: reason.as_deref(),
                         additional_context: additional_context.as_deref(),
@@ -234,7 +235,7 @@ impl HookOutput {
             }
             HookOutput::Context { event, text } => serde_json::to_string(&Envelope {
                 hook_specific_output: SpecificOutput {
-                    hook_event_name: event,
+                    hook_event_name: event.as_str(),
                     permission_decision: None,
                     permission_decision_reason: None,
                     additional_context: Some(text),
@@ -323,7 +324,7 @@ mod tests {
             .collect();
         for out in [
             HookOutput::Context {
-                event: "SessionStart",
+                event: HookEvent::SessionStart,
                 text: text.clone(),
             },
             HookOutput::Block {

@@ -323,14 +323,6 @@ impl<'c> ContextRepository<'c> {
         Ok(())
     }
 
-    pub fn file_change_count(&self, session_id: &str) -> StoreResult<i64> {
-        Ok(self.conn.query_row(
-            "SELECT count(*) FROM file_changes WHERE session_id = ?1",
-            [session_id],
-            |r| r.get(0),
-        )?)
-    }
-
     /// Files changed in the session, most recently changed first; one agent's
     /// (`""`: the main agent's) or everyone's.
     pub fn files_changed(

@@ -3,6 +3,7 @@
 //! transaction: all inserts and deletes of hook_log go through this module.
 
 use super::stats::fine_bucket_sql;
+use crate::hook::event::HookEvent;
 use super::{StoreResult, now_ms};
 use rusqlite::{Connection, params};
 use serde_json::Value;
@@ -40,7 +41,7 @@ impl<'a> StatColumns<'a> {
         let text = |key: &str| details.get(key).and_then(Value::as_str);
         let number = |key: &str| details.get(key).and_then(Value::as_i64);
         StatColumns {
-            role_source: (event_type == "SubagentStart")
+            role_source: (event_type == HookEvent::SubagentStart.as_str())
                 .then(|| text("role_source"))
                 .flatten(),
             caller: (details.get("first_call") == Some(&Value::Bool(true)))
@@ -88,6 +89,26 @@ impl<'c> HookLogRepository<'c> {
     /// Records one run and counts it in the rollup, atomically (inside the caller's
     /// transaction when there is one).
     pub fn log(&self, entry: &NewHookLog<'_>) -> StoreResult<i64> {
+        self.insert(Some(entry.session_id), entry)
+    }
+
+    /// Records input nagger could not read: no session it could be filed under.
+    pub fn log_bad_input(&self, problem: &str, duration_ms: f64) -> StoreResult<i64> {
+        let details = serde_json::json!({ "error": problem });
+        self.insert(
+            None,
+            &NewHookLog {
+                hook_name: "input",
+                event_type: "invalid",
+                result: "error",
+                details: Some(&details),
+                duration_ms: Some(duration_ms),
+                ..NewHookLog::default()
+            },
+        )
+    }
+
+    fn insert(&self, session_id: Option<&str>, entry: &NewHookLog<'_>) -> StoreResult<i64> {
         let details = entry.details.map(|d| d.to_string());
         let columns = StatColumns::of(entry.event_type, entry.result, entry.details);
         let timestamp = entry.timestamp.unwrap_or_else(now_ms);
@@ -103,7 +124,7 @@ impl<'c> HookLogRepository<'c> {
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
             )?
             .execute(params![
-                entry.session_id,
+                session_id,
                 entry.hook_name,
                 entry.event_type,
                 entry.agent_id,
@@ -177,16 +198,6 @@ impl<'c> HookLogRepository<'c> {
                 duration_ms: r.get(8)?,
             })
         })?;
-        Ok(rows.collect::<Result<_, _>>()?)
-    }
-
-    /// Runs per (event, result) for a session: the quick summary seed 004 asks for.
-    pub fn get_stats(&self, session_id: &str) -> StoreResult<Vec<(String, String, i64)>> {
-        let mut stmt = self.conn.prepare(
-            "SELECT event_type, coalesce(result, 'none'), count(*) FROM hook_log
-             WHERE session_id = ?1 GROUP BY 1, 2 ORDER BY 1, 2",
-        )?;
-        let rows = stmt.query_map([session_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 }

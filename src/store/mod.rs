@@ -5,6 +5,7 @@
 mod context;
 pub mod health;
 mod hook_log;
+mod markers;
 mod rule_hits;
 mod sessions;
 pub mod stats;
@@ -17,7 +18,8 @@ pub use context::{
 };
 pub use hook_log::{HookLogRecord, HookLogRepository, NewHookLog};
 pub use rule_hits::{NewRuleHit, RuleHitRepository};
-pub use sessions::{Marker, SessionInfo, SessionRecord, SessionRepository};
+pub use markers::{Due, ExpireReason, Marker, MarkerRepository};
+pub use sessions::{SessionInfo, SessionRepository};
 pub use subagents::{
     ExactOutcome, HistoryRecord, MatchOutcome, RoleSource, SpawnKey, SpawnRow, SubagentRecord,
     SubagentRepository, TranscriptCursorRow, is_exact_source,
@@ -278,6 +280,10 @@ impl NaggerStateDB {
 
     pub fn sessions(&self) -> SessionRepository<'_> {
         SessionRepository::new(&self.conn)
+    }
+
+    pub fn markers(&self) -> MarkerRepository<'_> {
+        MarkerRepository::new(&self.conn)
     }
 
     pub fn hook_log(&self) -> HookLogRepository<'_> {

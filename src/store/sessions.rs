@@ -1,38 +1,8 @@
-//! Sessions: per-session processed markers (`sessions`, which say when
-//! conventions were last shown and at what context size) and the lifecycle row
-//! of each Claude Code session (`session_info`).
+//! Sessions: the lifecycle row of each Claude Code session (`session_info`), and the
+//! purge of everything kept for sessions past their time.
 
 use super::{StoreResult, immediate, now_ms};
 use rusqlite::{Connection, OptionalExtension, Row, params};
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SessionRecord {
-    pub session_id: String,
-    pub hook_name: String,
-    pub created_at: i64,
-    pub last_tokens: i64,
-    pub status: String,
-    pub expired_at: Option<i64>,
-    pub expire_reason: Option<String>,
-}
-
-impl SessionRecord {
-    fn from_row(r: &Row<'_>) -> rusqlite::Result<Self> {
-        Ok(SessionRecord {
-            session_id: r.get(0)?,
-            hook_name: r.get(1)?,
-            created_at: r.get(2)?,
-            last_tokens: r.get(3)?,
-            status: r.get(4)?,
-            expired_at: r.get(5)?,
-            expire_reason: r.get(6)?,
-        })
-    }
-
-    pub fn is_active(&self) -> bool {
-        self.status == "active"
-    }
-}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SessionInfo {
@@ -47,21 +17,20 @@ pub struct SessionInfo {
     pub end_reason: Option<String>,
 }
 
-/// Whether a marker said "show it" and whether it had been shown before.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MarkerDecision {
-    /// Never shown in this session.
-    First,
-    /// Shown before, re-armed by compaction or token growth.
-    Again,
-    /// Shown and still current.
-    Current,
+/// What a session did, for its SessionEnd row.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct SessionMetrics {
+    pub agents: i64,
+    pub context_entries: i64,
+    pub files_changed: i64,
+    pub agent_tokens: i64,
+    pub hook_runs: i64,
+    pub denies: i64,
+    pub blocks: i64,
+    pub asks: i64,
+    pub errors: i64,
+    pub compactions: i64,
 }
-
-pub use MarkerDecision as Marker;
-
-const MARKER_COLUMNS: &str =
-    "session_id, hook_name, created_at, last_tokens, status, expired_at, expire_reason";
 
 pub struct SessionRepository<'c> {
     conn: &'c Connection,
@@ -70,130 +39,6 @@ pub struct SessionRepository<'c> {
 impl<'c> SessionRepository<'c> {
     pub fn new(conn: &'c Connection) -> Self {
         SessionRepository { conn }
-    }
-
-    /// Marks `hook_name` processed for the session at `tokens` context size.
-    pub fn register(&self, session_id: &str, hook_name: &str, tokens: i64) -> StoreResult<()> {
-        self.conn.execute(
-            "INSERT INTO sessions (session_id, hook_name, created_at, last_tokens, status)
-             VALUES (?1, ?2, ?3, ?4, 'active')
-             ON CONFLICT(session_id, hook_name) DO UPDATE SET
-                 created_at = excluded.created_at, last_tokens = excluded.last_tokens,
-                 status = 'active', expired_at = NULL, expire_reason = NULL",
-            params![session_id, hook_name, now_ms(), tokens],
-        )?;
-        Ok(())
-    }
-
-    pub fn get(&self, session_id: &str, hook_name: &str) -> StoreResult<Option<SessionRecord>> {
-        Ok(self
-            .conn
-            .query_row(
-                &format!(
-                    "SELECT {MARKER_COLUMNS} FROM sessions WHERE session_id = ?1 AND hook_name = ?2"
-                ),
-                params![session_id, hook_name],
-                SessionRecord::from_row,
-            )
-            .optional()?)
-    }
-
-    pub fn is_processed(&self, session_id: &str, hook_name: &str) -> StoreResult<bool> {
-        Ok(self
-            .get(session_id, hook_name)?
-            .is_some_and(|m| m.is_active()))
-    }
-
-    /// Processed, unless the context grew by `threshold` tokens since the marker was
-    /// set; then the marker is expired and false returned.
-    pub fn is_processed_context_aware(
-        &self,
-        session_id: &str,
-        hook_name: &str,
-        current_tokens: i64,
-        threshold: i64,
-    ) -> StoreResult<bool> {
-        let Some(m) = self.get(session_id, hook_name)? else {
-            return Ok(false);
-        };
-        if !m.is_active() {
-            return Ok(false);
-        }
-        if threshold > 0 && current_tokens - m.last_tokens >= threshold {
-            self.expire(session_id, hook_name, "token_threshold")?;
-            return Ok(false);
-        }
-        Ok(true)
-    }
-
-    /// Decides and records, in one IMMEDIATE transaction, whether something guarded
-    /// by `hook_name` is due now: never shown, expired (compaction), or the context
-    /// grew by `threshold` tokens since it was shown (`current_tokens` is asked for
-    /// only when a live marker exists). When due, the marker is set at the current
-    /// size, so of several parallel callers exactly one is told to show it.
-    pub fn take_due(
-        &self,
-        session_id: &str,
-        hook_name: &str,
-        threshold: i64,
-        current_tokens: impl FnOnce() -> i64,
-    ) -> StoreResult<Marker> {
-        let mut tokens = Lazy::new(current_tokens);
-        let marker_sql = format!(
-            "SELECT {MARKER_COLUMNS} FROM sessions WHERE session_id = ?1 AND hook_name = ?2"
-        );
-        let read = |conn: &Connection| {
-            conn.query_row(
-                &marker_sql,
-                params![session_id, hook_name],
-                SessionRecord::from_row,
-            )
-            .optional()
-        };
-        let not_due = |m: &SessionRecord, tokens: &mut Lazy<_>| {
-            m.is_active() && (threshold <= 0 || tokens.get() - m.last_tokens < threshold)
-        };
-        // Most calls find a live marker that is not due: a plain read says so without
-        // taking the write lock (its snapshot is a moment at which it was not due).
-        if read(self.conn)?.is_some_and(|m| not_due(&m, &mut tokens)) {
-            return Ok(Marker::Current);
-        }
-        let tx = immediate(self.conn)?;
-        let decision = match read(&tx)? {
-            None => Marker::First,
-            Some(m) if not_due(&m, &mut tokens) => Marker::Current,
-            Some(_) => Marker::Again,
-        };
-        if decision != Marker::Current {
-            tx.execute(
-                "INSERT INTO sessions (session_id, hook_name, created_at, last_tokens, status)
-                 VALUES (?1, ?2, ?3, ?4, 'active')
-                 ON CONFLICT(session_id, hook_name) DO UPDATE SET
-                     last_tokens = excluded.last_tokens, status = 'active',
-                     expired_at = NULL, expire_reason = NULL",
-                params![session_id, hook_name, now_ms(), tokens.get()],
-            )?;
-        }
-        tx.commit()?;
-        Ok(decision)
-    }
-
-    pub fn expire(&self, session_id: &str, hook_name: &str, reason: &str) -> StoreResult<()> {
-        self.conn.execute(
-            "UPDATE sessions SET status = 'expired', expired_at = ?3, expire_reason = ?4
-             WHERE session_id = ?1 AND hook_name = ?2",
-            params![session_id, hook_name, now_ms(), reason],
-        )?;
-        Ok(())
-    }
-
-    /// Expires every marker of the session (compaction): conventions fire again.
-    pub fn expire_all(&self, session_id: &str, reason: &str) -> StoreResult<usize> {
-        Ok(self.conn.execute(
-            "UPDATE sessions SET status = 'expired', expired_at = ?2, expire_reason = ?3
-             WHERE session_id = ?1 AND status = 'active'",
-            params![session_id, now_ms(), reason],
-        )?)
     }
 
     /// Upserts the session's lifecycle row (SessionStart).
@@ -251,6 +96,37 @@ impl<'c> SessionRepository<'c> {
             .optional()?)
     }
 
+    /// Agents, results, files, hook runs by outcome and compactions of one session.
+    pub fn metrics(&self, session_id: &str) -> StoreResult<SessionMetrics> {
+        Ok(self.conn.query_row(
+            "SELECT
+                 (SELECT count(*) FROM subagent_history WHERE session_id = ?1),
+                 (SELECT count(*) FROM context_entries WHERE session_id = ?1),
+                 (SELECT count(*) FROM file_changes WHERE session_id = ?1),
+                 (SELECT coalesce(sum(tokens), 0) FROM subagent_history WHERE session_id = ?1),
+                 count(*), count(*) FILTER (WHERE result = 'deny'),
+                 count(*) FILTER (WHERE result = 'block'), count(*) FILTER (WHERE result = 'ask'),
+                 count(*) FILTER (WHERE result = 'error'),
+                 (SELECT coalesce(max(compactions), 0) FROM session_info WHERE session_id = ?1)
+             FROM hook_log WHERE session_id = ?1",
+            [session_id],
+            |r| {
+                Ok(SessionMetrics {
+                    agents: r.get(0)?,
+                    context_entries: r.get(1)?,
+                    files_changed: r.get(2)?,
+                    agent_tokens: r.get(3)?,
+                    hook_runs: r.get(4)?,
+                    denies: r.get(5)?,
+                    blocks: r.get(6)?,
+                    asks: r.get(7)?,
+                    errors: r.get(8)?,
+                    compactions: r.get(9)?,
+                })
+            },
+        )?)
+    }
+
     /// Known sessions, most recently seen first.
     pub fn list(&self, limit: usize) -> StoreResult<Vec<SessionInfo>> {
         let mut stmt = self.conn.prepare(&format!(
@@ -294,8 +170,8 @@ impl<'c> SessionRepository<'c> {
                 "DELETE FROM task_spawns WHERE session_id IN (SELECT session_id FROM temp.purge_sessions) OR created_at < ?1",
             ),
             (
-                "sessions",
-                "DELETE FROM sessions WHERE session_id IN (SELECT session_id FROM temp.purge_sessions) OR created_at < ?1",
+                "session_markers",
+                "DELETE FROM session_markers WHERE session_id IN (SELECT session_id FROM temp.purge_sessions) OR created_at < ?1",
             ),
             (
                 "transcript_cursors",
@@ -362,26 +238,4 @@ fn info_from_row(r: &Row<'_>) -> rusqlite::Result<SessionInfo> {
         ended_at: r.get(7)?,
         end_reason: r.get(8)?,
     })
-}
-
-/// A value computed on first use only (reading the context size costs a file read).
-struct Lazy<F> {
-    compute: Option<F>,
-    value: Option<i64>,
-}
-
-impl<F: FnOnce() -> i64> Lazy<F> {
-    fn new(compute: F) -> Self {
-        Lazy {
-            compute: Some(compute),
-            value: None,
-        }
-    }
-
-    fn get(&mut self) -> i64 {
-        if let Some(compute) = self.compute.take() {
-            self.value = Some(compute());
-        }
-        self.value.unwrap_or(0)
-    }
 }

@@ -6,6 +6,7 @@
 //! The log is never counted, let alone loaded, row by row.
 
 use super::StoreResult;
+use crate::hook::event::HookEvent;
 use rusqlite::{Connection, ToSql, Transaction, params, params_from_iter};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -191,7 +192,7 @@ pub fn collect(conn: &Connection, scope: Scope<'_>) -> StoreResult<Stats> {
 
     let mut compressions_enforced = 0;
     for (event, hook, result, n) in outcomes(&tx, source, since)? {
-        if event == "SubagentStop" && result == "block" {
+        if event == HookEvent::SubagentStop.as_str() && result == "block" {
             compressions_enforced += n;
         }
         if let Some(h) = hooks

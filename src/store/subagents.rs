@@ -237,14 +237,6 @@ impl<'c> SubagentRepository<'c> {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
-    pub fn get_unprocessed_count(&self, session_id: &str) -> StoreResult<i64> {
-        Ok(self.conn.query_row(
-            "SELECT count(*) FROM subagents WHERE session_id = ?1 AND startup_processed = 0",
-            [session_id],
-            |r| r.get(0),
-        )?)
-    }
-
     /// Whether the session has subagents that have not made their first tool call.
     pub fn has_unprocessed(&self, session_id: &str) -> StoreResult<bool> {
         Ok(self
