@@ -1039,7 +1039,7 @@ fn find_key_line(text: &str, key: &str) -> Option<usize> {
 mod tests {
     use super::*;
 
-    const EXAMPLE: &str = include_str!("../tests/fixtures/spec_config.toml");
+    const EXAMPLE: &str = include_str!("../docs/example-config.toml");
 
     #[test]
     fn example_config_loads_as_is_with_its_meanings() {
