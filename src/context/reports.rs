@@ -6,6 +6,7 @@ use std::io::{self, Read, Write};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Component, Path, PathBuf};
 
+/// `.claude-nagger/context`: the only folder nagger reads reports from or writes to.
 pub fn context_root(project_root: &Path) -> PathBuf {
     paths::state_dir(project_root).join("context")
 }
