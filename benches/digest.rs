@@ -115,8 +115,8 @@ fn fill(path: &Path) {
 }
 
 fn config() -> Config {
-    let text = include_str!("../tests/fixtures/spec_config.toml");
-    nagger::config::parse(text, Path::new("spec_config.toml"))
+    let text = include_str!("../docs/example-config.toml");
+    nagger::config::parse(text, Path::new("example-config.toml"))
         .expect("the documented example config loads")
 }
 

@@ -26,7 +26,7 @@ fn nagger() -> PathBuf {
         )
 }
 const TRIVIAL: &str = "/bin/true";
-const EXAMPLE_CONFIG: &str = include_str!("../tests/fixtures/spec_config.toml");
+const EXAMPLE_CONFIG: &str = include_str!("../docs/example-config.toml");
 
 /// How much work one run does.
 struct Plan {

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 /// An example config: session conventions, a file, a command and a tool rule, the
 /// guard, shared-context filters and compressed reports.
-pub const EXAMPLE_CONFIG: &str = include_str!("../../tests/fixtures/spec_config.toml");
+pub const EXAMPLE_CONFIG: &str = include_str!("../../docs/example-config.toml");
 
 /// Conventions for the demo's other roles, so each agent's text is its own.
 pub const EXTRA_ROLES: &str = r#"

@@ -1,0 +1,28 @@
+//! The shared-context digest: what a starting subagent (or the main agent after a
+//! compaction) is told about earlier agents' results, chosen in six bounded stages,
+//! filtered by category, capped at `max_summary_chars` in whole entries, newest
+//! first. Also where agents write their reports and how nagger reads them back.
+
+mod render;
+mod reports;
+mod select;
+#[cfg(test)]
+mod tests;
+
+pub use render::{
+    Injection, cut_chars, for_main, for_subagent, project_relative, role_for, session_summary,
+};
+pub use reports::{
+    context_root, ensure_session_dir, file_component, is_inside_context, purge_report_dirs,
+    read_report, report_path, report_path_placeholder, session_dir, write_summary,
+};
+pub use select::{
+    Audience, Digest, Picked, PickedEntry, Stage, categories_received, category_of, select,
+};
+
+/// The role name of the main agent (rules speak of "leader" too).
+pub const LEADER: &str = "leader";
+
+/// The digest is cut well below the 10,000 characters at which Claude Code spills
+/// injected text to a file, whatever `max_summary_chars` says.
+pub const MAX_INJECTED_DIGEST: usize = 8000;
