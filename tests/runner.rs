@@ -7,6 +7,7 @@ mod real;
 
 mod test_bad_input;
 mod test_claim;
+mod test_cli;
 mod test_compress;
 mod test_concurrency;
 mod test_context;

@@ -3,7 +3,7 @@
 //! changes nothing, and never creates a database. `--fix` repairs what nagger owns (the
 //! database) and says what it did; settings and config stay the user's to edit.
 
-use super::{CommandError, CommandResult, age, print};
+use super::{CommandError, CommandResult, Output, age};
 use crate::cli::DoctorArgs;
 use crate::config::{LoadedConfig, Problem};
 use crate::install::{self, HOOK_EVENTS};
@@ -76,7 +76,7 @@ struct Fix {
     done: bool,
 }
 
-pub fn run(env: &Env, args: &DoctorArgs) -> CommandResult {
+pub fn run(env: &Env, args: &DoctorArgs, out: &mut Output) -> CommandResult {
     let root = env.project_root(None);
     let db_path = env.db_path(&root);
     let config = LoadedConfig::load_full(&paths::config_path(&root));
@@ -100,7 +100,7 @@ pub fn run(env: &Env, args: &DoctorArgs) -> CommandResult {
     let problems = checks.count(Status::Fail);
     let warnings = checks.count(Status::Warn);
     if args.json {
-        let out = json!({
+        out.json(&json!({
             "ok": problems == 0,
             "problems": problems,
             "warnings": warnings,
@@ -109,8 +109,7 @@ pub fn run(env: &Env, args: &DoctorArgs) -> CommandResult {
             "settings": config.config.effective(),
             "fixed": fixes.iter().map(|f| json!({"check": f.check, "action": f.action, "done": f.done})).collect::<Vec<_>>(),
             "checks": checks.0.iter().map(|c| json!({"check": c.name, "status": c.status.json(), "message": c.message})).collect::<Vec<_>>(),
-        });
-        print(&serde_json::to_string_pretty(&out).map_err(anyhow::Error::from)?)?;
+        }))?;
     } else {
         let mut lines = Vec::new();
         for f in &fixes {
@@ -145,7 +144,7 @@ pub fn run(env: &Env, args: &DoctorArgs) -> CommandResult {
             warnings,
             plural(warnings)
         ));
-        print(&lines.join("\n"))?;
+        out.line(&lines.join("\n"))?;
     }
     if problems > 0 {
         return Err(CommandError::Problems(format!(
@@ -624,10 +623,7 @@ fn settings_files(root: &Path, home: Option<&Path>) -> Vec<PathBuf> {
 /// When nagger last ran a hook here (unix ms), read without changing the database.
 fn last_hook_run(db_path: &Path) -> Option<i64> {
     let db = NaggerStateDB::open_read_only(db_path).ok()??;
-    db.conn()
-        .query_row("SELECT max(timestamp) FROM hook_log", [], |r| r.get(0))
-        .ok()
-        .flatten()
+    db.last_hook_run().ok().flatten()
 }
 
 fn settings_checks(root: &Path, home: Option<&Path>, last_run: Option<i64>, checks: &mut Checks) {
