@@ -368,3 +368,149 @@ fn one_line(s: &str, max: usize) -> String {
         flat
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::NaggerStateDB;
+
+    const TTL_MS: i64 = 24 * HOUR_MS;
+
+    fn named<'a>(checks: &'a [Check], name: &str) -> Vec<&'a Check> {
+        checks.iter().filter(|c| c.name == name).collect()
+    }
+
+    fn status_of(checks: &[Check], name: &str) -> Status {
+        let found = named(checks, name);
+        assert_eq!(found.len(), 1, "{name}: {checks:#?}");
+        found[0].status
+    }
+
+    #[test]
+    fn a_missing_database_is_a_warning_and_is_not_created() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.db");
+        let checks = check(&path, TTL_MS);
+        assert_eq!(status_of(&checks, "database"), Status::Warn);
+        assert!(checks[0].message.contains("no database yet"), "{checks:#?}");
+        assert_eq!(status_of(&checks, "quarantine"), Status::Ok);
+        assert!(!path.exists());
+    }
+
+    #[test]
+    fn a_file_that_is_not_a_database_fails() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.db");
+        std::fs::write(&path, b"not a database, someone's notes").unwrap();
+        let checks = check(&path, TTL_MS);
+        assert_eq!(status_of(&checks, "database"), Status::Fail);
+        assert!(checks[0].message.contains("doctor --fix"), "{checks:#?}");
+    }
+
+    #[test]
+    fn a_fresh_database_passes_every_check() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.db");
+        drop(NaggerStateDB::open(&path).unwrap());
+        let checks = check(&path, TTL_MS);
+        let names: Vec<&str> = checks.iter().map(|c| c.name).collect();
+        assert_eq!(
+            names,
+            [
+                "database",
+                "integrity",
+                "foreign keys",
+                "journal",
+                "schema",
+                "stats rollup",
+                "stale rows",
+                "hook errors",
+                "quarantine"
+            ]
+        );
+        assert!(checks.iter().all(|c| c.status == Status::Ok), "{checks:#?}");
+    }
+
+    #[test]
+    fn a_database_out_of_wal_mode_fails_the_journal_check() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.db");
+        drop(NaggerStateDB::open(&path).unwrap());
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.pragma_update(None, "journal_mode", "delete").unwrap();
+        drop(conn);
+        let checks = check(&path, TTL_MS);
+        assert_eq!(status_of(&checks, "journal"), Status::Fail);
+    }
+
+    #[test]
+    fn a_database_moved_aside_is_reported_until_someone_decides() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.db");
+        std::fs::write(dir.path().join("state.db.corrupt-1700000000000"), b"x").unwrap();
+        // Its WAL and index are not counted as more databases.
+        std::fs::write(dir.path().join("state.db.corrupt-1700000000000-wal"), b"x").unwrap();
+        let checks = check(&path, TTL_MS);
+        let q = named(&checks, "quarantine");
+        assert_eq!(q[0].status, Status::Warn);
+        assert!(
+            q[0].message.starts_with("1 corrupt database moved aside"),
+            "{}",
+            q[0].message
+        );
+    }
+
+    fn schema(user_version: i64, latest: i64) -> SchemaStatus {
+        SchemaStatus {
+            user_version,
+            latest,
+            applied: vec![(1, "initial".into())],
+            pending: Vec::new(),
+            unrecorded: Vec::new(),
+            divergent: Vec::new(),
+            missing: Vec::new(),
+        }
+    }
+
+    fn schema_checks(s: &SchemaStatus) -> (bool, Vec<Check>) {
+        let mut checks = Checks::default();
+        let complete = schema_check(s, &mut checks);
+        (complete, checks.0)
+    }
+
+    #[test]
+    fn the_schema_is_judged_against_this_binarys_migrations() {
+        let (complete, checks) = schema_checks(&schema(1, 1));
+        assert!(complete);
+        assert_eq!(checks[0].status, Status::Ok);
+        assert_eq!(checks[0].message, "v1 (latest): V1__initial");
+
+        let (complete, checks) = schema_checks(&schema(2, 1));
+        assert!(!complete, "a newer schema is not read");
+        assert_eq!(checks[0].status, Status::Fail);
+        assert!(checks[0].message.contains("newer than this nagger's v1"));
+
+        let mut pending = schema(1, 2);
+        pending.pending = vec![(2, "lean".into())];
+        let (complete, checks) = schema_checks(&pending);
+        assert!(!complete);
+        assert!(
+            checks[0].message.contains("migration V2__lean not applied"),
+            "{}",
+            checks[0].message
+        );
+
+        let (complete, checks) = schema_checks(&schema(0, 1));
+        assert!(complete, "only user_version lags");
+        assert_eq!(checks[0].status, Status::Warn);
+    }
+
+    #[test]
+    fn sizes_and_messages_read_short() {
+        assert_eq!(human_bytes(512), "512 B");
+        assert_eq!(human_bytes(1536), "1.5 KiB");
+        assert_eq!(human_bytes(3 * 1024 * 1024 * 1024), "3.0 GiB");
+        assert_eq!(one_line("a\n  b\tc", 10), "a b c");
+        assert_eq!(one_line("abcdef", 3), "abc…");
+    }
+}

@@ -121,3 +121,62 @@ pub fn fix(db_path: &Path, ttl_ms: i64, retention_ms: i64) -> Vec<Fix> {
     }
     fixes
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TTL_MS: i64 = 24 * 3_600_000;
+
+    fn actions(fixes: &[Fix]) -> Vec<(&str, bool)> {
+        fixes.iter().map(|f| (f.check, f.done)).collect()
+    }
+
+    #[test]
+    fn a_missing_database_is_created() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.db");
+        let fixes = fix(&path, TTL_MS, TTL_MS);
+        assert_eq!(actions(&fixes), [("database", true)]);
+        assert!(fixes[0].action.starts_with("created "));
+        assert!(path.exists());
+    }
+
+    #[test]
+    fn a_file_that_is_not_a_database_is_moved_aside_for_a_new_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.db");
+        std::fs::write(&path, b"someone's notes").unwrap();
+        let fixes = fix(&path, TTL_MS, TTL_MS);
+        assert_eq!(actions(&fixes), [("database", true)]);
+        assert!(
+            fixes[0]
+                .action
+                .starts_with("not a database: moved it aside to "),
+            "{}",
+            fixes[0].action
+        );
+        assert!(NaggerStateDB::open_read_only(&path).unwrap().is_some());
+    }
+
+    #[test]
+    fn a_healthy_database_needs_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.db");
+        drop(NaggerStateDB::open(&path).unwrap());
+        assert!(fix(&path, TTL_MS, TTL_MS).is_empty());
+    }
+
+    #[test]
+    fn a_database_out_of_wal_mode_is_switched_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.db");
+        drop(NaggerStateDB::open(&path).unwrap());
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.pragma_update(None, "journal_mode", "delete").unwrap();
+        drop(conn);
+        let fixes = fix(&path, TTL_MS, TTL_MS);
+        assert_eq!(actions(&fixes), [("schema", true)]);
+        assert_eq!(fixes[0].action, "switched to WAL");
+    }
+}

@@ -73,3 +73,82 @@ fn settings_toml(settings: &serde_json::Value) -> String {
     toml::to_string(&without_nulls(settings))
         .unwrap_or_else(|e| format!("(cannot be shown as TOML: {e})\n"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Check, Fix};
+    use super::*;
+
+    fn report() -> Report {
+        Report {
+            fixes: vec![Fix {
+                check: "database",
+                action: "created /p/state.db".into(),
+                done: true,
+            }],
+            checks: vec![
+                Check {
+                    name: "database",
+                    status: Status::Ok,
+                    message: "/p/state.db, 4.0 KiB (wal 0 B)".into(),
+                },
+                Check {
+                    name: "settings",
+                    status: Status::Fail,
+                    message: "no nagger hook".into(),
+                },
+                Check {
+                    name: "config",
+                    status: Status::Warn,
+                    message: "no config".into(),
+                },
+            ],
+            db_path: "/p/state.db".into(),
+            config_path: "/p/config.toml".into(),
+            settings: json!({"log": {"retention_days": 7, "unset": null}}),
+        }
+    }
+
+    #[test]
+    fn the_human_report_is_one_aligned_line_per_fix_and_check() {
+        assert_eq!(
+            human(&report(), false),
+            "fixed  database      created /p/state.db\n\
+             ok     database      /p/state.db, 4.0 KiB (wal 0 B)\n\
+             FAIL   settings      no nagger hook\n\
+             warn   config        no config\n\
+             nagger doctor: 1 problem, 1 warning"
+        );
+    }
+
+    #[test]
+    fn the_settings_in_force_are_shown_as_toml_without_empty_entries() {
+        let shown = human(&report(), true);
+        assert!(
+            shown.contains(
+                "# settings in force (defaults included), from /p/config.toml\n[log]\nretention_days = 7\n"
+            ),
+            "{shown}"
+        );
+        assert!(!shown.contains("unset"), "{shown}");
+    }
+
+    #[test]
+    fn the_json_report_counts_and_lists_everything() {
+        let v = json(&report());
+        assert_eq!(v["ok"], false);
+        assert_eq!(
+            (v["problems"].clone(), v["warnings"].clone()),
+            (json!(1), json!(1))
+        );
+        assert_eq!(
+            v["fixed"][0],
+            json!({"check": "database", "action": "created /p/state.db", "done": true})
+        );
+        assert_eq!(
+            v["checks"][1],
+            json!({"check": "settings", "status": "fail", "message": "no nagger hook"})
+        );
+        assert_eq!(v["settings"]["log"]["retention_days"], 7);
+    }
+}

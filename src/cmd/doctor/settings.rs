@@ -286,3 +286,172 @@ fn config_checks(config: &LoadedConfig, checks: &mut Checks) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A project with an executable `bin/nagger` and nothing else.
+    fn project() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let bin = dir.path().join("bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        std::fs::create_dir_all(dir.path().join(".claude")).unwrap();
+        let exe = bin.join("nagger");
+        std::fs::write(&exe, "#!/bin/sh\n").unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt as _;
+            std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        dir
+    }
+
+    /// Settings running `command` on `events`.
+    fn write_settings(root: &Path, events: &[&str], command: &str) {
+        let hooks: serde_json::Map<String, serde_json::Value> = events
+            .iter()
+            .map(|e| {
+                (
+                    e.to_string(),
+                    json!([{"hooks": [{"type": "command", "command": command}]}]),
+                )
+            })
+            .collect();
+        std::fs::write(
+            root.join(".claude/settings.json"),
+            json!({ "hooks": hooks }).to_string(),
+        )
+        .unwrap();
+    }
+
+    fn one(checks: Vec<Check>) -> Check {
+        assert_eq!(checks.len(), 1, "{checks:#?}");
+        checks.into_iter().next().unwrap()
+    }
+
+    #[test]
+    fn no_settings_means_claude_code_never_runs_nagger() {
+        let p = project();
+        let c = one(check_settings(p.path(), None, None));
+        assert_eq!(c.status, Status::Fail);
+        assert!(
+            c.message.ends_with("(run `nagger install`)"),
+            "{}",
+            c.message
+        );
+        assert!(c.message.contains("(none exists)"), "{}", c.message);
+    }
+
+    #[test]
+    fn hooks_that_ran_today_without_an_entry_may_come_from_a_plugin() {
+        let p = project();
+        let c = one(check_settings(p.path(), None, Some(now_ms() - 1_000)));
+        assert_eq!(c.status, Status::Warn);
+        assert!(c.message.contains("plugin"), "{}", c.message);
+    }
+
+    #[test]
+    fn every_event_running_a_program_that_exists_passes() {
+        let p = project();
+        write_settings(p.path(), HOOK_EVENTS, "$CLAUDE_PROJECT_DIR/bin/nagger hook");
+        let c = one(check_settings(p.path(), None, None));
+        assert_eq!(c.status, Status::Ok, "{}", c.message);
+        assert!(
+            c.message.starts_with(&format!(
+                "nagger hooks on all {} events (.claude/settings.json) run ",
+                HOOK_EVENTS.len()
+            )),
+            "{}",
+            c.message
+        );
+    }
+
+    #[test]
+    fn a_missing_event_and_a_program_that_is_gone_are_named() {
+        let p = project();
+        write_settings(p.path(), &HOOK_EVENTS[1..], "/no/such/nagger hook");
+        let checks = check_settings(p.path(), None, None);
+        let messages: Vec<&str> = checks.iter().map(|c| c.message.as_str()).collect();
+        assert!(
+            checks.iter().all(|c| c.status == Status::Fail),
+            "{checks:#?}"
+        );
+        assert!(
+            messages[0].starts_with(&format!("no nagger entry for {}", HOOK_EVENTS[0])),
+            "{messages:?}"
+        );
+        assert!(
+            messages[1].contains("runs /no/such/nagger, which does not exist"),
+            "{messages:?}"
+        );
+    }
+
+    #[test]
+    fn settings_that_are_not_json_fail_with_their_position() {
+        let p = project();
+        std::fs::write(
+            p.path().join(".claude/settings.json"),
+            "{\n  \"hooks\": ,\n}",
+        )
+        .unwrap();
+        let checks = check_settings(p.path(), None, None);
+        assert_eq!(checks[0].status, Status::Fail);
+        assert!(
+            checks[0]
+                .message
+                .starts_with(".claude/settings.json is not valid JSON (line 2,"),
+            "{}",
+            checks[0].message
+        );
+    }
+
+    #[test]
+    fn a_program_is_found_as_the_shell_would_find_it() {
+        let p = project();
+        let root = p.path();
+        assert_eq!(
+            resolve_program("bin/nagger", root, None),
+            Ok(root.join("bin/nagger"))
+        );
+        assert_eq!(
+            resolve_program("~/bin/nagger", root, Some(root)),
+            Ok(root.join("bin/nagger"))
+        );
+        assert_eq!(
+            resolve_program("$NAGGER_HOME/nagger", root, None),
+            Err("depends on a variable doctor cannot expand".into())
+        );
+        assert_eq!(resolve_program("", root, None), Err("is empty".into()));
+        assert_eq!(
+            resolve_program("./bin", root, None),
+            Err("is not a file".into())
+        );
+        #[cfg(unix)]
+        {
+            std::fs::write(root.join("bin/plain"), "").unwrap();
+            assert_eq!(
+                resolve_program("./bin/plain", root, None),
+                Err("is not executable".into())
+            );
+        }
+    }
+
+    #[test]
+    fn the_config_is_fine_missing_or_named_with_each_problem() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        let missing = one(check_config(&LoadedConfig::load_full(&path)));
+        assert_eq!(missing.status, Status::Warn);
+        assert!(missing.message.contains("runs on its defaults"));
+
+        std::fs::write(&path, "").unwrap();
+        let fine = one(check_config(&LoadedConfig::load_full(&path)));
+        assert_eq!(fine.status, Status::Ok, "{}", fine.message);
+
+        std::fs::write(&path, "[log]\nretention_days = \"soon\"\nno_such_key = 1\n").unwrap();
+        let problems = check_config(&LoadedConfig::load_full(&path));
+        let statuses: Vec<Status> = problems.iter().map(|c| c.status).collect();
+        assert!(statuses.contains(&Status::Fail), "{problems:#?}");
+    }
+}
