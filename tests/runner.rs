@@ -5,6 +5,8 @@ mod common;
 #[macro_use]
 mod real;
 
+mod redact;
+
 mod test_bad_input;
 mod test_claim;
 mod test_cli;

@@ -163,6 +163,13 @@ fn help_lists_the_exit_codes() {
 }
 
 #[test]
+fn the_top_level_help_reads_as_it_should() {
+    let out = Project::new().run(&["--help"]);
+    assert_eq!(out.code, 0);
+    insta::assert_snapshot!("help", out.stdout);
+}
+
+#[test]
 fn usage_errors_found_after_parsing_exit_2_with_one_line() {
     let p = Project::new();
     for args in [
