@@ -22,7 +22,7 @@ pub fn run(env: &Env, args: &ContextArgs, out: &mut Output) -> CommandResult {
     };
     let session = match &args.session {
         Some(s) => {
-            if !super::session_known(&db, s)? {
+            if !db.session_known(s)? {
                 return Err(super::unknown_session(&db, s));
             }
             s.clone()

@@ -156,11 +156,6 @@ pub fn open_read_only(env: &Env) -> anyhow::Result<Option<NaggerStateDB>> {
     Ok(NaggerStateDB::open_read_only(&path)?)
 }
 
-/// Whether the database holds any trace of a session.
-pub fn session_known(db: &NaggerStateDB, session: &str) -> Result<bool, CommandError> {
-    Ok(db.session_known(session)?)
-}
-
 /// The error for a session the database does not know.
 pub fn unknown_session(db: &NaggerStateDB, session: &str) -> CommandError {
     anyhow::anyhow!(

@@ -38,11 +38,6 @@ impl<'a> Output<'a> {
         self.line(&text)
     }
 
-    /// Bytes as they are (a generated script or manual page).
-    pub fn bytes(&mut self, bytes: &[u8]) -> io::Result<()> {
-        self.w.write_all(bytes)
-    }
-
     pub fn flush(&mut self) -> io::Result<()> {
         self.w.flush()
     }

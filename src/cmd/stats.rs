@@ -24,7 +24,7 @@ pub fn run(env: &Env, args: &StatsArgs, out: &mut Output) -> CommandResult {
     };
     if let (Some(db), Some(session)) = (&db, &args.session)
         && stats.totals.runs == 0
-        && !super::session_known(db, session)?
+        && !db.session_known(session)?
     {
         return Err(super::unknown_session(db, session));
     }
