@@ -3,17 +3,40 @@
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 
+/// Exit-code lines every command shares (`crate::cmd::CommandError::exit_code` decides
+/// the codes); macros so that `concat!` can put them into the help texts.
+macro_rules! exit_error_and_usage {
+    () => {
+        "  1    an error (a database or config nagger cannot use, an unknown --session)\n  \
+         2    a usage error (an unknown flag or a bad value)\n"
+    };
+}
+macro_rules! exit_broken_pipe {
+    () => {
+        "  141  standard output closed before everything was written (`| head`): \
+         nagger stops quietly"
+    };
+}
+
 #[derive(Debug, Parser)]
 #[command(
     name = "nagger",
     version,
     about = "Claude Code hook handler: multi-agent state, conventions, guard, shared context",
-    after_help = "The project is --project, else $CLAUDE_PROJECT_DIR, else the nearest folder \
+    after_help = concat!(
+        "The project is --project, else $CLAUDE_PROJECT_DIR, else the nearest folder \
 from the current one up holding .claude-nagger/ or .claude/ (not the home folder's own \
 ~/.claude), else the git work tree's root, else the current folder.
 
-Exit codes: 0 success; 1 an error or problems found; 2 a usage error; `check` also 3 \
-(nagger would refuse the call) and 4 (nagger would ask). `nagger hook` always exits 0."
+Exit codes:
+  0    success
+  1    problems found (`doctor`, a failed `demo` check, `task done` of no task)\n",
+        exit_error_and_usage!(),
+        "  3    `check`: nagger would refuse the call
+  4    `check`: nagger would ask the user\n",
+        exit_broken_pipe!(),
+        "\n`nagger hook` always exits 0, whatever happens."
+    )
 )]
 pub struct Cli {
     /// Project folder (default: $CLAUDE_PROJECT_DIR, else found from the current folder)
@@ -44,6 +67,12 @@ pub enum Command {
     /// Hook runs, decisions and durations; roles, claims, compressions, context, rules, usage (reads only)
     Stats(StatsArgs),
     /// Check the database, schema, Claude Code settings and config; exit 1 on a problem
+    #[command(after_help = concat!(
+        "Exit codes:\n  0    no problem (warnings allowed)\n  \
+         1    a problem found (a FAIL line)\n",
+        exit_error_and_usage!(),
+        exit_broken_pipe!()
+    ))]
     Doctor(DoctorArgs),
     /// Add nagger's hook entries to the project's Claude Code settings and write the config template
     ///
@@ -59,8 +88,15 @@ pub enum Command {
     Plugin(PluginArgs),
     /// Dry run: which rules and guards fire for a tool call (no state change)
     ///
-    /// Exit codes: 0 the call passes (allowed, perhaps with a message), 3 nagger would
-    /// refuse it, 4 nagger would ask the user, 2 usage error, 1 any other error.
+    /// The exit code is the answer, so `nagger check --command "$cmd" && $cmd` runs
+    /// only what nagger lets through. With --error or --added: 3 when an after-edit
+    /// check would send the edit back, else 0.
+    #[command(after_help = concat!(
+        "Exit codes:\n  0    the call passes (allowed, perhaps with a message)\n",
+        exit_error_and_usage!(),
+        "  3    nagger would refuse the call\n  4    nagger would ask the user\n",
+        exit_broken_pipe!()
+    ))]
     Check(CheckArgs),
     /// Print exactly the shared context a new agent of a role would receive now (reads only)
     Context(ContextArgs),

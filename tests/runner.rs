@@ -5,8 +5,11 @@ mod common;
 #[macro_use]
 mod real;
 
+mod redact;
+
 mod test_bad_input;
 mod test_claim;
+mod test_cli;
 mod test_compress;
 mod test_concurrency;
 mod test_context;

@@ -437,7 +437,7 @@ fn a_since_window_that_cuts_a_day_counts_exactly() {
 }
 
 #[test]
-fn stats_follow_real_hook_runs() {
+fn stats_follow_actual_hook_runs() {
     let p = Project::with_config("[roles.coder]\ntext = \"CODER rules\"\n");
     p.hook(&p.session_start("startup"));
     p.append(&[

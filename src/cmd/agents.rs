@@ -1,6 +1,6 @@
 //! `nagger agents`: what nagger knows about subagents.
 
-use super::{CommandResult, age, no_database, open_read_only, print, table};
+use super::{CommandResult, Output, age, no_database, open_read_only, table};
 use crate::cli::AgentsArgs;
 use crate::paths::Env;
 use crate::store::is_exact_source;
@@ -23,13 +23,13 @@ fn source_label(source: Option<&str>, corrected: i64) -> String {
     }
 }
 
-pub fn run(env: &Env, args: &AgentsArgs) -> CommandResult {
+pub fn run(env: &Env, args: &AgentsArgs, out: &mut Output) -> CommandResult {
     let Some(db) = open_read_only(env)? else {
-        return print(&if args.json {
+        return Ok(out.line(&if args.json {
             "[]".to_string()
         } else {
             no_database(env)
-        });
+        })?);
     };
     let repo = db.subagents();
     let session = args.session.as_deref();
@@ -65,11 +65,7 @@ pub fn run(env: &Env, args: &AgentsArgs) -> CommandResult {
                 "duration_ms": h.duration_ms, "tokens": h.tokens,
             })
         }));
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&items).map_err(anyhow::Error::from)?
-        );
-        return Ok(());
+        return Ok(out.json(&items)?);
     }
     let mut rows: Vec<Vec<String>> = active
         .iter()
@@ -105,24 +101,24 @@ pub fn run(env: &Env, args: &AgentsArgs) -> CommandResult {
         ]
     }));
     if rows.is_empty() {
-        println!("no {}subagents", if args.all { "" } else { "active " });
+        out.line(&format!(
+            "no {}subagents",
+            if args.all { "" } else { "active " }
+        ))?;
     } else {
-        println!(
-            "{}",
-            table(
-                &[
-                    "AGENT",
-                    "SESSION",
-                    "TYPE",
-                    "ROLE",
-                    "ROLE SOURCE",
-                    "PROCESSED",
-                    "STATUS",
-                    "AGE"
-                ],
-                &rows
-            )
-        );
+        out.line(&table(
+            &[
+                "AGENT",
+                "SESSION",
+                "TYPE",
+                "ROLE",
+                "ROLE SOURCE",
+                "PROCESSED",
+                "STATUS",
+                "AGE",
+            ],
+            &rows,
+        ))?;
     }
     Ok(())
 }

@@ -4,7 +4,7 @@
 //! nagger would say after the call: the recovery hints for a failure, the after-edit
 //! checks for the text an edit added.
 
-use super::{CommandError, CommandResult, print, table};
+use super::{CommandError, CommandResult, EXIT_ASK, EXIT_REFUSE, Output, table, warn};
 use crate::cli::CheckArgs;
 use crate::config::LoadedConfig;
 use crate::paths::{self, Env};
@@ -13,30 +13,22 @@ use crate::rules::recovery::RecoverySet;
 use crate::rules::{self, Decision, MatchContext, PermissionMode, RuleSet};
 use serde_json::{Value, json};
 
-/// Exit code: nagger would refuse the call.
-pub const EXIT_REFUSE: u8 = 3;
-/// Exit code: nagger would ask the user.
-pub const EXIT_ASK: u8 = 4;
-
-pub fn run(env: &Env, args: &CheckArgs) -> CommandResult {
+pub fn run(env: &Env, args: &CheckArgs, out: &mut Output) -> CommandResult {
     let root = env.project_root(None);
     let loaded = LoadedConfig::load_full(&paths::config_path(&root));
     for e in &loaded.errors {
-        eprintln!("config: {e}");
+        warn(&format!("config: {e}"));
     }
     if args.error.is_some() || args.added.is_some() {
-        return after_the_fact(args, &loaded, &root);
+        return after_the_fact(args, &loaded, &root, out);
     }
     let input: Value = match (&args.command, &args.file, &args.input) {
         (Some(c), _, _) => json!({ "command": c }),
         (_, Some(f), _) => json!({ "file_path": f }),
         (_, _, Some(raw)) => match serde_json::from_str(raw) {
             Ok(value) => value,
-            Err(e) => {
-                // A usage error, like any other bad value on the command line.
-                eprintln!("error: --input is not JSON: {e}");
-                return Err(CommandError::Answer(2));
-            }
+            // A usage error, like any other bad value on the command line.
+            Err(e) => return Err(CommandError::Usage(format!("--input is not JSON: {e}"))),
         },
         _ => Value::Null,
     };
@@ -46,7 +38,8 @@ pub fn run(env: &Env, args: &CheckArgs) -> CommandResult {
         tool_input: &input,
     };
     let ctx = match_context(args, &root);
-    let set = RuleSet::compile(&config.rules, &config.guard).map_err(anyhow::Error::from)?;
+    let set = RuleSet::compile(&config.rules, &config.guard)
+        .map_err(|e| CommandError::Config(e.to_string()))?;
     let matches = set.evaluate(&call, &ctx);
     let notes = set.notes(&call, &root);
     let verdict = rules::combine(&matches, PermissionMode::from(args.mode.as_str()));
@@ -60,7 +53,7 @@ pub fn run(env: &Env, args: &CheckArgs) -> CommandResult {
         None => ("passes", 0),
     };
     if args.json {
-        let out = json!({
+        out.json(&json!({
             "tool": args.tool,
             "tool_input": input,
             "role": args.role,
@@ -72,8 +65,7 @@ pub fn run(env: &Env, args: &CheckArgs) -> CommandResult {
             "guard_enabled": !guard_off,
             "notes": notes,
             "config_problems": loaded.errors.len(),
-        });
-        print(&serde_json::to_string_pretty(&out).map_err(anyhow::Error::from)?)?;
+        }))?;
     } else {
         let mut lines: Vec<String> = notes.iter().map(|n| format!("note: {n}")).collect();
         lines.push(matches_table(&matches, "no rule or guard check fires"));
@@ -90,7 +82,7 @@ pub fn run(env: &Env, args: &CheckArgs) -> CommandResult {
                     .into(),
             );
         }
-        print(&lines.join("\n"))?;
+        out.line(&lines.join("\n"))?;
     }
     answer_with(code)
 }
@@ -115,6 +107,7 @@ fn after_the_fact(
     args: &CheckArgs,
     loaded: &LoadedConfig,
     root: &std::path::Path,
+    out: &mut Output,
 ) -> CommandResult {
     let config = &loaded.config;
     let ctx = match_context(args, root);
@@ -127,15 +120,20 @@ fn after_the_fact(
             let Some(edit) = edit_input(&args.tool, file, added)
                 .and_then(|input| after_edit::added(&args.tool, &input))
             else {
-                eprintln!("error: --added needs --tool Write, Edit, MultiEdit or NotebookEdit");
-                return Err(CommandError::Answer(2));
+                return Err(CommandError::Usage(
+                    "--added needs --tool Write, Edit, MultiEdit or NotebookEdit".into(),
+                ));
             };
             (
                 "PostToolUse",
                 AfterEditSet::new(&config.rules.after_edit).evaluate(&edit, &ctx),
             )
         }
-        _ => return Err(CommandError::Answer(2)),
+        _ => {
+            return Err(CommandError::Usage(
+                "--error TEXT, or --added TEXT with --file".into(),
+            ));
+        }
     };
     let verdict = rules::combine(&matches, PermissionMode::from(args.mode.as_str()));
     let (answer, code) = match verdict.as_ref().map(|v| v.decision) {
@@ -144,7 +142,7 @@ fn after_the_fact(
         None => ("nothing is added", 0),
     };
     if args.json {
-        let out = json!({
+        out.json(&json!({
             "tool": args.tool,
             "event": event,
             "error": args.error,
@@ -158,8 +156,7 @@ fn after_the_fact(
             "exit_code": code,
             "builtin_recovery": config.rules.builtin_recovery,
             "config_problems": loaded.errors.len(),
-        });
-        print(&serde_json::to_string_pretty(&out).map_err(anyhow::Error::from)?)?;
+        }))?;
     } else {
         let mut lines = Vec::new();
         let none = if args.error.is_some() {
@@ -173,7 +170,7 @@ fn after_the_fact(
             lines.push(v.reason.clone());
             lines.push("(once per session per rule, again after the context grew)".into());
         }
-        print(&lines.join("\n"))?;
+        out.line(&lines.join("\n"))?;
     }
     answer_with(code)
 }
@@ -197,10 +194,12 @@ fn matches_table(matches: &[rules::RuleMatch], none: &str) -> String {
     table(&["SEVERITY", "KIND", "RULE", "WHY"], &rows)
 }
 
+/// The answer as the command's ending: its exit code is the answer.
 fn answer_with(code: u8) -> CommandResult {
     match code {
-        0 => Ok(()),
-        code => Err(CommandError::Answer(code)),
+        EXIT_REFUSE => Err(CommandError::WouldRefuse),
+        EXIT_ASK => Err(CommandError::WouldAsk),
+        _ => Ok(()),
     }
 }
 

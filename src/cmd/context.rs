@@ -2,7 +2,7 @@
 //! function the SubagentStart hook uses), or without `--role` what the main agent
 //! gets back after a compaction. The session defaults to that of the latest hook run.
 
-use super::{CommandResult, no_database, open_read_only, print};
+use super::{CommandResult, Output, no_database, open_read_only};
 use crate::cli::ContextArgs;
 use crate::config::LoadedConfig;
 use crate::context::{self, Audience};
@@ -10,19 +10,19 @@ use crate::paths::{self, Env};
 use anyhow::anyhow;
 use serde_json::json;
 
-pub fn run(env: &Env, args: &ContextArgs) -> CommandResult {
+pub fn run(env: &Env, args: &ContextArgs, out: &mut Output) -> CommandResult {
     let root = env.project_root(None);
     let config = LoadedConfig::load(&paths::config_path(&root)).config;
     let Some(db) = open_read_only(env)? else {
-        return print(&if args.json {
+        return Ok(out.line(&if args.json {
             "null".to_string()
         } else {
             no_database(env)
-        });
+        })?);
     };
     let session = match &args.session {
         Some(s) => {
-            if !super::session_known(&db, s)? {
+            if !db.session_known(s)? {
                 return Err(super::unknown_session(&db, s));
             }
             s.clone()
@@ -66,14 +66,11 @@ pub fn run(env: &Env, args: &ContextArgs) -> CommandResult {
             "max_summary_chars": config.context.max_summary_chars.min(context::MAX_INJECTED_DIGEST),
             "text": injection.text,
         });
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&value).map_err(anyhow::Error::from)?
-        );
+        out.json(&value)?;
     } else if injection.text.is_empty() {
-        return print(&format!("nothing would be injected (session {session})"));
+        out.line(&format!("nothing would be injected (session {session})"))?;
     } else {
-        return print(&injection.text);
+        out.line(&injection.text)?;
     }
     Ok(())
 }

@@ -1,22 +1,22 @@
 //! `nagger demo`: plays a whole multi-agent session through `nagger hook` in a
 //! temporary project and exits non-zero when any flow misbehaved.
 
-use super::{CommandError, CommandResult};
+use super::{CommandError, CommandResult, Output};
 use crate::cli::DemoArgs;
 
-pub fn run(args: &DemoArgs) -> CommandResult {
+pub fn run(args: &DemoArgs, out: &mut Output) -> CommandResult {
     let exe = std::env::current_exe()
         .map_err(|e| anyhow::anyhow!("cannot find nagger's own executable: {e}"))?;
     let report = crate::demo::run(&exe, args.keep)?;
-    println!();
+    out.line("")?;
     match &report.kept {
-        Some(dir) => println!("project kept at {}", dir.display()),
-        None => println!(
-            "the temporary project is gone; `nagger demo --keep` keeps it (config, transcripts, state.db) to look at"
-        ),
+        Some(dir) => out.line(&format!("project kept at {}", dir.display()))?,
+        None => out.line(
+            "the temporary project is gone; `nagger demo --keep` keeps it (config, transcripts, state.db) to look at",
+        )?,
     }
     if report.failures.is_empty() {
-        println!("demo: all {} checks passed", report.checks);
+        out.line(&format!("demo: all {} checks passed", report.checks))?;
         Ok(())
     } else {
         Err(CommandError::Problems(format!(

@@ -1,13 +1,13 @@
 //! `nagger gc`: purge expired state now, or with `--dry-run` say what would go.
 
-use super::{CommandResult, no_database, print};
+use super::{CommandResult, Output, no_database};
 use crate::cli::GcArgs;
 use crate::config::LoadedConfig;
 use crate::paths::{self, Env};
 use crate::store::NaggerStateDB;
 use serde_json::json;
 
-pub fn run(env: &Env, args: &GcArgs) -> CommandResult {
+pub fn run(env: &Env, args: &GcArgs, out: &mut Output) -> CommandResult {
     let root = env.project_root(None);
     let config = LoadedConfig::load(&paths::config_path(&root)).config;
     const HOUR_MS: i64 = 3_600_000;
@@ -15,12 +15,12 @@ pub fn run(env: &Env, args: &GcArgs) -> CommandResult {
     let Some(db) =
         NaggerStateDB::open_read_only(&env.db_path(&root)).map_err(anyhow::Error::from)?
     else {
-        return print(&if args.json {
+        return Ok(out.line(&if args.json {
             json!({"dry_run": args.dry_run, "database": null, "removed": {}, "total": 0})
                 .to_string()
         } else {
             format!("nothing to purge: {}", no_database(env))
-        });
+        })?);
     };
     // A dry run purges a copy in memory; a real one reopens the file for writing.
     let target = if args.dry_run {
@@ -44,17 +44,14 @@ pub fn run(env: &Env, args: &GcArgs) -> CommandResult {
             .iter()
             .map(|(t, n)| (t.to_string(), json!(n)))
             .collect();
-        return print(
-            &serde_json::to_string_pretty(&json!({
-                "dry_run": args.dry_run,
-                "database": env.db_path(&root).display().to_string(),
-                "ttl_hours": ttl_h,
-                "log_retention_days": retention_d,
-                "removed": by_table,
-                "total": total,
-            }))
-            .map_err(anyhow::Error::from)?,
-        );
+        return Ok(out.json(&json!({
+            "dry_run": args.dry_run,
+            "database": env.db_path(&root).display().to_string(),
+            "ttl_hours": ttl_h,
+            "log_retention_days": retention_d,
+            "removed": by_table,
+            "total": total,
+        }))?);
     }
     let mut lines = Vec::new();
     if total == 0 {
@@ -70,5 +67,5 @@ pub fn run(env: &Env, args: &GcArgs) -> CommandResult {
             lines.push("dry run: nothing was deleted".into());
         }
     }
-    print(&lines.join("\n"))
+    Ok(out.line(&lines.join("\n"))?)
 }

@@ -1,6 +1,6 @@
 //! `nagger hook`: what Claude Code runs for every event. Always exits 0.
 
-use super::CommandResult;
+use super::{CommandResult, Output};
 use crate::paths::Env;
 use std::io::Write;
 
@@ -9,10 +9,9 @@ pub fn run(env: &Env) -> CommandResult {
     std::panic::set_hook(Box::new(|_| {}));
     let run = crate::hook::run_stdin(env);
     if let Some(out) = run.stdout {
-        let mut stdout = std::io::stdout().lock();
-        let _ = stdout
-            .write_all(out.as_bytes())
-            .and_then(|_| stdout.write_all(b"\n"));
+        // Through the one writer, its error dropped: a reader that went away changes
+        // nothing, the hook still exits 0.
+        let _ = Output::stdout().line(&out);
     }
     if let Some(err) = run.stderr {
         let _ = writeln!(std::io::stderr(), "{err}");

@@ -1,6 +1,6 @@
 //! `nagger install` / `nagger uninstall`: nagger's entries in Claude Code's settings.
 
-use super::CommandResult;
+use super::{CommandResult, Output};
 use crate::cli::{InstallArgs, SettingsArgs};
 use crate::install::{self, InstallOptions, PORTABLE_COMMAND};
 use crate::paths::Env;
@@ -92,7 +92,7 @@ fn same_file(a: &Path, b: &Path) -> bool {
     matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y)
 }
 
-pub fn install(env: &Env, args: &InstallArgs) -> CommandResult {
+pub fn install(env: &Env, args: &InstallArgs, out: &mut Output) -> CommandResult {
     let path_var = std::env::var_os("PATH");
     let target = &args.target;
     let opts = options(
@@ -103,10 +103,10 @@ pub fn install(env: &Env, args: &InstallArgs) -> CommandResult {
         path_var.as_deref(),
     )?;
     let report = install::install(&opts).map_err(anyhow::Error::from)?;
-    print_report(target.dry_run, &report.diff, report.backup.as_deref())
+    print_report(target.dry_run, &report.diff, report.backup.as_deref(), out)
 }
 
-pub fn uninstall(env: &Env, args: &SettingsArgs) -> CommandResult {
+pub fn uninstall(env: &Env, args: &SettingsArgs, out: &mut Output) -> CommandResult {
     let root = env.project_root(None);
     let opts = InstallOptions {
         project_root: root,
@@ -119,10 +119,15 @@ pub fn uninstall(env: &Env, args: &SettingsArgs) -> CommandResult {
         note: None,
     };
     let report = install::uninstall(&opts).map_err(anyhow::Error::from)?;
-    print_report(args.dry_run, &report.diff, report.backup.as_deref())
+    print_report(args.dry_run, &report.diff, report.backup.as_deref(), out)
 }
 
-fn print_report(dry_run: bool, diff: &str, backup: Option<&Path>) -> CommandResult {
+fn print_report(
+    dry_run: bool,
+    diff: &str,
+    backup: Option<&Path>,
+    out: &mut Output,
+) -> CommandResult {
     let mut lines = Vec::new();
     if dry_run {
         lines.push("dry run, nothing written:".to_string());
@@ -131,5 +136,5 @@ fn print_report(dry_run: bool, diff: &str, backup: Option<&Path>) -> CommandResu
     if let Some(backup) = backup {
         lines.push(format!("backup: {}", backup.display()));
     }
-    super::print(&lines.join("\n"))
+    Ok(out.line(&lines.join("\n"))?)
 }

@@ -1,13 +1,17 @@
-//! One file per command; `main` maps their errors to exit codes.
+//! One file per command. Each prints through one [`Output`] and returns a
+//! [`CommandResult`]; `main` turns an error into one stderr line and its exit code
+//! ([`CommandError::exit_code`]).
 
 mod agents;
 mod check;
 mod context;
 mod demo;
 mod doctor;
+mod error;
 mod gc;
 mod hook;
 mod install;
+mod output;
 mod plugin;
 mod sessions;
 mod stats;
@@ -18,32 +22,14 @@ use crate::cli::{Cli, Command};
 use crate::paths::Env;
 use crate::store::NaggerStateDB;
 use clap::{CommandFactory, Parser};
+use std::io::Write;
 use std::process::ExitCode;
 
-/// An error at the binary's edge, with the exit code it maps to.
-#[derive(Debug, thiserror::Error)]
-pub enum CommandError {
-    /// The command ran and found problems (doctor); already reported.
-    #[error("{0}")]
-    Problems(String),
-    /// The command ran and its answer is this exit code (`check`); already reported.
-    #[error("exit code {0}")]
-    Answer(u8),
-    #[error(transparent)]
-    Other(#[from] anyhow::Error),
-}
-
-impl CommandError {
-    pub fn exit_code(&self) -> u8 {
-        match self {
-            CommandError::Problems(_) => 1,
-            CommandError::Answer(code) => *code,
-            CommandError::Other(_) => 1,
-        }
-    }
-}
-
-pub type CommandResult = Result<(), CommandError>;
+pub use error::{
+    CommandError, CommandResult, EXIT_ASK, EXIT_BROKEN_PIPE, EXIT_ERROR, EXIT_OK, EXIT_REFUSE,
+    EXIT_USAGE,
+};
+pub use output::{Output, warn};
 
 pub fn main() -> ExitCode {
     // `nagger hook`, exactly as installed, runs on every tool call: it skips building the
@@ -64,70 +50,86 @@ pub fn main() -> ExitCode {
             if std::env::args_os().nth(1).is_some_and(|a| a == "hook") {
                 let what = e.to_string();
                 let first = what.lines().next().unwrap_or("bad arguments");
-                eprintln!(
+                warn(&format!(
                     "nagger: hook arguments ignored ({})",
                     first.trim_start_matches("error: ")
-                );
+                ));
                 return finish(hook::run(&Env::from_process(None, None)));
             }
-            let _ = e.print();
+            // Help and version go to stdout, usage errors to stderr (exit 2).
+            let printed = e.print();
             return if e.use_stderr() {
-                ExitCode::from(2)
+                ExitCode::from(EXIT_USAGE)
             } else {
-                ExitCode::SUCCESS
+                finish(printed.map_err(CommandError::from))
             };
         }
     };
     if let Some(dir) = cli.project.as_ref().filter(|d| !d.is_dir()) {
-        eprintln!("error: --project {} is not a folder", dir.display());
-        return ExitCode::from(2);
+        return finish(Err(CommandError::Usage(format!(
+            "--project {} is not a folder",
+            dir.display()
+        ))));
     }
     let env = Env::from_process(cli.command.db().cloned(), cli.project.clone());
-    finish(run(cli.command, &env))
+    let mut out = Output::stdout();
+    let result = run(cli.command, &env, &mut out);
+    finish(match out.flush() {
+        Ok(()) => result,
+        Err(e) => match CommandError::from(e) {
+            // The output was lost: a closed pipe wins over the command's own ending.
+            CommandError::BrokenPipe => Err(CommandError::BrokenPipe),
+            e => result.and(Err(e)),
+        },
+    })
 }
 
+/// The exit code of a command's ending, with its one stderr line (if it has one).
 fn finish(result: CommandResult) -> ExitCode {
     match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(CommandError::Answer(code)) => ExitCode::from(code),
+        Ok(()) => ExitCode::from(EXIT_OK),
         Err(e) => {
-            eprintln!("nagger: {e:#}");
+            if let Some(line) = e.message() {
+                // Nothing more can be done when stderr is gone too.
+                let _ = writeln!(std::io::stderr(), "{line}");
+            }
             ExitCode::from(e.exit_code())
         }
     }
 }
 
-pub fn run(command: Command, env: &Env) -> CommandResult {
+/// Runs one command, its output into `out`.
+pub fn run(command: Command, env: &Env, out: &mut Output) -> CommandResult {
     match command {
         Command::Hook(_) => hook::run(env),
-        Command::Agents(args) => agents::run(env, &args),
-        Command::Sessions(args) => sessions::run(env, args.json),
-        Command::Gc(args) => gc::run(env, &args),
-        Command::Check(args) => check::run(env, &args),
-        Command::Stats(args) => stats::run(env, &args),
-        Command::Doctor(args) => doctor::run(env, &args),
+        Command::Agents(args) => agents::run(env, &args, out),
+        Command::Sessions(args) => sessions::run(env, args.json, out),
+        Command::Gc(args) => gc::run(env, &args, out),
+        Command::Check(args) => check::run(env, &args, out),
+        Command::Stats(args) => stats::run(env, &args, out),
+        Command::Doctor(args) => doctor::run(env, &args, out),
         Command::Install(args) => match &args.plugin {
-            Some(dir) => plugin::run(dir, args.target.dry_run),
-            None => install::install(env, &args),
+            Some(dir) => plugin::run(dir, args.target.dry_run, out),
+            None => install::install(env, &args, out),
         },
-        Command::Uninstall(args) => install::uninstall(env, &args),
-        Command::Plugin(args) => plugin::run(&args.dir, args.dry_run),
-        Command::Context(args) => context::run(env, &args),
-        Command::Task(command) => task::run(env, command),
-        Command::Demo(args) => demo::run(&args),
+        Command::Uninstall(args) => install::uninstall(env, &args, out),
+        Command::Plugin(args) => plugin::run(&args.dir, args.dry_run, out),
+        Command::Context(args) => context::run(env, &args, out),
+        Command::Task(command) => task::run(env, command, out),
+        Command::Demo(args) => demo::run(&args, out),
         Command::Ui(args) => ui::run(env, &args),
         Command::Completions(args) => {
             let mut cmd = Cli::command();
-            let mut out = Vec::new();
-            clap_complete::generate(args.shell, &mut cmd, "nagger", &mut out);
-            print(String::from_utf8_lossy(&out).trim_end())
+            let mut script = Vec::new();
+            clap_complete::generate(args.shell, &mut cmd, "nagger", &mut script);
+            Ok(out.line(String::from_utf8_lossy(&script).trim_end())?)
         }
         Command::Man => {
-            let mut out = Vec::new();
+            let mut page = Vec::new();
             clap_mangen::Man::new(Cli::command())
-                .render(&mut out)
+                .render(&mut page)
                 .map_err(anyhow::Error::from)?;
-            print(String::from_utf8_lossy(&out).trim_end())
+            Ok(out.line(String::from_utf8_lossy(&page).trim_end())?)
         }
     }
 }
@@ -154,21 +156,6 @@ pub fn open_read_only(env: &Env) -> anyhow::Result<Option<NaggerStateDB>> {
     Ok(NaggerStateDB::open_read_only(&path)?)
 }
 
-/// Whether the database holds any trace of a session (a session seen only through its
-/// tool calls has no lifecycle row).
-pub fn session_known(db: &NaggerStateDB, session: &str) -> anyhow::Result<bool> {
-    Ok(db.conn().query_row(
-        "SELECT EXISTS(SELECT 1 FROM session_info WHERE session_id = ?1)
-             OR EXISTS(SELECT 1 FROM sessions WHERE session_id = ?1)
-             OR EXISTS(SELECT 1 FROM hook_log WHERE session_id = ?1)
-             OR EXISTS(SELECT 1 FROM subagents WHERE session_id = ?1)
-             OR EXISTS(SELECT 1 FROM subagent_history WHERE session_id = ?1)
-             OR EXISTS(SELECT 1 FROM context_entries WHERE session_id = ?1)",
-        [session],
-        |r| r.get(0),
-    )?)
-}
-
 /// The error for a session the database does not know.
 pub fn unknown_session(db: &NaggerStateDB, session: &str) -> CommandError {
     anyhow::anyhow!(
@@ -185,17 +172,6 @@ pub fn no_database(env: &Env) -> String {
         "no database yet at {}: nagger has not run a hook in this project",
         path.display()
     )
-}
-
-/// Prints a command's output. A reader that went away (`nagger stats | head`) is not an
-/// error, and no reason to panic.
-pub fn print(text: &str) -> CommandResult {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    match writeln!(out, "{text}").and_then(|()| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(CommandError::Other(e.into())),
-        _ => Ok(()),
-    }
 }
 
 /// "3m ago"-style age of a unix-ms time.

@@ -1,30 +1,25 @@
 //! `nagger sessions`: the sessions nagger knows.
 
-use super::{CommandResult, age, no_database, open_read_only, print, table};
+use super::{CommandResult, Output, age, no_database, open_read_only, table};
 use crate::paths::Env;
 use serde_json::json;
 
-pub fn run(env: &Env, as_json: bool) -> CommandResult {
+pub fn run(env: &Env, as_json: bool, out: &mut Output) -> CommandResult {
     let Some(db) = open_read_only(env)? else {
-        return print(&if as_json {
+        return Ok(out.line(&if as_json {
             "[]".to_string()
         } else {
             no_database(env)
-        });
+        })?);
     };
-    let sessions = db.sessions().list(1000).map_err(anyhow::Error::from)?;
-    let conn = db.conn();
     let mut rows = Vec::new();
     let mut items = Vec::new();
-    for s in &sessions {
-        let (active, finished): (i64, i64) = conn
-            .query_row(
-                "SELECT (SELECT count(*) FROM subagents WHERE session_id = ?1),
-                        (SELECT count(*) FROM subagent_history WHERE session_id = ?1)",
-                [&s.session_id],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .map_err(anyhow::Error::from)?;
+    for listing in db.session_listings(1000)? {
+        let (s, active, finished) = (
+            &listing.info,
+            listing.active_agents,
+            listing.finished_agents,
+        );
         let status = if s.ended_at.is_some() {
             "ended"
         } else {
@@ -48,29 +43,23 @@ pub fn run(env: &Env, as_json: bool) -> CommandResult {
         ]);
     }
     if as_json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&items).map_err(anyhow::Error::from)?
-        );
+        out.json(&items)?;
     } else if rows.is_empty() {
-        println!("no sessions yet");
+        out.line("no sessions yet")?;
     } else {
-        println!(
-            "{}",
-            table(
-                &[
-                    "SESSION",
-                    "STATUS",
-                    "SOURCE",
-                    "STARTED",
-                    "SEEN",
-                    "COMPACTIONS",
-                    "ACTIVE",
-                    "FINISHED"
-                ],
-                &rows
-            )
-        );
+        out.line(&table(
+            &[
+                "SESSION",
+                "STATUS",
+                "SOURCE",
+                "STARTED",
+                "SEEN",
+                "COMPACTIONS",
+                "ACTIVE",
+                "FINISHED",
+            ],
+            &rows,
+        ))?;
     }
     Ok(())
 }

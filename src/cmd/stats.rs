@@ -2,39 +2,35 @@
 //! figures are aggregated in SQLite (store::stats); this file only lays them out. The
 //! `--json` shape is documented in docs/stats-json.md.
 
-use super::{CommandResult, no_database, open_read_only, print, table};
+use super::{CommandResult, Output, no_database, open_read_only, table};
 use crate::cli::StatsArgs;
 use crate::paths::Env;
 use crate::store::now_ms;
-use crate::store::stats::{self, DECISIONS, RuleFired, Scope, Stats};
+use crate::store::stats::{DECISIONS, RuleFired, Scope, Stats};
 use serde_json::{Map, Value, json};
 
 /// Width of the longest histogram bar.
 const BAR_WIDTH: usize = 40;
 
-pub fn run(env: &Env, args: &StatsArgs) -> CommandResult {
+pub fn run(env: &Env, args: &StatsArgs, out: &mut Output) -> CommandResult {
     let since_ms = args.since.as_ref().map(|s| now_ms() - s.millis);
     let db = open_read_only(env)?;
     let stats = match &db {
-        Some(db) => stats::collect(
-            db.conn(),
-            Scope {
-                session: args.session.as_deref(),
-                since_ms,
-            },
-        )
-        .map_err(anyhow::Error::from)?,
+        Some(db) => db.stats(Scope {
+            session: args.session.as_deref(),
+            since_ms,
+        })?,
         None => Stats::empty(),
     };
     if let (Some(db), Some(session)) = (&db, &args.session)
         && stats.totals.runs == 0
-        && !super::session_known(db, session)?
+        && !db.session_known(session)?
     {
         return Err(super::unknown_session(db, session));
     }
     if args.json {
-        let mut out = Map::new();
-        out.insert(
+        let mut report = Map::new();
+        report.insert(
             "scope".into(),
             json!({
                 "session": args.session,
@@ -43,9 +39,9 @@ pub fn run(env: &Env, args: &StatsArgs) -> CommandResult {
             }),
         );
         if let Value::Object(fields) = serde_json::to_value(&stats).map_err(anyhow::Error::from)? {
-            out.extend(fields);
+            report.extend(fields);
         }
-        return print(&serde_json::to_string_pretty(&out).map_err(anyhow::Error::from)?);
+        return Ok(out.json(&report)?);
     }
     let scope = format!(
         "{}, {}",
@@ -57,9 +53,9 @@ pub fn run(env: &Env, args: &StatsArgs) -> CommandResult {
             .map_or("all time".to_string(), |s| format!("last {}", s.text))
     );
     if db.is_none() {
-        return print(&format!("nagger stats ({scope}): {}", no_database(env)));
+        return Ok(out.line(&format!("nagger stats ({scope}): {}", no_database(env)))?);
     }
-    print(&render(&stats, &scope))
+    Ok(out.line(&render(&stats, &scope))?)
 }
 
 /// The human report: aligned tables and a duration histogram.

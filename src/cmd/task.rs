@@ -1,7 +1,9 @@
 //! `nagger task`: tasks assigned to roles, the last stage of the shared-context
 //! digest (new agents of the role are told about open ones).
 
-use super::{CommandError, CommandResult, age, no_database, open_db, open_read_only, table};
+use super::{
+    CommandError, CommandResult, Output, age, no_database, open_db, open_read_only, table,
+};
 use crate::cli::TaskCommand;
 use crate::config::LoadedConfig;
 use crate::context;
@@ -9,9 +11,9 @@ use crate::paths::{self, Env};
 use crate::store::TaskDone;
 use serde_json::json;
 
-pub fn run(env: &Env, command: TaskCommand) -> CommandResult {
+pub fn run(env: &Env, command: TaskCommand, out: &mut Output) -> CommandResult {
     if let TaskCommand::List { all, json, .. } = &command {
-        return list(env, *all, *json);
+        return list(env, *all, *json, out);
     }
     let db = open_db(env)?;
     let repo = db.context();
@@ -34,11 +36,11 @@ pub fn run(env: &Env, command: TaskCommand) -> CommandResult {
             let id = repo
                 .add_task(&role, title.trim(), description.as_deref())
                 .map_err(anyhow::Error::from)?;
-            println!("task #{id} added for {role}");
+            out.line(&format!("task #{id} added for {role}"))?;
         }
         TaskCommand::Done { id, .. } => match repo.finish_task(id).map_err(anyhow::Error::from)? {
-            TaskDone::Done => println!("task #{id} done"),
-            TaskDone::AlreadyDone => println!("task #{id} was already done"),
+            TaskDone::Done => out.line(&format!("task #{id} done"))?,
+            TaskDone::AlreadyDone => out.line(&format!("task #{id} was already done"))?,
             TaskDone::Missing => {
                 return Err(CommandError::Problems(format!("no task #{id}")));
             }
@@ -48,13 +50,13 @@ pub fn run(env: &Env, command: TaskCommand) -> CommandResult {
 }
 
 /// `task list`: reads only.
-fn list(env: &Env, all: bool, json: bool) -> CommandResult {
+fn list(env: &Env, all: bool, json: bool, out: &mut Output) -> CommandResult {
     let Some(db) = open_read_only(env)? else {
-        return super::print(&if json {
+        return Ok(out.line(&if json {
             "[]".to_string()
         } else {
             no_database(env)
-        });
+        })?);
     };
     let repo = db.context();
     let tasks = repo.tasks(all).map_err(anyhow::Error::from)?;
@@ -69,12 +71,9 @@ fn list(env: &Env, all: bool, json: bool) -> CommandResult {
                 })
             })
             .collect();
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&items).map_err(anyhow::Error::from)?
-        );
+        out.json(&items)?;
     } else if tasks.is_empty() {
-        println!("no {}tasks", if all { "" } else { "open " });
+        out.line(&format!("no {}tasks", if all { "" } else { "open " }))?;
     } else {
         let rows: Vec<Vec<String>> = tasks
             .iter()
@@ -88,10 +87,7 @@ fn list(env: &Env, all: bool, json: bool) -> CommandResult {
                 ]
             })
             .collect();
-        println!(
-            "{}",
-            table(&["ID", "ROLE", "STATUS", "AGE", "TITLE"], &rows)
-        );
+        out.line(&table(&["ID", "ROLE", "STATUS", "AGE", "TITLE"], &rows))?;
     }
     Ok(())
 }

@@ -2,6 +2,7 @@
 //! It sets the pragmas every connection needs, applies the embedded migrations
 //! (serialised across processes) and quarantines a database that is not one.
 
+pub mod command_queries;
 mod context;
 pub mod health;
 mod hook_log;

@@ -1,0 +1,186 @@
+//! The command line's edge: exit codes as `--help` and the README document them, and a
+//! reader that closes stdout early (`nagger stats | head -c1`) never makes nagger panic:
+//! it stops quietly with exit 141.
+
+use crate::common::Project;
+use std::io::Read;
+use std::process::Stdio;
+
+/// The exit code of a command whose stdout was closed before it wrote everything.
+const BROKEN_PIPE: i32 = 141;
+
+/// Each command, with the exit code it ends with when its output is read whole.
+fn commands() -> Vec<(Vec<&'static str>, i32)> {
+    vec![
+        (vec!["check", "--tool", "Bash", "--command", "x"], 0),
+        (vec!["check", "--tool", "Bash", "--command", "rm -rf /"], 3),
+        (vec!["stats"], 0),
+        (vec!["stats", "--json"], 0),
+        // Installed, with a database: the settings check passes, nothing else fails.
+        (vec!["doctor"], 0),
+        (vec!["doctor", "--json"], 0),
+        (vec!["agents"], 0),
+        (vec!["sessions"], 0),
+        (vec!["completions", "bash"], 0),
+        (vec!["man"], 0),
+        (vec!["--help"], 0),
+    ]
+}
+
+fn installed_project() -> Project {
+    let p = Project::new();
+    let install = p.run(&["install"]);
+    assert_eq!(install.code, 0, "{install:?}");
+    p.hook(&p.session_start("startup"));
+    p
+}
+
+/// Runs `args` with stdout a pipe closed after its first byte.
+fn run_with_pipe_closed_after_one_byte(p: &Project, args: &[&str]) -> (i32, String) {
+    let mut child = p
+        .command(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn nagger");
+    let mut stdout = child.stdout.take().expect("stdout");
+    let mut first = [0u8; 1];
+    stdout.read_exact(&mut first).expect("the first byte");
+    drop(stdout);
+    let out = child.wait_with_output().expect("wait");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn the_documented_exit_codes_are_what_commands_end_with() {
+    let p = installed_project();
+    for (args, code) in commands() {
+        let r = p.run(&args);
+        assert_eq!(r.code, code, "{args:?}: {r:?}");
+        assert!(!r.stdout.is_empty(), "{args:?} prints its output");
+    }
+}
+
+#[test]
+fn a_pipe_closed_after_the_first_byte_never_panics() {
+    let p = installed_project();
+    for (args, code) in commands() {
+        let (got, stderr) = run_with_pipe_closed_after_one_byte(&p, &args);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        // Whether nagger had written everything before the pipe closed is a race: it
+        // ends either as usual or quietly with 141.
+        assert!(
+            got == code || got == BROKEN_PIPE,
+            "{args:?}: exit {got}, stderr {stderr}"
+        );
+        if got == BROKEN_PIPE {
+            assert_eq!(stderr, "", "{args:?}: a closed pipe is quiet");
+        }
+    }
+}
+
+#[test]
+fn a_pipe_closed_before_any_output_ends_quietly_with_141() {
+    let p = installed_project();
+    for (args, _) in commands() {
+        // The reading end is closed before nagger starts: no race with its first write.
+        let (reader, writer) = std::io::pipe().expect("pipe");
+        drop(reader);
+        let out = p
+            .command(&args)
+            .stdout(writer)
+            .stderr(Stdio::piped())
+            .output()
+            .expect("run nagger");
+        let got = out.status.code().unwrap_or(-1);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            (got, stderr.as_ref()),
+            (BROKEN_PIPE, ""),
+            "{args:?}: the answer is lost, so it is not reported as one"
+        );
+    }
+}
+
+#[test]
+fn a_hook_with_its_stdout_closed_still_exits_0() {
+    let p = installed_project();
+    let input = p.pre_tool_use("Bash", serde_json::json!({"command": "rm -rf /"}));
+    let mut child = p
+        .command(&["hook"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn nagger hook");
+    drop(child.stdout.take());
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().expect("stdin");
+        stdin.write_all(input.to_string().as_bytes()).unwrap();
+    }
+    let out = child.wait_with_output().expect("wait");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
+}
+
+#[test]
+fn help_lists_the_exit_codes() {
+    let p = Project::new();
+    let top = p.run(&["--help"]).stdout;
+    for line in [
+        "  0    success",
+        "  1    problems found",
+        "  1    an error",
+        "  2    a usage error",
+        "  3    `check`: nagger would refuse the call",
+        "  4    `check`: nagger would ask the user",
+        "  141  standard output closed",
+        "`nagger hook` always exits 0",
+    ] {
+        assert!(top.contains(line), "--help lacks {line:?}:\n{top}");
+    }
+    let check = p.run(&["check", "--help"]).stdout;
+    for line in [
+        "  0    the call passes",
+        "  2    a usage error",
+        "  3    nagger would refuse the call",
+        "  4    nagger would ask the user",
+        "  141  ",
+    ] {
+        assert!(
+            check.contains(line),
+            "check --help lacks {line:?}:\n{check}"
+        );
+    }
+    let doctor = p.run(&["doctor", "-h"]).stdout;
+    for line in ["  0    no problem", "  1    a problem found", "  141  "] {
+        assert!(doctor.contains(line), "doctor -h lacks {line:?}:\n{doctor}");
+    }
+}
+
+#[test]
+fn the_top_level_help_reads_as_it_should() {
+    let out = Project::new().run(&["--help"]);
+    assert_eq!(out.code, 0);
+    insta::assert_snapshot!("help", out.stdout);
+}
+
+#[test]
+fn usage_errors_found_after_parsing_exit_2_with_one_line() {
+    let p = Project::new();
+    for args in [
+        &["check", "--input", "{"][..],
+        &["check", "--tool", "Bash", "--file", "a.rs", "--added", "x"],
+        &["stats", "--project", "/no/such/folder"],
+    ] {
+        let r = p.run(args);
+        assert_eq!(r.code, 2, "{args:?}: {r:?}");
+        assert_eq!(r.stdout, "", "{args:?}");
+        assert_eq!(r.stderr.lines().count(), 1, "{args:?}: {}", r.stderr);
+        assert!(r.stderr.starts_with("error: "), "{args:?}: {}", r.stderr);
+    }
+}
