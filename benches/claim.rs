@@ -1,7 +1,7 @@
 //! The Registry and the 2-phase Claim under contention: Phase 1 (register an agent
 //! and match it to its spawn, one IMMEDIATE transaction) and Phase 2 (claim the
 //! oldest unprocessed agent) with 1, 4 and 16 threads, each on its own connection as
-//! separate hook processes would be, and once through the r2d2 pool for comparison.
+//! separate hook processes would be.
 //! Reported times are wall time per operation with all threads running: the inverse
 //! of the throughput the single SQLite write lock allows.
 
@@ -11,12 +11,9 @@ use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use nagger::store::{NaggerStateDB, SpawnRow, SubagentRepository, TranscriptCursorRow};
-use rusqlite::Connection;
+use nagger::store::{NaggerStateDB, SpawnRow, TranscriptCursorRow};
 
 const THREADS: [usize; 3] = [1, 4, 16];
-/// The pool variant: 16 threads sharing this many pooled connections.
-const POOL_SIZE: u32 = 4;
 
 /// A fresh session id for every measurement, so no run sees another's rows.
 fn next_session() -> String {
@@ -52,46 +49,27 @@ fn seed_spawns(db: &NaggerStateDB, session: &str, n: u64) {
         .expect("seed spawns");
 }
 
-/// Registers `n` agents not yet claimed, in one transaction (setup, not measured).
+/// Registers `n` agents not yet claimed (setup, not measured).
 fn register_unprocessed(db: &NaggerStateDB, session: &str, n: u64) {
-    let tx = nagger::store::immediate(db.conn()).expect("begin");
-    {
-        let mut insert = tx
-            .prepare(
-                "INSERT INTO subagents (agent_id, session_id, agent_type, role, role_source,
-                                        created_at, registered_by)
-                 VALUES (?1, ?2, 'coder', 'coder', 'agent_type', ?3, 'subagent_start')",
-            )
-            .expect("prepare");
-        for i in 0..n {
-            insert
-                .execute(rusqlite::params![format!("pre-{i}"), session, i as i64])
-                .expect("insert agent");
-        }
+    let agents = db.subagents();
+    for i in 0..n {
+        agents
+            .register(&format!("pre-{i}"), session, "coder", "subagent_start")
+            .expect("register agent");
     }
-    tx.commit().expect("commit");
 }
 
-fn register(conn: &Connection, session: &str, agent_id: &str) {
-    SubagentRepository::new(conn)
+fn register(db: &NaggerStateDB, session: &str, agent_id: &str) {
+    db.subagents()
         .register_and_match(agent_id, session, "coder", "subagent_start", Some("coder"))
         .expect("register_and_match");
 }
 
-fn claim(conn: &Connection, session: &str) {
-    SubagentRepository::new(conn)
+fn claim(db: &NaggerStateDB, session: &str) {
+    db.subagents()
         .claim_next_unprocessed(session)
         .expect("claim_next_unprocessed")
         .expect("an agent is left to claim");
-}
-
-/// How the threads reach the database.
-#[derive(Clone, Copy)]
-enum Access {
-    /// Every thread opens its own `NaggerStateDB` (like one hook process each).
-    OwnConnection,
-    /// Threads borrow from one `NaggerStateDB::pool` for every operation.
-    Pool,
 }
 
 #[derive(Clone, Copy)]
@@ -103,14 +81,7 @@ enum Phase {
 /// Runs `iters` operations of `phase` spread over `threads` threads and returns the
 /// wall time from the common start to the last thread's end. Setup (spawns, agents to
 /// claim, connections) and cleanup are not timed.
-fn measure(
-    path: &Path,
-    pool: &r2d2::Pool<r2d2_sqlite::SqliteConnectionManager>,
-    access: Access,
-    phase: Phase,
-    threads: usize,
-    iters: u64,
-) -> Duration {
+fn measure(path: &Path, phase: Phase, threads: usize, iters: u64) -> Duration {
     let session = next_session();
     let setup = NaggerStateDB::open(path).expect("open");
     let per_thread = iters.div_ceil(threads as u64);
@@ -125,23 +96,12 @@ fn measure(
             let barrier = barrier.clone();
             let session = session.as_str();
             s.spawn(move || {
-                let own = match access {
-                    Access::OwnConnection => Some(NaggerStateDB::open(path).expect("open")),
-                    Access::Pool => None,
-                };
+                let db = NaggerStateDB::open(path).expect("open");
                 barrier.wait();
                 for i in 0..per_thread {
-                    let pooled;
-                    let conn = match &own {
-                        Some(db) => db.conn(),
-                        None => {
-                            pooled = pool.get().expect("pooled connection");
-                            &*pooled
-                        }
-                    };
                     match phase {
-                        Phase::RegisterAndMatch => register(conn, session, &format!("t{t}-{i}")),
-                        Phase::Claim => claim(conn, session),
+                        Phase::RegisterAndMatch => register(&db, session, &format!("t{t}-{i}")),
+                        Phase::Claim => claim(&db, session),
                     }
                 }
                 barrier.wait();
@@ -163,7 +123,7 @@ fn measure(
 fn bench_claim(c: &mut Criterion) {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join(".claude-nagger/state.db");
-    let pool = NaggerStateDB::pool(&path, POOL_SIZE).expect("pool");
+    drop(NaggerStateDB::open(&path).expect("create the database"));
     for (name, phase) in [
         ("register_and_match", Phase::RegisterAndMatch),
         ("claim_next_unprocessed", Phase::Claim),
@@ -177,21 +137,9 @@ fn bench_claim(c: &mut Criterion) {
             group.bench_with_input(
                 BenchmarkId::new("own_connection", threads),
                 &threads,
-                |b, &threads| {
-                    b.iter_custom(|iters| {
-                        measure(&path, &pool, Access::OwnConnection, phase, threads, iters)
-                    })
-                },
+                |b, &threads| b.iter_custom(|iters| measure(&path, phase, threads, iters)),
             );
         }
-        let threads = 16;
-        group.bench_with_input(
-            BenchmarkId::new(format!("pool_of_{POOL_SIZE}"), threads),
-            &threads,
-            |b, &threads| {
-                b.iter_custom(|iters| measure(&path, &pool, Access::Pool, phase, threads, iters))
-            },
-        );
         group.finish();
     }
 }

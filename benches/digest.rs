@@ -69,7 +69,6 @@ fn tags(rng: &mut Rng) -> Vec<String> {
 fn fill(path: &Path) {
     let db = NaggerStateDB::open(path).expect("open");
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
-    let tx = nagger::store::immediate(db.conn()).expect("begin");
     for s in 0..SESSIONS {
         let session = format!("session-{s:03}");
         for i in 0..PER_SESSION {
@@ -93,13 +92,14 @@ fn fill(path: &Path) {
                 .expect("insert entry");
         }
     }
-    // A week of history, one result a minute, in insertion order.
-    tx.execute(
+    // A week of history, one result a minute, in insertion order (set on the file
+    // directly: nagger has no reason to rewrite when a result came).
+    let raw = rusqlite::Connection::open(path).expect("open");
+    raw.execute(
         "UPDATE context_entries SET created_at = ?1 + id * 60000",
         [nagger::store::now_ms() - 7 * 24 * 3600 * 1000],
     )
     .expect("spread created_at");
-    tx.commit().expect("commit");
     for (role, n) in [("coder", 8), ("reviewer", 3), ("tester", 2)] {
         for i in 0..n {
             db.context()
@@ -107,8 +107,7 @@ fn fill(path: &Path) {
                 .expect("add task");
         }
     }
-    let count: i64 = db
-        .conn()
+    let count: i64 = raw
         .query_row("SELECT count(*) FROM context_entries", [], |r| r.get(0))
         .expect("count");
     assert_eq!(count as usize, SESSIONS * PER_SESSION, "every entry stored");

@@ -9,7 +9,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use nagger::store::stats::{Scope, collect};
+use nagger::store::stats::Scope;
 use nagger::store::{NaggerStateDB, now_ms};
 
 const ROWS: i64 = 1_000_000;
@@ -86,8 +86,9 @@ FROM n;
 ";
 
 fn generate(path: &Path) {
-    let db = NaggerStateDB::open(path).expect("open bench database");
-    let conn = db.conn();
+    // Opened through nagger first: it creates and migrates the database.
+    drop(NaggerStateDB::open(path).expect("open bench database"));
+    let conn = rusqlite::Connection::open(path).expect("open bench database");
     // Only for the generation: the bench measures reads.
     conn.execute_batch("PRAGMA synchronous = OFF; PRAGMA cache_size = -1000000;")
         .expect("bulk pragmas");
@@ -109,7 +110,7 @@ fn generate(path: &Path) {
         stmt.raw_execute().expect("generate rows");
     }
     tx.commit().expect("commit");
-    nagger::store::stats::rebuild_rollup(conn).expect("count the rollup");
+    nagger::store::stats::rebuild_rollup(&conn).expect("count the rollup");
     conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")
         .expect("checkpoint");
     let rows: i64 = conn
@@ -136,7 +137,7 @@ fn bench_stats(c: &mut Criterion) {
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(10));
     group.bench_function("collect", |b| {
-        b.iter(|| collect(db.conn(), black_box(Scope::default())).expect("stats"))
+        b.iter(|| db.stats(black_box(Scope::default())).expect("stats"))
     });
     group.bench_function("nagger_stats_json_process", |b| {
         b.iter(|| {
@@ -152,25 +153,19 @@ fn bench_stats(c: &mut Criterion) {
     let week_ago = now_ms() - 7 * DAY_MS;
     group.bench_function("collect_since_7d", |b| {
         b.iter(|| {
-            collect(
-                db.conn(),
-                black_box(Scope {
-                    session: None,
-                    since_ms: Some(week_ago),
-                }),
-            )
+            db.stats(black_box(Scope {
+                session: None,
+                since_ms: Some(week_ago),
+            }))
             .expect("stats")
         })
     });
     group.bench_function("collect_one_session", |b| {
         b.iter(|| {
-            collect(
-                db.conn(),
-                black_box(Scope {
-                    session: Some("sess-42"),
-                    since_ms: None,
-                }),
-            )
+            db.stats(black_box(Scope {
+                session: Some("sess-42"),
+                since_ms: None,
+            }))
             .expect("stats")
         })
     });

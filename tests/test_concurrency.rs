@@ -118,8 +118,8 @@ fn check_invariants(db: &NaggerStateDB, registered: &BTreeSet<String>, claimed: 
         "an agent was claimed twice: {all:?}"
     );
     assert_eq!(&unique, registered, "an agent was lost");
-    let mut stmt = db
-        .conn()
+    let raw = raw(&db);
+    let mut stmt = raw
         .prepare("SELECT matched_agent_id, count(*) FROM task_spawns WHERE matched_agent_id IS NOT NULL GROUP BY 1")
         .unwrap();
     let per_agent: BTreeMap<String, i64> = stmt
@@ -131,8 +131,7 @@ fn check_invariants(db: &NaggerStateDB, registered: &BTreeSet<String>, claimed: 
         per_agent.values().all(|n| *n == 1),
         "an agent holds two spawns: {per_agent:?}"
     );
-    let consistent: i64 = db
-        .conn()
+    let consistent: i64 = raw
         .query_row(
             "SELECT count(*) FROM subagents a JOIN task_spawns t ON t.id = a.task_spawn_id WHERE t.matched_agent_id != a.agent_id",
             [],
@@ -344,20 +343,20 @@ proptest! {
         }
         let unique: BTreeSet<&String> = first_calls.iter().collect();
         prop_assert_eq!(unique.len(), first_calls.len(), "a first call taken twice: {:?}", first_calls);
-        let registered: i64 = db.conn().query_row("SELECT count(*) FROM subagents", [], |r| r.get(0)).unwrap();
+        let registered: i64 = raw(&db).query_row("SELECT count(*) FROM subagents", [], |r| r.get(0)).unwrap();
         prop_assert_eq!(unique.len() as i64, registered, "an agent's first call was lost");
-        let shared: i64 = db.conn().query_row(
+        let shared: i64 = raw(&db).query_row(
             "SELECT count(*) FROM (SELECT matched_agent_id FROM task_spawns WHERE matched_agent_id IS NOT NULL
              GROUP BY 1 HAVING count(*) > 1)", [], |r| r.get(0)).unwrap();
         prop_assert_eq!(shared, 0, "an agent holds two spawns");
-        let inconsistent: i64 = db.conn().query_row(
+        let inconsistent: i64 = raw(&db).query_row(
             "SELECT count(*) FROM subagents a JOIN task_spawns t ON t.id = a.task_spawn_id
              WHERE t.matched_agent_id IS NOT a.agent_id", [], |r| r.get(0)).unwrap();
         prop_assert_eq!(inconsistent, 0, "a spawn and its agent disagree");
         // Every exact link made still stands: the agent holds that spawn, exactly.
         for (_, list) in &results {
             for (agent, spawn) in list {
-                let (held, source): (Option<i64>, Option<String>) = db.conn().query_row(
+                let (held, source): (Option<i64>, Option<String>) = raw(&db).query_row(
                     "SELECT task_spawn_id, role_source FROM subagents WHERE agent_id = ?1",
                     [agent], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
                 prop_assert_eq!(held, Some(*spawn), "{}'s exact link moved", agent);
@@ -365,4 +364,9 @@ proptest! {
             }
         }
     }
+}
+
+/// A plain connection to the database under test, for the checks that read it raw.
+fn raw(db: &NaggerStateDB) -> rusqlite::Connection {
+    rusqlite::Connection::open(db.path()).unwrap()
 }

@@ -33,7 +33,7 @@ pub fn run(env: &Env, args: &AgentsArgs, out: &mut Output) -> CommandResult {
     };
     let repo = db.subagents();
     let session = args.session.as_deref();
-    let active = repo.get_active(session).map_err(anyhow::Error::from)?;
+    let active = repo.active(session).map_err(anyhow::Error::from)?;
     let finished = if args.all {
         repo.history(session, 1000).map_err(anyhow::Error::from)?
     } else {

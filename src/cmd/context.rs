@@ -30,11 +30,10 @@ pub fn run(env: &Env, args: &ContextArgs, out: &mut Output) -> CommandResult {
         // The session of the latest hook run.
         None => db
             .hook_log()
-            .get_recent(None, 20)
+            .recent(None, 20)
             .map_err(anyhow::Error::from)?
             .into_iter()
-            .map(|row| row.session_id)
-            .find(|s| s != "unknown")
+            .find_map(|row| row.session_id)
             .ok_or_else(|| anyhow!("no session recorded yet in {}", db.path().display()))?,
     };
     let role = args.role.as_deref().map(|r| context::role_for(&config, r));

@@ -89,7 +89,8 @@ pub enum EventName {
 
 impl EventName {
     pub fn parse(name: &str) -> EventName {
-        HookEvent::parse(name).map_or_else(|| EventName::Other(name.to_string()), EventName::Handled)
+        HookEvent::parse(name)
+            .map_or_else(|| EventName::Other(name.to_string()), EventName::Handled)
     }
 
     pub fn as_str(&self) -> &str {
@@ -174,14 +175,23 @@ pub struct ToolFailure {
 
 #[derive(Debug, Clone)]
 pub enum Event {
-    SessionStart { source: SessionSource },
-    SessionEnd { reason: Option<String> },
-    SubagentStart { agent_id: String, agent_type: String },
+    SessionStart {
+        source: SessionSource,
+    },
+    SessionEnd {
+        reason: Option<String>,
+    },
+    SubagentStart {
+        agent_id: String,
+        agent_type: String,
+    },
     SubagentStop(SubagentStop),
     PreToolUse(ToolCall),
     PostToolUse(ToolCall),
     PostToolUseFailure(ToolFailure),
-    PreCompact { trigger: Option<String> },
+    PreCompact {
+        trigger: Option<String>,
+    },
     /// Any other event, by name: a no-op that is still logged.
     Other(String),
 }
@@ -297,8 +307,9 @@ pub fn common(input: HookInput, event: &Event) -> Result<Common, InputError> {
         session_id,
         transcript_path: non_empty(input.transcript_path),
         cwd: non_empty(input.cwd),
-        permission_mode: non_empty(input.permission_mode)
-            .map_or(PermissionMode::Default, |m| PermissionMode::from(m.as_str())),
+        permission_mode: non_empty(input.permission_mode).map_or(PermissionMode::Default, |m| {
+            PermissionMode::from(m.as_str())
+        }),
         agent_id,
         agent_type,
     })

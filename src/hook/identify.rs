@@ -84,12 +84,7 @@ pub fn identify(ctx: &Ctx<'_>, call: &ToolCall, effort: &mut Effort) -> anyhow::
         return subagent(ctx, record, first_call, Via::Direct, effort);
     }
     // The quiet path: no subagent running, the main agent it is (one indexed probe).
-    if !repo.is_any_active(session)?
-        || ctx
-            .db
-            .markers()
-            .is_set(session, Marker::ModernPayload)?
-    {
+    if !repo.is_any_active(session)? || ctx.db.markers().is_set(session, Marker::ModernPayload)? {
         return Ok(Caller::Main);
     }
     let active = repo.active_ids(session, MAX_CANDIDATES)?;

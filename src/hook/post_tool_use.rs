@@ -48,7 +48,13 @@ pub fn handle(ctx: &Ctx<'_>, call: &ToolCall) -> anyhow::Result<Outcome> {
         let set = AfterEditSet::new(checks);
         let matches = set.evaluate(&edit, &caller.match_context(ctx));
         report_problems(ctx, set.problems());
-        outcome = deliver(ctx, &caller, matches, outcome, super::event::HookEvent::PostToolUse)?;
+        outcome = deliver(
+            ctx,
+            &caller,
+            matches,
+            outcome,
+            super::event::HookEvent::PostToolUse,
+        )?;
     }
     Ok(outcome)
 }

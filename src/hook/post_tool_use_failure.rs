@@ -25,7 +25,13 @@ pub fn handle(ctx: &Ctx<'_>, failure: &ToolFailure) -> anyhow::Result<Outcome> {
     let set = RecoverySet::new(&ctx.config.rules);
     let matches = set.evaluate(&call.tool_name, &failure.error, &caller.match_context(ctx));
     report_problems(ctx, set.problems());
-    deliver(ctx, &caller, matches, outcome, HookEvent::PostToolUseFailure)
+    deliver(
+        ctx,
+        &caller,
+        matches,
+        outcome,
+        HookEvent::PostToolUseFailure,
+    )
 }
 
 /// Who made the call, as rule scopes see it: the main agent, or a subagent with the

@@ -38,7 +38,10 @@ pub fn start(ctx: &Ctx<'_>, source: &SessionSource) -> anyhow::Result<Outcome> {
     let mut sections = Vec::new();
     let give_digest = if *source == SessionSource::Compact {
         // Every compaction re-arms the conventions, not only the first.
-        let expired = ctx.db.markers().expire_all(session, ExpireReason::Compact)?;
+        let expired = ctx
+            .db
+            .markers()
+            .expire_all(session, ExpireReason::Compact)?;
         let count = sessions.record_compaction(session)?;
         outcome = outcome
             .detail("compaction", count)
@@ -48,7 +51,8 @@ pub fn start(ctx: &Ctx<'_>, source: &SessionSource) -> anyhow::Result<Outcome> {
         // A session resumed after a compaction: what the compaction's SessionStart
         // added lived only in the process that compacted (Claude Code does not keep
         // it in the transcript), so the resumed agent gets it again.
-        *source == SessionSource::Resume && sessions.info(session)?.is_some_and(|i| i.compactions > 0)
+        *source == SessionSource::Resume
+            && sessions.info(session)?.is_some_and(|i| i.compactions > 0)
     };
     if give_digest {
         // The summary replaced what the subagents reported: give it back.

@@ -10,8 +10,8 @@
 //! format for its type) rather than a guessed role's; its first tool call, by when the
 //! exact facts are written, gets its role's conventions.
 
-use super::identify::{self, Effort};
 use super::event::HookEvent;
+use super::identify::{self, Effort};
 use super::wire::HookOutput;
 use super::{Ctx, Outcome, spawns};
 use crate::context::{self, Audience};

@@ -11,7 +11,6 @@ use crate::store::{Due, Marker, NewContextEntry};
 use crate::transcript;
 use std::path::{Path, PathBuf};
 
-
 /// The agent's final message, as far as it can be known.
 enum FinalMessage {
     Text(String),
@@ -156,7 +155,11 @@ fn compression_check(
 /// `last_assistant_message`, else the last assistant text of the agent's
 /// transcript, read from the end.
 fn final_message(ctx: &Ctx<'_>, stop: &Stop) -> FinalMessage {
-    if let Some(text) = stop.last_assistant_message.as_deref().filter(|t| !t.trim().is_empty()) {
+    if let Some(text) = stop
+        .last_assistant_message
+        .as_deref()
+        .filter(|t| !t.trim().is_empty())
+    {
         return FinalMessage::Text(text.to_string());
     }
     let Some(path) = agent_transcript(ctx, stop) else {

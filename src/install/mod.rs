@@ -25,16 +25,7 @@ use error::io_error;
 use files::{back_up, exists, read_settings, to_pretty_json, write_atomically, write_target};
 
 /// Every event nagger handles; `install` puts one entry for each into settings.json.
-pub const HOOK_EVENTS: &[&str] = &[
-    "SessionStart",
-    "SessionEnd",
-    "SubagentStart",
-    "SubagentStop",
-    "PreToolUse",
-    "PostToolUse",
-    "PostToolUseFailure",
-    "PreCompact",
-];
+pub const HOOK_EVENTS: &[&str] = &crate::hook::event::HookEvent::NAMES;
 
 /// Claude Code lets a hook that times out fail open; nagger's budgets are milliseconds.
 pub const HOOK_TIMEOUT_SECS: u64 = 10;

@@ -20,7 +20,7 @@ impl NaggerStateDB {
     pub fn session_known(&self, session: &str) -> StoreResult<bool> {
         Ok(self.conn.query_row(
             "SELECT EXISTS(SELECT 1 FROM session_info WHERE session_id = ?1)
-                 OR EXISTS(SELECT 1 FROM sessions WHERE session_id = ?1)
+                 OR EXISTS(SELECT 1 FROM session_markers WHERE session_id = ?1)
                  OR EXISTS(SELECT 1 FROM hook_log WHERE session_id = ?1)
                  OR EXISTS(SELECT 1 FROM subagents WHERE session_id = ?1)
                  OR EXISTS(SELECT 1 FROM subagent_history WHERE session_id = ?1)

@@ -3,8 +3,8 @@
 //! transaction: all inserts and deletes of hook_log go through this module.
 
 use super::stats::fine_bucket_sql;
-use crate::hook::event::HookEvent;
 use super::{StoreResult, now_ms};
+use crate::hook::event::HookEvent;
 use rusqlite::{Connection, params};
 use serde_json::Value;
 
@@ -67,7 +67,8 @@ fn rollup_add_sql() -> String {
 #[derive(Debug, Clone, PartialEq)]
 pub struct HookLogRecord {
     pub id: i64,
-    pub session_id: String,
+    /// None for input nagger could not read.
+    pub session_id: Option<String>,
     pub hook_name: String,
     pub event_type: String,
     pub agent_id: Option<String>,
@@ -176,7 +177,7 @@ impl<'c> HookLogRepository<'c> {
     }
 
     /// The newest rows, newest first; all sessions when `session_id` is None.
-    pub fn get_recent(
+    pub fn recent(
         &self,
         session_id: Option<&str>,
         limit: usize,

@@ -18,8 +18,8 @@ pub use context::{
     ContextEntry, ContextRepository, FileChange, NewContextEntry, TaskDone, TaskRecord,
 };
 pub use hook_log::{HookLogRecord, HookLogRepository, NewHookLog};
-pub use rule_hits::{NewRuleHit, RuleHitRepository};
 pub use markers::{Due, ExpireReason, Marker, MarkerRepository};
+pub use rule_hits::{NewRuleHit, RuleHitRepository};
 pub use sessions::{SessionInfo, SessionRepository};
 pub use subagents::{
     ExactOutcome, HistoryRecord, MatchOutcome, RoleSource, SpawnKey, SpawnRow, SubagentRecord,
@@ -263,7 +263,8 @@ impl NaggerStateDB {
         })
     }
 
-    pub fn conn(&self) -> &Connection {
+    #[cfg(test)]
+    pub(crate) fn conn(&self) -> &Connection {
         &self.conn
     }
 
@@ -301,19 +302,6 @@ impl NaggerStateDB {
 
     pub fn context(&self) -> ContextRepository<'_> {
         ContextRepository::new(&self.conn)
-    }
-
-    /// A pool of connections for long-running or multi-threaded users (benches, demo,
-    /// tests). The one-shot hook path uses `open` and a single connection instead.
-    pub fn pool(
-        path: &Path,
-        size: u32,
-    ) -> StoreResult<r2d2::Pool<r2d2_sqlite::SqliteConnectionManager>> {
-        // Migrate once up front so pooled connections only need their pragmas.
-        drop(NaggerStateDB::open(path)?);
-        let manager = r2d2_sqlite::SqliteConnectionManager::file(path)
-            .with_init(|c| apply_connection_pragmas(c));
-        Ok(r2d2::Pool::builder().max_size(size).build(manager)?)
     }
 }
 
@@ -697,16 +685,5 @@ mod tests {
         let moved = db.report().quarantined.clone().expect("quarantined");
         assert_eq!(std::fs::read(&moved).unwrap(), vec![b'x'; 8192]);
         assert_eq!(user_version(db.conn()).unwrap(), latest_version());
-    }
-
-    #[test]
-    fn pool_connections_get_busy_timeout_and_foreign_keys() {
-        let dir = tempfile::tempdir().unwrap();
-        let pool = NaggerStateDB::pool(&dir.path().join("state.db"), 2).unwrap();
-        let c = pool.get().unwrap();
-        let fk: i64 = c
-            .pragma_query_value(None, "foreign_keys", |r| r.get(0))
-            .unwrap();
-        assert_eq!(fk, 1);
     }
 }

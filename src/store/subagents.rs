@@ -228,7 +228,7 @@ impl<'c> SubagentRepository<'c> {
     }
 
     /// Active agents, oldest first; all sessions when `session_id` is None.
-    pub fn get_active(&self, session_id: Option<&str>) -> StoreResult<Vec<SubagentRecord>> {
+    pub fn active(&self, session_id: Option<&str>) -> StoreResult<Vec<SubagentRecord>> {
         let mut stmt = self.conn.prepare(&format!(
             "SELECT {SUBAGENT_COLUMNS} FROM subagents
              WHERE ?1 IS NULL OR session_id = ?1 ORDER BY created_at, rowid"

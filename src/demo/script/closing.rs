@@ -332,7 +332,7 @@ pub(super) fn stats(p: &mut Player) -> anyhow::Result<()> {
         super::super::cut(why, 60)
     ));
     let db = NaggerStateDB::open(&p.root.join(".claude-nagger/state.db"))?;
-    let rows = db.hook_log().get_recent(Some(&p.session.id), 100_000)?;
+    let rows = db.hook_log().recent(Some(&p.session.id), 100_000)?;
     let mut by_event: std::collections::BTreeMap<
         &str,
         (Vec<f64>, std::collections::BTreeMap<&str, usize>),

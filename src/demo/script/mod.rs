@@ -165,7 +165,7 @@ fn agents_table(p: &mut Player) -> anyhow::Result<()> {
 /// The details of the newest hook_log row of the session.
 fn last_log(p: &Player) -> anyhow::Result<Value> {
     let db = NaggerStateDB::open(&p.root.join(".claude-nagger/state.db"))?;
-    let row = db.hook_log().get_recent(Some(&p.session.id), 1)?;
+    let row = db.hook_log().recent(Some(&p.session.id), 1)?;
     Ok(row
         .first()
         .and_then(|r| r.details.as_deref())
