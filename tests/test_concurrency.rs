@@ -118,7 +118,7 @@ fn check_invariants(db: &NaggerStateDB, registered: &BTreeSet<String>, claimed: 
         "an agent was claimed twice: {all:?}"
     );
     assert_eq!(&unique, registered, "an agent was lost");
-    let raw = raw(&db);
+    let raw = raw(db);
     let mut stmt = raw
         .prepare("SELECT matched_agent_id, count(*) FROM task_spawns WHERE matched_agent_id IS NOT NULL GROUP BY 1")
         .unwrap();
