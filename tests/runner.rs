@@ -31,3 +31,43 @@ mod test_safety;
 mod test_stats;
 mod test_trust;
 mod test_ui;
+
+/// Every test file and folder in `tests/` is a module of this binary: a file left out
+/// would compile nowhere and its tests would silently never run.
+#[test]
+fn every_test_file_is_included() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let runner = std::fs::read_to_string(dir.join("runner.rs")).unwrap();
+    let declared: std::collections::BTreeSet<String> = runner
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("mod "))
+        .filter_map(|rest| rest.strip_suffix(';'))
+        .map(str::to_string)
+        .collect();
+    let mut missing = Vec::new();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let module = if path.is_dir() {
+            // A folder is a module when it holds a mod.rs (fixtures and snapshots do not).
+            if !path.join("mod.rs").exists() {
+                continue;
+            }
+            name
+        } else if let Some(stem) = name.strip_suffix(".rs") {
+            if stem == "runner" {
+                continue;
+            }
+            stem.to_string()
+        } else {
+            continue;
+        };
+        if !declared.contains(&module) {
+            missing.push(module);
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "tests/runner.rs does not include: {missing:?} (add `mod <name>;`)"
+    );
+}
