@@ -14,5 +14,6 @@ pub mod paths;
 pub mod roles;
 pub mod rules;
 pub mod store;
+pub mod text;
 pub mod transcript;
 pub mod ui;

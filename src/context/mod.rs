@@ -9,9 +9,7 @@ mod select;
 #[cfg(test)]
 mod tests;
 
-pub use render::{
-    Injection, cut_chars, for_main, for_subagent, project_relative, role_for, session_summary,
-};
+pub use render::{Injection, for_main, for_subagent, project_relative, role_for, session_summary};
 pub use reports::{
     context_root, ensure_session_dir, file_component, is_inside_context, purge_report_dirs,
     read_report, report_path, report_path_placeholder, session_dir, write_summary,

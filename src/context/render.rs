@@ -5,6 +5,7 @@ use crate::compress;
 use crate::config::{Config, ContextConfig, Delivery};
 use crate::roles;
 use crate::store::{ContextEntry, FileChange, NaggerStateDB, StoreResult};
+use crate::text;
 use std::path::Path;
 
 const FILES_PER_ENTRY: usize = 10;
@@ -40,12 +41,12 @@ pub(super) fn render(config: &ContextConfig, audience: &Audience<'_>, d: &Digest
         let place = if e.session_id == session {
             "this session".to_string()
         } else {
-            format!("session {}", short(&e.session_id, 8))
+            format!("session {}", text::prefix(&e.session_id, 8).0)
         };
         out.push_str(&format!(
             "\n\n### {} · {who}{agent} · {place}\n{}",
             e.category,
-            cut_chars(e.content.trim(), config.max_entry_chars)
+            text::cut(e.content.trim(), config.max_entry_chars)
         ));
         if !e.files.is_empty() {
             let shown: Vec<&str> = e
@@ -63,9 +64,9 @@ pub(super) fn render(config: &ContextConfig, audience: &Audience<'_>, d: &Digest
     if !d.tasks.is_empty() {
         out.push_str(&format!("\n\n### Open tasks for {}", audience.role()));
         for t in &d.tasks {
-            out.push_str(&format!("\n- #{} {}", t.id, one_line(&t.title, 200)));
+            out.push_str(&format!("\n- #{} {}", t.id, text::one_line(&t.title, 200)));
             if let Some(desc) = t.description.as_deref().filter(|d| !d.trim().is_empty()) {
-                out.push_str(&format!(": {}", one_line(desc, 300)));
+                out.push_str(&format!(": {}", text::one_line(desc, 300)));
             }
         }
     }
@@ -217,22 +218,4 @@ pub fn project_relative(project_root: &Path, path: &str) -> String {
         .filter(|rest| !rest.as_os_str().is_empty())
         .map(|rest| rest.display().to_string())
         .unwrap_or_else(|| path.to_string())
-}
-
-/// The first `max` characters, with `…` when something was cut.
-pub fn cut_chars(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        return s.to_string();
-    }
-    let mut out: String = s.chars().take(max.saturating_sub(1)).collect();
-    out.push('…');
-    out
-}
-
-fn one_line(s: &str, max: usize) -> String {
-    cut_chars(&s.split_whitespace().collect::<Vec<_>>().join(" "), max)
-}
-
-fn short(s: &str, n: usize) -> String {
-    s.chars().take(n).collect()
 }

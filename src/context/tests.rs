@@ -317,6 +317,6 @@ fn hard_linked_reports_and_a_linked_context_folder_are_refused() {
 
 #[test]
 fn cut_chars_counts_characters_not_bytes() {
-    assert_eq!(cut_chars("ééé", 3), "ééé");
-    assert_eq!(cut_chars("éééé", 3), "éé…");
+    assert_eq!(crate::text::cut("ééé", 3), "ééé");
+    assert_eq!(crate::text::cut("éééé", 3), "éé…");
 }

@@ -381,14 +381,7 @@ pub fn cut_unless_path(s: &str, max: usize) -> String {
 
 /// At most `max` characters of one line, with an ellipsis when cut.
 pub fn cut(s: &str, max: usize) -> String {
-    let s = s.trim_end();
-    if s.chars().count() <= max {
-        s.to_string()
-    } else {
-        let mut t: String = s.chars().take(max.saturating_sub(1)).collect();
-        t.push('…');
-        t
-    }
+    crate::text::cut(s.trim_end(), max)
 }
 
 #[cfg(test)]

@@ -404,13 +404,7 @@ fn fail_open(message: String) -> HookRun {
 
 /// Keeps stderr to one bounded line.
 fn one_line(s: &str) -> String {
-    let flat: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    if flat.chars().count() > 400 {
-        let cut: String = flat.chars().take(400).collect();
-        format!("{cut}…")
-    } else {
-        flat
-    }
+    crate::text::one_line(s, 400)
 }
 
 /// Reads stdin up to [`MAX_STDIN`] bytes; more is bad input.

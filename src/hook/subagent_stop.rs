@@ -6,8 +6,9 @@ use super::event::SubagentStop as Stop;
 use super::wire::HookOutput;
 use super::{Ctx, Outcome};
 use crate::compress;
-use crate::context::{self, cut_chars};
+use crate::context;
 use crate::store::{Due, Marker, NewContextEntry};
+use crate::text::cut;
 use crate::transcript;
 use std::path::{Path, PathBuf};
 
@@ -206,14 +207,14 @@ fn collect(
         }
     };
     let (content, source) = if let Some(text) = from_file {
-        (Some(cut_chars(text.trim(), max)), "report_file")
+        (Some(cut(text.trim(), max)), "report_file")
     } else if let Some(block) = final_message.text().and_then(|t| {
         let reviewer = compress::is_reviewer(compress, &stop.agent_type, role);
         compress::compressed_block(t, &compress.marker, compress::max_lines(compress, reviewer))
     }) {
-        (Some(cut_chars(&block, max)), "compressed")
+        (Some(cut(&block, max)), "compressed")
     } else if let Some(text) = final_message.text() {
-        (Some(cut_chars(text.trim(), max)), "final_message")
+        (Some(cut(text.trim(), max)), "final_message")
     } else {
         (None, "nothing")
     };

@@ -337,7 +337,7 @@ fn hook_run(r: &Row<'_>) -> rusqlite::Result<HookRun> {
             .get::<_, Option<String>>(5)?
             .unwrap_or_else(|| "none".into()),
         duration_ms: r.get(6)?,
-        details: details.map(|d| crate::context::cut_chars(&d, DETAILS_CHARS)),
+        details: details.map(|d| crate::text::cut(&d, DETAILS_CHARS)),
     })
 }
 
@@ -389,7 +389,7 @@ pub fn timeline(
                 tokens: r.get(6)?,
                 summary: r
                     .get::<_, Option<String>>(7)?
-                    .map(|s| crate::context::cut_chars(&s, DETAILS_CHARS)),
+                    .map(|s| crate::text::cut(&s, DETAILS_CHARS)),
                 claimed_by: r.get(8)?,
                 registered_by: r.get(9)?,
             })
@@ -525,7 +525,7 @@ pub fn context_entries(
                 tags: r.get(6)?,
                 tokens: r.get(7)?,
                 created_at: r.get(8)?,
-                content: crate::context::cut_chars(&r.get::<_, String>(9)?, max_chars),
+                content: crate::text::cut(&r.get::<_, String>(9)?, max_chars),
             })
         })?
         .collect::<Result<_, _>>()?)

@@ -191,7 +191,7 @@ fn open_database_checks(
                     format!(
                         "; newest {} ago ({event}): {}",
                         age(at),
-                        one_line(message.as_deref().unwrap_or("no message"), 200)
+                        crate::text::one_line(message.as_deref().unwrap_or("no message"), 200)
                     )
                 })
                 .unwrap_or_default();
@@ -360,15 +360,6 @@ fn human_bytes(n: u64) -> String {
     }
 }
 
-fn one_line(s: &str, max: usize) -> String {
-    let flat = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    if flat.chars().count() > max {
-        format!("{}…", flat.chars().take(max).collect::<String>())
-    } else {
-        flat
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -510,7 +501,5 @@ mod tests {
         assert_eq!(human_bytes(512), "512 B");
         assert_eq!(human_bytes(1536), "1.5 KiB");
         assert_eq!(human_bytes(3 * 1024 * 1024 * 1024), "3.0 GiB");
-        assert_eq!(one_line("a\n  b\tc", 10), "a b c");
-        assert_eq!(one_line("abcdef", 3), "abc…");
     }
 }

@@ -329,7 +329,7 @@ pub(super) fn stats(p: &mut Player) -> anyhow::Result<()> {
     let why = why.lines().next().unwrap_or("no output");
     p.note(&format!(
         "(`nagger stats` failed: {}; hook_log summarised by the demo)\n",
-        super::super::cut(why, 60)
+        crate::demo::cut(why, 60)
     ));
     let db = NaggerStateDB::open(&p.root.join(".claude-nagger/state.db"))?;
     let rows = db.hook_log().recent(Some(&p.session.id), 100_000)?;

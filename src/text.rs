@@ -1,0 +1,48 @@
+//! Shortening text for people and agents: the one place that decides how text is cut
+//! (on characters, never inside one, with `…` saying something was left out).
+
+/// The first `max` characters of `s`, and whether anything was left out.
+pub fn prefix(s: &str, max: usize) -> (&str, bool) {
+    match s.char_indices().nth(max) {
+        None => (s, false),
+        Some((end, _)) => (&s[..end], true),
+    }
+}
+
+/// At most `max` characters of `s`, the `…` that says something was cut included.
+pub fn cut(s: &str, max: usize) -> String {
+    match prefix(s, max) {
+        (whole, false) => whole.to_string(),
+        _ => {
+            let (head, _) = prefix(s, max.saturating_sub(1));
+            format!("{head}…")
+        }
+    }
+}
+
+/// `s` on one line (every run of whitespace one space), at most `max` characters.
+pub fn one_line(s: &str, max: usize) -> String {
+    cut(&s.split_whitespace().collect::<Vec<_>>().join(" "), max)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cuts_count_characters_and_include_the_ellipsis() {
+        assert_eq!(cut("ééé", 3), "ééé");
+        assert_eq!(cut("éééé", 3), "éé…");
+        assert_eq!(cut("abc", 0), "…");
+        assert_eq!(cut("", 0), "");
+        assert_eq!(prefix("héllo", 2), ("hé", true));
+        assert_eq!(prefix("hé", 2), ("hé", false));
+    }
+
+    #[test]
+    fn one_line_flattens_whitespace_before_cutting() {
+        assert_eq!(one_line("a\n  b\tc", 10), "a b c");
+        assert_eq!(one_line("abcdef", 3), "ab…");
+        assert!(one_line(&"word ".repeat(1000), 400).chars().count() <= 400);
+    }
+}
