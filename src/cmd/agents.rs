@@ -3,23 +3,20 @@
 use super::{CommandResult, Output, age, no_database, open_read_only, table};
 use crate::cli::AgentsArgs;
 use crate::paths::Env;
-use crate::store::is_exact_source;
+use crate::store::RoleSource;
 use serde_json::json;
 
 /// `meta_file (exact)`, `task_match (guess)`, with `, corrected` when a guess was replaced.
-fn source_label(source: Option<&str>, corrected: i64) -> String {
+fn source_label(source: Option<RoleSource>, corrected: i64) -> String {
     let Some(source) = source else {
         return "-".into();
     };
-    let kind = if is_exact_source(Some(source)) {
-        "exact"
-    } else {
-        "guess"
-    };
+    let source_name = source.as_str();
+    let kind = if source.is_exact() { "exact" } else { "guess" };
     if corrected > 0 {
-        format!("{source} ({kind}, corrected)")
+        format!("{source_name} ({kind}, corrected)")
     } else {
-        format!("{source} ({kind})")
+        format!("{source_name} ({kind})")
     }
 }
 
@@ -46,7 +43,7 @@ pub fn run(env: &Env, args: &AgentsArgs, out: &mut Output) -> CommandResult {
                 json!({
                     "agent_id": a.agent_id, "session_id": a.session_id, "agent_type": a.agent_type,
                     "role": a.role, "role_source": a.role_source,
-                    "role_exact": is_exact_source(a.role_source.as_deref()),
+                    "role_exact": a.role_source.is_some_and(RoleSource::is_exact),
                     "role_corrected": a.role_corrected, "start_role": a.start_role,
                     "status": "active",
                     "processed": a.startup_processed, "identified_by": a.claimed_by,
@@ -58,7 +55,7 @@ pub fn run(env: &Env, args: &AgentsArgs, out: &mut Output) -> CommandResult {
             json!({
                 "agent_id": h.agent_id, "session_id": h.session_id, "agent_type": h.agent_type,
                 "role": h.role, "role_source": h.role_source,
-                "role_exact": is_exact_source(h.role_source.as_deref()),
+                "role_exact": h.role_source.is_some_and(RoleSource::is_exact),
                 "role_corrected": h.role_corrected, "identified_by": h.claimed_by,
                 "status": "finished",
                 "created_at": h.started_at, "stopped_at": h.stopped_at,
@@ -75,7 +72,7 @@ pub fn run(env: &Env, args: &AgentsArgs, out: &mut Output) -> CommandResult {
                 a.session_id.clone(),
                 a.agent_type.clone(),
                 a.role.clone().unwrap_or_else(|| "-".into()),
-                source_label(a.role_source.as_deref(), a.role_corrected),
+                source_label(a.role_source, a.role_corrected),
                 if a.startup_processed {
                     format!("yes ({})", a.claimed_by.as_deref().unwrap_or("?"))
                 } else {
@@ -92,7 +89,7 @@ pub fn run(env: &Env, args: &AgentsArgs, out: &mut Output) -> CommandResult {
             h.session_id.clone(),
             h.agent_type.clone(),
             h.role.clone().unwrap_or_else(|| "-".into()),
-            source_label(h.role_source.as_deref(), h.role_corrected),
+            source_label(h.role_source, h.role_corrected),
             h.claimed_by
                 .as_deref()
                 .map_or_else(|| "-".into(), |c| format!("yes ({c})")),

@@ -7,7 +7,7 @@ use super::wire::{HookOutput, PermissionDecision};
 use super::{Ctx, Outcome, spawns};
 use crate::config::Delivery;
 use crate::rules::{self, Decision, MatchContext, PermissionMode, RuleMatch, RuleSet, Severity};
-use crate::store::{Due, Marker, NewRuleHit};
+use crate::store::{Due, Marker, NewRuleHit, RoleSource};
 use crate::transcript;
 use std::cell::OnceCell;
 use std::path::Path;
@@ -149,7 +149,7 @@ pub fn handle(ctx: &Ctx<'_>, call: &ToolCall) -> anyhow::Result<Outcome> {
                 .detail("caller", via.as_str())
                 .detail("first_call", *first_call)
                 .detail("role", record.role.clone())
-                .detail("role_source", record.role_source.clone())
+                .detail("role_source", record.role_source.map(RoleSource::as_str))
                 .detail("agent_type", record.agent_type.clone());
             if let Some(from) = corrected_from {
                 outcome = outcome.detail("role_corrected_from", from.clone());

@@ -36,7 +36,7 @@ pub fn handle(ctx: &Ctx<'_>, agent_id: &str, agent_type: &str) -> anyhow::Result
         && let Some(record) = repo.get(agent_id)?
     {
         let (record, _) = identify::make_exact(ctx, record, false, true, &mut effort)?;
-        if let Some(source) = record.role_source() {
+        if let Some(source) = record.role_source {
             matched.source = source;
             matched.role = record.role;
         }

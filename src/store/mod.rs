@@ -23,7 +23,7 @@ pub use rule_hits::{NewRuleHit, RuleHitRepository};
 pub use sessions::{SessionInfo, SessionRepository};
 pub use subagents::{
     ExactOutcome, HistoryRecord, MatchOutcome, RoleSource, SpawnKey, SpawnRow, SubagentRecord,
-    SubagentRepository, TranscriptCursorRow, is_exact_source,
+    SubagentRepository, TranscriptCursorRow,
 };
 pub use usage::UsageRepository;
 

@@ -65,11 +65,24 @@ impl RoleSource {
     }
 }
 
-/// Whether a stored role_source names an exact fact.
-pub fn is_exact_source(source: Option<&str>) -> bool {
-    source
-        .and_then(RoleSource::parse)
-        .is_some_and(RoleSource::is_exact)
+impl serde::Serialize for RoleSource {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl rusqlite::ToSql for RoleSource {
+    fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
+        Ok(self.as_str().into())
+    }
+}
+
+/// A stored role_source, read once: a value this nagger does not know (written by an
+/// older one) reads as none.
+fn role_source_at(r: &Row<'_>, column: usize) -> rusqlite::Result<Option<RoleSource>> {
+    Ok(r.get::<_, Option<String>>(column)?
+        .as_deref()
+        .and_then(RoleSource::parse))
 }
 
 /// An exact fact that names an agent's spawn.
@@ -95,7 +108,7 @@ pub struct SubagentRecord {
     pub session_id: String,
     pub agent_type: String,
     pub role: Option<String>,
-    pub role_source: Option<String>,
+    pub role_source: Option<RoleSource>,
     pub created_at: i64,
     pub startup_processed: bool,
     pub startup_processed_at: Option<i64>,
@@ -109,12 +122,8 @@ pub struct SubagentRecord {
 }
 
 impl SubagentRecord {
-    pub fn role_source(&self) -> Option<RoleSource> {
-        self.role_source.as_deref().and_then(RoleSource::parse)
-    }
-
     pub fn role_is_exact(&self) -> bool {
-        self.role_source().is_some_and(RoleSource::is_exact)
+        self.role_source.is_some_and(RoleSource::is_exact)
     }
 }
 
@@ -129,7 +138,7 @@ impl SubagentRecord {
             session_id: r.get(1)?,
             agent_type: r.get(2)?,
             role: r.get(3)?,
-            role_source: r.get(4)?,
+            role_source: role_source_at(r, 4)?,
             created_at: r.get(5)?,
             startup_processed: r.get::<_, i64>(6)? != 0,
             startup_processed_at: r.get(7)?,
@@ -179,7 +188,7 @@ pub struct HistoryRecord {
     pub session_id: String,
     pub agent_type: String,
     pub role: Option<String>,
-    pub role_source: Option<String>,
+    pub role_source: Option<RoleSource>,
     pub started_at: i64,
     pub stopped_at: i64,
     pub duration_ms: i64,
@@ -367,7 +376,7 @@ impl<'c> SubagentRepository<'c> {
                 session_id: session_id.to_string(),
                 agent_type: agent_type.to_string(),
                 role: None,
-                role_source: Some(RoleSource::Unresolved.as_str().to_string()),
+                role_source: Some(RoleSource::Unresolved),
                 started_at: now,
                 stopped_at: now,
                 duration_ms: 0,
@@ -422,7 +431,7 @@ impl<'c> SubagentRepository<'c> {
                 session_id: r.get(1)?,
                 agent_type: r.get(2)?,
                 role: r.get(3)?,
-                role_source: r.get(4)?,
+                role_source: role_source_at(r, 4)?,
                 started_at: r.get(5)?,
                 stopped_at: r.get(6)?,
                 duration_ms: r.get(7)?,

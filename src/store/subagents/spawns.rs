@@ -147,7 +147,11 @@ impl SubagentRepository<'_> {
         let Some((agent_type, old_role, old_source)) = agent else {
             return Ok(None);
         };
-        if is_exact_source(old_source.as_deref()) {
+        if old_source
+            .as_deref()
+            .and_then(RoleSource::parse)
+            .is_some_and(RoleSource::is_exact)
+        {
             return Ok(None);
         }
         let spawn: Option<i64> = match key {
