@@ -150,7 +150,7 @@ fn agents_table(p: &mut Player) -> anyhow::Result<()> {
         agents.iter().any(|a| {
             a["agent_id"] == e.id
                 && a["role"] == e.role
-                && a["role_source"] == "agent_transcript"
+                && a["role_source"] == crate::store::RoleSource::AgentTranscript.as_str()
                 && a["identified_by"] == "transcript"
                 && a["processed"] == true
         })
