@@ -176,7 +176,8 @@ pub struct ToolFailure {
 #[derive(Debug, Clone)]
 pub enum Event {
     SessionStart {
-        source: SessionSource,
+        /// None when the input names no source.
+        source: Option<SessionSource>,
     },
     SessionEnd {
         reason: Option<String>,
@@ -264,9 +265,7 @@ pub fn event(input: &HookInput) -> Result<Event, InputError> {
     let agent_type = || non_empty(input.agent_type.clone()).ok_or(missing("agent_type"));
     Ok(match kind {
         HookEvent::SessionStart => Event::SessionStart {
-            // Claude Code always names the source; a fresh start is what it means alone.
-            source: non_empty(input.source.clone())
-                .map_or(SessionSource::Startup, |s| SessionSource::parse(&s)),
+            source: non_empty(input.source.clone()).map(|s| SessionSource::parse(&s)),
         },
         HookEvent::SessionEnd => Event::SessionEnd {
             reason: non_empty(input.reason.clone()),
@@ -376,7 +375,7 @@ mod tests {
         assert!(matches!(
             parsed,
             Event::SessionStart {
-                source: SessionSource::Compact
+                source: Some(SessionSource::Compact)
             }
         ));
         assert_eq!(

@@ -380,7 +380,7 @@ fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
 
 fn dispatch(ctx: &Ctx<'_>, event: &Event) -> anyhow::Result<Outcome> {
     match event {
-        Event::SessionStart { source } => session::start(ctx, source),
+        Event::SessionStart { source } => session::start(ctx, source.as_ref()),
         Event::SessionEnd { reason } => session::end(ctx, reason.as_deref()),
         Event::PreCompact { trigger } => Ok(Outcome::silent().detail("trigger", trigger.clone())),
         Event::SubagentStart {

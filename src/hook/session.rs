@@ -11,12 +11,12 @@ use serde_json::json;
 
 const HOUR_MS: i64 = 3_600_000;
 
-pub fn start(ctx: &Ctx<'_>, source: &SessionSource) -> anyhow::Result<Outcome> {
+pub fn start(ctx: &Ctx<'_>, source: Option<&SessionSource>) -> anyhow::Result<Outcome> {
     let session = &ctx.common.session_id;
     let sessions = ctx.db.sessions();
     sessions.start(
         session,
-        Some(source.as_str()),
+        source.map(SessionSource::as_str),
         ctx.common.transcript_path.as_deref(),
         ctx.common.cwd.as_deref(),
     )?;
@@ -31,12 +31,12 @@ pub fn start(ctx: &Ctx<'_>, source: &SessionSource) -> anyhow::Result<Outcome> {
         0
     });
     let mut outcome = Outcome::silent()
-        .detail("source", source.as_str())
+        .detail("source", source.map(SessionSource::as_str))
         .detail("purged_rows", purged_rows)
         .detail("purged_report_dirs", purged_dirs);
 
     let mut sections = Vec::new();
-    let give_digest = if *source == SessionSource::Compact {
+    let give_digest = if source == Some(&SessionSource::Compact) {
         // Every compaction re-arms the conventions, not only the first.
         let expired = ctx
             .db
@@ -51,7 +51,7 @@ pub fn start(ctx: &Ctx<'_>, source: &SessionSource) -> anyhow::Result<Outcome> {
         // A session resumed after a compaction: what the compaction's SessionStart
         // added lived only in the process that compacted (Claude Code does not keep
         // it in the transcript), so the resumed agent gets it again.
-        *source == SessionSource::Resume
+        source == Some(&SessionSource::Resume)
             && sessions.info(session)?.is_some_and(|i| i.compactions > 0)
     };
     if give_digest {

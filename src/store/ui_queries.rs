@@ -229,7 +229,8 @@ impl RunCounts {
             let mut stmt = conn.prepare_cached(
                 "SELECT session_id, count(*), sum(result IN ('deny', 'ask', 'block')),
                         sum(result = 'error')
-                 FROM hook_log WHERE id > ?1 AND id <= ?2 GROUP BY session_id",
+                 FROM hook_log WHERE id > ?1 AND id <= ?2 AND session_id IS NOT NULL
+                 GROUP BY session_id",
             )?;
             let rows = stmt.query_map(params![self.last_id, last], |r| {
                 Ok((
@@ -673,6 +674,8 @@ mod tests {
         log("a", "none", 1);
         log("a", "deny", 2);
         log("b", "error", 3);
+        // Input nagger could not read has no session and is no session's run.
+        db.hook_log().log_bad_input("not JSON", 0.1).unwrap();
         counts.refresh(reader.conn()).unwrap();
         let want = |runs, interventions, errors| SessionRuns {
             runs,
