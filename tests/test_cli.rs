@@ -184,3 +184,19 @@ fn usage_errors_found_after_parsing_exit_2_with_one_line() {
         assert!(r.stderr.starts_with("error: "), "{args:?}: {}", r.stderr);
     }
 }
+
+#[test]
+fn the_demo_with_its_stdout_closed_ends_quietly_with_141() {
+    let p = Project::new();
+    let (reader, writer) = std::io::pipe().expect("pipe");
+    drop(reader);
+    let out = p
+        .command(&["demo"])
+        .stdout(writer)
+        .stderr(Stdio::piped())
+        .output()
+        .expect("run nagger demo");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(BROKEN_PIPE), "{stderr}");
+    assert_eq!(stderr, "");
+}

@@ -8,6 +8,9 @@ pub fn run(args: &DemoArgs, out: &mut Output) -> CommandResult {
     let exe = std::env::current_exe()
         .map_err(|e| anyhow::anyhow!("cannot find nagger's own executable: {e}"))?;
     let report = crate::demo::run(&exe, args.keep)?;
+    if report.output_lost {
+        return Err(CommandError::BrokenPipe);
+    }
     out.line("")?;
     match &report.kept {
         Some(dir) => out.line(&format!("project kept at {}", dir.display()))?,

@@ -18,6 +18,8 @@ pub use fixtures::Session;
 /// How the demo went: every expectation checked, and the ones that failed.
 #[derive(Debug, Default)]
 pub struct Report {
+    /// Stdout was closed before the demo ended.
+    pub output_lost: bool,
     pub checks: usize,
     pub failures: Vec<String>,
     /// The project, when it was kept.
@@ -32,6 +34,7 @@ pub fn run(exe: &Path, keep: bool) -> anyhow::Result<Report> {
     let mut player = Player::new(exe, &base)?;
     let played = script::play(&mut player);
     let mut report = Report {
+        output_lost: player.output_lost,
         checks: player.checks,
         failures: std::mem::take(&mut player.failures),
         kept: None,
@@ -127,7 +130,9 @@ pub struct Player {
     checks: usize,
     failures: Vec<String>,
     color: bool,
-    out: std::io::Stdout,
+    /// The reader of the demo's output went away: the demo ends as a command whose
+    /// pipe closed does.
+    output_lost: bool,
 }
 
 impl Player {
@@ -153,7 +158,7 @@ impl Player {
             checks: 0,
             failures: Vec::new(),
             color,
-            out: std::io::stdout(),
+            output_lost: false,
         })
     }
 
@@ -310,7 +315,14 @@ impl Player {
     }
 
     pub fn say(&mut self, line: &str) {
-        let _ = writeln!(self.out, "{line}");
+        if !self.output_lost && crate::cmd::Output::stdout().line(line).is_err() {
+            self.output_lost = true;
+        }
+    }
+
+    /// Text as it is, already made of whole lines (another command's output).
+    pub fn say_as_is(&mut self, text: &str) {
+        self.say(text.strip_suffix('\n').unwrap_or(text));
     }
 
     fn paint(&self, code: &str, s: &str) -> String {

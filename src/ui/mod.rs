@@ -10,7 +10,6 @@ mod http;
 use crate::paths::Env;
 use crate::store::ui_queries::{self, ReadPool};
 use anyhow::Context as _;
-use std::io::Write as _;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -83,14 +82,13 @@ pub fn run(env: &Env, options: &Options) -> anyhow::Result<()> {
         });
     }
     let url = format!("http://127.0.0.1:{port}/?token={}", ui.token);
-    // Both lines in one write; a reader that went away does not stop the server.
+    // A reader that went away does not stop the server.
     let banner = format!(
-        "nagger ui: {url}\nreading {} (read-only); stop with Ctrl-C\n",
+        "nagger ui: {url}\nreading {} (read-only); stop with Ctrl-C",
         ui.db_path.display()
     );
-    let mut out = std::io::stdout().lock();
-    let _ = out.write_all(banner.as_bytes()).and_then(|()| out.flush());
-    drop(out);
+    let mut out = crate::cmd::Output::stdout();
+    let _ = out.line(&banner).and_then(|()| out.flush());
     if options.open {
         open_browser(&url);
     }

@@ -321,7 +321,7 @@ pub(super) fn stats(p: &mut Player) -> anyhow::Result<()> {
     if out.status.success() {
         p.say("");
         let text = String::from_utf8_lossy(&out.stdout).into_owned();
-        let _ = std::io::stdout().write_all(text.as_bytes());
+        p.say_as_is(&text);
         return Ok(());
     }
     // `stats` may be missing from this build; the demo summarises hook_log itself.
