@@ -12,6 +12,7 @@ mod command;
 mod file;
 mod git;
 mod guard;
+mod mode;
 mod programs;
 mod protect;
 pub mod recovery;
@@ -29,6 +30,7 @@ use globset::{Glob, GlobBuilder, GlobMatcher};
 use serde::Serialize;
 
 pub use file::relative_path;
+pub use mode::PermissionMode;
 pub use secrets::DEFAULT_SECRETS;
 pub use spec::{
     AfterEditRule, CommandRule, EditSeverity, FileRule, GuardConfig, PatternRule, RecoveryRule,
@@ -141,41 +143,6 @@ impl RuleMatch {
     }
 }
 
-/// Claude Code's `permission_mode`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum PermissionMode {
-    #[default]
-    Default,
-    Plan,
-    AcceptEdits,
-    Auto,
-    DontAsk,
-    BypassPermissions,
-    Other,
-}
-
-impl From<&str> for PermissionMode {
-    fn from(mode: &str) -> Self {
-        match mode {
-            "default" => PermissionMode::Default,
-            "plan" => PermissionMode::Plan,
-            "acceptEdits" => PermissionMode::AcceptEdits,
-            "auto" => PermissionMode::Auto,
-            "dontAsk" => PermissionMode::DontAsk,
-            "bypassPermissions" => PermissionMode::BypassPermissions,
-            _ => PermissionMode::Other,
-        }
-    }
-}
-
-impl std::str::FromStr for PermissionMode {
-    type Err = std::convert::Infallible;
-
-    fn from_str(mode: &str) -> Result<Self, Self::Err> {
-        Ok(mode.into())
-    }
-}
-
 /// What PreToolUse answers. There is deliberately no "allow": that would approve the
 /// call past the user's own permission settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -203,7 +170,7 @@ pub fn combine(matches: &[RuleMatch], mode: PermissionMode) -> Option<Verdict> {
     let mut counted: Vec<(Decision, &RuleMatch)> = matches
         .iter()
         .filter_map(|m| {
-            let decision = match (mode, m.severity) {
+            let decision = match (&mode, m.severity) {
                 (_, Severity::Deny) => Decision::Deny,
                 (PermissionMode::BypassPermissions, _) => return None,
                 (PermissionMode::DontAsk, _) => Decision::Context,
@@ -721,27 +688,10 @@ mod tests {
     fn combine_explains_a_rule_without_message() {
         let verdict = combine(
             &[hit(RuleKind::File, "v", Severity::Warn, " ")],
-            PermissionMode::Other,
+            PermissionMode::Other("yolo".into()),
         )
         .expect("a verdict");
         assert_eq!(verdict.reason, "[nagger] file rule \"v\": v fired");
-    }
-
-    #[test]
-    fn permission_modes_parse_from_hook_input() {
-        assert_eq!(PermissionMode::from("dontAsk"), PermissionMode::DontAsk);
-        assert_eq!(
-            "bypassPermissions".parse(),
-            Ok(PermissionMode::BypassPermissions)
-        );
-        assert_eq!(
-            PermissionMode::from("acceptEdits"),
-            PermissionMode::AcceptEdits
-        );
-        assert_eq!(PermissionMode::from("auto"), PermissionMode::Auto);
-        assert_eq!(PermissionMode::from("plan"), PermissionMode::Plan);
-        assert_eq!(PermissionMode::from("default"), PermissionMode::Default);
-        assert_eq!(PermissionMode::from("yolo"), PermissionMode::Other);
     }
 
     #[test]
@@ -980,8 +930,12 @@ mod tests {
             for input in [&input, &with_command] {
                 let call = ToolCall { tool_name: &tool, tool_input: input };
                 let matches = set.evaluate(&call, &ctx);
-                for mode in ["default", "dontAsk", "bypassPermissions"] {
-                    let _ = combine(&matches, mode.into());
+                for mode in [
+                    PermissionMode::Default,
+                    PermissionMode::DontAsk,
+                    PermissionMode::BypassPermissions,
+                ] {
+                    let _ = combine(&matches, mode);
                 }
             }
         }
