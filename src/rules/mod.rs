@@ -13,6 +13,7 @@ mod file;
 mod git;
 mod glob;
 mod guard;
+mod kind;
 mod mode;
 mod programs;
 mod protect;
@@ -31,6 +32,8 @@ pub use file::relative_path;
 pub use glob::GlobError;
 use glob::LazyGlobs;
 pub(crate) use glob::build_glob;
+pub use kind::RuleKind;
+use kind::{Call, KINDS, Kind, PreToolUse, Selection};
 pub use mode::PermissionMode;
 pub use secrets::DEFAULT_SECRETS;
 pub use spec::{
@@ -94,31 +97,6 @@ pub struct MatchContext<'a> {
     pub is_leader: bool,
     pub role: Option<&'a str>,
     pub agent_type: Option<&'a str>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum RuleKind {
-    File,
-    Command,
-    Tool,
-    Guard,
-    Recovery,
-    #[serde(rename = "after_edit")]
-    AfterEdit,
-}
-
-impl RuleKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RuleKind::File => "file",
-            RuleKind::Command => "command",
-            RuleKind::Tool => "tool",
-            RuleKind::Guard => "guard",
-            RuleKind::Recovery => "recovery",
-            RuleKind::AfterEdit => "after_edit",
-        }
-    }
 }
 
 /// One rule that fires for a call.
@@ -207,10 +185,9 @@ pub fn combine(matches: &[RuleMatch], mode: PermissionMode) -> Option<Verdict> {
 
 /// Compiled rules and guard, ready to evaluate calls. Borrows the config it came from.
 pub struct RuleSet<'a> {
-    file: Vec<file::FileMatcher<'a>>,
-    command: Vec<command::CommandMatcher<'a>>,
-    tool: Vec<tool::ToolMatcher<'a>>,
-    guard: guard::Guard<'a>,
+    /// The rules of each kind that checks PreToolUse calls, in [`KINDS`] order.
+    kinds: Vec<Box<dyn PreToolUse + 'a>>,
+    shell_tools: &'a [String],
 }
 
 impl<'a> RuleSet<'a> {
@@ -222,150 +199,61 @@ impl<'a> RuleSet<'a> {
         guard: &'a GuardConfig,
     ) -> Result<RuleSet<'a>, RuleError> {
         let mut problems = Vec::new();
-        spec::check_names(
-            "rules.file",
-            rules.file.iter().map(|r| r.name.as_str()),
-            &mut problems,
-        );
-        spec::check_names(
-            "rules.command",
-            rules.command.iter().map(|r| r.name.as_str()),
-            &mut problems,
-        );
-        spec::check_names(
-            "rules.tool",
-            rules.tool.iter().map(|r| r.name.as_str()),
-            &mut problems,
-        );
-        if let Some(first) = problems.into_iter().next() {
-            return Err(first);
+        let set = RuleSet::select(rules, guard, Selection::All, |kind| {
+            kind.check_names(rules, &mut problems)
+        });
+        match problems.into_iter().next() {
+            Some(first) => Err(first),
+            None => Ok(set),
         }
-        Ok(RuleSet {
-            file: rules.file.iter().map(file::FileMatcher::new).collect(),
-            command: rules
-                .command
-                .iter()
-                .map(command::CommandMatcher::new)
-                .collect(),
-            tool: rules.tool.iter().map(tool::ToolMatcher::new).collect(),
-            guard: guard::Guard::new(guard),
-        })
+    }
+
+    /// The PreToolUse rules of every kind that `selection` keeps, each kind handed to
+    /// `each` first.
+    fn select(
+        rules: &'a RulesConfig,
+        guard: &'a GuardConfig,
+        selection: Selection,
+        mut each: impl FnMut(&dyn Kind),
+    ) -> RuleSet<'a> {
+        let kinds = KINDS
+            .iter()
+            .filter_map(|kind| {
+                let checks = kind.pre_tool_use(rules, guard, selection)?;
+                each(*kind);
+                Some(checks)
+            })
+            .collect();
+        RuleSet {
+            kinds,
+            shell_tools: &guard.shell_tools,
+        }
     }
 
     /// Every rule and guard check that fires for this call, in config order, guard last.
     pub fn evaluate(&self, call: &ToolCall, ctx: &MatchContext) -> Vec<RuleMatch> {
+        let call = Call::new(call, *ctx, self.shell_tools);
         let mut matches = Vec::new();
-        let mut guard_matches = Vec::new();
-        if !self.file.is_empty() {
-            let paths = file::call_paths(call.tool_input, ctx.project_root);
-            if !paths.is_empty() {
-                for rule in &self.file {
-                    if in_scope(&rule.rule.scope, ctx)
-                        && let Some(m) = rule.check(&paths)
-                    {
-                        matches.push(m);
-                    }
-                }
-            }
+        for kind in &self.kinds {
+            kind.check(&call, &mut matches);
         }
-        if let Some(line) = self.shell_line(call) {
-            self.with_commands(line, |commands| {
-                for rule in &self.command {
-                    if in_scope(&rule.rule.scope, ctx)
-                        && let Some(m) = rule.check(commands)
-                    {
-                        matches.push(m);
-                    }
-                }
-                guard_matches = self.guard.check(commands);
-            });
-        } else {
-            guard_matches =
-                self.guard
-                    .check_tool(call.tool_name, call.tool_input, ctx.project_root);
-        }
-        for rule in &self.tool {
-            if in_scope(&rule.rule.scope, ctx)
-                && let Some(m) = rule.check(call)
-            {
-                matches.push(m);
-            }
-        }
-        matches.extend(guard_matches);
         matches
-    }
-
-    /// The command line of a call to one of the guard's shell tools.
-    fn shell_line<'c>(&self, call: &ToolCall<'c>) -> Option<&'c str> {
-        if !self.guard.is_shell_tool(call.tool_name)
-            || (self.command.is_empty() && !self.guard.is_enabled())
-        {
-            return None;
-        }
-        call.tool_input.get("command").and_then(|c| c.as_str())
-    }
-
-    /// Tokenise a command line and hand its simple commands, with their spellings, to `f`.
-    fn with_commands<R>(&self, line: &str, f: impl FnOnce(&command::Commands) -> R) -> R {
-        let parsed = shell::parse(line);
-        let variants: Vec<Vec<String>> = parsed.commands.iter().map(|c| c.variants()).collect();
-        let haystack = variants
-            .iter()
-            .map(|spellings| spellings.join("\n"))
-            .collect::<Vec<_>>()
-            .join("\n");
-        f(&command::Commands {
-            parsed: &parsed,
-            variants: &variants,
-            haystack: &haystack,
-        })
     }
 
     /// What a reader of `nagger check` should know beyond the matches: the guard is off,
     /// the tool is not one the guard reads commands of, an `allow` entry exempted a
     /// command or path.
     pub fn notes(&self, call: &ToolCall, project_root: &Path) -> Vec<String> {
-        if !self.guard.is_enabled() {
-            return vec![
-                "the guard is off (`[guard] enabled = false`): no built-in check, secret, \
-                 self-protection or `[guard] deny` pattern was applied"
-                    .into(),
-            ];
-        }
+        let ctx = MatchContext {
+            project_root,
+            is_leader: false,
+            role: None,
+            agent_type: None,
+        };
+        let call = Call::new(call, ctx, self.shell_tools);
         let mut notes = Vec::new();
-        if let Some(line) = self.shell_line(call) {
-            self.with_commands(line, |commands| {
-                for (command, pattern) in commands
-                    .parsed
-                    .commands
-                    .iter()
-                    .zip(self.guard.exemptions(commands))
-                {
-                    if let Some(pattern) = pattern {
-                        notes.push(format!(
-                            "`{}` is exempted from the guard by `[guard] allow` `{pattern}`",
-                            command.display()
-                        ));
-                    }
-                }
-            });
-        } else {
-            if call
-                .tool_input
-                .get("command")
-                .is_some_and(|c| c.is_string())
-            {
-                notes.push(format!(
-                    "`{}` is not in `[guard] shell_tools`: its command is not read as a shell \
-                     command line",
-                    call.tool_name
-                ));
-            }
-            if let Some(pattern) = self.guard.tool_exemption(call.tool_input, project_root) {
-                notes.push(format!(
-                    "this call's path is exempted from the guard by `[guard] allow` `{pattern}`"
-                ));
-            }
+        for kind in &self.kinds {
+            kind.notes(&call, &mut notes);
         }
         notes
     }
@@ -373,16 +261,9 @@ impl<'a> RuleSet<'a> {
     /// Bad globs and regexes met so far while evaluating (they never match).
     pub fn problems(&self) -> Vec<RuleError> {
         let mut problems = Vec::new();
-        for rule in &self.file {
-            rule.problems("rules.file", &mut problems);
+        for kind in &self.kinds {
+            kind.problems(&mut problems);
         }
-        for rule in &self.command {
-            rule.problems("rules.command", &mut problems);
-        }
-        for rule in &self.tool {
-            rule.problems(&mut problems);
-        }
-        self.guard.problems(&mut problems);
         problems
     }
 }
@@ -400,28 +281,7 @@ pub fn decide_without_state(
     call: &ToolCall,
     project_root: &Path,
 ) -> Vec<RuleMatch> {
-    let unscoped_deny = |r: &&PatternRule| r.severity == Severity::Deny && r.scope.is_empty();
-    let set = RuleSet {
-        file: rules
-            .file
-            .iter()
-            .filter(unscoped_deny)
-            .map(file::FileMatcher::new)
-            .collect(),
-        command: rules
-            .command
-            .iter()
-            .filter(unscoped_deny)
-            .map(command::CommandMatcher::new)
-            .collect(),
-        tool: rules
-            .tool
-            .iter()
-            .filter(|r| r.severity == Severity::Deny && r.scope.is_empty())
-            .map(tool::ToolMatcher::new)
-            .collect(),
-        guard: guard::Guard::new(guard),
-    };
+    let set = RuleSet::select(rules, guard, Selection::UnscopedDeny, |_| {});
     let ctx = MatchContext {
         project_root,
         is_leader: false,
