@@ -3,6 +3,33 @@
 
 use super::*;
 
+#[derive(Default)]
+pub(super) struct Word {
+    pub(super) text: Vec<u8>,
+    /// Some part was quoted or escaped: not a reserved word.
+    pub(super) quoted: bool,
+    /// `NAME=value` with an unquoted name.
+    pub(super) assignment: bool,
+    /// Indices of the commands its substitutions ran.
+    pub(super) runs: Range<usize>,
+    /// Holds an expansion: see [`SimpleCommand::computed`].
+    pub(super) computed: bool,
+}
+
+impl Word {
+    pub(super) fn into_string(self) -> String {
+        String::from_utf8(self.text)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    }
+
+    pub(super) fn is_fd(&self) -> bool {
+        !self.quoted
+            && !self.text.is_empty()
+            && (self.text.iter().all(u8::is_ascii_digit)
+                || (self.text.starts_with(b"{") && self.text.ends_with(b"}")))
+    }
+}
+
 impl Parser<'_, '_> {
     /// One word, quotes removed, substitutions kept as written (and their commands
     /// collected).
