@@ -202,90 +202,6 @@ pub fn reads_program_from_stdin(argv: &[String]) -> bool {
     argv.get(j).is_none_or(|a| a == "-" || a == "/dev/stdin")
 }
 
-/// The script of `sh -c 'script'` (any shell, any flag spelling such as `bash -lc`).
-pub(super) fn shell_c_script(argv: &[String]) -> Option<&str> {
-    let mut c_mode = false;
-    let mut j = 1;
-    while let Some(arg) = argv.get(j) {
-        if arg == "--" || arg == "-" {
-            j += 1;
-            break;
-        }
-        if let Some(long) = arg.strip_prefix("--") {
-            if let Some(script) = long.strip_prefix("command=") {
-                return Some(script);
-            }
-            if long == "command" {
-                return argv.get(j + 1).map(String::as_str);
-            }
-            j += if matches!(long, "rcfile" | "init-file") {
-                2
-            } else {
-                1
-            };
-            continue;
-        }
-        let Some(flags) = arg
-            .strip_prefix('-')
-            .or_else(|| arg.strip_prefix('+'))
-            .filter(|f| !f.is_empty())
-        else {
-            break;
-        };
-        c_mode |= flags.contains('c');
-        j += if flags.ends_with(['o', 'O']) { 2 } else { 1 };
-    }
-    if c_mode {
-        argv.get(j).map(String::as_str)
-    } else {
-        None
-    }
-}
-
-/// Index of the first operand at or after `start`, skipping options. Short options in
-/// `short_values` take a value (attached or the next word); so do the long options in
-/// `long_values` unless written `--name=value`.
-pub(super) fn skip_options(
-    args: &[String],
-    start: usize,
-    short_values: &str,
-    long_values: &[&str],
-) -> usize {
-    let mut j = start;
-    while let Some(arg) = args.get(j) {
-        if arg == "--" {
-            return j + 1;
-        }
-        if let Some(long) = arg.strip_prefix("--") {
-            j += if !long.contains('=') && long_values.contains(&long) {
-                2
-            } else {
-                1
-            };
-            continue;
-        }
-        let Some(flags) = short_cluster(arg) else {
-            break;
-        };
-        for (pos, flag) in flags.char_indices() {
-            if short_values.contains(flag) {
-                if pos + flag.len_utf8() == flags.len() {
-                    j += 1;
-                }
-                break;
-            }
-        }
-        j += 1;
-    }
-    j
-}
-
-/// `NAME=value` as a word of text (after `env`, `sudo`).
-pub(super) fn is_assignment_text(word: &str) -> bool {
-    word.split_once('=')
-        .is_some_and(|(name, _)| is_assignment_name(name.as_bytes()))
-}
-
 pub(super) fn is_assignment_name(name: &[u8]) -> bool {
     let name = name.strip_suffix(b"+").unwrap_or(name);
     let name = match name.iter().position(|&b| b == b'[') {
@@ -300,13 +216,6 @@ pub(super) fn is_assignment_name(name: &[u8]) -> bool {
         }
         None => false,
     }
-}
-
-pub(super) fn skip_assignments(args: &[String], mut j: usize) -> usize {
-    while args.get(j).is_some_and(|a| is_assignment_text(a)) {
-        j += 1;
-    }
-    j
 }
 
 pub(super) fn quote_for_display(word: &str) -> String {

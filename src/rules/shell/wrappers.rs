@@ -142,15 +142,15 @@ impl Parser<'_, '_> {
 }
 
 /// Wrappers and what a simple command is left with once they are peeled off.
-pub(super) struct Peeled {
-    pub(super) argv: Vec<String>,
-    pub(super) prefixes: Vec<String>,
+struct Peeled {
+    argv: Vec<String>,
+    prefixes: Vec<String>,
     /// The words before peeling, when anything was peeled.
-    pub(super) original: Option<Vec<String>>,
-    pub(super) sudo: bool,
+    original: Option<Vec<String>>,
+    sudo: bool,
 }
 
-pub(super) fn peel_prefixes(mut args: Vec<String>) -> Peeled {
+fn peel_prefixes(mut args: Vec<String>) -> Peeled {
     let mut start = 0;
     let mut prefixes = Vec::new();
     let mut original = None;
@@ -322,7 +322,7 @@ pub(super) fn peel_prefixes(mut args: Vec<String>) -> Peeled {
 }
 
 /// Skip `env`'s options; returns the next index and the value of `-S`/`--split-string`.
-pub(super) fn skip_env_options(args: &[String], start: usize) -> (usize, Option<String>) {
+fn skip_env_options(args: &[String], start: usize) -> (usize, Option<String>) {
     let mut split = None;
     let mut j = start;
     while let Some(arg) = args.get(j) {
@@ -371,4 +371,90 @@ pub(super) fn skip_env_options(args: &[String], start: usize) -> (usize, Option<
         j += 1;
     }
     (j, split)
+}
+
+/// The script of `sh -c 'script'` (any shell, any flag spelling such as `bash -lc`).
+fn shell_c_script(argv: &[String]) -> Option<&str> {
+    let mut c_mode = false;
+    let mut j = 1;
+    while let Some(arg) = argv.get(j) {
+        if arg == "--" || arg == "-" {
+            j += 1;
+            break;
+        }
+        if let Some(long) = arg.strip_prefix("--") {
+            if let Some(script) = long.strip_prefix("command=") {
+                return Some(script);
+            }
+            if long == "command" {
+                return argv.get(j + 1).map(String::as_str);
+            }
+            j += if matches!(long, "rcfile" | "init-file") {
+                2
+            } else {
+                1
+            };
+            continue;
+        }
+        let Some(flags) = arg
+            .strip_prefix('-')
+            .or_else(|| arg.strip_prefix('+'))
+            .filter(|f| !f.is_empty())
+        else {
+            break;
+        };
+        c_mode |= flags.contains('c');
+        j += if flags.ends_with(['o', 'O']) { 2 } else { 1 };
+    }
+    if c_mode {
+        argv.get(j).map(String::as_str)
+    } else {
+        None
+    }
+}
+
+/// Index of the first operand at or after `start`, skipping options. Short options in
+/// `short_values` take a value (attached or the next word); so do the long options in
+/// `long_values` unless written `--name=value`.
+fn skip_options(args: &[String], start: usize, short_values: &str, long_values: &[&str]) -> usize {
+    let mut j = start;
+    while let Some(arg) = args.get(j) {
+        if arg == "--" {
+            return j + 1;
+        }
+        if let Some(long) = arg.strip_prefix("--") {
+            j += if !long.contains('=') && long_values.contains(&long) {
+                2
+            } else {
+                1
+            };
+            continue;
+        }
+        let Some(flags) = short_cluster(arg) else {
+            break;
+        };
+        for (pos, flag) in flags.char_indices() {
+            if short_values.contains(flag) {
+                if pos + flag.len_utf8() == flags.len() {
+                    j += 1;
+                }
+                break;
+            }
+        }
+        j += 1;
+    }
+    j
+}
+
+/// `NAME=value` as a word of text (after `env`, `sudo`).
+fn is_assignment_text(word: &str) -> bool {
+    word.split_once('=')
+        .is_some_and(|(name, _)| is_assignment_name(name.as_bytes()))
+}
+
+fn skip_assignments(args: &[String], mut j: usize) -> usize {
+    while args.get(j).is_some_and(|a| is_assignment_text(a)) {
+        j += 1;
+    }
+    j
 }
