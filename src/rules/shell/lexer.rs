@@ -30,6 +30,50 @@ impl Word {
     }
 }
 
+/// The words of `text` split as the shell splits words, quotes and escapes removed, for
+/// wrappers that split a string into a command's words themselves (`env -S`). Operators
+/// are text here, not the end of a command, and substitutions are kept as written and
+/// never collected as commands.
+pub(super) fn split_words(text: &str) -> Vec<String> {
+    let mut scratch = Collector::default();
+    let mut parser = Parser {
+        s: text.as_bytes(),
+        i: 0,
+        depth: 0,
+        word_nesting: 0,
+        ctx: Context::default(),
+        out: &mut scratch,
+        pending: Vec::new(),
+        expanded: false,
+    };
+    let mut words = Vec::new();
+    let mut current: Option<Vec<u8>> = None;
+    while let Some(c) = parser.peek() {
+        if matches!(c, b' ' | b'\t' | b'\r' | b'\n') {
+            parser.i += 1;
+            words.extend(current.take());
+            continue;
+        }
+        let before = parser.i;
+        let word = parser.word();
+        let buf = current.get_or_insert_with(Vec::new);
+        buf.extend_from_slice(&word.text);
+        if parser.i == before {
+            // An operator the shell would stop at: part of the word here.
+            buf.push(c);
+            parser.i += 1;
+        }
+    }
+    words.extend(current);
+    words
+        .into_iter()
+        .map(|w| {
+            String::from_utf8(w)
+                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+        })
+        .collect()
+}
+
 impl Parser<'_, '_> {
     /// One word, quotes removed, substitutions kept as written (and their commands
     /// collected).

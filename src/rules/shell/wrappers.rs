@@ -293,7 +293,7 @@ fn peel_prefixes(mut args: Vec<String>) -> Peeled {
         let name = name.to_owned();
         if let Some(script) = split {
             // `env -S 'cmd args'` splits its value into the command's words.
-            let mut words: Vec<String> = script.split_whitespace().map(str::to_owned).collect();
+            let mut words = split_words(&script);
             words.extend(args.get(next..).unwrap_or(&[]).iter().cloned());
             if words.is_empty() {
                 break;
