@@ -183,10 +183,6 @@ impl<'a> AfterEditSet<'a> {
         }
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.rules.is_empty()
-    }
-
     /// The rules that fire for an edit, in config order. `edit.path` is taken relative to
     /// the project root as file rules take it.
     pub fn evaluate(&self, edit: &Added, ctx: &MatchContext) -> Vec<RuleMatch> {
