@@ -1,6 +1,10 @@
 //! Rules: the config's file, command and tool rules plus the built-in shell guard, checked
-//! against one PreToolUse call. Pure: no I/O and no session state. The caller drops the
-//! matches already shown this session, then `combine`s the rest into one decision.
+//! against one PreToolUse call; recovery hints after a failed call and after-edit checks
+//! after an edit. Pure: no I/O and no session state. The caller drops the matches already
+//! shown this session, then `combine`s the rest into one decision.
+//!
+//! Each kind of rule lives in its own file behind the `Kind` trait of `kind.rs`, listed
+//! once in `KINDS`; [`RuleSet`] and [`RulesConfig::validate`] go through that list.
 //!
 //! Runs on every tool call, so nothing is built up front: a glob or regex is compiled the
 //! first time a call could match it, after a literal prefilter has ruled most out.
