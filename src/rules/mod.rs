@@ -147,8 +147,8 @@ pub struct Verdict {
 }
 
 /// Fold matches into one verdict: the most severe decision wins, every message is kept.
-/// `dontAsk` lets block/ask/warn through as context (deny stays deny);
-/// `bypassPermissions` counts only deny rules and the guard.
+/// [`PermissionMode::DontAsk`] lets block/ask/warn through as context (deny stays deny);
+/// [`PermissionMode::BypassPermissions`] counts only deny rules and the guard.
 pub fn combine(matches: &[RuleMatch], mode: PermissionMode) -> Option<Verdict> {
     let mut counted: Vec<(Decision, &RuleMatch)> = matches
         .iter()
