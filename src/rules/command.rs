@@ -31,12 +31,11 @@ impl Kind for CommandKind {
         _guard: &'a GuardConfig,
         selection: Selection,
     ) -> Option<Box<dyn PreToolUse + 'a>> {
-        let matchers = rules
-            .command
-            .iter()
-            .filter(|r| selection.keeps(r.severity, &r.scope))
-            .map(CommandMatcher::new)
-            .collect();
+        let matchers = selection.matchers(
+            &rules.command,
+            |r| (r.severity, &r.scope),
+            CommandMatcher::new,
+        );
         Some(Box::new(CommandRules(matchers)))
     }
 }

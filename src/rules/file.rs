@@ -37,12 +37,8 @@ impl Kind for FileKind {
         _guard: &'a GuardConfig,
         selection: Selection,
     ) -> Option<Box<dyn PreToolUse + 'a>> {
-        let matchers = rules
-            .file
-            .iter()
-            .filter(|r| selection.keeps(r.severity, &r.scope))
-            .map(FileMatcher::new)
-            .collect();
+        let matchers =
+            selection.matchers(&rules.file, |r| (r.severity, &r.scope), FileMatcher::new);
         Some(Box::new(FileRules(matchers)))
     }
 }

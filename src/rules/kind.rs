@@ -98,10 +98,24 @@ pub(super) enum Selection {
 }
 
 impl Selection {
-    pub(super) fn keeps(self, severity: Severity, scope: &[String]) -> bool {
+    /// One matcher, built by `new`, for each of `rules` kept; `rule` tells a rule's
+    /// severity and scope. Every rule is the common case: one allocation, no filter.
+    pub(super) fn matchers<'a, R, M>(
+        self,
+        rules: &'a [R],
+        rule: impl Fn(&R) -> (Severity, &[String]),
+        new: impl FnMut(&'a R) -> M,
+    ) -> Vec<M> {
         match self {
-            Selection::All => true,
-            Selection::UnscopedDeny => severity == Severity::Deny && scope.is_empty(),
+            Selection::All => rules.iter().map(new).collect(),
+            Selection::UnscopedDeny => rules
+                .iter()
+                .filter(|r| {
+                    let (severity, scope) = rule(r);
+                    severity == Severity::Deny && scope.is_empty()
+                })
+                .map(new)
+                .collect(),
         }
     }
 }

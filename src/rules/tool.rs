@@ -58,12 +58,8 @@ impl Kind for ToolKind {
         _guard: &'a GuardConfig,
         selection: Selection,
     ) -> Option<Box<dyn PreToolUse + 'a>> {
-        let matchers = rules
-            .tool
-            .iter()
-            .filter(|r| selection.keeps(r.severity, &r.scope))
-            .map(ToolMatcher::new)
-            .collect();
+        let matchers =
+            selection.matchers(&rules.tool, |r| (r.severity, &r.scope), ToolMatcher::new);
         Some(Box::new(ToolRules(matchers)))
     }
 }
