@@ -10,10 +10,49 @@ use std::sync::OnceLock;
 use regex::Regex;
 use serde_json::Value;
 
+use super::kind::Kind;
 use super::recovery::{
     MAX_ERROR_BYTES, MAX_MESSAGE_CHARS, bounded_regex, cap_chars, head, line_around,
 };
-use super::{AfterEditRule, LazyGlobs, MatchContext, RuleError, RuleKind, RuleMatch, in_scope};
+use super::{
+    AfterEditRule, LazyGlobs, MatchContext, RuleError, RuleKind, RuleMatch, RulesConfig, in_scope,
+    spec,
+};
+
+/// `[[rules.after_edit]]`, checked after an edit by [`AfterEditSet`].
+pub(super) struct AfterEditKind;
+
+impl Kind for AfterEditKind {
+    fn kind(&self) -> RuleKind {
+        RuleKind::AfterEdit
+    }
+
+    fn check_names(&self, rules: &RulesConfig, problems: &mut Vec<RuleError>) {
+        let names = rules.after_edit.iter().map(|r| r.name.as_str());
+        spec::check_names(self.kind().table(), names, problems);
+    }
+
+    fn validate(&self, rules: &RulesConfig, problems: &mut Vec<RuleError>) {
+        let table = self.kind().table();
+        self.check_names(rules, problems);
+        for rule in &rules.after_edit {
+            for (key, list) in [("patterns", &rule.patterns), ("exclude", &rule.exclude)] {
+                spec::check_globs(table, &rule.name, key, list, true, problems);
+            }
+            for (i, pattern) in rule.added.iter().enumerate() {
+                if let Err(source) = bounded_regex(pattern) {
+                    problems.push(RuleError::BadRegex {
+                        table,
+                        rule: rule.name.clone(),
+                        key: format!("added[{i}]"),
+                        pattern: pattern.clone(),
+                        source: Box::new(source),
+                    });
+                }
+            }
+        }
+    }
+}
 
 /// Longest added line quoted in a `why`.
 const WHY_CHARS: usize = 80;
@@ -144,10 +183,6 @@ impl<'a> AfterEditSet<'a> {
         }
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.rules.is_empty()
-    }
-
     /// The rules that fire for an edit, in config order. `edit.path` is taken relative to
     /// the project root as file rules take it.
     pub fn evaluate(&self, edit: &Added, ctx: &MatchContext) -> Vec<RuleMatch> {
@@ -166,7 +201,7 @@ impl<'a> AfterEditSet<'a> {
     pub fn problems(&self) -> Vec<RuleError> {
         let mut problems = Vec::new();
         for m in &self.rules {
-            let table = "rules.after_edit";
+            let table = RuleKind::AfterEdit.table();
             m.patterns
                 .problems(table, &m.rule.name, "patterns", &mut problems);
             m.exclude

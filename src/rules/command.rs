@@ -1,21 +1,100 @@
 //! Command rules: globs on every simple command of a Bash call (pipeline stages, `&&`
 //! chains, substitutions, `bash -c` scripts), in each of its normalised spellings.
 
-use super::shell::{Parsed, SimpleCommand};
-use super::{CommandRule, LazyGlobs, RuleError, RuleKind, RuleMatch};
+use super::kind::{Call, Kind, PreToolUse, Selection};
+use super::shell::{self, Parsed, SimpleCommand};
+use super::{
+    CommandRule, GuardConfig, LazyGlobs, RuleError, RuleKind, RuleMatch, RulesConfig, in_scope,
+    spec,
+};
 
-/// The simple commands of one Bash call, ready for glob matching.
-pub(super) struct Commands<'p> {
-    pub(super) parsed: &'p Parsed,
-    /// `variants[i]` are the spellings of `parsed.commands[i]`
-    /// (see [`SimpleCommand::variants`]).
-    pub(super) variants: &'p [Vec<String>],
-    /// Every variant of every command, one per line: a glob whose literals are not in
-    /// here cannot match any of them.
-    pub(super) haystack: &'p str,
+/// `[[rules.command]]`.
+pub(super) struct CommandKind;
+
+impl Kind for CommandKind {
+    fn kind(&self) -> RuleKind {
+        RuleKind::Command
+    }
+
+    fn check_names(&self, rules: &RulesConfig, problems: &mut Vec<RuleError>) {
+        let names = rules.command.iter().map(|r| r.name.as_str());
+        spec::check_names(self.kind().table(), names, problems);
+    }
+
+    fn validate(&self, rules: &RulesConfig, problems: &mut Vec<RuleError>) {
+        spec::check_pattern_rules(self.kind().table(), &rules.command, false, problems);
+    }
+
+    fn pre_tool_use<'a>(
+        &self,
+        rules: &'a RulesConfig,
+        _guard: &'a GuardConfig,
+        selection: Selection,
+    ) -> Option<Box<dyn PreToolUse + 'a>> {
+        let matchers = selection.matchers(
+            &rules.command,
+            |r| (r.severity, &r.scope),
+            CommandMatcher::new,
+        );
+        Some(Box::new(CommandRules(matchers)))
+    }
 }
 
-impl Commands<'_> {
+/// The command rules of a rule set.
+struct CommandRules<'a>(Vec<CommandMatcher<'a>>);
+
+impl PreToolUse for CommandRules<'_> {
+    fn check(&self, call: &Call, matches: &mut Vec<RuleMatch>) {
+        if self.0.is_empty() {
+            return;
+        }
+        let Some(commands) = call.commands() else {
+            return;
+        };
+        for rule in &self.0 {
+            if in_scope(&rule.rule.scope, &call.ctx)
+                && let Some(m) = rule.check(commands)
+            {
+                matches.push(m);
+            }
+        }
+    }
+
+    fn problems(&self, problems: &mut Vec<RuleError>) {
+        for rule in &self.0 {
+            rule.problems(RuleKind::Command.table(), problems);
+        }
+    }
+}
+
+/// The simple commands of one command line, ready for glob matching.
+pub(super) struct Commands {
+    pub(super) parsed: Parsed,
+    /// `variants[i]` are the spellings of `parsed.commands[i]`
+    /// (see [`SimpleCommand::variants`]).
+    pub(super) variants: Vec<Vec<String>>,
+    /// Every variant of every command, one per line: a glob whose literals are not in
+    /// here cannot match any of them.
+    pub(super) haystack: String,
+}
+
+impl Commands {
+    /// Tokenise a command line.
+    pub(super) fn new(line: &str) -> Commands {
+        let parsed = shell::parse(line);
+        let variants: Vec<Vec<String>> = parsed.commands.iter().map(|c| c.variants()).collect();
+        let haystack = variants
+            .iter()
+            .map(|spellings| spellings.join("\n"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        Commands {
+            parsed,
+            variants,
+            haystack,
+        }
+    }
+
     pub(super) fn each(&self) -> impl Iterator<Item = (&SimpleCommand, &[String])> {
         self.parsed
             .commands
@@ -24,14 +103,14 @@ impl Commands<'_> {
     }
 }
 
-pub(super) struct CommandMatcher<'a> {
-    pub(super) rule: &'a CommandRule,
+struct CommandMatcher<'a> {
+    rule: &'a CommandRule,
     patterns: LazyGlobs<'a>,
     exclude: LazyGlobs<'a>,
 }
 
 impl<'a> CommandMatcher<'a> {
-    pub(super) fn new(rule: &'a CommandRule) -> CommandMatcher<'a> {
+    fn new(rule: &'a CommandRule) -> CommandMatcher<'a> {
         CommandMatcher {
             rule,
             patterns: LazyGlobs::new(&rule.patterns, false),
@@ -39,8 +118,8 @@ impl<'a> CommandMatcher<'a> {
         }
     }
 
-    pub(super) fn check(&self, commands: &Commands) -> Option<RuleMatch> {
-        if !self.patterns.could_match(commands.haystack) {
+    fn check(&self, commands: &Commands) -> Option<RuleMatch> {
+        if !self.patterns.could_match(&commands.haystack) {
             return None;
         }
         commands.each().find_map(|(command, spellings)| {
@@ -63,7 +142,7 @@ impl<'a> CommandMatcher<'a> {
         })
     }
 
-    pub(super) fn problems(&self, table: &'static str, problems: &mut Vec<RuleError>) {
+    fn problems(&self, table: &'static str, problems: &mut Vec<RuleError>) {
         self.patterns
             .problems(table, &self.rule.name, "patterns", problems);
         self.exclude

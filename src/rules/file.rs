@@ -5,20 +5,80 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::{FileRule, LazyGlobs, RuleError, RuleKind, RuleMatch};
+use super::kind::{Call, Kind, PreToolUse, Selection};
+use super::{
+    FileRule, GuardConfig, LazyGlobs, RuleError, RuleKind, RuleMatch, RulesConfig, in_scope, spec,
+};
 
 /// `tool_input` fields that name a file or directory: Edit/Write/MultiEdit/Read,
 /// NotebookEdit, Glob/Grep.
 const PATH_FIELDS: [&str; 3] = ["file_path", "notebook_path", "path"];
 
-pub(super) struct FileMatcher<'a> {
-    pub(super) rule: &'a FileRule,
+/// `[[rules.file]]`.
+pub(super) struct FileKind;
+
+impl Kind for FileKind {
+    fn kind(&self) -> RuleKind {
+        RuleKind::File
+    }
+
+    fn check_names(&self, rules: &RulesConfig, problems: &mut Vec<RuleError>) {
+        let names = rules.file.iter().map(|r| r.name.as_str());
+        spec::check_names(self.kind().table(), names, problems);
+    }
+
+    fn validate(&self, rules: &RulesConfig, problems: &mut Vec<RuleError>) {
+        spec::check_pattern_rules(self.kind().table(), &rules.file, true, problems);
+    }
+
+    fn pre_tool_use<'a>(
+        &self,
+        rules: &'a RulesConfig,
+        _guard: &'a GuardConfig,
+        selection: Selection,
+    ) -> Option<Box<dyn PreToolUse + 'a>> {
+        let matchers =
+            selection.matchers(&rules.file, |r| (r.severity, &r.scope), FileMatcher::new);
+        Some(Box::new(FileRules(matchers)))
+    }
+}
+
+/// The file rules of a rule set.
+struct FileRules<'a>(Vec<FileMatcher<'a>>);
+
+impl PreToolUse for FileRules<'_> {
+    fn check(&self, call: &Call, matches: &mut Vec<RuleMatch>) {
+        if self.0.is_empty() {
+            return;
+        }
+        let paths = call.paths();
+        if paths.is_empty() {
+            return;
+        }
+        for rule in &self.0 {
+            if in_scope(&rule.rule.scope, &call.ctx)
+                && let Some(m) = rule.check(paths)
+            {
+                matches.push(m);
+            }
+        }
+    }
+
+    fn problems(&self, problems: &mut Vec<RuleError>) {
+        for rule in &self.0 {
+            rule.problems(RuleKind::File.table(), problems);
+        }
+    }
+}
+
+struct FileMatcher<'a> {
+    rule: &'a FileRule,
     patterns: LazyGlobs<'a>,
     exclude: LazyGlobs<'a>,
 }
 
 impl<'a> FileMatcher<'a> {
-    pub(super) fn new(rule: &'a FileRule) -> FileMatcher<'a> {
+    fn new(rule: &'a FileRule) -> FileMatcher<'a> {
         FileMatcher {
             rule,
             patterns: LazyGlobs::new(&rule.patterns, true),
@@ -26,7 +86,7 @@ impl<'a> FileMatcher<'a> {
         }
     }
 
-    pub(super) fn check(&self, paths: &[String]) -> Option<RuleMatch> {
+    fn check(&self, paths: &[String]) -> Option<RuleMatch> {
         paths.iter().find_map(|path| {
             let single = std::slice::from_ref(path);
             let pattern = self.patterns.first_match(single)?;
@@ -44,7 +104,7 @@ impl<'a> FileMatcher<'a> {
         })
     }
 
-    pub(super) fn problems(&self, table: &'static str, problems: &mut Vec<RuleError>) {
+    fn problems(&self, table: &'static str, problems: &mut Vec<RuleError>) {
         self.patterns
             .problems(table, &self.rule.name, "patterns", problems);
         self.exclude

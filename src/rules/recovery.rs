@@ -10,7 +10,48 @@ use std::sync::OnceLock;
 
 use regex::{Regex, RegexBuilder};
 
-use super::{MatchContext, RuleError, RuleKind, RuleMatch, RulesConfig, Severity, in_scope};
+use super::kind::Kind;
+use super::{MatchContext, RuleError, RuleKind, RuleMatch, RulesConfig, Severity, in_scope, spec};
+
+/// `[[rules.recovery]]`, checked after a failed call by [`RecoverySet`].
+pub(super) struct RecoveryKind;
+
+impl Kind for RecoveryKind {
+    fn kind(&self) -> RuleKind {
+        RuleKind::Recovery
+    }
+
+    fn check_names(&self, rules: &RulesConfig, problems: &mut Vec<RuleError>) {
+        let names = rules.recovery.iter().map(|r| r.name.as_str());
+        spec::check_names(self.kind().table(), names, problems);
+    }
+
+    fn validate(&self, rules: &RulesConfig, problems: &mut Vec<RuleError>) {
+        let table = self.kind().table();
+        self.check_names(rules, problems);
+        for rule in &rules.recovery {
+            let bad = [
+                (
+                    "tool",
+                    &rule.tool,
+                    super::tool::compile_tool_regex(&rule.tool),
+                ),
+                ("error", &rule.error, bounded_regex(&rule.error)),
+            ];
+            for (key, pattern, compiled) in bad {
+                if let Err(source) = compiled {
+                    problems.push(RuleError::BadRegex {
+                        table,
+                        rule: rule.name.clone(),
+                        key: key.into(),
+                        pattern: pattern.clone(),
+                        source: Box::new(source),
+                    });
+                }
+            }
+        }
+    }
+}
 
 /// How much of a failure text (or of an edit's added text) the regexes see.
 pub const MAX_ERROR_BYTES: usize = 256 * 1024;
@@ -175,7 +216,7 @@ impl<'a> Matcher<'a> {
         ] {
             if let Some(Err(source)) = cell.get() {
                 problems.push(RuleError::BadRegex {
-                    table: "rules.recovery",
+                    table: RuleKind::Recovery.table(),
                     rule: self.name.clone(),
                     key: key.into(),
                     pattern: pattern.to_owned(),

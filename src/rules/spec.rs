@@ -189,106 +189,10 @@ impl RulesConfig {
     /// and regex, so it is for loading and `doctor`, not for each hook run.
     pub fn validate(&self) -> Vec<RuleError> {
         let mut problems = Vec::new();
-        check_pattern_rules("rules.file", &self.file, true, &mut problems);
-        check_pattern_rules("rules.command", &self.command, false, &mut problems);
-        self.validate_after_the_fact(&mut problems);
-        check_names(
-            "rules.tool",
-            self.tool.iter().map(|r| r.name.as_str()),
-            &mut problems,
-        );
-        for rule in &self.tool {
-            if let Err(source) = super::tool::compile_tool_regex(&rule.tool) {
-                problems.push(RuleError::BadRegex {
-                    table: "rules.tool",
-                    rule: rule.name.clone(),
-                    key: "tool".into(),
-                    pattern: rule.tool.clone(),
-                    source: Box::new(source),
-                });
-            }
-            for (field, re) in &rule.input {
-                if let Err(source) = regex::Regex::new(re) {
-                    problems.push(RuleError::BadRegex {
-                        table: "rules.tool",
-                        rule: rule.name.clone(),
-                        key: format!("input.{field}"),
-                        pattern: re.clone(),
-                        source: Box::new(source),
-                    });
-                }
-            }
+        for kind in super::kind::KINDS {
+            kind.validate(self, &mut problems);
         }
         problems
-    }
-}
-
-impl RulesConfig {
-    fn validate_after_the_fact(&self, problems: &mut Vec<RuleError>) {
-        let bad_regex = |table: &'static str, rule: &str, key: String, pattern: &str| {
-            super::recovery::bounded_regex(pattern)
-                .err()
-                .map(|source| RuleError::BadRegex {
-                    table,
-                    rule: rule.to_owned(),
-                    key,
-                    pattern: pattern.to_owned(),
-                    source: Box::new(source),
-                })
-        };
-        check_names(
-            "rules.recovery",
-            self.recovery.iter().map(|r| r.name.as_str()),
-            problems,
-        );
-        for rule in &self.recovery {
-            if let Err(source) = super::tool::compile_tool_regex(&rule.tool) {
-                problems.push(RuleError::BadRegex {
-                    table: "rules.recovery",
-                    rule: rule.name.clone(),
-                    key: "tool".into(),
-                    pattern: rule.tool.clone(),
-                    source: Box::new(source),
-                });
-            }
-            problems.extend(bad_regex(
-                "rules.recovery",
-                &rule.name,
-                "error".into(),
-                &rule.error,
-            ));
-        }
-        check_names(
-            "rules.after_edit",
-            self.after_edit.iter().map(|r| r.name.as_str()),
-            problems,
-        );
-        for rule in &self.after_edit {
-            check_globs(
-                "rules.after_edit",
-                &rule.name,
-                "patterns",
-                &rule.patterns,
-                true,
-                problems,
-            );
-            check_globs(
-                "rules.after_edit",
-                &rule.name,
-                "exclude",
-                &rule.exclude,
-                true,
-                problems,
-            );
-            for (i, pattern) in rule.added.iter().enumerate() {
-                problems.extend(bad_regex(
-                    "rules.after_edit",
-                    &rule.name,
-                    format!("added[{i}]"),
-                    pattern,
-                ));
-            }
-        }
     }
 }
 
@@ -322,7 +226,8 @@ impl GuardConfig {
     }
 }
 
-fn check_pattern_rules(
+/// Names, `patterns` and `exclude` of glob rules.
+pub(super) fn check_pattern_rules(
     table: &'static str,
     rules: &[PatternRule],
     literal_separator: bool,
@@ -336,7 +241,7 @@ fn check_pattern_rules(
     }
 }
 
-fn check_globs(
+pub(super) fn check_globs(
     table: &'static str,
     rule: &str,
     key: &str,

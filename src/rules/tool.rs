@@ -6,13 +6,87 @@ use std::sync::OnceLock;
 use regex::Regex;
 use serde_json::Value;
 
-use super::{RuleError, RuleKind, RuleMatch, ToolCall, ToolRule};
+use super::kind::{Call, Kind, PreToolUse, Selection};
+use super::{GuardConfig, RuleError, RuleKind, RuleMatch, RulesConfig, ToolRule, in_scope, spec};
 
 /// Longest input value quoted in a `why`.
 const WHY_VALUE_CHARS: usize = 80;
 
-pub(super) struct ToolMatcher<'a> {
-    pub(super) rule: &'a ToolRule,
+/// `[[rules.tool]]`.
+pub(super) struct ToolKind;
+
+impl Kind for ToolKind {
+    fn kind(&self) -> RuleKind {
+        RuleKind::Tool
+    }
+
+    fn check_names(&self, rules: &RulesConfig, problems: &mut Vec<RuleError>) {
+        let names = rules.tool.iter().map(|r| r.name.as_str());
+        spec::check_names(self.kind().table(), names, problems);
+    }
+
+    fn validate(&self, rules: &RulesConfig, problems: &mut Vec<RuleError>) {
+        let table = self.kind().table();
+        self.check_names(rules, problems);
+        for rule in &rules.tool {
+            if let Err(source) = compile_tool_regex(&rule.tool) {
+                problems.push(RuleError::BadRegex {
+                    table,
+                    rule: rule.name.clone(),
+                    key: "tool".into(),
+                    pattern: rule.tool.clone(),
+                    source: Box::new(source),
+                });
+            }
+            for (field, re) in &rule.input {
+                if let Err(source) = Regex::new(re) {
+                    problems.push(RuleError::BadRegex {
+                        table,
+                        rule: rule.name.clone(),
+                        key: format!("input.{field}"),
+                        pattern: re.clone(),
+                        source: Box::new(source),
+                    });
+                }
+            }
+        }
+    }
+
+    fn pre_tool_use<'a>(
+        &self,
+        rules: &'a RulesConfig,
+        _guard: &'a GuardConfig,
+        selection: Selection,
+    ) -> Option<Box<dyn PreToolUse + 'a>> {
+        let matchers =
+            selection.matchers(&rules.tool, |r| (r.severity, &r.scope), ToolMatcher::new);
+        Some(Box::new(ToolRules(matchers)))
+    }
+}
+
+/// The tool rules of a rule set.
+struct ToolRules<'a>(Vec<ToolMatcher<'a>>);
+
+impl PreToolUse for ToolRules<'_> {
+    fn check(&self, call: &Call, matches: &mut Vec<RuleMatch>) {
+        for rule in &self.0 {
+            if in_scope(&rule.rule.scope, &call.ctx)
+                && let Some(m) = rule.check(call.tool_name, call.input)
+            {
+                matches.push(m);
+            }
+        }
+    }
+
+    fn problems(&self, problems: &mut Vec<RuleError>) {
+        for rule in &self.0 {
+            rule.problems(problems);
+        }
+    }
+}
+
+struct ToolMatcher<'a> {
+    rule: &'a ToolRule,
     tool: LazyRegex<'a>,
     /// One per `input` entry, in the map's order; built when the tool name matches.
     inputs: OnceLock<Box<[LazyRegex<'a>]>>,
@@ -46,7 +120,7 @@ pub(super) fn compile_tool_regex(pattern: &str) -> Result<Regex, regex::Error> {
 }
 
 impl<'a> ToolMatcher<'a> {
-    pub(super) fn new(rule: &'a ToolRule) -> ToolMatcher<'a> {
+    fn new(rule: &'a ToolRule) -> ToolMatcher<'a> {
         ToolMatcher {
             rule,
             tool: LazyRegex::new(&rule.tool),
@@ -54,14 +128,14 @@ impl<'a> ToolMatcher<'a> {
         }
     }
 
-    pub(super) fn check(&self, call: &ToolCall) -> Option<RuleMatch> {
-        if !self.tool_matches(call.tool_name) {
+    fn check(&self, tool_name: &str, input: &Value) -> Option<RuleMatch> {
+        if !self.tool_matches(tool_name) {
             return None;
         }
         let mut why = if self.rule.tool.is_empty() {
-            format!("tool {} (any tool)", call.tool_name)
+            format!("tool {} (any tool)", tool_name)
         } else {
-            format!("tool {} matches {}", call.tool_name, self.rule.tool)
+            format!("tool {} matches {}", tool_name, self.rule.tool)
         };
         let inputs = self.inputs.get_or_init(|| {
             self.rule
@@ -71,7 +145,7 @@ impl<'a> ToolMatcher<'a> {
                 .collect()
         });
         for (field, regex) in self.rule.input.keys().zip(inputs.iter()) {
-            let value = field_text(call.tool_input, field)?;
+            let value = field_text(input, field)?;
             if !regex.get(Regex::new)?.is_match(&value) {
                 return None;
             }
@@ -107,10 +181,10 @@ impl<'a> ToolMatcher<'a> {
                 .is_some_and(|re| re.is_match(name))
     }
 
-    pub(super) fn problems(&self, problems: &mut Vec<RuleError>) {
+    fn problems(&self, problems: &mut Vec<RuleError>) {
         let bad = |key: String, regex: &LazyRegex| {
             regex.error().map(|source| RuleError::BadRegex {
-                table: "rules.tool",
+                table: RuleKind::Tool.table(),
                 rule: self.rule.name.clone(),
                 key,
                 pattern: regex.pattern.to_owned(),
@@ -177,7 +251,7 @@ mod tests {
     use proptest::prelude::*;
     use serde_json::json;
 
-    use super::super::{GuardConfig, MatchContext, RuleSet, RulesConfig, Severity};
+    use super::super::{GuardConfig, MatchContext, RuleSet, RulesConfig, Severity, ToolCall};
     use super::*;
 
     fn rule(tool: &str, input: &[(&str, &str)]) -> ToolRule {

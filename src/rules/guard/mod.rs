@@ -9,10 +9,13 @@ use std::path::Path;
 
 use super::checks::{Finding, command_findings};
 use super::command::Commands;
+use super::kind::{Call, Kind, PreToolUse, Selection};
 use super::programs::{Program, programs, xargs_fed};
 use super::secrets::Secrets;
 use super::shell::{self, Parsed, SimpleCommand};
-use super::{GuardConfig, LazyGlobs, RuleError, RuleKind, RuleMatch, Severity, protect};
+use super::{
+    GuardConfig, LazyGlobs, RuleError, RuleKind, RuleMatch, RulesConfig, Severity, protect,
+};
 
 /// Deepest chain of scripts inside scripts (`echo '…' | sh` whose script pipes into
 /// `python3 -c` …) that is followed, and most bytes of such scripts parsed for one call
@@ -21,36 +24,108 @@ const MAX_SCRIPT_DEPTH: usize = 4;
 const MAX_SCRIPT_BYTES: usize = shell::MAX_SCANNED_BYTES;
 const SCRIPT_COST: usize = 1024;
 
+/// The `[guard]` table: the built-in checks, `deny` and `allow`. Its patterns are
+/// validated by [`GuardConfig::validate`]; it checks every call whatever the selection.
+pub(super) struct GuardKind;
+
+impl Kind for GuardKind {
+    fn kind(&self) -> RuleKind {
+        RuleKind::Guard
+    }
+
+    fn validate(&self, _rules: &RulesConfig, _problems: &mut Vec<RuleError>) {}
+
+    fn pre_tool_use<'a>(
+        &self,
+        _rules: &'a RulesConfig,
+        guard: &'a GuardConfig,
+        _selection: Selection,
+    ) -> Option<Box<dyn PreToolUse + 'a>> {
+        Some(Box::new(Guard::new(guard)))
+    }
+}
+
 pub(super) struct Guard<'a> {
     enabled: bool,
     allow: LazyGlobs<'a>,
     deny: LazyGlobs<'a>,
     secrets: Secrets<'a>,
-    shell_tools: &'a [String],
+}
+
+impl PreToolUse for Guard<'_> {
+    fn check(&self, call: &Call, matches: &mut Vec<RuleMatch>) {
+        if !self.enabled {
+            return;
+        }
+        match call.commands() {
+            Some(commands) => matches.extend(self.check_commands(commands)),
+            None => {
+                matches.extend(self.check_tool(call.tool_name, call.input, call.ctx.project_root))
+            }
+        }
+    }
+
+    fn problems(&self, problems: &mut Vec<RuleError>) {
+        let table = RuleKind::Guard.table();
+        self.allow.problems(table, "", "allow", problems);
+        self.deny.problems(table, "", "deny", problems);
+        self.secrets.problems(problems);
+    }
+
+    /// The guard is off, the tool is not one the guard reads commands of, an `allow`
+    /// entry exempted a command or path.
+    fn notes(&self, call: &Call, notes: &mut Vec<String>) {
+        if !self.enabled {
+            notes.push(
+                "the guard is off (`[guard] enabled = false`): no built-in check, secret, \
+                 self-protection or `[guard] deny` pattern was applied"
+                    .into(),
+            );
+            return;
+        }
+        if let Some(commands) = call.commands() {
+            for (command, pattern) in commands
+                .parsed
+                .commands
+                .iter()
+                .zip(self.exemptions(commands))
+            {
+                if let Some(pattern) = pattern {
+                    notes.push(format!(
+                        "`{}` is exempted from the guard by `[guard] allow` `{pattern}`",
+                        command.display()
+                    ));
+                }
+            }
+            return;
+        }
+        if call.input.get("command").is_some_and(|c| c.is_string()) {
+            notes.push(format!(
+                "`{}` is not in `[guard] shell_tools`: its command is not read as a shell \
+                 command line",
+                call.tool_name
+            ));
+        }
+        if let Some(pattern) = self.tool_exemption(call.input, call.ctx.project_root) {
+            notes.push(format!(
+                "this call's path is exempted from the guard by `[guard] allow` `{pattern}`"
+            ));
+        }
+    }
 }
 
 impl<'a> Guard<'a> {
-    pub(super) fn new(config: &'a GuardConfig) -> Guard<'a> {
+    fn new(config: &'a GuardConfig) -> Guard<'a> {
         Guard {
             enabled: config.enabled,
             allow: LazyGlobs::new(&config.allow[..], false),
             deny: LazyGlobs::new(&config.deny[..], false),
             secrets: Secrets::new(&config.secrets),
-            shell_tools: &config.shell_tools,
         }
     }
 
-    pub(super) fn is_enabled(&self) -> bool {
-        self.enabled
-    }
-
-    /// Whether calls of this tool carry a shell command line in `command`.
-    pub(super) fn is_shell_tool(&self, tool_name: &str) -> bool {
-        self.shell_tools.iter().any(|t| t == tool_name)
-    }
-
     /// Secrets read and protected files written by a non-shell tool call.
-    pub(super) fn check_tool(
+    fn check_tool(
         &self,
         tool_name: &str,
         input: &serde_json::Value,
@@ -73,11 +148,7 @@ impl<'a> Guard<'a> {
     }
 
     /// The `[guard] allow` pattern that exempts the paths of a tool call, if any.
-    pub(super) fn tool_exemption(
-        &self,
-        input: &serde_json::Value,
-        project_root: &Path,
-    ) -> Option<String> {
+    fn tool_exemption(&self, input: &serde_json::Value, project_root: &Path) -> Option<String> {
         let paths: Vec<String> = ["file_path", "notebook_path", "path", "glob"]
             .iter()
             .filter_map(|f| input.get(f)?.as_str())
@@ -90,8 +161,8 @@ impl<'a> Guard<'a> {
     }
 
     /// The `[guard] allow` pattern exempting each simple command, if any.
-    pub(super) fn exemptions(&self, commands: &Commands) -> Vec<Option<String>> {
-        if !self.allow.could_match(commands.haystack) {
+    fn exemptions(&self, commands: &Commands) -> Vec<Option<String>> {
+        if !self.allow.could_match(&commands.haystack) {
             return vec![None; commands.parsed.commands.len()];
         }
         commands
@@ -102,8 +173,8 @@ impl<'a> Guard<'a> {
     }
 
     /// At most one match per check: the first command that trips it.
-    pub(super) fn check(&self, commands: &Commands) -> Vec<RuleMatch> {
-        let parsed = commands.parsed;
+    fn check_commands(&self, commands: &Commands) -> Vec<RuleMatch> {
+        let parsed = &commands.parsed;
         if !self.enabled {
             return Vec::new();
         }
@@ -118,7 +189,7 @@ impl<'a> Guard<'a> {
             .iter()
             .map(Option::is_some)
             .collect();
-        let deny_possible = self.deny.could_match(commands.haystack);
+        let deny_possible = self.deny.could_match(&commands.haystack);
         let budget = Cell::new(MAX_SCRIPT_BYTES);
         let mut in_protected_dir = false;
         for (index, (command, spellings)) in commands.each().enumerate() {
@@ -228,12 +299,6 @@ impl<'a> Guard<'a> {
             }
         }
         findings
-    }
-
-    pub(super) fn problems(&self, problems: &mut Vec<RuleError>) {
-        self.allow.problems("guard", "", "allow", problems);
-        self.deny.problems("guard", "", "deny", problems);
-        self.secrets.problems(problems);
     }
 }
 

@@ -129,6 +129,19 @@ fn wrappers_are_peeled_and_sudo_remembered() {
 }
 
 #[test]
+fn env_split_string_is_split_into_words_as_the_shell_splits_them() {
+    assert_eq!(
+        argvs(r#"env -S 'sh -c "rm -rf /tmp/a b"'"#),
+        [r#"sh -c rm -rf /tmp/a b"#, "rm -rf /tmp/a b"]
+    );
+    assert_eq!(argvs("env -S 'rm  -rf' /"), ["rm -rf /"]);
+    assert_eq!(argvs("env -S 'echo a;b|c' x"), ["echo a;b|c x"]);
+    assert_eq!(argvs("env -S 'echo $(rm -rf /)'"), ["echo $(rm -rf /)"]);
+    assert_eq!(argvs("env -S ''"), ["env -S "]);
+    assert_eq!(argvs("env --split-string='a\\ b' c"), ["a b c"]);
+}
+
+#[test]
 fn sudo_reaches_into_unwrapped_scripts() {
     let parsed = parse("sudo bash -c 'rm -rf /tmp/x'");
     let rm = parsed

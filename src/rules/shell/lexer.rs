@@ -3,6 +3,77 @@
 
 use super::*;
 
+#[derive(Default)]
+pub(super) struct Word {
+    pub(super) text: Vec<u8>,
+    /// Some part was quoted or escaped: not a reserved word.
+    pub(super) quoted: bool,
+    /// `NAME=value` with an unquoted name.
+    pub(super) assignment: bool,
+    /// Indices of the commands its substitutions ran.
+    pub(super) runs: Range<usize>,
+    /// Holds an expansion: see [`SimpleCommand::computed`].
+    pub(super) computed: bool,
+}
+
+impl Word {
+    pub(super) fn into_string(self) -> String {
+        String::from_utf8(self.text)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    }
+
+    pub(super) fn is_fd(&self) -> bool {
+        !self.quoted
+            && !self.text.is_empty()
+            && (self.text.iter().all(u8::is_ascii_digit)
+                || (self.text.starts_with(b"{") && self.text.ends_with(b"}")))
+    }
+}
+
+/// The words of `text` split as the shell splits words, quotes and escapes removed, for
+/// wrappers that split a string into a command's words themselves (`env -S`). Operators
+/// are text here, not the end of a command, and substitutions are kept as written and
+/// never collected as commands.
+pub(super) fn split_words(text: &str) -> Vec<String> {
+    let mut scratch = Collector::default();
+    let mut parser = Parser {
+        s: text.as_bytes(),
+        i: 0,
+        depth: 0,
+        word_nesting: 0,
+        ctx: Context::default(),
+        out: &mut scratch,
+        pending: Vec::new(),
+        expanded: false,
+    };
+    let mut words = Vec::new();
+    let mut current: Option<Vec<u8>> = None;
+    while let Some(c) = parser.peek() {
+        if matches!(c, b' ' | b'\t' | b'\r' | b'\n') {
+            parser.i += 1;
+            words.extend(current.take());
+            continue;
+        }
+        let before = parser.i;
+        let word = parser.word();
+        let buf = current.get_or_insert_with(Vec::new);
+        buf.extend_from_slice(&word.text);
+        if parser.i == before {
+            // An operator the shell would stop at: part of the word here.
+            buf.push(c);
+            parser.i += 1;
+        }
+    }
+    words.extend(current);
+    words
+        .into_iter()
+        .map(|w| {
+            String::from_utf8(w)
+                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+        })
+        .collect()
+}
+
 impl Parser<'_, '_> {
     /// One word, quotes removed, substitutions kept as written (and their commands
     /// collected).

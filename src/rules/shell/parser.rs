@@ -1,0 +1,484 @@
+//! Reading a command line into simple commands: lists, pipelines, subshells,
+//! redirections and here-documents. Words are read by the lexer; what a command runs in
+//! turn (`bash -c`, `eval`, `find -exec` …) is unwrapped in `wrappers`.
+
+use super::*;
+
+/// Everything found in one command line, shared by the parsers of its nested scripts.
+#[derive(Default)]
+pub(super) struct Collector {
+    pub(super) commands: Vec<SimpleCommand>,
+    pub(super) next_pipeline: u32,
+    pub(super) scanned: usize,
+    pub(super) too_deep: bool,
+    pub(super) truncated: bool,
+}
+
+impl Collector {
+    pub(super) fn full(&mut self) -> bool {
+        if self.commands.len() >= MAX_COMMANDS {
+            self.truncated = true;
+        }
+        self.truncated
+    }
+
+    /// Account for scanning `bytes` more; false (and truncated) past the budget.
+    pub(super) fn charge(&mut self, bytes: usize) -> bool {
+        self.scanned = self.scanned.saturating_add(bytes);
+        if self.scanned > MAX_SCANNED_BYTES {
+            self.truncated = true;
+        }
+        !self.truncated
+    }
+}
+
+/// What commands found in the current text inherit.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Context {
+    pub(super) via: Vec<Via>,
+    pub(super) sudo: bool,
+}
+
+impl Context {
+    pub(super) fn within(&self, via: Via, sudo: bool) -> Context {
+        let mut inner = self.clone();
+        inner.via.push(via);
+        inner.sudo |= sudo;
+        inner
+    }
+}
+
+pub(super) fn parse_script(src: &[u8], depth: usize, ctx: &Context, out: &mut Collector) {
+    if depth > MAX_DEPTH {
+        out.too_deep = true;
+        return;
+    }
+    if !out.charge(src.len()) {
+        return;
+    }
+    let mut parser = Parser {
+        s: src,
+        i: 0,
+        depth,
+        word_nesting: 0,
+        ctx: ctx.clone(),
+        out,
+        pending: Vec::new(),
+        expanded: false,
+    };
+    parser.list(None);
+}
+
+/// A here-document whose body starts after the next newline.
+pub(super) struct Heredoc {
+    pub(super) delimiter: Vec<u8>,
+    pub(super) strip_tabs: bool,
+    /// The delimiter was unquoted, so `$(…)` and backticks in the body run.
+    pub(super) expands: bool,
+    /// Set when the body is the program of a shell: `bash <<EOF`.
+    pub(super) script_for: Option<(Context, String)>,
+    /// Index in [`Collector::commands`] of the command reading the body.
+    pub(super) reader: Option<usize>,
+}
+
+/// What a simple command carries besides its words.
+#[derive(Default)]
+pub(super) struct Io {
+    pub(super) writes_to: Vec<String>,
+    pub(super) reads_from: Vec<String>,
+    pub(super) substitutions: Vec<(String, Range<usize>)>,
+    pub(super) computed: Vec<String>,
+    pub(super) stdin_texts: Vec<String>,
+}
+
+/// Redirections and here-documents of the command being read.
+#[derive(Default)]
+pub(super) struct Redirections {
+    pub(super) writes_to: Vec<String>,
+    pub(super) reads_from: Vec<String>,
+    /// Delimiter, `<<-`, and whether it was unquoted.
+    pub(super) heredocs: Vec<(Vec<u8>, bool, bool)>,
+    pub(super) herestrings: Vec<String>,
+    /// See [`SimpleCommand::substitutions`].
+    pub(super) substitutions: Vec<(String, Range<usize>)>,
+}
+
+pub(super) struct Parser<'s, 'c> {
+    pub(super) s: &'s [u8],
+    pub(super) i: usize,
+    pub(super) depth: usize,
+    /// Quotes and `${…}` currently open inside the word being read.
+    pub(super) word_nesting: usize,
+    pub(super) ctx: Context,
+    pub(super) out: &'c mut Collector,
+    pub(super) pending: Vec<Heredoc>,
+    /// An expansion was met in the word being read.
+    pub(super) expanded: bool,
+}
+
+impl Parser<'_, '_> {
+    pub(super) fn peek(&self) -> Option<u8> {
+        self.s.get(self.i).copied()
+    }
+
+    pub(super) fn peek_at(&self, ahead: usize) -> Option<u8> {
+        self.s.get(self.i + ahead).copied()
+    }
+
+    /// Commands separated by `;`, `&`, `&&`, `||` and newlines, up to `close` or the end.
+    pub(super) fn list(&mut self, close: Option<u8>) {
+        loop {
+            if self.out.full() {
+                self.i = self.s.len();
+                return;
+            }
+            self.skip_space(true);
+            match self.peek() {
+                None => return,
+                Some(b';' | b'&' | b'|') => self.i += 1,
+                Some(b')') if close == Some(b')') => return,
+                Some(b')') => self.i += 1,
+                Some(_) => {
+                    let before = self.i;
+                    self.pipeline();
+                    if self.i == before {
+                        self.i += 1;
+                    }
+                }
+            }
+        }
+    }
+
+    pub(super) fn pipeline(&mut self) {
+        let id = self.out.next_pipeline;
+        self.out.next_pipeline = id.wrapping_add(1);
+        let mut stage = 0u32;
+        loop {
+            self.command(id, stage);
+            self.skip_space(false);
+            if self.peek() != Some(b'|') || self.peek_at(1) == Some(b'|') || self.out.full() {
+                return;
+            }
+            self.i += 1;
+            if self.peek() == Some(b'&') {
+                self.i += 1;
+            }
+            self.skip_space(true);
+            stage = stage.saturating_add(1);
+        }
+    }
+
+    /// Blanks, line continuations and comments; newlines too when `newlines` is set.
+    pub(super) fn skip_space(&mut self, newlines: bool) {
+        while let Some(c) = self.peek() {
+            match c {
+                b' ' | b'\t' | b'\r' => self.i += 1,
+                b'\\' if self.peek_at(1) == Some(b'\n') => self.i += 2,
+                b'#' => {
+                    self.i = memchr::memchr(b'\n', &self.s[self.i..])
+                        .map_or(self.s.len(), |k| self.i + k);
+                }
+                b'\n' if newlines => self.newline(),
+                _ => return,
+            }
+        }
+    }
+
+    /// Consume a newline, then the bodies of the here-documents begun on its line.
+    pub(super) fn newline(&mut self) {
+        self.i += 1;
+        for doc in std::mem::take(&mut self.pending) {
+            let body_start = self.i;
+            let mut body_end = self.s.len();
+            while self.i < self.s.len() {
+                let line_start = self.i;
+                let line_end = memchr::memchr(b'\n', &self.s[line_start..])
+                    .map_or(self.s.len(), |k| line_start + k);
+                self.i = (line_end + 1).min(self.s.len());
+                let mut line = &self.s[line_start..line_end];
+                if doc.strip_tabs {
+                    while let [b'\t', rest @ ..] = line {
+                        line = rest;
+                    }
+                }
+                if line == doc.delimiter.as_slice() {
+                    body_end = line_start;
+                    break;
+                }
+            }
+            let body = &self.s[body_start..body_end.max(body_start)];
+            if let Some(command) = doc.reader.and_then(|i| self.out.commands.get_mut(i)) {
+                command
+                    .stdin_texts
+                    .push(String::from_utf8_lossy(body).into_owned());
+            }
+            if let Some((ctx, shell)) = doc.script_for {
+                let label = format!("{shell} <<{}", String::from_utf8_lossy(&doc.delimiter));
+                let inner = ctx.within(Via::Script(label), false);
+                parse_script(body, self.depth + 1, &inner, self.out);
+            } else if doc.expands {
+                let mut text = Parser {
+                    s: body,
+                    i: 0,
+                    depth: self.depth,
+                    word_nesting: 0,
+                    ctx: self.ctx.clone(),
+                    out: self.out,
+                    pending: Vec::new(),
+                    expanded: false,
+                };
+                text.substitutions_only();
+            }
+        }
+    }
+
+    /// Collect the commands of `$(…)` and backticks in plain text (a here-document body).
+    pub(super) fn substitutions_only(&mut self) {
+        let mut scratch = Vec::new();
+        while let Some(c) = self.peek() {
+            match c {
+                b'\\' => self.i = (self.i + 2).min(self.s.len()),
+                b'$' => {
+                    self.dollar(&mut scratch, true);
+                }
+                b'`' => self.backticks(&mut scratch),
+                _ => self.i += 1,
+            }
+            scratch.clear();
+        }
+    }
+
+    /// One simple command (or subshell) up to an operator that ends it.
+    pub(super) fn command(&mut self, pipeline: u32, stage: u32) {
+        let mut words: Vec<Word> = Vec::new();
+        let mut redirections = Redirections::default();
+        loop {
+            self.skip_space(false);
+            let before = self.i;
+            match self.peek() {
+                None | Some(b'\n' | b';' | b'|' | b')') => break,
+                Some(b'&') if self.peek_at(1) == Some(b'>') => self.redirect(&mut redirections),
+                Some(b'&') => break,
+                Some(b'(') if words.is_empty() && self.peek_at(1) == Some(b'(') => {
+                    let mut scratch = Vec::new();
+                    self.arithmetic(&mut scratch);
+                }
+                Some(b'(') => {
+                    self.i += 1;
+                    if words
+                        .last()
+                        .is_some_and(|w| w.assignment && w.text.ends_with(b"="))
+                    {
+                        self.array_literal();
+                    } else {
+                        // `name() { …; }` defines a function: its body runs, its name
+                        // is no command. Otherwise this is a subshell.
+                        words.clear();
+                        self.nested(None);
+                    }
+                }
+                Some(b'<' | b'>') if self.peek_at(1) != Some(b'(') => {
+                    self.redirect(&mut redirections)
+                }
+                Some(_) => {
+                    let word = self.word();
+                    let redirect_follows =
+                        matches!(self.peek(), Some(b'<' | b'>')) && self.peek_at(1) != Some(b'(');
+                    if redirect_follows && word.is_fd() {
+                        self.redirect(&mut redirections);
+                    } else {
+                        words.push(word);
+                    }
+                }
+            }
+            if self.i == before {
+                self.i += 1;
+            }
+        }
+        self.finish(words, redirections, pipeline, stage);
+    }
+
+    /// `( … )` after its opening parenthesis, `via` naming what it is when not a subshell.
+    pub(super) fn nested(&mut self, via: Option<Via>) {
+        if self.depth >= MAX_DEPTH {
+            self.out.too_deep = true;
+            self.skip_balanced();
+            return;
+        }
+        let saved = via.is_some().then(|| self.ctx.clone());
+        if let Some(via) = via {
+            self.ctx.via.push(via);
+        }
+        self.depth += 1;
+        self.list(Some(b')'));
+        self.depth -= 1;
+        if let Some(ctx) = saved {
+            self.ctx = ctx;
+        }
+        if self.peek() == Some(b')') {
+            self.i += 1;
+        }
+    }
+
+    /// The words of `name=( … )` after its `(`: data, not a command.
+    pub(super) fn array_literal(&mut self) {
+        loop {
+            self.skip_space(true);
+            match self.peek() {
+                None => return,
+                Some(b')') => {
+                    self.i += 1;
+                    return;
+                }
+                Some(_) => {
+                    let before = self.i;
+                    self.word();
+                    if self.i == before {
+                        self.i += 1;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Past the `)` matching an already consumed `(`, without collecting anything.
+    pub(super) fn skip_balanced(&mut self) {
+        let mut open = 1usize;
+        while let Some(c) = self.peek() {
+            self.i += 1;
+            match c {
+                b'\\' => self.i += 1,
+                b'\'' | b'"' => {
+                    while let Some(q) = self.peek() {
+                        self.i += 1;
+                        if q == b'\\' && c == b'"' {
+                            self.i += 1;
+                        } else if q == c {
+                            break;
+                        }
+                    }
+                }
+                b'(' => open += 1,
+                b')' => {
+                    open -= 1;
+                    if open == 0 {
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.i = self.i.min(self.s.len());
+    }
+
+    pub(super) fn redirect(&mut self, redirections: &mut Redirections) {
+        const OPERATORS: &[&[u8]] = &[
+            b"&>>", b"&>", b"<<<", b"<<-", b"<<", b"<&", b"<>", b"<", b">>", b">&", b">|", b">",
+        ];
+        let rest = &self.s[self.i..];
+        let Some(op) = OPERATORS.iter().find(|op| rest.starts_with(op)) else {
+            self.i += 1;
+            return;
+        };
+        self.i += op.len();
+        self.skip_space(false);
+        if matches!(
+            self.peek(),
+            None | Some(b'\n' | b';' | b'|' | b'&' | b')' | b'(')
+        ) {
+            return;
+        }
+        if matches!(self.peek(), Some(b'<' | b'>')) && self.peek_at(1) != Some(b'(') {
+            return;
+        }
+        let target = self.word();
+        match *op {
+            b"<<" | b"<<-" => {
+                let expands = !target.quoted;
+                let strip_tabs = *op == b"<<-".as_slice();
+                redirections
+                    .heredocs
+                    .push((target.text, strip_tabs, expands));
+            }
+            b"<<<" => redirections.herestrings.push(target.into_string()),
+            b"<" => {
+                let runs = target.runs.clone();
+                let target = target.into_string();
+                if !runs.is_empty() {
+                    redirections.substitutions.push((target.clone(), runs));
+                }
+                redirections.reads_from.push(target);
+            }
+            b"<&" => {}
+            b">&" => {
+                let fd = target.text.iter().all(u8::is_ascii_digit) || target.text == b"-";
+                if !fd {
+                    redirections.writes_to.push(target.into_string());
+                }
+            }
+            _ => redirections.writes_to.push(target.into_string()),
+        }
+    }
+
+    /// Turn the words of one command into simple commands, unwrapping what it runs.
+    pub(super) fn finish(
+        &mut self,
+        words: Vec<Word>,
+        redirections: Redirections,
+        pipeline: u32,
+        stage: u32,
+    ) {
+        let skip = words
+            .iter()
+            .take_while(|w| (!w.quoted && RESERVED.contains(&w.text.as_slice())) || w.assignment)
+            .count();
+        let mut substitutions = Vec::new();
+        let mut computed = Vec::new();
+        let argv: Vec<String> = words
+            .into_iter()
+            .skip(skip)
+            .map(|word| {
+                let runs = word.runs.clone();
+                let expands = word.computed;
+                let text = word.into_string();
+                if !runs.is_empty() {
+                    substitutions.push((text.clone(), runs));
+                }
+                if expands {
+                    computed.push(text.clone());
+                }
+                text
+            })
+            .collect();
+        substitutions.extend(redirections.substitutions);
+        let io = Io {
+            writes_to: redirections.writes_to,
+            reads_from: redirections.reads_from,
+            substitutions,
+            computed,
+            stdin_texts: redirections.herestrings.clone(),
+        };
+        let ctx = self.ctx.clone();
+        let index = self.out.commands.len();
+        let shell = self.emit(argv, &ctx, io, pipeline, stage, self.depth);
+        let reader = (self.out.commands.len() > index).then_some(index);
+        let reads_stdin_script = shell
+            .as_ref()
+            .filter(|_| !redirections.heredocs.is_empty() || !redirections.herestrings.is_empty());
+        if let Some((inner, name)) = reads_stdin_script {
+            for script in &redirections.herestrings {
+                let ctx = inner.within(Via::Script(format!("{name} <<<")), false);
+                parse_script(script.as_bytes(), self.depth + 1, &ctx, self.out);
+            }
+        }
+        for (delimiter, strip_tabs, expands) in redirections.heredocs {
+            self.pending.push(Heredoc {
+                delimiter,
+                strip_tabs,
+                expands,
+                script_for: reads_stdin_script.cloned(),
+                reader,
+            });
+        }
+    }
+}
