@@ -1,5 +1,7 @@
 //! Every command and flag of `nagger`.
 
+use crate::rules::PermissionMode;
+use clap::builder::TypedValueParser as _;
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -293,15 +295,15 @@ pub struct AgentsArgs {
     pub db: DbArg,
 }
 
-/// `--mode` values: Claude Code's permission modes.
-pub const PERMISSION_MODES: &[&str] = &[
-    "default",
-    "acceptEdits",
-    "plan",
-    "auto",
-    "dontAsk",
-    "bypassPermissions",
-];
+/// `--mode` values: Claude Code's permission modes, by their names.
+fn permission_mode_parser() -> impl clap::builder::TypedValueParser<Value = PermissionMode> {
+    clap::builder::PossibleValuesParser::new(
+        PermissionMode::KNOWN
+            .iter()
+            .filter_map(PermissionMode::known_name),
+    )
+    .map(|name| PermissionMode::from(name.as_str()))
+}
 
 #[derive(Debug, clap::Args)]
 #[command(group(clap::ArgGroup::new("what").args(["command", "file", "input", "error"]).required(true)))]
@@ -328,8 +330,8 @@ pub struct CheckArgs {
     #[arg(long)]
     pub role: Option<String>,
     /// Permission mode to assume: what an `ask` becomes depends on it
-    #[arg(long, default_value = "default", value_parser = clap::builder::PossibleValuesParser::new(PERMISSION_MODES))]
-    pub mode: String,
+    #[arg(long, default_value = "default", value_parser = permission_mode_parser())]
+    pub mode: PermissionMode,
     /// Machine-readable output (the exit code is the same)
     #[arg(long)]
     pub json: bool,

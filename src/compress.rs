@@ -15,21 +15,37 @@ pub fn is_reviewer(config: &CompressConfig, agent_type: &str, role: Option<&str>
 }
 
 fn matches_any(patterns: &[String], agent_type: &str, role: Option<&str>) -> bool {
-    patterns
-        .iter()
-        .any(|p| glob_matches(p, agent_type) || role.is_some_and(|r| glob_matches(p, r)))
+    if patterns.is_empty() {
+        return false;
+    }
+    // The default, "every agent": globset would build a regex to say so.
+    if patterns.iter().any(|p| p == "*") {
+        return true;
+    }
+    let set = type_set(patterns);
+    set.is_match(agent_type) || role.is_some_and(|r| set.is_match(r))
 }
 
-/// Whether `name` matches the glob `pattern`. Patterns of plain text, `*` and `?` (all
-/// that agent types and roles use) are matched directly: compiling a glob builds a
-/// regex, a cost every SubagentStart and SubagentStop would pay. Classes, alternatives
-/// and escapes go to globset. Invalid globs are reported by config validation; here they
-/// match nothing.
-fn glob_matches(pattern: &str, name: &str) -> bool {
-    if pattern.contains(['[', ']', '{', '}', '\\']) {
-        return type_glob(pattern).is_ok_and(|g| g.is_match(name));
+/// The patterns as one globset. Plain names, prefixes and suffixes (what agent types and
+/// roles use) are matched by globset without building a regex; classes, `?` and
+/// alternatives cost one. Invalid globs are reported by config validation; here
+/// they match nothing.
+fn type_set(patterns: &[String]) -> globset::GlobSet {
+    let mut builder = globset::GlobSetBuilder::new();
+    for pattern in patterns {
+        if let Ok(glob) = parse_type_glob(pattern) {
+            builder.add(glob);
+        }
     }
-    wildcard(pattern, name)
+    std::panic::catch_unwind(|| builder.build())
+        .ok()
+        .and_then(Result::ok)
+        .unwrap_or_else(|| globset::GlobSet::empty())
+}
+
+#[cfg(test)]
+fn glob_matches(pattern: &str, name: &str) -> bool {
+    type_set(&[pattern.to_string()]).is_match(name)
 }
 
 /// Deepest nesting of `{…}` alternatives a type pattern may have: globset turns each
@@ -61,41 +77,16 @@ pub fn glob_nesting_problem(pattern: &str) -> Option<String> {
 /// A glob of `[compress] types`/`reviewer_types` compiled as SubagentStart and
 /// SubagentStop compile it, or why it cannot be: `doctor` checks patterns with this.
 pub fn type_glob(pattern: &str) -> Result<globset::GlobMatcher, String> {
-    if let Some(problem) = glob_nesting_problem(pattern) {
-        return Err(problem);
-    }
-    let glob = globset::Glob::new(pattern).map_err(|e| e.kind().to_string())?;
+    let glob = parse_type_glob(pattern)?;
     std::panic::catch_unwind(|| glob.compile_matcher())
         .map_err(|_| "too complex to compile".to_string())
 }
 
-/// `*` (any run) and `?` (one character) matching, iterative with one backtrack point.
-fn wildcard(pattern: &str, name: &str) -> bool {
-    let name: Vec<char> = name.chars().collect();
-    let pattern: Vec<char> = pattern.chars().collect();
-    let (mut p, mut n) = (0, 0);
-    let mut star: Option<(usize, usize)> = None;
-    while n < name.len() {
-        match pattern.get(p) {
-            Some('*') => {
-                star = Some((p, n));
-                p += 1;
-            }
-            Some(&c) if c == '?' || c == name[n] => {
-                p += 1;
-                n += 1;
-            }
-            _ => match star {
-                Some((sp, sn)) => {
-                    p = sp + 1;
-                    n = sn + 1;
-                    star = Some((sp, sn + 1));
-                }
-                None => return false,
-            },
-        }
+fn parse_type_glob(pattern: &str) -> Result<globset::Glob, String> {
+    if let Some(problem) = glob_nesting_problem(pattern) {
+        return Err(problem);
     }
-    pattern[p..].iter().all(|&c| c == '*')
+    globset::Glob::new(pattern).map_err(|e| e.kind().to_string())
 }
 
 /// Whether some line of `text` starts with the marker (leading blanks allowed).

@@ -80,7 +80,7 @@ fn decide(case: &Case) -> (Option<Decision>, String) {
         agent_type: Some("general-purpose"),
     };
     let matches = set.evaluate(&call, &ctx);
-    let verdict = rules::combine(&matches, PermissionMode::Default);
+    let verdict = rules::combine(&matches, &PermissionMode::Default);
     let stateless = rules::decide_without_state(&rules, &guard, &call, root);
     assert_eq!(
         stateless, matches,

@@ -42,7 +42,7 @@ pub fn run(env: &Env, args: &CheckArgs, out: &mut Output) -> CommandResult {
         .map_err(|e| CommandError::Config(e.to_string()))?;
     let matches = set.evaluate(&call, &ctx);
     let notes = set.notes(&call, &root);
-    let verdict = rules::combine(&matches, PermissionMode::from(args.mode.as_str()));
+    let verdict = rules::combine(&matches, &args.mode);
 
     let guard_off = !config.guard.enabled;
 
@@ -57,7 +57,7 @@ pub fn run(env: &Env, args: &CheckArgs, out: &mut Output) -> CommandResult {
             "tool": args.tool,
             "tool_input": input,
             "role": args.role,
-            "mode": args.mode,
+            "mode": args.mode.as_str(),
             "matches": matches,
             "verdict": verdict,
             "answer": answer,
@@ -69,7 +69,7 @@ pub fn run(env: &Env, args: &CheckArgs, out: &mut Output) -> CommandResult {
     } else {
         let mut lines: Vec<String> = notes.iter().map(|n| format!("note: {n}")).collect();
         lines.push(matches_table(&matches, "no rule or guard check fires"));
-        let mode = if args.mode == "default" {
+        let mode = if args.mode == PermissionMode::Default {
             String::new()
         } else {
             format!(" in {} mode", args.mode)
@@ -135,7 +135,7 @@ fn after_the_fact(
             ));
         }
     };
-    let verdict = rules::combine(&matches, PermissionMode::from(args.mode.as_str()));
+    let verdict = rules::combine(&matches, &args.mode);
     let (answer, code) = match verdict.as_ref().map(|v| v.decision) {
         Some(Decision::Deny) => ("sent back to the agent to fix (block)", EXIT_REFUSE),
         Some(_) => ("shown to the agent with the result", 0),
@@ -149,7 +149,7 @@ fn after_the_fact(
             "file": args.file,
             "added": args.added,
             "role": args.role,
-            "mode": args.mode,
+            "mode": args.mode.as_str(),
             "matches": matches,
             "verdict": verdict,
             "answer": answer,

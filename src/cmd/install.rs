@@ -84,7 +84,10 @@ fn shared_is_portable(path: &Path) -> bool {
                 && found
                     .values()
                     .flatten()
-                    .all(|c| c.split_whitespace().collect::<Vec<_>>() == ["nagger", "hook"])
+                    .all(|c| {
+                        let parsed = crate::rules::shell::parse(c);
+                        matches!(&parsed.commands[..], [only] if only.name() == "nagger" && only.args() == ["hook"])
+                    })
         })
 }
 

@@ -55,8 +55,8 @@ impl Ctx<'_> {
         self.warnings.borrow_mut().push(message.into());
     }
 
-    pub fn permission_mode(&self) -> PermissionMode {
-        self.common.permission_mode
+    pub fn permission_mode(&self) -> &PermissionMode {
+        &self.common.permission_mode
     }
 }
 
@@ -226,7 +226,7 @@ fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
     // or a handler fails, a tool call is still decided on them.
     let safety = || match &event {
         Event::PreToolUse(call) => {
-            pre_tool_use::safety_answer(&loaded.config, mode, call, &project_root)
+            pre_tool_use::safety_answer(&loaded.config, &mode, call, &project_root)
                 .and_then(|answer| answer.to_json())
         }
         _ => None,

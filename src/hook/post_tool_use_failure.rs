@@ -92,7 +92,7 @@ pub(super) fn deliver(
     }
     let mode = ctx.permission_mode();
     // bypassPermissions: only deny rules and the guard speak; none of these are.
-    if matches.is_empty() || mode == PermissionMode::BypassPermissions {
+    if matches.is_empty() || *mode == PermissionMode::BypassPermissions {
         return Ok(outcome);
     }
     let tokens = OnceCell::new();

@@ -55,9 +55,9 @@ pub fn handle(ctx: &Ctx<'_>, call: &ToolCall) -> anyhow::Result<Outcome> {
     let tokens = OnceCell::new();
     let current_tokens = || *tokens.get_or_init(|| context_tokens(ctx));
     let mode = ctx.permission_mode();
-    let nagging = mode != PermissionMode::BypassPermissions;
+    let nagging = *mode != PermissionMode::BypassPermissions;
     // dontAsk: whatever would stop the call to nag becomes a warning instead.
-    let soften = mode == PermissionMode::DontAsk;
+    let soften = *mode == PermissionMode::DontAsk;
     let mut answer = Answer::default();
     let mut conventions: Option<String> = None;
 
@@ -216,7 +216,7 @@ fn check_rules(
     if matches.is_empty() {
         return Ok(matches);
     }
-    let bypass = ctx.permission_mode() == PermissionMode::BypassPermissions;
+    let bypass = *ctx.permission_mode() == PermissionMode::BypassPermissions;
     let refused = refused_already || matches.iter().any(|m| m.severity == Severity::Deny);
     let mut due = Vec::with_capacity(matches.len());
     for m in matches {
@@ -277,7 +277,7 @@ pub(super) fn rule_due(
 /// "ask" is asked too). Role-scoped rules need the caller's role and are left out.
 pub fn safety_answer(
     config: &crate::config::Config,
-    mode: PermissionMode,
+    mode: &PermissionMode,
     call: &ToolCall,
     project_root: &Path,
 ) -> Option<HookOutput> {

@@ -149,11 +149,11 @@ pub struct Verdict {
 /// Fold matches into one verdict: the most severe decision wins, every message is kept.
 /// [`PermissionMode::DontAsk`] lets block/ask/warn through as context (deny stays deny);
 /// [`PermissionMode::BypassPermissions`] counts only deny rules and the guard.
-pub fn combine(matches: &[RuleMatch], mode: PermissionMode) -> Option<Verdict> {
+pub fn combine(matches: &[RuleMatch], mode: &PermissionMode) -> Option<Verdict> {
     let mut counted: Vec<(Decision, &RuleMatch)> = matches
         .iter()
         .filter_map(|m| {
-            let decision = match (&mode, m.severity) {
+            let decision = match (mode, m.severity) {
                 (_, Severity::Deny) => Decision::Deny,
                 (PermissionMode::BypassPermissions, _) => return None,
                 (PermissionMode::DontAsk, _) => Decision::Context,

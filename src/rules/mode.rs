@@ -19,32 +19,45 @@ pub enum PermissionMode {
 }
 
 impl PermissionMode {
+    /// Every mode nagger knows, in the order `nagger check --mode` lists them.
+    pub const KNOWN: [PermissionMode; 6] = [
+        PermissionMode::Default,
+        PermissionMode::AcceptEdits,
+        PermissionMode::Plan,
+        PermissionMode::Auto,
+        PermissionMode::DontAsk,
+        PermissionMode::BypassPermissions,
+    ];
+
     /// The mode as Claude Code spells it: `default`, `plan`, `acceptEdits`, `auto`,
     /// `dontAsk`, `bypassPermissions`, or an unknown mode as it came.
     pub fn as_str(&self) -> &str {
         match self {
+            PermissionMode::Other(mode) => mode,
+            known => known.known_name().unwrap_or_default(),
+        }
+    }
+
+    /// The name of a mode nagger knows; None for [`PermissionMode::Other`].
+    pub const fn known_name(&self) -> Option<&'static str> {
+        Some(match self {
             PermissionMode::Default => "default",
             PermissionMode::Plan => "plan",
             PermissionMode::AcceptEdits => "acceptEdits",
             PermissionMode::Auto => "auto",
             PermissionMode::DontAsk => "dontAsk",
             PermissionMode::BypassPermissions => "bypassPermissions",
-            PermissionMode::Other(mode) => mode,
-        }
+            PermissionMode::Other(_) => return None,
+        })
     }
 }
 
 impl From<&str> for PermissionMode {
     fn from(mode: &str) -> Self {
-        match mode {
-            "default" => PermissionMode::Default,
-            "plan" => PermissionMode::Plan,
-            "acceptEdits" => PermissionMode::AcceptEdits,
-            "auto" => PermissionMode::Auto,
-            "dontAsk" => PermissionMode::DontAsk,
-            "bypassPermissions" => PermissionMode::BypassPermissions,
-            other => PermissionMode::Other(other.to_owned()),
-        }
+        PermissionMode::KNOWN
+            .into_iter()
+            .find(|known| known.as_str() == mode)
+            .unwrap_or_else(|| PermissionMode::Other(mode.to_owned()))
     }
 }
 

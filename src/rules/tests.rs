@@ -29,7 +29,7 @@ fn combine_most_severe_wins_and_messages_join() {
             "Pushing needs a green CI.",
         ),
     ];
-    let verdict = combine(&matches, PermissionMode::Default).expect("a verdict");
+    let verdict = combine(&matches, &PermissionMode::Default).expect("a verdict");
     assert_eq!(verdict.decision, Decision::Ask);
     assert_eq!(
         verdict.reason,
@@ -37,15 +37,15 @@ fn combine_most_severe_wins_and_messages_join() {
     );
     let block = [hit(RuleKind::Tool, "t", Severity::Block, "b")];
     assert_eq!(
-        combine(&block, PermissionMode::Plan).map(|v| v.decision),
+        combine(&block, &PermissionMode::Plan).map(|v| v.decision),
         Some(Decision::Deny)
     );
     let warn = [hit(RuleKind::Tool, "t", Severity::Warn, "w")];
     assert_eq!(
-        combine(&warn, PermissionMode::AcceptEdits).map(|v| v.decision),
+        combine(&warn, &PermissionMode::AcceptEdits).map(|v| v.decision),
         Some(Decision::Context)
     );
-    assert_eq!(combine(&[], PermissionMode::Default), None);
+    assert_eq!(combine(&[], &PermissionMode::Default), None);
 }
 
 #[test]
@@ -54,14 +54,14 @@ fn combine_dont_ask_turns_block_and_ask_into_context_but_keeps_deny() {
         hit(RuleKind::File, "f", Severity::Block, "b"),
         hit(RuleKind::Command, "c", Severity::Ask, "a"),
     ];
-    let verdict = combine(&soft, PermissionMode::DontAsk).expect("a verdict");
+    let verdict = combine(&soft, &PermissionMode::DontAsk).expect("a verdict");
     assert_eq!(verdict.decision, Decision::Context);
     assert_eq!(verdict.reason, "[nagger] b\n[nagger] a");
     let hard = [
         hit(RuleKind::File, "f", Severity::Block, "b"),
         hit(RuleKind::Guard, "guard:rm-rf", Severity::Deny, "no"),
     ];
-    let verdict = combine(&hard, PermissionMode::DontAsk).expect("a verdict");
+    let verdict = combine(&hard, &PermissionMode::DontAsk).expect("a verdict");
     assert_eq!(verdict.decision, Decision::Deny);
     assert_eq!(verdict.reason, "[nagger] no\n[nagger] b");
 }
@@ -73,7 +73,7 @@ fn combine_bypass_permissions_counts_only_deny_rules_and_guard() {
         hit(RuleKind::Command, "c", Severity::Ask, "a"),
         hit(RuleKind::Tool, "t", Severity::Warn, "w"),
     ];
-    assert_eq!(combine(&nagging, PermissionMode::BypassPermissions), None);
+    assert_eq!(combine(&nagging, &PermissionMode::BypassPermissions), None);
     let mut with_deny = nagging.to_vec();
     with_deny.push(hit(
         RuleKind::Guard,
@@ -82,7 +82,7 @@ fn combine_bypass_permissions_counts_only_deny_rules_and_guard() {
         "g",
     ));
     with_deny.push(hit(RuleKind::File, "secrets", Severity::Deny, "s"));
-    let verdict = combine(&with_deny, PermissionMode::BypassPermissions).expect("a verdict");
+    let verdict = combine(&with_deny, &PermissionMode::BypassPermissions).expect("a verdict");
     assert_eq!(verdict.decision, Decision::Deny);
     assert_eq!(verdict.reason, "[nagger] g\n[nagger] s");
 }
@@ -91,7 +91,7 @@ fn combine_bypass_permissions_counts_only_deny_rules_and_guard() {
 fn combine_explains_a_rule_without_message() {
     let verdict = combine(
         &[hit(RuleKind::File, "v", Severity::Warn, " ")],
-        PermissionMode::Other("yolo".into()),
+        &PermissionMode::Other("yolo".into()),
     )
     .expect("a verdict");
     assert_eq!(verdict.reason, "[nagger] file rule \"v\": v fired");
@@ -237,7 +237,7 @@ fn spec_example_rules_fire_as_documented() {
             (RuleKind::Guard, "guard:git-push-force")
         ]
     );
-    let verdict = combine(&push, PermissionMode::Default).expect("a verdict");
+    let verdict = combine(&push, &PermissionMode::Default).expect("a verdict");
     assert_eq!(verdict.decision, Decision::Deny);
     assert!(verdict.reason.lines().all(|l| l.starts_with("[nagger] ")));
     assert!(
@@ -245,7 +245,7 @@ fn spec_example_rules_fire_as_documented() {
             .reason
             .ends_with("[nagger] Pushing needs a green CI.")
     );
-    let bypass = combine(&push, PermissionMode::BypassPermissions).expect("guard still denies");
+    let bypass = combine(&push, &PermissionMode::BypassPermissions).expect("guard still denies");
     assert_eq!(bypass.decision, Decision::Deny);
     assert!(!bypass.reason.contains("green CI"));
 
@@ -320,7 +320,7 @@ proptest! {
                 PermissionMode::DontAsk,
                 PermissionMode::BypassPermissions,
             ] {
-                let _ = combine(&matches, mode);
+                let _ = combine(&matches, &mode);
             }
         }
     }

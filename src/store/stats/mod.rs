@@ -7,6 +7,7 @@
 
 use super::StoreResult;
 use crate::hook::event::HookEvent;
+use crate::rules::RuleKind;
 use rusqlite::{Connection, ToSql, Transaction, params, params_from_iter};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -622,7 +623,7 @@ pub fn rules_fired(
         let (kind, rule, mut decision, n) = row?;
         // An after-edit check cannot refuse the edit, which already happened: its
         // strongest answer sends the message back.
-        if kind == "after_edit" && decision == "deny" {
+        if kind == RuleKind::AfterEdit.as_str() && decision == "deny" {
             decision = "block".to_string();
         }
         let fired = by_rule
@@ -635,8 +636,9 @@ pub fn rules_fired(
         fired.hits += n;
         *fired.decisions.entry(decision).or_default() += n;
     }
-    let (mut guards, mut rules): (Vec<_>, Vec<_>) =
-        by_rule.into_values().partition(|r| r.kind == "guard");
+    let (mut guards, mut rules): (Vec<_>, Vec<_>) = by_rule
+        .into_values()
+        .partition(|r| r.kind == RuleKind::Guard.as_str());
     for list in [&mut rules, &mut guards] {
         // Stable: ties keep the (kind, rule) order of the map.
         list.sort_by_key(|r| std::cmp::Reverse(r.hits));
