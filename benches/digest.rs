@@ -147,11 +147,11 @@ fn bench_digest(c: &mut Criterion) {
     ] {
         let audience = subagent(agent_type, role);
         group.bench_function(format!("warm/{name}"), |b| {
-            b.iter(|| select(&db, &config.context, black_box(&audience)).expect("select"))
+            b.iter(|| select(&db, &config.context, black_box(&audience)).expect("select"));
         });
     }
     group.bench_function("warm/main_after_compaction", |b| {
-        b.iter(|| for_main(&db, &config, black_box(CURRENT)).expect("for_main"))
+        b.iter(|| for_main(&db, &config, black_box(CURRENT)).expect("for_main"));
     });
     // What SubagentStart does in a new process: open, then the whole injection.
     let audience = subagent("tester", "tester");
@@ -159,7 +159,7 @@ fn bench_digest(c: &mut Criterion) {
         b.iter(|| {
             let db = NaggerStateDB::open(&path).expect("open");
             for_subagent(&db, &config, &audience, "/r.md").expect("for_subagent")
-        })
+        });
     });
     group.finish();
 

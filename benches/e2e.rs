@@ -246,7 +246,7 @@ fn render(plan: &Plan, rows: &[Row]) -> String {
             Budget::P99 { limit, at_once } => {
                 let ok = row.percentile(0.99) <= limit;
                 // No batch can end before its CPU time is spent on the cores there are.
-                let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+                let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
                 let bound = row.cpu * at_once as u32 / cores as u32;
                 format!(
                     "p99 ≤ {} ms {} (CPU alone: {at_once} × {:.2} ms / {cores} cores = {:.0} ms)",
@@ -257,7 +257,7 @@ fn render(plan: &Plan, rows: &[Row]) -> String {
                 )
             }
             Budget::Throughput { bytes, mb_per_s } => {
-                let got = bytes as f64 / (1 << 20) as f64 / median.as_secs_f64();
+                let got = bytes as f64 / f64::from(1 << 20) / median.as_secs_f64();
                 format!("≥ {mb_per_s} MB/s: {got:.0} MB/s {}", mark(got >= mb_per_s))
             }
         };
@@ -274,10 +274,11 @@ fn render(plan: &Plan, rows: &[Row]) -> String {
             budget
         );
     }
-    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
-    let load = std::fs::read_to_string("/proc/loadavg")
-        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_else(|_| "?".into());
+    let cores = std::thread::available_parallelism().map_or(0, std::num::NonZero::get);
+    let load = std::fs::read_to_string("/proc/loadavg").map_or_else(
+        |_| "?".into(),
+        |l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "),
+    );
     let _ = writeln!(
         out,
         "\n`cargo bench --bench e2e`{}: spawn + stdin + wait per run, {cores} cores, \
@@ -600,7 +601,7 @@ fn run(plan: &Plan) -> Vec<Row> {
     eprintln!("32 concurrent hook processes x {} rounds...", plan.rounds);
     let (concurrent, batches) = concurrent_rounds(plan.rounds);
 
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     vec![
         Row::new(format!("`{TRIVIAL}` (trivial binary)"), base, Budget::None),
         Row::new(

@@ -290,9 +290,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let fifo = dir.path().join("agent-x.jsonl");
         let status = std::process::Command::new("mkfifo").arg(&fifo).status();
-        if !status.is_ok_and(|s| s.success()) {
-            panic!("mkfifo is needed for this test");
-        }
+        assert!(
+            status.is_ok_and(|s| s.success()),
+            "mkfifo is needed for this test"
+        );
         let mut cost = Cost::default();
         assert!(!tail_has_tool_use(&fifo, "toolu_1", &mut cost));
         assert_eq!(prompt_hash(&fifo, &mut cost), None);

@@ -134,7 +134,14 @@ fn measure_helper() {
     // SAFETY: an all-zero rusage is a valid value, filled in by wait4.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     // SAFETY: waits for our own child, writing only into the locals given.
-    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
+    let pid = unsafe {
+        libc::wait4(
+            child.id() as libc::pid_t,
+            &raw mut status,
+            0,
+            &raw mut usage,
+        )
+    };
     let elapsed = started.elapsed();
     drop(held);
     assert_eq!(pid, child.id() as libc::pid_t, "wait4");

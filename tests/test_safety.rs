@@ -344,14 +344,14 @@ fn a_lock_held_on_the_wal_index_costs_one_busy_timeout_and_the_guard_still_answe
             lock.l_type = libc::F_WRLCK as _;
             lock.l_whence = libc::SEEK_SET as _;
             let ok: u8 = u8::from(fd >= 0 && libc::fcntl(fd, libc::F_SETLK, &lock) == 0);
-            libc::write(ready[1], (&ok as *const u8).cast(), 1);
+            libc::write(ready[1], (&raw const ok).cast(), 1);
             loop {
                 libc::pause();
             }
         }
     }
     let mut ok = 0u8;
-    unsafe { libc::read(ready[0], (&mut ok as *mut u8).cast(), 1) };
+    unsafe { libc::read(ready[0], (&raw mut ok).cast(), 1) };
     assert_eq!(ok, 1, "the helper process took the lock");
     let started = std::time::Instant::now();
     let r = p.hook(&rm_root(&p));

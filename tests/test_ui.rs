@@ -79,7 +79,7 @@ fn ui_serves_every_page_and_endpoint_of_a_demo_session() {
         .iter()
         .map(|a| a["agent_type"].as_str().expect("type"))
         .collect();
-    types.sort();
+    types.sort_unstable();
     assert_eq!(
         types,
         ["general-purpose", "navigator", "qa-runner", "reviewer"]
@@ -310,7 +310,7 @@ fn ui_never_writes_the_database() {
     {
         let ui = start_ui(&p, &root, &db);
         let roles = ui.json("/api/context")["roles"].clone();
-        let mut targets: Vec<String> = PAGES.iter().map(|s| s.to_string()).collect();
+        let mut targets: Vec<String> = PAGES.iter().map(ToString::to_string).collect();
         targets.extend(
             [
                 "/api/changes",
@@ -514,7 +514,8 @@ fn picture_stats(path: &Path) -> (u32, u32, usize, f64) {
             [px[0]; 3]
         };
         colours.insert(rgb);
-        let luma = 0.299 * rgb[0] as f64 + 0.587 * rgb[1] as f64 + 0.114 * rgb[2] as f64;
+        let luma =
+            0.299 * f64::from(rgb[0]) + 0.587 * f64::from(rgb[1]) + 0.114 * f64::from(rgb[2]);
         sum += luma;
         sum_sq += luma * luma;
         n += 1.0;

@@ -155,7 +155,7 @@ fn decision_columns(stats: &Stats) -> Vec<String> {
     let mut columns: Vec<String> = DECISIONS
         .iter()
         .filter(|d| **d != "none")
-        .map(|d| d.to_string())
+        .map(ToString::to_string)
         .collect();
     for d in stats.totals.decisions.keys() {
         if !DECISIONS.contains(&d.as_str()) {

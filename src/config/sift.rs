@@ -159,18 +159,17 @@ impl Sift<'_> {
                     let mut item_path = path.to_vec();
                     item_path.push(Seg::Index(i));
                     if of_tables && !in_rule {
-                        match self.sift(&item_path, item, spans, true) {
-                            Ok(v) => kept.push(v),
-                            Err(_) => {
-                                let line = spans.line(self.text, &item_path);
-                                let what = rule_label(&item_path, spans);
-                                self.report(
-                                    &item_path,
-                                    line,
-                                    Problem::BadValue,
-                                    format!("{what} is left out because of the problem above; the other rules apply"),
-                                );
-                            }
+                        if let Ok(v) = self.sift(&item_path, item, spans, true) {
+                            kept.push(v)
+                        } else {
+                            let line = spans.line(self.text, &item_path);
+                            let what = rule_label(&item_path, spans);
+                            self.report(
+                                &item_path,
+                                line,
+                                Problem::BadValue,
+                                format!("{what} is left out because of the problem above; the other rules apply"),
+                            );
                         }
                     } else if let Err(e) = accepts(&item_path, item.clone()) {
                         let line = spans.line(self.text, &item_path);
@@ -375,7 +374,7 @@ fn spanned_tree(value: &toml::de::DeValue<'_>, span: std::ops::Range<usize>) -> 
     match value {
         DeValue::Table(t) => {
             let mut children = toml::Table::new();
-            for (k, v) in t.iter() {
+            for (k, v) in t {
                 children.insert(k.get_ref().to_string(), spanned_tree(v.get_ref(), k.span()));
             }
             node.insert("table".into(), toml::Value::Table(children));

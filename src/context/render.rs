@@ -216,6 +216,5 @@ pub fn project_relative(project_root: &Path, path: &str) -> String {
         .strip_prefix(project_root)
         .ok()
         .filter(|rest| !rest.as_os_str().is_empty())
-        .map(|rest| rest.display().to_string())
-        .unwrap_or_else(|| path.to_string())
+        .map_or_else(|| path.to_string(), |rest| rest.display().to_string())
 }

@@ -140,7 +140,7 @@ fn read_stdin_until(limit: std::time::Duration) -> Result<Vec<u8>, String> {
         };
         let millis = std::ffi::c_int::try_from(left.as_millis()).unwrap_or(std::ffi::c_int::MAX);
         // SAFETY: one valid pollfd, owned here, for the duration of the call.
-        let ready = unsafe { poll(&mut fd, 1, millis) };
+        let ready = unsafe { poll(&raw mut fd, 1, millis) };
         if ready < 0 {
             let e = std::io::Error::last_os_error();
             if e.kind() == std::io::ErrorKind::Interrupted {
@@ -179,7 +179,7 @@ pub fn run(stdin: &mut dyn Read, env: &Env) -> HookRun {
         Err(payload) => {
             let what = payload
                 .downcast_ref::<&str>()
-                .map(|s| s.to_string())
+                .map(ToString::to_string)
                 .or_else(|| payload.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".to_string());
             HookRun {
@@ -296,7 +296,7 @@ fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
         Err(payload) => {
             let what = payload
                 .downcast_ref::<&str>()
-                .map(|s| s.to_string())
+                .map(ToString::to_string)
                 .or_else(|| payload.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "panic".to_string());
             (Outcome::silent(), Some(format!("panic: {what}")))
@@ -470,7 +470,7 @@ fn error_text(e: &anyhow::Error) -> String {
             .find(|&n| said[said.len() - n..].iter().eq(&parts[parts.len() - n..]))
             .unwrap_or(0);
         said.truncate(said.len() - overlap);
-        said.extend(parts.iter().map(|p| p.to_string()));
+        said.extend(parts.iter().map(ToString::to_string));
     }
     said.join(": ")
 }

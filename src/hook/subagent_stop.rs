@@ -44,7 +44,7 @@ pub fn handle(ctx: &Ctx<'_>, stop: &Stop) -> anyhow::Result<Outcome> {
                 .detail("agent_type", stop.agent_type.as_str())
                 .detail("role", role)
                 .detail("compression", "blocked");
-            outcome.agent_id = Some(stop.agent_id.to_string());
+            outcome.agent_id = Some(stop.agent_id.clone());
             return Ok(outcome);
         }
         Ok(Check::Pass(word)) => word,
@@ -101,7 +101,7 @@ pub fn handle(ctx: &Ctx<'_>, stop: &Stop) -> anyhow::Result<Outcome> {
             "final_message_chars",
             final_message.text().map(|t| t.chars().count()),
         );
-    outcome.agent_id = Some(stop.agent_id.to_string());
+    outcome.agent_id = Some(stop.agent_id.clone());
     Ok(outcome)
 }
 

@@ -110,7 +110,7 @@ impl<'c> HookLogRepository<'c> {
     }
 
     fn insert(&self, session_id: Option<&str>, entry: &NewHookLog<'_>) -> StoreResult<i64> {
-        let details = entry.details.map(|d| d.to_string());
+        let details = entry.details.map(ToString::to_string);
         let columns = StatColumns::of(entry.event_type, entry.result, entry.details);
         let timestamp = entry.timestamp.unwrap_or_else(now_ms);
         let tx = self

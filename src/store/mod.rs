@@ -42,7 +42,7 @@ refinery::embed_migrations!("migrations");
 const WAL_TRUNCATE_BYTES: u64 = 256 * 1024;
 
 /// How long a connection waits for a lock held by another process.
-pub const BUSY_TIMEOUT: Duration = Duration::from_millis(5000);
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -453,7 +453,7 @@ fn apply_connection_pragmas(conn: &Connection) -> rusqlite::Result<()> {
 fn is_not_a_database(e: &rusqlite::Error) -> bool {
     matches!(
         e.sqlite_error_code(),
-        Some(rusqlite::ErrorCode::NotADatabase) | Some(rusqlite::ErrorCode::DatabaseCorrupt)
+        Some(rusqlite::ErrorCode::NotADatabase | rusqlite::ErrorCode::DatabaseCorrupt)
     )
 }
 
@@ -651,7 +651,7 @@ mod tests {
 
     #[test]
     fn build_time_latest_version_matches_the_embedded_migrations() {
-        let newest = embedded_migrations().last().map(|m| m.0).unwrap_or(0);
+        let newest = embedded_migrations().last().map_or(0, |m| m.0);
         assert_eq!(latest_version(), newest);
     }
 

@@ -152,7 +152,7 @@ impl Drop for StandIn {
 }
 
 fn serve(stream: TcpStream, requests: &Mutex<Vec<Recorded>>, script: &Script, ids: &AtomicU64) {
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(300)));
+    let _ = stream.set_read_timeout(Some(Duration::from_mins(5)));
     let mut reader = BufReader::new(match stream.try_clone() {
         Ok(s) => s,
         Err(_) => return,

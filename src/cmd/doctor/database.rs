@@ -52,9 +52,7 @@ fn open_database_checks(
     let bytes = health::database_bytes(conn).unwrap_or(0).max(0) as u64;
     let mut wal = db_path.as_os_str().to_os_string();
     wal.push("-wal");
-    let wal_bytes = std::fs::metadata(PathBuf::from(wal))
-        .map(|m| m.len())
-        .unwrap_or(0);
+    let wal_bytes = std::fs::metadata(PathBuf::from(wal)).map_or(0, |m| m.len());
     let size = format!("{} (wal {})", human_bytes(bytes), human_bytes(wal_bytes));
     if bytes + wal_bytes > LARGE_DB_BYTES {
         checks.push(
@@ -118,7 +116,7 @@ fn open_database_checks(
 
     match health::journal_mode(conn) {
         Ok(mode) if mode.eq_ignore_ascii_case("wal") => {
-            checks.push("journal", Status::Ok, "journal_mode: wal")
+            checks.push("journal", Status::Ok, "journal_mode: wal");
         }
         Ok(mode) => checks.push(
             "journal",

@@ -1,7 +1,10 @@
 //! The session's closing: reports and shared context, a compaction, the end and the
 //! statistics.
 
-use super::*;
+use super::{
+    CODER, CODER_REPORT, Call, NAVIGATOR, NAVIGATOR_REPORT, NaggerStateDB, Player, REVIEWER,
+    REVIEWER_REPORT, TESTER, TESTER_REPORT, Value, Write, append, files_of, json, last_log, who,
+};
 
 pub(super) fn reports_and_shared_context(p: &mut Player) -> anyhow::Result<()> {
     p.section(

@@ -2,7 +2,11 @@
 //! rows and cursor, spawns registered from the main agent's PreToolUse, exact links,
 //! and the FIFO match of an agent to the oldest spawn of its type.
 
-use super::*;
+use super::{
+    Connection, ExactOutcome, MatchOutcome, OptionalExtension, RoleSource, SpawnKey, SpawnRow,
+    SpawnState, StoreResult, SubagentRepository, TranscriptCursorRow, immediate, insert_agent,
+    is_exact_source, now_ms, params,
+};
 
 impl SubagentRepository<'_> {
     pub fn cursor(&self, path: &str) -> StoreResult<Option<TranscriptCursorRow>> {
@@ -363,7 +367,12 @@ pub(super) fn match_in(
         )
         .optional()?;
     let outcome = if let Some((spawn_id, role, holder)) = exact {
-        if current_spawn != Some(spawn_id) {
+        if current_spawn == Some(spawn_id) {
+            tx.execute(
+                "UPDATE subagents SET role = ?2, role_source = ?3 WHERE agent_id = ?1",
+                params![agent_id, role, exact_source.as_str()],
+            )?;
+        } else {
             if let Some(old) = current_spawn {
                 tx.execute(
                     "UPDATE task_spawns SET matched_agent_id = NULL WHERE id = ?1",
@@ -371,11 +380,6 @@ pub(super) fn match_in(
                 )?;
             }
             link(tx, spawn_id, agent_id, role.as_deref(), exact_source)?;
-        } else {
-            tx.execute(
-                "UPDATE subagents SET role = ?2, role_source = ?3 WHERE agent_id = ?1",
-                params![agent_id, role, exact_source.as_str()],
-            )?;
         }
         let displaced = holder.filter(|h| h != agent_id);
         if let Some(other) = &displaced {
