@@ -30,6 +30,7 @@ const AGENTS: [(&str, &str, &str); 5] = [
 #[path = "../tests/common/rng.rs"]
 mod rng;
 use rng::Rng;
+use std::fmt::Write as _;
 
 fn report(rng: &mut Rng, agent_type: &str, n: usize) -> String {
     let mut text = format!(
@@ -47,9 +48,10 @@ fn report(rng: &mut Rng, agent_type: &str, n: usize) -> String {
             _ => "nothing else changed ",
         });
     }
-    text.push_str(&format!(
+    let _ = write!(
+        text,
         "\nDecisions: keep the API of entry {n}\nBlockers: none"
-    ));
+    );
     text
 }
 

@@ -444,7 +444,7 @@ fn ten_kb_with_spawn(i: usize) -> String {
     );
     let mut n = 1 << 40 | (i as u64) << 8;
     while text.len() < 10 * 1024 {
-        text.push_str(&format!("{}\n", text_line(n, "working on the cart")));
+        let _ = writeln!(text, "{}", text_line(n, "working on the cart"));
         n += 1;
     }
     text
@@ -467,7 +467,7 @@ fn write_agent_transcript(path: &Path) {
             "message": {"id": format!("msg_a{i}"), "role": "assistant", "content": [block],
                 "usage": {"input_tokens": 100, "cache_creation_input_tokens": 0,
                           "cache_read_input_tokens": 2000 + i, "output_tokens": 30}}});
-        out.push_str(&format!("{line}\n"));
+        let _ = writeln!(out, "{line}");
     }
     std::fs::write(path, out).expect("write agent transcript");
 }
@@ -672,11 +672,12 @@ fn concurrent_rounds(rounds: usize) -> (Samples, Samples) {
         let transcript = p.transcripts.join(format!("{session}.jsonl"));
         let mut lines = String::new();
         for i in 0..16 {
-            lines.push_str(&format!(
+            let _ = write!(
+                lines,
                 "{}\n{}\n",
                 text_line(i, "planning"),
                 spawn_line(&format!("toolu_c{i}"), &format!("[ROLE:coder] part {i}"))
-            ));
+            );
         }
         std::fs::write(&transcript, lines).expect("write transcript");
         // As Claude Code 2.1.68 writes them: each agent's own transcript starts with its

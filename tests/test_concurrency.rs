@@ -7,6 +7,7 @@ use nagger::store::NaggerStateDB;
 use proptest::prelude::*;
 use serde_json::json;
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
 use std::sync::{Arc, Barrier};
 
 #[test]
@@ -198,7 +199,7 @@ proptest! {
     fn hook_processes_claim_each_agent_exactly_once(regs in 1usize..=16, claims in 0usize..=16, seed in any::<u64>()) {
         let mut config = String::new();
         for i in 0..regs {
-            config.push_str(&format!("[roles.r{i}]\ntext = \"CONVENTIONS-OF-r{i}.\"\n"));
+            let _ = write!(config, "[roles.r{i}]\ntext = \"CONVENTIONS-OF-r{i}.\"\n");
         }
         let p = Project::with_config(&config);
         let spawn_lines: Vec<_> = (0..regs).map(|i| spawn_line(&format!("toolu_{i}"), "coder", &format!("[ROLE:r{i}] task {i}"))).collect();

@@ -8,6 +8,7 @@
 
 use super::standin::StandIn;
 use serde_json::Value;
+use std::fmt::Write as _;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -183,10 +184,11 @@ impl Project {
              [session.repeated]\ntitle = \"Conventions, once more\"\ntext = \"{REPEATED_MARK}: re-read them.\"\n"
         );
         for role in ROLES {
-            config.push_str(&format!(
+            let _ = write!(
+                config,
                 "[roles.{role}]\ntitle = \"{role} conventions\"\ntext = \"{}: the {role} works this way.\"\n",
                 role_mark(role)
-            ));
+            );
         }
         config.push_str(extra);
         self.write(".claude-nagger/config.toml", &config);

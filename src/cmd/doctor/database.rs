@@ -6,6 +6,7 @@ use crate::cmd::age;
 use crate::store::health::{self, Inspection, SchemaStatus};
 use crate::store::{now_ms, stats};
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 /// A database this large is worth a look (log retention, `nagger gc`).
@@ -297,10 +298,11 @@ fn schema_check(s: &SchemaStatus, checks: &mut Checks) -> bool {
     }
     let mut message = format!("v{} (latest): {}", s.latest, names(&s.applied));
     if !s.divergent.is_empty() {
-        message.push_str(&format!(
+        let _ = write!(
+            message,
             "; {} applied from an earlier text, no object missing",
             names(&s.divergent)
-        ));
+        );
     }
     checks.push("schema", Status::Ok, message);
     true

@@ -5,7 +5,7 @@
 use super::{
     Connection, ExactOutcome, MatchOutcome, OptionalExtension, RoleSource, SpawnKey, SpawnRow,
     SpawnState, StoreResult, SubagentRepository, TranscriptCursorRow, immediate, insert_agent,
-    is_exact_source, now_ms, params,
+    is_exact_source, now_ms, params, to_i64, to_u64,
 };
 
 impl SubagentRepository<'_> {
@@ -17,8 +17,8 @@ impl SubagentRepository<'_> {
                 [path],
                 |r| {
                     Ok(TranscriptCursorRow {
-                        byte_offset: r.get::<_, i64>(0)?.max(0) as u64,
-                        line_count: r.get::<_, i64>(1)?.max(0) as u64,
+                        byte_offset: to_u64(r.get(0)?),
+                        line_count: to_u64(r.get(1)?),
                         fingerprint: r.get(2)?,
                     })
                 },
@@ -38,7 +38,7 @@ impl SubagentRepository<'_> {
                  SELECT id FROM task_spawns WHERE session_id = ?1 AND matched_agent_id IS NULL
                  ORDER BY transcript_index, id
                  LIMIT max(0, (SELECT count(*) FROM task_spawns WHERE session_id = ?1) - ?2))",
-            params![session_id, max as i64],
+            params![session_id, to_i64(max)],
         )?)
     }
 
@@ -94,8 +94,8 @@ impl SubagentRepository<'_> {
             params![
                 transcript_path,
                 session_id,
-                cursor.byte_offset as i64,
-                cursor.line_count as i64,
+                to_i64(cursor.byte_offset),
+                to_i64(cursor.line_count),
                 cursor.fingerprint,
                 now,
                 restarted
