@@ -190,11 +190,11 @@ fn find_caller(
             });
         effort.bytes_read += cost.bytes_read;
         if let Some(found) = found {
-            effort.waited_ms = started.elapsed().as_millis() as u64;
+            effort.waited_ms = elapsed_ms(started);
             return Ok(found);
         }
         if effort.bytes_read > MAX_IDENTIFY_BYTES || started.elapsed() + pause > SETTLE {
-            effort.waited_ms = started.elapsed().as_millis() as u64;
+            effort.waited_ms = elapsed_ms(started);
             return Ok(Found::Nowhere);
         }
         std::thread::sleep(pause);
@@ -273,7 +273,7 @@ pub fn make_exact(
             || started.elapsed() + pause > SETTLE
             || !repo.roles_ambiguous(session, &record.agent_type)?;
         if give_up {
-            effort.waited_ms += started.elapsed().as_millis() as u64;
+            effort.waited_ms += elapsed_ms(started);
             return Ok((current.unwrap_or(record), None));
         }
         std::thread::sleep(pause);
@@ -313,6 +313,11 @@ fn register_unstarted(ctx: &Ctx<'_>, agent_id: &str) -> anyhow::Result<SubagentR
 }
 
 /// A tool_use_id worth searching for: Claude Code's are short ASCII tokens.
+/// Milliseconds since `started`; u64 milliseconds outlast any process.
+fn elapsed_ms(started: Instant) -> u64 {
+    u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
 fn sane_id(id: &str) -> bool {
     (4..=256).contains(&id.len())
         && id

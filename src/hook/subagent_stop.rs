@@ -7,7 +7,7 @@ use super::wire::HookOutput;
 use super::{Ctx, Outcome};
 use crate::compress;
 use crate::context;
-use crate::store::{Due, Marker, NewContextEntry};
+use crate::store::{self, Due, Marker, NewContextEntry};
 use crate::text::cut;
 use crate::transcript;
 use std::path::{Path, PathBuf};
@@ -272,5 +272,5 @@ fn agent_tokens(ctx: &Ctx<'_>, stop: &Stop) -> Option<i64> {
     let path = agent_transcript(ctx, stop)?;
     transcript::total_usage(&path)
         .ok()
-        .map(|u| u.total() as i64)
+        .map(|u| store::to_i64(u.total()))
 }
