@@ -59,7 +59,9 @@ pub enum Caller {
         /// This is the agent's first tool call (its startup conventions are due).
         first_call: bool,
         via: Via,
-        /// Set when an exact fact replaced a different, guessed role on this call.
+        /// Set when an exact fact replaced a different, guessed role on this call: the
+        /// role it replaced, itself None when there was none.
+        #[allow(clippy::option_option)]
         corrected_from: Option<Option<String>>,
     },
 }
@@ -213,6 +215,9 @@ fn find_caller(
 /// could give the agent another's role, looks again up to [`SETTLE`]. `synced` says
 /// the caller already brought the spawns up to date with the parent transcript in
 /// this run, so it is not scanned again.
+// The second value is `corrected_from` of [`Caller::Subagent`]: None when nothing was
+// corrected, Some(None) when an exact role replaced no role at all.
+#[allow(clippy::option_option)]
 pub fn make_exact(
     ctx: &Ctx<'_>,
     record: SubagentRecord,

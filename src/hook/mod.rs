@@ -85,6 +85,7 @@ impl Outcome {
         }
     }
 
+    #[must_use]
     pub fn detail(mut self, key: &str, value: impl Into<Value>) -> Outcome {
         self.details.insert(key.to_string(), value.into());
         self
@@ -98,7 +99,7 @@ pub fn run_stdin(env: &Env) -> HookRun {
         Ok(bytes) => run(&mut bytes.as_slice(), env),
         Err(problem) => {
             log_bad_input(env, &problem, Instant::now());
-            fail_open(format!("bad hook input (passing): {problem}"))
+            fail_open(&format!("bad hook input (passing): {problem}"))
         }
     }
 }
@@ -130,6 +131,8 @@ fn read_stdin_until(limit: std::time::Duration) -> Result<Vec<u8>, String> {
     let deadline = Instant::now() + limit;
     let mut stdin = std::io::stdin().lock();
     let mut bytes = Vec::new();
+    // 64 KiB on the main thread's stack, on purpose: no heap buffer in a hook's hot path.
+    #[allow(clippy::large_stack_arrays)]
     let mut chunk = [0u8; 64 * 1024];
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
@@ -199,7 +202,7 @@ fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
         Ok(input) => input,
         Err(problem) => {
             log_bad_input(env, &problem, started);
-            return fail_open(format!("bad hook input (passing): {problem}"));
+            return fail_open(&format!("bad hook input (passing): {problem}"));
         }
     };
     let id_problem = input.id_problem();
@@ -207,7 +210,7 @@ fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
         Ok(event) => event,
         Err(problem) => {
             log_bad_input(env, &problem.to_string(), started);
-            return fail_open(format!("bad hook input (passing): {problem}"));
+            return fail_open(&format!("bad hook input (passing): {problem}"));
         }
     };
     let mode = event::permission_mode(&input);
@@ -280,7 +283,7 @@ fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
         config_present: loaded.present,
         project_root: &project_root,
         common: &common,
-        warnings: Default::default(),
+        warnings: std::cell::RefCell::default(),
     };
     let handled = panic::catch_unwind(AssertUnwindSafe(|| dispatch(&ctx, &event)));
     stderr.extend(ctx.warnings.take());
@@ -395,10 +398,10 @@ fn dispatch(ctx: &Ctx<'_>, event: &Event) -> anyhow::Result<Outcome> {
     }
 }
 
-fn fail_open(message: String) -> HookRun {
+fn fail_open(message: &str) -> HookRun {
     HookRun {
         stdout: None,
-        stderr: Some(format!("nagger: {}", one_line(&message))),
+        stderr: Some(format!("nagger: {}", one_line(message))),
     }
 }
 

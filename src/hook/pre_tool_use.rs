@@ -97,11 +97,10 @@ pub fn handle(ctx: &Ctx<'_>, call: &ToolCall) -> anyhow::Result<Outcome> {
                     current_tokens,
                 )?;
                 let message = match due {
-                    Due::First => Some((&session.first_time, "session.first_time")),
                     Due::Again if !session.repeated.is_empty() => {
                         Some((&session.repeated, "session.repeated"))
                     }
-                    Due::Again => Some((&session.first_time, "session.first_time")),
+                    Due::First | Due::Again => Some((&session.first_time, "session.first_time")),
                     Due::Current => None,
                 };
                 if let Some((message, key)) = message {
