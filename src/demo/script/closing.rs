@@ -339,7 +339,7 @@ pub(super) fn stats(p: &mut Player) -> anyhow::Result<()> {
     let mut by_event: std::collections::BTreeMap<
         &str,
         (Vec<f64>, std::collections::BTreeMap<&str, usize>),
-    > = Default::default();
+    > = std::collections::BTreeMap::new();
     for row in &rows {
         let (durations, results) = by_event.entry(&row.event_type).or_default();
         durations.push(row.duration_ms.unwrap_or(0.0));
