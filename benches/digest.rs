@@ -37,7 +37,7 @@ fn report(rng: &mut Rng, agent_type: &str, n: usize) -> String {
         "[COMPRESSED] agent_type: {agent_type}\nChanged files: src/module{}/lib.rs\nResult: ",
         n % 97
     );
-    let len = 400 + rng.below(1100) as usize;
+    let len = rng.between(400, 1500);
     while text.len() < len {
         text.push_str(match rng.below(6) {
             0 => "the cart total now rounds per line item ",
@@ -74,7 +74,7 @@ fn fill(path: &Path) {
     for s in 0..SESSIONS {
         let session = format!("session-{s:03}");
         for i in 0..PER_SESSION {
-            let (agent_type, role, category) = AGENTS[rng.below(AGENTS.len() as u64) as usize];
+            let (agent_type, role, category) = AGENTS[rng.between(0, AGENTS.len())];
             let n = s * PER_SESSION + i;
             let files: Vec<String> = (0..rng.below(6))
                 .map(|f| format!("src/module{}/file{f}.rs", rng.below(40)))
@@ -89,7 +89,7 @@ fn fill(path: &Path) {
                     content: &report(&mut rng, agent_type, n),
                     tags: &tags(&mut rng),
                     files: &files,
-                    tokens: Some(20_000 + rng.below(80_000) as i64),
+                    tokens: Some(20_000 + i64::try_from(rng.below(80_000)).unwrap()),
                 })
                 .expect("insert entry");
         }
@@ -112,7 +112,11 @@ fn fill(path: &Path) {
     let count: i64 = raw
         .query_row("SELECT count(*) FROM context_entries", [], |r| r.get(0))
         .expect("count");
-    assert_eq!(count as usize, SESSIONS * PER_SESSION, "every entry stored");
+    assert_eq!(
+        usize::try_from(count).unwrap(),
+        SESSIONS * PER_SESSION,
+        "every entry stored"
+    );
 }
 
 fn config() -> Config {

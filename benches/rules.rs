@@ -104,7 +104,7 @@ fn rules(c: &mut Criterion) {
             b.iter(|| {
                 let set = RuleSet::compile(black_box(&rules), &guard).expect("valid rules");
                 let matches = set.evaluate(black_box(&call), &ctx);
-                combine(&matches, Default::default())
+                combine(&matches, nagger::rules::PermissionMode::default())
             });
         });
         let set = RuleSet::compile(&rules, &guard).expect("valid rules");

@@ -38,7 +38,7 @@ const WORDS: [&str; 16] = [
 fn prose(rng: &mut Rng, len: usize) -> String {
     let mut text = String::with_capacity(len + 16);
     while text.len() < len {
-        text.push_str(WORDS[rng.below(WORDS.len() as u64) as usize]);
+        text.push_str(WORDS[rng.between(0, WORDS.len())]);
         text.push(' ');
     }
     text
@@ -94,15 +94,18 @@ impl Writer {
 
     fn message(&mut self, block: Value) -> Value {
         self.message += 1;
-        json!({
+        let mut message = json!({
             "model": "claude-opus-4-5",
             "id": format!("msg_{:016x}", self.message),
             "type": "message",
             "role": "assistant",
-            "content": [block],
+            "content": null,
             "usage": {"input_tokens": 3, "cache_creation_input_tokens": 812,
                       "cache_read_input_tokens": 48_000 + self.message, "output_tokens": 420},
-        })
+        });
+        // Moved in, in the place the null keeps for it.
+        message["content"] = Value::Array(vec![block]);
+        message
     }
 
     fn assistant(&mut self, block: Value) {

@@ -252,6 +252,8 @@ fn percentile(v: &mut [f64], p: f64) -> f64 {
         return f64::NAN;
     }
     v.sort_by(f64::total_cmp);
+    // p is in [0, 1], so the rank is a whole number from 0 to v.len().
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     let rank = ((p * v.len() as f64).ceil() as usize).clamp(1, v.len());
     v[rank - 1]
 }

@@ -90,13 +90,13 @@ fn ui_serves_every_page_and_endpoint_of_a_demo_session() {
         .iter()
         .map(|r| r["result"].as_str().expect("result"))
         .collect();
-    assert_eq!(results.len() as i64, runs);
+    assert_eq!(i64::try_from(results.len()).unwrap(), runs);
     for expected in ["none", "context", "deny", "ask", "block"] {
         assert!(results.contains(&expected), "{expected} in {results:?}");
     }
     let spawns = t["spawns"].as_array().expect("spawns");
     assert_eq!(
-        spawns.len() as i64,
+        i64::try_from(spawns.len()).unwrap(),
         query_i64(&db, "SELECT count(*) FROM task_spawns")
     );
     assert!(
@@ -108,7 +108,7 @@ fn ui_serves_every_page_and_endpoint_of_a_demo_session() {
         "{spawns:?}"
     );
     assert_eq!(
-        t["rule_hits"].as_array().expect("hits").len() as i64,
+        i64::try_from(t["rule_hits"].as_array().expect("hits").len()).unwrap(),
         query_i64(&db, "SELECT count(*) FROM rule_hits")
     );
     assert_eq!(ui.get("/api/timeline?session=nope").status, 404);

@@ -270,7 +270,7 @@ impl Project {
         // its own process group, so a timeout kills every process it started
         std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
         let mut child = cmd.spawn().expect("start claude");
-        let pid = child.id() as i32;
+        let pid = i32::try_from(child.id()).expect("a pid fits pid_t");
         let started = Instant::now();
         let stdout = child.stdout.take().unwrap();
         let stderr = child.stderr.take().unwrap();
