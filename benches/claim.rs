@@ -25,7 +25,7 @@ fn next_session() -> String {
 fn seed_spawns(db: &NaggerStateDB, session: &str, n: u64) {
     let spawns: Vec<SpawnRow> = (0..n)
         .map(|i| SpawnRow {
-            transcript_index: i as i64,
+            transcript_index: i64::try_from(i).unwrap(),
             tool_use_id: format!("toolu_{i}"),
             subagent_type: Some("coder".into()),
             role: Some("coder".into()),

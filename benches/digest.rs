@@ -30,13 +30,14 @@ const AGENTS: [(&str, &str, &str); 5] = [
 #[path = "../tests/common/rng.rs"]
 mod rng;
 use rng::Rng;
+use std::fmt::Write as _;
 
 fn report(rng: &mut Rng, agent_type: &str, n: usize) -> String {
     let mut text = format!(
         "[COMPRESSED] agent_type: {agent_type}\nChanged files: src/module{}/lib.rs\nResult: ",
         n % 97
     );
-    let len = 400 + rng.below(1100) as usize;
+    let len = rng.between(400, 1500);
     while text.len() < len {
         text.push_str(match rng.below(6) {
             0 => "the cart total now rounds per line item ",
@@ -47,9 +48,10 @@ fn report(rng: &mut Rng, agent_type: &str, n: usize) -> String {
             _ => "nothing else changed ",
         });
     }
-    text.push_str(&format!(
+    let _ = write!(
+        text,
         "\nDecisions: keep the API of entry {n}\nBlockers: none"
-    ));
+    );
     text
 }
 
@@ -72,7 +74,7 @@ fn fill(path: &Path) {
     for s in 0..SESSIONS {
         let session = format!("session-{s:03}");
         for i in 0..PER_SESSION {
-            let (agent_type, role, category) = AGENTS[rng.below(AGENTS.len() as u64) as usize];
+            let (agent_type, role, category) = AGENTS[rng.between(0, AGENTS.len())];
             let n = s * PER_SESSION + i;
             let files: Vec<String> = (0..rng.below(6))
                 .map(|f| format!("src/module{}/file{f}.rs", rng.below(40)))
@@ -87,7 +89,7 @@ fn fill(path: &Path) {
                     content: &report(&mut rng, agent_type, n),
                     tags: &tags(&mut rng),
                     files: &files,
-                    tokens: Some(20_000 + rng.below(80_000) as i64),
+                    tokens: Some(20_000 + i64::try_from(rng.below(80_000)).unwrap()),
                 })
                 .expect("insert entry");
         }
@@ -110,7 +112,11 @@ fn fill(path: &Path) {
     let count: i64 = raw
         .query_row("SELECT count(*) FROM context_entries", [], |r| r.get(0))
         .expect("count");
-    assert_eq!(count as usize, SESSIONS * PER_SESSION, "every entry stored");
+    assert_eq!(
+        usize::try_from(count).unwrap(),
+        SESSIONS * PER_SESSION,
+        "every entry stored"
+    );
 }
 
 fn config() -> Config {
@@ -147,11 +153,11 @@ fn bench_digest(c: &mut Criterion) {
     ] {
         let audience = subagent(agent_type, role);
         group.bench_function(format!("warm/{name}"), |b| {
-            b.iter(|| select(&db, &config.context, black_box(&audience)).expect("select"))
+            b.iter(|| select(&db, &config.context, black_box(&audience)).expect("select"));
         });
     }
     group.bench_function("warm/main_after_compaction", |b| {
-        b.iter(|| for_main(&db, &config, black_box(CURRENT)).expect("for_main"))
+        b.iter(|| for_main(&db, &config, black_box(CURRENT)).expect("for_main"));
     });
     // What SubagentStart does in a new process: open, then the whole injection.
     let audience = subagent("tester", "tester");
@@ -159,7 +165,7 @@ fn bench_digest(c: &mut Criterion) {
         b.iter(|| {
             let db = NaggerStateDB::open(&path).expect("open");
             for_subagent(&db, &config, &audience, "/r.md").expect("for_subagent")
-        })
+        });
     });
     group.finish();
 

@@ -102,7 +102,8 @@ fn children_cpu() -> Duration {
         usage.assume_init()
     };
     let time = |t: libc::timeval| {
-        Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
+        Duration::from_secs(u64::try_from(t.tv_sec).unwrap_or(0))
+            + Duration::from_micros(u64::try_from(t.tv_usec).unwrap_or(0))
     };
     time(usage.ru_utime) + time(usage.ru_stime)
 }
@@ -202,7 +203,7 @@ impl Row {
         samples.sort();
         Row {
             scenario: scenario.into(),
-            cpu: cpu.iter().sum::<Duration>() / cpu.len().max(1) as u32,
+            cpu: cpu.iter().sum::<Duration>() / u32::try_from(cpu.len().max(1)).unwrap_or(u32::MAX),
             samples,
             budget,
         }
@@ -211,6 +212,8 @@ impl Row {
     /// Nearest-rank percentile.
     fn percentile(&self, p: f64) -> Duration {
         let n = self.samples.len();
+        // p is in [0, 1], so the rank is a whole number from 0 to n.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         let rank = ((p * n as f64).ceil() as usize).clamp(1, n);
         self.samples[rank - 1]
     }
@@ -246,8 +249,9 @@ fn render(plan: &Plan, rows: &[Row]) -> String {
             Budget::P99 { limit, at_once } => {
                 let ok = row.percentile(0.99) <= limit;
                 // No batch can end before its CPU time is spent on the cores there are.
-                let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-                let bound = row.cpu * at_once as u32 / cores as u32;
+                let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+                let bound = row.cpu * u32::try_from(at_once).unwrap_or(u32::MAX)
+                    / u32::try_from(cores).unwrap_or(u32::MAX);
                 format!(
                     "p99 ≤ {} ms {} (CPU alone: {at_once} × {:.2} ms / {cores} cores = {:.0} ms)",
                     ms(limit),
@@ -257,7 +261,7 @@ fn render(plan: &Plan, rows: &[Row]) -> String {
                 )
             }
             Budget::Throughput { bytes, mb_per_s } => {
-                let got = bytes as f64 / (1 << 20) as f64 / median.as_secs_f64();
+                let got = bytes as f64 / f64::from(1 << 20) / median.as_secs_f64();
                 format!("≥ {mb_per_s} MB/s: {got:.0} MB/s {}", mark(got >= mb_per_s))
             }
         };
@@ -274,10 +278,11 @@ fn render(plan: &Plan, rows: &[Row]) -> String {
             budget
         );
     }
-    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
-    let load = std::fs::read_to_string("/proc/loadavg")
-        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_else(|_| "?".into());
+    let cores = std::thread::available_parallelism().map_or(0, std::num::NonZero::get);
+    let load = std::fs::read_to_string("/proc/loadavg").map_or_else(
+        |_| "?".into(),
+        |l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "),
+    );
     let _ = writeln!(
         out,
         "\n`cargo bench --bench e2e`{}: spawn + stdin + wait per run, {cores} cores, \
@@ -411,7 +416,10 @@ fn write_transcript(path: &Path, bytes: usize) {
                 let mut lines = vec![spawn_line(&id, "[ROLE:coder] earlier work")];
                 lines.extend((0..5).map(|_| progress_line(&id, &agent)));
                 lines.push(link_line(&id, &agent));
-                lines.iter().map(|l| format!("{l}\n")).collect::<String>()
+                lines.iter().fold(String::new(), |mut text, l| {
+                    let _ = writeln!(text, "{l}");
+                    text
+                })
             }
             i if i % 2 == 0 => format!("{}\n", text_line(n, &filler)),
             _ => format!("{}\n", tool_result_line(n, &filler)),
@@ -443,7 +451,7 @@ fn ten_kb_with_spawn(i: usize) -> String {
     );
     let mut n = 1 << 40 | (i as u64) << 8;
     while text.len() < 10 * 1024 {
-        text.push_str(&format!("{}\n", text_line(n, "working on the cart")));
+        let _ = writeln!(text, "{}", text_line(n, "working on the cart"));
         n += 1;
     }
     text
@@ -466,7 +474,7 @@ fn write_agent_transcript(path: &Path) {
             "message": {"id": format!("msg_a{i}"), "role": "assistant", "content": [block],
                 "usage": {"input_tokens": 100, "cache_creation_input_tokens": 0,
                           "cache_read_input_tokens": 2000 + i, "output_tokens": 30}}});
-        out.push_str(&format!("{line}\n"));
+        let _ = writeln!(out, "{line}");
     }
     std::fs::write(path, out).expect("write agent transcript");
 }
@@ -593,14 +601,15 @@ fn run(plan: &Plan) -> Vec<Row> {
         )
         .expect("count entries");
     assert_eq!(
-        collected as usize, plan.agent_runs,
+        usize::try_from(collected).unwrap(),
+        plan.agent_runs,
         "every stop collected its report and files"
     );
 
     eprintln!("32 concurrent hook processes x {} rounds...", plan.rounds);
     let (concurrent, batches) = concurrent_rounds(plan.rounds);
 
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     vec![
         Row::new(format!("`{TRIVIAL}` (trivial binary)"), base, Budget::None),
         Row::new(
@@ -671,11 +680,12 @@ fn concurrent_rounds(rounds: usize) -> (Samples, Samples) {
         let transcript = p.transcripts.join(format!("{session}.jsonl"));
         let mut lines = String::new();
         for i in 0..16 {
-            lines.push_str(&format!(
+            let _ = write!(
+                lines,
                 "{}\n{}\n",
                 text_line(i, "planning"),
                 spawn_line(&format!("toolu_c{i}"), &format!("[ROLE:coder] part {i}"))
-            ));
+            );
         }
         std::fs::write(&transcript, lines).expect("write transcript");
         // As Claude Code 2.1.68 writes them: each agent's own transcript starts with its
@@ -741,7 +751,7 @@ fn concurrent_rounds(rounds: usize) -> (Samples, Samples) {
         let cpu = children_cpu().saturating_sub(cpu_before);
         batches.elapsed.push(elapsed);
         batches.cpu.push(cpu);
-        let per_process = cpu / runs.len() as u32;
+        let per_process = cpu / u32::try_from(runs.len()).unwrap_or(u32::MAX);
         for run in runs {
             let run = run.clean("concurrent hook");
             durations.elapsed.push(run.elapsed);
@@ -784,7 +794,7 @@ fn check_claims(p: &Project, session: &str, transcript: &Path) {
     unique.sort();
     unique.dedup();
     assert_eq!(
-        (unique.len(), claimed_logged.len() as i64),
+        (unique.len(), i64::try_from(claimed_logged.len()).unwrap()),
         (claimed_logged.len(), claimed_rows),
         "{session}: a claim was doubled or lost"
     );

@@ -93,7 +93,7 @@ fn rules(c: &mut Criterion) {
     let mut group = c.benchmark_group("rules");
     group.measurement_time(Duration::from_secs(3));
     group.bench_function("compile", |b| {
-        b.iter(|| RuleSet::compile(black_box(&rules), &guard).expect("valid rules"))
+        b.iter(|| RuleSet::compile(black_box(&rules), &guard).expect("valid rules"));
     });
     for (label, tool_name, input) in calls {
         let call = ToolCall {
@@ -105,25 +105,25 @@ fn rules(c: &mut Criterion) {
                 let set = RuleSet::compile(black_box(&rules), &guard).expect("valid rules");
                 let matches = set.evaluate(black_box(&call), &ctx);
                 combine(&matches, &nagger::rules::PermissionMode::Default)
-            })
+            });
         });
         let set = RuleSet::compile(&rules, &guard).expect("valid rules");
         group.bench_function(format!("warm/{label}"), |b| {
-            b.iter(|| set.evaluate(black_box(&call), &ctx))
+            b.iter(|| set.evaluate(black_box(&call), &ctx));
         });
     }
 
     let line = r#"FOO=1 sudo -u ci env -i PATH=/bin bash -c "make -j4 && ./run.sh | tee log; echo $(date +%s) \`whoami\`" 2>/dev/null || { echo failed >&2; exit 1; }"#;
     group.bench_function("parse/complex-line", |b| {
-        b.iter(|| shell::parse(black_box(line)))
+        b.iter(|| shell::parse(black_box(line)));
     });
     let nested = format!("echo {}x{}", "$(echo ".repeat(64), ")".repeat(64));
     group.bench_function("parse/nested-64", |b| {
-        b.iter(|| shell::parse(black_box(&nested)))
+        b.iter(|| shell::parse(black_box(&nested)));
     });
     let script = "cd sub && make test | grep -v ok; git status --short\n".repeat(200);
     group.bench_function("parse/400-commands", |b| {
-        b.iter(|| shell::parse(black_box(&script)))
+        b.iter(|| shell::parse(black_box(&script)));
     });
     group.finish();
 }

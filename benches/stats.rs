@@ -137,7 +137,7 @@ fn bench_stats(c: &mut Criterion) {
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(10));
     group.bench_function("collect", |b| {
-        b.iter(|| db.stats(black_box(Scope::default())).expect("stats"))
+        b.iter(|| db.stats(black_box(Scope::default())).expect("stats"));
     });
     group.bench_function("nagger_stats_json_process", |b| {
         b.iter(|| {
@@ -148,7 +148,7 @@ fn bench_stats(c: &mut Criterion) {
                 .expect("run nagger stats");
             assert!(out.status.success(), "{out:?}");
             black_box(out.stdout)
-        })
+        });
     });
     let week_ago = now_ms() - 7 * DAY_MS;
     group.bench_function("collect_since_7d", |b| {
@@ -158,7 +158,7 @@ fn bench_stats(c: &mut Criterion) {
                 since_ms: Some(week_ago),
             }))
             .expect("stats")
-        })
+        });
     });
     group.bench_function("collect_one_session", |b| {
         b.iter(|| {
@@ -167,7 +167,7 @@ fn bench_stats(c: &mut Criterion) {
                 since_ms: None,
             }))
             .expect("stats")
-        })
+        });
     });
     group.finish();
 }

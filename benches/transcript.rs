@@ -38,7 +38,7 @@ const WORDS: [&str; 16] = [
 fn prose(rng: &mut Rng, len: usize) -> String {
     let mut text = String::with_capacity(len + 16);
     while text.len() < len {
-        text.push_str(WORDS[rng.below(WORDS.len() as u64) as usize]);
+        text.push_str(WORDS[rng.between(0, WORDS.len())]);
         text.push(' ');
     }
     text
@@ -94,15 +94,18 @@ impl Writer {
 
     fn message(&mut self, block: Value) -> Value {
         self.message += 1;
-        json!({
+        let mut message = json!({
             "model": "claude-opus-4-5",
             "id": format!("msg_{:016x}", self.message),
             "type": "message",
             "role": "assistant",
-            "content": [block],
+            "content": null,
             "usage": {"input_tokens": 3, "cache_creation_input_tokens": 812,
                       "cache_read_input_tokens": 48_000 + self.message, "output_tokens": 420},
-        })
+        });
+        // Moved in, in the place the null keeps for it.
+        message["content"] = Value::Array(vec![block]);
+        message
     }
 
     fn assistant(&mut self, block: Value) {
@@ -252,7 +255,7 @@ fn bench_transcript(c: &mut Criterion) {
         .measurement_time(Duration::from_secs(5));
     group.throughput(Throughput::Bytes(file_len(&fx.large)));
     group.bench_function("full_100MB", |b| {
-        b.iter(|| scan_spawns(black_box(&fx.large), None).expect("scan"))
+        b.iter(|| scan_spawns(black_box(&fx.large), None).expect("scan"));
     });
 
     let cursor = scan_spawns(&fx.large, None).expect("scan").cursor;
@@ -274,7 +277,7 @@ fn bench_transcript(c: &mut Criterion) {
         .expect("append 10 KB");
     group.throughput(Throughput::Bytes(appended.len() as u64));
     group.bench_function("after_10KB_appended", |b| {
-        b.iter(|| scan_spawns(black_box(&fx.large), Some(&cursor)).expect("scan"))
+        b.iter(|| scan_spawns(black_box(&fx.large), Some(&cursor)).expect("scan"));
     });
     group.finish();
 
@@ -284,10 +287,10 @@ fn bench_transcript(c: &mut Criterion) {
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(2));
     group.bench_function("1MB", |b| {
-        b.iter(|| current_context_tokens(black_box(&fx.small)).expect("tokens"))
+        b.iter(|| current_context_tokens(black_box(&fx.small)).expect("tokens"));
     });
     group.bench_function("100MB", |b| {
-        b.iter(|| current_context_tokens(black_box(&fx.large)).expect("tokens"))
+        b.iter(|| current_context_tokens(black_box(&fx.large)).expect("tokens"));
     });
 
     // A subagent still working: its progress lines, not the main agent's, end the file.
@@ -306,7 +309,7 @@ fn bench_transcript(c: &mut Criterion) {
         .and_then(|mut file| file.write_all(&w.out))
         .expect("append progress");
     group.bench_function("100MB_ending_in_1MB_of_progress", |b| {
-        b.iter(|| current_context_tokens(black_box(&fx.large)).expect("tokens"))
+        b.iter(|| current_context_tokens(black_box(&fx.large)).expect("tokens"));
     });
     group.finish();
 }

@@ -8,6 +8,7 @@
 mod ui_client;
 
 use serde_json::{Value, json};
+use std::fmt::Write as _;
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -68,10 +69,11 @@ fn main() {
     let hook_runs = WRITERS * runs_per_writer;
 
     let mut out = String::new();
-    out.push_str(&format!(
+    let _ = write!(
+        out,
         "nagger ui under load: {hook_runs} hook runs by {WRITERS} concurrent processes in {:.1} s\n\n",
         loaded.secs
-    ));
+    );
     out.push_str("| endpoint | requests | p50 ms | p95 ms | max ms |\n|---|---:|---:|---:|---:|\n");
     for (e, name) in endpoints.iter().enumerate() {
         let mut v: Vec<f64> = timings
@@ -84,9 +86,10 @@ fn main() {
     let mut all: Vec<f64> = timings.iter().map(|t| t.1).collect();
     let overall_p95 = percentile(&mut all, 0.95);
     out.push_str(&row("**all**", &mut all));
-    out.push_str(&format!(
+    let _ = write!(
+        out,
         "\n| hook runs, {WRITERS} at a time | runs | p50 ms | p95 ms | max ms |\n|---|---:|---:|---:|---:|\n"
-    ));
+    );
     for (name, phase) in [
         ("dashboard idle", &alone),
         ("four open pages", &pages),
@@ -249,6 +252,8 @@ fn percentile(v: &mut [f64], p: f64) -> f64 {
         return f64::NAN;
     }
     v.sort_by(f64::total_cmp);
+    // p is in [0, 1], so the rank is a whole number from 0 to v.len().
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     let rank = ((p * v.len() as f64).ceil() as usize).clamp(1, v.len());
     v[rank - 1]
 }

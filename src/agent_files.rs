@@ -145,7 +145,7 @@ pub fn tail_find_tool_use(
     while pos > 0 && cost_within(len - pos) {
         let n = chunk.min(pos);
         pos -= n;
-        let mut buf = vec![0u8; n as usize];
+        let mut buf = vec![0u8; usize::try_from(n).expect("a chunk is at most 64 KiB")];
         file.seek(SeekFrom::Start(pos)).ok()?;
         file.read_exact(&mut buf).ok()?;
         cost.bytes_read += n;
@@ -219,7 +219,7 @@ mod tests {
     #[test]
     fn a_huge_first_line_is_read_only_to_its_bound() {
         let mut f = tempfile::NamedTempFile::new().unwrap();
-        let big = "x".repeat((MAX_PROMPT_LINE + 100_000) as usize);
+        let big = "x".repeat(usize::try_from(MAX_PROMPT_LINE + 100_000).unwrap());
         writeln!(
             f,
             "{{\"type\":\"user\",\"message\":{{\"content\":\"{big}\"}}}}"
@@ -290,9 +290,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let fifo = dir.path().join("agent-x.jsonl");
         let status = std::process::Command::new("mkfifo").arg(&fifo).status();
-        if !status.is_ok_and(|s| s.success()) {
-            panic!("mkfifo is needed for this test");
-        }
+        assert!(
+            status.is_ok_and(|s| s.success()),
+            "mkfifo is needed for this test"
+        );
         let mut cost = Cost::default();
         assert!(!tail_has_tool_use(&fifo, "toolu_1", &mut cost));
         assert_eq!(prompt_hash(&fifo, &mut cost), None);

@@ -11,12 +11,11 @@ pub fn prefix(s: &str, max: usize) -> (&str, bool) {
 
 /// At most `max` characters of `s`, the `…` that says something was cut included.
 pub fn cut(s: &str, max: usize) -> String {
-    match prefix(s, max) {
-        (whole, false) => whole.to_string(),
-        _ => {
-            let (head, _) = prefix(s, max.saturating_sub(1));
-            format!("{head}…")
-        }
+    if let (whole, false) = prefix(s, max) {
+        whole.to_string()
+    } else {
+        let (head, _) = prefix(s, max.saturating_sub(1));
+        format!("{head}…")
     }
 }
 

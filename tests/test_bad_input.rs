@@ -137,7 +137,7 @@ fn a_corrupt_database_is_moved_aside_and_replaced() {
     assert!(r.stderr.contains("moved aside"), "{}", r.stderr);
     let moved: Vec<_> = std::fs::read_dir(p.root.join(".claude-nagger"))
         .unwrap()
-        .filter_map(|e| e.ok())
+        .filter_map(std::result::Result::ok)
         .filter(|e| {
             e.file_name()
                 .to_string_lossy()

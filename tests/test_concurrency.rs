@@ -7,6 +7,7 @@ use nagger::store::NaggerStateDB;
 use proptest::prelude::*;
 use serde_json::json;
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
 use std::sync::{Arc, Barrier};
 
 #[test]
@@ -80,7 +81,7 @@ fn ops_strategy() -> impl Strategy<Value = (Vec<Vec<Op>>, usize)> {
 fn seed_spawns(db: &NaggerStateDB, n: usize) {
     let spawns: Vec<nagger::store::SpawnRow> = (0..n)
         .map(|i| nagger::store::SpawnRow {
-            transcript_index: i as i64,
+            transcript_index: i64::try_from(i).unwrap(),
             tool_use_id: format!("toolu_{i}"),
             subagent_type: Some("coder".into()),
             role: Some(format!("r{i}")),
@@ -198,7 +199,7 @@ proptest! {
     fn hook_processes_claim_each_agent_exactly_once(regs in 1usize..=16, claims in 0usize..=16, seed in any::<u64>()) {
         let mut config = String::new();
         for i in 0..regs {
-            config.push_str(&format!("[roles.r{i}]\ntext = \"CONVENTIONS-OF-r{i}.\"\n"));
+            let _ = write!(config, "[roles.r{i}]\ntext = \"CONVENTIONS-OF-r{i}.\"\n");
         }
         let p = Project::with_config(&config);
         let spawn_lines: Vec<_> = (0..regs).map(|i| spawn_line(&format!("toolu_{i}"), "coder", &format!("[ROLE:r{i}] task {i}"))).collect();
@@ -210,7 +211,7 @@ proptest! {
         let mut x = seed | 1;
         for i in (1..order.len()).rev() {
             x ^= x << 13; x ^= x >> 7; x ^= x << 17;
-            order.swap(i, (x % (i as u64 + 1)) as usize);
+            order.swap(i, usize::try_from(x % (i as u64 + 1)).unwrap());
         }
         let children: Vec<_> = order.iter().map(|&i| p.spawn_hook(&inputs[i])).collect();
         let mut handed: Vec<String> = Vec::new();
@@ -263,7 +264,7 @@ type ThreadOutcome = (Vec<String>, Vec<(String, i64)>);
 
 fn exact_spawn(i: usize) -> nagger::store::SpawnRow {
     nagger::store::SpawnRow {
-        transcript_index: i as i64,
+        transcript_index: i64::try_from(i).unwrap(),
         tool_use_id: format!("toolu_{i}"),
         subagent_type: Some("coder".into()),
         role: Some(format!("r{}", i % 3)),
@@ -344,7 +345,7 @@ proptest! {
         let unique: BTreeSet<&String> = first_calls.iter().collect();
         prop_assert_eq!(unique.len(), first_calls.len(), "a first call taken twice: {:?}", first_calls);
         let registered: i64 = raw(&db).query_row("SELECT count(*) FROM subagents", [], |r| r.get(0)).unwrap();
-        prop_assert_eq!(unique.len() as i64, registered, "an agent's first call was lost");
+        prop_assert_eq!(i64::try_from(unique.len()).unwrap(), registered, "an agent's first call was lost");
         let shared: i64 = raw(&db).query_row(
             "SELECT count(*) FROM (SELECT matched_agent_id FROM task_spawns WHERE matched_agent_id IS NOT NULL
              GROUP BY 1 HAVING count(*) > 1)", [], |r| r.get(0)).unwrap();

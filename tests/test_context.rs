@@ -296,9 +296,9 @@ fn post_tool_use_records_file_changes_and_usage() {
     assert_eq!(
         rows,
         [
-            ("".into(), "a.rs".into(), "Edit".into(), 2),
+            (String::new(), "a.rs".into(), "Edit".into(), 2),
             ("ag-1".into(), "b.rs".into(), "MultiEdit".into(), 1),
-            ("".into(), "n.ipynb".into(), "NotebookEdit".into(), 1),
+            (String::new(), "n.ipynb".into(), "NotebookEdit".into(), 1),
         ]
     );
     let skill: i64 = c

@@ -7,6 +7,7 @@
 use crate::common::*;
 use rusqlite::Connection;
 use serde_json::{Value, json};
+use std::fmt::Write as _;
 use std::io::Write;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -173,7 +174,10 @@ fn sigkill_at_random_points_leaves_no_partial_claim_or_registration() {
         for (i, at) in spawned.iter().enumerate() {
             if rng.below(2) == 0 {
                 let micros = 100f64 * 100f64.powf(rng.below(1000) as f64 / 1000.0);
-                kills.push((*at + Duration::from_micros(micros as u64), i));
+                // From 100 to 10 000 µs, a positive whole-number range for u64.
+                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+                let micros = micros as u64;
+                kills.push((*at + Duration::from_micros(micros), i));
             }
         }
         kills.sort();
@@ -529,7 +533,10 @@ fn start_ok(p: &Project, agent_id: &str, agent_type: &str) {
 }
 
 fn lines(values: &[Value]) -> String {
-    values.iter().map(|v| format!("{v}\n")).collect()
+    values.iter().fold(String::new(), |mut text, v| {
+        let _ = writeln!(text, "{v}");
+        text
+    })
 }
 
 fn ids(list: &[&str]) -> Vec<(String, i64)> {

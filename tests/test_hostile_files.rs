@@ -5,6 +5,7 @@
 
 use crate::common::*;
 use serde_json::{Value, json};
+use std::fmt::Write as _;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -37,7 +38,7 @@ const HELPER_SPEC: &str = "NAGGER_TEST_MEASURE_SPEC";
 /// forked from until it runs its program, and this test process is large: so the
 /// child is started by a small helper, this test binary run afresh with only
 /// [`measure_helper`], which waits for it and reports its time and memory.
-fn measure(cmd: Command, stdin: &[u8], keep_open: bool) -> Measured {
+fn measure(cmd: &Command, stdin: &[u8], keep_open: bool) -> Measured {
     let dir = tempfile::tempdir().expect("tempdir");
     let input = dir.path().join("stdin");
     std::fs::write(&input, stdin).expect("stdin file");
@@ -82,12 +83,12 @@ fn measure(cmd: Command, stdin: &[u8], keep_open: bool) -> Measured {
     let read = |name: &str| std::fs::read_to_string(dir.path().join(name)).unwrap_or_default();
     Measured {
         result: HookResult {
-            code: fields[0] as i32,
+            code: i32::try_from(fields[0]).expect("an exit code"),
             stdout: read("out"),
             stderr: read("err"),
         },
-        elapsed: Duration::from_micros(fields[2] as u64),
-        cpu: Duration::from_micros(fields[3] as u64),
+        elapsed: Duration::from_micros(u64::try_from(fields[2]).expect("elapsed µs")),
+        cpu: Duration::from_micros(u64::try_from(fields[3]).expect("CPU µs")),
         max_rss_kib: fields[1],
     }
 }
@@ -134,10 +135,21 @@ fn measure_helper() {
     // SAFETY: an all-zero rusage is a valid value, filled in by wait4.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     // SAFETY: waits for our own child, writing only into the locals given.
-    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
+    let pid = unsafe {
+        libc::wait4(
+            libc::pid_t::try_from(child.id()).expect("a pid fits pid_t"),
+            &raw mut status,
+            0,
+            &raw mut usage,
+        )
+    };
     let elapsed = started.elapsed();
     drop(held);
-    assert_eq!(pid, child.id() as libc::pid_t, "wait4");
+    assert_eq!(
+        pid,
+        libc::pid_t::try_from(child.id()).expect("a pid fits pid_t"),
+        "wait4"
+    );
     let code = if libc::WIFEXITED(status) {
         libc::WEXITSTATUS(status)
     } else {
@@ -153,7 +165,7 @@ fn measure_helper() {
 }
 
 fn hook_measured(p: &Project, input: &Value) -> Measured {
-    measure(p.command(&["hook"]), input.to_string().as_bytes(), false)
+    measure(&p.command(&["hook"]), input.to_string().as_bytes(), false)
 }
 
 /// Exit 0, within the time and memory bounds, output below Claude Code's limit.
@@ -393,7 +405,7 @@ fn a_long_unterminated_tail_is_not_read_again_on_every_call() {
 fn stdin_never_closed_fails_open_within_seconds() {
     let p = Project::new();
     let input = rm_root(&p).to_string();
-    let m = measure(p.command(&["hook"]), input.as_bytes(), true);
+    let m = measure(&p.command(&["hook"]), input.as_bytes(), true);
     assert_eq!(m.result.code, 0);
     assert!(m.elapsed < Duration::from_secs(4), "{:?}", m.elapsed);
     assert!(m.result.stdout.is_empty(), "{}", m.result.stdout);
@@ -403,7 +415,10 @@ fn stdin_never_closed_fails_open_within_seconds() {
 
 #[test]
 fn long_config_texts_never_push_the_output_past_the_limit() {
-    let message: String = (0..3000).map(|i| format!("rule line {i}\n")).collect();
+    let message: String = (0..3000).fold(String::new(), |mut text, i| {
+        let _ = writeln!(text, "rule line {i}");
+        text
+    });
     let config = format!(
         "[[rules.command]]\nname = \"no make\"\npatterns = [\"make*\"]\nseverity = \"deny\"\nmessage = {}\n",
         toml_string(&message)
@@ -440,7 +455,7 @@ fn a_missing_cwd_is_never_created() {
         input["cwd"] = json!(cwd.display().to_string());
         let mut cmd = p.command(&["hook"]);
         cmd.env_remove("CLAUDE_PROJECT_DIR");
-        let m = measure(cmd, input.to_string().as_bytes(), false);
+        let m = measure(&cmd, input.to_string().as_bytes(), false);
         assert_bounded(&m, "missing cwd");
         assert!(!p.root.parent().unwrap().join("gone").exists());
     }

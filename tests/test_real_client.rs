@@ -342,8 +342,7 @@ fn guard_refuses(version: &str) {
     let stats = project.nagger_json(&["stats", "--json"]);
     let guard_hits: u64 = stats["guards"]
         .as_array()
-        .map(|g| g.iter().filter_map(|r| r["hits"].as_u64()).sum())
-        .unwrap_or(0);
+        .map_or(0, |g| g.iter().filter_map(|r| r["hits"].as_u64()).sum());
     assert!(guard_hits >= 2, "guard hits recorded: {stats:#}");
     project.assert_nagger_healthy();
 }

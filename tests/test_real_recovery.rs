@@ -88,12 +88,14 @@ fn shown_after(standin: &StandIn, step: usize) -> String {
 /// Hook events nagger logged, by name.
 fn logged_events(project: &Project, event: &str) -> usize {
     let db = rusqlite::Connection::open(project.root.join(".claude-nagger/state.db")).unwrap();
-    db.query_row(
-        "SELECT count(*) FROM hook_log WHERE event_type = ?1",
-        [event],
-        |r| r.get::<_, i64>(0),
-    )
-    .unwrap() as usize
+    let count = db
+        .query_row(
+            "SELECT count(*) FROM hook_log WHERE event_type = ?1",
+            [event],
+            |r| r.get::<_, i64>(0),
+        )
+        .unwrap();
+    usize::try_from(count).unwrap()
 }
 
 /// A failing Bash call with a known error shows its hint in the next request; a

@@ -4,6 +4,7 @@
 
 use crate::common::*;
 use serde_json::{Value, json};
+use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
 /// A PostToolUseFailure as Claude Code 2.1.328 sends it.
@@ -499,10 +500,11 @@ fn install_registers_the_failure_event() {
 fn many_long_hints_and_a_huge_failure_stay_bounded() {
     let mut config = String::new();
     for i in 0..12 {
-        config.push_str(&format!(
+        let _ = write!(
+            config,
             "[[rules.recovery]]\nname = \"r{i}\"\nerror = \"boom\"\nmessage = \"HINT-{i} {}\"\n",
             "word ".repeat(1_000)
-        ));
+        );
     }
     let p = Project::with_config(&config);
     let mut error = "boom\n".to_string();

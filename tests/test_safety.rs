@@ -144,7 +144,8 @@ fn a_corrupt_page_is_moved_aside_by_the_hook_and_the_next_hooks_work() {
     };
     // One damaged table page; the header and the schema stay readable.
     let mut bytes = std::fs::read(p.db_path()).unwrap();
-    for b in &mut bytes[page.start as usize..page.end as usize] {
+    let page = usize::try_from(page.start).unwrap()..usize::try_from(page.end).unwrap();
+    for b in &mut bytes[page] {
         *b = 0xA5;
     }
     std::fs::write(p.db_path(), bytes).unwrap();
@@ -341,17 +342,17 @@ fn a_lock_held_on_the_wal_index_costs_one_busy_timeout_and_the_guard_still_answe
         unsafe {
             let fd = libc::open(shm.as_ptr(), libc::O_RDWR);
             let mut lock: libc::flock = std::mem::zeroed();
-            lock.l_type = libc::F_WRLCK as _;
-            lock.l_whence = libc::SEEK_SET as _;
+            lock.l_type = libc::F_WRLCK.try_into().expect("F_WRLCK fits l_type");
+            lock.l_whence = libc::SEEK_SET.try_into().expect("SEEK_SET fits l_whence");
             let ok: u8 = u8::from(fd >= 0 && libc::fcntl(fd, libc::F_SETLK, &lock) == 0);
-            libc::write(ready[1], (&ok as *const u8).cast(), 1);
+            libc::write(ready[1], (&raw const ok).cast(), 1);
             loop {
                 libc::pause();
             }
         }
     }
     let mut ok = 0u8;
-    unsafe { libc::read(ready[0], (&mut ok as *mut u8).cast(), 1) };
+    unsafe { libc::read(ready[0], (&raw mut ok).cast(), 1) };
     assert_eq!(ok, 1, "the helper process took the lock");
     let started = std::time::Instant::now();
     let r = p.hook(&rm_root(&p));

@@ -33,9 +33,9 @@ fn known_log(now: i64) -> Vec<Row> {
     for i in 0..600u64 {
         let session = if i % 3 == 0 { "sess-b" } else { "sess-a" };
         let at = if i % 5 == 0 {
-            now - 72 * HOUR_MS - i as i64
+            now - 72 * HOUR_MS - i64::try_from(i).unwrap()
         } else {
-            now - 60_000 - i as i64
+            now - 60_000 - i64::try_from(i).unwrap()
         };
         let duration = if i % 41 == 0 {
             None
@@ -74,7 +74,7 @@ fn known_log(now: i64) -> Vec<Row> {
             ),
             85..=91 => {
                 let source =
-                    ["exact_link", "task_match", "agent_type", "unresolved"][rng.below(4) as usize];
+                    ["exact_link", "task_match", "agent_type", "unresolved"][rng.between(0, 4)];
                 let result = if rng.below(3) == 0 { "context" } else { "none" };
                 let details = if rng.below(10) == 0 {
                     json!({"error": "boom"})
@@ -214,7 +214,7 @@ fn expected(rows: &[Row]) -> Value {
         for (d, n) in &decisions {
             *totals.entry(d.clone()).or_default() += n;
         }
-        runs += rs.len() as i64;
+        runs += i64::try_from(rs.len()).unwrap();
         errors += group_errors;
         hooks.push(json!({
             "event": event, "hook": hook, "runs": rs.len(), "errors": group_errors,
@@ -272,6 +272,8 @@ fn expected(rows: &[Row]) -> Value {
             }
         }
     }
+    // A rounded mean of character counts lies between 0 and the largest count.
+    #[allow(clippy::cast_possible_truncation)]
     let mean = if sized == 0 {
         0
     } else {

@@ -301,7 +301,7 @@ fn reading_commands_never_move_a_broken_database_aside() {
 fn run_in(p: &Project, dir: &Path, args: &[&str]) -> HookResult {
     let mut cmd = p.command(args);
     cmd.env_remove("CLAUDE_PROJECT_DIR").current_dir(dir);
-    HookResult::from_output(cmd.output().unwrap())
+    HookResult::from_output(&cmd.output().unwrap())
 }
 
 #[test]
@@ -366,7 +366,7 @@ fn the_home_folders_own_claude_settings_do_not_make_home_a_project() {
     cmd.env_remove("CLAUDE_PROJECT_DIR")
         .env("HOME", &home)
         .current_dir(&work);
-    let out = HookResult::from_output(cmd.output().unwrap());
+    let out = HookResult::from_output(&cmd.output().unwrap());
     let expected = work.join(".claude-nagger/state.db");
     assert!(
         out.stdout.contains(&expected.display().to_string()),
@@ -397,7 +397,7 @@ fn install_shares_only_a_command_that_works_on_a_teammates_machine() {
     // Without nagger on PATH: the machine's path goes to the personal file, with why.
     let mut cmd = p.command(&["install"]);
     cmd.env("PATH", "/nonexistent");
-    let out = HookResult::from_output(cmd.output().unwrap());
+    let out = HookResult::from_output(&cmd.output().unwrap());
     assert_eq!(out.code, 0, "{out:?}");
     assert!(
         out.stdout.contains("nagger is not on PATH"),
@@ -427,9 +427,10 @@ fn install_shares_only_a_command_that_works_on_a_teammates_machine() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     assert!(
-        claude_dir
-            .iter()
-            .all(|n| n.starts_with("settings") && n.ends_with(".json")),
+        claude_dir.iter().all(|n| n.starts_with("settings")
+            && std::path::Path::new(n)
+                .extension()
+                .is_some_and(|e| e == "json")),
         "no backups beside the settings: {claude_dir:?}"
     );
     let backups: Vec<_> = std::fs::read_dir(p.root.join(".claude-nagger/backups"))
@@ -491,7 +492,7 @@ fn the_plugin_folder_holds_a_manifest_and_every_hook_event() {
     let carried = p.root.join("carried");
     let mut cmd = p.command(&["install", "--plugin", carried.to_str().unwrap()]);
     cmd.env("PATH", "/nonexistent");
-    let out = HookResult::from_output(cmd.output().unwrap());
+    let out = HookResult::from_output(&cmd.output().unwrap());
     assert_eq!(out.code, 0, "{out:?}");
     let hooks = settings_of(&carried.join("hooks/hooks.json"));
     assert_eq!(

@@ -79,7 +79,7 @@ fn ui_serves_every_page_and_endpoint_of_a_demo_session() {
         .iter()
         .map(|a| a["agent_type"].as_str().expect("type"))
         .collect();
-    types.sort();
+    types.sort_unstable();
     assert_eq!(
         types,
         ["general-purpose", "navigator", "qa-runner", "reviewer"]
@@ -90,13 +90,13 @@ fn ui_serves_every_page_and_endpoint_of_a_demo_session() {
         .iter()
         .map(|r| r["result"].as_str().expect("result"))
         .collect();
-    assert_eq!(results.len() as i64, runs);
+    assert_eq!(i64::try_from(results.len()).unwrap(), runs);
     for expected in ["none", "context", "deny", "ask", "block"] {
         assert!(results.contains(&expected), "{expected} in {results:?}");
     }
     let spawns = t["spawns"].as_array().expect("spawns");
     assert_eq!(
-        spawns.len() as i64,
+        i64::try_from(spawns.len()).unwrap(),
         query_i64(&db, "SELECT count(*) FROM task_spawns")
     );
     assert!(
@@ -108,7 +108,7 @@ fn ui_serves_every_page_and_endpoint_of_a_demo_session() {
         "{spawns:?}"
     );
     assert_eq!(
-        t["rule_hits"].as_array().expect("hits").len() as i64,
+        i64::try_from(t["rule_hits"].as_array().expect("hits").len()).unwrap(),
         query_i64(&db, "SELECT count(*) FROM rule_hits")
     );
     assert_eq!(ui.get("/api/timeline?session=nope").status, 404);
@@ -310,7 +310,7 @@ fn ui_never_writes_the_database() {
     {
         let ui = start_ui(&p, &root, &db);
         let roles = ui.json("/api/context")["roles"].clone();
-        let mut targets: Vec<String> = PAGES.iter().map(|s| s.to_string()).collect();
+        let mut targets: Vec<String> = PAGES.iter().map(ToString::to_string).collect();
         targets.extend(
             [
                 "/api/changes",
@@ -514,7 +514,8 @@ fn picture_stats(path: &Path) -> (u32, u32, usize, f64) {
             [px[0]; 3]
         };
         colours.insert(rgb);
-        let luma = 0.299 * rgb[0] as f64 + 0.587 * rgb[1] as f64 + 0.114 * rgb[2] as f64;
+        let luma =
+            0.299 * f64::from(rgb[0]) + 0.587 * f64::from(rgb[1]) + 0.114 * f64::from(rgb[2]);
         sum += luma;
         sum_sq += luma * luma;
         n += 1.0;

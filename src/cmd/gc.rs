@@ -4,13 +4,12 @@ use super::{CommandResult, Output, no_database};
 use crate::cli::GcArgs;
 use crate::config::LoadedConfig;
 use crate::paths::{self, Env};
-use crate::store::NaggerStateDB;
+use crate::store::{self, NaggerStateDB};
 use serde_json::json;
 
 pub fn run(env: &Env, args: &GcArgs, out: &mut Output) -> CommandResult {
     let root = env.project_root(None);
     let config = LoadedConfig::load(&paths::config_path(&root)).config;
-    const HOUR_MS: i64 = 3_600_000;
     let (ttl_h, retention_d) = (config.context.ttl_hours, config.log.retention_days);
     let Some(db) =
         NaggerStateDB::open_read_only(&env.db_path(&root)).map_err(anyhow::Error::from)?
@@ -31,7 +30,10 @@ pub fn run(env: &Env, args: &GcArgs, out: &mut Output) -> CommandResult {
     };
     let removed = target
         .sessions()
-        .purge_expired(ttl_h as i64 * HOUR_MS, retention_d as i64 * 24 * HOUR_MS)
+        .purge_expired(
+            store::hours_ms(ttl_h),
+            store::hours_ms(retention_d.saturating_mul(24)),
+        )
         .map_err(anyhow::Error::from)?;
     let total: usize = removed.iter().map(|(_, n)| n).sum();
     let verb = if args.dry_run {

@@ -1,10 +1,10 @@
 //! `nagger hook`: what Claude Code runs for every event. Always exits 0.
 
-use super::{CommandResult, Output};
+use super::Output;
 use crate::paths::Env;
 use std::io::Write;
 
-pub fn run(env: &Env) -> CommandResult {
+pub fn run(env: &Env) {
     // nagger reports a panic as one line itself; the default hook would print more.
     std::panic::set_hook(Box::new(|_| {}));
     let run = crate::hook::run_stdin(env);
@@ -16,5 +16,4 @@ pub fn run(env: &Env) -> CommandResult {
     if let Some(err) = run.stderr {
         let _ = writeln!(std::io::stderr(), "{err}");
     }
-    Ok(())
 }

@@ -27,28 +27,25 @@ fn options(
     let exe = current_exe()?;
     let on_path = install::find_on_path(path_var);
     let mut note = None;
-    let (command, local) = match &on_path {
-        Some(found) => {
-            if !same_file(found, &exe) {
-                note = Some(format!(
-                    "note: `nagger` on PATH is {}, not this binary ({}); the hook runs the one on PATH",
-                    found.display(),
-                    exe.display()
-                ));
-            }
-            (PORTABLE_COMMAND.to_string(), local)
+    let (command, local) = if let Some(found) = &on_path {
+        if !same_file(found, &exe) {
+            note = Some(format!(
+                "note: `nagger` on PATH is {}, not this binary ({}); the hook runs the one on PATH",
+                found.display(),
+                exe.display()
+            ));
         }
-        None => {
-            if settings.is_none() && !local {
-                note = Some(format!(
-                    "nagger is not on PATH, so the hook command names this machine's binary ({}); \
-                     it goes to the personal .claude/settings.local.json, not the shared \
-                     .claude/settings.json. Put nagger on PATH and run `nagger install` again to share it.",
-                    exe.display()
-                ));
-            }
-            (install::hook_command(&exe), true)
+        (PORTABLE_COMMAND.to_string(), local)
+    } else {
+        if settings.is_none() && !local {
+            note = Some(format!(
+                "nagger is not on PATH, so the hook command names this machine's binary ({}); \
+                 it goes to the personal .claude/settings.local.json, not the shared \
+                 .claude/settings.json. Put nagger on PATH and run `nagger install` again to share it.",
+                exe.display()
+            ));
         }
+        (install::hook_command(&exe), true)
     };
     let pair = |name: &str| root.join(".claude").join(name);
     let also_clean = settings.is_none().then(|| {

@@ -39,7 +39,8 @@ pub fn main() -> ExitCode {
     if let (Some(first), None) = (args.next(), args.next())
         && first == "hook"
     {
-        return finish(hook::run(&Env::from_process(None, None)));
+        hook::run(&Env::from_process(None, None));
+        return finish(Ok(()));
     }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -54,7 +55,8 @@ pub fn main() -> ExitCode {
                     "nagger: hook arguments ignored ({})",
                     first.trim_start_matches("error: ")
                 ));
-                return finish(hook::run(&Env::from_process(None, None)));
+                hook::run(&Env::from_process(None, None));
+                return finish(Ok(()));
             }
             // Help and version go to stdout, usage errors to stderr (exit 2).
             let printed = e.print();
@@ -101,7 +103,10 @@ fn finish(result: CommandResult) -> ExitCode {
 /// Runs one command, its output into `out`.
 pub fn run(command: Command, env: &Env, out: &mut Output) -> CommandResult {
     match command {
-        Command::Hook(_) => hook::run(env),
+        Command::Hook(_) => {
+            hook::run(env);
+            Ok(())
+        }
         Command::Agents(args) => agents::run(env, &args, out),
         Command::Sessions(args) => sessions::run(env, args.json, out),
         Command::Gc(args) => gc::run(env, &args, out),

@@ -5,8 +5,8 @@
 use super::{CommandResult, Output, no_database, open_read_only, table};
 use crate::cli::StatsArgs;
 use crate::paths::Env;
-use crate::store::now_ms;
 use crate::store::stats::{DECISIONS, RuleFired, Scope, Stats};
+use crate::store::{now_ms, to_usize};
 use serde_json::{Map, Value, json};
 
 /// Width of the longest histogram bar.
@@ -155,7 +155,7 @@ fn decision_columns(stats: &Stats) -> Vec<String> {
     let mut columns: Vec<String> = DECISIONS
         .iter()
         .filter(|d| **d != "none")
-        .map(|d| d.to_string())
+        .map(ToString::to_string)
         .collect();
     for d in stats.totals.decisions.keys() {
         if !DECISIONS.contains(&d.as_str()) {
@@ -239,7 +239,7 @@ fn histogram(stats: &Stats) -> String {
         .zip(&labels)
         .map(|(b, l)| {
             // A bucket with runs always shows at least one block.
-            let len = (b.runs as usize * BAR_WIDTH).div_ceil(most as usize);
+            let len = (to_usize(b.runs) * BAR_WIDTH).div_ceil(to_usize(most));
             format!("  {l:>width$}  {:<BAR_WIDTH$}  {}", "█".repeat(len), b.runs)
         })
         .collect::<Vec<_>>()

@@ -5,6 +5,7 @@
 use super::load::{ConfigError, Problem};
 use super::types::Config;
 use serde::Deserialize;
+use std::fmt::Write as _;
 use std::path::Path;
 
 /// One step of a path into the config: a key, or an item of a list (a rule).
@@ -24,7 +25,9 @@ fn dotted(path: &[Seg]) -> String {
                 }
                 out.push_str(k);
             }
-            Seg::Index(i) => out.push_str(&format!("[{}]", i + 1)),
+            Seg::Index(i) => {
+                let _ = write!(out, "[{}]", i + 1);
+            }
         }
     }
     out
@@ -114,7 +117,7 @@ impl Sift<'_> {
             return Ok(value);
         };
         let line = spans.line(self.text, path);
-        if is_unknown_field(&err) && accepts(path, toml::Value::Table(Default::default())).is_err()
+        if is_unknown_field(&err) && accepts(path, toml::Value::Table(toml::Table::new())).is_err()
         {
             let key = match path.last() {
                 Some(Seg::Key(k)) => k.as_str(),
@@ -129,7 +132,7 @@ impl Sift<'_> {
         }
         match value {
             toml::Value::Table(table)
-                if accepts(path, toml::Value::Table(Default::default())).is_ok() =>
+                if accepts(path, toml::Value::Table(toml::Table::new())).is_ok() =>
             {
                 let mut kept = toml::Table::new();
                 let mut bad = false;
@@ -151,7 +154,7 @@ impl Sift<'_> {
             }
             toml::Value::Array(items)
                 if accepts(path, toml::Value::Array(Vec::new())).is_ok()
-                    && accepts(path, toml::Value::Table(Default::default())).is_err() =>
+                    && accepts(path, toml::Value::Table(toml::Table::new())).is_err() =>
             {
                 let of_tables = items.iter().all(toml::Value::is_table);
                 let mut kept = Vec::new();
@@ -159,18 +162,17 @@ impl Sift<'_> {
                     let mut item_path = path.to_vec();
                     item_path.push(Seg::Index(i));
                     if of_tables && !in_rule {
-                        match self.sift(&item_path, item, spans, true) {
-                            Ok(v) => kept.push(v),
-                            Err(_) => {
-                                let line = spans.line(self.text, &item_path);
-                                let what = rule_label(&item_path, spans);
-                                self.report(
-                                    &item_path,
-                                    line,
-                                    Problem::BadValue,
-                                    format!("{what} is left out because of the problem above; the other rules apply"),
-                                );
-                            }
+                        if let Ok(v) = self.sift(&item_path, item, spans, true) {
+                            kept.push(v);
+                        } else {
+                            let line = spans.line(self.text, &item_path);
+                            let what = rule_label(&item_path, spans);
+                            self.report(
+                                &item_path,
+                                line,
+                                Problem::BadValue,
+                                format!("{what} is left out because of the problem above; the other rules apply"),
+                            );
                         }
                     } else if let Err(e) = accepts(&item_path, item.clone()) {
                         let line = spans.line(self.text, &item_path);
@@ -289,7 +291,7 @@ fn expected_kind(path: &[Seg], err: &toml::de::Error) -> String {
         }
     } else if ok(V::String("deny".into())) || ok(V::String(String::new())) {
         "text (in quotes)".into()
-    } else if ok(V::Table(Default::default())) {
+    } else if ok(V::Table(toml::Table::new())) {
         "a table".into()
     } else if ok(V::Array(vec![V::String(String::new())])) {
         "a list of strings, like [\"a\", \"b\"]".into()
@@ -371,11 +373,14 @@ impl Spans {
 fn spanned_tree(value: &toml::de::DeValue<'_>, span: std::ops::Range<usize>) -> toml::Value {
     use toml::de::DeValue;
     let mut node = toml::Table::new();
-    node.insert("start".into(), toml::Value::Integer(span.start as i64));
+    node.insert(
+        "start".into(),
+        toml::Value::Integer(crate::store::to_i64(span.start)),
+    );
     match value {
         DeValue::Table(t) => {
             let mut children = toml::Table::new();
-            for (k, v) in t.iter() {
+            for (k, v) in t {
                 children.insert(k.get_ref().to_string(), spanned_tree(v.get_ref(), k.span()));
             }
             node.insert("table".into(), toml::Value::Table(children));
@@ -397,11 +402,7 @@ fn spanned_tree(value: &toml::de::DeValue<'_>, span: std::ops::Range<usize>) -> 
 
 fn line_of(text: &str, offset: usize) -> usize {
     let offset = offset.min(text.len());
-    text.as_bytes()[..offset]
-        .iter()
-        .filter(|b| **b == b'\n')
-        .count()
-        + 1
+    memchr::memchr_iter(b'\n', &text.as_bytes()[..offset]).count() + 1
 }
 
 /// The line of the `n`th rule (1-based count of occurrences) named `name`.

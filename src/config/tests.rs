@@ -138,8 +138,10 @@ severity = "block"
     let text_of = |key: &str| {
         errs.iter()
             .find(|e| e.key.as_deref() == Some(key))
-            .map(|e| (e.line, e.to_string()))
-            .unwrap_or_else(|| panic!("no error for {key}: {errs:#?}"))
+            .map_or_else(
+                || panic!("no error for {key}: {errs:#?}"),
+                |e| (e.line, e.to_string()),
+            )
     };
     assert_eq!(text_of("rules.recovery[2].error").0, Some(12));
     assert_eq!(text_of("rules.after_edit[1].severity").0, Some(18));
@@ -256,8 +258,10 @@ deny = ["a*", 5, "b*"]
     let text_of = |key: &str| {
         errs.iter()
             .find(|e| e.key.as_deref() == Some(key))
-            .map(|e| (e.line, e.message.clone()))
-            .unwrap_or_else(|| panic!("{key}: {errs:#?}"))
+            .map_or_else(
+                || panic!("{key}: {errs:#?}"),
+                |e| (e.line, e.message.clone()),
+            )
     };
     assert_eq!(text_of("rules.command[1].severity").0, Some(5));
     assert!(

@@ -6,6 +6,7 @@ use crate::config::{Config, ContextConfig, Delivery};
 use crate::roles;
 use crate::store::{ContextEntry, FileChange, NaggerStateDB, StoreResult};
 use crate::text;
+use std::fmt::Write as _;
 use std::path::Path;
 
 const FILES_PER_ENTRY: usize = 10;
@@ -43,11 +44,12 @@ pub(super) fn render(config: &ContextConfig, audience: &Audience<'_>, d: &Digest
         } else {
             format!("session {}", text::prefix(&e.session_id, 8).0)
         };
-        out.push_str(&format!(
+        let _ = write!(
+            out,
             "\n\n### {} · {who}{agent} · {place}\n{}",
             e.category,
             text::cut(e.content.trim(), config.max_entry_chars)
-        ));
+        );
         if !e.files.is_empty() {
             let shown: Vec<&str> = e
                 .files
@@ -55,18 +57,18 @@ pub(super) fn render(config: &ContextConfig, audience: &Audience<'_>, d: &Digest
                 .take(FILES_PER_ENTRY)
                 .map(String::as_str)
                 .collect();
-            out.push_str(&format!("\nFiles written: {}", shown.join(", ")));
+            let _ = write!(out, "\nFiles written: {}", shown.join(", "));
             if e.files.len() > FILES_PER_ENTRY {
-                out.push_str(&format!(" (+{} more)", e.files.len() - FILES_PER_ENTRY));
+                let _ = write!(out, " (+{} more)", e.files.len() - FILES_PER_ENTRY);
             }
         }
     }
     if !d.tasks.is_empty() {
-        out.push_str(&format!("\n\n### Open tasks for {}", audience.role()));
+        let _ = write!(out, "\n\n### Open tasks for {}", audience.role());
         for t in &d.tasks {
-            out.push_str(&format!("\n- #{} {}", t.id, text::one_line(&t.title, 200)));
+            let _ = write!(out, "\n- #{} {}", t.id, text::one_line(&t.title, 200));
             if let Some(desc) = t.description.as_deref().filter(|d| !d.trim().is_empty()) {
-                out.push_str(&format!(": {}", text::one_line(desc, 300)));
+                let _ = write!(out, ": {}", text::one_line(desc, 300));
             }
         }
     }
@@ -78,7 +80,7 @@ pub(super) fn render(config: &ContextConfig, audience: &Audience<'_>, d: &Digest
             } else {
                 format!("agent {}", f.agent_id)
             };
-            out.push_str(&format!("\n- {} ({}, {by})", f.path, f.tool));
+            let _ = write!(out, "\n- {} ({}, {by})", f.path, f.tool);
         }
     }
     out
@@ -182,7 +184,7 @@ pub fn session_summary(
     categories.sort_unstable();
     categories.dedup();
     for category in categories {
-        out.push_str(&format!("\n## {category}\n"));
+        let _ = write!(out, "\n## {category}\n");
         for e in entries.iter().filter(|e| e.category == category) {
             let who = e
                 .role
@@ -190,9 +192,9 @@ pub fn session_summary(
                 .or(e.agent_type.as_deref())
                 .unwrap_or("agent");
             let agent = e.agent_id.as_deref().unwrap_or("-");
-            out.push_str(&format!("\n### {who} {agent}\n{}\n", e.content.trim()));
+            let _ = write!(out, "\n### {who} {agent}\n{}\n", e.content.trim());
             if !e.files.is_empty() {
-                out.push_str(&format!("Files written: {}\n", e.files.join(", ")));
+                let _ = writeln!(out, "Files written: {}", e.files.join(", "));
             }
         }
     }
@@ -204,7 +206,7 @@ pub fn session_summary(
             } else {
                 f.agent_id.as_str()
             };
-            out.push_str(&format!("- {} ({} ×{}, {by})\n", f.path, f.tool, f.changes));
+            let _ = writeln!(out, "- {} ({} ×{}, {by})", f.path, f.tool, f.changes);
         }
     }
     out
@@ -216,6 +218,5 @@ pub fn project_relative(project_root: &Path, path: &str) -> String {
         .strip_prefix(project_root)
         .ok()
         .filter(|rest| !rest.as_os_str().is_empty())
-        .map(|rest| rest.display().to_string())
-        .unwrap_or_else(|| path.to_string())
+        .map_or_else(|| path.to_string(), |rest| rest.display().to_string())
 }

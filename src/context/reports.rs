@@ -116,7 +116,7 @@ pub fn read_report(project_root: &Path, path: &Path, max_bytes: u64) -> io::Resu
 fn open_no_follow(path: &Path) -> io::Result<std::fs::File> {
     use std::os::unix::fs::OpenOptionsExt;
     #[cfg(target_os = "linux")]
-    const FLAGS: i32 = 0o400000 | 0o4000; // O_NOFOLLOW | O_NONBLOCK
+    const FLAGS: i32 = 0o400_000 | 0o4000; // O_NOFOLLOW | O_NONBLOCK
     #[cfg(not(target_os = "linux"))]
     const FLAGS: i32 = 0x0100 | 0x0004; // O_NOFOLLOW | O_NONBLOCK on the BSDs and macOS
     std::fs::OpenOptions::new()

@@ -11,7 +11,7 @@ fn config(filters: &[(&str, &[&str])], max_summary_chars: usize) -> ContextConfi
         max_summary_chars,
         filters: filters
             .iter()
-            .map(|(k, v)| (k.to_string(), v.iter().map(|s| s.to_string()).collect()))
+            .map(|(k, v)| (k.to_string(), v.iter().map(ToString::to_string).collect()))
             .collect::<BTreeMap<_, _>>(),
         ..ContextConfig::default()
     }

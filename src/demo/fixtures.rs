@@ -102,7 +102,7 @@ impl Session {
 
     /// A transcript line with the fields Claude Code writes on every line.
     fn line(&self, uuid: &str, kind: &str, sidechain: bool, message: Value) -> Value {
-        json!({
+        let mut line = json!({
             "parentUuid": null,
             "isSidechain": sidechain,
             "userType": "external",
@@ -111,8 +111,11 @@ impl Session {
             "type": kind,
             "uuid": uuid,
             "timestamp": "2025-06-02T09:14:00.000Z",
-            "message": message,
-        })
+            "message": null,
+        });
+        // Moved in, in the place the null keeps for it.
+        line["message"] = message;
+        line
     }
 
     fn assistant(
@@ -123,19 +126,16 @@ impl Session {
         block: Value,
         tokens: u64,
     ) -> Value {
-        self.line(
-            uuid,
-            "assistant",
-            sidechain,
-            json!({
-                "id": message_id,
-                "type": "message",
-                "role": "assistant",
-                "model": "claude-sonnet-4-5",
-                "content": [block],
-                "usage": usage(tokens, 90),
-            }),
-        )
+        let mut message = json!({
+            "id": message_id,
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-sonnet-4-5",
+            "content": null,
+            "usage": usage(tokens, 90),
+        });
+        message["content"] = Value::Array(vec![block]);
+        self.line(uuid, "assistant", sidechain, message)
     }
 
     pub fn user_prompt(&self, uuid: &str, text: &str) -> Value {
@@ -164,7 +164,8 @@ impl Session {
         input: Value,
         tokens: u64,
     ) -> Value {
-        let block = json!({"type": "tool_use", "id": tool_use_id, "name": tool, "input": input});
+        let mut block = json!({"type": "tool_use", "id": tool_use_id, "name": tool, "input": null});
+        block["input"] = input;
         self.assistant(
             sidechain,
             message_id,

@@ -31,7 +31,7 @@ pub fn run(exe: &Path, keep: bool) -> anyhow::Result<Report> {
     let dir = tempfile::Builder::new().prefix("nagger-demo-").tempdir()?;
     // Canonical, so paths nagger derives and paths the demo prints agree.
     let base = dir.path().canonicalize()?;
-    let mut player = Player::new(exe, &base)?;
+    let mut player = Player::new(exe, &base);
     let played = script::play(&mut player);
     let mut report = Report {
         output_lost: player.output_lost,
@@ -136,7 +136,7 @@ pub struct Player {
 }
 
 impl Player {
-    fn new(exe: &Path, base: &Path) -> anyhow::Result<Player> {
+    fn new(exe: &Path, base: &Path) -> Player {
         let root = base.join("shop");
         // Where Claude Code keeps a project's transcripts: ~/.claude/projects/<slug>/.
         let slug = root.display().to_string().replace(['/', '\\', '.'], "-");
@@ -146,7 +146,7 @@ impl Player {
             .join(slug)
             .join(format!("{session_id}.jsonl"));
         let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-        Ok(Player {
+        Player {
             exe: exe.to_path_buf(),
             session: Session {
                 id: session_id.to_string(),
@@ -159,7 +159,7 @@ impl Player {
             failures: Vec::new(),
             color,
             output_lost: false,
-        })
+        }
     }
 
     /// `nagger` as Claude Code runs it for this project: CLAUDE_PROJECT_DIR set,
@@ -200,7 +200,7 @@ impl Player {
         Ok((output, started.elapsed().as_secs_f64() * 1000.0))
     }
 
-    fn reply(&mut self, call: &Call, output: Output, ms: f64) -> Reply {
+    fn reply(&mut self, call: Call, output: &Output, ms: f64) -> Reply {
         self.steps += 1;
         let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
         let json = serde_json::from_str(stdout.trim()).ok();
@@ -210,8 +210,8 @@ impl Player {
                 .as_str()
                 .unwrap_or("?")
                 .to_string(),
-            who: call.who.clone(),
-            what: call.what.clone(),
+            who: call.who,
+            what: call.what,
             code: output.status.code(),
             stdout,
             stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
@@ -223,7 +223,7 @@ impl Player {
     /// Runs one hook, prints its step and checks it ran cleanly.
     pub fn hook(&mut self, call: Call, lines: usize) -> anyhow::Result<Reply> {
         let (output, ms) = self.spawn_hook(&call.input)?;
-        let reply = self.reply(&call, output, ms);
+        let reply = self.reply(call, &output, ms);
         self.print_reply(&reply, lines);
         self.check_clean(&reply);
         Ok(reply)
@@ -254,9 +254,9 @@ impl Player {
                 .collect()
         });
         let mut replies = Vec::with_capacity(calls.len());
-        for (call, output) in calls.iter().zip(outputs) {
+        for (call, output) in calls.into_iter().zip(outputs) {
             let (output, ms) = output?;
-            let reply = self.reply(call, output, ms);
+            let reply = self.reply(call, &output, ms);
             self.print_reply(&reply, lines);
             self.check_clean(&reply);
             replies.push(reply);

@@ -59,7 +59,9 @@ pub enum Caller {
         /// This is the agent's first tool call (its startup conventions are due).
         first_call: bool,
         via: Via,
-        /// Set when an exact fact replaced a different, guessed role on this call.
+        /// Set when an exact fact replaced a different, guessed role on this call: the
+        /// role it replaced, itself None when there was none.
+        #[allow(clippy::option_option)]
         corrected_from: Option<Option<String>>,
     },
 }
@@ -190,11 +192,11 @@ fn find_caller(
             });
         effort.bytes_read += cost.bytes_read;
         if let Some(found) = found {
-            effort.waited_ms = started.elapsed().as_millis() as u64;
+            effort.waited_ms = elapsed_ms(started);
             return Ok(found);
         }
         if effort.bytes_read > MAX_IDENTIFY_BYTES || started.elapsed() + pause > SETTLE {
-            effort.waited_ms = started.elapsed().as_millis() as u64;
+            effort.waited_ms = elapsed_ms(started);
             return Ok(Found::Nowhere);
         }
         std::thread::sleep(pause);
@@ -213,6 +215,9 @@ fn find_caller(
 /// could give the agent another's role, looks again up to [`SETTLE`]. `synced` says
 /// the caller already brought the spawns up to date with the parent transcript in
 /// this run, so it is not scanned again.
+// The second value is `corrected_from` of [`Caller::Subagent`]: None when nothing was
+// corrected, Some(None) when an exact role replaced no role at all.
+#[allow(clippy::option_option)]
 pub fn make_exact(
     ctx: &Ctx<'_>,
     record: SubagentRecord,
@@ -273,7 +278,7 @@ pub fn make_exact(
             || started.elapsed() + pause > SETTLE
             || !repo.roles_ambiguous(session, &record.agent_type)?;
         if give_up {
-            effort.waited_ms += started.elapsed().as_millis() as u64;
+            effort.waited_ms += elapsed_ms(started);
             return Ok((current.unwrap_or(record), None));
         }
         std::thread::sleep(pause);
@@ -313,6 +318,11 @@ fn register_unstarted(ctx: &Ctx<'_>, agent_id: &str) -> anyhow::Result<SubagentR
 }
 
 /// A tool_use_id worth searching for: Claude Code's are short ASCII tokens.
+/// Milliseconds since `started`; u64 milliseconds outlast any process.
+fn elapsed_ms(started: Instant) -> u64 {
+    u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
 fn sane_id(id: &str) -> bool {
     (4..=256).contains(&id.len())
         && id

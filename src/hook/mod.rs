@@ -85,6 +85,7 @@ impl Outcome {
         }
     }
 
+    #[must_use]
     pub fn detail(mut self, key: &str, value: impl Into<Value>) -> Outcome {
         self.details.insert(key.to_string(), value.into());
         self
@@ -98,7 +99,7 @@ pub fn run_stdin(env: &Env) -> HookRun {
         Ok(bytes) => run(&mut bytes.as_slice(), env),
         Err(problem) => {
             log_bad_input(env, &problem, Instant::now());
-            fail_open(format!("bad hook input (passing): {problem}"))
+            fail_open(&format!("bad hook input (passing): {problem}"))
         }
     }
 }
@@ -130,6 +131,8 @@ fn read_stdin_until(limit: std::time::Duration) -> Result<Vec<u8>, String> {
     let deadline = Instant::now() + limit;
     let mut stdin = std::io::stdin().lock();
     let mut bytes = Vec::new();
+    // 64 KiB on the main thread's stack, on purpose: no heap buffer in a hook's hot path.
+    #[allow(clippy::large_stack_arrays)]
     let mut chunk = [0u8; 64 * 1024];
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
@@ -140,7 +143,7 @@ fn read_stdin_until(limit: std::time::Duration) -> Result<Vec<u8>, String> {
         };
         let millis = std::ffi::c_int::try_from(left.as_millis()).unwrap_or(std::ffi::c_int::MAX);
         // SAFETY: one valid pollfd, owned here, for the duration of the call.
-        let ready = unsafe { poll(&mut fd, 1, millis) };
+        let ready = unsafe { poll(&raw mut fd, 1, millis) };
         if ready < 0 {
             let e = std::io::Error::last_os_error();
             if e.kind() == std::io::ErrorKind::Interrupted {
@@ -179,7 +182,7 @@ pub fn run(stdin: &mut dyn Read, env: &Env) -> HookRun {
         Err(payload) => {
             let what = payload
                 .downcast_ref::<&str>()
-                .map(|s| s.to_string())
+                .map(ToString::to_string)
                 .or_else(|| payload.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".to_string());
             HookRun {
@@ -199,7 +202,7 @@ fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
         Ok(input) => input,
         Err(problem) => {
             log_bad_input(env, &problem, started);
-            return fail_open(format!("bad hook input (passing): {problem}"));
+            return fail_open(&format!("bad hook input (passing): {problem}"));
         }
     };
     let id_problem = input.id_problem();
@@ -207,7 +210,7 @@ fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
         Ok(event) => event,
         Err(problem) => {
             log_bad_input(env, &problem.to_string(), started);
-            return fail_open(format!("bad hook input (passing): {problem}"));
+            return fail_open(&format!("bad hook input (passing): {problem}"));
         }
     };
     let mode = event::permission_mode(&input);
@@ -280,7 +283,7 @@ fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
         config_present: loaded.present,
         project_root: &project_root,
         common: &common,
-        warnings: Default::default(),
+        warnings: std::cell::RefCell::default(),
     };
     let handled = panic::catch_unwind(AssertUnwindSafe(|| dispatch(&ctx, &event)));
     stderr.extend(ctx.warnings.take());
@@ -296,7 +299,7 @@ fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
         Err(payload) => {
             let what = payload
                 .downcast_ref::<&str>()
-                .map(|s| s.to_string())
+                .map(ToString::to_string)
                 .or_else(|| payload.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "panic".to_string());
             (Outcome::silent(), Some(format!("panic: {what}")))
@@ -395,10 +398,10 @@ fn dispatch(ctx: &Ctx<'_>, event: &Event) -> anyhow::Result<Outcome> {
     }
 }
 
-fn fail_open(message: String) -> HookRun {
+fn fail_open(message: &str) -> HookRun {
     HookRun {
         stdout: None,
-        stderr: Some(format!("nagger: {}", one_line(&message))),
+        stderr: Some(format!("nagger: {}", one_line(message))),
     }
 }
 
@@ -470,7 +473,7 @@ fn error_text(e: &anyhow::Error) -> String {
             .find(|&n| said[said.len() - n..].iter().eq(&parts[parts.len() - n..]))
             .unwrap_or(0);
         said.truncate(said.len() - overlap);
-        said.extend(parts.iter().map(|p| p.to_string()));
+        said.extend(parts.iter().map(ToString::to_string));
     }
     said.join(": ")
 }

@@ -47,7 +47,7 @@ pub fn handle(ctx: &Ctx<'_>, call: &ToolCall) -> anyhow::Result<Outcome> {
         let caller = Caller::of(ctx)?;
         let set = AfterEditSet::new(checks);
         let matches = set.evaluate(&edit, &caller.match_context(ctx));
-        report_problems(ctx, set.problems());
+        report_problems(ctx, &set.problems());
         outcome = deliver(
             ctx,
             &caller,

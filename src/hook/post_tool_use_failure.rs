@@ -24,7 +24,7 @@ pub fn handle(ctx: &Ctx<'_>, failure: &ToolFailure) -> anyhow::Result<Outcome> {
     let caller = Caller::of(ctx)?;
     let set = RecoverySet::new(&ctx.config.rules);
     let matches = set.evaluate(&call.tool_name, &failure.error, &caller.match_context(ctx));
-    report_problems(ctx, set.problems());
+    report_problems(ctx, &set.problems());
     deliver(
         ctx,
         &caller,
@@ -71,7 +71,7 @@ impl Caller {
     }
 }
 
-pub(super) fn report_problems(ctx: &Ctx<'_>, problems: Vec<RuleError>) {
+pub(super) fn report_problems(ctx: &Ctx<'_>, problems: &[RuleError]) {
     if let Some(problem) = problems.first() {
         ctx.warn(format!("invalid rule pattern, it never matches: {problem}"));
     }

@@ -7,7 +7,7 @@ use super::wire::{HookOutput, PermissionDecision};
 use super::{Ctx, Outcome, spawns};
 use crate::config::Delivery;
 use crate::rules::{self, Decision, MatchContext, PermissionMode, RuleMatch, RuleSet, Severity};
-use crate::store::{Due, Marker, NewRuleHit, RoleSource};
+use crate::store::{Due, Marker, NewRuleHit, RoleSource, to_i64};
 use crate::transcript;
 use std::cell::OnceCell;
 use std::path::Path;
@@ -93,15 +93,14 @@ pub fn handle(ctx: &Ctx<'_>, call: &ToolCall) -> anyhow::Result<Outcome> {
                 let due = ctx.db.markers().take_due(
                     &ctx.common.session_id,
                     Marker::SessionConventions,
-                    session.token_threshold as i64,
+                    to_i64(session.token_threshold),
                     current_tokens,
                 )?;
                 let message = match due {
-                    Due::First => Some((&session.first_time, "session.first_time")),
                     Due::Again if !session.repeated.is_empty() => {
                         Some((&session.repeated, "session.repeated"))
                     }
-                    Due::Again => Some((&session.first_time, "session.first_time")),
+                    Due::First | Due::Again => Some((&session.first_time, "session.first_time")),
                     Due::Current => None,
                 };
                 if let Some((message, key)) = message {
@@ -266,7 +265,7 @@ pub(super) fn rule_due(
     let shown = ctx.db.markers().take_due(
         &ctx.common.session_id,
         marker,
-        threshold as i64,
+        to_i64(threshold),
         current_tokens,
     )?;
     Ok(shown != Due::Current)
@@ -332,7 +331,7 @@ pub fn context_tokens(ctx: &Ctx<'_>) -> i64 {
         return 0;
     };
     match transcript::current_context_tokens(Path::new(path)) {
-        Ok(tokens) => tokens.unwrap_or(0) as i64,
+        Ok(tokens) => to_i64(tokens.unwrap_or(0)),
         Err(e) => {
             ctx.warn(format!("cannot read transcript {path}: {e}"));
             0

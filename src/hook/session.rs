@@ -6,10 +6,8 @@ use super::event::{HookEvent, SessionSource};
 use super::wire::HookOutput;
 use super::{Ctx, Outcome, pre_tool_use};
 use crate::context;
-use crate::store::ExpireReason;
+use crate::store::{self, ExpireReason};
 use serde_json::json;
-
-const HOUR_MS: i64 = 3_600_000;
 
 pub fn start(ctx: &Ctx<'_>, source: Option<&SessionSource>) -> anyhow::Result<Outcome> {
     let session = &ctx.common.session_id;
@@ -21,8 +19,8 @@ pub fn start(ctx: &Ctx<'_>, source: Option<&SessionSource>) -> anyhow::Result<Ou
         ctx.common.cwd.as_deref(),
     )?;
     let purged = sessions.purge_expired(
-        ctx.config.context.ttl_hours as i64 * HOUR_MS,
-        ctx.config.log.retention_days as i64 * 24 * HOUR_MS,
+        store::hours_ms(ctx.config.context.ttl_hours),
+        store::hours_ms(ctx.config.log.retention_days.saturating_mul(24)),
     )?;
     let purged_rows: usize = purged.iter().map(|(_, n)| n).sum();
     let ttl = std::time::Duration::from_secs(ctx.config.context.ttl_hours * 3600);

@@ -5,7 +5,7 @@
 use super::Ctx;
 use super::event::ToolCall;
 use crate::roles;
-use crate::store::{RoleSource, SpawnKey, SpawnRow, TranscriptCursorRow};
+use crate::store::{RoleSource, SpawnKey, SpawnRow, TranscriptCursorRow, to_i64};
 use crate::transcript::{self, ScanCursor};
 use std::path::Path;
 
@@ -34,7 +34,7 @@ pub fn from_call(ctx: &Ctx<'_>, call: &ToolCall) -> anyhow::Result<Option<String
     let repo = ctx.db.subagents();
     // Ordered after what the transcript already showed, before what it will show.
     let index = match ctx.common.transcript_path.as_deref() {
-        Some(path) => repo.cursor(path)?.map_or(0, |c| c.line_count as i64),
+        Some(path) => repo.cursor(path)?.map_or(0, |c| to_i64(c.line_count)),
         None => 0,
     };
     let spawn = SpawnRow {
@@ -115,7 +115,7 @@ pub fn sync(ctx: &Ctx<'_>) -> anyhow::Result<SyncReport> {
         .spawns
         .iter()
         .map(|s| SpawnRow {
-            transcript_index: s.line_index as i64,
+            transcript_index: to_i64(s.line_index),
             tool_use_id: s
                 .tool_use_id
                 .clone()

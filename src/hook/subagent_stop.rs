@@ -7,7 +7,7 @@ use super::wire::HookOutput;
 use super::{Ctx, Outcome};
 use crate::compress;
 use crate::context;
-use crate::store::{Due, Marker, NewContextEntry};
+use crate::store::{self, Due, Marker, NewContextEntry};
 use crate::text::cut;
 use crate::transcript;
 use std::path::{Path, PathBuf};
@@ -44,7 +44,7 @@ pub fn handle(ctx: &Ctx<'_>, stop: &Stop) -> anyhow::Result<Outcome> {
                 .detail("agent_type", stop.agent_type.as_str())
                 .detail("role", role)
                 .detail("compression", "blocked");
-            outcome.agent_id = Some(stop.agent_id.to_string());
+            outcome.agent_id = Some(stop.agent_id.clone());
             return Ok(outcome);
         }
         Ok(Check::Pass(word)) => word,
@@ -101,7 +101,7 @@ pub fn handle(ctx: &Ctx<'_>, stop: &Stop) -> anyhow::Result<Outcome> {
             "final_message_chars",
             final_message.text().map(|t| t.chars().count()),
         );
-    outcome.agent_id = Some(stop.agent_id.to_string());
+    outcome.agent_id = Some(stop.agent_id.clone());
     Ok(outcome)
 }
 
@@ -272,5 +272,5 @@ fn agent_tokens(ctx: &Ctx<'_>, stop: &Stop) -> Option<i64> {
     let path = agent_transcript(ctx, stop)?;
     transcript::total_usage(&path)
         .ok()
-        .map(|u| u.total() as i64)
+        .map(|u| store::to_i64(u.total()))
 }

@@ -253,16 +253,15 @@ impl HookOutput {
     /// The outcome word recorded in hook_log.
     pub fn result(&self) -> &'static str {
         match self {
-            HookOutput::Silent => "none",
             HookOutput::PreToolUse {
                 decision: Some(d), ..
             } => d.as_str(),
             HookOutput::PreToolUse {
                 additional_context: Some(_),
                 ..
-            } => "context",
-            HookOutput::PreToolUse { .. } => "none",
-            HookOutput::Context { .. } => "context",
+            }
+            | HookOutput::Context { .. } => "context",
+            HookOutput::Silent | HookOutput::PreToolUse { .. } => "none",
             HookOutput::Block { .. } => "block",
         }
     }
@@ -271,6 +270,7 @@ impl HookOutput {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fmt::Write as _;
 
     #[test]
     fn deny_output_has_claude_code_shape() {
@@ -319,9 +319,10 @@ mod tests {
 
     #[test]
     fn long_outputs_are_cut_on_whole_lines_with_a_note() {
-        let text: String = (0..2000)
-            .map(|i| format!("line {i} \"quoted\"\n"))
-            .collect();
+        let text: String = (0..2000).fold(String::new(), |mut text, i| {
+            let _ = writeln!(text, "line {i} \"quoted\"");
+            text
+        });
         for out in [
             HookOutput::Context {
                 event: HookEvent::SessionStart,

@@ -90,7 +90,7 @@ pub(super) fn back_up(
                     .map_err(io_error("write backup", &backup))?;
                 return Ok(backup);
             }
-            Err(error) if error.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {}
             Err(error) => return Err(io_error("create backup", &backup)(error)),
         }
     }

@@ -76,16 +76,15 @@ pub struct InstallOptions {
 
 impl InstallOptions {
     pub fn resolved_settings_path(&self) -> PathBuf {
-        match &self.settings_path {
-            Some(path) => path.clone(),
-            None => {
-                let name = if self.local {
-                    "settings.local.json"
-                } else {
-                    "settings.json"
-                };
-                self.project_root.join(".claude").join(name)
-            }
+        if let Some(path) = &self.settings_path {
+            path.clone()
+        } else {
+            let name = if self.local {
+                "settings.local.json"
+            } else {
+                "settings.json"
+            };
+            self.project_root.join(".claude").join(name)
         }
     }
 

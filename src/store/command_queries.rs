@@ -46,7 +46,7 @@ impl NaggerStateDB {
              ORDER BY s.last_seen_at DESC
              LIMIT ?1",
         )?;
-        let rows = stmt.query_map([limit as i64], |r| {
+        let rows = stmt.query_map([super::to_i64(limit)], |r| {
             Ok(SessionListing {
                 info: SessionInfo {
                     session_id: r.get(0)?,

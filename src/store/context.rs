@@ -5,6 +5,7 @@
 use super::{StoreResult, now_ms};
 use rusqlite::{Connection, OptionalExtension, Row, params};
 use sha2::{Digest, Sha256};
+use std::fmt::Write as _;
 
 /// A result to store.
 #[derive(Debug, Clone, Default)]
@@ -362,8 +363,10 @@ pub fn content_hash(content: &str, files: &[String]) -> String {
     h.finalize()
         .iter()
         .take(16)
-        .map(|b| format!("{b:02x}"))
-        .collect()
+        .fold(String::with_capacity(32), |mut hex, b| {
+            let _ = write!(hex, "{b:02x}");
+            hex
+        })
 }
 
 /// Tags are stored lowercase, comma separated, without blanks or empties.

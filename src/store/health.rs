@@ -81,11 +81,11 @@ pub fn schema_status(conn: &Connection) -> StoreResult<SchemaStatus> {
         let version = i64::from(m.version());
         match recorded.iter().find(|(v, _, _)| *v == version) {
             None if version <= status.user_version => {
-                status.unrecorded.push((version, m.name().to_string()))
+                status.unrecorded.push((version, m.name().to_string()));
             }
             None => status.pending.push((version, m.name().to_string())),
             Some((_, _, checksum)) if *checksum != m.checksum().to_string() => {
-                status.divergent.push((version, m.name().to_string()))
+                status.divergent.push((version, m.name().to_string()));
             }
             Some(_) => {}
         }

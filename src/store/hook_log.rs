@@ -110,7 +110,7 @@ impl<'c> HookLogRepository<'c> {
     }
 
     fn insert(&self, session_id: Option<&str>, entry: &NewHookLog<'_>) -> StoreResult<i64> {
-        let details = entry.details.map(|d| d.to_string());
+        let details = entry.details.map(ToString::to_string);
         let columns = StatColumns::of(entry.event_type, entry.result, entry.details);
         let timestamp = entry.timestamp.unwrap_or_else(now_ms);
         let tx = self
@@ -186,7 +186,7 @@ impl<'c> HookLogRepository<'c> {
             "SELECT id, session_id, hook_name, event_type, agent_id, timestamp, result, details, duration_ms
              FROM hook_log WHERE ?1 IS NULL OR session_id = ?1 ORDER BY id DESC LIMIT ?2",
         )?;
-        let rows = stmt.query_map(params![session_id, limit as i64], |r| {
+        let rows = stmt.query_map(params![session_id, super::to_i64(limit)], |r| {
             Ok(HookLogRecord {
                 id: r.get(0)?,
                 session_id: r.get(1)?,

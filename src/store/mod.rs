@@ -29,6 +29,7 @@ pub use usage::UsageRepository;
 
 use rusqlite::config::DbConfig;
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
+use std::fmt::Write as _;
 use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -42,7 +43,7 @@ refinery::embed_migrations!("migrations");
 const WAL_TRUNCATE_BYTES: u64 = 256 * 1024;
 
 /// How long a connection waits for a lock held by another process.
-pub const BUSY_TIMEOUT: Duration = Duration::from_millis(5000);
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -348,7 +349,9 @@ fn uri_path(path: &Path) -> String {
     let mut out = String::new();
     for b in path.to_string_lossy().bytes() {
         match b {
-            b'?' | b'#' | b'%' => out.push_str(&format!("%{b:02X}")),
+            b'?' | b'#' | b'%' => {
+                let _ = write!(out, "%{b:02X}");
+            }
             _ => out.push(b as char),
         }
     }
@@ -404,8 +407,9 @@ fn wait_for_wal_index(path: &Path) -> StoreResult<()> {
     loop {
         // SAFETY: a plain flock struct passed by pointer to fcntl on an open descriptor.
         let mut lock: libc::flock = unsafe { std::mem::zeroed() };
-        lock.l_type = libc::F_RDLCK as _;
-        lock.l_whence = libc::SEEK_SET as _;
+        // Small constants (0 and 1) that fit the C short of these fields.
+        lock.l_type = libc::F_RDLCK.try_into().expect("F_RDLCK fits l_type");
+        lock.l_whence = libc::SEEK_SET.try_into().expect("SEEK_SET fits l_whence");
         lock.l_start = WAL_INDEX_DMS_BYTE as _;
         lock.l_len = 1;
         let rc = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_GETLK, &mut lock) };
@@ -453,7 +457,7 @@ fn apply_connection_pragmas(conn: &Connection) -> rusqlite::Result<()> {
 fn is_not_a_database(e: &rusqlite::Error) -> bool {
     matches!(
         e.sqlite_error_code(),
-        Some(rusqlite::ErrorCode::NotADatabase) | Some(rusqlite::ErrorCode::DatabaseCorrupt)
+        Some(rusqlite::ErrorCode::NotADatabase | rusqlite::ErrorCode::DatabaseCorrupt)
     )
 }
 
@@ -622,14 +626,43 @@ fn wait_while_busy(attempt: i32) -> bool {
 /// Steps double from 100 µs to 2 ms, then stay there.
 fn busy_step(attempt: i32) -> Option<Duration> {
     let step_us = |i: u64| (100u64 << i.min(5)).min(2000);
-    let attempt = attempt.max(0) as u64;
+    let attempt = u64::try_from(attempt).unwrap_or(0);
     let waited_us: u64 = (0..attempt).map(step_us).sum();
-    (waited_us < BUSY_TIMEOUT.as_micros() as u64).then(|| Duration::from_micros(step_us(attempt)))
+    let limit_us = u64::try_from(BUSY_TIMEOUT.as_micros()).unwrap_or(u64::MAX);
+    (waited_us < limit_us).then(|| Duration::from_micros(step_us(attempt)))
 }
 
 /// Current time in unix milliseconds, the unit of every time column.
 pub fn now_ms() -> i64 {
     chrono::Utc::now().timestamp_millis()
+}
+
+/// A count, size or limit (`usize`, `u64`) as an SQLite integer. Real values are far
+/// below `i64::MAX`; one past it would saturate rather than wrap negative.
+pub fn to_i64(n: impl TryInto<i64>) -> i64 {
+    n.try_into().unwrap_or(i64::MAX)
+}
+
+/// An SQLite integer that counts something as a `u64`; a negative value reads as 0.
+pub fn to_u64(n: i64) -> u64 {
+    u64::try_from(n).unwrap_or(0)
+}
+
+/// An SQLite integer that counts something as a `usize`; a negative value reads as 0,
+/// one beyond the address space (32-bit targets only) as `usize::MAX`.
+pub fn to_usize(n: i64) -> usize {
+    if n < 0 {
+        0
+    } else {
+        usize::try_from(n).unwrap_or(usize::MAX)
+    }
+}
+
+const HOUR_MS: i64 = 3_600_000;
+
+/// `hours` in milliseconds, saturating instead of overflowing on absurd configurations.
+pub fn hours_ms(hours: u64) -> i64 {
+    to_i64(hours).saturating_mul(HOUR_MS)
 }
 
 #[cfg(test)]
@@ -640,7 +673,10 @@ mod tests {
     fn busy_handler_retries_finely_and_gives_up_after_the_busy_timeout() {
         assert_eq!(busy_step(0), Some(Duration::from_micros(100)));
         assert_eq!(busy_step(10), Some(Duration::from_millis(2)));
-        let attempts = (0..).take_while(|a| busy_step(*a).is_some()).count() as i32;
+        let attempts = (0..i32::MAX)
+            .take_while(|a| busy_step(*a).is_some())
+            .count();
+        let attempts = i32::try_from(attempts).expect("a few hundred attempts");
         let total: Duration = (0..attempts).filter_map(busy_step).sum();
         assert!(
             total >= BUSY_TIMEOUT && total <= BUSY_TIMEOUT + Duration::from_millis(2),
@@ -651,7 +687,7 @@ mod tests {
 
     #[test]
     fn build_time_latest_version_matches_the_embedded_migrations() {
-        let newest = embedded_migrations().last().map(|m| m.0).unwrap_or(0);
+        let newest = embedded_migrations().last().map_or(0, |m| m.0);
         assert_eq!(latest_version(), newest);
     }
 

@@ -132,7 +132,7 @@ impl<'c> SessionRepository<'c> {
         let mut stmt = self.conn.prepare(&format!(
             "SELECT {INFO_COLUMNS} FROM session_info ORDER BY last_seen_at DESC LIMIT ?1"
         ))?;
-        let rows = stmt.query_map([limit as i64], info_from_row)?;
+        let rows = stmt.query_map([super::to_i64(limit)], info_from_row)?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 

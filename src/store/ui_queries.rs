@@ -3,7 +3,9 @@
 //! here writes, creates or migrates: the database is opened with SQLITE_OPEN_READ_ONLY and
 //! `query_only`, so a statement that would write fails instead.
 
-use super::{NaggerStateDB, OpenReport, StoreError, StoreResult, wait_while_busy};
+use super::{
+    NaggerStateDB, OpenReport, StoreError, StoreResult, to_i64, to_usize, wait_while_busy,
+};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, Row, params};
 use serde::Serialize;
 use std::path::Path;
@@ -152,7 +154,7 @@ pub fn sessions(
         .prepare(&format!(
             "{SESSION_SELECT} ORDER BY s.last_seen_at DESC LIMIT ?1"
         ))?
-        .query_map([limit as i64], session_row)?
+        .query_map([to_i64(limit)], session_row)?
         .collect::<Result<_, _>>()?;
     Ok(rows
         .into_iter()
@@ -404,7 +406,7 @@ pub fn timeline(
             "SELECT id, timestamp, event_type, hook_name, agent_id, result, duration_ms, details
              FROM hook_log WHERE session_id = ?1 ORDER BY timestamp DESC, id DESC LIMIT ?2",
         )?
-        .query_map(params![session_id, TIMELINE_RUNS as i64], hook_run)?
+        .query_map(params![session_id, to_i64(TIMELINE_RUNS)], hook_run)?
         .collect::<Result<_, _>>()?;
     runs.reverse();
     let spawns = tx
@@ -431,7 +433,7 @@ pub fn timeline(
             "SELECT {RULE_HIT_COLUMNS} FROM rule_hits WHERE session_id = ?1
              ORDER BY created_at DESC, id DESC LIMIT ?2"
         ))?
-        .query_map(params![session_id, RECENT_ROWS as i64], rule_hit)?
+        .query_map(params![session_id, to_i64(RECENT_ROWS)], rule_hit)?
         .collect::<Result<_, _>>()?;
     let timeline = Timeline {
         runs_total: session.hook_runs,
@@ -456,7 +458,7 @@ pub fn recent_rule_hits(
             "SELECT {RULE_HIT_COLUMNS} FROM rule_hits WHERE ?1 IS NULL OR session_id = ?1
              ORDER BY created_at DESC, id DESC LIMIT ?2"
         ))?
-        .query_map(params![session_id, limit as i64], rule_hit)?
+        .query_map(params![session_id, to_i64(limit)], rule_hit)?
         .collect::<Result<_, _>>()?)
 }
 
@@ -515,7 +517,7 @@ pub fn context_entries(
              FROM context_entries WHERE ?1 IS NULL OR session_id = ?1
              ORDER BY created_at DESC, id DESC LIMIT ?2",
         )?
-        .query_map(params![session_id, limit as i64], |r| {
+        .query_map(params![session_id, to_i64(limit)], |r| {
             Ok(SharedEntry {
                 id: r.get(0)?,
                 session_id: r.get(1)?,
@@ -579,7 +581,7 @@ pub fn latency_over_time(
     let runs: Vec<(i64, f64)> = conn
         .prepare(sql)?
         .query_map(
-            params![session_id, since_ms.unwrap_or(0), LATENCY_RUNS as i64],
+            params![session_id, since_ms.unwrap_or(0), to_i64(LATENCY_RUNS)],
             |r| Ok((r.get(0)?, r.get(1)?)),
         )?
         .collect::<Result<_, _>>()?;
@@ -595,12 +597,14 @@ pub fn bucket_latencies(runs: &[(i64, f64)], buckets: usize) -> Vec<LatencyBucke
     ) else {
         return Vec::new();
     };
-    let buckets = buckets.max(1) as i64;
+    let count = buckets.max(1);
+    let buckets = to_i64(count);
     // At least 1 ms per span; the last span ends after the last run.
     let span = ((last - first) / buckets + 1).max(1);
-    let mut durations: Vec<Vec<f64>> = vec![Vec::new(); buckets as usize];
+    let mut durations: Vec<Vec<f64>> = vec![Vec::new(); count];
     for &(ts, d) in runs {
-        let i = (((ts - first) / span) as usize).min(buckets as usize - 1);
+        // ts >= first, so the quotient is never negative.
+        let i = to_usize((ts - first) / span).min(count - 1);
         durations[i].push(d);
     }
     durations
@@ -615,11 +619,11 @@ pub fn bucket_latencies(runs: &[(i64, f64)], buckets: usize) -> Vec<LatencyBucke
                 let rank = (permille * ds.len()).div_ceil(1000).clamp(1, ds.len());
                 Some(ds[rank - 1])
             };
-            let from_ms = first + span * i as i64;
+            let from_ms = first + span * to_i64(i);
             LatencyBucket {
                 from_ms,
                 to_ms: from_ms + span,
-                runs: ds.len() as i64,
+                runs: to_i64(ds.len()),
                 p50: at(500),
                 p95: at(950),
                 p99: at(990),

@@ -258,8 +258,10 @@ impl<'de: 'a, 'a> Visitor<'de> for ScalarVisitor<'a> {
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
         Ok(u64::try_from(v).map_or(Scalar::Other, Scalar::Number))
     }
+    // A finite non-negative f64 cast with `as` saturates at u64::MAX and drops only a
+    // fraction; these are token counts, whole numbers far below 2^53.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
-        // `as` saturates, and these are token counts.
         Ok(if v.is_finite() && v >= 0.0 {
             Scalar::Number(v as u64)
         } else {

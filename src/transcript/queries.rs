@@ -311,7 +311,9 @@ pub(super) fn total_usage_with(path: &Path, limits: Limits) -> io::Result<Usage>
             ControlFlow::Continue(())
         },
     )?;
-    by_message.into_values().for_each(|usage| total.add(usage));
+    for usage in by_message.into_values() {
+        total.add(usage);
+    }
     Ok(total)
 }
 

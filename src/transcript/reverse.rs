@@ -11,6 +11,9 @@ use super::{Limits, REVERSE, run_budget_left, spend};
 /// about the end of a 100 MB transcript costs a few reads. An unterminated last line is
 /// handed out like the others (a cut-short one then fails to parse). A line longer than
 /// the limit (32 MiB) is skipped rather than held in memory.
+// Four independent flags of where the backward read stands, not a configuration: a
+// state enum would have to spell out their combinations.
+#[allow(clippy::struct_excessive_bools)]
 pub struct ReverseLines {
     file: File,
     /// File offset of `buf[start]`: everything before it is unread.

@@ -2,6 +2,7 @@
 //! and its query, the loopback Host check, the token cookie, responses.
 
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 use std::io::{Cursor, Read};
 use tiny_http::{Header, Request, Response};
 
@@ -52,7 +53,12 @@ pub fn percent_decode(s: &str) -> String {
                 && bytes[i + 1].is_ascii_hexdigit()
                 && bytes[i + 2].is_ascii_hexdigit() =>
             {
-                let hex = |c: u8| (c as char).to_digit(16).unwrap_or(0) as u8;
+                let hex = |c: u8| {
+                    (c as char)
+                        .to_digit(16)
+                        .and_then(|d| u8::try_from(d).ok())
+                        .unwrap_or(0)
+                };
                 out.push(hex(bytes[i + 1]) * 16 + hex(bytes[i + 2]));
                 i += 2;
             }
@@ -112,7 +118,10 @@ pub fn new_token() -> anyhow::Result<String> {
     std::fs::File::open("/dev/urandom")
         .and_then(|mut f| f.read_exact(&mut bytes))
         .map_err(|e| anyhow::anyhow!("cannot read random bytes for the access token: {e}"))?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+    Ok(bytes.iter().fold(String::with_capacity(32), |mut hex, b| {
+        let _ = write!(hex, "{b:02x}");
+        hex
+    }))
 }
 
 pub fn header(name: &str, value: &str) -> Header {

@@ -63,7 +63,7 @@ pub fn run(env: &Env, options: &Options) -> anyhow::Result<()> {
         .context("the server has no TCP address")?;
     let ui = Arc::new(Ui {
         pool,
-        counts: Default::default(),
+        counts: std::sync::Mutex::default(),
         db_path,
         project_root,
         token: http::new_token()?,

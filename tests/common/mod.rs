@@ -79,7 +79,7 @@ impl HookResult {
         self.json().is_some_and(|v| v["decision"] == "block")
     }
 
-    pub fn from_output(out: Output) -> HookResult {
+    pub fn from_output(out: &Output) -> HookResult {
         HookResult {
             code: out.status.code().unwrap_or(-1),
             stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -140,7 +140,7 @@ impl Project {
     }
 
     pub fn run(&self, args: &[&str]) -> HookResult {
-        HookResult::from_output(self.command(args).output().expect("run nagger"))
+        HookResult::from_output(&self.command(args).output().expect("run nagger"))
     }
 
     /// Runs `nagger hook` with raw stdin bytes.
@@ -307,7 +307,7 @@ pub fn run_with_stdin(mut cmd: Command, input: &Value) -> HookResult {
 }
 
 pub fn finish(child: Child) -> HookResult {
-    HookResult::from_output(child.wait_with_output().expect("wait"))
+    HookResult::from_output(&child.wait_with_output().expect("wait"))
 }
 
 fn rand_suffix() -> String {
@@ -402,7 +402,7 @@ pub fn usage_line(message_id: &str, context_tokens: u64) -> Value {
 }
 
 pub fn compact_boundary_line() -> Value {
-    json!({"type": "system", "subtype": "compact_boundary", "content": "Conversation compacted", "compactMetadata": {"trigger": "auto", "preTokens": 150000}})
+    json!({"type": "system", "subtype": "compact_boundary", "content": "Conversation compacted", "compactMetadata": {"trigger": "auto", "preTokens": 150_000}})
 }
 
 /// A subagent's final assistant text line.

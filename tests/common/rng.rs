@@ -19,6 +19,7 @@ impl Rng {
     }
 
     pub fn between(&mut self, low: usize, high: usize) -> usize {
-        low + self.below((high - low) as u64) as usize
+        let below = self.below((high - low) as u64);
+        low + usize::try_from(below).expect("below high - low, a usize")
     }
 }

@@ -8,6 +8,7 @@
 
 use super::standin::StandIn;
 use serde_json::Value;
+use std::fmt::Write as _;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -15,7 +16,7 @@ use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 /// How long one `claude -p` may take before the test kills it and fails.
-const RUN_LIMIT: Duration = Duration::from_secs(180);
+const RUN_LIMIT: Duration = Duration::from_mins(3);
 /// How long a run that finished its scripted work must stay idle before it is ended.
 pub const QUIET: Duration = Duration::from_secs(5);
 
@@ -26,8 +27,10 @@ fn target_dir() -> PathBuf {
     let bin = PathBuf::from(env!("CARGO_BIN_EXE_nagger"));
     bin.ancestors()
         .find(|p| p.file_name().is_some_and(|n| n == "target"))
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target"))
+        .map_or_else(
+            || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target"),
+            Path::to_path_buf,
+        )
 }
 
 /// The `claude` executable of a pinned version, installed on first use.
@@ -41,7 +44,7 @@ pub fn claude(version: &str) -> PathBuf {
     let _one_at_a_time = INSTALLS
         .get_or_init(|| Mutex::new(()))
         .lock()
-        .unwrap_or_else(|e| e.into_inner());
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let prefix = target_dir().join("claude-code").join(version);
     let bin = prefix.join("node_modules/.bin/claude");
     if bin.exists() && version_of(&bin).as_deref() == Some(version) {
@@ -111,8 +114,10 @@ impl RunResult {
         self.json
             .as_ref()
             .and_then(|j| j["session_id"].as_str())
-            .map(str::to_string)
-            .unwrap_or_else(|| panic!("no session_id in claude's output: {}", self.stdout))
+            .map_or_else(
+                || panic!("no session_id in claude's output: {}", self.stdout),
+                str::to_string,
+            )
     }
 }
 
@@ -179,10 +184,11 @@ impl Project {
              [session.repeated]\ntitle = \"Conventions, once more\"\ntext = \"{REPEATED_MARK}: re-read them.\"\n"
         );
         for role in ROLES {
-            config.push_str(&format!(
+            let _ = write!(
+                config,
                 "[roles.{role}]\ntitle = \"{role} conventions\"\ntext = \"{}: the {role} works this way.\"\n",
                 role_mark(role)
-            ));
+            );
         }
         config.push_str(extra);
         self.write(".claude-nagger/config.toml", &config);
@@ -264,7 +270,7 @@ impl Project {
         // its own process group, so a timeout kills every process it started
         std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
         let mut child = cmd.spawn().expect("start claude");
-        let pid = child.id() as i32;
+        let pid = i32::try_from(child.id()).expect("a pid fits pid_t");
         let started = Instant::now();
         let stdout = child.stdout.take().unwrap();
         let stderr = child.stderr.take().unwrap();
@@ -357,8 +363,7 @@ pub fn count_errors(stats: &Value) -> u64 {
     if let Some(n) = stats["totals"]["errors"].as_u64() {
         return n;
     }
-    stats["events"]
-        .as_array()
-        .map(|events| events.iter().filter_map(|e| e["errors"].as_u64()).sum())
-        .unwrap_or(0)
+    stats["events"].as_array().map_or(0, |events| {
+        events.iter().filter_map(|e| e["errors"].as_u64()).sum()
+    })
 }

@@ -9,6 +9,7 @@
 //! turns since the message that holds the tag.
 
 use serde_json::{Value, json};
+use std::fmt::Write as _;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -152,7 +153,7 @@ impl Drop for StandIn {
 }
 
 fn serve(stream: TcpStream, requests: &Mutex<Vec<Recorded>>, script: &Script, ids: &AtomicU64) {
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(300)));
+    let _ = stream.set_read_timeout(Some(Duration::from_mins(5)));
     let mut reader = BufReader::new(match stream.try_clone() {
         Ok(s) => s,
         Err(_) => return,
@@ -329,7 +330,7 @@ fn respond(
     events.push(("message_stop", json!({ "type": "message_stop" })));
     let mut sse = String::new();
     for (name, data) in events {
-        sse.push_str(&format!("event: {name}\ndata: {data}\n\n"));
+        let _ = write!(sse, "event: {name}\ndata: {data}\n\n");
     }
     http(200, "text/event-stream", sse.as_bytes())
 }

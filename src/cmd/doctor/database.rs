@@ -4,8 +4,9 @@
 use super::{Check, Checks, HOUR_MS, Status, plural};
 use crate::cmd::age;
 use crate::store::health::{self, Inspection, SchemaStatus};
-use crate::store::{now_ms, stats};
+use crate::store::{now_ms, stats, to_u64, to_usize};
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 /// A database this large is worth a look (log retention, `nagger gc`).
@@ -49,12 +50,10 @@ fn open_database_checks(
     ttl_ms: i64,
     checks: &mut Checks,
 ) {
-    let bytes = health::database_bytes(conn).unwrap_or(0).max(0) as u64;
+    let bytes = to_u64(health::database_bytes(conn).unwrap_or(0));
     let mut wal = db_path.as_os_str().to_os_string();
     wal.push("-wal");
-    let wal_bytes = std::fs::metadata(PathBuf::from(wal))
-        .map(|m| m.len())
-        .unwrap_or(0);
+    let wal_bytes = std::fs::metadata(PathBuf::from(wal)).map_or(0, |m| m.len());
     let size = format!("{} (wal {})", human_bytes(bytes), human_bytes(wal_bytes));
     if bytes + wal_bytes > LARGE_DB_BYTES {
         checks.push(
@@ -118,7 +117,7 @@ fn open_database_checks(
 
     match health::journal_mode(conn) {
         Ok(mode) if mode.eq_ignore_ascii_case("wal") => {
-            checks.push("journal", Status::Ok, "journal_mode: wal")
+            checks.push("journal", Status::Ok, "journal_mode: wal");
         }
         Ok(mode) => checks.push(
             "journal",
@@ -170,9 +169,9 @@ fn open_database_checks(
             format!(
                 "{} subagent{} active and {} session{} never ended for more than the {}h TTL; the next SessionStart, `nagger gc` or `nagger doctor --fix` purges them",
                 s.agents,
-                plural(s.agents as usize),
+                plural(to_usize(s.agents)),
                 s.sessions,
-                plural(s.sessions as usize),
+                plural(to_usize(s.sessions)),
                 ttl_ms / HOUR_MS
             ),
         ),
@@ -200,7 +199,7 @@ fn open_database_checks(
                 Status::Warn,
                 format!(
                     "{n} hook run{} failed in the last 24h (nagger passed them){newest}",
-                    plural(n as usize)
+                    plural(to_usize(n))
                 ),
             );
         }
@@ -299,10 +298,11 @@ fn schema_check(s: &SchemaStatus, checks: &mut Checks) -> bool {
     }
     let mut message = format!("v{} (latest): {}", s.latest, names(&s.applied));
     if !s.divergent.is_empty() {
-        message.push_str(&format!(
+        let _ = write!(
+            message,
             "; {} applied from an earlier text, no object missing",
             names(&s.divergent)
-        ));
+        );
     }
     checks.push("schema", Status::Ok, message);
     true

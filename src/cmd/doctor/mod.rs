@@ -15,7 +15,7 @@ use super::{CommandError, CommandResult, Output};
 use crate::cli::DoctorArgs;
 use crate::config::LoadedConfig;
 use crate::paths::{self, Env};
-use crate::store::NaggerStateDB;
+use crate::store::{self, NaggerStateDB};
 use std::path::{Path, PathBuf};
 
 const HOUR_MS: i64 = 3_600_000;
@@ -95,8 +95,8 @@ pub fn run(env: &Env, args: &DoctorArgs, out: &mut Output) -> CommandResult {
     let root = env.project_root(None);
     let db_path = env.db_path(&root);
     let config = LoadedConfig::load_full(&paths::config_path(&root));
-    let ttl_ms = config.config.context.ttl_hours as i64 * HOUR_MS;
-    let retention_ms = config.config.log.retention_days as i64 * 24 * HOUR_MS;
+    let ttl_ms = store::hours_ms(config.config.context.ttl_hours);
+    let retention_ms = store::hours_ms(config.config.log.retention_days.saturating_mul(24));
 
     let fixes = if args.fix {
         fix::fix(&db_path, ttl_ms, retention_ms)

@@ -1,7 +1,10 @@
 //! The session's closing: reports and shared context, a compaction, the end and the
 //! statistics.
 
-use super::*;
+use super::{
+    CODER, CODER_REPORT, Call, NAVIGATOR, NAVIGATOR_REPORT, NaggerStateDB, Player, REVIEWER,
+    REVIEWER_REPORT, TESTER, TESTER_REPORT, Value, append, files_of, json, last_log, who,
+};
 
 pub(super) fn reports_and_shared_context(p: &mut Player) -> anyhow::Result<()> {
     p.section(
@@ -336,7 +339,7 @@ pub(super) fn stats(p: &mut Player) -> anyhow::Result<()> {
     let mut by_event: std::collections::BTreeMap<
         &str,
         (Vec<f64>, std::collections::BTreeMap<&str, usize>),
-    > = Default::default();
+    > = std::collections::BTreeMap::new();
     for row in &rows {
         let (durations, results) = by_event.entry(&row.event_type).or_default();
         durations.push(row.duration_ms.unwrap_or(0.0));

@@ -1,7 +1,10 @@
 //! The session's opening: setup, the main agent's conventions, parallel subagents,
 //! rules and the guard.
 
-use super::*;
+use super::{
+    CODER, Call, NAVIGATOR, Player, TESTER, Value, agents_table, append, conventions_of, fixtures,
+    json, last_log, who,
+};
 
 pub(super) fn setup(p: &mut Player) -> anyhow::Result<()> {
     let state_dir = p.root.join(".claude-nagger");

@@ -11,6 +11,7 @@ use crate::rules::RuleKind;
 use rusqlite::{Connection, ToSql, Transaction, params, params_from_iter};
 use serde::Serialize;
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 
 /// Upper bounds (ms) of the duration buckets; one more, open bucket follows the last.
 pub const BUCKET_BOUNDS_MS: [f64; 8] = [1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 500.0];
@@ -455,11 +456,11 @@ fn scope_clause(scope: Scope<'_>, time_column: &str) -> String {
     let mut n = 0;
     if scope.session.is_some() {
         n += 1;
-        clause.push_str(&format!(" AND session_id = ?{n}"));
+        let _ = write!(clause, " AND session_id = ?{n}");
     }
     if scope.since_ms.is_some() {
         n += 1;
-        clause.push_str(&format!(" AND {time_column} >= ?{n}"));
+        let _ = write!(clause, " AND {time_column} >= ?{n}");
     }
     clause
 }
@@ -599,7 +600,10 @@ fn context_injected(
         out.by_event.insert(event, count);
     }
     if sized > 0 {
-        out.mean_chars = (out.total_chars as f64 / sized as f64).round() as i64;
+        // A rounded mean of character counts lies between 0 and the largest count.
+        #[allow(clippy::cast_possible_truncation)]
+        let mean = (out.total_chars as f64 / sized as f64).round() as i64;
+        out.mean_chars = mean;
     }
     Ok(out)
 }

@@ -3,7 +3,7 @@
 
 mod spawns;
 
-use super::{StoreResult, immediate, now_ms};
+use super::{StoreResult, immediate, now_ms, to_i64, to_u64};
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
 /// Where an agent's role came from: an exact fact (which one), or a guess.
@@ -310,7 +310,7 @@ impl<'c> SubagentRepository<'c> {
             "SELECT agent_id, startup_processed FROM subagents WHERE session_id = ?1
              ORDER BY startup_processed, created_at, rowid LIMIT ?2",
         )?;
-        let rows = stmt.query_map(params![session_id, limit as i64], |r| {
+        let rows = stmt.query_map(params![session_id, to_i64(limit)], |r| {
             Ok((r.get(0)?, r.get::<_, i64>(1)? != 0))
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
@@ -425,7 +425,7 @@ impl<'c> SubagentRepository<'c> {
              FROM subagent_history WHERE ?1 IS NULL OR session_id = ?1
              ORDER BY stopped_at DESC LIMIT ?2",
         )?;
-        let rows = stmt.query_map(params![session_id, limit as i64], |r| {
+        let rows = stmt.query_map(params![session_id, to_i64(limit)], |r| {
             Ok(HistoryRecord {
                 agent_id: r.get(0)?,
                 session_id: r.get(1)?,

@@ -2,7 +2,11 @@
 //! rows and cursor, spawns registered from the main agent's PreToolUse, exact links,
 //! and the FIFO match of an agent to the oldest spawn of its type.
 
-use super::*;
+use super::{
+    Connection, ExactOutcome, MatchOutcome, OptionalExtension, RoleSource, SpawnKey, SpawnRow,
+    SpawnState, StoreResult, SubagentRepository, TranscriptCursorRow, immediate, insert_agent,
+    now_ms, params, to_i64, to_u64,
+};
 
 impl SubagentRepository<'_> {
     pub fn cursor(&self, path: &str) -> StoreResult<Option<TranscriptCursorRow>> {
@@ -13,8 +17,8 @@ impl SubagentRepository<'_> {
                 [path],
                 |r| {
                     Ok(TranscriptCursorRow {
-                        byte_offset: r.get::<_, i64>(0)?.max(0) as u64,
-                        line_count: r.get::<_, i64>(1)?.max(0) as u64,
+                        byte_offset: to_u64(r.get(0)?),
+                        line_count: to_u64(r.get(1)?),
                         fingerprint: r.get(2)?,
                     })
                 },
@@ -34,7 +38,7 @@ impl SubagentRepository<'_> {
                  SELECT id FROM task_spawns WHERE session_id = ?1 AND matched_agent_id IS NULL
                  ORDER BY transcript_index, id
                  LIMIT max(0, (SELECT count(*) FROM task_spawns WHERE session_id = ?1) - ?2))",
-            params![session_id, max as i64],
+            params![session_id, to_i64(max)],
         )?)
     }
 
@@ -90,8 +94,8 @@ impl SubagentRepository<'_> {
             params![
                 transcript_path,
                 session_id,
-                cursor.byte_offset as i64,
-                cursor.line_count as i64,
+                to_i64(cursor.byte_offset),
+                to_i64(cursor.line_count),
                 cursor.fingerprint,
                 now,
                 restarted
@@ -367,7 +371,12 @@ pub(super) fn match_in(
         )
         .optional()?;
     let outcome = if let Some((spawn_id, role, holder)) = exact {
-        if current_spawn != Some(spawn_id) {
+        if current_spawn == Some(spawn_id) {
+            tx.execute(
+                "UPDATE subagents SET role = ?2, role_source = ?3 WHERE agent_id = ?1",
+                params![agent_id, role, exact_source.as_str()],
+            )?;
+        } else {
             if let Some(old) = current_spawn {
                 tx.execute(
                     "UPDATE task_spawns SET matched_agent_id = NULL WHERE id = ?1",
@@ -375,11 +384,6 @@ pub(super) fn match_in(
                 )?;
             }
             link(tx, spawn_id, agent_id, role.as_deref(), exact_source)?;
-        } else {
-            tx.execute(
-                "UPDATE subagents SET role = ?2, role_source = ?3 WHERE agent_id = ?1",
-                params![agent_id, role, exact_source.as_str()],
-            )?;
         }
         let displaced = holder.filter(|h| h != agent_id);
         if let Some(other) = &displaced {

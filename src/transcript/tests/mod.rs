@@ -63,22 +63,22 @@ fn usage(input: u64, creation: u64, read: u64, output: u64) -> Value {
 }
 
 fn assistant_with(msg_id: &str, content: Value, usage: Value, sidechain: bool) -> String {
-    envelope(
-        "assistant",
-        sidechain,
-        json!({
-            "message": {
-                "model": "claude-opus-4-5",
-                "id": msg_id,
-                "type": "message",
-                "role": "assistant",
-                "content": content,
-                "stop_reason": null,
-                "usage": usage,
-            },
-            "requestId": "req_011CVx",
-        }),
-    )
+    let mut line = json!({
+        "message": {
+            "model": "claude-opus-4-5",
+            "id": msg_id,
+            "type": "message",
+            "role": "assistant",
+            "content": null,
+            "stop_reason": null,
+            "usage": null,
+        },
+        "requestId": "req_011CVx",
+    });
+    // Moved in, each in the place its null keeps for it.
+    line["message"]["content"] = content;
+    line["message"]["usage"] = usage;
+    envelope("assistant", sidechain, line)
 }
 
 fn assistant(msg_id: &str, content: Value, usage: Value) -> String {
@@ -90,7 +90,9 @@ fn text(text: &str) -> Value {
 }
 
 fn tool_use(id: &str, name: &str, input: Value) -> Value {
-    json!({"type": "tool_use", "id": id, "name": name, "input": input})
+    let mut block = json!({"type": "tool_use", "id": id, "name": name, "input": null});
+    block["input"] = input;
+    block
 }
 
 fn spawn(id: &str, tool: &str, subagent_type: &str, prompt: &str) -> Value {
@@ -106,7 +108,7 @@ fn spawn(id: &str, tool: &str, subagent_type: &str, prompt: &str) -> Value {
 }
 
 fn spawn_line(msg_id: &str, block: Value) -> String {
-    assistant(msg_id, json!([block]), usage(3, 200, 15000, 90))
+    assistant(msg_id, Value::Array(vec![block]), usage(3, 200, 15000, 90))
 }
 
 /// The user line Claude Code writes when a subagent returns.
@@ -177,7 +179,7 @@ fn compact_boundary() -> String {
             "subtype": "compact_boundary",
             "content": "Conversation compacted",
             "level": "info",
-            "compactMetadata": {"trigger": "auto", "preTokens": 167000},
+            "compactMetadata": {"trigger": "auto", "preTokens": 167_000},
         }),
     )
 }
