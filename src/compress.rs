@@ -40,7 +40,7 @@ fn type_set(patterns: &[String]) -> globset::GlobSet {
     std::panic::catch_unwind(|| builder.build())
         .ok()
         .and_then(Result::ok)
-        .unwrap_or_else(|| globset::GlobSet::empty())
+        .unwrap_or_else(globset::GlobSet::empty)
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use std::cell::OnceCell;
 use super::event::{HookEvent, ToolFailure};
 use super::wire::HookOutput;
 use super::{Ctx, Outcome, pre_tool_use};
-use crate::rules::recovery::{MAX_ANSWER_CHARS, RecoverySet, cap_chars};
+use crate::rules::recovery::{MAX_ANSWER_CHARS, RecoverySet};
 use crate::rules::{self, Decision, MatchContext, PermissionMode, RuleError, RuleMatch};
 use crate::store::NewRuleHit;
 
@@ -121,7 +121,7 @@ pub(super) fn deliver(
     let Some(verdict) = rules::combine(&due, mode) else {
         return Ok(outcome);
     };
-    let text = cap_chars(&verdict.reason, MAX_ANSWER_CHARS);
+    let text = crate::text::cut(&verdict.reason, MAX_ANSWER_CHARS);
     outcome.output = match verdict.decision {
         Decision::Deny if event == HookEvent::PostToolUse => HookOutput::Block { reason: text },
         _ => HookOutput::Context { event, text },

@@ -11,9 +11,7 @@ use regex::Regex;
 use serde_json::Value;
 
 use super::kind::Kind;
-use super::recovery::{
-    MAX_ERROR_BYTES, MAX_MESSAGE_CHARS, bounded_regex, cap_chars, head, line_around,
-};
+use super::recovery::{MAX_ERROR_BYTES, MAX_MESSAGE_CHARS, bounded_regex, head, line_around};
 use super::{
     AfterEditRule, LazyGlobs, MatchContext, RuleError, RuleKind, RuleMatch, RulesConfig, in_scope,
     spec,
@@ -153,10 +151,10 @@ impl Matcher<'_> {
             kind: RuleKind::AfterEdit,
             name: self.rule.name.clone(),
             severity: self.rule.severity.severity(),
-            message: cap_chars(self.rule.message.trim(), MAX_MESSAGE_CHARS),
+            message: crate::text::cut(self.rule.message.trim(), MAX_MESSAGE_CHARS),
             why: format!(
                 "{path} ({pattern}): added \"{}\" matches {re}",
-                cap_chars(line_around(text, found.start(), found.end()), WHY_CHARS)
+                crate::text::cut(line_around(text, found.start(), found.end()), WHY_CHARS)
             ),
             token_threshold: self.rule.token_threshold,
         })

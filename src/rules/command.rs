@@ -82,7 +82,11 @@ impl Commands {
     /// Tokenise a command line.
     pub(super) fn new(line: &str) -> Commands {
         let parsed = shell::parse(line);
-        let variants: Vec<Vec<String>> = parsed.commands.iter().map(|c| c.variants()).collect();
+        let variants: Vec<Vec<String>> = parsed
+            .commands
+            .iter()
+            .map(super::shell::SimpleCommand::variants)
+            .collect();
         let haystack = variants
             .iter()
             .map(|spellings| spellings.join("\n"))
@@ -162,8 +166,14 @@ mod tests {
     fn rule(name: &str, patterns: &[&str], exclude: &[&str]) -> CommandRule {
         CommandRule {
             name: name.into(),
-            patterns: patterns.iter().map(|p| p.to_string()).collect(),
-            exclude: exclude.iter().map(|p| p.to_string()).collect(),
+            patterns: patterns
+                .iter()
+                .map(std::string::ToString::to_string)
+                .collect(),
+            exclude: exclude
+                .iter()
+                .map(std::string::ToString::to_string)
+                .collect(),
             severity: Severity::Ask,
             message: "m".into(),
             ..Default::default()

@@ -197,6 +197,8 @@ mod tests {
         }
     }
 
+    // Callers hand it json! literals.
+    #[allow(clippy::needless_pass_by_value)]
     fn fire(rules: &[FileRule], tool: &str, input: Value, ctx: &MatchContext) -> Vec<String> {
         let config = RulesConfig {
             file: rules.to_vec(),

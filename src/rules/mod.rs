@@ -204,7 +204,7 @@ impl<'a> RuleSet<'a> {
     ) -> Result<RuleSet<'a>, RuleError> {
         let mut problems = Vec::new();
         let set = RuleSet::select(rules, guard, Selection::All, |kind| {
-            kind.check_names(rules, &mut problems)
+            kind.check_names(rules, &mut problems);
         });
         match problems.into_iter().next() {
             Some(first) => Err(first),

@@ -150,7 +150,7 @@ fn hidden(via: &str) -> Program {
     ))
 }
 
-fn downloaded(source: String) -> Program {
+fn downloaded(source: &str) -> Program {
     Program::Finding(Finding::deny(
         "guard:pipe-to-shell",
         format!("runs a program downloaded by {source} without review"),
@@ -165,7 +165,7 @@ pub(super) fn programs(parsed: &Parsed, index: usize, allowed: &[bool]) -> Vec<P
     let mut out = Vec::new();
     let from_word = |word: &String| substituted(parsed, command, word, |c| is_downloader(c.name()));
     if let Some(source) = command.argv.first().and_then(from_word) {
-        out.push(downloaded(source));
+        out.push(downloaded(&source));
         return out;
     }
     let name = command.name();
@@ -177,7 +177,7 @@ pub(super) fn programs(parsed: &Parsed, index: usize, allowed: &[bool]) -> Vec<P
         return out;
     }
     if let Some(source) = command.args().iter().find_map(from_word) {
-        out.push(downloaded(source));
+        out.push(downloaded(&source));
         return out;
     }
     let decoded = |word: &String| substituted(parsed, command, word, is_decoder);
@@ -189,7 +189,7 @@ pub(super) fn programs(parsed: &Parsed, index: usize, allowed: &[bool]) -> Vec<P
         return out;
     }
     if let Some(source) = command.reads_from.iter().find_map(from_word) {
-        out.push(downloaded(source));
+        out.push(downloaded(&source));
         return out;
     }
     let is_shell = shell::is_shell(name);
@@ -206,7 +206,7 @@ pub(super) fn programs(parsed: &Parsed, index: usize, allowed: &[bool]) -> Vec<P
             && !allowed.get(j).copied().unwrap_or(false)
     });
     if let Some(j) = upstream_download {
-        out.push(downloaded(format!("`{}`", parsed.commands[j].name())));
+        out.push(downloaded(&format!("`{}`", parsed.commands[j].name())));
         return out;
     }
     for j in feeders(parsed, index) {
@@ -216,7 +216,7 @@ pub(super) fn programs(parsed: &Parsed, index: usize, allowed: &[bool]) -> Vec<P
         }
         let via = format!("`{}` piped into `{name}`", feeder.name());
         if is_downloader(feeder.name()) {
-            out.push(downloaded(format!("`{}`", feeder.name())));
+            out.push(downloaded(&format!("`{}`", feeder.name())));
         } else if is_decoder(feeder) {
             out.push(hidden(&via));
         } else if matches!(feeder.name(), "echo" | "printf") {

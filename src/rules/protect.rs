@@ -105,7 +105,7 @@ pub(super) fn written_by(
                 .iter()
                 .any(|a| a.starts_with("-i") || a.starts_with("--in-place") || a == "-pi") =>
         {
-            paths.extend(all())
+            paths.extend(all());
         }
         "dd" => paths.extend(args.iter().filter_map(|a| a.strip_prefix("of="))),
         "nagger" => {
@@ -126,7 +126,7 @@ pub(super) fn written_by(
         }
         "flock" => paths.extend(all().into_iter().take(1)),
         "git" if matches!(args.first().map(String::as_str), Some("rm" | "mv")) => {
-            paths.extend(operands(&args[1..]))
+            paths.extend(operands(&args[1..]));
         }
         _ if shell::is_interpreter(name) && !shell::is_shell(name) => {
             paths.extend(all());

@@ -85,14 +85,6 @@ pub fn head(text: &str, max: usize) -> &str {
     &text[..end]
 }
 
-/// `text` cut to `max` characters, with an ellipsis when cut.
-pub fn cap_chars(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        None => text.to_owned(),
-        Some((end, _)) => format!("{}…", &text[..end]),
-    }
-}
-
 /// One built-in hint.
 pub struct Builtin {
     /// Its name in rule_hits and `stats`, without the `builtin:` prefix.
@@ -163,7 +155,7 @@ struct Matcher<'a> {
     error_re: Compiled,
 }
 
-impl<'a> Matcher<'a> {
+impl Matcher<'_> {
     fn tool_matches(&self, tool_name: &str) -> bool {
         if self.tool.is_empty() || self.tool == tool_name {
             return true;
@@ -195,7 +187,7 @@ impl<'a> Matcher<'a> {
         let why = match found {
             Some(m) => format!(
                 "{tool_name} failed with \"{}\"",
-                cap_chars(line_around(error, m.start(), m.end()), WHY_CHARS)
+                crate::text::cut(line_around(error, m.start(), m.end()), WHY_CHARS)
             ),
             None => format!("{tool_name} failed (any failure)"),
         };
@@ -203,7 +195,7 @@ impl<'a> Matcher<'a> {
             kind: RuleKind::Recovery,
             name: self.name.clone(),
             severity: Severity::Warn,
-            message: cap_chars(self.message.trim(), MAX_MESSAGE_CHARS),
+            message: crate::text::cut(self.message.trim(), MAX_MESSAGE_CHARS),
             why,
             token_threshold: self.token_threshold,
         })
@@ -450,6 +442,6 @@ mod tests {
         error.push_str("\ncommand not found");
         assert!(names(&rules, "Bash", &error).is_empty());
         assert_eq!(head("héllo", 2), "h");
-        assert_eq!(cap_chars("abcdef", 3), "abc…");
+        assert_eq!(crate::text::cut("abcdef", 3), "ab…");
     }
 }

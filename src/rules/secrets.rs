@@ -76,12 +76,11 @@ impl<'a> Secrets<'a> {
             let mut exclude = Vec::new();
             let mut written = Vec::new();
             for pattern in self.patterns {
-                match pattern.strip_prefix('!') {
-                    Some(rest) => exclude.push(glob_for_any_folder(rest)),
-                    None => {
-                        include.push(glob_for_any_folder(pattern));
-                        written.push(pattern.as_str());
-                    }
+                if let Some(rest) = pattern.strip_prefix('!') {
+                    exclude.push(glob_for_any_folder(rest));
+                } else {
+                    include.push(glob_for_any_folder(pattern));
+                    written.push(pattern.as_str());
                 }
             }
             Built {
@@ -199,7 +198,10 @@ mod tests {
     use super::*;
 
     fn defaults() -> Vec<String> {
-        DEFAULT_SECRETS.iter().map(|s| s.to_string()).collect()
+        DEFAULT_SECRETS
+            .iter()
+            .map(std::string::ToString::to_string)
+            .collect()
     }
 
     #[test]

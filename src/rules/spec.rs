@@ -427,7 +427,11 @@ retention_days = 30
             }],
             ..Default::default()
         };
-        let text: Vec<String> = rules.validate().iter().map(|e| e.to_string()).collect();
+        let text: Vec<String> = rules
+            .validate()
+            .iter()
+            .map(std::string::ToString::to_string)
+            .collect();
         assert_eq!(text.len(), 6, "{text:#?}");
         let has = |needle: &str| text.iter().any(|t| t.contains(needle));
         assert!(
@@ -447,7 +451,11 @@ retention_days = 30
             deny: vec!["ok*".into(), "[".into()],
             ..Default::default()
         };
-        let text: Vec<String> = guard.validate().iter().map(|e| e.to_string()).collect();
+        let text: Vec<String> = guard
+            .validate()
+            .iter()
+            .map(std::string::ToString::to_string)
+            .collect();
         assert_eq!(text.len(), 1);
         assert!(text[0].starts_with("guard: deny[1] `[`"), "{text:?}");
     }

@@ -1,6 +1,7 @@
 //! Tool rules: a regex on the whole `tool_name` and regexes on `tool_input` fields, all
 //! of which must match. A literal prefix test skips the regex for tools that cannot match.
 
+use std::fmt::Write as _;
 use std::sync::OnceLock;
 
 use regex::Regex;
@@ -133,7 +134,7 @@ impl<'a> ToolMatcher<'a> {
             return None;
         }
         let mut why = if self.rule.tool.is_empty() {
-            format!("tool {} (any tool)", tool_name)
+            format!("tool {tool_name} (any tool)")
         } else {
             format!("tool {} matches {}", tool_name, self.rule.tool)
         };
@@ -149,11 +150,12 @@ impl<'a> ToolMatcher<'a> {
             if !regex.get(Regex::new)?.is_match(&value) {
                 return None;
             }
-            why.push_str(&format!(
+            let _ = write!(
+                why,
                 ", {field} {} matches {}",
                 shorten(&value),
                 regex.pattern
-            ));
+            );
         }
         Some(RuleMatch {
             kind: RuleKind::Tool,
@@ -214,12 +216,11 @@ fn field_text(input: &Value, field: &str) -> Option<String> {
     })
 }
 
+/// The value quoted, its first [`WHY_VALUE_CHARS`] characters when longer.
 fn shorten(value: &str) -> String {
-    if value.chars().count() <= WHY_VALUE_CHARS {
-        format!("{value:?}")
-    } else {
-        let head: String = value.chars().take(WHY_VALUE_CHARS).collect();
-        format!("{head:?}…")
+    match crate::text::prefix(value, WHY_VALUE_CHARS) {
+        (head, true) => format!("{head:?}…"),
+        (whole, false) => format!("{whole:?}"),
     }
 }
 
@@ -268,6 +269,8 @@ mod tests {
         }
     }
 
+    // Callers hand it json! literals.
+    #[allow(clippy::needless_pass_by_value)]
     fn fire(rule: &ToolRule, tool: &str, input: Value) -> Vec<String> {
         let config = RulesConfig {
             tool: vec![rule.clone()],

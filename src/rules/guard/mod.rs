@@ -60,7 +60,7 @@ impl PreToolUse for Guard<'_> {
         match call.commands() {
             Some(commands) => matches.extend(self.check_commands(commands)),
             None => {
-                matches.extend(self.check_tool(call.tool_name, call.input, call.ctx.project_root))
+                matches.extend(self.check_tool(call.tool_name, call.input, call.ctx.project_root));
             }
         }
     }
@@ -99,7 +99,11 @@ impl PreToolUse for Guard<'_> {
             }
             return;
         }
-        if call.input.get("command").is_some_and(|c| c.is_string()) {
+        if call
+            .input
+            .get("command")
+            .is_some_and(serde_json::Value::is_string)
+        {
             notes.push(format!(
                 "`{}` is not in `[guard] shell_tools`: its command is not read as a shell \
                  command line",

@@ -328,6 +328,8 @@ fn modes_that_make_files_world_writable() {
     }
 }
 
+// Callers hand it json! literals.
+#[allow(clippy::needless_pass_by_value)]
 fn evaluate_with(guard: &GuardConfig, tool: &str, input: serde_json::Value) -> Vec<RuleMatch> {
     let rules = RulesConfig::default();
     let set = RuleSet::compile(&rules, guard).expect("valid");

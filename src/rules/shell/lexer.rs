@@ -1,7 +1,9 @@
 //! Reading one word of a command line: quotes, escapes, `$…` expansions, arithmetic and
 //! backticks, with the commands of substitutions collected on the way.
 
-use super::*;
+use super::{
+    Collector, Context, MAX_WORD_NESTING, Parser, Range, Via, is_assignment_name, parse_script,
+};
 
 #[derive(Default)]
 pub(super) struct Word {
@@ -356,16 +358,15 @@ impl Parser<'_, '_> {
                     self.i += 1;
                     break;
                 }
-                b'\\' => match self.peek_at(1) {
-                    Some(next @ (b'`' | b'\\' | b'$')) => {
+                b'\\' => {
+                    if let Some(next @ (b'`' | b'\\' | b'$')) = self.peek_at(1) {
                         inner.push(next);
                         self.i += 2;
-                    }
-                    _ => {
+                    } else {
                         inner.push(b'\\');
                         self.i += 1;
                     }
-                },
+                }
                 _ => {
                     inner.push(c);
                     self.i += 1;

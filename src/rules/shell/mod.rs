@@ -12,8 +12,8 @@ mod parser;
 mod words;
 mod wrappers;
 
-use lexer::*;
-use parser::*;
+use lexer::{Word, split_words};
+use parser::{Collector, Context, Io, Parser, parse_script};
 pub use words::*;
 
 /// Deepest nesting of subshells, substitutions and `bash -c` scripts that is analysed.
@@ -129,7 +129,12 @@ impl SimpleCommand {
         if self.via.is_empty() {
             return String::new();
         }
-        let chain: Vec<String> = self.via.iter().rev().map(|v| v.to_string()).collect();
+        let chain: Vec<String> = self
+            .via
+            .iter()
+            .rev()
+            .map(std::string::ToString::to_string)
+            .collect();
         format!(" (from {})", chain.join(" in "))
     }
 }

@@ -2,7 +2,9 @@
 //! redirections and here-documents. Words are read by the lexer; what a command runs in
 //! turn (`bash -c`, `eval`, `find -exec` …) is unwrapped in `wrappers`.
 
-use super::*;
+use super::{
+    MAX_COMMANDS, MAX_DEPTH, MAX_SCANNED_BYTES, RESERVED, Range, SimpleCommand, Via, Word,
+};
 
 /// Everything found in one command line, shared by the parsers of its nested scripts.
 #[derive(Default)]
@@ -278,7 +280,7 @@ impl Parser<'_, '_> {
                     }
                 }
                 Some(b'<' | b'>') if self.peek_at(1) != Some(b'(') => {
-                    self.redirect(&mut redirections)
+                    self.redirect(&mut redirections);
                 }
                 Some(_) => {
                     let word = self.word();

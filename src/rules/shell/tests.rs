@@ -1,7 +1,11 @@
 use super::*;
 
 fn argvs(src: &str) -> Vec<String> {
-    parse(src).commands.iter().map(|c| c.normalized()).collect()
+    parse(src)
+        .commands
+        .iter()
+        .map(super::SimpleCommand::normalized)
+        .collect()
 }
 
 #[test]
@@ -64,7 +68,11 @@ fn subshells_groups_and_substitutions_are_commands_too() {
 #[test]
 fn shell_scripts_are_unwrapped_recursively() {
     let parsed = parse(r#"bash -c "sh -c 'rm -rf /'""#);
-    let names: Vec<String> = parsed.commands.iter().map(|c| c.normalized()).collect();
+    let names: Vec<String> = parsed
+        .commands
+        .iter()
+        .map(super::SimpleCommand::normalized)
+        .collect();
     assert_eq!(
         names,
         ["bash -c sh -c 'rm -rf /'", "sh -c rm -rf /", "rm -rf /"]
@@ -132,7 +140,7 @@ fn wrappers_are_peeled_and_sudo_remembered() {
 fn env_split_string_is_split_into_words_as_the_shell_splits_them() {
     assert_eq!(
         argvs(r#"env -S 'sh -c "rm -rf /tmp/a b"'"#),
-        [r#"sh -c rm -rf /tmp/a b"#, "rm -rf /tmp/a b"]
+        [r"sh -c rm -rf /tmp/a b", "rm -rf /tmp/a b"]
     );
     assert_eq!(argvs("env -S 'rm  -rf' /"), ["rm -rf /"]);
     assert_eq!(argvs("env -S 'echo a;b|c' x"), ["echo a;b|c x"]);
@@ -343,7 +351,7 @@ fn substitution_words_remember_the_commands_they_ran() {
     let names = |(word, runs): &(String, Range<usize>)| {
         let ran: Vec<&str> = parsed.commands[runs.clone()]
             .iter()
-            .map(|c| c.name())
+            .map(super::SimpleCommand::name)
             .collect();
         (word.clone(), ran)
     };

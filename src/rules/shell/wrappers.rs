@@ -2,7 +2,10 @@
 //! and `xargs` are peeled off a simple command's words; scripts handed to a shell or to
 //! `eval`, `watch`, `su -c`, `ssh` and `find -exec` are parsed as commands of their own.
 
-use super::*;
+use super::{
+    Context, Io, MAX_DEPTH, Parser, SimpleCommand, Via, basename, has_flag, is_assignment_name,
+    is_shell, parse_script, reads_program_from_stdin, short_cluster, split_words,
+};
 
 /// Most wrapper prefixes peeled off one simple command.
 const MAX_PREFIXES: usize = 32;
@@ -133,7 +136,7 @@ impl Parser<'_, '_> {
                     .iter()
                     .any(|a| a.starts_with("-exec") || a.starts_with("-ok")) =>
             {
-                self.out.too_deep = true
+                self.out.too_deep = true;
             }
             _ => {}
         }
