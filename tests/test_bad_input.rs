@@ -148,3 +148,32 @@ fn a_corrupt_database_is_moved_aside_and_replaced() {
     let log = p.hook_log();
     assert!(log.last().unwrap().2["quarantined"].is_string());
 }
+
+#[test]
+fn a_subagent_stop_without_a_type_is_claude_codes_own_helper_or_a_known_agent() {
+    let p = Project::with_config("[compress]\nenabled = true\ntypes = [\"*\"]\n");
+    // Claude Code's own helper (its compaction's): never started, no type.
+    let mut helper = p.subagent_stop("helper-1", "x", Some("summary of the conversation"), false);
+    helper.as_object_mut().unwrap().remove("agent_type");
+    let r = p.hook(&helper);
+    assert_eq!((r.code, r.stdout.trim(), r.stderr.trim()), (0, "", ""));
+    assert_eq!(
+        p.hook_log().last().map(|l| (l.0.as_str(), l.1.as_str())),
+        Some(("SubagentStop", "none")),
+        "logged, not an error"
+    );
+    let entries: i64 = p
+        .db()
+        .query_row("SELECT count(*) FROM context_entries", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(entries, 0, "a helper's words are no subagent's result");
+
+    // A subagent that started with its type and stops without it keeps that type: its
+    // report is checked for the compression marker like any other.
+    p.hook(&p.subagent_start("cod-1", "coder"));
+    let mut stop = p.subagent_stop("cod-1", "x", Some("done, no marker"), false);
+    stop.as_object_mut().unwrap().remove("agent_type");
+    let r = p.hook(&stop);
+    assert_eq!(r.code, 0);
+    assert!(r.stdout.contains("\"decision\":\"block\""), "{}", r.stdout);
+}

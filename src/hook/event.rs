@@ -159,7 +159,8 @@ pub struct ToolCall {
 #[derive(Debug, Clone)]
 pub struct SubagentStop {
     pub agent_id: String,
-    pub agent_type: String,
+    /// None for Claude Code's own helpers (2.1.328's compaction stops without one).
+    pub agent_type: Option<String>,
     pub agent_transcript_path: Option<String>,
     pub stop_hook_active: bool,
     pub last_assistant_message: Option<String>,
@@ -276,7 +277,7 @@ pub fn event(input: &HookInput) -> Result<Event, InputError> {
         },
         HookEvent::SubagentStop => Event::SubagentStop(SubagentStop {
             agent_id: agent_id()?,
-            agent_type: agent_type()?,
+            agent_type: non_empty(input.agent_type.clone()),
             agent_transcript_path: non_empty(input.agent_transcript_path.clone()),
             stop_hook_active: input.stop_hook_active.unwrap_or(false),
             last_assistant_message: input.last_assistant_message.clone(),
@@ -346,11 +347,11 @@ mod tests {
 
     #[test]
     fn missing_fields_are_named_not_filled_in() {
-        let stop = input(r#"{"hook_event_name":"SubagentStop","session_id":"s","agent_id":"a"}"#);
+        let start = input(r#"{"hook_event_name":"SubagentStart","session_id":"s","agent_id":"a"}"#);
         assert_eq!(
-            event(&stop).unwrap_err(),
+            event(&start).unwrap_err(),
             InputError::Missing {
-                event: "SubagentStop",
+                event: "SubagentStart",
                 field: "agent_type"
             }
         );

@@ -34,14 +34,28 @@ impl FinalMessage {
 const MAX_REPORT_BYTES: u64 = 256 * 1024;
 
 pub fn handle(ctx: &Ctx<'_>, stop: &Stop) -> anyhow::Result<Outcome> {
+    let record = ctx.db.subagents().get(&stop.agent_id)?;
+    let Some(agent_type) = stop
+        .agent_type
+        .clone()
+        .or_else(|| record.as_ref().map(|r| r.agent_type.clone()))
+    else {
+        // Claude Code's own helpers (the compaction's, for one) stop without a type and
+        // never started as a subagent nagger saw: not a subagent of the user's, so there
+        // is nothing to check, collect or move to history.
+        let mut outcome = Outcome::silent().detail("untyped", true);
+        outcome.agent_id = Some(stop.agent_id.clone());
+        return Ok(outcome);
+    };
+    let agent_type = agent_type.as_str();
     let final_message = final_message(ctx, stop);
-    let role = ctx.db.subagents().get(&stop.agent_id)?.and_then(|r| r.role);
+    let role = record.and_then(|r| r.role);
 
-    let check = compression_check(ctx, stop, role.as_deref(), &final_message);
+    let check = compression_check(ctx, stop, agent_type, role.as_deref(), &final_message);
     let check_word = match check {
         Ok(Check::Block(reason)) => {
             let mut outcome = Outcome::with(HookOutput::Block { reason })
-                .detail("agent_type", stop.agent_type.as_str())
+                .detail("agent_type", agent_type)
                 .detail("role", role)
                 .detail("compression", "blocked");
             outcome.agent_id = Some(stop.agent_id.clone());
@@ -55,21 +69,17 @@ pub fn handle(ctx: &Ctx<'_>, stop: &Stop) -> anyhow::Result<Outcome> {
         }
     };
 
-    let collected = collect(ctx, stop, role.as_deref(), &final_message);
+    let collected = collect(ctx, stop, agent_type, role.as_deref(), &final_message);
     let tokens = agent_tokens(ctx, stop);
     let history = ctx.db.subagents().unregister(
         &stop.agent_id,
         &ctx.common.session_id,
-        &stop.agent_type,
+        agent_type,
         tokens,
         collected.content.as_deref(),
     )?;
     let mut entry_id = None;
-    let category = context::category_of(
-        &ctx.config.context,
-        history.role.as_deref(),
-        &stop.agent_type,
-    );
+    let category = context::category_of(&ctx.config.context, history.role.as_deref(), agent_type);
     if ctx.config.context.enabled
         && let Some(content) = collected.content.as_deref()
     {
@@ -77,7 +87,7 @@ pub fn handle(ctx: &Ctx<'_>, stop: &Stop) -> anyhow::Result<Outcome> {
         entry_id = ctx.db.context().insert(&NewContextEntry {
             session_id: &ctx.common.session_id,
             agent_id: Some(&stop.agent_id),
-            agent_type: Some(&stop.agent_type),
+            agent_type: Some(agent_type),
             role: history.role.as_deref(),
             category: &category,
             content,
@@ -87,7 +97,7 @@ pub fn handle(ctx: &Ctx<'_>, stop: &Stop) -> anyhow::Result<Outcome> {
         })?;
     }
     let mut outcome = Outcome::silent()
-        .detail("agent_type", stop.agent_type.as_str())
+        .detail("agent_type", agent_type)
         .detail("role", history.role.clone())
         .detail("duration_ms", history.duration_ms)
         .detail("tokens", tokens)
@@ -118,6 +128,7 @@ enum Check {
 fn compression_check(
     ctx: &Ctx<'_>,
     stop: &Stop,
+    agent_type: &str,
     role: Option<&str>,
     final_message: &FinalMessage,
 ) -> anyhow::Result<Check> {
@@ -125,7 +136,7 @@ fn compression_check(
     if stop.stop_hook_active {
         return Ok(Check::Pass("stop_hook_active"));
     }
-    if !compress::applies(config, &stop.agent_type, role) {
+    if !compress::applies(config, agent_type, role) {
         return Ok(Check::Pass("off"));
     }
     match final_message {
@@ -145,11 +156,9 @@ fn compression_check(
     if due != Due::First {
         return Ok(Check::Pass("blocked_before"));
     }
-    let reviewer = compress::is_reviewer(config, &stop.agent_type, role);
+    let reviewer = compress::is_reviewer(config, agent_type, role);
     Ok(Check::Block(compress::block_reason(
-        config,
-        &stop.agent_type,
-        reviewer,
+        config, agent_type, reviewer,
     )))
 }
 
@@ -188,6 +197,7 @@ struct Collected {
 fn collect(
     ctx: &Ctx<'_>,
     stop: &Stop,
+    agent_type: &str,
     role: Option<&str>,
     final_message: &FinalMessage,
 ) -> Collected {
@@ -196,7 +206,7 @@ fn collect(
     let report = context::report_path(
         ctx.project_root,
         &ctx.common.session_id,
-        &stop.agent_type,
+        agent_type,
         &stop.agent_id,
     );
     let from_file = match context::read_report(ctx.project_root, &report, MAX_REPORT_BYTES) {
@@ -209,7 +219,7 @@ fn collect(
     let (content, source) = if let Some(text) = from_file {
         (Some(cut(text.trim(), max)), "report_file")
     } else if let Some(block) = final_message.text().and_then(|t| {
-        let reviewer = compress::is_reviewer(compress, &stop.agent_type, role);
+        let reviewer = compress::is_reviewer(compress, agent_type, role);
         compress::compressed_block(t, &compress.marker, compress::max_lines(compress, reviewer))
     }) {
         (Some(cut(&block, max)), "compressed")

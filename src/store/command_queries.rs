@@ -48,17 +48,8 @@ impl NaggerStateDB {
         )?;
         let rows = stmt.query_map([super::to_i64(limit)], |r| {
             Ok(SessionListing {
-                info: SessionInfo {
-                    session_id: r.get(0)?,
-                    started_at: r.get(1)?,
-                    last_seen_at: r.get(2)?,
-                    source: r.get(3)?,
-                    transcript_path: r.get(4)?,
-                    cwd: r.get(5)?,
-                    compactions: r.get(6)?,
-                    ended_at: r.get(7)?,
-                    end_reason: r.get(8)?,
-                },
+                // The first nine columns are those of a session_info row.
+                info: super::sessions::info_from_row(r)?,
                 active_agents: r.get(9)?,
                 finished_agents: r.get(10)?,
             })

@@ -226,7 +226,8 @@ impl<'c> SessionRepository<'c> {
 const INFO_COLUMNS: &str = "session_id, started_at, last_seen_at, source, transcript_path, cwd, \
      compactions, ended_at, end_reason";
 
-fn info_from_row(r: &Row<'_>) -> rusqlite::Result<SessionInfo> {
+/// A session_info row read from its first nine columns, in `INFO_COLUMNS` order.
+pub(super) fn info_from_row(r: &Row<'_>) -> rusqlite::Result<SessionInfo> {
     Ok(SessionInfo {
         session_id: r.get(0)?,
         started_at: r.get(1)?,

@@ -330,11 +330,31 @@ impl Project {
         }
     }
 
+    /// The hook runs that ended in an error, with what they said: (event, details).
+    fn error_rows(&self) -> Vec<(String, Option<String>)> {
+        let Ok(conn) = rusqlite::Connection::open(self.root.join(".claude-nagger/state.db")) else {
+            return Vec::new();
+        };
+        let Ok(mut stmt) =
+            conn.prepare("SELECT event_type, details FROM hook_log WHERE result = 'error'")
+        else {
+            return Vec::new();
+        };
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .map(|rows| rows.filter_map(Result::ok).collect())
+            .unwrap_or_default()
+    }
+
     /// nagger's own view of the run: no errors in stats, doctor clean.
     pub fn assert_nagger_healthy(&self) {
         let stats = self.nagger_json(&["stats", "--json"]);
         let errors = count_errors(&stats);
-        assert_eq!(errors, 0, "nagger stats counts errors: {stats:#}");
+        assert_eq!(
+            errors,
+            0,
+            "nagger stats counts errors: {stats:#}\nerror rows: {:?}",
+            self.error_rows()
+        );
         let doctor = self.nagger(&["doctor"]);
         assert!(
             doctor.status.success(),
