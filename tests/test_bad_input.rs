@@ -168,12 +168,16 @@ fn a_subagent_stop_without_a_type_is_claude_codes_own_helper_or_a_known_agent() 
         .unwrap();
     assert_eq!(entries, 0, "a helper's words are no subagent's result");
 
-    // A subagent that started with its type and stops without it keeps that type: its
-    // report is checked for the compression marker like any other.
+    // A subagent that started with its type and stops without it keeps that type for
+    // its result, and is never sent back on what its stop left out.
     p.hook(&p.subagent_start("cod-1", "coder"));
     let mut stop = p.subagent_stop("cod-1", "x", Some("done, no marker"), false);
     stop.as_object_mut().unwrap().remove("agent_type");
     let r = p.hook(&stop);
-    assert_eq!(r.code, 0);
-    assert!(r.stdout.contains("\"decision\":\"block\""), "{}", r.stdout);
+    assert_eq!((r.code, r.stdout.trim()), (0, ""));
+    let kept: String = p
+        .db()
+        .query_row("SELECT agent_type FROM context_entries", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(kept, "coder");
 }

@@ -136,6 +136,11 @@ fn compression_check(
     if stop.stop_hook_active {
         return Ok(Check::Pass("stop_hook_active"));
     }
+    // A stop that does not say its type is not sent back on the type the agent started
+    // with: an agent is never blocked on what its stop left out.
+    if stop.agent_type.is_none() {
+        return Ok(Check::Pass("ids_missing"));
+    }
     if !compress::applies(config, agent_type, role) {
         return Ok(Check::Pass("off"));
     }
