@@ -244,82 +244,96 @@ fn non_empty(s: Option<String>) -> Option<String> {
     s.filter(|s| !s.trim().is_empty())
 }
 
+fn non_empty_ref(s: &mut Option<String>) -> Option<String> {
+    non_empty(s.take())
+}
+
 /// The event of an input. Its session is read apart ([`common`]): a tool call without
-/// one is still checked by the guard.
-pub fn event(input: &HookInput) -> Result<Event, InputError> {
-    let name = non_empty(input.hook_event_name.clone()).ok_or(InputError::NoEventName)?;
+/// one is still checked by the guard. What the event holds is moved out of the input,
+/// never copied (a tool input can be megabytes).
+pub fn event(input: &mut HookInput) -> Result<Event, InputError> {
+    let name = non_empty_ref(&mut input.hook_event_name).ok_or(InputError::NoEventName)?;
     let kind = match EventName::parse(&name) {
         EventName::Handled(kind) => kind,
         EventName::Other(name) => return Ok(Event::Other(name)),
     };
-    let event = kind.as_str();
-    let missing = |field| InputError::Missing { event, field };
-    let tool = || -> Result<ToolCall, InputError> {
-        Ok(ToolCall {
-            tool_name: non_empty(input.tool_name.clone()).ok_or(missing("tool_name"))?,
-            tool_input: input.tool_input.clone().unwrap_or(Value::Null),
-            tool_use_id: input.tool_use_id.clone(),
-            tool_response: input.tool_response.clone(),
-        })
+    let missing = |field| InputError::Missing {
+        event: kind.as_str(),
+        field,
     };
+    // The ids stay in the input for `common`; only a handful of bytes are copied.
     let agent_id = || non_empty(input.agent_id.clone()).ok_or(missing("agent_id"));
-    let agent_type = || non_empty(input.agent_type.clone()).ok_or(missing("agent_type"));
+    let agent_type = non_empty(input.agent_type.clone());
     Ok(match kind {
         HookEvent::SessionStart => Event::SessionStart {
-            source: non_empty(input.source.clone()).map(|s| SessionSource::parse(&s)),
+            source: non_empty_ref(&mut input.source).map(|s| SessionSource::parse(&s)),
         },
         HookEvent::SessionEnd => Event::SessionEnd {
-            reason: non_empty(input.reason.clone()),
+            reason: non_empty_ref(&mut input.reason),
         },
         HookEvent::SubagentStart => Event::SubagentStart {
             agent_id: agent_id()?,
-            agent_type: agent_type()?,
+            agent_type: agent_type.ok_or(missing("agent_type"))?,
         },
         HookEvent::SubagentStop => Event::SubagentStop(SubagentStop {
             agent_id: agent_id()?,
-            agent_type: non_empty(input.agent_type.clone()),
-            agent_transcript_path: non_empty(input.agent_transcript_path.clone()),
+            agent_type,
+            agent_transcript_path: non_empty_ref(&mut input.agent_transcript_path),
             stop_hook_active: input.stop_hook_active.unwrap_or(false),
-            last_assistant_message: input.last_assistant_message.clone(),
+            last_assistant_message: input.last_assistant_message.take(),
         }),
-        HookEvent::PreToolUse => Event::PreToolUse(tool()?),
-        HookEvent::PostToolUse => Event::PostToolUse(tool()?),
+        HookEvent::PreToolUse => Event::PreToolUse(tool_call(input, missing)?),
+        HookEvent::PostToolUse => Event::PostToolUse(tool_call(input, missing)?),
         HookEvent::PostToolUseFailure => Event::PostToolUseFailure(ToolFailure {
-            call: tool()?,
-            error: input.error.clone().unwrap_or_default(),
+            call: tool_call(input, missing)?,
+            error: input.error.take().unwrap_or_default(),
             is_interrupt: input.is_interrupt.unwrap_or(false),
         }),
         HookEvent::PreCompact => Event::PreCompact {
-            trigger: non_empty(input.trigger.clone()),
+            trigger: non_empty_ref(&mut input.trigger),
         },
     })
 }
 
-/// The fields every event carries; an input without a session cannot be recorded.
-pub fn common(input: HookInput, event: &Event) -> Result<Common, InputError> {
+fn tool_call(
+    input: &mut HookInput,
+    missing: impl Fn(&'static str) -> InputError,
+) -> Result<ToolCall, InputError> {
+    Ok(ToolCall {
+        tool_name: non_empty_ref(&mut input.tool_name).ok_or_else(|| missing("tool_name"))?,
+        tool_input: input.tool_input.take().unwrap_or(Value::Null),
+        tool_use_id: input.tool_use_id.take(),
+        tool_response: input.tool_response.take(),
+    })
+}
+
+/// The fields every event carries, with the permission mode already read
+/// ([`permission_mode`]); an input without a session cannot be recorded.
+pub fn common(
+    input: HookInput,
+    event: &Event,
+    permission_mode: PermissionMode,
+) -> Result<Common, InputError> {
     let session_id = non_empty(input.session_id).ok_or(InputError::Missing {
         event: event.kind().map_or("hook", HookEvent::as_str),
         field: "session_id",
     })?;
-    let agent_id = non_empty(input.agent_id);
-    let agent_type = non_empty(input.agent_type);
     Ok(Common {
         session_id,
         transcript_path: non_empty(input.transcript_path),
         cwd: non_empty(input.cwd),
-        permission_mode: non_empty(input.permission_mode).map_or(PermissionMode::Default, |m| {
-            PermissionMode::from(m.as_str())
-        }),
-        agent_id,
-        agent_type,
+        permission_mode,
+        agent_id: non_empty(input.agent_id),
+        agent_type: non_empty(input.agent_type),
     })
 }
 
-/// The permission mode an input names, for answers given without a session.
+/// The permission mode an input names; `default` when it names none.
 pub fn permission_mode(input: &HookInput) -> PermissionMode {
     input
         .permission_mode
         .as_deref()
+        .filter(|m| !m.trim().is_empty())
         .map_or(PermissionMode::Default, PermissionMode::from)
 }
 
@@ -347,19 +361,20 @@ mod tests {
 
     #[test]
     fn missing_fields_are_named_not_filled_in() {
-        let start = input(r#"{"hook_event_name":"SubagentStart","session_id":"s","agent_id":"a"}"#);
+        let mut start =
+            input(r#"{"hook_event_name":"SubagentStart","session_id":"s","agent_id":"a"}"#);
         assert_eq!(
-            event(&start).unwrap_err(),
+            event(&mut start).unwrap_err(),
             InputError::Missing {
                 event: "SubagentStart",
                 field: "agent_type"
             }
         );
-        let call = input(r#"{"hook_event_name":"PreToolUse","tool_name":"Bash"}"#);
-        let parsed = event(&call).unwrap();
+        let mut call = input(r#"{"hook_event_name":"PreToolUse","tool_name":"Bash"}"#);
+        let parsed = event(&mut call).unwrap();
         assert!(matches!(parsed, Event::PreToolUse(_)));
         assert_eq!(
-            common(call, &parsed).unwrap_err(),
+            common(call, &parsed, PermissionMode::Default).unwrap_err(),
             InputError::Missing {
                 event: "PreToolUse",
                 field: "session_id"
@@ -369,10 +384,10 @@ mod tests {
 
     #[test]
     fn protocol_values_are_typed_once() {
-        let start = input(
+        let mut start = input(
             r#"{"hook_event_name":"SessionStart","session_id":"s","source":"compact","permission_mode":"dontAsk"}"#,
         );
-        let parsed = event(&start).unwrap();
+        let parsed = event(&mut start).unwrap();
         assert!(matches!(
             parsed,
             Event::SessionStart {
@@ -380,12 +395,17 @@ mod tests {
             }
         ));
         assert_eq!(
-            common(start, &parsed).unwrap().permission_mode,
+            {
+                let mode = permission_mode(&start);
+                common(start, &parsed, mode)
+            }
+            .unwrap()
+            .permission_mode,
             PermissionMode::DontAsk
         );
         assert_eq!(SessionSource::parse("later").as_str(), "later");
-        let other = input(r#"{"hook_event_name":"Notification","session_id":"s"}"#);
-        let parsed = event(&other).unwrap();
+        let mut other = input(r#"{"hook_event_name":"Notification","session_id":"s"}"#);
+        let parsed = event(&mut other).unwrap();
         assert_eq!(parsed.name(), "Notification");
         assert_eq!(parsed.handler(), "other");
     }

@@ -198,7 +198,7 @@ pub fn run(stdin: &mut dyn Read, env: &Env) -> HookRun {
 
 fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
     crate::transcript::set_run_budget(READ_BUDGET);
-    let input = match read_input(stdin) {
+    let mut input = match read_input(stdin) {
         Ok(input) => input,
         Err(problem) => {
             log_bad_input(env, &problem, started);
@@ -206,7 +206,7 @@ fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
         }
     };
     let id_problem = input.id_problem();
-    let event = match event::event(&input) {
+    let event = match event::event(&mut input) {
         Ok(event) => event,
         Err(problem) => {
             log_bad_input(env, &problem.to_string(), started);
@@ -214,12 +214,8 @@ fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
         }
     };
     let mode = event::permission_mode(&input);
-    let cwd = input.cwd.clone();
-    let common = event::common(input, &event);
-    let project_root = env.project_root(match &common {
-        Ok(common) => common.cwd.as_deref(),
-        Err(_) => cwd.as_deref().filter(|c| !c.trim().is_empty()),
-    });
+    let project_root = env.project_root(input.cwd.as_deref().filter(|c| !c.trim().is_empty()));
+    let common = event::common(input, &event, mode.clone());
     let loaded = LoadedConfig::load(&paths::config_path(&project_root));
     let mut stderr: Vec<String> = Vec::new();
     if let Some(warning) = loaded.warning() {
@@ -234,17 +230,14 @@ fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
         }
         _ => None,
     };
-    let problem = match (&common, id_problem) {
-        (_, Some(problem)) => Some(problem),
-        (Err(problem), None) => Some(problem.to_string()),
-        (Ok(_), None) => None,
-    };
-    let common = match (common, problem) {
+    let common = match (common, id_problem) {
         (Ok(common), None) => common,
-        (_, problem) => {
+        (common, id_problem) => {
             // Nothing is recorded under ids like these, or without a session; a tool
             // call is still checked.
-            let problem = problem.unwrap_or_default();
+            let problem = id_problem
+                .or_else(|| common.err().map(|e| e.to_string()))
+                .unwrap_or_default();
             log_bad_input(env, &problem, started);
             stderr.push(format!("bad hook input (passing): {problem}"));
             return HookRun {

@@ -5,7 +5,7 @@
 use super::{
     Connection, ExactOutcome, MatchOutcome, OptionalExtension, RoleSource, SpawnKey, SpawnRow,
     SpawnState, StoreResult, SubagentRepository, TranscriptCursorRow, immediate, insert_agent,
-    now_ms, params, to_i64, to_u64,
+    now_ms, params, role_source_at, to_i64, to_u64,
 };
 
 impl SubagentRepository<'_> {
@@ -141,21 +141,17 @@ impl SubagentRepository<'_> {
         source: RoleSource,
     ) -> StoreResult<Option<ExactOutcome>> {
         let tx = immediate(self.conn)?;
-        let agent: Option<(String, Option<String>, Option<String>)> = tx
+        let agent: Option<(String, Option<String>, Option<RoleSource>)> = tx
             .query_row(
                 "SELECT agent_type, role, role_source FROM subagents WHERE agent_id = ?1",
                 [agent_id],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                |r| Ok((r.get(0)?, r.get(1)?, role_source_at(r, 2)?)),
             )
             .optional()?;
         let Some((agent_type, old_role, old_source)) = agent else {
             return Ok(None);
         };
-        if old_source
-            .as_deref()
-            .and_then(RoleSource::parse)
-            .is_some_and(RoleSource::is_exact)
-        {
+        if old_source.is_some_and(RoleSource::is_exact) {
             return Ok(None);
         }
         let spawn: Option<i64> = match key {
