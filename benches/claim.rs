@@ -11,7 +11,7 @@ use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use nagger::store::{NaggerStateDB, SpawnRow, TranscriptCursorRow};
+use nagger::storage::store::{NaggerStateDB, SpawnRow, TranscriptCursorRow};
 
 const THREADS: [usize; 3] = [1, 4, 16];
 

@@ -9,9 +9,9 @@ use std::path::Path;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use nagger::config::Config;
-use nagger::context::{Audience, for_main, for_subagent, select};
-use nagger::store::{NaggerStateDB, NewContextEntry};
+use nagger::domain::config::Config;
+use nagger::domain::context::{Audience, for_main, for_subagent, select};
+use nagger::storage::store::{NaggerStateDB, NewContextEntry};
 
 const SESSIONS: usize = 100;
 const PER_SESSION: usize = 100;
@@ -99,7 +99,7 @@ fn fill(path: &Path) {
     let raw = rusqlite::Connection::open(path).expect("open");
     raw.execute(
         "UPDATE context_entries SET created_at = ?1 + id * 60000",
-        [nagger::store::now_ms() - 7 * 24 * 3600 * 1000],
+        [nagger::storage::store::now_ms() - 7 * 24 * 3600 * 1000],
     )
     .expect("spread created_at");
     for (role, n) in [("coder", 8), ("reviewer", 3), ("tester", 2)] {
@@ -121,7 +121,7 @@ fn fill(path: &Path) {
 
 fn config() -> Config {
     let text = include_str!("../docs/example-config.toml");
-    nagger::config::parse(text, Path::new("example-config.toml"))
+    nagger::domain::config::parse(text, Path::new("example-config.toml"))
         .expect("the documented example config loads")
 }
 

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use nagger::rules::{
+use nagger::domain::rules::{
     CommandRule, FileRule, GuardConfig, MatchContext, RuleSet, RulesConfig, Severity, ToolCall,
     ToolRule, combine, shell,
 };
@@ -104,7 +104,7 @@ fn rules(c: &mut Criterion) {
             b.iter(|| {
                 let set = RuleSet::compile(black_box(&rules), &guard).expect("valid rules");
                 let matches = set.evaluate(black_box(&call), &ctx);
-                combine(&matches, &nagger::rules::PermissionMode::Default)
+                combine(&matches, &nagger::domain::rules::PermissionMode::Default)
             });
         });
         let set = RuleSet::compile(&rules, &guard).expect("valid rules");

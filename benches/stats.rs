@@ -9,8 +9,8 @@ use std::process::Command;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use nagger::store::stats::Scope;
-use nagger::store::{NaggerStateDB, now_ms};
+use nagger::storage::store::stats::Scope;
+use nagger::storage::store::{NaggerStateDB, now_ms};
 
 const ROWS: i64 = 1_000_000;
 const SESSIONS: i64 = 200;
@@ -110,7 +110,7 @@ fn generate(path: &Path) {
         stmt.raw_execute().expect("generate rows");
     }
     tx.commit().expect("commit");
-    nagger::store::stats::rebuild_rollup(&conn).expect("count the rollup");
+    nagger::storage::store::stats::rebuild_rollup(&conn).expect("count the rollup");
     conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")
         .expect("checkpoint");
     let rows: i64 = conn

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use nagger::transcript::{current_context_tokens, scan_spawns};
+use nagger::storage::transcript::{current_context_tokens, scan_spawns};
 use serde_json::{Value, json};
 
 #[path = "../tests/common/rng.rs"]

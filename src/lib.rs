@@ -1,19 +1,17 @@
 //! nagger: the hook handler Claude Code runs on every hook event, and the
 //! project's multi-agent state in one SQLite database.
+//!
+//! Four floors, each importing only from the floors below it (and never in a circle
+//! within one): see `docs/ARCHITECTURE.md`.
+//! - [`base`]: the shared vocabulary every other floor speaks (protocol enums, text,
+//!   paths, terminal output).
+//! - [`storage`]: the project's database and Claude Code's own files, read bounded.
+//! - [`domain`]: what nagger knows how to do: the guard, the user's rules, conventions
+//!   and shared context, compression, roles, identification, settings.
+//! - [`edge`]: where the world comes in: the hook's wire, the command line, the
+//!   dashboard, installing, the demo.
 
-pub mod agent_files;
-pub mod cli;
-pub mod cmd;
-pub mod compress;
-pub mod config;
-pub mod context;
-pub mod demo;
-pub mod hook;
-pub mod install;
-pub mod paths;
-pub mod roles;
-pub mod rules;
-pub mod store;
-pub mod text;
-pub mod transcript;
-pub mod ui;
+pub mod base;
+pub mod domain;
+pub mod edge;
+pub mod storage;

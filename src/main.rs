@@ -1,3 +1,3 @@
 fn main() -> std::process::ExitCode {
-    nagger::cmd::main()
+    nagger::edge::cmd::main()
 }

@@ -7,6 +7,7 @@ mod real;
 
 mod redact;
 
+mod test_architecture;
 mod test_bad_input;
 mod test_claim;
 mod test_cli;

@@ -3,7 +3,7 @@
 //! processes) under proptest-chosen interleavings.
 
 use crate::common::*;
-use nagger::store::NaggerStateDB;
+use nagger::storage::store::NaggerStateDB;
 use proptest::prelude::*;
 use serde_json::json;
 use std::collections::{BTreeMap, BTreeSet};
@@ -79,8 +79,8 @@ fn ops_strategy() -> impl Strategy<Value = (Vec<Vec<Op>>, usize)> {
 }
 
 fn seed_spawns(db: &NaggerStateDB, n: usize) {
-    let spawns: Vec<nagger::store::SpawnRow> = (0..n)
-        .map(|i| nagger::store::SpawnRow {
+    let spawns: Vec<nagger::storage::store::SpawnRow> = (0..n)
+        .map(|i| nagger::storage::store::SpawnRow {
             transcript_index: i64::try_from(i).unwrap(),
             tool_use_id: format!("toolu_{i}"),
             subagent_type: Some("coder".into()),
@@ -95,7 +95,7 @@ fn seed_spawns(db: &NaggerStateDB, n: usize) {
             "/t.jsonl",
             &spawns,
             &[],
-            &nagger::store::TranscriptCursorRow {
+            &nagger::storage::store::TranscriptCursorRow {
                 byte_offset: 0,
                 line_count: 0,
                 fingerprint: String::new(),
@@ -262,13 +262,13 @@ fn exact_ops() -> impl Strategy<Value = Vec<Vec<ExactOp>>> {
 /// What one thread saw: the first calls it took, and the exact links it made.
 type ThreadOutcome = (Vec<String>, Vec<(String, i64)>);
 
-fn exact_spawn(i: usize) -> nagger::store::SpawnRow {
-    nagger::store::SpawnRow {
+fn exact_spawn(i: usize) -> nagger::storage::store::SpawnRow {
+    nagger::storage::store::SpawnRow {
         transcript_index: i64::try_from(i).unwrap(),
         tool_use_id: format!("toolu_{i}"),
         subagent_type: Some("coder".into()),
         role: Some(format!("r{}", i % 3)),
-        prompt_hash: Some(nagger::transcript::prompt_hash(&format!(
+        prompt_hash: Some(nagger::storage::transcript::prompt_hash(&format!(
             "prompt {}",
             i % 7
         ))),
@@ -285,7 +285,7 @@ proptest! {
     // held by two agents, and an exact link once made never moves.
     #[test]
     fn exact_sources_keep_the_claim_and_link_invariants(plan in exact_ops()) {
-        use nagger::store::{RoleSource, SpawnKey};
+        use nagger::storage::store::{RoleSource, SpawnKey};
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("state.db");
         let db = NaggerStateDB::open(&path).unwrap();

@@ -631,7 +631,7 @@ fn hostile_ids_cannot_make_nagger_read_or_write_outside_the_context_folder() {
     );
     let r = p.hook(&p.session_end("logout"));
     assert_eq!(r.code, 0);
-    let summary = nagger::context::session_dir(&p.root, &p.session).join("_summary.md");
+    let summary = nagger::domain::context::session_dir(&p.root, &p.session).join("_summary.md");
     assert!(summary.starts_with(&context_root) && summary.is_file());
     assert_eq!(
         files_outside_nagger(&base),
@@ -648,7 +648,7 @@ fn symlinks_inside_the_context_folder_do_not_lead_out() {
     std::fs::create_dir_all(&outside).unwrap();
     std::fs::write(outside.join("secret.md"), "SECRET").unwrap();
     // A report that is a symlink to a secret.
-    let report = nagger::context::report_path(&p.root, "sess-1", "coder", "ag-1");
+    let report = nagger::domain::context::report_path(&p.root, "sess-1", "coder", "ag-1");
     std::fs::create_dir_all(report.parent().unwrap()).unwrap();
     std::os::unix::fs::symlink(outside.join("secret.md"), &report).unwrap();
     start(&p, "ag-1", "coder");
@@ -703,12 +703,12 @@ const MAX_DIGEST: usize = 700;
 
 /// Runs the hook in this process (the handler the binary runs), for speed.
 fn hook_in_process(p: &Project, input: &Value) -> String {
-    let env = nagger::paths::Env {
+    let env = nagger::base::paths::Env {
         project_dir: Some(p.root.clone()),
         db_override: None,
         cwd: p.root.clone(),
     };
-    let run = nagger::hook::run(&mut input.to_string().as_bytes(), &env);
+    let run = nagger::edge::hook::run(&mut input.to_string().as_bytes(), &env);
     assert_eq!(run.stderr, None, "{input}");
     run.stdout
         .map(|s| {

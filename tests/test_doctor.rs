@@ -467,8 +467,8 @@ fn stats_rollup_out_of_step_fails_and_fix_recounts_it() {
 fn recent_hook_failures_are_a_warning_with_the_newest_message() {
     let p = installed();
     let details = serde_json::json!({"error": "database is locked"});
-    nagger::store::HookLogRepository::new(&p.db())
-        .log(&nagger::store::NewHookLog {
+    nagger::storage::store::HookLogRepository::new(&p.db())
+        .log(&nagger::storage::store::NewHookLog {
             session_id: "s",
             hook_name: "pre_tool_use",
             event_type: "PreToolUse",

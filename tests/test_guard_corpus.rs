@@ -4,7 +4,7 @@
 //! them and through the database-free decision; a sample goes through the real binary.
 
 use crate::common::Project;
-use nagger::rules::{
+use nagger::domain::rules::{
     self, Decision, GuardConfig, MatchContext, PermissionMode, RuleSet, RulesConfig, ToolCall,
 };
 use serde_json::{Value, json};

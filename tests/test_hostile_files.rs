@@ -306,7 +306,7 @@ fn hostile_report_files_are_not_read() {
     for kind in KINDS {
         let p = Project::with_config("");
         assert_eq!(p.hook(&p.subagent_start("ag-1", "coder")).code, 0);
-        let report = nagger::context::report_path(&p.root, &p.session, "coder", "ag-1");
+        let report = nagger::domain::context::report_path(&p.root, &p.session, "coder", "ag-1");
         make(kind, &report);
         let what = format!("{kind:?} report");
         let m = hook_measured(

@@ -49,7 +49,7 @@ fn subagent_start_on_a_100_mb_transcript_reads_only_the_appended_bytes() {
     // A transcript met for the first time is read over its last bytes only.
     assert_eq!(
         bytes_scanned(&p),
-        nagger::transcript::SCAN_BUDGET.min(size),
+        nagger::storage::transcript::SCAN_BUDGET.min(size),
         "first scan reads the end of the file once"
     );
 

@@ -257,7 +257,7 @@ fn a_report_hard_linked_to_another_file_is_not_read() {
     assert_eq!(p.hook(&p.subagent_start("ag-1", "coder")).code, 0);
     let secret = p.root.join("secret.txt");
     std::fs::write(&secret, "TOP SECRET CONTENTS").unwrap();
-    let report = nagger::context::report_path(&p.root, &p.session, "coder", "ag-1");
+    let report = nagger::domain::context::report_path(&p.root, &p.session, "coder", "ag-1");
     std::fs::hard_link(&secret, &report).unwrap();
     let stop = p.subagent_stop("ag-1", "coder", Some("[COMPRESSED]\ndone"), false);
     assert_eq!(p.hook(&stop).code, 0);

@@ -112,12 +112,12 @@ fn known_log(now: i64) -> Vec<Row> {
 
 fn write_log(p: &Project, rows: &[Row], now: i64) {
     // The schema comes from nagger itself; the rows from the test.
-    drop(nagger::store::NaggerStateDB::open(&p.db_path()).expect("create db"));
+    drop(nagger::storage::store::NaggerStateDB::open(&p.db_path()).expect("create db"));
     let c = p.db();
     let tx = c.unchecked_transaction().expect("begin");
-    let log = nagger::store::HookLogRepository::new(&tx);
+    let log = nagger::storage::store::HookLogRepository::new(&tx);
     for r in rows {
-        log.log(&nagger::store::NewHookLog {
+        log.log(&nagger::storage::store::NewHookLog {
             session_id: r.session,
             hook_name: r.hook,
             event_type: r.event,

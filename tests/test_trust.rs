@@ -406,7 +406,7 @@ fn install_shares_only_a_command_that_works_on_a_teammates_machine() {
     );
     assert!(!shared.exists(), "nothing machine-specific is shared");
     let local = commands_in(&settings_of(&personal));
-    assert_eq!(local.len(), nagger::install::HOOK_EVENTS.len());
+    assert_eq!(local.len(), nagger::edge::install::HOOK_EVENTS.len());
     assert!(local.iter().all(|c| c.contains(nagger_bin())), "{local:?}");
 
     // With nagger on PATH: the shared file gets `nagger hook`, the personal entries go
@@ -415,7 +415,10 @@ fn install_shares_only_a_command_that_works_on_a_teammates_machine() {
     let out = p.run(&["install"]);
     assert_eq!(out.code, 0, "{out:?}");
     let shared_commands = commands_in(&settings_of(&shared));
-    assert_eq!(shared_commands.len(), nagger::install::HOOK_EVENTS.len());
+    assert_eq!(
+        shared_commands.len(),
+        nagger::edge::install::HOOK_EVENTS.len()
+    );
     assert!(
         shared_commands.iter().all(|c| c == "nagger hook"),
         "{shared_commands:?}"
@@ -476,7 +479,7 @@ fn the_plugin_folder_holds_a_manifest_and_every_hook_event() {
     );
     let hooks = settings_of(&dir.join("hooks/hooks.json"));
     let events: Vec<&String> = hooks["hooks"].as_object().unwrap().keys().collect();
-    assert_eq!(events, nagger::install::HOOK_EVENTS.to_vec());
+    assert_eq!(events, nagger::edge::install::HOOK_EVENTS.to_vec());
     for (event, groups) in hooks["hooks"].as_object().unwrap() {
         let hook = &groups[0]["hooks"][0];
         assert_eq!(hook["type"], "command", "{event}");
@@ -565,13 +568,13 @@ fn every_argument_has_help_text() {
         }
     }
     let mut missing = Vec::new();
-    walk(&nagger::cli::Cli::command(), "nagger", &mut missing);
+    walk(&nagger::edge::cli::Cli::command(), "nagger", &mut missing);
     assert!(missing.is_empty(), "without help: {missing:#?}");
 
     // And as printed: every option line of every --help has a description.
     let p = Project::new();
     let mut commands: Vec<Vec<String>> = vec![vec![]];
-    let root = nagger::cli::Cli::command();
+    let root = nagger::edge::cli::Cli::command();
     for sub in root.get_subcommands() {
         commands.push(vec![sub.get_name().to_string()]);
         for subsub in sub.get_subcommands() {

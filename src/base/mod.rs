@@ -1,0 +1,8 @@
+//! The ground floor: vocabulary shared by every other floor. Imports nothing of nagger's.
+
+pub mod decision;
+pub mod event;
+pub mod mode;
+pub mod paths;
+pub mod rule_kind;
+pub mod text;

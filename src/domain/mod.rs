@@ -1,0 +1,8 @@
+//! The domain: what nagger decides and composes, with no knowledge of how a hook event
+//! arrives or a command is typed.
+
+pub mod compress;
+pub mod config;
+pub mod context;
+pub mod roles;
+pub mod rules;

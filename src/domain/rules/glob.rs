@@ -1,0 +1,213 @@
+//! Globs as rules use them: every glob nagger compiles goes through [`build_glob`], and a
+//! rule's list of globs is compiled lazily, one glob at a time, after a literal prefilter
+//! has ruled most candidates out.
+
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
+use globset::{Glob, GlobBuilder, GlobMatcher};
+
+use super::RuleError;
+
+/// Why a glob cannot be used.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum GlobError {
+    #[error(transparent)]
+    Syntax(#[from] globset::Error),
+    /// Braces nested so deep that compiling the glob would fail inside the glob
+    /// library (a panic) or overflow the stack: refused as a config error instead.
+    #[error("{0}")]
+    TooDeep(String),
+}
+
+/// Every glob nagger compiles, the hook's and `doctor`'s alike, goes through here.
+pub(crate) fn build_glob(pattern: &str, literal_separator: bool) -> Result<Glob, GlobError> {
+    if let Some(problem) = crate::domain::compress::glob_nesting_problem(pattern) {
+        return Err(GlobError::TooDeep(problem));
+    }
+    Ok(GlobBuilder::new(pattern)
+        .literal_separator(literal_separator)
+        .backslash_escape(true)
+        .build()?)
+}
+
+/// A glob compiled on demand, or why it could not be.
+type GlobCell = OnceLock<Result<GlobMatcher, GlobError>>;
+
+/// A rule's list of globs, each compiled the first time a candidate passes its literal
+/// prefilter. Nothing is allocated until then.
+pub(super) struct LazyGlobs<'a> {
+    patterns: Cow<'a, [String]>,
+    literal_separator: bool,
+    built: OnceLock<Box<[GlobCell]>>,
+}
+
+impl<'a> LazyGlobs<'a> {
+    pub(super) fn new(
+        patterns: impl Into<Cow<'a, [String]>>,
+        literal_separator: bool,
+    ) -> LazyGlobs<'a> {
+        LazyGlobs {
+            patterns: patterns.into(),
+            literal_separator,
+            built: OnceLock::new(),
+        }
+    }
+
+    /// Whether any glob could match some line of `haystack` (every candidate joined by
+    /// newlines): a cheap test that rules a whole list out.
+    pub(super) fn could_match(&self, haystack: &str) -> bool {
+        self.patterns.iter().any(|p| literals_present(p, haystack))
+    }
+
+    /// The first glob matching any of `candidates`.
+    pub(super) fn first_match(&self, candidates: &[String]) -> Option<&str> {
+        self.first_index(candidates)
+            .map(|i| self.patterns[i].as_str())
+    }
+
+    /// The index of the first glob matching any of `candidates`.
+    pub(super) fn first_index(&self, candidates: &[String]) -> Option<usize> {
+        (0..self.patterns.len()).find(|&i| candidates.iter().any(|c| self.is_match(i, c)))
+    }
+
+    pub(super) fn any_match(&self, candidates: &[String]) -> bool {
+        self.first_match(candidates).is_some()
+    }
+
+    fn is_match(&self, index: usize, candidate: &str) -> bool {
+        let pattern = &self.patterns[index];
+        if !literals_present(pattern, candidate) {
+            return false;
+        }
+        let cells = self
+            .built
+            .get_or_init(|| self.patterns.iter().map(|_| OnceLock::new()).collect());
+        cells[index]
+            .get_or_init(|| {
+                build_glob(pattern, self.literal_separator).map(|g| g.compile_matcher())
+            })
+            .as_ref()
+            .is_ok_and(|m| m.is_match(candidate))
+    }
+
+    /// Bad globs met so far, as config errors.
+    pub(super) fn problems(
+        &self,
+        table: &'static str,
+        rule: &str,
+        key: &str,
+        problems: &mut Vec<RuleError>,
+    ) {
+        let Some(cells) = self.built.get() else {
+            return;
+        };
+        for (i, cell) in cells.iter().enumerate() {
+            if let Some(Err(source)) = cell.get() {
+                problems.push(RuleError::BadGlob {
+                    table,
+                    rule: rule.to_owned(),
+                    key: format!("{key}[{i}]"),
+                    pattern: self.patterns[i].clone(),
+                    source: Box::new(source.clone()),
+                });
+            }
+        }
+    }
+}
+
+/// Whether every literal run of a glob occurs in `candidate`. A glob only matches text
+/// that contains its literal characters, so `false` means "cannot match" and spares
+/// building it. Runs end at `/` (`**/` may match nothing); alternations are skipped;
+/// after a character class nothing more is checked.
+fn literals_present(pattern: &str, candidate: &str) -> bool {
+    let bytes = pattern.as_bytes();
+    let present = |from: usize, to: usize| from >= to || candidate.contains(&pattern[from..to]);
+    let mut run = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let next = match bytes[i] {
+            b'*' | b'?' | b'/' => i + 1,
+            b'\\' => i + 1 + pattern[i + 1..].chars().next().map_or(0, char::len_utf8),
+            b'[' => return present(run, i),
+            b'{' => match alternation_end(bytes, i) {
+                Some(end) => end,
+                None => return present(run, i),
+            },
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        if !present(run, i) {
+            return false;
+        }
+        i = next;
+        run = i;
+    }
+    present(run, bytes.len())
+}
+
+/// Index after the `}` closing the `{` at `open`; `None` when unclosed or when a class
+/// inside makes it uncertain.
+fn alternation_end(bytes: &[u8], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut i = open;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 1,
+            b'[' => return None,
+            b'{' => depth += 1,
+            b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    #[test]
+    fn literal_prefilter_examples() {
+        assert!(literals_present("**/app/views/**/*.erb", "app/views/a.erb"));
+        assert!(!literals_present(
+            "**/app/views/**/*.erb",
+            "app/models/a.rb"
+        ));
+        assert!(literals_present("git push*", "git push -f"));
+        assert!(!literals_present("git push*", "git status"));
+        assert!(literals_present("{git,hg} push", "hg push"));
+        assert!(
+            literals_present("x[a]y", "x"),
+            "after a class: let the glob decide"
+        );
+        assert!(!literals_present("x[a]y", "y"));
+        assert!(literals_present("\\é*x", "x"));
+    }
+
+    proptest! {
+        // The prefilter never rejects a candidate that the glob matches.
+        #[test]
+        fn literal_prefilter_is_sound(
+            pattern in "[ab/*?{},.\\[\\]!\\\\-]{0,12}",
+            candidate in "[ab/.,!-]{0,12}",
+            separator in any::<bool>(),
+        ) {
+            if let Ok(glob) = build_glob(&pattern, separator)
+                && glob.compile_matcher().is_match(&candidate)
+            {
+                prop_assert!(literals_present(&pattern, &candidate));
+            }
+        }
+    }
+}

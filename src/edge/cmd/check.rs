@@ -1,0 +1,214 @@
+//! `nagger check`: which rules and guard checks would fire for a tool call, and what
+//! nagger would answer. Reads the config; touches no state. The exit code is the answer,
+//! so a script can ask before it runs something. `--error` and `--added` ask instead what
+//! nagger would say after the call: the recovery hints for a failure, the after-edit
+//! checks for the text an edit added.
+
+use super::{CommandError, CommandResult, EXIT_ASK, EXIT_REFUSE, Output, table, warn};
+use crate::base::paths::{self, Env};
+use crate::domain::config::LoadedConfig;
+use crate::domain::rules::after_edit::{self, AfterEditSet};
+use crate::domain::rules::recovery::RecoverySet;
+use crate::domain::rules::{self, Decision, MatchContext, PermissionMode, RuleSet};
+use crate::edge::cli::CheckArgs;
+use serde_json::{Value, json};
+
+pub fn run(env: &Env, args: &CheckArgs, out: &mut Output) -> CommandResult {
+    let root = env.project_root(None);
+    let loaded = LoadedConfig::load_full(&paths::config_path(&root));
+    for e in &loaded.errors {
+        warn(&format!("config: {e}"));
+    }
+    if args.error.is_some() || args.added.is_some() {
+        return after_the_fact(args, &loaded, &root, out);
+    }
+    let input: Value = match (&args.command, &args.file, &args.input) {
+        (Some(c), _, _) => json!({ "command": c }),
+        (_, Some(f), _) => json!({ "file_path": f }),
+        (_, _, Some(raw)) => match serde_json::from_str(raw) {
+            Ok(value) => value,
+            // A usage error, like any other bad value on the command line.
+            Err(e) => return Err(CommandError::Usage(format!("--input is not JSON: {e}"))),
+        },
+        _ => Value::Null,
+    };
+    let config = &loaded.config;
+    let call = rules::ToolCall {
+        tool_name: &args.tool,
+        tool_input: &input,
+    };
+    let ctx = match_context(args, &root);
+    let set = RuleSet::compile(&config.rules, &config.guard)
+        .map_err(|e| CommandError::Config(e.to_string()))?;
+    let matches = set.evaluate(&call, &ctx);
+    let notes = set.notes(&call, &root);
+    let verdict = rules::combine(&matches, &args.mode);
+
+    let guard_off = !config.guard.enabled;
+
+    let (answer, code) = match verdict.as_ref().map(|v| v.decision) {
+        Some(Decision::Deny) => ("refuse", EXIT_REFUSE),
+        Some(Decision::Ask) => ("ask the user", EXIT_ASK),
+        Some(Decision::Context) => ("passes, with the message as context", 0),
+        None => ("passes", 0),
+    };
+    if args.json {
+        out.json(&json!({
+            "tool": args.tool,
+            "tool_input": input,
+            "role": args.role,
+            "mode": args.mode.as_str(),
+            "matches": matches,
+            "verdict": verdict,
+            "answer": answer,
+            "exit_code": code,
+            "guard_enabled": !guard_off,
+            "notes": notes,
+            "config_problems": loaded.errors.len(),
+        }))?;
+    } else {
+        let mut lines: Vec<String> = notes.iter().map(|n| format!("note: {n}")).collect();
+        lines.push(matches_table(&matches, "no rule or guard check fires"));
+        let mode = if args.mode == PermissionMode::Default {
+            String::new()
+        } else {
+            format!(" in {} mode", args.mode)
+        };
+        lines.push(format!("answer: {answer}{mode} (exit {code})"));
+        if let Some(v) = &verdict {
+            lines.push(v.reason.clone());
+            lines.push(
+                "(deny fires every time; block, ask and warn once per session, again after the context grew)"
+                    .into(),
+            );
+        }
+        out.line(&lines.join("\n"))?;
+    }
+    answer_with(code)
+}
+
+/// The tool input an editing tool would carry for an edit of `file` that added `added`.
+fn edit_input(tool: &str, file: &str, added: &str) -> Option<Value> {
+    Some(match tool {
+        "Write" => json!({ "file_path": file, "content": added }),
+        "Edit" => json!({ "file_path": file, "old_string": "", "new_string": added }),
+        "MultiEdit" => {
+            json!({ "file_path": file, "edits": [{ "old_string": "", "new_string": added }] })
+        }
+        "NotebookEdit" => json!({ "notebook_path": file, "new_source": added }),
+        _ => return None,
+    })
+}
+
+/// `--error`: the recovery hints a failure of `--tool` would get. `--added`: the
+/// after-edit checks an edit of `--file` would get. Exit 3 when an after-edit check
+/// would send the edit back (block), else 0.
+fn after_the_fact(
+    args: &CheckArgs,
+    loaded: &LoadedConfig,
+    root: &std::path::Path,
+    out: &mut Output,
+) -> CommandResult {
+    let config = &loaded.config;
+    let ctx = match_context(args, root);
+    let (event, matches) = match (&args.error, &args.added, &args.file) {
+        (Some(error), _, _) => (
+            "PostToolUseFailure",
+            RecoverySet::new(&config.rules).evaluate(&args.tool, error, &ctx),
+        ),
+        (None, Some(added), Some(file)) => {
+            let Some(edit) = edit_input(&args.tool, file, added)
+                .and_then(|input| after_edit::added(&args.tool, &input))
+            else {
+                return Err(CommandError::Usage(
+                    "--added needs --tool Write, Edit, MultiEdit or NotebookEdit".into(),
+                ));
+            };
+            (
+                "PostToolUse",
+                AfterEditSet::new(&config.rules.after_edit).evaluate(&edit, &ctx),
+            )
+        }
+        _ => {
+            return Err(CommandError::Usage(
+                "--error TEXT, or --added TEXT with --file".into(),
+            ));
+        }
+    };
+    let verdict = rules::combine(&matches, &args.mode);
+    let (answer, code) = match verdict.as_ref().map(|v| v.decision) {
+        Some(Decision::Deny) => ("sent back to the agent to fix (block)", EXIT_REFUSE),
+        Some(_) => ("shown to the agent with the result", 0),
+        None => ("nothing is added", 0),
+    };
+    if args.json {
+        out.json(&json!({
+            "tool": args.tool,
+            "event": event,
+            "error": args.error,
+            "file": args.file,
+            "added": args.added,
+            "role": args.role,
+            "mode": args.mode.as_str(),
+            "matches": matches,
+            "verdict": verdict,
+            "answer": answer,
+            "exit_code": code,
+            "builtin_recovery": config.rules.builtin_recovery,
+            "config_problems": loaded.errors.len(),
+        }))?;
+    } else {
+        let mut lines = Vec::new();
+        let none = if args.error.is_some() {
+            "no recovery hint fires"
+        } else {
+            "no after-edit check fires"
+        };
+        lines.push(matches_table(&matches, none));
+        lines.push(format!("answer at {event}: {answer} (exit {code})"));
+        if let Some(v) = &verdict {
+            lines.push(v.reason.clone());
+            lines.push("(once per session per rule, again after the context grew)".into());
+        }
+        out.line(&lines.join("\n"))?;
+    }
+    answer_with(code)
+}
+
+/// The matches as a table, or `none` when there are none.
+fn matches_table(matches: &[rules::RuleMatch], none: &str) -> String {
+    if matches.is_empty() {
+        return none.to_string();
+    }
+    let rows: Vec<Vec<String>> = matches
+        .iter()
+        .map(|m| {
+            vec![
+                m.severity.as_str().to_string(),
+                m.kind.as_str().to_string(),
+                m.name.clone(),
+                m.why.clone(),
+            ]
+        })
+        .collect();
+    table(&["SEVERITY", "KIND", "RULE", "WHY"], &rows)
+}
+
+/// The answer as the command's ending: its exit code is the answer.
+fn answer_with(code: u8) -> CommandResult {
+    match code {
+        EXIT_REFUSE => Err(CommandError::WouldRefuse),
+        EXIT_ASK => Err(CommandError::WouldAsk),
+        _ => Ok(()),
+    }
+}
+
+/// The caller `--role` names (default: the main agent).
+fn match_context<'a>(args: &'a CheckArgs, root: &'a std::path::Path) -> MatchContext<'a> {
+    MatchContext {
+        project_root: root,
+        is_leader: args.role.is_none(),
+        role: args.role.as_deref(),
+        agent_type: args.role.as_deref(),
+    }
+}

@@ -1,0 +1,19 @@
+//! `nagger hook`: what Claude Code runs for every event. Always exits 0.
+
+use super::Output;
+use crate::base::paths::Env;
+use std::io::Write;
+
+pub fn run(env: &Env) {
+    // nagger reports a panic as one line itself; the default hook would print more.
+    std::panic::set_hook(Box::new(|_| {}));
+    let run = crate::edge::hook::run_stdin(env);
+    if let Some(out) = run.stdout {
+        // Through the one writer, its error dropped: a reader that went away changes
+        // nothing, the hook still exits 0.
+        let _ = Output::stdout().line(&out);
+    }
+    if let Some(err) = run.stderr {
+        let _ = writeln!(std::io::stderr(), "{err}");
+    }
+}

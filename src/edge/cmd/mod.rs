@@ -1,0 +1,227 @@
+//! One file per command. Each prints through one [`Output`] and returns a
+//! [`CommandResult`]; `main` turns an error into one stderr line and its exit code
+//! ([`CommandError::exit_code`]).
+
+mod agents;
+mod check;
+mod context;
+mod demo;
+mod doctor;
+mod error;
+mod gc;
+mod hook;
+mod install;
+mod output;
+mod plugin;
+mod sessions;
+mod stats;
+mod task;
+mod ui;
+
+use crate::base::paths::Env;
+use crate::edge::cli::{Cli, Command};
+use crate::storage::store::NaggerStateDB;
+use clap::{CommandFactory, Parser};
+use std::io::Write;
+use std::process::ExitCode;
+
+pub use error::{
+    CommandError, CommandResult, EXIT_ASK, EXIT_BROKEN_PIPE, EXIT_ERROR, EXIT_OK, EXIT_REFUSE,
+    EXIT_USAGE,
+};
+pub use output::{Output, warn};
+
+pub fn main() -> ExitCode {
+    // `nagger hook`, exactly as installed, runs on every tool call: it skips building the
+    // whole command-line parser (about 5 % of a quiet hook's instructions). Anything else,
+    // `nagger hook --db …` included, goes through clap.
+    let mut args = std::env::args_os().skip(1);
+    if let (Some(first), None) = (args.next(), args.next())
+        && first == "hook"
+    {
+        hook::run(&Env::from_process(None, None));
+        return finish(Ok(()));
+    }
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // A hook must never exit 2 (Claude Code would read it as a refusal), and its
+            // guard must not depend on how it was called: a `nagger hook` with arguments
+            // it does not take says so in one line and runs as a plain `nagger hook`.
+            if std::env::args_os().nth(1).is_some_and(|a| a == "hook") {
+                let what = e.to_string();
+                let first = what.lines().next().unwrap_or("bad arguments");
+                warn(&format!(
+                    "nagger: hook arguments ignored ({})",
+                    first.trim_start_matches("error: ")
+                ));
+                hook::run(&Env::from_process(None, None));
+                return finish(Ok(()));
+            }
+            // Help and version go to stdout, usage errors to stderr (exit 2).
+            let printed = e.print();
+            return if e.use_stderr() {
+                ExitCode::from(EXIT_USAGE)
+            } else {
+                finish(printed.map_err(CommandError::from))
+            };
+        }
+    };
+    if let Some(dir) = cli.project.as_ref().filter(|d| !d.is_dir()) {
+        return finish(Err(CommandError::Usage(format!(
+            "--project {} is not a folder",
+            dir.display()
+        ))));
+    }
+    let env = Env::from_process(cli.command.db().cloned(), cli.project.clone());
+    let mut out = Output::stdout();
+    let result = run(cli.command, &env, &mut out);
+    finish(match out.flush() {
+        Ok(()) => result,
+        Err(e) => match CommandError::from(e) {
+            // The output was lost: a closed pipe wins over the command's own ending.
+            CommandError::BrokenPipe => Err(CommandError::BrokenPipe),
+            e => result.and(Err(e)),
+        },
+    })
+}
+
+/// The exit code of a command's ending, with its one stderr line (if it has one).
+fn finish(result: CommandResult) -> ExitCode {
+    match result {
+        Ok(()) => ExitCode::from(EXIT_OK),
+        Err(e) => {
+            if let Some(line) = e.message() {
+                // Nothing more can be done when stderr is gone too.
+                let _ = writeln!(std::io::stderr(), "{line}");
+            }
+            ExitCode::from(e.exit_code())
+        }
+    }
+}
+
+/// Runs one command, its output into `out`.
+pub fn run(command: Command, env: &Env, out: &mut Output) -> CommandResult {
+    match command {
+        Command::Hook(_) => {
+            hook::run(env);
+            Ok(())
+        }
+        Command::Agents(args) => agents::run(env, &args, out),
+        Command::Sessions(args) => sessions::run(env, args.json, out),
+        Command::Gc(args) => gc::run(env, &args, out),
+        Command::Check(args) => check::run(env, &args, out),
+        Command::Stats(args) => stats::run(env, &args, out),
+        Command::Doctor(args) => doctor::run(env, &args, out),
+        Command::Install(args) => match &args.plugin {
+            Some(dir) => plugin::run(dir, args.target.dry_run, out),
+            None => install::install(env, &args, out),
+        },
+        Command::Uninstall(args) => install::uninstall(env, &args, out),
+        Command::Plugin(args) => plugin::run(&args.dir, args.dry_run, out),
+        Command::Context(args) => context::run(env, &args, out),
+        Command::Task(command) => task::run(env, command, out),
+        Command::Demo(args) => demo::run(&args, out),
+        Command::Ui(args) => ui::run(env, &args),
+        Command::Completions(args) => {
+            let mut cmd = Cli::command();
+            let mut script = Vec::new();
+            clap_complete::generate(args.shell, &mut cmd, "nagger", &mut script);
+            Ok(out.line(String::from_utf8_lossy(&script).trim_end())?)
+        }
+        Command::Man => {
+            let mut page = Vec::new();
+            clap_mangen::Man::new(Cli::command())
+                .render(&mut page)
+                .map_err(anyhow::Error::from)?;
+            Ok(out.line(String::from_utf8_lossy(&page).trim_end())?)
+        }
+    }
+}
+
+/// Opens the project's database for a command that writes (creating it if needed, and
+/// bringing an older schema up to date). A file that is not a database is left where it
+/// is: moving it aside is `nagger doctor --fix`'s call.
+pub fn open_db(env: &Env) -> anyhow::Result<NaggerStateDB> {
+    let path = env.db_path(&env.project_root(None));
+    match NaggerStateDB::open_read_only(&path) {
+        Ok(_) | Err(crate::storage::store::StoreError::Schema { .. }) => {}
+        Err(e) => {
+            return Err(anyhow::Error::from(e)
+                .context("`nagger doctor` checks it, `nagger doctor --fix` replaces it"));
+        }
+    }
+    Ok(NaggerStateDB::open(&path)?)
+}
+
+/// Opens the project's database for a command that only reads: creates nothing, changes
+/// nothing, moves nothing. `None` when there is no database.
+pub fn open_read_only(env: &Env) -> anyhow::Result<Option<NaggerStateDB>> {
+    let path = env.db_path(&env.project_root(None));
+    Ok(NaggerStateDB::open_read_only(&path)?)
+}
+
+/// The error for a session the database does not know.
+pub fn unknown_session(db: &NaggerStateDB, session: &str) -> CommandError {
+    anyhow::anyhow!(
+        "no session {session} in {}: `nagger sessions` lists the sessions nagger knows",
+        db.path().display()
+    )
+    .into()
+}
+
+/// What a reading command says when there is no database, plainly.
+pub fn no_database(env: &Env) -> String {
+    let path = env.db_path(&env.project_root(None));
+    format!(
+        "no database yet at {}: nagger has not run a hook in this project",
+        path.display()
+    )
+}
+
+/// "3m ago"-style age of a unix-ms time.
+pub fn age(ms: i64) -> String {
+    let secs = ((crate::storage::store::now_ms() - ms) / 1000).max(0);
+    match secs {
+        s if s < 60 => format!("{s}s"),
+        s if s < 3600 => format!("{}m", s / 60),
+        s if s < 86_400 => format!("{}h", s / 3600),
+        s => format!("{}d", s / 86_400),
+    }
+}
+
+/// Renders rows as an aligned text table.
+pub fn table(headers: &[&str], rows: &[Vec<String>]) -> String {
+    let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
+    for row in rows {
+        for (i, cell) in row.iter().enumerate() {
+            if let Some(w) = widths.get_mut(i) {
+                *w = (*w).max(cell.chars().count());
+            }
+        }
+    }
+    let line = |cells: Vec<&str>| {
+        let mut s = cells
+            .iter()
+            .enumerate()
+            .map(|(i, c)| format!("{:<width$}", c, width = widths[i]))
+            .collect::<Vec<_>>()
+            .join("  ");
+        s.truncate(s.trim_end().len());
+        s
+    };
+    let mut out = vec![line(headers.to_vec())];
+    out.push(line(
+        widths
+            .iter()
+            .map(|w| "-".repeat(*w))
+            .collect::<Vec<_>>()
+            .iter()
+            .map(String::as_str)
+            .collect(),
+    ));
+    for row in rows {
+        out.push(line(row.iter().map(String::as_str).collect()));
+    }
+    out.join("\n")
+}

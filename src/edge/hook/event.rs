@@ -1,0 +1,338 @@
+//! Domain events: the wire input reduced to what nagger acts on, every protocol value
+//! typed once here. Events nagger has no use for become `Event::Other`, not errors.
+
+use super::wire::HookInput;
+use crate::base::event::HookEvent;
+use crate::domain::rules::PermissionMode;
+use serde_json::Value;
+
+/// An event name on the wire: one nagger handles, or any other.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EventName {
+    Handled(HookEvent),
+    Other(String),
+}
+
+impl EventName {
+    pub fn parse(name: &str) -> EventName {
+        HookEvent::parse(name)
+            .map_or_else(|| EventName::Other(name.to_string()), EventName::Handled)
+    }
+
+    pub fn as_str(&self) -> &str {
+        match self {
+            EventName::Handled(e) => e.as_str(),
+            EventName::Other(name) => name,
+        }
+    }
+}
+
+/// Why a session started (SessionStart `source`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SessionSource {
+    Startup,
+    Resume,
+    Clear,
+    /// After a compaction: what the agent was told is gone from its context.
+    Compact,
+    Other(String),
+}
+
+impl SessionSource {
+    pub fn parse(source: &str) -> SessionSource {
+        match source {
+            "startup" => SessionSource::Startup,
+            "resume" => SessionSource::Resume,
+            "clear" => SessionSource::Clear,
+            "compact" => SessionSource::Compact,
+            other => SessionSource::Other(other.to_string()),
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        match self {
+            SessionSource::Startup => "startup",
+            SessionSource::Resume => "resume",
+            SessionSource::Clear => "clear",
+            SessionSource::Compact => "compact",
+            SessionSource::Other(other) => other,
+        }
+    }
+}
+
+/// Fields every event may carry.
+#[derive(Debug, Clone)]
+pub struct Common {
+    pub session_id: String,
+    pub transcript_path: Option<String>,
+    pub cwd: Option<String>,
+    /// Claude Code's permission mode; `default` when the input names none.
+    pub permission_mode: PermissionMode,
+    /// Present inside a subagent since Claude Code 2.1.69.
+    pub agent_id: Option<String>,
+    pub agent_type: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ToolCall {
+    pub tool_name: String,
+    pub tool_input: Value,
+    pub tool_use_id: Option<String>,
+    pub tool_response: Option<Value>,
+}
+
+/// SubagentStop.
+#[derive(Debug, Clone)]
+pub struct SubagentStop {
+    pub agent_id: String,
+    /// None for Claude Code's own helpers (2.1.328's compaction stops without one).
+    pub agent_type: Option<String>,
+    pub agent_transcript_path: Option<String>,
+    pub stop_hook_active: bool,
+    pub last_assistant_message: Option<String>,
+}
+
+/// PostToolUseFailure: a tool call that failed.
+#[derive(Debug, Clone)]
+pub struct ToolFailure {
+    pub call: ToolCall,
+    pub error: String,
+    pub is_interrupt: bool,
+}
+
+#[derive(Debug, Clone)]
+pub enum Event {
+    SessionStart {
+        /// None when the input names no source.
+        source: Option<SessionSource>,
+    },
+    SessionEnd {
+        reason: Option<String>,
+    },
+    SubagentStart {
+        agent_id: String,
+        agent_type: String,
+    },
+    SubagentStop(SubagentStop),
+    PreToolUse(ToolCall),
+    PostToolUse(ToolCall),
+    PostToolUseFailure(ToolFailure),
+    PreCompact {
+        trigger: Option<String>,
+    },
+    /// Any other event, by name: a no-op that is still logged.
+    Other(String),
+}
+
+impl Event {
+    /// The event, when nagger handles it.
+    pub fn kind(&self) -> Option<HookEvent> {
+        Some(match self {
+            Event::SessionStart { .. } => HookEvent::SessionStart,
+            Event::SessionEnd { .. } => HookEvent::SessionEnd,
+            Event::SubagentStart { .. } => HookEvent::SubagentStart,
+            Event::SubagentStop(_) => HookEvent::SubagentStop,
+            Event::PreToolUse(_) => HookEvent::PreToolUse,
+            Event::PostToolUse(_) => HookEvent::PostToolUse,
+            Event::PostToolUseFailure(_) => HookEvent::PostToolUseFailure,
+            Event::PreCompact { .. } => HookEvent::PreCompact,
+            Event::Other(_) => return None,
+        })
+    }
+
+    /// The hook_event_name as Claude Code spells it.
+    pub fn name(&self) -> &str {
+        match self {
+            Event::Other(name) => name,
+            known => known.kind().map_or("", HookEvent::as_str),
+        }
+    }
+
+    /// The hook_log hook_name: which part of nagger handled the event.
+    pub fn handler(&self) -> &'static str {
+        self.kind().map_or("other", HookEvent::handler)
+    }
+}
+
+/// Why an input cannot be acted on (beyond JSON errors).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InputError {
+    #[error("input has no hook_event_name")]
+    NoEventName,
+    #[error("{event} input has no {field}")]
+    Missing {
+        event: &'static str,
+        field: &'static str,
+    },
+}
+
+fn non_empty(s: Option<String>) -> Option<String> {
+    s.filter(|s| !s.trim().is_empty())
+}
+
+fn non_empty_ref(s: &mut Option<String>) -> Option<String> {
+    non_empty(s.take())
+}
+
+/// The event of an input. Its session is read apart ([`common`]): a tool call without
+/// one is still checked by the guard. What the event holds is moved out of the input,
+/// never copied (a tool input can be megabytes).
+pub fn event(input: &mut HookInput) -> Result<Event, InputError> {
+    let name = non_empty_ref(&mut input.hook_event_name).ok_or(InputError::NoEventName)?;
+    let kind = match EventName::parse(&name) {
+        EventName::Handled(kind) => kind,
+        EventName::Other(name) => return Ok(Event::Other(name)),
+    };
+    let missing = |field| InputError::Missing {
+        event: kind.as_str(),
+        field,
+    };
+    // The ids stay in the input for `common`; only a handful of bytes are copied.
+    let agent_id = || non_empty(input.agent_id.clone()).ok_or(missing("agent_id"));
+    let agent_type = non_empty(input.agent_type.clone());
+    Ok(match kind {
+        HookEvent::SessionStart => Event::SessionStart {
+            source: non_empty_ref(&mut input.source).map(|s| SessionSource::parse(&s)),
+        },
+        HookEvent::SessionEnd => Event::SessionEnd {
+            reason: non_empty_ref(&mut input.reason),
+        },
+        HookEvent::SubagentStart => Event::SubagentStart {
+            agent_id: agent_id()?,
+            agent_type: agent_type.ok_or(missing("agent_type"))?,
+        },
+        HookEvent::SubagentStop => Event::SubagentStop(SubagentStop {
+            agent_id: agent_id()?,
+            agent_type,
+            agent_transcript_path: non_empty_ref(&mut input.agent_transcript_path),
+            stop_hook_active: input.stop_hook_active.unwrap_or(false),
+            last_assistant_message: input.last_assistant_message.take(),
+        }),
+        HookEvent::PreToolUse => Event::PreToolUse(tool_call(input, missing)?),
+        HookEvent::PostToolUse => Event::PostToolUse(tool_call(input, missing)?),
+        HookEvent::PostToolUseFailure => Event::PostToolUseFailure(ToolFailure {
+            call: tool_call(input, missing)?,
+            error: input.error.take().unwrap_or_default(),
+            is_interrupt: input.is_interrupt.unwrap_or(false),
+        }),
+        HookEvent::PreCompact => Event::PreCompact {
+            trigger: non_empty_ref(&mut input.trigger),
+        },
+    })
+}
+
+fn tool_call(
+    input: &mut HookInput,
+    missing: impl Fn(&'static str) -> InputError,
+) -> Result<ToolCall, InputError> {
+    Ok(ToolCall {
+        tool_name: non_empty_ref(&mut input.tool_name).ok_or_else(|| missing("tool_name"))?,
+        tool_input: input.tool_input.take().unwrap_or(Value::Null),
+        tool_use_id: input.tool_use_id.take(),
+        tool_response: input.tool_response.take(),
+    })
+}
+
+/// The fields every event carries, with the permission mode already read
+/// ([`permission_mode`]); an input without a session cannot be recorded.
+pub fn common(
+    input: HookInput,
+    event: &Event,
+    permission_mode: PermissionMode,
+) -> Result<Common, InputError> {
+    let session_id = non_empty(input.session_id).ok_or(InputError::Missing {
+        event: event.kind().map_or("hook", HookEvent::as_str),
+        field: "session_id",
+    })?;
+    Ok(Common {
+        session_id,
+        transcript_path: non_empty(input.transcript_path),
+        cwd: non_empty(input.cwd),
+        permission_mode,
+        agent_id: non_empty(input.agent_id),
+        agent_type: non_empty(input.agent_type),
+    })
+}
+
+/// The permission mode an input names; `default` when it names none.
+pub fn permission_mode(input: &HookInput) -> PermissionMode {
+    input
+        .permission_mode
+        .as_deref()
+        .filter(|m| !m.trim().is_empty())
+        .map_or(PermissionMode::Default, PermissionMode::from)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn handled_events_are_one_list() {
+        for event in HookEvent::ALL {
+            assert_eq!(HookEvent::parse(event.as_str()), Some(event));
+            assert_eq!(EventName::parse(event.as_str()), EventName::Handled(event));
+        }
+        assert_eq!(HookEvent::NAMES.len(), HookEvent::ALL.len());
+        assert_eq!(HookEvent::NAMES[4], "PreToolUse");
+        assert_eq!(
+            EventName::parse("TeammateIdle"),
+            EventName::Other("TeammateIdle".into())
+        );
+    }
+
+    fn input(json: &str) -> HookInput {
+        serde_json::from_str(json).unwrap()
+    }
+
+    #[test]
+    fn missing_fields_are_named_not_filled_in() {
+        let mut start =
+            input(r#"{"hook_event_name":"SubagentStart","session_id":"s","agent_id":"a"}"#);
+        assert_eq!(
+            event(&mut start).unwrap_err(),
+            InputError::Missing {
+                event: "SubagentStart",
+                field: "agent_type"
+            }
+        );
+        let mut call = input(r#"{"hook_event_name":"PreToolUse","tool_name":"Bash"}"#);
+        let parsed = event(&mut call).unwrap();
+        assert!(matches!(parsed, Event::PreToolUse(_)));
+        assert_eq!(
+            common(call, &parsed, PermissionMode::Default).unwrap_err(),
+            InputError::Missing {
+                event: "PreToolUse",
+                field: "session_id"
+            }
+        );
+    }
+
+    #[test]
+    fn protocol_values_are_typed_once() {
+        let mut start = input(
+            r#"{"hook_event_name":"SessionStart","session_id":"s","source":"compact","permission_mode":"dontAsk"}"#,
+        );
+        let parsed = event(&mut start).unwrap();
+        assert!(matches!(
+            parsed,
+            Event::SessionStart {
+                source: Some(SessionSource::Compact)
+            }
+        ));
+        assert_eq!(
+            {
+                let mode = permission_mode(&start);
+                common(start, &parsed, mode)
+            }
+            .unwrap()
+            .permission_mode,
+            PermissionMode::DontAsk
+        );
+        assert_eq!(SessionSource::parse("later").as_str(), "later");
+        let mut other = input(r#"{"hook_event_name":"Notification","session_id":"s"}"#);
+        let parsed = event(&mut other).unwrap();
+        assert_eq!(parsed.name(), "Notification");
+        assert_eq!(parsed.handler(), "other");
+    }
+}

@@ -1,0 +1,549 @@
+//! `nagger hook`: stdin → wire → event → handler → store → stdout.
+//! Fails open: nagger's own failure never blocks the agent (exit 0, no stdout,
+//! one line on stderr, an error row in hook_log when the database is reachable).
+
+pub mod event;
+mod identify;
+mod post_tool_use;
+mod post_tool_use_failure;
+mod pre_tool_use;
+mod session;
+mod spawns;
+mod subagent_start;
+mod subagent_stop;
+pub mod wire;
+
+use crate::base::paths::{self, Env};
+use crate::domain::config::{Config, LoadedConfig};
+use crate::domain::rules::PermissionMode;
+use crate::storage::store::{NaggerStateDB, NewHookLog};
+use event::{Common, Event};
+use serde_json::{Map, Value, json};
+use std::io::Read;
+use std::panic::{self, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+use wire::{HookInput, HookOutput};
+
+/// Largest stdin nagger reads; more is bad input.
+pub const MAX_STDIN: u64 = 16 * 1024 * 1024;
+/// Most bytes one hook run reads from transcripts, whatever they hold.
+pub const READ_BUDGET: u64 = 16 * 1024 * 1024;
+/// How long nagger waits for stdin to end: Claude Code writes the input and closes it.
+pub const STDIN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// What the process prints. The exit code of `nagger hook` is always 0.
+#[derive(Debug, Default)]
+pub struct HookRun {
+    pub stdout: Option<String>,
+    pub stderr: Option<String>,
+}
+
+/// Everything a handler may use.
+pub struct Ctx<'a> {
+    pub db: &'a NaggerStateDB,
+    pub config: &'a Config,
+    pub config_present: bool,
+    pub project_root: &'a Path,
+    pub common: &'a Common,
+    warnings: std::cell::RefCell<Vec<String>>,
+}
+
+impl Ctx<'_> {
+    /// A problem worth one stderr line that does not stop the hook.
+    pub fn warn(&self, message: impl Into<String>) {
+        self.warnings.borrow_mut().push(message.into());
+    }
+
+    pub fn permission_mode(&self) -> &PermissionMode {
+        &self.common.permission_mode
+    }
+}
+
+/// A handler's answer, with what to record about it.
+#[derive(Debug)]
+pub struct Outcome {
+    pub output: HookOutput,
+    pub details: Map<String, Value>,
+    /// The agent the event was attributed to, for hook_log.
+    pub agent_id: Option<String>,
+}
+
+impl Outcome {
+    pub fn silent() -> Outcome {
+        Outcome {
+            output: HookOutput::Silent,
+            details: Map::new(),
+            agent_id: None,
+        }
+    }
+
+    pub fn with(output: HookOutput) -> Outcome {
+        Outcome {
+            output,
+            ..Outcome::silent()
+        }
+    }
+
+    #[must_use]
+    pub fn detail(mut self, key: &str, value: impl Into<Value>) -> Outcome {
+        self.details.insert(key.to_string(), value.into());
+        self
+    }
+}
+
+/// Runs one hook invocation on the process's stdin, waiting for it with `poll` so that
+/// a stdin never closed costs [`STDIN_TIMEOUT`], not a hang.
+pub fn run_stdin(env: &Env) -> HookRun {
+    match read_stdin_until(STDIN_TIMEOUT) {
+        Ok(bytes) => run(&mut bytes.as_slice(), env),
+        Err(problem) => {
+            log_bad_input(env, &problem, Instant::now());
+            fail_open(&format!("bad hook input (passing): {problem}"))
+        }
+    }
+}
+
+/// `struct pollfd` of poll(2).
+#[repr(C)]
+struct PollFd {
+    fd: std::ffi::c_int,
+    events: std::ffi::c_short,
+    revents: std::ffi::c_short,
+}
+
+#[cfg(target_os = "linux")]
+type PollCount = std::ffi::c_ulong;
+#[cfg(not(target_os = "linux"))]
+type PollCount = std::ffi::c_uint;
+
+unsafe extern "C" {
+    fn poll(fds: *mut PollFd, nfds: PollCount, timeout: std::ffi::c_int) -> std::ffi::c_int;
+}
+
+/// Readable, in poll(2)'s `events` (the same value on Linux, the BSDs and macOS).
+const POLLIN: std::ffi::c_short = 0x1;
+
+/// Reads stdin to its end, at most [`MAX_STDIN`] bytes, giving up when it has not ended
+/// within `limit`. Waiting is done in poll(2), so no thread is started (a thread costs
+/// a quiet hook run a measurable part of its time).
+fn read_stdin_until(limit: std::time::Duration) -> Result<Vec<u8>, String> {
+    let deadline = Instant::now() + limit;
+    let mut stdin = std::io::stdin().lock();
+    let mut bytes = Vec::new();
+    // 64 KiB on the main thread's stack, on purpose: no heap buffer in a hook's hot path.
+    #[allow(clippy::large_stack_arrays)]
+    let mut chunk = [0u8; 64 * 1024];
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let mut fd = PollFd {
+            fd: 0,
+            events: POLLIN,
+            revents: 0,
+        };
+        let millis = std::ffi::c_int::try_from(left.as_millis()).unwrap_or(std::ffi::c_int::MAX);
+        // SAFETY: one valid pollfd, owned here, for the duration of the call.
+        let ready = unsafe { poll(&raw mut fd, 1, millis) };
+        if ready < 0 {
+            let e = std::io::Error::last_os_error();
+            if e.kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(format!("cannot read stdin: {e}"));
+        }
+        if ready == 0 {
+            return Err(format!("stdin did not end within {} s", limit.as_secs()));
+        }
+        // Readable, at its end or closed: a read does not block now.
+        let n = match stdin.read(&mut chunk) {
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(format!("cannot read stdin: {e}")),
+        };
+        if n == 0 {
+            return Ok(bytes);
+        }
+        bytes.extend_from_slice(&chunk[..n]);
+        if bytes.len() as u64 > MAX_STDIN {
+            return Err(format!(
+                "stdin is larger than {} MiB",
+                MAX_STDIN / (1024 * 1024)
+            ));
+        }
+    }
+}
+
+/// Runs one hook invocation. Never panics and never fails: failures become one
+/// stderr line and no stdout.
+pub fn run(stdin: &mut dyn Read, env: &Env) -> HookRun {
+    let started = Instant::now();
+    match panic::catch_unwind(AssertUnwindSafe(|| run_inner(stdin, env, started))) {
+        Ok(run) => run,
+        Err(payload) => {
+            let what = payload
+                .downcast_ref::<&str>()
+                .map(ToString::to_string)
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".to_string());
+            HookRun {
+                stdout: None,
+                stderr: Some(format!(
+                    "nagger: internal error (passing): {}",
+                    one_line(&what)
+                )),
+            }
+        }
+    }
+}
+
+fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
+    crate::storage::transcript::set_run_budget(READ_BUDGET);
+    let mut input = match read_input(stdin) {
+        Ok(input) => input,
+        Err(problem) => {
+            log_bad_input(env, &problem, started);
+            return fail_open(&format!("bad hook input (passing): {problem}"));
+        }
+    };
+    let id_problem = input.id_problem();
+    let event = match event::event(&mut input) {
+        Ok(event) => event,
+        Err(problem) => {
+            log_bad_input(env, &problem.to_string(), started);
+            return fail_open(&format!("bad hook input (passing): {problem}"));
+        }
+    };
+    let mode = event::permission_mode(&input);
+    let project_root = env.project_root(input.cwd.as_deref().filter(|c| !c.trim().is_empty()));
+    let common = event::common(input, &event, mode.clone());
+    let loaded = LoadedConfig::load(&paths::config_path(&project_root));
+    let mut stderr: Vec<String> = Vec::new();
+    if let Some(warning) = loaded.warning() {
+        stderr.push(warning);
+    }
+    // The guard and deny rules never depend on the database: when it cannot be used,
+    // or a handler fails, a tool call is still decided on them.
+    let safety = || match &event {
+        Event::PreToolUse(call) => {
+            pre_tool_use::safety_answer(&loaded.config, &mode, call, &project_root)
+                .and_then(|answer| answer.to_json())
+        }
+        _ => None,
+    };
+    let common = match (common, id_problem) {
+        (Ok(common), None) => common,
+        (common, id_problem) => {
+            // Nothing is recorded under ids like these, or without a session; a tool
+            // call is still checked.
+            let problem = id_problem
+                .or_else(|| common.err().map(|e| e.to_string()))
+                .unwrap_or_default();
+            log_bad_input(env, &problem, started);
+            stderr.push(format!("bad hook input (passing): {problem}"));
+            return HookRun {
+                stdout: safety(),
+                stderr: Some(format!("nagger: {}", one_line(&stderr.join("; ")))),
+            };
+        }
+    };
+    let db_path = env.db_path(&project_root);
+    let db = match NaggerStateDB::open(&db_path) {
+        Ok(db) => db,
+        Err(e) => {
+            let stdout = safety();
+            let what = if stdout.is_some() {
+                "guard applied without it"
+            } else {
+                "passing"
+            };
+            stderr.push(format!("state database unavailable ({what}): {e}"));
+            return HookRun {
+                stdout,
+                stderr: Some(format!("nagger: {}", one_line(&stderr.join("; ")))),
+            };
+        }
+    };
+    if let Some(moved) = &db.report().quarantined {
+        stderr.push(format!(
+            "state database was corrupt; moved aside to {}",
+            moved.display()
+        ));
+    }
+
+    let ctx = Ctx {
+        db: &db,
+        config: &loaded.config,
+        config_present: loaded.present,
+        project_root: &project_root,
+        common: &common,
+        warnings: std::cell::RefCell::default(),
+    };
+    let handled = panic::catch_unwind(AssertUnwindSafe(|| dispatch(&ctx, &event)));
+    stderr.extend(ctx.warnings.take());
+    let mut locked = false;
+    let mut corrupt = false;
+    let (outcome, error) = match handled {
+        Ok(Ok(outcome)) => (outcome, None),
+        Ok(Err(e)) => {
+            locked = waited_out_a_lock(&e);
+            corrupt = found_corruption(&e);
+            (Outcome::silent(), Some(error_text(&e)))
+        }
+        Err(payload) => {
+            let what = payload
+                .downcast_ref::<&str>()
+                .map(ToString::to_string)
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "panic".to_string());
+            (Outcome::silent(), Some(format!("panic: {what}")))
+        }
+    };
+    let mut details = outcome.details;
+    if let Some(moved) = &db.report().quarantined {
+        details.insert("quarantined".into(), json!(moved.display().to_string()));
+    }
+    if let Some(from) = db.report().migrated_from {
+        details.insert("migrated_from".into(), json!(from));
+    }
+    if !loaded.errors.is_empty() {
+        details.insert("config_errors".into(), json!(loaded.errors.len()));
+    }
+    let result = match &error {
+        Some(e) => {
+            details.insert("error".into(), json!(e));
+            stderr.push(format!(
+                "{} failed (passing): {}",
+                event.name(),
+                one_line(e)
+            ));
+            "error"
+        }
+        None => outcome.output.result(),
+    };
+    let stdout = if error.is_some() {
+        safety()
+    } else {
+        outcome.output.to_json()
+    };
+    if let Some(text) = &stdout {
+        details.insert("output_chars".into(), json!(text.len()));
+    }
+    // After a busy timeout was waited out, logging would wait it out a second time
+    // before failing the same way.
+    if !locked {
+        let agent_id = outcome.agent_id.as_deref().or(common.agent_id.as_deref());
+        let log = |db: &NaggerStateDB, details: &Map<String, Value>| {
+            let details = (!details.is_empty()).then(|| Value::Object(details.clone()));
+            db.hook_log().log(&NewHookLog {
+                session_id: &common.session_id,
+                hook_name: event.handler(),
+                event_type: event.name(),
+                agent_id,
+                result,
+                details: details.as_ref(),
+                duration_ms: Some(started.elapsed().as_secs_f64() * 1000.0),
+                timestamp: None,
+            })
+        };
+        if let Err(e) = log(&db, &details) {
+            corrupt |= crate::storage::store::is_corrupt(&e);
+            stderr.push(format!("could not write hook_log: {e}"));
+        }
+        // A damaged page: moved aside as `doctor --fix` does, so that the next hooks
+        // work again; a busy or read-only database never comes here.
+        if corrupt {
+            drop(db);
+            match crate::storage::store::health::quarantine_and_recreate(&db_path) {
+                Ok(moved) => {
+                    stderr.push(format!(
+                        "state database was corrupt; moved aside to {}",
+                        moved.display()
+                    ));
+                    details.insert("quarantined".into(), json!(moved.display().to_string()));
+                    if let Ok(fresh) = NaggerStateDB::open(&db_path) {
+                        let _ = log(&fresh, &details);
+                    }
+                }
+                Err(e) => stderr.push(format!("could not move the corrupt database aside: {e}")),
+            }
+        }
+    }
+    HookRun {
+        stdout,
+        stderr: (!stderr.is_empty()).then(|| format!("nagger: {}", one_line(&stderr.join("; ")))),
+    }
+}
+
+fn dispatch(ctx: &Ctx<'_>, event: &Event) -> anyhow::Result<Outcome> {
+    match event {
+        Event::SessionStart { source } => session::start(ctx, source.as_ref()),
+        Event::SessionEnd { reason } => session::end(ctx, reason.as_deref()),
+        Event::PreCompact { trigger } => Ok(Outcome::silent().detail("trigger", trigger.clone())),
+        Event::SubagentStart {
+            agent_id,
+            agent_type,
+        } => subagent_start::handle(ctx, agent_id, agent_type),
+        Event::SubagentStop(stop) => subagent_stop::handle(ctx, stop),
+        Event::PreToolUse(call) => pre_tool_use::handle(ctx, call),
+        Event::PostToolUse(call) => post_tool_use::handle(ctx, call),
+        Event::PostToolUseFailure(failure) => post_tool_use_failure::handle(ctx, failure),
+        Event::Other(_) => Ok(Outcome::silent()),
+    }
+}
+
+fn fail_open(message: &str) -> HookRun {
+    HookRun {
+        stdout: None,
+        stderr: Some(format!("nagger: {}", one_line(message))),
+    }
+}
+
+/// Keeps stderr to one bounded line.
+fn one_line(s: &str) -> String {
+    crate::base::text::one_line(s, 400)
+}
+
+/// Reads stdin up to [`MAX_STDIN`] bytes; more is bad input.
+fn read_bounded(stdin: &mut dyn Read) -> Result<Vec<u8>, String> {
+    let mut bytes = Vec::new();
+    stdin
+        .take(MAX_STDIN + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read stdin: {e}"))?;
+    if bytes.len() as u64 > MAX_STDIN {
+        return Err(format!(
+            "stdin is larger than {} MiB",
+            MAX_STDIN / (1024 * 1024)
+        ));
+    }
+    Ok(bytes)
+}
+
+/// Reads and decodes stdin, bounded, naming what is wrong with it.
+fn read_input(stdin: &mut dyn Read) -> Result<HookInput, String> {
+    let bytes = read_bounded(stdin)?;
+    let text = std::str::from_utf8(&bytes)
+        .map_err(|e| format!("stdin is not valid UTF-8 (at byte {})", e.valid_up_to()))?;
+    if text.trim().is_empty() {
+        return Err("stdin is empty; expected one JSON object".to_string());
+    }
+    let value: Value = serde_json::from_str(text).map_err(|e| {
+        if e.is_eof() {
+            format!("JSON ends early (line {}, column {})", e.line(), e.column())
+        } else {
+            format!("not valid JSON: {e}")
+        }
+    })?;
+    if !value.is_object() {
+        let kind = match value {
+            Value::Array(_) => "an array",
+            Value::String(_) => "a string",
+            Value::Number(_) => "a number",
+            Value::Bool(_) => "a boolean",
+            _ => "null",
+        };
+        return Err(format!("expected a JSON object, got {kind}"));
+    }
+    serde_path_to_error::deserialize(value)
+        .map_err(|e| format!("field {}: {}", e.path(), e.inner()))
+}
+
+/// The error and its causes on one line, each said once: SQLite's message comes back
+/// from every layer that wraps it ("database is locked: database is locked: Error code 5:
+/// database is locked" becomes "Error code 5: database is locked").
+fn error_text(e: &anyhow::Error) -> String {
+    let mut said: Vec<String> = Vec::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if said.join(": ").contains(&text) {
+            continue;
+        }
+        // A cause that ends with what was said last says it again with more in front:
+        // keep its longer form once.
+        let parts: Vec<&str> = text.split(": ").collect();
+        let overlap = (1..=parts.len().min(said.len()))
+            .rev()
+            .find(|&n| said[said.len() - n..].iter().eq(&parts[parts.len() - n..]))
+            .unwrap_or(0);
+        said.truncate(said.len() - overlap);
+        said.extend(parts.iter().map(ToString::to_string));
+    }
+    said.join(": ")
+}
+
+/// Whether the run failed because the database file is damaged (a corrupt page).
+fn found_corruption(e: &anyhow::Error) -> bool {
+    e.chain().any(|cause| {
+        cause
+            .downcast_ref::<crate::storage::store::StoreError>()
+            .is_some_and(crate::storage::store::is_corrupt)
+            || cause
+                .downcast_ref::<rusqlite::Error>()
+                .is_some_and(crate::storage::store::is_corrupt_sqlite)
+    })
+}
+
+/// Whether the run failed because the database stayed locked past the busy timeout.
+fn waited_out_a_lock(e: &anyhow::Error) -> bool {
+    e.chain().any(|cause| {
+        cause
+            .downcast_ref::<crate::storage::store::StoreError>()
+            .is_some_and(crate::storage::store::StoreError::is_lock_timeout)
+            || cause
+                .downcast_ref::<rusqlite::Error>()
+                .is_some_and(crate::storage::store::is_busy)
+    })
+}
+
+/// Records bad input when a database already exists where it would be; never
+/// creates one for garbage.
+fn log_bad_input(env: &Env, problem: &str, started: Instant) {
+    let project_root = env.project_root(None);
+    let db_path: PathBuf = env.db_path(&project_root);
+    if !db_path.exists() {
+        return;
+    }
+    if let Ok(db) = NaggerStateDB::open(&db_path) {
+        let _ = db
+            .hook_log()
+            .log_bad_input(problem, started.elapsed().as_secs_f64() * 1000.0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn busy() -> rusqlite::Error {
+        rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY),
+            Some("database is locked".into()),
+        )
+    }
+
+    #[test]
+    fn error_text_says_each_cause_once() {
+        let e = anyhow::Error::new(crate::storage::store::StoreError::Query(busy()));
+        assert_eq!(error_text(&e), "Error code 5: database is locked");
+        let e = anyhow::Error::new(crate::storage::store::StoreError::Sqlite {
+            path: "/p/state.db".into(),
+            source: busy(),
+        })
+        .context("registering ag-1");
+        assert_eq!(
+            error_text(&e),
+            "registering ag-1: database /p/state.db: Error code 5: database is locked"
+        );
+        let e = anyhow::anyhow!("no such table: x").context("reading spawns");
+        assert_eq!(error_text(&e), "reading spawns: no such table: x");
+    }
+
+    #[test]
+    fn a_lock_waited_out_is_recognised_through_the_chain() {
+        assert!(waited_out_a_lock(
+            &anyhow::Error::new(crate::storage::store::StoreError::Query(busy())).context("x")
+        ));
+        assert!(waited_out_a_lock(&anyhow::Error::new(busy())));
+        assert!(!waited_out_a_lock(&anyhow::anyhow!("database is locked")));
+    }
+}

@@ -1,0 +1,291 @@
+//! SubagentStop: first the compression check (an agent that tries to stop without
+//! a `[COMPRESSED]` report is sent back once), then its result is collected into
+//! the shared context and the agent leaves the Registry for subagent_history.
+
+use super::event::SubagentStop as Stop;
+use super::wire::HookOutput;
+use super::{Ctx, Outcome};
+use crate::base::text::cut;
+use crate::domain::compress;
+use crate::domain::context;
+use crate::storage::store::{self, Due, Marker, NewContextEntry};
+use crate::storage::transcript;
+use std::path::{Path, PathBuf};
+
+/// The agent's final message, as far as it can be known.
+enum FinalMessage {
+    Text(String),
+    /// The agent said nothing in text.
+    Empty,
+    /// Neither the input nor a readable transcript says.
+    Unknown,
+}
+
+impl FinalMessage {
+    fn text(&self) -> Option<&str> {
+        match self {
+            FinalMessage::Text(t) => Some(t),
+            _ => None,
+        }
+    }
+}
+
+/// A report file larger than this is read only this far.
+const MAX_REPORT_BYTES: u64 = 256 * 1024;
+
+pub fn handle(ctx: &Ctx<'_>, stop: &Stop) -> anyhow::Result<Outcome> {
+    let record = ctx.db.subagents().get(&stop.agent_id)?;
+    let Some(agent_type) = stop
+        .agent_type
+        .clone()
+        .or_else(|| record.as_ref().map(|r| r.agent_type.clone()))
+    else {
+        // Claude Code's own helpers (the compaction's, for one) stop without a type and
+        // never started as a subagent nagger saw: not a subagent of the user's, so there
+        // is nothing to check, collect or move to history.
+        let mut outcome = Outcome::silent().detail("untyped", true);
+        outcome.agent_id = Some(stop.agent_id.clone());
+        return Ok(outcome);
+    };
+    let agent_type = agent_type.as_str();
+    let final_message = final_message(ctx, stop);
+    let role = record.and_then(|r| r.role);
+
+    let check = compression_check(ctx, stop, agent_type, role.as_deref(), &final_message);
+    let check_word = match check {
+        Ok(Check::Block(reason)) => {
+            let mut outcome = Outcome::with(HookOutput::Block { reason })
+                .detail("agent_type", agent_type)
+                .detail("role", role)
+                .detail("compression", "blocked");
+            outcome.agent_id = Some(stop.agent_id.clone());
+            return Ok(outcome);
+        }
+        Ok(Check::Pass(word)) => word,
+        Err(e) => {
+            // Never block because nagger failed.
+            ctx.warn(format!("compression check failed (passing): {e:#}"));
+            "error"
+        }
+    };
+
+    let collected = collect(ctx, stop, agent_type, role.as_deref(), &final_message);
+    let tokens = agent_tokens(ctx, stop);
+    let history = ctx.db.subagents().unregister(
+        &stop.agent_id,
+        &ctx.common.session_id,
+        agent_type,
+        tokens,
+        collected.content.as_deref(),
+    )?;
+    let mut entry_id = None;
+    let category = context::category_of(&ctx.config.context, history.role.as_deref(), agent_type);
+    if ctx.config.context.enabled
+        && let Some(content) = collected.content.as_deref()
+    {
+        let tags = compress::report_tags(content);
+        entry_id = ctx.db.context().insert(&NewContextEntry {
+            session_id: &ctx.common.session_id,
+            agent_id: Some(&stop.agent_id),
+            agent_type: Some(agent_type),
+            role: history.role.as_deref(),
+            category: &category,
+            content,
+            tags: &tags,
+            files: &collected.files,
+            tokens,
+        })?;
+    }
+    let mut outcome = Outcome::silent()
+        .detail("agent_type", agent_type)
+        .detail("role", history.role.clone())
+        .detail("duration_ms", history.duration_ms)
+        .detail("tokens", tokens)
+        .detail("stop_hook_active", stop.stop_hook_active)
+        .detail("compression", check_word)
+        .detail("collected_from", collected.source)
+        .detail("category", category)
+        .detail("files_written", collected.files.len())
+        .detail("context_entry", entry_id)
+        .detail(
+            "final_message_chars",
+            final_message.text().map(|t| t.chars().count()),
+        );
+    outcome.agent_id = Some(stop.agent_id.clone());
+    Ok(outcome)
+}
+
+enum Check {
+    Block(String),
+    /// Why it passed, for hook_log.
+    Pass(&'static str),
+}
+
+/// Decides whether the stop is sent back for a compressed report: only when the
+/// check applies to the agent, Claude Code is not already continuing it because of
+/// a stop hook, the final message is known and lacks the marker, and nagger has not
+/// sent this agent back before.
+fn compression_check(
+    ctx: &Ctx<'_>,
+    stop: &Stop,
+    agent_type: &str,
+    role: Option<&str>,
+    final_message: &FinalMessage,
+) -> anyhow::Result<Check> {
+    let config = &ctx.config.compress;
+    if stop.stop_hook_active {
+        return Ok(Check::Pass("stop_hook_active"));
+    }
+    // A stop that does not say its type is not sent back on the type the agent started
+    // with: an agent is never blocked on what its stop left out.
+    if stop.agent_type.is_none() {
+        return Ok(Check::Pass("ids_missing"));
+    }
+    if !compress::applies(config, agent_type, role) {
+        return Ok(Check::Pass("off"));
+    }
+    match final_message {
+        FinalMessage::Unknown => return Ok(Check::Pass("unknown_message")),
+        FinalMessage::Text(t) if compress::has_marker(t, &config.marker) => {
+            return Ok(Check::Pass("present"));
+        }
+        FinalMessage::Text(_) | FinalMessage::Empty => {}
+    }
+    let marker = Marker::CompressBlock {
+        agent_id: &stop.agent_id,
+    };
+    let due = ctx
+        .db
+        .markers()
+        .take_due(&ctx.common.session_id, marker, 0, || 0)?;
+    if due != Due::First {
+        return Ok(Check::Pass("blocked_before"));
+    }
+    let reviewer = compress::is_reviewer(config, agent_type, role);
+    Ok(Check::Block(compress::block_reason(
+        config, agent_type, reviewer,
+    )))
+}
+
+/// `last_assistant_message`, else the last assistant text of the agent's
+/// transcript, read from the end.
+fn final_message(ctx: &Ctx<'_>, stop: &Stop) -> FinalMessage {
+    if let Some(text) = stop
+        .last_assistant_message
+        .as_deref()
+        .filter(|t| !t.trim().is_empty())
+    {
+        return FinalMessage::Text(text.to_string());
+    }
+    let Some(path) = agent_transcript(ctx, stop) else {
+        return FinalMessage::Unknown;
+    };
+    match transcript::last_assistant_text(&path) {
+        Ok(Some(text)) => FinalMessage::Text(text),
+        Ok(None) => FinalMessage::Empty,
+        Err(e) => {
+            ctx.warn(format!("cannot read {}: {e}", path.display()));
+            FinalMessage::Unknown
+        }
+    }
+}
+
+/// What the agent leaves for later agents.
+struct Collected {
+    content: Option<String>,
+    source: &'static str,
+    files: Vec<String>,
+}
+
+/// The agent's own report file, else its `[COMPRESSED]` block, else its final
+/// message cut to `max_entry_chars`; with the files it wrote.
+fn collect(
+    ctx: &Ctx<'_>,
+    stop: &Stop,
+    agent_type: &str,
+    role: Option<&str>,
+    final_message: &FinalMessage,
+) -> Collected {
+    let max = ctx.config.context.max_entry_chars;
+    let compress = &ctx.config.compress;
+    let report = context::report_path(
+        ctx.project_root,
+        &ctx.common.session_id,
+        agent_type,
+        &stop.agent_id,
+    );
+    let from_file = match context::read_report(ctx.project_root, &report, MAX_REPORT_BYTES) {
+        Ok(text) => text.filter(|t| !t.trim().is_empty()),
+        Err(e) => {
+            ctx.warn(format!("cannot read report {}: {e}", report.display()));
+            None
+        }
+    };
+    let (content, source) = if let Some(text) = from_file {
+        (Some(cut(text.trim(), max)), "report_file")
+    } else if let Some(block) = final_message.text().and_then(|t| {
+        let reviewer = compress::is_reviewer(compress, agent_type, role);
+        compress::compressed_block(t, &compress.marker, compress::max_lines(compress, reviewer))
+    }) {
+        (Some(cut(&block, max)), "compressed")
+    } else if let Some(text) = final_message.text() {
+        (Some(cut(text.trim(), max)), "final_message")
+    } else {
+        (None, "nothing")
+    };
+    Collected {
+        content,
+        source,
+        files: files_written(ctx, stop),
+    }
+}
+
+/// Files the agent wrote: Write/Edit/MultiEdit/NotebookEdit calls in the last
+/// `max_transcript_lines` of its transcript, and what PostToolUse recorded for it;
+/// project-relative where possible, each once.
+fn files_written(ctx: &Ctx<'_>, stop: &Stop) -> Vec<String> {
+    let mut files = Vec::new();
+    if let Some(path) = agent_transcript(ctx, stop) {
+        match transcript::files_written(&path, ctx.config.context.max_transcript_lines) {
+            Ok(found) => files.extend(found),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => ctx.warn(format!("cannot read {}: {e}", path.display())),
+        }
+    }
+    match ctx
+        .db
+        .context()
+        .files_changed(&ctx.common.session_id, Some(&stop.agent_id), 200)
+    {
+        Ok(changes) => files.extend(changes.into_iter().rev().map(|c| c.path)),
+        Err(e) => ctx.warn(format!("cannot read file changes: {e}")),
+    }
+    let mut seen = std::collections::HashSet::new();
+    files
+        .into_iter()
+        .map(|f| context::project_relative(ctx.project_root, &f))
+        .filter(|f| seen.insert(f.clone()))
+        .collect()
+}
+
+/// The agent's own transcript: the path Claude Code gave (a `.jsonl` file), else
+/// the derived one.
+pub fn agent_transcript(ctx: &Ctx<'_>, stop: &Stop) -> Option<PathBuf> {
+    let given = stop
+        .agent_transcript_path
+        .as_deref()
+        .map(PathBuf::from)
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"));
+    given.or_else(|| {
+        let parent = ctx.common.transcript_path.as_deref()?;
+        transcript::subagent_transcript_path(Path::new(parent), &stop.agent_id)
+    })
+}
+
+/// Tokens the agent used, deduplicated by message id; None when unreadable.
+fn agent_tokens(ctx: &Ctx<'_>, stop: &Stop) -> Option<i64> {
+    let path = agent_transcript(ctx, stop)?;
+    transcript::total_usage(&path)
+        .ok()
+        .map(|u| store::to_i64(u.total()))
+}

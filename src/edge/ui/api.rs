@@ -1,0 +1,232 @@
+//! The JSON endpoints under `/api/`, one per page plus the change marker the page polls.
+//! Each reads one pooled read-only connection (the digest its own read-only handle).
+
+use super::Ui;
+use super::http::{self, Answer, Target};
+use crate::base::paths;
+use crate::domain::config::LoadedConfig;
+use crate::domain::context::{self, Audience};
+use crate::storage::store::stats::{self, Scope};
+use crate::storage::store::ui_queries as q;
+use crate::storage::store::{NaggerStateDB, now_ms};
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+
+/// Sessions the list shows.
+const SESSION_LIST: usize = 200;
+/// Characters of an entry's content the context page shows.
+const ENTRY_CHARS: usize = 1200;
+/// Default number of time buckets of the latency chart.
+const LATENCY_BUCKETS: usize = 48;
+
+/// An endpoint's failure: the status and what to tell the user.
+struct Failure(u16, String);
+
+impl<E: std::fmt::Display> From<E> for Failure {
+    fn from(e: E) -> Self {
+        Failure(500, e.to_string())
+    }
+}
+
+pub fn answer(ui: &Ui, endpoint: &str, target: &Target) -> Answer {
+    let result = match endpoint {
+        "changes" => with_conn(ui, |c| Ok(json!(q::changes(c)?))),
+        "sessions" => with_conn(ui, |c| {
+            let counts = counted(ui, c)?;
+            Ok(json!({ "now": now_ms(), "sessions": q::sessions(c, &counts, SESSION_LIST)? }))
+        }),
+        "timeline" => timeline(ui, target),
+        "context" => shared_context(ui, target),
+        "rules" => rules(ui, target),
+        "stats" => stats_page(ui, target),
+        _ => Err(Failure(404, format!("no endpoint /api/{endpoint}"))),
+    };
+    match result {
+        Ok(value) => http::json(200, &value),
+        Err(Failure(status, message)) => http::json(status, &json!({ "error": message })),
+    }
+}
+
+/// The per-session run counts, brought up to date.
+fn counted<'u>(
+    ui: &'u Ui,
+    conn: &rusqlite::Connection,
+) -> Result<std::sync::MutexGuard<'u, q::RunCounts>, Failure> {
+    let mut counts = ui
+        .counts
+        .lock()
+        .map_err(|_| Failure(500, "a request failed while counting runs".into()))?;
+    counts.refresh(conn)?;
+    Ok(counts)
+}
+
+fn with_conn(
+    ui: &Ui,
+    read: impl FnOnce(&rusqlite::Connection) -> Result<Value, Failure>,
+) -> Result<Value, Failure> {
+    let conn = ui
+        .pool
+        .get()
+        .map_err(|e| Failure(503, format!("database {}: {e}", ui.db_path.display())))?;
+    read(&conn)
+}
+
+fn required<'t>(target: &'t Target, name: &str) -> Result<&'t str, Failure> {
+    target
+        .param(name)
+        .ok_or_else(|| Failure(400, format!("the `{name}` parameter is required")))
+}
+
+fn timeline(ui: &Ui, target: &Target) -> Result<Value, Failure> {
+    let session = required(target, "session")?;
+    with_conn(ui, |c| {
+        let runs = counted(ui, c)?.of(session);
+        match q::timeline(c, runs, session)? {
+            Some(t) => Ok(json!({ "now": now_ms(), "timeline": t })),
+            None => Err(Failure(
+                404,
+                format!("no session {session} in this database"),
+            )),
+        }
+    })
+}
+
+/// Entries per category and the digest a new agent of `role` (or the main agent after
+/// a compaction) would receive now, computed by the function the hooks use.
+fn shared_context(ui: &Ui, target: &Target) -> Result<Value, Failure> {
+    let session = target.param("session");
+    let (categories, project_categories, entries, roles, latest) = {
+        let conn = ui.pool.get().map_err(|e| Failure(503, e.to_string()))?;
+        (
+            q::context_categories(&conn, session)?,
+            q::context_categories(&conn, None)?,
+            q::context_entries(&conn, session, q::RECENT_ROWS, ENTRY_CHARS)?,
+            q::known_roles(&conn)?,
+            q::latest_session(&conn)?,
+        )
+    };
+    let digest_session = session.map(str::to_string).or(latest);
+    let digest = match &digest_session {
+        Some(s) => digest(ui, s, target.param("role"))?,
+        None => Value::Null,
+    };
+    Ok(json!({
+        "session": session,
+        "categories": categories,
+        "project_categories": project_categories,
+        "entries": entries,
+        "roles": roles,
+        "digest": digest,
+    }))
+}
+
+fn digest(ui: &Ui, session: &str, agent_type: Option<&str>) -> Result<Value, Failure> {
+    let config = LoadedConfig::load(&paths::config_path(&ui.project_root)).config;
+    let db = NaggerStateDB::open_live_reader(&ui.db_path)?;
+    let role = agent_type.map(|r| context::role_for(&config, r));
+    let injection = match (agent_type, &role) {
+        (Some(agent_type), Some(role)) => context::for_subagent(
+            &db,
+            &config,
+            &Audience::Subagent {
+                session_id: session,
+                agent_id: None,
+                agent_type,
+                role: Some(role),
+            },
+            &context::report_path_placeholder(&ui.project_root, session, agent_type),
+        )?,
+        _ => context::for_main(&db, &config, session)?,
+    };
+    let picked: Vec<Value> = injection
+        .digest
+        .entries
+        .iter()
+        .map(|p| {
+            json!({
+                "stage": p.stage,
+                "id": p.entry.id,
+                "category": p.entry.category,
+                "role": p.entry.role,
+                "agent_id": p.entry.agent_id,
+                "session_id": p.entry.session_id,
+            })
+        })
+        .collect();
+    Ok(json!({
+        "session_id": session,
+        "role": role.as_deref().unwrap_or(context::LEADER),
+        "agent_type": agent_type,
+        "categories": injection.digest.categories,
+        "entries": picked,
+        "tasks": injection.digest.tasks.len(),
+        "files": injection.digest.files.len(),
+        "enabled": config.context.enabled,
+        "text": injection.text,
+    }))
+}
+
+fn rules(ui: &Ui, target: &Target) -> Result<Value, Failure> {
+    let session = target.param("session");
+    with_conn(ui, |c| {
+        let tx = c.unchecked_transaction()?;
+        let (rules, guards) = stats::rules_fired(
+            &tx,
+            Scope {
+                session,
+                since_ms: window_start(target)?,
+            },
+        )?;
+        drop(tx);
+        Ok(json!({
+            "rules": rules,
+            "guards": guards,
+            "recent": q::recent_rule_hits(c, session, q::RECENT_ROWS)?,
+        }))
+    })
+}
+
+/// `window`: seconds back from now; absent or `all`: everything.
+fn window_start(target: &Target) -> Result<Option<i64>, Failure> {
+    match target.param("window") {
+        None | Some("all") => Ok(None),
+        Some(w) => match w.parse::<i64>() {
+            Ok(secs) if secs > 0 => Ok(Some(now_ms() - secs.saturating_mul(1000))),
+            _ => Err(Failure(
+                400,
+                format!("window `{w}` is not a number of seconds"),
+            )),
+        },
+    }
+}
+
+fn stats_page(ui: &Ui, target: &Target) -> Result<Value, Failure> {
+    let since_ms = window_start(target)?;
+    let buckets = match target.param("buckets") {
+        None => LATENCY_BUCKETS,
+        Some(b) => b
+            .parse::<usize>()
+            .ok()
+            .filter(|n| (1..=500).contains(n))
+            .ok_or_else(|| Failure(400, format!("buckets `{b}` is not a number from 1 to 500")))?,
+    };
+    with_conn(ui, |c| {
+        let s = stats::collect(
+            c,
+            Scope {
+                session: None,
+                since_ms,
+            },
+        )?;
+        let mut per_event: BTreeMap<&str, i64> = BTreeMap::new();
+        for h in &s.hooks {
+            *per_event.entry(h.event.as_str()).or_default() += h.runs;
+        }
+        Ok(json!({
+            "since_ms": since_ms,
+            "runs_per_event": per_event,
+            "latency": q::latency_over_time(c, None, since_ms, buckets)?,
+            "stats": s,
+        }))
+    })
+}

@@ -1,0 +1,184 @@
+//! `nagger ui`: a local, read-only web dashboard of the project's database. It listens on
+//! 127.0.0.1 only, answers only requests that carry the token printed at start (in the URL,
+//! then in a cookie) and name the loopback host (so a page of another site cannot reach it
+//! through a rebound DNS name), and reads through a pool of read-only connections while
+//! hooks keep writing. The page is static (embedded here) and polls a cheap change marker.
+
+mod api;
+mod http;
+
+use crate::base::paths::Env;
+use crate::storage::store::ui_queries::{self, ReadPool};
+use anyhow::Context as _;
+use std::net::{Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
+use std::sync::Arc;
+use tiny_http::{Method, Request, Response, Server};
+
+/// Threads answering requests; as many pooled connections.
+const WORKERS: u32 = 4;
+
+const INDEX_HTML: &str = include_str!("assets/index.html");
+const APP_JS: &str = include_str!("assets/app.js");
+const APP_CSS: &str = include_str!("assets/app.css");
+
+/// What `nagger ui` was asked for.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// 0: any free port.
+    pub port: u16,
+    /// Open the page in the desktop's browser.
+    pub open: bool,
+}
+
+/// Everything a request handler needs.
+pub struct Ui {
+    pub pool: ReadPool,
+    /// Hook runs per session, counted once and then only the new rows.
+    pub counts: std::sync::Mutex<ui_queries::RunCounts>,
+    pub db_path: PathBuf,
+    pub project_root: PathBuf,
+    token: String,
+    port: u16,
+}
+
+/// Serves until the process is stopped.
+pub fn run(env: &Env, options: &Options) -> anyhow::Result<()> {
+    let project_root = env.project_root(None);
+    let db_path = env.db_path(&project_root);
+    if !db_path.try_exists()? {
+        anyhow::bail!(
+            "no nagger database at {} (nothing to show yet: it is created by the first hook run; or pass --db)",
+            db_path.display()
+        );
+    }
+    let pool = ui_queries::read_pool(&db_path, WORKERS)
+        .with_context(|| format!("reading {}", db_path.display()))?;
+    let server = Server::http(SocketAddr::from((Ipv4Addr::LOCALHOST, options.port)))
+        .map_err(|e| anyhow::anyhow!("cannot listen on 127.0.0.1:{}: {e}", options.port))?;
+    let port = server
+        .server_addr()
+        .to_ip()
+        .map(|a| a.port())
+        .context("the server has no TCP address")?;
+    let ui = Arc::new(Ui {
+        pool,
+        counts: std::sync::Mutex::default(),
+        db_path,
+        project_root,
+        token: http::new_token()?,
+        port,
+    });
+    // Count the runs per session now, not on the first look at the sessions page (a
+    // million-row log takes a second or so).
+    {
+        let ui = Arc::clone(&ui);
+        std::thread::spawn(move || {
+            if let Ok(conn) = ui.pool.get()
+                && let Ok(mut counts) = ui.counts.lock()
+            {
+                let _ = counts.refresh(&conn);
+            }
+        });
+    }
+    let url = format!("http://127.0.0.1:{port}/?token={}", ui.token);
+    // A reader that went away does not stop the server.
+    let banner = format!(
+        "nagger ui: {url}\nreading {} (read-only); stop with Ctrl-C",
+        ui.db_path.display()
+    );
+    let mut out = crate::edge::cmd::Output::stdout();
+    let _ = out.line(&banner).and_then(|()| out.flush());
+    if options.open {
+        open_browser(&url);
+    }
+    let server = Arc::new(server);
+    let workers: Vec<_> = (0..WORKERS)
+        .map(|_| {
+            let (server, ui) = (Arc::clone(&server), Arc::clone(&ui));
+            std::thread::spawn(move || {
+                while let Ok(request) = server.recv() {
+                    ui.answer(request);
+                }
+            })
+        })
+        .collect();
+    for worker in workers {
+        let _ = worker.join();
+    }
+    Ok(())
+}
+
+fn open_browser(url: &str) {
+    let opener = if cfg!(target_os = "macos") {
+        "open"
+    } else {
+        "xdg-open"
+    };
+    let spawned = std::process::Command::new(opener)
+        .arg(url)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+    if let Err(e) = spawned {
+        eprintln!("nagger: could not open a browser with {opener} ({e}); open the URL above");
+    }
+}
+
+impl Ui {
+    fn answer(&self, request: Request) {
+        let response = self.route(&request);
+        // A client that went away is not the server's problem.
+        let _ = request.respond(response);
+    }
+
+    fn route(&self, request: &Request) -> Response<std::io::Cursor<Vec<u8>>> {
+        let target = http::Target::parse(request.url());
+        if !http::host_is_loopback(request, self.port) {
+            return http::text(
+                403,
+                "Forbidden: this server answers only to 127.0.0.1 or localhost.",
+            );
+        }
+        let from_query = target
+            .param("token")
+            .is_some_and(|t| http::same_secret(t, &self.token));
+        let from_cookie = http::cookie(request, &self.cookie_name())
+            .is_some_and(|t| http::same_secret(t, &self.token));
+        if !(from_query || from_cookie) {
+            return http::text(
+                403,
+                "Forbidden: open the address `nagger ui` printed, with its token.",
+            );
+        }
+        if *request.method() != Method::Get && *request.method() != Method::Head {
+            return http::text(405, "Only GET: this dashboard never changes anything.");
+        }
+        let mut response = match target.path.as_str() {
+            "/" | "/timeline" | "/context" | "/rules" | "/stats" => {
+                http::body(200, "text/html; charset=utf-8", INDEX_HTML)
+            }
+            "/assets/app.js" => http::body(200, "text/javascript; charset=utf-8", APP_JS),
+            "/assets/app.css" => http::body(200, "text/css; charset=utf-8", APP_CSS),
+            path if path.starts_with("/api/") => api::answer(self, &path[5..], &target),
+            _ => http::text(404, "Not found."),
+        };
+        if from_query {
+            response.add_header(http::header(
+                "Set-Cookie",
+                &format!(
+                    "{}={}; Path=/; HttpOnly; SameSite=Strict",
+                    self.cookie_name(),
+                    self.token
+                ),
+            ));
+        }
+        response
+    }
+
+    /// One cookie per port: cookies do not tell ports apart, two dashboards might run.
+    fn cookie_name(&self) -> String {
+        format!("nagger_ui_{}", self.port)
+    }
+}
