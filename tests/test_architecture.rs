@@ -5,6 +5,7 @@
 //! through a re-export counts as an import of the file that defines the item.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 /// A module path from the crate root: `["domain", "rules", "kind"]`.
@@ -552,11 +553,11 @@ fn no_two_files_import_each_other_in_a_circle() {
     let found = circles(&edges);
     let mut report = String::new();
     for circle in &found {
-        report.push_str(&format!("circle of {} files:\n", circle.len()));
+        writeln!(report, "circle of {} files:", circle.len()).unwrap();
         for a in circle {
             for (b, why) in &edges[a] {
                 if circle.contains(b) {
-                    report.push_str(&format!("  {} -> {} ({why})\n", short(a), short(b)));
+                    writeln!(report, "  {} -> {} ({why})", short(a), short(b)).unwrap();
                 }
             }
         }
