@@ -2,7 +2,8 @@
 //! changed), file_changes (what PostToolUse saw written) and tasks (work assigned
 //! to a role). Every digest stage is one bounded, indexed query.
 
-use super::{StoreResult, now_ms};
+use super::db::{NaggerStateDB, now_ms};
+use super::error::StoreResult;
 use rusqlite::{Connection, OptionalExtension, Row, params};
 use sha2::{Digest, Sha256};
 use std::fmt::Write as _;
@@ -111,6 +112,12 @@ pub type Categories<'a> = Option<&'a [String]>;
 
 pub struct ContextRepository<'c> {
     conn: &'c Connection,
+}
+
+impl NaggerStateDB {
+    pub fn context(&self) -> ContextRepository<'_> {
+        ContextRepository::new(&self.conn)
+    }
 }
 
 impl<'c> ContextRepository<'c> {

@@ -3,9 +3,9 @@
 //! here writes, creates or migrates: the database is opened with SQLITE_OPEN_READ_ONLY and
 //! `query_only`, so a statement that would write fails instead.
 
-use super::{
-    NaggerStateDB, OpenReport, StoreError, StoreResult, to_i64, to_usize, wait_while_busy,
-};
+use super::db::{NaggerStateDB, OpenReport, user_version, wait_while_busy};
+use super::error::{StoreError, StoreResult};
+use crate::base::num::{to_i64, to_usize};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, Row, params};
 use serde::Serialize;
 use std::path::Path;
@@ -40,7 +40,7 @@ pub fn read_pool(path: &Path, size: u32) -> StoreResult<ReadPool> {
         .build(manager)?;
     // The first connection proves the file is a database this binary can read.
     let conn = pool.get()?;
-    super::user_version(&conn).map_err(|source| StoreError::Sqlite {
+    user_version(&conn).map_err(|source| StoreError::Sqlite {
         path: path.to_path_buf(),
         source,
     })?;
