@@ -63,41 +63,47 @@ impl Audience<'_> {
     }
 }
 
-#[derive(Debug, Clone, Serialize)]
+/// An entry the digest offers, and the stage that found it.
+#[derive(Debug, Clone)]
 pub struct Picked {
     pub stage: Stage,
-    #[serde(flatten)]
-    pub entry: PickedEntry,
+    pub entry: ContextEntry,
 }
 
-#[derive(Debug, Clone, Serialize)]
-pub struct PickedEntry {
-    pub id: i64,
-    pub session_id: String,
-    pub agent_id: Option<String>,
-    pub agent_type: Option<String>,
-    pub role: Option<String>,
-    pub category: String,
-    pub content_hash: String,
-    pub created_at: i64,
-    pub content: String,
-    pub files: Vec<String>,
+/// How a picked entry shows in JSON (`nagger context --json`): its stage, then the
+/// entry's fields a reader of the digest needs (not its tags or tokens).
+#[derive(Serialize)]
+struct PickedView<'a> {
+    stage: Stage,
+    id: i64,
+    session_id: &'a str,
+    agent_id: Option<&'a str>,
+    agent_type: Option<&'a str>,
+    role: Option<&'a str>,
+    category: &'a str,
+    content_hash: &'a str,
+    created_at: i64,
+    content: &'a str,
+    files: &'a [String],
 }
 
-impl From<ContextEntry> for PickedEntry {
-    fn from(e: ContextEntry) -> Self {
-        PickedEntry {
+impl Serialize for Picked {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let e = &self.entry;
+        PickedView {
+            stage: self.stage,
             id: e.id,
-            session_id: e.session_id,
-            agent_id: e.agent_id,
-            agent_type: e.agent_type,
-            role: e.role,
-            category: e.category,
-            content_hash: e.content_hash,
+            session_id: &e.session_id,
+            agent_id: e.agent_id.as_deref(),
+            agent_type: e.agent_type.as_deref(),
+            role: e.role.as_deref(),
+            category: &e.category,
+            content_hash: &e.content_hash,
             created_at: e.created_at,
-            content: e.content,
-            files: e.files,
+            content: &e.content,
+            files: &e.files,
         }
+        .serialize(serializer)
     }
 }
 

@@ -12,7 +12,7 @@ mod select;
 mod tests;
 
 pub use consts::{LEADER, MAX_INJECTED_DIGEST};
-pub use digest::{Audience, Digest, Picked, PickedEntry, Stage};
+pub use digest::{Audience, Digest, Picked, Stage};
 pub use render::{Injection, for_main, for_subagent, project_relative, role_for, session_summary};
 pub use reports::{
     context_root, ensure_session_dir, file_component, is_inside_context, purge_report_dirs,

@@ -147,10 +147,7 @@ fn pack(
         if seen_ids.contains(&entry.id) || seen_hashes.contains(&entry.content_hash) {
             continue;
         }
-        let picked = Picked {
-            stage,
-            entry: entry.into(),
-        };
+        let picked = Picked { stage, entry };
         // Newest first: insert in place (created_at, then id, descending).
         let key = (picked.entry.created_at, picked.entry.id);
         let at = digest
