@@ -5,7 +5,7 @@ mod spawns;
 
 use super::db::{NaggerStateDB, immediate, now_ms};
 use super::error::StoreResult;
-use crate::base::num::{to_i64, to_u64};
+use crate::base::num::to_i64;
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
 /// Where an agent's role came from: an exact fact (which one), or a guess.
