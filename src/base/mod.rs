@@ -3,6 +3,7 @@
 pub mod decision;
 pub mod event;
 pub mod mode;
+pub mod num;
 pub mod paths;
 pub mod rule_kind;
 pub mod text;

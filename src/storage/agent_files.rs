@@ -6,10 +6,10 @@
 //! Every file is opened without blocking and refused unless it is a regular file,
 //! so a FIFO or a device in its place never hangs a hook.
 
-use std::fs::{File, OpenOptions};
-use std::io::{self, Read, Seek, SeekFrom};
-use std::os::unix::fs::OpenOptionsExt;
+use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
+
+use crate::storage::files::open_regular;
 
 /// The longest first line read for a prompt; a longer prompt gives no fact.
 pub const MAX_PROMPT_LINE: u64 = 4 * 1024 * 1024;
@@ -20,33 +20,6 @@ pub const TAIL_BUDGET: u64 = 512 * 1024;
 /// How many lines from the end a transcript is searched for a tool_use_id: the call's
 /// line is the newest or close to it (a few progress lines, parallel calls).
 pub const TAIL_LINES: usize = 24;
-
-/// Opens a file for reading without blocking on FIFOs, devices or sockets, and refuses
-/// anything but a regular file.
-pub fn open_regular(path: &Path) -> io::Result<File> {
-    let file = OpenOptions::new()
-        .read(true)
-        .custom_flags(libc_nonblock())
-        .open(path)?;
-    let meta = file.metadata()?;
-    if !meta.is_file() {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!("{} is not a regular file", path.display()),
-        ));
-    }
-    Ok(file)
-}
-
-#[cfg(target_os = "linux")]
-fn libc_nonblock() -> i32 {
-    0o4000 // O_NONBLOCK
-}
-
-#[cfg(not(target_os = "linux"))]
-fn libc_nonblock() -> i32 {
-    0x0004 // O_NONBLOCK on the BSDs and macOS
-}
 
 /// `<parent without .jsonl>/subagents/agent-<agent_id>.meta.json`.
 pub fn meta_path(agent_transcript: &Path) -> PathBuf {

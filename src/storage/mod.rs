@@ -1,6 +1,7 @@
 //! Storage: the project's SQLite database ([`store`]) and Claude Code's own files
-//! ([`transcript`], [`agent_files`]), read bounded and without blocking.
+//! ([`transcript`], [`agent_files`]), read bounded and opened without blocking ([`files`]).
 
 pub mod agent_files;
+pub mod files;
 pub mod store;
 pub mod transcript;

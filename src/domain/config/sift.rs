@@ -375,7 +375,7 @@ fn spanned_tree(value: &toml::de::DeValue<'_>, span: std::ops::Range<usize>) -> 
     let mut node = toml::Table::new();
     node.insert(
         "start".into(),
-        toml::Value::Integer(crate::storage::store::to_i64(span.start)),
+        toml::Value::Integer(crate::base::num::to_i64(span.start)),
     );
     match value {
         DeValue::Table(t) => {

@@ -1,90 +1,13 @@
-//! The digest's text, what an injection is made of, and the session summary.
+//! What an injection is made of, and the session summary.
 
-use super::select::{Audience, Digest, select};
-use crate::base::text;
+use super::digest::{Audience, Digest};
+use super::select::select;
 use crate::domain::compress;
-use crate::domain::config::{Config, ContextConfig, Delivery};
+use crate::domain::config::{Config, Delivery};
 use crate::domain::roles;
 use crate::storage::store::{ContextEntry, FileChange, NaggerStateDB, StoreResult};
 use std::fmt::Write as _;
 use std::path::Path;
-
-const FILES_PER_ENTRY: usize = 10;
-
-/// The digest's text; "" when it holds nothing.
-pub(super) fn render(config: &ContextConfig, audience: &Audience<'_>, d: &Digest) -> String {
-    if d.entries.is_empty() && d.tasks.is_empty() && d.files.is_empty() {
-        return String::new();
-    }
-    let session = audience.session_id();
-    let mut out = match audience {
-        Audience::Subagent { .. } => String::from(
-            "## Shared context (nagger)\nResults of agents that finished before you, newest \
-             first. Build on them instead of redoing their work.",
-        ),
-        Audience::Main { .. } => String::from(
-            "## Shared context (nagger)\nWhat this session's subagents reported, newest first \
-             (restored after the compaction).",
-        ),
-    };
-    for p in &d.entries {
-        let e = &p.entry;
-        let who = e
-            .role
-            .as_deref()
-            .or(e.agent_type.as_deref())
-            .unwrap_or("agent");
-        let agent = e
-            .agent_id
-            .as_deref()
-            .map(|a| format!(" {a}"))
-            .unwrap_or_default();
-        let place = if e.session_id == session {
-            "this session".to_string()
-        } else {
-            format!("session {}", text::prefix(&e.session_id, 8).0)
-        };
-        let _ = write!(
-            out,
-            "\n\n### {} · {who}{agent} · {place}\n{}",
-            e.category,
-            text::cut(e.content.trim(), config.max_entry_chars)
-        );
-        if !e.files.is_empty() {
-            let shown: Vec<&str> = e
-                .files
-                .iter()
-                .take(FILES_PER_ENTRY)
-                .map(String::as_str)
-                .collect();
-            let _ = write!(out, "\nFiles written: {}", shown.join(", "));
-            if e.files.len() > FILES_PER_ENTRY {
-                let _ = write!(out, " (+{} more)", e.files.len() - FILES_PER_ENTRY);
-            }
-        }
-    }
-    if !d.tasks.is_empty() {
-        let _ = write!(out, "\n\n### Open tasks for {}", audience.role());
-        for t in &d.tasks {
-            let _ = write!(out, "\n- #{} {}", t.id, text::one_line(&t.title, 200));
-            if let Some(desc) = t.description.as_deref().filter(|d| !d.trim().is_empty()) {
-                let _ = write!(out, ": {}", text::one_line(desc, 300));
-            }
-        }
-    }
-    if !d.files.is_empty() {
-        out.push_str("\n\n### Files changed in this session");
-        for f in &d.files {
-            let by = if f.agent_id.is_empty() {
-                "main agent".to_string()
-            } else {
-                format!("agent {}", f.agent_id)
-            };
-            let _ = write!(out, "\n- {} ({}, {by})", f.path, f.tool);
-        }
-    }
-    out
-}
 
 /// What a context injection consists of, and its final text.
 #[derive(Debug, Clone, Default)]

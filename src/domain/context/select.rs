@@ -1,11 +1,10 @@
 //! Which earlier results the digest offers: six bounded stages, filtered by
 //! category, packed in whole entries under the character budget.
 
-use super::render::render;
-use super::{LEADER, MAX_INJECTED_DIGEST};
+use super::consts::{LEADER, MAX_INJECTED_DIGEST};
+use super::digest::{Audience, Digest, Picked, Stage, render};
 use crate::domain::config::ContextConfig;
 use crate::storage::store::{ContextEntry, FileChange, NaggerStateDB, StoreResult, TaskRecord};
-use serde::Serialize;
 use std::collections::HashSet;
 
 /// Tags of entries that matter beyond their session (stage 3).
@@ -15,111 +14,6 @@ const NOTABLE_TAGS: [&str; 3] = ["decision", "blocker", "handoff"];
 const STAGE_LIMIT: usize = 12;
 const TASK_LIMIT: usize = 10;
 const FILE_LIMIT: usize = 30;
-
-/// Which selection stage an entry came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Stage {
-    /// Results of this session's finished agents.
-    Session,
-    /// Earlier results of the same role in other sessions.
-    SameRole,
-    /// Decisions, blockers and handoffs from other sessions.
-    CrossSession,
-    /// Entries tagged with this role or `all`.
-    Tagged,
-    /// Fallback when 1-4 found nothing: the latest entries.
-    Recent,
-}
-
-/// Who the digest is for.
-#[derive(Debug, Clone, Copy)]
-pub enum Audience<'a> {
-    /// A subagent about to start.
-    Subagent {
-        session_id: &'a str,
-        agent_id: Option<&'a str>,
-        agent_type: &'a str,
-        role: Option<&'a str>,
-    },
-    /// The main agent, after a compaction.
-    Main { session_id: &'a str },
-}
-
-impl Audience<'_> {
-    pub(super) fn session_id(&self) -> &str {
-        match self {
-            Audience::Subagent { session_id, .. } | Audience::Main { session_id } => session_id,
-        }
-    }
-
-    pub(super) fn role(&self) -> &str {
-        match self {
-            Audience::Subagent {
-                role, agent_type, ..
-            } => role.unwrap_or(agent_type),
-            Audience::Main { .. } => LEADER,
-        }
-    }
-
-    fn agent_type(&self) -> &str {
-        match self {
-            Audience::Subagent { agent_type, .. } => agent_type,
-            Audience::Main { .. } => LEADER,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct Picked {
-    pub stage: Stage,
-    #[serde(flatten)]
-    pub entry: PickedEntry,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct PickedEntry {
-    pub id: i64,
-    pub session_id: String,
-    pub agent_id: Option<String>,
-    pub agent_type: Option<String>,
-    pub role: Option<String>,
-    pub category: String,
-    pub content_hash: String,
-    pub created_at: i64,
-    pub content: String,
-    pub files: Vec<String>,
-}
-
-impl From<ContextEntry> for PickedEntry {
-    fn from(e: ContextEntry) -> Self {
-        PickedEntry {
-            id: e.id,
-            session_id: e.session_id,
-            agent_id: e.agent_id,
-            agent_type: e.agent_type,
-            role: e.role,
-            category: e.category,
-            content_hash: e.content_hash,
-            created_at: e.created_at,
-            content: e.content,
-            files: e.files,
-        }
-    }
-}
-
-/// A selected digest and its text ("" when there is nothing to share).
-#[derive(Debug, Clone, Default)]
-pub struct Digest {
-    /// The categories the audience receives; None: all.
-    pub categories: Option<Vec<String>>,
-    /// Newest first.
-    pub entries: Vec<Picked>,
-    pub tasks: Vec<TaskRecord>,
-    /// Main agent only: what the session changed.
-    pub files: Vec<FileChange>,
-    pub text: String,
-}
 
 /// The categories an agent of this role/type receives (`[context.filters]`, role
 /// first): None = every category, `[]` = none.
@@ -253,10 +147,7 @@ fn pack(
         if seen_ids.contains(&entry.id) || seen_hashes.contains(&entry.content_hash) {
             continue;
         }
-        let picked = Picked {
-            stage,
-            entry: entry.into(),
-        };
+        let picked = Picked { stage, entry };
         // Newest first: insert in place (created_at, then id, descending).
         let key = (picked.entry.created_at, picked.entry.id);
         let at = digest

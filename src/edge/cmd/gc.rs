@@ -1,10 +1,11 @@
 //! `nagger gc`: purge expired state now, or with `--dry-run` say what would go.
 
 use super::{CommandResult, Output, no_database};
+use crate::base::num::hours_ms;
 use crate::base::paths::{self, Env};
 use crate::domain::config::LoadedConfig;
 use crate::edge::cli::GcArgs;
-use crate::storage::store::{self, NaggerStateDB};
+use crate::storage::store::NaggerStateDB;
 use serde_json::json;
 
 pub fn run(env: &Env, args: &GcArgs, out: &mut Output) -> CommandResult {
@@ -30,10 +31,7 @@ pub fn run(env: &Env, args: &GcArgs, out: &mut Output) -> CommandResult {
     };
     let removed = target
         .sessions()
-        .purge_expired(
-            store::hours_ms(ttl_h),
-            store::hours_ms(retention_d.saturating_mul(24)),
-        )
+        .purge_expired(hours_ms(ttl_h), hours_ms(retention_d.saturating_mul(24)))
         .map_err(anyhow::Error::from)?;
     let total: usize = removed.iter().map(|(_, n)| n).sum();
     let verb = if args.dry_run {

@@ -3,10 +3,11 @@
 //! `--json` shape is documented in docs/stats-json.md.
 
 use super::{CommandResult, Output, no_database, open_read_only, table};
+use crate::base::num::to_usize;
 use crate::base::paths::Env;
 use crate::edge::cli::StatsArgs;
+use crate::storage::store::now_ms;
 use crate::storage::store::stats::{DECISIONS, RuleFired, Scope, Stats};
-use crate::storage::store::{now_ms, to_usize};
 use serde_json::{Map, Value, json};
 
 /// Width of the longest histogram bar.

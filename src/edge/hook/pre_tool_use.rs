@@ -5,11 +5,12 @@ use super::event::ToolCall;
 use super::identify::{self, Caller};
 use super::wire::{HookOutput, PermissionDecision};
 use super::{Ctx, Outcome, spawns};
+use crate::base::num::to_i64;
 use crate::domain::config::Delivery;
 use crate::domain::rules::{
     self, Decision, MatchContext, PermissionMode, RuleMatch, RuleSet, Severity,
 };
-use crate::storage::store::{Due, Marker, NewRuleHit, RoleSource, to_i64};
+use crate::storage::store::{Due, Marker, NewRuleHit, RoleSource};
 use crate::storage::transcript;
 use std::cell::OnceCell;
 use std::path::Path;

@@ -6,8 +6,9 @@ use super::event::SessionSource;
 use super::wire::HookOutput;
 use super::{Ctx, Outcome, pre_tool_use};
 use crate::base::event::HookEvent;
+use crate::base::num::hours_ms;
 use crate::domain::context;
-use crate::storage::store::{self, ExpireReason};
+use crate::storage::store::ExpireReason;
 use serde_json::json;
 
 pub fn start(ctx: &Ctx<'_>, source: Option<&SessionSource>) -> anyhow::Result<Outcome> {
@@ -20,8 +21,8 @@ pub fn start(ctx: &Ctx<'_>, source: Option<&SessionSource>) -> anyhow::Result<Ou
         ctx.common.cwd.as_deref(),
     )?;
     let purged = sessions.purge_expired(
-        store::hours_ms(ctx.config.context.ttl_hours),
-        store::hours_ms(ctx.config.log.retention_days.saturating_mul(24)),
+        hours_ms(ctx.config.context.ttl_hours),
+        hours_ms(ctx.config.log.retention_days.saturating_mul(24)),
     )?;
     let purged_rows: usize = purged.iter().map(|(_, n)| n).sum();
     let ttl = std::time::Duration::from_secs(ctx.config.context.ttl_hours * 3600);

@@ -4,8 +4,9 @@
 
 use super::Ctx;
 use super::event::ToolCall;
+use crate::base::num::to_i64;
 use crate::domain::roles;
-use crate::storage::store::{RoleSource, SpawnKey, SpawnRow, TranscriptCursorRow, to_i64};
+use crate::storage::store::{RoleSource, SpawnKey, SpawnRow, TranscriptCursorRow};
 use crate::storage::transcript::{self, ScanCursor};
 use std::path::Path;
 

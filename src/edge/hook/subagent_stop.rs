@@ -5,10 +5,11 @@
 use super::event::SubagentStop as Stop;
 use super::wire::HookOutput;
 use super::{Ctx, Outcome};
+use crate::base::num::to_i64;
 use crate::base::text::cut;
 use crate::domain::compress;
 use crate::domain::context;
-use crate::storage::store::{self, Due, Marker, NewContextEntry};
+use crate::storage::store::{Due, Marker, NewContextEntry};
 use crate::storage::transcript;
 use std::path::{Path, PathBuf};
 
@@ -287,5 +288,5 @@ fn agent_tokens(ctx: &Ctx<'_>, stop: &Stop) -> Option<i64> {
     let path = agent_transcript(ctx, stop)?;
     transcript::total_usage(&path)
         .ok()
-        .map(|u| store::to_i64(u.total()))
+        .map(|u| to_i64(u.total()))
 }

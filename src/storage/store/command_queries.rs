@@ -1,8 +1,11 @@
 //! The reads nagger's commands (`stats`, `sessions`, `context`, `doctor`) make, each
 //! one named query, so the commands never hold a connection themselves.
 
+use super::db::NaggerStateDB;
+use super::error::StoreResult;
+use super::sessions::{self, SessionInfo};
 use super::stats::{self, Scope, Stats};
-use super::{NaggerStateDB, SessionInfo, StoreResult};
+use crate::base::num::to_i64;
 
 /// A session as `nagger sessions` lists it: its lifecycle row and its agents.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,10 +49,10 @@ impl NaggerStateDB {
              ORDER BY s.last_seen_at DESC
              LIMIT ?1",
         )?;
-        let rows = stmt.query_map([super::to_i64(limit)], |r| {
+        let rows = stmt.query_map([to_i64(limit)], |r| {
             Ok(SessionListing {
                 // The first nine columns are those of a session_info row.
-                info: super::sessions::info_from_row(r)?,
+                info: sessions::info_from_row(r)?,
                 active_agents: r.get(9)?,
                 finished_agents: r.get(10)?,
             })

@@ -2,7 +2,8 @@
 //! changed), file_changes (what PostToolUse saw written) and tasks (work assigned
 //! to a role). Every digest stage is one bounded, indexed query.
 
-use super::{StoreResult, now_ms};
+use super::db::{NaggerStateDB, now_ms};
+use super::error::StoreResult;
 use rusqlite::{Connection, OptionalExtension, Row, params};
 use sha2::{Digest, Sha256};
 use std::fmt::Write as _;
@@ -21,6 +22,8 @@ pub struct NewContextEntry<'a> {
     pub tokens: Option<i64>,
 }
 
+/// One row of context_entries, as every reader gets it (the digest, the session
+/// summary, the dashboard): read by [`ContextEntry::from_row`] alone.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ContextEntry {
     pub id: i64,
@@ -111,6 +114,12 @@ pub type Categories<'a> = Option<&'a [String]>;
 
 pub struct ContextRepository<'c> {
     conn: &'c Connection,
+}
+
+impl NaggerStateDB {
+    pub fn context(&self) -> ContextRepository<'_> {
+        ContextRepository::new(&self.conn)
+    }
 }
 
 impl<'c> ContextRepository<'c> {
@@ -218,6 +227,16 @@ impl<'c> ContextRepository<'c> {
         limit: usize,
     ) -> StoreResult<Vec<ContextEntry>> {
         self.entries(Filter::default().categories(categories), limit)
+    }
+
+    /// The newest entries of one session, or of the project (`None`), whatever their
+    /// category: what the dashboard lists.
+    pub fn newest(&self, session_id: Option<&str>, limit: usize) -> StoreResult<Vec<ContextEntry>> {
+        let mut filter = Filter::default();
+        if let Some(session) = session_id {
+            filter = filter.and("session_id = ?", [session]);
+        }
+        self.entries(filter, limit)
     }
 
     pub fn session_count(&self, session_id: &str) -> StoreResult<i64> {

@@ -2,11 +2,11 @@
 //! schema against the migrations embedded in this binary, stale rows and recent failures.
 //! Inspection never creates, migrates or locks; repairs take the migration lock.
 
-use super::{
-    NaggerStateDB, StoreError, StoreResult, apply_connection_pragmas, hold_migration_lock,
-    is_not_a_database, latest_version, migrations, now_ms, open_raw, quarantine, set_wal,
-    user_version,
+use super::db::{
+    NaggerStateDB, apply_connection_pragmas, hold_migration_lock, immediate, latest_version,
+    migrations, now_ms, open_raw, quarantine, set_wal, user_version,
 };
+use super::error::{StoreError, StoreResult, is_not_a_database};
 use rusqlite::{Connection, OptionalExtension};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -228,7 +228,7 @@ pub fn repair_schema(path: &Path) -> StoreResult<SchemaRepair> {
         .collect();
     let missing = missing_objects(&conn)?;
     if !missing.is_empty() {
-        let tx = super::immediate(&conn)?;
+        let tx = immediate(&conn)?;
         for object in &missing {
             tx.execute_batch(&object.sql)?;
             repair

@@ -2,8 +2,9 @@
 //! `hook_log_rollup` (runs per event, hook, day and duration bucket) in step, in the same
 //! transaction: all inserts and deletes of hook_log go through this module.
 
+use super::db::{NaggerStateDB, now_ms};
+use super::error::StoreResult;
 use super::stats::fine_bucket_sql;
-use super::{StoreResult, now_ms};
 use crate::base::event::HookEvent;
 use rusqlite::{Connection, params};
 use serde_json::Value;
@@ -82,6 +83,12 @@ pub struct HookLogRepository<'c> {
     conn: &'c Connection,
 }
 
+impl NaggerStateDB {
+    pub fn hook_log(&self) -> HookLogRepository<'_> {
+        HookLogRepository::new(&self.conn)
+    }
+}
+
 impl<'c> HookLogRepository<'c> {
     pub fn new(conn: &'c Connection) -> Self {
         HookLogRepository { conn }
@@ -116,7 +123,7 @@ impl<'c> HookLogRepository<'c> {
         let tx = self
             .conn
             .is_autocommit()
-            .then(|| super::immediate(self.conn))
+            .then(|| super::db::immediate(self.conn))
             .transpose()?;
         self.conn
             .prepare_cached(
@@ -186,7 +193,7 @@ impl<'c> HookLogRepository<'c> {
             "SELECT id, session_id, hook_name, event_type, agent_id, timestamp, result, details, duration_ms
              FROM hook_log WHERE ?1 IS NULL OR session_id = ?1 ORDER BY id DESC LIMIT ?2",
         )?;
-        let rows = stmt.query_map(params![session_id, super::to_i64(limit)], |r| {
+        let rows = stmt.query_map(params![session_id, crate::base::num::to_i64(limit)], |r| {
             Ok(HookLogRecord {
                 id: r.get(0)?,
                 session_id: r.get(1)?,

@@ -2,7 +2,8 @@
 //! at what context size, so that conventions, once-per-session rules and the
 //! compression block come once, and again after a compaction or enough context growth.
 
-use super::{StoreResult, immediate, now_ms};
+use super::db::{NaggerStateDB, immediate, now_ms};
+use super::error::StoreResult;
 use rusqlite::{Connection, OptionalExtension, params};
 use std::fmt;
 
@@ -65,6 +66,12 @@ struct Shown {
 
 pub struct MarkerRepository<'c> {
     conn: &'c Connection,
+}
+
+impl NaggerStateDB {
+    pub fn markers(&self) -> MarkerRepository<'_> {
+        MarkerRepository::new(&self.conn)
+    }
 }
 
 impl<'c> MarkerRepository<'c> {

@@ -1,6 +1,7 @@
 //! rule_hits: which rule or guard check fired for which session and agent.
 
-use super::{StoreResult, now_ms};
+use super::db::{NaggerStateDB, now_ms};
+use super::error::StoreResult;
 use rusqlite::{Connection, params};
 
 #[derive(Debug, Clone)]
@@ -15,6 +16,12 @@ pub struct NewRuleHit<'a> {
 
 pub struct RuleHitRepository<'c> {
     conn: &'c Connection,
+}
+
+impl NaggerStateDB {
+    pub fn rule_hits(&self) -> RuleHitRepository<'_> {
+        RuleHitRepository::new(&self.conn)
+    }
 }
 
 impl<'c> RuleHitRepository<'c> {

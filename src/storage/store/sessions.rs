@@ -1,7 +1,9 @@
 //! Sessions: the lifecycle row of each Claude Code session (`session_info`), and the
 //! purge of everything kept for sessions past their time.
 
-use super::{StoreResult, immediate, now_ms};
+use super::db::{NaggerStateDB, immediate, now_ms};
+use super::error::StoreResult;
+use super::hook_log::HookLogRepository;
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,6 +36,12 @@ pub struct SessionMetrics {
 
 pub struct SessionRepository<'c> {
     conn: &'c Connection,
+}
+
+impl NaggerStateDB {
+    pub fn sessions(&self) -> SessionRepository<'_> {
+        SessionRepository::new(&self.conn)
+    }
 }
 
 impl<'c> SessionRepository<'c> {
@@ -132,7 +140,7 @@ impl<'c> SessionRepository<'c> {
         let mut stmt = self.conn.prepare(&format!(
             "SELECT {INFO_COLUMNS} FROM session_info ORDER BY last_seen_at DESC LIMIT ?1"
         ))?;
-        let rows = stmt.query_map([super::to_i64(limit)], info_from_row)?;
+        let rows = stmt.query_map([crate::base::num::to_i64(limit)], info_from_row)?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
@@ -199,7 +207,7 @@ impl<'c> SessionRepository<'c> {
         }
         removed.push((
             "hook_log",
-            super::HookLogRepository::new(&tx).delete_before(log_cutoff)?,
+            HookLogRepository::new(&tx).delete_before(log_cutoff)?,
         ));
         for (table, sql) in [
             (

@@ -3,9 +3,10 @@
 //! here writes, creates or migrates: the database is opened with SQLITE_OPEN_READ_ONLY and
 //! `query_only`, so a statement that would write fails instead.
 
-use super::{
-    NaggerStateDB, OpenReport, StoreError, StoreResult, to_i64, to_usize, wait_while_busy,
-};
+use super::context::{ContextEntry, ContextRepository};
+use super::db::{NaggerStateDB, OpenReport, user_version, wait_while_busy};
+use super::error::{StoreError, StoreResult};
+use crate::base::num::{to_i64, to_usize};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, Row, params};
 use serde::Serialize;
 use std::path::Path;
@@ -40,7 +41,7 @@ pub fn read_pool(path: &Path, size: u32) -> StoreResult<ReadPool> {
         .build(manager)?;
     // The first connection proves the file is a database this binary can read.
     let conn = pool.get()?;
-    super::user_version(&conn).map_err(|source| StoreError::Sqlite {
+    user_version(&conn).map_err(|source| StoreError::Sqlite {
         path: path.to_path_buf(),
         source,
     })?;
@@ -469,6 +470,8 @@ pub struct CategoryCount {
     pub last_at: i64,
 }
 
+/// A shared-context entry as the dashboard shows it: the row without its hash and files,
+/// tags as stored (comma separated), the content cut.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SharedEntry {
     pub id: i64,
@@ -481,6 +484,23 @@ pub struct SharedEntry {
     pub tokens: Option<i64>,
     pub created_at: i64,
     pub content: String,
+}
+
+impl SharedEntry {
+    fn of(e: ContextEntry, max_chars: usize) -> Self {
+        SharedEntry {
+            id: e.id,
+            session_id: e.session_id,
+            agent_id: e.agent_id,
+            agent_type: e.agent_type,
+            role: e.role,
+            category: e.category,
+            tags: e.tags.join(","),
+            tokens: e.tokens,
+            created_at: e.created_at,
+            content: crate::base::text::cut(&e.content, max_chars),
+        }
+    }
 }
 
 /// Shared-context entries per category (of one session, or the project).
@@ -510,28 +530,11 @@ pub fn context_entries(
     limit: usize,
     max_chars: usize,
 ) -> StoreResult<Vec<SharedEntry>> {
-    Ok(conn
-        .prepare(
-            "SELECT id, session_id, agent_id, agent_type, role, category, tags, tokens,
-                    created_at, content
-             FROM context_entries WHERE ?1 IS NULL OR session_id = ?1
-             ORDER BY created_at DESC, id DESC LIMIT ?2",
-        )?
-        .query_map(params![session_id, to_i64(limit)], |r| {
-            Ok(SharedEntry {
-                id: r.get(0)?,
-                session_id: r.get(1)?,
-                agent_id: r.get(2)?,
-                agent_type: r.get(3)?,
-                role: r.get(4)?,
-                category: r.get(5)?,
-                tags: r.get(6)?,
-                tokens: r.get(7)?,
-                created_at: r.get(8)?,
-                content: crate::base::text::cut(&r.get::<_, String>(9)?, max_chars),
-            })
-        })?
-        .collect::<Result<_, _>>()?)
+    Ok(ContextRepository::new(conn)
+        .newest(session_id, limit)?
+        .into_iter()
+        .map(|e| SharedEntry::of(e, max_chars))
+        .collect())
 }
 
 /// Roles seen in the project (agents and shared entries), for the digest's role picker.

@@ -1,10 +1,17 @@
 //! usage_counts: how often tools, skills and subagent types were used.
 
-use super::{StoreResult, now_ms};
+use super::db::{NaggerStateDB, now_ms};
+use super::error::StoreResult;
 use rusqlite::{Connection, params};
 
 pub struct UsageRepository<'c> {
     conn: &'c Connection,
+}
+
+impl NaggerStateDB {
+    pub fn usage(&self) -> UsageRepository<'_> {
+        UsageRepository::new(&self.conn)
+    }
 }
 
 impl<'c> UsageRepository<'c> {

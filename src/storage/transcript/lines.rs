@@ -9,7 +9,7 @@ use std::marker::PhantomData;
 use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
-use super::queries::Usage;
+use super::records::Usage;
 
 #[derive(Default, Deserialize)]
 #[serde(default)]

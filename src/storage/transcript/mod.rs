@@ -6,75 +6,24 @@
 //! line is skipped, never an error; only I/O failures are. Every read is bounded: a scan
 //! reads what was appended since the last one, a read from the end stops at its answer.
 
+mod budget;
+mod collect;
 mod lines;
 mod queries;
+mod records;
 mod reverse;
 mod scan;
 #[cfg(test)]
 mod tests;
 
-pub use queries::{
-    SpawnLink, SpawnRecord, Usage, current_context_tokens, files_written, last_assistant_text,
-    prompt_hash, subagent_transcript_path, total_usage,
+pub use budget::{
+    MAX_LINKS_PER_SCAN, MAX_PARSED_PER_SCAN, MAX_SPAWNS_PER_SCAN, READ_BUDGET, SCAN_BUDGET,
+    set_run_budget,
 };
+pub use queries::{
+    current_context_tokens, files_written, last_assistant_text, subagent_transcript_path,
+    total_usage,
+};
+pub use records::{SpawnLink, SpawnRecord, Usage, prompt_hash};
 pub use reverse::ReverseLines;
 pub use scan::{ScanCursor, ScanOutcome, scan_spawns};
-
-/// Lines longer than this are counted but never parsed, so memory stays bounded.
-const MAX_LINE_BYTES: usize = 8 * 1024 * 1024;
-/// Most bytes one scan reads: a first scan of a longer transcript starts this far from
-/// its end, and a longer append is read over several scans. Twice the longest line, so
-/// that every line kept fits in one scan.
-pub const SCAN_BUDGET: u64 = 2 * MAX_LINE_BYTES as u64;
-/// Most bytes one read from the end, or one usage count, reads.
-pub const READ_BUDGET: u64 = 32 * 1024 * 1024;
-thread_local! {
-    /// Bytes this thread may still read from transcripts: unbounded unless a hook run
-    /// set it with [`set_run_budget`].
-    static RUN_BUDGET: std::cell::Cell<u64> = const { std::cell::Cell::new(u64::MAX) };
-}
-
-/// Bounds what every later transcript read on this thread may read in all: one hook
-/// run costs at most this many bytes whatever its transcripts hold.
-pub fn set_run_budget(bytes: u64) {
-    RUN_BUDGET.with(|b| b.set(bytes));
-}
-
-/// Bytes of the run's budget left.
-fn run_budget_left() -> u64 {
-    RUN_BUDGET.with(std::cell::Cell::get)
-}
-
-/// Counts `bytes` read against the run's budget.
-fn spend(bytes: u64) {
-    RUN_BUDGET.with(|b| b.set(b.get().saturating_sub(bytes)));
-}
-
-/// Most spawns one scan keeps: past it, the oldest are dropped first.
-pub const MAX_SPAWNS_PER_SCAN: usize = 512;
-/// Most lines one scan parses as JSON (those that may hold a spawn or a link): a
-/// transcript full of them is read over several scans, each of bounded cost.
-pub const MAX_PARSED_PER_SCAN: usize = 4096;
-/// Most distinct links one scan keeps: past it, the oldest are dropped first.
-pub const MAX_LINKS_PER_SCAN: usize = 2048;
-
-/// Read sizes, the longest line kept in memory and the most bytes one call reads.
-#[derive(Debug, Clone, Copy)]
-struct Limits {
-    chunk: usize,
-    max_line: usize,
-    budget: u64,
-}
-
-/// Forward scans: big reads, sized to stay in cache while memchr runs over them.
-const FORWARD: Limits = Limits {
-    chunk: 256 * 1024,
-    max_line: MAX_LINE_BYTES,
-    budget: SCAN_BUDGET,
-};
-/// Reads from the end: the answer is usually in the last few lines.
-const REVERSE: Limits = Limits {
-    chunk: 64 * 1024,
-    max_line: MAX_LINE_BYTES,
-    budget: READ_BUDGET,
-};

@@ -5,7 +5,8 @@ use std::io::{self, Read, Seek, SeekFrom};
 use std::ops::ControlFlow;
 use std::path::Path;
 
-use super::{Limits, REVERSE, run_budget_left, spend};
+use super::budget::{Limits, REVERSE, run_budget_left, spend};
+use crate::storage::files::open_regular;
 
 /// A file's lines from the last to the first, read backwards in chunks, so a question
 /// about the end of a 100 MB transcript costs a few reads. An unterminated last line is
@@ -36,7 +37,7 @@ pub struct ReverseLines {
 
 impl ReverseLines {
     pub fn open(path: &Path) -> io::Result<Self> {
-        Self::new(crate::storage::agent_files::open_regular(path)?)
+        Self::new(open_regular(path)?)
     }
 
     pub fn new(file: File) -> io::Result<Self> {

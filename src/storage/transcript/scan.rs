@@ -2,16 +2,15 @@
 //! scan stopped (and notices a file that changed under it), and bounded forward passes
 //! over the lines appended since.
 
-use std::fmt::Write as _;
 use std::fs::{File, Metadata};
 use std::io::{self, Read, Seek, SeekFrom};
 use std::ops::ControlFlow;
 use std::path::Path;
 
-use sha2::{Digest, Sha256};
-
-use super::queries::{Found, SpawnFilter, SpawnLink, SpawnRecord};
-use super::{FORWARD, Limits, run_budget_left, spend};
+use super::budget::{FORWARD, Limits, run_budget_left, spend};
+use super::collect::{Found, SpawnFilter};
+use super::records::{SpawnLink, SpawnRecord, hex_prefix};
+use crate::storage::files::open_regular;
 
 /// How many bytes before a cursor identify the file content it was taken on.
 pub(super) const FINGERPRINT_WINDOW: usize = 256;
@@ -61,7 +60,7 @@ pub(super) fn scan_spawns_with(
     previous: Option<&ScanCursor>,
     limits: Limits,
 ) -> io::Result<ScanOutcome> {
-    let mut file = crate::storage::agent_files::open_regular(path)?;
+    let mut file = open_regular(path)?;
     let meta = file.metadata()?;
     // Read up to the size at open: what is appended meanwhile is for the next scan.
     let len = meta.len();
@@ -282,15 +281,4 @@ fn file_identity(meta: &Metadata) -> String {
 
 fn fingerprint(identity: &str, window: &[u8]) -> String {
     format!("v1:{identity}:{}", hex_prefix(window, 8))
-}
-
-/// The first `bytes` bytes of `sha256(data)`, in lower-case hex.
-pub(super) fn hex_prefix(data: &[u8], bytes: usize) -> String {
-    let digest = Sha256::digest(data);
-    let mut hex = String::with_capacity(bytes * 2);
-    for byte in digest.iter().take(bytes) {
-        // Writing to a String cannot fail.
-        let _ = write!(hex, "{byte:02x}");
-    }
-    hex
 }

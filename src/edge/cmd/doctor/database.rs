@@ -2,9 +2,10 @@
 //! migrations, the stats rollup, stale rows, recent hook errors, quarantined copies.
 
 use super::{Check, Checks, HOUR_MS, Status, plural};
+use crate::base::num::{to_u64, to_usize};
 use crate::edge::cmd::age;
 use crate::storage::store::health::{self, Inspection, SchemaStatus};
-use crate::storage::store::{now_ms, stats, to_u64, to_usize};
+use crate::storage::store::{now_ms, stats};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

@@ -12,10 +12,11 @@ mod render;
 mod settings;
 
 use super::{CommandError, CommandResult, Output};
+use crate::base::num::hours_ms;
 use crate::base::paths::{self, Env};
 use crate::domain::config::LoadedConfig;
 use crate::edge::cli::DoctorArgs;
-use crate::storage::store::{self, NaggerStateDB};
+use crate::storage::store::NaggerStateDB;
 use std::path::{Path, PathBuf};
 
 const HOUR_MS: i64 = 3_600_000;
@@ -95,8 +96,8 @@ pub fn run(env: &Env, args: &DoctorArgs, out: &mut Output) -> CommandResult {
     let root = env.project_root(None);
     let db_path = env.db_path(&root);
     let config = LoadedConfig::load_full(&paths::config_path(&root));
-    let ttl_ms = store::hours_ms(config.config.context.ttl_hours);
-    let retention_ms = store::hours_ms(config.config.log.retention_days.saturating_mul(24));
+    let ttl_ms = hours_ms(config.config.context.ttl_hours);
+    let retention_ms = hours_ms(config.config.log.retention_days.saturating_mul(24));
 
     let fixes = if args.fix {
         fix::fix(&db_path, ttl_ms, retention_ms)

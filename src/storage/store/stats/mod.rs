@@ -5,7 +5,8 @@
 //! sizes are plain columns read through partial indexes of the few rows that carry them.
 //! The log is never counted, let alone loaded, row by row.
 
-use super::StoreResult;
+use super::db::immediate;
+use super::error::StoreResult;
 use crate::base::event::HookEvent;
 use crate::base::rule_kind::RuleKind;
 use rusqlite::{Connection, ToSql, Transaction, params, params_from_iter};
@@ -714,7 +715,7 @@ pub fn rollup_drift(conn: &Connection) -> StoreResult<Option<(i64, i64)>> {
 
 /// Recounts hook_log_rollup from hook_log, in one IMMEDIATE transaction.
 pub fn rebuild_rollup(conn: &Connection) -> StoreResult<()> {
-    let tx = super::immediate(conn)?;
+    let tx = immediate(conn)?;
     tx.execute_batch(&format!(
         "DELETE FROM hook_log_rollup;
          INSERT INTO hook_log_rollup (event_type, hook_name, day, bucket, runs)

@@ -112,7 +112,7 @@ proptest::proptest! {
         }
         proptest::prop_assert_eq!(recount(c, "rollup"), recount(c, "log"));
         for cutoff in cutoffs {
-            let tx = crate::storage::store::immediate(c).unwrap();
+            let tx = crate::storage::store::db::immediate(c).unwrap();
             db.hook_log().delete_before(cutoff).unwrap();
             tx.commit().unwrap();
             proptest::prop_assert_eq!(recount(c, "rollup"), recount(c, "log"));
@@ -129,7 +129,7 @@ fn v1_log_keeps_its_figures_through_the_v2_migration() {
     let path = dir.path().join("state.db");
     {
         let mut c = Connection::open(&path).unwrap();
-        crate::storage::store::migrations::runner()
+        crate::storage::store::db::migrations::runner()
             .set_target(refinery::Target::Version(1))
             .run(&mut c)
             .unwrap();

@@ -3,7 +3,9 @@
 
 mod spawns;
 
-use super::{StoreResult, immediate, now_ms, to_i64, to_u64};
+use super::db::{NaggerStateDB, immediate, now_ms};
+use super::error::StoreResult;
+use crate::base::num::to_i64;
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
 /// Where an agent's role came from: an exact fact (which one), or a guess.
@@ -201,6 +203,12 @@ pub struct HistoryRecord {
 
 pub struct SubagentRepository<'c> {
     conn: &'c Connection,
+}
+
+impl NaggerStateDB {
+    pub fn subagents(&self) -> SubagentRepository<'_> {
+        SubagentRepository::new(&self.conn)
+    }
 }
 
 impl<'c> SubagentRepository<'c> {

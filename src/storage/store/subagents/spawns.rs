@@ -2,11 +2,14 @@
 //! rows and cursor, spawns registered from the main agent's PreToolUse, exact links,
 //! and the FIFO match of an agent to the oldest spawn of its type.
 
+use super::super::db::{immediate, now_ms};
+use super::super::error::StoreResult;
 use super::{
-    Connection, ExactOutcome, MatchOutcome, OptionalExtension, RoleSource, SpawnKey, SpawnRow,
-    SpawnState, StoreResult, SubagentRepository, TranscriptCursorRow, immediate, insert_agent,
-    now_ms, params, role_source_at, to_i64, to_u64,
+    ExactOutcome, MatchOutcome, RoleSource, SpawnKey, SpawnRow, SpawnState, SubagentRepository,
+    TranscriptCursorRow, insert_agent, role_source_at,
 };
+use crate::base::num::{to_i64, to_u64};
+use rusqlite::{Connection, OptionalExtension, params};
 
 impl SubagentRepository<'_> {
     pub fn cursor(&self, path: &str) -> StoreResult<Option<TranscriptCursorRow>> {

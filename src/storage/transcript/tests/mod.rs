@@ -9,11 +9,12 @@ use proptest::prelude::*;
 use serde_json::{Value, json};
 use tempfile::TempDir;
 
+use super::budget::*;
 use super::lines::*;
 use super::queries::*;
+use super::records::*;
 use super::reverse::*;
 use super::scan::*;
-use super::*;
 
 // Fixtures in Claude Code's transcript format, one line each, with the envelope
 // fields Claude Code writes around every line.

@@ -1,0 +1,568 @@
+//! `NaggerStateDB`: the one place that opens nagger's SQLite database.
+//! It sets the pragmas every connection needs, applies the embedded migrations
+//! (serialised across processes) and quarantines a database that is not one.
+
+use super::error::{StoreError, StoreResult, is_not_a_database};
+use rusqlite::config::DbConfig;
+use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
+use std::fmt::Write as _;
+use std::fs::{File, OpenOptions};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+refinery::embed_migrations!("migrations");
+
+/// WAL size past which a closing connection checkpoints and truncates it. The
+/// first process to open the database reads the whole WAL to rebuild its index
+/// (the shared-memory index does not outlive the last connection), so the WAL is
+/// kept small; a checkpoint costs fsyncs, so it is not done on every close.
+const WAL_TRUNCATE_BYTES: u64 = 256 * 1024;
+
+/// How long a connection waits for a lock held by another process.
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// What `open` had to do, for `doctor` and the hook log.
+#[derive(Debug, Default, Clone)]
+pub struct OpenReport {
+    pub migrated_from: Option<i64>,
+    pub quarantined: Option<PathBuf>,
+}
+
+pub struct NaggerStateDB {
+    pub(super) conn: Connection,
+    pub(super) path: PathBuf,
+    pub(super) report: OpenReport,
+    pub(super) read_only: bool,
+}
+
+impl NaggerStateDB {
+    /// Opens (creating if needed) and migrates the database at `path`. Only the
+    /// database's own folder is created (`.claude-nagger` in an existing project),
+    /// never a chain of folders.
+    pub fn open(path: &Path) -> StoreResult<Self> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            match std::fs::create_dir(dir) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+                Err(source) => {
+                    return Err(StoreError::Io {
+                        context: format!("creating {}", dir.display()),
+                        source,
+                    });
+                }
+            }
+        }
+        wait_for_wal_index(path)?;
+        let mut report = OpenReport::default();
+        let mut conn = open_raw(path)?;
+        // Fast path: a current schema needs nothing but the connection pragmas.
+        match probe(&conn) {
+            Ok(v) if v == latest_version() => {}
+            Ok(_) => conn = migrate_locked(path, conn, &mut report)?,
+            Err(e) if is_not_a_database(&e) => conn = migrate_locked(path, conn, &mut report)?,
+            Err(source) => {
+                return Err(StoreError::Sqlite {
+                    path: path.to_path_buf(),
+                    source,
+                });
+            }
+        }
+        Ok(NaggerStateDB {
+            conn,
+            path: path.to_path_buf(),
+            report,
+            read_only: false,
+        })
+    }
+
+    /// Opens an existing database for reading only, for the commands that only show
+    /// state: creates no file or folder, migrates nothing, moves nothing aside. `None`
+    /// when there is no database at `path`; an error when the file is not a database
+    /// or its schema is not this binary's (`nagger doctor` says more, `--fix` repairs).
+    pub fn open_read_only(path: &Path) -> StoreResult<Option<Self>> {
+        let exists = path.try_exists().map_err(|source| StoreError::Io {
+            context: format!("looking for {}", path.display()),
+            source,
+        })?;
+        if !exists {
+            return Ok(None);
+        }
+        let uri = read_only_uri(path);
+        let sqlite_err = |source| StoreError::Sqlite {
+            path: path.to_path_buf(),
+            source,
+        };
+        let conn = Connection::open_with_flags(
+            &uri,
+            OpenFlags::SQLITE_OPEN_READ_ONLY
+                | OpenFlags::SQLITE_OPEN_URI
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(sqlite_err)?;
+        conn.busy_timeout(BUSY_TIMEOUT)?;
+        let version = user_version(&conn).map_err(sqlite_err)?;
+        if version != latest_version() {
+            return Err(StoreError::Schema {
+                path: path.to_path_buf(),
+                found: version,
+                expected: latest_version(),
+            });
+        }
+        Ok(Some(NaggerStateDB {
+            conn,
+            path: path.to_path_buf(),
+            report: OpenReport::default(),
+            read_only: true,
+        }))
+    }
+
+    /// Opens without creating or migrating: for read-only inspection (`doctor`).
+    pub fn open_existing_unmigrated(path: &Path) -> StoreResult<Connection> {
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(|source| StoreError::Sqlite {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        conn.busy_timeout(BUSY_TIMEOUT)?;
+        Ok(conn)
+    }
+
+    /// A copy of this database in memory, to try a change without making it (`gc
+    /// --dry-run`). Reads the file without writing to it.
+    pub fn in_memory_copy(&self) -> StoreResult<NaggerStateDB> {
+        let mem = Connection::open_in_memory_with_flags(
+            OpenFlags::SQLITE_OPEN_READ_WRITE
+                | OpenFlags::SQLITE_OPEN_CREATE
+                | OpenFlags::SQLITE_OPEN_URI
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        mem.busy_timeout(BUSY_TIMEOUT)?;
+        mem.execute("ATTACH DATABASE ?1 AS src", [read_only_uri(&self.path)])?;
+        let schema: Vec<(String, String, String)> = {
+            let mut stmt = mem.prepare(
+                "SELECT type, name, sql FROM src.sqlite_master
+                 WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%'
+                 ORDER BY type = 'table' DESC",
+            )?;
+            stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+                .collect::<Result<_, _>>()?
+        };
+        for (kind, name, sql) in &schema {
+            mem.execute_batch(sql)?;
+            if kind == "table" {
+                let quoted = name.replace('"', "\"\"");
+                mem.execute_batch(&format!(
+                    "INSERT INTO main.\"{quoted}\" SELECT * FROM src.\"{quoted}\""
+                ))?;
+            }
+        }
+        mem.execute_batch("DETACH DATABASE src")?;
+        mem.pragma_update(None, "user_version", user_version(&self.conn)?)?;
+        mem.execute_batch("PRAGMA foreign_keys=ON;")?;
+        Ok(NaggerStateDB {
+            conn: mem,
+            path: PathBuf::from(":memory:"),
+            report: OpenReport::default(),
+            read_only: true,
+        })
+    }
+
+    #[cfg(test)]
+    pub(crate) fn conn(&self) -> &Connection {
+        &self.conn
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn report(&self) -> &OpenReport {
+        &self.report
+    }
+}
+
+impl Drop for NaggerStateDB {
+    fn drop(&mut self) {
+        if self.read_only {
+            return;
+        }
+        let mut wal = self.path.as_os_str().to_os_string();
+        wal.push("-wal");
+        let big = std::fs::metadata(PathBuf::from(wal)).is_ok_and(|m| m.len() > WAL_TRUNCATE_BYTES);
+        if big {
+            // Never wait here: if other connections are busy, one of them (or the
+            // next process) will checkpoint instead.
+            let _ = self.conn.busy_timeout(Duration::ZERO);
+            let _ = self
+                .conn
+                .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+        }
+    }
+}
+
+/// A URI that reads the database at `path` without writing any file. Even a reader
+/// writes to the WAL index (`-shm`), or creates it: with no WAL the database is all in
+/// its main file, read as immutable (no locks, no index); with one, the index is read
+/// without being written (`readonly_shm`).
+fn read_only_uri(path: &Path) -> String {
+    let mut wal = path.as_os_str().to_os_string();
+    wal.push("-wal");
+    let has_wal = std::fs::metadata(PathBuf::from(wal)).is_ok_and(|m| m.len() > 0);
+    format!(
+        "file:{}?mode=ro&{}",
+        uri_path(path),
+        if has_wal {
+            "readonly_shm=1"
+        } else {
+            "immutable=1"
+        }
+    )
+}
+
+/// A path as the path part of an SQLite `file:` URI.
+fn uri_path(path: &Path) -> String {
+    let mut out = String::new();
+    for b in path.to_string_lossy().bytes() {
+        match b {
+            b'?' | b'#' | b'%' => {
+                let _ = write!(out, "%{b:02X}");
+            }
+            _ => out.push(b as char),
+        }
+    }
+    out
+}
+
+include!(concat!(env!("OUT_DIR"), "/schema_version.rs"));
+
+/// The newest schema version embedded in this binary.
+pub fn latest_version() -> i64 {
+    LATEST_SCHEMA_VERSION
+}
+
+/// Versions of the embedded migrations, oldest first, with their names.
+pub fn embedded_migrations() -> Vec<(i64, String)> {
+    let mut all: Vec<(i64, String)> = migrations::runner()
+        .get_migrations()
+        .iter()
+        .map(|m| (i64::from(m.version()), m.name().to_string()))
+        .collect();
+    all.sort();
+    all
+}
+
+pub fn user_version(conn: &Connection) -> rusqlite::Result<i64> {
+    conn.pragma_query_value(None, "user_version", |r| r.get(0))
+}
+
+/// Begins a transaction that takes the write lock at once (IMMEDIATE), so a
+/// read-then-write never fails with SQLITE_BUSY on upgrade.
+pub fn immediate(conn: &Connection) -> rusqlite::Result<Transaction<'_>> {
+    Transaction::new_unchecked(conn, TransactionBehavior::Immediate)
+}
+
+/// The byte of `<db>-shm` every connection holds a read lock on while it is open
+/// (SQLite's unix VFS: the WAL-index "DMS" lock). A write lock on it means the index
+/// is being rebuilt, or another process holds it on purpose.
+const WAL_INDEX_DMS_BYTE: i64 = 128;
+
+/// Waits, like for a busy database and at most [`BUSY_TIMEOUT`], while another
+/// process holds a write lock on the WAL index. SQLite itself would retry reading it
+/// for about ten seconds and then fail with "locking protocol".
+#[cfg(unix)]
+fn wait_for_wal_index(path: &Path) -> StoreResult<()> {
+    use std::os::unix::io::AsRawFd;
+    let shm = PathBuf::from(format!("{}-shm", path.display()));
+    let Ok(file) = std::fs::OpenOptions::new().read(true).open(&shm) else {
+        return Ok(());
+    };
+    let started = std::time::Instant::now();
+    let mut pause = Duration::from_micros(200);
+    loop {
+        // SAFETY: a plain flock struct passed by pointer to fcntl on an open descriptor.
+        let mut lock: libc::flock = unsafe { std::mem::zeroed() };
+        // Small constants (0 and 1) that fit the C short of these fields.
+        lock.l_type = libc::F_RDLCK.try_into().expect("F_RDLCK fits l_type");
+        lock.l_whence = libc::SEEK_SET.try_into().expect("SEEK_SET fits l_whence");
+        lock.l_start = WAL_INDEX_DMS_BYTE as _;
+        lock.l_len = 1;
+        let rc = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_GETLK, &mut lock) };
+        if rc != 0 || i32::from(lock.l_type) == libc::F_UNLCK {
+            return Ok(());
+        }
+        if started.elapsed() >= BUSY_TIMEOUT {
+            return Err(StoreError::Locked(shm, BUSY_TIMEOUT));
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(50));
+    }
+}
+
+#[cfg(not(unix))]
+fn wait_for_wal_index(_path: &Path) -> StoreResult<()> {
+    Ok(())
+}
+
+/// Opens the file without reading it (a file that is not a database fails later).
+pub(super) fn open_raw(path: &Path) -> StoreResult<Connection> {
+    Connection::open(path).map_err(|source| StoreError::Sqlite {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// Sets the connection pragmas and reads the schema version: the first reads of
+/// the file, where a file that is not a database shows itself.
+fn probe(conn: &Connection) -> rusqlite::Result<i64> {
+    apply_connection_pragmas(conn)?;
+    user_version(conn)
+}
+
+/// Pragmas that are per connection. journal_mode=WAL is persistent in the file
+/// and set once, during migration.
+pub(super) fn apply_connection_pragmas(conn: &Connection) -> rusqlite::Result<()> {
+    conn.busy_handler(Some(wait_while_busy))?;
+    // A hook process is usually the last connection when it exits; checkpointing
+    // there would cost every hook run several fsyncs. `Drop` checkpoints only once
+    // the WAL has grown past WAL_TRUNCATE_BYTES.
+    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
+    conn.execute_batch("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;")
+}
+
+/// The lock file that serialises migration and quarantine across processes.
+pub fn migration_lock_path(db: &Path) -> PathBuf {
+    let mut name = db.file_name().unwrap_or_default().to_os_string();
+    name.push(".lock");
+    db.with_file_name(name)
+}
+
+/// Slow path: under an exclusive lock file, quarantine a file that is not a
+/// database, switch to WAL (retrying: the switch ignores busy_timeout) and run the
+/// migrations grouped in one transaction.
+fn migrate_locked(
+    path: &Path,
+    conn: Connection,
+    report: &mut OpenReport,
+) -> StoreResult<Connection> {
+    let lock = hold_migration_lock(path)?;
+
+    // Another process may have finished the work while this one waited.
+    let mut conn = conn;
+    let version = match probe(&conn) {
+        Ok(v) => v,
+        Err(e) if is_not_a_database(&e) => {
+            drop(conn);
+            report.quarantined = Some(quarantine(path)?);
+            conn = open_raw(path)?;
+            probe(&conn).map_err(|source| StoreError::Sqlite {
+                path: path.to_path_buf(),
+                source,
+            })?
+        }
+        Err(source) => {
+            return Err(StoreError::Sqlite {
+                path: path.to_path_buf(),
+                source,
+            });
+        }
+    };
+    let latest = latest_version();
+    if version >= latest {
+        return Ok(conn);
+    }
+    set_wal(&conn, path)?;
+    migrations::runner()
+        .set_grouped(true)
+        .run(&mut conn)
+        .map_err(|source| StoreError::Migration {
+            path: path.to_path_buf(),
+            source: Box::new(source),
+        })?;
+    conn.pragma_update(None, "user_version", latest)?;
+    report.migrated_from = Some(version);
+    drop(lock);
+    Ok(conn)
+}
+
+/// Takes the exclusive lock file that serialises migration, repair and
+/// quarantine across processes; held until the returned file is dropped.
+pub(crate) fn hold_migration_lock(db: &Path) -> StoreResult<File> {
+    let lock_path = migration_lock_path(db);
+    let lock = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(|source| StoreError::Io {
+            context: format!("opening {}", lock_path.display()),
+            source,
+        })?;
+    lock_with_timeout(&lock, &lock_path)?;
+    Ok(lock)
+}
+
+fn lock_with_timeout(lock: &File, lock_path: &Path) -> StoreResult<()> {
+    let start = Instant::now();
+    loop {
+        match lock.try_lock() {
+            Ok(()) => return Ok(()),
+            Err(std::fs::TryLockError::WouldBlock) => {
+                if start.elapsed() > BUSY_TIMEOUT {
+                    return Err(StoreError::Locked(lock_path.to_path_buf(), BUSY_TIMEOUT));
+                }
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            Err(std::fs::TryLockError::Error(source)) => {
+                return Err(StoreError::Io {
+                    context: format!("locking {}", lock_path.display()),
+                    source,
+                });
+            }
+        }
+    }
+}
+
+pub(super) fn set_wal(conn: &Connection, path: &Path) -> StoreResult<()> {
+    let start = Instant::now();
+    loop {
+        match conn.pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get::<_, String>(0)) {
+            Ok(mode) if mode.eq_ignore_ascii_case("wal") => return Ok(()),
+            Ok(mode) => {
+                return Err(StoreError::Sqlite {
+                    path: path.to_path_buf(),
+                    source: rusqlite::Error::InvalidParameterName(format!(
+                        "journal_mode stayed {mode}"
+                    )),
+                });
+            }
+            Err(e) if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy) => {
+                if start.elapsed() > BUSY_TIMEOUT {
+                    return Err(StoreError::Locked(path.to_path_buf(), BUSY_TIMEOUT));
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            Err(source) => {
+                return Err(StoreError::Sqlite {
+                    path: path.to_path_buf(),
+                    source,
+                });
+            }
+        }
+    }
+}
+
+/// Moves a file that is not a database aside (with its -wal/-shm) and returns
+/// the new name. Only called for SQLITE_NOTADB/CORRUPT on open, never for busy.
+pub fn quarantine(path: &Path) -> StoreResult<PathBuf> {
+    let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%3fZ");
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".corrupt-{stamp}"));
+    let target = path.with_file_name(name);
+    std::fs::rename(path, &target).map_err(|source| StoreError::Io {
+        context: format!("moving {} aside", path.display()),
+        source,
+    })?;
+    for suffix in ["-wal", "-shm"] {
+        let mut side = path.as_os_str().to_os_string();
+        side.push(suffix);
+        let side = PathBuf::from(side);
+        if side.exists() {
+            let mut moved = target.as_os_str().to_os_string();
+            moved.push(suffix);
+            // A leftover -wal/-shm of the bad file must not be replayed into the new one.
+            let _ = std::fs::rename(&side, PathBuf::from(moved));
+        }
+    }
+    Ok(target)
+}
+
+/// The busy handler: waits up to BUSY_TIMEOUT in total, like `busy_timeout`, but
+/// retries after 100 µs, growing to 2 ms, instead of SQLite's default steps (1, 2,
+/// 5, 10 … 100 ms), which cost a parallel hook tens of milliseconds for a lock
+/// held well under one.
+pub(super) fn wait_while_busy(attempt: i32) -> bool {
+    match busy_step(attempt) {
+        Some(step) => {
+            std::thread::sleep(step);
+            true
+        }
+        None => false,
+    }
+}
+
+/// How long to sleep before retry `attempt`; None once BUSY_TIMEOUT is used up.
+/// Steps double from 100 µs to 2 ms, then stay there.
+fn busy_step(attempt: i32) -> Option<Duration> {
+    let step_us = |i: u64| (100u64 << i.min(5)).min(2000);
+    let attempt = u64::try_from(attempt).unwrap_or(0);
+    let waited_us: u64 = (0..attempt).map(step_us).sum();
+    let limit_us = u64::try_from(BUSY_TIMEOUT.as_micros()).unwrap_or(u64::MAX);
+    (waited_us < limit_us).then(|| Duration::from_micros(step_us(attempt)))
+}
+
+/// Current time in unix milliseconds, the unit of every time column.
+pub fn now_ms() -> i64 {
+    chrono::Utc::now().timestamp_millis()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn busy_handler_retries_finely_and_gives_up_after_the_busy_timeout() {
+        assert_eq!(busy_step(0), Some(Duration::from_micros(100)));
+        assert_eq!(busy_step(10), Some(Duration::from_millis(2)));
+        let attempts = (0..i32::MAX)
+            .take_while(|a| busy_step(*a).is_some())
+            .count();
+        let attempts = i32::try_from(attempts).expect("a few hundred attempts");
+        let total: Duration = (0..attempts).filter_map(busy_step).sum();
+        assert!(
+            total >= BUSY_TIMEOUT && total <= BUSY_TIMEOUT + Duration::from_millis(2),
+            "{total:?}"
+        );
+        assert!(attempts > 2000, "fine-grained retries: {attempts}");
+    }
+
+    #[test]
+    fn build_time_latest_version_matches_the_embedded_migrations() {
+        let newest = embedded_migrations().last().map_or(0, |m| m.0);
+        assert_eq!(latest_version(), newest);
+    }
+
+    #[test]
+    fn fresh_database_is_migrated_to_latest_and_in_wal() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(".claude-nagger/state.db");
+        let db = NaggerStateDB::open(&path).unwrap();
+        assert_eq!(user_version(db.conn()).unwrap(), latest_version());
+        let mode: String = db
+            .conn()
+            .pragma_query_value(None, "journal_mode", |r| r.get(0))
+            .unwrap();
+        assert_eq!(mode, "wal");
+        assert_eq!(db.report().migrated_from, Some(0));
+        drop(db);
+        let again = NaggerStateDB::open(&path).unwrap();
+        assert_eq!(
+            again.report().migrated_from,
+            None,
+            "second open takes the fast path"
+        );
+    }
+
+    #[test]
+    fn file_that_is_not_a_database_is_quarantined_not_deleted() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.db");
+        std::fs::write(&path, vec![b'x'; 8192]).unwrap();
+        let db = NaggerStateDB::open(&path).unwrap();
+        let moved = db.report().quarantined.clone().expect("quarantined");
+        assert_eq!(std::fs::read(&moved).unwrap(), vec![b'x'; 8192]);
+        assert_eq!(user_version(db.conn()).unwrap(), latest_version());
+    }
+}
