@@ -1,7 +1,10 @@
-//! The ground floor: vocabulary shared by every other floor. Imports nothing of nagger's.
+//! The ground floor: the vocabulary and the small utilities every other floor shares
+//! (hook events, decisions, permission modes, rule kinds, text, numbers, paths, opening
+//! a file without blocking). Imports nothing of nagger's.
 
 pub mod decision;
 pub mod event;
+pub mod files;
 pub mod mode;
 pub mod num;
 pub mod paths;

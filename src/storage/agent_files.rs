@@ -9,7 +9,7 @@
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
-use crate::storage::files::open_regular;
+use crate::base::files::open_regular;
 
 /// The longest first line read for a prompt; a longer prompt gives no fact.
 pub const MAX_PROMPT_LINE: u64 = 4 * 1024 * 1024;

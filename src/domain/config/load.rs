@@ -129,7 +129,7 @@ pub const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
 /// read) and at most [`MAX_CONFIG_BYTES`].
 fn read_bounded(path: &Path) -> std::io::Result<String> {
     use std::io::Read;
-    let file = crate::storage::files::open_regular(path)?;
+    let file = crate::base::files::open_regular(path)?;
     let mut bytes = Vec::new();
     file.take(MAX_CONFIG_BYTES + 1).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > MAX_CONFIG_BYTES {

@@ -14,7 +14,7 @@ use super::lines::{RawLine, peek_kind};
 use super::records::Usage;
 use super::reverse::ReverseLines;
 use super::scan::{FeedFrom, feed_lines};
-use crate::storage::files::open_regular;
+use crate::base::files::open_regular;
 
 /// Usage of a whole transcript (a subagent's own), each message counted once however
 /// many lines repeat its usage. Lines without `message.id` count each.

@@ -6,7 +6,7 @@ use std::ops::ControlFlow;
 use std::path::Path;
 
 use super::budget::{Limits, REVERSE, run_budget_left, spend};
-use crate::storage::files::open_regular;
+use crate::base::files::open_regular;
 
 /// A file's lines from the last to the first, read backwards in chunks, so a question
 /// about the end of a 100 MB transcript costs a few reads. An unterminated last line is

@@ -10,7 +10,7 @@ use std::path::Path;
 use super::budget::{FORWARD, Limits, run_budget_left, spend};
 use super::collect::{Found, SpawnFilter};
 use super::records::{SpawnLink, SpawnRecord, hex_prefix};
-use crate::storage::files::open_regular;
+use crate::base::files::open_regular;
 
 /// How many bytes before a cursor identify the file content it was taken on.
 pub(super) const FINGERPRINT_WINDOW: usize = 256;
