@@ -2,6 +2,7 @@
 
 pub mod decision;
 pub mod event;
+pub mod glob;
 pub mod mode;
 pub mod paths;
 pub mod rule_kind;
