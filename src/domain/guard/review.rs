@@ -359,7 +359,7 @@ fn found(command: &SimpleCommand, finding: &Finding) -> Objection {
     let shown = format!("`{}`{}", command.display(), command.origin());
     let message = match finding.severity {
         Severity::Deny => format!("Refused {shown}: it {}. {}", finding.harm, finding.advice),
-        _ => format!(
+        Severity::Ask => format!(
             "{shown} needs the user's look: it {}. {}",
             finding.harm, finding.advice
         ),
