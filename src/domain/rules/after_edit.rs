@@ -2,7 +2,7 @@
 //! to a file whose path matches the rule's globs. The added text comes from the tool
 //! input alone (a file is never read back): Write's `content`, the lines of Edit's and
 //! MultiEdit's `new_string` that their `old_string` did not have, NotebookEdit's
-//! `new_source`. At most [`MAX_ERROR_BYTES`] of it is searched.
+//! `new_source`. At most `MAX_ERROR_BYTES` of it is searched.
 
 use std::collections::HashSet;
 use std::sync::OnceLock;
@@ -106,7 +106,7 @@ fn push_line(text: &mut String, more: &str) {
 }
 
 /// The lines of an edit's `new_string` that its `old_string` did not have (both cut to
-/// [`MAX_ERROR_BYTES`]).
+/// `MAX_ERROR_BYTES`).
 fn new_lines(edit: &Value) -> String {
     let text = |name: &str| {
         head(

@@ -39,7 +39,7 @@ mod tests {
 
     use super::*;
     use crate::base::rule_kind::RuleKind;
-    use crate::domain::guard::GuardConfig;
+    use crate::domain::rules::guard::GuardConfig;
     use crate::domain::rules::kind::Selection;
 
     #[test]

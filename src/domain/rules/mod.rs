@@ -5,8 +5,10 @@
 //!
 //! Each kind of rule lives in its own file behind the `Kind` trait of `kind.rs`, listed
 //! once in `KINDS` (`kinds.rs`); [`RuleSet`] and [`RulesConfig::validate`] go through that
-//! list. The file, command and tool rules share one shape (`user.rs`); the guard is a room
-//! of its own, `crate::domain::guard`, seen from here through `guard.rs` alone.
+//! list. The file, command and tool rules share one shape (`user.rs`). The guard is a room
+//! of its own, `crate::domain::guard`, seen from here through `guard.rs`; only `kind.rs`
+//! names it besides, for the call's command line the guard's parser reads once for every
+//! kind, and for the guard's settings each kind is handed.
 //!
 //! Runs on every tool call, so nothing is built up front: a glob or regex is compiled the
 //! first time a call could match it, after a literal prefilter has ruled most out.

@@ -4,7 +4,7 @@
 //! when no configured rule matched the failure.
 //!
 //! Runs only when a call failed. Regexes are compiled when first needed, with size
-//! limits, and only the first [`MAX_ERROR_BYTES`] of a failure text are searched.
+//! limits, and only the first `MAX_ERROR_BYTES` of a failure text are searched.
 
 use std::sync::OnceLock;
 
@@ -239,7 +239,7 @@ impl<'a> RecoverySet<'a> {
     }
 
     /// The hints for a failed call, configured rules first; the built-in ones only when
-    /// no configured rule matched. Only the first [`MAX_ERROR_BYTES`] of `error` count.
+    /// no configured rule matched. Only the first `MAX_ERROR_BYTES` of `error` count.
     pub fn evaluate(&self, tool_name: &str, error: &str, ctx: &MatchContext) -> Vec<RuleMatch> {
         let error = head(error, MAX_ERROR_BYTES);
         let matches: Vec<RuleMatch> = self

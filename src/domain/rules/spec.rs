@@ -217,7 +217,7 @@ pub(super) fn check_names<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::guard::GuardConfig;
+    use crate::domain::rules::guard::GuardConfig;
 
     /// The `[rules]` and `[guard]` part of the documented example config, verbatim, inside the rest of the file.
     const DOCUMENTED_EXAMPLE: &str = r#"

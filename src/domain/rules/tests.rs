@@ -6,7 +6,7 @@ use super::*;
 use crate::base::decision::Decision;
 use crate::base::mode::PermissionMode;
 use crate::base::rule_kind::RuleKind;
-use crate::domain::guard::GuardConfig;
+use crate::domain::rules::guard::GuardConfig;
 
 fn hit(kind: RuleKind, name: &str, severity: Severity, message: &str) -> RuleMatch {
     RuleMatch {
