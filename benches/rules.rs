@@ -7,9 +7,11 @@ use std::path::Path;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use nagger::base::mode::PermissionMode;
+use nagger::domain::guard::{GuardConfig, shell};
 use nagger::domain::rules::{
-    CommandRule, FileRule, GuardConfig, MatchContext, RuleSet, RulesConfig, Severity, ToolCall,
-    ToolRule, combine, shell,
+    CommandRule, FileRule, MatchContext, RuleSet, RulesConfig, Severity, ToolCall, ToolRule,
+    combine,
 };
 use serde_json::json;
 
@@ -104,7 +106,7 @@ fn rules(c: &mut Criterion) {
             b.iter(|| {
                 let set = RuleSet::compile(black_box(&rules), &guard).expect("valid rules");
                 let matches = set.evaluate(black_box(&call), &ctx);
-                combine(&matches, &nagger::domain::rules::PermissionMode::Default)
+                combine(&matches, &PermissionMode::Default)
             });
         });
         let set = RuleSet::compile(&rules, &guard).expect("valid rules");

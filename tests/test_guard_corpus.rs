@@ -4,9 +4,10 @@
 //! them and through the database-free decision; a sample goes through the real binary.
 
 use crate::common::Project;
-use nagger::domain::rules::{
-    self, Decision, GuardConfig, MatchContext, PermissionMode, RuleSet, RulesConfig, ToolCall,
-};
+use nagger::base::decision::Decision;
+use nagger::base::mode::PermissionMode;
+use nagger::domain::guard::GuardConfig;
+use nagger::domain::rules::{self, MatchContext, RuleSet, RulesConfig, ToolCall};
 use serde_json::{Value, json};
 use std::path::Path;
 

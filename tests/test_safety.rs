@@ -53,6 +53,20 @@ fn guard_holds_when_the_database_folder_is_missing() {
 }
 
 #[test]
+fn guard_holds_in_a_project_with_no_nagger_folder_at_all() {
+    let p = Project::new();
+    std::fs::remove_dir_all(p.root.join(".claude-nagger")).unwrap();
+    let out = p.hook(&rm_root(&p));
+    assert_refused(&out, "no .claude-nagger folder");
+    assert!(
+        out.reason()
+            .contains("Refused `rm -rf /`: it deletes the filesystem root."),
+        "{}",
+        out.reason()
+    );
+}
+
+#[test]
 fn guard_holds_when_the_database_is_a_folder_or_garbage() {
     let p = Project::new();
     std::fs::create_dir_all(p.db_path()).unwrap();

@@ -5,6 +5,7 @@
 pub mod decision;
 pub mod event;
 pub mod files;
+pub mod glob;
 pub mod mode;
 pub mod num;
 pub mod paths;

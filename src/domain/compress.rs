@@ -2,6 +2,7 @@
 //! block, how to find it in a final message, and the formats nagger asks for
 //! (general: 10 lines; reviewers: 20 lines with severities and a verdict).
 
+use crate::base::glob::glob_nesting_problem;
 use crate::domain::config::CompressConfig;
 
 /// Whether the stop of an agent of this type (or role) is checked.
@@ -46,32 +47,6 @@ fn type_set(patterns: &[String]) -> globset::GlobSet {
 #[cfg(test)]
 fn glob_matches(pattern: &str, name: &str) -> bool {
     type_set(&[pattern.to_string()]).is_match(name)
-}
-
-/// Deepest nesting of `{…}` alternatives a type pattern may have: globset turns each
-/// level into a regex group, and past the regex nesting limit its compile panics.
-pub const MAX_BRACE_DEPTH: usize = 32;
-
-/// Why globset cannot be given `pattern` safely: `{…}` alternatives nested deeper than
-/// [`MAX_BRACE_DEPTH`] (its parser recurses per level, and its regex has a nesting limit).
-pub fn glob_nesting_problem(pattern: &str) -> Option<String> {
-    let mut depth = 0usize;
-    let mut deepest = 0usize;
-    let mut escaped = false;
-    for c in pattern.chars() {
-        match c {
-            _ if escaped => escaped = false,
-            '\\' => escaped = true,
-            '{' => {
-                depth += 1;
-                deepest = deepest.max(depth);
-            }
-            '}' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-    }
-    (deepest > MAX_BRACE_DEPTH)
-        .then(|| format!("alternatives nested {deepest} deep, more than {MAX_BRACE_DEPTH}"))
 }
 
 /// A glob of `[compress] types`/`reviewer_types` compiled as SubagentStart and
@@ -236,6 +211,7 @@ fn says_nothing(value: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::base::glob::MAX_BRACE_DEPTH;
 
     fn config() -> CompressConfig {
         CompressConfig::default()

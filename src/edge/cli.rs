@@ -1,6 +1,6 @@
 //! Every command and flag of `nagger`.
 
-use crate::domain::rules::PermissionMode;
+use crate::base::mode::PermissionMode;
 use clap::builder::TypedValueParser as _;
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;

@@ -30,6 +30,23 @@ fn template_loads_and_matches_defaults_where_it_says_so() {
     );
 }
 
+#[test]
+fn the_config_template_writes_the_guard_defaults() {
+    #[derive(serde::Deserialize)]
+    struct Whole {
+        #[serde(default)]
+        guard: crate::domain::guard::GuardConfig,
+    }
+    let whole: Whole = toml::from_str(TEMPLATE).expect("template loads");
+    assert_eq!(whole.guard, crate::domain::guard::GuardConfig::default());
+    assert!(
+        whole
+            .guard
+            .validate::<crate::domain::guard::PatternProblem>()
+            .is_empty()
+    );
+}
+
 /// The keys a config table accepts, read from serde's answer to one it does not.
 fn known_keys<T: serde::de::DeserializeOwned>() -> Vec<String> {
     let err = toml::from_str::<T>("not_a_key_of_this_table = 1")
@@ -60,7 +77,7 @@ fn effective_settings_show_every_key_of_every_table() {
     assert_eq!(keys(&e), sorted(known_keys::<Config>()));
     assert_eq!(
         keys(&e["guard"]),
-        sorted(known_keys::<crate::domain::rules::GuardConfig>())
+        sorted(known_keys::<crate::domain::guard::GuardConfig>())
     );
     assert_eq!(keys(&e["context"]), sorted(known_keys::<ContextConfig>()));
     let text = "[[rules.command]]\nname = \"a\"\n[[rules.tool]]\nname = \"b\"\n";

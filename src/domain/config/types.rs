@@ -1,7 +1,8 @@
 //! The typed config: every section and its defaults, and what the rest of nagger asks
 //! of it.
 
-use crate::domain::rules::{GuardConfig, RulesConfig};
+use crate::domain::guard::GuardConfig;
+use crate::domain::rules::RulesConfig;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 

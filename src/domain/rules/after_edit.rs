@@ -2,7 +2,7 @@
 //! to a file whose path matches the rule's globs. The added text comes from the tool
 //! input alone (a file is never read back): Write's `content`, the lines of Edit's and
 //! MultiEdit's `new_string` that their `old_string` did not have, NotebookEdit's
-//! `new_source`. At most [`MAX_ERROR_BYTES`] of it is searched.
+//! `new_source`. At most `MAX_ERROR_BYTES` of it is searched.
 
 use std::collections::HashSet;
 use std::sync::OnceLock;
@@ -10,12 +10,14 @@ use std::sync::OnceLock;
 use regex::Regex;
 use serde_json::Value;
 
+use super::error::{RuleError, glob_problems};
+use super::guard::relative_path;
 use super::kind::Kind;
-use super::recovery::{MAX_ERROR_BYTES, MAX_MESSAGE_CHARS, bounded_regex, head, line_around};
-use super::{
-    AfterEditRule, LazyGlobs, MatchContext, RuleError, RuleKind, RuleMatch, RulesConfig, in_scope,
-    spec,
-};
+use super::limits::{MAX_ERROR_BYTES, MAX_MESSAGE_CHARS, bounded_regex, head, line_around};
+use super::matching::{MatchContext, RuleMatch, in_scope};
+use super::spec::{self, AfterEditRule, RulesConfig};
+use crate::base::glob::LazyGlobs;
+use crate::base::rule_kind::RuleKind;
 
 /// `[[rules.after_edit]]`, checked after an edit by [`AfterEditSet`].
 pub(super) struct AfterEditKind;
@@ -104,7 +106,7 @@ fn push_line(text: &mut String, more: &str) {
 }
 
 /// The lines of an edit's `new_string` that its `old_string` did not have (both cut to
-/// [`MAX_ERROR_BYTES`]).
+/// `MAX_ERROR_BYTES`).
 fn new_lines(edit: &Value) -> String {
     let text = |name: &str| {
         head(
@@ -187,7 +189,7 @@ impl<'a> AfterEditSet<'a> {
         if self.rules.is_empty() || edit.text.is_empty() {
             return Vec::new();
         }
-        let path = super::relative_path(&edit.path, ctx.project_root);
+        let path = relative_path(&edit.path, ctx.project_root);
         self.rules
             .iter()
             .filter(|m| in_scope(&m.rule.scope, ctx))
@@ -200,10 +202,8 @@ impl<'a> AfterEditSet<'a> {
         let mut problems = Vec::new();
         for m in &self.rules {
             let table = RuleKind::AfterEdit.table();
-            m.patterns
-                .problems(table, &m.rule.name, "patterns", &mut problems);
-            m.exclude
-                .problems(table, &m.rule.name, "exclude", &mut problems);
+            glob_problems(&m.patterns, table, &m.rule.name, "patterns", &mut problems);
+            glob_problems(&m.exclude, table, &m.rule.name, "exclude", &mut problems);
             for (i, re) in m.added.get().into_iter().flatten().enumerate() {
                 if let Err(source) = re {
                     problems.push(RuleError::BadRegex {
@@ -227,7 +227,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::domain::rules::{EditSeverity, Severity};
+    use crate::domain::rules::spec::{EditSeverity, Severity};
 
     fn ctx() -> MatchContext<'static> {
         MatchContext {

@@ -1,29 +1,25 @@
 //! Kinds of rule (file, command and tool rules, the guard, recovery hints, after-edit
-//! checks) behind one trait, and the one list of them that the rule set goes through.
+//! checks) behind one trait, and one PreToolUse call as they see it.
 //!
-//! A new kind of rule is one file implementing [`Kind`] plus its entry in [`KINDS`] (and its
+//! A new kind of rule is one file implementing [`Kind`] plus its entry in `KINDS` (and its
 //! name in [`RuleKind`], the string the database records for each hit). A kind that checks
 //! PreToolUse calls returns its rules from [`Kind::pre_tool_use`] as a [`PreToolUse`]; the
 //! rule set holds one such box per kind, built once per hook run, and nothing per call.
 
 use std::cell::OnceCell;
+use std::path::Path;
 
 use serde_json::Value;
 
-use super::command::Commands;
-use super::{GuardConfig, MatchContext, RuleError, RuleMatch, RulesConfig, Severity, ToolCall};
+use super::error::RuleError;
+use super::matching::{MatchContext, RuleMatch, ToolCall};
+use super::spec::{RulesConfig, Severity};
 use crate::base::rule_kind::RuleKind;
+use crate::domain::guard::{Commands, GuardConfig, command_line, relative_path};
 
-/// Every kind, in the order the rule set evaluates them (so the guard comes last) and
-/// config validation lists their problems.
-pub(super) static KINDS: &[&dyn Kind] = &[
-    &super::file::FileKind,
-    &super::command::CommandKind,
-    &super::recovery::RecoveryKind,
-    &super::after_edit::AfterEditKind,
-    &super::tool::ToolKind,
-    &super::guard::GuardKind,
-];
+/// `tool_input` fields that name a file or directory: Edit/Write/MultiEdit/Read,
+/// NotebookEdit, Glob/Grep.
+const PATH_FIELDS: [&str; 3] = ["file_path", "notebook_path", "path"];
 
 /// What every kind of rule does.
 pub(super) trait Kind: Sync {
@@ -31,7 +27,7 @@ pub(super) trait Kind: Sync {
     fn kind(&self) -> RuleKind;
 
     /// Empty and duplicate names among its configured rules: checked by every
-    /// [`RuleSet::compile`](super::RuleSet::compile), so cheap.
+    /// [`RuleSet::compile`](super::set::RuleSet::compile), so cheap.
     fn check_names(&self, _rules: &RulesConfig, _problems: &mut Vec<RuleError>) {}
 
     /// Every problem in its configured rules, names included. Builds every glob and
@@ -124,7 +120,7 @@ impl<'c> Call<'c> {
     /// The paths named in the call's input, as file rules see them.
     pub(super) fn paths(&self) -> &[String] {
         self.paths
-            .get_or_init(|| super::file::call_paths(self.input, self.ctx.project_root))
+            .get_or_init(|| call_paths(self.input, self.ctx.project_root))
     }
 
     /// The simple commands of the call's command line, when the tool is one whose
@@ -132,46 +128,18 @@ impl<'c> Call<'c> {
     pub(super) fn commands(&self) -> Option<&Commands> {
         self.commands
             .get_or_init(|| {
-                if !self.shell_tools.iter().any(|t| t == self.tool_name) {
-                    return None;
-                }
-                let line = self.input.get("command")?.as_str()?;
-                Some(Commands::new(line))
+                command_line(self.shell_tools, self.tool_name, self.input).map(Commands::new)
             })
             .as_ref()
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use std::collections::HashSet;
-
-    use super::*;
-
-    #[test]
-    fn every_kind_is_listed_once_under_its_recorded_name() {
-        let names: Vec<&str> = KINDS.iter().map(|k| k.kind().as_str()).collect();
-        assert_eq!(
-            names,
-            ["file", "command", "recovery", "after_edit", "tool", "guard"]
-        );
-        let distinct: HashSet<RuleKind> = KINDS.iter().map(|k| k.kind()).collect();
-        assert_eq!(distinct.len(), KINDS.len());
-        for kind in KINDS {
-            let serialized = serde_json::to_value(kind.kind()).expect("serializes");
-            assert_eq!(serialized, kind.kind().as_str());
-        }
-    }
-
-    #[test]
-    fn only_the_pre_tool_use_kinds_check_calls_and_the_guard_comes_last() {
-        let rules = RulesConfig::default();
-        let guard = GuardConfig::default();
-        let checking: Vec<&str> = KINDS
-            .iter()
-            .filter(|k| k.pre_tool_use(&rules, &guard, Selection::All).is_some())
-            .map(|k| k.kind().as_str())
-            .collect();
-        assert_eq!(checking, ["file", "command", "tool", "guard"]);
-    }
+/// The paths named in a call's input, as rule globs see them.
+fn call_paths(input: &Value, project_root: &Path) -> Vec<String> {
+    PATH_FIELDS
+        .iter()
+        .filter_map(|field| input.get(field)?.as_str())
+        .filter(|p| !p.is_empty())
+        .map(|p| relative_path(p, project_root))
+        .collect()
 }

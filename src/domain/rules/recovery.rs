@@ -4,14 +4,19 @@
 //! when no configured rule matched the failure.
 //!
 //! Runs only when a call failed. Regexes are compiled when first needed, with size
-//! limits, and only the first [`MAX_ERROR_BYTES`] of a failure text are searched.
+//! limits, and only the first `MAX_ERROR_BYTES` of a failure text are searched.
 
 use std::sync::OnceLock;
 
-use regex::{Regex, RegexBuilder};
+use regex::Regex;
 
+use super::error::RuleError;
 use super::kind::Kind;
-use super::{MatchContext, RuleError, RuleKind, RuleMatch, RulesConfig, Severity, in_scope, spec};
+use super::limits::{MAX_ERROR_BYTES, MAX_MESSAGE_CHARS, bounded_regex, head, line_around};
+use super::matching::{MatchContext, RuleMatch, in_scope};
+use super::spec::{self, RulesConfig, Severity};
+use super::tool::compile_tool_regex;
+use crate::base::rule_kind::RuleKind;
 
 /// `[[rules.recovery]]`, checked after a failed call by [`RecoverySet`].
 pub(super) struct RecoveryKind;
@@ -31,11 +36,7 @@ impl Kind for RecoveryKind {
         self.check_names(rules, problems);
         for rule in &rules.recovery {
             let bad = [
-                (
-                    "tool",
-                    &rule.tool,
-                    super::tool::compile_tool_regex(&rule.tool),
-                ),
+                ("tool", &rule.tool, compile_tool_regex(&rule.tool)),
                 ("error", &rule.error, bounded_regex(&rule.error)),
             ];
             for (key, pattern, compiled) in bad {
@@ -53,37 +54,10 @@ impl Kind for RecoveryKind {
     }
 }
 
-/// How much of a failure text (or of an edit's added text) the regexes see.
-pub const MAX_ERROR_BYTES: usize = 256 * 1024;
-/// Compiled size limit of one configured regex: a pattern past it is a config problem.
-const REGEX_SIZE_LIMIT: usize = 2 * 1024 * 1024;
-/// Longest message of one rule that reaches the agent.
-pub const MAX_MESSAGE_CHARS: usize = 2_000;
 /// Longest text nagger adds to one tool result, all rules together.
 pub const MAX_ANSWER_CHARS: usize = 8_000;
 /// Longest piece of the failure text quoted in a `why`.
 const WHY_CHARS: usize = 80;
-
-/// A regex built with size limits, so a pathological pattern fails to compile instead
-/// of costing memory on every run.
-pub fn bounded_regex(pattern: &str) -> Result<Regex, regex::Error> {
-    RegexBuilder::new(pattern)
-        .size_limit(REGEX_SIZE_LIMIT)
-        .dfa_size_limit(REGEX_SIZE_LIMIT)
-        .build()
-}
-
-/// The longest prefix of `text` of at most `max` bytes that ends on a character boundary.
-pub fn head(text: &str, max: usize) -> &str {
-    if text.len() <= max {
-        return text;
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
-}
 
 /// One built-in hint.
 pub struct Builtin {
@@ -165,7 +139,7 @@ impl Matcher<'_> {
             return false;
         }
         self.tool_re
-            .get_or_init(|| super::tool::compile_tool_regex(self.tool))
+            .get_or_init(|| compile_tool_regex(self.tool))
             .as_ref()
             .is_ok_and(|re| re.is_match(tool_name))
     }
@@ -219,13 +193,6 @@ impl Matcher<'_> {
     }
 }
 
-/// The line of `text` holding the match `start..end`, trimmed.
-pub fn line_around(text: &str, start: usize, end: usize) -> &str {
-    let from = text[..start].rfind('\n').map_or(0, |i| i + 1);
-    let to = text[end..].find('\n').map_or(text.len(), |i| end + i);
-    text[from..to].trim()
-}
-
 /// The recovery rules of a config, ready to check failures. Builds nothing up front.
 pub struct RecoverySet<'a> {
     configured: Vec<Matcher<'a>>,
@@ -272,7 +239,7 @@ impl<'a> RecoverySet<'a> {
     }
 
     /// The hints for a failed call, configured rules first; the built-in ones only when
-    /// no configured rule matched. Only the first [`MAX_ERROR_BYTES`] of `error` count.
+    /// no configured rule matched. Only the first `MAX_ERROR_BYTES` of `error` count.
     pub fn evaluate(&self, tool_name: &str, error: &str, ctx: &MatchContext) -> Vec<RuleMatch> {
         let error = head(error, MAX_ERROR_BYTES);
         let matches: Vec<RuleMatch> = self

@@ -1,4 +1,4 @@
-//! The `[rules]` and `[guard]` tables of `.claude-nagger/config.toml` as they are written.
+//! The `[rules]` table of `.claude-nagger/config.toml` as it is written.
 //! Every key is optional and unknown keys are refused, so a typo is reported instead of
 //! silently turning a rule off. `validate` checks what serde cannot: globs, regexes, names.
 
@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::RuleError;
+use super::error::RuleError;
+use crate::base::glob::build_glob;
 
 /// How hard a matching rule pushes back. Ordered from mildest to hardest.
 #[derive(
@@ -150,90 +151,13 @@ pub struct ToolRule {
     pub message: String,
 }
 
-/// The `[guard]` table.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct GuardConfig {
-    /// Off turns the whole guard off, built-in checks and `deny` alike.
-    pub enabled: bool,
-    /// Globs on normalised simple commands that the guard never denies.
-    pub allow: Vec<String>,
-    /// Extra globs on normalised simple commands that the guard denies.
-    pub deny: Vec<String>,
-    /// Globs on paths an agent must not read (Read, Grep, or a shell command such as
-    /// `cat`); `~/` is any home, a glob not starting with `/` matches in any folder, `!`
-    /// exempts.
-    /// Empty turns the secrets check off.
-    pub secrets: Vec<String>,
-    /// Tools whose `command` input is a shell command line to check.
-    pub shell_tools: Vec<String>,
-}
-
-impl Default for GuardConfig {
-    fn default() -> Self {
-        GuardConfig {
-            enabled: true,
-            allow: Vec::new(),
-            deny: Vec::new(),
-            secrets: super::DEFAULT_SECRETS
-                .iter()
-                .map(|s| (*s).to_owned())
-                .collect(),
-            shell_tools: vec!["Bash".to_owned()],
-        }
-    }
-}
-
-impl RulesConfig {
-    /// Every problem in the rules, each naming its table, rule and key. Builds every glob
-    /// and regex, so it is for loading and `doctor`, not for each hook run.
-    pub fn validate(&self) -> Vec<RuleError> {
-        let mut problems = Vec::new();
-        for kind in super::kind::KINDS {
-            kind.validate(self, &mut problems);
-        }
-        problems
-    }
-}
-
-impl GuardConfig {
-    /// Every bad glob in `allow`, `deny` and `secrets`.
-    pub fn validate(&self) -> Vec<RuleError> {
-        let mut problems = Vec::new();
-        for (key, list) in [
-            ("allow", &self.allow),
-            ("deny", &self.deny),
-            ("secrets", &self.secrets),
-        ] {
-            for (i, pattern) in list.iter().enumerate() {
-                let pattern = if key == "secrets" {
-                    pattern.strip_prefix('!').unwrap_or(pattern)
-                } else {
-                    pattern.as_str()
-                };
-                if let Err(source) = super::build_glob(pattern, key == "secrets") {
-                    problems.push(RuleError::BadGlob {
-                        table: "guard",
-                        rule: String::new(),
-                        key: format!("{key}[{i}]"),
-                        pattern: pattern.to_owned(),
-                        source: Box::new(source),
-                    });
-                }
-            }
-        }
-        problems
-    }
-}
-
-/// Names, `patterns` and `exclude` of glob rules.
-pub(super) fn check_pattern_rules(
+/// `patterns` and `exclude` of glob rules.
+pub(super) fn check_pattern_globs(
     table: &'static str,
     rules: &[PatternRule],
     literal_separator: bool,
     problems: &mut Vec<RuleError>,
 ) {
-    check_names(table, rules.iter().map(|r| r.name.as_str()), problems);
     for rule in rules {
         for (key, list) in [("patterns", &rule.patterns), ("exclude", &rule.exclude)] {
             check_globs(table, &rule.name, key, list, literal_separator, problems);
@@ -250,7 +174,7 @@ pub(super) fn check_globs(
     problems: &mut Vec<RuleError>,
 ) {
     for (i, pattern) in list.iter().enumerate() {
-        if let Err(source) = super::build_glob(pattern, literal_separator) {
+        if let Err(source) = build_glob(pattern, literal_separator) {
             problems.push(RuleError::BadGlob {
                 table,
                 rule: rule.to_owned(),
@@ -293,6 +217,7 @@ pub(super) fn check_names<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::rules::guard::GuardConfig;
 
     /// The `[rules]` and `[guard]` part of the documented example config, verbatim, inside the rest of the file.
     const DOCUMENTED_EXAMPLE: &str = r#"
@@ -366,14 +291,7 @@ retention_days = 30
         assert_eq!(whole.guard.allow, vec!["rm -rf ./target"]);
         assert_eq!(whole.guard.deny, vec!["terraform destroy*"]);
         assert!(rules.validate().is_empty());
-        assert!(whole.guard.validate().is_empty());
-    }
-
-    #[test]
-    fn the_config_template_writes_the_guard_defaults() {
-        let whole: Whole = toml::from_str(crate::domain::config::TEMPLATE).expect("template loads");
-        assert_eq!(whole.guard, GuardConfig::default());
-        assert!(whole.guard.validate().is_empty());
+        assert!(whole.guard.validate::<RuleError>().is_empty());
     }
 
     #[test]
@@ -452,7 +370,7 @@ retention_days = 30
             ..Default::default()
         };
         let text: Vec<String> = guard
-            .validate()
+            .validate::<RuleError>()
             .iter()
             .map(std::string::ToString::to_string)
             .collect();

@@ -1,6 +1,12 @@
 //! The rule set as a whole: compiling, evaluating, combining.
 
+use std::path::Path;
+
 use super::*;
+use crate::base::decision::Decision;
+use crate::base::mode::PermissionMode;
+use crate::base::rule_kind::RuleKind;
+use crate::domain::rules::guard::GuardConfig;
 
 fn hit(kind: RuleKind, name: &str, severity: Severity, message: &str) -> RuleMatch {
     RuleMatch {

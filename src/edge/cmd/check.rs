@@ -5,11 +5,13 @@
 //! checks for the text an edit added.
 
 use super::{CommandError, CommandResult, EXIT_ASK, EXIT_REFUSE, Output, table, warn};
+use crate::base::decision::Decision;
+use crate::base::mode::PermissionMode;
 use crate::base::paths::{self, Env};
 use crate::domain::config::LoadedConfig;
 use crate::domain::rules::after_edit::{self, AfterEditSet};
 use crate::domain::rules::recovery::RecoverySet;
-use crate::domain::rules::{self, Decision, MatchContext, PermissionMode, RuleSet};
+use crate::domain::rules::{self, MatchContext, RuleSet};
 use crate::edge::cli::CheckArgs;
 use serde_json::{Value, json};
 

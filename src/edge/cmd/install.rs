@@ -82,7 +82,7 @@ fn shared_is_portable(path: &Path) -> bool {
                     .values()
                     .flatten()
                     .all(|c| {
-                        let parsed = crate::domain::rules::shell::parse(c);
+                        let parsed = crate::domain::guard::shell::parse(c);
                         matches!(&parsed.commands[..], [only] if only.name() == "nagger" && only.args() == ["hook"])
                     })
         })

@@ -3,7 +3,7 @@
 
 use super::wire::HookInput;
 use crate::base::event::HookEvent;
-use crate::domain::rules::PermissionMode;
+use crate::base::mode::PermissionMode;
 use serde_json::Value;
 
 /// An event name on the wire: one nagger handles, or any other.

@@ -13,9 +13,9 @@ mod subagent_start;
 mod subagent_stop;
 pub mod wire;
 
+use crate::base::mode::PermissionMode;
 use crate::base::paths::{self, Env};
 use crate::domain::config::{Config, LoadedConfig};
-use crate::domain::rules::PermissionMode;
 use crate::storage::store::{NaggerStateDB, NewHookLog};
 use event::{Common, Event};
 use serde_json::{Map, Value, json};

@@ -10,9 +10,11 @@ use std::cell::OnceCell;
 use super::event::ToolFailure;
 use super::wire::HookOutput;
 use super::{Ctx, Outcome, pre_tool_use};
+use crate::base::decision::Decision;
 use crate::base::event::HookEvent;
+use crate::base::mode::PermissionMode;
 use crate::domain::rules::recovery::{MAX_ANSWER_CHARS, RecoverySet};
-use crate::domain::rules::{self, Decision, MatchContext, PermissionMode, RuleError, RuleMatch};
+use crate::domain::rules::{self, MatchContext, RuleError, RuleMatch};
 use crate::storage::store::NewRuleHit;
 
 pub fn handle(ctx: &Ctx<'_>, failure: &ToolFailure) -> anyhow::Result<Outcome> {

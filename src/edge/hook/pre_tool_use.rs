@@ -5,11 +5,11 @@ use super::event::ToolCall;
 use super::identify::{self, Caller};
 use super::wire::{HookOutput, PermissionDecision};
 use super::{Ctx, Outcome, spawns};
+use crate::base::decision::Decision;
+use crate::base::mode::PermissionMode;
 use crate::base::num::to_i64;
 use crate::domain::config::Delivery;
-use crate::domain::rules::{
-    self, Decision, MatchContext, PermissionMode, RuleMatch, RuleSet, Severity,
-};
+use crate::domain::rules::{self, MatchContext, RuleMatch, RuleSet, Severity};
 use crate::storage::store::{Due, Marker, NewRuleHit, RoleSource};
 use crate::storage::transcript;
 use std::cell::OnceCell;

@@ -4,8 +4,9 @@
 //! truncate, lock or open them with a database or scripting tool are refused; reading
 //! them (`cat .claude-nagger/config.toml`, `nagger stats`) is fine.
 
-use super::checks::{Finding, operands};
+use super::finding::{Finding, operands};
 use super::shell::{self, SimpleCommand, basename};
+use crate::base::glob::build_glob;
 
 /// Tools that write the file they name.
 const WRITING_TOOLS: &[&str] = &["Write", "Edit", "MultiEdit", "NotebookEdit"];
@@ -17,7 +18,7 @@ pub(super) fn protected(path: &str) -> Option<&'static str> {
         return None;
     }
     // Case-insensitive filesystems (macOS) take `.Claude-Nagger` for the folder too.
-    let normal = super::file::normalize(path).to_ascii_lowercase();
+    let normal = super::paths::normalize(path).to_ascii_lowercase();
     let parts: Vec<&str> = normal.split('/').collect();
     if parts
         .iter()
@@ -41,7 +42,7 @@ fn glob_hits(word: &str, name: &str) -> bool {
     (word.starts_with('.') || !name.starts_with('.'))
         && word.contains(['*', '?', '['])
         && word.len() <= 64
-        && super::build_glob(word, true).is_ok_and(|g| g.compile_matcher().is_match(name))
+        && build_glob(word, true).is_ok_and(|g| g.compile_matcher().is_match(name))
 }
 
 /// A Write, Edit, MultiEdit or NotebookEdit of a protected file.

@@ -5,9 +5,10 @@
 
 use std::sync::OnceLock;
 
-use super::LazyGlobs;
-use super::checks::{Finding, operands};
+use super::finding::{Finding, operands};
+use super::problem::PatternProblem;
 use super::shell::SimpleCommand;
+use crate::base::glob::LazyGlobs;
 
 /// The default `[guard] secrets`.
 pub const DEFAULT_SECRETS: &[&str] = &[
@@ -91,12 +92,11 @@ impl<'a> Secrets<'a> {
         })
     }
 
-    pub(super) fn problems(&self, problems: &mut Vec<super::RuleError>) {
+    /// Bad globs met so far: `secrets` patterns, then exemptions.
+    pub(super) fn problems(&self, problems: &mut Vec<PatternProblem>) {
         if let Some(built) = self.built.get() {
-            built.include.problems("guard", "", "secrets", problems);
-            built
-                .exclude
-                .problems("guard", "", "secrets (exemption)", problems);
+            PatternProblem::collect("secrets", &built.include, problems);
+            PatternProblem::collect("secrets (exemption)", &built.exclude, problems);
         }
     }
 
@@ -106,7 +106,7 @@ impl<'a> Secrets<'a> {
             return None;
         }
         let built = self.built();
-        let mut candidates = vec![super::file::normalize(path)];
+        let mut candidates = vec![super::paths::normalize(path)];
         // `cat .env*`: the pattern the shell would expand, read as the file it starts with.
         let stem = candidates[0].trim_end_matches(['*', '?']);
         if stem.len() < candidates[0].len() && !stem.is_empty() {

@@ -1,36 +1,11 @@
 //! Reading one word of a command line: quotes, escapes, `$…` expansions, arithmetic and
 //! backticks, with the commands of substitutions collected on the way.
 
-use super::{
-    Collector, Context, MAX_WORD_NESTING, Parser, Range, Via, is_assignment_name, parse_script,
-};
-
-#[derive(Default)]
-pub(super) struct Word {
-    pub(super) text: Vec<u8>,
-    /// Some part was quoted or escaped: not a reserved word.
-    pub(super) quoted: bool,
-    /// `NAME=value` with an unquoted name.
-    pub(super) assignment: bool,
-    /// Indices of the commands its substitutions ran.
-    pub(super) runs: Range<usize>,
-    /// Holds an expansion: see [`SimpleCommand::computed`].
-    pub(super) computed: bool,
-}
-
-impl Word {
-    pub(super) fn into_string(self) -> String {
-        String::from_utf8(self.text)
-            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
-    }
-
-    pub(super) fn is_fd(&self) -> bool {
-        !self.quoted
-            && !self.text.is_empty()
-            && (self.text.iter().all(u8::is_ascii_digit)
-                || (self.text.starts_with(b"{") && self.text.ends_with(b"}")))
-    }
-}
+use super::command::Via;
+use super::limits::MAX_WORD_NESTING;
+use super::parser::{Collector, Context, Parser, parse_script};
+use super::token::Word;
+use super::words::is_assignment_name;
 
 /// The words of `text` split as the shell splits words, quotes and escapes removed, for
 /// wrappers that split a string into a command's words themselves (`env -S`). Operators

@@ -1,30 +1,9 @@
-//! Shell tokeniser for command rules and the guard: turns a Bash command line into the
-//! simple commands it would run, with wrappers (`sudo`, `env`, `xargs`, `bash -c`, `eval` …)
-//! peeled off. Nothing is expanded or executed. Any input terminates without panicking,
-//! with nesting depth, command count and bytes scanned bounded; the guard refuses what
-//! went past a bound rather than trusting the part it saw.
+//! What reading a command line yields: its simple commands, each with where it was found.
 
 use std::fmt;
 use std::ops::Range;
 
-mod lexer;
-mod parser;
-mod words;
-mod wrappers;
-
-use lexer::{Word, split_words};
-use parser::{Collector, Context, Io, Parser, parse_script};
-pub use words::*;
-
-/// Deepest nesting of subshells, substitutions and `bash -c` scripts that is analysed.
-pub const MAX_DEPTH: usize = 64;
-/// Most simple commands collected from one command line.
-pub const MAX_COMMANDS: usize = 16_384;
-/// Most bytes scanned for one command line, counting every re-scan of an unwrapped
-/// script: bounds the work on any input.
-pub const MAX_SCANNED_BYTES: usize = 4 << 20;
-/// Deepest nesting of quotes and `${…}` inside one word.
-const MAX_WORD_NESTING: usize = 32;
+use super::words::{basename, quote_for_display, split_short_flags};
 
 /// Where a simple command was found, when it is not at the top level of the line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -143,27 +122,12 @@ impl SimpleCommand {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Parsed {
     pub commands: Vec<SimpleCommand>,
-    /// Nesting went past [`MAX_DEPTH`] (or quotes inside a word past their own bound);
+    /// Nesting went past [`MAX_DEPTH`](super::limits::MAX_DEPTH) (or quotes inside a word past their own bound);
     /// deeper commands were not collected.
     pub too_deep: bool,
-    /// More than [`MAX_COMMANDS`] simple commands or [`MAX_SCANNED_BYTES`] scanned; the
+    /// More than [`MAX_COMMANDS`](super::limits::MAX_COMMANDS) simple commands or [`MAX_SCANNED_BYTES`](super::limits::MAX_SCANNED_BYTES) scanned; the
     /// rest was not collected.
     pub truncated: bool,
     /// The line holds a NUL byte, which no shell passes on as written.
     pub nul: bool,
 }
-
-/// Tokenise a command line into its simple commands.
-pub fn parse(src: &str) -> Parsed {
-    let mut out = Collector::default();
-    parse_script(src.as_bytes(), 0, &Context::default(), &mut out);
-    Parsed {
-        commands: out.commands,
-        too_deep: out.too_deep,
-        truncated: out.truncated,
-        nul: memchr::memchr(0, src.as_bytes()).is_some(),
-    }
-}
-
-#[cfg(test)]
-mod tests;

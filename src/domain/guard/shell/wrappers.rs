@@ -2,9 +2,12 @@
 //! and `xargs` are peeled off a simple command's words; scripts handed to a shell or to
 //! `eval`, `watch`, `su -c`, `ssh` and `find -exec` are parsed as commands of their own.
 
-use super::{
-    Context, Io, MAX_DEPTH, Parser, SimpleCommand, Via, basename, has_flag, is_assignment_name,
-    is_shell, parse_script, reads_program_from_stdin, short_cluster, split_words,
+use super::command::{SimpleCommand, Via};
+use super::lexer::split_words;
+use super::limits::MAX_DEPTH;
+use super::parser::{Context, Io, Parser, parse_script};
+use super::words::{
+    basename, has_flag, is_assignment_name, is_shell, reads_program_from_stdin, short_cluster,
 };
 
 /// Most wrapper prefixes peeled off one simple command.

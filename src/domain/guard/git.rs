@@ -1,7 +1,7 @@
 //! The guard's git checks: history overwritten or deleted on the remote, uncommitted work
 //! thrown away. Options are read as git reads them, abbreviations included.
 
-use super::checks::{Finding, operands};
+use super::finding::{Finding, operands};
 use super::shell::{has_flag, is_long, short_cluster};
 use super::targets::{Reach, dangerous_target};
 

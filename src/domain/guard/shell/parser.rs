@@ -2,9 +2,24 @@
 //! redirections and here-documents. Words are read by the lexer; what a command runs in
 //! turn (`bash -c`, `eval`, `find -exec` …) is unwrapped in `wrappers`.
 
-use super::{
-    MAX_COMMANDS, MAX_DEPTH, MAX_SCANNED_BYTES, RESERVED, Range, SimpleCommand, Via, Word,
-};
+use std::ops::Range;
+
+use super::command::{Parsed, SimpleCommand, Via};
+use super::limits::{MAX_COMMANDS, MAX_DEPTH, MAX_SCANNED_BYTES};
+use super::token::Word;
+use super::words::RESERVED;
+
+/// Tokenise a command line into its simple commands.
+pub fn parse(src: &str) -> Parsed {
+    let mut out = Collector::default();
+    parse_script(src.as_bytes(), 0, &Context::default(), &mut out);
+    Parsed {
+        commands: out.commands,
+        too_deep: out.too_deep,
+        truncated: out.truncated,
+        nul: memchr::memchr(0, src.as_bytes()).is_some(),
+    }
+}
 
 /// Everything found in one command line, shared by the parsers of its nested scripts.
 #[derive(Default)]

@@ -1,13 +1,12 @@
-//! Globs as rules use them: every glob nagger compiles goes through [`build_glob`], and a
-//! rule's list of globs is compiled lazily, one glob at a time, after a literal prefilter
-//! has ruled most candidates out.
+//! Globs as the guard and the rules use them: every glob nagger compiles goes through
+//! [`build_glob`], and a list of globs is compiled lazily, one glob at a time, after a
+//! literal prefilter has ruled most candidates out. A bad glob never matches; its problem
+//! is handed back as plain data for each caller to report in its own words.
 
 use std::borrow::Cow;
 use std::sync::OnceLock;
 
 use globset::{Glob, GlobBuilder, GlobMatcher};
-
-use super::RuleError;
 
 /// Why a glob cannot be used.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -20,9 +19,35 @@ pub enum GlobError {
     TooDeep(String),
 }
 
+/// Deepest nesting of `{…}` alternatives a glob may have: globset turns each level into a
+/// regex group, and past the regex nesting limit its compile panics.
+pub const MAX_BRACE_DEPTH: usize = 32;
+
+/// Why globset cannot be given `pattern` safely: `{…}` alternatives nested deeper than
+/// [`MAX_BRACE_DEPTH`] (its parser recurses per level, and its regex has a nesting limit).
+pub fn glob_nesting_problem(pattern: &str) -> Option<String> {
+    let mut depth = 0usize;
+    let mut deepest = 0usize;
+    let mut escaped = false;
+    for c in pattern.chars() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            '{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            '}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    (deepest > MAX_BRACE_DEPTH)
+        .then(|| format!("alternatives nested {deepest} deep, more than {MAX_BRACE_DEPTH}"))
+}
+
 /// Every glob nagger compiles, the hook's and `doctor`'s alike, goes through here.
-pub(crate) fn build_glob(pattern: &str, literal_separator: bool) -> Result<Glob, GlobError> {
-    if let Some(problem) = crate::domain::compress::glob_nesting_problem(pattern) {
+pub fn build_glob(pattern: &str, literal_separator: bool) -> Result<Glob, GlobError> {
+    if let Some(problem) = glob_nesting_problem(pattern) {
         return Err(GlobError::TooDeep(problem));
     }
     Ok(GlobBuilder::new(pattern)
@@ -31,22 +56,28 @@ pub(crate) fn build_glob(pattern: &str, literal_separator: bool) -> Result<Glob,
         .build()?)
 }
 
+/// A glob of a list that could not be compiled.
+#[derive(Debug, Clone)]
+pub struct GlobProblem {
+    /// Its place in the list.
+    pub index: usize,
+    pub pattern: String,
+    pub error: GlobError,
+}
+
 /// A glob compiled on demand, or why it could not be.
 type GlobCell = OnceLock<Result<GlobMatcher, GlobError>>;
 
-/// A rule's list of globs, each compiled the first time a candidate passes its literal
+/// A list of globs, each compiled the first time a candidate passes its literal
 /// prefilter. Nothing is allocated until then.
-pub(super) struct LazyGlobs<'a> {
+pub struct LazyGlobs<'a> {
     patterns: Cow<'a, [String]>,
     literal_separator: bool,
     built: OnceLock<Box<[GlobCell]>>,
 }
 
 impl<'a> LazyGlobs<'a> {
-    pub(super) fn new(
-        patterns: impl Into<Cow<'a, [String]>>,
-        literal_separator: bool,
-    ) -> LazyGlobs<'a> {
+    pub fn new(patterns: impl Into<Cow<'a, [String]>>, literal_separator: bool) -> LazyGlobs<'a> {
         LazyGlobs {
             patterns: patterns.into(),
             literal_separator,
@@ -56,22 +87,22 @@ impl<'a> LazyGlobs<'a> {
 
     /// Whether any glob could match some line of `haystack` (every candidate joined by
     /// newlines): a cheap test that rules a whole list out.
-    pub(super) fn could_match(&self, haystack: &str) -> bool {
+    pub fn could_match(&self, haystack: &str) -> bool {
         self.patterns.iter().any(|p| literals_present(p, haystack))
     }
 
     /// The first glob matching any of `candidates`.
-    pub(super) fn first_match(&self, candidates: &[String]) -> Option<&str> {
+    pub fn first_match(&self, candidates: &[String]) -> Option<&str> {
         self.first_index(candidates)
             .map(|i| self.patterns[i].as_str())
     }
 
     /// The index of the first glob matching any of `candidates`.
-    pub(super) fn first_index(&self, candidates: &[String]) -> Option<usize> {
+    pub fn first_index(&self, candidates: &[String]) -> Option<usize> {
         (0..self.patterns.len()).find(|&i| candidates.iter().any(|c| self.is_match(i, c)))
     }
 
-    pub(super) fn any_match(&self, candidates: &[String]) -> bool {
+    pub fn any_match(&self, candidates: &[String]) -> bool {
         self.first_match(candidates).is_some()
     }
 
@@ -91,28 +122,23 @@ impl<'a> LazyGlobs<'a> {
             .is_ok_and(|m| m.is_match(candidate))
     }
 
-    /// Bad globs met so far, as config errors.
-    pub(super) fn problems(
-        &self,
-        table: &'static str,
-        rule: &str,
-        key: &str,
-        problems: &mut Vec<RuleError>,
-    ) {
+    /// Bad globs met so far, in list order.
+    pub fn problems(&self) -> Vec<GlobProblem> {
         let Some(cells) = self.built.get() else {
-            return;
+            return Vec::new();
         };
-        for (i, cell) in cells.iter().enumerate() {
-            if let Some(Err(source)) = cell.get() {
-                problems.push(RuleError::BadGlob {
-                    table,
-                    rule: rule.to_owned(),
-                    key: format!("{key}[{i}]"),
-                    pattern: self.patterns[i].clone(),
-                    source: Box::new(source.clone()),
-                });
-            }
-        }
+        cells
+            .iter()
+            .enumerate()
+            .filter_map(|(index, cell)| match cell.get() {
+                Some(Err(error)) => Some(GlobProblem {
+                    index,
+                    pattern: self.patterns[index].clone(),
+                    error: error.clone(),
+                }),
+                _ => None,
+            })
+            .collect()
     }
 }
 

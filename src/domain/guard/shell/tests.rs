@@ -1,3 +1,5 @@
+use std::ops::Range;
+
 use super::*;
 
 fn argvs(src: &str) -> Vec<String> {

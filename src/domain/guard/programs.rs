@@ -2,8 +2,8 @@
 //! (`echo '…' | sh`, `curl … | bash`, `base64 -d | sh`), code given to an interpreter
 //! (`python3 -c`, a here-document into `node`), and the words `xargs` receives.
 
-use super::checks::{Finding, operands};
 use super::code::{self, Effect};
+use super::finding::{Finding, operands};
 use super::shell::{self, Parsed, SimpleCommand};
 
 /// Something run by a command, for the guard to check in turn.

@@ -1,57 +1,14 @@
 //! The guard's checks on one simple command: what it destroys (trees, system folders,
 //! disks, history) judged from its program, options and operands.
 
-use super::Severity;
+use super::finding::{Finding, operands};
 use super::shell::{SimpleCommand, has_flag, is_long, short_cluster};
 use super::targets::{
     Reach, dangerous_target, empty_variable_root, expand_braces, is_raw_device, lexical,
 };
 
-/// One check that fired on one simple command.
-pub(super) struct Finding {
-    pub(super) check: &'static str,
-    /// What the command does, e.g. "deletes the filesystem root".
-    pub(super) harm: String,
-    pub(super) advice: &'static str,
-    pub(super) severity: Severity,
-}
-
-impl Finding {
-    pub(super) fn deny(check: &'static str, harm: String, advice: &'static str) -> Finding {
-        Finding {
-            check,
-            harm,
-            advice,
-            severity: Severity::Deny,
-        }
-    }
-
-    pub(super) fn ask(check: &'static str, harm: String, advice: &'static str) -> Finding {
-        Finding {
-            check,
-            harm,
-            advice,
-            severity: Severity::Ask,
-        }
-    }
-}
-
 const ASK_USER: &str = "Ask the user to do it.";
 const SPECIFIC_PATHS: &str = "Work on specific paths inside the project instead.";
-
-/// The words of `args` that are operands: not options, everything after `--`.
-pub(super) fn operands(args: &[String]) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut options_done = false;
-    for arg in args {
-        if !options_done && arg == "--" {
-            options_done = true;
-        } else if options_done || !arg.starts_with('-') || arg == "-" {
-            out.push(arg.as_str());
-        }
-    }
-    out
-}
 
 /// The first of `targets` (brace-expanded) that `reach` makes a disaster, described.
 fn first_dangerous<'a>(targets: impl IntoIterator<Item = &'a str>, reach: Reach) -> Option<String> {
@@ -437,4 +394,21 @@ fn computed(command: &SimpleCommand) -> Option<Finding> {
         format!("runs a program only known when the shell runs (`{program}`) on {risky}"),
         advice,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modes_that_make_files_world_writable() {
+        for mode in [
+            "777", "0777", "1777", "666", "2", "a+w", "o=rwx", "u+x,o+w", "ugo+rwx",
+        ] {
+            assert!(world_writable(mode), "{mode}");
+        }
+        for mode in ["755", "0644", "+w", "u+w", "g+w", "o-w", "a-w", "a+rx", ""] {
+            assert!(!world_writable(mode), "{mode}");
+        }
+    }
 }

@@ -289,7 +289,7 @@ pub(super) fn lexical(path: &str) -> String {
     if !path.contains("//") && !path.contains("/.") {
         return path.to_owned();
     }
-    super::file::normalize(path)
+    super::paths::normalize(path)
 }
 
 /// A block or character device other than the harmless ones (`/dev/null`, ttys, fds).

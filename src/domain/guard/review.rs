@@ -1,21 +1,24 @@
-//! The guard: built-in checks for shell commands that destroy work or systems, read
-//! secrets or change nagger's own files, run on the tokenised simple commands (never on raw
-//! text), so `echo 'rm -rf /'` is harmless and `sudo bash -c 'rm -fr ~'` is not. Extended by
-//! `[guard] deny`, exempted by `allow`. What it cannot analyse it asks about.
+//! The guard at work on one tool call: the built-in checks, `[guard] deny` and `[guard]
+//! allow` applied to each simple command of a shell command line (following the scripts it
+//! hands to other programs), or to the paths a file tool names.
 
 use std::cell::Cell;
 use std::collections::HashSet;
 use std::path::Path;
 
-use super::checks::{Finding, command_findings};
-use super::command::Commands;
-use super::kind::{Call, Kind, PreToolUse, Selection};
+use serde_json::Value;
+
+use super::checks::command_findings;
+use super::finding::Finding;
+use super::paths::relative_path;
+use super::problem::PatternProblem;
 use super::programs::{Program, programs, xargs_fed};
+use super::protect;
 use super::secrets::Secrets;
-use super::shell::{self, Parsed, SimpleCommand};
-use super::{
-    GuardConfig, LazyGlobs, RuleError, RuleKind, RuleMatch, RulesConfig, Severity, protect,
-};
+use super::settings::GuardConfig;
+use super::shell::{self, Commands, Parsed, SimpleCommand, command_line};
+use super::verdict::{Objection, Severity, Verdict};
+use crate::base::glob::LazyGlobs;
 
 /// Deepest chain of scripts inside scripts (`echo '…' | sh` whose script pipes into
 /// `python3 -c` …) that is followed, and most bytes of such scripts parsed for one call
@@ -24,66 +27,93 @@ const MAX_SCRIPT_DEPTH: usize = 4;
 const MAX_SCRIPT_BYTES: usize = shell::MAX_SCANNED_BYTES;
 const SCRIPT_COST: usize = 1024;
 
-/// The `[guard]` table: the built-in checks, `deny` and `allow`. Its patterns are
-/// validated by [`GuardConfig::validate`]; it checks every call whatever the selection.
-pub(super) struct GuardKind;
-
-impl Kind for GuardKind {
-    fn kind(&self) -> RuleKind {
-        RuleKind::Guard
-    }
-
-    fn validate(&self, _rules: &RulesConfig, _problems: &mut Vec<RuleError>) {}
-
-    fn pre_tool_use<'a>(
-        &self,
-        _rules: &'a RulesConfig,
-        guard: &'a GuardConfig,
-        _selection: Selection,
-    ) -> Option<Box<dyn PreToolUse + 'a>> {
-        Some(Box::new(Guard::new(guard)))
-    }
-}
-
-pub(super) struct Guard<'a> {
+/// The guard of one settings table, ready to review calls. Built once per hook run and
+/// cheap to build: a glob is compiled the first time a call could match it.
+pub struct Guard<'a> {
     enabled: bool,
     allow: LazyGlobs<'a>,
     deny: LazyGlobs<'a>,
     secrets: Secrets<'a>,
+    shell_tools: &'a [String],
 }
 
-impl PreToolUse for Guard<'_> {
-    fn check(&self, call: &Call, matches: &mut Vec<RuleMatch>) {
+/// One tool call as the guard reads it: PreToolUse's `tool_name` and `tool_input`, and the
+/// project it is made in.
+#[derive(Debug, Clone, Copy)]
+pub struct ToolCall<'a> {
+    pub tool_name: &'a str,
+    pub tool_input: &'a Value,
+    pub project_root: &'a Path,
+}
+
+impl<'a> Guard<'a> {
+    /// Cheap: compiles nothing. A bad glob never matches and shows up in
+    /// [`Guard::problems`]; [`GuardConfig::validate`] checks every glob up front.
+    pub fn new(settings: &'a GuardConfig) -> Guard<'a> {
+        Guard {
+            enabled: settings.enabled,
+            allow: LazyGlobs::new(&settings.allow[..], false),
+            deny: LazyGlobs::new(&settings.deny[..], false),
+            secrets: Secrets::new(&settings.secrets),
+            shell_tools: &settings.shell_tools,
+        }
+    }
+
+    /// Whether the guard is on (`enabled`): off, it passes every call.
+    pub fn enabled(&self) -> bool {
+        self.enabled
+    }
+
+    /// The tools whose `command` input is a shell command line (`shell_tools`).
+    pub fn shell_tools(&self) -> &'a [String] {
+        self.shell_tools
+    }
+
+    /// The checks that fire for `call`, its command line read here when its tool is one
+    /// of the shell tools.
+    pub fn review(&self, call: &ToolCall) -> Verdict {
+        let commands =
+            command_line(self.shell_tools, call.tool_name, call.tool_input).map(Commands::new);
+        self.review_read(call, commands.as_ref())
+    }
+
+    /// The checks that fire for `call`, whose command line the caller has read already:
+    /// `commands` is what [`command_line`] and [`Commands::new`] make of the call.
+    pub fn review_read(&self, call: &ToolCall, commands: Option<&Commands>) -> Verdict {
         if !self.enabled {
-            return;
+            return Verdict::default();
         }
-        match call.commands() {
-            Some(commands) => matches.extend(self.check_commands(commands)),
-            None => {
-                matches.extend(self.check_tool(call.tool_name, call.input, call.ctx.project_root));
-            }
-        }
+        let objections = match commands {
+            Some(commands) => self.check_commands(commands),
+            None => self.check_tool(call.tool_name, call.tool_input, call.project_root),
+        };
+        Verdict { objections }
     }
 
-    fn problems(&self, problems: &mut Vec<RuleError>) {
-        let table = RuleKind::Guard.table();
-        self.allow.problems(table, "", "allow", problems);
-        self.deny.problems(table, "", "deny", problems);
-        self.secrets.problems(problems);
+    /// Bad globs met so far while reviewing (they never match): `allow`, `deny`, then
+    /// `secrets`.
+    pub fn problems(&self) -> Vec<PatternProblem> {
+        let mut problems = Vec::new();
+        PatternProblem::collect("allow", &self.allow, &mut problems);
+        PatternProblem::collect("deny", &self.deny, &mut problems);
+        self.secrets.problems(&mut problems);
+        problems
     }
 
-    /// The guard is off, the tool is not one the guard reads commands of, an `allow`
-    /// entry exempted a command or path.
-    fn notes(&self, call: &Call, notes: &mut Vec<String>) {
+    /// What a reader of `nagger check` should know about `call` beyond the verdict: the
+    /// guard is off, the tool is not one the guard reads commands of, an `allow` entry
+    /// exempted a command or path. `commands` as for [`Guard::review_read`].
+    pub fn notes(&self, call: &ToolCall, commands: Option<&Commands>) -> Vec<String> {
+        let mut notes = Vec::new();
         if !self.enabled {
             notes.push(
                 "the guard is off (`[guard] enabled = false`): no built-in check, secret, \
                  self-protection or `[guard] deny` pattern was applied"
                     .into(),
             );
-            return;
+            return notes;
         }
-        if let Some(commands) = call.commands() {
+        if let Some(commands) = commands {
             for (command, pattern) in commands
                 .parsed
                 .commands
@@ -97,10 +127,10 @@ impl PreToolUse for Guard<'_> {
                     ));
                 }
             }
-            return;
+            return notes;
         }
         if call
-            .input
+            .tool_input
             .get("command")
             .is_some_and(serde_json::Value::is_string)
         {
@@ -110,22 +140,12 @@ impl PreToolUse for Guard<'_> {
                 call.tool_name
             ));
         }
-        if let Some(pattern) = self.tool_exemption(call.input, call.ctx.project_root) {
+        if let Some(pattern) = self.tool_exemption(call.tool_input, call.project_root) {
             notes.push(format!(
                 "this call's path is exempted from the guard by `[guard] allow` `{pattern}`"
             ));
         }
-    }
-}
-
-impl<'a> Guard<'a> {
-    fn new(config: &'a GuardConfig) -> Guard<'a> {
-        Guard {
-            enabled: config.enabled,
-            allow: LazyGlobs::new(&config.allow[..], false),
-            deny: LazyGlobs::new(&config.deny[..], false),
-            secrets: Secrets::new(&config.secrets),
-        }
+        notes
     }
 
     /// Secrets read and protected files written by a non-shell tool call.
@@ -134,7 +154,7 @@ impl<'a> Guard<'a> {
         tool_name: &str,
         input: &serde_json::Value,
         project_root: &Path,
-    ) -> Vec<RuleMatch> {
+    ) -> Vec<Objection> {
         if !self.enabled {
             return Vec::new();
         }
@@ -156,7 +176,7 @@ impl<'a> Guard<'a> {
         let paths: Vec<String> = ["file_path", "notebook_path", "path", "glob"]
             .iter()
             .filter_map(|f| input.get(f)?.as_str())
-            .flat_map(|p| [p.to_owned(), super::relative_path(p, project_root)])
+            .flat_map(|p| [p.to_owned(), relative_path(p, project_root)])
             .collect();
         if paths.is_empty() || !self.allow.could_match(&paths.join("\n")) {
             return None;
@@ -177,7 +197,7 @@ impl<'a> Guard<'a> {
     }
 
     /// At most one match per check: the first command that trips it.
-    fn check_commands(&self, commands: &Commands) -> Vec<RuleMatch> {
+    fn check_commands(&self, commands: &Commands) -> Vec<Objection> {
         let parsed = &commands.parsed;
         if !self.enabled {
             return Vec::new();
@@ -220,11 +240,11 @@ impl<'a> Guard<'a> {
             }
             if deny_possible && let Some(pattern) = self.deny.first_match(spellings) {
                 let name = format!("guard:deny:{pattern}");
-                if !matches.iter().any(|m| m.name == name) {
+                if !matches.iter().any(|m| m.check == name) {
                     let harm = format!("matches the project's guard deny `{pattern}`");
                     let finding = Finding::deny("guard:deny", harm, "Ask the user to run it.");
                     let mut hit = found(command, &finding);
-                    hit.name = name;
+                    hit.check = name;
                     matches.push(hit);
                 }
             }
@@ -323,52 +343,43 @@ fn unanalysable(parsed: &Parsed) -> Option<String> {
     }
 }
 
-fn unanalysable_match(harm: &str) -> RuleMatch {
-    RuleMatch {
-        kind: RuleKind::Guard,
-        name: "guard:unanalysable".into(),
+fn unanalysable_match(harm: &str) -> Objection {
+    Objection {
+        check: "guard:unanalysable".into(),
         severity: Severity::Ask,
         message: format!(
             "The command line {harm}, more than nagger's guard can check, so the user \
              decides. Split into simpler commands, it is checked and passes without asking."
         ),
         why: format!("the command line {harm}"),
-        token_threshold: None,
     }
 }
 
-fn found(command: &SimpleCommand, finding: &Finding) -> RuleMatch {
+fn found(command: &SimpleCommand, finding: &Finding) -> Objection {
     let shown = format!("`{}`{}", command.display(), command.origin());
     let message = match finding.severity {
         Severity::Deny => format!("Refused {shown}: it {}. {}", finding.harm, finding.advice),
-        _ => format!(
+        Severity::Ask => format!(
             "{shown} needs the user's look: it {}. {}",
             finding.harm, finding.advice
         ),
     };
-    RuleMatch {
-        kind: RuleKind::Guard,
-        name: finding.check.to_owned(),
+    Objection {
+        check: finding.check.to_owned(),
         severity: finding.severity,
         message,
         why: format!("simple command {shown} {}", finding.harm),
-        token_threshold: None,
     }
 }
 
-fn tool_match(tool_name: &str, finding: &Finding) -> RuleMatch {
-    RuleMatch {
-        kind: RuleKind::Guard,
-        name: finding.check.to_owned(),
+fn tool_match(tool_name: &str, finding: &Finding) -> Objection {
+    Objection {
+        check: finding.check.to_owned(),
         severity: finding.severity,
         message: format!(
             "Refused this {tool_name} call: it {}. {}",
             finding.harm, finding.advice
         ),
         why: format!("{tool_name} {}", finding.harm),
-        token_threshold: None,
     }
 }
-
-#[cfg(test)]
-mod tests;

@@ -1,0 +1,78 @@
+//! Paths as the guard reads them: lexically normalised, and relative to the project root
+//! when inside it.
+
+use std::path::Path;
+
+/// A path as the guard and file rules match it: lexically normalised (`./`, `..`, `//`), relative to
+/// `project_root` when inside it, otherwise as given. Relative paths are taken as relative
+/// to the project root already.
+pub fn relative_path(path: &str, project_root: &Path) -> String {
+    let path = normalize(path);
+    let root = normalize(&project_root.to_string_lossy());
+    if !path.starts_with('/') || !root.starts_with('/') {
+        return path;
+    }
+    if path == root {
+        return ".".to_owned();
+    }
+    let inside = if root == "/" {
+        path.strip_prefix('/')
+    } else {
+        path.strip_prefix(root.as_str())
+            .and_then(|rest| rest.strip_prefix('/'))
+    };
+    inside.map_or(path.clone(), str::to_owned)
+}
+
+/// A path with `.`, empty parts and `..` resolved lexically: nothing is looked up on disk.
+pub fn normalize(path: &str) -> String {
+    let absolute = path.starts_with('/');
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => match parts.last() {
+                Some(&last) if last != ".." => {
+                    parts.pop();
+                }
+                _ if absolute => {}
+                _ => parts.push(".."),
+            },
+            _ => parts.push(part),
+        }
+    }
+    let joined = parts.join("/");
+    match (absolute, joined.is_empty()) {
+        (true, _) => format!("/{joined}"),
+        (false, true) => ".".to_owned(),
+        (false, false) => joined,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+
+    #[test]
+    fn paths_are_made_relative_lexically() {
+        let root = Path::new("/work/proj/");
+        let cases = BTreeMap::from([
+            ("/work/proj/app/a.rb", "app/a.rb"),
+            ("/work/proj/./app/../lib/b.rb", "lib/b.rb"),
+            ("/work/proj", "."),
+            ("/work/project/x", "/work/project/x"),
+            ("/work/proj/../other/x", "/work/other/x"),
+            ("/etc//passwd", "/etc/passwd"),
+            ("./src//main.rs", "src/main.rs"),
+            ("../sibling/x", "../sibling/x"),
+            ("a/../../b", "../b"),
+            ("/../..", "/"),
+        ]);
+        for (path, expected) in cases {
+            assert_eq!(relative_path(path, root), expected, "{path}");
+        }
+        assert_eq!(relative_path("/x/y", Path::new("/")), "x/y");
+    }
+}

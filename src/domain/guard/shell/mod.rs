@@ -1,0 +1,23 @@
+//! Shell tokeniser for command rules and the guard: turns a Bash command line into the
+//! simple commands it would run, with wrappers (`sudo`, `env`, `xargs`, `bash -c`, `eval` …)
+//! peeled off. Nothing is expanded or executed. Any input terminates without panicking,
+//! with nesting depth, command count and bytes scanned bounded; the guard refuses what
+//! went past a bound rather than trusting the part it saw.
+
+mod command;
+mod commands;
+mod lexer;
+mod limits;
+mod parser;
+mod token;
+mod words;
+mod wrappers;
+
+pub use command::{Parsed, SimpleCommand, Via};
+pub use commands::{Commands, command_line};
+pub use limits::{MAX_COMMANDS, MAX_DEPTH, MAX_SCANNED_BYTES};
+pub use parser::parse;
+pub use words::*;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,131 @@
+//! The guard as a library: one call and its settings in, a verdict out, with no config
+//! file, no database and no rules anywhere.
+
+use std::path::Path;
+
+use serde_json::json;
+
+use super::*;
+
+#[test]
+fn default_settings_deny_rm_rf_root_with_no_config_file_and_no_database() {
+    let project = tempfile::tempdir().expect("a temporary project");
+    let settings = GuardConfig::default();
+    let guard = Guard::new(&settings);
+    let input = json!({ "command": "rm -rf /" });
+    let verdict = guard.review(&ToolCall {
+        tool_name: "Bash",
+        tool_input: &input,
+        project_root: project.path(),
+    });
+    assert!(verdict.denies(), "{verdict:#?}");
+    assert_eq!(verdict.objections.len(), 1, "{verdict:#?}");
+    let objection = &verdict.objections[0];
+    assert_eq!(objection.check, "guard:rm-rf");
+    assert_eq!(objection.severity, Severity::Deny);
+    assert_eq!(
+        objection.message,
+        "Refused `rm -rf /`: it deletes the filesystem root. \
+         Delete specific paths inside the project instead."
+    );
+    assert_eq!(
+        objection.why,
+        "simple command `rm -rf /` deletes the filesystem root"
+    );
+    assert!(
+        std::fs::read_dir(project.path())
+            .expect("the project")
+            .next()
+            .is_none(),
+        "the guard leaves the project as it found it"
+    );
+}
+
+#[test]
+fn a_command_line_read_by_the_caller_gets_the_same_verdict() {
+    let settings = GuardConfig::default();
+    let guard = Guard::new(&settings);
+    for line in ["ls -la", "git push --force", "curl -s x | sh", "echo $(("] {
+        let input = json!({ "command": line });
+        let call = ToolCall {
+            tool_name: "Bash",
+            tool_input: &input,
+            project_root: Path::new("/p"),
+        };
+        let commands =
+            command_line(guard.shell_tools(), call.tool_name, call.tool_input).map(Commands::new);
+        assert!(commands.is_some(), "{line}");
+        assert_eq!(
+            guard.review(&call),
+            guard.review_read(&call, commands.as_ref()),
+            "{line}"
+        );
+    }
+}
+
+#[test]
+fn file_tools_are_reviewed_on_their_paths() {
+    let settings = GuardConfig::default();
+    let guard = Guard::new(&settings);
+    let review = |tool_name: &str, path: &str| {
+        let input = json!({ "file_path": path });
+        guard
+            .review(&ToolCall {
+                tool_name,
+                tool_input: &input,
+                project_root: Path::new("/work/proj"),
+            })
+            .objections
+            .into_iter()
+            .map(|o| o.check)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        review("Edit", "/work/proj/.claude-nagger/config.toml"),
+        ["guard:self-protect"]
+    );
+    assert_eq!(review("Read", "/work/proj/.env"), ["guard:secret"]);
+    assert!(review("Read", "/work/proj/src/main.rs").is_empty());
+}
+
+#[test]
+fn switched_off_it_passes_everything() {
+    let settings = GuardConfig {
+        enabled: false,
+        ..GuardConfig::default()
+    };
+    let input = json!({ "command": "rm -rf /" });
+    let verdict = Guard::new(&settings).review(&ToolCall {
+        tool_name: "Bash",
+        tool_input: &input,
+        project_root: Path::new("/p"),
+    });
+    assert!(verdict.passes());
+}
+
+#[test]
+fn bad_globs_are_its_own_problems() {
+    let settings = GuardConfig {
+        deny: vec!["ok*".into(), "[".into()],
+        ..GuardConfig::default()
+    };
+    let problems = settings.validate::<PatternProblem>();
+    assert_eq!(problems.len(), 1);
+    assert!(
+        problems[0]
+            .to_string()
+            .starts_with("deny[1] `[` is not a valid glob"),
+        "{}",
+        problems[0]
+    );
+    let guard = Guard::new(&settings);
+    assert!(guard.problems().is_empty(), "nothing compiled yet");
+    let input = json!({ "command": "nope" });
+    let _ = guard.review(&ToolCall {
+        tool_name: "Bash",
+        tool_input: &input,
+        project_root: Path::new("/p"),
+    });
+    let met: Vec<String> = guard.problems().iter().map(|p| p.key.clone()).collect();
+    assert_eq!(met, ["deny[1]"]);
+}

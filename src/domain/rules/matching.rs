@@ -1,0 +1,60 @@
+//! A call under review, who makes it, and a rule that fires for it.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::spec::Severity;
+use crate::base::rule_kind::RuleKind;
+
+/// The call under review: PreToolUse's `tool_name` and `tool_input`.
+#[derive(Debug, Clone, Copy)]
+pub struct ToolCall<'a> {
+    pub tool_name: &'a str,
+    pub tool_input: &'a serde_json::Value,
+}
+
+/// Who is calling and from where.
+#[derive(Debug, Clone, Copy)]
+pub struct MatchContext<'a> {
+    pub project_root: &'a Path,
+    /// The main agent rather than a subagent.
+    pub is_leader: bool,
+    pub role: Option<&'a str>,
+    pub agent_type: Option<&'a str>,
+}
+
+/// One rule that fires for a call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RuleMatch {
+    pub kind: RuleKind,
+    /// The rule's configured name; `guard:<check>` for the guard.
+    pub name: String,
+    pub severity: Severity,
+    /// What the agent is told.
+    pub message: String,
+    /// Why it fired, for `nagger check` and logs.
+    pub why: String,
+    pub token_threshold: Option<u64>,
+}
+
+impl RuleMatch {
+    /// Whether this match is answered on every call rather than once per session: deny
+    /// rules and every guard check (a guard "ask" is about this very command, so it is
+    /// asked again each time the command comes back).
+    pub fn every_time(&self) -> bool {
+        self.severity == Severity::Deny || self.kind == RuleKind::Guard
+    }
+}
+
+/// `[]` is everyone; `"leader"` the main agent; anything else a role or agent type.
+pub(super) fn in_scope(scope: &[String], ctx: &MatchContext) -> bool {
+    scope.is_empty()
+        || scope.iter().any(|entry| {
+            if entry == "leader" {
+                ctx.is_leader
+            } else {
+                ctx.role == Some(entry.as_str()) || ctx.agent_type == Some(entry.as_str())
+            }
+        })
+}

@@ -1,0 +1,56 @@
+//! Many matches folded into one decision for the hook's answer.
+
+use serde::Serialize;
+
+use super::matching::RuleMatch;
+use super::spec::Severity;
+use crate::base::decision::Decision;
+use crate::base::mode::PermissionMode;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Verdict {
+    pub decision: Decision,
+    /// One `[nagger] `-prefixed line per counted match, most severe first.
+    pub reason: String,
+}
+
+/// Fold matches into one verdict: the most severe decision wins, every message is kept.
+/// [`PermissionMode::DontAsk`] lets block/ask/warn through as context (deny stays deny);
+/// [`PermissionMode::BypassPermissions`] counts only deny rules and the guard.
+pub fn combine(matches: &[RuleMatch], mode: &PermissionMode) -> Option<Verdict> {
+    let mut counted: Vec<(Decision, &RuleMatch)> = matches
+        .iter()
+        .filter_map(|m| {
+            let decision = match (mode, m.severity) {
+                (_, Severity::Deny) => Decision::Deny,
+                (PermissionMode::BypassPermissions, _) => return None,
+                (PermissionMode::DontAsk, _) => Decision::Context,
+                (_, Severity::Block) => Decision::Deny,
+                (_, Severity::Ask) => Decision::Ask,
+                (_, Severity::Warn) => Decision::Context,
+            };
+            Some((decision, m))
+        })
+        .collect();
+    counted.sort_by_key(|(_, m)| std::cmp::Reverse(m.severity));
+    let decision = counted.iter().map(|(d, _)| *d).max()?;
+    let lines: Vec<String> = counted
+        .iter()
+        .map(|(_, m)| {
+            if m.message.trim().is_empty() {
+                format!(
+                    "[nagger] {} rule \"{}\": {}",
+                    m.kind.as_str(),
+                    m.name,
+                    m.why
+                )
+            } else {
+                format!("[nagger] {}", m.message.trim())
+            }
+        })
+        .collect();
+    Some(Verdict {
+        decision,
+        reason: lines.join("\n"),
+    })
+}
