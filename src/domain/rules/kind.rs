@@ -12,10 +12,10 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::error::RuleError;
+use super::guard::{Commands, GuardConfig, command_line, relative_path};
 use super::matching::{MatchContext, RuleMatch, ToolCall};
 use super::spec::{RulesConfig, Severity};
 use crate::base::rule_kind::RuleKind;
-use crate::domain::guard::{Commands, GuardConfig, command_line, relative_path};
 
 /// `tool_input` fields that name a file or directory: Edit/Write/MultiEdit/Read,
 /// NotebookEdit, Glob/Grep.

@@ -4,7 +4,7 @@ use super::after_edit::AfterEditKind;
 use super::command::CommandKind;
 use super::error::RuleError;
 use super::file::FileKind;
-use super::guard::GuardKind;
+use super::guard_kind::GuardKind;
 use super::kind::Kind;
 use super::recovery::RecoveryKind;
 use super::spec::RulesConfig;

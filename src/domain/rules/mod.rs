@@ -6,9 +6,8 @@
 //! Each kind of rule lives in its own file behind the `Kind` trait of `kind.rs`, listed
 //! once in `KINDS` (`kinds.rs`); [`RuleSet`] and [`RulesConfig::validate`] go through that
 //! list. The file, command and tool rules share one shape (`user.rs`). The guard is a room
-//! of its own, `crate::domain::guard`, seen from here through `guard.rs`; only `kind.rs`
-//! names it besides, for the call's command line the guard's parser reads once for every
-//! kind, and for the guard's settings each kind is handed.
+//! of its own, `crate::domain::guard`, seen from here through one adapter, `guard.rs`, the
+//! only file here that imports it; `guard_kind.rs` makes it a kind of rule.
 //!
 //! Runs on every tool call, so nothing is built up front: a glob or regex is compiled the
 //! first time a call could match it, after a literal prefilter has ruled most out.
@@ -18,6 +17,7 @@ mod command;
 mod error;
 mod file;
 mod guard;
+mod guard_kind;
 mod kind;
 mod kinds;
 mod limits;
