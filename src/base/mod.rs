@@ -3,6 +3,8 @@
 pub mod decision;
 pub mod event;
 pub mod mode;
+pub mod output;
 pub mod paths;
 pub mod rule_kind;
+pub mod table;
 pub mod text;

@@ -2,7 +2,8 @@
 //! function the SubagentStart hook uses), or without `--role` what the main agent
 //! gets back after a compaction. The session defaults to that of the latest hook run.
 
-use super::{CommandResult, Output, no_database, open_read_only};
+use super::{CommandResult, no_database, open_read_only};
+use crate::base::output::Output;
 use crate::base::paths::{self, Env};
 use crate::domain::config::LoadedConfig;
 use crate::domain::context::{self, Audience};

@@ -1,6 +1,7 @@
 //! `nagger gc`: purge expired state now, or with `--dry-run` say what would go.
 
-use super::{CommandResult, Output, no_database};
+use super::{CommandResult, no_database};
+use crate::base::output::Output;
 use crate::base::paths::{self, Env};
 use crate::domain::config::LoadedConfig;
 use crate::edge::cli::GcArgs;

@@ -11,13 +11,13 @@ mod error;
 mod gc;
 mod hook;
 mod install;
-mod output;
 mod plugin;
 mod sessions;
 mod stats;
 mod task;
 mod ui;
 
+use crate::base::output::{Output, warn};
 use crate::base::paths::Env;
 use crate::edge::cli::{Cli, Command};
 use crate::storage::store::NaggerStateDB;
@@ -29,7 +29,6 @@ pub use error::{
     CommandError, CommandResult, EXIT_ASK, EXIT_BROKEN_PIPE, EXIT_ERROR, EXIT_OK, EXIT_REFUSE,
     EXIT_USAGE,
 };
-pub use output::{Output, warn};
 
 pub fn main() -> ExitCode {
     // `nagger hook`, exactly as installed, runs on every tool call: it skips building the
@@ -188,40 +187,4 @@ pub fn age(ms: i64) -> String {
         s if s < 86_400 => format!("{}h", s / 3600),
         s => format!("{}d", s / 86_400),
     }
-}
-
-/// Renders rows as an aligned text table.
-pub fn table(headers: &[&str], rows: &[Vec<String>]) -> String {
-    let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
-    for row in rows {
-        for (i, cell) in row.iter().enumerate() {
-            if let Some(w) = widths.get_mut(i) {
-                *w = (*w).max(cell.chars().count());
-            }
-        }
-    }
-    let line = |cells: Vec<&str>| {
-        let mut s = cells
-            .iter()
-            .enumerate()
-            .map(|(i, c)| format!("{:<width$}", c, width = widths[i]))
-            .collect::<Vec<_>>()
-            .join("  ");
-        s.truncate(s.trim_end().len());
-        s
-    };
-    let mut out = vec![line(headers.to_vec())];
-    out.push(line(
-        widths
-            .iter()
-            .map(|w| "-".repeat(*w))
-            .collect::<Vec<_>>()
-            .iter()
-            .map(String::as_str)
-            .collect(),
-    ));
-    for row in rows {
-        out.push(line(row.iter().map(String::as_str).collect()));
-    }
-    out.join("\n")
 }

@@ -2,8 +2,10 @@
 //! figures are aggregated in SQLite (store::stats); this file only lays them out. The
 //! `--json` shape is documented in docs/stats-json.md.
 
-use super::{CommandResult, Output, no_database, open_read_only, table};
+use super::{CommandResult, no_database, open_read_only};
+use crate::base::output::Output;
 use crate::base::paths::Env;
+use crate::base::table::table;
 use crate::edge::cli::StatsArgs;
 use crate::storage::store::stats::{DECISIONS, RuleFired, Scope, Stats};
 use crate::storage::store::{now_ms, to_usize};

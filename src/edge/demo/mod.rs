@@ -315,7 +315,7 @@ impl Player {
     }
 
     pub fn say(&mut self, line: &str) {
-        if !self.output_lost && crate::edge::cmd::Output::stdout().line(line).is_err() {
+        if !self.output_lost && crate::base::output::Output::stdout().line(line).is_err() {
             self.output_lost = true;
         }
     }

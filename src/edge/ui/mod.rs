@@ -87,7 +87,7 @@ pub fn run(env: &Env, options: &Options) -> anyhow::Result<()> {
         "nagger ui: {url}\nreading {} (read-only); stop with Ctrl-C",
         ui.db_path.display()
     );
-    let mut out = crate::edge::cmd::Output::stdout();
+    let mut out = crate::base::output::Output::stdout();
     let _ = out.line(&banner).and_then(|()| out.flush());
     if options.open {
         open_browser(&url);

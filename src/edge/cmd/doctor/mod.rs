@@ -11,7 +11,8 @@ mod fix;
 mod render;
 mod settings;
 
-use super::{CommandError, CommandResult, Output};
+use super::{CommandError, CommandResult};
+use crate::base::output::Output;
 use crate::base::paths::{self, Env};
 use crate::domain::config::LoadedConfig;
 use crate::edge::cli::DoctorArgs;

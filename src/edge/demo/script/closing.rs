@@ -366,7 +366,7 @@ pub(super) fn stats(p: &mut Player) -> anyhow::Result<()> {
             ]
         })
         .collect();
-    let table = crate::edge::cmd::table(
+    let table = crate::base::table::table(
         &["EVENT", "RUNS", "DECISIONS", "P50 MS", "MAX MS"],
         &table_rows,
     );

@@ -130,7 +130,7 @@ fn agents_table(p: &mut Player) -> anyhow::Result<()> {
     // The calls raced; a stable order reads better.
     rows.sort();
     p.note("`nagger agents --json`:");
-    let table = crate::edge::cmd::table(
+    let table = crate::base::table::table(
         &["AGENT", "TYPE", "ROLE", "ROLE SOURCE", "IDENTIFIED BY"],
         &rows,
     );
