@@ -4,5 +4,6 @@
 pub mod compress;
 pub mod config;
 pub mod context;
+pub mod identify;
 pub mod roles;
 pub mod rules;

@@ -3,12 +3,10 @@
 //! one line on stderr, an error row in hook_log when the database is reachable).
 
 pub mod event;
-mod identify;
 mod post_tool_use;
 mod post_tool_use_failure;
 mod pre_tool_use;
 mod session;
-mod spawns;
 mod subagent_start;
 mod subagent_stop;
 pub mod wire;
@@ -57,6 +55,19 @@ impl Ctx<'_> {
 
     pub fn permission_mode(&self) -> &PermissionMode {
         &self.common.permission_mode
+    }
+
+    /// What identification reads of this run; its warnings join the run's.
+    pub fn identify(&self) -> crate::domain::identify::IdentifyCtx<'_> {
+        crate::domain::identify::IdentifyCtx {
+            db: self.db,
+            role_resolution: &self.config.role_resolution,
+            session_id: &self.common.session_id,
+            transcript_path: self.common.transcript_path.as_deref(),
+            agent_id: self.common.agent_id.as_deref(),
+            agent_type: self.common.agent_type.as_deref(),
+            warnings: &self.warnings,
+        }
     }
 }
 
