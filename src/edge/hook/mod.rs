@@ -2,6 +2,7 @@
 //! Fails open: nagger's own failure never blocks the agent (exit 0, no stdout,
 //! one line on stderr, an error row in hook_log when the database is reachable).
 
+mod ctx;
 pub mod event;
 mod post_tool_use;
 mod post_tool_use_failure;
@@ -12,16 +13,17 @@ mod subagent_stop;
 pub mod wire;
 
 use crate::base::paths::{self, Env};
-use crate::domain::config::{Config, LoadedConfig};
+use crate::domain::config::LoadedConfig;
 use crate::domain::rules::PermissionMode;
 use crate::storage::store::{NaggerStateDB, NewHookLog};
+use ctx::{Ctx, Outcome};
 use event::{Common, Event};
 use serde_json::{Map, Value, json};
 use std::io::Read;
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-use wire::{HookInput, HookOutput};
+use wire::HookInput;
 
 /// Largest stdin nagger reads; more is bad input.
 pub const MAX_STDIN: u64 = 16 * 1024 * 1024;
@@ -35,72 +37,6 @@ pub const STDIN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2)
 pub struct HookRun {
     pub stdout: Option<String>,
     pub stderr: Option<String>,
-}
-
-/// Everything a handler may use.
-pub struct Ctx<'a> {
-    pub db: &'a NaggerStateDB,
-    pub config: &'a Config,
-    pub config_present: bool,
-    pub project_root: &'a Path,
-    pub common: &'a Common,
-    warnings: std::cell::RefCell<Vec<String>>,
-}
-
-impl Ctx<'_> {
-    /// A problem worth one stderr line that does not stop the hook.
-    pub fn warn(&self, message: impl Into<String>) {
-        self.warnings.borrow_mut().push(message.into());
-    }
-
-    pub fn permission_mode(&self) -> &PermissionMode {
-        &self.common.permission_mode
-    }
-
-    /// What identification reads of this run; its warnings join the run's.
-    pub fn identify(&self) -> crate::domain::identify::IdentifyCtx<'_> {
-        crate::domain::identify::IdentifyCtx {
-            db: self.db,
-            role_resolution: &self.config.role_resolution,
-            session_id: &self.common.session_id,
-            transcript_path: self.common.transcript_path.as_deref(),
-            agent_id: self.common.agent_id.as_deref(),
-            agent_type: self.common.agent_type.as_deref(),
-            warnings: &self.warnings,
-        }
-    }
-}
-
-/// A handler's answer, with what to record about it.
-#[derive(Debug)]
-pub struct Outcome {
-    pub output: HookOutput,
-    pub details: Map<String, Value>,
-    /// The agent the event was attributed to, for hook_log.
-    pub agent_id: Option<String>,
-}
-
-impl Outcome {
-    pub fn silent() -> Outcome {
-        Outcome {
-            output: HookOutput::Silent,
-            details: Map::new(),
-            agent_id: None,
-        }
-    }
-
-    pub fn with(output: HookOutput) -> Outcome {
-        Outcome {
-            output,
-            ..Outcome::silent()
-        }
-    }
-
-    #[must_use]
-    pub fn detail(mut self, key: &str, value: impl Into<Value>) -> Outcome {
-        self.details.insert(key.to_string(), value.into());
-        self
-    }
 }
 
 /// Runs one hook invocation on the process's stdin, waiting for it with `poll` so that

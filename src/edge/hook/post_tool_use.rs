@@ -2,9 +2,9 @@
 //! NotebookEdit), usage counts (tools, skills, subagent types) and the after-edit
 //! checks on the text an edit added.
 
+use super::ctx::{Ctx, Outcome};
 use super::event::ToolCall;
 use super::post_tool_use_failure::{Caller, deliver, report_problems};
-use super::{Ctx, Outcome};
 use crate::domain::context::project_relative;
 use crate::domain::identify::{self, spawns};
 use crate::domain::rules::after_edit::{self, AfterEditSet};

@@ -1,9 +1,9 @@
 //! PreToolUse (Phase 2): identify the caller, deliver startup conventions once,
 //! check the rules and the guard, and answer with one combined decision.
 
+use super::ctx::{Ctx, Outcome};
 use super::event::ToolCall;
 use super::wire::{HookOutput, PermissionDecision};
-use super::{Ctx, Outcome};
 use crate::domain::config::Delivery;
 use crate::domain::identify::{self, Caller, spawns};
 use crate::domain::rules::{

@@ -10,8 +10,8 @@
 //! format for its type) rather than a guessed role's; its first tool call, by when the
 //! exact facts are written, gets its role's conventions.
 
+use super::ctx::{Ctx, Outcome};
 use super::wire::HookOutput;
-use super::{Ctx, Outcome};
 use crate::base::event::HookEvent;
 use crate::domain::context::{self, Audience};
 use crate::domain::identify::{self, Effort, spawns};
