@@ -1,6 +1,7 @@
 //! `nagger agents`: what nagger knows about subagents.
 
-use super::{CommandResult, age, no_database, open_read_only};
+use super::common::{age, no_database, open_read_only};
+use super::error::CommandResult;
 use crate::base::output::Output;
 use crate::base::paths::Env;
 use crate::base::table::table;

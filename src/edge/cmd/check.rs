@@ -4,7 +4,7 @@
 //! nagger would say after the call: the recovery hints for a failure, the after-edit
 //! checks for the text an edit added.
 
-use super::{CommandError, CommandResult, EXIT_ASK, EXIT_REFUSE};
+use super::error::{CommandError, CommandResult, EXIT_ASK, EXIT_REFUSE};
 use crate::base::output::{Output, warn};
 use crate::base::paths::{self, Env};
 use crate::base::table::table;

@@ -1,7 +1,7 @@
 //! `nagger demo`: plays a whole multi-agent session through `nagger hook` in a
 //! temporary project and exits non-zero when any flow misbehaved.
 
-use super::{CommandError, CommandResult};
+use super::error::{CommandError, CommandResult};
 use crate::base::output::Output;
 use crate::edge::cli::DemoArgs;
 

@@ -1,6 +1,6 @@
 //! `nagger install` / `nagger uninstall`: nagger's entries in Claude Code's settings.
 
-use super::CommandResult;
+use super::error::CommandResult;
 use crate::base::output::Output;
 use crate::base::paths::Env;
 use crate::edge::cli::{InstallArgs, SettingsArgs};

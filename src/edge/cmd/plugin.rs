@@ -1,7 +1,7 @@
 //! `nagger plugin DIR` (and `nagger install --plugin DIR`): a Claude Code plugin folder
 //! that runs nagger's hooks.
 
-use super::CommandResult;
+use super::error::CommandResult;
 use crate::base::output::Output;
 use std::path::Path;
 

@@ -2,7 +2,8 @@
 //! figures are aggregated in SQLite (store::stats); this file only lays them out. The
 //! `--json` shape is documented in docs/stats-json.md.
 
-use super::{CommandResult, no_database, open_read_only};
+use super::common::{no_database, open_read_only};
+use super::error::CommandResult;
 use crate::base::output::Output;
 use crate::base::paths::Env;
 use crate::base::table::table;
@@ -28,7 +29,7 @@ pub fn run(env: &Env, args: &StatsArgs, out: &mut Output) -> CommandResult {
         && stats.totals.runs == 0
         && !db.session_known(session)?
     {
-        return Err(super::unknown_session(db, session));
+        return Err(super::common::unknown_session(db, session));
     }
     if args.json {
         let mut report = Map::new();

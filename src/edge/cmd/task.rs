@@ -1,7 +1,8 @@
 //! `nagger task`: tasks assigned to roles, the last stage of the shared-context
 //! digest (new agents of the role are told about open ones).
 
-use super::{CommandError, CommandResult, age, no_database, open_db, open_read_only};
+use super::common::{age, no_database, open_db, open_read_only};
+use super::error::{CommandError, CommandResult};
 use crate::base::output::Output;
 use crate::base::paths::{self, Env};
 use crate::base::table::table;

@@ -2,7 +2,7 @@
 //! migrations, the stats rollup, stale rows, recent hook errors, quarantined copies.
 
 use super::{Check, Checks, HOUR_MS, Status, plural};
-use crate::edge::cmd::age;
+use crate::edge::cmd::common::age;
 use crate::storage::store::health::{self, Inspection, SchemaStatus};
 use crate::storage::store::{now_ms, stats, to_u64, to_usize};
 use std::collections::BTreeMap;

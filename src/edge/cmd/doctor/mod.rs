@@ -11,7 +11,7 @@ mod fix;
 mod render;
 mod settings;
 
-use super::{CommandError, CommandResult};
+use super::error::{CommandError, CommandResult};
 use crate::base::output::Output;
 use crate::base::paths::{self, Env};
 use crate::domain::config::LoadedConfig;
