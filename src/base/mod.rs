@@ -8,6 +8,8 @@ pub mod files;
 pub mod glob;
 pub mod mode;
 pub mod num;
+pub mod output;
 pub mod paths;
 pub mod rule_kind;
+pub mod table;
 pub mod text;

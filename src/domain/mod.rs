@@ -5,5 +5,6 @@ pub mod compress;
 pub mod config;
 pub mod context;
 pub mod guard;
+pub mod identify;
 pub mod roles;
 pub mod rules;

@@ -1,48 +1,10 @@
 //! Loading the config file: bounded reads, strict and lenient parses, and the problems
 //! found, located.
 
+use super::error::{ConfigError, Problem};
 use super::sift::Sift;
 use super::types::Config;
-use std::fmt;
 use std::path::{Path, PathBuf};
-
-/// How much of the config a problem costs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Problem {
-    /// A key nagger does not know: ignored, everything else applies.
-    UnknownKey,
-    /// A value nagger cannot use: that setting keeps its default, or that list item or
-    /// rule is left out. Everything else applies.
-    BadValue,
-    /// A glob or regex that does not compile: that pattern never matches.
-    BadPattern,
-    /// The file cannot be read or is not TOML past some point.
-    Unreadable,
-}
-
-/// A problem in the config file, located.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConfigError {
-    pub file: PathBuf,
-    pub line: Option<usize>,
-    pub key: Option<String>,
-    pub message: String,
-    pub problem: Problem,
-}
-
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.file.display())?;
-        if let Some(line) = self.line {
-            write!(f, ":{line}")?;
-        }
-        if let Some(key) = &self.key {
-            write!(f, ": `{key}`")?;
-        }
-        write!(f, ": {}", self.message)
-    }
-}
 
 /// The config in force, and what was wrong with the file if anything. A problem never
 /// switches off more than the entry it is in: the rest of the file applies.

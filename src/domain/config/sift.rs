@@ -2,7 +2,7 @@
 //! entry kept that deserializes on its own, unknown keys and bad values reported and
 //! left out.
 
-use super::load::{ConfigError, Problem};
+use super::error::{ConfigError, Problem};
 use super::types::Config;
 use serde::Deserialize;
 use std::fmt::Write as _;

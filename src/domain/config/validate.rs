@@ -1,7 +1,7 @@
 //! What serde cannot check: values in range, one name per rule, patterns that
 //! compile. Each problem is repaired or reported, never fatal.
 
-use super::load::{ConfigError, Problem};
+use super::error::{ConfigError, Problem};
 use super::sift::{Sift, find_name_line};
 use super::types::{CompressConfig, Config, ContextConfig};
 

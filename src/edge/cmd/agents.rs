@@ -1,7 +1,10 @@
 //! `nagger agents`: what nagger knows about subagents.
 
-use super::{CommandResult, Output, age, no_database, open_read_only, table};
+use super::common::{age, no_database, open_read_only};
+use super::error::CommandResult;
+use crate::base::output::Output;
 use crate::base::paths::Env;
+use crate::base::table::table;
 use crate::edge::cli::AgentsArgs;
 use crate::storage::store::RoleSource;
 use serde_json::json;

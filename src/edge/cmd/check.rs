@@ -4,10 +4,12 @@
 //! nagger would say after the call: the recovery hints for a failure, the after-edit
 //! checks for the text an edit added.
 
-use super::{CommandError, CommandResult, EXIT_ASK, EXIT_REFUSE, Output, table, warn};
+use super::error::{CommandError, CommandResult, EXIT_ASK, EXIT_REFUSE};
 use crate::base::decision::Decision;
 use crate::base::mode::PermissionMode;
+use crate::base::output::{Output, warn};
 use crate::base::paths::{self, Env};
+use crate::base::table::table;
 use crate::domain::config::LoadedConfig;
 use crate::domain::rules::after_edit::{self, AfterEditSet};
 use crate::domain::rules::recovery::RecoverySet;

@@ -2,7 +2,9 @@
 //! function the SubagentStart hook uses), or without `--role` what the main agent
 //! gets back after a compaction. The session defaults to that of the latest hook run.
 
-use super::{CommandResult, Output, no_database, open_read_only};
+use super::common::{no_database, open_read_only};
+use super::error::CommandResult;
+use crate::base::output::Output;
 use crate::base::paths::{self, Env};
 use crate::domain::config::LoadedConfig;
 use crate::domain::context::{self, Audience};
@@ -23,7 +25,7 @@ pub fn run(env: &Env, args: &ContextArgs, out: &mut Output) -> CommandResult {
     let session = match &args.session {
         Some(s) => {
             if !db.session_known(s)? {
-                return Err(super::unknown_session(&db, s));
+                return Err(super::common::unknown_session(&db, s));
             }
             s.clone()
         }

@@ -1,7 +1,8 @@
 //! `nagger demo`: plays a whole multi-agent session through `nagger hook` in a
 //! temporary project and exits non-zero when any flow misbehaved.
 
-use super::{CommandError, CommandResult, Output};
+use super::error::{CommandError, CommandResult};
+use crate::base::output::Output;
 use crate::edge::cli::DemoArgs;
 
 pub fn run(args: &DemoArgs, out: &mut Output) -> CommandResult {

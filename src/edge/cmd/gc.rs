@@ -1,7 +1,9 @@
 //! `nagger gc`: purge expired state now, or with `--dry-run` say what would go.
 
-use super::{CommandResult, Output, no_database};
+use super::common::no_database;
+use super::error::CommandResult;
 use crate::base::num::hours_ms;
+use crate::base::output::Output;
 use crate::base::paths::{self, Env};
 use crate::domain::config::LoadedConfig;
 use crate::edge::cli::GcArgs;
@@ -27,7 +29,7 @@ pub fn run(env: &Env, args: &GcArgs, out: &mut Output) -> CommandResult {
         db.in_memory_copy().map_err(anyhow::Error::from)?
     } else {
         drop(db);
-        super::open_db(env)?
+        super::common::open_db(env)?
     };
     let removed = target
         .sessions()

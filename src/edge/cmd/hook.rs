@@ -1,6 +1,6 @@
 //! `nagger hook`: what Claude Code runs for every event. Always exits 0.
 
-use super::Output;
+use crate::base::output::Output;
 use crate::base::paths::Env;
 use std::io::Write;
 

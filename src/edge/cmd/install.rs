@@ -1,6 +1,7 @@
 //! `nagger install` / `nagger uninstall`: nagger's entries in Claude Code's settings.
 
-use super::{CommandResult, Output};
+use super::error::CommandResult;
+use crate::base::output::Output;
 use crate::base::paths::Env;
 use crate::edge::cli::{InstallArgs, SettingsArgs};
 use crate::edge::install::{self, InstallOptions, PORTABLE_COMMAND};

@@ -4,6 +4,7 @@
 
 mod agents;
 mod check;
+mod common;
 mod context;
 mod demo;
 mod doctor;
@@ -11,16 +12,15 @@ mod error;
 mod gc;
 mod hook;
 mod install;
-mod output;
 mod plugin;
 mod sessions;
 mod stats;
 mod task;
 mod ui;
 
+use crate::base::output::{Output, warn};
 use crate::base::paths::Env;
 use crate::edge::cli::{Cli, Command};
-use crate::storage::store::NaggerStateDB;
 use clap::{CommandFactory, Parser};
 use std::io::Write;
 use std::process::ExitCode;
@@ -29,7 +29,6 @@ pub use error::{
     CommandError, CommandResult, EXIT_ASK, EXIT_BROKEN_PIPE, EXIT_ERROR, EXIT_OK, EXIT_REFUSE,
     EXIT_USAGE,
 };
-pub use output::{Output, warn};
 
 pub fn main() -> ExitCode {
     // `nagger hook`, exactly as installed, runs on every tool call: it skips building the
@@ -137,91 +136,4 @@ pub fn run(command: Command, env: &Env, out: &mut Output) -> CommandResult {
             Ok(out.line(String::from_utf8_lossy(&page).trim_end())?)
         }
     }
-}
-
-/// Opens the project's database for a command that writes (creating it if needed, and
-/// bringing an older schema up to date). A file that is not a database is left where it
-/// is: moving it aside is `nagger doctor --fix`'s call.
-pub fn open_db(env: &Env) -> anyhow::Result<NaggerStateDB> {
-    let path = env.db_path(&env.project_root(None));
-    match NaggerStateDB::open_read_only(&path) {
-        Ok(_) | Err(crate::storage::store::StoreError::Schema { .. }) => {}
-        Err(e) => {
-            return Err(anyhow::Error::from(e)
-                .context("`nagger doctor` checks it, `nagger doctor --fix` replaces it"));
-        }
-    }
-    Ok(NaggerStateDB::open(&path)?)
-}
-
-/// Opens the project's database for a command that only reads: creates nothing, changes
-/// nothing, moves nothing. `None` when there is no database.
-pub fn open_read_only(env: &Env) -> anyhow::Result<Option<NaggerStateDB>> {
-    let path = env.db_path(&env.project_root(None));
-    Ok(NaggerStateDB::open_read_only(&path)?)
-}
-
-/// The error for a session the database does not know.
-pub fn unknown_session(db: &NaggerStateDB, session: &str) -> CommandError {
-    anyhow::anyhow!(
-        "no session {session} in {}: `nagger sessions` lists the sessions nagger knows",
-        db.path().display()
-    )
-    .into()
-}
-
-/// What a reading command says when there is no database, plainly.
-pub fn no_database(env: &Env) -> String {
-    let path = env.db_path(&env.project_root(None));
-    format!(
-        "no database yet at {}: nagger has not run a hook in this project",
-        path.display()
-    )
-}
-
-/// "3m ago"-style age of a unix-ms time.
-pub fn age(ms: i64) -> String {
-    let secs = ((crate::storage::store::now_ms() - ms) / 1000).max(0);
-    match secs {
-        s if s < 60 => format!("{s}s"),
-        s if s < 3600 => format!("{}m", s / 60),
-        s if s < 86_400 => format!("{}h", s / 3600),
-        s => format!("{}d", s / 86_400),
-    }
-}
-
-/// Renders rows as an aligned text table.
-pub fn table(headers: &[&str], rows: &[Vec<String>]) -> String {
-    let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
-    for row in rows {
-        for (i, cell) in row.iter().enumerate() {
-            if let Some(w) = widths.get_mut(i) {
-                *w = (*w).max(cell.chars().count());
-            }
-        }
-    }
-    let line = |cells: Vec<&str>| {
-        let mut s = cells
-            .iter()
-            .enumerate()
-            .map(|(i, c)| format!("{:<width$}", c, width = widths[i]))
-            .collect::<Vec<_>>()
-            .join("  ");
-        s.truncate(s.trim_end().len());
-        s
-    };
-    let mut out = vec![line(headers.to_vec())];
-    out.push(line(
-        widths
-            .iter()
-            .map(|w| "-".repeat(*w))
-            .collect::<Vec<_>>()
-            .iter()
-            .map(String::as_str)
-            .collect(),
-    ));
-    for row in rows {
-        out.push(line(row.iter().map(String::as_str).collect()));
-    }
-    out.join("\n")
 }

@@ -1,7 +1,8 @@
 //! `nagger plugin DIR` (and `nagger install --plugin DIR`): a Claude Code plugin folder
 //! that runs nagger's hooks.
 
-use super::{CommandResult, Output};
+use super::error::CommandResult;
+use crate::base::output::Output;
 use std::path::Path;
 
 pub fn run(dir: &Path, dry_run: bool, out: &mut Output) -> CommandResult {

@@ -1,7 +1,10 @@
 //! `nagger sessions`: the sessions nagger knows.
 
-use super::{CommandResult, Output, age, no_database, open_read_only, table};
+use super::common::{age, no_database, open_read_only};
+use super::error::CommandResult;
+use crate::base::output::Output;
 use crate::base::paths::Env;
+use crate::base::table::table;
 use serde_json::json;
 
 pub fn run(env: &Env, as_json: bool, out: &mut Output) -> CommandResult {

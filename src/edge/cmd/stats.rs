@@ -2,9 +2,12 @@
 //! figures are aggregated in SQLite (store::stats); this file only lays them out. The
 //! `--json` shape is documented in docs/stats-json.md.
 
-use super::{CommandResult, Output, no_database, open_read_only, table};
+use super::common::{no_database, open_read_only};
+use super::error::CommandResult;
 use crate::base::num::to_usize;
+use crate::base::output::Output;
 use crate::base::paths::Env;
+use crate::base::table::table;
 use crate::edge::cli::StatsArgs;
 use crate::storage::store::now_ms;
 use crate::storage::store::stats::{DECISIONS, RuleFired, Scope, Stats};
@@ -27,7 +30,7 @@ pub fn run(env: &Env, args: &StatsArgs, out: &mut Output) -> CommandResult {
         && stats.totals.runs == 0
         && !db.session_known(session)?
     {
-        return Err(super::unknown_session(db, session));
+        return Err(super::common::unknown_session(db, session));
     }
     if args.json {
         let mut report = Map::new();

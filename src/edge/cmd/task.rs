@@ -1,10 +1,11 @@
 //! `nagger task`: tasks assigned to roles, the last stage of the shared-context
 //! digest (new agents of the role are told about open ones).
 
-use super::{
-    CommandError, CommandResult, Output, age, no_database, open_db, open_read_only, table,
-};
+use super::common::{age, no_database, open_db, open_read_only};
+use super::error::{CommandError, CommandResult};
+use crate::base::output::Output;
 use crate::base::paths::{self, Env};
+use crate::base::table::table;
 use crate::domain::config::LoadedConfig;
 use crate::domain::context;
 use crate::edge::cli::TaskCommand;

@@ -1,6 +1,6 @@
 //! `nagger ui`: serves the read-only dashboard until stopped.
 
-use super::CommandResult;
+use super::error::CommandResult;
 use crate::base::paths::Env;
 use crate::edge::cli::UiArgs;
 

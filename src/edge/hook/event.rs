@@ -81,6 +81,18 @@ pub struct ToolCall {
     pub tool_response: Option<Value>,
 }
 
+impl ToolCall {
+    /// The call as identification reads it.
+    pub fn parts(&self) -> crate::domain::identify::Call<'_> {
+        crate::domain::identify::Call {
+            tool_name: &self.tool_name,
+            tool_input: &self.tool_input,
+            tool_use_id: self.tool_use_id.as_deref(),
+            tool_response: self.tool_response.as_ref(),
+        }
+    }
+}
+
 /// SubagentStop.
 #[derive(Debug, Clone)]
 pub struct SubagentStop {

@@ -2,28 +2,28 @@
 //! Fails open: nagger's own failure never blocks the agent (exit 0, no stdout,
 //! one line on stderr, an error row in hook_log when the database is reachable).
 
+mod ctx;
 pub mod event;
-mod identify;
 mod post_tool_use;
 mod post_tool_use_failure;
 mod pre_tool_use;
 mod session;
-mod spawns;
 mod subagent_start;
 mod subagent_stop;
 pub mod wire;
 
 use crate::base::mode::PermissionMode;
 use crate::base::paths::{self, Env};
-use crate::domain::config::{Config, LoadedConfig};
+use crate::domain::config::LoadedConfig;
 use crate::storage::store::{NaggerStateDB, NewHookLog};
+use ctx::{Ctx, Outcome};
 use event::{Common, Event};
 use serde_json::{Map, Value, json};
 use std::io::Read;
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-use wire::{HookInput, HookOutput};
+use wire::HookInput;
 
 /// Largest stdin nagger reads; more is bad input.
 pub const MAX_STDIN: u64 = 16 * 1024 * 1024;
@@ -37,59 +37,6 @@ pub const STDIN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2)
 pub struct HookRun {
     pub stdout: Option<String>,
     pub stderr: Option<String>,
-}
-
-/// Everything a handler may use.
-pub struct Ctx<'a> {
-    pub db: &'a NaggerStateDB,
-    pub config: &'a Config,
-    pub config_present: bool,
-    pub project_root: &'a Path,
-    pub common: &'a Common,
-    warnings: std::cell::RefCell<Vec<String>>,
-}
-
-impl Ctx<'_> {
-    /// A problem worth one stderr line that does not stop the hook.
-    pub fn warn(&self, message: impl Into<String>) {
-        self.warnings.borrow_mut().push(message.into());
-    }
-
-    pub fn permission_mode(&self) -> &PermissionMode {
-        &self.common.permission_mode
-    }
-}
-
-/// A handler's answer, with what to record about it.
-#[derive(Debug)]
-pub struct Outcome {
-    pub output: HookOutput,
-    pub details: Map<String, Value>,
-    /// The agent the event was attributed to, for hook_log.
-    pub agent_id: Option<String>,
-}
-
-impl Outcome {
-    pub fn silent() -> Outcome {
-        Outcome {
-            output: HookOutput::Silent,
-            details: Map::new(),
-            agent_id: None,
-        }
-    }
-
-    pub fn with(output: HookOutput) -> Outcome {
-        Outcome {
-            output,
-            ..Outcome::silent()
-        }
-    }
-
-    #[must_use]
-    pub fn detail(mut self, key: &str, value: impl Into<Value>) -> Outcome {
-        self.details.insert(key.to_string(), value.into());
-        self
-    }
 }
 
 /// Runs one hook invocation on the process's stdin, waiting for it with `poll` so that
@@ -177,151 +124,134 @@ fn read_stdin_until(limit: std::time::Duration) -> Result<Vec<u8>, String> {
 /// stderr line and no stdout.
 pub fn run(stdin: &mut dyn Read, env: &Env) -> HookRun {
     let started = Instant::now();
-    match panic::catch_unwind(AssertUnwindSafe(|| run_inner(stdin, env, started))) {
-        Ok(run) => run,
-        Err(payload) => {
-            let what = payload
-                .downcast_ref::<&str>()
-                .map(ToString::to_string)
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".to_string());
-            HookRun {
-                stdout: None,
-                stderr: Some(format!(
-                    "nagger: internal error (passing): {}",
-                    one_line(&what)
-                )),
-            }
+    catch_panic(|| run_inner(stdin, env, started), "unknown panic").unwrap_or_else(|what| HookRun {
+        stdout: None,
+        stderr: Some(format!(
+            "nagger: internal error (passing): {}",
+            one_line(&what)
+        )),
+    })
+}
+
+/// Runs `f`; a panic in it comes back as its message (`unnamed` when it has none).
+fn catch_panic<T>(f: impl FnOnce() -> T, unnamed: &str) -> Result<T, String> {
+    panic::catch_unwind(AssertUnwindSafe(f)).map_err(|payload| {
+        payload
+            .downcast_ref::<&str>()
+            .map(ToString::to_string)
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| unnamed.to_string())
+    })
+}
+
+/// The steps of one run: read the event, find its project and config, check that it
+/// can be recorded, open the database, then handle the event and log the run.
+fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
+    crate::storage::transcript::set_run_budget(READ_BUDGET);
+    let (input, id_problem, event) = match read_event(stdin) {
+        Ok(read) => read,
+        Err(problem) => {
+            log_bad_input(env, &problem, started);
+            return fail_open(&format!("bad hook input (passing): {problem}"));
+        }
+    };
+    let (run, common) = prepare(env, input, event);
+    let mut stderr: Vec<String> = run.loaded.warning().into_iter().collect();
+    let common = match recordable(common, id_problem) {
+        Ok(common) => common,
+        Err(problem) => {
+            // Nothing is recorded under ids like these, or without a session; a tool
+            // call is still checked.
+            log_bad_input(env, &problem, started);
+            stderr.push(format!("bad hook input (passing): {problem}"));
+            return answer(run.safety(), &stderr);
+        }
+    };
+    let db_path = env.db_path(&run.project_root);
+    let db = match NaggerStateDB::open(&db_path) {
+        Ok(db) => db,
+        Err(e) => return without_database(run.safety(), &e, stderr),
+    };
+    if let Some(moved) = &db.report().quarantined {
+        stderr.push(moved_aside(moved));
+    }
+    let stdout = handle_and_log(&run, &common, db, &db_path, started, &mut stderr);
+    answer(stdout, &stderr)
+}
+
+/// A run's event and where it belongs: its permission mode, project and config.
+struct Prepared {
+    event: Event,
+    mode: PermissionMode,
+    project_root: PathBuf,
+    loaded: LoadedConfig,
+}
+
+impl Prepared {
+    /// The guard's and the deny rules' answer to a tool call. They never depend on the
+    /// database: when it cannot be used, or a handler fails, a tool call is still
+    /// decided on them.
+    fn safety(&self) -> Option<String> {
+        match &self.event {
+            Event::PreToolUse(call) => pre_tool_use::safety_answer(
+                &self.loaded.config,
+                &self.mode,
+                call,
+                &self.project_root,
+            )
+            .and_then(|answer| answer.to_json()),
+            _ => None,
         }
     }
 }
 
-fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
-    crate::storage::transcript::set_run_budget(READ_BUDGET);
-    let mut input = match read_input(stdin) {
-        Ok(input) => input,
-        Err(problem) => {
-            log_bad_input(env, &problem, started);
-            return fail_open(&format!("bad hook input (passing): {problem}"));
-        }
-    };
-    let id_problem = input.id_problem();
-    let event = match event::event(&mut input) {
-        Ok(event) => event,
-        Err(problem) => {
-            log_bad_input(env, &problem.to_string(), started);
-            return fail_open(&format!("bad hook input (passing): {problem}"));
-        }
-    };
+/// Finds the input's permission mode, project and config, and its common fields (an
+/// error when it has no session).
+fn prepare(
+    env: &Env,
+    input: HookInput,
+    event: Event,
+) -> (Prepared, Result<Common, event::InputError>) {
     let mode = event::permission_mode(&input);
     let project_root = env.project_root(input.cwd.as_deref().filter(|c| !c.trim().is_empty()));
     let common = event::common(input, &event, mode.clone());
     let loaded = LoadedConfig::load(&paths::config_path(&project_root));
-    let mut stderr: Vec<String> = Vec::new();
-    if let Some(warning) = loaded.warning() {
-        stderr.push(warning);
-    }
-    // The guard and deny rules never depend on the database: when it cannot be used,
-    // or a handler fails, a tool call is still decided on them.
-    let safety = || match &event {
-        Event::PreToolUse(call) => {
-            pre_tool_use::safety_answer(&loaded.config, &mode, call, &project_root)
-                .and_then(|answer| answer.to_json())
-        }
-        _ => None,
+    let run = Prepared {
+        event,
+        mode,
+        project_root,
+        loaded,
     };
-    let common = match (common, id_problem) {
-        (Ok(common), None) => common,
-        (common, id_problem) => {
-            // Nothing is recorded under ids like these, or without a session; a tool
-            // call is still checked.
-            let problem = id_problem
-                .or_else(|| common.err().map(|e| e.to_string()))
-                .unwrap_or_default();
-            log_bad_input(env, &problem, started);
-            stderr.push(format!("bad hook input (passing): {problem}"));
-            return HookRun {
-                stdout: safety(),
-                stderr: Some(format!("nagger: {}", one_line(&stderr.join("; ")))),
-            };
-        }
-    };
-    let db_path = env.db_path(&project_root);
-    let db = match NaggerStateDB::open(&db_path) {
-        Ok(db) => db,
-        Err(e) => {
-            let stdout = safety();
-            let what = if stdout.is_some() {
-                "guard applied without it"
-            } else {
-                "passing"
-            };
-            stderr.push(format!("state database unavailable ({what}): {e}"));
-            return HookRun {
-                stdout,
-                stderr: Some(format!("nagger: {}", one_line(&stderr.join("; ")))),
-            };
-        }
-    };
-    if let Some(moved) = &db.report().quarantined {
-        stderr.push(format!(
-            "state database was corrupt; moved aside to {}",
-            moved.display()
-        ));
-    }
+    (run, common)
+}
 
+/// Handles the event with the database and logs the run (moving a damaged database
+/// aside); the run's stdout.
+fn handle_and_log(
+    run: &Prepared,
+    common: &Common,
+    db: NaggerStateDB,
+    db_path: &Path,
+    started: Instant,
+    stderr: &mut Vec<String>,
+) -> Option<String> {
     let ctx = Ctx {
         db: &db,
-        config: &loaded.config,
-        config_present: loaded.present,
-        project_root: &project_root,
-        common: &common,
+        config: &run.loaded.config,
+        config_present: run.loaded.present,
+        project_root: &run.project_root,
+        common,
         warnings: std::cell::RefCell::default(),
     };
-    let handled = panic::catch_unwind(AssertUnwindSafe(|| dispatch(&ctx, &event)));
+    let (outcome, failure) = handle(&ctx, &run.event);
     stderr.extend(ctx.warnings.take());
-    let mut locked = false;
-    let mut corrupt = false;
-    let (outcome, error) = match handled {
-        Ok(Ok(outcome)) => (outcome, None),
-        Ok(Err(e)) => {
-            locked = waited_out_a_lock(&e);
-            corrupt = found_corruption(&e);
-            (Outcome::silent(), Some(error_text(&e)))
-        }
-        Err(payload) => {
-            let what = payload
-                .downcast_ref::<&str>()
-                .map(ToString::to_string)
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "panic".to_string());
-            (Outcome::silent(), Some(format!("panic: {what}")))
-        }
-    };
-    let mut details = outcome.details;
-    if let Some(moved) = &db.report().quarantined {
-        details.insert("quarantined".into(), json!(moved.display().to_string()));
-    }
-    if let Some(from) = db.report().migrated_from {
-        details.insert("migrated_from".into(), json!(from));
-    }
-    if !loaded.errors.is_empty() {
-        details.insert("config_errors".into(), json!(loaded.errors.len()));
-    }
-    let result = match &error {
-        Some(e) => {
-            details.insert("error".into(), json!(e));
-            stderr.push(format!(
-                "{} failed (passing): {}",
-                event.name(),
-                one_line(e)
-            ));
-            "error"
-        }
+    let mut details = run_details(outcome.details, &db, &run.loaded);
+    let result = match &failure.error {
+        Some(e) => record_failure(&run.event, e, &mut details, stderr),
         None => outcome.output.result(),
     };
-    let stdout = if error.is_some() {
-        safety()
+    let stdout = if failure.error.is_some() {
+        run.safety()
     } else {
         outcome.output.to_json()
     };
@@ -330,47 +260,97 @@ fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
     }
     // After a busy timeout was waited out, logging would wait it out a second time
     // before failing the same way.
-    if !locked {
-        let agent_id = outcome.agent_id.as_deref().or(common.agent_id.as_deref());
-        let log = |db: &NaggerStateDB, details: &Map<String, Value>| {
-            let details = (!details.is_empty()).then(|| Value::Object(details.clone()));
-            db.hook_log().log(&NewHookLog {
-                session_id: &common.session_id,
-                hook_name: event.handler(),
-                event_type: event.name(),
-                agent_id,
-                result,
-                details: details.as_ref(),
-                duration_ms: Some(started.elapsed().as_secs_f64() * 1000.0),
-                timestamp: None,
-            })
+    if !failure.locked {
+        let entry = LogEntry {
+            session_id: &common.session_id,
+            event: &run.event,
+            agent_id: outcome.agent_id.as_deref().or(common.agent_id.as_deref()),
+            result,
+            started,
         };
-        if let Err(e) = log(&db, &details) {
-            corrupt |= crate::storage::store::is_corrupt(&e);
-            stderr.push(format!("could not write hook_log: {e}"));
-        }
-        // A damaged page: moved aside as `doctor --fix` does, so that the next hooks
-        // work again; a busy or read-only database never comes here.
-        if corrupt {
+        if log_run(&db, &entry, &details, failure.corrupt, stderr) {
             drop(db);
-            match crate::storage::store::health::quarantine_and_recreate(&db_path) {
-                Ok(moved) => {
-                    stderr.push(format!(
-                        "state database was corrupt; moved aside to {}",
-                        moved.display()
-                    ));
-                    details.insert("quarantined".into(), json!(moved.display().to_string()));
-                    if let Ok(fresh) = NaggerStateDB::open(&db_path) {
-                        let _ = log(&fresh, &details);
-                    }
-                }
-                Err(e) => stderr.push(format!("could not move the corrupt database aside: {e}")),
-            }
+            quarantine_and_log_again(db_path, &entry, details, stderr);
         }
     }
-    HookRun {
-        stdout,
-        stderr: (!stderr.is_empty()).then(|| format!("nagger: {}", one_line(&stderr.join("; ")))),
+    stdout
+}
+
+/// Reads stdin into the input, its id problem (if any) and the event it carries; what
+/// is wrong with it otherwise.
+fn read_event(stdin: &mut dyn Read) -> Result<(HookInput, Option<String>, Event), String> {
+    let mut input = read_input(stdin)?;
+    let id_problem = input.id_problem();
+    let event = event::event(&mut input).map_err(|problem| problem.to_string())?;
+    Ok((input, id_problem, event))
+}
+
+/// The common fields, when the input can be recorded: ids that can be stored and a
+/// session; otherwise what is wrong with it.
+fn recordable(
+    common: Result<Common, event::InputError>,
+    id_problem: Option<String>,
+) -> Result<Common, String> {
+    match (common, id_problem) {
+        (Ok(common), None) => Ok(common),
+        (common, id_problem) => Err(id_problem
+            .or_else(|| common.err().map(|e| e.to_string()))
+            .unwrap_or_default()),
+    }
+}
+
+/// The run's answer when the database cannot be opened: the safety answer, if any.
+fn without_database(
+    stdout: Option<String>,
+    e: &crate::storage::store::StoreError,
+    mut stderr: Vec<String>,
+) -> HookRun {
+    let what = if stdout.is_some() {
+        "guard applied without it"
+    } else {
+        "passing"
+    };
+    stderr.push(format!("state database unavailable ({what}): {e}"));
+    answer(stdout, &stderr)
+}
+
+fn moved_aside(moved: &Path) -> String {
+    format!(
+        "state database was corrupt; moved aside to {}",
+        moved.display()
+    )
+}
+
+/// How handling an event failed, if it did.
+#[derive(Default)]
+struct Failure {
+    /// The error or panic, on one line.
+    error: Option<String>,
+    /// The database stayed locked past the busy timeout.
+    locked: bool,
+    /// The database file is damaged.
+    corrupt: bool,
+}
+
+/// Handles the event; an error or a panic gives a silent outcome and its failure.
+fn handle(ctx: &Ctx<'_>, event: &Event) -> (Outcome, Failure) {
+    match catch_panic(|| dispatch(ctx, event), "panic") {
+        Ok(Ok(outcome)) => (outcome, Failure::default()),
+        Ok(Err(e)) => (
+            Outcome::silent(),
+            Failure {
+                error: Some(error_text(&e)),
+                locked: waited_out_a_lock(&e),
+                corrupt: found_corruption(&e),
+            },
+        ),
+        Err(what) => (
+            Outcome::silent(),
+            Failure {
+                error: Some(format!("panic: {what}")),
+                ..Failure::default()
+            },
+        ),
     }
 }
 
@@ -388,6 +368,116 @@ fn dispatch(ctx: &Ctx<'_>, event: &Event) -> anyhow::Result<Outcome> {
         Event::PostToolUse(call) => post_tool_use::handle(ctx, call),
         Event::PostToolUseFailure(failure) => post_tool_use_failure::handle(ctx, failure),
         Event::Other(_) => Ok(Outcome::silent()),
+    }
+}
+
+/// The handler's details and what the run adds about the database and the config.
+fn run_details(
+    mut details: Map<String, Value>,
+    db: &NaggerStateDB,
+    loaded: &LoadedConfig,
+) -> Map<String, Value> {
+    if let Some(moved) = &db.report().quarantined {
+        details.insert("quarantined".into(), json!(moved.display().to_string()));
+    }
+    if let Some(from) = db.report().migrated_from {
+        details.insert("migrated_from".into(), json!(from));
+    }
+    if !loaded.errors.is_empty() {
+        details.insert("config_errors".into(), json!(loaded.errors.len()));
+    }
+    details
+}
+
+/// Records a failed handler in the details and on stderr; the hook_log result.
+fn record_failure(
+    event: &Event,
+    error: &str,
+    details: &mut Map<String, Value>,
+    stderr: &mut Vec<String>,
+) -> &'static str {
+    details.insert("error".into(), json!(error));
+    stderr.push(format!(
+        "{} failed (passing): {}",
+        event.name(),
+        one_line(error)
+    ));
+    "error"
+}
+
+/// What one run writes to hook_log, besides its details.
+struct LogEntry<'a> {
+    session_id: &'a str,
+    event: &'a Event,
+    agent_id: Option<&'a str>,
+    result: &'a str,
+    started: Instant,
+}
+
+impl LogEntry<'_> {
+    fn write(
+        &self,
+        db: &NaggerStateDB,
+        details: &Map<String, Value>,
+    ) -> crate::storage::store::StoreResult<i64> {
+        let details = (!details.is_empty()).then(|| Value::Object(details.clone()));
+        db.hook_log().log(&NewHookLog {
+            session_id: self.session_id,
+            hook_name: self.event.handler(),
+            event_type: self.event.name(),
+            agent_id: self.agent_id,
+            result: self.result,
+            details: details.as_ref(),
+            duration_ms: Some(self.started.elapsed().as_secs_f64() * 1000.0),
+            timestamp: None,
+        })
+    }
+}
+
+/// Writes the run's hook_log row; true when the database turned out damaged (then it
+/// is to be moved aside).
+fn log_run(
+    db: &NaggerStateDB,
+    entry: &LogEntry<'_>,
+    details: &Map<String, Value>,
+    corrupt: bool,
+    stderr: &mut Vec<String>,
+) -> bool {
+    match entry.write(db, details) {
+        Ok(_) => corrupt,
+        Err(e) => {
+            stderr.push(format!("could not write hook_log: {e}"));
+            corrupt || crate::storage::store::is_corrupt(&e)
+        }
+    }
+}
+
+/// A damaged page: the database is moved aside as `doctor --fix` does, so that the next
+/// hooks work again, and the run is logged in the fresh one. A busy or read-only
+/// database never comes here.
+fn quarantine_and_log_again(
+    db_path: &Path,
+    entry: &LogEntry<'_>,
+    mut details: Map<String, Value>,
+    stderr: &mut Vec<String>,
+) {
+    match crate::storage::store::health::quarantine_and_recreate(db_path) {
+        Ok(moved) => {
+            stderr.push(moved_aside(&moved));
+            details.insert("quarantined".into(), json!(moved.display().to_string()));
+            if let Ok(fresh) = NaggerStateDB::open(db_path) {
+                let _ = entry.write(&fresh, &details);
+            }
+        }
+        Err(e) => stderr.push(format!("could not move the corrupt database aside: {e}")),
+    }
+}
+
+/// The run's answer: its stdout, and its stderr lines as one line (none when empty).
+fn answer(stdout: Option<String>, stderr: &[String]) -> HookRun {
+    HookRun {
+        stdout,
+        stderr: (!stderr.is_empty()).then(|| format!("nagger: {}", one_line(&stderr.join("; ")))),
     }
 }
 

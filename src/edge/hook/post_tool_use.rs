@@ -2,15 +2,16 @@
 //! NotebookEdit), usage counts (tools, skills, subagent types) and the after-edit
 //! checks on the text an edit added.
 
+use super::ctx::{Ctx, Outcome};
 use super::event::ToolCall;
 use super::post_tool_use_failure::{Caller, deliver, report_problems};
-use super::{Ctx, Outcome, identify, spawns};
 use crate::domain::context::project_relative;
+use crate::domain::identify::{self, spawns};
 use crate::domain::rules::after_edit::{self, AfterEditSet};
 
 pub fn handle(ctx: &Ctx<'_>, call: &ToolCall) -> anyhow::Result<Outcome> {
     if ctx.common.agent_id.is_some() {
-        identify::note_modern_payload(ctx)?;
+        identify::note_modern_payload(&ctx.identify())?;
     }
     let mut counted = vec![("tool", call.tool_name.as_str())];
     let field = |name: &str| call.tool_input.get(name).and_then(|v| v.as_str());
@@ -24,7 +25,7 @@ pub fn handle(ctx: &Ctx<'_>, call: &ToolCall) -> anyhow::Result<Outcome> {
     }
     ctx.db.usage().count(&ctx.common.session_id, &counted)?;
     let mut outcome = Outcome::silent().detail("tool", call.tool_name.as_str());
-    if let Some(agent) = spawns::link_from_response(ctx, call)? {
+    if let Some(agent) = spawns::link_from_response(&ctx.identify(), &call.parts())? {
         outcome = outcome.detail("linked_agent", agent);
     }
     if let Some(path) = changed.filter(|p| !p.trim().is_empty()) {

@@ -7,9 +7,10 @@
 
 use std::cell::OnceCell;
 
+use super::ctx::{Ctx, Outcome};
 use super::event::ToolFailure;
+use super::pre_tool_use;
 use super::wire::HookOutput;
-use super::{Ctx, Outcome, pre_tool_use};
 use crate::base::decision::Decision;
 use crate::base::event::HookEvent;
 use crate::base::mode::PermissionMode;

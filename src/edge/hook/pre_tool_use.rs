@@ -1,14 +1,14 @@
 //! PreToolUse (Phase 2): identify the caller, deliver startup conventions once,
 //! check the rules and the guard, and answer with one combined decision.
 
+use super::ctx::{Ctx, Outcome};
 use super::event::ToolCall;
-use super::identify::{self, Caller};
 use super::wire::{HookOutput, PermissionDecision};
-use super::{Ctx, Outcome, spawns};
 use crate::base::decision::Decision;
 use crate::base::mode::PermissionMode;
 use crate::base::num::to_i64;
 use crate::domain::config::Delivery;
+use crate::domain::identify::{self, Caller, spawns};
 use crate::domain::rules::{self, MatchContext, RuleMatch, RuleSet, Severity};
 use crate::storage::store::{Due, Marker, NewRuleHit, RoleSource};
 use crate::storage::transcript;
@@ -53,7 +53,7 @@ impl Answer {
 
 pub fn handle(ctx: &Ctx<'_>, call: &ToolCall) -> anyhow::Result<Outcome> {
     let mut effort = identify::Effort::default();
-    let caller = identify::identify(ctx, call, &mut effort)?;
+    let caller = identify::identify(&ctx.identify(), &call.parts(), &mut effort)?;
     // Read from the transcript at most once, and only if something needs it.
     let tokens = OnceCell::new();
     let current_tokens = || *tokens.get_or_init(|| context_tokens(ctx));
@@ -131,7 +131,7 @@ pub fn handle(ctx: &Ctx<'_>, call: &ToolCall) -> anyhow::Result<Outcome> {
 
     let denied = !answer.deny.is_empty();
     let mut outcome = Outcome::with(answer.into_output());
-    if !denied && let Some(spawn) = spawns::from_call(ctx, call)? {
+    if !denied && let Some(spawn) = spawns::from_call(&ctx.identify(), &call.parts())? {
         outcome = outcome.detail("spawn_registered", spawn);
     }
     if !fired.is_empty() {

@@ -2,9 +2,10 @@
 //! (the main agent gets the session's shared-context digest back), and the
 //! session's `_summary.md` and metrics when it ends.
 
+use super::ctx::{Ctx, Outcome};
 use super::event::SessionSource;
+use super::pre_tool_use;
 use super::wire::HookOutput;
-use super::{Ctx, Outcome, pre_tool_use};
 use crate::base::event::HookEvent;
 use crate::base::num::hours_ms;
 use crate::domain::context;

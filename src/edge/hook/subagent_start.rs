@@ -10,17 +10,17 @@
 //! format for its type) rather than a guessed role's; its first tool call, by when the
 //! exact facts are written, gets its role's conventions.
 
-use super::identify::{self, Effort};
+use super::ctx::{Ctx, Outcome};
 use super::wire::HookOutput;
-use super::{Ctx, Outcome, spawns};
 use crate::base::event::HookEvent;
 use crate::domain::context::{self, Audience};
+use crate::domain::identify::{self, Effort, spawns};
 use crate::domain::roles;
 
 pub fn handle(ctx: &Ctx<'_>, agent_id: &str, agent_type: &str) -> anyhow::Result<Outcome> {
     let repo = ctx.db.subagents();
     let session = &ctx.common.session_id;
-    let sync = spawns::sync(ctx)?;
+    let sync = spawns::sync(&ctx.identify())?;
     let fallback = Some(roles::normalize(agent_type, &ctx.config.role_resolution));
     let mut matched = repo.register_and_match(
         agent_id,
@@ -35,7 +35,7 @@ pub fn handle(ctx: &Ctx<'_>, agent_id: &str, agent_type: &str) -> anyhow::Result
     if !matched.source.is_exact()
         && let Some(record) = repo.get(agent_id)?
     {
-        let (record, _) = identify::make_exact(ctx, record, false, true, &mut effort)?;
+        let (record, _) = identify::make_exact(&ctx.identify(), record, false, true, &mut effort)?;
         if let Some(source) = record.role_source {
             matched.source = source;
             matched.role = record.role;

@@ -2,9 +2,9 @@
 //! a `[COMPRESSED]` report is sent back once), then its result is collected into
 //! the shared context and the agent leaves the Registry for subagent_history.
 
+use super::ctx::{Ctx, Outcome};
 use super::event::SubagentStop as Stop;
 use super::wire::HookOutput;
-use super::{Ctx, Outcome};
 use crate::base::num::to_i64;
 use crate::base::text::cut;
 use crate::domain::compress;

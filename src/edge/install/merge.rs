@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value, json};
 
 use super::command::is_nagger_command;
+use super::entry::{HOOK_EVENTS, HOOK_MATCHER, HOOK_TIMEOUT_SECS};
 use super::error::InstallError;
-use super::{HOOK_EVENTS, HOOK_MATCHER, HOOK_TIMEOUT_SECS};
 
 /// How [`merge_hooks`] changed the settings.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

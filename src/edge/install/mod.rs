@@ -3,6 +3,7 @@
 //! down `.claude-nagger/config.toml` and its `.gitignore`.
 
 mod command;
+mod entry;
 mod error;
 mod files;
 mod merge;
@@ -17,22 +18,13 @@ use std::path::PathBuf;
 use serde_json::{Map, Value};
 
 pub use command::{PORTABLE_COMMAND, find_on_path, hook_command, hook_program, is_nagger_command};
+pub use entry::{HOOK_EVENTS, HOOK_MATCHER, HOOK_TIMEOUT_SECS};
 pub use error::InstallError;
 pub use merge::{CommandUpdate, MergeChanges, find_nagger_entries, merge_hooks, remove_hooks};
 pub use plugin::{PLUGIN_BINARY, PLUGIN_NAME, plugin_files, write_plugin};
 
 use error::io_error;
 use files::{back_up, exists, read_settings, to_pretty_json, write_atomically, write_target};
-
-/// Every event nagger handles; `install` puts one entry for each into settings.json.
-pub const HOOK_EVENTS: &[&str] = &crate::base::event::HookEvent::NAMES;
-
-/// Claude Code lets a hook that times out fail open; nagger's budgets are milliseconds.
-pub const HOOK_TIMEOUT_SECS: u64 = 10;
-
-/// `"*"` matches everything for the events that have matchers and is ignored by the others,
-/// so one value fits every event.
-pub const HOOK_MATCHER: &str = "*";
 
 /// Directory, relative to the project root, holding nagger's config and state.
 pub const NAGGER_DIR: &str = ".claude-nagger";

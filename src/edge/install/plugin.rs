@@ -6,8 +6,8 @@ use std::path::Path;
 
 use serde_json::{Map, Value, json};
 
-use super::HOOK_EVENTS;
 use super::command::PORTABLE_COMMAND;
+use super::entry::HOOK_EVENTS;
 use super::error::{InstallError, io_error};
 use super::files::{to_pretty_json, write_atomically};
 use super::merge::nagger_group;

@@ -1,8 +1,8 @@
 //! The JSON endpoints under `/api/`, one per page plus the change marker the page polls.
 //! Each reads one pooled read-only connection (the digest its own read-only handle).
 
-use super::Ui;
 use super::http::{self, Answer, Target};
+use super::state::Ui;
 use crate::base::paths;
 use crate::domain::config::LoadedConfig;
 use crate::domain::context::{self, Audience};

@@ -6,12 +6,13 @@
 
 mod api;
 mod http;
+mod state;
 
 use crate::base::paths::Env;
-use crate::storage::store::ui_queries::{self, ReadPool};
+use crate::storage::store::ui_queries;
 use anyhow::Context as _;
+use state::Ui;
 use std::net::{Ipv4Addr, SocketAddr};
-use std::path::PathBuf;
 use std::sync::Arc;
 use tiny_http::{Method, Request, Response, Server};
 
@@ -29,17 +30,6 @@ pub struct Options {
     pub port: u16,
     /// Open the page in the desktop's browser.
     pub open: bool,
-}
-
-/// Everything a request handler needs.
-pub struct Ui {
-    pub pool: ReadPool,
-    /// Hook runs per session, counted once and then only the new rows.
-    pub counts: std::sync::Mutex<ui_queries::RunCounts>,
-    pub db_path: PathBuf,
-    pub project_root: PathBuf,
-    token: String,
-    port: u16,
 }
 
 /// Serves until the process is stopped.
@@ -87,7 +77,7 @@ pub fn run(env: &Env, options: &Options) -> anyhow::Result<()> {
         "nagger ui: {url}\nreading {} (read-only); stop with Ctrl-C",
         ui.db_path.display()
     );
-    let mut out = crate::edge::cmd::Output::stdout();
+    let mut out = crate::base::output::Output::stdout();
     let _ = out.line(&banner).and_then(|()| out.flush());
     if options.open {
         open_browser(&url);

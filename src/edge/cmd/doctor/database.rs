@@ -1,9 +1,9 @@
 //! The database checks: the file, its integrity, foreign keys, journal mode, schema and
 //! migrations, the stats rollup, stale rows, recent hook errors, quarantined copies.
 
-use super::{Check, Checks, HOUR_MS, Status, plural};
+use super::check::{Check, Checks, HOUR_MS, Status, plural};
 use crate::base::num::{to_u64, to_usize};
-use crate::edge::cmd::age;
+use crate::edge::cmd::common::age;
 use crate::storage::store::health::{self, Inspection, SchemaStatus};
 use crate::storage::store::{now_ms, stats};
 use std::collections::BTreeMap;

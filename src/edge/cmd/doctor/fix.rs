@@ -1,6 +1,6 @@
 //! `nagger doctor --fix`: repairs what nagger owns, the database, and says what it did.
 
-use super::Fix;
+use super::check::Fix;
 use crate::storage::store::health::{self, Inspection};
 use crate::storage::store::{NaggerStateDB, stats};
 use std::path::Path;

@@ -3,94 +3,25 @@
 //! changes nothing, and never creates a database. `--fix` repairs what nagger owns (the
 //! database) and says what it did; settings and config stay the user's to edit.
 //!
-//! `database` and `settings` hold the checks (each returns its results as data), `fix`
-//! the repairs of `--fix`, `render` the human and `--json` reports.
+//! `check` holds what a check and a fix report, `database` and `settings` the checks
+//! (each returns its results as data), `fix` the repairs of `--fix`, `render` the human
+//! and `--json` reports.
 
+mod check;
 mod database;
 mod fix;
 mod render;
 mod settings;
 
-use super::{CommandError, CommandResult, Output};
+use super::error::{CommandError, CommandResult};
 use crate::base::num::hours_ms;
+use crate::base::output::Output;
 use crate::base::paths::{self, Env};
 use crate::domain::config::LoadedConfig;
 use crate::edge::cli::DoctorArgs;
 use crate::storage::store::NaggerStateDB;
+use check::{Report, Status, plural};
 use std::path::{Path, PathBuf};
-
-const HOUR_MS: i64 = 3_600_000;
-
-/// How a check came out: only `Fail` makes doctor exit 1.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Status {
-    Ok,
-    Warn,
-    Fail,
-}
-
-impl Status {
-    fn label(self) -> &'static str {
-        match self {
-            Status::Ok => "ok",
-            Status::Warn => "warn",
-            Status::Fail => "FAIL",
-        }
-    }
-
-    fn json(self) -> &'static str {
-        match self {
-            Status::Ok => "ok",
-            Status::Warn => "warn",
-            Status::Fail => "fail",
-        }
-    }
-}
-
-/// One check's result.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Check {
-    pub name: &'static str,
-    pub status: Status,
-    pub message: String,
-}
-
-/// The results of a group of checks, in the order they were made.
-#[derive(Default)]
-struct Checks(Vec<Check>);
-
-impl Checks {
-    fn push(&mut self, name: &'static str, status: Status, message: impl Into<String>) {
-        self.0.push(Check {
-            name,
-            status,
-            message: message.into(),
-        });
-    }
-}
-
-/// What `--fix` did (or failed to do).
-pub struct Fix {
-    pub check: &'static str,
-    pub action: String,
-    pub done: bool,
-}
-
-/// Everything doctor found (and `--fix` did), ready to be shown.
-pub struct Report {
-    pub fixes: Vec<Fix>,
-    pub checks: Vec<Check>,
-    pub db_path: String,
-    pub config_path: String,
-    /// The settings in force, defaults included.
-    pub settings: serde_json::Value,
-}
-
-impl Report {
-    fn count(&self, status: Status) -> usize {
-        self.checks.iter().filter(|c| c.status == status).count()
-    }
-}
 
 pub fn run(env: &Env, args: &DoctorArgs, out: &mut Output) -> CommandResult {
     let root = env.project_root(None);
@@ -134,10 +65,6 @@ pub fn run(env: &Env, args: &DoctorArgs, out: &mut Output) -> CommandResult {
             plural(problems)
         ))),
     }
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
 }
 
 /// When nagger last ran a hook here (unix ms), read without changing the database.

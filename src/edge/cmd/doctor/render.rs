@@ -1,6 +1,6 @@
 //! How a doctor report is shown: one line per fix and check, or `--json`.
 
-use super::{Report, Status, plural};
+use super::check::{Report, Status, plural};
 use serde_json::{Value, json};
 
 /// The human report: `fixed`/`ok`/`warn`/`FAIL`, the check's name, its message; the
@@ -76,7 +76,7 @@ fn settings_toml(settings: &serde_json::Value) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Check, Fix};
+    use super::super::check::{Check, Fix};
     use super::*;
 
     fn report() -> Report {

@@ -1,7 +1,7 @@
 //! The checks of what nagger does not own: Claude Code's settings (is nagger's hook
 //! there, on every event, once, and can its program run?) and nagger's config.
 
-use super::{Check, Checks, HOUR_MS, Status};
+use super::check::{Check, Checks, HOUR_MS, Status};
 use crate::domain::config::{LoadedConfig, Problem};
 use crate::edge::install::{self, HOOK_EVENTS};
 use crate::storage::store::now_ms;

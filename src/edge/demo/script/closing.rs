@@ -1,10 +1,14 @@
 //! The session's closing: reports and shared context, a compaction, the end and the
 //! statistics.
 
-use super::{
-    CODER, CODER_REPORT, Call, NAVIGATOR, NAVIGATOR_REPORT, NaggerStateDB, Player, REVIEWER,
-    REVIEWER_REPORT, TESTER, TESTER_REPORT, Value, append, files_of, json, last_log, who,
+use super::super::player::{Call, Player};
+use super::cast::{
+    CODER, CODER_REPORT, NAVIGATOR, NAVIGATOR_REPORT, REVIEWER, REVIEWER_REPORT, TESTER,
+    TESTER_REPORT,
 };
+use super::helpers::{append, files_of, last_log, who};
+use crate::storage::store::NaggerStateDB;
+use serde_json::{Value, json};
 
 pub(super) fn reports_and_shared_context(p: &mut Player) -> anyhow::Result<()> {
     p.section(
@@ -332,7 +336,7 @@ pub(super) fn stats(p: &mut Player) -> anyhow::Result<()> {
     let why = why.lines().next().unwrap_or("no output");
     p.note(&format!(
         "(`nagger stats` failed: {}; hook_log summarised by the demo)\n",
-        crate::edge::demo::cut(why, 60)
+        super::super::player::cut(why, 60)
     ));
     let db = NaggerStateDB::open(&p.root.join(".claude-nagger/state.db"))?;
     let rows = db.hook_log().recent(Some(&p.session.id), 100_000)?;
@@ -366,7 +370,7 @@ pub(super) fn stats(p: &mut Player) -> anyhow::Result<()> {
             ]
         })
         .collect();
-    let table = crate::edge::cmd::table(
+    let table = crate::base::table::table(
         &["EVENT", "RUNS", "DECISIONS", "P50 MS", "MAX MS"],
         &table_rows,
     );

@@ -1,10 +1,11 @@
 //! The session's opening: setup, the main agent's conventions, parallel subagents,
 //! rules and the guard.
 
-use super::{
-    CODER, Call, NAVIGATOR, Player, TESTER, Value, agents_table, append, conventions_of, fixtures,
-    json, last_log, who,
-};
+use super::super::fixtures;
+use super::super::player::{Call, Player};
+use super::cast::{CODER, NAVIGATOR, TESTER};
+use super::helpers::{agents_table, append, conventions_of, last_log, who};
+use serde_json::{Value, json};
 
 pub(super) fn setup(p: &mut Player) -> anyhow::Result<()> {
     let state_dir = p.root.join(".claude-nagger");

@@ -2,8 +2,7 @@
 //! scanning only what was appended since the stored cursor, and upgrades FIFO
 //! guesses when the transcript links a spawn to its agent exactly.
 
-use super::Ctx;
-use super::event::ToolCall;
+use super::context::{Call, IdentifyCtx};
 use crate::base::num::to_i64;
 use crate::domain::roles;
 use crate::storage::store::{RoleSource, SpawnKey, SpawnRow, TranscriptCursorRow};
@@ -18,15 +17,11 @@ pub fn is_spawn_tool(tool_name: &str) -> bool {
 /// The main agent's PreToolUse of Agent/Task carries the spawn itself: register it
 /// now, before the parent transcript holds it (Claude Code often writes it only after
 /// the subagent started). Returns the spawn's tool_use_id when it was new.
-pub fn from_call(ctx: &Ctx<'_>, call: &ToolCall) -> anyhow::Result<Option<String>> {
-    if !is_spawn_tool(&call.tool_name) {
+pub fn from_call(ctx: &IdentifyCtx<'_>, call: &Call<'_>) -> anyhow::Result<Option<String>> {
+    if !is_spawn_tool(call.tool_name) {
         return Ok(None);
     }
-    let Some(tool_use_id) = call
-        .tool_use_id
-        .as_deref()
-        .filter(|id| !id.trim().is_empty())
-    else {
+    let Some(tool_use_id) = call.tool_use_id.filter(|id| !id.trim().is_empty()) else {
         return Ok(None);
     };
     let field = |name: &str| call.tool_input.get(name).and_then(|v| v.as_str());
@@ -34,7 +29,7 @@ pub fn from_call(ctx: &Ctx<'_>, call: &ToolCall) -> anyhow::Result<Option<String
     let subagent_type = field("subagent_type").unwrap_or("general-purpose");
     let repo = ctx.db.subagents();
     // Ordered after what the transcript already showed, before what it will show.
-    let index = match ctx.common.transcript_path.as_deref() {
+    let index = match ctx.transcript_path {
         Some(path) => repo.cursor(path)?.map_or(0, |c| to_i64(c.line_count)),
         None => 0,
     };
@@ -46,32 +41,34 @@ pub fn from_call(ctx: &Ctx<'_>, call: &ToolCall) -> anyhow::Result<Option<String
             prompt,
             field("name"),
             Some(subagent_type),
-            &ctx.config.role_resolution,
+            ctx.role_resolution,
         ),
         prompt_hash: prompt.map(transcript::prompt_hash),
         description: field("description").map(str::to_string),
     };
-    let added = repo.register_spawn(&ctx.common.session_id, &spawn)?;
+    let added = repo.register_spawn(ctx.session_id, &spawn)?;
     Ok(added.then(|| tool_use_id.to_string()))
 }
 
 /// PostToolUse of Agent/Task names the agent it started (`tool_response.agentId`): at
 /// launch for background agents, at the end for foreground ones. Links it exactly.
-pub fn link_from_response(ctx: &Ctx<'_>, call: &ToolCall) -> anyhow::Result<Option<String>> {
-    if !is_spawn_tool(&call.tool_name) {
+pub fn link_from_response(
+    ctx: &IdentifyCtx<'_>,
+    call: &Call<'_>,
+) -> anyhow::Result<Option<String>> {
+    if !is_spawn_tool(call.tool_name) {
         return Ok(None);
     }
     let (Some(tool_use_id), Some(agent_id)) = (
-        call.tool_use_id.as_deref(),
+        call.tool_use_id,
         call.tool_response
-            .as_ref()
             .and_then(|r| r.get("agentId"))
             .and_then(|v| v.as_str()),
     ) else {
         return Ok(None);
     };
     let linked = ctx.db.subagents().link_exact(
-        &ctx.common.session_id,
+        ctx.session_id,
         agent_id,
         SpawnKey::ToolUseId(tool_use_id),
         RoleSource::ToolResponse,
@@ -94,8 +91,8 @@ pub const MAX_SPAWNS_PER_SESSION: usize = 4096;
 /// Brings the session's spawns up to date with its parent transcript. A missing
 /// or unreadable transcript is a warning, not a failure: matching goes on with
 /// what is known.
-pub fn sync(ctx: &Ctx<'_>) -> anyhow::Result<SyncReport> {
-    let Some(path) = ctx.common.transcript_path.as_deref() else {
+pub fn sync(ctx: &IdentifyCtx<'_>) -> anyhow::Result<SyncReport> {
+    let Some(path) = ctx.transcript_path else {
         return Ok(SyncReport::default());
     };
     let repo = ctx.db.subagents();
@@ -111,7 +108,7 @@ pub fn sync(ctx: &Ctx<'_>) -> anyhow::Result<SyncReport> {
             return Ok(SyncReport::default());
         }
     };
-    let table = &ctx.config.role_resolution;
+    let table = ctx.role_resolution;
     let spawns: Vec<SpawnRow> = scan
         .spawns
         .iter()
@@ -147,7 +144,7 @@ pub fn sync(ctx: &Ctx<'_>) -> anyhow::Result<SyncReport> {
         return Ok(report);
     }
     report.new_spawns = repo.register_task_spawns(
-        &ctx.common.session_id,
+        ctx.session_id,
         path,
         &spawns,
         &links,
@@ -160,13 +157,13 @@ pub fn sync(ctx: &Ctx<'_>) -> anyhow::Result<SyncReport> {
     )?;
     if report.new_spawns > 0 {
         // Agents that started before their spawn was known get it now.
-        repo.match_waiting(&ctx.common.session_id)?;
-        report.dropped += repo.cap_spawns(&ctx.common.session_id, MAX_SPAWNS_PER_SESSION)? as u64;
+        repo.match_waiting(ctx.session_id)?;
+        report.dropped += repo.cap_spawns(ctx.session_id, MAX_SPAWNS_PER_SESSION)? as u64;
     }
     // A link often appears after its agent's SubagentStart: upgrade that guess now.
     for (tool_use_id, agent_id) in &links {
         let linked = repo.link_exact(
-            &ctx.common.session_id,
+            ctx.session_id,
             agent_id,
             SpawnKey::ToolUseId(tool_use_id),
             RoleSource::ExactLink,

@@ -12,8 +12,8 @@
 //! The 2-phase claim (oldest subagent that has not made its first call) stays as the
 //! last resort for a call found in no transcript, recorded as a guess.
 
-use super::event::ToolCall;
-use super::{Ctx, spawns};
+use super::context::{Call, IdentifyCtx};
+use super::spawns;
 use crate::domain::roles;
 use crate::storage::agent_files::{self, Cost};
 use crate::storage::store::{ExactOutcome, Marker, RoleSource, SpawnKey, SubagentRecord};
@@ -73,10 +73,14 @@ pub struct Effort {
     pub waited_ms: u64,
 }
 
-pub fn identify(ctx: &Ctx<'_>, call: &ToolCall, effort: &mut Effort) -> anyhow::Result<Caller> {
-    let session = &ctx.common.session_id;
+pub fn identify(
+    ctx: &IdentifyCtx<'_>,
+    call: &Call<'_>,
+    effort: &mut Effort,
+) -> anyhow::Result<Caller> {
+    let session = ctx.session_id;
     let repo = ctx.db.subagents();
-    if let Some(agent_id) = ctx.common.agent_id.as_deref() {
+    if let Some(agent_id) = ctx.agent_id {
         note_modern_payload(ctx)?;
         let record = match repo.get(agent_id)? {
             Some(r) => r,
@@ -93,7 +97,7 @@ pub fn identify(ctx: &Ctx<'_>, call: &ToolCall, effort: &mut Effort) -> anyhow::
     if active.is_empty() {
         return Ok(Caller::Main);
     }
-    if let Some(tool_use_id) = call.tool_use_id.as_deref().filter(|id| sane_id(id)) {
+    if let Some(tool_use_id) = call.tool_use_id.filter(|id| sane_id(id)) {
         match find_caller(ctx, &active, tool_use_id, effort)? {
             Found::Main => return Ok(Caller::Main),
             Found::Agent(agent_id) => {
@@ -130,7 +134,7 @@ pub fn identify(ctx: &Ctx<'_>, call: &ToolCall, effort: &mut Effort) -> anyhow::
 
 /// A subagent caller; on its first call, its role made exact first when it can be.
 fn subagent(
-    ctx: &Ctx<'_>,
+    ctx: &IdentifyCtx<'_>,
     record: SubagentRecord,
     first_call: bool,
     via: Via,
@@ -159,12 +163,12 @@ enum Found {
 /// agent's. Claude Code writes the call before its PreToolUse runs but flushes its
 /// writes on a timer, so a call found nowhere is looked for again, up to [`SETTLE`].
 fn find_caller(
-    ctx: &Ctx<'_>,
+    ctx: &IdentifyCtx<'_>,
     active: &[(String, bool)],
     tool_use_id: &str,
     effort: &mut Effort,
 ) -> anyhow::Result<Found> {
-    let Some(main) = ctx.common.transcript_path.as_deref().map(PathBuf::from) else {
+    let Some(main) = ctx.transcript_path.map(PathBuf::from) else {
         return Ok(Found::Nowhere);
     };
     let started = Instant::now();
@@ -205,7 +209,7 @@ fn find_caller(
         active = ctx
             .db
             .subagents()
-            .active_ids(&ctx.common.session_id, MAX_CANDIDATES)?;
+            .active_ids(ctx.session_id, MAX_CANDIDATES)?;
     }
 }
 
@@ -219,20 +223,20 @@ fn find_caller(
 // corrected, Some(None) when an exact role replaced no role at all.
 #[allow(clippy::option_option)]
 pub fn make_exact(
-    ctx: &Ctx<'_>,
+    ctx: &IdentifyCtx<'_>,
     record: SubagentRecord,
     settle: bool,
     synced: bool,
     effort: &mut Effort,
 ) -> anyhow::Result<(SubagentRecord, Option<Option<String>>)> {
-    let Some(main) = ctx.common.transcript_path.as_deref() else {
+    let Some(main) = ctx.transcript_path else {
         return Ok((record, None));
     };
     let Some(own) = transcript::subagent_transcript_path(Path::new(main), &record.agent_id) else {
         return Ok((record, None));
     };
     let repo = ctx.db.subagents();
-    let session = &ctx.common.session_id;
+    let session = ctx.session_id;
     let started = Instant::now();
     let mut pause = Duration::from_millis(2);
     let mut synced = synced;
@@ -287,28 +291,28 @@ pub fn make_exact(
 }
 
 /// Records that this session's Claude Code sends agent_id (once).
-pub fn note_modern_payload(ctx: &Ctx<'_>) -> anyhow::Result<()> {
+pub fn note_modern_payload(ctx: &IdentifyCtx<'_>) -> anyhow::Result<()> {
     let markers = ctx.db.markers();
-    if !markers.is_set(&ctx.common.session_id, Marker::ModernPayload)? {
-        markers.set(&ctx.common.session_id, Marker::ModernPayload, 0)?;
+    if !markers.is_set(ctx.session_id, Marker::ModernPayload)? {
+        markers.set(ctx.session_id, Marker::ModernPayload, 0)?;
     }
     Ok(())
 }
 
 /// An agent_id that never had a SubagentStart (a known Claude Code bug, or nagger
 /// installed mid-session): register it now with what the input says.
-fn register_unstarted(ctx: &Ctx<'_>, agent_id: &str) -> anyhow::Result<SubagentRecord> {
+fn register_unstarted(ctx: &IdentifyCtx<'_>, agent_id: &str) -> anyhow::Result<SubagentRecord> {
     let repo = ctx.db.subagents();
     // Claude Code names an agent's type with its id; without it there is nothing to
     // register the agent as (the guard still answers the call).
-    let Some(agent_type) = ctx.common.agent_type.as_deref() else {
+    let Some(agent_type) = ctx.agent_type else {
         anyhow::bail!("the input names agent {agent_id} without its agent_type");
     };
     spawns::sync(ctx)?;
-    let fallback = Some(roles::normalize(agent_type, &ctx.config.role_resolution));
+    let fallback = Some(roles::normalize(agent_type, ctx.role_resolution));
     repo.register_and_match(
         agent_id,
-        &ctx.common.session_id,
+        ctx.session_id,
         agent_type,
         "pre_tool_use",
         fallback.as_deref(),
