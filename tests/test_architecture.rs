@@ -155,6 +155,7 @@ impl Crate {
                 .flat_map(|(at, _, leaves)| leaves.into_iter().map(move |l| (at, l)))
                 .collect();
             paths.extend(qualified_paths(text));
+            paths.extend(child_paths(text, &self.children(module)));
             for (at, segments) in paths {
                 // Inside `mod tests { … }` a `super::` names the file's own module.
                 let mut depth = inline.iter().filter(|(a, b)| *a < at && at < *b).count();
@@ -416,6 +417,36 @@ fn qualified_paths(text: &str) -> Vec<(usize, Vec<String>)> {
     for head in ["crate::", "super::", "self::"] {
         let mut from = 0;
         while let Some(rel) = text[from..].find(head) {
+            let at = from + rel;
+            from = at + head.len();
+            if at > 0 {
+                let b = bytes[at - 1];
+                if b.is_ascii_alphanumeric() || b == b'_' || b == b':' || b == b'$' {
+                    continue;
+                }
+            }
+            let end = text[at..]
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == ':' || c == '*'))
+                .map_or(text.len(), |e| at + e);
+            let segments: Vec<String> = text[at..end]
+                .split("::")
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+                .collect();
+            found.push((at, segments));
+        }
+    }
+    found
+}
+
+/// Paths written from one of the module's own children, `child::item` (not after `::`).
+fn child_paths(text: &str, children: &BTreeSet<&str>) -> Vec<(usize, Vec<String>)> {
+    let bytes = text.as_bytes();
+    let mut found = Vec::new();
+    for child in children {
+        let head = format!("{child}::");
+        let mut from = 0;
+        while let Some(rel) = text[from..].find(&head) {
             let at = from + rel;
             from = at + head.len();
             if at > 0 {
