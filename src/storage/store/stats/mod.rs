@@ -1,6 +1,6 @@
 //! The figures behind `nagger stats`, aggregated inside SQLite. Runs per (event, hook) and
 //! fine duration bucket come from `hook_log_rollup`, which every hook_log write keeps exact
-//! (src/store/hook_log.rs); a percentile is then one OFFSET inside the bucket that holds
+//! (storage/store/hook_log.rs); a percentile is then one OFFSET inside the bucket that holds
 //! its rank, on `idx_hook_log_stats`; the role sources, first-call callers and context
 //! sizes are plain columns read through partial indexes of the few rows that carry them.
 //! The log is never counted, let alone loaded, row by row.
