@@ -412,39 +412,24 @@ fn expand_compact(body: &str) -> Vec<Vec<String>> {
 
 /// `crate::…`, `super::…` and `self::…` paths written in code.
 fn qualified_paths(text: &str) -> Vec<(usize, Vec<String>)> {
-    let bytes = text.as_bytes();
-    let mut found = Vec::new();
-    for head in ["crate::", "super::", "self::"] {
-        let mut from = 0;
-        while let Some(rel) = text[from..].find(head) {
-            let at = from + rel;
-            from = at + head.len();
-            if at > 0 {
-                let b = bytes[at - 1];
-                if b.is_ascii_alphanumeric() || b == b'_' || b == b':' || b == b'$' {
-                    continue;
-                }
-            }
-            let end = text[at..]
-                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == ':' || c == '*'))
-                .map_or(text.len(), |e| at + e);
-            let segments: Vec<String> = text[at..end]
-                .split("::")
-                .filter(|s| !s.is_empty())
-                .map(str::to_string)
-                .collect();
-            found.push((at, segments));
-        }
-    }
-    found
+    paths_from(text, ["crate", "super", "self"])
 }
 
-/// Paths written from one of the module's own children, `child::item` (not after `::`).
+/// Paths written from one of the module's own children, `child::item`.
 fn child_paths(text: &str, children: &BTreeSet<&str>) -> Vec<(usize, Vec<String>)> {
+    paths_from(text, children.iter().copied())
+}
+
+/// Every path in `text` that starts with one of `heads` followed by `::` (not itself
+/// after `::` or inside a longer name), with its offset.
+fn paths_from<'h>(
+    text: &str,
+    heads: impl IntoIterator<Item = &'h str>,
+) -> Vec<(usize, Vec<String>)> {
     let bytes = text.as_bytes();
     let mut found = Vec::new();
-    for child in children {
-        let head = format!("{child}::");
+    for head in heads {
+        let head = format!("{head}::");
         let mut from = 0;
         while let Some(rel) = text[from..].find(&head) {
             let at = from + rel;
