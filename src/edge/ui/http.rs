@@ -1,12 +1,70 @@
-//! The small pieces of HTTP the dashboard needs on top of `tiny_http`: the request target
-//! and its query, the loopback Host check, the token cookie, responses.
+//! The small pieces of HTTP the dashboard speaks: a request's head, an answer, the request
+//! target and its query, the loopback Host check, the token cookie.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::io::{Cursor, Read};
-use tiny_http::{Header, Request, Response};
+use std::io::Read;
 
-pub type Answer = Response<Cursor<Vec<u8>>>;
+/// A request's head as the client sent it (its body, if any, is never kept).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Request {
+    pub method: String,
+    /// The request target as sent: path and query, still encoded.
+    pub url: String,
+    /// HTTP/1.0 (closes after one answer unless it asks to keep the connection).
+    pub http_1_0: bool,
+    /// Names and values in the order sent, values trimmed.
+    pub headers: Vec<(String, String)>,
+}
+
+impl Request {
+    /// The values of every header called `name` (any case).
+    pub fn headers_named<'r>(&'r self, name: &'r str) -> impl Iterator<Item = &'r str> + 'r {
+        self.headers
+            .iter()
+            .filter(move |(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// A whole answer: status, headers, body. Framing headers (`Content-Length`, `Date`,
+/// `Connection`) are added when it is written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answer {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl Answer {
+    pub fn add_header(&mut self, name: &str, value: &str) {
+        self.headers.push((name.to_string(), value.to_string()));
+    }
+
+    #[must_use]
+    fn with_header(mut self, name: &str, value: &str) -> Answer {
+        self.add_header(name, value);
+        self
+    }
+}
+
+/// The reason phrase of the statuses the dashboard answers with.
+pub fn reason(status: u16) -> &'static str {
+    match status {
+        200 => "OK",
+        400 => "Bad Request",
+        403 => "Forbidden",
+        404 => "Not Found",
+        405 => "Method Not Allowed",
+        408 => "Request Timeout",
+        413 => "Content Too Large",
+        431 => "Request Header Fields Too Large",
+        500 => "Internal Server Error",
+        503 => "Service Unavailable",
+        505 => "HTTP Version Not Supported",
+        _ => "",
+    }
+}
 
 /// A request's path and its decoded query parameters.
 #[derive(Debug, Default)]
@@ -73,12 +131,7 @@ pub fn percent_decode(s: &str) -> String {
 /// `localhost`, with this port or none. Anything else (a DNS name rebound to 127.0.0.1,
 /// a LAN address) is refused.
 pub fn host_is_loopback(request: &Request, port: u16) -> bool {
-    let hosts: Vec<&str> = request
-        .headers()
-        .iter()
-        .filter(|h| h.field.equiv("Host"))
-        .map(|h| h.value.as_str())
-        .collect();
+    let hosts: Vec<&str> = request.headers_named("Host").collect();
     let [host] = hosts[..] else {
         return false;
     };
@@ -93,10 +146,8 @@ pub fn host_is_loopback(request: &Request, port: u16) -> bool {
 /// The value of cookie `name`, if the request carries it.
 pub fn cookie<'r>(request: &'r Request, name: &str) -> Option<&'r str> {
     request
-        .headers()
-        .iter()
-        .filter(|h| h.field.equiv("Cookie"))
-        .flat_map(|h| h.value.as_str().split(';'))
+        .headers_named("Cookie")
+        .flat_map(|v| v.split(';'))
         .filter_map(|kv| kv.trim().split_once('='))
         .find(|(k, _)| *k == name)
         .map(|(_, v)| v)
@@ -124,24 +175,23 @@ pub fn new_token() -> anyhow::Result<String> {
     }))
 }
 
-pub fn header(name: &str, value: &str) -> Header {
-    Header::from_bytes(name.as_bytes(), value.as_bytes()).expect("a valid header")
-}
-
 /// A response with the headers every answer carries: no caching, no framing, no
 /// sniffing, and a policy that lets the page load nothing but its own files.
 pub fn body(status: u16, content_type: &str, body: impl Into<Vec<u8>>) -> Answer {
-    Response::from_data(body.into())
-        .with_status_code(status)
-        .with_header(header("Content-Type", content_type))
-        .with_header(header("Cache-Control", "no-store"))
-        .with_header(header("X-Content-Type-Options", "nosniff"))
-        .with_header(header("X-Frame-Options", "DENY"))
-        .with_header(header("Referrer-Policy", "no-referrer"))
-        .with_header(header(
-            "Content-Security-Policy",
-            "default-src 'self'; img-src 'self' data:; object-src 'none'; frame-ancestors 'none'; base-uri 'none'",
-        ))
+    Answer {
+        status,
+        headers: Vec::new(),
+        body: body.into(),
+    }
+    .with_header("Content-Type", content_type)
+    .with_header("Cache-Control", "no-store")
+    .with_header("X-Content-Type-Options", "nosniff")
+    .with_header("X-Frame-Options", "DENY")
+    .with_header("Referrer-Policy", "no-referrer")
+    .with_header(
+        "Content-Security-Policy",
+        "default-src 'self'; img-src 'self' data:; object-src 'none'; frame-ancestors 'none'; base-uri 'none'",
+    )
 }
 
 pub fn text(status: u16, message: &str) -> Answer {

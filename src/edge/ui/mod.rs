@@ -3,21 +3,25 @@
 //! then in a cookie) and name the loopback host (so a page of another site cannot reach it
 //! through a rebound DNS name), and reads through a pool of read-only connections while
 //! hooks keep writing. The page is static (embedded here) and polls a cheap change marker.
+//! No local process can hold it up: connections are served side by side, each bounded in
+//! time and size, and one without the token is answered and closed on its request's head.
 
 mod api;
+mod conn;
 mod http;
+mod listen;
 mod state;
 
 use crate::base::paths::Env;
 use crate::storage::store::ui_queries;
 use anyhow::Context as _;
+use http::{Answer, Request};
 use state::Ui;
-use std::net::{Ipv4Addr, SocketAddr};
+use std::net::{Ipv4Addr, SocketAddr, TcpListener};
 use std::sync::Arc;
-use tiny_http::{Method, Request, Response, Server};
 
-/// Threads answering requests; as many pooled connections.
-const WORKERS: u32 = 4;
+/// Pooled read-only connections to the database; requests beyond wait for one.
+const READERS: u32 = 4;
 
 const INDEX_HTML: &str = include_str!("assets/index.html");
 const APP_JS: &str = include_str!("assets/app.js");
@@ -42,13 +46,12 @@ pub fn run(env: &Env, options: &Options) -> anyhow::Result<()> {
             db_path.display()
         );
     }
-    let pool = ui_queries::read_pool(&db_path, WORKERS)
+    let pool = ui_queries::read_pool(&db_path, READERS)
         .with_context(|| format!("reading {}", db_path.display()))?;
-    let server = Server::http(SocketAddr::from((Ipv4Addr::LOCALHOST, options.port)))
+    let listener = TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, options.port)))
         .map_err(|e| anyhow::anyhow!("cannot listen on 127.0.0.1:{}: {e}", options.port))?;
-    let port = server
-        .server_addr()
-        .to_ip()
+    let port = listener
+        .local_addr()
         .map(|a| a.port())
         .context("the server has no TCP address")?;
     let ui = Arc::new(Ui {
@@ -82,21 +85,7 @@ pub fn run(env: &Env, options: &Options) -> anyhow::Result<()> {
     if options.open {
         open_browser(&url);
     }
-    let server = Arc::new(server);
-    let workers: Vec<_> = (0..WORKERS)
-        .map(|_| {
-            let (server, ui) = (Arc::clone(&server), Arc::clone(&ui));
-            std::thread::spawn(move || {
-                while let Ok(request) = server.recv() {
-                    ui.answer(request);
-                }
-            })
-        })
-        .collect();
-    for worker in workers {
-        let _ = worker.join();
-    }
-    Ok(())
+    listen::serve(&listener, &ui)
 }
 
 fn open_browser(url: &str) {
@@ -116,35 +105,37 @@ fn open_browser(url: &str) {
     }
 }
 
-impl Ui {
-    fn answer(&self, request: Request) {
-        let response = self.route(&request);
-        // A client that went away is not the server's problem.
-        let _ = request.respond(response);
-    }
+impl conn::Handler for Ui {
+    /// Whether the token came in the query (the answer then sets it as a cookie).
+    type Pass = bool;
 
-    fn route(&self, request: &Request) -> Response<std::io::Cursor<Vec<u8>>> {
-        let target = http::Target::parse(request.url());
+    fn admit(&self, request: &Request) -> Result<bool, Answer> {
         if !http::host_is_loopback(request, self.port) {
-            return http::text(
+            return Err(http::text(
                 403,
                 "Forbidden: this server answers only to 127.0.0.1 or localhost.",
-            );
+            ));
         }
+        let target = http::Target::parse(&request.url);
         let from_query = target
             .param("token")
             .is_some_and(|t| http::same_secret(t, &self.token));
         let from_cookie = http::cookie(request, &self.cookie_name())
             .is_some_and(|t| http::same_secret(t, &self.token));
         if !(from_query || from_cookie) {
-            return http::text(
+            return Err(http::text(
                 403,
                 "Forbidden: open the address `nagger ui` printed, with its token.",
-            );
+            ));
         }
-        if *request.method() != Method::Get && *request.method() != Method::Head {
+        Ok(from_query)
+    }
+
+    fn answer(&self, request: &Request, from_query: bool) -> Answer {
+        if request.method != "GET" && request.method != "HEAD" {
             return http::text(405, "Only GET: this dashboard never changes anything.");
         }
+        let target = http::Target::parse(&request.url);
         let mut response = match target.path.as_str() {
             "/" | "/timeline" | "/context" | "/rules" | "/stats" => {
                 http::body(200, "text/html; charset=utf-8", INDEX_HTML)
@@ -155,18 +146,20 @@ impl Ui {
             _ => http::text(404, "Not found."),
         };
         if from_query {
-            response.add_header(http::header(
+            response.add_header(
                 "Set-Cookie",
                 &format!(
                     "{}={}; Path=/; HttpOnly; SameSite=Strict",
                     self.cookie_name(),
                     self.token
                 ),
-            ));
+            );
         }
         response
     }
+}
 
+impl Ui {
     /// One cookie per port: cookies do not tell ports apart, two dashboards might run.
     fn cookie_name(&self) -> String {
         format!("nagger_ui_{}", self.port)
