@@ -32,6 +32,7 @@ mod test_safety;
 mod test_stats;
 mod test_trust;
 mod test_ui;
+mod test_ui_limits;
 
 /// Every test file and folder in `tests/` is a module of this binary: a file left out
 /// would compile nowhere and its tests would silently never run.

@@ -27,7 +27,7 @@ pub const MAX_BODY: u64 = 64 * 1024;
 /// Time to receive that body.
 pub const BODY_TIME: Duration = Duration::from_secs(5);
 /// Time to write one answer.
-pub const WRITE_TIME: Duration = Duration::from_secs(10);
+pub const WRITE_TIME: Duration = Duration::from_secs(5);
 /// Requests answered on one connection before it is closed.
 pub const MAX_REQUESTS: usize = 100;
 /// After the last answer, the client's further input is read and dropped for this long
