@@ -272,7 +272,7 @@ mod tests {
     use std::path::Path;
 
     use super::*;
-    use crate::domain::rules::RecoveryRule;
+    use super::super::spec::RecoveryRule;
 
     fn leader() -> MatchContext<'static> {
         MatchContext {

@@ -457,7 +457,7 @@ impl<'a> Filter<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::storage::store::NaggerStateDB;
+    use super::super::db::NaggerStateDB;
 
     fn db() -> (tempfile::TempDir, NaggerStateDB) {
         let dir = tempfile::tempdir().unwrap();

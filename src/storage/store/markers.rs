@@ -190,7 +190,7 @@ impl<F: FnOnce() -> i64> Lazy<F> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::storage::store::NaggerStateDB;
+    use super::super::db::NaggerStateDB;
 
     #[test]
     fn marker_texts_stay_what_the_database_holds() {
