@@ -23,6 +23,7 @@ mod test_hostile_files;
 mod test_identify;
 mod test_incremental;
 mod test_install;
+mod test_lenient_input;
 mod test_listings;
 mod test_real_client;
 mod test_real_recovery;

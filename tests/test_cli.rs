@@ -2,7 +2,7 @@
 //! reader that closes stdout early (`nagger stats | head -c1`) never makes nagger panic:
 //! it stops quietly with exit 141.
 
-use crate::common::Project;
+use crate::common::{Project, run_with_stdin};
 use std::io::Read;
 use std::process::Stdio;
 
@@ -199,4 +199,70 @@ fn the_demo_with_its_stdout_closed_ends_quietly_with_141() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(BROKEN_PIPE), "{stderr}");
     assert_eq!(stderr, "");
+}
+
+#[test]
+fn a_hook_never_ends_in_a_usage_error_whatever_stands_around_it() {
+    let p = Project::new();
+    let rm_root = p.pre_tool_use("Bash", serde_json::json!({"command": "rm -rf /"}));
+    let ls = p.pre_tool_use("Bash", serde_json::json!({"command": "ls"}));
+    let elsewhere = p.root.join("elsewhere.db");
+    let elsewhere = elsewhere.to_str().unwrap();
+    for args in [
+        &["--project", "/nonexistent", "hook"][..],
+        &["hook", "--project", "/nonexistent"],
+        &["--project=/nonexistent", "hook"],
+        &["--bogus", "hook"],
+        &["-q", "hook"],
+        &["--bogus", "value", "hook", "--other"],
+        &["hook", "--bogus"],
+        &["hook", "--db"],
+        &["hook", "--db", ""],
+        &["hook", "extra", "words"],
+        &["--bogus", "hook", "--db", elsewhere],
+    ] {
+        let r = run_with_stdin(p.command(args), &rm_root);
+        assert_eq!(r.code, 0, "{args:?}: {r:?}");
+        assert_eq!(r.decision().as_deref(), Some("deny"), "{args:?}: {r:?}");
+        assert!(
+            r.stderr.starts_with("nagger: hook arguments ignored ("),
+            "{args:?}: {}",
+            r.stderr
+        );
+        let r = run_with_stdin(p.command(args), &ls);
+        assert_eq!((r.code, r.stdout.as_str()), (0, ""), "{args:?}: {r:?}");
+    }
+    // What could be understood is used: the --db given beside a bogus option.
+    assert!(std::path::Path::new(elsewhere).exists());
+    // A usable --project before the word hook is no problem at all.
+    let project = p.root.display().to_string();
+    let r = run_with_stdin(p.command(&["--project", &project, "hook"]), &rm_root);
+    assert_eq!(
+        (r.code, r.decision().as_deref()),
+        (0, Some("deny")),
+        "{r:?}"
+    );
+    assert_eq!(r.stderr, "");
+}
+
+#[test]
+fn hook_help_is_help_and_other_commands_keep_their_usage_errors() {
+    let p = Project::new();
+    let help = p.run(&["hook", "--help"]);
+    assert_eq!(help.code, 0, "{help:?}");
+    assert!(
+        help.stdout.contains("Usage: nagger hook"),
+        "{}",
+        help.stdout
+    );
+    for args in [
+        &["--bogus", "stats"][..],
+        &["check", "--bogus", "hook"],
+        &["stats", "--project", "/no/such/folder"],
+        &["--project", "hook"],
+        &["-q"],
+    ] {
+        let r = p.run(args);
+        assert_eq!(r.code, 2, "{args:?}: {r:?}");
+    }
 }

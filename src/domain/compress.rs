@@ -69,6 +69,14 @@ pub fn has_marker(text: &str, marker: &str) -> bool {
     marker_line(text, marker).is_some()
 }
 
+/// Whether a subagent's stop is sent back for its report: only when its final message
+/// was read, says something and has no marker line. No message (none given, an empty
+/// transcript or one holding only the prompt, one that cannot be read) is nothing to
+/// judge, and is never sent back.
+pub fn sends_back(final_message: Option<&str>, marker: &str) -> bool {
+    final_message.is_some_and(|text| !text.trim().is_empty() && !has_marker(text, marker))
+}
+
 /// Index of the last line that starts with the marker.
 fn marker_line(text: &str, marker: &str) -> Option<usize> {
     if marker.is_empty() {
@@ -230,6 +238,15 @@ mod tests {
         ));
         assert!(!has_marker("", "[COMPRESSED]"));
         assert!(!has_marker("anything", ""));
+    }
+
+    #[test]
+    fn only_a_message_that_was_read_and_lacks_the_marker_is_sent_back() {
+        assert!(sends_back(Some("done"), "[COMPRESSED]"));
+        assert!(!sends_back(Some("done\n[COMPRESSED] ok"), "[COMPRESSED]"));
+        for nothing in [None, Some(""), Some("  \n\t")] {
+            assert!(!sends_back(nothing, "[COMPRESSED]"), "{nothing:?}");
+        }
     }
 
     #[test]

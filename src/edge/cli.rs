@@ -398,9 +398,88 @@ pub struct DoctorArgs {
     pub db: DbArg,
 }
 
+/// What a command line that makes a hook run says, read word by word where clap
+/// gave up on it: the `--project` and `--db` it could understand.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct HookWords {
+    pub project: Option<PathBuf>,
+    pub db: Option<PathBuf>,
+}
+
+/// Whether the words make a hook run: the first subcommand word among them is `hook`,
+/// wherever the options stand and whatever they are. Options other than `--project`
+/// and `--db` are skipped (an unknown option is taken to have no value).
+pub fn hook_words(args: &[std::ffi::OsString]) -> Option<HookWords> {
+    use clap::CommandFactory as _;
+    let cli = Cli::command();
+    let is_subcommand = |word: &str| word == "help" || cli.find_subcommand(word).is_some();
+    let mut words = HookWords::default();
+    let mut subcommand: Option<&str> = None;
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        let Some(word) = arg.to_str() else {
+            continue;
+        };
+        let slot = match word.split_once('=').map_or(word, |(name, _)| name) {
+            "--project" => &mut words.project,
+            "--db" => &mut words.db,
+            _ if word.starts_with('-') => continue,
+            _ => {
+                if subcommand.is_none() && is_subcommand(word) {
+                    subcommand = Some(word);
+                }
+                continue;
+            }
+        };
+        let value = match word.split_once('=') {
+            Some((_, value)) => Some(PathBuf::from(value)),
+            None => args.next().map(PathBuf::from),
+        };
+        *slot = value;
+    }
+    (subcommand == Some("hook")).then_some(words)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_hook_run_is_known_by_its_first_subcommand_word() {
+        let words = |args: &[&str]| {
+            let args: Vec<std::ffi::OsString> = args.iter().map(Into::into).collect();
+            hook_words(&args)
+        };
+        assert_eq!(words(&["hook"]), Some(HookWords::default()));
+        assert_eq!(
+            words(&["--bogus", "hook", "-q"]),
+            Some(HookWords::default())
+        );
+        assert_eq!(
+            words(&["--project", "/p", "hook", "--db=/d.db", "extra"]),
+            Some(HookWords {
+                project: Some("/p".into()),
+                db: Some("/d.db".into()),
+            })
+        );
+        assert_eq!(
+            words(&["--project=/p", "-x", "hook", "--db"]),
+            Some(HookWords {
+                project: Some("/p".into()),
+                db: None,
+            })
+        );
+        for other in [
+            &["check", "--bogus", "hook"][..],
+            &["--project", "hook"],
+            &["help", "hook"],
+            &["stats", "hook"],
+            &[],
+            &["--bogus"],
+        ] {
+            assert_eq!(words(other), None, "{other:?}");
+        }
+    }
 
     #[test]
     fn since_accepts_a_positive_number_and_a_unit() {

@@ -20,9 +20,10 @@ mod ui;
 
 use crate::base::output::{Output, warn};
 use crate::base::paths::Env;
-use crate::edge::cli::{Cli, Command};
+use crate::edge::cli::{Cli, Command, hook_words};
 use clap::{CommandFactory, Parser};
 use std::io::Write;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 pub use error::{
@@ -33,7 +34,8 @@ pub use error::{
 pub fn main() -> ExitCode {
     // `nagger hook`, exactly as installed, runs on every tool call: it skips building the
     // whole command-line parser (about 5 % of a quiet hook's instructions). Anything else,
-    // `nagger hook --db …` included, goes through clap.
+    // `nagger hook --db …` included, goes through clap, and a hook never ends in its
+    // usage errors (see `run_hook`).
     let mut args = std::env::args_os().skip(1);
     if let (Some(first), None) = (args.next(), args.next())
         && first == "hook"
@@ -45,17 +47,16 @@ pub fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => {
             // A hook must never exit 2 (Claude Code would read it as a refusal), and its
-            // guard must not depend on how it was called: a `nagger hook` with arguments
-            // it does not take says so in one line and runs as a plain `nagger hook`.
-            if std::env::args_os().nth(1).is_some_and(|a| a == "hook") {
+            // guard must not depend on how it was called: words that make a hook run,
+            // whatever else stands around them, run the hook with what could be
+            // understood of them, saying in one line what was not. Help is still help.
+            if e.use_stderr()
+                && let Some(words) = hook_words(&std::env::args_os().skip(1).collect::<Vec<_>>())
+            {
                 let what = e.to_string();
                 let first = what.lines().next().unwrap_or("bad arguments");
-                warn(&format!(
-                    "nagger: hook arguments ignored ({})",
-                    first.trim_start_matches("error: ")
-                ));
-                hook::run(&Env::from_process(None, None));
-                return finish(Ok(()));
+                let ignored = vec![first.trim_start_matches("error: ").to_string()];
+                return run_hook(words.project, words.db, ignored);
             }
             // Help and version go to stdout, usage errors to stderr (exit 2).
             let printed = e.print();
@@ -66,6 +67,9 @@ pub fn main() -> ExitCode {
             };
         }
     };
+    if let Command::Hook(args) = &cli.command {
+        return run_hook(cli.project.clone(), args.db.clone(), Vec::new());
+    }
     if let Some(dir) = cli.project.as_ref().filter(|d| !d.is_dir()) {
         return finish(Err(CommandError::Usage(format!(
             "--project {} is not a folder",
@@ -83,6 +87,35 @@ pub fn main() -> ExitCode {
             e => result.and(Err(e)),
         },
     })
+}
+
+/// Runs the hook with the `--project` and `--db` it was given, each left out when it
+/// cannot be used (a `--project` that is no folder, an empty `--db`): one stderr line
+/// says so with what else was `ignored`, and the hook runs as nagger's own failures
+/// run it, failing open with its guard applied. Always exit 0.
+fn run_hook(project: Option<PathBuf>, db: Option<PathBuf>, mut ignored: Vec<String>) -> ExitCode {
+    let project = project.filter(|dir| {
+        let usable = dir.is_dir();
+        if !usable {
+            ignored.push(format!("--project {} is not a folder", dir.display()));
+        }
+        usable
+    });
+    let db = db.filter(|path| {
+        let usable = !path.as_os_str().is_empty();
+        if !usable {
+            ignored.push("--db is empty".to_string());
+        }
+        usable
+    });
+    if !ignored.is_empty() {
+        warn(&format!(
+            "nagger: hook arguments ignored ({})",
+            ignored.join("; ")
+        ));
+    }
+    hook::run(&Env::from_process(db, project));
+    finish(Ok(()))
 }
 
 /// The exit code of a command's ending, with its one stderr line (if it has one).

@@ -294,7 +294,7 @@ mod tests {
     }
 
     fn input(json: &str) -> HookInput {
-        serde_json::from_str(json).unwrap()
+        super::super::input::parse(json).unwrap().input
     }
 
     #[test]

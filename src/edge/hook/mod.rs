@@ -4,6 +4,7 @@
 
 mod ctx;
 pub mod event;
+mod input;
 mod post_tool_use;
 mod post_tool_use_failure;
 mod pre_tool_use;
@@ -148,7 +149,7 @@ fn catch_panic<T>(f: impl FnOnce() -> T, unnamed: &str) -> Result<T, String> {
 /// can be recorded, open the database, then handle the event and log the run.
 fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
     crate::storage::transcript::set_run_budget(READ_BUDGET);
-    let (input, id_problem, event) = match read_event(stdin) {
+    let (input, problem, event) = match read_event(stdin) {
         Ok(read) => read,
         Err(problem) => {
             log_bad_input(env, &problem, started);
@@ -157,7 +158,7 @@ fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
     };
     let (run, common) = prepare(env, input, event);
     let mut stderr: Vec<String> = run.loaded.warning().into_iter().collect();
-    let common = match recordable(common, id_problem) {
+    let common = match recordable(common, problem) {
         Ok(common) => common,
         Err(problem) => {
             // Nothing is recorded under ids like these, or without a session; a tool
@@ -276,24 +277,37 @@ fn handle_and_log(
     stdout
 }
 
-/// Reads stdin into the input, its id problem (if any) and the event it carries; what
-/// is wrong with it otherwise.
+/// Reads stdin into the input, what is wrong with its fields (if anything: a wrong type,
+/// an id nagger does not store) and the event it carries; what is wrong with it when it
+/// carries none.
 fn read_event(stdin: &mut dyn Read) -> Result<(HookInput, Option<String>, Event), String> {
-    let mut input = read_input(stdin)?;
-    let id_problem = input.id_problem();
-    let event = event::event(&mut input).map_err(|problem| problem.to_string())?;
-    Ok((input, id_problem, event))
+    let input::ReadInput {
+        mut input,
+        mut problems,
+    } = read_input(stdin)?;
+    problems.extend(input.id_problem());
+    match event::event(&mut input) {
+        Ok(event) => Ok((
+            input,
+            (!problems.is_empty()).then(|| problems.join("; ")),
+            event,
+        )),
+        Err(e) => {
+            problems.push(e.to_string());
+            Err(problems.join("; "))
+        }
+    }
 }
 
-/// The common fields, when the input can be recorded: ids that can be stored and a
-/// session; otherwise what is wrong with it.
+/// The common fields, when the input can be recorded: every field of its type, ids that
+/// can be stored and a session; otherwise what is wrong with it.
 fn recordable(
     common: Result<Common, event::InputError>,
-    id_problem: Option<String>,
+    problem: Option<String>,
 ) -> Result<Common, String> {
-    match (common, id_problem) {
+    match (common, problem) {
         (Ok(common), None) => Ok(common),
-        (common, id_problem) => Err(id_problem
+        (common, problem) => Err(problem
             .or_else(|| common.err().map(|e| e.to_string()))
             .unwrap_or_default()),
     }
@@ -509,33 +523,16 @@ fn read_bounded(stdin: &mut dyn Read) -> Result<Vec<u8>, String> {
     Ok(bytes)
 }
 
-/// Reads and decodes stdin, bounded, naming what is wrong with it.
-fn read_input(stdin: &mut dyn Read) -> Result<HookInput, String> {
+/// Reads and decodes stdin, bounded, naming what is wrong with it: an error when it is
+/// no JSON object, problems of the input when fields of it cannot be read.
+fn read_input(stdin: &mut dyn Read) -> Result<input::ReadInput, String> {
     let bytes = read_bounded(stdin)?;
     let text = std::str::from_utf8(&bytes)
         .map_err(|e| format!("stdin is not valid UTF-8 (at byte {})", e.valid_up_to()))?;
     if text.trim().is_empty() {
         return Err("stdin is empty; expected one JSON object".to_string());
     }
-    let value: Value = serde_json::from_str(text).map_err(|e| {
-        if e.is_eof() {
-            format!("JSON ends early (line {}, column {})", e.line(), e.column())
-        } else {
-            format!("not valid JSON: {e}")
-        }
-    })?;
-    if !value.is_object() {
-        let kind = match value {
-            Value::Array(_) => "an array",
-            Value::String(_) => "a string",
-            Value::Number(_) => "a number",
-            Value::Bool(_) => "a boolean",
-            _ => "null",
-        };
-        return Err(format!("expected a JSON object, got {kind}"));
-    }
-    serde_path_to_error::deserialize(value)
-        .map_err(|e| format!("field {}: {}", e.path(), e.inner()))
+    input::parse(text)
 }
 
 /// The error and its causes on one line, each said once: SQLite's message comes back

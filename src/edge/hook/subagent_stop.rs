@@ -16,7 +16,8 @@ use std::path::{Path, PathBuf};
 /// The agent's final message, as far as it can be known.
 enum FinalMessage {
     Text(String),
-    /// The agent said nothing in text.
+    /// The agent said nothing in text (its transcript is empty, holds only the prompt,
+    /// or no text of the agent's).
     Empty,
     /// Neither the input nor a readable transcript says.
     Unknown,
@@ -124,8 +125,8 @@ enum Check {
 
 /// Decides whether the stop is sent back for a compressed report: only when the
 /// check applies to the agent, Claude Code is not already continuing it because of
-/// a stop hook, the final message is known and lacks the marker, and nagger has not
-/// sent this agent back before.
+/// a stop hook, its final message was read, says something and lacks the marker, and
+/// nagger has not sent this agent back before.
 fn compression_check(
     ctx: &Ctx<'_>,
     stop: &Stop,
@@ -145,12 +146,15 @@ fn compression_check(
     if !compress::applies(config, agent_type, role) {
         return Ok(Check::Pass("off"));
     }
-    match final_message {
+    // Only a final message that was read can lack its report: no message is nothing
+    // to judge.
+    let text = match final_message {
         FinalMessage::Unknown => return Ok(Check::Pass("unknown_message")),
-        FinalMessage::Text(t) if compress::has_marker(t, &config.marker) => {
-            return Ok(Check::Pass("present"));
-        }
-        FinalMessage::Text(_) | FinalMessage::Empty => {}
+        FinalMessage::Empty => return Ok(Check::Pass("no_message")),
+        FinalMessage::Text(text) => text,
+    };
+    if !compress::sends_back(Some(text), &config.marker) {
+        return Ok(Check::Pass("present"));
     }
     let marker = Marker::CompressBlock {
         agent_id: &stop.agent_id,
@@ -182,8 +186,8 @@ fn final_message(ctx: &Ctx<'_>, stop: &Stop) -> FinalMessage {
         return FinalMessage::Unknown;
     };
     match transcript::last_assistant_text(&path) {
-        Ok(Some(text)) => FinalMessage::Text(text),
-        Ok(None) => FinalMessage::Empty,
+        Ok(Some(text)) if !text.trim().is_empty() => FinalMessage::Text(text),
+        Ok(_) => FinalMessage::Empty,
         Err(e) => {
             ctx.warn(format!("cannot read {}: {e}", path.display()));
             FinalMessage::Unknown

@@ -1,0 +1,446 @@
+//! Stdin's JSON read into a [`HookInput`] field by field. A field of the wrong type is
+//! named as a problem and read as absent, so that what the rest of the input says is
+//! still acted on (above all: a tool call is still checked by the guard). Fields nagger
+//! does not know are skipped unread, whatever they hold.
+
+use super::wire::HookInput;
+use serde::de::{self, Deserializer as _, IgnoredAny, MapAccess, Visitor};
+use serde_json::{Map, Value};
+use std::fmt;
+
+/// An input as read, and what was wrong with its fields.
+#[derive(Debug, Default)]
+pub struct ReadInput {
+    pub input: HookInput,
+    /// One sentence per field that could not be read as it is; empty when all could.
+    pub problems: Vec<String>,
+}
+
+/// The fields of [`HookInput`], as Claude Code names them.
+const FIELDS: [&str; 21] = [
+    "session_id",
+    "transcript_path",
+    "cwd",
+    "hook_event_name",
+    "permission_mode",
+    "agent_id",
+    "agent_type",
+    "source",
+    "reason",
+    "trigger",
+    "compact_summary",
+    "tool_name",
+    "tool_input",
+    "tool_use_id",
+    "tool_response",
+    "agent_transcript_path",
+    "stop_hook_active",
+    "last_assistant_message",
+    "prompt",
+    "error",
+    "is_interrupt",
+];
+
+/// Arrays and objects nested deeper than this are read as null when the input is too
+/// deep to be read as it is (serde_json stops at 128 levels).
+const MAX_DEPTH: usize = 100;
+
+/// Reads one JSON object into the input. An error only when the text is no JSON object
+/// at all (with what is wrong with it); wrong-typed fields are problems of the result.
+pub fn parse(text: &str) -> Result<ReadInput, String> {
+    if !text.trim_start().starts_with('{') {
+        return Err(not_an_object(text));
+    }
+    let (known, mut problems) = match known_fields(text) {
+        Ok(read) => read,
+        Err(e) if too_large_or_deep(&e) => {
+            // Read once more with what serde_json cannot hold as null.
+            let read = defused(text)
+                .and_then(|text| known_fields(&text).ok())
+                .ok_or_else(|| json_error(&e))?;
+            let (known, mut problems) = read;
+            problems.insert(
+                0,
+                "input holds numbers too large or nesting too deep (read as null)".to_string(),
+            );
+            (known, problems)
+        }
+        Err(e) => return Err(json_error(&e)),
+    };
+    let input = fields(known, &mut problems);
+    Ok(ReadInput { input, problems })
+}
+
+/// The known fields of the object in `text` (the last one of a field given twice), and
+/// one problem per field given more than once.
+fn known_fields(text: &str) -> Result<(Map<String, Value>, Vec<String>), serde_json::Error> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let read = (&mut de).deserialize_map(KnownFields)?;
+    de.end()?;
+    Ok(read)
+}
+
+struct KnownFields;
+
+impl<'de> Visitor<'de> for KnownFields {
+    type Value = (Map<String, Value>, Vec<String>);
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut known = Map::new();
+        let mut problems = Vec::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if FIELDS.contains(&key.as_str()) {
+                let value: Value = map.next_value()?;
+                if known.insert(key.clone(), value).is_some() {
+                    problems.push(format!(
+                        "field {key} is given more than once (the last one is read)"
+                    ));
+                }
+            } else {
+                // Skipped without building it: no depth or number limit applies.
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok((known, problems))
+    }
+}
+
+/// The input from its known fields; a field of the wrong type is left out and named in
+/// `problems`. Null reads as absent, as Claude Code leaves fields out.
+fn fields(mut known: Map<String, Value>, problems: &mut Vec<String>) -> HookInput {
+    let mut string = |name: &str| match known.remove(name) {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s),
+        Some(other) => {
+            problems.push(wrong_type(name, "a string", &other));
+            None
+        }
+    };
+    let session_id = string("session_id");
+    let transcript_path = string("transcript_path");
+    let cwd = string("cwd");
+    let hook_event_name = string("hook_event_name");
+    let permission_mode = string("permission_mode");
+    let agent_id = string("agent_id");
+    let agent_type = string("agent_type");
+    let source = string("source");
+    let reason = string("reason");
+    let trigger = string("trigger");
+    let compact_summary = string("compact_summary");
+    let tool_name = string("tool_name");
+    let tool_use_id = string("tool_use_id");
+    let agent_transcript_path = string("agent_transcript_path");
+    let last_assistant_message = string("last_assistant_message");
+    let prompt = string("prompt");
+    let error = string("error");
+    let mut boolean = |name: &str| match known.remove(name) {
+        None | Some(Value::Null) => None,
+        Some(Value::Bool(b)) => Some(b),
+        Some(other) => {
+            problems.push(wrong_type(name, "true or false", &other));
+            None
+        }
+    };
+    let stop_hook_active = boolean("stop_hook_active");
+    let is_interrupt = boolean("is_interrupt");
+    let tool_input = known.remove("tool_input").filter(|v| !v.is_null());
+    if let Some(other) = tool_input.as_ref().filter(|v| !v.is_object()) {
+        // Kept as it is: what can be checked in it still is.
+        problems.push(wrong_type("tool_input", "an object", other));
+    }
+    let tool_response = known.remove("tool_response").filter(|v| !v.is_null());
+    HookInput {
+        session_id,
+        transcript_path,
+        cwd,
+        hook_event_name,
+        permission_mode,
+        agent_id,
+        agent_type,
+        source,
+        reason,
+        trigger,
+        compact_summary,
+        tool_name,
+        tool_input,
+        tool_use_id,
+        tool_response,
+        agent_transcript_path,
+        stop_hook_active,
+        last_assistant_message,
+        prompt,
+        error,
+        is_interrupt,
+    }
+}
+
+fn wrong_type(name: &str, expected: &str, got: &Value) -> String {
+    format!("field {name}: expected {expected}, got {}", kind(got))
+}
+
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// What is wrong with a text that does not start an object.
+fn not_an_object(text: &str) -> String {
+    match serde_json::from_str::<IgnoredValue>(text) {
+        Err(e) => json_error(&e),
+        Ok(IgnoredValue(kind)) => format!("expected a JSON object, got {kind}"),
+    }
+}
+
+/// The kind of a JSON value, its content skipped.
+struct IgnoredValue(&'static str);
+
+impl<'de> de::Deserialize<'de> for IgnoredValue {
+    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Kind;
+        impl<'de> Visitor<'de> for Kind {
+            type Value = IgnoredValue;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<IgnoredValue, E> {
+                Ok(IgnoredValue("a boolean"))
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<IgnoredValue, E> {
+                Ok(IgnoredValue("a number"))
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<IgnoredValue, E> {
+                Ok(IgnoredValue("a number"))
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<IgnoredValue, E> {
+                Ok(IgnoredValue("a number"))
+            }
+            fn visit_str<E>(self, _: &str) -> Result<IgnoredValue, E> {
+                Ok(IgnoredValue("a string"))
+            }
+            fn visit_unit<E>(self) -> Result<IgnoredValue, E> {
+                Ok(IgnoredValue("null"))
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<IgnoredValue, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(IgnoredValue("an array"))
+            }
+        }
+        deserializer.deserialize_any(Kind)
+    }
+}
+
+fn json_error(e: &serde_json::Error) -> String {
+    if e.is_eof() {
+        format!("JSON ends early (line {}, column {})", e.line(), e.column())
+    } else {
+        format!("not valid JSON: {e}")
+    }
+}
+
+/// Whether serde_json gave up on valid JSON it cannot hold: a number beyond a double's
+/// range, or nesting past its depth limit.
+fn too_large_or_deep(e: &serde_json::Error) -> bool {
+    let text = e.to_string();
+    text.starts_with("number out of range") || text.starts_with("recursion limit exceeded")
+}
+
+/// `text` with every number too large for a double, and every array or object nested
+/// deeper than [`MAX_DEPTH`], replaced by null; None when nothing was replaced.
+fn defused(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
+    let mut depth = 0usize;
+    let mut i = 0;
+    let replace = |out: &mut String, copied: &mut usize, from: usize, to: usize| {
+        out.push_str(&text[*copied..from]);
+        out.push_str("null");
+        *copied = to;
+    };
+    let mut changed = false;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => i = string_end(bytes, i),
+            b'[' | b'{' if depth >= MAX_DEPTH => {
+                let end = container_end(bytes, i);
+                replace(&mut out, &mut copied, i, end);
+                changed = true;
+                i = end;
+            }
+            b'[' | b'{' => {
+                depth += 1;
+                i += 1;
+            }
+            b']' | b'}' => {
+                depth = depth.saturating_sub(1);
+                i += 1;
+            }
+            b'-' | b'0'..=b'9' => {
+                let end = number_end(bytes, i);
+                if text[i..end].parse::<f64>().is_ok_and(f64::is_infinite) {
+                    replace(&mut out, &mut copied, i, end);
+                    changed = true;
+                }
+                i = end;
+            }
+            _ => i += 1,
+        }
+    }
+    out.push_str(&text[copied..]);
+    changed.then_some(out)
+}
+
+/// Just past the string that opens at `start` (the end of the text when it never closes).
+fn string_end(bytes: &[u8], start: usize) -> usize {
+    let mut i = start + 1;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'"' => return i + 1,
+            _ => i += 1,
+        }
+    }
+    bytes.len()
+}
+
+/// Just past the array or object that opens at `start`.
+fn container_end(bytes: &[u8], start: usize) -> usize {
+    let mut depth = 0usize;
+    let mut i = start;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                i = string_end(bytes, i);
+                continue;
+            }
+            b'[' | b'{' => depth += 1,
+            b']' | b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return i + 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    bytes.len()
+}
+
+fn number_end(bytes: &[u8], start: usize) -> usize {
+    let mut i = start;
+    while i < bytes.len() && matches!(bytes[i], b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E') {
+        i += 1;
+    }
+    i
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(json: &str) -> ReadInput {
+        parse(json).unwrap()
+    }
+
+    #[test]
+    fn fields_of_the_wrong_type_are_problems_and_the_rest_is_read() {
+        for wrong in ["1", "-2.5", "true", "{\"a\":1}", "[\"s\"]"] {
+            let r = read(&format!(
+                r#"{{"hook_event_name":"PreToolUse","session_id":{wrong},"cwd":{wrong},"tool_name":"Bash","tool_input":{{"command":"ls"}}}}"#
+            ));
+            assert_eq!(r.input.session_id, None, "{wrong}");
+            assert_eq!(r.input.cwd, None, "{wrong}");
+            assert_eq!(r.input.tool_name.as_deref(), Some("Bash"));
+            assert_eq!(r.input.tool_input.as_ref().unwrap()["command"], "ls");
+            assert_eq!(r.problems.len(), 2, "{wrong}: {:?}", r.problems);
+            assert!(r.problems[0].starts_with("field session_id: expected a string, got "));
+            assert!(r.problems[1].starts_with("field cwd: "));
+        }
+        let r = read(r#"{"session_id":null,"stop_hook_active":"yes","is_interrupt":false}"#);
+        assert_eq!(r.input.session_id, None);
+        assert_eq!(r.input.stop_hook_active, None);
+        assert_eq!(r.input.is_interrupt, Some(false));
+        assert_eq!(
+            r.problems,
+            ["field stop_hook_active: expected true or false, got a string"]
+        );
+    }
+
+    #[test]
+    fn unknown_fields_are_skipped_whatever_they_hold() {
+        let deep = format!("{}{}", "[".repeat(5000), "]".repeat(5000));
+        let r = read(&format!(
+            r#"{{"session_id":"s","new":{deep},"big":1e999,"n":{},"tool_name":"Bash"}}"#,
+            "9".repeat(500)
+        ));
+        assert_eq!(r.input.session_id.as_deref(), Some("s"));
+        assert_eq!(r.input.tool_name.as_deref(), Some("Bash"));
+        assert!(r.problems.is_empty(), "{:?}", r.problems);
+    }
+
+    #[test]
+    fn known_fields_too_large_or_too_deep_are_read_as_null() {
+        let deep = format!("{}{}", "[".repeat(300), "]".repeat(300));
+        let r = read(&format!(
+            r#"{{"session_id":1e999,"tool_name":"Bash","tool_input":{{"command":"rm -rf /","x":{deep},"t":-1e400,"s":"[[[1e999"}}}}"#
+        ));
+        assert_eq!(r.input.session_id, None);
+        let tool_input = r.input.tool_input.unwrap();
+        assert_eq!(tool_input["command"], "rm -rf /");
+        assert_eq!(tool_input["t"], Value::Null);
+        assert_eq!(tool_input["s"], "[[[1e999", "strings are left alone");
+        assert!(r.problems[0].contains("too large"), "{:?}", r.problems);
+    }
+
+    #[test]
+    fn a_field_given_twice_is_read_last_and_named() {
+        let r = read(r#"{"tool_name":"Read","tool_name":"Bash","x":1,"x":2}"#);
+        assert_eq!(r.input.tool_name.as_deref(), Some("Bash"));
+        assert_eq!(
+            r.problems,
+            ["field tool_name is given more than once (the last one is read)"]
+        );
+    }
+
+    #[test]
+    fn a_tool_input_that_is_no_object_is_kept_and_named() {
+        let r = read(r#"{"tool_input":"rm -rf /","tool_response":"text"}"#);
+        assert_eq!(r.input.tool_input, Some(Value::from("rm -rf /")));
+        assert_eq!(r.input.tool_response, Some(Value::from("text")));
+        assert_eq!(
+            r.problems,
+            ["field tool_input: expected an object, got a string"]
+        );
+    }
+
+    #[test]
+    fn what_is_no_object_says_what_it_is() {
+        for (text, expected) in [
+            ("[1,2]", "expected a JSON object, got an array"),
+            ("\"PreToolUse\"", "expected a JSON object, got a string"),
+            ("12", "expected a JSON object, got a number"),
+            ("null", "expected a JSON object, got null"),
+            ("hello", "not valid JSON"),
+            ("{\"a\":", "JSON ends early"),
+            ("{\"a\":1} x", "not valid JSON"),
+            ("{\"a\":1e999,", "JSON ends early"),
+        ] {
+            let e = parse(text).unwrap_err();
+            assert!(e.starts_with(expected), "{text}: {e}");
+        }
+    }
+}

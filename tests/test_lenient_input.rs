@@ -1,0 +1,384 @@
+//! Decided on what is there: a tool call is judged by the guard from its `tool_name` and
+//! `tool_input` whatever else its input holds (fields of the wrong type, unknown fields,
+//! numbers too large, nesting too deep, a field given twice), what is wrong is reported
+//! as bad input; and a subagent with no final message to judge is never sent back.
+
+use crate::common::*;
+use proptest::prelude::*;
+use serde_json::{Value, json};
+
+/// Every field of the hook input that holds text or a flag, as Claude Code names it.
+const FIELDS: [&str; 19] = [
+    "session_id",
+    "transcript_path",
+    "cwd",
+    "permission_mode",
+    "agent_id",
+    "agent_type",
+    "source",
+    "reason",
+    "trigger",
+    "compact_summary",
+    "tool_use_id",
+    "agent_transcript_path",
+    "last_assistant_message",
+    "prompt",
+    "error",
+    "stop_hook_active",
+    "is_interrupt",
+    "tool_response",
+    "unknown_new_field",
+];
+
+/// Values of every JSON type; at least one is the wrong type for each field.
+fn wrong_values() -> Vec<Value> {
+    vec![
+        json!(1),
+        json!(-2.5),
+        json!(18_446_744_073_709_551_615_u64),
+        json!(true),
+        json!(null),
+        json!({"a": {"b": [1, "x"]}}),
+        json!([1, "two", null]),
+        json!(""),
+    ]
+}
+
+fn rm_root(p: &Project) -> Value {
+    p.pre_tool_use("Bash", json!({"command": "rm -rf /"}))
+}
+
+fn ls(p: &Project) -> Value {
+    p.pre_tool_use("Bash", json!({"command": "ls"}))
+}
+
+fn assert_denied(r: &HookResult, what: &str) {
+    assert_eq!(r.code, 0, "{what}: exit code");
+    assert_eq!(
+        r.decision().as_deref(),
+        Some("deny"),
+        "{what}: stdout {:?} stderr {:?}",
+        r.stdout,
+        r.stderr
+    );
+    assert!(
+        r.reason().contains("filesystem root"),
+        "{what}: {}",
+        r.reason()
+    );
+}
+
+fn assert_passed(r: &HookResult, what: &str) {
+    assert_eq!(r.code, 0, "{what}: exit code");
+    assert_eq!(r.decision(), None, "{what}: {:?} {:?}", r.stdout, r.stderr);
+}
+
+#[test]
+fn a_tool_call_is_judged_whatever_type_its_other_fields_are() {
+    let p = Project::new();
+    for field in FIELDS {
+        for value in wrong_values() {
+            let what = format!("{field} = {value}");
+            let mut call = rm_root(&p);
+            call[field] = value.clone();
+            assert_denied(&p.hook(&call), &what);
+            let mut call = ls(&p);
+            call[field] = value.clone();
+            assert_passed(&p.hook(&call), &what);
+        }
+    }
+}
+
+#[test]
+fn a_wrong_typed_field_is_reported_as_bad_input() {
+    let p = Project::new();
+    p.hook(&p.session_start("startup"));
+    for field in [
+        "session_id",
+        "agent_id",
+        "tool_use_id",
+        "cwd",
+        "permission_mode",
+    ] {
+        let mut call = rm_root(&p);
+        call[field] = json!(1);
+        let r = p.hook(&call);
+        assert_denied(&r, field);
+        assert_eq!(r.stderr.lines().count(), 1, "{field}: {}", r.stderr);
+        assert!(
+            r.stderr.contains(&format!(
+                "bad hook input (passing): field {field}: expected a string, got a number"
+            )),
+            "{field}: {}",
+            r.stderr
+        );
+        let last = p.hook_log().pop().unwrap();
+        assert_eq!((last.0.as_str(), last.1.as_str()), ("invalid", "error"));
+        assert!(
+            last.2["error"].as_str().unwrap().contains(field),
+            "{field}: {}",
+            last.2
+        );
+    }
+    // A session given as a number records nothing under any session.
+    let sessions: i64 = p
+        .db()
+        .query_row("SELECT count(*) FROM session_info", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(sessions, 1);
+}
+
+#[test]
+fn tool_input_members_of_any_type_leave_the_command_judged() {
+    let p = Project::new();
+    let r = p.hook(&p.pre_tool_use(
+        "Bash",
+        json!({"command": "rm -rf /", "description": 5, "timeout": "soon",
+               "run_in_background": "yes", "extra": {"deep": [[[null]]]}}),
+    ));
+    assert_denied(&r, "wrong-typed members");
+    // A command that is no text is nothing to judge: no decision, exit 0.
+    let r = p.hook(&p.pre_tool_use("Bash", json!({"command": ["rm", "-rf", "/"]})));
+    assert_passed(&r, "command as an array");
+}
+
+#[test]
+fn garbage_beside_the_call_never_stops_the_guard() {
+    let p = Project::new();
+    let call = rm_root(&p).to_string();
+    let body = call.strip_suffix('}').unwrap();
+    let deep = format!("{}1{}", "[".repeat(10_000), "]".repeat(10_000));
+    let deep_known = format!("{}{}", "{\"a\":".repeat(300), "}".repeat(300));
+    for (what, extra) in [
+        ("deep unknown field", format!(r#""garbage":{deep}"#)),
+        ("huge unknown number", r#""n":1e999"#.to_string()),
+        ("huge long number", format!(r#""n":{}"#, "9".repeat(1000))),
+        ("huge known number", r#""session_id":-1e400"#.to_string()),
+        (
+            "deep known field",
+            format!(r#""tool_response":{deep_known}"#),
+        ),
+        ("many unknown fields", {
+            (0..2000)
+                .map(|i| format!(r#""f{i}":{{"x":[{i}]}}"#))
+                .collect::<Vec<_>>()
+                .join(",")
+        }),
+    ] {
+        let stdin = format!("{body},{extra}}}");
+        assert_denied(&p.hook_raw(stdin.as_bytes()), what);
+    }
+    // Deep nesting and huge numbers inside the tool input itself.
+    let stdin = format!(
+        r#"{{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{{"x":{deep},"t":1e999,"command":"rm -rf /"}}}}"#
+    );
+    assert_denied(&p.hook_raw(stdin.as_bytes()), "garbage inside tool_input");
+}
+
+#[test]
+fn a_field_given_twice_is_read_last_and_reported() {
+    let p = Project::new();
+    let stdin = format!(
+        r#"{{"hook_event_name":"PreToolUse","session_id":"{}","tool_name":"Bash","tool_input":{{"command":"ls"}},"tool_input":{{"command":"rm -rf /"}}}}"#,
+        p.session
+    );
+    let r = p.hook_raw(stdin.as_bytes());
+    assert_denied(&r, "duplicate tool_input");
+    assert!(r.stderr.contains("more than once"), "{}", r.stderr);
+}
+
+#[test]
+fn without_a_readable_event_name_nothing_is_judged() {
+    let p = Project::new();
+    for name in [
+        None,
+        Some(json!(5)),
+        Some(json!(["PreToolUse"])),
+        Some(json!("")),
+    ] {
+        let mut call = rm_root(&p);
+        match &name {
+            Some(v) => call["hook_event_name"] = v.clone(),
+            None => {
+                call.as_object_mut().unwrap().remove("hook_event_name");
+            }
+        }
+        let r = p.hook(&call);
+        assert_eq!((r.code, r.stdout.as_str()), (0, ""), "{name:?}");
+        assert!(
+            r.stderr.contains("hook_event_name"),
+            "{name:?}: {}",
+            r.stderr
+        );
+    }
+    // A tool name or tool input of the wrong type is no tool call to judge either.
+    let mut call = rm_root(&p);
+    call["tool_name"] = json!(["Bash"]);
+    let r = p.hook(&call);
+    assert_eq!((r.code, r.stdout.as_str()), (0, ""));
+    assert!(r.stderr.contains("field tool_name"), "{}", r.stderr);
+    let mut call = rm_root(&p);
+    call["tool_input"] = json!("rm -rf /");
+    let r = p.hook(&call);
+    assert_eq!((r.code, r.decision()), (0, None));
+    assert!(r.stderr.contains("field tool_input"), "{}", r.stderr);
+}
+
+#[test]
+fn a_wrong_typed_cwd_finds_the_project_as_a_missing_one_does() {
+    let p = Project::with_config(
+        "[[rules.file]]\nname = \"secrets\"\npatterns = [\"secret/**\"]\nseverity = \"deny\"\nmessage = \"not there\"\n",
+    );
+    let file = p.root.join("secret/key.txt").display().to_string();
+    for cwd in [
+        None,
+        Some(json!(42)),
+        Some(json!({"path": "/"})),
+        Some(json!(["/"])),
+    ] {
+        let mut call = p.pre_tool_use("Write", json!({"file_path": file, "content": "x"}));
+        match &cwd {
+            Some(v) => call["cwd"] = v.clone(),
+            None => {
+                call.as_object_mut().unwrap().remove("cwd");
+            }
+        }
+        // The project is found from the process's folder, as without a cwd.
+        let mut cmd = p.command(&["hook"]);
+        cmd.env_remove("CLAUDE_PROJECT_DIR");
+        let r = run_with_stdin(cmd, &call);
+        assert_eq!(r.decision().as_deref(), Some("deny"), "{cwd:?}: {r:?}");
+        assert!(r.reason().contains("not there"), "{cwd:?}: {}", r.reason());
+    }
+}
+
+/// Any JSON value, nested a few levels.
+fn any_json() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        any::<f64>()
+            .prop_filter("finite", |f| f.is_finite())
+            .prop_map(Value::from),
+        ".{0,12}".prop_map(Value::from),
+    ];
+    leaf.prop_recursive(3, 24, 4, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
+            prop::collection::btree_map("[a-z_]{1,8}", inner, 0..4)
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+/// A field name: one of the input's own (any of them the wrong type) or a new one.
+fn any_field() -> impl Strategy<Value = String> {
+    prop_oneof![
+        prop::sample::select(FIELDS.to_vec()).prop_map(String::from),
+        "[a-z_]{1,12}",
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn any_other_fields_beside_rm_rf_root_still_deny(
+        fields in prop::collection::vec((any_field(), any_json()), 0..10),
+        members in prop::collection::vec(("[a-z_]{1,10}", any_json()), 0..4),
+    ) {
+        let p = Project::new();
+        let mut tool_input = serde_json::Map::new();
+        for (name, value) in members {
+            tool_input.insert(name, value);
+        }
+        tool_input.insert("command".into(), json!("rm -rf /"));
+        let mut call = serde_json::Map::new();
+        for (name, value) in fields {
+            call.insert(name, value);
+        }
+        call.insert("hook_event_name".into(), json!("PreToolUse"));
+        call.insert("tool_name".into(), json!("Bash"));
+        call.insert("tool_input".into(), Value::Object(tool_input));
+        let r = p.hook(&Value::Object(call));
+        prop_assert_eq!(r.code, 0);
+        let decision = r.decision();
+        prop_assert_eq!(decision.as_deref(), Some("deny"), "{:?}", r);
+    }
+}
+
+// ── SubagentStop: only a final message that was read can lack its report ──
+
+fn stop_without_message(p: &Project, agent: &str) -> HookResult {
+    p.hook(&p.subagent_stop(agent, "coder", None, false))
+}
+
+#[test]
+fn a_stop_with_no_final_message_to_judge_passes() {
+    let p = Project::with_config("");
+    let user_line = json!({
+        "type": "user",
+        "message": {"role": "user", "content": "Fix the bug in src/a.rs"},
+    });
+    let cases: [(&str, Option<Vec<Value>>); 4] = [
+        ("empty transcript", Some(vec![])),
+        ("only the prompt", Some(vec![user_line.clone()])),
+        ("missing transcript", None),
+        (
+            "only a tool call",
+            Some(vec![
+                user_line.clone(),
+                file_tool_line("m1", "Edit", "src/a.rs"),
+            ]),
+        ),
+    ];
+    for (i, (what, lines)) in cases.into_iter().enumerate() {
+        let agent = format!("ag-{i}");
+        p.hook(&p.subagent_start(&agent, "coder"));
+        if let Some(lines) = lines {
+            let path = p.agent_transcript(&agent);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, "").unwrap();
+            append_lines(&path, &lines);
+        }
+        let r = stop_without_message(&p, &agent);
+        assert_eq!((r.code, r.stdout.trim()), (0, ""), "{what}: {r:?}");
+        let last = p.hook_log().pop().unwrap();
+        assert_eq!(
+            (last.0.as_str(), last.1.as_str()),
+            ("SubagentStop", "none"),
+            "{what}"
+        );
+        assert!(
+            matches!(
+                last.2["compression"].as_str(),
+                Some("no_message" | "unknown_message")
+            ),
+            "{what}: {}",
+            last.2
+        );
+    }
+    // A final message that was read and lacks the marker is still sent back.
+    p.hook(&p.subagent_start("ag-said", "coder"));
+    append_lines(
+        &p.agent_transcript("ag-said"),
+        &[user_line, assistant_text_line("m1", "All done.")],
+    );
+    assert!(stop_without_message(&p, "ag-said").is_block());
+    // And so is one given in the input, whatever the transcript holds.
+    p.hook(&p.subagent_start("ag-given", "coder"));
+    let r = p.hook(&p.subagent_stop("ag-given", "coder", Some("All done."), false));
+    assert!(r.is_block(), "{r:?}");
+}
+
+#[test]
+fn a_blank_final_message_with_nothing_in_the_transcript_passes() {
+    let p = Project::with_config("");
+    p.hook(&p.subagent_start("ag-1", "coder"));
+    let path = p.agent_transcript("ag-1");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, "").unwrap();
+    let r = p.hook(&p.subagent_stop("ag-1", "coder", Some("  \n"), false));
+    assert_eq!((r.code, r.stdout.trim()), (0, ""), "{r:?}");
+}
