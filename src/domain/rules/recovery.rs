@@ -271,8 +271,8 @@ impl<'a> RecoverySet<'a> {
 mod tests {
     use std::path::Path;
 
-    use super::*;
     use super::super::spec::RecoveryRule;
+    use super::*;
 
     fn leader() -> MatchContext<'static> {
         MatchContext {

@@ -456,8 +456,8 @@ impl<'a> Filter<'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use super::super::db::NaggerStateDB;
+    use super::*;
 
     fn db() -> (tempfile::TempDir, NaggerStateDB) {
         let dir = tempfile::tempdir().unwrap();

@@ -189,8 +189,8 @@ impl<F: FnOnce() -> i64> Lazy<F> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use super::super::db::NaggerStateDB;
+    use super::*;
 
     #[test]
     fn marker_texts_stay_what_the_database_holds() {
