@@ -446,6 +446,8 @@ fn migrate_locked(
 /// quarantine across processes; held until the returned file is dropped.
 pub(crate) fn hold_migration_lock(db: &Path) -> StoreResult<File> {
     let lock_path = migration_lock_path(db);
+    // Checked first to name what is wrong; the open itself never blocks either.
+    files::regular_or_absent(&lock_path).map_err(|source| unusable_file(&lock_path, source))?;
     let lock = files::create_regular(&lock_path).map_err(|source| {
         if source.kind() == std::io::ErrorKind::InvalidInput {
             unusable_file(&lock_path, source)
