@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU8, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// How long after its start a run may wait for the database, all waits together.
-pub const WAIT_BUDGET: Duration = Duration::from_millis(600);
+pub const WAIT_BUDGET: Duration = Duration::from_millis(750);
 /// When, after its start, a run that has not answered answers with what it has.
 pub const HARD_LIMIT: Duration = Duration::from_millis(900);
 /// The least time the timer is set for, when the run is already late.
