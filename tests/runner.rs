@@ -15,6 +15,7 @@ mod test_compress;
 mod test_concurrency;
 mod test_context;
 mod test_conventions;
+mod test_deadline;
 mod test_demo;
 mod test_doctor;
 mod test_faults;

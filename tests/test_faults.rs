@@ -1,6 +1,6 @@
 //! nagger under faults around it, with the real binary: hook processes killed with
 //! SIGKILL mid-transaction leave no partial claim or registration; a read-only or
-//! full disk and a database locked past busy_timeout fail open (exit 0, no stdout,
+//! full disk and a database locked past the hook's wait budget fail open (exit 0, no stdout,
 //! one stderr line); a transcript truncated, rotated or replaced between scans is
 //! rescanned without losing or duplicating spawns.
 
@@ -447,10 +447,11 @@ fn a_full_disk_fails_open_and_nothing_is_quarantined() {
 
 // ── locks ──
 
-/// Another connection holds the write lock for longer than busy_timeout: the hook
-/// waits it out, then fails open with a line that says the database is locked.
+/// Another connection holds the write lock for longer than the hook's wait budget: the
+/// hook waits the budget out (well under a second, not SQLite's 5 s busy timeout), then
+/// fails open with a line that says the database is locked.
 #[test]
-fn a_database_locked_past_busy_timeout_fails_open_with_a_clear_line() {
+fn a_database_locked_past_the_wait_budget_fails_open_with_a_clear_line() {
     let p = Project::new();
     p.append(&[spawn_line("toolu_1", "coder", "[ROLE:coder] x")]);
     p.hook(&p.session_start("startup"));
@@ -467,12 +468,12 @@ fn a_database_locked_past_busy_timeout_fails_open_with_a_clear_line() {
     assert_fails_open(&r, "SubagentStart on a locked database");
     assert!(r.stderr.contains("locked"), "{}", r.stderr);
     assert!(
-        waited >= Duration::from_millis(4900),
-        "busy_timeout is waited out, not skipped: {waited:?}"
+        waited >= Duration::from_millis(500),
+        "the wait budget is waited out, not skipped: {waited:?}"
     );
     assert!(
-        waited < Duration::from_millis(9500),
-        "waited out once, not again to log the failure: {waited:?}"
+        waited < Duration::from_millis(1500),
+        "waited out once, within the run's budget, not again to log the failure: {waited:?}"
     );
     let r = p.hook(&p.subagent_start("ag-1", "coder"));
     assert_eq!(

@@ -3,6 +3,7 @@
 //! one line on stderr, an error row in hook_log when the database is reachable).
 
 mod ctx;
+mod deadline;
 pub mod event;
 mod input;
 mod post_tool_use;
@@ -16,7 +17,7 @@ pub mod wire;
 use crate::base::mode::PermissionMode;
 use crate::base::paths::{self, Env};
 use crate::domain::config::LoadedConfig;
-use crate::storage::store::{NaggerStateDB, NewHookLog};
+use crate::storage::store::{NaggerStateDB, NewHookLog, limit_waits};
 use ctx::{Ctx, Outcome};
 use event::{Common, Event};
 use serde_json::{Map, Value, json};
@@ -43,6 +44,7 @@ pub struct HookRun {
 /// Runs one hook invocation on the process's stdin, waiting for it with `poll` so that
 /// a stdin never closed costs [`STDIN_TIMEOUT`], not a hang.
 pub fn run_stdin(env: &Env) -> HookRun {
+    deadline::enable();
     match read_stdin_until(STDIN_TIMEOUT) {
         Ok(bytes) => run(&mut bytes.as_slice(), env),
         Err(problem) => {
@@ -169,15 +171,42 @@ fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
         }
     };
     let db_path = env.db_path(&run.project_root);
+    // From here on, whatever hangs, the guard's answer comes out in time; every wait for
+    // the database ends sooner.
+    let safety = run.safety();
+    let _deadline = arm_deadline(started, safety.as_deref(), &stderr);
+    let _waits = limit_waits(started + deadline::WAIT_BUDGET);
     let db = match NaggerStateDB::open(&db_path) {
         Ok(db) => db,
-        Err(e) => return without_database(run.safety(), &e, stderr),
+        Err(e) => return without_database(safety, &e, stderr),
     };
     if let Some(moved) = &db.report().quarantined {
         stderr.push(moved_aside(moved));
     }
     let stdout = handle_and_log(&run, &common, db, &db_path, started, &mut stderr);
     answer(stdout, &stderr)
+}
+
+/// Arms the run's hard deadline with the answer it has before the database: the guard's
+/// (`safety`) and one stderr line saying the run ran out of time.
+fn arm_deadline(started: Instant, safety: Option<&str>, stderr: &[String]) -> deadline::Armed {
+    let what = if safety.is_some() {
+        "guard applied without it"
+    } else {
+        "passing"
+    };
+    let mut lines = stderr.to_vec();
+    lines.push(format!(
+        "state database unavailable ({what}): no answer within {} ms (a slow disk, or a file \
+         of the database's that blocks: `nagger doctor`)",
+        deadline::HARD_LIMIT.as_millis()
+    ));
+    let late = answer(None, &lines);
+    deadline::arm(
+        started + deadline::HARD_LIMIT,
+        safety,
+        late.stderr.as_deref().unwrap_or_default(),
+    )
 }
 
 /// A run's event and where it belongs: its permission mode, project and config.
@@ -590,6 +619,7 @@ fn log_bad_input(env: &Env, problem: &str, started: Instant) {
     if !db_path.exists() {
         return;
     }
+    let _waits = limit_waits(started + deadline::WAIT_BUDGET);
     if let Ok(db) = NaggerStateDB::open(&db_path) {
         let _ = db
             .hook_log()

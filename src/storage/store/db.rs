@@ -1,12 +1,17 @@
 //! `NaggerStateDB`: the one place that opens nagger's SQLite database.
 //! It sets the pragmas every connection needs, applies the embedded migrations
 //! (serialised across processes) and quarantines a database that is not one.
+//! Nothing it opens can block: what stands where the database or one of its side
+//! files should be is checked to be a regular file first, and every wait is bounded
+//! by `BUSY_TIMEOUT` and by the run's deadline (`budget`).
 
+use super::budget;
 use super::error::{StoreError, StoreResult, is_not_a_database};
+use crate::base::files;
 use rusqlite::config::DbConfig;
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 use std::fmt::Write as _;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -18,8 +23,12 @@ refinery::embed_migrations!("migrations");
 /// kept small; a checkpoint costs fsyncs, so it is not done on every close.
 const WAL_TRUNCATE_BYTES: u64 = 256 * 1024;
 
-/// How long a connection waits for a lock held by another process.
+/// How long a connection waits for a lock held by another process (less when the
+/// run has a deadline: `budget::limit_waits`).
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The files SQLite opens beside the database, by their suffix.
+const SIDE_FILES: [&str; 3] = ["-wal", "-shm", "-journal"];
 
 /// What `open` had to do, for `doctor` and the hook log.
 #[derive(Debug, Default, Clone)]
@@ -52,6 +61,7 @@ impl NaggerStateDB {
                 }
             }
         }
+        check_files(path)?;
         wait_for_wal_index(path)?;
         let mut report = OpenReport::default();
         let mut conn = open_raw(path)?;
@@ -87,6 +97,7 @@ impl NaggerStateDB {
         if !exists {
             return Ok(None);
         }
+        check_files(path)?;
         let uri = read_only_uri(path);
         let sqlite_err = |source| StoreError::Sqlite {
             path: path.to_path_buf(),
@@ -118,6 +129,7 @@ impl NaggerStateDB {
 
     /// Opens without creating or migrating: for read-only inspection (`doctor`).
     pub fn open_existing_unmigrated(path: &Path) -> StoreResult<Connection> {
+        check_files(path)?;
         let conn = Connection::open_with_flags(
             path,
             OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
@@ -203,6 +215,41 @@ impl Drop for NaggerStateDB {
     }
 }
 
+/// Checks that the database and each of its side files (`-wal`, `-shm`, `-journal`) is
+/// a regular file or absent. SQLite opens them without `O_NONBLOCK`: a FIFO there
+/// would block the open for ever (the `-journal` is opened read-only to look for a hot
+/// journal, the `-shm` read-only by readers), and other kinds fail in ways that do not
+/// name the file. What is found instead makes the database unavailable, with a line
+/// that says which file to remove. A file swapped in after this check is the hook's
+/// deadline's to catch.
+fn check_files(path: &Path) -> StoreResult<()> {
+    let side = |suffix: &str| {
+        let mut name = path.as_os_str().to_os_string();
+        name.push(suffix);
+        PathBuf::from(name)
+    };
+    std::iter::once(path.to_path_buf())
+        .chain(SIDE_FILES.iter().map(|s| side(s)))
+        .try_for_each(|file| {
+            files::regular_or_absent(&file).map_err(|source| unusable_file(&file, source))
+        })
+}
+
+/// A file of the database's that is not a regular one, or cannot be looked at.
+fn unusable_file(file: &Path, source: std::io::Error) -> StoreError {
+    if source.kind() == std::io::ErrorKind::InvalidInput {
+        StoreError::Io {
+            context: "state database files".to_string(),
+            source: std::io::Error::new(source.kind(), format!("{source}; remove it")),
+        }
+    } else {
+        StoreError::Io {
+            context: format!("looking at {}", file.display()),
+            source,
+        }
+    }
+}
+
 /// A URI that reads the database at `path` without writing any file. Even a reader
 /// writes to the WAL index (`-shm`), or creates it: with no WAL the database is all in
 /// its main file, read as immutable (no locks, no index); with one, the index is read
@@ -269,17 +316,19 @@ pub fn immediate(conn: &Connection) -> rusqlite::Result<Transaction<'_>> {
 /// is being rebuilt, or another process holds it on purpose.
 const WAL_INDEX_DMS_BYTE: i64 = 128;
 
-/// Waits, like for a busy database and at most [`BUSY_TIMEOUT`], while another
-/// process holds a write lock on the WAL index. SQLite itself would retry reading it
-/// for about ten seconds and then fail with "locking protocol".
+/// Waits, like for a busy database and at most [`BUSY_TIMEOUT`] (or to the run's
+/// deadline), while another process holds a write lock on the WAL index. SQLite itself
+/// would retry reading it for about ten seconds and then fail with "locking protocol".
 #[cfg(unix)]
 fn wait_for_wal_index(path: &Path) -> StoreResult<()> {
     use std::os::unix::io::AsRawFd;
     let shm = PathBuf::from(format!("{}-shm", path.display()));
-    let Ok(file) = std::fs::OpenOptions::new().read(true).open(&shm) else {
+    // Never blocks, whatever was swapped in since `check_files`.
+    let Ok(file) = files::open_regular(&shm) else {
         return Ok(());
     };
     let started = std::time::Instant::now();
+    let end = budget::wait_end(started, BUSY_TIMEOUT);
     let mut pause = Duration::from_micros(200);
     loop {
         // SAFETY: a plain flock struct passed by pointer to fcntl on an open descriptor.
@@ -293,10 +342,11 @@ fn wait_for_wal_index(path: &Path) -> StoreResult<()> {
         if rc != 0 || i32::from(lock.l_type) == libc::F_UNLCK {
             return Ok(());
         }
-        if started.elapsed() >= BUSY_TIMEOUT {
-            return Err(StoreError::Locked(shm, BUSY_TIMEOUT));
+        let now = Instant::now();
+        if now >= end {
+            return Err(StoreError::Locked(shm, waited(started)));
         }
-        std::thread::sleep(pause);
+        std::thread::sleep(pause.min(end - now));
         pause = (pause * 2).min(Duration::from_millis(50));
     }
 }
@@ -304,6 +354,11 @@ fn wait_for_wal_index(path: &Path) -> StoreResult<()> {
 #[cfg(not(unix))]
 fn wait_for_wal_index(_path: &Path) -> StoreResult<()> {
     Ok(())
+}
+
+/// How long a wait that began at `start` lasted, to the millisecond (for messages).
+fn waited(start: Instant) -> Duration {
+    Duration::from_millis(u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX))
 }
 
 /// Opens the file without reading it (a file that is not a database fails later).
@@ -391,29 +446,34 @@ fn migrate_locked(
 /// quarantine across processes; held until the returned file is dropped.
 pub(crate) fn hold_migration_lock(db: &Path) -> StoreResult<File> {
     let lock_path = migration_lock_path(db);
-    let lock = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock_path)
-        .map_err(|source| StoreError::Io {
-            context: format!("opening {}", lock_path.display()),
-            source,
-        })?;
+    // Checked first to name what is wrong; the open itself never blocks either.
+    files::regular_or_absent(&lock_path).map_err(|source| unusable_file(&lock_path, source))?;
+    let lock = files::create_regular(&lock_path).map_err(|source| {
+        if source.kind() == std::io::ErrorKind::InvalidInput {
+            unusable_file(&lock_path, source)
+        } else {
+            StoreError::Io {
+                context: format!("opening {}", lock_path.display()),
+                source,
+            }
+        }
+    })?;
     lock_with_timeout(&lock, &lock_path)?;
     Ok(lock)
 }
 
 fn lock_with_timeout(lock: &File, lock_path: &Path) -> StoreResult<()> {
     let start = Instant::now();
+    let end = budget::wait_end(start, BUSY_TIMEOUT);
     loop {
         match lock.try_lock() {
             Ok(()) => return Ok(()),
             Err(std::fs::TryLockError::WouldBlock) => {
-                if start.elapsed() > BUSY_TIMEOUT {
-                    return Err(StoreError::Locked(lock_path.to_path_buf(), BUSY_TIMEOUT));
+                let now = Instant::now();
+                if now >= end {
+                    return Err(StoreError::Locked(lock_path.to_path_buf(), waited(start)));
                 }
-                std::thread::sleep(Duration::from_millis(2));
+                std::thread::sleep(Duration::from_millis(2).min(end - now));
             }
             Err(std::fs::TryLockError::Error(source)) => {
                 return Err(StoreError::Io {
@@ -427,6 +487,7 @@ fn lock_with_timeout(lock: &File, lock_path: &Path) -> StoreResult<()> {
 
 pub(super) fn set_wal(conn: &Connection, path: &Path) -> StoreResult<()> {
     let start = Instant::now();
+    let end = budget::wait_end(start, BUSY_TIMEOUT);
     loop {
         match conn.pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get::<_, String>(0)) {
             Ok(mode) if mode.eq_ignore_ascii_case("wal") => return Ok(()),
@@ -439,10 +500,11 @@ pub(super) fn set_wal(conn: &Connection, path: &Path) -> StoreResult<()> {
                 });
             }
             Err(e) if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy) => {
-                if start.elapsed() > BUSY_TIMEOUT {
-                    return Err(StoreError::Locked(path.to_path_buf(), BUSY_TIMEOUT));
+                let now = Instant::now();
+                if now >= end {
+                    return Err(StoreError::Locked(path.to_path_buf(), waited(start)));
                 }
-                std::thread::sleep(Duration::from_millis(5));
+                std::thread::sleep(Duration::from_millis(5).min(end - now));
             }
             Err(source) => {
                 return Err(StoreError::Sqlite {
@@ -482,15 +544,18 @@ pub fn quarantine(path: &Path) -> StoreResult<PathBuf> {
 /// The busy handler: waits up to BUSY_TIMEOUT in total, like `busy_timeout`, but
 /// retries after 100 µs, growing to 2 ms, instead of SQLite's default steps (1, 2,
 /// 5, 10 … 100 ms), which cost a parallel hook tens of milliseconds for a lock
-/// held well under one.
+/// held well under one. Never past the run's deadline, when it has one.
 pub(super) fn wait_while_busy(attempt: i32) -> bool {
-    match busy_step(attempt) {
-        Some(step) => {
-            std::thread::sleep(step);
-            true
-        }
-        None => false,
-    }
+    let Some(step) = busy_step(attempt) else {
+        return false;
+    };
+    let step = match budget::left() {
+        Some(left) if left.is_zero() => return false,
+        Some(left) => step.min(left),
+        None => step,
+    };
+    std::thread::sleep(step);
+    true
 }
 
 /// How long to sleep before retry `attempt`; None once BUSY_TIMEOUT is used up.

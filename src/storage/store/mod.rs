@@ -1,8 +1,9 @@
 //! The state database: `NaggerStateDB` opens it (`db`), its errors (`error`), and one
 //! repository per group of tables, each reached from the database handle
 //! (`db.context()`, `db.markers()` …), plus the read-only queries of the commands and
-//! the dashboard.
+//! the dashboard. `limit_waits` bounds a whole run's waits for the database (`budget`).
 
+mod budget;
 pub mod command_queries;
 mod context;
 mod db;
@@ -17,6 +18,7 @@ mod subagents;
 pub mod ui_queries;
 mod usage;
 
+pub use budget::{WaitBudget, limit_waits};
 pub use context::{
     ContextEntry, ContextRepository, FileChange, NewContextEntry, TaskDone, TaskRecord,
 };
