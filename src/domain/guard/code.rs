@@ -338,8 +338,11 @@ pub(super) fn strings(code: &str) -> Vec<String> {
         match (between, out.last_mut()) {
             (Some("+" | "." | ""), Some(prev)) => prev.push_str(&text),
             (Some("," | "/"), Some(prev)) => {
-                prev.push('/');
-                prev.push_str(&text);
+                // `join('.claude', 'x')` names `.claude/x`; `rename('.claude', 'x')` names
+                // both on their own.
+                let joined = format!("{prev}/{text}");
+                out.push(text);
+                out.push(joined);
             }
             _ => out.push(text),
         }

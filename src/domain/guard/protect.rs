@@ -358,8 +358,10 @@ pub(super) fn named_in_code(text: &str, binary: Option<&str>) -> bool {
     {
         return true;
     }
+    // Code does not expand globs: `'.*'` is no name of `.claude`.
     code::strings(text)
         .iter()
+        .filter(|s| !s.contains(['*', '?', '[']))
         .any(|s| protected(s, binary).is_some() || named_in_code_plain(s))
 }
 
@@ -419,8 +421,8 @@ pub(super) fn written_by(
             None if unsure.is_none() && may_be_protected(path) => unsure = Some(path.clone()),
             None => {}
         }
-        if unsure.is_none() && computed_names_nagger(command, path) {
-            unsure = Some(path.clone());
+        if computed_names_nagger(command, path) {
+            return Some(finding(&format!("{verb} `{path}`, {BINARY}")));
         }
     }
     for (dir, sources) in &changes.into {
@@ -460,7 +462,16 @@ fn may_be_protected(path: &str) -> bool {
 /// `$(which nagger)`, `"$(command -v nagger)"`: a word only known when the shell runs
 /// that names the nagger program.
 fn computed_names_nagger(command: &SimpleCommand, path: &str) -> bool {
-    command.computed.iter().any(|w| w == path) && path.contains("nagger")
+    command.computed.iter().any(|w| w == path)
+        && [
+            "which nagger",
+            "command -v nagger",
+            "type -p nagger",
+            "type -P nagger",
+            "whereis nagger",
+        ]
+        .iter()
+        .any(|finder| path.contains(finder))
 }
 
 /// nagger's own commands that weaken it, wherever the global options stand.
@@ -599,7 +610,11 @@ fn changes<'c>(command: &'c SimpleCommand, fed: &'c [String], binary: Option<&st
         }
         "sed" | "gsed" | "perl" | "ruby" if in_place(name, args) => c.paths.extend(owned(all())),
         "sed" | "gsed" => {
-            c.named = args.iter().any(|a| named_in_code(a, binary));
+            let mut scripts = option_values(args, &["-e"], &["--expression"]);
+            if scripts.is_empty() {
+                scripts.extend(operands(args).first());
+            }
+            c.named = scripts.iter().any(|a| named_in_code(a, binary));
         }
         "awk" | "gawk" | "mawk" | "nawk" => {
             let program = operands(args).first().copied().unwrap_or("");

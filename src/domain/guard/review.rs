@@ -265,7 +265,18 @@ impl<'a> Guard<'a> {
     ) -> Vec<Finding> {
         let command = &parsed.commands[index];
         let fed = xargs_fed(parsed, index);
-        let mut findings = command_findings(command, &fed);
+        let below = match cwd {
+            Cwd::Known(dir)
+                if !dir.is_empty()
+                    && dir != "."
+                    && !dir.starts_with(['/', '~', '$'])
+                    && !dir.starts_with("..") =>
+            {
+                Some(dir.as_str())
+            }
+            _ => None,
+        };
+        let mut findings = command_findings(command, &fed, below);
         findings.extend(self.secrets.read_by(command, &fed));
         findings.extend(protect::written_by(command, &fed, cwd, scope));
         for program in programs(parsed, index, allowed, self.binary) {
