@@ -149,7 +149,11 @@ fn self_protection_corpus_is_answered_line_by_line() {
         .collect();
     assert!(classes.len() >= 10, "{classes:?}");
     for class in &classes {
-        let of_class = || cases.iter().filter(|c| class_of(SELF_PROTECTION, c.line) == *class);
+        let of_class = || {
+            cases
+                .iter()
+                .filter(|c| class_of(SELF_PROTECTION, c.line) == *class)
+        };
         assert!(
             of_class().filter(|c| c.expected.is_some()).count() >= 4,
             "{class}: too few stopped cases"

@@ -117,9 +117,32 @@ const PATH_METHODS: &[&str] = &[
 /// Names that build a path from strings without changing it (`os.path.join`, `Path`):
 /// an argument made only of these and string literals is known.
 const PATH_BUILDERS: &[&str] = &[
-    "os", "path", "join", "expanduser", "abspath", "realpath", "resolve", "normpath",
-    "Path", "pathlib", "PurePath", "File", "expand_path", "require", "fs", "home", "homedir",
-    "Dir", "ENV", "environ", "HOME", "process", "env", "cwd", "getcwd", "__dirname",
+    "os",
+    "path",
+    "join",
+    "expanduser",
+    "abspath",
+    "realpath",
+    "resolve",
+    "normpath",
+    "Path",
+    "pathlib",
+    "PurePath",
+    "File",
+    "expand_path",
+    "require",
+    "fs",
+    "home",
+    "homedir",
+    "Dir",
+    "ENV",
+    "environ",
+    "HOME",
+    "process",
+    "env",
+    "cwd",
+    "getcwd",
+    "__dirname",
 ];
 
 /// What a program found in code does.

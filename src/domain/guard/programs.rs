@@ -259,10 +259,7 @@ fn code_programs(code: &str, interpreter: &str, binary: Option<&str>) -> Vec<Pro
     let mut out: Vec<Program> = code::effects(code)
         .into_iter()
         .filter_map(|effect| match effect {
-            Effect::Shell(script) => Some(Program::Script(
-                script,
-                format!("`{interpreter}` code"),
-            )),
+            Effect::Shell(script) => Some(Program::Script(script, format!("`{interpreter}` code"))),
             Effect::Deletes(harm) => Some(Program::Finding(Finding::deny(
                 "guard:rm-rf",
                 format!("{harm} (in `{interpreter}` code)"),

@@ -22,7 +22,8 @@ const WRITING_TOOLS: &[&str] = &["Write", "Edit", "MultiEdit", "NotebookEdit"];
 
 const NAGGER_FILES: &str = "nagger's own files in .claude-nagger";
 const SETTINGS: &str = "Claude Code's settings, where nagger's hook is installed";
-const SETTINGS_FOLDER: &str = "the folder of Claude Code's settings, where nagger's hook is installed";
+const SETTINGS_FOLDER: &str =
+    "the folder of Claude Code's settings, where nagger's hook is installed";
 const MANAGED: &str = "Claude Code's managed settings, which can turn every hook off";
 const BINARY: &str = "the nagger program Claude Code runs as its hook";
 const BINARY_FOLDER: &str = "the folder of the nagger program Claude Code runs as its hook";
@@ -120,7 +121,9 @@ pub(super) fn protected(path: &str, binary: Option<&str>) -> Option<(&'static st
         return Some((SETTINGS, Kind::Held));
     }
     if MANAGED_FOLDERS.iter().any(|m| {
-        lower.strip_prefix(m).is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+        lower
+            .strip_prefix(m)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
             || m.starts_with(&format!("{lower}/"))
     }) && lower.matches('/').count() >= 2
     {
@@ -370,12 +373,30 @@ fn named_in_code_plain(s: &str) -> bool {
     lower.contains(".claude-nagger") || lower.contains(".claude/settings")
 }
 
+/// A folder (or file) a command writes into, with the names of what it writes there.
+struct Into<'c> {
+    dest: String,
+    sources: Vec<&'c str>,
+    /// Copies whole trees (`cp -r`, `rsync`, extracting an archive): anything may land.
+    tree: bool,
+}
+
+impl<'c> Into<'c> {
+    fn tree(dest: &str) -> Into<'c> {
+        Into {
+            dest: dest.to_owned(),
+            sources: Vec::new(),
+            tree: true,
+        }
+    }
+}
+
 /// What one command changes: paths it writes, moves, deletes or changes the mode of, and
 /// folders it writes into (with the names of what it writes there).
 #[derive(Default)]
 struct Changes<'c> {
     paths: Vec<String>,
-    into: Vec<(String, Vec<&'c str>)>,
+    into: Vec<Into<'c>>,
     /// A protected path is named in a program the command runs.
     named: bool,
 }
@@ -425,12 +446,22 @@ pub(super) fn written_by(
             return Some(finding(&format!("{verb} `{path}`, {BINARY}")));
         }
     }
-    for (dir, sources) in &changes.into {
+    for into in &changes.into {
+        let dir = &into.dest;
         match resolve(cwd, dir) {
             Some(full) => match judge(&full, scope) {
                 Some((what, Kind::Held))
-                    if !(what == BINARY && sources.iter().any(|s| basename(s) == "nagger")) =>
-                {
+                    if what == BINARY && into.sources.iter().any(|s| basename(s) == "nagger") => {}
+                Some((SETTINGS_FOLDER, _)) if !into.tree && !into.sources.is_empty() => {
+                    // Files copied into `.claude/` land under their own names.
+                    if let Some((source, what)) = into.sources.iter().find_map(|s| {
+                        let landed = format!("{full}/{}", basename(s.trim_end_matches('/')));
+                        Some((s, protected(&landed, scope.binary)?.0))
+                    }) {
+                        return Some(finding(&format!("writes `{source}` into `{dir}`, {what}")));
+                    }
+                }
+                Some((what, Kind::Held)) => {
                     return Some(finding(&format!("writes into `{dir}`, {what}")));
                 }
                 _ => {}
@@ -455,7 +486,9 @@ pub(super) fn written_by(
 fn may_be_protected(path: &str) -> bool {
     let normal = normalize(path);
     let last = normal.rsplit('/').next().unwrap_or(&normal);
-    last == "." || last == ".." || PROTECTED_NAMES.iter().any(|n| is(last, n))
+    last == "."
+        || last == ".."
+        || PROTECTED_NAMES.iter().any(|n| is(last, n))
         || last.starts_with("state.db")
 }
 
@@ -478,7 +511,11 @@ fn computed_names_nagger(command: &SimpleCommand, path: &str) -> bool {
 fn own_command(command: &SimpleCommand, fed: &[String]) -> Option<Finding> {
     let name = command.name();
     let args = command.args();
-    let words = || args.iter().map(String::as_str).chain(fed.iter().map(String::as_str));
+    let words = || {
+        args.iter()
+            .map(String::as_str)
+            .chain(fed.iter().map(String::as_str))
+    };
     let weakening = |w: &str| matches!(w, "hook" | "install" | "uninstall" | "trust");
     let via_cargo = name == "cargo"
         && args.first().is_some_and(|a| a == "run")
@@ -508,7 +545,9 @@ fn own_command(command: &SimpleCommand, fed: &[String]) -> Option<Finding> {
     }
     if name == "claude"
         && args.iter().any(|a| a == "config")
-        && args.iter().any(|a| a.to_ascii_lowercase().contains("hooks"))
+        && args
+            .iter()
+            .any(|a| a.to_ascii_lowercase().contains("hooks"))
     {
         return Some(finding(&format!(
             "runs `{}`, which changes Claude Code's hook settings",
@@ -605,7 +644,14 @@ fn changes<'c>(command: &'c SimpleCommand, fed: &'c [String], binary: Option<&st
                 c.paths.extend(owned(sources.clone()));
             }
             if let Some(dest) = dest {
-                c.into.push((dest.to_owned(), sources));
+                let tree = name == "rsync"
+                    || name == "ditto"
+                    || (name != "mv" && has_flag(args, "rRa", &["recursive", "archive"]));
+                c.into.push(Into {
+                    dest: dest.to_owned(),
+                    sources,
+                    tree,
+                });
             }
         }
         "sed" | "gsed" | "perl" | "ruby" if in_place(name, args) => c.paths.extend(owned(all())),
@@ -626,7 +672,9 @@ fn changes<'c>(command: &'c SimpleCommand, fed: &'c [String], binary: Option<&st
                 c.paths.extend(owned(all().into_iter().skip(1).collect()));
             }
         }
-        "dd" => c.paths.extend(owned(args.iter().filter_map(|a| a.strip_prefix("of=")).collect())),
+        "dd" => c.paths.extend(owned(
+            args.iter().filter_map(|a| a.strip_prefix("of=")).collect(),
+        )),
         "tar" | "bsdtar" | "gtar" => {
             let first = args.first().map_or("", String::as_str);
             let extract = (!first.starts_with('-') && first.contains('x'))
@@ -634,31 +682,38 @@ fn changes<'c>(command: &'c SimpleCommand, fed: &'c [String], binary: Option<&st
             if extract {
                 let dirs = option_values(args, &["-C"], &["--directory"]);
                 let dir = dirs.last().copied().unwrap_or(".");
-                c.into.push((dir.to_owned(), Vec::new()));
+                c.into.push(Into::tree(dir));
             }
         }
         "unzip" => {
-            let lists = args.iter().any(|a| {
-                matches!(a.as_str(), "-l" | "-t" | "-v" | "-p" | "-Z" | "-z")
-            });
+            let lists = args
+                .iter()
+                .any(|a| matches!(a.as_str(), "-l" | "-t" | "-v" | "-p" | "-Z" | "-z"));
             if !lists {
                 let dirs = option_values(args, &["-d"], &[]);
-                c.into.push((dirs.last().copied().unwrap_or(".").to_owned(), Vec::new()));
+                c.into.push(Into::tree(dirs.last().copied().unwrap_or(".")));
             }
         }
         "7z" | "7za" | "7zz" if args.first().is_some_and(|a| a == "x" || a == "e") => {
             let dirs: Vec<&str> = args.iter().filter_map(|a| a.strip_prefix("-o")).collect();
-            c.into.push((dirs.last().copied().unwrap_or(".").to_owned(), Vec::new()));
+            c.into.push(Into::tree(dirs.last().copied().unwrap_or(".")));
         }
-        "cpio" if has_flag(args, "i", &["extract"]) => c.into.push((".".into(), Vec::new())),
-        "curl" => c.paths.extend(owned(option_values(args, &["-o"], &["--output"]))),
+        "cpio" if has_flag(args, "i", &["extract"]) => c.into.push(Into::tree(".")),
+        "curl" => c
+            .paths
+            .extend(owned(option_values(args, &["-o"], &["--output"]))),
         "wget" => {
-            c.paths.extend(owned(option_values(args, &["-O"], &["--output-document"])));
+            c.paths
+                .extend(owned(option_values(args, &["-O"], &["--output-document"])));
             for dir in option_values(args, &["-P"], &["--directory-prefix"]) {
-                c.into.push((dir.to_owned(), Vec::new()));
+                c.into.push(Into::tree(dir));
             }
         }
-        "find" if args.iter().any(|a| a == "-delete" || a.starts_with("-exec")) => {
+        "find"
+            if args
+                .iter()
+                .any(|a| a == "-delete" || a.starts_with("-exec")) =>
+        {
             let starts: Vec<&str> = args
                 .iter()
                 .take_while(|a| !a.starts_with('-') && !matches!(a.as_str(), "(" | "!"))
@@ -673,9 +728,15 @@ fn changes<'c>(command: &'c SimpleCommand, fed: &'c [String], binary: Option<&st
             if broad
                 && names.iter().any(|n| {
                     let last = n.rsplit('/').next().unwrap_or(n);
-                    [".claude-nagger", ".claude", "settings.json", "settings.local.json", "nagger"]
-                        .iter()
-                        .any(|p| is(last, p))
+                    [
+                        ".claude-nagger",
+                        ".claude",
+                        "settings.json",
+                        "settings.local.json",
+                        "nagger",
+                    ]
+                    .iter()
+                    .any(|p| is(last, p))
                 })
             {
                 c.paths.push(".claude".into());
@@ -726,8 +787,17 @@ fn git_changes(args: &[String], c: &mut Changes) {
     };
     let rest = &args[i + 1..];
     let takes_value = [
-        "-b", "-B", "--orphan", "-s", "--source", "-m", "--message", "--conflict", "-e",
-        "--exclude", "--pathspec-from-file",
+        "-b",
+        "-B",
+        "--orphan",
+        "-s",
+        "--source",
+        "-m",
+        "--message",
+        "--conflict",
+        "-e",
+        "--exclude",
+        "--pathspec-from-file",
     ];
     let mut paths = Vec::new();
     match sub.as_str() {
@@ -763,7 +833,10 @@ fn git_changes(args: &[String], c: &mut Changes) {
         });
     }
     if let Some(dir) = dir
-        && matches!(sub.as_str(), "checkout" | "restore" | "clean" | "stash" | "reset")
+        && matches!(
+            sub.as_str(),
+            "checkout" | "restore" | "clean" | "stash" | "reset"
+        )
     {
         // A whole-tree operation run from a protected folder reaches into it.
         c.paths.push(format!("{dir}/."));

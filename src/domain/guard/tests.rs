@@ -166,12 +166,17 @@ fn self_protection_and_harmless_corpora_through_the_guard_alone() {
             .enumerate()
             .filter(|(_, l)| !l.trim().is_empty() && !l.starts_with("#:"))
     };
-    for (i, line) in lines(include_str!("../../../tests/fixtures/guard/self_protection.txt")) {
+    for (i, line) in lines(include_str!(
+        "../../../tests/fixtures/guard/self_protection.txt"
+    )) {
         let (expected, text) = line.split_once(' ').expect("`answer command`");
         let (got, verdict) = answer(&text.replace('⏎', "\n"));
         if got != expected {
             let why: Vec<&str> = verdict.objections.iter().map(|o| o.why.as_str()).collect();
-            wrong.push(format!("self_protection {}: {text:?} {expected} got {got} {why:?}", i + 1));
+            wrong.push(format!(
+                "self_protection {}: {text:?} {expected} got {got} {why:?}",
+                i + 1
+            ));
         }
     }
     for (i, line) in lines(include_str!("../../../tests/fixtures/guard/harmless.txt")) {
@@ -181,5 +186,10 @@ fn self_protection_and_harmless_corpora_through_the_guard_alone() {
             wrong.push(format!("harmless {}: {line:?} got {got} {why:?}", i + 1));
         }
     }
-    assert!(wrong.is_empty(), "{} wrong:\n{}", wrong.len(), wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "{} wrong:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
 }

@@ -85,7 +85,11 @@ fn in_place_spellings() {
     ] {
         assert!(in_place(name, &args(line)), "{name} {line}");
     }
-    for (name, line) in [("sed", "-n 1p f"), ("perl", "-MList::Util -e x"), ("sed", "-E s/a/b/")] {
+    for (name, line) in [
+        ("sed", "-n 1p f"),
+        ("perl", "-MList::Util -e x"),
+        ("sed", "-E s/a/b/"),
+    ] {
         assert!(!in_place(name, &args(line)), "{name} {line}");
     }
 }
