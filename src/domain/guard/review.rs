@@ -226,7 +226,13 @@ impl<'a> Guard<'a> {
             if allowed[index] {
                 continue;
             }
-            let findings = self.findings(parsed, index, &allowed, &cwd, &scope, 0, &budget);
+            let at = At {
+                cwd: &cwd,
+                scope: &scope,
+                depth: 0,
+                budget: &budget,
+            };
+            let findings = self.findings(parsed, index, &allowed, at);
             if budget.get() == 0 && fired.insert("guard:unanalysable") {
                 matches.push(unanalysable_match(&format!(
                     "hands scripts to other programs nested deeper than {MAX_SCRIPT_DEPTH} levels \
@@ -253,16 +259,8 @@ impl<'a> Guard<'a> {
     }
 
     /// Every check on command `index` of `parsed`, following the scripts it runs.
-    fn findings(
-        &self,
-        parsed: &Parsed,
-        index: usize,
-        allowed: &[bool],
-        cwd: &Cwd,
-        scope: &Scope,
-        depth: usize,
-        budget: &Cell<usize>,
-    ) -> Vec<Finding> {
+    fn findings(&self, parsed: &Parsed, index: usize, allowed: &[bool], at: At) -> Vec<Finding> {
+        let At { cwd, scope, .. } = at;
         let command = &parsed.commands[index];
         let fed = xargs_fed(parsed, index);
         let below = match cwd {
@@ -283,14 +281,11 @@ impl<'a> Guard<'a> {
             match program {
                 Program::Finding(finding) => findings.push(finding),
                 Program::Script(script, via) => {
-                    let run = ScriptRun {
-                        via: &via,
-                        cwd,
-                        scope,
-                        depth: depth + 1,
-                        budget,
+                    let inner = At {
+                        depth: at.depth + 1,
+                        ..at
                     };
-                    findings.extend(self.script_findings(&script, &run));
+                    findings.extend(self.script_findings(&script, &via, inner));
                 }
             }
         }
@@ -299,14 +294,8 @@ impl<'a> Guard<'a> {
 
     /// The checks that fire inside a script another program runs, each told as what the
     /// script's command does.
-    fn script_findings(&self, script: &str, run: &ScriptRun) -> Vec<Finding> {
-        let ScriptRun {
-            via,
-            cwd,
-            scope,
-            depth,
-            budget,
-        } = *run;
+    fn script_findings(&self, script: &str, via: &str, at: At) -> Vec<Finding> {
+        let At { depth, budget, .. } = at;
         let cost = script.len().max(SCRIPT_COST);
         if depth > MAX_SCRIPT_DEPTH || budget.get() < cost {
             budget.set(0);
@@ -330,7 +319,7 @@ impl<'a> Guard<'a> {
                 self.allow.could_match(&variants.join("\n")) && self.allow.any_match(&variants)
             })
             .collect();
-        let mut folders = Folders::new(cwd.clone());
+        let mut folders = Folders::new(at.cwd.clone());
         for index in 0..parsed.commands.len() {
             let inner = &parsed.commands[index];
             let cwd = folders.cwd().clone();
@@ -338,7 +327,8 @@ impl<'a> Guard<'a> {
             if allowed[index] {
                 continue;
             }
-            for finding in self.findings(&parsed, index, &allowed, &cwd, scope, depth, budget) {
+            let here = At { cwd: &cwd, ..at };
+            for finding in self.findings(&parsed, index, &allowed, here) {
                 findings.push(Finding {
                     harm: format!("runs `{}` ({via}), which {}", inner.display(), finding.harm),
                     ..finding
@@ -349,10 +339,10 @@ impl<'a> Guard<'a> {
     }
 }
 
-/// A script another program runs: how it is run, the folder it starts in, how deep it is
-/// nested and the bytes left to parse.
-struct ScriptRun<'r, 's> {
-    via: &'r str,
+/// Where a command is checked: the folder it runs in, the project and binary, how deep in
+/// scripts inside scripts it is, and the bytes of scripts left to parse.
+#[derive(Clone, Copy)]
+struct At<'r, 's> {
     cwd: &'r Cwd,
     scope: &'r Scope<'s>,
     depth: usize,
