@@ -438,6 +438,12 @@ pub(super) fn written_by(
                 if let Some((what, _)) = judge(&full, scope) {
                     return Some(finding(&format!("{verb} `{path}`, {what}")));
                 }
+                if unsure.is_none() && full.contains(['$', '`']) {
+                    let wild = wildcards(&home_form(&full));
+                    if protected(&wild, scope.binary).is_some() {
+                        unsure = Some(path.clone());
+                    }
+                }
             }
             None if unsure.is_none() && may_be_protected(path) => unsure = Some(path.clone()),
             None => {}
@@ -474,12 +480,20 @@ pub(super) fn written_by(
         Finding::ask(
             "guard:self-protect-unsure",
             format!(
-                "changes `{path}` in a folder only known when the shell runs, which may be \
-                 nagger's own files or Claude Code's settings"
+                "changes `{path}`, only known when the shell runs, which may be nagger's own \
+                 files or Claude Code's settings"
             ),
             "`cd` to a folder written out, or use a path that does not depend on it.",
         )
     })
+}
+
+/// `path` with each part only known when the shell runs (`$f`, `` `x` ``) as `*`.
+fn wildcards(path: &str) -> String {
+    path.split('/')
+        .map(|part| if part.contains(['$', '`']) { "*" } else { part })
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 /// A relative path that may be protected, seen from a folder that is not known.
@@ -626,7 +640,7 @@ fn changes<'c>(command: &'c SimpleCommand, fed: &'c [String], binary: Option<&st
         | "chattr" | "chflags" | "setfacl" | "xattr" | "ln" | "link" | "tee" | "mkfifo"
         | "mknod" | "sqlite3" | "sqlite" | "vi" | "vim" | "nvim" | "nano" | "emacs" | "ed"
         | "ex" | "pico" | "micro" | "hx" | "code" | "subl" | "touch" | "srm" | "trash"
-        | "trash-put" | "gio" | "rename" | "patch" | "git-restore" => {
+        | "trash-put" | "gio" | "rename" | "patch" | "sponge" | "sd" => {
             c.paths.extend(owned(all()));
         }
         "mv" | "cp" | "install" | "rsync" | "scp" | "ditto" => {
@@ -655,6 +669,19 @@ fn changes<'c>(command: &'c SimpleCommand, fed: &'c [String], binary: Option<&st
             }
         }
         "sed" | "gsed" | "perl" | "ruby" if in_place(name, args) => c.paths.extend(owned(all())),
+        "yq" if has_flag(args, "i", &["inplace"]) => c.paths.extend(owned(all())),
+        "sort" => c
+            .paths
+            .extend(owned(option_values(args, &["-o"], &["--output"]))),
+        "openssl" | "gpg" => {
+            c.paths
+                .extend(owned(option_values(args, &["-out", "-o"], &["--output"])))
+        }
+        "cargo" if args.first().is_some_and(|a| a == "uninstall") => {
+            if operands(&args[1..]).contains(&"nagger") {
+                c.paths.push("~/.cargo/bin/nagger".into());
+            }
+        }
         "sed" | "gsed" => {
             let mut scripts = option_values(args, &["-e"], &["--expression"]);
             if scripts.is_empty() {
