@@ -783,10 +783,17 @@ fn changes<'c>(command: &'c SimpleCommand, fed: &'c [String], binary: Option<&st
         }
         _ if shell::is_interpreter(name) && !shell::is_shell(name) => {
             c.paths.extend(owned(all()));
-            let mut code = shell::inline_code(&command.argv)
+            let code: Vec<&str> = shell::inline_code(&command.argv)
                 .into_iter()
-                .chain(command.stdin_texts.iter().map(String::as_str));
-            c.named = code.any(|t| named_in_code(t, binary));
+                .chain(command.stdin_texts.iter().map(String::as_str))
+                .collect();
+            c.named = code.iter().any(|t| named_in_code(t, binary));
+            // Files the code names, relative to the folder the line `cd`-ed to.
+            for effect in code.iter().flat_map(|t| code::effects(t)) {
+                if let code::Effect::Writes(Some(path)) = effect {
+                    c.paths.push(path);
+                }
+            }
         }
         _ => {}
     }
