@@ -674,13 +674,14 @@ fn changes<'c>(command: &'c SimpleCommand, fed: &'c [String], binary: Option<&st
             .paths
             .extend(owned(option_values(args, &["-o"], &["--output"]))),
         "openssl" | "gpg" => {
-            c.paths
-                .extend(owned(option_values(args, &["-out", "-o"], &["--output"])))
+            let out = option_values(args, &["-out", "-o"], &["--output"]);
+            c.paths.extend(owned(out));
         }
-        "cargo" if args.first().is_some_and(|a| a == "uninstall") => {
-            if operands(&args[1..]).contains(&"nagger") {
-                c.paths.push("~/.cargo/bin/nagger".into());
-            }
+        "cargo"
+            if args.first().is_some_and(|a| a == "uninstall")
+                && operands(&args[1..]).contains(&"nagger") =>
+        {
+            c.paths.push("~/.cargo/bin/nagger".into());
         }
         "sed" | "gsed" => {
             let mut scripts = option_values(args, &["-e"], &["--expression"]);
