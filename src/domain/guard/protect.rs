@@ -293,13 +293,25 @@ fn real_path(scope: &Scope, path: &str) -> Option<String> {
         return None;
     }
     scope.lookups.set(left - 1);
+    let path = normalize(path);
     let full = match path.strip_prefix('~') {
         Some(rest) if rest.is_empty() || rest.starts_with('/') => {
             PathBuf::from(std::env::var_os("HOME")?).join(rest.trim_start_matches('/'))
         }
         Some(_) => return None,
-        None => scope.root.join(path),
+        None => scope.root.join(&path),
     };
+    // A link whose target does not exist yet (writing it creates the target).
+    let mut full = full;
+    for _ in 0..8 {
+        match std::fs::read_link(&full) {
+            Ok(target) => {
+                let joined = full.parent()?.join(target);
+                full = PathBuf::from(normalize(&joined.to_string_lossy()));
+            }
+            Err(_) => break,
+        }
+    }
     let mut missing = Vec::new();
     let mut dir: &Path = &full;
     let real = loop {

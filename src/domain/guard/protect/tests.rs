@@ -115,3 +115,78 @@ fn code_naming_protected_paths_even_assembled() {
         assert!(!named_in_code(code, None), "{code}");
     }
 }
+
+fn first(line: &str) -> SimpleCommand {
+    shell::parse(line).commands.remove(0)
+}
+
+#[test]
+fn commands_that_write_nothing_look_nothing_up_on_disk() {
+    let root = Path::new("/nonexistent/project");
+    for line in [
+        "ls -la src",
+        "cat .claude/settings.json",
+        "git status",
+        "nagger stats",
+    ] {
+        let scope = Scope::new(root, None);
+        let cwd = Cwd::Known(String::new());
+        assert!(
+            written_by(&first(line), &[], &cwd, &scope).is_none(),
+            "{line}"
+        );
+        assert_eq!(scope.lookups.get(), MAX_LOOKUPS, "{line}");
+    }
+}
+
+#[test]
+fn links_on_disk_are_followed_for_tools_and_shell_writes() {
+    let project = tempfile::tempdir().expect("a project");
+    let root = project.path();
+    std::fs::create_dir_all(root.join(".claude/agents")).expect(".claude");
+    std::os::unix::fs::symlink(".claude", root.join("c")).expect("link");
+    std::os::unix::fs::symlink(".claude/settings.json", root.join("s.json")).expect("link");
+    let scope = Scope::new(root, None);
+    for path in ["c/settings.json", "c/new/../settings.local.json", "s.json"] {
+        let input = serde_json::json!({ "file_path": path });
+        assert!(written_by_tool("Write", &input, &scope).is_some(), "{path}");
+    }
+    let input = serde_json::json!({ "file_path": "c/agents/x.md" });
+    assert!(written_by_tool("Write", &input, &scope).is_none());
+    let cwd = Cwd::Known(String::new());
+    for line in [
+        "rm -rf c/",
+        "echo x > c/settings.json",
+        "truncate -s0 s.json",
+    ] {
+        let scope = Scope::new(root, None);
+        assert!(
+            written_by(&first(line), &[], &cwd, &scope).is_some(),
+            "{line}"
+        );
+    }
+    // Lookups are bounded per call.
+    let scope = Scope::new(root, None);
+    let many = (0..20)
+        .map(|i| format!("x{i}"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(written_by(&first(&format!("touch {many}")), &[], &cwd, &scope).is_none());
+    assert_eq!(scope.lookups.get(), 0);
+}
+
+#[test]
+fn the_running_binary_is_protected_when_given() {
+    let scope = Scope::new(Path::new("/p"), Some("/opt/tools/nagger"));
+    let cwd = Cwd::Known(String::new());
+    for line in [
+        "cp /bin/true /opt/tools/nagger",
+        "chmod -x /opt/tools/nagger",
+        "rm -rf /opt/tools",
+    ] {
+        assert!(
+            written_by(&first(line), &[], &cwd, &scope).is_some(),
+            "{line}"
+        );
+    }
+}
