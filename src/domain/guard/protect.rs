@@ -466,6 +466,9 @@ pub(super) fn written_by(
     }
     for into in &changes.into {
         let dir = &into.dest;
+        if computed_names_nagger(command, dir) {
+            return Some(finding(&format!("{verb} `{dir}`, {BINARY}")));
+        }
         match resolve(cwd, dir) {
             Some(full) => match judge(&full, scope) {
                 Some((what, Kind::Held))
@@ -847,6 +850,12 @@ fn git_changes(args: &[String], c: &mut Changes) {
         "--pathspec-from-file",
     ];
     let mut paths = Vec::new();
+    let index_only = sub == "restore"
+        && rest.iter().any(|a| a == "--staged" || a == "-S")
+        && !rest.iter().any(|a| a == "--worktree" || a == "-W");
+    if index_only {
+        return;
+    }
     match sub.as_str() {
         "checkout" | "restore" | "reset" | "clean" | "rm" | "mv" | "stash" | "checkout-index"
         | "switch" => {
