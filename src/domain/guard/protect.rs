@@ -675,6 +675,7 @@ fn changes<'c>(command: &'c SimpleCommand, fed: &'c [String], binary: Option<&st
             if let Some(dest) = dest {
                 let tree = name == "rsync"
                     || name == "ditto"
+                    || has_flag(args, "T", &["no-target-directory"])
                     || (name != "mv" && has_flag(args, "rRa", &["recursive", "archive"]));
                 c.into.push(Into {
                     dest: dest.to_owned(),
@@ -707,8 +708,12 @@ fn changes<'c>(command: &'c SimpleCommand, fed: &'c [String], binary: Option<&st
         }
         "awk" | "gawk" | "mawk" | "nawk" => {
             let program = operands(args).first().copied().unwrap_or("");
-            c.named = named_in_code(program, binary)
-                && (program.contains('>') || program.contains("system") || program.contains('|'));
+            let redirects = program.contains('>') || program.contains('|');
+            c.named = named_in_code(program, binary) && (redirects || program.contains("system"));
+            if redirects && program.contains("print") {
+                // `print > FILENAME`: the files it reads may be the files it writes.
+                c.paths.extend(owned(all().into_iter().skip(1).collect()));
+            }
             if args.windows(2).any(|w| w[0] == "-i" && w[1] == "inplace")
                 || args.iter().any(|a| a == "-iinplace")
             {
@@ -726,6 +731,11 @@ fn changes<'c>(command: &'c SimpleCommand, fed: &'c [String], binary: Option<&st
                 let dirs = option_values(args, &["-C"], &["--directory"]);
                 let dir = dirs.last().copied().unwrap_or(".");
                 c.into.push(Into::tree(dir));
+                // Members named on the line land under their own paths.
+                let members = operands(args)
+                    .into_iter()
+                    .skip(usize::from(!first.starts_with('-')));
+                c.paths.extend(members.map(|m| format!("{dir}/{m}")));
             }
         }
         "unzip" => {
@@ -734,7 +744,10 @@ fn changes<'c>(command: &'c SimpleCommand, fed: &'c [String], binary: Option<&st
                 .any(|a| matches!(a.as_str(), "-l" | "-t" | "-v" | "-p" | "-Z" | "-z"));
             if !lists {
                 let dirs = option_values(args, &["-d"], &[]);
-                c.into.push(Into::tree(dirs.last().copied().unwrap_or(".")));
+                let dir = dirs.last().copied().unwrap_or(".");
+                c.into.push(Into::tree(dir));
+                let members = operands(args).into_iter().skip(1);
+                c.paths.extend(members.map(|m| format!("{dir}/{m}")));
             }
         }
         "7z" | "7za" | "7zz" if args.first().is_some_and(|a| a == "x" || a == "e") => {
