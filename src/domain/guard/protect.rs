@@ -377,7 +377,7 @@ pub(super) fn named_in_code(text: &str, binary: Option<&str>) -> bool {
     code::strings(text)
         .iter()
         .filter(|s| !s.contains(['*', '?', '[']))
-        .any(|s| protected(s, binary).is_some() || named_in_code_plain(s))
+        .any(|s| matches!(protected(s, binary), Some((_, Kind::Held))) || named_in_code_plain(s))
 }
 
 fn named_in_code_plain(s: &str) -> bool {
@@ -704,7 +704,16 @@ fn changes<'c>(command: &'c SimpleCommand, fed: &'c [String], binary: Option<&st
             if scripts.is_empty() {
                 scripts.extend(operands(args).first());
             }
-            c.named = scripts.iter().any(|a| named_in_code(a, binary));
+            // Only a script with a `w` command (`w file`, `s/x/y/w file`) writes a file.
+            let writes = |script: &str| {
+                script.starts_with(['w', 'W'])
+                    || [" w", ";w", "/w", "}w", " W", ";W", "/W", "\nw"]
+                        .iter()
+                        .any(|w| script.contains(w))
+            };
+            c.named = scripts
+                .iter()
+                .any(|a| writes(a) && named_in_code(a, binary));
         }
         "awk" | "gawk" | "mawk" | "nawk" => {
             let program = operands(args).first().copied().unwrap_or("");
