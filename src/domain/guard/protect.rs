@@ -386,16 +386,16 @@ fn named_in_code_plain(s: &str) -> bool {
 }
 
 /// A folder (or file) a command writes into, with the names of what it writes there.
-struct Into<'c> {
+struct Landing<'c> {
     dest: String,
     sources: Vec<&'c str>,
     /// Copies whole trees (`cp -r`, `rsync`, extracting an archive): anything may land.
     tree: bool,
 }
 
-impl<'c> Into<'c> {
-    fn tree(dest: &str) -> Into<'c> {
-        Into {
+impl<'c> Landing<'c> {
+    fn tree(dest: &str) -> Landing<'c> {
+        Landing {
             dest: dest.to_owned(),
             sources: Vec::new(),
             tree: true,
@@ -408,7 +408,7 @@ impl<'c> Into<'c> {
 #[derive(Default)]
 struct Changes<'c> {
     paths: Vec<String>,
-    into: Vec<Into<'c>>,
+    into: Vec<Landing<'c>>,
     /// A protected path is named in a program the command runs.
     named: bool,
 }
@@ -677,7 +677,7 @@ fn changes<'c>(command: &'c SimpleCommand, fed: &'c [String], binary: Option<&st
                     || name == "ditto"
                     || has_flag(args, "T", &["no-target-directory"])
                     || (name != "mv" && has_flag(args, "rRa", &["recursive", "archive"]));
-                c.into.push(Into {
+                c.into.push(Landing {
                     dest: dest.to_owned(),
                     sources,
                     tree,
@@ -739,7 +739,7 @@ fn changes<'c>(command: &'c SimpleCommand, fed: &'c [String], binary: Option<&st
             if extract {
                 let dirs = option_values(args, &["-C"], &["--directory"]);
                 let dir = dirs.last().copied().unwrap_or(".");
-                c.into.push(Into::tree(dir));
+                c.into.push(Landing::tree(dir));
                 // Members named on the line land under their own paths.
                 let members = operands(args)
                     .into_iter()
@@ -754,16 +754,17 @@ fn changes<'c>(command: &'c SimpleCommand, fed: &'c [String], binary: Option<&st
             if !lists {
                 let dirs = option_values(args, &["-d"], &[]);
                 let dir = dirs.last().copied().unwrap_or(".");
-                c.into.push(Into::tree(dir));
+                c.into.push(Landing::tree(dir));
                 let members = operands(args).into_iter().skip(1);
                 c.paths.extend(members.map(|m| format!("{dir}/{m}")));
             }
         }
         "7z" | "7za" | "7zz" if args.first().is_some_and(|a| a == "x" || a == "e") => {
             let dirs: Vec<&str> = args.iter().filter_map(|a| a.strip_prefix("-o")).collect();
-            c.into.push(Into::tree(dirs.last().copied().unwrap_or(".")));
+            c.into
+                .push(Landing::tree(dirs.last().copied().unwrap_or(".")));
         }
-        "cpio" if has_flag(args, "i", &["extract"]) => c.into.push(Into::tree(".")),
+        "cpio" if has_flag(args, "i", &["extract"]) => c.into.push(Landing::tree(".")),
         "curl" => c
             .paths
             .extend(owned(option_values(args, &["-o"], &["--output"]))),
@@ -771,7 +772,7 @@ fn changes<'c>(command: &'c SimpleCommand, fed: &'c [String], binary: Option<&st
             c.paths
                 .extend(owned(option_values(args, &["-O"], &["--output-document"])));
             for dir in option_values(args, &["-P"], &["--directory-prefix"]) {
-                c.into.push(Into::tree(dir));
+                c.into.push(Landing::tree(dir));
             }
         }
         "find"
