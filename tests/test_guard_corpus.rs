@@ -13,6 +13,7 @@ use std::path::Path;
 
 const DESTRUCTIVE: &str = include_str!("fixtures/guard/destructive.txt");
 const HARMLESS: &str = include_str!("fixtures/guard/harmless.txt");
+const SELF_PROTECTION: &str = include_str!("fixtures/guard/self_protection.txt");
 
 /// One corpus line: where it is, the tool and input it stands for.
 struct Case {
@@ -32,11 +33,12 @@ fn cases(corpus: &str, with_decision: bool) -> Vec<Case> {
             let (expected, rest) = if with_decision {
                 let (word, rest) = l.split_once(' ').expect("`deny|ask command`");
                 let decision = match word {
-                    "deny" => Decision::Deny,
-                    "ask" => Decision::Ask,
+                    "deny" => Some(Decision::Deny),
+                    "ask" => Some(Decision::Ask),
+                    "pass" => None,
                     other => panic!("line {}: unknown answer {other:?}", i + 1),
                 };
-                (Some(decision), rest)
+                (decision, rest)
             } else {
                 (None, l)
             };
@@ -114,6 +116,60 @@ fn destructive_corpus_is_refused_or_asked_line_by_line() {
                 format!(
                     "line {}: {:?} expected {:?}, got {got:?} [{why}]",
                     case.line, case.text, case.expected
+                )
+            })
+        })
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "{} of {} wrong:\n{}",
+        wrong.len(),
+        cases.len(),
+        wrong.join("\n")
+    );
+}
+
+/// The class a self-protection line belongs to: the `#: class:` comment above it.
+fn class_of(corpus: &str, line: usize) -> &str {
+    corpus
+        .lines()
+        .take(line)
+        .filter_map(|l| l.strip_prefix("#: class: "))
+        .last()
+        .unwrap_or("?")
+}
+
+#[test]
+fn self_protection_corpus_is_answered_line_by_line() {
+    let cases = cases(SELF_PROTECTION, true);
+    assert!(cases.len() >= 200, "only {} lines", cases.len());
+    let classes: std::collections::BTreeSet<&str> = cases
+        .iter()
+        .map(|c| class_of(SELF_PROTECTION, c.line))
+        .collect();
+    assert!(classes.len() >= 10, "{classes:?}");
+    for class in &classes {
+        let of_class = || {
+            cases
+                .iter()
+                .filter(|c| class_of(SELF_PROTECTION, c.line) == *class)
+        };
+        assert!(
+            of_class().filter(|c| c.expected.is_some()).count() >= 4,
+            "{class}: too few stopped cases"
+        );
+    }
+    let wrong: Vec<String> = cases
+        .iter()
+        .filter_map(|case| {
+            let (got, why) = decide(case);
+            (got != case.expected).then(|| {
+                format!(
+                    "line {} [{}]: {:?} expected {:?}, got {got:?} [{why}]",
+                    case.line,
+                    class_of(SELF_PROTECTION, case.line),
+                    case.text,
+                    case.expected
                 )
             })
         })

@@ -397,3 +397,149 @@ fn a_lock_held_on_the_wal_index_costs_one_busy_timeout_and_the_guard_still_answe
         "after the lock is gone"
     );
 }
+
+/// Calls that each weaken nagger a different way (a class of the guard's self-protection),
+/// tried end to end through `nagger hook`: every one is refused.
+const WEAKENING: &[&str] = &[
+    "sed -Ei 's/enabled = true/enabled = false/' .claude-nagger/config.toml",
+    "python3 -c \"import os; open(os.path.join('.claude'+'-nagger','config.toml'),'w').write('[guard]\\nenabled=false')\"",
+    "ln -s .claude c",
+    "nagger --project . uninstall",
+    "nagger --db x trust",
+    "env nagger trust",
+    "bash -c 'nagger --project . trust'",
+    "echo trust | xargs nagger",
+    "rm -rf .claude",
+    "mv .claude .claude.off",
+    "cd .claude && rm settings.json",
+    "pushd .claude-nagger && rm state.db",
+    "cd .claude-nagger; rm state.db",
+    "git checkout HEAD~1 -- .claude/settings.json",
+    "git restore --source=HEAD~1 .claude-nagger/config.toml",
+    "git stash push -- .claude-nagger/config.toml",
+    "unzip -o x.zip -d .claude-nagger",
+    "tar -xf x.tar -C .claude",
+    "awk 'BEGIN{print \"\" > \".claude/settings.json\"}'",
+    "rsync -a /tmp/x/ .claude/",
+    "cp -r /tmp/x .claude",
+    "cp /bin/true ~/.cargo/bin/nagger",
+    "chmod -x ~/.cargo/bin/nagger",
+    "mv ~/.local/bin/nagger /tmp/n",
+    "chmod -x \"$(which nagger)\"",
+    "cp /tmp/m.json /etc/claude-code/managed-settings.json",
+    "echo '{\"disableAllHooks\": true}' > /etc/claude-code/managed-settings.json",
+    "perl -i -pe 's/true/false/' .claude/settings.local.json",
+    "node -e \"require('fs').writeFileSync('.claude' + '/settings.json', '{}')\"",
+    "dd if=/dev/null of=.claude/settings.json",
+    "truncate -s0 .claude-nagger/state.db",
+    "find . -name settings.json -delete",
+];
+
+/// Calls that look like the weakening ones and weaken nothing: each passes without a word.
+const LOOKALIKES: &[&str] = &[
+    "cat .claude-nagger/config.toml",
+    "nagger stats",
+    "nagger doctor",
+    "git diff .claude/settings.json",
+    "ls .claude",
+    "cd build && rm -rf *",
+    "echo '# reviewer' > .claude/agents/reviewer.md",
+    "sed -i 's/x/y/' .claude/skills/s/SKILL.md",
+    "git stash",
+    "git checkout main",
+    "cp README.md docs/",
+    "python3 -c \"print(open('README.md').read())\"",
+];
+
+#[test]
+fn every_class_of_weakening_call_is_refused_through_the_hook() {
+    let p = Project::new();
+    p.hook(&p.session_start("startup"));
+    for command in WEAKENING {
+        let out = p.hook(&p.pre_tool_use("Bash", json!({ "command": command })));
+        assert_refused(&out, command);
+    }
+    // The nagger program on PATH, by its real folder.
+    let on_path = bin_dir().join("nagger");
+    let command = format!("cp /bin/true {}", on_path.display());
+    assert_refused(
+        &p.hook(&p.pre_tool_use("Bash", json!({ "command": command }))),
+        &command,
+    );
+    for (tool, path) in [
+        ("Write", "/etc/claude-code/managed-settings.json"),
+        (
+            "Write",
+            "/Library/Application Support/ClaudeCode/managed-settings.json",
+        ),
+        ("Edit", ".claude/settings.local.json"),
+        ("Write", "~/.claude/settings.json"),
+    ] {
+        let out = p.hook(&p.pre_tool_use(tool, json!({ "file_path": path, "content": "{}" })));
+        assert_refused(&out, &format!("{tool} {path}"));
+    }
+}
+
+#[test]
+fn a_write_through_a_symbolic_link_to_a_protected_folder_is_refused() {
+    let p = Project::new();
+    std::fs::create_dir_all(p.root.join(".claude/agents")).unwrap();
+    std::fs::write(p.root.join(".claude/settings.json"), "{}").unwrap();
+    std::os::unix::fs::symlink(".claude", p.root.join("c")).unwrap();
+    std::os::unix::fs::symlink(".claude-nagger", p.root.join("n")).unwrap();
+    let absolute = p.root.join("c/settings.json");
+    for (tool, path) in [
+        ("Write", "c/settings.json".to_owned()),
+        ("Edit", absolute.to_string_lossy().into_owned()),
+        ("Write", "n/config.toml".to_owned()),
+        ("Write", "c/./settings.local.json".to_owned()),
+    ] {
+        let out = p.hook(&p.pre_tool_use(tool, json!({ "file_path": path, "content": "{}" })));
+        assert_refused(&out, &format!("{tool} {path}"));
+    }
+    for command in [
+        "echo '{}' > c/settings.json",
+        "cd c && rm settings.json",
+        "cp /tmp/x n/config.toml",
+        "sed -i 's/a/b/' c/settings.json",
+    ] {
+        let out = p.hook(&p.pre_tool_use("Bash", json!({ "command": command })));
+        assert_refused(&out, command);
+    }
+    // Agents' own files through the same link stay theirs.
+    let out = p.hook(&p.pre_tool_use(
+        "Write",
+        json!({ "file_path": "c/agents/x.md", "content": "# x" }),
+    ));
+    assert_eq!(out.decision(), None, "{}", out.stdout);
+}
+
+#[test]
+fn after_any_allowed_lookalike_the_next_rm_rf_root_is_still_refused() {
+    let p = Project::new();
+    p.hook(&p.session_start("startup"));
+    for command in LOOKALIKES {
+        let out = p.hook(&p.pre_tool_use("Bash", json!({ "command": command })));
+        assert_eq!(
+            (out.code, out.decision()),
+            (0, None),
+            "{command}: {} {}",
+            out.stdout,
+            out.stderr
+        );
+        assert_refused(&p.hook(&rm_root(&p)), &format!("rm -rf / after {command}"));
+    }
+    for (tool, path) in [
+        ("Write", ".claude/agents/x.md"),
+        ("Edit", ".claude/skills/s/SKILL.md"),
+        ("Write", ".claude/commands/c.md"),
+        ("Read", ".claude/settings.json"),
+    ] {
+        let out = p.hook(&p.pre_tool_use(tool, json!({ "file_path": path, "content": "x" })));
+        assert_eq!(out.decision(), None, "{tool} {path}: {}", out.stdout);
+        assert_refused(
+            &p.hook(&rm_root(&p)),
+            &format!("rm -rf / after {tool} {path}"),
+        );
+    }
+}

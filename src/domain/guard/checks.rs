@@ -19,8 +19,14 @@ fn first_dangerous<'a>(targets: impl IntoIterator<Item = &'a str>, reach: Reach)
 }
 
 /// Every check on one simple command. `fed` are the words an `xargs` or `parallel` in front
-/// of it receives from the earlier stages of its pipeline.
-pub(super) fn command_findings(command: &SimpleCommand, fed: &[String]) -> Vec<Finding> {
+/// of it receives from the earlier stages of its pipeline. `below`: the folder below the
+/// working directory an earlier `cd` of the line went to (`build` in
+/// `cd build && rm -rf *`), which relative operands of `rm` are inside.
+pub(super) fn command_findings(
+    command: &SimpleCommand,
+    fed: &[String],
+    below: Option<&str>,
+) -> Vec<Finding> {
     let mut findings = Vec::new();
     let name = command.name();
     let args = command.args();
@@ -34,7 +40,17 @@ pub(super) fn command_findings(command: &SimpleCommand, fed: &[String]) -> Vec<F
     let mut targets: Vec<&str> = operands(args);
     targets.extend(fed.iter().map(String::as_str));
     match name {
-        "rm" => findings.extend(rm(args, &targets)),
+        "rm" => {
+            let inside: Vec<String> = targets
+                .iter()
+                .map(|t| match below {
+                    Some(dir) if !t.starts_with(['/', '~', '$']) => format!("{dir}/{t}"),
+                    _ => (*t).to_owned(),
+                })
+                .collect();
+            let inside: Vec<&str> = inside.iter().map(String::as_str).collect();
+            findings.extend(rm(args, &inside));
+        }
         "git" => findings.extend(super::git::git_danger(args)),
         "chmod" | "chown" | "chgrp" => findings.extend(ownership(name, args, &targets)),
         "mv" => findings.extend(mv(args, &targets)),

@@ -1,6 +1,7 @@
 //! Programs handed to interpreters (`python3 -c`, `perl -e`, `node -e`, `ruby -e`, a
 //! here-document into `python3`): the shell commands they start and the trees they
-//! delete, found in their text without running anything.
+//! delete, the files they write and the strings they name (pieces joined as the code
+//! joins them), found in their text without running anything.
 
 use super::targets::{Reach, dangerous_target};
 
@@ -50,12 +51,109 @@ const TREE_DELETES: &[&str] = &[
 ];
 const ENTRY_DELETES: &[&str] = &["unlink(", "remove(", "unlinkSync(", "rm("];
 
+/// Calls that write, move, link, delete or change the mode of the files some of their
+/// arguments name, with the positions of those arguments.
+const WRITE_CALLS: &[(&str, &[usize])] = &[
+    ("os.remove(", &[0]),
+    ("os.unlink(", &[0]),
+    ("os.rmdir(", &[0]),
+    ("os.removedirs(", &[0]),
+    ("os.rename(", &[0, 1]),
+    ("os.renames(", &[0, 1]),
+    ("os.replace(", &[0, 1]),
+    ("os.symlink(", &[0, 1]),
+    ("os.link(", &[0, 1]),
+    ("os.chmod(", &[0]),
+    ("os.chown(", &[0]),
+    ("os.truncate(", &[0]),
+    ("shutil.rmtree(", &[0]),
+    ("shutil.copy(", &[1]),
+    ("shutil.copy2(", &[1]),
+    ("shutil.copyfile(", &[1]),
+    ("shutil.copytree(", &[1]),
+    ("shutil.move(", &[0, 1]),
+    ("shutil.chown(", &[0]),
+    ("shutil.unpack_archive(", &[1]),
+    ("writeFileSync(", &[0]),
+    ("writeFile(", &[0]),
+    ("appendFileSync(", &[0]),
+    ("appendFile(", &[0]),
+    ("createWriteStream(", &[0]),
+    ("unlinkSync(", &[0]),
+    ("rmSync(", &[0]),
+    ("rmdirSync(", &[0]),
+    ("renameSync(", &[0, 1]),
+    ("copyFileSync(", &[1]),
+    ("cpSync(", &[1]),
+    ("symlinkSync(", &[0, 1]),
+    ("chmodSync(", &[0]),
+    ("truncateSync(", &[0]),
+    ("File.write(", &[0]),
+    ("File.delete(", &[0]),
+    ("File.unlink(", &[0]),
+    ("File.rename(", &[0, 1]),
+    ("File.symlink(", &[0, 1]),
+    ("FileUtils.rm(", &[0]),
+    ("FileUtils.rm_f(", &[0]),
+    ("FileUtils.rm_r(", &[0]),
+    ("FileUtils.rm_rf(", &[0]),
+    ("FileUtils.mv(", &[0, 1]),
+    ("FileUtils.cp(", &[1]),
+    ("FileUtils.cp_r(", &[1]),
+    ("FileUtils.ln_s(", &[0, 1]),
+    ("FileUtils.touch(", &[0]),
+];
+
+/// Methods that write or delete the file of the path object they are called on
+/// (`Path(p).write_text(…)`).
+const PATH_METHODS: &[&str] = &[
+    ".write_text(",
+    ".write_bytes(",
+    ".symlink_to(",
+    ".hardlink_to(",
+    ".touch(",
+];
+
+/// Names that build a path from strings without changing it (`os.path.join`, `Path`):
+/// an argument made only of these and string literals is known.
+const PATH_BUILDERS: &[&str] = &[
+    "os",
+    "path",
+    "join",
+    "expanduser",
+    "abspath",
+    "realpath",
+    "resolve",
+    "normpath",
+    "Path",
+    "pathlib",
+    "PurePath",
+    "File",
+    "expand_path",
+    "require",
+    "fs",
+    "home",
+    "homedir",
+    "Dir",
+    "ENV",
+    "environ",
+    "HOME",
+    "process",
+    "env",
+    "cwd",
+    "getcwd",
+    "__dirname",
+];
+
 /// What a program found in code does.
 pub(super) enum Effect {
     /// A shell command line it runs (to be checked like any other).
     Shell(String),
     /// A deletion, described: "deletes the home directory".
     Deletes(String),
+    /// A file written, moved or deleted: its path when the code spells it out, `None`
+    /// when it is computed.
+    Writes(Option<String>),
 }
 
 /// The shell commands and the dangerous deletions in `code`.
@@ -86,6 +184,192 @@ pub(super) fn effects(code: &str) -> Vec<Effect> {
                 }
             }
         }
+    }
+    out.extend(writes(code));
+    out
+}
+
+/// The files `code` writes, moves, links or deletes by the calls it makes.
+fn writes(code: &str) -> Vec<Effect> {
+    let mut out = Vec::new();
+    for (call, positions) in WRITE_CALLS {
+        for args in call_arguments(code, call) {
+            let args = arguments(args);
+            for &k in *positions {
+                if let Some(arg) = args.get(k) {
+                    out.push(Effect::Writes(known_path(arg)));
+                }
+            }
+        }
+    }
+    for args in call_arguments(code, "open(") {
+        let args = arguments(args);
+        let mode = |k: usize| args.get(k).and_then(|a| single_literal(a));
+        let keyword = args.iter().find_map(|a| {
+            let (key, value) = a.split_once('=')?;
+            (key.trim() == "mode").then(|| single_literal(value))?
+        });
+        if let Some(m) = mode(1).filter(|m| m.trim_start().starts_with(['>', '+'])) {
+            // Perl: `open(FH, '>', $path)`, or two arguments: `open(FH, '>path')`.
+            let m = m.trim_start();
+            match args.get(2) {
+                Some(path) => out.push(Effect::Writes(known_path(path))),
+                None => out.push(Effect::Writes(Some(
+                    m.trim_start_matches(['>', '+', ' ']).to_owned(),
+                ))),
+            }
+        } else if let Some(m) = keyword.or_else(|| mode(1))
+            && m.len() <= 4
+            && m.chars().all(|c| "rwaxbtU+".contains(c))
+            && m.contains(['w', 'a', 'x', '+'])
+        {
+            out.extend(args.first().map(|a| Effect::Writes(known_path(a))));
+        }
+    }
+    for method in PATH_METHODS {
+        let mut from = 0;
+        let mut seen = 0;
+        while seen < MAX_CALLS
+            && let Some(at) = code[from..].find(method)
+        {
+            seen += 1;
+            let at = from + at;
+            from = at + method.len();
+            out.push(Effect::Writes(receiver_path(&code[..at])));
+        }
+    }
+    out
+}
+
+/// The path object a method is called on, when the code spells it out:
+/// `Path('x')`, `Path.home() / '.claude' / 'x'`.
+fn receiver_path(before: &str) -> Option<String> {
+    let bytes = before.as_bytes();
+    let mut depth = 0i32;
+    let mut i = bytes.len();
+    let mut quote: Option<u8> = None;
+    let floor = bytes.len().saturating_sub(MAX_ARGUMENTS);
+    while i > floor {
+        let b = bytes[i - 1];
+        match quote {
+            Some(q) if b == q => quote = None,
+            Some(_) => {}
+            None => match b {
+                b'\'' | b'"' => quote = Some(b),
+                b')' | b']' => depth += 1,
+                b'(' | b'[' => {
+                    if depth == 0 {
+                        break;
+                    }
+                    depth -= 1;
+                }
+                b';' | b'\n' | b'=' | b',' if depth == 0 => break,
+                _ => {}
+            },
+        }
+        i -= 1;
+    }
+    while i < bytes.len() && !before.is_char_boundary(i) {
+        i += 1;
+    }
+    known_path(&before[i..])
+}
+
+/// The arguments of a call, split at top-level commas.
+fn arguments(args: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = args;
+    while out.len() < MAX_CALLS && !rest.trim().is_empty() {
+        let first = first_argument(rest);
+        out.push(first);
+        match rest.get(first.len() + 1..) {
+            Some(next) => rest = next,
+            None => break,
+        }
+    }
+    out
+}
+
+/// The text of an argument that is one string literal and nothing else.
+fn single_literal(arg: &str) -> Option<String> {
+    let arg = arg.trim();
+    let strings = literals(arg);
+    let quoted = arg.starts_with(['\'', '"']) && arg.ends_with(['\'', '"']);
+    (strings.len() == 1 && quoted).then(|| strings[0].clone())
+}
+
+/// The path an argument expression names when it is made of string literals and path
+/// builders only (`os.path.join('.claude', 'x')`), else `None`.
+pub(super) fn known_path(arg: &str) -> Option<String> {
+    let arg = arg.trim();
+    let pieces = strings(arg);
+    if pieces.is_empty() {
+        return None;
+    }
+    let mut rest = String::with_capacity(arg.len());
+    let bytes = arg.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let q = bytes[i];
+        if matches!(q, b'\'' | b'"' | b'`') {
+            i += 1;
+            while i < bytes.len() && bytes[i] != q {
+                i += if bytes[i] == b'\\' { 2 } else { 1 };
+            }
+            i += 1;
+            rest.push(' ');
+        } else {
+            rest.push(char::from(q));
+            i += 1;
+        }
+    }
+    let unknown = rest
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$'))
+        .filter(|w| !w.is_empty())
+        .any(|w| !PATH_BUILDERS.contains(&w) && !w.bytes().all(|b| b.is_ascii_digit()));
+    (!unknown).then(|| pieces.join("/"))
+}
+
+/// The strings `code` builds from literals: neighbours joined as the code joins them
+/// (`'.claude' + '-nagger'` → `.claude-nagger`; `join('.claude', 'x')` and
+/// `'.claude' / 'x'` → `.claude/x`).
+pub(super) fn strings(code: &str) -> Vec<String> {
+    let code = &code[..floor_char_boundary(code, MAX_CODE)];
+    let bytes = code.as_bytes();
+    let mut out: Vec<String> = Vec::new();
+    let mut last_end: Option<usize> = None;
+    let mut i = 0;
+    while i < bytes.len() && out.len() < MAX_CALLS * 16 {
+        let q = bytes[i];
+        if !matches!(q, b'\'' | b'"' | b'`') {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let mut text = Vec::new();
+        i += 1;
+        while i < bytes.len() && bytes[i] != q {
+            if bytes[i] == b'\\' && i + 1 < bytes.len() {
+                i += 1;
+            }
+            text.push(bytes[i]);
+            i += 1;
+        }
+        i += 1;
+        let text = String::from_utf8_lossy(&text).into_owned();
+        let between = last_end.map(|end| code.get(end..start).unwrap_or("x").trim());
+        match (between, out.last_mut()) {
+            (Some("+" | "." | ""), Some(prev)) => prev.push_str(&text),
+            (Some("," | "/"), Some(prev)) => {
+                // `join('.claude', 'x')` names `.claude/x`; `rename('.claude', 'x')` names
+                // both on their own.
+                let joined = format!("{prev}/{text}");
+                out.push(text);
+                out.push(joined);
+            }
+            _ => out.push(text),
+        }
+        last_end = Some(i.min(bytes.len()));
     }
     out
 }
@@ -243,7 +527,7 @@ mod tests {
             .into_iter()
             .filter_map(|e| match e {
                 Effect::Shell(s) => Some(s),
-                Effect::Deletes(_) => None,
+                Effect::Deletes(_) | Effect::Writes(_) => None,
             })
             .collect()
     }
@@ -253,7 +537,7 @@ mod tests {
             .into_iter()
             .filter_map(|e| match e {
                 Effect::Deletes(s) => Some(s),
-                Effect::Shell(_) => None,
+                Effect::Shell(_) | Effect::Writes(_) => None,
             })
             .collect()
     }

@@ -4,6 +4,7 @@
 
 use super::code::{self, Effect};
 use super::finding::{Finding, operands};
+use super::protect;
 use super::shell::{self, Parsed, SimpleCommand};
 
 /// Something run by a command, for the guard to check in turn.
@@ -160,7 +161,12 @@ fn downloaded(source: &str) -> Program {
 
 /// Every program command `index` runs beyond its words. `allowed[j]`: command `j` is
 /// exempted by `[guard] allow` (an allowed downloader exempts what it feeds).
-pub(super) fn programs(parsed: &Parsed, index: usize, allowed: &[bool]) -> Vec<Program> {
+pub(super) fn programs(
+    parsed: &Parsed,
+    index: usize,
+    allowed: &[bool],
+    binary: Option<&str>,
+) -> Vec<Program> {
     let command = &parsed.commands[index];
     let mut out = Vec::new();
     let from_word = |word: &String| substituted(parsed, command, word, |c| is_downloader(c.name()));
@@ -170,7 +176,7 @@ pub(super) fn programs(parsed: &Parsed, index: usize, allowed: &[bool]) -> Vec<P
     }
     let name = command.name();
     if let Some(code) = shell::inline_code(&command.argv) {
-        out.extend(code_programs(code, name));
+        out.extend(code_programs(code, name, binary));
     }
     let runs_code = shell::is_interpreter(name) || matches!(name, "source" | "." | "eval");
     if !runs_code {
@@ -195,7 +201,7 @@ pub(super) fn programs(parsed: &Parsed, index: usize, allowed: &[bool]) -> Vec<P
     let is_shell = shell::is_shell(name);
     if !is_shell {
         for text in &command.stdin_texts {
-            out.extend(code_programs(text, name));
+            out.extend(code_programs(text, name, binary));
         }
     }
     let upstream_download = (0..index).find(|&j| {
@@ -231,14 +237,14 @@ pub(super) fn programs(parsed: &Parsed, index: usize, allowed: &[bool]) -> Vec<P
             if is_shell {
                 out.push(Program::Script(text, via));
             } else {
-                out.extend(code_programs(&text, name));
+                out.extend(code_programs(&text, name, binary));
             }
         } else {
             for text in &feeder.stdin_texts {
                 if is_shell {
                     out.push(Program::Script(text.clone(), via.clone()));
                 } else {
-                    out.extend(code_programs(text, name));
+                    out.extend(code_programs(text, name, binary));
                 }
             }
         }
@@ -246,17 +252,37 @@ pub(super) fn programs(parsed: &Parsed, index: usize, allowed: &[bool]) -> Vec<P
     out
 }
 
-/// The shell commands and deletions in interpreter code.
-fn code_programs(code: &str, interpreter: &str) -> Vec<Program> {
-    code::effects(code)
+/// The shell commands, deletions and writes of nagger's own files in interpreter code.
+/// `binary`: the running nagger program, when known.
+fn code_programs(code: &str, interpreter: &str, binary: Option<&str>) -> Vec<Program> {
+    let mut unsure = false;
+    let mut out: Vec<Program> = code::effects(code)
         .into_iter()
-        .map(|effect| match effect {
-            Effect::Shell(script) => Program::Script(script, format!("`{interpreter}` code")),
-            Effect::Deletes(harm) => Program::Finding(Finding::deny(
+        .filter_map(|effect| match effect {
+            Effect::Shell(script) => Some(Program::Script(script, format!("`{interpreter}` code"))),
+            Effect::Deletes(harm) => Some(Program::Finding(Finding::deny(
                 "guard:rm-rf",
                 format!("{harm} (in `{interpreter}` code)"),
                 "Delete specific paths inside the project instead.",
-            )),
+            ))),
+            Effect::Writes(None) => {
+                unsure = true;
+                None
+            }
+            Effect::Writes(Some(_)) => None,
         })
-        .collect()
+        .collect();
+    if protect::named_in_code(code, binary) {
+        out.push(Program::Finding(protect::named_finding(interpreter)));
+    } else if unsure {
+        out.push(Program::Finding(Finding::ask(
+            "guard:self-protect-unsure",
+            format!(
+                "writes, moves or deletes files whose names `{interpreter}` code computes, \
+                 which may be nagger's own files or Claude Code's settings"
+            ),
+            "Spell the paths out in the code so they can be checked.",
+        )));
+    }
+    out
 }

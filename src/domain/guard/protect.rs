@@ -1,39 +1,202 @@
-//! Self-protection: nagger's folder `.claude-nagger` (its config, rules and database) and
-//! Claude Code's `settings.json` (where the hook is installed) are not for agents to
-//! change. File tools that write there and shell commands that write, move, remove,
-//! truncate, lock or open them with a database or scripting tool are refused; reading
-//! them (`cat .claude-nagger/config.toml`, `nagger stats`) is fine.
+//! Self-protection: what nagger depends on to run as Claude Code's hook is not for agents to
+//! change. The protected set is defined once, in [`protected`]: the project's
+//! `.claude-nagger` folder, Claude Code's settings files (project, user and managed), the
+//! folders holding them, and the nagger program on PATH. A shell command is judged by what
+//! its program does to its operands (writes, moves, links, restores, extracts into,
+//! truncates, changes the mode of, deletes), relative operands resolved against the folder
+//! the line's `cd`, `pushd` and `popd` lead to; a file tool by the path it writes, with
+//! the folders above it resolved through symbolic links on disk. Reading them
+//! (`cat .claude-nagger/config.toml`, `nagger stats`) is fine.
 
+use std::cell::Cell;
+use std::path::{Path, PathBuf};
+
+use super::code;
 use super::finding::{Finding, operands};
-use super::shell::{self, SimpleCommand, basename};
+use super::paths::normalize;
+use super::shell::{self, SimpleCommand, basename, has_flag, short_cluster};
 use crate::base::glob::build_glob;
 
 /// Tools that write the file they name.
 const WRITING_TOOLS: &[&str] = &["Write", "Edit", "MultiEdit", "NotebookEdit"];
 
-/// What `path` is, when it is protected: nagger's folder or Claude Code's settings.
-pub(super) fn protected(path: &str) -> Option<&'static str> {
-    let path = path.trim().trim_end_matches('/');
+const NAGGER_FILES: &str = "nagger's own files in .claude-nagger";
+const SETTINGS: &str = "Claude Code's settings, where nagger's hook is installed";
+const SETTINGS_FOLDER: &str =
+    "the folder of Claude Code's settings, where nagger's hook is installed";
+const MANAGED: &str = "Claude Code's managed settings, which can turn every hook off";
+const BINARY: &str = "the nagger program Claude Code runs as its hook";
+const BINARY_FOLDER: &str = "the folder of the nagger program Claude Code runs as its hook";
+
+/// Folders the nagger program is installed in, besides those on `PATH`.
+const BIN_FOLDERS: &[&str] = &[
+    "~/.cargo/bin",
+    "~/.local/bin",
+    "/usr/local/bin",
+    "/usr/bin",
+    "/bin",
+    "/opt/homebrew/bin",
+];
+/// Folders above [`BIN_FOLDERS`] that are not system folders (those have their own checks).
+const BIN_PARENTS: &[&str] = &["~/.cargo", "~/.local"];
+
+/// The managed-settings folders of Claude Code (Linux, macOS), lower case.
+const MANAGED_FOLDERS: &[&str] = &[
+    "/etc/claude-code",
+    "/library/application support/claudecode",
+];
+
+/// Names a file or folder of the protected set ends in: a relative path with one of these
+/// names, written from a folder that is not known, may be protected.
+const PROTECTED_NAMES: &[&str] = &[
+    ".claude-nagger",
+    ".claude",
+    "settings.json",
+    "settings.local.json",
+    "config.toml",
+    "state.db",
+    "managed-settings.json",
+    "managed-mcp.json",
+    "nagger",
+];
+
+/// Most paths of one command line looked up on disk (through symbolic links).
+const MAX_LOOKUPS: usize = 8;
+/// Most missing folders walked up before a path's existing ancestor is looked up.
+const MAX_MISSING: usize = 32;
+
+/// How a protected path weakens nagger when it changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Kind {
+    /// A file nagger depends on, or a folder holding one: writing, moving, removing it or
+    /// writing into it weakens nagger.
+    Held,
+    /// A folder holding the nagger program among other programs (`~/.cargo/bin`): moving,
+    /// removing it or changing its mode weakens nagger; writing other programs into it
+    /// does not.
+    BinFolder,
+}
+
+/// What the guard knows of the place it runs in: the project and the running binary.
+pub(super) struct Scope<'a> {
+    /// The project root, which relative paths start from.
+    pub(super) root: &'a Path,
+    /// The path of the nagger program that runs as the hook, when known.
+    pub(super) binary: Option<&'a str>,
+    /// Lookups on disk left for this call.
+    lookups: Cell<usize>,
+}
+
+impl<'a> Scope<'a> {
+    pub(super) fn new(root: &'a Path, binary: Option<&'a str>) -> Scope<'a> {
+        Scope {
+            root,
+            binary,
+            lookups: Cell::new(MAX_LOOKUPS),
+        }
+    }
+}
+
+/// What `path` is, when it is in the protected set, and how it weakens nagger. Lexical:
+/// nothing is looked up on disk; `~`, `$HOME` and the value of `HOME` are the home.
+pub(super) fn protected(path: &str, binary: Option<&str>) -> Option<(&'static str, Kind)> {
+    let path = path.trim();
     if path.is_empty() || path.len() > 4096 {
         return None;
     }
+    let normal = normalize(&home_form(path));
     // Case-insensitive filesystems (macOS) take `.Claude-Nagger` for the folder too.
-    let normal = super::paths::normalize(path).to_ascii_lowercase();
-    let parts: Vec<&str> = normal.split('/').collect();
-    if parts
-        .iter()
-        .any(|p| *p == ".claude-nagger" || glob_hits(p, ".claude-nagger"))
-    {
-        return Some("nagger's own files in .claude-nagger");
+    let lower = normal.to_ascii_lowercase();
+    let parts: Vec<&str> = lower.split('/').filter(|p| !p.is_empty()).collect();
+    if parts.iter().any(|p| is(p, ".claude-nagger")) {
+        return Some((NAGGER_FILES, Kind::Held));
+    }
+    if parts.last().is_some_and(|p| is(p, ".claude")) {
+        return Some((SETTINGS_FOLDER, Kind::Held));
     }
     if let [.., dir, file] = parts.as_slice()
-        && (*dir == ".claude" || glob_hits(dir, ".claude"))
-        && (matches!(*file, "settings.json" | "settings.local.json")
-            || glob_hits(file, "settings.json"))
+        && is(dir, ".claude")
+        && (is(file, "settings.json") || is(file, "settings.local.json"))
     {
-        return Some("Claude Code's settings, where nagger's hook is installed");
+        return Some((SETTINGS, Kind::Held));
+    }
+    if MANAGED_FOLDERS.iter().any(|m| {
+        lower
+            .strip_prefix(m)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+            || m.starts_with(&format!("{lower}/"))
+    }) && lower.matches('/').count() >= 2
+    {
+        return Some((MANAGED, Kind::Held));
+    }
+    if let ["etc", dir, ..] = parts.as_slice()
+        && normal.starts_with('/')
+        && glob_hits(dir, "claude-code")
+    {
+        return Some((MANAGED, Kind::Held));
+    }
+    binary_part(&normal, binary)
+}
+
+/// The nagger program on PATH or a folder holding it.
+fn binary_part(normal: &str, binary: Option<&str>) -> Option<(&'static str, Kind)> {
+    let running = binary.map(|b| normalize(&home_form(b)));
+    if running.as_deref() == Some(normal) {
+        return Some((BINARY, Kind::Held));
+    }
+    let (parent, name) = normal.rsplit_once('/').unwrap_or((".", normal));
+    let parent = if parent.is_empty() { "/" } else { parent };
+    if is(name, "nagger") && is_bin_folder(parent, running.as_deref()) {
+        return Some((BINARY, Kind::Held));
+    }
+    if is_bin_folder(normal, running.as_deref()) || BIN_PARENTS.contains(&normal) {
+        return Some((BINARY_FOLDER, Kind::BinFolder));
     }
     None
+}
+
+fn is_bin_folder(folder: &str, running: Option<&str>) -> bool {
+    if BIN_FOLDERS.contains(&folder)
+        || running.is_some_and(|r| r.rsplit_once('/').is_some_and(|(p, _)| p == folder))
+    {
+        return true;
+    }
+    if !(folder.starts_with('/') || folder.starts_with('~')) {
+        return false;
+    }
+    std::env::var("PATH").is_ok_and(|path| {
+        path.split(':')
+            .filter(|d| !d.is_empty())
+            .any(|d| normalize(&home_form(d)) == folder)
+    })
+}
+
+/// `$HOME/x`, `${HOME}/x` and `<value of HOME>/x` as `~/x`.
+fn home_form(path: &str) -> String {
+    for home in ["$HOME", "${HOME}"] {
+        if let Some(rest) = path.strip_prefix(home)
+            && (rest.is_empty() || rest.starts_with('/'))
+        {
+            return format!("~{rest}");
+        }
+    }
+    if path.starts_with('/')
+        && let Ok(home) = std::env::var("HOME")
+    {
+        let home = home.trim_end_matches('/');
+        if !home.is_empty()
+            && let Some(rest) = path.strip_prefix(home)
+            && (rest.is_empty() || rest.starts_with('/'))
+        {
+            return format!("~{rest}");
+        }
+    }
+    path.to_owned()
+}
+
+/// `name` itself or a glob word the shell expands to it.
+fn is(word: &str, name: &str) -> bool {
+    word == name || glob_hits(word, name)
 }
 
 /// `.c*`, `.claude-*`, `.??*`: a glob word the shell expands to `name`.
@@ -45,124 +208,726 @@ fn glob_hits(word: &str, name: &str) -> bool {
         && build_glob(word, true).is_ok_and(|g| g.compile_matcher().is_match(name))
 }
 
-/// A Write, Edit, MultiEdit or NotebookEdit of a protected file.
-pub(super) fn written_by_tool(tool_name: &str, input: &serde_json::Value) -> Option<Finding> {
+/// The folder a command line's commands run in, as far as it can be followed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Cwd {
+    /// A path relative to where the line starts (`""` for there), or absolute, or `~/…`.
+    Known(String),
+    /// A `cd` to a variable, a command substitution or `-`.
+    Unknown,
+}
+
+/// `cd`, `pushd` and `popd` followed across one command line.
+#[derive(Debug, Clone)]
+pub(super) struct Folders {
+    cwd: Cwd,
+    stack: Vec<Cwd>,
+}
+
+impl Folders {
+    pub(super) fn new(cwd: Cwd) -> Folders {
+        Folders {
+            cwd,
+            stack: Vec::new(),
+        }
+    }
+
+    pub(super) fn cwd(&self) -> &Cwd {
+        &self.cwd
+    }
+
+    /// Where the commands after `command` run.
+    pub(super) fn step(&mut self, command: &SimpleCommand) {
+        match command.name() {
+            "cd" | "chdir" => self.cwd = self.target(command),
+            "pushd" => {
+                let to = self.target(command);
+                if self.stack.len() < 64 {
+                    self.stack.push(self.cwd.clone());
+                }
+                self.cwd = to;
+            }
+            "popd" => self.cwd = self.stack.pop().unwrap_or(Cwd::Unknown),
+            _ => {}
+        }
+    }
+
+    fn target(&self, command: &SimpleCommand) -> Cwd {
+        let args: Vec<&str> = operands(command.args());
+        let Some(dir) = args.first() else {
+            return if command.name() == "pushd" {
+                Cwd::Unknown
+            } else {
+                Cwd::Known("~".into())
+            };
+        };
+        let dir = home_form(dir);
+        if dir == "-" || dir.starts_with(['+', '-']) || dir.contains(['$', '`']) {
+            return Cwd::Unknown;
+        }
+        match resolve(&self.cwd, &dir) {
+            Some(path) => Cwd::Known(normalize(&path)),
+            None => Cwd::Unknown,
+        }
+    }
+}
+
+/// `path` as seen from where the line starts, when the folder it is relative to is known.
+pub(super) fn resolve(cwd: &Cwd, path: &str) -> Option<String> {
+    if path.starts_with(['/', '~']) || path.starts_with("$HOME") || path.starts_with("${HOME}") {
+        return Some(path.to_owned());
+    }
+    match cwd {
+        Cwd::Known(dir) if dir.is_empty() => Some(path.to_owned()),
+        Cwd::Known(dir) => Some(format!("{dir}/{path}")),
+        Cwd::Unknown => None,
+    }
+}
+
+/// `path` through the symbolic links of its existing folders on disk: the nearest existing
+/// ancestor canonicalised and the missing rest appended. `None` when nothing could be
+/// looked up, or the lookups of this call are spent.
+fn real_path(scope: &Scope, path: &str) -> Option<String> {
+    let left = scope.lookups.get();
+    if left == 0 || path.contains(['$', '`', '*', '?', '[']) || path.starts_with("/dev/") {
+        return None;
+    }
+    scope.lookups.set(left - 1);
+    let path = normalize(path);
+    let full = match path.strip_prefix('~') {
+        Some(rest) if rest.is_empty() || rest.starts_with('/') => {
+            PathBuf::from(std::env::var_os("HOME")?).join(rest.trim_start_matches('/'))
+        }
+        Some(_) => return None,
+        None => scope.root.join(&path),
+    };
+    // A link whose target does not exist yet (writing it creates the target).
+    let mut full = full;
+    for _ in 0..8 {
+        match std::fs::read_link(&full) {
+            Ok(target) => {
+                let joined = full.parent()?.join(target);
+                full = PathBuf::from(normalize(&joined.to_string_lossy()));
+            }
+            Err(_) => break,
+        }
+    }
+    let mut missing = Vec::new();
+    let mut dir: &Path = &full;
+    let real = loop {
+        if let Ok(real) = std::fs::canonicalize(dir) {
+            break real;
+        }
+        if missing.len() >= MAX_MISSING {
+            return None;
+        }
+        missing.push(dir.file_name()?);
+        dir = dir.parent()?;
+    };
+    let mut real = real;
+    for name in missing.iter().rev() {
+        real.push(name);
+    }
+    Some(real.to_string_lossy().into_owned())
+}
+
+/// The protected path a changed `path` is, lexically or through links on disk.
+fn judge(path: &str, scope: &Scope) -> Option<(&'static str, Kind)> {
+    protected(path, scope.binary).or_else(|| {
+        let real = real_path(scope, path)?;
+        protected(&real, scope.binary)
+    })
+}
+
+/// A Write, Edit, MultiEdit or NotebookEdit of a protected file, its folders resolved
+/// through symbolic links on disk.
+pub(super) fn written_by_tool(
+    tool_name: &str,
+    input: &serde_json::Value,
+    scope: &Scope,
+) -> Option<Finding> {
     if !WRITING_TOOLS.contains(&tool_name) {
         return None;
     }
     ["file_path", "notebook_path"].iter().find_map(|field| {
         let path = input.get(field)?.as_str()?;
-        let what = protected(path)?;
+        let (what, _) = judge(path, scope)?;
         Some(finding(&format!("changes `{path}`, {what}")))
     })
 }
 
-/// The protected path a shell command writes, moves, removes, locks or opens for writing.
-/// `in_protected_dir`: an earlier `cd` of the same line went into a protected folder, so
-/// relative paths are inside it.
+/// Whether interpreter code (or an `awk` or `sed` program) names a protected path, even
+/// assembled from pieces (`'.claude' + '-nagger'`, `os.path.join('.claude', …)`).
+pub(super) fn named_in_code(text: &str, binary: Option<&str>) -> bool {
+    let lower = text.to_ascii_lowercase();
+    if [
+        ".claude-nagger",
+        ".claude/settings",
+        "managed-settings.json",
+        "managed-mcp.json",
+        "/etc/claude-code",
+        "application support/claudecode",
+    ]
+    .iter()
+    .any(|m| lower.contains(m))
+    {
+        return true;
+    }
+    // Code does not expand globs: `'.*'` is no name of `.claude`.
+    code::strings(text)
+        .iter()
+        .filter(|s| !s.contains(['*', '?', '[']))
+        .any(|s| matches!(protected(s, binary), Some((_, Kind::Held))) || named_in_code_plain(s))
+}
+
+fn named_in_code_plain(s: &str) -> bool {
+    let lower = s.to_ascii_lowercase();
+    lower.contains(".claude-nagger") || lower.contains(".claude/settings")
+}
+
+/// A folder (or file) a command writes into, with the names of what it writes there.
+struct Landing<'c> {
+    dest: String,
+    sources: Vec<&'c str>,
+    /// Copies whole trees (`cp -r`, `rsync`, extracting an archive): anything may land.
+    tree: bool,
+}
+
+impl<'c> Landing<'c> {
+    fn tree(dest: &str) -> Landing<'c> {
+        Landing {
+            dest: dest.to_owned(),
+            sources: Vec::new(),
+            tree: true,
+        }
+    }
+}
+
+/// What one command changes: paths it writes, moves, deletes or changes the mode of, and
+/// folders it writes into (with the names of what it writes there).
+#[derive(Default)]
+struct Changes<'c> {
+    paths: Vec<String>,
+    into: Vec<Landing<'c>>,
+    /// A protected path is named in a program the command runs.
+    named: bool,
+}
+
+/// The protected path a shell command changes, or a reason to ask when it changes a path
+/// that may be protected. `cwd`: the folder the command runs in.
 pub(super) fn written_by(
     command: &SimpleCommand,
     fed: &[String],
-    in_protected_dir: bool,
+    cwd: &Cwd,
+    scope: &Scope,
 ) -> Option<Finding> {
     let name = command.name();
-    let args = command.args();
     if command.prefixes.iter().any(|p| p == "flock")
         && let Some((path, what)) = command
             .prefixed
             .iter()
             .flatten()
-            .find_map(|w| Some((w, protected(w)?)))
+            .find_map(|w| Some((w, protected(w, scope.binary)?.0)))
     {
         return Some(finding(&format!("locks `{path}`, {what}")));
     }
-    let mut paths: Vec<&str> = command.writes_to.iter().map(String::as_str).collect();
+    if let Some(found) = own_command(command, fed) {
+        return Some(found);
+    }
+    let changes = changes(command, fed, scope.binary);
+    if changes.named {
+        return Some(named_finding(name));
+    }
+    let verb = match name {
+        "sqlite3" | "sqlite" => "opens",
+        "flock" => "locks",
+        _ => "changes",
+    };
+    let mut unsure = None;
+    for path in &changes.paths {
+        match resolve(cwd, path) {
+            Some(full) => {
+                if let Some((what, _)) = judge(&full, scope) {
+                    return Some(finding(&format!("{verb} `{path}`, {what}")));
+                }
+                if unsure.is_none() && full.contains(['$', '`']) {
+                    let wild = wildcards(&home_form(&full));
+                    if protected(&wild, scope.binary).is_some() {
+                        unsure = Some(path.clone());
+                    }
+                }
+            }
+            None if unsure.is_none() && may_be_protected(path) => unsure = Some(path.clone()),
+            None => {}
+        }
+        if computed_names_nagger(command, path) {
+            return Some(finding(&format!("{verb} `{path}`, {BINARY}")));
+        }
+    }
+    for into in &changes.into {
+        let dir = &into.dest;
+        if computed_names_nagger(command, dir) {
+            return Some(finding(&format!("{verb} `{dir}`, {BINARY}")));
+        }
+        match resolve(cwd, dir) {
+            Some(full) => match judge(&full, scope) {
+                Some((what, Kind::Held))
+                    if what == BINARY && into.sources.iter().any(|s| basename(s) == "nagger") => {}
+                Some((SETTINGS_FOLDER, _)) if !into.tree && !into.sources.is_empty() => {
+                    // Files copied into `.claude/` land under their own names.
+                    if let Some((source, what)) = into.sources.iter().find_map(|s| {
+                        let landed = format!("{full}/{}", basename(s.trim_end_matches('/')));
+                        Some((s, protected(&landed, scope.binary)?.0))
+                    }) {
+                        return Some(finding(&format!("writes `{source}` into `{dir}`, {what}")));
+                    }
+                }
+                Some((what, Kind::Held)) => {
+                    return Some(finding(&format!("writes into `{dir}`, {what}")));
+                }
+                _ => {}
+            },
+            None if unsure.is_none() => unsure = Some(dir.clone()),
+            None => {}
+        }
+    }
+    unsure.map(|path| {
+        Finding::ask(
+            "guard:self-protect-unsure",
+            format!(
+                "changes `{path}`, only known when the shell runs, which may be nagger's own \
+                 files or Claude Code's settings"
+            ),
+            "`cd` to a folder written out, or use a path that does not depend on it.",
+        )
+    })
+}
+
+/// `path` with each part only known when the shell runs (`$f`, `` `x` ``) as `*`.
+fn wildcards(path: &str) -> String {
+    path.split('/')
+        .map(|part| if part.contains(['$', '`']) { "*" } else { part })
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// A relative path that may be protected, seen from a folder that is not known.
+fn may_be_protected(path: &str) -> bool {
+    let normal = normalize(path);
+    let last = normal.rsplit('/').next().unwrap_or(&normal);
+    last == "."
+        || last == ".."
+        || PROTECTED_NAMES.iter().any(|n| is(last, n))
+        || last.starts_with("state.db")
+}
+
+/// `$(which nagger)`, `"$(command -v nagger)"`: a word only known when the shell runs
+/// that names the nagger program.
+fn computed_names_nagger(command: &SimpleCommand, path: &str) -> bool {
+    command.computed.iter().any(|w| w == path)
+        && [
+            "which nagger",
+            "command -v nagger",
+            "type -p nagger",
+            "type -P nagger",
+            "whereis nagger",
+        ]
+        .iter()
+        .any(|finder| path.contains(finder))
+}
+
+/// nagger's own commands that weaken it, wherever the global options stand.
+fn own_command(command: &SimpleCommand, fed: &[String]) -> Option<Finding> {
+    let name = command.name();
+    let args = command.args();
+    let words = || {
+        args.iter()
+            .map(String::as_str)
+            .chain(fed.iter().map(String::as_str))
+    };
+    let weakening = |w: &str| matches!(w, "hook" | "install" | "uninstall" | "trust");
+    let via_cargo = name == "cargo"
+        && args.first().is_some_and(|a| a == "run")
+        && args
+            .iter()
+            .skip_while(|a| *a != "--")
+            .any(|a| matches!(a.as_str(), "uninstall" | "trust"));
+    let own = name == "nagger"
+        && (words().any(weakening)
+            || (words().any(|w| w == "doctor") && words().any(|w| w == "--fix")));
+    if own || via_cargo {
+        return Some(finding(&format!(
+            "runs `{}`, which changes nagger's own state, its hook in Claude Code's settings \
+             or what nagger trusts",
+            command.display()
+        )));
+    }
+    if name == "nagger" && args.iter().any(|a| command.computed.contains(a)) {
+        return Some(Finding::ask(
+            "guard:self-protect-unsure",
+            format!(
+                "runs `{}`, a nagger command only known when the shell runs",
+                command.display()
+            ),
+            "Spell the command out so it can be checked.",
+        ));
+    }
+    if name == "claude"
+        && args.iter().any(|a| a == "config")
+        && args
+            .iter()
+            .any(|a| a.to_ascii_lowercase().contains("hooks"))
+    {
+        return Some(finding(&format!(
+            "runs `{}`, which changes Claude Code's hook settings",
+            command.display()
+        )));
+    }
+    None
+}
+
+/// Whether `args` turn on in-place editing for `sed`, `perl` or `ruby`: `-i`, `-i.bak`,
+/// `-Ei`, `-pi`, `--in-place`.
+fn in_place(name: &str, args: &[String]) -> bool {
+    let before: &str = match name {
+        "sed" | "gsed" => "Enrsuz",
+        "perl" => "pnlaewsTtWXU0",
+        _ => "pnlaewsdv",
+    };
+    args.iter().take_while(|a| *a != "--").any(|a| {
+        if a.starts_with("--in-place") {
+            return true;
+        }
+        short_cluster(a).is_some_and(|flags| {
+            let lead: String = flags.chars().take_while(|c| *c != 'i').collect();
+            lead.len() < flags.len() && lead.chars().all(|c| before.contains(c))
+        })
+    })
+}
+
+/// The value of an option given as `-o VALUE`, `-oVALUE`, `--output=VALUE` or
+/// `--output VALUE`.
+fn option_values<'c>(args: &'c [String], short: &[&str], long: &[&str]) -> Vec<&'c str> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let arg = args[i].as_str();
+        if arg == "--" {
+            break;
+        }
+        for s in short {
+            if arg == *s {
+                out.extend(args.get(i + 1).map(String::as_str));
+            } else if let Some(v) = arg.strip_prefix(s)
+                && !arg.starts_with("--")
+            {
+                out.push(v);
+            }
+        }
+        for l in long {
+            if arg == *l {
+                out.extend(args.get(i + 1).map(String::as_str));
+            } else if let Some(v) = arg.strip_prefix(l).and_then(|r| r.strip_prefix('=')) {
+                out.push(v);
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+/// What `command` does to its operands, by its program.
+fn changes<'c>(command: &'c SimpleCommand, fed: &'c [String], binary: Option<&str>) -> Changes<'c> {
+    let name = command.name();
+    let args = command.args();
+    let mut c = Changes {
+        paths: command.writes_to.clone(),
+        ..Changes::default()
+    };
     let all = || {
         let mut all = operands(args);
         all.extend(fed.iter().map(String::as_str));
         all
     };
+    let owned = |v: Vec<&str>| v.into_iter().map(str::to_owned).collect::<Vec<_>>();
     match name {
         "rm" | "rmdir" | "unlink" | "shred" | "truncate" | "chmod" | "chown" | "chgrp"
-        | "chattr" | "ln" | "mv" | "tee" | "mkfifo" | "mknod" | "sqlite3" | "sqlite" | "vi"
-        | "vim" | "nvim" | "nano" | "emacs" | "ed" | "ex" | "pico" | "micro" | "hx" | "code"
-        | "subl" | "touch" | "find" => paths.extend(all()),
-        "cp" | "install" | "rsync" => {
-            let targets = all();
-            let into = args
-                .iter()
-                .position(|a| a == "-t" || a.starts_with("--target-directory"));
-            match into {
-                Some(k) => paths.extend(args.get(k + 1).map(String::as_str)),
-                None => paths.extend(targets.last().copied()),
-            }
-            paths.extend(
-                args.iter()
-                    .filter_map(|a| a.strip_prefix("--target-directory=")),
-            );
+        | "chattr" | "chflags" | "setfacl" | "xattr" | "ln" | "link" | "tee" | "mkfifo"
+        | "mknod" | "sqlite3" | "sqlite" | "vi" | "vim" | "nvim" | "nano" | "emacs" | "ed"
+        | "ex" | "pico" | "micro" | "hx" | "code" | "subl" | "touch" | "srm" | "trash"
+        | "trash-put" | "gio" | "rename" | "patch" | "sponge" | "sd" => {
+            c.paths.extend(owned(all()));
         }
-        "sed" | "perl" | "ruby"
+        "mv" | "cp" | "install" | "rsync" | "scp" | "ditto" => {
+            let ops = all();
+            let target_dir = option_values(args, &["-t"], &["--target-directory"]);
+            let (dest, sources) = match target_dir.first() {
+                Some(dir) => (Some(*dir), ops.clone()),
+                None => match ops.split_last() {
+                    Some((last, rest)) if !rest.is_empty() => (Some(*last), rest.to_vec()),
+                    Some((last, _)) if name == "install" => (Some(*last), Vec::new()),
+                    _ => (None, ops.clone()),
+                },
+            };
+            if name == "mv" {
+                c.paths.extend(owned(sources.clone()));
+            }
+            if let Some(dest) = dest {
+                let tree = name == "rsync"
+                    || name == "ditto"
+                    || has_flag(args, "T", &["no-target-directory"])
+                    || (name != "mv" && has_flag(args, "rRa", &["recursive", "archive"]));
+                c.into.push(Landing {
+                    dest: dest.to_owned(),
+                    sources,
+                    tree,
+                });
+            }
+        }
+        "sed" | "gsed" | "perl" | "ruby" if in_place(name, args) => c.paths.extend(owned(all())),
+        "yq" if has_flag(args, "i", &["inplace"]) => c.paths.extend(owned(all())),
+        "sort" => c
+            .paths
+            .extend(owned(option_values(args, &["-o"], &["--output"]))),
+        "openssl" | "gpg" => {
+            let out = option_values(args, &["-out", "-o"], &["--output"]);
+            c.paths.extend(owned(out));
+        }
+        "cargo"
+            if args.first().is_some_and(|a| a == "uninstall")
+                && operands(&args[1..]).contains(&"nagger") =>
+        {
+            c.paths.push("~/.cargo/bin/nagger".into());
+        }
+        "sed" | "gsed" => {
+            let mut scripts = option_values(args, &["-e"], &["--expression"]);
+            if scripts.is_empty() {
+                scripts.extend(operands(args).first());
+            }
+            // Only a script with a `w` command (`w file`, `s/x/y/w file`) writes a file.
+            let writes = |script: &str| {
+                script.starts_with(['w', 'W'])
+                    || [" w", ";w", "/w", "}w", " W", ";W", "/W", "\nw"]
+                        .iter()
+                        .any(|w| script.contains(w))
+            };
+            c.named = scripts
+                .iter()
+                .any(|a| writes(a) && named_in_code(a, binary));
+        }
+        "awk" | "gawk" | "mawk" | "nawk" => {
+            let program = operands(args).first().copied().unwrap_or("");
+            let redirects = program.contains('>') || program.contains('|');
+            c.named = named_in_code(program, binary) && (redirects || program.contains("system"));
+            if redirects && program.contains("print") {
+                // `print > FILENAME`: the files it reads may be the files it writes.
+                c.paths.extend(owned(all().into_iter().skip(1).collect()));
+            }
+            if args.windows(2).any(|w| w[0] == "-i" && w[1] == "inplace")
+                || args.iter().any(|a| a == "-iinplace")
+            {
+                c.paths.extend(owned(all().into_iter().skip(1).collect()));
+            }
+        }
+        "dd" => c.paths.extend(owned(
+            args.iter().filter_map(|a| a.strip_prefix("of=")).collect(),
+        )),
+        "tar" | "bsdtar" | "gtar" => {
+            let first = args.first().map_or("", String::as_str);
+            let extract = (!first.starts_with('-') && first.contains('x'))
+                || has_flag(args, "x", &["extract", "get"]);
+            if extract {
+                let dirs = option_values(args, &["-C"], &["--directory"]);
+                let dir = dirs.last().copied().unwrap_or(".");
+                c.into.push(Landing::tree(dir));
+                // Members named on the line land under their own paths.
+                let members = operands(args)
+                    .into_iter()
+                    .skip(usize::from(!first.starts_with('-')));
+                c.paths.extend(members.map(|m| format!("{dir}/{m}")));
+            }
+        }
+        "unzip" => {
+            let lists = args
+                .iter()
+                .any(|a| matches!(a.as_str(), "-l" | "-t" | "-v" | "-p" | "-Z" | "-z"));
+            if !lists {
+                let dirs = option_values(args, &["-d"], &[]);
+                let dir = dirs.last().copied().unwrap_or(".");
+                c.into.push(Landing::tree(dir));
+                let members = operands(args).into_iter().skip(1);
+                c.paths.extend(members.map(|m| format!("{dir}/{m}")));
+            }
+        }
+        "7z" | "7za" | "7zz" if args.first().is_some_and(|a| a == "x" || a == "e") => {
+            let dirs: Vec<&str> = args.iter().filter_map(|a| a.strip_prefix("-o")).collect();
+            c.into
+                .push(Landing::tree(dirs.last().copied().unwrap_or(".")));
+        }
+        "cpio" if has_flag(args, "i", &["extract"]) => c.into.push(Landing::tree(".")),
+        "curl" => c
+            .paths
+            .extend(owned(option_values(args, &["-o"], &["--output"]))),
+        "wget" => {
+            c.paths
+                .extend(owned(option_values(args, &["-O"], &["--output-document"])));
+            for dir in option_values(args, &["-P"], &["--directory-prefix"]) {
+                c.into.push(Landing::tree(dir));
+            }
+        }
+        "find"
             if args
                 .iter()
-                .any(|a| a.starts_with("-i") || a.starts_with("--in-place") || a == "-pi") =>
+                .any(|a| a == "-delete" || a.starts_with("-exec")) =>
         {
-            paths.extend(all());
-        }
-        "dd" => paths.extend(args.iter().filter_map(|a| a.strip_prefix("of="))),
-        "nagger" => {
-            let sub = args
+            let starts: Vec<&str> = args
                 .iter()
-                .find(|a| !a.starts_with('-'))
-                .map(String::as_str);
-            let fix = args.iter().any(|a| a == "--fix");
-            if matches!(sub, Some("hook" | "install" | "uninstall"))
-                || (sub == Some("doctor") && fix)
+                .take_while(|a| !a.starts_with('-') && !matches!(a.as_str(), "(" | "!"))
+                .map(String::as_str)
+                .collect();
+            c.paths.extend(owned(starts.clone()));
+            let names = option_values(args, &["-name", "-iname", "-path", "-ipath"], &[]);
+            let broad = starts.is_empty()
+                || starts
+                    .iter()
+                    .any(|s| matches!(normalize(s).as_str(), "." | "~" | "/" | "$HOME"));
+            if broad
+                && names.iter().any(|n| {
+                    let last = n.rsplit('/').next().unwrap_or(n);
+                    [
+                        ".claude-nagger",
+                        ".claude",
+                        "settings.json",
+                        "settings.local.json",
+                        "nagger",
+                    ]
+                    .iter()
+                    .any(|p| is(last, p))
+                })
             {
-                return Some(finding(&format!(
-                    "runs `{}`, which changes nagger's own state or its hook in Claude Code's \
-                     settings",
-                    command.display()
-                )));
+                c.paths.push(".claude".into());
             }
         }
-        "flock" => paths.extend(all().into_iter().take(1)),
-        "git" if matches!(args.first().map(String::as_str), Some("rm" | "mv")) => {
-            paths.extend(operands(&args[1..]));
+        "git" => git_changes(args, &mut c),
+        "gunzip" | "unxz" | "bunzip2" | "unzstd" | "zstd" | "gzip" | "xz" | "bzip2"
+            if name.starts_with("un") || has_flag(args, "d", &["decompress"]) =>
+        {
+            for op in all() {
+                let stripped = [".gz", ".xz", ".bz2", ".zst"]
+                    .iter()
+                    .find_map(|e| op.strip_suffix(e))
+                    .unwrap_or(op);
+                c.paths.push(stripped.to_owned());
+            }
         }
         _ if shell::is_interpreter(name) && !shell::is_shell(name) => {
-            paths.extend(all());
-            let mut code = shell::inline_code(&command.argv)
+            c.paths.extend(owned(all()));
+            let code: Vec<&str> = shell::inline_code(&command.argv)
                 .into_iter()
-                .chain(command.stdin_texts.iter().map(String::as_str));
-            if code.any(|t| t.contains(".claude-nagger") || t.contains(".claude/settings")) {
-                return Some(finding(&format!(
-                    "opens nagger's own files in .claude-nagger or Claude Code's settings \
-                     with `{name}`"
-                )));
+                .chain(command.stdin_texts.iter().map(String::as_str))
+                .collect();
+            c.named = code.iter().any(|t| named_in_code(t, binary));
+            // Files the code names, relative to the folder the line `cd`-ed to.
+            for effect in code.iter().flat_map(|t| code::effects(t)) {
+                if let code::Effect::Writes(Some(path)) = effect {
+                    c.paths.push(path);
+                }
             }
         }
         _ => {}
     }
-    if name == "find"
-        && !args
-            .iter()
-            .any(|a| a == "-delete" || a.starts_with("-exec"))
-    {
-        paths.clear();
-        paths.extend(command.writes_to.iter().map(String::as_str));
+    c
+}
+
+/// Pathspecs of the git commands that rewrite, restore, stash or delete files in the
+/// working tree, as seen from where the line starts (`git -C dir` taken into account).
+fn git_changes(args: &[String], c: &mut Changes) {
+    let mut i = 0;
+    let mut dir: Option<&str> = None;
+    while let Some(arg) = args.get(i) {
+        match arg.as_str() {
+            "-C" => {
+                dir = args.get(i + 1).map(String::as_str);
+                i += 2;
+            }
+            "-c" | "--git-dir" | "--work-tree" | "--namespace" => i += 2,
+            a if a.starts_with('-') => i += 1,
+            _ => break,
+        }
     }
-    paths.into_iter().find_map(|path| {
-        let what = protected(path).or_else(|| {
-            (in_protected_dir && !path.starts_with(['/', '~', '$']))
-                .then_some("nagger's own files in .claude-nagger")
-        })?;
-        let verb = match basename(name) {
-            "sqlite3" | "sqlite" => "opens",
-            "flock" => "locks",
-            _ => "changes",
-        };
-        Some(finding(&format!("{verb} `{path}`, {what}")))
-    })
+    let Some(sub) = args.get(i) else {
+        return;
+    };
+    let rest = &args[i + 1..];
+    let takes_value = [
+        "-b",
+        "-B",
+        "--orphan",
+        "-s",
+        "--source",
+        "-m",
+        "--message",
+        "--conflict",
+        "-e",
+        "--exclude",
+        "--pathspec-from-file",
+    ];
+    let mut paths = Vec::new();
+    let index_only = sub == "restore"
+        && rest.iter().any(|a| a == "--staged" || a == "-S")
+        && !rest.iter().any(|a| a == "--worktree" || a == "-W");
+    if index_only {
+        return;
+    }
+    match sub.as_str() {
+        "checkout" | "restore" | "reset" | "clean" | "rm" | "mv" | "stash" | "checkout-index"
+        | "switch" => {
+            let mut skip = false;
+            let mut options_done = false;
+            for (k, arg) in rest.iter().enumerate() {
+                if skip {
+                    skip = false;
+                    continue;
+                }
+                if !options_done && arg == "--" {
+                    options_done = true;
+                    continue;
+                }
+                if !options_done && arg.starts_with('-') {
+                    skip = takes_value.contains(&arg.as_str());
+                    continue;
+                }
+                if sub == "stash" && k == 0 && matches!(arg.as_str(), "push" | "save") {
+                    continue;
+                }
+                paths.push(arg.as_str());
+            }
+        }
+        _ => return,
+    }
+    for path in paths {
+        c.paths.push(match dir {
+            Some(dir) => format!("{dir}/{path}"),
+            None => path.to_owned(),
+        });
+    }
+    if let Some(dir) = dir
+        && matches!(
+            sub.as_str(),
+            "checkout" | "restore" | "clean" | "stash" | "reset"
+        )
+    {
+        // A whole-tree operation run from a protected folder reaches into it.
+        c.paths.push(format!("{dir}/."));
+    }
+}
+
+/// Code of `program` that names a protected path.
+pub(super) fn named_finding(program: &str) -> Finding {
+    finding(&format!(
+        "opens nagger's own files in .claude-nagger, Claude Code's settings or the nagger \
+         program with `{program}`"
+    ))
 }
 
 fn finding(harm: &str) -> Finding {
@@ -175,32 +940,4 @@ fn finding(harm: &str) -> Finding {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn protected_paths() {
-        for path in [
-            ".claude-nagger/config.toml",
-            "/work/proj/.claude-nagger/state.db",
-            "./.claude-nagger",
-            ".claude-nagger/",
-            ".claude/settings.json",
-            "/home/a/.claude/settings.local.json",
-            ".c*",
-            ".claude-*/state.db",
-            ".claude/*.json",
-        ] {
-            assert!(protected(path).is_some(), "{path}");
-        }
-        for path in [
-            ".claude/agents/x.md",
-            "claude-nagger.md",
-            "src/settings.json",
-            ".claude",
-            "docs/*.md",
-        ] {
-            assert_eq!(protected(path), None, "{path}");
-        }
-    }
-}
+mod tests;

@@ -13,7 +13,7 @@ use super::finding::Finding;
 use super::paths::relative_path;
 use super::problem::PatternProblem;
 use super::programs::{Program, programs, xargs_fed};
-use super::protect;
+use super::protect::{self, Cwd, Folders, Scope};
 use super::secrets::Secrets;
 use super::settings::GuardConfig;
 use super::shell::{self, Commands, Parsed, SimpleCommand, command_line};
@@ -35,6 +35,7 @@ pub struct Guard<'a> {
     deny: LazyGlobs<'a>,
     secrets: Secrets<'a>,
     shell_tools: &'a [String],
+    binary: Option<&'a str>,
 }
 
 /// One tool call as the guard reads it: PreToolUse's `tool_name` and `tool_input`, and the
@@ -56,6 +57,7 @@ impl<'a> Guard<'a> {
             deny: LazyGlobs::new(&settings.deny[..], false),
             secrets: Secrets::new(&settings.secrets),
             shell_tools: &settings.shell_tools,
+            binary: settings.binary.as_deref(),
         }
     }
 
@@ -84,7 +86,7 @@ impl<'a> Guard<'a> {
             return Verdict::default();
         }
         let objections = match commands {
-            Some(commands) => self.check_commands(commands),
+            Some(commands) => self.check_commands(commands, call.project_root),
             None => self.check_tool(call.tool_name, call.tool_input, call.project_root),
         };
         Verdict { objections }
@@ -158,9 +160,10 @@ impl<'a> Guard<'a> {
         if !self.enabled {
             return Vec::new();
         }
+        let scope = Scope::new(project_root, self.binary);
         let findings = [
             self.secrets.read_by_tool(tool_name, input),
-            protect::written_by_tool(tool_name, input),
+            protect::written_by_tool(tool_name, input, &scope),
         ];
         let mut matches = Vec::new();
         for finding in findings.into_iter().flatten() {
@@ -197,7 +200,7 @@ impl<'a> Guard<'a> {
     }
 
     /// At most one match per check: the first command that trips it.
-    fn check_commands(&self, commands: &Commands) -> Vec<Objection> {
+    fn check_commands(&self, commands: &Commands, root: &Path) -> Vec<Objection> {
         let parsed = &commands.parsed;
         if !self.enabled {
             return Vec::new();
@@ -215,18 +218,21 @@ impl<'a> Guard<'a> {
             .collect();
         let deny_possible = self.deny.could_match(&commands.haystack);
         let budget = Cell::new(MAX_SCRIPT_BYTES);
-        let mut in_protected_dir = false;
+        let scope = Scope::new(root, self.binary);
+        let mut folders = Folders::new(Cwd::Known(String::new()));
         for (index, (command, spellings)) in commands.each().enumerate() {
-            if command.name() == "cd" {
-                in_protected_dir = command
-                    .args()
-                    .last()
-                    .is_some_and(|dir| protect::protected(dir).is_some());
-            }
+            let cwd = folders.cwd().clone();
+            folders.step(command);
             if allowed[index] {
                 continue;
             }
-            let findings = self.findings(parsed, index, &allowed, in_protected_dir, 0, &budget);
+            let at = At {
+                cwd: &cwd,
+                scope: &scope,
+                depth: 0,
+                budget: &budget,
+            };
+            let findings = self.findings(parsed, index, &allowed, at);
             if budget.get() == 0 && fired.insert("guard:unanalysable") {
                 matches.push(unanalysable_match(&format!(
                     "hands scripts to other programs nested deeper than {MAX_SCRIPT_DEPTH} levels \
@@ -253,25 +259,33 @@ impl<'a> Guard<'a> {
     }
 
     /// Every check on command `index` of `parsed`, following the scripts it runs.
-    fn findings(
-        &self,
-        parsed: &Parsed,
-        index: usize,
-        allowed: &[bool],
-        in_protected_dir: bool,
-        depth: usize,
-        budget: &Cell<usize>,
-    ) -> Vec<Finding> {
+    fn findings(&self, parsed: &Parsed, index: usize, allowed: &[bool], at: At) -> Vec<Finding> {
+        let At { cwd, scope, .. } = at;
         let command = &parsed.commands[index];
         let fed = xargs_fed(parsed, index);
-        let mut findings = command_findings(command, &fed);
+        let below = match cwd {
+            Cwd::Known(dir)
+                if !dir.is_empty()
+                    && dir != "."
+                    && !dir.starts_with(['/', '~', '$'])
+                    && !dir.starts_with("..") =>
+            {
+                Some(dir.as_str())
+            }
+            _ => None,
+        };
+        let mut findings = command_findings(command, &fed, below);
         findings.extend(self.secrets.read_by(command, &fed));
-        findings.extend(protect::written_by(command, &fed, in_protected_dir));
-        for program in programs(parsed, index, allowed) {
+        findings.extend(protect::written_by(command, &fed, cwd, scope));
+        for program in programs(parsed, index, allowed, self.binary) {
             match program {
                 Program::Finding(finding) => findings.push(finding),
                 Program::Script(script, via) => {
-                    findings.extend(self.script_findings(&script, &via, depth + 1, budget));
+                    let inner = At {
+                        depth: at.depth + 1,
+                        ..at
+                    };
+                    findings.extend(self.script_findings(&script, &via, inner));
                 }
             }
         }
@@ -280,13 +294,8 @@ impl<'a> Guard<'a> {
 
     /// The checks that fire inside a script another program runs, each told as what the
     /// script's command does.
-    fn script_findings(
-        &self,
-        script: &str,
-        via: &str,
-        depth: usize,
-        budget: &Cell<usize>,
-    ) -> Vec<Finding> {
+    fn script_findings(&self, script: &str, via: &str, at: At) -> Vec<Finding> {
+        let At { depth, budget, .. } = at;
         let cost = script.len().max(SCRIPT_COST);
         if depth > MAX_SCRIPT_DEPTH || budget.get() < cost {
             budget.set(0);
@@ -310,12 +319,16 @@ impl<'a> Guard<'a> {
                 self.allow.could_match(&variants.join("\n")) && self.allow.any_match(&variants)
             })
             .collect();
+        let mut folders = Folders::new(at.cwd.clone());
         for index in 0..parsed.commands.len() {
+            let inner = &parsed.commands[index];
+            let cwd = folders.cwd().clone();
+            folders.step(inner);
             if allowed[index] {
                 continue;
             }
-            let inner = &parsed.commands[index];
-            for finding in self.findings(&parsed, index, &allowed, false, depth, budget) {
+            let here = At { cwd: &cwd, ..at };
+            for finding in self.findings(&parsed, index, &allowed, here) {
                 findings.push(Finding {
                     harm: format!("runs `{}` ({via}), which {}", inner.display(), finding.harm),
                     ..finding
@@ -324,6 +337,16 @@ impl<'a> Guard<'a> {
         }
         findings
     }
+}
+
+/// Where a command is checked: the folder it runs in, the project and binary, how deep in
+/// scripts inside scripts it is, and the bytes of scripts left to parse.
+#[derive(Clone, Copy)]
+struct At<'r, 's> {
+    cwd: &'r Cwd,
+    scope: &'r Scope<'s>,
+    depth: usize,
+    budget: &'r Cell<usize>,
 }
 
 /// Why nagger cannot vouch for a command line, if it cannot.

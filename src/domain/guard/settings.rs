@@ -24,6 +24,10 @@ pub struct GuardConfig {
     pub secrets: Vec<String>,
     /// Tools whose `command` input is a shell command line to check.
     pub shell_tools: Vec<String>,
+    /// The path of the nagger program running as the hook, protected like the nagger
+    /// program on PATH. Not a config key: set by the program that runs the guard.
+    #[serde(skip)]
+    pub binary: Option<String>,
 }
 
 impl Default for GuardConfig {
@@ -34,6 +38,7 @@ impl Default for GuardConfig {
             deny: Vec::new(),
             secrets: DEFAULT_SECRETS.iter().map(|s| (*s).to_owned()).collect(),
             shell_tools: vec!["Bash".to_owned()],
+            binary: None,
         }
     }
 }

@@ -129,3 +129,67 @@ fn bad_globs_are_its_own_problems() {
     let met: Vec<String> = guard.problems().iter().map(|p| p.key.clone()).collect();
     assert_eq!(met, ["deny[1]"]);
 }
+
+/// The self-protection corpus through the guard alone: each line's answer as its first word
+/// says (`deny`, `ask`, `pass`), and the harmless corpus with nothing stopped.
+#[test]
+fn self_protection_and_harmless_corpora_through_the_guard_alone() {
+    let project = tempfile::tempdir().expect("a temporary project");
+    let settings = GuardConfig::default();
+    let guard = Guard::new(&settings);
+    let answer = |text: &str| {
+        let (tool, input) = match text.strip_prefix('@') {
+            Some(call) => {
+                let (tool, path) = call.split_once(' ').expect("`@Tool path`");
+                (tool, json!({ "file_path": path }))
+            }
+            None => ("Bash", json!({ "command": text })),
+        };
+        let verdict = guard.review(&ToolCall {
+            tool_name: tool,
+            tool_input: &input,
+            project_root: project.path(),
+        });
+        let word = if verdict.denies() {
+            "deny"
+        } else if verdict.objections.is_empty() {
+            "pass"
+        } else {
+            "ask"
+        };
+        (word, verdict)
+    };
+    let mut wrong = Vec::new();
+    let lines = |corpus: &'static str| {
+        corpus
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty() && !l.starts_with("#:"))
+    };
+    for (i, line) in lines(include_str!(
+        "../../../tests/fixtures/guard/self_protection.txt"
+    )) {
+        let (expected, text) = line.split_once(' ').expect("`answer command`");
+        let (got, verdict) = answer(&text.replace('⏎', "\n"));
+        if got != expected {
+            let why: Vec<&str> = verdict.objections.iter().map(|o| o.why.as_str()).collect();
+            wrong.push(format!(
+                "self_protection {}: {text:?} {expected} got {got} {why:?}",
+                i + 1
+            ));
+        }
+    }
+    for (i, line) in lines(include_str!("../../../tests/fixtures/guard/harmless.txt")) {
+        let (got, verdict) = answer(&line.replace('⏎', "\n"));
+        if got != "pass" {
+            let why: Vec<&str> = verdict.objections.iter().map(|o| o.why.as_str()).collect();
+            wrong.push(format!("harmless {}: {line:?} got {got} {why:?}", i + 1));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} wrong:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+}

@@ -25,6 +25,12 @@ impl Parser<'_, '_> {
         stage: u32,
         depth: usize,
     ) -> Option<(Context, String)> {
+        // A bare redirection (`> file`) truncates its file as `: > file` does.
+        let argv = if argv.is_empty() && !io.writes_to.is_empty() {
+            vec![":".to_owned()]
+        } else {
+            argv
+        };
         if argv.is_empty() || self.out.full() {
             return None;
         }
