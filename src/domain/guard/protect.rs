@@ -471,8 +471,27 @@ pub(super) fn written_by(
         }
         match resolve(cwd, dir) {
             Some(full) => match judge(&full, scope) {
-                Some((what, Kind::Held))
-                    if what == BINARY && into.sources.iter().any(|s| basename(s) == "nagger") => {}
+                judged
+                    if !into.tree
+                        && into.sources.iter().any(|s| {
+                            let name = basename(s.trim_end_matches('/'));
+                            let landed = format!("{full}/{name}");
+                            protected(&landed, scope.binary).is_some_and(|(what, _)| what == BINARY)
+                                || (name == "nagger"
+                                    && judged.is_some_and(|(what, _)| what == BINARY))
+                        }) =>
+                {
+                    // Another build of nagger may be an upgrade, or a doctored one: the
+                    // user decides.
+                    return Some(Finding::ask(
+                        "guard:self-protect-binary",
+                        format!(
+                            "replaces the nagger program in `{dir}` with another build, which \
+                             runs every hook from now on"
+                        ),
+                        "Install nagger yourself, in your own terminal.",
+                    ));
+                }
                 Some((SETTINGS_FOLDER, _)) if !into.tree && !into.sources.is_empty() => {
                     // Files copied into `.claude/` land under their own names.
                     if let Some((source, what)) = into.sources.iter().find_map(|s| {
