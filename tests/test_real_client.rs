@@ -347,6 +347,42 @@ fn guard_refuses(version: &str) {
     project.assert_nagger_healthy();
 }
 
+/// An agent that turns the guard off in the config is still refused `rm -rf /` on its
+/// next call: the edit itself is refused, and a config weakened all the same would wait
+/// for the user's confirmation. (GNU rm refuses `/` by itself, so the command cannot do
+/// harm even if it ran.)
+fn guard_cannot_be_switched_off(version: &str) {
+    let project = Project::new(version);
+    project.write_config("[guard]\nenabled = true\n");
+    let standin = StandIn::start(script(
+        vec![
+            vec![bash(
+                "sed -i 's/enabled = true/enabled = false/' .claude-nagger/config.toml",
+            )],
+            vec![bash("rm -rf /")],
+        ],
+        "true",
+    ));
+    run_main(&project, &standin);
+    let (shown, refused) = tool_result_after(&standin, "main", 2);
+    assert!(
+        refused && shown.contains("[nagger]"),
+        "the edit of nagger's config: {shown}"
+    );
+    let (shown, refused) = tool_result_after(&standin, "main", 3);
+    assert!(
+        refused && shown.contains("[nagger]"),
+        "rm -rf / after the edit: {shown}"
+    );
+    let config = std::fs::read_to_string(project.root.join(".claude-nagger/config.toml"))
+        .expect("config still there");
+    assert!(
+        config.contains("enabled = true"),
+        "config untouched: {config}"
+    );
+    project.assert_nagger_healthy();
+}
+
 /// A subagent that stops without `[COMPRESSED]` is sent back once, then finishes.
 fn compressed_report_enforced(version: &str) {
     let project = Project::new(version);
@@ -520,6 +556,7 @@ fn plugin_runs_the_hooks(version: &str) {
 on_both_versions! {
     main_first_call_refused_with_conventions_once => main_conventions_once;
     guard_refuses_main_and_subagent => guard_refuses;
+    guard_cannot_be_switched_off_by_the_agent => guard_cannot_be_switched_off;
     subagent_without_compressed_report_is_sent_back_once => compressed_report_enforced;
     later_subagent_receives_earlier_results => later_subagent_gets_digest;
     compact_then_resume_shows_conventions_and_results => compaction_restores;
