@@ -12,6 +12,7 @@ mod test_bad_input;
 mod test_claim;
 mod test_cli;
 mod test_compress;
+mod test_confirm;
 mod test_concurrency;
 mod test_context;
 mod test_conventions;

@@ -8,6 +8,7 @@ mod error;
 mod files;
 mod merge;
 mod plugin;
+mod trust;
 #[cfg(test)]
 mod tests;
 
@@ -247,6 +248,7 @@ pub fn install(opts: &InstallOptions) -> Result<InstallReport, InstallError> {
         back_up(&opts.backup_dir(), &target, &current.bytes)?;
         write_atomically(&target, &to_pretty_json(&cleaned), true)?;
     }
+    trust::trust_installed_config(&config_path)?;
     Ok(report)
 }
 
