@@ -148,7 +148,10 @@ fn a_new_deny_rule_takes_effect_at_once_and_removing_it_again_waits() {
     // Block is softer than deny too.
     p.write_config_unconfirmed(&DENY_TERRAFORM.replace("\"deny\"", "\"block\""));
     let block = bash(&p, "terraform destroy");
-    assert!(block.reason().contains(PENDING), "block is weaker: {block:?}");
+    assert!(
+        block.reason().contains(PENDING),
+        "block is weaker: {block:?}"
+    );
 }
 
 #[test]
@@ -212,7 +215,11 @@ fn trust_on_a_terminal_confirms_and_the_weakening_takes_effect() {
         "{yes:?}"
     );
     assert!(yes.stdout.contains("trusted:"), "{yes:?}");
-    assert_eq!(bash(&p, "rm -rf /").decision(), None, "the guard is off now");
+    assert_eq!(
+        bash(&p, "rm -rf /").decision(),
+        None,
+        "the guard is off now"
+    );
     assert_eq!(bash(&p, "terraform destroy").decision(), None);
     let doctor = p.run(&["doctor", "--json"]);
     let v: Value = serde_json::from_str(&doctor.stdout).unwrap();
@@ -242,11 +249,20 @@ fn doctor_and_check_name_what_waits() {
         .map(|c| format!("{} {}", c["status"], c["message"]))
         .collect();
     assert_eq!(trust.len(), 3, "{trust:#?}");
-    assert!(trust.iter().all(|t| t.starts_with("\"warn\"")), "{trust:#?}");
+    assert!(
+        trust.iter().all(|t| t.starts_with("\"warn\"")),
+        "{trust:#?}"
+    );
     assert!(trust[0].contains("(guard off)"), "{trust:#?}");
-    assert!(trust[1].contains("`[guard] allow` gains `rm *`"), "{trust:#?}");
+    assert!(
+        trust[1].contains("`[guard] allow` gains `rm *`"),
+        "{trust:#?}"
+    );
     assert!(trust[2].contains("no terraform destroy"), "{trust:#?}");
-    assert_eq!(v["settings"]["guard"]["enabled"], true, "the settings in force");
+    assert_eq!(
+        v["settings"]["guard"]["enabled"], true,
+        "the settings in force"
+    );
     let human = p.run(&["doctor"]);
     assert!(human.stdout.contains("nagger trust"), "{human:?}");
 
@@ -258,7 +274,11 @@ fn doctor_and_check_name_what_waits() {
     );
     let before = std::fs::read(snapshot(&p)).unwrap();
     assert_eq!(p.run(&["check", "--command", "terraform destroy"]).code, 3);
-    assert_eq!(std::fs::read(snapshot(&p)).unwrap(), before, "check writes nothing");
+    assert_eq!(
+        std::fs::read(snapshot(&p)).unwrap(),
+        before,
+        "check writes nothing"
+    );
 }
 
 #[test]
@@ -267,7 +287,10 @@ fn install_writes_the_snapshot_and_never_weakens_it() {
     let r = p.run(&["install"]);
     assert_eq!(r.code, 0, "{r:?}");
     let text = std::fs::read_to_string(snapshot(&p)).unwrap();
-    assert!(text.contains("[guard]") && text.contains("enabled = true"), "{text}");
+    assert!(
+        text.contains("[guard]") && text.contains("enabled = true"),
+        "{text}"
+    );
     p.write_config_unconfirmed("[guard]\nenabled = false\n");
     assert_eq!(p.run(&["install"]).code, 0);
     assert_denied_pending(&bash(&p, "rm -rf /"), "after a second install", "guard off");
@@ -286,4 +309,28 @@ fn an_unreadable_snapshot_is_the_defaults_and_reported() {
     );
     let doctor = p.run(&["doctor", "--json"]);
     assert!(doctor.stdout.contains("cannot be read"), "{doctor:?}");
+}
+
+#[test]
+fn the_dashboard_names_what_waits() {
+    let p = Project::with_config(DENY_TERRAFORM);
+    bash(&p, "ls");
+    let ui = crate::common::ui_client::UiServer::start(p.command(&["ui"]));
+    let rules = ui.json("/api/rules");
+    assert_eq!(rules["pending_trust"], json!([]), "{rules:#}");
+    p.write_config_unconfirmed("[guard]\nenabled = false\n");
+    let rules = ui.json("/api/rules");
+    assert_eq!(
+        rules["pending_trust"],
+        json!([
+            "guard off",
+            "rule `rules.command` \"no terraform destroy\" removed or weakened"
+        ]),
+        "{rules:#}"
+    );
+    let script = ui.get("/assets/app.js");
+    assert!(
+        script.body.contains("pending_trust"),
+        "the Rules page shows it"
+    );
 }

@@ -170,18 +170,14 @@ impl Fnv {
             self.str(item);
         }
     }
-    fn set(&mut self, items: &BTreeSet<String>) {
-        self.u64(items.len() as u64);
-        for item in items {
-            self.str(item);
-        }
-    }
 }
 
-/// The digest of a list of rules whatever their order (each rule's digest, sorted).
+/// The digest of the deny and block rules of a list whatever their order (each rule's
+/// digest, sorted, each once).
 fn rules_digest<R: SafetyRule>(rules: &[R], h: &mut Fnv) {
     let mut digests: Vec<u64> = rules
         .iter()
+        .filter(|r| guards(r.severity()))
         .map(|r| {
             let mut one = Fnv::new();
             r.digest(&mut one);
@@ -194,6 +190,26 @@ fn rules_digest<R: SafetyRule>(rules: &[R], h: &mut Fnv) {
     for d in digests {
         h.u64(d);
     }
+}
+
+/// The digest of a projection from its parts: the sets as sorted lists without repeats.
+fn digest_parts(
+    enabled: bool,
+    sets: [Vec<&str>; 5],
+    (file, command, tool): (&[PatternRule], &[PatternRule], &[ToolRule]),
+) -> u64 {
+    let mut h = Fnv::new();
+    h.u64(u64::from(enabled));
+    for set in sets {
+        h.u64(set.len() as u64);
+        for item in set {
+            h.str(item);
+        }
+    }
+    rules_digest(file, &mut h);
+    rules_digest(command, &mut h);
+    rules_digest(tool, &mut h);
+    h.0
 }
 
 /// The deny and block rules of `rules`, each once.
@@ -282,21 +298,46 @@ impl Projection {
 
     /// A digest of the projection that ignores the order of lists.
     pub fn digest(&self) -> u64 {
-        let mut h = Fnv::new();
-        h.u64(u64::from(self.enabled));
-        for set in [
-            &self.deny,
-            &self.allow,
-            &self.secrets,
-            &self.secret_exemptions,
-            &self.shell_tools,
-        ] {
-            h.set(set);
+        fn list(set: &BTreeSet<String>) -> Vec<&str> {
+            set.iter().map(String::as_str).collect()
         }
-        rules_digest(&self.file, &mut h);
-        rules_digest(&self.command, &mut h);
-        rules_digest(&self.tool, &mut h);
-        h.0
+        digest_parts(
+            self.enabled,
+            [
+                list(&self.deny),
+                list(&self.allow),
+                list(&self.secrets),
+                list(&self.secret_exemptions),
+                list(&self.shell_tools),
+            ],
+            (&self.file, &self.command, &self.tool),
+        )
+    }
+
+    /// The digest of the projection of `guard` and `rules`, without building it: what
+    /// every hook run computes.
+    pub fn digest_of(guard: &GuardConfig, rules: &RulesConfig) -> u64 {
+        fn list(items: &[String], keep: fn(&str) -> bool) -> Vec<&str> {
+            let mut v: Vec<&str> = items
+                .iter()
+                .map(String::as_str)
+                .filter(|s| keep(s))
+                .collect();
+            v.sort_unstable();
+            v.dedup();
+            v
+        }
+        digest_parts(
+            guard.enabled,
+            [
+                list(&guard.deny, |_| true),
+                list(&guard.allow, |_| true),
+                list(&guard.secrets, |s| !s.starts_with('!')),
+                list(&guard.secrets, |s| s.starts_with('!')),
+                list(&guard.shell_tools, |_| true),
+            ],
+            (&rules.file, &rules.command, &rules.tool),
+        )
     }
 
     /// The same settings, whatever the order of their lists.
@@ -350,9 +391,18 @@ impl Projection {
                 .map(Weakening::ShellToolRemoved),
         );
         for (table, names) in [
-            ("rules.file", rule_names(uncovered(&self.file, &trusted.file))),
-            ("rules.command", rule_names(uncovered(&self.command, &trusted.command))),
-            ("rules.tool", rule_names(uncovered(&self.tool, &trusted.tool))),
+            (
+                "rules.file",
+                rule_names(uncovered(&self.file, &trusted.file)),
+            ),
+            (
+                "rules.command",
+                rule_names(uncovered(&self.command, &trusted.command)),
+            ),
+            (
+                "rules.tool",
+                rule_names(uncovered(&self.tool, &trusted.tool)),
+            ),
         ] {
             out.extend(names.into_iter().map(|n| Weakening::RuleRemoved(table, n)));
         }
@@ -368,7 +418,11 @@ impl Projection {
             allow: self.allow.intersection(&other.allow).cloned().collect(),
             secrets: self.secrets.union(&other.secrets).cloned().collect(),
             secret_exemptions: combine_exemptions(self, other),
-            shell_tools: self.shell_tools.union(&other.shell_tools).cloned().collect(),
+            shell_tools: self
+                .shell_tools
+                .union(&other.shell_tools)
+                .cloned()
+                .collect(),
             file: merge_rules(&self.file, &other.file),
             command: merge_rules(&self.command, &other.command),
             tool: merge_rules(&self.tool, &other.tool),

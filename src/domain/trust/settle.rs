@@ -86,21 +86,22 @@ pub fn trusted(path: &Path) -> (Projection, SnapshotState) {
 /// header and nothing more.
 pub fn settle(config: &mut Config, config_path: &Path, ratchet: Ratchet) -> TrustReport {
     let path = snapshot::snapshot_path(config_path);
-    let current = Projection::of(&config.guard, &config.rules);
-    let digest = current.digest();
+    let digest = Projection::digest_of(&config.guard, &config.rules);
     let mut report = TrustReport {
         path,
         snapshot: SnapshotState::Present,
         held_back: Vec::new(),
         write_error: None,
     };
+    if let Ok(Some(stored)) = snapshot::read_digest(&report.path)
+        && stored == digest
+    {
+        return report;
+    }
     let mut stored = None;
     let (trusted, state) = match snapshot::read_text(&report.path) {
         Ok(text) => {
             stored = snapshot::stored_digest(&text);
-            if stored == Some(digest) {
-                return report;
-            }
             match snapshot::parse(&text) {
                 Ok(p) => (p, SnapshotState::Present),
                 Err(e) => (Projection::defaults(), SnapshotState::Unreadable(e)),
@@ -120,6 +121,7 @@ pub fn settle(config: &mut Config, config_path: &Path, ratchet: Ratchet) -> Trus
         ),
     };
     report.snapshot = state;
+    let current = Projection::of(&config.guard, &config.rules);
     report.held_back = current.weakenings(&trusted);
     if !report.held_back.is_empty() {
         apply(config, &trusted);
@@ -158,7 +160,9 @@ pub fn apply(config: &mut Config, trusted: &Projection) {
                 .retain(|s| !s.starts_with('!') || trusted.secret_exemptions.contains(s));
         } else {
             guard.secrets.clear();
-            guard.secrets.extend(trusted.secret_exemptions.iter().cloned());
+            guard
+                .secrets
+                .extend(trusted.secret_exemptions.iter().cloned());
         }
     }
     add_missing(&mut guard.secrets, &trusted.secrets);

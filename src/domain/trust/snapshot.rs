@@ -41,6 +41,35 @@ pub fn read_text(path: &Path) -> std::io::Result<String> {
         .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "not valid UTF-8"))
 }
 
+/// The digest in the header of the snapshot at `path`, reading only its first bytes
+/// (what a hook run whose config did not change reads).
+pub fn read_digest(path: &Path) -> std::io::Result<Option<u64>> {
+    use std::io::Read;
+    let mut file = crate::base::files::open_regular(path)?;
+    let mut head = [0u8; 512];
+    let mut n = 0;
+    while n < head.len() {
+        match file.read(&mut head[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    // A header cut inside a character is no header.
+    let text = match std::str::from_utf8(&head[..n]) {
+        Ok(text) => text,
+        Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or_default(),
+    };
+    // Only whole lines count.
+    let text = if n == head.len() {
+        text.rsplit_once('\n').map_or("", |(whole, _)| whole)
+    } else {
+        text
+    };
+    Ok(stored_digest(text))
+}
+
 /// The digest written in the snapshot's header, if it has one.
 pub fn stored_digest(text: &str) -> Option<u64> {
     text.lines()

@@ -15,9 +15,9 @@ fn rule(name: &str, pattern: &str, severity: Severity) -> PatternRule {
     }
 }
 
-fn projection(guard: GuardConfig, commands: Vec<PatternRule>) -> Projection {
+fn projection(guard: &GuardConfig, commands: Vec<PatternRule>) -> Projection {
     Projection::of(
-        &guard,
+        guard,
         &RulesConfig {
             command: commands,
             ..Default::default()
@@ -28,7 +28,7 @@ fn projection(guard: GuardConfig, commands: Vec<PatternRule>) -> Projection {
 #[test]
 fn each_kind_of_weakening_is_named() {
     let trusted = projection(
-        GuardConfig {
+        &GuardConfig {
             deny: vec!["terraform destroy*".into()],
             ..Default::default()
         },
@@ -42,7 +42,7 @@ fn each_kind_of_weakening_is_named() {
     };
     guard.secrets.retain(|s| s != ".env");
     guard.secrets.push("!id_rsa".into());
-    let current = projection(guard, vec![rule("tf", "terraform *", Severity::Warn)]);
+    let current = projection(&guard, vec![rule("tf", "terraform *", Severity::Warn)]);
     let said: Vec<String> = current
         .weakenings(&trusted)
         .iter()
@@ -65,14 +65,14 @@ fn each_kind_of_weakening_is_named() {
 #[test]
 fn strengthening_is_no_weakening_and_the_order_of_lists_does_not_matter() {
     let trusted = projection(
-        GuardConfig::default(),
+        &GuardConfig::default(),
         vec![rule("tf", "terraform *", Severity::Block)],
     );
     let mut guard = GuardConfig::default();
     guard.secrets.reverse();
     guard.deny.push("make clean".into());
     let current = projection(
-        guard,
+        &guard,
         vec![
             rule("tf", "terraform *", Severity::Deny),
             rule("push", "git push*", Severity::Block),
@@ -82,10 +82,10 @@ fn strengthening_is_no_weakening_and_the_order_of_lists_does_not_matter() {
     assert!(!trusted.weakenings(&current).is_empty());
     let combined = current.combine(&trusted);
     assert!(combined.same(&current), "{combined:?}");
-    let reordered = projection(GuardConfig::default(), vec![]);
+    let reordered = projection(&GuardConfig::default(), vec![]);
     let mut guard = GuardConfig::default();
     guard.secrets.reverse();
-    assert_eq!(reordered.digest(), projection(guard, vec![]).digest());
+    assert_eq!(reordered.digest(), projection(&guard, vec![]).digest());
     assert!(covers(
         &rule("tf", "terraform *", Severity::Deny),
         &rule("tf", "terraform *", Severity::Block)
@@ -95,7 +95,7 @@ fn strengthening_is_no_weakening_and_the_order_of_lists_does_not_matter() {
 #[test]
 fn ask_and_warn_rules_are_not_part_of_it() {
     let p = projection(
-        GuardConfig::default(),
+        &GuardConfig::default(),
         vec![rule("push", "git push*", Severity::Ask)],
     );
     assert!(p.same(&Projection::defaults()));
@@ -104,7 +104,7 @@ fn ask_and_warn_rules_are_not_part_of_it() {
 #[test]
 fn apply_raises_the_config_and_keeps_a_clashing_rule_under_its_own_name() {
     let trusted = projection(
-        GuardConfig {
+        &GuardConfig {
             deny: vec!["terraform destroy*".into()],
             ..Default::default()
         },
@@ -150,7 +150,9 @@ fn the_snapshot_round_trips_and_a_hook_run_ratchets_it_up() {
         token_threshold: Some(5),
         ..Default::default()
     });
-    rules.command.push(rule("tf", "terraform *", Severity::Deny));
+    rules
+        .command
+        .push(rule("tf", "terraform *", Severity::Deny));
     let strong = Projection::of(&GuardConfig::default(), &rules);
     write(&snap, &strong).unwrap();
     let (read, state) = trusted(&snap);
@@ -163,14 +165,23 @@ fn the_snapshot_round_trips_and_a_hook_run_ratchets_it_up() {
     config.rules.tool = rules.tool.clone();
     let report = settle(&mut config, &config_path, Ratchet::Write);
     assert_eq!(report.held_back.len(), 1, "{report:?}");
-    assert_eq!(config.rules.command.len(), 1, "the trusted rule is in force");
+    assert_eq!(
+        config.rules.command.len(),
+        1,
+        "the trusted rule is in force"
+    );
     assert!(report.pending_line().unwrap().contains("nagger trust"));
     assert_eq!(std::fs::read(&snap).unwrap(), before);
 
     // A config that adds a rule raises the snapshot.
-    let mut config = Config::default();
-    config.rules = rules.clone();
-    config.rules.file.push(rule("keys", "**/*.pem", Severity::Deny));
+    let mut config = Config {
+        rules: rules.clone(),
+        ..Default::default()
+    };
+    config
+        .rules
+        .file
+        .push(rule("keys", "**/*.pem", Severity::Deny));
     let report = settle(&mut config, &config_path, Ratchet::Write);
     assert!(report.held_back.is_empty());
     let (read, _) = trusted(&snap);
@@ -205,7 +216,10 @@ fn without_a_snapshot_the_defaults_are_trusted() {
     let mut defaults = GuardConfig::default().secrets;
     defaults.sort();
     assert_eq!(secrets, defaults);
-    assert!(!snapshot_path(&config_path).exists(), "nothing stronger to keep");
+    assert!(
+        !snapshot_path(&config_path).exists(),
+        "nothing stronger to keep"
+    );
     let mut plain = Config::default();
     let report = settle(&mut plain, &config_path, Ratchet::Write);
     assert!(report.held_back.is_empty());
@@ -248,7 +262,7 @@ fn arb_projection() -> impl Strategy<Value = Projection> {
                     )
                 })
                 .collect();
-            projection(guard, commands)
+            projection(&guard, commands)
         })
 }
 
@@ -264,13 +278,15 @@ proptest! {
 
     #[test]
     fn applying_a_snapshot_leaves_nothing_weaker_than_it(a in arb_projection(), b in arb_projection()) {
-        let mut config = Config::default();
-        config.guard = GuardConfig {
+        let mut config = Config {
+            guard: GuardConfig {
             enabled: a.enabled,
             deny: a.deny.iter().cloned().collect(),
             allow: a.allow.iter().cloned().collect(),
             secrets: a.secrets.iter().chain(&a.secret_exemptions).cloned().collect(),
             shell_tools: a.shell_tools.iter().cloned().collect(),
+            },
+            ..Default::default()
         };
         config.rules.command = a.command.clone();
         apply(&mut config, &b);
@@ -283,5 +299,22 @@ proptest! {
         };
         prop_assert!(unnamed(&effective).weakenings(&unnamed(&b)).is_empty());
         prop_assert!(unnamed(&effective).weakenings(&unnamed(&a)).is_empty());
+    }
+}
+
+proptest! {
+    #[test]
+    fn the_digest_of_a_config_is_that_of_its_projection(a in arb_projection(), b in arb_projection()) {
+        for p in [&a, &a.combine(&b)] {
+            let guard = GuardConfig {
+                enabled: p.enabled,
+                deny: p.deny.iter().rev().cloned().collect(),
+                allow: p.allow.iter().cloned().collect(),
+                secrets: p.secret_exemptions.iter().chain(&p.secrets).cloned().collect(),
+                shell_tools: p.shell_tools.iter().cloned().collect(),
+            };
+            let rules = RulesConfig { command: p.command.iter().rev().cloned().collect(), ..Default::default() };
+            prop_assert_eq!(Projection::digest_of(&guard, &rules), p.digest());
+        }
     }
 }

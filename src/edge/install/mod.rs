@@ -8,9 +8,9 @@ mod error;
 mod files;
 mod merge;
 mod plugin;
-mod trust;
 #[cfg(test)]
 mod tests;
+mod trust;
 
 use std::fmt::Write as _;
 use std::fs;
