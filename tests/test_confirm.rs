@@ -20,7 +20,7 @@ message = "Never destroy infrastructure from an agent."
 const PENDING: &str = "waits for your confirmation: run `nagger trust` in your terminal";
 
 fn snapshot(p: &Project) -> std::path::PathBuf {
-    p.root.join(".claude-nagger/trusted.toml")
+    p.root.join(".claude-nagger/trusted.json")
 }
 
 fn bash(p: &Project, command: &str) -> HookResult {
@@ -287,10 +287,8 @@ fn install_writes_the_snapshot_and_never_weakens_it() {
     let r = p.run(&["install"]);
     assert_eq!(r.code, 0, "{r:?}");
     let text = std::fs::read_to_string(snapshot(&p)).unwrap();
-    assert!(
-        text.contains("[guard]") && text.contains("enabled = true"),
-        "{text}"
-    );
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["guard"]["enabled"], true, "{text}");
     p.write_config_unconfirmed("[guard]\nenabled = false\n");
     assert_eq!(p.run(&["install"]).code, 0);
     assert_denied_pending(&bash(&p, "rm -rf /"), "after a second install", "guard off");
@@ -299,12 +297,12 @@ fn install_writes_the_snapshot_and_never_weakens_it() {
 #[test]
 fn an_unreadable_snapshot_is_the_defaults_and_reported() {
     let p = Project::with_config(DENY_TERRAFORM);
-    std::fs::write(snapshot(&p), "not [ toml").unwrap();
+    std::fs::write(snapshot(&p), "not { json").unwrap();
     p.write_config_unconfirmed("[guard]\nenabled = false\n");
     assert_denied_pending(&bash(&p, "rm -rf /"), "unreadable", "guard off");
     assert_eq!(
         std::fs::read_to_string(snapshot(&p)).unwrap(),
-        "not [ toml",
+        "not { json",
         "left for the user to look at"
     );
     let doctor = p.run(&["doctor", "--json"]);

@@ -89,7 +89,7 @@ pub enum Command {
     /// Confirm, in your own terminal, config changes that weaken the guard or the deny rules
     ///
     /// Until you do, nagger keeps the stronger settings it last trusted
-    /// (.claude-nagger/trusted.toml). Shows what the config weakens, asks on the terminal
+    /// (.claude-nagger/trusted.json). Shows what the config weakens, asks on the terminal
     /// and refuses to run without one.
     Trust,
     /// Write a Claude Code plugin folder that runs nagger's hooks (claude --plugin-dir DIR)

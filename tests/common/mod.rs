@@ -129,7 +129,7 @@ impl Project {
         let text = std::fs::read_to_string(&path).unwrap_or_default();
         let (config, _) = config::parse_lenient(&text, &path, config::Validation::Quick);
         let projection = trust::Projection::of(&config.guard, &config.rules);
-        trust::write(&trust::snapshot_path(&path), &projection).expect("trusted.toml");
+        trust::write(&trust::snapshot_path(&path), &projection).expect("trusted.json");
     }
 
     pub fn config_path(&self) -> PathBuf {

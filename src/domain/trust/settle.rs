@@ -127,12 +127,13 @@ pub fn settle(config: &mut Config, config_path: &Path, ratchet: Ratchet) -> Trus
         apply(config, &trusted);
     }
     if ratchet == Ratchet::Write && !matches!(report.snapshot, SnapshotState::Unreadable(_)) {
-        let combined = current.combine(&trusted);
-        // A snapshot whose digest line is not its own (edited by hand, or written by
-        // another build) is rewritten once too.
+        // The combination differs from the snapshot where the config is stronger.
+        let stronger = !trusted.weakenings(&current).is_empty();
+        // A snapshot whose digest is not its own (edited by hand, or written by another
+        // build) is rewritten once too.
         let stale = report.snapshot == SnapshotState::Present && stored != Some(trusted.digest());
-        if (stale || !combined.same(&trusted)) && report.path.parent().is_some_and(Path::is_dir) {
-            match snapshot::write(&report.path, &combined) {
+        if (stale || stronger) && report.path.parent().is_some_and(Path::is_dir) {
+            match snapshot::write(&report.path, &current.combine(&trusted)) {
                 Ok(()) => report.snapshot = SnapshotState::Present,
                 Err(e) => report.write_error = Some(e.to_string()),
             }

@@ -192,13 +192,13 @@ fn the_snapshot_round_trips_and_a_hook_run_ratchets_it_up() {
     assert!(report.held_back.is_empty() && report.write_error.is_none());
 
     // An unreadable snapshot is the defaults, and left alone.
-    std::fs::write(&snap, "not [ toml").unwrap();
+    std::fs::write(&snap, "not { json").unwrap();
     let mut off = Config::default();
     off.guard.enabled = false;
     let report = settle(&mut off, &config_path, Ratchet::Write);
     assert!(matches!(report.snapshot, SnapshotState::Unreadable(_)));
     assert!(off.guard.enabled);
-    assert_eq!(std::fs::read_to_string(&snap).unwrap(), "not [ toml");
+    assert_eq!(std::fs::read_to_string(&snap).unwrap(), "not { json");
 }
 
 #[test]

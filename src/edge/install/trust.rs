@@ -8,7 +8,7 @@ use super::error::{InstallError, io_error};
 use crate::domain::config::LoadedConfig;
 use crate::domain::trust::{self, Projection, SnapshotState};
 
-/// Writes `.claude-nagger/trusted.toml` for the config at `config_path`: its projection
+/// Writes `.claude-nagger/trusted.json` for the config at `config_path`: its projection
 /// combined with what was trusted (the built-in defaults when nothing was), when that
 /// differs from the snapshot there is.
 pub fn trust_installed_config(config_path: &Path) -> Result<(), InstallError> {
