@@ -13,6 +13,7 @@ mod test_claim;
 mod test_cli;
 mod test_compress;
 mod test_concurrency;
+mod test_confirm;
 mod test_context;
 mod test_conventions;
 mod test_deadline;

@@ -8,3 +8,4 @@ pub mod guard;
 pub mod identify;
 pub mod roles;
 pub mod rules;
+pub mod trust;

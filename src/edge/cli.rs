@@ -86,6 +86,12 @@ pub enum Command {
     Install(InstallArgs),
     /// Remove exactly nagger's hook entries from the settings file
     Uninstall(SettingsArgs),
+    /// Confirm, in your own terminal, config changes that weaken the guard or the deny rules
+    ///
+    /// Until you do, nagger keeps the stronger settings it last trusted
+    /// (.claude-nagger/trusted.json). Shows what the config weakens, asks on the terminal
+    /// and refuses to run without one.
+    Trust,
     /// Write a Claude Code plugin folder that runs nagger's hooks (claude --plugin-dir DIR)
     Plugin(PluginArgs),
     /// Dry run: which rules and guards fire for a tool call (no state change)
@@ -140,6 +146,7 @@ impl Command {
             },
             Command::Install(_)
             | Command::Uninstall(_)
+            | Command::Trust
             | Command::Plugin(_)
             | Command::Check(_)
             | Command::Demo(_)

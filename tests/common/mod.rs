@@ -110,8 +110,30 @@ impl Project {
         p
     }
 
+    /// Writes the config as its user does: the file, and their confirmation of its safety
+    /// settings (what `nagger trust` writes).
     pub fn write_config(&self, config: &str) {
-        std::fs::write(self.root.join(".claude-nagger/config.toml"), config).expect("config");
+        self.write_config_unconfirmed(config);
+        self.trust_config();
+    }
+
+    /// Writes the config file only, as a change nobody confirmed.
+    pub fn write_config_unconfirmed(&self, config: &str) {
+        std::fs::write(self.config_path(), config).expect("config");
+    }
+
+    /// Trusts the config's safety settings as they are, as `nagger trust` does.
+    pub fn trust_config(&self) {
+        use nagger::domain::{config, trust};
+        let path = self.config_path();
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        let (config, _) = config::parse_lenient(&text, &path, config::Validation::Quick);
+        let projection = trust::Projection::of(&config.guard, &config.rules);
+        trust::write(&trust::snapshot_path(&path), &projection).expect("trusted.json");
+    }
+
+    pub fn config_path(&self) -> PathBuf {
+        self.root.join(".claude-nagger/config.toml")
     }
 
     pub fn db_path(&self) -> PathBuf {

@@ -14,15 +14,19 @@ use crate::domain::config::LoadedConfig;
 use crate::domain::rules::after_edit::{self, AfterEditSet};
 use crate::domain::rules::recovery::RecoverySet;
 use crate::domain::rules::{self, MatchContext, RuleSet};
+use crate::domain::trust;
 use crate::edge::cli::CheckArgs;
 use serde_json::{Value, json};
 
 pub fn run(env: &Env, args: &CheckArgs, out: &mut Output) -> CommandResult {
     let root = env.project_root(None);
-    let loaded = LoadedConfig::load_full(&paths::config_path(&root));
+    let mut loaded = LoadedConfig::load_full(&paths::config_path(&root));
     for e in &loaded.errors {
         warn(&format!("config: {e}"));
     }
+    // Checked as a hook would: with the settings the user last trusted still in force.
+    let trust = trust::settle(&mut loaded.config, &loaded.path, trust::Ratchet::ReadOnly);
+    loaded.config.guard.binary = crate::edge::hook::running_binary();
     if args.error.is_some() || args.added.is_some() {
         return after_the_fact(args, &loaded, &root, out);
     }
@@ -45,7 +49,12 @@ pub fn run(env: &Env, args: &CheckArgs, out: &mut Output) -> CommandResult {
     let set = RuleSet::compile(&config.rules, &config.guard)
         .map_err(|e| CommandError::Config(e.to_string()))?;
     let matches = set.evaluate(&call, &ctx);
-    let notes = set.notes(&call, &root);
+    let mut notes = set.notes(&call, &root);
+    if let Some(held) = trust.summary() {
+        notes.push(format!(
+            "the config weakens safety ({held}) and waits for your confirmation (`nagger trust` in your terminal); checked with the settings last trusted"
+        ));
+    }
     let verdict = rules::combine(&matches, &args.mode);
 
     let guard_off = !config.guard.enabled;

@@ -16,6 +16,7 @@ mod plugin;
 mod sessions;
 mod stats;
 mod task;
+mod trust;
 mod ui;
 
 use crate::base::output::{Output, warn};
@@ -150,6 +151,7 @@ pub fn run(command: Command, env: &Env, out: &mut Output) -> CommandResult {
             None => install::install(env, &args, out),
         },
         Command::Uninstall(args) => install::uninstall(env, &args, out),
+        Command::Trust => trust::run(env, out),
         Command::Plugin(args) => plugin::run(&args.dir, args.dry_run, out),
         Command::Context(args) => context::run(env, &args, out),
         Command::Task(command) => task::run(env, command, out),

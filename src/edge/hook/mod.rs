@@ -17,6 +17,7 @@ pub mod wire;
 use crate::base::mode::PermissionMode;
 use crate::base::paths::{self, Env};
 use crate::domain::config::LoadedConfig;
+use crate::domain::trust::{self, TrustReport};
 use crate::storage::store::{NaggerStateDB, NewHookLog, limit_waits};
 use ctx::{Ctx, Outcome};
 use event::{Common, Event};
@@ -209,12 +210,23 @@ fn arm_deadline(started: Instant, safety: Option<&str>, stderr: &[String]) -> de
     )
 }
 
+/// The path of the nagger program running this hook, which the guard protects like
+/// the nagger on PATH (whatever folder it was installed in).
+pub fn running_binary() -> Option<String> {
+    std::env::current_exe()
+        .ok()
+        .map(|path| path.to_string_lossy().into_owned())
+}
+
 /// A run's event and where it belongs: its permission mode, project and config.
 struct Prepared {
     event: Event,
     mode: PermissionMode,
     project_root: PathBuf,
+    /// The config with the trusted safety settings in force.
     loaded: LoadedConfig,
+    /// What of the config waits for the user's confirmation.
+    trust: TrustReport,
 }
 
 impl Prepared {
@@ -229,9 +241,41 @@ impl Prepared {
                 call,
                 &self.project_root,
             )
-            .and_then(|answer| answer.to_json()),
+            .and_then(|answer| self.with_pending(answer.to_json())),
             _ => None,
         }
+    }
+
+    /// A deny answer while the config's weakenings wait for the user: its reason ends
+    /// with a line that says so.
+    fn with_pending(&self, stdout: Option<String>) -> Option<String> {
+        let line = self.trust.pending_line();
+        let (Some(text), Some(line)) = (&stdout, line) else {
+            return stdout;
+        };
+        let Ok(mut value) = serde_json::from_str::<Value>(text) else {
+            return stdout;
+        };
+        let Some(out) = value
+            .get_mut("hookSpecificOutput")
+            .and_then(Value::as_object_mut)
+        else {
+            return stdout;
+        };
+        if out.get("permissionDecision").and_then(Value::as_str) != Some("deny") {
+            return stdout;
+        }
+        let reason = out
+            .get("permissionDecisionReason")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let reason = if reason.is_empty() {
+            line
+        } else {
+            format!("{reason}\n{line}")
+        };
+        out.insert("permissionDecisionReason".into(), Value::String(reason));
+        Some(value.to_string())
     }
 }
 
@@ -245,12 +289,16 @@ fn prepare(
     let mode = event::permission_mode(&input);
     let project_root = env.project_root(input.cwd.as_deref().filter(|c| !c.trim().is_empty()));
     let common = event::common(input, &event, mode.clone());
-    let loaded = LoadedConfig::load(&paths::config_path(&project_root));
+    let mut loaded = LoadedConfig::load(&paths::config_path(&project_root));
+    // The settings in force are never weaker than the ones the user last trusted.
+    let trust = trust::settle(&mut loaded.config, &loaded.path, trust::Ratchet::Write);
+    loaded.config.guard.binary = running_binary();
     let run = Prepared {
         event,
         mode,
         project_root,
         loaded,
+        trust,
     };
     (run, common)
 }
@@ -283,7 +331,7 @@ fn handle_and_log(
     let stdout = if failure.error.is_some() {
         run.safety()
     } else {
-        outcome.output.to_json()
+        run.with_pending(outcome.output.to_json())
     };
     if let Some(text) = &stdout {
         details.insert("output_chars".into(), json!(text.len()));

@@ -10,6 +10,7 @@ mod merge;
 mod plugin;
 #[cfg(test)]
 mod tests;
+mod trust;
 
 use std::fmt::Write as _;
 use std::fs;
@@ -247,6 +248,7 @@ pub fn install(opts: &InstallOptions) -> Result<InstallReport, InstallError> {
         back_up(&opts.backup_dir(), &target, &current.bytes)?;
         write_atomically(&target, &to_pretty_json(&cleaned), true)?;
     }
+    trust::trust_installed_config(&config_path)?;
     Ok(report)
 }
 

@@ -179,11 +179,24 @@ fn rules(ui: &Ui, target: &Target) -> Result<Value, Failure> {
         )?;
         drop(tx);
         Ok(json!({
+            "pending_trust": pending_trust(ui),
             "rules": rules,
             "guards": guards,
             "recent": q::recent_rule_hits(c, session, q::RECENT_ROWS)?,
         }))
     })
+}
+
+/// The weakenings of the config that wait for the user's `nagger trust`, one string
+/// each (empty when none).
+fn pending_trust(ui: &Ui) -> Vec<String> {
+    let mut loaded = LoadedConfig::load(&paths::config_path(&ui.project_root));
+    let report = crate::domain::trust::settle(
+        &mut loaded.config,
+        &loaded.path,
+        crate::domain::trust::Ratchet::ReadOnly,
+    );
+    report.held_back.iter().map(ToString::to_string).collect()
 }
 
 /// `window`: seconds back from now; absent or `all`: everything.

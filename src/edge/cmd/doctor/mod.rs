@@ -12,6 +12,7 @@ mod database;
 mod fix;
 mod render;
 mod settings;
+mod trust;
 
 use super::error::{CommandError, CommandResult};
 use crate::base::num::hours_ms;
@@ -26,7 +27,13 @@ use std::path::{Path, PathBuf};
 pub fn run(env: &Env, args: &DoctorArgs, out: &mut Output) -> CommandResult {
     let root = env.project_root(None);
     let db_path = env.db_path(&root);
-    let config = LoadedConfig::load_full(&paths::config_path(&root));
+    let mut config = LoadedConfig::load_full(&paths::config_path(&root));
+    // The settings in force: the config, raised to what the user last trusted.
+    let trust = crate::domain::trust::settle(
+        &mut config.config,
+        &config.path,
+        crate::domain::trust::Ratchet::ReadOnly,
+    );
     let ttl_ms = hours_ms(config.config.context.ttl_hours);
     let retention_ms = hours_ms(config.config.log.retention_days.saturating_mul(24));
 
@@ -45,6 +52,7 @@ pub fn run(env: &Env, args: &DoctorArgs, out: &mut Output) -> CommandResult {
         last_hook_run(&db_path),
     ));
     checks.extend(settings::check_config(&config));
+    checks.extend(trust::check_trust(&trust));
     let report = Report {
         fixes,
         checks,

@@ -365,8 +365,11 @@ async function rulesPage() {
     td(dateTime(x.created_at)), td(sessionLink(x.session_id, short(x.session_id, 12)), "mono"),
     td(x.agent_id ? short(x.agent_id, 14) : "main", "mono"), td(x.rule_kind), td(x.rule_name, "mono"),
     td(x.severity), td(resultBadge(x.decision))));
+  const pending = r.pending_trust || [];
   return [
     h("h1", {}, "Rules and guards"),
+    pending.length ? panel(h("p", { class: "pending-trust" },
+      `The config weakens safety (${pending.join("; ")}) and waits for your confirmation: run \`nagger trust\` in your terminal. Until then the settings last trusted stay in force.`)) : null,
     h("h2", {}, "Rules that fired most"),
     panel(r.rules.length ? firedTable(r.rules) : h("p", { class: "muted" }, "No rule has fired.")),
     h("h2", {}, "Guard hits"),

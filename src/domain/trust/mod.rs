@@ -1,0 +1,14 @@
+//! Tamper-evident safety settings: a change to the config that weakens the guard or the
+//! deny and block rules takes effect only once the user confirms it with `nagger trust`;
+//! until then the settings last trusted (`.claude-nagger/trusted.json`, else the built-in
+//! defaults) stay in force. Strengthening takes effect at once and is trusted from then on.
+
+mod projection;
+mod settle;
+mod snapshot;
+#[cfg(test)]
+mod tests;
+
+pub use projection::{Projection, Weakening};
+pub use settle::{Ratchet, SnapshotState, TrustReport, apply, settle, trusted};
+pub use snapshot::{SNAPSHOT_FILE, snapshot_path, write};

@@ -1,0 +1,431 @@
+//! The safety projection of a config: the part of `[guard]` and of the deny and block
+//! rules that keeps agents from doing harm, compared element by element ("stronger",
+//! "weaker") and combined into the stronger of two.
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use crate::domain::guard::GuardConfig;
+use crate::domain::rules::{PatternRule, RulesConfig, Severity, ToolRule};
+
+/// What of a config decides safety. Sets are sets: the order of a list in the config
+/// does not change its meaning here.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Projection {
+    /// `[guard] enabled`.
+    pub enabled: bool,
+    /// `[guard] deny`.
+    pub deny: BTreeSet<String>,
+    /// `[guard] allow`: exemptions, so fewer is stronger.
+    pub allow: BTreeSet<String>,
+    /// `[guard] secrets` that protect a path.
+    pub secrets: BTreeSet<String>,
+    /// `[guard] secrets` that start with `!` (kept with it): exemptions, fewer is stronger.
+    pub secret_exemptions: BTreeSet<String>,
+    /// `[guard] shell_tools`.
+    pub shell_tools: BTreeSet<String>,
+    /// The deny and block rules of each kind, whole.
+    pub file: Vec<PatternRule>,
+    pub command: Vec<PatternRule>,
+    pub tool: Vec<ToolRule>,
+}
+
+/// One way a config is weaker than the settings it is compared with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Weakening {
+    GuardOff,
+    DenyRemoved(String),
+    AllowAdded(String),
+    SecretRemoved(String),
+    SecretExemptionAdded(String),
+    ShellToolRemoved(String),
+    /// A deny or block rule removed or narrowed: its table and name.
+    RuleRemoved(&'static str, String),
+}
+
+impl fmt::Display for Weakening {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Weakening::GuardOff => write!(f, "guard off"),
+            Weakening::DenyRemoved(p) => write!(f, "`[guard] deny` loses `{p}`"),
+            Weakening::AllowAdded(p) => write!(f, "`[guard] allow` gains `{p}`"),
+            Weakening::SecretRemoved(p) => write!(f, "`[guard] secrets` loses `{p}`"),
+            Weakening::SecretExemptionAdded(p) => {
+                write!(f, "`[guard] secrets` gains the exemption `{p}`")
+            }
+            Weakening::ShellToolRemoved(t) => write!(f, "`[guard] shell_tools` loses `{t}`"),
+            Weakening::RuleRemoved(table, name) => {
+                write!(f, "rule `{table}` \"{name}\" removed or weakened")
+            }
+        }
+    }
+}
+
+/// The severities a rule must have to be part of the projection.
+fn guards(severity: Severity) -> bool {
+    matches!(severity, Severity::Deny | Severity::Block)
+}
+
+/// A rule the projection compares: equal but for the severity, which may be harder.
+pub trait SafetyRule: Clone + PartialEq {
+    fn severity(&self) -> Severity;
+    fn name(&self) -> &str;
+    fn set_name(&mut self, name: String);
+    /// Equal in everything but the severity.
+    fn same_but_severity(&self, other: &Self) -> bool;
+    /// Feeds every field into `h`.
+    fn digest(&self, h: &mut Fnv);
+}
+
+impl SafetyRule for PatternRule {
+    fn severity(&self) -> Severity {
+        self.severity
+    }
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn set_name(&mut self, name: String) {
+        self.name = name;
+    }
+    fn same_but_severity(&self, other: &Self) -> bool {
+        self.name == other.name
+            && self.patterns == other.patterns
+            && self.exclude == other.exclude
+            && self.token_threshold == other.token_threshold
+            && self.scope == other.scope
+            && self.message == other.message
+    }
+    fn digest(&self, h: &mut Fnv) {
+        h.str(&self.name);
+        h.list(&self.patterns);
+        h.list(&self.exclude);
+        h.str(self.severity.as_str());
+        h.u64(self.token_threshold.map_or(0, |t| t.saturating_add(1)));
+        h.list(&self.scope);
+        h.str(&self.message);
+    }
+}
+
+impl SafetyRule for ToolRule {
+    fn severity(&self) -> Severity {
+        self.severity
+    }
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn set_name(&mut self, name: String) {
+        self.name = name;
+    }
+    fn same_but_severity(&self, other: &Self) -> bool {
+        self.name == other.name
+            && self.tool == other.tool
+            && self.input == other.input
+            && self.token_threshold == other.token_threshold
+            && self.scope == other.scope
+            && self.message == other.message
+    }
+    fn digest(&self, h: &mut Fnv) {
+        h.str(&self.name);
+        h.str(&self.tool);
+        h.u64(self.input.len() as u64);
+        for (k, v) in &self.input {
+            h.str(k);
+            h.str(v);
+        }
+        h.str(self.severity.as_str());
+        h.u64(self.token_threshold.map_or(0, |t| t.saturating_add(1)));
+        h.list(&self.scope);
+        h.str(&self.message);
+    }
+}
+
+/// Whether `strong` keeps everything `weak` does: the same rule, as hard or harder.
+pub fn covers<R: SafetyRule>(strong: &R, weak: &R) -> bool {
+    strong.severity() >= weak.severity() && strong.same_but_severity(weak)
+}
+
+/// FNV-1a, 64 bits: a digest that stays the same across builds and platforms.
+pub struct Fnv(u64);
+
+impl Fnv {
+    fn new() -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+    fn bytes(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 ^= u64::from(*b);
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    fn u64(&mut self, n: u64) {
+        self.bytes(&n.to_le_bytes());
+    }
+    fn str(&mut self, s: &str) {
+        self.u64(s.len() as u64);
+        self.bytes(s.as_bytes());
+    }
+    fn list(&mut self, items: &[String]) {
+        self.u64(items.len() as u64);
+        for item in items {
+            self.str(item);
+        }
+    }
+}
+
+/// The digest of the deny and block rules of a list whatever their order (each rule's
+/// digest, sorted, each once).
+fn rules_digest<R: SafetyRule>(rules: &[R], h: &mut Fnv) {
+    let mut digests: Vec<u64> = rules
+        .iter()
+        .filter(|r| guards(r.severity()))
+        .map(|r| {
+            let mut one = Fnv::new();
+            r.digest(&mut one);
+            one.0
+        })
+        .collect();
+    digests.sort_unstable();
+    digests.dedup();
+    h.u64(digests.len() as u64);
+    for d in digests {
+        h.u64(d);
+    }
+}
+
+/// The digest of a projection from its parts: the sets as sorted lists without repeats.
+fn digest_parts(
+    enabled: bool,
+    sets: [Vec<&str>; 5],
+    (file, command, tool): (&[PatternRule], &[PatternRule], &[ToolRule]),
+) -> u64 {
+    let mut h = Fnv::new();
+    h.u64(u64::from(enabled));
+    for set in sets {
+        h.u64(set.len() as u64);
+        for item in set {
+            h.str(item);
+        }
+    }
+    rules_digest(file, &mut h);
+    rules_digest(command, &mut h);
+    rules_digest(tool, &mut h);
+    h.0
+}
+
+/// The deny and block rules of `rules`, each once.
+fn safety_rules<R: SafetyRule>(rules: &[R]) -> Vec<R> {
+    let mut out: Vec<R> = Vec::new();
+    for rule in rules.iter().filter(|r| guards(r.severity())) {
+        if !out.contains(rule) {
+            out.push(rule.clone());
+        }
+    }
+    out
+}
+
+/// The rules of `trusted` that no rule of `current` covers.
+pub fn uncovered<'a, R: SafetyRule>(current: &[R], trusted: &'a [R]) -> Vec<&'a R> {
+    trusted
+        .iter()
+        .filter(|t| !current.iter().any(|c| covers(c, t)))
+        .collect()
+}
+
+fn rule_names<R: SafetyRule>(rules: Vec<&R>) -> Vec<String> {
+    rules.into_iter().map(|r| r.name().to_owned()).collect()
+}
+
+/// Both lists, without a rule another one covers.
+fn merge_rules<R: SafetyRule>(a: &[R], b: &[R]) -> Vec<R> {
+    let mut all: Vec<R> = Vec::new();
+    for rule in a.iter().chain(b) {
+        if !all.contains(rule) {
+            all.push(rule.clone());
+        }
+    }
+    let keep: Vec<bool> = all
+        .iter()
+        .map(|r| !all.iter().any(|o| o != r && covers(o, r)))
+        .collect();
+    all.into_iter()
+        .zip(keep)
+        .filter_map(|(r, k)| k.then_some(r))
+        .collect()
+}
+
+/// The exemptions of the combined secrets: those both sides make, or, where one side has
+/// no secrets check at all, the other side's.
+fn combine_exemptions(a: &Projection, b: &Projection) -> BTreeSet<String> {
+    if a.secrets.is_empty() && !b.secrets.is_empty() {
+        b.secret_exemptions.clone()
+    } else if b.secrets.is_empty() && !a.secrets.is_empty() {
+        a.secret_exemptions.clone()
+    } else {
+        a.secret_exemptions
+            .intersection(&b.secret_exemptions)
+            .cloned()
+            .collect()
+    }
+}
+
+/// The same rules, whatever their order.
+fn same_rules<R: SafetyRule>(a: &[R], b: &[R]) -> bool {
+    a.iter().all(|r| b.contains(r)) && b.iter().all(|r| a.contains(r))
+}
+
+impl Projection {
+    /// The projection of a config's `[guard]` and `[rules]`.
+    pub fn of(guard: &GuardConfig, rules: &RulesConfig) -> Projection {
+        let (exemptions, secrets): (Vec<&String>, Vec<&String>) =
+            guard.secrets.iter().partition(|s| s.starts_with('!'));
+        Projection {
+            enabled: guard.enabled,
+            deny: guard.deny.iter().cloned().collect(),
+            allow: guard.allow.iter().cloned().collect(),
+            secrets: secrets.into_iter().cloned().collect(),
+            secret_exemptions: exemptions.into_iter().cloned().collect(),
+            shell_tools: guard.shell_tools.iter().cloned().collect(),
+            file: safety_rules(&rules.file),
+            command: safety_rules(&rules.command),
+            tool: safety_rules(&rules.tool),
+        }
+    }
+
+    /// The built-in defaults: what is trusted when nothing else is.
+    pub fn defaults() -> Projection {
+        Projection::of(&GuardConfig::default(), &RulesConfig::default())
+    }
+
+    /// A digest of the projection that ignores the order of lists.
+    pub fn digest(&self) -> u64 {
+        fn list(set: &BTreeSet<String>) -> Vec<&str> {
+            set.iter().map(String::as_str).collect()
+        }
+        digest_parts(
+            self.enabled,
+            [
+                list(&self.deny),
+                list(&self.allow),
+                list(&self.secrets),
+                list(&self.secret_exemptions),
+                list(&self.shell_tools),
+            ],
+            (&self.file, &self.command, &self.tool),
+        )
+    }
+
+    /// The digest of the projection of `guard` and `rules`, without building it: what
+    /// every hook run computes.
+    pub fn digest_of(guard: &GuardConfig, rules: &RulesConfig) -> u64 {
+        fn list(items: &[String], keep: fn(&str) -> bool) -> Vec<&str> {
+            let mut v: Vec<&str> = items
+                .iter()
+                .map(String::as_str)
+                .filter(|s| keep(s))
+                .collect();
+            v.sort_unstable();
+            v.dedup();
+            v
+        }
+        digest_parts(
+            guard.enabled,
+            [
+                list(&guard.deny, |_| true),
+                list(&guard.allow, |_| true),
+                list(&guard.secrets, |s| !s.starts_with('!')),
+                list(&guard.secrets, |s| s.starts_with('!')),
+                list(&guard.shell_tools, |_| true),
+            ],
+            (&rules.file, &rules.command, &rules.tool),
+        )
+    }
+
+    /// The same settings, whatever the order of their lists.
+    pub fn same(&self, other: &Projection) -> bool {
+        self.enabled == other.enabled
+            && self.deny == other.deny
+            && self.allow == other.allow
+            && self.secrets == other.secrets
+            && self.secret_exemptions == other.secret_exemptions
+            && self.shell_tools == other.shell_tools
+            && same_rules(&self.file, &other.file)
+            && same_rules(&self.command, &other.command)
+            && same_rules(&self.tool, &other.tool)
+    }
+
+    /// Every way `self` is weaker than `trusted`, in the order of the config's keys.
+    pub fn weakenings(&self, trusted: &Projection) -> Vec<Weakening> {
+        let mut out = Vec::new();
+        if trusted.enabled && !self.enabled {
+            out.push(Weakening::GuardOff);
+        }
+        let missing = |from: &BTreeSet<String>, in_: &BTreeSet<String>| {
+            from.difference(in_).cloned().collect::<Vec<_>>()
+        };
+        out.extend(
+            missing(&trusted.deny, &self.deny)
+                .into_iter()
+                .map(Weakening::DenyRemoved),
+        );
+        out.extend(
+            missing(&self.allow, &trusted.allow)
+                .into_iter()
+                .map(Weakening::AllowAdded),
+        );
+        out.extend(
+            missing(&trusted.secrets, &self.secrets)
+                .into_iter()
+                .map(Weakening::SecretRemoved),
+        );
+        // An exemption narrows the secrets check only where there is one on both sides.
+        if !self.secrets.is_empty() && !trusted.secrets.is_empty() {
+            out.extend(
+                missing(&self.secret_exemptions, &trusted.secret_exemptions)
+                    .into_iter()
+                    .map(Weakening::SecretExemptionAdded),
+            );
+        }
+        out.extend(
+            missing(&trusted.shell_tools, &self.shell_tools)
+                .into_iter()
+                .map(Weakening::ShellToolRemoved),
+        );
+        for (table, names) in [
+            (
+                "rules.file",
+                rule_names(uncovered(&self.file, &trusted.file)),
+            ),
+            (
+                "rules.command",
+                rule_names(uncovered(&self.command, &trusted.command)),
+            ),
+            (
+                "rules.tool",
+                rule_names(uncovered(&self.tool, &trusted.tool)),
+            ),
+        ] {
+            out.extend(names.into_iter().map(|n| Weakening::RuleRemoved(table, n)));
+        }
+        out
+    }
+
+    /// The stronger of the two on every element.
+    #[must_use]
+    pub fn combine(&self, other: &Projection) -> Projection {
+        Projection {
+            enabled: self.enabled || other.enabled,
+            deny: self.deny.union(&other.deny).cloned().collect(),
+            allow: self.allow.intersection(&other.allow).cloned().collect(),
+            secrets: self.secrets.union(&other.secrets).cloned().collect(),
+            secret_exemptions: combine_exemptions(self, other),
+            shell_tools: self
+                .shell_tools
+                .union(&other.shell_tools)
+                .cloned()
+                .collect(),
+            file: merge_rules(&self.file, &other.file),
+            command: merge_rules(&self.command, &other.command),
+            tool: merge_rules(&self.tool, &other.tool),
+        }
+    }
+}

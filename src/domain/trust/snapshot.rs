@@ -1,0 +1,229 @@
+//! `.claude-nagger/trusted.json`: the safety settings the user last confirmed, in the
+//! config's own shapes (`guard`, `rules.file`, `rules.command`, `rules.tool`), with the
+//! digest of its projection near the top so that a hook run whose config has not changed
+//! reads no more than that. JSON, because a hook run whose config waits for confirmation
+//! reads all of it, and JSON costs a fraction of TOML to parse. Written atomically: a
+//! temporary file in the same folder, then a rename.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::projection::Projection;
+use crate::domain::guard::GuardConfig;
+use crate::domain::rules::{PatternRule, RulesConfig, ToolRule};
+
+/// The snapshot's file name, beside `config.toml`.
+pub const SNAPSHOT_FILE: &str = "trusted.json";
+
+/// Largest snapshot nagger reads.
+const MAX_SNAPSHOT_BYTES: u64 = 1024 * 1024;
+
+/// What stands before the digest.
+const DIGEST_PREFIX: &str = "\"projection\": \"";
+
+/// What the file says about itself.
+const ABOUT: &str = "The safety settings you last confirmed. nagger keeps them in force while config.toml would weaken them; run `nagger trust` in your terminal to change them.";
+
+/// Where the snapshot of the config at `config_path` lives.
+pub fn snapshot_path(config_path: &Path) -> PathBuf {
+    config_path.with_file_name(SNAPSHOT_FILE)
+}
+
+/// The snapshot's text, opened without blocking and bounded.
+pub fn read_text(path: &Path) -> std::io::Result<String> {
+    use std::io::Read;
+    let file = crate::base::files::open_regular(path)?;
+    let mut bytes = Vec::new();
+    file.take(MAX_SNAPSHOT_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_SNAPSHOT_BYTES {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("larger than {} KiB", MAX_SNAPSHOT_BYTES / 1024),
+        ));
+    }
+    String::from_utf8(bytes)
+        .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "not valid UTF-8"))
+}
+
+/// The digest in the header of the snapshot at `path`, reading only its first bytes
+/// (what a hook run whose config did not change reads).
+pub fn read_digest(path: &Path) -> std::io::Result<Option<u64>> {
+    use std::io::Read;
+    let mut file = crate::base::files::open_regular(path)?;
+    let mut head = [0u8; 512];
+    let mut n = 0;
+    while n < head.len() {
+        match file.read(&mut head[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    // A header cut inside a character is no header.
+    let text = match std::str::from_utf8(&head[..n]) {
+        Ok(text) => text,
+        Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or_default(),
+    };
+    // Only whole lines count.
+    let text = if n == head.len() {
+        text.rsplit_once('\n').map_or("", |(whole, _)| whole)
+    } else {
+        text
+    };
+    Ok(stored_digest(text))
+}
+
+/// The digest written in the snapshot's header, if it has one.
+pub fn stored_digest(text: &str) -> Option<u64> {
+    text.lines().take(4).find_map(|line| {
+        let rest = &line[line.find(DIGEST_PREFIX)? + DIGEST_PREFIX.len()..];
+        let hex = &rest[..rest.find('"')?];
+        u64::from_str_radix(hex, 16).ok()
+    })
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    #[serde(default, rename = "about")]
+    _about: String,
+    #[serde(default, rename = "projection")]
+    _projection: String,
+    guard: GuardConfig,
+    #[serde(default)]
+    rules: RulesConfig,
+}
+
+/// The projection the snapshot holds, or why it cannot be read.
+pub fn parse(text: &str) -> Result<Projection, String> {
+    let file: File = serde_json::from_str(text).map_err(|e| one_line(&e.to_string()))?;
+    Ok(Projection::of(&file.guard, &file.rules))
+}
+
+fn one_line(s: &str) -> String {
+    crate::base::text::one_line(s, 300)
+}
+
+#[derive(Serialize)]
+struct OutGuard<'a> {
+    enabled: bool,
+    deny: Vec<&'a str>,
+    allow: Vec<&'a str>,
+    secrets: Vec<&'a str>,
+    shell_tools: Vec<&'a str>,
+}
+
+#[derive(Serialize)]
+struct OutPatternRule<'a> {
+    name: &'a str,
+    patterns: &'a [String],
+    exclude: &'a [String],
+    severity: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    token_threshold: Option<u64>,
+    scope: &'a [String],
+    message: &'a str,
+}
+
+impl<'a> From<&'a PatternRule> for OutPatternRule<'a> {
+    fn from(r: &'a PatternRule) -> Self {
+        OutPatternRule {
+            name: &r.name,
+            patterns: &r.patterns,
+            exclude: &r.exclude,
+            severity: r.severity.as_str(),
+            token_threshold: r.token_threshold,
+            scope: &r.scope,
+            message: &r.message,
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct OutToolRule<'a> {
+    name: &'a str,
+    tool: &'a str,
+    input: &'a std::collections::BTreeMap<String, String>,
+    severity: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    token_threshold: Option<u64>,
+    scope: &'a [String],
+    message: &'a str,
+}
+
+impl<'a> From<&'a ToolRule> for OutToolRule<'a> {
+    fn from(r: &'a ToolRule) -> Self {
+        OutToolRule {
+            name: &r.name,
+            tool: &r.tool,
+            input: &r.input,
+            severity: r.severity.as_str(),
+            token_threshold: r.token_threshold,
+            scope: &r.scope,
+            message: &r.message,
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct OutRules<'a> {
+    file: Vec<OutPatternRule<'a>>,
+    command: Vec<OutPatternRule<'a>>,
+    tool: Vec<OutToolRule<'a>>,
+}
+
+#[derive(Serialize)]
+struct Out<'a> {
+    about: &'a str,
+    projection: String,
+    guard: OutGuard<'a>,
+    rules: OutRules<'a>,
+}
+
+fn strs(set: &std::collections::BTreeSet<String>) -> Vec<&str> {
+    set.iter().map(String::as_str).collect()
+}
+
+/// The snapshot's text for `p`.
+pub fn render(p: &Projection) -> String {
+    let mut secrets = strs(&p.secrets);
+    secrets.extend(p.secret_exemptions.iter().map(String::as_str));
+    let out = Out {
+        about: ABOUT,
+        projection: format!("{:016x}", p.digest()),
+        guard: OutGuard {
+            enabled: p.enabled,
+            deny: strs(&p.deny),
+            allow: strs(&p.allow),
+            secrets,
+            shell_tools: strs(&p.shell_tools),
+        },
+        rules: OutRules {
+            file: p.file.iter().map(OutPatternRule::from).collect(),
+            command: p.command.iter().map(OutPatternRule::from).collect(),
+            tool: p.tool.iter().map(OutToolRule::from).collect(),
+        },
+    };
+    let mut text = serde_json::to_string_pretty(&out).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// Writes the snapshot of `p` at `path` atomically.
+pub fn write(path: &Path, p: &Projection) -> std::io::Result<()> {
+    use std::io::Write;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let temp = dir.join(format!(".{SNAPSHOT_FILE}.{}.tmp", std::process::id()));
+    let result = (|| {
+        let mut file = std::fs::File::create(&temp)?;
+        file.write_all(render(p).as_bytes())?;
+        file.sync_all()?;
+        std::fs::rename(&temp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    result
+}

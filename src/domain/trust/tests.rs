@@ -1,0 +1,323 @@
+use super::projection::covers;
+use super::*;
+use crate::domain::config::Config;
+use crate::domain::guard::GuardConfig;
+use crate::domain::rules::{PatternRule, RulesConfig, Severity, ToolRule};
+use proptest::prelude::*;
+
+fn rule(name: &str, pattern: &str, severity: Severity) -> PatternRule {
+    PatternRule {
+        name: name.into(),
+        patterns: vec![pattern.into()],
+        severity,
+        message: format!("no {pattern}"),
+        ..Default::default()
+    }
+}
+
+fn projection(guard: &GuardConfig, commands: Vec<PatternRule>) -> Projection {
+    Projection::of(
+        guard,
+        &RulesConfig {
+            command: commands,
+            ..Default::default()
+        },
+    )
+}
+
+#[test]
+fn each_kind_of_weakening_is_named() {
+    let trusted = projection(
+        &GuardConfig {
+            deny: vec!["terraform destroy*".into()],
+            ..Default::default()
+        },
+        vec![rule("tf", "terraform *", Severity::Deny)],
+    );
+    let mut guard = GuardConfig {
+        enabled: false,
+        allow: vec!["rm *".into()],
+        shell_tools: vec![],
+        ..Default::default()
+    };
+    guard.secrets.retain(|s| s != ".env");
+    guard.secrets.push("!id_rsa".into());
+    let current = projection(&guard, vec![rule("tf", "terraform *", Severity::Warn)]);
+    let said: Vec<String> = current
+        .weakenings(&trusted)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(
+        said,
+        vec![
+            "guard off",
+            "`[guard] deny` loses `terraform destroy*`",
+            "`[guard] allow` gains `rm *`",
+            "`[guard] secrets` loses `.env`",
+            "`[guard] secrets` gains the exemption `!id_rsa`",
+            "`[guard] shell_tools` loses `Bash`",
+            "rule `rules.command` \"tf\" removed or weakened",
+        ]
+    );
+}
+
+#[test]
+fn strengthening_is_no_weakening_and_the_order_of_lists_does_not_matter() {
+    let trusted = projection(
+        &GuardConfig::default(),
+        vec![rule("tf", "terraform *", Severity::Block)],
+    );
+    let mut guard = GuardConfig::default();
+    guard.secrets.reverse();
+    guard.deny.push("make clean".into());
+    let current = projection(
+        &guard,
+        vec![
+            rule("tf", "terraform *", Severity::Deny),
+            rule("push", "git push*", Severity::Block),
+        ],
+    );
+    assert!(current.weakenings(&trusted).is_empty());
+    assert!(!trusted.weakenings(&current).is_empty());
+    let combined = current.combine(&trusted);
+    assert!(combined.same(&current), "{combined:?}");
+    let reordered = projection(&GuardConfig::default(), vec![]);
+    let mut guard = GuardConfig::default();
+    guard.secrets.reverse();
+    assert_eq!(reordered.digest(), projection(&guard, vec![]).digest());
+    assert!(covers(
+        &rule("tf", "terraform *", Severity::Deny),
+        &rule("tf", "terraform *", Severity::Block)
+    ));
+}
+
+#[test]
+fn ask_and_warn_rules_are_not_part_of_it() {
+    let p = projection(
+        &GuardConfig::default(),
+        vec![rule("push", "git push*", Severity::Ask)],
+    );
+    assert!(p.same(&Projection::defaults()));
+}
+
+#[test]
+fn apply_raises_the_config_and_keeps_a_clashing_rule_under_its_own_name() {
+    let trusted = projection(
+        &GuardConfig {
+            deny: vec!["terraform destroy*".into()],
+            ..Default::default()
+        },
+        vec![rule("tf", "terraform *", Severity::Deny)],
+    );
+    let mut config = Config::default();
+    config.guard.enabled = false;
+    config.guard.allow = vec!["rm *".into()];
+    config.guard.shell_tools.clear();
+    config.rules.command = vec![rule("tf", "terraform *", Severity::Warn)];
+    apply(&mut config, &trusted);
+    assert!(config.guard.enabled);
+    assert!(config.guard.allow.is_empty());
+    assert_eq!(config.guard.deny, vec!["terraform destroy*"]);
+    assert_eq!(config.guard.shell_tools, vec!["Bash"]);
+    let names: Vec<&str> = config
+        .rules
+        .command
+        .iter()
+        .map(|r| r.name.as_str())
+        .collect();
+    assert_eq!(names, vec!["tf", "tf (trusted)"]);
+    assert!(
+        Projection::of(&config.guard, &config.rules)
+            .weakenings(&trusted)
+            .iter()
+            .all(|w| matches!(w, Weakening::RuleRemoved(..))),
+        "only the renamed rule differs"
+    );
+}
+
+#[test]
+fn the_snapshot_round_trips_and_a_hook_run_ratchets_it_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let config_path = dir.path().join("config.toml");
+    let snap = snapshot_path(&config_path);
+    let mut rules = RulesConfig::default();
+    rules.tool.push(ToolRule {
+        name: "tickets".into(),
+        tool: "mcp__x__.*".into(),
+        input: [("status".to_owned(), "^closed$".to_owned())].into(),
+        severity: Severity::Block,
+        token_threshold: Some(5),
+        ..Default::default()
+    });
+    rules
+        .command
+        .push(rule("tf", "terraform *", Severity::Deny));
+    let strong = Projection::of(&GuardConfig::default(), &rules);
+    write(&snap, &strong).unwrap();
+    let (read, state) = trusted(&snap);
+    assert_eq!(state, SnapshotState::Present);
+    assert!(read.same(&strong), "{read:?}");
+
+    // The config drops the rule: held back, and the snapshot stays.
+    let before = std::fs::read(&snap).unwrap();
+    let mut config = Config::default();
+    config.rules.tool = rules.tool.clone();
+    let report = settle(&mut config, &config_path, Ratchet::Write);
+    assert_eq!(report.held_back.len(), 1, "{report:?}");
+    assert_eq!(
+        config.rules.command.len(),
+        1,
+        "the trusted rule is in force"
+    );
+    assert!(report.pending_line().unwrap().contains("nagger trust"));
+    assert_eq!(std::fs::read(&snap).unwrap(), before);
+
+    // A config that adds a rule raises the snapshot.
+    let mut config = Config {
+        rules: rules.clone(),
+        ..Default::default()
+    };
+    config
+        .rules
+        .file
+        .push(rule("keys", "**/*.pem", Severity::Deny));
+    let report = settle(&mut config, &config_path, Ratchet::Write);
+    assert!(report.held_back.is_empty());
+    let (read, _) = trusted(&snap);
+    assert_eq!(read.file.len(), 1);
+    // And the next run reads only the digest.
+    let mut again = config.clone();
+    let report = settle(&mut again, &config_path, Ratchet::Write);
+    assert!(report.held_back.is_empty() && report.write_error.is_none());
+
+    // An unreadable snapshot is the defaults, and left alone.
+    std::fs::write(&snap, "not { json").unwrap();
+    let mut off = Config::default();
+    off.guard.enabled = false;
+    let report = settle(&mut off, &config_path, Ratchet::Write);
+    assert!(matches!(report.snapshot, SnapshotState::Unreadable(_)));
+    assert!(off.guard.enabled);
+    assert_eq!(std::fs::read_to_string(&snap).unwrap(), "not { json");
+}
+
+#[test]
+fn without_a_snapshot_the_defaults_are_trusted() {
+    let dir = tempfile::tempdir().unwrap();
+    let config_path = dir.path().join("config.toml");
+    let mut config = Config::default();
+    config.guard.enabled = false;
+    config.guard.secrets.clear();
+    let report = settle(&mut config, &config_path, Ratchet::Write);
+    assert_eq!(report.snapshot, SnapshotState::Missing);
+    assert!(config.guard.enabled);
+    let mut secrets = config.guard.secrets.clone();
+    secrets.sort();
+    let mut defaults = GuardConfig::default().secrets;
+    defaults.sort();
+    assert_eq!(secrets, defaults);
+    assert!(
+        !snapshot_path(&config_path).exists(),
+        "nothing stronger to keep"
+    );
+    let mut plain = Config::default();
+    let report = settle(&mut plain, &config_path, Ratchet::Write);
+    assert!(report.held_back.is_empty());
+    assert!(!snapshot_path(&config_path).exists());
+}
+
+fn arb_projection() -> impl Strategy<Value = Projection> {
+    let names = prop::collection::btree_set("[a-c]", 0..3);
+    let rules = prop::collection::vec(("[a-c]", "[xy]", prop::bool::ANY), 0..3);
+    (
+        prop::bool::ANY,
+        names.clone(),
+        names.clone(),
+        names.clone(),
+        names,
+        rules,
+    )
+        .prop_map(|(enabled, deny, allow, secrets, tools, rules)| {
+            let guard = GuardConfig {
+                enabled,
+                deny: deny.into_iter().collect(),
+                allow: allow.into_iter().collect(),
+                secrets: secrets
+                    .into_iter()
+                    .map(|s| if s == "a" { "!a".into() } else { s })
+                    .collect(),
+                shell_tools: tools.into_iter().collect(),
+                binary: None,
+            };
+            let commands = rules
+                .into_iter()
+                .map(|(n, p, deny)| {
+                    rule(
+                        &n,
+                        &p,
+                        if deny {
+                            Severity::Deny
+                        } else {
+                            Severity::Block
+                        },
+                    )
+                })
+                .collect();
+            projection(&guard, commands)
+        })
+}
+
+proptest! {
+    #[test]
+    fn the_combination_is_never_weaker_than_either(a in arb_projection(), b in arb_projection()) {
+        let c = a.combine(&b);
+        prop_assert!(c.weakenings(&a).is_empty(), "{:?}", c.weakenings(&a));
+        prop_assert!(c.weakenings(&b).is_empty(), "{:?}", c.weakenings(&b));
+        prop_assert!(c.same(&b.combine(&a)));
+        prop_assert!(c.combine(&a).same(&c));
+    }
+
+    #[test]
+    fn applying_a_snapshot_leaves_nothing_weaker_than_it(a in arb_projection(), b in arb_projection()) {
+        let mut config = Config {
+            guard: GuardConfig {
+            enabled: a.enabled,
+            deny: a.deny.iter().cloned().collect(),
+            allow: a.allow.iter().cloned().collect(),
+            secrets: a.secrets.iter().chain(&a.secret_exemptions).cloned().collect(),
+            shell_tools: a.shell_tools.iter().cloned().collect(),
+            binary: None,
+            },
+            ..Default::default()
+        };
+        config.rules.command = a.command.clone();
+        apply(&mut config, &b);
+        let effective = Projection::of(&config.guard, &config.rules);
+        // Renamed rules count as the same rule here: compare everything but names.
+        let unnamed = |p: &Projection| {
+            let mut p = p.clone();
+            for r in &mut p.command { r.name.clear(); }
+            p
+        };
+        prop_assert!(unnamed(&effective).weakenings(&unnamed(&b)).is_empty());
+        prop_assert!(unnamed(&effective).weakenings(&unnamed(&a)).is_empty());
+    }
+}
+
+proptest! {
+    #[test]
+    fn the_digest_of_a_config_is_that_of_its_projection(a in arb_projection(), b in arb_projection()) {
+        for p in [&a, &a.combine(&b)] {
+            let guard = GuardConfig {
+                enabled: p.enabled,
+                deny: p.deny.iter().rev().cloned().collect(),
+                allow: p.allow.iter().cloned().collect(),
+                secrets: p.secret_exemptions.iter().chain(&p.secrets).cloned().collect(),
+                shell_tools: p.shell_tools.iter().cloned().collect(),
+                binary: None,
+            };
+            let rules = RulesConfig { command: p.command.iter().rev().cloned().collect(), ..Default::default() };
+            prop_assert_eq!(Projection::digest_of(&guard, &rules), p.digest());
+        }
+    }
+}

@@ -1,0 +1,76 @@
+//! `nagger trust`: the user confirms, in their own terminal, a config that weakens the
+//! guard or the deny and block rules. It shows what the config weakens compared with the
+//! trusted snapshot, asks on the terminal, and then trusts the config as it is. Without a
+//! terminal on stdin it refuses: an agent cannot answer for the user.
+
+use std::io::{BufRead, IsTerminal, Write};
+
+use super::error::{CommandError, CommandResult};
+use crate::base::output::Output;
+use crate::base::paths::{self, Env};
+use crate::domain::config::LoadedConfig;
+use crate::domain::trust::{self, Projection, SnapshotState};
+
+pub fn run(env: &Env, out: &mut Output) -> CommandResult {
+    let root = env.project_root(None);
+    let loaded = LoadedConfig::load_full(&paths::config_path(&root));
+    let path = trust::snapshot_path(&loaded.path);
+    let current = Projection::of(&loaded.config.guard, &loaded.config.rules);
+    let (trusted, state) = trust::trusted(&path);
+    if let SnapshotState::Unreadable(why) = &state {
+        out.line(&format!(
+            "{} cannot be read ({why}): comparing with the built-in defaults",
+            path.display()
+        ))?;
+    }
+    for e in &loaded.errors {
+        out.line(&format!("config: {e}"))?;
+    }
+    let weakenings = current.weakenings(&trusted);
+    if weakenings.is_empty() {
+        if state == SnapshotState::Present && current.same(&trusted) {
+            out.line("nothing to confirm: the config is what you last trusted")?;
+            return Ok(());
+        }
+        trust::write(&path, &current)
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+        out.line(&format!(
+            "nothing to confirm: the config weakens nothing; {} now holds it",
+            path.display()
+        ))?;
+        return Ok(());
+    }
+    if !std::io::stdin().is_terminal() {
+        return Err(CommandError::Usage(
+            "nagger trust asks for your confirmation on a terminal, and stdin is none: \
+             run it yourself in your terminal (an agent cannot confirm for you)"
+                .into(),
+        ));
+    }
+    let mut lines = vec![format!(
+        "{} weakens the safety settings you last trusted:",
+        loaded.path.display()
+    )];
+    lines.extend(weakenings.iter().map(|w| format!("  - {w}")));
+    out.line(&lines.join("\n"))?;
+    out.flush()?;
+    let mut stderr = std::io::stderr();
+    write!(stderr, "Trust these settings? [y/N] ").map_err(anyhow::Error::from)?;
+    stderr.flush().map_err(anyhow::Error::from)?;
+    let mut answer = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut answer)
+        .map_err(anyhow::Error::from)?;
+    if !matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes") {
+        out.line("not confirmed: nagger keeps the settings it last trusted")?;
+        return Err(CommandError::Problems("not confirmed".into()));
+    }
+    trust::write(&path, &current)
+        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+    out.line(&format!(
+        "trusted: the config's settings are in force ({} updated)",
+        path.display()
+    ))?;
+    Ok(())
+}

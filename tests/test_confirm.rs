@@ -1,0 +1,334 @@
+//! Weakened safety settings wait for the user: a config edited behind the user's back
+//! (guard off, a deny rule gone, an `allow` exemption, no secrets, no shell tools, the
+//! trusted snapshot deleted too) changes nothing until `nagger trust` is confirmed on a
+//! terminal; the deny reason, `doctor` and `check` say what waits. Strengthening takes
+//! effect at once and is protected from then on.
+
+use crate::common::*;
+use serde_json::{Value, json};
+use std::io::Write;
+use std::process::Stdio;
+
+const DENY_TERRAFORM: &str = r#"
+[[rules.command]]
+name = "no terraform destroy"
+patterns = ["terraform destroy*"]
+severity = "deny"
+message = "Never destroy infrastructure from an agent."
+"#;
+
+const PENDING: &str = "waits for your confirmation: run `nagger trust` in your terminal";
+
+fn snapshot(p: &Project) -> std::path::PathBuf {
+    p.root.join(".claude-nagger/trusted.json")
+}
+
+fn bash(p: &Project, command: &str) -> HookResult {
+    p.hook(&p.pre_tool_use("Bash", json!({ "command": command })))
+}
+
+#[track_caller]
+fn assert_denied_pending(r: &HookResult, what: &str, held: &str) {
+    assert_eq!(r.decision().as_deref(), Some("deny"), "{what}: {r:?}");
+    let reason = r.reason();
+    let last = reason.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("[nagger] the config weakens safety (") && last.ends_with(PENDING),
+        "{what}: {reason}"
+    );
+    assert!(last.contains(held), "{what}: {last}");
+}
+
+#[test]
+fn a_config_weakened_behind_the_users_back_changes_nothing() {
+    let cases: [(&str, String, &str); 5] = [
+        (
+            "guard off",
+            format!("[guard]\nenabled = false\n{DENY_TERRAFORM}"),
+            "guard off",
+        ),
+        (
+            "an allow exemption",
+            format!("[guard]\nallow = [\"rm *\"]\n{DENY_TERRAFORM}"),
+            "`[guard] allow` gains `rm *`",
+        ),
+        (
+            "no secrets",
+            format!("[guard]\nsecrets = []\n{DENY_TERRAFORM}"),
+            "`[guard] secrets` loses `.env`",
+        ),
+        (
+            "no Bash",
+            format!("[guard]\nshell_tools = [\"mcp__box__exec\"]\n{DENY_TERRAFORM}"),
+            "`[guard] shell_tools` loses `Bash`",
+        ),
+        (
+            "the deny rule removed",
+            String::new(),
+            "rule `rules.command` \"no terraform destroy\" removed or weakened",
+        ),
+    ];
+    for (what, config, held) in cases {
+        for delete_snapshot in [false, true] {
+            let p = Project::with_config(DENY_TERRAFORM);
+            let quiet = bash(&p, "ls");
+            assert_eq!(quiet.decision(), None, "{quiet:?}");
+            p.write_config_unconfirmed(&config);
+            if delete_snapshot {
+                std::fs::remove_file(snapshot(&p)).unwrap();
+            }
+            let label = format!("{what} (snapshot deleted: {delete_snapshot})");
+            if delete_snapshot {
+                // With no snapshot the built-in defaults are what is trusted: the user's
+                // own rule went with it, the guard did not.
+                let r = bash(&p, "rm -rf /");
+                if config.is_empty() {
+                    assert_eq!(r.decision().as_deref(), Some("deny"), "{label}: {r:?}");
+                } else {
+                    assert_denied_pending(&r, &label, held);
+                }
+                continue;
+            }
+            let what = label;
+            assert_denied_pending(&bash(&p, "rm -rf /"), &what, held);
+            let tf = bash(&p, "terraform destroy -auto-approve");
+            assert_denied_pending(&tf, &what, held);
+            assert!(
+                tf.reason().contains("Never destroy infrastructure"),
+                "{what}: {tf:?}"
+            );
+        }
+    }
+    // The secrets check stays on when the list is emptied.
+    let p = Project::with_config("");
+    p.write_config_unconfirmed("[guard]\nsecrets = []\n");
+    let r = bash(&p, "cat .env");
+    assert_denied_pending(&r, "cat .env", "`[guard] secrets` loses `.env`");
+}
+
+#[test]
+fn deleting_the_config_and_the_snapshot_cannot_switch_the_guard_off() {
+    let p = Project::with_config("[guard]\nenabled = false\n");
+    // The user turned the guard off and confirmed it: in force.
+    assert_eq!(bash(&p, "rm -rf /").decision(), None);
+    std::fs::remove_file(snapshot(&p)).unwrap();
+    assert_denied_pending(&bash(&p, "rm -rf /"), "snapshot deleted", "guard off");
+    std::fs::remove_file(p.config_path()).unwrap();
+    let r = bash(&p, "rm -rf /");
+    assert_eq!(r.decision().as_deref(), Some("deny"), "{r:?}");
+    assert!(!r.reason().contains(PENDING), "nothing waits: {r:?}");
+}
+
+#[test]
+fn a_new_deny_rule_takes_effect_at_once_and_removing_it_again_waits() {
+    let p = Project::new();
+    p.write_config_unconfirmed(DENY_TERRAFORM);
+    let r = bash(&p, "terraform destroy");
+    assert_eq!(r.decision().as_deref(), Some("deny"), "{r:?}");
+    assert!(!r.reason().contains(PENDING), "{r:?}");
+    assert!(
+        std::fs::read_to_string(snapshot(&p))
+            .unwrap()
+            .contains("no terraform destroy"),
+        "the stronger config is trusted from now on"
+    );
+    // Narrowed to a warning, or removed: the rule stays in force.
+    p.write_config_unconfirmed(&DENY_TERRAFORM.replace("\"deny\"", "\"warn\""));
+    assert_denied_pending(
+        &bash(&p, "terraform destroy"),
+        "narrowed",
+        "\"no terraform destroy\" removed or weakened",
+    );
+    p.write_config_unconfirmed("");
+    assert_denied_pending(
+        &bash(&p, "terraform destroy"),
+        "removed",
+        "\"no terraform destroy\" removed or weakened",
+    );
+    // Block is softer than deny too.
+    p.write_config_unconfirmed(&DENY_TERRAFORM.replace("\"deny\"", "\"block\""));
+    let block = bash(&p, "terraform destroy");
+    assert!(
+        block.reason().contains(PENDING),
+        "block is weaker: {block:?}"
+    );
+}
+
+#[test]
+fn trust_refuses_without_a_terminal() {
+    let p = Project::with_config(DENY_TERRAFORM);
+    p.write_config_unconfirmed("[guard]\nenabled = false\n");
+    let mut cmd = p.command(&["trust"]);
+    cmd.stdin(Stdio::null());
+    let r = HookResult::from_output(&cmd.output().unwrap());
+    assert_eq!(r.code, 2, "{r:?}");
+    assert!(r.stderr.contains("on a terminal"), "{r:?}");
+    // Nor does "y" on a pipe confirm anything.
+    let mut piped = p.command(&["trust"]);
+    let r = run_with_stdin_text(&mut piped, "y\n");
+    assert_eq!(r.code, 2, "{r:?}");
+    assert_denied_pending(&bash(&p, "rm -rf /"), "after the refusal", "guard off");
+}
+
+fn run_with_stdin_text(cmd: &mut std::process::Command, text: &str) -> HookResult {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    HookResult::from_output(&child.wait_with_output().unwrap())
+}
+
+/// `nagger trust` on a pseudo-terminal (script(1)), answering `answer`.
+fn trust_on_a_terminal(p: &Project, answer: &str) -> HookResult {
+    let mut cmd = std::process::Command::new("script");
+    cmd.args(["-qec", &format!("{} trust", nagger_bin()), "/dev/null"])
+        .env_clear()
+        .env("CLAUDE_PROJECT_DIR", &p.root)
+        .env("HOME", &p.root)
+        .env("PATH", "/usr/bin:/bin")
+        .current_dir(&p.root);
+    run_with_stdin_text(&mut cmd, answer)
+}
+
+#[test]
+fn trust_on_a_terminal_confirms_and_the_weakening_takes_effect() {
+    let p = Project::with_config(DENY_TERRAFORM);
+    p.write_config_unconfirmed("[guard]\nenabled = false\n");
+    let no = trust_on_a_terminal(&p, "n\n");
+    assert!(no.stdout.contains("guard off"), "{no:?}");
+    assert!(no.stdout.contains("not confirmed"), "{no:?}");
+    assert_denied_pending(&bash(&p, "rm -rf /"), "declined", "guard off");
+
+    let yes = trust_on_a_terminal(&p, "y\n");
+    assert!(yes.stdout.contains("  - guard off"), "{yes:?}");
+    assert!(
+        yes.stdout
+            .contains("  - rule `rules.command` \"no terraform destroy\" removed or weakened"),
+        "{yes:?}"
+    );
+    assert!(yes.stdout.contains("trusted:"), "{yes:?}");
+    assert_eq!(
+        bash(&p, "rm -rf /").decision(),
+        None,
+        "the guard is off now"
+    );
+    assert_eq!(bash(&p, "terraform destroy").decision(), None);
+    let doctor = p.run(&["doctor", "--json"]);
+    let v: Value = serde_json::from_str(&doctor.stdout).unwrap();
+    assert!(
+        !v["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["check"] == "trust"),
+        "{v:#}"
+    );
+    let again = trust_on_a_terminal(&p, "");
+    assert!(again.stdout.contains("nothing to confirm"), "{again:?}");
+}
+
+#[test]
+fn doctor_and_check_name_what_waits() {
+    let p = Project::with_config(DENY_TERRAFORM);
+    p.write_config_unconfirmed("[guard]\nenabled = false\nallow = [\"rm *\"]\n");
+    let doctor = p.run(&["doctor", "--json"]);
+    let v: Value = serde_json::from_str(&doctor.stdout).unwrap();
+    let trust: Vec<String> = v["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["check"] == "trust")
+        .map(|c| format!("{} {}", c["status"], c["message"]))
+        .collect();
+    assert_eq!(trust.len(), 3, "{trust:#?}");
+    assert!(
+        trust.iter().all(|t| t.starts_with("\"warn\"")),
+        "{trust:#?}"
+    );
+    assert!(trust[0].contains("(guard off)"), "{trust:#?}");
+    assert!(
+        trust[1].contains("`[guard] allow` gains `rm *`"),
+        "{trust:#?}"
+    );
+    assert!(trust[2].contains("no terraform destroy"), "{trust:#?}");
+    assert_eq!(
+        v["settings"]["guard"]["enabled"], true,
+        "the settings in force"
+    );
+    let human = p.run(&["doctor"]);
+    assert!(human.stdout.contains("nagger trust"), "{human:?}");
+
+    let check = p.run(&["check", "--command", "rm -rf /"]);
+    assert_eq!(check.code, 3, "{check:?}");
+    assert!(
+        check.stdout.contains("waits for your confirmation"),
+        "{check:?}"
+    );
+    let before = std::fs::read(snapshot(&p)).unwrap();
+    assert_eq!(p.run(&["check", "--command", "terraform destroy"]).code, 3);
+    assert_eq!(
+        std::fs::read(snapshot(&p)).unwrap(),
+        before,
+        "check writes nothing"
+    );
+}
+
+#[test]
+fn install_writes_the_snapshot_and_never_weakens_it() {
+    let p = Project::new();
+    let r = p.run(&["install"]);
+    assert_eq!(r.code, 0, "{r:?}");
+    let text = std::fs::read_to_string(snapshot(&p)).unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["guard"]["enabled"], true, "{text}");
+    p.write_config_unconfirmed("[guard]\nenabled = false\n");
+    assert_eq!(p.run(&["install"]).code, 0);
+    assert_denied_pending(&bash(&p, "rm -rf /"), "after a second install", "guard off");
+}
+
+#[test]
+fn an_unreadable_snapshot_is_the_defaults_and_reported() {
+    let p = Project::with_config(DENY_TERRAFORM);
+    std::fs::write(snapshot(&p), "not { json").unwrap();
+    p.write_config_unconfirmed("[guard]\nenabled = false\n");
+    assert_denied_pending(&bash(&p, "rm -rf /"), "unreadable", "guard off");
+    assert_eq!(
+        std::fs::read_to_string(snapshot(&p)).unwrap(),
+        "not { json",
+        "left for the user to look at"
+    );
+    let doctor = p.run(&["doctor", "--json"]);
+    assert!(doctor.stdout.contains("cannot be read"), "{doctor:?}");
+}
+
+#[test]
+fn the_dashboard_names_what_waits() {
+    let p = Project::with_config(DENY_TERRAFORM);
+    bash(&p, "ls");
+    let ui = crate::common::ui_client::UiServer::start(p.command(&["ui"]));
+    let rules = ui.json("/api/rules");
+    assert_eq!(rules["pending_trust"], json!([]), "{rules:#}");
+    p.write_config_unconfirmed("[guard]\nenabled = false\n");
+    let rules = ui.json("/api/rules");
+    assert_eq!(
+        rules["pending_trust"],
+        json!([
+            "guard off",
+            "rule `rules.command` \"no terraform destroy\" removed or weakened"
+        ]),
+        "{rules:#}"
+    );
+    let script = ui.get("/assets/app.js");
+    assert!(
+        script.body.contains("pending_trust"),
+        "the Rules page shows it"
+    );
+}
