@@ -336,6 +336,9 @@ fn handle_and_log(
     if let Some(text) = &stdout {
         details.insert("output_chars".into(), json!(text.len()));
     }
+    // From here on the run has its own answer: a deadline while it logs prints that one,
+    // so that what the handler decided (and may have recorded) still reaches the agent.
+    deadline::answer_with(stdout.as_deref());
     // After a busy timeout was waited out, logging would wait it out a second time
     // before failing the same way.
     if !failure.locked {
