@@ -5,6 +5,8 @@
 use std::collections::BTreeSet;
 use std::fmt;
 
+use sha2::{Digest as _, Sha256};
+
 use crate::domain::guard::GuardConfig;
 use crate::domain::rules::{PatternRule, RulesConfig, Severity, ToolRule};
 
@@ -74,7 +76,7 @@ pub trait SafetyRule: Clone + PartialEq {
     /// Equal in everything but the severity.
     fn same_but_severity(&self, other: &Self) -> bool;
     /// Feeds every field into `h`.
-    fn digest(&self, h: &mut Fnv);
+    fn digest(&self, h: &mut Hasher);
 }
 
 impl SafetyRule for PatternRule {
@@ -95,7 +97,7 @@ impl SafetyRule for PatternRule {
             && self.scope == other.scope
             && self.message == other.message
     }
-    fn digest(&self, h: &mut Fnv) {
+    fn digest(&self, h: &mut Hasher) {
         h.str(&self.name);
         h.list(&self.patterns);
         h.list(&self.exclude);
@@ -124,7 +126,7 @@ impl SafetyRule for ToolRule {
             && self.scope == other.scope
             && self.message == other.message
     }
-    fn digest(&self, h: &mut Fnv) {
+    fn digest(&self, h: &mut Hasher) {
         h.str(&self.name);
         h.str(&self.tool);
         h.u64(self.input.len() as u64);
@@ -145,17 +147,43 @@ pub fn covers<R: SafetyRule>(strong: &R, weak: &R) -> bool {
 }
 
 /// FNV-1a, 64 bits: a digest that stays the same across builds and platforms.
-pub struct Fnv(u64);
+/// The hasher projections are digested with.
+pub struct Hasher(Sha256);
 
-impl Fnv {
-    fn new() -> Fnv {
-        Fnv(0xcbf2_9ce4_8422_2325)
+/// A projection's digest: SHA-256, so that no config can be made to pass for a trusted
+/// one by matching its digest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Digest([u8; 32]);
+
+impl Digest {
+    /// The digest written as 64 hex digits, as the snapshot's header holds it.
+    pub fn parse_hex(hex: &str) -> Option<Digest> {
+        if hex.len() != 64 || !hex.is_ascii() {
+            return None;
+        }
+        let mut bytes = [0u8; 32];
+        for (i, byte) in bytes.iter_mut().enumerate() {
+            *byte = u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).ok()?;
+        }
+        Some(Digest(bytes))
+    }
+}
+
+impl std::fmt::Display for Digest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for byte in self.0 {
+            write!(f, "{byte:02x}")?;
+        }
+        Ok(())
+    }
+}
+
+impl Hasher {
+    fn new() -> Hasher {
+        Hasher(Sha256::new())
     }
     fn bytes(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 ^= u64::from(*b);
-            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
-        }
+        self.0.update(bytes);
     }
     fn u64(&mut self, n: u64) {
         self.bytes(&n.to_le_bytes());
@@ -170,25 +198,28 @@ impl Fnv {
             self.str(item);
         }
     }
+    fn finish(self) -> Digest {
+        Digest(self.0.finalize().into())
+    }
 }
 
 /// The digest of the deny and block rules of a list whatever their order (each rule's
 /// digest, sorted, each once).
-fn rules_digest<R: SafetyRule>(rules: &[R], h: &mut Fnv) {
-    let mut digests: Vec<u64> = rules
+fn rules_digest<R: SafetyRule>(rules: &[R], h: &mut Hasher) {
+    let mut digests: Vec<Digest> = rules
         .iter()
         .filter(|r| guards(r.severity()))
         .map(|r| {
-            let mut one = Fnv::new();
+            let mut one = Hasher::new();
             r.digest(&mut one);
-            one.0
+            one.finish()
         })
         .collect();
     digests.sort_unstable();
     digests.dedup();
     h.u64(digests.len() as u64);
     for d in digests {
-        h.u64(d);
+        h.bytes(&d.0);
     }
 }
 
@@ -197,8 +228,8 @@ fn digest_parts(
     enabled: bool,
     sets: [Vec<&str>; 5],
     (file, command, tool): (&[PatternRule], &[PatternRule], &[ToolRule]),
-) -> u64 {
-    let mut h = Fnv::new();
+) -> Digest {
+    let mut h = Hasher::new();
     h.u64(u64::from(enabled));
     for set in sets {
         h.u64(set.len() as u64);
@@ -209,7 +240,7 @@ fn digest_parts(
     rules_digest(file, &mut h);
     rules_digest(command, &mut h);
     rules_digest(tool, &mut h);
-    h.0
+    h.finish()
 }
 
 /// The deny and block rules of `rules`, each once.
@@ -297,7 +328,7 @@ impl Projection {
     }
 
     /// A digest of the projection that ignores the order of lists.
-    pub fn digest(&self) -> u64 {
+    pub fn digest(&self) -> Digest {
         fn list(set: &BTreeSet<String>) -> Vec<&str> {
             set.iter().map(String::as_str).collect()
         }
@@ -316,7 +347,7 @@ impl Projection {
 
     /// The digest of the projection of `guard` and `rules`, without building it: what
     /// every hook run computes.
-    pub fn digest_of(guard: &GuardConfig, rules: &RulesConfig) -> u64 {
+    pub fn digest_of(guard: &GuardConfig, rules: &RulesConfig) -> Digest {
         fn list(items: &[String], keep: fn(&str) -> bool) -> Vec<&str> {
             let mut v: Vec<&str> = items
                 .iter()

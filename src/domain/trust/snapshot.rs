@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::projection::Projection;
+use super::projection::{Digest, Projection};
 use crate::domain::guard::GuardConfig;
 use crate::domain::rules::{PatternRule, RulesConfig, ToolRule};
 
@@ -48,7 +48,7 @@ pub fn read_text(path: &Path) -> std::io::Result<String> {
 
 /// The digest in the header of the snapshot at `path`, reading only its first bytes
 /// (what a hook run whose config did not change reads).
-pub fn read_digest(path: &Path) -> std::io::Result<Option<u64>> {
+pub fn read_digest(path: &Path) -> std::io::Result<Option<Digest>> {
     use std::io::Read;
     let mut file = crate::base::files::open_regular(path)?;
     let mut head = [0u8; 512];
@@ -76,11 +76,11 @@ pub fn read_digest(path: &Path) -> std::io::Result<Option<u64>> {
 }
 
 /// The digest written in the snapshot's header, if it has one.
-pub fn stored_digest(text: &str) -> Option<u64> {
+pub fn stored_digest(text: &str) -> Option<Digest> {
     text.lines().take(4).find_map(|line| {
         let rest = &line[line.find(DIGEST_PREFIX)? + DIGEST_PREFIX.len()..];
         let hex = &rest[..rest.find('"')?];
-        u64::from_str_radix(hex, 16).ok()
+        Digest::parse_hex(hex)
     })
 }
 
@@ -192,7 +192,7 @@ pub fn render(p: &Projection) -> String {
     secrets.extend(p.secret_exemptions.iter().map(String::as_str));
     let out = Out {
         about: ABOUT,
-        projection: format!("{:016x}", p.digest()),
+        projection: p.digest().to_string(),
         guard: OutGuard {
             enabled: p.enabled,
             deny: strs(&p.deny),
