@@ -44,16 +44,12 @@ fn within_bound(p: &Project, input: &Value, what: &str) -> HookResult {
     r
 }
 
-fn rm_root(p: &Project) -> Value {
-    p.pre_tool_use("Bash", json!({"command": "rm -rf /"}))
-}
-
 fn harmless(p: &Project) -> Value {
     p.pre_tool_use("Bash", json!({"command": "ls -la src"}))
 }
 
 fn assert_denies(p: &Project, what: &str) {
-    let r = within_bound(p, &rm_root(p), what);
+    let r = within_bound(p, &p.rm_root(), what);
     assert_eq!(r.decision().as_deref(), Some("deny"), "{what}: {r:?}");
 }
 
@@ -188,7 +184,7 @@ fn a_write_lock_held_by_another_process_costs_each_event_under_a_second() {
     let report = "[COMPRESSED] agent_type: coder\nResult: done\nBlockers: none";
     let events = [
         ("SessionStart", p.session_start("resume")),
-        ("PreToolUse rm -rf /", rm_root(&p)),
+        ("PreToolUse rm -rf /", p.rm_root()),
         ("PreToolUse ls", harmless(&p)),
         ("SubagentStart", p.subagent_start("ag-2", "coder")),
         (

@@ -242,10 +242,6 @@ fn make(kind: Hostile, path: &Path) {
     }
 }
 
-fn rm_root(p: &Project) -> Value {
-    p.pre_tool_use("Bash", json!({"command": "rm -rf /"}))
-}
-
 #[test]
 fn hostile_main_transcripts_cost_little() {
     for kind in KINDS {
@@ -262,7 +258,7 @@ fn hostile_main_transcripts_cost_little() {
             let m = hook_measured(&p, &call);
             assert_bounded(&m, &format!("{what}, PreToolUse"));
         }
-        let m = hook_measured(&p, &rm_root(&p));
+        let m = hook_measured(&p, &p.rm_root());
         assert_bounded(&m, &format!("{what}, guard"));
         assert_eq!(m.result.decision().as_deref(), Some("deny"), "{what}");
     }
@@ -288,7 +284,7 @@ fn a_hostile_config_runs_on_the_defaults_and_the_guard_holds() {
         let p = Project::new();
         make(kind, &p.root.join(".claude-nagger/config.toml"));
         let what = format!("{kind:?} config");
-        let m = hook_measured(&p, &rm_root(&p));
+        let m = hook_measured(&p, &p.rm_root());
         assert_bounded(&m, &what);
         assert_eq!(m.result.decision().as_deref(), Some("deny"), "{what}");
         assert!(
@@ -404,7 +400,7 @@ fn a_long_unterminated_tail_is_not_read_again_on_every_call() {
 #[test]
 fn stdin_never_closed_fails_open_within_seconds() {
     let p = Project::new();
-    let input = rm_root(&p).to_string();
+    let input = p.rm_root().to_string();
     let m = measure(&p.command(&["hook"]), input.as_bytes(), true);
     assert_eq!(m.result.code, 0);
     assert!(m.elapsed < Duration::from_secs(4), "{:?}", m.elapsed);
@@ -448,7 +444,7 @@ fn a_missing_cwd_is_never_created() {
     let cwd = missing_cwd(&p);
     for input in [
         p.session_start("startup"),
-        rm_root(&p),
+        p.rm_root(),
         p.session_end("exit"),
     ] {
         let mut input = input;

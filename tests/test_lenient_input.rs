@@ -44,23 +44,12 @@ fn wrong_values() -> Vec<Value> {
     ]
 }
 
-fn rm_root(p: &Project) -> Value {
-    p.pre_tool_use("Bash", json!({"command": "rm -rf /"}))
-}
-
 fn ls(p: &Project) -> Value {
     p.pre_tool_use("Bash", json!({"command": "ls"}))
 }
 
 fn assert_denied(r: &HookResult, what: &str) {
-    assert_eq!(r.code, 0, "{what}: exit code");
-    assert_eq!(
-        r.decision().as_deref(),
-        Some("deny"),
-        "{what}: stdout {:?} stderr {:?}",
-        r.stdout,
-        r.stderr
-    );
+    r.assert_deny(what);
     assert!(
         r.reason().contains("filesystem root"),
         "{what}: {}",
@@ -79,7 +68,7 @@ fn a_tool_call_is_judged_whatever_type_its_other_fields_are() {
     for field in FIELDS {
         for value in wrong_values() {
             let what = format!("{field} = {value}");
-            let mut call = rm_root(&p);
+            let mut call = p.rm_root();
             call[field] = value.clone();
             assert_denied(&p.hook(&call), &what);
             let mut call = ls(&p);
@@ -100,7 +89,7 @@ fn a_wrong_typed_field_is_reported_as_bad_input() {
         "cwd",
         "permission_mode",
     ] {
-        let mut call = rm_root(&p);
+        let mut call = p.rm_root();
         call[field] = json!(1);
         let r = p.hook(&call);
         assert_denied(&r, field);
@@ -145,7 +134,7 @@ fn tool_input_members_of_any_type_leave_the_command_judged() {
 #[test]
 fn garbage_beside_the_call_never_stops_the_guard() {
     let p = Project::new();
-    let call = rm_root(&p).to_string();
+    let call = p.rm_root().to_string();
     let body = call.strip_suffix('}').unwrap();
     let deep = format!("{}1{}", "[".repeat(10_000), "]".repeat(10_000));
     let deep_known = format!("{}{}", "{\"a\":".repeat(300), "}".repeat(300));
@@ -196,7 +185,7 @@ fn without_a_readable_event_name_nothing_is_judged() {
         Some(json!(["PreToolUse"])),
         Some(json!("")),
     ] {
-        let mut call = rm_root(&p);
+        let mut call = p.rm_root();
         match &name {
             Some(v) => call["hook_event_name"] = v.clone(),
             None => {
@@ -212,12 +201,12 @@ fn without_a_readable_event_name_nothing_is_judged() {
         );
     }
     // A tool name or tool input of the wrong type is no tool call to judge either.
-    let mut call = rm_root(&p);
+    let mut call = p.rm_root();
     call["tool_name"] = json!(["Bash"]);
     let r = p.hook(&call);
     assert_eq!((r.code, r.stdout.as_str()), (0, ""));
     assert!(r.stderr.contains("field tool_name"), "{}", r.stderr);
-    let mut call = rm_root(&p);
+    let mut call = p.rm_root();
     call["tool_input"] = json!("rm -rf /");
     let r = p.hook(&call);
     assert_eq!((r.code, r.decision()), (0, None));

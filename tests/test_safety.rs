@@ -13,19 +13,8 @@ severity = "deny"
 message = "Destroying infrastructure is done by hand."
 "#;
 
-fn rm_root(p: &Project) -> serde_json::Value {
-    p.pre_tool_use("Bash", json!({"command": "rm -rf /"}))
-}
-
 fn assert_refused(r: &HookResult, what: &str) {
-    assert_eq!(r.code, 0, "{what}: exit code");
-    assert_eq!(
-        r.decision().as_deref(),
-        Some("deny"),
-        "{what}: stdout {:?} stderr {:?}",
-        r.stdout,
-        r.stderr
-    );
+    r.assert_deny(what);
     assert!(r.reason().contains("[nagger]"), "{what}: {}", r.reason());
 }
 
@@ -34,7 +23,7 @@ fn guard_holds_when_the_database_folder_is_missing() {
     let p = Project::with_config(DENY_RULE);
     let mut cmd = p.command(&["hook"]);
     cmd.env("NAGGER_DB", "/no/such/folder/state.db");
-    let out = run_with_stdin(cmd, &rm_root(&p));
+    let out = run_with_stdin(cmd, &p.rm_root());
     assert_refused(&out, "missing folder");
     assert!(out.stderr.contains("guard applied"), "{}", out.stderr);
     assert!(!std::path::Path::new("/no/such/folder").exists());
@@ -56,7 +45,7 @@ fn guard_holds_when_the_database_folder_is_missing() {
 fn guard_holds_in_a_project_with_no_nagger_folder_at_all() {
     let p = Project::new();
     std::fs::remove_dir_all(p.root.join(".claude-nagger")).unwrap();
-    let out = p.hook(&rm_root(&p));
+    let out = p.hook(&p.rm_root());
     assert_refused(&out, "no .claude-nagger folder");
     assert!(
         out.reason()
@@ -70,10 +59,10 @@ fn guard_holds_in_a_project_with_no_nagger_folder_at_all() {
 fn guard_holds_when_the_database_is_a_folder_or_garbage() {
     let p = Project::new();
     std::fs::create_dir_all(p.db_path()).unwrap();
-    assert_refused(&p.hook(&rm_root(&p)), "database is a folder");
+    assert_refused(&p.hook(&p.rm_root()), "database is a folder");
     let p = Project::new();
     std::fs::write(p.db_path(), b"not a database at all, just bytes").unwrap();
-    assert_refused(&p.hook(&rm_root(&p)), "database is garbage");
+    assert_refused(&p.hook(&p.rm_root()), "database is garbage");
 }
 
 #[test]
@@ -82,7 +71,7 @@ fn guard_holds_when_the_database_is_locked_past_the_busy_timeout() {
     assert_eq!(p.hook(&p.session_start("startup")).code, 0);
     let locker = p.db();
     locker.execute_batch("BEGIN EXCLUSIVE").unwrap();
-    let r = p.hook(&rm_root(&p));
+    let r = p.hook(&p.rm_root());
     locker.execute_batch("ROLLBACK").unwrap();
     assert_refused(&r, "database locked");
 }
@@ -102,7 +91,7 @@ fn guard_holds_when_the_database_is_read_only() {
     for side in ["-wal", "-shm"] {
         let _ = std::fs::remove_file(format!("{}{side}", db.display()));
     }
-    let r = p.hook(&rm_root(&p));
+    let r = p.hook(&p.rm_root());
     assert_refused(&r, "database read-only");
 }
 
@@ -112,9 +101,9 @@ fn guard_holds_when_the_config_cannot_be_read() {
     let config = p.root.join(".claude-nagger/config.toml");
     let _ = std::fs::remove_file(&config);
     std::fs::create_dir_all(&config).unwrap();
-    assert_refused(&p.hook(&rm_root(&p)), "config is a folder");
+    assert_refused(&p.hook(&p.rm_root()), "config is a folder");
     let p = Project::with_config("[guard\nenabled = \"maybe\"\n\u{0}");
-    assert_refused(&p.hook(&rm_root(&p)), "config is broken");
+    assert_refused(&p.hook(&p.rm_root()), "config is broken");
 }
 
 #[test]
@@ -164,7 +153,7 @@ fn a_corrupt_page_is_moved_aside_by_the_hook_and_the_next_hooks_work() {
     }
     std::fs::write(p.db_path(), bytes).unwrap();
 
-    let r = p.hook(&rm_root(&p));
+    let r = p.hook(&p.rm_root());
     assert_refused(&r, "corrupt page");
     let quiet = p.hook(&p.pre_tool_use("Bash", json!({"command": "ls"})));
     assert_eq!(quiet.code, 0);
@@ -234,7 +223,7 @@ fn subagent_stop_with_bad_ids_never_sends_the_agent_back() {
         assert_eq!(r.stderr.lines().count(), 1);
     }
     // A tool call with an absurd id is still checked by the guard.
-    let mut input = rm_root(&p);
+    let mut input = p.rm_root();
     input["session_id"] = json!("s".repeat(1000));
     assert_refused(&p.hook(&input), "long session id");
 }
@@ -317,7 +306,7 @@ fn a_hook_command_line_with_arguments_it_does_not_take_still_guards() {
         vec!["hook", "extra", "words"],
     ] {
         let cmd = p.command(&args);
-        let out = run_with_stdin(cmd, &rm_root(&p));
+        let out = run_with_stdin(cmd, &p.rm_root());
         assert_refused(&out, &format!("{args:?}"));
         assert!(out.stderr.contains("nagger:"), "{args:?}: {}", out.stderr);
         let cmd = p.command(&args);
@@ -335,7 +324,7 @@ fn a_glob_of_deeply_nested_braces_is_a_config_error_never_a_panic() {
     let r = p.hook(&p.pre_tool_use("Edit", json!({"file_path": "src/ax.rs"})));
     assert_eq!(r.code, 0);
     assert!(!r.stderr.contains("panic"), "{}", r.stderr);
-    assert_refused(&p.hook(&rm_root(&p)), "guard with a deep allow glob");
+    assert_refused(&p.hook(&p.rm_root()), "guard with a deep allow glob");
     let d = p.run(&["doctor"]);
     assert_ne!(d.code, 0, "doctor calls the config valid:\n{}", d.stdout);
     assert!(d.stdout.contains("nest"), "{}", d.stdout);
@@ -369,7 +358,7 @@ fn a_lock_held_on_the_wal_index_costs_one_busy_timeout_and_the_guard_still_answe
     unsafe { libc::read(ready[0], (&raw mut ok).cast(), 1) };
     assert_eq!(ok, 1, "the helper process took the lock");
     let started = std::time::Instant::now();
-    let r = p.hook(&rm_root(&p));
+    let r = p.hook(&p.rm_root());
     let waited = started.elapsed();
     let quiet = p.hook(&p.pre_tool_use("Bash", json!({"command": "ls"})));
     unsafe {
@@ -527,7 +516,7 @@ fn after_any_allowed_lookalike_the_next_rm_rf_root_is_still_refused() {
             out.stdout,
             out.stderr
         );
-        assert_refused(&p.hook(&rm_root(&p)), &format!("rm -rf / after {command}"));
+        assert_refused(&p.hook(&p.rm_root()), &format!("rm -rf / after {command}"));
     }
     for (tool, path) in [
         ("Write", ".claude/agents/x.md"),
@@ -538,7 +527,7 @@ fn after_any_allowed_lookalike_the_next_rm_rf_root_is_still_refused() {
         let out = p.hook(&p.pre_tool_use(tool, json!({ "file_path": path, "content": "x" })));
         assert_eq!(out.decision(), None, "{tool} {path}: {}", out.stdout);
         assert_refused(
-            &p.hook(&rm_root(&p)),
+            &p.hook(&p.rm_root()),
             &format!("rm -rf / after {tool} {path}"),
         );
     }

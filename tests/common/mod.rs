@@ -46,6 +46,18 @@ impl HookResult {
         (!t.is_empty()).then(|| serde_json::from_str(t).expect("stdout is one JSON object"))
     }
 
+    /// Exit 0 with a permissionDecision "deny" (`what` names the case in a failure).
+    pub fn assert_deny(&self, what: &str) {
+        assert_eq!(self.code, 0, "{what}: exit code");
+        assert_eq!(
+            self.decision().as_deref(),
+            Some("deny"),
+            "{what}: stdout {:?} stderr {:?}",
+            self.stdout,
+            self.stderr
+        );
+    }
+
     /// permissionDecision of a PreToolUse answer.
     pub fn decision(&self) -> Option<String> {
         self.json().and_then(|v| {
@@ -252,6 +264,11 @@ impl Project {
             v["last_assistant_message"] = json!(m);
         }
         v
+    }
+
+    /// The destructive call every safety test ends with: a Bash `rm -rf /`.
+    pub fn rm_root(&self) -> Value {
+        self.pre_tool_use("Bash", json!({"command": "rm -rf /"}))
     }
 
     /// A legacy PreToolUse: no agent_id, as before Claude Code 2.1.69.
