@@ -130,4 +130,15 @@ pub struct Parsed {
     pub truncated: bool,
     /// The line holds a NUL byte, which no shell passes on as written.
     pub nul: bool,
+    /// Shell variables the line sets (`X=rm`, `export X=rm`), in order.
+    pub assignments: Vec<Assignment>,
+}
+
+/// A shell variable set by the line: from the command at index `at` of
+/// [`Parsed::commands`] on, `name` holds `value` (`None` when only known as the shell runs).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Assignment {
+    pub at: usize,
+    pub name: String,
+    pub value: Option<String>,
 }

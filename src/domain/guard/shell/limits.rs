@@ -9,3 +9,5 @@ pub const MAX_COMMANDS: usize = 16_384;
 pub const MAX_SCANNED_BYTES: usize = 4 << 20;
 /// Deepest nesting of quotes and `${…}` inside one word.
 pub(super) const MAX_WORD_NESTING: usize = 32;
+/// Most variable assignments of one command line that are followed.
+pub(super) const MAX_ASSIGNMENTS: usize = 256;

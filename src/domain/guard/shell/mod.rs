@@ -13,7 +13,7 @@ mod token;
 mod words;
 mod wrappers;
 
-pub use command::{Parsed, SimpleCommand, Via};
+pub use command::{Assignment, Parsed, SimpleCommand, Via};
 pub use commands::{Commands, command_line};
 pub use limits::{MAX_COMMANDS, MAX_DEPTH, MAX_SCANNED_BYTES};
 pub use parser::parse;

@@ -4,8 +4,8 @@
 
 use std::ops::Range;
 
-use super::command::{Parsed, SimpleCommand, Via};
-use super::limits::{MAX_COMMANDS, MAX_DEPTH, MAX_SCANNED_BYTES};
+use super::command::{Assignment, Parsed, SimpleCommand, Via};
+use super::limits::{MAX_ASSIGNMENTS, MAX_COMMANDS, MAX_DEPTH, MAX_SCANNED_BYTES};
 use super::token::Word;
 use super::words::RESERVED;
 
@@ -18,6 +18,7 @@ pub fn parse(src: &str) -> Parsed {
         too_deep: out.too_deep,
         truncated: out.truncated,
         nul: memchr::memchr(0, src.as_bytes()).is_some(),
+        assignments: out.assignments,
     }
 }
 
@@ -29,6 +30,7 @@ pub(super) struct Collector {
     pub(super) scanned: usize,
     pub(super) too_deep: bool,
     pub(super) truncated: bool,
+    pub(super) assignments: Vec<Assignment>,
 }
 
 impl Collector {
@@ -449,6 +451,20 @@ impl Parser<'_, '_> {
             .iter()
             .take_while(|w| (!w.quoted && RESERVED.contains(&w.text.as_slice())) || w.assignment)
             .count();
+        if skip == words.len() && self.out.assignments.len() < MAX_ASSIGNMENTS {
+            // `X=rm` alone sets a variable of the shell for the commands after it.
+            let at = self.out.commands.len();
+            for word in words.iter().filter(|w| w.assignment) {
+                let text = String::from_utf8_lossy(&word.text);
+                if let Some((name, value)) = text.split_once('=') {
+                    self.out.assignments.push(Assignment {
+                        at,
+                        name: name.trim_end_matches('+').to_owned(),
+                        value: (!word.computed).then(|| value.to_owned()),
+                    });
+                }
+            }
+        }
         let mut substitutions = Vec::new();
         let mut computed = Vec::new();
         let argv: Vec<String> = words

@@ -2,8 +2,10 @@
 //! and `xargs` are peeled off a simple command's words; scripts handed to a shell or to
 //! `eval`, `watch`, `su -c`, `ssh` and `find -exec` are parsed as commands of their own.
 
+use super::command::Assignment;
 use super::command::{SimpleCommand, Via};
 use super::lexer::split_words;
+use super::limits::MAX_ASSIGNMENTS;
 use super::limits::MAX_DEPTH;
 use super::parser::{Context, Io, Parser, parse_script};
 use super::words::{
@@ -25,8 +27,9 @@ impl Parser<'_, '_> {
         stage: u32,
         depth: usize,
     ) -> Option<(Context, String)> {
-        // A bare redirection (`> file`) truncates its file as `: > file` does.
-        let argv = if argv.is_empty() && !io.writes_to.is_empty() {
+        // A bare redirection (`> file`) truncates its file as `: > file` does; one that
+        // reads (`done < file`) feeds the compound command before it.
+        let argv = if argv.is_empty() && !(io.writes_to.is_empty() && io.reads_from.is_empty()) {
             vec![":".to_owned()]
         } else {
             argv
@@ -57,7 +60,23 @@ impl Parser<'_, '_> {
         let runs_scripts = is_shell(&name)
             || matches!(
                 name.as_str(),
-                "eval" | "watch" | "su" | "runuser" | "flock" | "sg" | "find" | "ssh"
+                "eval"
+                    | "watch"
+                    | "su"
+                    | "runuser"
+                    | "flock"
+                    | "sg"
+                    | "find"
+                    | "ssh"
+                    | "trap"
+                    | "alias"
+                    | "git"
+                    | "script"
+                    | "export"
+                    | "declare"
+                    | "typeset"
+                    | "local"
+                    | "readonly"
             );
         let argv = if runs_scripts {
             command.argv.clone()
@@ -71,8 +90,9 @@ impl Parser<'_, '_> {
 
         let inner = |how: String| ctx.within(Via::Script(how), sudo);
         if is_shell(&name) {
-            if let Some(script) = shell_c_script(&argv) {
+            if let Some((script, params)) = shell_c_script(&argv) {
                 let ctx = inner(format!("{name} -c"));
+                let script = with_positional(script, params);
                 parse_script(script.as_bytes(), depth + 1, &ctx, self.out);
             } else if reads_program_from_stdin(&argv) {
                 let mut elevated = ctx.clone();
@@ -82,6 +102,75 @@ impl Parser<'_, '_> {
             return None;
         }
         match name.as_str() {
+            "trap" => {
+                // `trap 'script' EXIT`: the script runs when the signal comes.
+                let ops: Vec<&String> = argv[1..]
+                    .iter()
+                    .skip_while(|a| a.starts_with('-') && *a != "-")
+                    .collect();
+                if let [script, _, ..] = ops.as_slice()
+                    && script.as_str() != "-"
+                {
+                    parse_script(script.as_bytes(), depth + 1, &inner(name), self.out);
+                }
+            }
+            "alias" => {
+                // `alias x='rm -rf ~'`: what `x` runs from now on.
+                for value in argv[1..].iter().filter_map(|a| a.split_once('=')) {
+                    let ctx = inner(format!("alias {}", value.0));
+                    parse_script(value.1.as_bytes(), depth + 1, &ctx, self.out);
+                }
+            }
+            "export" | "declare" | "typeset" | "local" | "readonly" => {
+                let at = self.out.commands.len();
+                let computed = &self.out.commands[at - 1].computed;
+                let set: Vec<Assignment> = argv[1..]
+                    .iter()
+                    .filter(|a| !a.starts_with('-'))
+                    .filter_map(|a| {
+                        let (name, value) = a.split_once('=')?;
+                        is_assignment_name(name.as_bytes()).then(|| Assignment {
+                            at,
+                            name: name.trim_end_matches('+').to_owned(),
+                            value: (!computed.contains(a)).then(|| value.to_owned()),
+                        })
+                    })
+                    .collect();
+                let room = MAX_ASSIGNMENTS.saturating_sub(self.out.assignments.len());
+                self.out.assignments.extend(set.into_iter().take(room));
+            }
+            "script" => {
+                let script = argv.iter().enumerate().find_map(|(k, a)| {
+                    if a == "-c" || a == "--command" {
+                        argv.get(k + 1).cloned()
+                    } else {
+                        a.strip_prefix("--command=").map(str::to_owned)
+                    }
+                });
+                if let Some(script) = script {
+                    parse_script(script.as_bytes(), depth + 1, &inner(name), self.out);
+                }
+            }
+            "git" => {
+                for (how, script) in git_scripts(&argv) {
+                    let cost = match &script {
+                        GitRun::Shell(s) => s.len(),
+                        GitRun::Argv(a) => a.iter().map(String::len).sum(),
+                    };
+                    if !self.out.charge(cost) {
+                        break;
+                    }
+                    let ctx = inner(how);
+                    match script {
+                        GitRun::Shell(script) => {
+                            parse_script(script.as_bytes(), depth + 1, &ctx, self.out);
+                        }
+                        GitRun::Argv(run) => {
+                            self.emit(run, &ctx, Io::default(), pipeline, stage, depth + 1);
+                        }
+                    }
+                }
+            }
             "eval" => {
                 let script = argv[1..].join(" ");
                 parse_script(script.as_bytes(), depth + 1, &inner(name), self.out);
@@ -385,8 +474,9 @@ fn skip_env_options(args: &[String], start: usize) -> (usize, Option<String>) {
     (j, split)
 }
 
-/// The script of `sh -c 'script'` (any shell, any flag spelling such as `bash -lc`).
-fn shell_c_script(argv: &[String]) -> Option<&str> {
+/// The script of `sh -c 'script' [name args…]` (any shell, any flag spelling such as
+/// `bash -lc`), with the words after it: `$0`, `$1` … of the script.
+fn shell_c_script(argv: &[String]) -> Option<(&str, &[String])> {
     let mut c_mode = false;
     let mut j = 1;
     while let Some(arg) = argv.get(j) {
@@ -396,10 +486,11 @@ fn shell_c_script(argv: &[String]) -> Option<&str> {
         }
         if let Some(long) = arg.strip_prefix("--") {
             if let Some(script) = long.strip_prefix("command=") {
-                return Some(script);
+                return Some((script, argv.get(j + 1..).unwrap_or(&[])));
             }
             if long == "command" {
-                return argv.get(j + 1).map(String::as_str);
+                let script = argv.get(j + 1)?;
+                return Some((script, argv.get(j + 2..).unwrap_or(&[])));
             }
             j += if matches!(long, "rcfile" | "init-file") {
                 2
@@ -419,10 +510,271 @@ fn shell_c_script(argv: &[String]) -> Option<&str> {
         j += if flags.ends_with(['o', 'O']) { 2 } else { 1 };
     }
     if c_mode {
-        argv.get(j).map(String::as_str)
+        let script = argv.get(j)?;
+        Some((script, argv.get(j + 1..).unwrap_or(&[])))
     } else {
         None
     }
+}
+
+/// `script` with its positional parameters (`$1`, `"$@"`, `${2}`, `$*`) replaced by the
+/// words it is given after its name (`bash -c '"$@"' _ rm -rf /` runs `rm -rf /`), each
+/// quoted as one word. Unchanged when it names none or is given none.
+fn with_positional(script: &str, params: &[String]) -> String {
+    let Some((_, args)) = params.split_first() else {
+        return script.to_owned();
+    };
+    if !script.contains('$') {
+        return script.to_owned();
+    }
+    let quoted: Vec<String> = args.iter().map(|a| shell_quote(a)).collect();
+    let all = quoted.join(" ");
+    let bytes = script.as_bytes();
+    let mut out = String::with_capacity(script.len() + all.len());
+    let mut i = 0;
+    let (mut single, mut double) = (false, false);
+    while i < bytes.len() {
+        let c = bytes[i];
+        if c == b'\\' && !single {
+            let end = script.ceil_char_boundary((i + 2).min(bytes.len()));
+            out.push_str(&script[i..end]);
+            i = end;
+            continue;
+        }
+        match c {
+            // Single quotes keep `$1` as it is, unless inside double quotes.
+            b'\'' if !double => single = !single,
+            b'"' if !single => double = !double,
+            _ => {}
+        }
+        if c == b'$' && !single {
+            // `$@`, `$*`, `$1`, `${1}`, `${@}`: which parameter, and how long its spelling.
+            let rest = &script[i + 1..];
+            let (which, len) = if let Some(inner) = rest.strip_prefix('{') {
+                match inner.find('}') {
+                    Some(end) if end > 0 => (&inner[..end], end + 2),
+                    _ => ("", 0),
+                }
+            } else {
+                match rest.chars().next() {
+                    Some(p) if p == '@' || p == '*' || p.is_ascii_digit() => (&rest[..1], 1),
+                    _ => ("", 0),
+                }
+            };
+            let value = match which {
+                "@" | "*" => Some(all.clone()),
+                n if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
+                    let k: usize = n.parse().unwrap_or(usize::MAX);
+                    if k == 0 {
+                        Some(shell_quote(&params[0]))
+                    } else {
+                        Some(quoted.get(k - 1).cloned().unwrap_or_default())
+                    }
+                }
+                _ => None,
+            };
+            if let Some(value) = value {
+                // `"$1"` becomes `'value'`: the double quotes around it go.
+                let in_double = out.ends_with('"') && script[i + 1 + len..].starts_with('"');
+                if in_double {
+                    out.pop();
+                    out.push_str(&value);
+                    double = false;
+                    i += 2 + len;
+                } else if double {
+                    // Inside double quotes: the words as they are, quotes escaped.
+                    let raw = match which {
+                        "@" | "*" => args.join(" "),
+                        n => match n.parse::<usize>().unwrap_or(usize::MAX) {
+                            0 => params[0].clone(),
+                            k => args.get(k - 1).cloned().unwrap_or_default(),
+                        },
+                    };
+                    for ch in raw.chars() {
+                        if matches!(ch, '"' | '$' | '`' | '\\') {
+                            out.push('\\');
+                        }
+                        out.push(ch);
+                    }
+                    i += 1 + len;
+                } else {
+                    out.push_str(&value);
+                    i += 1 + len;
+                }
+                continue;
+            }
+        }
+        let ch = script[i..].chars().next().unwrap_or(' ');
+        out.push(ch);
+        i += ch.len_utf8();
+    }
+    out
+}
+
+/// `word` quoted for a shell as one word.
+pub(super) fn shell_quote(word: &str) -> String {
+    format!("'{}'", word.replace('\'', r"'\''"))
+}
+
+/// What git runs besides itself: a command line or an argv.
+enum GitRun {
+    Shell(String),
+    Argv(Vec<String>),
+}
+
+/// Configuration keys whose value git runs as a command line.
+fn git_key_runs(key: &str) -> bool {
+    let key = key.to_ascii_lowercase();
+    let last = key.rsplit('.').next().unwrap_or(&key);
+    key.starts_with("alias.")
+        || key.starts_with("filter.")
+        || key.starts_with("diff.") && matches!(last, "external" | "textconv" | "command")
+        || key.starts_with("difftool.") && last == "cmd"
+        || key.starts_with("mergetool.") && last == "cmd"
+        || key.starts_with("merge.") && last == "driver"
+        || key.starts_with("credential") && last == "helper"
+        || matches!(
+            key.as_str(),
+            "core.sshcommand"
+                | "core.pager"
+                | "core.editor"
+                | "core.fsmonitor"
+                | "core.askpass"
+                | "core.gitproxy"
+                | "sequence.editor"
+                | "gpg.program"
+                | "gpg.ssh.program"
+                | "gpg.x509.program"
+                | "uploadpack.packobjectshook"
+                | "ssh.variant"
+                | "pager.log"
+                | "pager.diff"
+                | "pager.show"
+        )
+        || key.starts_with("pager.")
+}
+
+/// How git runs the value of `key`: an alias without `!` is a git command of its own.
+fn git_value_run(key: &str, value: &str) -> Option<GitRun> {
+    if !git_key_runs(key) {
+        return None;
+    }
+    let lower = key.to_ascii_lowercase();
+    if let Some(script) = value.strip_prefix('!') {
+        return Some(GitRun::Shell(script.to_owned()));
+    }
+    if lower.starts_with("alias.") {
+        let mut run = vec!["git".to_owned()];
+        run.extend(super::lexer::split_words(value));
+        return Some(GitRun::Argv(run));
+    }
+    if lower.starts_with("credential") {
+        // A helper without `!` is `git credential-<name>`.
+        return None;
+    }
+    if matches!(value, "true" | "false" | "0" | "1" | "") && lower == "core.fsmonitor" {
+        return None;
+    }
+    Some(GitRun::Shell(value.to_owned()))
+}
+
+/// The command lines and commands `git <args>` runs: values of `-c key=value` and of
+/// `git config key value` that git runs (aliases with `!`, `core.sshCommand`, filters,
+/// pagers …), `git bisect run`, `git rebase --exec`, `git submodule foreach`,
+/// `git filter-branch` filters, `git difftool --extcmd`.
+fn git_scripts(argv: &[String]) -> Vec<(String, GitRun)> {
+    let mut out = Vec::new();
+    let mut i = 1;
+    while let Some(arg) = argv.get(i) {
+        if !arg.starts_with('-') {
+            break;
+        }
+        if arg == "-c" {
+            if let Some((key, value)) = argv.get(i + 1).and_then(|kv| kv.split_once('=')) {
+                if let Some(run) = git_value_run(key, value) {
+                    out.push((format!("git -c {key}"), run));
+                }
+            }
+            i += 2;
+            continue;
+        }
+        i += if matches!(
+            arg.as_str(),
+            "-C" | "--git-dir" | "--work-tree" | "--namespace" | "--config-env" | "--exec-path"
+        ) {
+            2
+        } else {
+            1
+        };
+    }
+    let Some(sub) = argv.get(i) else {
+        return out;
+    };
+    let rest = &argv[i + 1..];
+    match sub.as_str() {
+        "config" => {
+            let words: Vec<&String> = rest
+                .iter()
+                .filter(|a| !a.starts_with('-'))
+                .skip_while(|a| matches!(a.as_str(), "set" | "add"))
+                .collect();
+            let value_of = |k: usize| words.get(k + 1).map(|v| v.as_str());
+            for (k, key) in words.iter().enumerate() {
+                if let Some(value) = value_of(k)
+                    && let Some(run) = git_value_run(key, value)
+                {
+                    out.push((format!("git config {key}"), run));
+                    break;
+                }
+            }
+        }
+        "bisect" if rest.first().is_some_and(|a| a == "run") && rest.len() > 1 => {
+            out.push(("git bisect run".into(), GitRun::Argv(rest[1..].to_vec())));
+        }
+        "rebase" => {
+            for (k, a) in rest.iter().enumerate() {
+                let script = if a == "-x" || a == "--exec" {
+                    rest.get(k + 1).cloned()
+                } else if let Some(v) = a.strip_prefix("--exec=") {
+                    Some(v.to_owned())
+                } else {
+                    a.strip_prefix("-x")
+                        .filter(|v| !v.is_empty())
+                        .map(str::to_owned)
+                };
+                if let Some(script) = script {
+                    out.push(("git rebase --exec".into(), GitRun::Shell(script)));
+                }
+            }
+        }
+        "submodule" => {
+            if let Some(k) = rest.iter().position(|a| a == "foreach") {
+                let words: Vec<String> = rest[k + 1..]
+                    .iter()
+                    .skip_while(|a| a.starts_with("--"))
+                    .cloned()
+                    .collect();
+                if !words.is_empty() {
+                    out.push((
+                        "git submodule foreach".into(),
+                        GitRun::Shell(words.join(" ")),
+                    ));
+                }
+            }
+        }
+        "filter-branch" | "difftool" | "mergetool" => {
+            for (k, a) in rest.iter().enumerate() {
+                let runs = a.ends_with("-filter") || matches!(a.as_str(), "-x" | "--extcmd");
+                if runs && let Some(script) = rest.get(k + 1) {
+                    out.push((format!("git {sub} {a}"), GitRun::Shell(script.clone())));
+                } else if let Some(v) = a.strip_prefix("--extcmd=") {
+                    out.push((format!("git {sub} --extcmd"), GitRun::Shell(v.to_owned())));
+                }
+            }
+        }
+        _ => {}
+    }
+    out
 }
 
 /// Index of the first operand at or after `start`, skipping options. Short options in
