@@ -12,6 +12,7 @@ mod checks;
 mod code;
 mod finding;
 mod git;
+mod line;
 mod paths;
 mod problem;
 mod programs;

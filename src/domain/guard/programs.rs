@@ -109,7 +109,7 @@ pub(super) fn xargs_fed(parsed: &Parsed, index: usize) -> Vec<String> {
 }
 
 /// The text `echo` or `printf` prints, as a script would read it.
-fn printed_text(command: &SimpleCommand) -> String {
+pub(super) fn printed_text(command: &SimpleCommand) -> String {
     let args = command.args();
     let words: Vec<&str> = if command.name() == "echo" {
         args.iter()
@@ -178,6 +178,10 @@ pub(super) fn programs(
     if let Some(code) = shell::inline_code(&command.argv) {
         out.extend(code_programs(code, name, binary));
     }
+    if matches!(name, "crontab" | "at" | "batch") {
+        out.extend(scheduled(parsed, index));
+        return out;
+    }
     let runs_code = shell::is_interpreter(name) || matches!(name, "source" | "." | "eval");
     if !runs_code {
         return out;
@@ -191,7 +195,25 @@ pub(super) fn programs(
         out.push(hidden(&format!("{decoder} in `{name}`")));
         return out;
     }
-    if !shell::reads_program_from_stdin(&command.argv) {
+    if let Some(first) = operands(command.args()).first()
+        && first.starts_with("<(")
+        && shell::inline_code(&command.argv).is_none()
+    {
+        // `bash <(echo …)`: the program is what the substitution prints.
+        let via = format!("`<(…)` read by `{name}`");
+        match substituted_text(parsed, command, first) {
+            Some(text) if shell::is_shell(name) || matches!(name, "source" | ".") => {
+                out.push(Program::Script(text, via));
+            }
+            Some(text) => out.extend(code_programs(&text, name, binary)),
+            None => out.push(unseen(&via)),
+        }
+        return out;
+    }
+    if !shell::reads_program_from_stdin(&command.argv)
+        || (shell::is_shell(name) && shell::has_flag(command.args(), "n", &["noexec"]))
+    {
+        // `sh -n` reads its program without running it.
         return out;
     }
     if let Some(source) = command.reads_from.iter().find_map(from_word) {
@@ -240,16 +262,206 @@ pub(super) fn programs(
                 out.extend(code_programs(&text, name, binary));
             }
         } else {
-            for text in &feeder.stdin_texts {
-                if is_shell {
-                    out.push(Program::Script(text.clone(), via.clone()));
-                } else {
-                    out.extend(code_programs(text, name, binary));
+            match shown_output(parsed, j, 0) {
+                Shown::Text(texts) => {
+                    for text in texts {
+                        if is_shell {
+                            out.push(Program::Script(text, via.clone()));
+                        } else {
+                            out.extend(code_programs(&text, name, binary));
+                        }
+                    }
                 }
+                Shown::Downloaded(source) => out.push(downloaded(&source)),
+                Shown::Hidden => out.push(unseen(&via)),
             }
         }
     }
     out
+}
+
+/// What a command prints, as far as the line shows it.
+enum Shown {
+    /// Texts it prints: its here-documents, what `echo` prints.
+    Text(Vec<String>),
+    /// A downloader's output reaches it.
+    Downloaded(String),
+    /// Output of a program nagger cannot see into (`python3 gen.py`, `cat script.sh`).
+    Hidden,
+}
+
+/// Programs that pass their standard input on unchanged (`cat`, `tee x`, `pv`).
+fn passes_input_on(command: &SimpleCommand) -> bool {
+    let args = command.args();
+    match command.name() {
+        "cat" | "pv" | "buffer" | "mbuffer" => operands(args).is_empty(),
+        "tee" | "dd" | "stdbuf" => true,
+        "head" | "tail" => operands(args).is_empty(),
+        _ => false,
+    }
+}
+
+/// Most pass-through stages followed back to the command that prints.
+const MAX_PASS_THROUGH: usize = 16;
+
+/// What command `index` prints: through `cat`, `tee` and the like back to what feeds them.
+fn shown_output(parsed: &Parsed, index: usize, depth: usize) -> Shown {
+    let command = &parsed.commands[index];
+    if is_downloader(command.name()) {
+        return Shown::Downloaded(format!("`{}`", command.name()));
+    }
+    if matches!(command.name(), "echo" | "printf") {
+        if command.args().iter().any(|a| command.computed.contains(a)) {
+            return Shown::Hidden;
+        }
+        return Shown::Text(vec![printed_text(command)]);
+    }
+    if !command.stdin_texts.is_empty() && passes_input_on(command) {
+        return Shown::Text(command.stdin_texts.clone());
+    }
+    if !passes_input_on(command) || depth >= MAX_PASS_THROUGH {
+        return Shown::Hidden;
+    }
+    let mut texts = Vec::new();
+    let sources = feeders(parsed, index);
+    if sources.is_empty() {
+        return Shown::Hidden;
+    }
+    for j in sources {
+        match shown_output(parsed, j, depth + 1) {
+            Shown::Text(t) => texts.extend(t),
+            other => return other,
+        }
+    }
+    Shown::Text(texts)
+}
+
+/// The text a `<(…)` word's commands print, when they only print text the line shows.
+fn substituted_text(parsed: &Parsed, command: &SimpleCommand, word: &str) -> Option<String> {
+    let (_, runs) = command.substitutions.iter().find(|(w, _)| w == word)?;
+    let end = runs.end.min(parsed.commands.len());
+    let mut texts = Vec::new();
+    for k in runs.start.min(end)..end {
+        let inner = &parsed.commands[k];
+        if inner.stage > 0 {
+            continue; // a later stage of a pipeline inside: judged by what feeds it
+        }
+        match shown_output(parsed, k, 0) {
+            Shown::Text(t) => texts.extend(t),
+            _ => return None,
+        }
+    }
+    (!texts.is_empty()).then(|| texts.join("\n"))
+}
+
+/// The jobs `crontab`, `at` and `batch` are given to run later: each line of a crontab
+/// fed on standard input (its schedule taken off), the script `at` reads. A table or
+/// script nagger cannot see is asked about, and so is removing the whole table.
+fn scheduled(parsed: &Parsed, index: usize) -> Vec<Program> {
+    let command = &parsed.commands[index];
+    let name = command.name();
+    let args = command.args();
+    let mut out = Vec::new();
+    let ops = operands(args);
+    if name == "crontab" {
+        if has_option(args, 'l') {
+            return out;
+        }
+        if has_option(args, 'r') || has_option(args, 'e') {
+            out.push(Program::Finding(Finding::ask(
+                "guard:scheduled-job",
+                "edits or removes the user's whole table of scheduled jobs (`crontab`)".into(),
+                "Ask the user to change their crontab.",
+            )));
+            return out;
+        }
+    }
+    let file = if name == "crontab" {
+        ops.first().filter(|f| **f != "-").copied()
+    } else {
+        option_value(args, "-f")
+    };
+    let via = format!("`{name}` job");
+    if let Some(file) = file {
+        out.push(unseen(&format!("{via} from `{file}`")));
+        return out;
+    }
+    let mut texts = command.stdin_texts.clone();
+    for j in feeders(parsed, index) {
+        let feeder = &parsed.commands[j];
+        if feeder.name() == "crontab" && has_option(feeder.args(), 'l') {
+            continue; // the table already installed
+        }
+        match shown_output(parsed, j, 0) {
+            Shown::Text(t) => texts.extend(t),
+            Shown::Downloaded(source) => out.push(downloaded(&source)),
+            Shown::Hidden => out.push(unseen(&via)),
+        }
+    }
+    for text in texts {
+        for line in text.lines().map(str::trim) {
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let script = if name != "crontab" {
+                line.to_owned()
+            } else if line.starts_with('@') {
+                line.split_once(char::is_whitespace)
+                    .map_or("", |(_, r)| r)
+                    .to_owned()
+            } else {
+                let first = line.split_whitespace().next().unwrap_or("");
+                if first.contains('=') && !first.starts_with('=') {
+                    continue; // `MAILTO=…`: a setting of the table
+                }
+                line.split_whitespace()
+                    .skip(5)
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            };
+            if !script.is_empty() {
+                out.push(Program::Script(script, via.clone()));
+            }
+        }
+    }
+    out
+}
+
+/// Whether the short option `flag` stands alone or in a cluster among `args`.
+fn has_option(args: &[String], flag: char) -> bool {
+    args.iter().any(|a| {
+        a.strip_prefix('-')
+            .is_some_and(|f| !f.starts_with('-') && f.contains(flag))
+    })
+}
+
+/// The value of short option `flag` (`-f file`, `-ffile`).
+fn option_value<'a>(args: &'a [String], flag: &str) -> Option<&'a str> {
+    args.iter().enumerate().find_map(|(k, a)| {
+        if a == flag {
+            args.get(k + 1).map(String::as_str)
+        } else {
+            a.strip_prefix(flag).filter(|v| !v.is_empty())
+        }
+    })
+}
+
+/// A script whose text the line does not show, run by a shell or interpreter.
+fn unseen(via: &str) -> Program {
+    Program::Finding(Finding::ask(
+        "guard:unseen-script",
+        format!("runs a script nagger cannot see ({via})"),
+        "Write the script to a file, read it, and run the file.",
+    ))
+}
+
+/// What code given to `interpreter` runs and changes, to be checked in turn.
+pub(super) fn interpreter_code(
+    code: &str,
+    interpreter: &str,
+    binary: Option<&str>,
+) -> Vec<Program> {
+    code_programs(code, interpreter, binary)
 }
 
 /// The shell commands, deletions and writes of nagger's own files in interpreter code.

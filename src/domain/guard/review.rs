@@ -10,9 +10,10 @@ use serde_json::Value;
 
 use super::checks::command_findings;
 use super::finding::Finding;
+use super::line::{self, Line, Run};
 use super::paths::relative_path;
 use super::problem::PatternProblem;
-use super::programs::{Program, programs, xargs_fed};
+use super::programs::{Program, interpreter_code, programs, xargs_fed};
 use super::protect::{self, Cwd, Folders, Scope};
 use super::secrets::Secrets;
 use super::settings::GuardConfig;
@@ -219,7 +220,9 @@ impl<'a> Guard<'a> {
         let deny_possible = self.deny.could_match(&commands.haystack);
         let budget = Cell::new(MAX_SCRIPT_BYTES);
         let scope = Scope::new(root, self.binary);
-        let mut folders = Folders::new(Cwd::Known(String::new()));
+        let start = Cwd::Known(String::new());
+        let line = Line::scan(parsed, &start);
+        let mut folders = Folders::new(start);
         for (index, (command, spellings)) in commands.each().enumerate() {
             let cwd = folders.cwd().clone();
             folders.step(command);
@@ -229,6 +232,7 @@ impl<'a> Guard<'a> {
             let at = At {
                 cwd: &cwd,
                 scope: &scope,
+                line: &line,
                 depth: 0,
                 budget: &budget,
             };
@@ -277,7 +281,30 @@ impl<'a> Guard<'a> {
         let mut findings = command_findings(command, &fed, below);
         findings.extend(self.secrets.read_by(command, &fed));
         findings.extend(protect::written_by(command, &fed, cwd, scope));
-        for program in programs(parsed, index, allowed, self.binary) {
+        let mut run = programs(parsed, index, allowed, self.binary);
+        match at.line.program(command, index) {
+            line::Program::Known => {}
+            line::Program::Script(script, word) => {
+                run.push(Program::Script(
+                    script,
+                    format!("`{word}` as the line sets it"),
+                ));
+            }
+            line::Program::Unknown(word) => findings.push(Finding::ask(
+                "guard:computed-command",
+                format!("runs a program only known when the shell runs (`{word}`)"),
+                "Spell the command out so it can be checked.",
+            )),
+        }
+        match at.line.runs_written(command, index, cwd) {
+            Some(Run::Script(script, via)) => run.push(Program::Script(script, via)),
+            Some(Run::Code(code, interpreter)) => {
+                run.extend(interpreter_code(&code, &interpreter, self.binary));
+            }
+            Some(Run::Refused(finding)) => findings.push(finding),
+            None => {}
+        }
+        for program in run {
             match program {
                 Program::Finding(finding) => findings.push(finding),
                 Program::Script(script, via) => {
@@ -319,6 +346,7 @@ impl<'a> Guard<'a> {
                 self.allow.could_match(&variants.join("\n")) && self.allow.any_match(&variants)
             })
             .collect();
+        let line = Line::scan(&parsed, at.cwd);
         let mut folders = Folders::new(at.cwd.clone());
         for index in 0..parsed.commands.len() {
             let inner = &parsed.commands[index];
@@ -327,7 +355,11 @@ impl<'a> Guard<'a> {
             if allowed[index] {
                 continue;
             }
-            let here = At { cwd: &cwd, ..at };
+            let here = At {
+                cwd: &cwd,
+                line: &line,
+                ..at
+            };
             for finding in self.findings(&parsed, index, &allowed, here) {
                 findings.push(Finding {
                     harm: format!("runs `{}` ({via}), which {}", inner.display(), finding.harm),
@@ -345,6 +377,8 @@ impl<'a> Guard<'a> {
 struct At<'r, 's> {
     cwd: &'r Cwd,
     scope: &'r Scope<'s>,
+    /// What the earlier commands of the line set up.
+    line: &'r Line,
     depth: usize,
     budget: &'r Cell<usize>,
 }

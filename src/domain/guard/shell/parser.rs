@@ -288,7 +288,12 @@ impl Parser<'_, '_> {
                         .last()
                         .is_some_and(|w| w.assignment && w.text.ends_with(b"="))
                     {
-                        self.array_literal();
+                        // `cmd=(echo hi)`: the words, quoted, are the variable's value.
+                        let (items, computed) = self.array_literal();
+                        if let Some(word) = words.last_mut() {
+                            word.text.extend_from_slice(items.as_bytes());
+                            word.computed |= computed;
+                        }
                     } else {
                         // `name() { …; }` defines a function: its body runs, its name
                         // is no command. Otherwise this is a subshell.
@@ -339,25 +344,33 @@ impl Parser<'_, '_> {
         }
     }
 
-    /// The words of `name=( … )` after its `(`: data, not a command.
-    pub(super) fn array_literal(&mut self) {
+    /// The words of `name=( … )` after its `(`: data, not a command. Returns them quoted
+    /// and joined, and whether any holds an expansion.
+    pub(super) fn array_literal(&mut self) -> (String, bool) {
+        let mut items: Vec<String> = Vec::new();
+        let mut computed = false;
         loop {
             self.skip_space(true);
             match self.peek() {
-                None => return,
+                None => break,
                 Some(b')') => {
                     self.i += 1;
-                    return;
+                    break;
                 }
                 Some(_) => {
                     let before = self.i;
-                    self.word();
+                    let word = self.word();
+                    computed |= word.computed;
+                    if items.len() < 256 {
+                        items.push(super::wrappers::shell_quote(&word.into_string()));
+                    }
                     if self.i == before {
                         self.i += 1;
                     }
                 }
             }
         }
+        (items.join(" "), computed)
     }
 
     /// Past the `)` matching an already consumed `(`, without collecting anything.
