@@ -230,7 +230,7 @@ fn rsync(args: &[String]) -> Option<Finding> {
 }
 
 /// Tests that narrow what `find` acts on.
-const FIND_FILTERS: &[&str] = &[
+pub(super) const FIND_FILTERS: &[&str] = &[
     "-name",
     "-iname",
     "-path",
@@ -316,24 +316,125 @@ fn disk(name: &str, args: &[String], targets: &[&str]) -> Option<Finding> {
             ASK_USER,
         ))
     };
+    // `mkfs.ext4 -F ./disk.img` formats a file: only devices (and what may be one) count.
+    let on_device = || {
+        targets
+            .iter()
+            .any(|t| is_raw_device(t) || t.starts_with("/dev/") || t.starts_with('$'))
+    };
+    let sub = targets.first().copied().unwrap_or("");
+    let words_any = |set: &[&str]| targets.iter().any(|t| set.contains(t));
     match name {
-        "mke2fs" | "mkswap" | "blkdiscard" | "mkdosfs" | "mkntfs" | "newfs" => formats(),
-        _ if name.starts_with("mkfs") => formats(),
-        "wipefs" => (has_flag(args, "ao", &["all", "offset"]) && !has_flag(args, "n", &["no-act"]))
-            .then(formats)
-            .flatten(),
-        "fdisk" | "sfdisk" | "gdisk" | "sgdisk" | "cfdisk" | "parted" => {
-            let lists = has_flag(args, "l", &["list", "print", "verify"])
-                || targets.iter().any(|t| matches!(*t, "print" | "p"));
-            (!lists && targets.iter().any(|t| is_raw_device(t)))
+        "mke2fs" | "mkswap" | "mkdosfs" | "mkntfs" | "newfs" | "mkfs" => {
+            on_device().then(formats).flatten()
+        }
+        _ if name.starts_with("mkfs.") => on_device().then(formats).flatten(),
+        "blkdiscard" | "badblocks" if name == "blkdiscard" || has_flag(args, "w", &[]) => formats(),
+        "wipefs" => (has_flag(args, "ao", &["all", "offset"])
+            && !has_flag(args, "n", &["no-act"])
+            && on_device())
+        .then(formats)
+        .flatten(),
+        "sgdisk" | "gdisk" | "fdisk" | "sfdisk" | "cfdisk" => {
+            let reads = has_flag(
+                args,
+                if name == "sgdisk" {
+                    "piOLvb"
+                } else {
+                    "lsdJVgF"
+                },
+                &[
+                    "list",
+                    "print",
+                    "info",
+                    "verify",
+                    "print-mbr",
+                    "list-types",
+                    "backup",
+                    "dump",
+                    "json",
+                    "show-size",
+                    "show-geometry",
+                    "list-free",
+                ],
+            );
+            (!reads && targets.iter().any(|t| is_raw_device(t)))
                 .then(formats)
                 .flatten()
         }
-        "cryptsetup" => targets
-            .iter()
-            .any(|t| matches!(*t, "luksFormat" | "erase" | "luksErase"))
-            .then(formats)
-            .flatten(),
+        "parted" => {
+            let changes = words_any(&[
+                "mklabel",
+                "mktable",
+                "mkpart",
+                "mkpartfs",
+                "rm",
+                "resizepart",
+                "resize",
+                "rescue",
+                "mkfs",
+            ]);
+            (changes && targets.iter().any(|t| is_raw_device(t)))
+                .then(formats)
+                .flatten()
+        }
+        "vgremove" | "lvremove" | "pvremove" | "vgreduce" | "lvreduce" => Some(Finding::deny(
+            "guard:disk",
+            format!("removes or shrinks a volume and the data on it (`{name}`)"),
+            ASK_USER,
+        )),
+        "lvresize"
+            if args.iter().any(|a| {
+                a.starts_with("-L-") || a.starts_with("--size=-") || a.starts_with("-l-")
+            }) || args.windows(2).any(|w| {
+                matches!(w[0].as_str(), "-L" | "-l" | "--size" | "--extents")
+                    && w[1].starts_with('-')
+            }) =>
+        {
+            Some(Finding::deny(
+                "guard:disk",
+                "shrinks a volume, cutting off the data at its end (`lvresize`)".into(),
+                ASK_USER,
+            ))
+        }
+        "zpool" if matches!(sub, "destroy" | "labelclear" | "create") => Some(Finding::deny(
+            "guard:disk",
+            format!("destroys or overwrites a storage pool (`zpool {sub}`)"),
+            ASK_USER,
+        )),
+        "zfs" if matches!(sub, "destroy" | "rollback") => Some(Finding::deny(
+            "guard:disk",
+            format!("destroys a dataset or snapshots (`zfs {sub}`)"),
+            ASK_USER,
+        )),
+        "mdadm"
+            if has_flag(args, "C", &["zero-superblock", "create"])
+                || args.iter().any(|a| a == "--zero-superblock") =>
+        {
+            formats()
+        }
+        "cryptsetup" => words_any(&[
+            "luksFormat",
+            "erase",
+            "luksErase",
+            "luksKillSlot",
+            "luksRemoveKey",
+            "reencrypt",
+        ])
+        .then(formats)
+        .flatten(),
+        "dmsetup" if matches!(sub, "remove" | "remove_all" | "wipe_table" | "clear") => formats(),
+        "nvme" if matches!(sub, "format" | "sanitize") => formats(),
+        "hdparm"
+            if args.iter().any(|a| {
+                a.starts_with("--security-erase")
+                    || a.starts_with("--trim-sector")
+                    || a == "--write-sector"
+            }) =>
+        {
+            formats()
+        }
+        "flashrom" if has_flag(args, "wE", &["write", "erase"]) => formats(),
         "shred" | "truncate" => {
             let device = targets.iter().find(|t| is_raw_device(t));
             if let Some(device) = device {

@@ -10,10 +10,12 @@ use serde_json::Value;
 
 use super::checks::command_findings;
 use super::finding::Finding;
+use super::important;
 use super::line::{self, Line, Run};
 use super::paths::relative_path;
 use super::problem::PatternProblem;
 use super::programs::{Program, interpreter_code, programs, xargs_fed};
+use super::project;
 use super::protect::{self, Cwd, Folders, Scope};
 use super::secrets::Secrets;
 use super::settings::GuardConfig;
@@ -268,17 +270,14 @@ impl<'a> Guard<'a> {
         let command = &parsed.commands[index];
         let fed = xargs_fed(parsed, index);
         let below = match cwd {
-            Cwd::Known(dir)
-                if !dir.is_empty()
-                    && dir != "."
-                    && !dir.starts_with(['/', '~', '$'])
-                    && !dir.starts_with("..") =>
-            {
+            Cwd::Known(dir) if !dir.is_empty() && dir != "." && !dir.starts_with('$') => {
                 Some(dir.as_str())
             }
             _ => None,
         };
         let mut findings = command_findings(command, &fed, below);
+        findings.extend(project::deleted(command, cwd, at.scope.root));
+        findings.extend(important::written(command, &fed, cwd));
         findings.extend(self.secrets.read_by(command, &fed));
         findings.extend(protect::written_by(command, &fed, cwd, scope));
         let mut run = programs(parsed, index, allowed, self.binary);

@@ -210,7 +210,15 @@ fn split_base(target: &str) -> (Base, &str) {
             return (Base::Home, &after[end..]);
         }
     }
-    for cwd in ["$PWD", "${PWD}", "$(pwd)", "`pwd`"] {
+    for cwd in [
+        "$PWD",
+        "${PWD}",
+        "$(pwd)",
+        "`pwd`",
+        "$CLAUDE_PROJECT_DIR",
+        "${CLAUDE_PROJECT_DIR}",
+        "$(git rev-parse --show-toplevel)",
+    ] {
         if let Some(rest) = target.strip_prefix(cwd)
             && (rest.is_empty() || rest.starts_with('/'))
         {

@@ -49,6 +49,8 @@ pub struct SimpleCommand {
     pub stage: u32,
     /// Targets of output redirections (`>file`, `>>file`, `&>file`).
     pub writes_to: Vec<String>,
+    /// The targets of `writes_to` that are appended to (`>>file`, `&>>file`).
+    pub appends_to: Vec<String>,
     /// Sources of input redirections (`<file`, `< <(…)`).
     pub reads_from: Vec<String>,
     /// Words (of argv or redirections) holding substitutions, each with the indices in

@@ -104,6 +104,7 @@ pub(super) struct Heredoc {
 #[derive(Default)]
 pub(super) struct Io {
     pub(super) writes_to: Vec<String>,
+    pub(super) appends_to: Vec<String>,
     pub(super) reads_from: Vec<String>,
     pub(super) substitutions: Vec<(String, Range<usize>)>,
     pub(super) computed: Vec<String>,
@@ -114,6 +115,7 @@ pub(super) struct Io {
 #[derive(Default)]
 pub(super) struct Redirections {
     pub(super) writes_to: Vec<String>,
+    pub(super) appends_to: Vec<String>,
     pub(super) reads_from: Vec<String>,
     /// Delimiter, `<<-`, and whether it was unquoted.
     pub(super) heredocs: Vec<(Vec<u8>, bool, bool)>,
@@ -448,6 +450,11 @@ impl Parser<'_, '_> {
                     redirections.writes_to.push(target.into_string());
                 }
             }
+            b">>" | b"&>>" => {
+                let target = target.into_string();
+                redirections.appends_to.push(target.clone());
+                redirections.writes_to.push(target);
+            }
             _ => redirections.writes_to.push(target.into_string()),
         }
     }
@@ -499,6 +506,7 @@ impl Parser<'_, '_> {
         substitutions.extend(redirections.substitutions);
         let io = Io {
             writes_to: redirections.writes_to,
+            appends_to: redirections.appends_to,
             reads_from: redirections.reads_from,
             substitutions,
             computed,

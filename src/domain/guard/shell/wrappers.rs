@@ -51,6 +51,7 @@ impl Parser<'_, '_> {
             pipeline,
             stage,
             writes_to: io.writes_to,
+            appends_to: io.appends_to,
             reads_from: io.reads_from,
             substitutions: io.substitutions,
             computed: io.computed,

@@ -1,0 +1,319 @@
+//! Files whose loss or change breaks the system, the user's shell or a repository, written
+//! by any program: redirections (`> /dev/sda`, `> ~/.bashrc`, `> .git/HEAD`), copies onto
+//! them (`cp /dev/null /etc/shadow`), `truncate`, `unlink`, `shred`, `tee`, `dd of=`, `ln
+//! -sf`, in-place editors. Appending to a shell's startup file is asked about; overwriting
+//! it is refused.
+
+use super::finding::{Finding, operands};
+use super::protect::{Cwd, resolve};
+use super::shell::{SimpleCommand, has_flag, short_cluster};
+use super::targets::{dangerous_target, is_raw_device, lexical};
+
+/// Files of a home that a shell or git reads at every start: changing them changes what
+/// every later command does.
+const STARTUP_FILES: &[&str] = &[
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".bash_logout",
+    ".profile",
+    ".zshrc",
+    ".zprofile",
+    ".zshenv",
+    ".zlogin",
+    ".zlogout",
+    ".cshrc",
+    ".tcshrc",
+    ".kshrc",
+    ".mkshrc",
+    ".config/fish/config.fish",
+    ".ssh/authorized_keys",
+    ".ssh/authorized_keys2",
+    ".ssh/config",
+    ".ssh/known_hosts",
+    ".gitconfig",
+    ".config/git/config",
+    ".inputrc",
+    ".xinitrc",
+    ".xprofile",
+    ".pam_environment",
+    ".config/environment.d",
+    ".config/autostart",
+    ".config/systemd/user",
+];
+
+/// git's own data in a repository's `.git`, which only git should write.
+const GIT_DATA: &[&str] = &[
+    "HEAD",
+    "ORIG_HEAD",
+    "config",
+    "index",
+    "packed-refs",
+    "objects",
+    "refs",
+    "logs",
+    "shallow",
+    "modules",
+];
+
+/// What an important path is, when it is one.
+enum Kind {
+    Device,
+    System(String),
+    Startup(String),
+    GitData(String),
+}
+
+fn kind(path: &str) -> Option<Kind> {
+    let path = path.trim();
+    if path.is_empty() || path.len() > 4096 {
+        return None;
+    }
+    if is_raw_device(path) {
+        return Some(Kind::Device);
+    }
+    let lexical = lexical(path);
+    if lexical.starts_with('/') && !lexical.starts_with("/dev/") {
+        if let Some(what) = dangerous_target(&lexical, super::targets::Reach::Entry) {
+            return Some(Kind::System(what));
+        }
+    }
+    let home_rest = ["~/", "$HOME/", "${HOME}/"]
+        .iter()
+        .find_map(|h| lexical.strip_prefix(h))
+        .map(str::to_owned)
+        .or_else(|| {
+            let home = std::env::var("HOME").ok().filter(|h| h.len() > 1)?;
+            Some(
+                lexical
+                    .strip_prefix(&format!("{}/", home.trim_end_matches('/')))?
+                    .to_owned(),
+            )
+        });
+    if let Some(rest) = home_rest
+        && STARTUP_FILES
+            .iter()
+            .any(|f| rest == *f || rest.starts_with(&format!("{f}/")))
+    {
+        return Some(Kind::Startup(format!("~/{rest}")));
+    }
+    let parts: Vec<&str> = lexical
+        .split('/')
+        .filter(|p| !p.is_empty() && *p != ".")
+        .collect();
+    if let Some(k) = parts.iter().position(|p| *p == ".git")
+        && let Some(inside) = parts.get(k + 1)
+        && GIT_DATA.contains(inside)
+    {
+        return Some(Kind::GitData(parts[k..].join("/")));
+    }
+    None
+}
+
+/// Targets a command writes over or deletes, and those it only appends to.
+fn targets(command: &SimpleCommand, fed: &[String]) -> (Vec<String>, Vec<String>) {
+    let args = command.args();
+    let mut over: Vec<String> = command
+        .writes_to
+        .iter()
+        .filter(|t| !command.appends_to.contains(t))
+        .cloned()
+        .collect();
+    let mut append: Vec<String> = command.appends_to.clone();
+    let mut ops: Vec<&str> = operands(args);
+    ops.extend(fed.iter().map(String::as_str));
+    let owned = |v: &[&str]| v.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+    match command.name() {
+        "truncate" | "shred" | "unlink" | "sponge" => {
+            // `truncate -s 0 f`: the size is an option's value, not a file.
+            let skip_size = command.name() == "truncate"
+                && args.iter().any(|a| a == "-s" || a == "--size" || a == "-r");
+            let files: Vec<&str> = if skip_size {
+                ops.into_iter().skip(1).collect()
+            } else {
+                ops
+            };
+            over.extend(owned(&files));
+        }
+        "tee" => {
+            if has_flag(args, "a", &["append"]) {
+                append.extend(owned(&ops));
+            } else {
+                over.extend(owned(&ops));
+            }
+        }
+        "cp" | "install" | "mv" | "ln" | "rsync" | "ditto" => {
+            let target_dir = args.iter().enumerate().find_map(|(k, a)| {
+                if a == "-t" || a == "--target-directory" {
+                    args.get(k + 1).cloned()
+                } else {
+                    a.strip_prefix("--target-directory=").map(str::to_owned)
+                }
+            });
+            if target_dir.is_none()
+                && let Some(last) = ops.last()
+                && ops.len() >= 2
+            {
+                over.push((*last).to_owned());
+            }
+            if command.name() == "mv" && ops.len() >= 2 {
+                // A file moved away is gone from where it was.
+                over.extend(owned(&ops[..ops.len() - 1]));
+            }
+        }
+        "dd" => over.extend(
+            args.iter()
+                .filter_map(|a| a.strip_prefix("of="))
+                .map(str::to_owned),
+        ),
+        "sed" | "gsed" | "perl" if in_place(args) => over.extend(owned(&ops)),
+        _ => {}
+    }
+    (over, append)
+}
+
+/// Where programs are installed by hand (`/usr/local/bin`, `/opt/tool`): asked about,
+/// not refused.
+fn installs(path: &str) -> bool {
+    let path = lexical(path);
+    ["/usr/local/", "/opt/"].iter().any(|p| path.starts_with(p))
+}
+
+/// `-i`, `-i.bak`, `-pi`, `--in-place`.
+fn in_place(args: &[String]) -> bool {
+    args.iter()
+        .take_while(|a| *a != "--")
+        .any(|a| a.starts_with("--in-place") || short_cluster(a).is_some_and(|f| f.contains('i')))
+}
+
+/// The first important file `command` (run in `cwd`) writes over, deletes or appends to.
+pub(super) fn written(command: &SimpleCommand, fed: &[String], cwd: &Cwd) -> Option<Finding> {
+    let (over, append) = targets(command, fed);
+    let located = |t: &String| resolve(cwd, t).unwrap_or_else(|| t.clone());
+    for target in &over {
+        let path = located(target);
+        match kind(&path) {
+            Some(Kind::Device) => {
+                return Some(Finding::deny(
+                    "guard:device-write",
+                    format!("writes onto the device {target}"),
+                    "Ask the user to do it.",
+                ));
+            }
+            Some(Kind::System(what)) if installs(&path) => {
+                return Some(Finding::ask(
+                    "guard:system-write",
+                    format!("installs into {what}"),
+                    "Ask the user to install it.",
+                ));
+            }
+            Some(Kind::System(what)) => {
+                return Some(Finding::deny(
+                    "guard:system-write",
+                    format!("overwrites or removes {what}"),
+                    "Work on specific paths inside the project instead.",
+                ));
+            }
+            Some(Kind::Startup(file)) => {
+                return Some(Finding::deny(
+                    "guard:startup-file",
+                    format!(
+                        "overwrites or removes `{file}`, which shells or git read at every start"
+                    ),
+                    "Show the user the lines to add; they edit it themselves.",
+                ));
+            }
+            Some(Kind::GitData(file)) => {
+                return Some(Finding::deny(
+                    "guard:git-data",
+                    format!("overwrites or removes git's own data (`{file}`)"),
+                    "Change the repository with git commands.",
+                ));
+            }
+            None => {}
+        }
+    }
+    for target in &append {
+        let path = located(target);
+        // Adding a line to a shell's startup file is an everyday set-up step.
+        let what = match kind(&path) {
+            Some(Kind::Device) => format!("the device {target}"),
+            Some(Kind::System(what)) => what,
+            Some(Kind::Startup(_) | Kind::GitData(_)) | None => continue,
+        };
+        return Some(Finding::ask(
+            "guard:startup-file",
+            format!("appends to {what}"),
+            "Show the user the lines to add; they edit it themselves.",
+        ));
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::guard::shell;
+
+    fn judged(line: &str) -> Option<(bool, String)> {
+        let parsed = shell::parse(line);
+        let cwd = Cwd::Known(String::new());
+        parsed.commands.iter().find_map(|c| {
+            written(c, &[], &cwd)
+                .map(|f| (f.severity == crate::domain::guard::Severity::Deny, f.harm))
+        })
+    }
+
+    #[test]
+    fn important_files_by_any_writer() {
+        for line in [
+            "> /dev/sda",
+            ": > /dev/nvme0n1",
+            "> ~/.bashrc",
+            "cat x > $HOME/.zshrc",
+            "> .git/HEAD",
+            "echo x > ./.git/refs/heads/main",
+            "cp /dev/null /etc/shadow",
+            "truncate -s 0 ~/.bashrc",
+            "unlink /etc/passwd",
+            "shred -u ~/.profile",
+            "echo key | tee ~/.ssh/authorized_keys",
+            "dd if=/dev/zero of=/etc/fstab",
+            "ln -sf /dev/null ~/.bashrc",
+            "sed -i 's/a/b/' /etc/hosts",
+            "mv ~/.gitconfig /tmp/",
+            "install -m 644 x /etc/sudoers",
+        ] {
+            assert!(
+                matches!(judged(line), Some((true, _))),
+                "{line}: {:?}",
+                judged(line)
+            );
+        }
+        for line in [
+            "echo 127.0.0.1 x | sudo tee -a /etc/hosts",
+            "sudo cp tool /usr/local/bin/",
+        ] {
+            assert!(
+                matches!(judged(line), Some((false, _))),
+                "{line}: {:?}",
+                judged(line)
+            );
+        }
+        for line in [
+            "echo x > out.txt",
+            "cat ~/.bashrc",
+            "cp hooks/pre-commit .git/hooks/pre-commit",
+            "echo build >> .git/info/exclude",
+            "echo x > /dev/null",
+            "cmd 2> /dev/stderr",
+            "truncate -s 0 app.log",
+            "cp .bashrc.example ~/dotfiles/bashrc",
+            "ln -s /usr/bin/python3 ~/bin/python",
+            "echo x >> notes.md",
+            "echo 'export PATH=$HOME/bin:$PATH' >> ~/.bashrc",
+        ] {
+            assert_eq!(judged(line), None, "{line}");
+        }
+    }
+}

@@ -1,0 +1,224 @@
+//! The project and the folders holding it: deleting or moving them away by any spelling,
+//! from wherever the line `cd`-ed to (`cd .. && rm -rf proj`, `rm -rf
+//! "$CLAUDE_PROJECT_DIR"`, `cd / ; rm -rf home`).
+
+use std::path::Path;
+
+use super::checks::FIND_FILTERS;
+use super::finding::{Finding, operands};
+use super::paths::normalize;
+use super::protect::Cwd;
+use super::shell::{SimpleCommand, has_flag};
+
+/// Words that stand for the project root when the line starts there.
+const PROJECT_WORDS: &[&str] = &[
+    "$CLAUDE_PROJECT_DIR",
+    "${CLAUDE_PROJECT_DIR}",
+    "$(git rev-parse --show-toplevel)",
+];
+/// Words that stand for the folder the command runs in.
+const HERE_WORDS: &[&str] = &["$PWD", "${PWD}", "$(pwd)", "`pwd`"];
+
+/// A deletion or move of the project or a folder holding it by `command`, run in `cwd`
+/// (relative to the project `root`).
+pub(super) fn deleted(command: &SimpleCommand, cwd: &Cwd, root: &Path) -> Option<Finding> {
+    let args = command.args();
+    let targets: Vec<&str> = match command.name() {
+        "rm" if has_flag(args, "rR", &["recursive"]) => operands(args),
+        "rmdir" | "trash" | "trash-put" | "gio" | "srm" => operands(args),
+        "mv" => {
+            let ops = operands(args);
+            if has_flag(args, "t", &["target-directory"]) {
+                ops
+            } else {
+                ops.split_last()
+                    .map(|(_, rest)| rest.to_vec())
+                    .unwrap_or_default()
+            }
+        }
+        "find" if args.iter().any(|a| a == "-delete") => {
+            let starts: Vec<&str> = args
+                .iter()
+                .take_while(|a| !a.starts_with('-') && !matches!(a.as_str(), "(" | "!"))
+                .map(String::as_str)
+                .collect();
+            let filtered = args.iter().any(|a| FIND_FILTERS.contains(&a.as_str()));
+            if filtered {
+                return None;
+            }
+            if starts.is_empty() { vec!["."] } else { starts }
+        }
+        _ => return None,
+    };
+    let root = root.to_str()?;
+    let here = absolute_cwd(cwd, root)?;
+    targets.into_iter().find_map(|target| {
+        let full = absolute(target, &here, root)?;
+        let what = holds(&full, root)?;
+        let verb = if command.name() == "mv" {
+            "moves"
+        } else {
+            "deletes"
+        };
+        Some(Finding::deny(
+            "guard:project",
+            format!("{verb} {what}"),
+            "Delete specific paths inside the project instead.",
+        ))
+    })
+}
+
+/// The folder `cwd` names, as an absolute path (`~` left as it is).
+fn absolute_cwd(cwd: &Cwd, root: &str) -> Option<String> {
+    match cwd {
+        Cwd::Known(dir) if dir.is_empty() || dir == "." => Some(root.to_owned()),
+        Cwd::Known(dir) if dir.starts_with(['/', '~']) => Some(normalize(dir)),
+        Cwd::Known(dir) => Some(normalize(&format!("{root}/{dir}"))),
+        Cwd::Unknown => None,
+    }
+}
+
+/// `target` as an absolute path, from `here`.
+fn absolute(target: &str, here: &str, root: &str) -> Option<String> {
+    let target = target.trim();
+    if target.is_empty() {
+        return None;
+    }
+    for word in PROJECT_WORDS {
+        if let Some(rest) = target.strip_prefix(word) {
+            return Some(normalize(&format!("{root}/{rest}")));
+        }
+    }
+    for word in HERE_WORDS {
+        if let Some(rest) = target.strip_prefix(word) {
+            return Some(normalize(&format!("{here}/{rest}")));
+        }
+    }
+    if target.starts_with('$') || target.contains('`') {
+        return None;
+    }
+    let home = std::env::var("HOME").unwrap_or_default();
+    let expand = |p: &str| -> String {
+        match p.strip_prefix('~') {
+            Some(rest) if (rest.is_empty() || rest.starts_with('/')) && !home.is_empty() => {
+                format!("{home}{rest}")
+            }
+            _ => p.to_owned(),
+        }
+    };
+    let full = if target.starts_with(['/', '~']) {
+        expand(target)
+    } else {
+        format!("{}/{target}", expand(here))
+    };
+    Some(normalize(&full))
+}
+
+/// What deleting `path` takes with it of the project: the project itself, or a folder
+/// holding it. Globs in a part are matched against the project's own path.
+fn holds(path: &str, root: &str) -> Option<String> {
+    let path = path.trim_end_matches('/');
+    let (path, everything) = match path.strip_suffix("/*").or_else(|| path.strip_suffix("/.*")) {
+        Some(dir) => (dir, true),
+        None => (path, false),
+    };
+    let parts: Vec<&str> = path
+        .split('/')
+        .filter(|p| !p.is_empty() && *p != ".")
+        .collect();
+    let root_parts: Vec<&str> = root.split('/').filter(|p| !p.is_empty()).collect();
+    if parts.len() > root_parts.len() || !path.starts_with('/') {
+        return None;
+    }
+    let matches = parts
+        .iter()
+        .zip(&root_parts)
+        .all(|(p, r)| p == r || wildcard(p, r));
+    if !matches {
+        return None;
+    }
+    let all = if everything { "everything in " } else { "" };
+    Some(if parts.len() == root_parts.len() {
+        format!("{all}the project itself ({root})")
+    } else {
+        format!("{all}a folder holding the project ({root})")
+    })
+}
+
+/// Whether glob `pattern` (`*`, `?`, `[…]` taken as one character) matches `name`.
+fn wildcard(pattern: &str, name: &str) -> bool {
+    if !pattern.contains(['*', '?', '[']) {
+        return false;
+    }
+    fn go(p: &[u8], n: &[u8]) -> bool {
+        match (p.first(), n.first()) {
+            (None, None) => true,
+            (Some(b'*'), _) => go(&p[1..], n) || (!n.is_empty() && go(p, &n[1..])),
+            (Some(b'?'), Some(_)) => go(&p[1..], &n[1..]),
+            (Some(b'['), Some(_)) => match p.iter().position(|&c| c == b']') {
+                Some(end) => go(&p[end + 1..], &n[1..]),
+                None => false,
+            },
+            (Some(a), Some(b)) if a == b => go(&p[1..], &n[1..]),
+            _ => false,
+        }
+    }
+    pattern.len() <= 64 && name.len() <= 256 && go(pattern.as_bytes(), name.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::guard::protect::Folders;
+    use crate::domain::guard::shell;
+
+    fn judged(line: &str) -> Option<String> {
+        let parsed = shell::parse(line);
+        let mut folders = Folders::new(Cwd::Known(String::new()));
+        let root = Path::new("/work/acme/proj");
+        for command in &parsed.commands {
+            let cwd = folders.cwd().clone();
+            folders.step(command);
+            if let Some(f) = deleted(command, &cwd, root) {
+                return Some(f.harm);
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn the_project_and_its_parents_by_any_route() {
+        for line in [
+            "rm -rf \"$CLAUDE_PROJECT_DIR\"",
+            "rm -rf ${CLAUDE_PROJECT_DIR}/",
+            "cd .. && rm -rf proj",
+            "cd ..; rm -rf ./proj/",
+            "cd ../.. || rm -r acme",
+            "pushd .. && rm -rf pr*",
+            "rm -rf ../proj",
+            "rm -rf ../../acme",
+            "rm -rf /work/acme/proj",
+            "rm -rf /work/*",
+            "cd / && rm -rf work",
+            "mv ../proj /tmp/x",
+            "rm -rf \"$(pwd)\"",
+            "cd src && rm -rf ..",
+            "find .. -delete",
+            "rmdir ../proj",
+        ] {
+            assert!(judged(line).is_some(), "{line}");
+        }
+        for line in [
+            "rm -rf build",
+            "cd build && rm -rf *",
+            "rm -rf ../other",
+            "cd .. && rm -rf other/proj",
+            "rm -rf /tmp/proj",
+            "find . -name '*.pyc' -delete",
+            "mv proj.tgz ../",
+            "rm -r target/debug",
+        ] {
+            assert_eq!(judged(line), None, "{line}");
+        }
+    }
+}
