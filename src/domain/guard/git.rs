@@ -17,12 +17,56 @@ const GLOBAL_WITH_VALUE: &[&str] = &[
     "--super-prefix",
 ];
 
+/// Whether a configuration value means false (`false`, `no`, `off`, `0`).
+fn is_false(value: &str) -> bool {
+    matches!(
+        value.to_ascii_lowercase().as_str(),
+        "false" | "no" | "off" | "0"
+    )
+}
+
+/// Whether a configuration value means true (`true`, `yes`, `on`, `1`, or no value).
+fn is_true(value: &str) -> bool {
+    matches!(
+        value.to_ascii_lowercase().as_str(),
+        "true" | "yes" | "on" | "1" | ""
+    )
+}
+
+/// A setting that switches off one of git's own safeties, described.
+fn weakening(key: &str, value: &str) -> Option<&'static str> {
+    let key = key.to_ascii_lowercase();
+    let last = key.rsplit('.').next().unwrap_or("");
+    if key == "clean.requireforce" && is_false(value) {
+        return Some("lets `git clean` delete untracked files without `-f`");
+    }
+    if key.starts_with("remote.") && last == "mirror" && is_true(value) {
+        return Some("makes every push a mirror push, which force-updates and deletes remote refs");
+    }
+    if key.starts_with("gc.") && last.contains("expire") && matches!(value, "now" | "all" | "0") {
+        return Some("lets git throw away the history kept for recovery at once");
+    }
+    if key.starts_with("receive.") && last.starts_with("deny") && is_false(value) {
+        return Some("lets pushes rewrite or delete history in this repository");
+    }
+    if key == "push.default" && value == "mirror" {
+        return Some("makes every push a mirror push");
+    }
+    None
+}
+
 /// The dangerous effect of `git <args>`, if any.
 pub(super) fn git_danger(args: &[String]) -> Option<Finding> {
     let mut i = 0;
+    let mut settings: Vec<(&str, &str)> = Vec::new();
     while let Some(arg) = args.get(i) {
         if !arg.starts_with('-') {
             break;
+        }
+        if arg == "-c"
+            && let Some((key, value)) = args.get(i + 1).and_then(|kv| kv.split_once('='))
+        {
+            settings.push((key, value));
         }
         i += if GLOBAL_WITH_VALUE.contains(&arg.as_str()) {
             2
@@ -33,8 +77,128 @@ pub(super) fn git_danger(args: &[String]) -> Option<Finding> {
     let sub = args.get(i)?.as_str();
     let rest = args.get(i + 1..).unwrap_or(&[]);
     let before_dashes = || rest.iter().take_while(|a| *a != "--");
+    let set = |k: &str| {
+        settings
+            .iter()
+            .rev()
+            .find(|(key, _)| key.eq_ignore_ascii_case(k))
+            .map(|(_, v)| *v)
+    };
+    let mirror = settings.iter().any(|(k, v)| {
+        let k = k.to_ascii_lowercase();
+        k.starts_with("remote.") && k.ends_with(".mirror") && is_true(v)
+    });
+    let deny = |check: &'static str, harm: String, advice: &'static str| {
+        Some(Finding::deny(check, harm, advice))
+    };
     match sub {
+        "push" if has_flag(rest, "n", &["dry-run"]) => None,
+        "push" if mirror => deny(
+            "guard:git-push-delete",
+            "pushes as a mirror (`remote.*.mirror`), force-updating and deleting remote refs"
+                .into(),
+            "Push without rewriting or deleting remote refs; if that is needed, ask the user.",
+        ),
         "push" => push(rest),
+        "config" => {
+            let words: Vec<&String> = rest.iter().filter(|a| !a.starts_with('-')).collect();
+            let words: Vec<&String> = match words.first() {
+                Some(w) if matches!(w.as_str(), "set" | "add") => words[1..].to_vec(),
+                _ => words,
+            };
+            let (key, value) = match words.as_slice() {
+                [key, value, ..] => (key.as_str(), value.as_str()),
+                [kv] => kv.split_once('=').unwrap_or((kv.as_str(), "\0")),
+                _ => return None,
+            };
+            let what = weakening(key, value)?;
+            deny(
+                "guard:git-safety-off",
+                format!("sets `{key}`, which {what}"),
+                "Ask the user to change git's settings.",
+            )
+        }
+        "clean"
+            if set("clean.requireForce").is_some_and(is_false)
+                && !has_flag(rest, "n", &["dry-run"]) =>
+        {
+            deny(
+                "guard:git-clean-force",
+                "deletes untracked files for good (`git clean` with `clean.requireForce` off)"
+                    .into(),
+                "List them with `git clean -n` and ask the user.",
+            )
+        }
+        "branch"
+            if before_dashes().any(|a| a == "-D")
+                || (has_flag(rest, "d", &["delete"]) && has_flag(rest, "f", &["force"])) =>
+        {
+            deny(
+                "guard:git-branch-delete",
+                "deletes a branch even with commits merged nowhere (`git branch -D`)".into(),
+                "Delete it with `git branch -d`, which keeps unmerged work, or ask the user.",
+            )
+        }
+        "stash" if rest.first().is_some_and(|a| a == "drop" || a == "clear") => deny(
+            "guard:git-stash-drop",
+            "throws away stashed work (`git stash drop`/`clear`)".into(),
+            "Leave the stash, or ask the user.",
+        ),
+        "reflog" if rest.first().is_some_and(|a| a == "expire" || a == "delete") => deny(
+            "guard:git-history-drop",
+            "throws away the reflog, which recovers lost commits".into(),
+            "Ask the user.",
+        ),
+        "gc" | "prune"
+            if sub == "prune"
+                || before_dashes().any(|a| {
+                    a.strip_prefix("--prune=")
+                        .is_some_and(|v| matches!(v, "now" | "all"))
+                })
+                || settings.iter().any(|(k, v)| weakening(k, v).is_some()) =>
+        {
+            deny(
+                "guard:git-history-drop",
+                format!("deletes unreachable commits for good (`git {sub}`)"),
+                "Run `git gc` without `--prune=now`, or ask the user.",
+            )
+        }
+        "switch" if before_dashes().any(|a| is_long(a, "discard-changes")) => deny(
+            "guard:git-discard",
+            "throws away uncommitted changes (`git switch --discard-changes`)".into(),
+            "Commit or `git stash` first, or ask the user.",
+        ),
+        "update-ref" if has_flag(rest, "d", &[]) => deny(
+            "guard:git-ref-delete",
+            "deletes a ref, losing what only it points to (`git update-ref -d`)".into(),
+            "Ask the user.",
+        ),
+        "worktree"
+            if rest.first().is_some_and(|a| a == "remove") && has_flag(rest, "f", &["force"]) =>
+        {
+            deny(
+                "guard:git-discard",
+                "removes a worktree with its uncommitted changes (`git worktree remove --force`)"
+                    .into(),
+                "Commit there first, or ask the user.",
+            )
+        }
+        "filter-branch" | "filter-repo" => deny(
+            "guard:git-history-rewrite",
+            format!("rewrites the whole history of the repository (`git {sub}`)"),
+            "Ask the user.",
+        ),
+        _ if settings.iter().any(|(k, v)| weakening(k, v).is_some()) => {
+            let (key, value) = settings.iter().find(|(k, v)| weakening(k, v).is_some())?;
+            deny(
+                "guard:git-safety-off",
+                format!(
+                    "runs with `{key}={value}`, which {}",
+                    weakening(key, value)?
+                ),
+                "Run it without switching git's safety off, or ask the user.",
+            )
+        }
         "reset" => before_dashes().any(|a| is_long(a, "hard")).then(|| {
             Finding::deny(
                 "guard:git-reset-hard",

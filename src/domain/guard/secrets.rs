@@ -61,6 +61,207 @@ struct Built<'a> {
     exclude: LazyGlobs<'static>,
     /// `include`'s patterns as the user wrote them, for messages.
     written: Vec<&'a str>,
+    /// One file each pattern matches (`~/.ssh/id_x`, `x.pem`, `.env`), with its pattern:
+    /// a glob on the command line that matches one reads secrets.
+    samples: Vec<(String, &'a str)>,
+}
+
+/// Programs that name a secret without revealing what is in it: they list, stat, delete,
+/// protect or use a key for what it is for.
+const NON_REVEALING: &[&str] = &[
+    "ls",
+    "stat",
+    "test",
+    "[",
+    "[[",
+    "chmod",
+    "chown",
+    "chgrp",
+    "rm",
+    "unlink",
+    "shred",
+    "touch",
+    "mkdir",
+    "file",
+    "wc",
+    "du",
+    "ssh",
+    "ssh-add",
+    "ssh-keygen",
+    "ssh-copy-id",
+    "realpath",
+    "readlink",
+    "dirname",
+    "basename",
+    "echo",
+    "printf",
+    "cd",
+    "mv",
+    "lsattr",
+    "getfacl",
+    "setfacl",
+    "sha256sum",
+    "md5sum",
+    "sha1sum",
+    "shasum",
+    "b2sum",
+    "cksum",
+    "mkdocs",
+    "export",
+    "unset",
+    "dotenv",
+    "direnv",
+    "trash",
+    "gio",
+    "chattr",
+    "exists",
+    "nagger",
+];
+
+/// Options whose value is a file a program reads and sends on or hands to what it runs.
+const FILE_OPTIONS: &[&str] = &[
+    "--env-file",
+    "--post-file",
+    "--body-file",
+    "--upload-file",
+    "--data-binary",
+    "--data",
+    "--data-raw",
+    "--data-urlencode",
+    "--form",
+    "--from-file",
+    "--from-env-file",
+    "--attach",
+];
+
+/// git's subcommands that print or send what a file holds.
+const GIT_READERS: &[&str] = &[
+    "show",
+    "cat-file",
+    "diff",
+    "log",
+    "blame",
+    "annotate",
+    "grep",
+    "archive",
+    "format-patch",
+    "add",
+    "commit",
+    "hash-object",
+    "difftool",
+    "stash",
+];
+
+/// Programs that read whole folders (`tar czf k.tgz ~/.ssh`, `cp -r ~/.aws x`).
+fn reads_folders(name: &str, args: &[String]) -> bool {
+    match name {
+        "tar" | "bsdtar" | "gtar" | "zip" | "7z" | "7za" | "rsync" | "ditto" | "cpio"
+        | "rclone" | "restic" | "borg" | "duplicity" | "rdiff-backup" | "base64" => true,
+        "cp" | "scp" => {
+            has_flag_here(args, 'r') || has_flag_here(args, 'R') || has_flag_here(args, 'a')
+        }
+        "grep" | "egrep" | "fgrep" => has_flag_here(args, 'r') || has_flag_here(args, 'R'),
+        "rg" | "ag" | "ack" => args.iter().any(|a| {
+            a == "--hidden" || a == "-uu" || a == "-uuu" || a == "-." || a == "--unrestricted"
+        }),
+        _ => false,
+    }
+}
+
+fn has_flag_here(args: &[String], flag: char) -> bool {
+    args.iter().take_while(|a| *a != "--").any(|a| {
+        a.strip_prefix('-')
+            .is_some_and(|f| !f.starts_with('-') && f.contains(flag))
+            || (flag == 'r' && a == "--recursive")
+            || (flag == 'a' && a == "--archive")
+    })
+}
+
+/// A concrete file a secrets pattern matches: wildcards filled in.
+fn sample(pattern: &str) -> String {
+    pattern.replace("**", "x").replace(['*', '?'], "x")
+}
+
+/// Whether glob `pattern` matches `path`, part by part; a part not starting with `.` does
+/// not match a dot-name, as the shell expands.
+fn glob_matches(pattern: &str, path: &str) -> bool {
+    let p: Vec<&str> = pattern
+        .split('/')
+        .filter(|s| !s.is_empty() && *s != ".")
+        .collect();
+    let n: Vec<&str> = path
+        .split('/')
+        .filter(|s| !s.is_empty() && *s != ".")
+        .collect();
+    p.len() == n.len()
+        && pattern.starts_with('/') == path.starts_with('/')
+        && p.iter().zip(&n).all(|(p, n)| {
+            p == n || (!(n.starts_with('.') && !p.starts_with('.')) && wildcard(p, n))
+        })
+}
+
+/// Whether a one-part glob (`*`, `?`, `[…]` as one character) matches `name`.
+fn wildcard(pattern: &str, name: &str) -> bool {
+    fn go(p: &[u8], n: &[u8], budget: &mut usize) -> bool {
+        if *budget == 0 {
+            return false;
+        }
+        *budget -= 1;
+        match (p.first(), n.first()) {
+            (None, None) => true,
+            (Some(b'*'), _) => go(&p[1..], n, budget) || (!n.is_empty() && go(p, &n[1..], budget)),
+            (Some(b'?'), Some(_)) => go(&p[1..], &n[1..], budget),
+            (Some(b'['), Some(c)) => match p.iter().position(|&x| x == b']') {
+                Some(end) => {
+                    let class = &p[1..end];
+                    let negated = class.first().is_some_and(|b| *b == b'!' || *b == b'^');
+                    let set = if negated { &class[1..] } else { class };
+                    (set.contains(c) != negated) && go(&p[end + 1..], &n[1..], budget)
+                }
+                None => false,
+            },
+            (Some(a), Some(b)) if a == b => go(&p[1..], &n[1..], budget),
+            _ => false,
+        }
+    }
+    let mut budget = 10_000;
+    pattern.contains(['*', '?', '[']) && go(pattern.as_bytes(), name.as_bytes(), &mut budget)
+}
+
+/// `$HOME/x`, `${HOME}/x` and the value of `HOME` as `~/x`.
+fn home_form(path: &str) -> String {
+    for home in ["$HOME", "${HOME}"] {
+        if let Some(rest) = path.strip_prefix(home)
+            && (rest.is_empty() || rest.starts_with('/'))
+        {
+            return format!("~{rest}");
+        }
+    }
+    if let Ok(home) = std::env::var("HOME") {
+        let home = home.trim_end_matches('/');
+        if !home.is_empty()
+            && let Some(rest) = path.strip_prefix(home)
+            && (rest.is_empty() || rest.starts_with('/'))
+        {
+            return format!("~{rest}");
+        }
+    }
+    for base in ["/root", "/home/"] {
+        if let Some(rest) = path.strip_prefix(base) {
+            let rest = if base == "/home/" {
+                match rest.split_once('/') {
+                    Some((_, r)) => format!("/{r}"),
+                    None => String::new(),
+                }
+            } else {
+                rest.to_owned()
+            };
+            if rest.is_empty() || rest.starts_with('/') {
+                return format!("~{rest}");
+            }
+        }
+    }
+    path.to_owned()
 }
 
 impl<'a> Secrets<'a> {
@@ -84,10 +285,16 @@ impl<'a> Secrets<'a> {
                     written.push(pattern.as_str());
                 }
             }
+            let samples = written
+                .iter()
+                .map(|p| (sample(p), *p))
+                .filter(|(s, _)| !s.is_empty())
+                .collect();
             Built {
                 include: LazyGlobs::new(include, true),
                 exclude: LazyGlobs::new(exclude, true),
                 written,
+                samples,
             }
         })
     }
@@ -123,11 +330,164 @@ impl<'a> Secrets<'a> {
         Some(built.written[index].to_owned())
     }
 
+    /// The secrets pattern a glob word matches files of (`~/.ssh/*`, `.e*`).
+    fn glob_matching(&self, word: &str) -> Option<String> {
+        if !word.contains(['*', '?', '[']) || word.len() > 1024 || self.patterns.is_empty() {
+            return None;
+        }
+        let word = home_form(&super::paths::normalize(word));
+        let dir = word.rsplit_once('/').map_or("", |(d, _)| d);
+        self.built().samples.iter().find_map(|(sample, pattern)| {
+            let candidate = if sample.starts_with("~/") || sample.starts_with('/') {
+                sample.clone()
+            } else if dir.is_empty() {
+                sample.clone()
+            } else {
+                format!("{dir}/{sample}")
+            };
+            (glob_matches(&word, &candidate) && self.matching(&candidate).is_some())
+                .then(|| (*pattern).to_owned())
+        })
+    }
+
+    /// The secrets pattern of a file inside folder `word` (`~/.ssh`, `~`, `/root/.aws/`).
+    fn folder_holding(&self, word: &str) -> Option<String> {
+        let word = home_form(&super::paths::normalize(word.trim_end_matches('/')));
+        let word = word.trim_end_matches("/*").trim_end_matches("/.");
+        if !word.starts_with('~') || word.len() > 1024 {
+            return None;
+        }
+        self.built().samples.iter().find_map(|(sample, pattern)| {
+            let holds = sample.starts_with("~/")
+                && (word == "~" || sample.starts_with(&format!("{word}/")));
+            (holds && self.matching(sample).is_some()).then(|| (*pattern).to_owned())
+        })
+    }
+
+    /// A secret `command` reads, by any route but its plain operands: globs, whole folders,
+    /// option values, links made to it, `find -exec` readers.
+    fn read_by_route(&self, command: &SimpleCommand, fed: &[String]) -> Option<Finding> {
+        let name = command.name();
+        let args = command.args();
+        if NON_REVEALING.contains(&name) {
+            return None;
+        }
+        let ops = operands(args);
+        if READERS.contains(&name) && (name != "git" || git_reads(args)) {
+            for op in ops.iter().copied().chain(fed.iter().map(String::as_str)) {
+                if let Some(pattern) = self.glob_matching(op) {
+                    return Some(found(op, &pattern));
+                }
+            }
+        }
+        let folder_reader = reads_folders(name, args)
+            || (name == "find"
+                && args
+                    .windows(2)
+                    .any(|w| w[0].starts_with("-exec") || w[0].starts_with("-ok"))
+                && args.windows(2).any(|w| {
+                    (w[0].starts_with("-exec") || w[0].starts_with("-ok"))
+                        && (READERS.contains(&super::shell::basename(&w[1]))
+                            || super::shell::is_shell(super::shell::basename(&w[1])))
+                }));
+        if folder_reader {
+            let starts: Vec<&str> = if name == "find" {
+                args.iter()
+                    .take_while(|a| !a.starts_with('-') && !matches!(a.as_str(), "(" | "!"))
+                    .map(String::as_str)
+                    .collect()
+            } else {
+                ops.clone()
+            };
+            for op in starts {
+                if let Some(pattern) = self.folder_holding(op).or_else(|| self.glob_matching(op)) {
+                    return Some(Finding::deny(
+                        "guard:secret",
+                        format!(
+                            "reads the folder `{op}`, which holds secrets (`[guard] secrets` \
+                             matches `{pattern}`)"
+                        ),
+                        "Ask the user for what you need from it; they can exempt it in \
+                         `[guard] allow`.",
+                    ));
+                }
+            }
+        }
+        if matches!(name, "ln" | "link") || (name == "cp" && has_flag_here(args, 's')) {
+            // A second name for a secret hides it from every later check.
+            let sources = match ops.split_last() {
+                Some((_, rest)) if !rest.is_empty() => rest.to_vec(),
+                _ => ops.clone(),
+            };
+            for source in sources {
+                if let Some(pattern) = self.matching(source).or_else(|| self.glob_matching(source))
+                {
+                    return Some(Finding::deny(
+                        "guard:secret",
+                        format!(
+                            "makes a link to `{source}`, which holds secrets (`[guard] secrets` \
+                             matches `{pattern}`), so it can be read under another name"
+                        ),
+                        "Ask the user for what you need from it.",
+                    ));
+                }
+            }
+        }
+        // `docker run --env-file .env`, `wget --post-file=.env`, `curl -T .env`. Compose
+        // reads `--env-file` to fill in its own file, for the services it starts.
+        let compose =
+            name == "docker-compose" || (name == "docker" && args.iter().any(|a| a == "compose"));
+        for (k, arg) in args.iter().enumerate() {
+            if compose && arg.starts_with("--env-file") {
+                continue;
+            }
+            let value = FILE_OPTIONS.iter().find_map(|o| {
+                if arg == o {
+                    args.get(k + 1).map(String::as_str)
+                } else {
+                    arg.strip_prefix(o).and_then(|r| r.strip_prefix('='))
+                }
+            });
+            let value = value.or_else(|| {
+                (matches!(arg.as_str(), "-T" | "-F" | "-d") && name != "git")
+                    .then(|| args.get(k + 1).map(String::as_str))
+                    .flatten()
+            });
+            let Some(value) = value else { continue };
+            let value = value.rsplit_once('@').map_or(value, |(_, f)| f);
+            let value = value.split([';', ',']).next().unwrap_or(value);
+            if let Some(pattern) = self.matching(value) {
+                return Some(found(value, &pattern));
+            }
+        }
+        if READERS.contains(&name) || name == "git" || compose {
+            return None;
+        }
+        // Any other program given a secret: what it does with it is not known.
+        for op in ops {
+            let op = op.rsplit_once('=').map_or(op, |(_, v)| v);
+            if let Some(pattern) = self.matching(op) {
+                return Some(Finding::ask(
+                    "guard:secret",
+                    format!(
+                        "gives `{op}`, which holds secrets (`[guard] secrets` matches \
+                         `{pattern}`), to `{name}`, which may print or send it"
+                    ),
+                    "Ask the user for what you need from it.",
+                ));
+            }
+        }
+        None
+    }
+
     /// The first secret a simple command reads, with the pattern it matches.
     pub(super) fn read_by(&self, command: &SimpleCommand, fed: &[String]) -> Option<Finding> {
+        if let Some(found) = self.read_by_route(command, fed) {
+            return Some(found);
+        }
         let name = command.name();
         let mut paths: Vec<&str> = command.reads_from.iter().map(String::as_str).collect();
-        if READERS.contains(&name) {
+        if READERS.contains(&name) && (name != "git" || git_reads(command.args())) {
             let mut read = operands(command.args());
             if matches!(name, "cp" | "scp" | "rsync" | "sftp") {
                 read.pop(); // the destination is written, not read
@@ -160,17 +520,99 @@ impl<'a> Secrets<'a> {
         tool_name: &str,
         input: &serde_json::Value,
     ) -> Option<Finding> {
-        let fields: &[&str] = match tool_name {
-            "Read" | "NotebookRead" => &["file_path", "notebook_path"],
-            "Grep" => &["path", "glob"],
-            _ => return None,
-        };
-        fields.iter().find_map(|field| {
-            let path = input.get(field)?.as_str()?;
-            let pattern = self.matching(path)?;
-            Some(found(path, &pattern))
-        })
+        let field = |f: &str| input.get(f).and_then(serde_json::Value::as_str);
+        match tool_name {
+            "Read" | "NotebookRead" => {
+                let path = field("file_path").or_else(|| field("notebook_path"))?;
+                if let Some(pattern) = self.matching(path) {
+                    return Some(found(path, &pattern));
+                }
+                // A link made to a secret (`ln -s ~/.ssh/id_rsa notes.txt`).
+                let real = linked(path)?;
+                let pattern = self.matching(&real)?;
+                Some(found(&format!("{path}` (a link to `{real}"), &pattern))
+            }
+            "Grep" | "Glob" => {
+                let path = field("path").unwrap_or("");
+                let glob = field(if tool_name == "Grep" {
+                    "glob"
+                } else {
+                    "pattern"
+                })
+                .unwrap_or("");
+                let joined = match (path, glob) {
+                    ("", g) => g.to_owned(),
+                    (p, "") => p.to_owned(),
+                    (_, g) if g.starts_with('/') || g.starts_with('~') => g.to_owned(),
+                    (p, g) => format!("{}/{g}", p.trim_end_matches('/')),
+                };
+                let folder = joined
+                    .split('/')
+                    .take_while(|part| !part.contains(['*', '?', '[', '{']))
+                    .collect::<Vec<_>>()
+                    .join("/");
+                for candidate in [path, joined.as_str()] {
+                    if candidate.is_empty() {
+                        continue;
+                    }
+                    if let Some(pattern) = self.matching(candidate) {
+                        return Some(found(candidate, &pattern));
+                    }
+                }
+                let holds = [path, folder.as_str()]
+                    .into_iter()
+                    .filter(|p| !p.is_empty())
+                    .find_map(|p| Some((p, self.folder_holding(p)?)))
+                    .or_else(|| Some((joined.as_str(), self.glob_matching(&joined)?)));
+                let (what, pattern) = holds?;
+                Some(Finding::deny(
+                    "guard:secret",
+                    format!(
+                        "searches `{what}`, which holds secrets (`[guard] secrets` matches \
+                         `{pattern}`)"
+                    ),
+                    "Ask the user for what you need from it; they can exempt it in \
+                     `[guard] allow`.",
+                ))
+            }
+            _ => None,
+        }
     }
+}
+
+/// Where `path` leads when it is a symbolic link on disk (one lookup, nothing opened).
+fn linked(path: &str) -> Option<String> {
+    if path.len() > 4096 {
+        return None;
+    }
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    if !meta.file_type().is_symlink() {
+        return None;
+    }
+    Some(
+        std::fs::canonicalize(path)
+            .ok()?
+            .to_string_lossy()
+            .into_owned(),
+    )
+}
+
+/// Whether `git <args>` prints or sends what files hold (`git show HEAD:.env`), unlike
+/// `git check-ignore .env`.
+fn git_reads(args: &[String]) -> bool {
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
+        if !arg.starts_with('-') {
+            break;
+        }
+        i += if matches!(arg.as_str(), "-C" | "-c" | "--git-dir" | "--work-tree") {
+            2
+        } else {
+            1
+        };
+    }
+    args.get(i)
+        .is_some_and(|sub| GIT_READERS.contains(&sub.as_str()))
 }
 
 fn found(path: &str, pattern: &str) -> Finding {
