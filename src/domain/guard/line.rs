@@ -87,10 +87,11 @@ struct Set {
     value: Option<String>,
 }
 
-/// The variables and written files of one line.
+/// The variables, functions and written files of one line.
 pub(super) struct Line {
     sets: Vec<Set>,
     writes: Vec<Written>,
+    functions: Vec<(String, String)>,
 }
 
 /// What the program of a command is, as far as the line tells.
@@ -138,7 +139,11 @@ impl Line {
             }
         }
         sets.sort_by_key(|s| s.at);
-        Line { sets, writes }
+        Line {
+            sets,
+            writes,
+            functions: parsed.functions.clone(),
+        }
     }
 
     /// The value of variable `name` as command `index` sees it: `Some(None)` when the line
@@ -157,6 +162,14 @@ impl Line {
         let Some(first) = command.argv.first() else {
             return Program::Known;
         };
+        // A function of the line called with arguments: its body with them filled in.
+        if !command.args().is_empty()
+            && let Some((name, body)) = self.functions.iter().rev().find(|(n, _)| n == first)
+            && body.contains('$')
+        {
+            let script = shell::with_positional(body, &command.argv);
+            return Program::Script(script, format!("{name} {}", command.args().join(" ")));
+        }
         let computed = command.computed.iter().any(|w| w == first)
             || first.contains('`')
             || first.starts_with('$');

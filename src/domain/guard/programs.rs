@@ -76,7 +76,13 @@ pub(super) fn xargs_fed(parsed: &Parsed, index: usize) -> Vec<String> {
     {
         return Vec::new();
     }
-    let mut fed = Vec::new();
+    // `xargs rm -rf <<< '/'`: its own here-string or here-document.
+    let mut fed: Vec<String> = command
+        .stdin_texts
+        .iter()
+        .flat_map(|t| t.split_whitespace().map(str::to_owned).collect::<Vec<_>>())
+        .take(256)
+        .collect();
     for j in feeders(parsed, index) {
         let feeder = &parsed.commands[j];
         let args = feeder.args();

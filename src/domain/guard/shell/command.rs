@@ -134,6 +134,8 @@ pub struct Parsed {
     pub nul: bool,
     /// Shell variables the line sets (`X=rm`, `export X=rm`), in order.
     pub assignments: Vec<Assignment>,
+    /// Functions the line defines: name and body.
+    pub functions: Vec<(String, String)>,
 }
 
 /// A shell variable set by the line: from the command at index `at` of

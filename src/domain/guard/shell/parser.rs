@@ -19,6 +19,7 @@ pub fn parse(src: &str) -> Parsed {
         truncated: out.truncated,
         nul: memchr::memchr(0, src.as_bytes()).is_some(),
         assignments: out.assignments,
+        functions: out.functions,
     }
 }
 
@@ -31,6 +32,7 @@ pub(super) struct Collector {
     pub(super) too_deep: bool,
     pub(super) truncated: bool,
     pub(super) assignments: Vec<Assignment>,
+    pub(super) functions: Vec<(String, String)>,
 }
 
 impl Collector {
@@ -299,8 +301,17 @@ impl Parser<'_, '_> {
                     } else {
                         // `name() { …; }` defines a function: its body runs, its name
                         // is no command. Otherwise this is a subshell.
+                        let name = match words.as_slice() {
+                            [name] | [_, name] if self.peek() == Some(b')') => {
+                                Some(String::from_utf8_lossy(&name.text).into_owned())
+                            }
+                            _ => None,
+                        };
                         words.clear();
                         self.nested(None);
+                        if let Some(name) = name {
+                            self.function_body(name);
+                        }
                     }
                 }
                 Some(b'<' | b'>') if self.peek_at(1) != Some(b'(') => {
@@ -308,6 +319,21 @@ impl Parser<'_, '_> {
                 }
                 Some(_) => {
                     let word = self.word();
+                    if words.len() == 1
+                        && !words[0].quoted
+                        && words[0].text == b"function"
+                        && !word.quoted
+                    {
+                        // `function name { …; }`: the body follows as a group.
+                        let name = String::from_utf8_lossy(&word.text).into_owned();
+                        words.clear();
+                        self.skip_space(true);
+                        if self.peek() == Some(b'(') && self.peek_at(1) == Some(b')') {
+                            self.i += 2;
+                        }
+                        self.function_body(name);
+                        continue;
+                    }
                     let redirect_follows =
                         matches!(self.peek(), Some(b'<' | b'>')) && self.peek_at(1) != Some(b'(');
                     if redirect_follows && word.is_fd() {
@@ -344,6 +370,50 @@ impl Parser<'_, '_> {
         if self.peek() == Some(b')') {
             self.i += 1;
         }
+    }
+
+    /// Remember the text of the function body `{ … }` that starts here (nothing is
+    /// consumed: the body's commands are read as commands of the line).
+    pub(super) fn function_body(&mut self, name: String) {
+        let save = self.i;
+        self.skip_space(true);
+        let start = self.i;
+        if self.peek() != Some(b'{') || self.out.functions.len() >= 64 {
+            self.i = save;
+            return;
+        }
+        self.i += 1;
+        let mut open = 1usize;
+        while let Some(c) = self.peek() {
+            self.i += 1;
+            match c {
+                b'\\' => self.i += 1,
+                b'\'' | b'"' => {
+                    while let Some(q) = self.peek() {
+                        self.i += 1;
+                        if q == b'\\' && c == b'"' {
+                            self.i += 1;
+                        } else if q == c {
+                            break;
+                        }
+                    }
+                }
+                b'{' => open += 1,
+                b'}' => {
+                    open -= 1;
+                    if open == 0 {
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let end = self.i.min(self.s.len());
+        let body = &self.s[(start + 1).min(end)..end.saturating_sub(1).max(start + 1).min(end)];
+        self.out
+            .functions
+            .push((name, String::from_utf8_lossy(body).into_owned()));
+        self.i = save;
     }
 
     /// The words of `name=( … )` after its `(`: data, not a command. Returns them quoted
@@ -471,6 +541,15 @@ impl Parser<'_, '_> {
             .iter()
             .take_while(|w| (!w.quoted && RESERVED.contains(&w.text.as_slice())) || w.assignment)
             .count();
+        for word in words.iter().take(skip).filter(|w| w.assignment) {
+            let text = String::from_utf8_lossy(&word.text).into_owned();
+            if let Some((name, value)) = text.split_once('=')
+                && super::wrappers::runs_value(name)
+            {
+                let ctx = self.ctx.within(Via::Script(format!("{name}=")), false);
+                parse_script(value.as_bytes(), self.depth + 1, &ctx, self.out);
+            }
+        }
         if skip == words.len() && self.out.assignments.len() < MAX_ASSIGNMENTS {
             // `X=rm` alone sets a variable of the shell for the commands after it.
             let at = self.out.commands.len();

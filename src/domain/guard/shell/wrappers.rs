@@ -42,6 +42,16 @@ impl Parser<'_, '_> {
             return None;
         }
         let sudo = ctx.sudo || peeled.sudo;
+        // `env GIT_SSH_COMMAND='…' git fetch`: a command line in the environment.
+        for word in peeled.original.iter().flatten() {
+            if let Some((name, value)) = word.split_once('=')
+                && runs_value(name)
+                && self.out.charge(value.len())
+            {
+                let ctx = ctx.within(Via::Script(format!("{name}=")), false);
+                parse_script(value.as_bytes(), depth + 1, &ctx, self.out);
+            }
+        }
         let command = SimpleCommand {
             argv: peeled.argv,
             prefixes: peeled.prefixes,
@@ -137,12 +147,21 @@ impl Parser<'_, '_> {
                         })
                     })
                     .collect();
+                for a in &set {
+                    if runs_value(&a.name)
+                        && let Some(value) = &a.value
+                    {
+                        let ctx = inner(format!("{}=", a.name));
+                        parse_script(value.as_bytes(), depth + 1, &ctx, self.out);
+                    }
+                }
                 let room = MAX_ASSIGNMENTS.saturating_sub(self.out.assignments.len());
                 self.out.assignments.extend(set.into_iter().take(room));
             }
             "script" => {
                 let script = argv.iter().enumerate().find_map(|(k, a)| {
-                    if a == "-c" || a == "--command" {
+                    let cluster = short_cluster(a).is_some_and(|f| f.ends_with('c'));
+                    if cluster || a == "--command" {
                         argv.get(k + 1).cloned()
                     } else {
                         a.strip_prefix("--command=").map(str::to_owned)
@@ -521,7 +540,7 @@ fn shell_c_script(argv: &[String]) -> Option<(&str, &[String])> {
 /// `script` with its positional parameters (`$1`, `"$@"`, `${2}`, `$*`) replaced by the
 /// words it is given after its name (`bash -c '"$@"' _ rm -rf /` runs `rm -rf /`), each
 /// quoted as one word. Unchanged when it names none or is given none.
-fn with_positional(script: &str, params: &[String]) -> String {
+pub fn with_positional(script: &str, params: &[String]) -> String {
     let Some((_, args)) = params.split_first() else {
         return script.to_owned();
     };
@@ -610,6 +629,35 @@ fn with_positional(script: &str, params: &[String]) -> String {
         i += ch.len_utf8();
     }
     out
+}
+
+/// Environment variables whose value a program runs as a command line
+/// (`GIT_SSH_COMMAND='…' git fetch`, `export PAGER='…'`).
+pub(super) fn runs_value(name: &str) -> bool {
+    matches!(
+        name,
+        "GIT_SSH_COMMAND"
+            | "GIT_SSH"
+            | "GIT_EDITOR"
+            | "GIT_SEQUENCE_EDITOR"
+            | "GIT_PAGER"
+            | "GIT_EXTERNAL_DIFF"
+            | "GIT_ASKPASS"
+            | "GIT_PROXY_COMMAND"
+            | "SSH_ASKPASS"
+            | "EDITOR"
+            | "VISUAL"
+            | "PAGER"
+            | "MANPAGER"
+            | "BASH_ENV"
+            | "ENV"
+            | "PROMPT_COMMAND"
+            | "LESSOPEN"
+            | "LESSCLOSE"
+            | "RSYNC_RSH"
+            | "CVS_RSH"
+            | "SUDO_ASKPASS"
+    )
 }
 
 /// `word` quoted for a shell as one word.
