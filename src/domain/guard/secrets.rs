@@ -463,8 +463,14 @@ impl<'a> Secrets<'a> {
         if READERS.contains(&name) || name == "git" || compose {
             return None;
         }
-        // Any other program given a secret: what it does with it is not known.
-        for op in ops {
+        // Any other program given a secret: what it does with it is not known. BuildKit's
+        // `--secret id=x,src=.env` is the way to hand one to a build without keeping it.
+        let build_secret = |op: &str| {
+            name == "docker"
+                && op.contains("src=")
+                && args.iter().any(|a| a == "--secret" || a.starts_with("--secret="))
+        };
+        for op in ops.into_iter().filter(|op| !build_secret(op)) {
             let op = op.rsplit_once('=').map_or(op, |(_, v)| v);
             if let Some(pattern) = self.matching(op) {
                 return Some(Finding::ask(
