@@ -110,6 +110,31 @@ fn kind(path: &str) -> Option<Kind> {
     None
 }
 
+/// Scripts a shell runs by itself later: start-up files and git's hooks. What is written
+/// into them is checked as a command line.
+pub(super) fn runs_later(path: &str) -> bool {
+    let lexical = lexical(path);
+    let rest = ["~/", "$HOME/", "${HOME}/"]
+        .iter()
+        .find_map(|h| lexical.strip_prefix(h))
+        .unwrap_or("");
+    let rc = [
+        ".bashrc",
+        ".bash_profile",
+        ".bash_login",
+        ".bash_logout",
+        ".profile",
+        ".zshrc",
+        ".zprofile",
+        ".zshenv",
+        ".zlogin",
+        ".kshrc",
+        ".mkshrc",
+        ".config/fish/config.fish",
+    ];
+    rc.contains(&rest) || lexical.contains(".git/hooks/")
+}
+
 /// Targets a command writes over or deletes, and those it only appends to.
 fn targets(command: &SimpleCommand, fed: &[String]) -> (Vec<String>, Vec<String>) {
     let args = command.args();
@@ -167,6 +192,11 @@ fn targets(command: &SimpleCommand, fed: &[String]) -> (Vec<String>, Vec<String>
                 .map(str::to_owned),
         ),
         "sed" | "gsed" | "perl" if in_place(args) => over.extend(owned(&ops)),
+        // `chmod 777 /etc/passwd`: the mode or owner first, unless given by reference.
+        "chmod" | "chown" | "chgrp" | "chattr" => {
+            let by_reference = args.iter().any(|a| a.starts_with("--reference"));
+            over.extend(owned(ops.get(usize::from(!by_reference)..).unwrap_or(&[])));
+        }
         _ => {}
     }
     (over, append)
@@ -189,10 +219,17 @@ fn in_place(args: &[String]) -> bool {
 /// The first important file `command` (run in `cwd`) writes over, deletes or appends to.
 pub(super) fn written(command: &SimpleCommand, fed: &[String], cwd: &Cwd) -> Option<Finding> {
     let (over, append) = targets(command, fed);
+    let verb = match command.name() {
+        "chmod" | "chown" | "chgrp" | "chattr" => "changes who may read or write",
+        _ => "overwrites or removes",
+    };
     let located = |t: &String| resolve(cwd, t).unwrap_or_else(|| t.clone());
+    let modes = verb != "overwrites or removes";
     for target in &over {
         let path = located(target);
         match kind(&path) {
+            // `chmod 600 ~/.ssh/config` protects; only the system's modes matter.
+            Some(Kind::Startup(_) | Kind::GitData(_)) if modes => {}
             Some(Kind::Device) => {
                 return Some(Finding::deny(
                     "guard:device-write",
@@ -210,23 +247,21 @@ pub(super) fn written(command: &SimpleCommand, fed: &[String], cwd: &Cwd) -> Opt
             Some(Kind::System(what)) => {
                 return Some(Finding::deny(
                     "guard:system-write",
-                    format!("overwrites or removes {what}"),
+                    format!("{verb} {what}"),
                     "Work on specific paths inside the project instead.",
                 ));
             }
             Some(Kind::Startup(file)) => {
                 return Some(Finding::deny(
                     "guard:startup-file",
-                    format!(
-                        "overwrites or removes `{file}`, which shells or git read at every start"
-                    ),
+                    format!("{verb} `{file}`, which shells or git read at every start"),
                     "Show the user the lines to add; they edit it themselves.",
                 ));
             }
             Some(Kind::GitData(file)) => {
                 return Some(Finding::deny(
                     "guard:git-data",
-                    format!("overwrites or removes git's own data (`{file}`)"),
+                    format!("{verb} git's own data (`{file}`)"),
                     "Change the repository with git commands.",
                 ));
             }

@@ -313,6 +313,32 @@ pub(super) enum Run {
     Refused(Finding),
 }
 
+/// Scripts `command` writes into files a shell runs by itself later (`echo '…' >>
+/// ~/.bashrc`, a git hook), with where they go.
+pub(super) fn written_scripts(command: &SimpleCommand) -> Vec<(String, String)> {
+    written(command)
+        .into_iter()
+        .filter(|(path, _, _)| super::important::runs_later(path))
+        .filter_map(|(path, content, _)| Some((content?, path)))
+        .collect()
+}
+
+/// A function of the line that calls itself in the background or a pipe: run, it
+/// multiplies until the machine stops (`:(){ :|:& };:`).
+pub(super) fn calls_itself(line: &Line, command: &SimpleCommand) -> Option<Finding> {
+    let name = command.argv.first()?;
+    let (_, body) = line.functions.iter().find(|(n, _)| n == name)?;
+    let inner = shell::parse(body);
+    let recursive = inner.commands.iter().any(|c| c.argv.first() == Some(name));
+    (recursive && (body.contains('&') || body.contains('|'))).then(|| {
+        Finding::deny(
+            "guard:fork-bomb",
+            format!("runs `{name}`, which starts copies of itself without end"),
+            "Do not run it.",
+        )
+    })
+}
+
 /// A variable reference that is the whole word: `$X`, `${X}`, `${X:-default}`.
 struct VarRef<'w> {
     name: &'w str,

@@ -14,6 +14,7 @@ mod finding;
 mod git;
 mod important;
 mod line;
+mod outside;
 mod paths;
 mod problem;
 mod programs;

@@ -12,6 +12,7 @@ use super::checks::command_findings;
 use super::finding::Finding;
 use super::important;
 use super::line::{self, Line, Run};
+use super::outside::outside;
 use super::paths::relative_path;
 use super::problem::PatternProblem;
 use super::programs::{Program, interpreter_code, programs, xargs_fed};
@@ -278,6 +279,7 @@ impl<'a> Guard<'a> {
         let mut findings = command_findings(command, &fed, below);
         findings.extend(project::deleted(command, cwd, at.scope.root));
         findings.extend(important::written(command, &fed, cwd));
+        findings.extend(outside(command));
         findings.extend(self.secrets.read_by(command, &fed));
         findings.extend(protect::written_by(command, &fed, cwd, scope));
         let mut run = programs(parsed, index, allowed, self.binary);
@@ -295,6 +297,13 @@ impl<'a> Guard<'a> {
                 "Spell the command out so it can be checked.",
             )),
         }
+        for (script, path) in line::written_scripts(command) {
+            run.push(Program::Script(
+                script,
+                format!("written into `{path}`, which runs by itself later"),
+            ));
+        }
+        findings.extend(line::calls_itself(at.line, command));
         match at.line.runs_written(command, index, cwd) {
             Some(Run::Script(script, via)) => run.push(Program::Script(script, via)),
             Some(Run::Code(code, interpreter)) => {

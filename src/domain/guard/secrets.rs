@@ -468,7 +468,9 @@ impl<'a> Secrets<'a> {
         let build_secret = |op: &str| {
             name == "docker"
                 && op.contains("src=")
-                && args.iter().any(|a| a == "--secret" || a.starts_with("--secret="))
+                && args
+                    .iter()
+                    .any(|a| a == "--secret" || a.starts_with("--secret="))
         };
         for op in ops.into_iter().filter(|op| !build_secret(op)) {
             let op = op.rsplit_once('=').map_or(op, |(_, v)| v);

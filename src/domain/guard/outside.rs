@@ -1,0 +1,247 @@
+//! Effects beyond the project that no undo brings back: the machine stopped or its
+//! processes killed, services and firewalls switched off, containers given the host's
+//! filesystem, cloud resources, databases and registries changed for good. Refused when
+//! the machine itself goes down, asked about otherwise: the user may well mean it.
+
+use super::finding::{Finding, operands};
+use super::shell::{SimpleCommand, has_flag};
+use super::targets::{Reach, dangerous_target};
+
+const ASK_USER: &str = "Ask the user to do it, or to confirm.";
+
+fn ask(harm: String) -> Option<Finding> {
+    Some(Finding::ask("guard:outside", harm, ASK_USER))
+}
+
+/// The effect beyond the project of one simple command, if it has one.
+pub(super) fn outside(command: &SimpleCommand) -> Option<Finding> {
+    let name = command.name();
+    let args = command.args();
+    let ops = operands(args);
+    let first = ops.first().copied().unwrap_or("");
+    let has = |w: &str| args.iter().any(|a| a == w);
+    match name {
+        "shutdown" | "reboot" | "halt" | "poweroff" => Some(Finding::deny(
+            "guard:outside",
+            format!("stops or restarts the machine (`{name}`)"),
+            ASK_USER,
+        )),
+        "init" | "telinit" if matches!(first, "0" | "6") => Some(Finding::deny(
+            "guard:outside",
+            "stops or restarts the machine".into(),
+            ASK_USER,
+        )),
+        "systemctl" | "loginctl"
+            if matches!(
+                first,
+                "poweroff" | "reboot" | "halt" | "kexec" | "suspend" | "hibernate"
+            ) =>
+        {
+            Some(Finding::deny(
+                "guard:outside",
+                format!("stops or restarts the machine (`{name} {first}`)"),
+                ASK_USER,
+            ))
+        }
+        "kill" if args.iter().any(|a| a == "-1") && args.len() >= 2 || ops.contains(&"1") => {
+            Some(Finding::deny(
+                "guard:outside",
+                "kills every process it may (`kill -1`) or init".into(),
+                ASK_USER,
+            ))
+        }
+        "pkill" | "killall" if has("-u") || has("--user") || has_flag(args, "", &["user"]) => {
+            ask(format!("kills every process of a user (`{name} -u`)"))
+        }
+        "systemctl" | "service"
+            if ["stop", "disable", "mask", "kill"]
+                .iter()
+                .any(|v| ops.contains(v)) =>
+        {
+            ask(format!(
+                "stops or disables a system service (`{}`)",
+                command.display()
+            ))
+        }
+        "iptables" | "ip6tables" | "nft" | "ufw"
+            if has("-F") || has("--flush") || has("flush") || has("disable") || has("reset") =>
+        {
+            ask(format!("removes the firewall's rules (`{name}`)"))
+        }
+        "docker" | "podman" => container(name, args, &ops),
+        "kubectl" | "oc" if matches!(first, "delete" | "drain" | "replace") => ask(format!(
+            "deletes or replaces cluster resources (`{name} {first}`)"
+        )),
+        "helm" if matches!(first, "uninstall" | "delete") => {
+            ask("removes a release from the cluster (`helm uninstall`)".into())
+        }
+        "terraform" | "tofu" | "pulumi" | "cdk"
+            if first == "destroy"
+                || args
+                    .iter()
+                    .any(|a| a == "-destroy" || a.starts_with("-auto-approve"))
+                || (name == "pulumi" && first == "destroy") =>
+        {
+            ask(format!(
+                "changes or destroys infrastructure without review (`{name}`)"
+            ))
+        }
+        "aws" | "gcloud" | "az" | "gsutil" | "doctl" | "flyctl" | "heroku" => {
+            let destroys = args.iter().any(|a| {
+                a == "rm"
+                    || a == "rb"
+                    || a.starts_with("delete")
+                    || a.starts_with("terminate")
+                    || a == "destroy"
+                    || a.starts_with("remove")
+            });
+            destroys
+                .then(|| format!("deletes cloud resources (`{name}`)"))
+                .and_then(ask)
+        }
+        "npm" | "pnpm" | "yarn" | "cargo" | "twine" | "gem" | "poetry" | "flit" | "dotnet"
+        | "mvn" | "gh"
+            if matches!(
+                first,
+                "publish" | "upload" | "push" | "unpublish" | "yank" | "deploy"
+            ) || (name == "gh" && args.iter().any(|a| a == "delete")) =>
+        {
+            ask(format!(
+                "publishes or withdraws a package or release (`{name} {first}`)"
+            ))
+        }
+        "dropdb" | "dropuser" | "mongo" | "mongosh" | "psql" | "mysql" | "mariadb" | "sqlite3"
+        | "sqlite" | "redis-cli" | "clickhouse-client" | "cqlsh" => database(name, args),
+        _ => None,
+    }
+}
+
+/// `docker run -v /:/host`, `docker system prune -a --volumes`, `docker volume rm`.
+fn container(name: &str, args: &[String], ops: &[&str]) -> Option<Finding> {
+    let first = ops.first().copied().unwrap_or("");
+    let second = ops.get(1).copied().unwrap_or("");
+    if matches!(first, "run" | "create") {
+        for (k, a) in args.iter().enumerate() {
+            let value = match a.as_str() {
+                "-v" | "--volume" | "--mount" => args.get(k + 1).map(String::as_str),
+                _ => a
+                    .strip_prefix("--volume=")
+                    .or_else(|| a.strip_prefix("--mount="))
+                    .or_else(|| a.strip_prefix("-v").filter(|v| !v.is_empty())),
+            };
+            let Some(value) = value else { continue };
+            let source = if let Some(src) = value
+                .split(',')
+                .find_map(|p| p.strip_prefix("source=").or_else(|| p.strip_prefix("src=")))
+            {
+                src
+            } else {
+                value.split(':').next().unwrap_or("")
+            };
+            let read_only =
+                value.ends_with(":ro") || value.contains(",readonly") || value.contains(",ro");
+            if !read_only && dangerous_target(source, Reach::SystemTree).is_some() {
+                return ask(format!(
+                    "gives a container the host's `{source}` to write (`{name} {first} -v`)"
+                ));
+            }
+        }
+        if args.iter().any(|a| a == "--privileged") {
+            return ask(format!(
+                "runs a privileged container, which controls the host (`{name}`)"
+            ));
+        }
+        return None;
+    }
+    let prunes = (first == "system" && second == "prune")
+        && (has_flag(args, "a", &["all", "volumes"]))
+        || (first == "volume" && matches!(second, "rm" | "prune"))
+        || (matches!(first, "rm" | "rmi") && has_flag(args, "f", &["force"]));
+    prunes
+        .then(|| format!("deletes containers, images or volumes for good (`{name} {first}`)"))
+        .and_then(ask)
+}
+
+/// Statements that drop or empty whole databases, tables or stores.
+fn database(name: &str, args: &[String]) -> Option<Finding> {
+    if matches!(name, "dropdb" | "dropuser") {
+        return ask(format!("drops a database or its users (`{name}`)"));
+    }
+    let text = args.join(" ").to_ascii_lowercase();
+    let destroys = [
+        "drop database",
+        "drop table",
+        "drop schema",
+        "truncate ",
+        "flushall",
+        "flushdb",
+        "dropdatabase",
+        ".drop(",
+        "delete from",
+    ]
+    .iter()
+    .any(|w| text.contains(w))
+        && !(text.contains("delete from") && text.contains(" where "));
+    destroys
+        .then(|| format!("drops or empties a database's data (`{name}`)"))
+        .and_then(ask)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::guard::shell;
+
+    fn answer(line: &str) -> Option<bool> {
+        let parsed = shell::parse(line);
+        parsed
+            .commands
+            .iter()
+            .find_map(outside)
+            .map(|f| f.severity == crate::domain::guard::Severity::Deny)
+    }
+
+    #[test]
+    fn effects_beyond_the_project() {
+        for line in [
+            "shutdown -h now",
+            "sudo reboot",
+            "systemctl poweroff",
+            "kill -9 -1",
+        ] {
+            assert_eq!(answer(line), Some(true), "{line}");
+        }
+        for line in [
+            "docker run -v /:/host alpine sh",
+            "docker run --rm -v $HOME:/h alpine",
+            "docker system prune -af --volumes",
+            "kubectl delete namespace prod",
+            "terraform destroy -auto-approve",
+            "aws s3 rm s3://b --recursive",
+            "npm publish",
+            "psql -c 'DROP DATABASE prod'",
+            "redis-cli FLUSHALL",
+            "systemctl stop sshd",
+            "iptables -F",
+        ] {
+            assert_eq!(answer(line), Some(false), "{line}");
+        }
+        for line in [
+            "docker run --rm -v \"$PWD\":/app -w /app node:20 npm ci",
+            "docker run -v /var/run/docker.sock:/var/run/docker.sock:ro x",
+            "docker compose up -d",
+            "kubectl get pods",
+            "terraform plan",
+            "aws s3 ls",
+            "npm run build",
+            "psql -c 'select 1'",
+            "sqlite3 app.db 'DELETE FROM t WHERE id = 1'",
+            "systemctl status nginx",
+            "kill 1234",
+            "pkill -f 'node server.js'",
+            "cargo build",
+        ] {
+            assert_eq!(answer(line), None, "{line}");
+        }
+    }
+}
