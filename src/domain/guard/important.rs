@@ -73,10 +73,11 @@ fn kind(path: &str) -> Option<Kind> {
         return Some(Kind::Device);
     }
     let lexical = lexical(path);
-    if lexical.starts_with('/') && !lexical.starts_with("/dev/") {
-        if let Some(what) = dangerous_target(&lexical, super::targets::Reach::Entry) {
-            return Some(Kind::System(what));
-        }
+    if lexical.starts_with('/')
+        && !lexical.starts_with("/dev/")
+        && let Some(what) = dangerous_target(&lexical, super::targets::Reach::Entry)
+    {
+        return Some(Kind::System(what));
     }
     let home_rest = ["~/", "$HOME/", "${HOME}/"]
         .iter()

@@ -5,7 +5,7 @@
 
 use super::finding::{Finding, operands};
 use super::paths::normalize;
-use super::programs::printed_text;
+use super::programs::{printed_text, substituted_text};
 use super::protect::{Cwd, Folders, resolve};
 use super::shell::{self, Parsed, SimpleCommand};
 
@@ -80,6 +80,15 @@ struct Written {
     downloaded: bool,
 }
 
+/// What the line set a variable to, as a later command sees it.
+enum Value<'a> {
+    Literal(&'a str),
+    /// Set to something only known as the shell runs.
+    Computed,
+    /// Not set by the line.
+    Unset,
+}
+
 /// A variable set by the line: `value` `None` when only known as the shell runs.
 struct Set {
     at: usize,
@@ -146,19 +155,23 @@ impl Line {
         }
     }
 
-    /// The value of variable `name` as command `index` sees it: `Some(None)` when the line
-    /// set it to something only known as the shell runs, `None` when the line did not set
-    /// it.
-    fn value(&self, name: &str, index: usize) -> Option<Option<&str>> {
-        self.sets
+    /// The value of variable `name` as command `index` sees it.
+    fn value(&self, name: &str, index: usize) -> Value<'_> {
+        match self
+            .sets
             .iter()
             .rev()
             .find(|s| s.at <= index && s.name == name)
-            .map(|s| s.value.as_deref())
+        {
+            Some(Set { value: Some(v), .. }) => Value::Literal(v),
+            Some(_) => Value::Computed,
+            None => Value::Unset,
+        }
     }
 
     /// What the program of command `index` is.
-    pub(super) fn program(&self, command: &SimpleCommand, index: usize) -> Program {
+    pub(super) fn program(&self, parsed: &Parsed, index: usize) -> Program {
+        let command = &parsed.commands[index];
         let Some(first) = command.argv.first() else {
             return Program::Known;
         };
@@ -202,6 +215,10 @@ impl Line {
                 .any(|w| inner.trim_start().starts_with(w));
             let evaluated =
                 matches!(command.via.last(), Some(shell::Via::Script(how)) if how == "eval");
+            if evaluated && let Some(text) = substituted_text(parsed, command, first) {
+                // `eval "$(echo '…')"`: what is printed is run.
+                return Program::Script(format!("{text} {rest}"), first.clone());
+            }
             if lookup || evaluated {
                 return Program::Known;
             }
@@ -210,16 +227,16 @@ impl Line {
             return unknown();
         };
         match self.value(var.name, index) {
-            Some(Some(value)) => Program::Script(format!("{value} {rest}"), first.clone()),
-            Some(None) => unknown(),
-            None => match (
+            Value::Literal(value) => Program::Script(format!("{value} {rest}"), first.clone()),
+            Value::Computed => unknown(),
+            Value::Unset => match (
                 var.default,
                 TOOL_VARIABLES.iter().find(|(v, _)| *v == var.name),
             ) {
                 (Some(default), _) if !default.contains(['$', '`']) => {
                     Program::Script(format!("{default} {rest}"), first.clone())
                 }
-                (None, Some(_)) => Program::Known,
+                (None, Some((_, tool))) => Program::Script(format!("{tool} {rest}"), first.clone()),
                 _ => unknown(),
             },
         }
@@ -491,7 +508,7 @@ mod tests {
     fn program_of(text: &str) -> Program {
         let (parsed, line) = line(text);
         let index = parsed.commands.len() - 1;
-        line.program(&parsed.commands[index], index)
+        line.program(&parsed, index)
     }
 
     #[test]
@@ -523,15 +540,19 @@ mod tests {
                 "{text}: should be unknown"
             );
         }
-        for text in [
-            "$(npm bin)/eslint .",
-            "$CC -o x x.c",
-            "\"$PYTHON\" -m pip install .",
-            "ls",
-        ] {
+        for text in ["$(npm bin)/eslint .", "ls", "eval \"$(ssh-agent -s)\""] {
             assert!(
                 matches!(program_of(text), Program::Known),
                 "{text}: should be known"
+            );
+        }
+        for (text, tool) in [
+            ("$CC -o x x.c", "cc"),
+            ("\"$PYTHON\" -m pip install .", "python3"),
+        ] {
+            assert!(
+                matches!(program_of(text), Program::Script(s, _) if s.starts_with(tool)),
+                "{text}: should be {tool}"
             );
         }
     }

@@ -9,8 +9,8 @@ use super::targets::{Reach, dangerous_target};
 
 const ASK_USER: &str = "Ask the user to do it, or to confirm.";
 
-fn ask(harm: String) -> Option<Finding> {
-    Some(Finding::ask("guard:outside", harm, ASK_USER))
+fn ask(harm: String) -> Finding {
+    Finding::ask("guard:outside", harm, ASK_USER)
 }
 
 /// The effect beyond the project of one simple command, if it has one.
@@ -51,40 +51,39 @@ pub(super) fn outside(command: &SimpleCommand) -> Option<Finding> {
             ))
         }
         "pkill" | "killall" if has("-u") || has("--user") || has_flag(args, "", &["user"]) => {
-            ask(format!("kills every process of a user (`{name} -u`)"))
+            Some(ask(format!("kills every process of a user (`{name} -u`)")))
         }
         "systemctl" | "service"
             if ["stop", "disable", "mask", "kill"]
                 .iter()
                 .any(|v| ops.contains(v)) =>
         {
-            ask(format!(
+            Some(ask(format!(
                 "stops or disables a system service (`{}`)",
                 command.display()
-            ))
+            )))
         }
         "iptables" | "ip6tables" | "nft" | "ufw"
             if has("-F") || has("--flush") || has("flush") || has("disable") || has("reset") =>
         {
-            ask(format!("removes the firewall's rules (`{name}`)"))
+            Some(ask(format!("removes the firewall's rules (`{name}`)")))
         }
         "docker" | "podman" => container(name, args, &ops),
-        "kubectl" | "oc" if matches!(first, "delete" | "drain" | "replace") => ask(format!(
+        "kubectl" | "oc" if matches!(first, "delete" | "drain" | "replace") => Some(ask(format!(
             "deletes or replaces cluster resources (`{name} {first}`)"
+        ))),
+        "helm" if matches!(first, "uninstall" | "delete") => Some(ask(
+            "removes a release from the cluster (`helm uninstall`)".into(),
         )),
-        "helm" if matches!(first, "uninstall" | "delete") => {
-            ask("removes a release from the cluster (`helm uninstall`)".into())
-        }
         "terraform" | "tofu" | "pulumi" | "cdk"
             if first == "destroy"
                 || args
                     .iter()
-                    .any(|a| a == "-destroy" || a.starts_with("-auto-approve"))
-                || (name == "pulumi" && first == "destroy") =>
+                    .any(|a| a == "-destroy" || a.starts_with("-auto-approve")) =>
         {
-            ask(format!(
+            Some(ask(format!(
                 "changes or destroys infrastructure without review (`{name}`)"
-            ))
+            )))
         }
         "aws" | "gcloud" | "az" | "gsutil" | "doctl" | "flyctl" | "heroku" => {
             let destroys = args.iter().any(|a| {
@@ -97,7 +96,7 @@ pub(super) fn outside(command: &SimpleCommand) -> Option<Finding> {
             });
             destroys
                 .then(|| format!("deletes cloud resources (`{name}`)"))
-                .and_then(ask)
+                .map(ask)
         }
         "npm" | "pnpm" | "yarn" | "cargo" | "twine" | "gem" | "poetry" | "flit" | "dotnet"
         | "mvn" | "gh"
@@ -106,9 +105,9 @@ pub(super) fn outside(command: &SimpleCommand) -> Option<Finding> {
                 "publish" | "upload" | "push" | "unpublish" | "yank" | "deploy"
             ) || (name == "gh" && args.iter().any(|a| a == "delete")) =>
         {
-            ask(format!(
+            Some(ask(format!(
                 "publishes or withdraws a package or release (`{name} {first}`)"
-            ))
+            )))
         }
         "dropdb" | "dropuser" | "mongo" | "mongosh" | "psql" | "mysql" | "mariadb" | "sqlite3"
         | "sqlite" | "redis-cli" | "clickhouse-client" | "cqlsh" => database(name, args),
@@ -141,15 +140,15 @@ fn container(name: &str, args: &[String], ops: &[&str]) -> Option<Finding> {
             let read_only =
                 value.ends_with(":ro") || value.contains(",readonly") || value.contains(",ro");
             if !read_only && dangerous_target(source, Reach::SystemTree).is_some() {
-                return ask(format!(
+                return Some(ask(format!(
                     "gives a container the host's `{source}` to write (`{name} {first} -v`)"
-                ));
+                )));
             }
         }
         if args.iter().any(|a| a == "--privileged") {
-            return ask(format!(
+            return Some(ask(format!(
                 "runs a privileged container, which controls the host (`{name}`)"
-            ));
+            )));
         }
         return None;
     }
@@ -159,13 +158,13 @@ fn container(name: &str, args: &[String], ops: &[&str]) -> Option<Finding> {
         || (matches!(first, "rm" | "rmi") && has_flag(args, "f", &["force"]));
     prunes
         .then(|| format!("deletes containers, images or volumes for good (`{name} {first}`)"))
-        .and_then(ask)
+        .map(ask)
 }
 
 /// Statements that drop or empty whole databases, tables or stores.
 fn database(name: &str, args: &[String]) -> Option<Finding> {
     if matches!(name, "dropdb" | "dropuser") {
-        return ask(format!("drops a database or its users (`{name}`)"));
+        return Some(ask(format!("drops a database or its users (`{name}`)")));
     }
     let text = args.join(" ").to_ascii_lowercase();
     let destroys = [
@@ -184,7 +183,7 @@ fn database(name: &str, args: &[String]) -> Option<Finding> {
         && !(text.contains("delete from") && text.contains(" where "));
     destroys
         .then(|| format!("drops or empties a database's data (`{name}`)"))
-        .and_then(ask)
+        .map(ask)
 }
 
 #[cfg(test)]

@@ -117,15 +117,106 @@ pub(super) fn xargs_fed(parsed: &Parsed, index: usize) -> Vec<String> {
 /// The text `echo` or `printf` prints, as a script would read it.
 pub(super) fn printed_text(command: &SimpleCommand) -> String {
     let args = command.args();
-    let words: Vec<&str> = if command.name() == "echo" {
-        args.iter()
+    if command.name() == "printf" {
+        // The format with its escapes, each `%s`/`%b` taking the next argument (the
+        // format used again while arguments are left).
+        let args: Vec<&str> = args
+            .iter()
             .map(String::as_str)
-            .skip_while(|a| matches!(*a, "-n" | "-e" | "-E" | "-ne" | "-en"))
-            .collect()
-    } else {
-        args.iter().map(String::as_str).collect()
-    };
-    words.join(" ").replace("\\n", "\n")
+            .skip_while(|a| *a == "--" || *a == "-v")
+            .collect();
+        let Some((format, rest)) = args.split_first() else {
+            return String::new();
+        };
+        let mut out = String::new();
+        let mut rest = rest.iter();
+        for _ in 0..64 {
+            let mut used = false;
+            let mut chars = format.chars().peekable();
+            while let Some(c) = chars.next() {
+                if c == '%' {
+                    match chars.next() {
+                        Some('%') => out.push('%'),
+                        Some(_) => {
+                            // Flags and width (`%-10s`) are skipped up to the letter.
+                            out.push_str(&unescape(rest.next().copied().unwrap_or("")));
+                            used = true;
+                        }
+                        None => out.push('%'),
+                    }
+                } else {
+                    out.push(c);
+                }
+            }
+            if !used || rest.len() == 0 {
+                break;
+            }
+        }
+        return unescape(&out);
+    }
+    let words: Vec<&str> = args
+        .iter()
+        .map(String::as_str)
+        .skip_while(|a| matches!(*a, "-n" | "-e" | "-E" | "-ne" | "-en"))
+        .collect();
+    unescape(&words.join(" "))
+}
+
+/// `\n`, `\t`, `\xHH`, `\0NNN`/`\NNN` and `\\` as `printf` and `echo -e` print them.
+fn unescape(text: &str) -> String {
+    if !text.contains('\\') {
+        return text.to_owned();
+    }
+    let bytes = text.as_bytes();
+    let mut out: Vec<u8> = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'\\' || i + 1 >= bytes.len() {
+            out.push(bytes[i]);
+            i += 1;
+            continue;
+        }
+        let next = bytes[i + 1];
+        i += 2;
+        match next {
+            b'n' => out.push(b'\n'),
+            b't' => out.push(b'\t'),
+            b'r' => out.push(b'\r'),
+            b'\\' => out.push(b'\\'),
+            b'x' => {
+                let hex: Vec<u8> = bytes[i..]
+                    .iter()
+                    .take(2)
+                    .take_while(|b| b.is_ascii_hexdigit())
+                    .copied()
+                    .collect();
+                i += hex.len();
+                let value = std::str::from_utf8(&hex)
+                    .ok()
+                    .and_then(|h| u8::from_str_radix(h, 16).ok());
+                out.extend(value);
+            }
+            b'0'..=b'7' => {
+                let start = if next == b'0' { i } else { i - 1 };
+                let digits: Vec<u8> = bytes[start..]
+                    .iter()
+                    .take(3)
+                    .take_while(|b| (b'0'..=b'7').contains(b))
+                    .copied()
+                    .collect();
+                i = start + digits.len();
+                let value = std::str::from_utf8(&digits)
+                    .ok()
+                    .and_then(|d| u8::from_str_radix(d, 8).ok());
+                out.extend(value.or(Some(0)));
+            }
+            other => {
+                out.push(b'\\');
+                out.push(other);
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// `$(curl …)`, `` `wget …` ``, `<(curl …)`: a word of `command` that is a substitution
@@ -188,7 +279,15 @@ pub(super) fn programs(
         out.extend(scheduled(parsed, index));
         return out;
     }
-    let runs_code = shell::is_interpreter(name) || matches!(name, "source" | "." | "eval");
+    // `sudo -i`, `su`, `ssh host` with nothing to run: a shell reading standard input.
+    let login_shell = match name {
+        "sudo" | "doas" => command.args().iter().all(|a| a.starts_with('-')),
+        "su" | "runuser" => !shell::has_flag(command.args(), "c", &["command"]),
+        "ssh" => operands(command.args()).len() <= 1,
+        _ => false,
+    };
+    let runs_code =
+        shell::is_interpreter(name) || matches!(name, "source" | "." | "eval") || login_shell;
     if !runs_code {
         return out;
     }
@@ -216,7 +315,11 @@ pub(super) fn programs(
         }
         return out;
     }
-    if !shell::reads_program_from_stdin(&command.argv)
+    let stdin_file = matches!(name, "source" | ".")
+        && operands(command.args())
+            .first()
+            .is_some_and(|f| matches!(*f, "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0" | "-"));
+    if !(shell::reads_program_from_stdin(&command.argv) || stdin_file || login_shell)
         || (shell::is_shell(name) && shell::has_flag(command.args(), "n", &["noexec"]))
     {
         // `sh -n` reads its program without running it.
@@ -226,7 +329,17 @@ pub(super) fn programs(
         out.push(downloaded(&source));
         return out;
     }
-    let is_shell = shell::is_shell(name);
+    let is_shell = shell::is_shell(name) || stdin_file || login_shell;
+    if is_shell {
+        for text in &command.stdin_texts {
+            if stdin_file || login_shell {
+                out.push(Program::Script(
+                    text.clone(),
+                    format!("`{name}` reading its input"),
+                ));
+            }
+        }
+    }
     if !is_shell {
         for text in &command.stdin_texts {
             out.extend(code_programs(text, name, binary));
@@ -343,7 +456,11 @@ fn shown_output(parsed: &Parsed, index: usize, depth: usize) -> Shown {
 }
 
 /// The text a `<(…)` word's commands print, when they only print text the line shows.
-fn substituted_text(parsed: &Parsed, command: &SimpleCommand, word: &str) -> Option<String> {
+pub(super) fn substituted_text(
+    parsed: &Parsed,
+    command: &SimpleCommand,
+    word: &str,
+) -> Option<String> {
     let (_, runs) = command.substitutions.iter().find(|(w, _)| w == word)?;
     let end = runs.end.min(parsed.commands.len());
     let mut texts = Vec::new();

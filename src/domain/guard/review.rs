@@ -283,7 +283,13 @@ impl<'a> Guard<'a> {
         findings.extend(self.secrets.read_by(command, &fed));
         findings.extend(protect::written_by(command, &fed, cwd, scope));
         let mut run = programs(parsed, index, allowed, self.binary);
-        match at.line.program(command, index) {
+        if let Some(script) = xargs_script(command, &fed) {
+            run.push(Program::Script(
+                script,
+                "`xargs` handing its input to a shell".into(),
+            ));
+        }
+        match at.line.program(parsed, index) {
             line::Program::Known => {}
             line::Program::Script(script, word) => {
                 run.push(Program::Script(
@@ -389,6 +395,40 @@ struct At<'r, 's> {
     line: &'r Line,
     depth: usize,
     budget: &'r Cell<usize>,
+}
+
+/// The script a shell under `xargs` runs with what it is fed: `echo / | xargs -I{} sh -c
+/// 'rm -rf {}'`, `xargs sh -c 'rm -rf "$@"' _`, `echo 'rm -rf /' | xargs -0 sh -c`.
+fn xargs_script(command: &SimpleCommand, fed: &[String]) -> Option<String> {
+    if fed.is_empty() || !shell::is_shell(command.name()) {
+        return None;
+    }
+    let original = command.prefixed.as_deref().unwrap_or(&[]);
+    let replace = original.iter().enumerate().find_map(|(k, w)| {
+        if w == "-I" {
+            original.get(k + 1).cloned()
+        } else if let Some(r) = w.strip_prefix("--replace=") {
+            Some(r.to_owned())
+        } else if w == "-i" || w == "--replace" {
+            Some("{}".to_owned())
+        } else {
+            w.strip_prefix("-I")
+                .or_else(|| w.strip_prefix("-i"))
+                .filter(|r| !r.is_empty())
+                .map(str::to_owned)
+        }
+    });
+    let input = fed.join(" ");
+    if let Some((script, params)) = shell::shell_c_script(&command.argv) {
+        if let Some(r) = &replace {
+            return Some(script.replace(r.as_str(), &input));
+        }
+        let mut params = params.to_vec();
+        params.extend(fed.iter().cloned());
+        return Some(shell::with_positional(script, &params));
+    }
+    let last = command.args().last()?;
+    (last == "-c" || (last.starts_with('-') && last.ends_with('c'))).then_some(input)
 }
 
 /// Why nagger cannot vouch for a command line, if it cannot.

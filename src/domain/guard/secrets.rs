@@ -195,9 +195,9 @@ fn glob_matches(pattern: &str, path: &str) -> bool {
         .collect();
     p.len() == n.len()
         && pattern.starts_with('/') == path.starts_with('/')
-        && p.iter().zip(&n).all(|(p, n)| {
-            p == n || (!(n.starts_with('.') && !p.starts_with('.')) && wildcard(p, n))
-        })
+        && p.iter()
+            .zip(&n)
+            .all(|(p, n)| p == n || ((p.starts_with('.') || !n.starts_with('.')) && wildcard(p, n)))
 }
 
 /// Whether a one-part glob (`*`, `?`, `[…]` as one character) matches `name`.
@@ -338,9 +338,8 @@ impl<'a> Secrets<'a> {
         let word = home_form(&super::paths::normalize(word));
         let dir = word.rsplit_once('/').map_or("", |(d, _)| d);
         self.built().samples.iter().find_map(|(sample, pattern)| {
-            let candidate = if sample.starts_with("~/") || sample.starts_with('/') {
-                sample.clone()
-            } else if dir.is_empty() {
+            let candidate = if sample.starts_with("~/") || sample.starts_with('/') || dir.is_empty()
+            {
                 sample.clone()
             } else {
                 format!("{dir}/{sample}")

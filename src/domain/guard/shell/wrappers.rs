@@ -496,7 +496,7 @@ fn skip_env_options(args: &[String], start: usize) -> (usize, Option<String>) {
 
 /// The script of `sh -c 'script' [name args…]` (any shell, any flag spelling such as
 /// `bash -lc`), with the words after it: `$0`, `$1` … of the script.
-fn shell_c_script(argv: &[String]) -> Option<(&str, &[String])> {
+pub fn shell_c_script(argv: &[String]) -> Option<(&str, &[String])> {
     let mut c_mode = false;
     let mut j = 1;
     while let Some(arg) = argv.get(j) {
@@ -739,10 +739,10 @@ fn git_scripts(argv: &[String]) -> Vec<(String, GitRun)> {
             break;
         }
         if arg == "-c" {
-            if let Some((key, value)) = argv.get(i + 1).and_then(|kv| kv.split_once('=')) {
-                if let Some(run) = git_value_run(key, value) {
-                    out.push((format!("git -c {key}"), run));
-                }
+            if let Some((key, value)) = argv.get(i + 1).and_then(|kv| kv.split_once('='))
+                && let Some(run) = git_value_run(key, value)
+            {
+                out.push((format!("git -c {key}"), run));
             }
             i += 2;
             continue;
