@@ -94,6 +94,8 @@ struct Set {
     at: usize,
     name: String,
     value: Option<String>,
+    /// A loop variable: `value` holds its values one per line.
+    each: bool,
 }
 
 /// The variables, functions and written files of one line.
@@ -123,6 +125,7 @@ impl Line {
                 at: a.at,
                 name: a.name.clone(),
                 value: a.value.clone(),
+                each: a.each,
             })
             .collect();
         let mut writes = Vec::new();
@@ -163,7 +166,11 @@ impl Line {
             .rev()
             .find(|s| s.at <= index && s.name == name)
         {
-            Some(Set { value: Some(v), .. }) => Value::Literal(v),
+            Some(Set {
+                value: Some(v),
+                each: false,
+                ..
+            }) => Value::Literal(v),
             Some(_) => Value::Computed,
             None => Value::Unset,
         }
@@ -240,6 +247,89 @@ impl Line {
                 _ => unknown(),
             },
         }
+    }
+
+    /// Command `index` with the variables the line set spelled out in its arguments
+    /// (`for d in / ~; do rm -rf "$d"; done`, `T=/; rm -rf $T`), one command per value of
+    /// a loop variable; `None` when it uses none of them.
+    pub(super) fn expanded(&self, parsed: &Parsed, index: usize) -> Option<String> {
+        let command = &parsed.commands[index];
+        let redirected = command.writes_to.iter().any(|t| t.contains('$'));
+        if (command.computed.is_empty() && !redirected) || self.sets.is_empty() {
+            return None;
+        }
+        let mut loop_values: Option<Vec<&str>> = None;
+        let mut changed = false;
+        let mut words: Vec<String> = Vec::new();
+        for word in &command.argv {
+            let var = (command.computed.contains(word) && word.contains('$'))
+                .then(|| variable_in(word))
+                .flatten();
+            let Some(var) = var else {
+                words.push(quote_word(word));
+                continue;
+            };
+            let set = self
+                .sets
+                .iter()
+                .rev()
+                .find(|s| s.at <= index && s.name == var.name);
+            match set {
+                Some(Set {
+                    value: Some(v),
+                    each,
+                    ..
+                }) => {
+                    changed = true;
+                    if *each && loop_values.is_none() {
+                        loop_values = Some(v.lines().take(16).collect());
+                        words.push(word.replacen(var.spelled, "\u{0}", 1));
+                    } else {
+                        words.push(quote_word(&word.replacen(var.spelled, v, 1)));
+                    }
+                }
+                _ => words.push(quote_word(word)),
+            }
+        }
+        // `X=/etc/passwd; > $X`: redirections too.
+        for target in &command.writes_to {
+            let var = variable_in(target).filter(|_| target.contains('$'));
+            let value = var.as_ref().and_then(|var| {
+                let set = self
+                    .sets
+                    .iter()
+                    .rev()
+                    .find(|s| s.at <= index && s.name == var.name && !s.each)?;
+                Some(target.replacen(var.spelled, set.value.as_deref()?, 1))
+            });
+            if let Some(value) = value {
+                changed = true;
+                words.push(format!(">{}", quote_word(&value)));
+            }
+        }
+        if !changed {
+            return None;
+        }
+        let Some(values) = loop_values else {
+            return Some(words.join(" "));
+        };
+        let each: Vec<String> = values
+            .iter()
+            .map(|v| {
+                let filled: Vec<String> = words
+                    .iter()
+                    .map(|w| {
+                        if w.contains('\u{0}') {
+                            quote_word(&w.replace('\u{0}', v))
+                        } else {
+                            w.clone()
+                        }
+                    })
+                    .collect();
+                filled.join(" ")
+            })
+            .collect();
+        Some(each.join("; "))
     }
 
     /// The file the line wrote that `path` (seen from `cwd`) names, if any, as command
@@ -356,6 +446,35 @@ pub(super) fn calls_itself(line: &Line, command: &SimpleCommand) -> Option<Findi
     })
 }
 
+/// The first variable a word names (`$d`, `${d}`, `"$d"/x`), with how it is spelled.
+struct Named<'w> {
+    name: &'w str,
+    spelled: &'w str,
+}
+
+fn variable_in(word: &str) -> Option<Named<'_>> {
+    let start = word.find('$')?;
+    let rest = &word[start + 1..];
+    if let Some(inner) = rest.strip_prefix('{') {
+        let end = inner.find('}')?;
+        let name = &inner[..end];
+        let valid =
+            !name.is_empty() && name.bytes().all(|b| b == b'_' || b.is_ascii_alphanumeric());
+        return valid.then(|| Named {
+            name,
+            spelled: &word[start..start + end + 3],
+        });
+    }
+    let len = rest
+        .bytes()
+        .take_while(|b| *b == b'_' || b.is_ascii_alphanumeric())
+        .count();
+    (len > 0 && !rest.as_bytes()[0].is_ascii_digit()).then(|| Named {
+        name: &rest[..len],
+        spelled: &word[start..=start + len],
+    })
+}
+
 /// A variable reference that is the whole word: `$X`, `${X}`, `${X:-default}`.
 struct VarRef<'w> {
     name: &'w str,
@@ -435,6 +554,7 @@ fn read_sets(command: &SimpleCommand, at: usize) -> Vec<Set> {
             } else {
                 None
             },
+            each: false,
         })
         .collect()
 }

@@ -145,4 +145,6 @@ pub struct Assignment {
     pub at: usize,
     pub name: String,
     pub value: Option<String>,
+    /// A loop variable (`for d in a b`): `value` holds each of its values on a line.
+    pub each: bool,
 }

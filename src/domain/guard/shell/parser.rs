@@ -541,6 +541,30 @@ impl Parser<'_, '_> {
             .iter()
             .take_while(|w| (!w.quoted && RESERVED.contains(&w.text.as_slice())) || w.assignment)
             .count();
+        if let [first, name, keyword, values @ ..] = words.as_slice()
+            && !first.quoted
+            && matches!(first.text.as_slice(), b"for" | b"select")
+            && keyword.text == b"in"
+            && self.out.assignments.len() < MAX_ASSIGNMENTS
+        {
+            // `for d in / ~; do …; done`: `$d` is each of the words in turn.
+            let values: Vec<String> = values
+                .iter()
+                .take(64)
+                .map(|w| String::from_utf8_lossy(&w.text).into_owned())
+                .collect();
+            self.out.assignments.push(Assignment {
+                at: self.out.commands.len(),
+                name: String::from_utf8_lossy(&name.text).into_owned(),
+                value: (!values.is_empty()
+                    && !values
+                        .iter()
+                        .zip(words.iter().skip(3))
+                        .any(|(_, w)| w.computed))
+                .then(|| values.join("\n")),
+                each: true,
+            });
+        }
         for word in words.iter().take(skip).filter(|w| w.assignment) {
             let text = String::from_utf8_lossy(&word.text).into_owned();
             if let Some((name, value)) = text.split_once('=')
@@ -560,6 +584,7 @@ impl Parser<'_, '_> {
                         at,
                         name: name.trim_end_matches('+').to_owned(),
                         value: (!word.computed).then(|| value.to_owned()),
+                        each: false,
                     });
                 }
             }
