@@ -76,6 +76,34 @@ impl HookEvent {
         names
     };
 
+    /// How many events every Claude Code nagger runs with knows.
+    pub const EVERY_CLIENT_COUNT: usize = {
+        let mut n = 0;
+        let mut i = 0;
+        while i < HookEvent::ALL.len() {
+            if HookEvent::ALL[i].since().is_none() {
+                n += 1;
+            }
+            i += 1;
+        }
+        n
+    };
+
+    /// The names of the events every Claude Code nagger runs with knows, in the order of
+    /// [`HookEvent::ALL`]: what a settings file shared by clients of any version may name.
+    pub const EVERY_CLIENT: [&'static str; HookEvent::EVERY_CLIENT_COUNT] = {
+        let mut names = [""; HookEvent::EVERY_CLIENT_COUNT];
+        let (mut i, mut n) = (0, 0);
+        while i < HookEvent::ALL.len() {
+            if HookEvent::ALL[i].since().is_none() {
+                names[n] = HookEvent::ALL[i].as_str();
+                n += 1;
+            }
+            i += 1;
+        }
+        names
+    };
+
     /// The hook_event_name as Claude Code spells it.
     pub const fn as_str(self) -> &'static str {
         match self {

@@ -50,7 +50,12 @@ impl SkillCheck {
 }
 
 /// Finds the skill's or command's files and judges every shell line in them.
-pub fn check(call: &Invocation<'_>, roots: &Roots, config: &Config, mode: &PermissionMode) -> SkillCheck {
+pub fn check(
+    call: &Invocation<'_>,
+    roots: &Roots,
+    config: &Config,
+    mode: &PermissionMode,
+) -> SkillCheck {
     let mut out = SkillCheck::default();
     for file in locate::find(call.name, roots) {
         judge_file(call, &file, roots, config, mode, &mut out);
@@ -83,7 +88,10 @@ fn judge_file(
     }
     for line in shell_lines(&file.text, call.arguments, &fixed) {
         out.lines += 1;
-        let head = format!("[nagger] /{name} ({shown}) runs `{}` when it loads", crate::base::text::one_line(&line.command, 200));
+        let head = format!(
+            "[nagger] /{name} ({shown}) runs `{}` when it loads",
+            crate::base::text::one_line(&line.command, 200)
+        );
         if line.needs_arguments {
             out.ask.push(format!(
                 "{head}: it uses the command's arguments, which nagger does not know here"
@@ -152,7 +160,10 @@ mod tests {
     #[test]
     fn a_line_the_guard_refuses_refuses_the_skill_and_is_named() {
         let (_d, roots) = project();
-        skill(&roots, "---\nname: s\n---\nStatus: !`git status`\nClean: !`git clean -fdx`\n");
+        skill(
+            &roots,
+            "---\nname: s\n---\nStatus: !`git status`\nClean: !`git clean -fdx`\n",
+        );
         let c = run(&roots, Some(""), &PermissionMode::Default);
         assert_eq!(c.lines, 2);
         assert_eq!(c.decision(), Some(Decision::Deny));
@@ -166,7 +177,10 @@ mod tests {
     fn arguments_decide_what_runs() {
         let (_d, roots) = project();
         skill(&roots, "!`rm -rf $ARGUMENTS`");
-        assert_eq!(run(&roots, Some("build"), &PermissionMode::Default).decision(), None);
+        assert_eq!(
+            run(&roots, Some("build"), &PermissionMode::Default).decision(),
+            None
+        );
         assert_eq!(
             run(&roots, Some("~"), &PermissionMode::Default).decision(),
             Some(Decision::Deny)

@@ -5,9 +5,8 @@
 use std::sync::LazyLock;
 
 /// A fenced block whose opening fence is ```` ```! ````: its text runs as one command.
-static FENCED: LazyLock<regex::Regex> = LazyLock::new(|| {
-    regex::Regex::new(r"```!\s*\n?([\s\S]*?)\n?```").expect("a valid regex")
-});
+static FENCED: LazyLock<regex::Regex> =
+    LazyLock::new(|| regex::Regex::new(r"```!\s*\n?([\s\S]*?)\n?```").expect("a valid regex"));
 
 /// One shell line of a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -240,10 +239,7 @@ mod tests {
     #[test]
     fn fenced_blocks_run_whole() {
         let text = "Before\n```!\ngit fetch\ngit log -1\n```\nafter !`date`";
-        assert_eq!(
-            commands(text, Some("")),
-            ["git fetch\ngit log -1", "date"]
-        );
+        assert_eq!(commands(text, Some("")), ["git fetch\ngit log -1", "date"]);
     }
 
     #[test]
@@ -275,7 +271,11 @@ mod tests {
 
     #[test]
     fn fixed_values_are_filled_in_first() {
-        let lines = shell_lines("!`ls ${CLAUDE_SKILL_DIR}`", Some(""), &[("${CLAUDE_SKILL_DIR}", "/p/s")]);
+        let lines = shell_lines(
+            "!`ls ${CLAUDE_SKILL_DIR}`",
+            Some(""),
+            &[("${CLAUDE_SKILL_DIR}", "/p/s")],
+        );
         assert_eq!(lines[0].command, "ls /p/s");
     }
 }

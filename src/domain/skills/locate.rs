@@ -216,7 +216,8 @@ mod tests {
         write(&d.join("p/.claude/commands/ops/clean.md"), "ns command");
         write(&d.join("p/sub/.claude/commands/near.md"), "nearer");
         let r = roots(d);
-        let texts = |name: &str| -> Vec<String> { find(name, &r).into_iter().map(|f| f.text).collect() };
+        let texts =
+            |name: &str| -> Vec<String> { find(name, &r).into_iter().map(|f| f.text).collect() };
         assert_eq!(texts("/deploy"), ["project skill", "user command"]);
         assert_eq!(texts("ops:clean"), ["ns command"]);
         assert_eq!(texts("near"), ["nearer"]);

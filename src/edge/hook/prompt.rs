@@ -51,7 +51,10 @@ impl<'a> Typed<'a> {
         match self {
             Typed::Submit(prompt) => skill_file::typed_command(prompt),
             Typed::Expansion(e) => {
-                if e.expansion_type.as_deref().is_some_and(|t| t != "slash_command") {
+                if e.expansion_type
+                    .as_deref()
+                    .is_some_and(|t| t != "slash_command")
+                {
                     return None;
                 }
                 Some((

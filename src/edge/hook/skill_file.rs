@@ -190,7 +190,11 @@ pub fn for_prompt(
         mode,
     );
     let client = client_version();
-    let answer = FileAnswer::new(name, check, HookEvent::PreSkillShellCommand.known_by(client));
+    let answer = FileAnswer::new(
+        name,
+        check,
+        HookEvent::PreSkillShellCommand.known_by(client),
+    );
     if answer.deny.is_empty() && answer.ask.is_empty() {
         return (answer, HookOutput::Silent);
     }
