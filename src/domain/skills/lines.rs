@@ -195,15 +195,12 @@ fn replace_dollar(text: &str, matches: impl Fn(&str) -> Option<(usize, String)>)
     while let Some(at) = rest.find('$') {
         out.push_str(&rest[..at]);
         let after = &rest[at + 1..];
-        match matches(after) {
-            Some((len, value)) => {
-                out.push_str(&value);
-                rest = &after[len..];
-            }
-            None => {
-                out.push('$');
-                rest = after;
-            }
+        if let Some((len, value)) = matches(after) {
+            out.push_str(&value);
+            rest = &after[len..];
+        } else {
+            out.push('$');
+            rest = after;
         }
     }
     out.push_str(rest);

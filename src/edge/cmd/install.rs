@@ -1,6 +1,7 @@
 //! `nagger install` / `nagger uninstall`: nagger's entries in Claude Code's settings.
 
 use super::error::CommandResult;
+use std::fmt::Write as _;
 use crate::base::output::Output;
 use crate::base::paths::Env;
 use crate::edge::cli::{InstallArgs, SettingsArgs};
@@ -119,18 +120,20 @@ fn client_note(
         .collect();
     let mut note = format!("note: Claude Code {version} on PATH");
     if !left_out.is_empty() {
-        note.push_str(&format!(
+        let _ = write!(
+            note,
             "; it does not know {}, which is not registered",
             left_out.join(", ")
-        ));
+        );
     }
     if !added.is_empty() {
-        note.push_str(&format!(
+        let _ = write!(
+            note,
             "; {} registered for it. Claude Code older than 2.1.328 ignores every hook of a \
              settings file naming an event it does not know: every machine sharing this file \
              needs a client as new (or run `nagger install` where the oldest one is)",
             added.join(", ")
-        ));
+        );
     }
     (Some(version), note)
 }

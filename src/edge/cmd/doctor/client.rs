@@ -140,10 +140,10 @@ mod tests {
             "{}",
             found[0].1
         );
-        let all = messages(ClientVersion(2, 1, 332), &install::ALL_HOOK_EVENTS.to_vec());
+        let all = messages(ClientVersion(2, 1, 332), install::ALL_HOOK_EVENTS);
         assert_eq!(all.len(), 1);
         assert_eq!(all[0].0, Status::Ok);
-        let mid = messages(ClientVersion(2, 1, 328), &install::ALL_HOOK_EVENTS.to_vec());
+        let mid = messages(ClientVersion(2, 1, 328), install::ALL_HOOK_EVENTS);
         assert_eq!(mid[0].0, Status::Warn, "{mid:?}");
     }
 }
