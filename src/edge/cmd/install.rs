@@ -1,11 +1,11 @@
 //! `nagger install` / `nagger uninstall`: nagger's entries in Claude Code's settings.
 
 use super::error::CommandResult;
-use std::fmt::Write as _;
 use crate::base::output::Output;
 use crate::base::paths::Env;
 use crate::edge::cli::{InstallArgs, SettingsArgs};
 use crate::edge::install::{self, InstallOptions, PORTABLE_COMMAND};
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 /// This executable's own path, links resolved.
