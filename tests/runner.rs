@@ -32,6 +32,7 @@ mod test_real_recovery;
 mod test_recovery;
 mod test_rules;
 mod test_safety;
+mod test_skills;
 mod test_stats;
 mod test_trust;
 mod test_ui;

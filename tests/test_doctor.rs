@@ -93,7 +93,7 @@ fn healthy_project_passes_every_check() {
     let json: Value = serde_json::from_str(&doctor(&p, &["--json"]).stdout).expect("JSON");
     assert_eq!(json["ok"], true);
     assert_eq!(json["problems"], 0);
-    assert_eq!(json["checks"].as_array().unwrap().len(), 11);
+    assert_eq!(json["checks"].as_array().unwrap().len(), 12);
     assert!(
         json["checks"]
             .as_array()

@@ -1,8 +1,8 @@
-//! nagger inside the real Claude Code (2.1.68 and 2.1.328, from npm), offline
+//! nagger inside the real Claude Code (2.1.68, 2.1.328 and 2.1.332, from npm), offline
 //! against the scripted stand-in: every assertion is on what the model was shown
 //! (the requests the stand-in received) and on nagger's own state.
 //!
-//! Each scenario runs on both versions. `NAGGER_REAL_RUNS` sets how many times the
+//! Each scenario runs on every version. `NAGGER_REAL_RUNS` sets how many times the
 //! role-accuracy scenarios run (default 10); their figures are printed and written
 //! to `target/real-client-accuracy.md`.
 
@@ -553,7 +553,229 @@ fn plugin_runs_the_hooks(version: &str) {
     project.assert_nagger_healthy();
 }
 
-on_both_versions! {
+// ---------------------------------------------------------------- skills
+
+/// A git repository outside the project with an untracked `marker/` folder, which
+/// `git -C <repo> clean -fdx` would delete.
+fn marked_repo(project: &Project) -> std::path::PathBuf {
+    let repo = project.home.join("other-repo");
+    std::fs::create_dir_all(repo.join("marker")).unwrap();
+    std::fs::write(repo.join("marker/keep.txt"), "keep").unwrap();
+    let git = std::process::Command::new("git")
+        .args(["init", "-q", "."])
+        .current_dir(&repo)
+        .status();
+    assert!(git.is_ok_and(|s| s.success()), "git init");
+    repo
+}
+
+/// A project with the skill `sweep` (a line the guard refuses: `git clean -fdx` of the
+/// other repository) and the skill `note` (a harmless line that leaves a file).
+fn skill_project(version: &str) -> (Project, std::path::PathBuf, std::path::PathBuf) {
+    let project = Project::new(version);
+    let repo = marked_repo(&project);
+    let noted = project.home.join("noted");
+    project.write(
+        ".claude/skills/sweep/SKILL.md",
+        &format!(
+            "---\nname: sweep\ndescription: Cleans the other repository.\nallowed-tools: Bash(git:*)\n---\n\
+             Cleaning: !`git -C {} clean -fdx`\nThen report.\n",
+            repo.display()
+        ),
+    );
+    project.write(
+        ".claude/skills/note/SKILL.md",
+        &format!(
+            "---\nname: note\ndescription: Leaves a note.\nallowed-tools: Bash(touch:*)\n---\n\
+             Noting: !`touch {}`\nThen report.\n",
+            noted.display()
+        ),
+    );
+    (project, repo, noted)
+}
+
+const SKILL_TOOLS: &str = "Bash Agent Skill";
+
+/// `claude -p /name` as the user types it; the stand-in answers whatever comes.
+fn typed(project: &Project, name: &str) -> RunResult {
+    let standin = StandIn::start(Arc::new(|_: &Turn<'_>| vec![text("Noted.")]));
+    project.run_tools_until(&standin, &format!("/{name}"), SKILL_TOOLS, &[], &|_| false)
+}
+
+/// The model calls the Skill tool for `name` (after a first call, which the session
+/// conventions refuse), then ends; what it was shown for that call, and whether it was
+/// an error.
+fn called(project: &Project, name: &str) -> (String, bool) {
+    let skill = name.to_string();
+    let standin = StandIn::start(Arc::new(move |turn: &Turn<'_>| match turn.step {
+        0 => vec![bash("true")],
+        1 => vec![Block::Tool {
+            name: "Skill".into(),
+            input: json!({ "skill": skill }),
+        }],
+        _ => vec![text("Done.")],
+    }));
+    let finished = |s: &StandIn| s.at("main", 2).is_some();
+    let result = project.run_tools_until(
+        &standin,
+        "[SCRIPT:main] Use the skill.",
+        SKILL_TOOLS,
+        &[],
+        &finished,
+    );
+    assert_eq!(result.status, 0, "{} {}", result.stdout, result.stderr);
+    tool_result_after(&standin, "main", 1)
+}
+
+/// What nagger logged for an event in this project: (result, details).
+fn logged(project: &Project, event: &str) -> Vec<(String, Value)> {
+    let conn = rusqlite::Connection::open(project.root.join(".claude-nagger/state.db")).unwrap();
+    let mut stmt = conn
+        .prepare("SELECT coalesce(result,''), coalesce(details,'null') FROM hook_log WHERE event_type = ?1 ORDER BY id")
+        .unwrap();
+    stmt.query_map([event], |r| {
+        let d: String = r.get(1)?;
+        Ok((r.get(0)?, serde_json::from_str(&d).unwrap_or(Value::Null)))
+    })
+    .unwrap()
+    .map(Result::unwrap)
+    .collect()
+}
+
+/// The model calls a skill whose line the guard refuses: the Skill call is refused
+/// with the line named, and the line never runs.
+fn skill_called_by_the_model_is_refused(version: &str) {
+    let (project, repo, _) = skill_project(version);
+    let (shown, refused) = called(&project, "sweep");
+    assert!(refused && shown.contains("[nagger]"), "{shown}");
+    assert!(shown.contains("clean -fdx"), "the line is named: {shown}");
+    assert!(repo.join("marker/keep.txt").exists(), "the line ran");
+    let calls = logged(&project, "PreToolUse");
+    assert!(
+        calls
+            .iter()
+            .any(|(r, d)| r == "deny" && d["skill"]["refused"] == 1),
+        "{calls:?}"
+    );
+    project.assert_nagger_healthy();
+}
+
+/// The user types a command whose line the guard refuses. 2.1.328 and later are stopped
+/// before it expands; 2.1.68 runs a typed command's lines before any hook, so there
+/// the prompt is stopped afterwards and nagger says the lines may have run.
+fn skill_typed_by_the_user_is_refused(version: &str) {
+    let (project, repo, _) = skill_project(version);
+    let result = typed(&project, "sweep");
+    let prompts = logged(&project, "UserPromptSubmit");
+    assert_eq!(
+        prompts.first().map(|p| p.0.as_str()),
+        Some("block"),
+        "{prompts:?}"
+    );
+    let survived = repo.join("marker/keep.txt").exists();
+    if version == "2.1.68" {
+        assert!(
+            !survived,
+            "2.1.68 was observed to run the line before UserPromptSubmit; if it no longer \
+             does, nagger stops it and this test should say so"
+        );
+    } else {
+        assert!(
+            survived,
+            "the line ran: {} {}",
+            result.stdout, result.stderr
+        );
+        assert!(
+            result.stdout.contains("clean -fdx"),
+            "the refusal names the line: {}",
+            result.stdout
+        );
+    }
+    project.assert_nagger_healthy();
+}
+
+/// A harmless skill line still runs, typed and called.
+fn harmless_skill_runs(version: &str) {
+    let (project, _, noted) = skill_project(version);
+    let result = typed(&project, "note");
+    assert!(
+        noted.exists(),
+        "typed /note did not run its line: {} {}",
+        result.stdout,
+        result.stderr
+    );
+    std::fs::remove_file(&noted).unwrap();
+    let (shown, refused) = called(&project, "note");
+    assert!(!refused, "the harmless skill was refused: {shown}");
+    assert!(
+        noted.exists(),
+        "the model's note did not run its line: {shown}"
+    );
+    if version == "2.1.332" {
+        let lines = logged(&project, "PreSkillShellCommand");
+        assert_eq!(lines.len(), 2, "one per load of the line: {lines:?}");
+        assert!(lines.iter().all(|(r, _)| r == "none"), "{lines:?}");
+        let by: Vec<&str> = lines
+            .iter()
+            .filter_map(|(_, d)| d["invoked_by"].as_str())
+            .collect();
+        assert_eq!(by, ["user", "claude"]);
+    }
+    project.assert_nagger_healthy();
+}
+
+/// A skill nagger cannot find (a plugin loaded with `--plugin-dir`, which no file lists)
+/// is still refused line by line on a client that sends PreSkillShellCommand.
+fn unlisted_plugin_skill_refused_by_its_line(version: &str) {
+    let project = Project::new(version);
+    let repo = marked_repo(&project);
+    let plugin = project.home.join("tools-plugin");
+    let write = |rel: &str, text: &str| {
+        let path = plugin.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write(
+        ".claude-plugin/plugin.json",
+        r#"{"name": "tools", "version": "1.0.0"}"#,
+    );
+    write(
+        "commands/sweep.md",
+        &format!(
+            "---\ndescription: Cleans.\nallowed-tools: Bash(git:*)\n---\nCleaning: !`git -C {} clean -fdx`\n",
+            repo.display()
+        ),
+    );
+    let standin = StandIn::start(Arc::new(|_: &Turn<'_>| vec![text("Done.")]));
+    let dir = plugin.display().to_string();
+    let result = project.run_tools_until(
+        &standin,
+        "/tools:sweep",
+        SKILL_TOOLS,
+        &["--plugin-dir", &dir],
+        &|_| false,
+    );
+    let lines = logged(&project, "PreSkillShellCommand");
+    if version == "2.1.332" {
+        assert!(
+            repo.join("marker/keep.txt").exists(),
+            "the line ran: {}",
+            result.stdout
+        );
+        assert_eq!(
+            lines.first().map(|l| l.0.as_str()),
+            Some("deny"),
+            "{lines:?}"
+        );
+    } else {
+        // Older clients send no event for the line and nagger finds no file: it runs.
+        assert!(lines.is_empty());
+        assert!(!repo.join("marker/keep.txt").exists(), "{}", result.stdout);
+    }
+    project.assert_nagger_healthy();
+}
+
+on_every_version! {
     main_first_call_refused_with_conventions_once => main_conventions_once;
     guard_refuses_main_and_subagent => guard_refuses;
     guard_cannot_be_switched_off_by_the_agent => guard_cannot_be_switched_off;
@@ -561,6 +783,10 @@ on_both_versions! {
     later_subagent_receives_earlier_results => later_subagent_gets_digest;
     compact_then_resume_shows_conventions_and_results => compaction_restores;
     plugin_loaded_with_plugin_dir_runs_the_hooks => plugin_runs_the_hooks;
+    skill_called_by_the_model_with_a_refused_line_is_refused => skill_called_by_the_model_is_refused;
+    skill_typed_by_the_user_with_a_refused_line_is_refused => skill_typed_by_the_user_is_refused;
+    harmless_skill_line_runs_typed_and_called => harmless_skill_runs;
+    plugin_skill_nagger_cannot_find_is_refused_by_its_line => unlisted_plugin_skill_refused_by_its_line;
     roles_parallel_same_type_foreground => |v| role_accuracy(v, Kind::SameType, Mode::Foreground);
     roles_parallel_same_type_background => |v| role_accuracy(v, Kind::SameType, Mode::Background);
     roles_parallel_mixed_types_foreground => |v| role_accuracy(v, Kind::MixedTypes, Mode::Foreground);

@@ -8,4 +8,5 @@ pub mod guard;
 pub mod identify;
 pub mod roles;
 pub mod rules;
+pub mod skills;
 pub mod trust;

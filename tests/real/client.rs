@@ -136,7 +136,9 @@ impl Project {
     /// A project with nagger installed in its `.claude/settings.json`.
     pub fn new(version: &str) -> Project {
         let project = Project::without_hooks(version);
-        let out = project.nagger(&["install"]);
+        // As a user would: the `claude` they run is on PATH, so install registers the
+        // events that version knows.
+        let out = project.nagger_with_claude(&["install"]);
         assert!(out.status.success(), "nagger install: {out:?}");
         project.write_config("");
         project
@@ -207,6 +209,24 @@ impl Project {
             .current_dir(&self.root)
             .env_clear()
             .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+            .env("HOME", &self.home)
+            .env("CLAUDE_PROJECT_DIR", &self.root)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    }
+
+    /// Runs a nagger command with this project's `claude` first on PATH.
+    pub fn nagger_with_claude(&self, args: &[&str]) -> std::process::Output {
+        let bin = self.claude.parent().expect("claude is in a folder");
+        Command::new(env!("CARGO_BIN_EXE_nagger"))
+            .args(args)
+            .current_dir(&self.root)
+            .env_clear()
+            .env(
+                "PATH",
+                format!("{}:/usr/local/bin:/usr/bin:/bin", bin.display()),
+            )
             .env("HOME", &self.home)
             .env("CLAUDE_PROJECT_DIR", &self.root)
             .stdin(Stdio::null())

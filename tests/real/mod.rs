@@ -5,7 +5,9 @@ pub mod client;
 pub mod standin;
 
 /// One `#[test]` per scenario and pinned Claude Code version: `name => fn(&version)`.
-macro_rules! on_both_versions {
+/// 2.1.68 (no `agent_id` on a subagent's calls), 2.1.328 (`agent_id`, background
+/// subagents, UserPromptExpansion) and 2.1.332 (PreSkillShellCommand).
+macro_rules! on_every_version {
     ($($name:ident => $body:expr;)*) => {
         mod v2_1_68 {
             use super::*;
@@ -15,5 +17,14 @@ macro_rules! on_both_versions {
             use super::*;
             $( #[test] fn $name() { let f: fn(&str) = $body; f("2.1.328") } )*
         }
+        mod v2_1_332 {
+            use super::*;
+            $( #[test] fn $name() { let f: fn(&str) = $body; f("2.1.332") } )*
+        }
     };
+}
+
+/// The suites written before 2.1.332 was pinned run on every version too.
+macro_rules! on_both_versions {
+    ($($tt:tt)*) => { on_every_version! { $($tt)* } };
 }

@@ -5,6 +5,7 @@ use crate::base::output::Output;
 use crate::base::paths::Env;
 use crate::edge::cli::{InstallArgs, SettingsArgs};
 use crate::edge::install::{self, InstallOptions, PORTABLE_COMMAND};
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 /// This executable's own path, links resolved.
@@ -58,6 +59,11 @@ fn options(
     });
     // Only entries naming a machine's binary are taken out of the shared file.
     let also_clean = also_clean.filter(|other| !(local && shared_is_portable(other)));
+    let (client, client_note) = client_note(path_var);
+    let note = match note {
+        Some(note) => Some(format!("{note}\n{client_note}")),
+        None => Some(client_note),
+    };
     Ok(InstallOptions {
         project_root: root,
         settings_path: settings,
@@ -67,7 +73,69 @@ fn options(
         config_template: crate::domain::config::TEMPLATE,
         also_clean,
         note,
+        client,
     })
+}
+
+/// The Claude Code on PATH, and what install says about the events it registers for it.
+fn client_note(
+    path_var: Option<&std::ffi::OsStr>,
+) -> (Option<crate::base::event::ClientVersion>, String) {
+    let newer: Vec<&str> = install::ALL_HOOK_EVENTS
+        .iter()
+        .copied()
+        .filter(|e| !install::HOOK_EVENTS.contains(e))
+        .collect();
+    let Some((claude, version)) = install::detect_client(path_var) else {
+        return (
+            None,
+            format!(
+                "note: no `claude` on PATH: only the events every Claude Code knows are \
+                 registered (not {}); run `nagger install` again where `claude` is on PATH",
+                newer.join(", ")
+            ),
+        );
+    };
+    let Some(version) = version else {
+        return (
+            None,
+            format!(
+                "note: `{} --version` named no version: only the events every Claude Code \
+                 knows are registered (not {})",
+                claude.display(),
+                newer.join(", ")
+            ),
+        );
+    };
+    let events = install::events_for(Some(version));
+    let left_out: Vec<&str> = newer
+        .iter()
+        .copied()
+        .filter(|e| !events.contains(e))
+        .collect();
+    let added: Vec<&str> = newer
+        .iter()
+        .copied()
+        .filter(|e| events.contains(e))
+        .collect();
+    let mut note = format!("note: Claude Code {version} on PATH");
+    if !left_out.is_empty() {
+        let _ = write!(
+            note,
+            "; it does not know {}, which is not registered",
+            left_out.join(", ")
+        );
+    }
+    if !added.is_empty() {
+        let _ = write!(
+            note,
+            "; {} registered for it. Claude Code older than 2.1.328 ignores every hook of a \
+             settings file naming an event it does not know: every machine sharing this file \
+             needs a client as new (or run `nagger install` where the oldest one is)",
+            added.join(", ")
+        );
+    }
+    (Some(version), note)
 }
 
 /// Whether the shared settings already run the portable `nagger hook` (a teammate's
@@ -118,6 +186,7 @@ pub fn uninstall(env: &Env, args: &SettingsArgs, out: &mut Output) -> CommandRes
         config_template: crate::domain::config::TEMPLATE,
         also_clean: None,
         note: None,
+        client: None,
     };
     let report = install::uninstall(&opts).map_err(anyhow::Error::from)?;
     print_report(args.dry_run, &report.diff, report.backup.as_deref(), out)

@@ -112,6 +112,27 @@ pub struct ToolFailure {
     pub is_interrupt: bool,
 }
 
+/// UserPromptExpansion: a typed slash command or MCP prompt before it expands.
+#[derive(Debug, Clone)]
+pub struct Expansion {
+    /// `slash_command` or `mcp_prompt`.
+    pub expansion_type: Option<String>,
+    pub command_name: String,
+    pub command_args: Option<String>,
+    pub command_source: Option<String>,
+}
+
+/// PreSkillShellCommand: one shell line of a skill or command, before it runs.
+#[derive(Debug, Clone)]
+pub struct SkillShell {
+    /// `tool_name` (Bash or PowerShell) and `tool_input.command`, arguments filled in.
+    pub call: ToolCall,
+    pub command_name: Option<String>,
+    pub command_source: Option<String>,
+    /// user, claude or other.
+    pub invoked_by: Option<String>,
+}
+
 #[derive(Debug, Clone)]
 pub enum Event {
     SessionStart {
@@ -132,6 +153,11 @@ pub enum Event {
     PreCompact {
         trigger: Option<String>,
     },
+    UserPromptSubmit {
+        prompt: String,
+    },
+    UserPromptExpansion(Expansion),
+    PreSkillShellCommand(SkillShell),
     /// Any other event, by name: a no-op that is still logged.
     Other(String),
 }
@@ -148,6 +174,9 @@ impl Event {
             Event::PostToolUse(_) => HookEvent::PostToolUse,
             Event::PostToolUseFailure(_) => HookEvent::PostToolUseFailure,
             Event::PreCompact { .. } => HookEvent::PreCompact,
+            Event::UserPromptSubmit { .. } => HookEvent::UserPromptSubmit,
+            Event::UserPromptExpansion(_) => HookEvent::UserPromptExpansion,
+            Event::PreSkillShellCommand(_) => HookEvent::PreSkillShellCommand,
             Event::Other(_) => return None,
         })
     }
@@ -230,6 +259,28 @@ pub fn event(input: &mut HookInput) -> Result<Event, InputError> {
         HookEvent::PreCompact => Event::PreCompact {
             trigger: non_empty_ref(&mut input.trigger),
         },
+        HookEvent::UserPromptSubmit => Event::UserPromptSubmit {
+            prompt: input.prompt.take().unwrap_or_default(),
+        },
+        HookEvent::UserPromptExpansion => Event::UserPromptExpansion(Expansion {
+            expansion_type: non_empty_ref(&mut input.expansion_type),
+            command_name: non_empty_ref(&mut input.command_name)
+                .ok_or_else(|| missing("command_name"))?,
+            command_args: input.command_args.take(),
+            command_source: non_empty_ref(&mut input.command_source),
+        }),
+        HookEvent::PreSkillShellCommand => Event::PreSkillShellCommand(SkillShell {
+            // A line is a shell command whatever the input says of its tool.
+            call: ToolCall {
+                tool_name: non_empty_ref(&mut input.tool_name).unwrap_or_else(|| "Bash".into()),
+                tool_input: input.tool_input.take().unwrap_or(Value::Null),
+                tool_use_id: input.tool_use_id.take(),
+                tool_response: None,
+            },
+            command_name: non_empty_ref(&mut input.command_name),
+            command_source: non_empty_ref(&mut input.command_source),
+            invoked_by: non_empty_ref(&mut input.invoked_by),
+        }),
     })
 }
 

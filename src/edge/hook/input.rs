@@ -17,7 +17,7 @@ pub struct ReadInput {
 }
 
 /// The fields of [`HookInput`], as Claude Code names them.
-const FIELDS: [&str; 21] = [
+const FIELDS: [&str; 26] = [
     "session_id",
     "transcript_path",
     "cwd",
@@ -39,6 +39,11 @@ const FIELDS: [&str; 21] = [
     "prompt",
     "error",
     "is_interrupt",
+    "expansion_type",
+    "command_name",
+    "command_args",
+    "command_source",
+    "invoked_by",
 ];
 
 /// Arrays and objects nested deeper than this are read as null when the input is too
@@ -137,6 +142,11 @@ fn fields(mut known: Map<String, Value>, problems: &mut Vec<String>) -> HookInpu
     let last_assistant_message = string("last_assistant_message");
     let prompt = string("prompt");
     let error = string("error");
+    let expansion_type = string("expansion_type");
+    let command_name = string("command_name");
+    let command_args = string("command_args");
+    let command_source = string("command_source");
+    let invoked_by = string("invoked_by");
     let mut boolean = |name: &str| match known.remove(name) {
         None | Some(Value::Null) => None,
         Some(Value::Bool(b)) => Some(b),
@@ -175,6 +185,11 @@ fn fields(mut known: Map<String, Value>, problems: &mut Vec<String>) -> HookInpu
         prompt,
         error,
         is_interrupt,
+        expansion_type,
+        command_name,
+        command_args,
+        command_source,
+        invoked_by,
     }
 }
 

@@ -9,7 +9,10 @@ mod input;
 mod post_tool_use;
 mod post_tool_use_failure;
 mod pre_tool_use;
+mod prompt;
 mod session;
+mod skill_file;
+mod skill_shell;
 mod subagent_start;
 mod subagent_stop;
 pub mod wire;
@@ -227,6 +230,11 @@ struct Prepared {
     loaded: LoadedConfig,
     /// What of the config waits for the user's confirmation.
     trust: TrustReport,
+    /// The input's working folder and session, where skills are looked for.
+    cwd: Option<String>,
+    session_id: Option<String>,
+    /// [`Prepared::safety`], once worked out.
+    safety: std::cell::OnceCell<Option<String>>,
 }
 
 impl Prepared {
@@ -234,16 +242,37 @@ impl Prepared {
     /// database: when it cannot be used, or a handler fails, a tool call is still
     /// decided on them.
     fn safety(&self) -> Option<String> {
-        match &self.event {
-            Event::PreToolUse(call) => pre_tool_use::safety_answer(
-                &self.loaded.config,
+        self.safety.get_or_init(|| self.safety_now()).clone()
+    }
+
+    fn safety_now(&self) -> Option<String> {
+        let config = &self.loaded.config;
+        let place = skill_file::Place {
+            project_root: &self.project_root,
+            cwd: self.cwd.as_deref(),
+            session_id: self.session_id.as_deref(),
+        };
+        let answer = match &self.event {
+            Event::PreToolUse(call) => {
+                pre_tool_use::safety_answer(config, &self.mode, call, &self.project_root, place)
+            }
+            Event::PreSkillShellCommand(shell) => {
+                Some(skill_shell::answer(config, &self.mode, shell, &self.project_root).0)
+            }
+            Event::UserPromptSubmit { prompt } => {
+                prompt::answer(config, &self.mode, prompt::Typed::Submit(prompt), place)
+                    .map(|(_, output)| output)
+            }
+            Event::UserPromptExpansion(expansion) => prompt::answer(
+                config,
                 &self.mode,
-                call,
-                &self.project_root,
+                prompt::Typed::Expansion(expansion),
+                place,
             )
-            .and_then(|answer| self.with_pending(answer.to_json())),
+            .map(|(_, output)| output),
             _ => None,
-        }
+        }?;
+        self.with_pending(answer.to_json())
     }
 
     /// A deny answer while the config's weakenings wait for the user: its reason ends
@@ -288,6 +317,8 @@ fn prepare(
 ) -> (Prepared, Result<Common, event::InputError>) {
     let mode = event::permission_mode(&input);
     let project_root = env.project_root(input.cwd.as_deref().filter(|c| !c.trim().is_empty()));
+    let cwd = input.cwd.clone().filter(|c| !c.trim().is_empty());
+    let session_id = input.session_id.clone().filter(|s| !s.trim().is_empty());
     let common = event::common(input, &event, mode.clone());
     let mut loaded = LoadedConfig::load(&paths::config_path(&project_root));
     // The settings in force are never weaker than the ones the user last trusted.
@@ -299,6 +330,9 @@ fn prepare(
         project_root,
         loaded,
         trust,
+        cwd,
+        session_id,
+        safety: std::cell::OnceCell::new(),
     };
     (run, common)
 }
@@ -461,6 +495,11 @@ fn dispatch(ctx: &Ctx<'_>, event: &Event) -> anyhow::Result<Outcome> {
         Event::PreToolUse(call) => pre_tool_use::handle(ctx, call),
         Event::PostToolUse(call) => post_tool_use::handle(ctx, call),
         Event::PostToolUseFailure(failure) => post_tool_use_failure::handle(ctx, failure),
+        Event::UserPromptSubmit { prompt } => prompt::handle(ctx, prompt::Typed::Submit(prompt)),
+        Event::UserPromptExpansion(expansion) => {
+            prompt::handle(ctx, prompt::Typed::Expansion(expansion))
+        }
+        Event::PreSkillShellCommand(shell) => skill_shell::handle(ctx, shell),
         Event::Other(_) => Ok(Outcome::silent()),
     }
 }

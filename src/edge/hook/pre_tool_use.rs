@@ -3,6 +3,7 @@
 
 use super::ctx::{Ctx, Outcome};
 use super::event::ToolCall;
+use super::skill_file;
 use super::wire::{HookOutput, PermissionDecision};
 use crate::base::decision::Decision;
 use crate::base::mode::PermissionMode;
@@ -129,8 +130,23 @@ pub fn handle(ctx: &Ctx<'_>, call: &ToolCall) -> anyhow::Result<Outcome> {
         }
     }
 
+    let place = skill_file::Place {
+        project_root: ctx.project_root,
+        cwd: ctx.common.cwd.as_deref(),
+        session_id: Some(&ctx.common.session_id),
+    };
+    let skill = skill_file::for_tool(ctx.config, mode, call, place);
+    if let Some(skill) = &skill {
+        skill.record(ctx)?;
+        answer.deny.extend(skill.deny.iter().cloned());
+        answer.ask.extend(skill.ask.iter().cloned());
+    }
+
     let denied = !answer.deny.is_empty();
     let mut outcome = Outcome::with(answer.into_output());
+    if let Some(skill) = &skill {
+        outcome = outcome.detail("skill", skill.details());
+    }
     if !denied && let Some(spawn) = spawns::from_call(&ctx.identify(), &call.parts())? {
         outcome = outcome.detail("spawn_registered", spawn);
     }
@@ -282,6 +298,7 @@ pub fn safety_answer(
     mode: &PermissionMode,
     call: &ToolCall,
     project_root: &Path,
+    place: skill_file::Place<'_>,
 ) -> Option<HookOutput> {
     let matches = rules::decide_without_state(
         &config.rules,
@@ -292,17 +309,23 @@ pub fn safety_answer(
         },
         project_root,
     );
-    let verdict = rules::combine(&matches, mode)?;
-    let decision = match verdict.decision {
-        Decision::Deny => PermissionDecision::Deny,
-        Decision::Ask => PermissionDecision::Ask,
-        Decision::Context => return None,
-    };
-    Some(HookOutput::PreToolUse {
-        decision: Some(decision),
-        reason: Some(verdict.reason),
-        additional_context: None,
-    })
+    let mut answer = Answer::default();
+    if let Some(verdict) = rules::combine(&matches, mode) {
+        match verdict.decision {
+            Decision::Deny => answer.deny.push(verdict.reason),
+            Decision::Ask => answer.ask.push(verdict.reason),
+            Decision::Context => {}
+        }
+    }
+    // A skill's shell lines, read from its file (only for the Skill tool).
+    if let Some(skill) = skill_file::for_tool(config, mode, call, place) {
+        answer.deny.extend(skill.deny);
+        answer.ask.extend(skill.ask);
+    }
+    if answer.deny.is_empty() && answer.ask.is_empty() {
+        return None;
+    }
+    Some(answer.into_output())
 }
 
 /// The report format for a subagent's exact role, when SubagentStart could not know the

@@ -31,6 +31,16 @@ pub struct HookInput {
     /// PostToolUseFailure: the failure text.
     pub error: Option<String>,
     pub is_interrupt: Option<bool>,
+    /// UserPromptExpansion: `slash_command` or `mcp_prompt`.
+    pub expansion_type: Option<String>,
+    /// UserPromptExpansion and PreSkillShellCommand: the skill or command.
+    pub command_name: Option<String>,
+    /// UserPromptExpansion: what the user typed after the command's name.
+    pub command_args: Option<String>,
+    /// UserPromptExpansion and PreSkillShellCommand: where the command comes from.
+    pub command_source: Option<String>,
+    /// PreSkillShellCommand: who loaded the skill (user, claude, other).
+    pub invoked_by: Option<String>,
 }
 
 /// Longest id (session, agent, agent type) nagger accepts; Claude Code's are far shorter.
@@ -87,8 +97,16 @@ pub enum HookOutput {
     },
     /// additionalContext for SessionStart, SubagentStart or UserPromptSubmit.
     Context { event: HookEvent, text: String },
-    /// SubagentStop/Stop: keep working, with the reason as feedback.
+    /// SubagentStop/Stop: keep working, with the reason as feedback. UserPromptSubmit
+    /// and UserPromptExpansion: the prompt is refused, with the reason.
     Block { reason: String },
+    /// A permission decision for an event other than PreToolUse that takes one
+    /// (PreSkillShellCommand).
+    Permission {
+        event: HookEvent,
+        decision: PermissionDecision,
+        reason: String,
+    },
 }
 
 #[derive(Serialize)]
@@ -192,7 +210,7 @@ impl HookOutput {
                 .chain(additional_context.iter_mut())
                 .collect(),
             HookOutput::Context { text, .. } => vec![text],
-            HookOutput::Block { reason } => vec![reason],
+            HookOutput::Block { reason } | HookOutput::Permission { reason, .. } => vec![reason],
         }
     }
 
@@ -246,6 +264,18 @@ impl HookOutput {
                 decision: "block",
                 reason,
             }),
+            HookOutput::Permission {
+                event,
+                decision,
+                reason,
+            } => serde_json::to_string(&Envelope {
+                hook_specific_output: SpecificOutput {
+                    hook_event_name: event.as_str(),
+                    permission_decision: Some(*decision),
+                    permission_decision_reason: Some(reason),
+                    additional_context: None,
+                },
+            }),
         };
         // Serialising these plain structs cannot fail; stay silent if it ever did.
         value.ok()
@@ -256,7 +286,8 @@ impl HookOutput {
         match self {
             HookOutput::PreToolUse {
                 decision: Some(d), ..
-            } => d.as_str(),
+            }
+            | HookOutput::Permission { decision: d, .. } => d.as_str(),
             HookOutput::PreToolUse {
                 additional_context: Some(_),
                 ..

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value, json};
 
 use super::command::is_nagger_command;
-use super::entry::{HOOK_EVENTS, HOOK_MATCHER, HOOK_TIMEOUT_SECS};
+use super::entry::{ALL_HOOK_EVENTS, HOOK_MATCHER, HOOK_TIMEOUT_SECS};
 use super::error::InstallError;
 
 /// How [`merge_hooks`] changed the settings.
@@ -16,11 +16,13 @@ pub struct MergeChanges {
     pub added: Vec<String>,
     /// Events whose nagger entry pointed elsewhere or was duplicated.
     pub updated: Vec<CommandUpdate>,
+    /// Events whose nagger entry went: the client does not know them.
+    pub removed: Vec<String>,
 }
 
 impl MergeChanges {
     pub fn is_empty(&self) -> bool {
-        self.added.is_empty() && self.updated.is_empty()
+        self.added.is_empty() && self.updated.is_empty() && self.removed.is_empty()
     }
 }
 
@@ -80,11 +82,13 @@ fn nagger_positions(groups: &[Value]) -> Vec<(usize, usize)> {
     positions
 }
 
-/// Ensures each of [`HOOK_EVENTS`] has exactly one nagger entry running `command`. Every other
-/// key and hook stays as it was, in its place; an old nagger entry is rewritten where it is.
+/// Ensures each of `events` has exactly one nagger entry running `command`, and that no
+/// other event nagger handles has one (the client does not know it). Every other key and
+/// hook stays as it was, in its place; an old nagger entry is rewritten where it is.
 pub fn merge_hooks(
     mut settings: Value,
     command: &str,
+    events: &[&str],
 ) -> Result<(Value, MergeChanges), InstallError> {
     let Value::Object(root) = &mut settings else {
         return Err(bad_shape(format!(
@@ -110,7 +114,18 @@ pub fn merge_hooks(
     }
 
     let mut changes = MergeChanges::default();
-    for &event in HOOK_EVENTS {
+    for &event in ALL_HOOK_EVENTS.iter().filter(|e| !events.contains(e)) {
+        let Some(groups) = hooks.get_mut(event).and_then(Value::as_array_mut) else {
+            continue;
+        };
+        if remove_nagger_hooks(groups) > 0 {
+            changes.removed.push(event.to_string());
+            if groups.is_empty() {
+                hooks.shift_remove(event);
+            }
+        }
+    }
+    for &event in events {
         let groups = hooks
             .entry(event)
             .or_insert_with(|| Value::Array(Vec::new()))
@@ -169,17 +184,9 @@ pub fn remove_hooks(mut settings: Value) -> (Value, usize) {
         let Some(groups) = groups.as_array_mut() else {
             continue;
         };
-        let before = removed;
-        groups.retain_mut(|group| {
-            let Some(list) = hook_list_mut(group) else {
-                return true;
-            };
-            let len = list.len();
-            list.retain(|hook| nagger_command_of(hook).is_none());
-            removed += len - list.len();
-            !(list.is_empty() && len > 0)
-        });
-        if groups.is_empty() && removed > before {
+        let taken = remove_nagger_hooks(groups);
+        removed += taken;
+        if groups.is_empty() && taken > 0 {
             emptied_events.push(event.clone());
         }
     }
@@ -190,6 +197,22 @@ pub fn remove_hooks(mut settings: Value) -> (Value, usize) {
         root.shift_remove("hooks");
     }
     (settings, removed)
+}
+
+/// Takes nagger's hooks out of one event's matcher groups; a group left empty by that
+/// goes too. How many hooks were taken out.
+fn remove_nagger_hooks(groups: &mut Vec<Value>) -> usize {
+    let mut removed = 0;
+    groups.retain_mut(|group| {
+        let Some(list) = hook_list_mut(group) else {
+            return true;
+        };
+        let len = list.len();
+        list.retain(|hook| nagger_command_of(hook).is_none());
+        removed += len - list.len();
+        !(list.is_empty() && len > 0)
+    });
+    removed
 }
 
 /// nagger's commands per event, as `nagger doctor` reports them.

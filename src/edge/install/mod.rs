@@ -2,6 +2,7 @@
 //! settings.json (or take them out again) without disturbing any other key or hook, and lay
 //! down `.claude-nagger/config.toml` and its `.gitignore`.
 
+mod client;
 mod command;
 mod entry;
 mod error;
@@ -18,8 +19,9 @@ use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 
+pub use client::{detect as detect_client, find_claude, version_of};
 pub use command::{PORTABLE_COMMAND, find_on_path, hook_command, hook_program, is_nagger_command};
-pub use entry::{HOOK_EVENTS, HOOK_MATCHER, HOOK_TIMEOUT_SECS};
+pub use entry::{ALL_HOOK_EVENTS, HOOK_EVENTS, HOOK_MATCHER, HOOK_TIMEOUT_SECS, events_for};
 pub use error::InstallError;
 pub use merge::{CommandUpdate, MergeChanges, find_nagger_entries, merge_hooks, remove_hooks};
 pub use plugin::{PLUGIN_BINARY, PLUGIN_NAME, plugin_files, write_plugin};
@@ -65,6 +67,9 @@ pub struct InstallOptions {
     pub also_clean: Option<PathBuf>,
     /// Why the settings file is not the one the user might expect, said first.
     pub note: Option<String>,
+    /// The Claude Code the entries are for: only the events it knows are registered
+    /// (`None`: the events every version knows).
+    pub client: Option<crate::base::event::ClientVersion>,
 }
 
 impl InstallOptions {
@@ -128,8 +133,9 @@ pub fn install(opts: &InstallOptions) -> Result<InstallReport, InstallError> {
     let value = current
         .as_ref()
         .map_or_else(|| Value::Object(Map::new()), |s| s.value.clone());
+    let events = events_for(opts.client);
     let (merged, changes) =
-        merge_hooks(value, &opts.command).map_err(|e| e.in_file(&settings_path))?;
+        merge_hooks(value, &opts.command, &events).map_err(|e| e.in_file(&settings_path))?;
     let settings_changed = current.is_none() || !changes.is_empty();
     let config_path = opts.config_path();
     let gitignore_path = opts.gitignore_path();
@@ -165,6 +171,13 @@ pub fn install(opts: &InstallOptions) -> Result<InstallReport, InstallError> {
         let _ = writeln!(diff, "{verb} {}", settings_path.display());
         for event in &changes.added {
             let _ = writeln!(diff, "  + {event}: {}", opts.command);
+        }
+        for event in &changes.removed {
+            let _ = writeln!(
+                diff,
+                "  - {event}: {} (this Claude Code does not know the event, and would ignore every hook of the file)",
+                opts.command
+            );
         }
         for update in &changes.updated {
             let _ = writeln!(

@@ -8,6 +8,7 @@
 //! and `--json` reports.
 
 mod check;
+mod client;
 mod database;
 mod fix;
 mod render;
@@ -50,6 +51,10 @@ pub fn run(env: &Env, args: &DoctorArgs, out: &mut Output) -> CommandResult {
         &root,
         home.as_deref(),
         last_hook_run(&db_path),
+    ));
+    checks.extend(client::check_client(
+        std::env::var_os("PATH").as_deref(),
+        &settings::registered_events(&root, home.as_deref()),
     ));
     checks.extend(settings::check_config(&config));
     checks.extend(trust::check_trust(&trust));

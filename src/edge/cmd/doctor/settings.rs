@@ -24,6 +24,21 @@ pub fn check_config(config: &LoadedConfig) -> Vec<Check> {
     checks.0
 }
 
+/// The events nagger has an entry for in the settings files Claude Code reads.
+pub fn registered_events(root: &Path, home: Option<&Path>) -> std::collections::BTreeSet<String> {
+    let mut events = std::collections::BTreeSet::new();
+    for file in settings_files(root, home) {
+        let Ok(text) = std::fs::read_to_string(&file) else {
+            continue;
+        };
+        let Ok(value) = serde_json::from_str::<serde_json::Value>(&text) else {
+            continue;
+        };
+        events.extend(install::find_nagger_entries(&value).into_keys());
+    }
+    events
+}
+
 /// The settings files Claude Code reads hooks from, project first.
 fn settings_files(root: &Path, home: Option<&Path>) -> Vec<PathBuf> {
     let mut files = vec![

@@ -23,6 +23,7 @@ fn options(root: &Path) -> InstallOptions {
         config_template: TEMPLATE,
         also_clean: None,
         note: None,
+        client: None,
     }
 }
 

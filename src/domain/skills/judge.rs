@@ -1,0 +1,219 @@
+//! A skill's or command's shell lines judged as the Bash calls they are: the guard and
+//! the config's deny rules, decided from the config alone, as for a Bash PreToolUse.
+
+use super::lines::shell_lines;
+use super::locate::{self, MAX_FILE_BYTES, Roots, SkillFile};
+use crate::base::decision::Decision;
+use crate::base::mode::PermissionMode;
+use crate::domain::config::Config;
+use crate::domain::rules::{self, RuleMatch};
+use serde_json::json;
+use std::path::{Path, PathBuf};
+
+/// A skill or command as it is called.
+#[derive(Debug, Clone, Copy)]
+pub struct Invocation<'a> {
+    /// `name`, `/name`, `ns:name` or `plugin:name`.
+    pub name: &'a str,
+    /// What follows the name; `None` when not known.
+    pub arguments: Option<&'a str>,
+    /// Filled in for `${CLAUDE_SESSION_ID}`.
+    pub session_id: Option<&'a str>,
+}
+
+/// What nagger makes of a skill's shell lines.
+#[derive(Debug, Default)]
+pub struct SkillCheck {
+    /// The files read, in the order they were looked for.
+    pub files: Vec<PathBuf>,
+    /// Shell lines found in them.
+    pub lines: usize,
+    /// One reason per refused line, naming it.
+    pub deny: Vec<String>,
+    /// One reason per line nagger cannot vouch for, naming it.
+    pub ask: Vec<String>,
+    /// The guard checks and rules that fired, for the record.
+    pub fired: Vec<RuleMatch>,
+}
+
+impl SkillCheck {
+    /// The answer to the lines: deny when one is refused, ask when one is doubted.
+    pub fn decision(&self) -> Option<Decision> {
+        if !self.deny.is_empty() {
+            Some(Decision::Deny)
+        } else if !self.ask.is_empty() {
+            Some(Decision::Ask)
+        } else {
+            None
+        }
+    }
+}
+
+/// Finds the skill's or command's files and judges every shell line in them.
+pub fn check(
+    call: &Invocation<'_>,
+    roots: &Roots,
+    config: &Config,
+    mode: &PermissionMode,
+) -> SkillCheck {
+    let mut out = SkillCheck::default();
+    for file in locate::find(call.name, roots) {
+        judge_file(call, &file, roots, config, mode, &mut out);
+        out.files.push(file.path);
+    }
+    out
+}
+
+fn judge_file(
+    call: &Invocation<'_>,
+    file: &SkillFile,
+    roots: &Roots,
+    config: &Config,
+    mode: &PermissionMode,
+    out: &mut SkillCheck,
+) {
+    let shown = shown_path(&file.path, &roots.project_root);
+    let name = call.name.trim().trim_start_matches('/');
+    let dir = file.dir.to_string_lossy();
+    let mut fixed = vec![("${CLAUDE_SKILL_DIR}", dir.as_ref())];
+    if let Some(session) = call.session_id {
+        fixed.push(("${CLAUDE_SESSION_ID}", session));
+    }
+    if file.cut {
+        out.ask.push(format!(
+            "[nagger] /{name} ({shown}) is longer than {} KiB: nagger read only its start and \
+             cannot vouch for the shell lines it runs when it loads",
+            MAX_FILE_BYTES / 1024
+        ));
+    }
+    for line in shell_lines(&file.text, call.arguments, &fixed) {
+        out.lines += 1;
+        let head = format!(
+            "[nagger] /{name} ({shown}) runs `{}` when it loads",
+            crate::base::text::one_line(&line.command, 200)
+        );
+        if line.needs_arguments {
+            out.ask.push(format!(
+                "{head}: it uses the command's arguments, which nagger does not know here"
+            ));
+            continue;
+        }
+        let input = json!({ "command": line.command });
+        let matches = rules::decide_without_state(
+            &config.rules,
+            &config.guard,
+            &rules::ToolCall {
+                tool_name: "Bash",
+                tool_input: &input,
+            },
+            &roots.project_root,
+        );
+        let Some(verdict) = rules::combine(&matches, mode) else {
+            continue;
+        };
+        let reason = format!("{head}:\n{}", verdict.reason);
+        match verdict.decision {
+            Decision::Deny => out.deny.push(reason),
+            Decision::Ask => out.ask.push(reason),
+            Decision::Context => continue,
+        }
+        out.fired.extend(matches);
+    }
+}
+
+/// The path relative to the project when inside it.
+fn shown_path(path: &Path, project_root: &Path) -> String {
+    path.strip_prefix(project_root)
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn project() -> (tempfile::TempDir, Roots) {
+        let dir = tempfile::tempdir().unwrap();
+        let roots = Roots {
+            project_root: dir.path().join("p"),
+            cwd: None,
+            user_dir: None,
+        };
+        std::fs::create_dir_all(roots.project_root.join(".claude/skills/s")).unwrap();
+        (dir, roots)
+    }
+
+    fn skill(roots: &Roots, text: &str) {
+        std::fs::write(roots.project_root.join(".claude/skills/s/SKILL.md"), text).unwrap();
+    }
+
+    fn run(roots: &Roots, args: Option<&str>, mode: &PermissionMode) -> SkillCheck {
+        let call = Invocation {
+            name: "s",
+            arguments: args,
+            session_id: Some("sess"),
+        };
+        check(&call, roots, &Config::default(), mode)
+    }
+
+    #[test]
+    fn a_line_the_guard_refuses_refuses_the_skill_and_is_named() {
+        let (_d, roots) = project();
+        skill(
+            &roots,
+            "---\nname: s\n---\nStatus: !`git status`\nClean: !`git clean -fdx`\n",
+        );
+        let c = run(&roots, Some(""), &PermissionMode::Default);
+        assert_eq!(c.lines, 2);
+        assert_eq!(c.decision(), Some(Decision::Deny));
+        assert_eq!(c.deny.len(), 1);
+        assert!(c.deny[0].contains("`git clean -fdx`"), "{}", c.deny[0]);
+        assert!(c.deny[0].contains(".claude/skills/s/SKILL.md"));
+        assert!(!c.fired.is_empty());
+    }
+
+    #[test]
+    fn arguments_decide_what_runs() {
+        let (_d, roots) = project();
+        skill(&roots, "!`rm -rf $ARGUMENTS`");
+        assert_eq!(
+            run(&roots, Some("build"), &PermissionMode::Default).decision(),
+            None
+        );
+        assert_eq!(
+            run(&roots, Some("~"), &PermissionMode::Default).decision(),
+            Some(Decision::Deny)
+        );
+        let unknown = run(&roots, None, &PermissionMode::Default);
+        assert_eq!(unknown.decision(), Some(Decision::Ask));
+        assert!(unknown.ask[0].contains("arguments"));
+    }
+
+    #[test]
+    fn harmless_lines_and_missing_skills_pass() {
+        let (_d, roots) = project();
+        skill(&roots, "!`git log -1`\n```!\nls -la\n```");
+        let c = run(&roots, Some(""), &PermissionMode::Default);
+        assert_eq!((c.lines, c.decision()), (2, None));
+        let none = check(
+            &Invocation {
+                name: "nothing",
+                arguments: Some(""),
+                session_id: None,
+            },
+            &roots,
+            &Config::default(),
+            &PermissionMode::Default,
+        );
+        assert!(none.files.is_empty());
+    }
+
+    #[test]
+    fn bypass_still_refuses_what_the_guard_denies() {
+        let (_d, roots) = project();
+        skill(&roots, "!`git push --force origin main`");
+        let c = run(&roots, Some(""), &PermissionMode::BypassPermissions);
+        assert_eq!(c.decision(), Some(Decision::Deny));
+    }
+}

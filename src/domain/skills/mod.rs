@@ -1,0 +1,12 @@
+//! Skills and slash commands: the `` !`…` `` shell lines Claude Code runs when a skill or
+//! command loads, found in its file and judged like the Bash calls they are. Used where
+//! Claude Code sends no event for the lines themselves (the Skill tool's PreToolUse, a
+//! typed `/name` prompt); Claude Code 2.1.332 sends each line as `PreSkillShellCommand`.
+
+mod judge;
+mod lines;
+mod locate;
+
+pub use judge::{Invocation, SkillCheck, check};
+pub use lines::{ShellLine, shell_lines};
+pub use locate::{MAX_FILE_BYTES, Roots};
