@@ -434,7 +434,7 @@ impl Parser<'_, '_> {
                     let word = self.word();
                     computed |= word.computed;
                     if items.len() < 256 {
-                        items.push(super::wrappers::shell_quote(&word.into_string()));
+                        items.push(super::words::shell_quote(&word.into_string()));
                     }
                     if self.i == before {
                         self.i += 1;
@@ -568,7 +568,7 @@ impl Parser<'_, '_> {
         for word in words.iter().take(skip).filter(|w| w.assignment) {
             let text = String::from_utf8_lossy(&word.text).into_owned();
             if let Some((name, value)) = text.split_once('=')
-                && super::wrappers::runs_value(name)
+                && super::words::runs_value(name)
             {
                 let ctx = self.ctx.within(Via::Script(format!("{name}=")), false);
                 parse_script(value.as_bytes(), self.depth + 1, &ctx, self.out);

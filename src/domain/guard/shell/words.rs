@@ -235,3 +235,37 @@ pub(super) const RESERVED: &[&[u8]] = &[
     b"!", b"{", b"}", b"if", b"then", b"else", b"elif", b"fi", b"do", b"done", b"while", b"until",
     b"esac", b"coproc",
 ];
+
+/// Environment variables whose value a program runs as a command line
+/// (`GIT_SSH_COMMAND='…' git fetch`, `export PAGER='…'`).
+pub fn runs_value(name: &str) -> bool {
+    matches!(
+        name,
+        "GIT_SSH_COMMAND"
+            | "GIT_SSH"
+            | "GIT_EDITOR"
+            | "GIT_SEQUENCE_EDITOR"
+            | "GIT_PAGER"
+            | "GIT_EXTERNAL_DIFF"
+            | "GIT_ASKPASS"
+            | "GIT_PROXY_COMMAND"
+            | "SSH_ASKPASS"
+            | "EDITOR"
+            | "VISUAL"
+            | "PAGER"
+            | "MANPAGER"
+            | "BASH_ENV"
+            | "ENV"
+            | "PROMPT_COMMAND"
+            | "LESSOPEN"
+            | "LESSCLOSE"
+            | "RSYNC_RSH"
+            | "CVS_RSH"
+            | "SUDO_ASKPASS"
+    )
+}
+
+/// `word` quoted for a shell as one word.
+pub fn shell_quote(word: &str) -> String {
+    format!("'{}'", word.replace('\'', r"'\''"))
+}

@@ -9,7 +9,8 @@ use super::limits::MAX_ASSIGNMENTS;
 use super::limits::MAX_DEPTH;
 use super::parser::{Context, Io, Parser, parse_script};
 use super::words::{
-    basename, has_flag, is_assignment_name, is_shell, reads_program_from_stdin, short_cluster,
+    basename, has_flag, is_assignment_name, is_shell, reads_program_from_stdin, runs_value,
+    shell_quote, short_cluster,
 };
 
 /// Most wrapper prefixes peeled off one simple command.
@@ -630,40 +631,6 @@ pub fn with_positional(script: &str, params: &[String]) -> String {
         i += ch.len_utf8();
     }
     out
-}
-
-/// Environment variables whose value a program runs as a command line
-/// (`GIT_SSH_COMMAND='…' git fetch`, `export PAGER='…'`).
-pub(super) fn runs_value(name: &str) -> bool {
-    matches!(
-        name,
-        "GIT_SSH_COMMAND"
-            | "GIT_SSH"
-            | "GIT_EDITOR"
-            | "GIT_SEQUENCE_EDITOR"
-            | "GIT_PAGER"
-            | "GIT_EXTERNAL_DIFF"
-            | "GIT_ASKPASS"
-            | "GIT_PROXY_COMMAND"
-            | "SSH_ASKPASS"
-            | "EDITOR"
-            | "VISUAL"
-            | "PAGER"
-            | "MANPAGER"
-            | "BASH_ENV"
-            | "ENV"
-            | "PROMPT_COMMAND"
-            | "LESSOPEN"
-            | "LESSCLOSE"
-            | "RSYNC_RSH"
-            | "CVS_RSH"
-            | "SUDO_ASKPASS"
-    )
-}
-
-/// `word` quoted for a shell as one word.
-pub(super) fn shell_quote(word: &str) -> String {
-    format!("'{}'", word.replace('\'', r"'\''"))
 }
 
 /// What git runs besides itself: a command line or an argv.
