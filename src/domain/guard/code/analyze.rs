@@ -277,11 +277,21 @@ impl<'t> Scan<'t> {
                 if is(toks.get(close + 1), "=") {
                     let v = self.value(close + 2, self.statement_end(close + 2));
                     if let Val::Name(module) = v {
-                        for t in toks.get(k + 1..close).unwrap_or(&[]) {
-                            if let Tok::Ident(n) = t {
-                                self.vars
-                                    .insert(n.clone(), Val::Func(module.clone(), n.clone()));
+                        // `{a, b: c}`: `a` and `c` name the module's `a` and `b`.
+                        let inner = toks.get(k + 1..close).unwrap_or(&[]);
+                        let mut j = 0;
+                        while j < inner.len() {
+                            if let Tok::Ident(n) = &inner[j] {
+                                let alias = match (inner.get(j + 1), inner.get(j + 2)) {
+                                    (Some(Tok::Punct(":")), Some(Tok::Ident(a))) => {
+                                        j += 2;
+                                        a.clone()
+                                    }
+                                    _ => n.clone(),
+                                };
+                                self.vars.insert(alias, Val::Func(module.clone(), n.clone()));
                             }
+                            j += 1;
                         }
                     }
                 }
@@ -460,7 +470,10 @@ impl<'t> Scan<'t> {
         match cur {
             Val::Name(m) => {
                 let lm = last(&m);
-                if ENV_NAMES.contains(&lm) || lm == "env" {
+                let variable = name
+                    .bytes()
+                    .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_');
+                if (ENV_NAMES.contains(&lm) || lm == "env") && variable {
                     return env_value(name);
                 }
                 if matches!(lm, "globals" | "locals" | "vars" | "__builtins__" | "builtins" | "__dict__" | "_G") {
@@ -539,7 +552,12 @@ impl<'t> Scan<'t> {
 
     /// Calls `callee` with the arguments at `args`: judges it, and tells what it returns.
     fn call(&mut self, callee: &Val, args: Vec<(usize, usize)>) -> Val {
+        let whole = |n: &str| {
+            TABLE.iter().any(|e| e.name == n) || PATH_BUILDERS.contains(&n)
+        };
         let (qual, name) = match callee {
+            // R's names hold dots: `file.remove`, `path.expand`.
+            Val::Name(n) if self.lang == Language::R && whole(n) => (String::new(), n.clone()),
             Val::Name(n) => match n.rsplit_once('.') {
                 Some((q, f)) => (q.to_owned(), f.to_owned()),
                 None => (String::new(), n.clone()),
@@ -746,8 +764,17 @@ impl<'t> Scan<'t> {
         let mut k = from;
         let mut first = true;
         while k < to {
+            if matches!(toks[k], Tok::End) {
+                k += 1;
+                continue;
+            }
             if !first {
                 match &toks[k] {
+                    // awk joins strings written side by side.
+                    Tok::Str { .. } | Tok::Ident(_) if self.lang == Language::Awk => {
+                        joiner = "";
+                        k -= 1;
+                    }
                     Tok::Punct("+") => joiner = "",
                     Tok::Punct(".") if matches!(self.lang, Language::Perl | Language::Php) => {
                         joiner = ""
@@ -939,11 +966,13 @@ impl<'t> Scan<'t> {
             Cap::Argv => {
                 let line = match (vals.first(), vals.get(1)) {
                     (Some(Val::List(l)), _) => words(l),
-                    (Some(Val::Str(s)), Some(Val::List(l))) => {
-                        let mut all = vec![Val::Str(s.clone())];
-                        all.extend(l.iter().cloned());
-                        words(&all)
-                    }
+                    // The program as written (a command line in PHP's `proc_open`), then its
+                    // arguments word by word.
+                    (Some(Val::Str(s)), Some(Val::List(l))) => match words(l) {
+                        Some(rest) => Some(format!("{s} {rest}")),
+                        None if l.is_empty() => Some(s.clone()),
+                        None => None,
+                    },
                     (Some(Val::Str(s)), Some(Val::Unknown)) => {
                         // `new Deno.Command("rm", {args: […]})`: the list in the options.
                         match self.object_list(args.get(1), &["args", "cmd"]) {
@@ -1008,7 +1037,15 @@ impl<'t> Scan<'t> {
             }
             Cap::Tree(at) | Cap::Entry(at) => {
                 let tree = matches!(cap, Cap::Tree(_));
-                for v in vals.into_iter().skip(at) {
+                // Options (`{force: true}`) name no path.
+                let paths: Vec<Val> = vals
+                    .into_iter()
+                    .zip(args)
+                    .skip(at)
+                    .filter(|(_, (a, _))| !is(self.toks.get(*a), "{"))
+                    .map(|(v, _)| v)
+                    .collect();
+                for v in paths {
                     self.target(v, Some(tree));
                 }
             }
@@ -1056,6 +1093,11 @@ impl<'t> Scan<'t> {
     }
 
     fn command(&mut self, line: Option<String>, what: &str) {
+        if line.as_deref().is_some_and(reads_commands) {
+            self.push(Effect::Unknown(format!(
+                "feeds commands it writes to a shell or interpreter ({what})"
+            )));
+        }
         match line {
             Some(l) if !l.trim().is_empty() => self.push(Effect::Shell(l)),
             Some(_) => {}
@@ -1177,6 +1219,22 @@ impl<'t> Scan<'t> {
             self.push(Effect::Writes(None));
         }
     }
+}
+
+/// Whether a command line is a shell or interpreter reading its program from its input
+/// (`sh`, `bash -s`, `python3 -`), so what the code writes to it runs.
+pub(super) fn reads_commands(line: &str) -> bool {
+    let mut words = line.split_whitespace();
+    let Some(first) = words.next() else {
+        return false;
+    };
+    let name = first.rsplit('/').next().unwrap_or(first);
+    let name = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    matches!(
+        name,
+        "sh" | "bash" | "zsh" | "dash" | "ksh" | "fish" | "python" | "perl" | "ruby" | "node"
+            | "php" | "lua" | "tclsh" | "osascript"
+    ) && words.all(|w| matches!(w, "-" | "-s" | "-i" | "-x" | "-e" | "-u"))
 }
 
 fn starts_value(t: &Tok) -> bool {

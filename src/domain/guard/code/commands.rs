@@ -155,6 +155,11 @@ fn words_line(words: &[Word]) -> Option<String> {
 }
 
 fn command(out: &mut Vec<Effect>, line: Option<String>, what: &str) {
+    if line.as_deref().is_some_and(super::analyze::reads_commands) {
+        out.push(Effect::Unknown(format!(
+            "feeds commands it writes to a shell or interpreter ({what})"
+        )));
+    }
     match line {
         Some(l) if !l.trim().is_empty() => out.push(Effect::Shell(l)),
         Some(_) => {}

@@ -134,7 +134,9 @@ pub(super) fn lex(code: &str, lang: Language) -> Lexed {
     let b = code.as_bytes();
     let mut toks: Vec<Tok> = Vec::new();
     let mut nested = Vec::new();
+    // Brackets open (`(`, `[`) and braces open: statements end inside braces only.
     let mut depth = 0usize;
+    let mut braces = 0usize;
     let mut i = 0;
     let n = b.len();
     while i < n && toks.len() < MAX_TOKENS {
@@ -160,7 +162,7 @@ pub(super) fn lex(code: &str, lang: Language) -> Lexed {
             continue;
         }
         if c == b'\n' || c == b';' {
-            if depth == 0 && toks.last() != Some(&Tok::End) {
+            if depth == braces && toks.last() != Some(&Tok::End) {
                 toks.push(Tok::End);
             }
             i += 1;
@@ -358,8 +360,16 @@ pub(super) fn lex(code: &str, lang: Language) -> Lexed {
             .copied()
             .unwrap_or("?");
         match p {
-            "(" | "[" | "{" => depth += 1,
-            ")" | "]" | "}" => depth = depth.saturating_sub(1),
+            "(" | "[" => depth += 1,
+            "{" => {
+                depth += 1;
+                braces += 1;
+            }
+            ")" | "]" => depth = depth.saturating_sub(1),
+            "}" => {
+                depth = depth.saturating_sub(1);
+                braces = braces.saturating_sub(1);
+            }
             _ => {}
         }
         toks.push(Tok::Punct(p));
