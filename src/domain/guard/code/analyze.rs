@@ -127,7 +127,9 @@ impl<'t> Scan<'t> {
             if (names.contains(&self.lang) || self.lang == Language::Generic)
                 && self.mentioned.contains(what)
             {
-                self.push(Effect::Unknown(format!("uses `{what}`, which runs native code")));
+                self.push(Effect::Unknown(format!(
+                    "uses `{what}`, which runs native code"
+                )));
             }
         }
         let mut i = 0;
@@ -250,7 +252,8 @@ impl<'t> Scan<'t> {
                         }
                     } else if is(toks.get(k), "*") && at(k + 1) == Some("as") {
                         if let Some(alias) = at(k + 2) {
-                            self.vars.insert(alias.to_owned(), Val::Name(module.clone()));
+                            self.vars
+                                .insert(alias.to_owned(), Val::Name(module.clone()));
                         }
                         k += 3;
                         continue;
@@ -289,7 +292,8 @@ impl<'t> Scan<'t> {
                                     }
                                     _ => n.clone(),
                                 };
-                                self.vars.insert(alias, Val::Func(module.clone(), n.clone()));
+                                self.vars
+                                    .insert(alias, Val::Func(module.clone(), n.clone()));
                             }
                             j += 1;
                         }
@@ -422,7 +426,9 @@ impl<'t> Scan<'t> {
                     };
                     k = close + 1;
                 }
-                Some(Tok::Punct("{")) if self.lang == Language::Perl && matches!(cur, Val::Name(_)) => {
+                Some(Tok::Punct("{"))
+                    if self.lang == Language::Perl && matches!(cur, Val::Name(_)) =>
+                {
                     // `$ENV{HOME}`.
                     let close = self.close[k];
                     let key = match toks.get(k + 1) {
@@ -441,7 +447,10 @@ impl<'t> Scan<'t> {
                     k = next;
                 }
                 // Template tag: `` $`rm -rf x` ``.
-                Some(Tok::Str { .. }) if self.lang == Language::Js && matches!(&cur, Val::Name(n) if last(n) == "$") => {
+                Some(Tok::Str { .. })
+                    if self.lang == Language::Js
+                        && matches!(&cur, Val::Name(n) if last(n) == "$") =>
+                {
                     cur = self.call(&cur, vec![(k, k + 1)]);
                     k += 1;
                 }
@@ -459,10 +468,26 @@ impl<'t> Scan<'t> {
 
     fn module_of_power(&self, m: &str) -> bool {
         let m = strip_node(m);
-        ["child_process", "os", "subprocess", "shutil", "fs", "Kernel", "_G", "globalThis"]
-            .contains(&m)
-            || ["globals", "locals", "vars", "__builtins__", "__dict__", "builtins"]
-                .contains(&last(m))
+        [
+            "child_process",
+            "os",
+            "subprocess",
+            "shutil",
+            "fs",
+            "Kernel",
+            "_G",
+            "globalThis",
+        ]
+        .contains(&m)
+            || [
+                "globals",
+                "locals",
+                "vars",
+                "__builtins__",
+                "__dict__",
+                "builtins",
+            ]
+            .contains(&last(m))
     }
 
     /// `cur.name`.
@@ -476,7 +501,10 @@ impl<'t> Scan<'t> {
                 if (ENV_NAMES.contains(&lm) || lm == "env") && variable {
                     return env_value(name);
                 }
-                if matches!(lm, "globals" | "locals" | "vars" | "__builtins__" | "builtins" | "__dict__" | "_G") {
+                if matches!(
+                    lm,
+                    "globals" | "locals" | "vars" | "__builtins__" | "builtins" | "__dict__" | "_G"
+                ) {
                     return Val::Name(name.to_owned());
                 }
                 if HOME_NAMES.contains(&name) && matches!(lm, "Dir" | "Path" | "Pathname") {
@@ -511,9 +539,7 @@ impl<'t> Scan<'t> {
             _ => return false,
         };
         self.lookup(qual, name).is_some()
-            || (bare_calls(self.lang)
-                && matches!(name, "eval" | "glob")
-                && qual.is_empty())
+            || (bare_calls(self.lang) && matches!(name, "eval" | "glob") && qual.is_empty())
             || DISPATCH.iter().any(|(d, _)| *d == name)
     }
 
@@ -521,7 +547,10 @@ impl<'t> Scan<'t> {
         let qual = self.resolve_qual(qual);
         let qual = strip_node(&qual);
         let mut fallback = None;
-        for entry in TABLE.iter().filter(|e| e.name == name && applies(e, self.lang)) {
+        for entry in TABLE
+            .iter()
+            .filter(|e| e.name == name && applies(e, self.lang))
+        {
             if entry.quals.is_empty() {
                 fallback = Some(entry.cap);
                 continue;
@@ -533,7 +562,10 @@ impl<'t> Scan<'t> {
             // `from subprocess import run; run(…)`, `use File::Path; rmtree(…)`.
             if qual.is_empty()
                 && (entry.quals.contains(&"")
-                    || entry.quals.iter().any(|q| !q.is_empty() && self.mentioned.contains(q)))
+                    || entry
+                        .quals
+                        .iter()
+                        .any(|q| !q.is_empty() && self.mentioned.contains(q)))
             {
                 return Some(entry.cap);
             }
@@ -552,9 +584,7 @@ impl<'t> Scan<'t> {
 
     /// Calls `callee` with the arguments at `args`: judges it, and tells what it returns.
     fn call(&mut self, callee: &Val, args: Vec<(usize, usize)>) -> Val {
-        let whole = |n: &str| {
-            TABLE.iter().any(|e| e.name == n) || PATH_BUILDERS.contains(&n)
-        };
+        let whole = |n: &str| TABLE.iter().any(|e| e.name == n) || PATH_BUILDERS.contains(&n);
         let (qual, name) = match callee {
             // R's names hold dots: `file.remove`, `path.expand`.
             Val::Name(n) if self.lang == Language::R && whole(n) => (String::new(), n.clone()),
@@ -567,7 +597,10 @@ impl<'t> Scan<'t> {
         };
         let (args, kw) = self.keywords(&args);
         if qual == "\u{1}" {
-            let tree = RECEIVER_METHODS.iter().find(|(m, _)| *m == name).and_then(|(_, t)| *t);
+            let tree = RECEIVER_METHODS
+                .iter()
+                .find(|(m, _)| *m == name)
+                .and_then(|(_, t)| *t);
             self.target(Val::Unknown, tree);
             return Val::Unknown;
         }
@@ -607,7 +640,11 @@ impl<'t> Scan<'t> {
             && !self.module_of_power(&qual)
         {
             // `p.unlink()` on a path the code computes.
-            let receiver = self.vars.get(qual.as_str()).cloned().unwrap_or(Val::Unknown);
+            let receiver = self
+                .vars
+                .get(qual.as_str())
+                .cloned()
+                .unwrap_or(Val::Unknown);
             self.target(receiver, *tree);
             return Val::Unknown;
         }
@@ -698,7 +735,10 @@ impl<'t> Scan<'t> {
             },
             _ => qual.to_owned(),
         };
-        let owner = if matches!(name, "call_user_func" | "call_user_func_array" | "do.call" | "match.fun" | "get") {
+        let owner = if matches!(
+            name,
+            "call_user_func" | "call_user_func_array" | "do.call" | "match.fun" | "get"
+        ) {
             String::new()
         } else {
             owner
@@ -781,7 +821,9 @@ impl<'t> Scan<'t> {
                     }
                     Tok::Punct("..") if self.lang == Language::Lua => joiner = "",
                     Tok::Punct("&") if self.lang == Language::AppleScript => joiner = "",
-                    Tok::Punct("/") if matches!(self.lang, Language::Python | Language::Generic) => {
+                    Tok::Punct("/")
+                        if matches!(self.lang, Language::Python | Language::Generic) =>
+                    {
                         joiner = "/"
                     }
                     _ => return Val::Unknown,
@@ -855,10 +897,20 @@ impl<'t> Scan<'t> {
         let mut j = k + 1;
         while j < to {
             match &toks[j] {
-                Tok::Punct("." | "::" | "->") if !matches!(self.lang, Language::Perl | Language::Php) || !is(toks.get(j), ".") => j += 2,
+                Tok::Punct("." | "::" | "->")
+                    if !matches!(self.lang, Language::Perl | Language::Php)
+                        || !is(toks.get(j), ".") =>
+                {
+                    j += 2
+                }
                 Tok::Punct("(" | "[") => j = self.close[j] + 1,
                 Tok::Punct("{") if self.lang == Language::Perl => j = self.close[j] + 1,
-                Tok::Str { .. } if bare_calls(self.lang) && matches!(ident(toks.get(j - 1)), Some("glob" | "expand_path")) => j += 1,
+                Tok::Str { .. }
+                    if bare_calls(self.lang)
+                        && matches!(ident(toks.get(j - 1)), Some("glob" | "expand_path")) =>
+                {
+                    j += 1
+                }
                 _ => break,
             }
         }
@@ -868,7 +920,8 @@ impl<'t> Scan<'t> {
     fn chain_value(&mut self, k: usize, end: usize, word: &str) -> Val {
         let toks = self.toks;
         let mut cur = match word {
-            "True" | "False" | "None" | "true" | "false" | "nil" | "null" | "undefined" | "TRUE" | "FALSE" => {
+            "True" | "False" | "None" | "true" | "false" | "nil" | "null" | "undefined"
+            | "TRUE" | "FALSE" => {
                 return Val::Unknown;
             }
             _ => self
@@ -895,7 +948,9 @@ impl<'t> Scan<'t> {
                 Tok::Punct("[") | Tok::Punct("{") => {
                     let close = self.close[j];
                     let key = match toks.get(j + 1) {
-                        Some(Tok::Ident(w)) if close == j + 2 && is(toks.get(j), "{") => Val::Str(w.clone()),
+                        Some(Tok::Ident(w)) if close == j + 2 && is(toks.get(j), "{") => {
+                            Val::Str(w.clone())
+                        }
                         _ => self.value(j + 1, close),
                     };
                     cur = match key {
@@ -1002,7 +1057,11 @@ impl<'t> Scan<'t> {
             Cap::ExecL(at) => {
                 let at = if at == usize::MAX { 0 } else { at };
                 let mut all = vec![vals.get(at).cloned().unwrap_or(Val::Unknown)];
-                let skip = if matches!(cap, Cap::ExecL(usize::MAX)) { 1 } else { 2 };
+                let skip = if matches!(cap, Cap::ExecL(usize::MAX)) {
+                    1
+                } else {
+                    2
+                };
                 all.extend(vals.iter().skip(at + skip).cloned());
                 self.command(words(&all), &what);
             }
@@ -1018,14 +1077,19 @@ impl<'t> Scan<'t> {
                         words(&all)
                     }
                     (p, None) => {
-                        let extra = kw.iter().find(|(k, _)| k == "args").map(|(_, (a, b))| self.value(*a, *b));
+                        let extra = kw
+                            .iter()
+                            .find(|(k, _)| k == "args")
+                            .map(|(_, (a, b))| self.value(*a, *b));
                         match extra {
                             Some(Val::List(l)) => {
                                 let mut all = vec![p];
                                 all.extend(l);
                                 words(&all)
                             }
-                            Some(Val::Str(s)) => words(&[p, Val::Str(s)]).map(|w| w.replace('\'', "")),
+                            Some(Val::Str(s)) => {
+                                words(&[p, Val::Str(s)]).map(|w| w.replace('\'', ""))
+                            }
                             Some(_) => None,
                             None => words(&[p]),
                         }
@@ -1056,13 +1120,19 @@ impl<'t> Scan<'t> {
                     .chain(kw.iter().flat_map(|(k, _)| std::iter::once(k)).map(|_| &Tok::End))
                     .any(|t| matches!(t, Tok::Ident(w) | Tok::Str { text: w, .. } if w == "recursive"))
                     || kw.iter().any(|(k, _)| k == "recursive");
-                self.target(vals.into_iter().next().unwrap_or(Val::Unknown), Some(recursive));
+                self.target(
+                    vals.into_iter().next().unwrap_or(Val::Unknown),
+                    Some(recursive),
+                );
             }
             Cap::Write(positions) => {
                 for &p in positions {
                     if let Some(v) = vals.get(p) {
                         self.write(v.clone());
-                    } else if let Some((_, (a, b))) = kw.iter().find(|(k, _)| matches!(k.as_str(), "con" | "file" | "dst" | "path")) {
+                    } else if let Some((_, (a, b))) = kw
+                        .iter()
+                        .find(|(k, _)| matches!(k.as_str(), "con" | "file" | "dst" | "path"))
+                    {
                         let v = self.value(*a, *b);
                         self.write(v);
                     }
@@ -1070,10 +1140,17 @@ impl<'t> Scan<'t> {
             }
             Cap::Open => self.open(&vals, kw),
             Cap::Eval => {
-                if args.first().is_some_and(|&(a, _)| is(self.toks.get(a), "{")) {
+                if args
+                    .first()
+                    .is_some_and(|&(a, _)| is(self.toks.get(a), "{"))
+                {
                     return; // Perl's `eval { … }` is a block.
                 }
-                let code = if name == "Function" { vals.last() } else { vals.first() };
+                let code = if name == "Function" {
+                    vals.last()
+                } else {
+                    vals.first()
+                };
                 match code {
                     None => {}
                     Some(Val::Str(code)) => {
@@ -1162,7 +1239,10 @@ impl<'t> Scan<'t> {
             Some(Val::Str(s)) => Some(s.clone()),
             _ => None,
         };
-        if matches!(self.lang, Language::Perl | Language::Ruby | Language::Generic) {
+        if matches!(
+            self.lang,
+            Language::Perl | Language::Ruby | Language::Generic
+        ) {
             // Pipes: `open(FH, "|cmd")`, `open("|cmd")`, `open(FH, "-|", "cmd", …)`.
             for (k, v) in vals.iter().enumerate() {
                 let Val::Str(text) = v else { continue };
@@ -1232,15 +1312,29 @@ pub(super) fn reads_commands(line: &str) -> bool {
     let name = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
     matches!(
         name,
-        "sh" | "bash" | "zsh" | "dash" | "ksh" | "fish" | "python" | "perl" | "ruby" | "node"
-            | "php" | "lua" | "tclsh" | "osascript"
+        "sh" | "bash"
+            | "zsh"
+            | "dash"
+            | "ksh"
+            | "fish"
+            | "python"
+            | "perl"
+            | "ruby"
+            | "node"
+            | "php"
+            | "lua"
+            | "tclsh"
+            | "osascript"
     ) && words.all(|w| matches!(w, "-" | "-s" | "-i" | "-x" | "-e" | "-u"))
 }
 
 fn starts_value(t: &Tok) -> bool {
     match t {
         Tok::Str { .. } | Tok::Cmd { .. } | Tok::Num(_) => true,
-        Tok::Ident(w) => !STATEMENT_WORDS.contains(&w.as_str()) && !matches!(w.as_str(), "x" | "eq" | "ne" | "lt" | "gt"),
+        Tok::Ident(w) => {
+            !STATEMENT_WORDS.contains(&w.as_str())
+                && !matches!(w.as_str(), "x" | "eq" | "ne" | "lt" | "gt")
+        }
         Tok::Punct("(" | "[") => false,
         _ => false,
     }

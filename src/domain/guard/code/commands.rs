@@ -115,7 +115,9 @@ fn tcl_commands(code: &str, nested: &mut Vec<String>) -> Vec<Vec<Word>> {
 }
 
 fn unescape(s: &str) -> String {
-    s.replace("\\r", "\n").replace("\\n", "\n").replace("\\\"", "\"")
+    s.replace("\\r", "\n")
+        .replace("\\n", "\n")
+        .replace("\\\"", "\"")
 }
 
 /// The index of the bracket closing the one at `at` (or the end).
@@ -223,15 +225,18 @@ pub(super) fn tcl(code: &str, depth: usize) -> Vec<Effect> {
                     .collect();
                 if let Some(prog) = rest.first() {
                     let name = prog.text.rsplit('/').next().unwrap_or("");
-                    shell_spawned |= matches!(name, "sh" | "bash" | "zsh" | "dash" | "ksh" | "fish");
+                    shell_spawned |=
+                        matches!(name, "sh" | "bash" | "zsh" | "dash" | "ksh" | "fish");
                 }
                 command(&mut out, words_line(&rest), "`spawn`");
             }
             "system" => {
-                let line = args
-                    .iter()
-                    .all(|w| w.known)
-                    .then(|| args.iter().map(|w| w.text.as_str()).collect::<Vec<_>>().join(" "));
+                let line = args.iter().all(|w| w.known).then(|| {
+                    args.iter()
+                        .map(|w| w.text.as_str())
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                });
                 command(&mut out, line, "`system`");
             }
             "send" | "exp_send" if shell_spawned => {
@@ -244,7 +249,11 @@ pub(super) fn tcl(code: &str, depth: usize) -> Vec<Effect> {
                 if let Some(w) = args.first() {
                     if let Some(cmd) = w.text.strip_prefix('|') {
                         command(&mut out, w.known.then(|| cmd.to_owned()), "`open |`");
-                    } else if args.get(1).is_some_and(|m| m.text.contains(['w', 'a']) || m.text.contains("WRONLY") || m.text.contains("CREAT")) {
+                    } else if args.get(1).is_some_and(|m| {
+                        m.text.contains(['w', 'a'])
+                            || m.text.contains("WRONLY")
+                            || m.text.contains("CREAT")
+                    }) {
                         out.push(Effect::Writes(w.known.then(|| w.text.clone())));
                     }
                 }
@@ -272,7 +281,9 @@ pub(super) fn tcl(code: &str, depth: usize) -> Vec<Effect> {
                     _ => {}
                 }
             }
-            "eval" | "uplevel" | "subst" | "interp" | "namespace" if args.iter().any(|w| !w.known) => {
+            "eval" | "uplevel" | "subst" | "interp" | "namespace"
+                if args.iter().any(|w| !w.known) =>
+            {
                 out.push(Effect::Unknown(format!(
                     "runs code it builds at run time (`{}`)",
                     first.text
@@ -340,9 +351,8 @@ pub(super) fn debugger(code: &str, depth: usize) -> Vec<Effect> {
                 out.extend(effects_at(&code, Language::Python, depth + 1));
             }
             "guile" | "gu" => out.push(Effect::Unknown("runs Guile code in the debugger".into())),
-            "call" | "print" | "p" | "output" | "expr" | "expression" | "set" | "init-if-undefined" => {
-                out.extend(effects_at(rest, Language::Generic, depth + 1))
-            }
+            "call" | "print" | "p" | "output" | "expr" | "expression" | "set"
+            | "init-if-undefined" => out.extend(effects_at(rest, Language::Generic, depth + 1)),
             "source" | "command" if rest.starts_with("script") || head == "source" => {}
             "dump" | "append" | "restore" => out.push(Effect::Writes(None)),
             _ => {}
@@ -411,11 +421,33 @@ fn ex_command(line: &str, depth: usize, out: &mut Vec<Effect>) {
     // Ranges and modifiers: `:%`, `'<,'>`, `silent!`.
     let mut line = line.trim_start_matches([':', ' ', '\t']);
     line = line.trim_start_matches(|c: char| {
-        c.is_ascii_digit() || matches!(c, '%' | '.' | '$' | ',' | ';' | '\'' | '<' | '>' | '+' | '-' | ' ')
+        c.is_ascii_digit()
+            || matches!(
+                c,
+                '%' | '.' | '$' | ',' | ';' | '\'' | '<' | '>' | '+' | '-' | ' '
+            )
     });
     loop {
         let (head, rest) = split_ex(line);
-        if matches!(head, "sil" | "silent" | "keepalt" | "keepj" | "keepjumps" | "noautocmd" | "noa" | "vert" | "vertical" | "tab" | "topleft" | "botright" | "unsilent" | "lockmarks" | "keeppatterns" | "sandbox") {
+        if matches!(
+            head,
+            "sil"
+                | "silent"
+                | "keepalt"
+                | "keepj"
+                | "keepjumps"
+                | "noautocmd"
+                | "noa"
+                | "vert"
+                | "vertical"
+                | "tab"
+                | "topleft"
+                | "botright"
+                | "unsilent"
+                | "lockmarks"
+                | "keeppatterns"
+                | "sandbox"
+        ) {
             line = rest.trim_start();
         } else {
             break;
@@ -432,15 +464,21 @@ fn ex_command(line: &str, depth: usize, out: &mut Vec<Effect>) {
         return;
     }
     match head {
-        "r" | "read" | "w" | "write" | "wq" | "x" | "xit" | "up" | "update" | "sav" | "saveas" | "wa" | "wall" | "wqa" | "wqall" | "xa" | "xall" => {
+        "r" | "read" | "w" | "write" | "wq" | "x" | "xit" | "up" | "update" | "sav" | "saveas"
+        | "wa" | "wall" | "wqa" | "wqall" | "xa" | "xall" => {
             if let Some(cmd) = rest_t.strip_prefix('!') {
                 command(out, Some(cmd.trim().to_owned()), "`:w !`");
             } else if !rest_t.is_empty() && !head.starts_with('r') {
                 out.push(Effect::Writes(Some(rest_t.to_owned())));
             }
         }
-        "ter" | "terminal" => command(out, Some(rest_t.trim_start_matches("++").to_owned()), "`:terminal`"),
-        "exe" | "execute" | "call" | "cal" | "echo" | "ec" | "let" | "if" | "elseif" | "while" | "return" => {
+        "ter" | "terminal" => command(
+            out,
+            Some(rest_t.trim_start_matches("++").to_owned()),
+            "`:terminal`",
+        ),
+        "exe" | "execute" | "call" | "cal" | "echo" | "ec" | "let" | "if" | "elseif" | "while"
+        | "return" => {
             let code = if head == "let" {
                 rest_t.split_once('=').map_or("", |(_, v)| v)
             } else {
@@ -466,10 +504,13 @@ fn ex_command(line: &str, depth: usize, out: &mut Vec<Effect>) {
                 ex_command(after, depth + 1, out);
             }
         }
-        "argdo" | "bufdo" | "windo" | "tabdo" | "cdo" | "ldo" | "cfdo" | "lfdo" | "folddoopen" | "folddoc" | "folddoclosed" | "norm" | "normal" => {
+        "argdo" | "bufdo" | "windo" | "tabdo" | "cdo" | "ldo" | "cfdo" | "lfdo" | "folddoopen"
+        | "folddoc" | "folddoclosed" | "norm" | "normal" => {
             if head.starts_with("norm") {
                 if rest_t.contains(":!") || rest_t.contains("!!") {
-                    out.push(Effect::Unknown("types commands into Vim (`:normal`)".into()));
+                    out.push(Effect::Unknown(
+                        "types commands into Vim (`:normal`)".into(),
+                    ));
                 }
             } else {
                 ex_command(rest_t, depth + 1, out);
@@ -529,7 +570,9 @@ fn vimscript(code: &str, depth: usize) -> Vec<Effect> {
             "execute" | "eval" => match first {
                 Some(cmd) if name == "execute" => ex_command(&cmd, depth + 1, &mut out),
                 Some(_) => {}
-                None => out.push(Effect::Unknown(format!("runs code built at run time (`{name}()`)"))),
+                None => out.push(Effect::Unknown(format!(
+                    "runs code built at run time (`{name}()`)"
+                ))),
             },
             "py3eval" | "pyeval" | "pyxeval" | "luaeval" | "perleval" | "rubyeval" => match first {
                 Some(c) => {
@@ -541,7 +584,9 @@ fn vimscript(code: &str, depth: usize) -> Vec<Effect> {
                     };
                     out.extend(effects_at(&c, lang, depth + 1));
                 }
-                None => out.push(Effect::Unknown(format!("runs code built at run time (`{name}()`)"))),
+                None => out.push(Effect::Unknown(format!(
+                    "runs code built at run time (`{name}()`)"
+                ))),
             },
             _ => {}
         }
@@ -590,7 +635,12 @@ pub(super) fn sed(code: &str) -> Vec<Effect> {
     let mut out = Vec::new();
     let mut i = 0;
     let mut steps = 0;
-    let to_eol = |i: usize| b[i..].iter().position(|&c| c == b'\n').map_or(b.len(), |p| i + p);
+    let to_eol = |i: usize| {
+        b[i..]
+            .iter()
+            .position(|&c| c == b'\n')
+            .map_or(b.len(), |p| i + p)
+    };
     while i < b.len() && steps < 4 * MAX_COMMANDS {
         steps += 1;
         let c = b[i];
@@ -699,7 +749,22 @@ pub(super) fn applescript(code: &str, depth: usize) -> Vec<Effect> {
                     }
                     Tok::Punct("&") => {}
                     Tok::End => break,
-                    Tok::Ident(w) if matches!(w.as_str(), "with" | "administrator" | "privileges" | "password" | "user" | "name" | "altering" | "line" | "endings") => break,
+                    Tok::Ident(w)
+                        if matches!(
+                            w.as_str(),
+                            "with"
+                                | "administrator"
+                                | "privileges"
+                                | "password"
+                                | "user"
+                                | "name"
+                                | "altering"
+                                | "line"
+                                | "endings"
+                        ) =>
+                    {
+                        break;
+                    }
                     _ => {
                         known = false;
                         break;
@@ -713,7 +778,9 @@ pub(super) fn applescript(code: &str, depth: usize) -> Vec<Effect> {
     if code.contains("doShellScript") || code.contains("ObjC") {
         out.extend(effects_at(code, Language::Js, depth + 1));
         if code.contains("doShellScript") && !out.iter().any(|e| matches!(e, Effect::Shell(_))) {
-            out.push(Effect::Unknown("runs a command the code computes (`doShellScript`)".into()));
+            out.push(Effect::Unknown(
+                "runs a command the code computes (`doShellScript`)".into(),
+            ));
         }
     }
     out
@@ -758,7 +825,10 @@ pub(super) fn awk_pipes(code: &str) -> Vec<Effect> {
                     // The command is the expression before the pipe.
                     let mut from = k;
                     while from > statement_start
-                        && matches!(toks[from - 1], Tok::Str { .. } | Tok::Ident(_) | Tok::Punct("(" | ")"))
+                        && matches!(
+                            toks[from - 1],
+                            Tok::Str { .. } | Tok::Ident(_) | Tok::Punct("(" | ")")
+                        )
                         && !matches!(&toks[from - 1], Tok::Ident(w) if w == "while" || w == "if")
                     {
                         from -= 1;
@@ -766,7 +836,9 @@ pub(super) fn awk_pipes(code: &str) -> Vec<Effect> {
                     let cmd = value(&toks[from..k]);
                     command(&mut out, cmd, "`| getline`");
                 } else if printing {
-                    let end = (k + 1..toks.len()).find(|&j| ends(&toks[j])).unwrap_or(toks.len());
+                    let end = (k + 1..toks.len())
+                        .find(|&j| ends(&toks[j]))
+                        .unwrap_or(toks.len());
                     let cmd = value(&toks[k + 1..end]);
                     command(&mut out, cmd, "`print |`");
                 }
@@ -776,7 +848,9 @@ pub(super) fn awk_pipes(code: &str) -> Vec<Effect> {
                 if matches!(toks.get(from), Some(Tok::Punct(">"))) {
                     from += 1;
                 }
-                let end = (from..toks.len()).find(|&j| ends(&toks[j])).unwrap_or(toks.len());
+                let end = (from..toks.len())
+                    .find(|&j| ends(&toks[j]))
+                    .unwrap_or(toks.len());
                 out.push(Effect::Writes(value(&toks[from..end])));
                 printing = false;
             }

@@ -13,9 +13,15 @@ pub(super) enum Tok {
     /// A name, with its sigil in Perl and PHP (`$x`, `@ARGV`); R names keep their dots.
     Ident(String),
     /// A string literal; `known` is false when it interpolates values (`f"{x}"`, `"$x"`).
-    Str { text: String, known: bool },
+    Str {
+        text: String,
+        known: bool,
+    },
     /// A string run by a shell: `` `cmd` `` in Perl, Ruby, PHP; `qx(…)`; `%x(…)`.
-    Cmd { text: String, known: bool },
+    Cmd {
+        text: String,
+        known: bool,
+    },
     Num(String),
     Punct(&'static str),
     /// `;` or the end of a line outside brackets.
@@ -30,9 +36,9 @@ pub(super) struct Lexed {
 }
 
 const PUNCTS: &[&str] = &[
-    "::", "->", "=>", "==", "!=", "<=", ">=", "&&", "||", "..", "<-", "|&", "**", "//", "(",
-    ")", "[", "]", "{", "}", ",", ".", "=", "+", "-", "*", "/", "%", "<", ">", "!", "&", "|",
-    "~", "?", ":", "@", "$", "^", "\\", "#",
+    "::", "->", "=>", "==", "!=", "<=", ">=", "&&", "||", "..", "<-", "|&", "**", "//", "(", ")",
+    "[", "]", "{", "}", ",", ".", "=", "+", "-", "*", "/", "%", "<", ">", "!", "&", "|", "~", "?",
+    ":", "@", "$", "^", "\\", "#",
 ];
 
 struct Rules {
@@ -125,8 +131,8 @@ fn rules(lang: Language) -> Rules {
 
 /// Names after which `/` starts a regular expression rather than a division.
 const REGEX_AFTER: &[&str] = &[
-    "if", "unless", "and", "or", "not", "return", "split", "grep", "map", "when", "while",
-    "until", "x", "lt", "gt", "eq", "ne", "cmp", "typeof", "in", "of", "case",
+    "if", "unless", "and", "or", "not", "return", "split", "grep", "map", "when", "while", "until",
+    "x", "lt", "gt", "eq", "ne", "cmp", "typeof", "in", "of", "case",
 ];
 
 pub(super) fn lex(code: &str, lang: Language) -> Lexed {
@@ -203,7 +209,10 @@ pub(super) fn lex(code: &str, lang: Language) -> Lexed {
             }
         }
         if c == b'"' || (c == b'\'' && r.single_quote) {
-            let raw = c == b'\'' && lang != Language::Python && lang != Language::Generic && lang != Language::Js;
+            let raw = c == b'\''
+                && lang != Language::Python
+                && lang != Language::Generic
+                && lang != Language::Js;
             let (text, end) = quoted(code, i, raw, r.triple);
             let known = c == b'\'' && lang != Language::Tcl || !interpolates(&text, lang);
             if !known {
@@ -256,11 +265,17 @@ pub(super) fn lex(code: &str, lang: Language) -> Lexed {
                 let (text, end) = delimited(code, at);
                 i = end;
                 match kind {
-                    b'x' => toks.push(Tok::Cmd { known: !interpolates(&text, lang), text }),
+                    b'x' => toks.push(Tok::Cmd {
+                        known: !interpolates(&text, lang),
+                        text,
+                    }),
                     b'w' | b'W' | b'i' | b'I' => list(&mut toks, &text),
                     b'r' => {}
                     b's' => toks.push(Tok::Str { text, known: true }),
-                    _ => toks.push(Tok::Str { known: kind == b'q' || !interpolates(&text, lang), text }),
+                    _ => toks.push(Tok::Str {
+                        known: kind == b'q' || !interpolates(&text, lang),
+                        text,
+                    }),
                 }
                 continue;
             }
@@ -268,18 +283,38 @@ pub(super) fn lex(code: &str, lang: Language) -> Lexed {
         // Ruby symbols `:system`.
         if lang == Language::Ruby
             && c == b':'
-            && b.get(i + 1).is_some_and(|x| x.is_ascii_alphabetic() || *x == b'_')
+            && b.get(i + 1)
+                .is_some_and(|x| x.is_ascii_alphabetic() || *x == b'_')
             && !prev_is_word(b, i)
             && b.get(i.wrapping_sub(1)) != Some(&b':')
         {
             let end = word_end(b, i + 1, false);
-            toks.push(Tok::Str { text: code[i + 1..end].to_owned(), known: true });
+            toks.push(Tok::Str {
+                text: code[i + 1..end].to_owned(),
+                known: true,
+            });
             i = end;
             continue;
         }
         // Names.
-        let sigil = r.sigils && matches!(c, b'$' | b'@' | b'%' | b'&') && b.get(i + 1).is_some_and(|x| x.is_ascii_alphabetic() || *x == b'_' || *x == b':' || (c == b'$' && *x == b'#'));
-        if c.is_ascii_alphabetic() || c == b'_' || c >= 0x80 || sigil || (c == b'$' && lang == Language::Js) || (c == b'$' && lang != Language::Tcl && b.get(i + 1).is_some_and(|x| x.is_ascii_alphabetic() || *x == b'_')) || (c == b'.' && r.dotted_names && b.get(i + 1).is_some_and(|x| x.is_ascii_alphabetic())) {
+        let sigil = r.sigils
+            && matches!(c, b'$' | b'@' | b'%' | b'&')
+            && b.get(i + 1).is_some_and(|x| {
+                x.is_ascii_alphabetic() || *x == b'_' || *x == b':' || (c == b'$' && *x == b'#')
+            });
+        if c.is_ascii_alphabetic()
+            || c == b'_'
+            || c >= 0x80
+            || sigil
+            || (c == b'$' && lang == Language::Js)
+            || (c == b'$'
+                && lang != Language::Tcl
+                && b.get(i + 1)
+                    .is_some_and(|x| x.is_ascii_alphabetic() || *x == b'_'))
+            || (c == b'.'
+                && r.dotted_names
+                && b.get(i + 1).is_some_and(|x| x.is_ascii_alphabetic()))
+        {
             let start = i;
             let end = word_end(b, i + 1, r.dotted_names);
             let end = if lang == Language::Js {
@@ -298,7 +333,12 @@ pub(super) fn lex(code: &str, lang: Language) -> Lexed {
             }
             let word = &code[start..end];
             i = end;
-            if r.perl_quotes && matches!(word, "q" | "qq" | "qw" | "qx" | "m" | "s" | "tr" | "y" | "qr") {
+            if r.perl_quotes
+                && matches!(
+                    word,
+                    "q" | "qq" | "qw" | "qx" | "m" | "s" | "tr" | "y" | "qr"
+                )
+            {
                 if let Some(&d) = b.get(i)
                     && d.is_ascii_punctuation()
                     && !matches!(d, b'=' | b',' | b';' | b')' | b'}' | b'-' | b'>')
@@ -307,9 +347,15 @@ pub(super) fn lex(code: &str, lang: Language) -> Lexed {
                     i = end;
                     match word {
                         "q" => toks.push(Tok::Str { text, known: true }),
-                        "qq" => toks.push(Tok::Str { known: !interpolates(&text, lang), text }),
+                        "qq" => toks.push(Tok::Str {
+                            known: !interpolates(&text, lang),
+                            text,
+                        }),
                         "qw" => list(&mut toks, &text),
-                        "qx" => toks.push(Tok::Cmd { known: !interpolates(&text, lang), text }),
+                        "qx" => toks.push(Tok::Cmd {
+                            known: !interpolates(&text, lang),
+                            text,
+                        }),
                         "s" | "tr" | "y" => {
                             let close = closing(d);
                             // `s{a}{b}`: a second bracketed part; `s/a/b/`: up to the delimiter.
@@ -426,7 +472,10 @@ fn list(toks: &mut Vec<Tok>, text: &str) {
         if k > 0 {
             toks.push(Tok::Punct(","));
         }
-        toks.push(Tok::Str { text: w.to_owned(), known: true });
+        toks.push(Tok::Str {
+            text: w.to_owned(),
+            known: true,
+        });
     }
     toks.push(Tok::Punct("]"));
 }
@@ -436,7 +485,9 @@ fn prev_is_word(b: &[u8], i: usize) -> bool {
 }
 
 fn word_end(b: &[u8], mut i: usize, dots: bool) -> usize {
-    while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] >= 0x80 || (dots && b[i] == b'.')) {
+    while i < b.len()
+        && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] >= 0x80 || (dots && b[i] == b'.'))
+    {
         i += 1;
     }
     i
@@ -548,11 +599,17 @@ fn quoted(code: &str, at: usize, raw: bool, triple: bool) -> (String, usize) {
         text.push(b[i]);
         i += 1;
     }
-    (String::from_utf8_lossy(&text).into_owned(), (i + 1).min(b.len()))
+    (
+        String::from_utf8_lossy(&text).into_owned(),
+        (i + 1).min(b.len()),
+    )
 }
 
 fn find(b: &[u8], from: usize, pat: &[u8]) -> Option<usize> {
-    b.get(from..)?.windows(pat.len()).position(|w| w == pat).map(|p| p + from)
+    b.get(from..)?
+        .windows(pat.len())
+        .position(|w| w == pat)
+        .map(|p| p + from)
 }
 
 /// Lua's `[[…]]` / `[==[…]==]` starting at `at` (the first `[`): where its body starts

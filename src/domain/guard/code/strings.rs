@@ -57,4 +57,3 @@ fn floor_char_boundary(s: &str, max: usize) -> usize {
     }
     end
 }
-

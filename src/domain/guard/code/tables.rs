@@ -97,7 +97,12 @@ pub(super) const TABLE: &[Entry] = &[
     e(PY, SUB, "check_output", Cap::Argv),
     e(PY, &["pty"], "spawn", Cap::Argv),
     e(PY, &["asyncio"], "create_subprocess_shell", Cap::Shell),
-    e(PY, &["asyncio"], "create_subprocess_exec", Cap::ExecL(usize::MAX)),
+    e(
+        PY,
+        &["asyncio"],
+        "create_subprocess_exec",
+        Cap::ExecL(usize::MAX),
+    ),
     e(PY, OS, "startfile", Cap::Argv),
     e(PY, OS, "execl", Cap::ExecL(0)),
     e(PY, OS, "execle", Cap::ExecL(0)),
@@ -143,8 +148,18 @@ pub(super) const TABLE: &[Entry] = &[
     e(PY, &["", "builtins"], "eval", Cap::Eval),
     e(PY, &["", "builtins"], "exec", Cap::Eval),
     e(PY, &["", "builtins"], "compile", Cap::Eval),
-    e(PY, &["", "builtins"], "execfile", Cap::Opaque("runs a file the code names")),
-    e(PY, &["ctypes", "cffi"], "CDLL", Cap::Opaque("calls native code")),
+    e(
+        PY,
+        &["", "builtins"],
+        "execfile",
+        Cap::Opaque("runs a file the code names"),
+    ),
+    e(
+        PY,
+        &["ctypes", "cffi"],
+        "CDLL",
+        Cap::Opaque("calls native code"),
+    ),
     // JavaScript (Node, Deno, Bun).
     e(JS, CP, "exec", Cap::Shell),
     e(JS, CP, "execSync", Cap::Shell),
@@ -197,14 +212,24 @@ pub(super) const TABLE: &[Entry] = &[
     e(JS, FS, "symlink", Cap::Write(&[1])),
     e(JS, FS, "linkSync", Cap::Write(&[1])),
     e(JS, FS, "openSync", Cap::Open),
-    e(JS, &["", "window", "global", "globalThis"], "eval", Cap::Eval),
+    e(
+        JS,
+        &["", "window", "global", "globalThis"],
+        "eval",
+        Cap::Eval,
+    ),
     e(JS, &["", "new"], "Function", Cap::Eval),
     e(JS, &["vm"], "runInThisContext", Cap::Eval),
     e(JS, &["vm"], "runInNewContext", Cap::Eval),
     e(JS, &["vm"], "runInContext", Cap::Eval),
     e(JS, &["vm"], "compileFunction", Cap::Eval),
     e(JS, &["vm"], "Script", Cap::Eval),
-    e(JS, &["process"], "binding", Cap::Opaque("reaches Node's internals")),
+    e(
+        JS,
+        &["process"],
+        "binding",
+        Cap::Opaque("reaches Node's internals"),
+    ),
     e(JS, &["process"], "dlopen", Cap::Opaque("loads native code")),
     // Ruby.
     e(RB, KERNEL, "system", Cap::Shell),
@@ -262,7 +287,12 @@ pub(super) const TABLE: &[Entry] = &[
     e(RB, &[""], "instance_eval", Cap::Eval),
     e(RB, &[""], "class_eval", Cap::Eval),
     e(RB, &[""], "module_eval", Cap::Eval),
-    e(RB, &["Kernel", "binding", "TOPLEVEL_BINDING"], "eval", Cap::Eval),
+    e(
+        RB,
+        &["Kernel", "binding", "TOPLEVEL_BINDING"],
+        "eval",
+        Cap::Eval,
+    ),
     e(RB, &[], "instance_eval", Cap::Eval),
     e(RB, &[], "class_eval", Cap::Eval),
     e(RB, &[], "module_eval", Cap::Eval),
@@ -317,7 +347,12 @@ pub(super) const TABLE: &[Entry] = &[
     e(LUA, &["io"], "output", Cap::Write(&[0])),
     e(LUA, &["", "_G"], "load", Cap::Eval),
     e(LUA, &["", "_G"], "loadstring", Cap::Eval),
-    e(LUA, &["package"], "loadlib", Cap::Opaque("loads native code")),
+    e(
+        LUA,
+        &["package"],
+        "loadlib",
+        Cap::Opaque("loads native code"),
+    ),
     // R.
     e(RL, &["", "base"], "system", Cap::Shell),
     e(RL, &["", "base"], "system2", Cap::ExecV(0)),
@@ -336,7 +371,12 @@ pub(super) const TABLE: &[Entry] = &[
     e(RL, &["", "base"], "saveRDS", Cap::Write(&[1])),
     e(RL, &["", "base"], "eval", Cap::Eval),
     e(RL, &["", "base"], "evalq", Cap::Eval),
-    e(RL, &["", "base"], "dyn.load", Cap::Opaque("loads native code")),
+    e(
+        RL,
+        &["", "base"],
+        "dyn.load",
+        Cap::Opaque("loads native code"),
+    ),
     e(RL, &["", "base"], ".Call", Cap::Opaque("calls native code")),
     // awk.
     e(AWK, &[""], "system", Cap::Shell),
@@ -352,13 +392,7 @@ pub(super) const OPAQUE_NAMES: &[(&[Language], &str)] = &[
 ];
 
 /// Calls that hand back the module they load (`require('fs')`, `__import__('os')`).
-pub(super) const LOADERS: &[&str] = &[
-    "require",
-    "__import__",
-    "import_module",
-    "import",
-    "dofile",
-];
+pub(super) const LOADERS: &[&str] = &["require", "__import__", "import_module", "import", "dofile"];
 
 /// Calls that pick a function by a name given as a value: (name, position of the name).
 pub(super) const DISPATCH: &[(&str, usize)] = &[
@@ -416,8 +450,17 @@ pub(super) const CWD_NAMES: &[&str] = &["getcwd", "cwd", "pwd", "getwd", "__dirn
 
 /// Names through which code reads the environment.
 pub(super) const ENV_NAMES: &[&str] = &[
-    "environ", "env", "ENV", "$ENV", "%ENV", "getenv", "Getenv", "Sys.getenv", "$_ENV",
-    "$_SERVER", "getenvb",
+    "environ",
+    "env",
+    "ENV",
+    "$ENV",
+    "%ENV",
+    "getenv",
+    "Getenv",
+    "Sys.getenv",
+    "$_ENV",
+    "$_SERVER",
+    "getenvb",
 ];
 
 /// Methods that delete or write the path object they are called on, and whether they

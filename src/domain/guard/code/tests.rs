@@ -42,32 +42,92 @@ use Language::*;
 fn commands_are_found_in_every_family() {
     let cases: &[(&str, Language, &str)] = &[
         ("import os; os.system('rm -rf /')", Python, "rm -rf /"),
-        ("import subprocess; subprocess.run(['bash','-c','rm -rf ~'])", Python, "bash -c 'rm -rf ~'"),
-        ("import os; os.spawnlp(os.P_WAIT,'rm','rm','-rf','/')", Python, "rm -rf /"),
-        ("import os; os.execv('/bin/rm', ['rm', '-rf', '/'])", Python, "/bin/rm -rf /"),
-        ("from subprocess import run as r\nr('rm -rf ~', shell=True)", Python, "rm -rf ~"),
-        ("import subprocess as sp; sp.call(['rm','-rf','/'])", Python, "rm -rf /"),
+        (
+            "import subprocess; subprocess.run(['bash','-c','rm -rf ~'])",
+            Python,
+            "bash -c 'rm -rf ~'",
+        ),
+        (
+            "import os; os.spawnlp(os.P_WAIT,'rm','rm','-rf','/')",
+            Python,
+            "rm -rf /",
+        ),
+        (
+            "import os; os.execv('/bin/rm', ['rm', '-rf', '/'])",
+            Python,
+            "/bin/rm -rf /",
+        ),
+        (
+            "from subprocess import run as r\nr('rm -rf ~', shell=True)",
+            Python,
+            "rm -rf ~",
+        ),
+        (
+            "import subprocess as sp; sp.call(['rm','-rf','/'])",
+            Python,
+            "rm -rf /",
+        ),
         ("__import__('os').system('rm -rf /')", Python, "rm -rf /"),
-        ("getattr(__import__('os'), 'system')('rm -rf /')", Python, "rm -rf /"),
-        ("cmd = 'rm -rf ' + '/'\nimport os\nos.system(cmd)", Python, "rm -rf /"),
-        ("exec(\"import os; os.system('rm -rf /')\")", Python, "rm -rf /"),
+        (
+            "getattr(__import__('os'), 'system')('rm -rf /')",
+            Python,
+            "rm -rf /",
+        ),
+        (
+            "cmd = 'rm -rf ' + '/'\nimport os\nos.system(cmd)",
+            Python,
+            "rm -rf /",
+        ),
+        (
+            "exec(\"import os; os.system('rm -rf /')\")",
+            Python,
+            "rm -rf /",
+        ),
         ("system \"rm -rf /\"", Perl, "rm -rf /"),
         ("system('rm', '-rf', '/')", Perl, "rm -rf /"),
         ("my $x = `rm -rf ~`;", Perl, "rm -rf ~"),
         ("open(my $fh, '|-', 'rm', '-rf', '/')", Perl, "rm -rf /"),
         ("open(FH, 'rm -rf / |')", Perl, "rm -rf /"),
         ("s/x/system('rm -rf ~')/e", Perl, "rm -rf ~"),
-        ("require('child_process').execSync('rm -rf ~')", Js, "rm -rf ~"),
-        ("const cp = require('node:child_process'); cp.spawnSync('rm', ['-rf', '/'])", Js, "rm -rf /"),
-        ("const {execSync} = require('child_process'); execSync(`rm -rf /`)", Js, "rm -rf /"),
-        ("import { exec } from 'child_process'; exec('rm -rf ~')", Js, "rm -rf ~"),
-        ("const {execSync: run} = require('child_process'); run('rm -rf ~')", Js, "rm -rf ~"),
-        ("new Deno.Command('rm', {args: ['-rf', '/']}).outputSync()", Js, "rm -rf /"),
+        (
+            "require('child_process').execSync('rm -rf ~')",
+            Js,
+            "rm -rf ~",
+        ),
+        (
+            "const cp = require('node:child_process'); cp.spawnSync('rm', ['-rf', '/'])",
+            Js,
+            "rm -rf /",
+        ),
+        (
+            "const {execSync} = require('child_process'); execSync(`rm -rf /`)",
+            Js,
+            "rm -rf /",
+        ),
+        (
+            "import { exec } from 'child_process'; exec('rm -rf ~')",
+            Js,
+            "rm -rf ~",
+        ),
+        (
+            "const {execSync: run} = require('child_process'); run('rm -rf ~')",
+            Js,
+            "rm -rf ~",
+        ),
+        (
+            "new Deno.Command('rm', {args: ['-rf', '/']}).outputSync()",
+            Js,
+            "rm -rf /",
+        ),
         ("Bun.spawnSync(['rm', '-rf', '/'])", Js, "rm -rf /"),
         ("await $`rm -rf ~`", Js, "rm -rf ~"),
         ("system 'rm -rf /'", Ruby, "rm -rf /"),
         ("IO.popen(['rm', '-rf', '/']).read", Ruby, "rm -rf /"),
-        ("require 'open3'; Open3.capture2('rm -rf ~')", Ruby, "rm -rf ~"),
+        (
+            "require 'open3'; Open3.capture2('rm -rf ~')",
+            Ruby,
+            "rm -rf ~",
+        ),
         ("Kernel.send(:system, 'rm -rf /')", Ruby, "rm -rf /"),
         ("%x(rm -rf ~)", Ruby, "rm -rf ~"),
         ("shell_exec('rm -rf /');", Php, "rm -rf /"),
@@ -87,7 +147,11 @@ fn commands_are_found_in_every_family() {
         ("spawn bash\nsend \"rm -rf ~\\r\"", Tcl, "rm -rf ~"),
         ("shell rm -rf /", Debugger, "rm -rf /"),
         ("!rm -rf ~", Debugger, "rm -rf ~"),
-        ("python import os; os.system('rm -rf /')", Debugger, "rm -rf /"),
+        (
+            "python import os; os.system('rm -rf /')",
+            Debugger,
+            "rm -rf /",
+        ),
         ("call system(\"rm -rf /\")", Debugger, "rm -rf /"),
         ("!rm -rf /", Vim, "rm -rf /"),
         ("silent !rm -rf ~", Vim, "rm -rf ~"),
@@ -100,7 +164,11 @@ fn commands_are_found_in_every_family() {
     ];
     for (code, lang, want) in cases {
         let got = shells(code, *lang);
-        assert!(got.iter().any(|s| s == want), "{lang:?} {code}: {got:?} {:?}", run(code, *lang));
+        assert!(
+            got.iter().any(|s| s == want),
+            "{lang:?} {code}: {got:?} {:?}",
+            run(code, *lang)
+        );
     }
 }
 
@@ -108,12 +176,30 @@ fn commands_are_found_in_every_family() {
 fn deletions_are_judged_by_their_target() {
     let cases: &[(&str, Language)] = &[
         ("import shutil; getattr(shutil,'rmtree')('/')", Python),
-        ("import shutil, os; shutil.rmtree(os.path.expanduser('~'))", Python),
-        ("import shutil, os; shutil.rmtree(os.environ['HOME'])", Python),
-        ("from pathlib import Path; import shutil; shutil.rmtree(Path.home())", Python),
-        ("import shutil, os; d = os.getenv('HOME'); shutil.rmtree(d)", Python),
-        ("require('fs').rmSync(process.env.HOME,{recursive:true})", Js),
-        ("const fs = require('fs'); fs.rmSync(require('os').homedir(), {recursive: true})", Js),
+        (
+            "import shutil, os; shutil.rmtree(os.path.expanduser('~'))",
+            Python,
+        ),
+        (
+            "import shutil, os; shutil.rmtree(os.environ['HOME'])",
+            Python,
+        ),
+        (
+            "from pathlib import Path; import shutil; shutil.rmtree(Path.home())",
+            Python,
+        ),
+        (
+            "import shutil, os; d = os.getenv('HOME'); shutil.rmtree(d)",
+            Python,
+        ),
+        (
+            "require('fs').rmSync(process.env.HOME,{recursive:true})",
+            Js,
+        ),
+        (
+            "const fs = require('fs'); fs.rmSync(require('os').homedir(), {recursive: true})",
+            Js,
+        ),
         ("FileUtils.rm_rf(Dir.home)", Ruby),
         ("FileUtils.rm_rf(ENV['HOME'])", Ruby),
         ("unlink glob \"~/*\"", Perl),
@@ -123,15 +209,26 @@ fn deletions_are_judged_by_their_target() {
         ("file delete -force ~", Tcl),
         ("file delete -force $::env(HOME)", Tcl),
         ("call delete(expand('~'), 'rf')", Vim),
-        ("Deno.removeSync(Deno.env.get('HOME'), {recursive: true})", Js),
+        (
+            "Deno.removeSync(Deno.env.get('HOME'), {recursive: true})",
+            Js,
+        ),
     ];
     for (code, lang) in cases {
         let got = deletes(code, *lang);
         let asks = unknown(code, *lang);
-        assert!(!got.is_empty() || asks, "{lang:?} {code}: {:?}", run(code, *lang));
+        assert!(
+            !got.is_empty() || asks,
+            "{lang:?} {code}: {:?}",
+            run(code, *lang)
+        );
     }
     for (code, lang) in cases.iter().filter(|(_, l)| *l != Tcl && *l != Vim) {
-        assert!(!deletes(code, *lang).is_empty(), "{lang:?} {code}: {:?}", run(code, *lang));
+        assert!(
+            !deletes(code, *lang).is_empty(),
+            "{lang:?} {code}: {:?}",
+            run(code, *lang)
+        );
     }
 }
 
@@ -156,7 +253,11 @@ fn computed_commands_and_code_are_unknown() {
         ("exe 'silent !' . g:cmd", Vim),
     ];
     for (code, lang) in cases {
-        assert!(unknown(code, *lang), "{lang:?} {code}: {:?}", run(code, *lang));
+        assert!(
+            unknown(code, *lang),
+            "{lang:?} {code}: {:?}",
+            run(code, *lang)
+        );
     }
 }
 
@@ -164,7 +265,10 @@ fn computed_commands_and_code_are_unknown() {
 fn printed_text_and_plain_code_do_nothing() {
     let cases: &[(&str, Language)] = &[
         ("print('shutil.rmtree(\"/\")')", Python),
-        ("import json,sys; print(json.load(sys.stdin)[\"x\"])", Python),
+        (
+            "import json,sys; print(json.load(sys.stdin)[\"x\"])",
+            Python,
+        ),
         ("import os; print(os.getcwd())", Python),
         ("import sys; print(sys.path)", Python),
         ("import re; print(re.compile('x').match('x'))", Python),
@@ -174,7 +278,10 @@ fn printed_text_and_plain_code_do_nothing() {
         ("import asyncio; asyncio.run(main())", Python),
         ("console.log(process.version)", Js),
         ("require('./package.json').version", Js),
-        ("// require('child_process').execSync('rm -rf /')\nconsole.log(1)", Js),
+        (
+            "// require('child_process').execSync('rm -rf /')\nconsole.log(1)",
+            Js,
+        ),
         ("console.log(`rm -rf ${'x'}`)", Js),
         ("print if /foo/", Perl),
         ("s/a/b/g", Perl),
@@ -200,7 +307,11 @@ fn printed_text_and_plain_code_do_nothing() {
         ("display dialog \"hi\"", AppleScript),
     ];
     for (code, lang) in cases {
-        assert!(silent(code, *lang), "{lang:?} {code}: {:?}", run(code, *lang));
+        assert!(
+            silent(code, *lang),
+            "{lang:?} {code}: {:?}",
+            run(code, *lang)
+        );
     }
 }
 
@@ -230,7 +341,22 @@ fn argv_words_are_quoted() {
 
 #[test]
 fn huge_or_broken_code_is_bounded() {
-    for lang in [Python, Js, Ruby, Perl, Php, Lua, Awk, R, Tcl, Debugger, Vim, Sed, AppleScript, Generic] {
+    for lang in [
+        Python,
+        Js,
+        Ruby,
+        Perl,
+        Php,
+        Lua,
+        Awk,
+        R,
+        Tcl,
+        Debugger,
+        Vim,
+        Sed,
+        AppleScript,
+        Generic,
+    ] {
         let _ = run(&"system(".repeat(50_000), lang);
         let _ = run(&"f(".repeat(50_000), lang);
         let _ = run("rmtree('", lang);
@@ -243,4 +369,3 @@ fn huge_or_broken_code_is_bounded() {
         let _ = run("%x", lang);
     }
 }
-

@@ -160,7 +160,14 @@ fn inline_pieces(argv: &[String]) -> Vec<&str> {
     }
     if is_debugger(name) {
         let flags: &[&str] = if name == "lldb" {
-            &["o", "one-line", "O", "one-line-before-file", "k", "one-line-on-crash"]
+            &[
+                "o",
+                "one-line",
+                "O",
+                "one-line-before-file",
+                "k",
+                "one-line-on-crash",
+            ]
         } else {
             &["ex", "eval-command", "iex", "init-eval-command"]
         };
@@ -173,7 +180,9 @@ fn inline_pieces(argv: &[String]) -> Vec<&str> {
                 .iter()
                 .take_while(|a| *a != "--")
                 .filter_map(|a| a.strip_prefix('+'))
-                .filter(|c| !c.is_empty() && !c.starts_with('/') && !c.bytes().all(|b| b.is_ascii_digit())),
+                .filter(|c| {
+                    !c.is_empty() && !c.starts_with('/') && !c.bytes().all(|b| b.is_ascii_digit())
+                }),
         );
         return out;
     }
@@ -263,7 +272,8 @@ fn flag_values<'a>(argv: &'a [String], flags: &[&str], stop: Option<&str>) -> Ve
     let mut out = Vec::new();
     let mut j = 1;
     while let Some(arg) = argv.get(j) {
-        if stop.is_some_and(|s| arg == "--" || (!s.is_empty() && arg.strip_prefix("--") == Some(s))) {
+        if stop.is_some_and(|s| arg == "--" || (!s.is_empty() && arg.strip_prefix("--") == Some(s)))
+        {
             break;
         }
         let bare = arg.strip_prefix("--").or_else(|| arg.strip_prefix('-'));
