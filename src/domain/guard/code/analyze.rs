@@ -5,11 +5,11 @@
 use std::collections::{HashMap, HashSet};
 
 use super::lexer::{Tok, lex};
+use super::model::{Effect, Language, MAX_EFFECTS, Nested, quote_words};
 use super::tables::{
     CWD_NAMES, Cap, DISPATCH, ENV_NAMES, HOME_NAMES, LOADERS, OPAQUE_NAMES, PATH_BUILDERS,
     RECEIVER_METHODS, TABLE, applies, bare_calls,
 };
-use super::{Effect, Language, MAX_EFFECTS, effects_at, quote_words};
 use crate::domain::guard::targets::{Reach, dangerous_target};
 
 /// A value the code computes, as far as its text tells.
@@ -24,6 +24,9 @@ pub(super) enum Val {
     Unknown,
 }
 
+/// Keyword arguments: name and the tokens of the value.
+type Keywords = Vec<(String, (usize, usize))>;
+
 struct Scan<'t> {
     lang: Language,
     toks: &'t [Tok],
@@ -34,10 +37,11 @@ struct Scan<'t> {
     depth: usize,
     /// How deep `value` is nested right now: bounded, so `f(f(f(…)))` stays cheap.
     nest: usize,
+    nested: Nested,
 }
 
 /// The effects of `code` written in `lang`.
-pub(super) fn analyse(code: &str, lang: Language, depth: usize) -> Vec<Effect> {
+pub(super) fn analyse(code: &str, lang: Language, depth: usize, nested: Nested) -> Vec<Effect> {
     let lexed = lex(code, lang);
     let toks = &lexed.toks;
     let mut scan = Scan {
@@ -55,11 +59,12 @@ pub(super) fn analyse(code: &str, lang: Language, depth: usize) -> Vec<Effect> {
         out: Vec::new(),
         depth,
         nest: 0,
+        nested,
     };
     scan.run();
     let mut out = scan.out;
     for piece in lexed.nested.iter().take(16) {
-        out.extend(effects_at(piece, lang, depth + 1));
+        out.extend(nested(piece, lang, depth + 1));
     }
     out
 }
@@ -96,7 +101,7 @@ fn ident(t: Option<&Tok>) -> Option<&str> {
     }
 }
 
-fn member(t: Option<&Tok>) -> bool {
+fn is_member_op(t: Option<&Tok>) -> bool {
     matches!(t, Some(Tok::Punct("." | "::" | "->")))
 }
 
@@ -114,7 +119,7 @@ fn strip_node(m: &str) -> &str {
     m.strip_prefix("node:").unwrap_or(m)
 }
 
-impl<'t> Scan<'t> {
+impl Scan<'_> {
     fn push(&mut self, e: Effect) {
         if self.out.len() < MAX_EFFECTS {
             self.out.push(e);
@@ -143,7 +148,7 @@ impl<'t> Scan<'t> {
                     };
                     self.push(e);
                 }
-                Tok::Ident(word) if !member(i.checked_sub(1).and_then(|k| toks.get(k))) => {
+                Tok::Ident(word) if !is_member_op(i.checked_sub(1).and_then(|k| toks.get(k))) => {
                     self.imports(i, word);
                     self.assignment(i);
                     self.chain(i);
@@ -153,7 +158,7 @@ impl<'t> Scan<'t> {
                     if self.lang == Language::Php && is(toks.get(i + 1), "(") =>
                 {
                     let args = self.args_at(i + 1);
-                    self.call(&Val::Func(String::new(), text.clone()), args.0);
+                    self.call(&Val::Func(String::new(), text.clone()), &args.0);
                 }
                 _ => {}
             }
@@ -267,19 +272,19 @@ impl<'t> Scan<'t> {
 
     /// `name = value`: remembers what the value is when it is known. Also
     /// `const {a, b} = require('m')`.
-    fn assignment(&mut self, i: usize) {
+    fn assignment(&mut self, at: usize) {
         let toks = self.toks;
-        let Some(mut name) = ident(toks.get(i)) else {
+        let Some(mut name) = ident(toks.get(at)) else {
             return;
         };
-        let mut k = i;
+        let mut k = at;
         if matches!(name, "const" | "let" | "var" | "my" | "our" | "local") {
             k += 1;
             if is(toks.get(k), "{") {
                 let close = self.close[k];
                 if is(toks.get(close + 1), "=") {
-                    let v = self.value(close + 2, self.statement_end(close + 2));
-                    if let Val::Name(module) = v {
+                    let rhs = self.value(close + 2, self.statement_end(close + 2));
+                    if let Val::Name(module) = rhs {
                         // `{a, b: c}`: `a` and `c` name the module's `a` and `b`.
                         let inner = toks.get(k + 1..close).unwrap_or(&[]);
                         let mut j = 0;
@@ -311,8 +316,8 @@ impl<'t> Scan<'t> {
         }
         let start = k + 2;
         let end = self.statement_end(start);
-        let v = self.value(start, end);
-        self.vars.insert(name.to_owned(), v);
+        let rhs = self.value(start, end);
+        self.vars.insert(name.to_owned(), rhs);
     }
 
     /// Where the statement starting at `from` ends: `;`, a line end, an unmatched close.
@@ -376,14 +381,13 @@ impl<'t> Scan<'t> {
             .unwrap_or_else(|| Val::Name(first.to_owned()));
         // PHP's `$f(…)` calls the function a variable names.
         if self.lang == Language::Php && first.starts_with('$') && is(toks.get(i + 1), "(") {
-            cur = match cur {
-                Val::Str(name) => Val::Func(String::new(), name),
-                _ => {
-                    self.push(Effect::Unknown(
-                        "calls a function whose name the code computes".into(),
-                    ));
-                    return;
-                }
+            cur = if let Val::Str(name) = cur {
+                Val::Func(String::new(), name)
+            } else {
+                self.push(Effect::Unknown(
+                    "calls a function whose name the code computes".into(),
+                ));
+                return;
             };
         }
         let mut k = i + 1;
@@ -394,7 +398,7 @@ impl<'t> Scan<'t> {
                 return;
             }
             match toks.get(k) {
-                Some(Tok::Punct("." | "::" | "->")) | Some(Tok::Punct(":"))
+                Some(Tok::Punct("." | "::" | "->" | ":"))
                     if self.lang == Language::Lua || !is(toks.get(k), ":") =>
                 {
                     if is(toks.get(k), ":") && self.lang != Language::Lua {
@@ -402,7 +406,7 @@ impl<'t> Scan<'t> {
                     }
                     match toks.get(k + 1) {
                         Some(Tok::Ident(name)) => {
-                            cur = self.member(cur, name);
+                            cur = member_of(cur, name);
                             k += 2;
                         }
                         // `obj.(…)`, `$obj->{key}`.
@@ -413,9 +417,9 @@ impl<'t> Scan<'t> {
                     let close = self.close[k];
                     let key = self.value(k + 1, close);
                     cur = match key {
-                        Val::Str(name) => self.member(cur, &name),
+                        Val::Str(name) => member_of(cur, &name),
                         _ => match &cur {
-                            Val::Name(m) if self.module_of_power(m) => {
+                            Val::Name(m) if module_of_power(m) => {
                                 self.push(Effect::Unknown(format!(
                                     "picks a function of `{m}` by a computed name"
                                 )));
@@ -436,14 +440,14 @@ impl<'t> Scan<'t> {
                         _ => self.value(k + 1, close),
                     };
                     cur = match key {
-                        Val::Str(name) => self.member(cur, &name),
+                        Val::Str(name) => member_of(cur, &name),
                         _ => Val::Unknown,
                     };
                     k = close + 1;
                 }
                 Some(Tok::Punct("(")) => {
                     let (args, next) = self.args_at(k);
-                    cur = self.call(&cur, args);
+                    cur = self.call(&cur, &args);
                     k = next;
                 }
                 // Template tag: `` $`rm -rf x` ``.
@@ -451,81 +455,18 @@ impl<'t> Scan<'t> {
                     if self.lang == Language::Js
                         && matches!(&cur, Val::Name(n) if last(n) == "$") =>
                 {
-                    cur = self.call(&cur, vec![(k, k + 1)]);
+                    cur = self.call(&cur, &[(k, k + 1)]);
                     k += 1;
                 }
                 // A call without brackets: `system "ls"`, `unlink glob "~/*"`.
                 Some(t) if bare_calls(self.lang) && starts_value(t) && self.is_capability(&cur) => {
                     let end = self.statement_end(k);
                     let args = self.split(k, end);
-                    cur = self.call(&cur, args);
+                    cur = self.call(&cur, &args);
                     k = end;
                 }
                 _ => return,
             }
-        }
-    }
-
-    fn module_of_power(&self, m: &str) -> bool {
-        let m = strip_node(m);
-        [
-            "child_process",
-            "os",
-            "subprocess",
-            "shutil",
-            "fs",
-            "Kernel",
-            "_G",
-            "globalThis",
-        ]
-        .contains(&m)
-            || [
-                "globals",
-                "locals",
-                "vars",
-                "__builtins__",
-                "__dict__",
-                "builtins",
-            ]
-            .contains(&last(m))
-    }
-
-    /// `cur.name`.
-    fn member(&mut self, cur: Val, name: &str) -> Val {
-        match cur {
-            Val::Name(m) => {
-                let lm = last(&m);
-                let variable = name
-                    .bytes()
-                    .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_');
-                if (ENV_NAMES.contains(&lm) || lm == "env") && variable {
-                    return env_value(name);
-                }
-                if matches!(
-                    lm,
-                    "globals" | "locals" | "vars" | "__builtins__" | "builtins" | "__dict__" | "_G"
-                ) {
-                    return Val::Name(name.to_owned());
-                }
-                if HOME_NAMES.contains(&name) && matches!(lm, "Dir" | "Path" | "Pathname") {
-                    return Val::Str("~".into());
-                }
-                if name == "pwd" && lm == "Dir" {
-                    return Val::Str(".".into());
-                }
-                Val::Name(format!("{m}.{name}"))
-            }
-            Val::Str(s) if matches!(name, "parent" | "name" | "stem" | "suffix") => {
-                let _ = s;
-                Val::Unknown
-            }
-            Val::Str(s) => Val::Func(format!("\u{0}{s}"), name.to_owned()),
-            Val::Func(q, f) => Val::Name(format!("{q}.{f}.{name}")),
-            // `Path(sys.argv[1]).write_text(…)`: a path the code computes.
-            _ if RECEIVER_METHODS.iter().any(|(m, _)| *m == name) => {
-                Val::Func("\u{1}".into(), name.to_owned())
-            }
-            _ => Val::Unknown,
         }
     }
 
@@ -583,7 +524,7 @@ impl<'t> Scan<'t> {
     }
 
     /// Calls `callee` with the arguments at `args`: judges it, and tells what it returns.
-    fn call(&mut self, callee: &Val, args: Vec<(usize, usize)>) -> Val {
+    fn call(&mut self, callee: &Val, args: &[(usize, usize)]) -> Val {
         let whole = |n: &str| TABLE.iter().any(|e| e.name == n) || PATH_BUILDERS.contains(&n);
         let (qual, name) = match callee {
             // R's names hold dots: `file.remove`, `path.expand`.
@@ -595,7 +536,7 @@ impl<'t> Scan<'t> {
             Val::Func(q, f) => (q.clone(), f.clone()),
             Val::Str(_) | Val::List(_) | Val::Unknown => return Val::Unknown,
         };
-        let (args, kw) = self.keywords(&args);
+        let (args, kw) = self.keywords(args);
         if qual == "\u{1}" {
             let tree = RECEIVER_METHODS
                 .iter()
@@ -637,7 +578,7 @@ impl<'t> Scan<'t> {
         }
         if let Some((_, tree)) = RECEIVER_METHODS.iter().find(|(m, _)| *m == name)
             && !qual.is_empty()
-            && !self.module_of_power(&qual)
+            && !module_of_power(&qual)
         {
             // `p.unlink()` on a path the code computes.
             let receiver = self
@@ -694,10 +635,7 @@ impl<'t> Scan<'t> {
 
     /// Splits keyword arguments (`shell=True`, `recursive = TRUE`, `exception: true`)
     /// from positional ones.
-    fn keywords(
-        &self,
-        args: &[(usize, usize)],
-    ) -> (Vec<(usize, usize)>, Vec<(String, (usize, usize))>) {
+    fn keywords(&self, args: &[(usize, usize)]) -> (Vec<(usize, usize)>, Keywords) {
         let mut pos = Vec::new();
         let mut kw = Vec::new();
         for &(a, b) in args {
@@ -748,7 +686,7 @@ impl<'t> Scan<'t> {
             // These call at once, with the rest of the arguments.
             "send" | "public_send" | "__send__" | "call_user_func" => {
                 let rest = args.get(1..).unwrap_or(&[]).to_vec();
-                self.call(&func, rest)
+                self.call(&func, &rest)
             }
             "call_user_func_array" | "do.call" => {
                 let rest: Vec<(usize, usize)> = match args.get(1) {
@@ -766,7 +704,7 @@ impl<'t> Scan<'t> {
                     }
                     _ => Vec::new(),
                 };
-                self.call(&func, rest)
+                self.call(&func, &rest)
             }
             _ => {
                 let (q, f) = match &func {
@@ -817,14 +755,14 @@ impl<'t> Scan<'t> {
                     }
                     Tok::Punct("+") => joiner = "",
                     Tok::Punct(".") if matches!(self.lang, Language::Perl | Language::Php) => {
-                        joiner = ""
+                        joiner = "";
                     }
                     Tok::Punct("..") if self.lang == Language::Lua => joiner = "",
                     Tok::Punct("&") if self.lang == Language::AppleScript => joiner = "",
                     Tok::Punct("/")
                         if matches!(self.lang, Language::Python | Language::Generic) =>
                     {
-                        joiner = "/"
+                        joiner = "/";
                     }
                     _ => return Val::Unknown,
                 }
@@ -848,7 +786,7 @@ impl<'t> Scan<'t> {
                     if s.ends_with('/') && t == "/" {
                         continue;
                     }
-                    s.push_str(&t)
+                    s.push_str(&t);
                 }
                 _ => return Val::Unknown,
             }
@@ -901,7 +839,7 @@ impl<'t> Scan<'t> {
                     if !matches!(self.lang, Language::Perl | Language::Php)
                         || !is(toks.get(j), ".") =>
                 {
-                    j += 2
+                    j += 2;
                 }
                 Tok::Punct("(" | "[") => j = self.close[j] + 1,
                 Tok::Punct("{") if self.lang == Language::Perl => j = self.close[j] + 1,
@@ -909,7 +847,7 @@ impl<'t> Scan<'t> {
                     if bare_calls(self.lang)
                         && matches!(ident(toks.get(j - 1)), Some("glob" | "expand_path")) =>
                 {
-                    j += 1
+                    j += 1;
                 }
                 _ => break,
             }
@@ -936,16 +874,16 @@ impl<'t> Scan<'t> {
             match &toks[j] {
                 Tok::Punct("." | "::" | "->") => {
                     if let Some(Tok::Ident(n)) = toks.get(j + 1) {
-                        cur = self.member(cur, n);
+                        cur = member_of(cur, n);
                     }
                     j += 2;
                 }
                 Tok::Punct("(") => {
                     let (args, next) = self.args_at(j);
-                    cur = self.call(&cur, args);
+                    cur = self.call(&cur, &args);
                     j = next;
                 }
-                Tok::Punct("[") | Tok::Punct("{") => {
+                Tok::Punct("[" | "{") => {
                     let close = self.close[j];
                     let key = match toks.get(j + 1) {
                         Some(Tok::Ident(w)) if close == j + 2 && is(toks.get(j), "{") => {
@@ -954,13 +892,13 @@ impl<'t> Scan<'t> {
                         _ => self.value(j + 1, close),
                     };
                     cur = match key {
-                        Val::Str(n) => self.member(cur, &n),
+                        Val::Str(n) => member_of(cur, &n),
                         _ => Val::Unknown,
                     };
                     j = close + 1;
                 }
                 Tok::Str { .. } => {
-                    cur = self.call(&cur, vec![(j, j + 1)]);
+                    cur = self.call(&cur, &[(j, j + 1)]);
                     j += 1;
                 }
                 _ => break,
@@ -1155,7 +1093,7 @@ impl<'t> Scan<'t> {
                     None => {}
                     Some(Val::Str(code)) => {
                         let code = code.clone();
-                        let nested = effects_at(&code, self.lang, self.depth + 1);
+                        let nested = (self.nested)(&code, self.lang, self.depth + 1);
                         for e in nested {
                             self.push(e);
                         }
@@ -1196,10 +1134,11 @@ impl<'t> Scan<'t> {
                 Some(Tok::Ident(k) | Tok::Str { text: k, .. }) => k.clone(),
                 _ => continue,
             };
-            if keys.contains(&key.as_str()) && is(self.toks.get(x + 1), ":") {
-                if let Val::List(l) = self.value(x + 2, y) {
-                    return Some(l);
-                }
+            if keys.contains(&key.as_str())
+                && is(self.toks.get(x + 1), ":")
+                && let Val::List(l) = self.value(x + 2, y)
+            {
+                return Some(l);
             }
         }
         None
@@ -1267,13 +1206,13 @@ impl<'t> Scan<'t> {
             let mode = s(vals.get(1));
             match (mode, vals.get(2)) {
                 (Some(m), Some(path)) if m.trim_start().starts_with(['>', '+']) => {
-                    self.write(path.clone())
+                    self.write(path.clone());
                 }
                 (Some(m), None) if m.trim_start().starts_with(['>', '+']) => {
-                    self.write(Val::Str(m.trim_start_matches(['>', '+', ' ']).to_owned()))
+                    self.write(Val::Str(m.trim_start_matches(['>', '+', ' ']).to_owned()));
                 }
                 (None, _) if vals.len() >= 2 && !matches!(vals.get(1), Some(Val::Str(_))) => {
-                    self.push(Effect::Writes(None))
+                    self.push(Effect::Writes(None));
                 }
                 _ => {}
             }
@@ -1392,4 +1331,67 @@ fn words(items: &[Val]) -> Option<String> {
         return None;
     }
     Some(quote_words(&out))
+}
+
+fn module_of_power(m: &str) -> bool {
+    let m = strip_node(m);
+    [
+        "child_process",
+        "os",
+        "subprocess",
+        "shutil",
+        "fs",
+        "Kernel",
+        "_G",
+        "globalThis",
+    ]
+    .contains(&m)
+        || [
+            "globals",
+            "locals",
+            "vars",
+            "__builtins__",
+            "__dict__",
+            "builtins",
+        ]
+        .contains(&last(m))
+}
+
+/// `cur.name`.
+fn member_of(cur: Val, name: &str) -> Val {
+    match cur {
+        Val::Name(m) => {
+            let lm = last(&m);
+            let variable = name
+                .bytes()
+                .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_');
+            if (ENV_NAMES.contains(&lm) || lm == "env") && variable {
+                return env_value(name);
+            }
+            if matches!(
+                lm,
+                "globals" | "locals" | "vars" | "__builtins__" | "builtins" | "__dict__" | "_G"
+            ) {
+                return Val::Name(name.to_owned());
+            }
+            if HOME_NAMES.contains(&name) && matches!(lm, "Dir" | "Path" | "Pathname") {
+                return Val::Str("~".into());
+            }
+            if name == "pwd" && lm == "Dir" {
+                return Val::Str(".".into());
+            }
+            Val::Name(format!("{m}.{name}"))
+        }
+        Val::Str(s) if matches!(name, "parent" | "name" | "stem" | "suffix") => {
+            let _ = s;
+            Val::Unknown
+        }
+        Val::Str(s) => Val::Func(format!("\u{0}{s}"), name.to_owned()),
+        Val::Func(q, f) => Val::Name(format!("{q}.{f}.{name}")),
+        // `Path(sys.argv[1]).write_text(…)`: a path the code computes.
+        _ if RECEIVER_METHODS.iter().any(|(m, _)| *m == name) => {
+            Val::Func("\u{1}".into(), name.to_owned())
+        }
+        _ => Val::Unknown,
+    }
 }

@@ -1,9 +1,8 @@
 //! Command languages: Tcl and expect, debugger command lines (gdb, lldb), Vim's ex
 //! commands, sed scripts, AppleScript's `do shell script`, and awk's pipes.
 
-use super::analyze::{Val, analyse};
 use super::lexer::{Tok, lex};
-use super::{Effect, Language, MAX_EFFECTS, effects_at, quote_words};
+use super::model::{Effect, Language, MAX_DEPTH, MAX_EFFECTS, Nested, quote_words};
 use crate::domain::guard::targets::{Reach, dangerous_target};
 
 /// Most commands looked at in one script.
@@ -184,9 +183,9 @@ fn delete(out: &mut Vec<Effect>, path: &str, tree: bool) {
 }
 
 /// Tcl and expect.
-pub(super) fn tcl(code: &str, depth: usize) -> Vec<Effect> {
-    let mut nested = Vec::new();
-    let commands = tcl_commands(code, &mut nested);
+pub(super) fn tcl(code: &str, depth: usize, nested: Nested) -> Vec<Effect> {
+    let mut substituted = Vec::new();
+    let commands = tcl_commands(code, &mut substituted);
     let mut out = Vec::new();
     let mut shell_spawned = false;
     for words in &commands {
@@ -291,7 +290,7 @@ pub(super) fn tcl(code: &str, depth: usize) -> Vec<Effect> {
             }
             "eval" | "uplevel" => {
                 let script: Vec<&str> = args.iter().map(|w| w.text.as_str()).collect();
-                out.extend(effects_at(&script.join(" "), Language::Tcl, depth + 1));
+                out.extend(nested(&script.join(" "), Language::Tcl, depth + 1));
             }
             "load" => out.push(Effect::Unknown("loads native code (`load`)".into())),
             _ if !first.known => out.push(Effect::Unknown(
@@ -301,17 +300,17 @@ pub(super) fn tcl(code: &str, depth: usize) -> Vec<Effect> {
         }
         // Bodies of `if`, `proc`, `foreach`, `expect { … }`: scripts of their own.
         for w in args.iter().filter(|w| w.braced && w.text.len() > 1) {
-            out.extend(effects_at(&w.text, Language::Tcl, depth + 1));
+            out.extend(nested(&w.text, Language::Tcl, depth + 1));
         }
     }
-    for piece in nested.iter().take(32) {
-        out.extend(effects_at(piece, Language::Tcl, depth + 1));
+    for piece in substituted.iter().take(32) {
+        out.extend(nested(piece, Language::Tcl, depth + 1));
     }
     out
 }
 
 /// gdb and lldb command lines.
-pub(super) fn debugger(code: &str, depth: usize) -> Vec<Effect> {
+pub(super) fn debugger(code: &str, depth: usize, nested: Nested) -> Vec<Effect> {
     let mut out = Vec::new();
     let mut lines = code.lines().take(MAX_COMMANDS);
     while let Some(line) = lines.next() {
@@ -348,11 +347,11 @@ pub(super) fn debugger(code: &str, depth: usize) -> Vec<Effect> {
                 } else {
                     rest.to_owned()
                 };
-                out.extend(effects_at(&code, Language::Python, depth + 1));
+                out.extend(nested(&code, Language::Python, depth + 1));
             }
             "guile" | "gu" => out.push(Effect::Unknown("runs Guile code in the debugger".into())),
             "call" | "print" | "p" | "output" | "expr" | "expression" | "set"
-            | "init-if-undefined" => out.extend(effects_at(rest, Language::Generic, depth + 1)),
+            | "init-if-undefined" => out.extend(nested(rest, Language::Generic, depth + 1)),
             "source" | "command" if rest.starts_with("script") || head == "source" => {}
             "dump" | "append" | "restore" => out.push(Effect::Writes(None)),
             _ => {}
@@ -362,7 +361,7 @@ pub(super) fn debugger(code: &str, depth: usize) -> Vec<Effect> {
 }
 
 /// Vim's ex commands (`vim -c`, `+cmd`, `ex` scripts).
-pub(super) fn vim(code: &str, depth: usize) -> Vec<Effect> {
+pub(super) fn vim(code: &str, depth: usize, nested: Nested) -> Vec<Effect> {
     let mut out = Vec::new();
     let mut lines = code.lines().take(MAX_COMMANDS);
     while let Some(line) = lines.next() {
@@ -384,10 +383,10 @@ pub(super) fn vim(code: &str, depth: usize) -> Vec<Effect> {
                 }
                 block.push(l);
             }
-            out.extend(effects_at(&block.join("\n"), lang, depth + 1));
+            out.extend(nested(&block.join("\n"), lang, depth + 1));
             continue;
         }
-        ex_command(line, depth, &mut out);
+        ex_command(line, depth, nested, &mut out);
     }
     out
 }
@@ -414,8 +413,8 @@ fn split_ex(line: &str) -> (&str, &str) {
     (head, rest.strip_prefix('!').unwrap_or(rest))
 }
 
-fn ex_command(line: &str, depth: usize, out: &mut Vec<Effect>) {
-    if depth > super::MAX_DEPTH {
+fn ex_command(line: &str, depth: usize, nested: Nested, out: &mut Vec<Effect>) {
+    if depth > MAX_DEPTH {
         return;
     }
     // Ranges and modifiers: `:%`, `'<,'>`, `silent!`.
@@ -460,7 +459,7 @@ fn ex_command(line: &str, depth: usize, out: &mut Vec<Effect>) {
     let (head, rest) = split_ex(line);
     let rest_t = rest.trim();
     if let Some(lang) = ex_language(head) {
-        out.extend(effects_at(rest_t, lang, depth + 1));
+        out.extend(nested(rest_t, lang, depth + 1));
         return;
     }
     match head {
@@ -484,12 +483,12 @@ fn ex_command(line: &str, depth: usize, out: &mut Vec<Effect>) {
             } else {
                 rest_t
             };
-            let effects = vimscript(code, depth);
+            let effects = vimscript(code, depth, nested);
             if matches!(head, "exe" | "execute") {
                 let lexed = lex(code, Language::Vim);
                 let joined = join_strings(&lexed.toks);
                 match joined {
-                    Some(cmd) => ex_command(&cmd, depth + 1, out),
+                    Some(cmd) => ex_command(&cmd, depth + 1, nested, out),
                     None => out.push(Effect::Unknown(
                         "runs an ex command built at run time (`:execute`)".into(),
                     )),
@@ -500,8 +499,8 @@ fn ex_command(line: &str, depth: usize, out: &mut Vec<Effect>) {
         "g" | "global" | "v" | "vglobal" => {
             let mut chars = rest.chars();
             if let Some(d) = chars.next() {
-                let after = rest[d.len_utf8()..].splitn(2, d).nth(1).unwrap_or("");
-                ex_command(after, depth + 1, out);
+                let after = rest[d.len_utf8()..].split_once(d).map_or("", |x| x.1);
+                ex_command(after, depth + 1, nested, out);
             }
         }
         "argdo" | "bufdo" | "windo" | "tabdo" | "cdo" | "ldo" | "cfdo" | "lfdo" | "folddoopen"
@@ -513,12 +512,12 @@ fn ex_command(line: &str, depth: usize, out: &mut Vec<Effect>) {
                     ));
                 }
             } else {
-                ex_command(rest_t, depth + 1, out);
+                ex_command(rest_t, depth + 1, nested, out);
             }
         }
         "s" | "substitute" if rest.contains("\\=") => {
             let expr = rest.split_once("\\=").map_or("", |(_, e)| e);
-            out.extend(vimscript(expr, depth));
+            out.extend(vimscript(expr, depth, nested));
         }
         "libcall" => out.push(Effect::Unknown("calls native code".into())),
         _ => {}
@@ -539,7 +538,7 @@ fn join_strings(toks: &[Tok]) -> Option<String> {
 }
 
 /// A Vim script expression: `system(…)`, `delete(…, 'rf')`, `writefile(…)`.
-fn vimscript(code: &str, depth: usize) -> Vec<Effect> {
+fn vimscript(code: &str, depth: usize, nested: Nested) -> Vec<Effect> {
     let lexed = lex(code, Language::Vim);
     let toks = &lexed.toks;
     let mut out = Vec::new();
@@ -553,7 +552,7 @@ fn vimscript(code: &str, depth: usize) -> Vec<Effect> {
         let first = args.first().cloned().flatten();
         match name {
             "system" | "systemlist" | "job_start" | "jobstart" | "termopen" | "term_start" => {
-                command(&mut out, first, &format!("`{name}()`"))
+                command(&mut out, first, &format!("`{name}()`"));
             }
             "delete" => match first {
                 Some(p) => {
@@ -568,7 +567,7 @@ fn vimscript(code: &str, depth: usize) -> Vec<Effect> {
             }
             "libcall" | "libcallnr" => out.push(Effect::Unknown("calls native code".into())),
             "execute" | "eval" => match first {
-                Some(cmd) if name == "execute" => ex_command(&cmd, depth + 1, &mut out),
+                Some(cmd) if name == "execute" => ex_command(&cmd, depth + 1, nested, &mut out),
                 Some(_) => {}
                 None => out.push(Effect::Unknown(format!(
                     "runs code built at run time (`{name}()`)"
@@ -582,7 +581,7 @@ fn vimscript(code: &str, depth: usize) -> Vec<Effect> {
                         "rubyeval" => Language::Ruby,
                         _ => Language::Python,
                     };
-                    out.extend(effects_at(&c, lang, depth + 1));
+                    out.extend(nested(&c, lang, depth + 1));
                 }
                 None => out.push(Effect::Unknown(format!(
                     "runs code built at run time (`{name}()`)"
@@ -638,26 +637,26 @@ pub(super) fn sed(code: &str) -> Vec<Effect> {
     let to_eol = |i: usize| {
         b[i..]
             .iter()
-            .position(|&c| c == b'\n')
+            .position(|&ch| ch == b'\n')
             .map_or(b.len(), |p| i + p)
     };
     while i < b.len() && steps < 4 * MAX_COMMANDS {
         steps += 1;
-        let c = b[i];
-        match c {
+        let ch = b[i];
+        match ch {
             b' ' | b'\t' | b'\n' | b';' | b'{' | b'}' | b'!' | b',' | b'$' | b'+' | b'~' => i += 1,
             b'0'..=b'9' => i += 1,
             b'#' => i = to_eol(i),
             b'/' | b'\\' => {
                 // An address: `/re/` or `\cREc`.
-                let d = if c == b'\\' {
+                let delim = if ch == b'\\' {
                     i += 1;
                     b.get(i).copied().unwrap_or(b'/')
                 } else {
-                    c
+                    ch
                 };
                 i += 1;
-                while i < b.len() && b[i] != d {
+                while i < b.len() && b[i] != delim {
                     i += if b[i] == b'\\' { 2 } else { 1 };
                 }
                 i += 1;
@@ -691,12 +690,12 @@ pub(super) fn sed(code: &str) -> Vec<Effect> {
                 i = end;
             }
             b's' | b'y' => {
-                let Some(&d) = b.get(i + 1) else { break };
+                let Some(&delim) = b.get(i + 1) else { break };
                 let mut parts = Vec::new();
                 let mut j = i + 2;
                 for _ in 0..2 {
                     let start = j;
-                    while j < b.len() && b[j] != d {
+                    while j < b.len() && b[j] != delim {
                         j += if b[j] == b'\\' { 2 } else { 1 };
                     }
                     parts.push(code.get(start..j.min(b.len())).unwrap_or("").to_owned());
@@ -707,7 +706,7 @@ pub(super) fn sed(code: &str) -> Vec<Effect> {
                     j += 1;
                 }
                 let flags = code.get(flags_start..j.min(b.len())).unwrap_or("");
-                if c == b's' && flags.contains('e') {
+                if ch == b's' && flags.contains('e') {
                     out.push(Effect::Unknown(
                         "runs the text it edits as shell commands (sed's `s///e`)".into(),
                     ));
@@ -731,7 +730,7 @@ pub(super) fn sed(code: &str) -> Vec<Effect> {
 }
 
 /// AppleScript: `do shell script "…"`; JavaScript for Automation: `doShellScript(…)`.
-pub(super) fn applescript(code: &str, depth: usize) -> Vec<Effect> {
+pub(super) fn applescript(code: &str, depth: usize, nested: Nested) -> Vec<Effect> {
     let lexed = lex(code, Language::AppleScript);
     let toks = &lexed.toks;
     let mut out = Vec::new();
@@ -776,7 +775,7 @@ pub(super) fn applescript(code: &str, depth: usize) -> Vec<Effect> {
         }
     }
     if code.contains("doShellScript") || code.contains("ObjC") {
-        out.extend(effects_at(code, Language::Js, depth + 1));
+        out.extend(nested(code, Language::Js, depth + 1));
         if code.contains("doShellScript") && !out.iter().any(|e| matches!(e, Effect::Shell(_))) {
             out.push(Effect::Unknown(
                 "runs a command the code computes (`doShellScript`)".into(),
@@ -860,7 +859,5 @@ pub(super) fn awk_pipes(code: &str) -> Vec<Effect> {
             break;
         }
     }
-    let _ = analyse;
-    let _: Option<Val> = None;
     out
 }

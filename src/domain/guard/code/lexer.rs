@@ -3,7 +3,7 @@
 //! statement ends. Comments vanish; regular expressions are skipped whole. Bounded: it
 //! stops after `MAX_TOKENS`.
 
-use super::Language;
+use super::model::Language;
 
 /// Most tokens read from one program.
 pub(super) const MAX_TOKENS: usize = 20_000;
@@ -41,6 +41,7 @@ const PUNCTS: &[&str] = &[
     ":", "@", "$", "^", "\\", "#",
 ];
 
+#[allow(clippy::struct_excessive_bools)]
 struct Rules {
     hash_comment: bool,
     slash_comment: bool,
@@ -65,7 +66,7 @@ enum Backtick {
 }
 
 fn rules(lang: Language) -> Rules {
-    use Language::*;
+    use Language::{Awk, Generic, Js, Lua, Perl, Php, Python, R, Ruby};
     let mut r = Rules {
         hash_comment: true,
         slash_comment: false,
@@ -136,7 +137,7 @@ const REGEX_AFTER: &[&str] = &[
 ];
 
 pub(super) fn lex(code: &str, lang: Language) -> Lexed {
-    let r = rules(lang);
+    let rule = rules(lang);
     let b = code.as_bytes();
     let mut toks: Vec<Tok> = Vec::new();
     let mut nested = Vec::new();
@@ -144,61 +145,65 @@ pub(super) fn lex(code: &str, lang: Language) -> Lexed {
     let mut depth = 0usize;
     let mut braces = 0usize;
     let mut i = 0;
-    let n = b.len();
-    while i < n && toks.len() < MAX_TOKENS {
-        let c = b[i];
+    while i < b.len() && toks.len() < MAX_TOKENS {
+        let ch = b[i];
         // Comments.
-        if (c == b'#' && r.hash_comment && !(lang == Language::Ruby && b.get(i + 1) == Some(&b'{')))
-            || (r.slash_comment && c == b'/' && b.get(i + 1) == Some(&b'/'))
-            || (r.dash_comment && c == b'-' && b.get(i + 1) == Some(&b'-'))
+        if (ch == b'#'
+            && rule.hash_comment
+            && !(lang == Language::Ruby && b.get(i + 1) == Some(&b'{')))
+            || (rule.slash_comment && ch == b'/' && b.get(i + 1) == Some(&b'/'))
+            || (rule.dash_comment && ch == b'-' && b.get(i + 1) == Some(&b'-'))
         {
-            if r.dash_comment && b.get(i + 2) == Some(&b'[') {
-                if let Some((_, _, after)) = long_bracket(b, i + 2) {
-                    i = after;
-                    continue;
-                }
+            if rule.dash_comment
+                && b.get(i + 2) == Some(&b'[')
+                && let Some((_, _, after)) = long_bracket(b, i + 2)
+            {
+                i = after;
+                continue;
             }
-            while i < n && b[i] != b'\n' {
+            while i < b.len() && b[i] != b'\n' {
                 i += 1;
             }
             continue;
         }
-        if r.slash_comment && c == b'/' && b.get(i + 1) == Some(&b'*') {
-            i = find(b, i + 2, b"*/").map_or(n, |e| e + 2);
+        if rule.slash_comment && ch == b'/' && b.get(i + 1) == Some(&b'*') {
+            i = find(b, i + 2, b"*/").map_or(b.len(), |e| e + 2);
             continue;
         }
-        if c == b'\n' || c == b';' {
+        if ch == b'\n' || ch == b';' {
             if depth == braces && toks.last() != Some(&Tok::End) {
                 toks.push(Tok::End);
             }
             i += 1;
             continue;
         }
-        if c.is_ascii_whitespace() {
+        if ch.is_ascii_whitespace() {
             i += 1;
             continue;
         }
         // Lua long strings.
-        if r.lua_long && c == b'[' && matches!(b.get(i + 1), Some(b'[' | b'=')) {
-            if let Some((body, body_end, after)) = long_bracket(b, i) {
-                toks.push(Tok::Str {
-                    text: slice(code, body, body_end),
-                    known: true,
-                });
-                i = after;
-                continue;
-            }
+        if rule.lua_long
+            && ch == b'['
+            && matches!(b.get(i + 1), Some(b'[' | b'='))
+            && let Some((body, body_end, after)) = long_bracket(b, i)
+        {
+            toks.push(Tok::Str {
+                text: slice(code, body, body_end),
+                known: true,
+            });
+            i = after;
+            continue;
         }
         // String literals with prefixes (Python r"", f"", b"").
-        if r.triple || lang == Language::Generic {
+        if rule.triple || lang == Language::Generic {
             let mut j = i;
-            while j < n && j < i + 2 && b"rRbBuUfF".contains(&b[j]) {
+            while j < b.len() && j < i + 2 && b"rRbBuUfF".contains(&b[j]) {
                 j += 1;
             }
-            if j > i && j < n && matches!(b[j], b'\'' | b'"') && !prev_is_word(b, i) {
+            if j > i && j < b.len() && matches!(b[j], b'\'' | b'"') && !prev_is_word(b, i) {
                 let f = b[i..j].iter().any(|x| matches!(x, b'f' | b'F'));
                 let raw = b[i..j].iter().any(|x| matches!(x, b'r' | b'R'));
-                let (text, end) = quoted(code, j, raw, r.triple);
+                let (text, end) = quoted(code, j, raw, rule.triple);
                 let known = !(f && text.contains('{') && !text.contains("{{"));
                 if f && !known {
                     nested.extend(interpolations(&text, "{", '}'));
@@ -208,13 +213,13 @@ pub(super) fn lex(code: &str, lang: Language) -> Lexed {
                 continue;
             }
         }
-        if c == b'"' || (c == b'\'' && r.single_quote) {
-            let raw = c == b'\''
+        if ch == b'"' || (ch == b'\'' && rule.single_quote) {
+            let raw = ch == b'\''
                 && lang != Language::Python
                 && lang != Language::Generic
                 && lang != Language::Js;
-            let (text, end) = quoted(code, i, raw, r.triple);
-            let known = c == b'\'' && lang != Language::Tcl || !interpolates(&text, lang);
+            let (text, end) = quoted(code, i, raw, rule.triple);
+            let known = ch == b'\'' && lang != Language::Tcl || !interpolates(&text, lang);
             if !known {
                 nested.extend(interpolations(&text, open_of(lang), '}'));
             }
@@ -222,9 +227,9 @@ pub(super) fn lex(code: &str, lang: Language) -> Lexed {
             i = end;
             continue;
         }
-        if c == b'`' {
+        if ch == b'`' {
             let (text, end) = quoted(code, i, false, false);
-            match r.backtick {
+            match rule.backtick {
                 Backtick::Command => {
                     let known = !interpolates(&text, lang);
                     toks.push(Tok::Cmd { text, known });
@@ -243,15 +248,15 @@ pub(super) fn lex(code: &str, lang: Language) -> Lexed {
             continue;
         }
         // Regular expressions.
-        if r.regex && c == b'/' && regex_may_start(&toks) {
+        if rule.regex && ch == b'/' && regex_may_start(&toks) {
             i = skip_delimited(b, i + 1, b'/');
-            while i < n && b[i].is_ascii_alphabetic() {
+            while i < b.len() && b[i].is_ascii_alphabetic() {
                 i += 1;
             }
             continue;
         }
         // Ruby %x(…), %w(…), %q(…), %(…).
-        if r.ruby_percent && c == b'%' && regex_may_start(&toks) {
+        if rule.ruby_percent && ch == b'%' && regex_may_start(&toks) {
             let kind = b.get(i + 1).copied().unwrap_or(b' ');
             let (kind, at) = if kind.is_ascii_alphabetic() {
                 (kind, i + 2)
@@ -282,7 +287,7 @@ pub(super) fn lex(code: &str, lang: Language) -> Lexed {
         }
         // Ruby symbols `:system`.
         if lang == Language::Ruby
-            && c == b':'
+            && ch == b':'
             && b.get(i + 1)
                 .is_some_and(|x| x.is_ascii_alphabetic() || *x == b'_')
             && !prev_is_word(b, i)
@@ -297,29 +302,30 @@ pub(super) fn lex(code: &str, lang: Language) -> Lexed {
             continue;
         }
         // Names.
-        let sigil = r.sigils
-            && matches!(c, b'$' | b'@' | b'%' | b'&')
+        let sigil = rule.sigils
+            && matches!(ch, b'$' | b'@' | b'%' | b'&')
             && b.get(i + 1).is_some_and(|x| {
-                x.is_ascii_alphabetic() || *x == b'_' || *x == b':' || (c == b'$' && *x == b'#')
+                x.is_ascii_alphabetic() || *x == b'_' || *x == b':' || (ch == b'$' && *x == b'#')
             });
-        if c.is_ascii_alphabetic()
-            || c == b'_'
-            || c >= 0x80
+        if ch.is_ascii_alphabetic()
+            || ch == b'_'
+            || ch >= 0x80
             || sigil
-            || (c == b'$' && lang == Language::Js)
-            || (c == b'$'
+            || (ch == b'$' && lang == Language::Js)
+            || (ch == b'$'
                 && lang != Language::Tcl
                 && b.get(i + 1)
                     .is_some_and(|x| x.is_ascii_alphabetic() || *x == b'_'))
-            || (c == b'.'
-                && r.dotted_names
-                && b.get(i + 1).is_some_and(|x| x.is_ascii_alphabetic()))
+            || (ch == b'.'
+                && rule.dotted_names
+                && b.get(i + 1).is_some_and(u8::is_ascii_alphabetic))
         {
             let start = i;
-            let end = word_end(b, i + 1, r.dotted_names);
+            let end = word_end(b, i + 1, rule.dotted_names);
             let end = if lang == Language::Js {
                 let mut e = end;
-                while e < n && (b[e] == b'$' || b[e].is_ascii_alphanumeric() || b[e] == b'_') {
+                while e < b.len() && (b[e] == b'$' || b[e].is_ascii_alphanumeric() || b[e] == b'_')
+                {
                     e += 1;
                 }
                 e
@@ -327,74 +333,72 @@ pub(super) fn lex(code: &str, lang: Language) -> Lexed {
                 end
             };
             let end = if sigil { word_end(b, end, false) } else { end };
-            let mut end = end.min(n);
+            let mut end = end.min(b.len());
             while !code.is_char_boundary(end) {
                 end += 1;
             }
             let word = &code[start..end];
             i = end;
-            if r.perl_quotes
+            if rule.perl_quotes
                 && matches!(
                     word,
                     "q" | "qq" | "qw" | "qx" | "m" | "s" | "tr" | "y" | "qr"
                 )
+                && let Some(&d) = b.get(i)
+                && d.is_ascii_punctuation()
+                && !matches!(d, b'=' | b',' | b';' | b')' | b'}' | b'-' | b'>')
             {
-                if let Some(&d) = b.get(i)
-                    && d.is_ascii_punctuation()
-                    && !matches!(d, b'=' | b',' | b';' | b')' | b'}' | b'-' | b'>')
-                {
-                    let (text, end) = delimited(code, i);
-                    i = end;
-                    match word {
-                        "q" => toks.push(Tok::Str { text, known: true }),
-                        "qq" => toks.push(Tok::Str {
-                            known: !interpolates(&text, lang),
-                            text,
-                        }),
-                        "qw" => list(&mut toks, &text),
-                        "qx" => toks.push(Tok::Cmd {
-                            known: !interpolates(&text, lang),
-                            text,
-                        }),
-                        "s" | "tr" | "y" => {
-                            let close = closing(d);
-                            // `s{a}{b}`: a second bracketed part; `s/a/b/`: up to the delimiter.
-                            let (replacement, end) = if close != d {
-                                let mut j = i;
-                                while j < n && b[j].is_ascii_whitespace() {
-                                    j += 1;
-                                }
-                                if j < n && b[j].is_ascii_punctuation() {
-                                    delimited(code, j)
-                                } else {
-                                    (String::new(), i)
-                                }
+                let (text, end) = delimited(code, i);
+                i = end;
+                match word {
+                    "q" => toks.push(Tok::Str { text, known: true }),
+                    "qq" => toks.push(Tok::Str {
+                        known: !interpolates(&text, lang),
+                        text,
+                    }),
+                    "qw" => list(&mut toks, &text),
+                    "qx" => toks.push(Tok::Cmd {
+                        known: !interpolates(&text, lang),
+                        text,
+                    }),
+                    "s" | "tr" | "y" => {
+                        let close = closing(d);
+                        // `s{a}{b}`: a second bracketed part; `s/a/b/`: up to the delimiter.
+                        let (replacement, end) = if close == d {
+                            let end = skip_delimited(b, i, d);
+                            (code[i..end.saturating_sub(1).max(i)].to_owned(), end)
+                        } else {
+                            let mut j = i;
+                            while j < b.len() && b[j].is_ascii_whitespace() {
+                                j += 1;
+                            }
+                            if j < b.len() && b[j].is_ascii_punctuation() {
+                                delimited(code, j)
                             } else {
-                                let end = skip_delimited(b, i, d);
-                                (code[i..end.saturating_sub(1).max(i)].to_owned(), end)
-                            };
-                            i = end;
-                            let flags_start = i;
-                            while i < n && b[i].is_ascii_alphabetic() {
-                                i += 1;
+                                (String::new(), i)
                             }
-                            if word == "s" && code[flags_start..i].contains('e') {
-                                nested.push(replacement);
-                            }
+                        };
+                        i = end;
+                        let flags_start = i;
+                        while i < b.len() && b[i].is_ascii_alphabetic() {
+                            i += 1;
                         }
-                        _ => {
-                            while i < n && b[i].is_ascii_alphabetic() {
-                                i += 1;
-                            }
+                        if word == "s" && code[flags_start..i].contains('e') {
+                            nested.push(replacement);
                         }
                     }
-                    continue;
+                    _ => {
+                        while i < b.len() && b[i].is_ascii_alphabetic() {
+                            i += 1;
+                        }
+                    }
                 }
+                continue;
             }
             toks.push(Tok::Ident(word.to_owned()));
             continue;
         }
-        if c.is_ascii_digit() {
+        if ch.is_ascii_digit() {
             let start_num = i;
             i = word_end(b, i, false);
             toks.push(Tok::Num(code[start_num..i].to_owned()));
@@ -420,7 +424,7 @@ pub(super) fn lex(code: &str, lang: Language) -> Lexed {
         }
         toks.push(Tok::Punct(p));
         i += p.len().max(1);
-        while i < n && !code.is_char_boundary(i) {
+        while i < b.len() && !code.is_char_boundary(i) {
             i += 1;
         }
     }

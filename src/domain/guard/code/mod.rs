@@ -14,76 +14,16 @@
 mod analyze;
 mod commands;
 mod lexer;
+mod model;
 mod strings;
 mod tables;
 #[cfg(test)]
 mod tests;
 
+pub(super) use model::{Effect, Language};
 pub(super) use strings::strings;
 
-/// Most bytes of one program that are looked at.
-const MAX_CODE: usize = 256 * 1024;
-/// Most effects reported for one program, and most levels of code inside code.
-const MAX_EFFECTS: usize = 64;
-const MAX_DEPTH: usize = 4;
-
-/// What a program found in code does.
-#[derive(Debug, Clone, PartialEq)]
-pub(super) enum Effect {
-    /// A shell command line it runs (to be checked like any other).
-    Shell(String),
-    /// A deletion, described: "deletes the home directory".
-    Deletes(String),
-    /// A file written, moved or deleted: its path when the code spells it out, `None`
-    /// when it is computed.
-    Writes(Option<String>),
-    /// Something with power over processes or files whose target or callee the code
-    /// computes: why it cannot be known.
-    Unknown(String),
-}
-
-/// The language families code is read in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Language {
-    Python,
-    Js,
-    Ruby,
-    Perl,
-    Php,
-    Lua,
-    Awk,
-    R,
-    Tcl,
-    Debugger,
-    Vim,
-    Sed,
-    AppleScript,
-    /// Unknown: every family's calls count.
-    Generic,
-}
-
-impl Language {
-    /// The language of the program `name` runs (`python3.12`, `gawk`, `Rscript`).
-    pub(super) fn of(name: &str) -> Language {
-        let family = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
-        match family {
-            "python" | "pypy" | "ipython" => Language::Python,
-            "node" | "nodejs" | "bun" | "deno" => Language::Js,
-            "ruby" | "jruby" | "irb" => Language::Ruby,
-            "perl" => Language::Perl,
-            "php" => Language::Php,
-            "lua" | "luajit" => Language::Lua,
-            "awk" | "gawk" | "mawk" | "nawk" | "busybox-awk" => Language::Awk,
-            "R" | "Rscript" => Language::R,
-            "tclsh" | "wish" | "expect" => Language::Tcl,
-            "gdb" | "lldb" | "gdb-multiarch" | "cgdb" => Language::Debugger,
-            "vim" | "nvim" | "vi" | "ex" | "view" | "vimdiff" | "gvim" | "nvi" => Language::Vim,
-            "sed" | "gsed" => Language::Sed,
-            "osascript" => Language::AppleScript,
-            _ => Language::Generic,
-        }
-    }
-}
+use model::{MAX_CODE, MAX_DEPTH, MAX_EFFECTS};
 
 /// The effects of `code`, read in every family's terms (when the language is not known).
 pub(super) fn effects(code: &str) -> Vec<Effect> {
@@ -105,41 +45,18 @@ fn effects_at(code: &str, lang: Language, depth: usize) -> Vec<Effect> {
     }
     let code = &code[..end];
     let mut out = match lang {
-        Language::Tcl => commands::tcl(code, depth),
-        Language::Debugger => commands::debugger(code, depth),
-        Language::Vim => commands::vim(code, depth),
+        Language::Tcl => commands::tcl(code, depth, effects_at),
+        Language::Debugger => commands::debugger(code, depth, effects_at),
+        Language::Vim => commands::vim(code, depth, effects_at),
         Language::Sed => commands::sed(code),
-        Language::AppleScript => commands::applescript(code, depth),
+        Language::AppleScript => commands::applescript(code, depth, effects_at),
         Language::Awk => {
-            let mut out = analyze::analyse(code, lang, depth);
+            let mut out = analyze::analyse(code, lang, depth, effects_at);
             out.extend(commands::awk_pipes(code));
             out
         }
-        _ => analyze::analyse(code, lang, depth),
+        _ => analyze::analyse(code, lang, depth, effects_at),
     };
     out.truncate(MAX_EFFECTS);
     out
-}
-
-/// Words as one shell command line, each quoted so it stays one word (`~` left to
-/// expand at the start of a word).
-pub(super) fn quote_words(words: &[String]) -> String {
-    words.iter().map(|w| quote(w)).collect::<Vec<_>>().join(" ")
-}
-
-fn quote(w: &str) -> String {
-    let plain = |s: &str| {
-        s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"_@%+=:,./-".contains(&b))
-    };
-    if !w.is_empty() && plain(w) {
-        return w.to_owned();
-    }
-    if w == "~" {
-        return w.to_owned();
-    }
-    if let Some(rest) = w.strip_prefix("~/") {
-        return format!("~/{}", quote(rest));
-    }
-    format!("'{}'", w.replace('\'', r"'\''"))
 }

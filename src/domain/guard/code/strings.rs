@@ -1,12 +1,12 @@
 //! The strings code builds from literals, neighbours joined as the code joins them: what
 //! self-protection looks for names of protected files in.
 
-use super::MAX_CODE;
+use super::model::MAX_CODE;
 
 /// The strings `code` builds from literals: neighbours joined as the code joins them
 /// (`'.claude' + '-nagger'` → `.claude-nagger`; `join('.claude', 'x')` and
 /// `'.claude' / 'x'` → `.claude/x`).
-pub(in crate::domain::guard) fn strings(code: &str) -> Vec<String> {
+pub(crate) fn strings(code: &str) -> Vec<String> {
     let code = &code[..floor_char_boundary(code, MAX_CODE)];
     let bytes = code.as_bytes();
     let mut out: Vec<String> = Vec::new();

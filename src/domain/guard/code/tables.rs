@@ -1,7 +1,7 @@
 //! What gives code power over processes and files, per language: the calls that start
 //! programs, delete, write or move files, or run code built at run time.
 
-use super::Language::{self, *};
+use super::model::Language::{self, Awk, Generic, Js, Lua, Perl, Php, Python, R, Ruby};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) enum Cap {

@@ -1,3 +1,4 @@
+use super::model::quote_words;
 use super::*;
 
 fn run(code: &str, lang: Language) -> Vec<Effect> {
