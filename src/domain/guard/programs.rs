@@ -272,8 +272,8 @@ pub(super) fn programs(
         return out;
     }
     let name = command.name();
-    if let Some(code) = shell::inline_code(&command.argv) {
-        out.extend(code_programs(code, name, binary));
+    if let Some(code) = shell::inline_program(&command.argv) {
+        out.extend(code_programs(&code, name, binary));
     }
     if matches!(name, "crontab" | "at" | "batch") {
         out.extend(scheduled(parsed, index));
@@ -587,11 +587,14 @@ pub(super) fn interpreter_code(
     code_programs(code, interpreter, binary)
 }
 
-/// The shell commands, deletions and writes of nagger's own files in interpreter code.
-/// `binary`: the running nagger program, when known.
+/// The shell commands, deletions and writes of nagger's own files in interpreter code,
+/// read in the language of `interpreter`; what the code does that cannot be known from
+/// its text is asked about. `binary`: the running nagger program, when known.
 fn code_programs(code: &str, interpreter: &str, binary: Option<&str>) -> Vec<Program> {
+    let lang = code::Language::of(interpreter);
     let mut unsure = false;
-    let mut out: Vec<Program> = code::effects(code)
+    let mut unknown: Option<String> = None;
+    let mut out: Vec<Program> = code::effects_in(code, lang)
         .into_iter()
         .filter_map(|effect| match effect {
             Effect::Shell(script) => Some(Program::Script(script, format!("`{interpreter}` code"))),
@@ -605,9 +608,24 @@ fn code_programs(code: &str, interpreter: &str, binary: Option<&str>) -> Vec<Pro
                 None
             }
             Effect::Writes(Some(_)) => None,
+            Effect::Unknown(why) => {
+                unknown.get_or_insert(why);
+                None
+            }
         })
         .collect();
-    if protect::named_in_code(code, binary) {
+    if let Some(why) = unknown {
+        out.push(Program::Finding(Finding::ask(
+            "guard:code-unknown",
+            format!("`{interpreter}` code {why}, which cannot be checked from its text"),
+            "Spell out the commands and paths the code uses, or put it in a script file for review.",
+        )));
+    }
+    // A sed or awk program naming a protected file only edits text unless it writes
+    // (which self-protection judges on its own).
+    let names = !matches!(lang, code::Language::Sed | code::Language::Awk)
+        && protect::named_in_code(code, binary);
+    if names {
         out.push(Program::Finding(protect::named_finding(interpreter)));
     } else if unsure {
         out.push(Program::Finding(Finding::ask(

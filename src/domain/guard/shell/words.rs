@@ -64,11 +64,19 @@ pub fn is_shell(name: &str) -> bool {
 }
 
 /// How an interpreter takes its program: flags whose value is code, flags that take a
-/// value, and whether `-s` means "program on stdin".
+/// value, flags whose value can only be attached (`perl -i.bak`), and whether several
+/// pieces of code add up to one program (`perl -e A -e B`).
 pub(super) struct Interpreter {
     shell: bool,
     code_flags: &'static str,
     value_flags: &'static str,
+    attached_flags: &'static str,
+    many: bool,
+}
+
+/// The family of a program name: `python3.12` → `python`, `perl5.36` → `perl`.
+fn family(name: &str) -> &str {
+    name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.')
 }
 
 pub(super) fn interpreter(name: &str) -> Option<Interpreter> {
@@ -77,71 +85,310 @@ pub(super) fn interpreter(name: &str) -> Option<Interpreter> {
             shell: true,
             code_flags: "c",
             value_flags: "oO",
+            attached_flags: "",
+            many: false,
         });
     }
-    // python3.12, perl5.36, ruby3.2: the family is what matters.
-    let family = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
-    let (code_flags, value_flags) = match family {
-        "python" | "pypy" => ("cm", "WX"),
-        "perl" => ("eE", "MmI"),
-        "ruby" => ("e", "Ir"),
-        "node" | "nodejs" | "bun" => ("ep", "r"),
-        "php" => ("rR", "cd"),
-        "lua" | "luajit" => ("e", "l"),
-        "osascript" => ("e", ""),
+    let (code_flags, value_flags, attached_flags, many) = match family(name) {
+        "python" | "pypy" => ("cm", "WX", "", false),
+        "perl" => ("eE", "MmI", "0liFCxdDV", true),
+        "ruby" | "jruby" => ("e", "IrCE", "F0lKTWx", true),
+        "node" | "nodejs" | "bun" => ("ep", "r", "", false),
+        "deno" => ("", "", "", false),
+        "php" => ("rRBE", "cdz", "", false),
+        "lua" | "luajit" => ("e", "l", "", true),
+        "osascript" => ("e", "ls", "", true),
+        "tclsh" | "wish" => ("", "", "", false),
+        "expect" => ("c", "", "", true),
+        "R" | "Rscript" => ("e", "", "", true),
+        _ if is_code_tool(name) => ("", "", "", false),
         _ => return None,
     };
     Some(Interpreter {
         shell: false,
         code_flags,
         value_flags,
+        attached_flags,
+        many,
     })
 }
 
-/// The program an interpreter is given on its command line: `python3 -c CODE`,
-/// `perl -e CODE`, `node --eval CODE`, `ruby -e CODE`. Shells are left to the tokeniser.
+/// Programs that run commands given on their command line or standard input without
+/// being scripting languages: debuggers and Vim.
+fn is_code_tool(name: &str) -> bool {
+    is_debugger(name) || is_vim(name)
+}
+
+fn is_debugger(name: &str) -> bool {
+    matches!(name, "gdb" | "lldb" | "gdb-multiarch" | "cgdb")
+}
+
+fn is_vim(name: &str) -> bool {
+    matches!(
+        name,
+        "vim" | "nvim" | "vi" | "ex" | "view" | "vimdiff" | "gvim" | "nvi"
+    )
+}
+
+fn is_awk(name: &str) -> bool {
+    matches!(name, "awk" | "gawk" | "mawk" | "nawk")
+}
+
+/// The first piece of code an interpreter is given on its command line:
+/// `python3 -c CODE`, `perl -e CODE`, `node --eval CODE`, `awk PROGRAM`, `gdb -ex CMD`.
+/// Shells are left to the tokeniser.
 pub fn inline_code(argv: &[String]) -> Option<&str> {
-    let it = argv.first().and_then(|a| interpreter(basename(a)))?;
-    if it.shell {
-        return None;
+    inline_pieces(argv).into_iter().next()
+}
+
+/// All the code an interpreter is given on its command line, as one program (`perl -e A
+/// -e B`, `gdb -ex A -ex B`, `sed -e A -e B`, `vim -c A +B`).
+pub fn inline_program(argv: &[String]) -> Option<String> {
+    let pieces = inline_pieces(argv);
+    (!pieces.is_empty()).then(|| pieces.join("\n"))
+}
+
+fn inline_pieces(argv: &[String]) -> Vec<&str> {
+    let Some(name) = argv.first().map(|a| basename(a)) else {
+        return Vec::new();
+    };
+    if is_awk(name) {
+        return awk_program(argv);
     }
+    if matches!(name, "sed" | "gsed") {
+        return sed_script(argv);
+    }
+    if is_debugger(name) {
+        let flags: &[&str] = if name == "lldb" {
+            &[
+                "o",
+                "one-line",
+                "O",
+                "one-line-before-file",
+                "k",
+                "one-line-on-crash",
+            ]
+        } else {
+            &["ex", "eval-command", "iex", "init-eval-command"]
+        };
+        return flag_values(argv, flags, Some("args"));
+    }
+    if is_vim(name) {
+        let mut out = flag_values(argv, &["c", "cmd"], Some(""));
+        out.extend(
+            argv[1..]
+                .iter()
+                .take_while(|a| *a != "--")
+                .filter_map(|a| a.strip_prefix('+'))
+                .filter(|c| {
+                    !c.is_empty() && !c.starts_with('/') && !c.bytes().all(|b| b.is_ascii_digit())
+                }),
+        );
+        return out;
+    }
+    if family(name) == "deno" {
+        if argv.get(1).map(String::as_str) != Some("eval") {
+            return Vec::new();
+        }
+        return argv[2..]
+            .iter()
+            .find(|a| !a.starts_with('-'))
+            .map(String::as_str)
+            .into_iter()
+            .collect();
+    }
+    if matches!(family(name), "R" | "Rscript" | "expect") {
+        let flags: &[&str] = if name == "expect" { &["c"] } else { &["e"] };
+        return flag_values(argv, flags, Some(""));
+    }
+    let Some(it) = interpreter(name) else {
+        return Vec::new();
+    };
+    if it.shell {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
     let mut j = 1;
     while let Some(arg) = argv.get(j) {
         if arg == "--" || !arg.starts_with('-') || arg == "-" {
-            return None;
+            break;
         }
         if let Some(long) = arg.strip_prefix("--") {
+            let mut found = false;
             for flag in ["eval", "print"] {
                 if let Some(code) = long.strip_prefix(flag).and_then(|r| r.strip_prefix('=')) {
-                    return Some(code);
+                    out.push(code);
+                    found = true;
+                } else if long == flag {
+                    out.extend(argv.get(j + 1).map(String::as_str));
+                    j += 1;
+                    found = true;
                 }
-                if long == flag {
-                    return argv.get(j + 1).map(String::as_str);
-                }
+            }
+            if found && !it.many {
+                break;
             }
             j += 1;
             continue;
         }
         let flags = &arg[1..];
+        let mut took_code = false;
         for (pos, flag) in flags.char_indices() {
             let rest = &flags[pos + flag.len_utf8()..];
+            if it.attached_flags.contains(flag) {
+                break;
+            }
             if it.code_flags.contains(flag) && flag != 'm' {
-                return if rest.is_empty() {
-                    argv.get(j + 1).map(String::as_str)
+                if rest.is_empty() {
+                    out.extend(argv.get(j + 1).map(String::as_str));
+                    j += 1;
                 } else {
-                    Some(rest)
-                };
+                    out.push(rest);
+                }
+                took_code = true;
+                break;
             }
             if it.value_flags.contains(flag) || flag == 'm' {
                 if rest.is_empty() {
                     j += 1;
                 }
+                if flag == 'm' {
+                    return out;
+                }
                 break;
+            }
+        }
+        if took_code && !it.many {
+            break;
+        }
+        j += 1;
+    }
+    out
+}
+
+/// The values of the options `flags` (spelled `-f V`, `--f V`, `--f=V`) anywhere among
+/// the words, up to `stop` (`--args`, or `--` when `stop` is empty).
+fn flag_values<'a>(argv: &'a [String], flags: &[&str], stop: Option<&str>) -> Vec<&'a str> {
+    let mut out = Vec::new();
+    let mut j = 1;
+    while let Some(arg) = argv.get(j) {
+        if stop.is_some_and(|s| arg == "--" || (!s.is_empty() && arg.strip_prefix("--") == Some(s)))
+        {
+            break;
+        }
+        let bare = arg.strip_prefix("--").or_else(|| arg.strip_prefix('-'));
+        if let Some(bare) = bare {
+            if let Some((flag, value)) = bare.split_once('=')
+                && flags.contains(&flag)
+            {
+                out.push(value);
+            } else if flags.contains(&bare) {
+                out.extend(argv.get(j + 1).map(String::as_str));
+                j += 1;
             }
         }
         j += 1;
     }
-    None
+    out
+}
+
+/// An awk program: `-e`/`--source` texts, else the first operand; none when it comes
+/// from a file (`-f prog.awk`).
+fn awk_program(argv: &[String]) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut j = 1;
+    while let Some(arg) = argv.get(j) {
+        match arg.as_str() {
+            "--" => {
+                j += 1;
+                break;
+            }
+            "-f" | "--file" | "-E" | "--exec" => return out,
+            "-e" | "--source" => {
+                out.extend(argv.get(j + 1).map(String::as_str));
+                j += 2;
+                continue;
+            }
+            "-F" | "-v" | "--field-separator" | "--assign" | "-i" | "--include" | "-l"
+            | "--load" | "-W" => {
+                j += 2;
+                continue;
+            }
+            _ => {}
+        }
+        if let Some(code) = arg.strip_prefix("--source=") {
+            out.push(code);
+        } else if arg.starts_with("--file=") || arg.starts_with("--exec=") {
+            return out;
+        } else if !arg.starts_with('-') || arg == "-" {
+            break;
+        }
+        j += 1;
+    }
+    if out.is_empty() {
+        out.extend(argv.get(j).map(String::as_str));
+    }
+    out
+}
+
+/// A sed script: `-e`/`--expression` texts, else the first operand; none from `-f`.
+fn sed_script(argv: &[String]) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut from_file = false;
+    let mut j = 1;
+    while let Some(arg) = argv.get(j) {
+        match arg.as_str() {
+            "--" => {
+                j += 1;
+                break;
+            }
+            "-e" | "--expression" => {
+                out.extend(argv.get(j + 1).map(String::as_str));
+                j += 2;
+                continue;
+            }
+            "-f" | "--file" => {
+                from_file = true;
+                j += 2;
+                continue;
+            }
+            "-l" | "--line-length" => {
+                j += 2;
+                continue;
+            }
+            _ => {}
+        }
+        if let Some(code) = arg.strip_prefix("--expression=") {
+            out.push(code);
+        } else if arg.starts_with("--file=") {
+            from_file = true;
+        } else if let Some(flags) = short_cluster(arg)
+            && !arg.starts_with("--")
+        {
+            // `-ne 's/x/y/'`, `-i.bak`: `e` and `f` take the rest or the next word.
+            if let Some(at) = flags.find(['e', 'f']).filter(|_| !flags.starts_with('i')) {
+                let rest = &flags[at + 1..];
+                let value = if rest.is_empty() {
+                    j += 1;
+                    argv.get(j).map(String::as_str)
+                } else {
+                    Some(rest)
+                };
+                if flags.as_bytes()[at] == b'e' {
+                    out.extend(value);
+                } else {
+                    from_file = true;
+                }
+            }
+        } else if !arg.starts_with('-') {
+            break;
+        }
+        j += 1;
+    }
+    if out.is_empty() && !from_file {
+        out.extend(argv.get(j).map(String::as_str));
+    }
+    out
 }
 
 /// Whether `name` runs programs it is given (a shell or a scripting language).
@@ -150,12 +397,35 @@ pub fn is_interpreter(name: &str) -> bool {
 }
 
 /// Whether this interpreter command reads its program from standard input: no program
-/// file and no inline code (`sh`, `bash -s -- -y`, `python3 -`), unlike `python3 -m
-/// json.tool` or `bash install.sh`.
+/// file and no inline code (`sh`, `bash -s -- -y`, `python3 -`, `tclsh`, `ex -s file`,
+/// `gdb` without `-batch`), unlike `python3 -m json.tool` or `bash install.sh`.
 pub fn reads_program_from_stdin(argv: &[String]) -> bool {
-    let Some(it) = argv.first().and_then(|a| interpreter(basename(a))) else {
+    let Some(name) = argv.first().map(|a| basename(a)) else {
         return false;
     };
+    let Some(it) = interpreter(name) else {
+        return false;
+    };
+    if is_debugger(name) {
+        let args = &argv[1..];
+        return !args
+            .iter()
+            .any(|a| matches!(a.as_str(), "-batch" | "--batch" | "-b"))
+            || args.windows(2).any(|w| {
+                matches!(w[0].as_str(), "-x" | "--command" | "-s" | "--source")
+                    && matches!(w[1].as_str(), "-" | "/dev/stdin")
+            });
+    }
+    if is_vim(name) {
+        return name == "ex"
+            || argv[1..]
+                .iter()
+                .take_while(|a| *a != "--")
+                .any(|a| matches!(a.as_str(), "-e" | "-E" | "-es" | "-Es" | "-se" | "-sE"));
+    }
+    if family(name) == "deno" {
+        return false;
+    }
     let mut j = 1;
     while let Some(arg) = argv.get(j) {
         if arg == "-" {
@@ -167,7 +437,7 @@ pub fn reads_program_from_stdin(argv: &[String]) -> bool {
         }
         if let Some(long) = arg.strip_prefix("--") {
             let name = long.split_once('=').map_or(long, |(n, _)| n);
-            if matches!(name, "eval" | "print" | "command") {
+            if matches!(name, "eval" | "print" | "command" | "file") {
                 return false;
             }
             j += if it.shell && matches!(long, "rcfile" | "init-file") {
@@ -189,6 +459,9 @@ pub fn reads_program_from_stdin(argv: &[String]) -> bool {
             }
             if it.shell && flag == 's' {
                 return true;
+            }
+            if it.attached_flags.contains(flag) {
+                break;
             }
             if it.value_flags.contains(flag) {
                 if pos + flag.len_utf8() == flags.len() {

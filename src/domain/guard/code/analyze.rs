@@ -1,0 +1,1397 @@
+//! The capability model: every call of something that starts programs, deletes, writes,
+//! or runs code built at run time, with its arguments resolved when they are literals or
+//! joins of literals and known path builders; judged into [`Effect`]s.
+
+use std::collections::{HashMap, HashSet};
+
+use super::lexer::{Tok, lex};
+use super::model::{Effect, Language, MAX_EFFECTS, Nested, quote_words};
+use super::tables::{
+    CWD_NAMES, Cap, DISPATCH, ENV_NAMES, HOME_NAMES, LOADERS, OPAQUE_NAMES, PATH_BUILDERS,
+    RECEIVER_METHODS, TABLE, applies, bare_calls,
+};
+use crate::domain::guard::targets::{Reach, dangerous_target};
+
+/// A value the code computes, as far as its text tells.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum Val {
+    Str(String),
+    List(Vec<Val>),
+    /// A module, object or name not otherwise known: `os`, `os.path`, `child_process`.
+    Name(String),
+    /// A function picked by name: `getattr(shutil, 'rmtree')`.
+    Func(String, String),
+    Unknown,
+}
+
+/// Keyword arguments: name and the tokens of the value.
+type Keywords = Vec<(String, (usize, usize))>;
+
+struct Scan<'t> {
+    lang: Language,
+    toks: &'t [Tok],
+    close: Vec<usize>,
+    vars: HashMap<String, Val>,
+    mentioned: HashSet<&'t str>,
+    out: Vec<Effect>,
+    depth: usize,
+    /// How deep `value` is nested right now: bounded, so `f(f(f(…)))` stays cheap.
+    nest: usize,
+    nested: Nested,
+}
+
+/// The effects of `code` written in `lang`.
+pub(super) fn analyse(code: &str, lang: Language, depth: usize, nested: Nested) -> Vec<Effect> {
+    let lexed = lex(code, lang);
+    let toks = &lexed.toks;
+    let mut scan = Scan {
+        lang,
+        toks,
+        close: matching(toks),
+        vars: HashMap::new(),
+        mentioned: toks
+            .iter()
+            .filter_map(|t| match t {
+                Tok::Ident(s) | Tok::Str { text: s, .. } => Some(s.as_str()),
+                _ => None,
+            })
+            .collect(),
+        out: Vec::new(),
+        depth,
+        nest: 0,
+        nested,
+    };
+    scan.run();
+    let mut out = scan.out;
+    for piece in lexed.nested.iter().take(16) {
+        out.extend(nested(piece, lang, depth + 1));
+    }
+    out
+}
+
+/// For every opening bracket, the index of its match (or the end).
+fn matching(toks: &[Tok]) -> Vec<usize> {
+    let mut close = vec![usize::MAX; toks.len()];
+    let mut stack = Vec::new();
+    for (i, t) in toks.iter().enumerate() {
+        match t {
+            Tok::Punct("(" | "[" | "{") => stack.push(i),
+            Tok::Punct(")" | "]" | "}") => {
+                if let Some(open) = stack.pop() {
+                    close[open] = i;
+                }
+            }
+            _ => {}
+        }
+    }
+    for open in stack {
+        close[open] = toks.len();
+    }
+    close
+}
+
+fn is(t: Option<&Tok>, p: &str) -> bool {
+    matches!(t, Some(Tok::Punct(q)) if *q == p)
+}
+
+fn ident(t: Option<&Tok>) -> Option<&str> {
+    match t {
+        Some(Tok::Ident(s)) => Some(s),
+        _ => None,
+    }
+}
+
+fn is_member_op(t: Option<&Tok>) -> bool {
+    matches!(t, Some(Tok::Punct("." | "::" | "->")))
+}
+
+/// Keywords that end the arguments of a call written without brackets.
+const STATEMENT_WORDS: &[&str] = &[
+    "if", "unless", "or", "and", "while", "until", "for", "foreach", "do", "then", "end",
+];
+
+/// The last part of a dotted name: `os.path` → `path`.
+fn last(name: &str) -> &str {
+    name.rsplit(['.', ':']).next().unwrap_or(name)
+}
+
+fn strip_node(m: &str) -> &str {
+    m.strip_prefix("node:").unwrap_or(m)
+}
+
+impl Scan<'_> {
+    fn push(&mut self, e: Effect) {
+        if self.out.len() < MAX_EFFECTS {
+            self.out.push(e);
+        }
+    }
+
+    fn run(&mut self) {
+        let toks = self.toks;
+        for (names, what) in OPAQUE_NAMES {
+            if (names.contains(&self.lang) || self.lang == Language::Generic)
+                && self.mentioned.contains(what)
+            {
+                self.push(Effect::Unknown(format!(
+                    "uses `{what}`, which runs native code"
+                )));
+            }
+        }
+        let mut i = 0;
+        while i < toks.len() && self.out.len() < MAX_EFFECTS {
+            match &toks[i] {
+                Tok::Cmd { text, known } => {
+                    let e = if *known {
+                        Effect::Shell(text.clone())
+                    } else {
+                        Effect::Unknown("runs a command line built from values".into())
+                    };
+                    self.push(e);
+                }
+                Tok::Ident(word) if !is_member_op(i.checked_sub(1).and_then(|k| toks.get(k))) => {
+                    self.imports(i, word);
+                    self.assignment(i);
+                    self.chain(i);
+                }
+                // PHP's `'system'('ls')`.
+                Tok::Str { text, known: true }
+                    if self.lang == Language::Php && is(toks.get(i + 1), "(") =>
+                {
+                    let args = self.args_at(i + 1);
+                    self.call(&Val::Func(String::new(), text.clone()), &args.0);
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+    }
+
+    /// `import x as y`, `from m import a as b`, `import cp from 'child_process'`.
+    fn imports(&mut self, i: usize, word: &str) {
+        let toks = self.toks;
+        let at = |k: usize| ident(toks.get(k));
+        match word {
+            "import" if self.lang == Language::Python => {
+                let mut k = i + 1;
+                let mut module = String::new();
+                while let Some(w) = at(k) {
+                    module.push_str(w);
+                    if is(toks.get(k + 1), ".") {
+                        module.push('.');
+                        k += 2;
+                    } else {
+                        break;
+                    }
+                }
+                if at(k + 1) == Some("as")
+                    && let Some(alias) = at(k + 2)
+                {
+                    self.vars.insert(alias.to_owned(), Val::Name(module));
+                }
+            }
+            "from" if self.lang == Language::Python => {
+                let mut k = i + 1;
+                let mut module = String::new();
+                while let Some(w) = at(k) {
+                    if w == "import" {
+                        break;
+                    }
+                    module.push_str(w);
+                    k += 1;
+                    if is(toks.get(k), ".") {
+                        module.push('.');
+                        k += 1;
+                    }
+                }
+                if at(k) != Some("import") {
+                    return;
+                }
+                k += 1;
+                if is(toks.get(k), "(") {
+                    k += 1;
+                }
+                while let Some(name) = at(k) {
+                    let (alias, next) = if at(k + 1) == Some("as") {
+                        (at(k + 2).unwrap_or(name), k + 3)
+                    } else {
+                        (name, k + 1)
+                    };
+                    self.vars
+                        .insert(alias.to_owned(), Val::Func(module.clone(), name.to_owned()));
+                    if !is(toks.get(next), ",") {
+                        break;
+                    }
+                    k = next + 1;
+                }
+            }
+            "import" if self.lang == Language::Js => {
+                // `import cp from 'm'`, `import * as cp from 'm'`, `import {a as b} from 'm'`.
+                let end = (i + 1..toks.len().min(i + 64))
+                    .find(|&k| at(k) == Some("from"))
+                    .unwrap_or(i);
+                let Some(Tok::Str { text: module, .. }) = toks.get(end + 1) else {
+                    return;
+                };
+                let module = strip_node(module).to_owned();
+                let mut k = i + 1;
+                while k < end {
+                    if let Some(name) = at(k) {
+                        if at(k + 1) == Some("as") {
+                            if let Some(alias) = at(k + 2) {
+                                self.vars.insert(
+                                    alias.to_owned(),
+                                    Val::Func(module.clone(), name.to_owned()),
+                                );
+                            }
+                            k += 3;
+                            continue;
+                        }
+                        if name != "as" {
+                            let braced = (i + 1..k).any(|j| is(toks.get(j), "{"));
+                            let v = if braced {
+                                Val::Func(module.clone(), name.to_owned())
+                            } else {
+                                Val::Name(module.clone())
+                            };
+                            self.vars.insert(name.to_owned(), v);
+                        }
+                    } else if is(toks.get(k), "*") && at(k + 1) == Some("as") {
+                        if let Some(alias) = at(k + 2) {
+                            self.vars
+                                .insert(alias.to_owned(), Val::Name(module.clone()));
+                        }
+                        k += 3;
+                        continue;
+                    }
+                    k += 1;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// `name = value`: remembers what the value is when it is known. Also
+    /// `const {a, b} = require('m')`.
+    fn assignment(&mut self, at: usize) {
+        let toks = self.toks;
+        let Some(mut name) = ident(toks.get(at)) else {
+            return;
+        };
+        let mut k = at;
+        if matches!(name, "const" | "let" | "var" | "my" | "our" | "local") {
+            k += 1;
+            if is(toks.get(k), "{") {
+                let close = self.close[k];
+                if is(toks.get(close + 1), "=") {
+                    let rhs = self.value(close + 2, self.statement_end(close + 2));
+                    if let Val::Name(module) = rhs {
+                        // `{a, b: c}`: `a` and `c` name the module's `a` and `b`.
+                        let inner = toks.get(k + 1..close).unwrap_or(&[]);
+                        let mut j = 0;
+                        while j < inner.len() {
+                            if let Tok::Ident(n) = &inner[j] {
+                                let alias = match (inner.get(j + 1), inner.get(j + 2)) {
+                                    (Some(Tok::Punct(":")), Some(Tok::Ident(a))) => {
+                                        j += 2;
+                                        a.clone()
+                                    }
+                                    _ => n.clone(),
+                                };
+                                self.vars
+                                    .insert(alias, Val::Func(module.clone(), n.clone()));
+                            }
+                            j += 1;
+                        }
+                    }
+                }
+                return;
+            }
+            match ident(toks.get(k)) {
+                Some(n) => name = n,
+                None => return,
+            }
+        }
+        if !(is(toks.get(k + 1), "=") || is(toks.get(k + 1), "<-")) {
+            return;
+        }
+        let start = k + 2;
+        let end = self.statement_end(start);
+        let rhs = self.value(start, end);
+        self.vars.insert(name.to_owned(), rhs);
+    }
+
+    /// Where the statement starting at `from` ends: `;`, a line end, an unmatched close.
+    fn statement_end(&self, from: usize) -> usize {
+        let toks = self.toks;
+        let mut k = from;
+        while k < toks.len() {
+            match &toks[k] {
+                Tok::End | Tok::Punct(")" | "]" | "}") => return k,
+                Tok::Punct("(" | "[" | "{") => k = self.close[k],
+                Tok::Ident(w) if k > from && STATEMENT_WORDS.contains(&w.as_str()) => return k,
+                _ => {}
+            }
+            k += 1;
+        }
+        toks.len()
+    }
+
+    /// The arguments of a call whose bracket is at `open`: (argument ranges, index after).
+    fn args_at(&self, open: usize) -> (Vec<(usize, usize)>, usize) {
+        let close = self.close[open].min(self.toks.len());
+        (self.split(open + 1, close), close + 1)
+    }
+
+    /// Splits `from..to` at top-level commas (and `=>` in Perl lists).
+    fn split(&self, from: usize, to: usize) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        let mut start = from;
+        let mut k = from;
+        while k < to && out.len() < 64 {
+            match &self.toks[k] {
+                Tok::Punct("(" | "[" | "{") => k = self.close[k],
+                Tok::Punct(",") => {
+                    out.push((start, k));
+                    start = k + 1;
+                }
+                Tok::Punct("=>") if self.lang == Language::Perl => {
+                    out.push((start, k));
+                    start = k + 1;
+                }
+                _ => {}
+            }
+            k += 1;
+        }
+        if start < to {
+            out.push((start, to));
+        }
+        out
+    }
+
+    /// Follows a chain `a.b(…).c[…](…)` starting at `i`, judging every call in it.
+    fn chain(&mut self, i: usize) {
+        let toks = self.toks;
+        let Some(first) = ident(toks.get(i)) else {
+            return;
+        };
+        let mut cur = self
+            .vars
+            .get(first)
+            .cloned()
+            .unwrap_or_else(|| Val::Name(first.to_owned()));
+        // PHP's `$f(…)` calls the function a variable names.
+        if self.lang == Language::Php && first.starts_with('$') && is(toks.get(i + 1), "(") {
+            cur = if let Val::Str(name) = cur {
+                Val::Func(String::new(), name)
+            } else {
+                self.push(Effect::Unknown(
+                    "calls a function whose name the code computes".into(),
+                ));
+                return;
+            };
+        }
+        let mut k = i + 1;
+        let mut steps = 0;
+        loop {
+            steps += 1;
+            if steps > 32 {
+                return;
+            }
+            match toks.get(k) {
+                Some(Tok::Punct("." | "::" | "->" | ":"))
+                    if self.lang == Language::Lua || !is(toks.get(k), ":") =>
+                {
+                    if is(toks.get(k), ":") && self.lang != Language::Lua {
+                        return;
+                    }
+                    match toks.get(k + 1) {
+                        Some(Tok::Ident(name)) => {
+                            cur = member_of(cur, name);
+                            k += 2;
+                        }
+                        // `obj.(…)`, `$obj->{key}`.
+                        _ => return,
+                    }
+                }
+                Some(Tok::Punct("[")) if !matches!(cur, Val::Unknown) => {
+                    let close = self.close[k];
+                    let key = self.value(k + 1, close);
+                    cur = match key {
+                        Val::Str(name) => member_of(cur, &name),
+                        _ => match &cur {
+                            Val::Name(m) if module_of_power(m) => {
+                                self.push(Effect::Unknown(format!(
+                                    "picks a function of `{m}` by a computed name"
+                                )));
+                                Val::Unknown
+                            }
+                            _ => Val::Unknown,
+                        },
+                    };
+                    k = close + 1;
+                }
+                Some(Tok::Punct("{"))
+                    if self.lang == Language::Perl && matches!(cur, Val::Name(_)) =>
+                {
+                    // `$ENV{HOME}`.
+                    let close = self.close[k];
+                    let key = match toks.get(k + 1) {
+                        Some(Tok::Ident(w)) if close == k + 2 => Val::Str(w.clone()),
+                        _ => self.value(k + 1, close),
+                    };
+                    cur = match key {
+                        Val::Str(name) => member_of(cur, &name),
+                        _ => Val::Unknown,
+                    };
+                    k = close + 1;
+                }
+                Some(Tok::Punct("(")) => {
+                    let (args, next) = self.args_at(k);
+                    cur = self.call(&cur, &args);
+                    k = next;
+                }
+                // Template tag: `` $`rm -rf x` ``.
+                Some(Tok::Str { .. })
+                    if self.lang == Language::Js
+                        && matches!(&cur, Val::Name(n) if last(n) == "$") =>
+                {
+                    cur = self.call(&cur, &[(k, k + 1)]);
+                    k += 1;
+                }
+                // A call without brackets: `system "ls"`, `unlink glob "~/*"`.
+                Some(t) if bare_calls(self.lang) && starts_value(t) && self.is_capability(&cur) => {
+                    let end = self.statement_end(k);
+                    let args = self.split(k, end);
+                    cur = self.call(&cur, &args);
+                    k = end;
+                }
+                _ => return,
+            }
+        }
+    }
+
+    fn is_capability(&self, cur: &Val) -> bool {
+        let (qual, name) = match cur {
+            Val::Name(n) => match n.rsplit_once('.') {
+                Some((q, f)) => (q, f),
+                None => ("", n.as_str()),
+            },
+            Val::Func(q, f) => (q.as_str(), f.as_str()),
+            _ => return false,
+        };
+        self.lookup(qual, name).is_some()
+            || (bare_calls(self.lang) && matches!(name, "eval" | "glob") && qual.is_empty())
+            || DISPATCH.iter().any(|(d, _)| *d == name)
+    }
+
+    fn lookup(&self, qual: &str, name: &str) -> Option<Cap> {
+        let qual = self.resolve_qual(qual);
+        let qual = strip_node(&qual);
+        let mut fallback = None;
+        for entry in TABLE
+            .iter()
+            .filter(|e| e.name == name && applies(e, self.lang))
+        {
+            if entry.quals.is_empty() {
+                fallback = Some(entry.cap);
+                continue;
+            }
+            let q_last = last(qual);
+            if entry.quals.contains(&qual) || (!qual.is_empty() && entry.quals.contains(&q_last)) {
+                return Some(entry.cap);
+            }
+            // `from subprocess import run; run(…)`, `use File::Path; rmtree(…)`.
+            if qual.is_empty()
+                && (entry.quals.contains(&"")
+                    || entry
+                        .quals
+                        .iter()
+                        .any(|q| !q.is_empty() && self.mentioned.contains(q)))
+            {
+                return Some(entry.cap);
+            }
+        }
+        fallback
+    }
+
+    fn resolve_qual(&self, qual: &str) -> String {
+        let head = qual.split('.').next().unwrap_or(qual);
+        match self.vars.get(head) {
+            Some(Val::Name(m)) => format!("{m}{}", &qual[head.len()..]),
+            Some(Val::Func(q, f)) => format!("{q}.{f}{}", &qual[head.len()..]),
+            _ => qual.to_owned(),
+        }
+    }
+
+    /// Calls `callee` with the arguments at `args`: judges it, and tells what it returns.
+    fn call(&mut self, callee: &Val, args: &[(usize, usize)]) -> Val {
+        let whole = |n: &str| TABLE.iter().any(|e| e.name == n) || PATH_BUILDERS.contains(&n);
+        let (qual, name) = match callee {
+            // R's names hold dots: `file.remove`, `path.expand`.
+            Val::Name(n) if self.lang == Language::R && whole(n) => (String::new(), n.clone()),
+            Val::Name(n) => match n.rsplit_once('.') {
+                Some((q, f)) => (q.to_owned(), f.to_owned()),
+                None => (String::new(), n.clone()),
+            },
+            Val::Func(q, f) => (q.clone(), f.clone()),
+            Val::Str(_) | Val::List(_) | Val::Unknown => return Val::Unknown,
+        };
+        let (args, kw) = self.keywords(args);
+        if qual == "\u{1}" {
+            let tree = RECEIVER_METHODS
+                .iter()
+                .find(|(m, _)| *m == name)
+                .and_then(|(_, t)| *t);
+            self.target(Val::Unknown, tree);
+            return Val::Unknown;
+        }
+        // A method of a path the code names: `Path('/x').unlink()`.
+        if let Some(path) = qual.strip_prefix('\u{0}') {
+            if let Some((_, tree)) = RECEIVER_METHODS.iter().find(|(m, _)| *m == name) {
+                self.target(Val::Str(path.to_owned()), *tree);
+            }
+            if PATH_BUILDERS.contains(&name.as_str()) {
+                let mut parts = vec![Val::Str(path.to_owned())];
+                parts.extend(args.iter().map(|&(a, b)| self.value(a, b)));
+                return join(parts);
+            }
+            return Val::Unknown;
+        }
+        if let Some(&(_, at)) = DISPATCH.iter().find(|(d, _)| *d == name) {
+            return self.dispatch(&qual, &name, &args, at);
+        }
+        if let Some(cap) = self.lookup(&qual, &name) {
+            self.judge(cap, &qual, &name, &args, &kw);
+            return Val::Unknown;
+        }
+        if LOADERS.contains(&name.as_str()) && qual.is_empty() || name == "import_module" {
+            return match args.first().map(|&(a, b)| self.value(a, b)) {
+                Some(Val::Str(m)) => Val::Name(strip_node(&m).to_owned()),
+                Some(_) if self.lang != Language::Lua || name != "dofile" => {
+                    self.push(Effect::Unknown(format!(
+                        "loads a module whose name the code computes (`{name}`)"
+                    )));
+                    Val::Unknown
+                }
+                _ => Val::Unknown,
+            };
+        }
+        if let Some((_, tree)) = RECEIVER_METHODS.iter().find(|(m, _)| *m == name)
+            && !qual.is_empty()
+            && !module_of_power(&qual)
+        {
+            // `p.unlink()` on a path the code computes.
+            let receiver = self
+                .vars
+                .get(qual.as_str())
+                .cloned()
+                .unwrap_or(Val::Unknown);
+            self.target(receiver, *tree);
+            return Val::Unknown;
+        }
+        self.builder(&qual, &name, &args, &kw)
+    }
+
+    /// What a call that is no capability returns: paths, home, the environment.
+    fn builder(
+        &mut self,
+        qual: &str,
+        name: &str,
+        args: &[(usize, usize)],
+        kw: &[(String, (usize, usize))],
+    ) -> Val {
+        let ql = last(qual);
+        if HOME_NAMES.contains(&name) {
+            return Val::Str("~".into());
+        }
+        if CWD_NAMES.contains(&name) {
+            return Val::Str(".".into());
+        }
+        if ENV_NAMES.contains(&name) || ENV_NAMES.contains(&ql) && matches!(name, "get" | "fetch") {
+            return match args.first().map(|&(a, b)| self.value(a, b)) {
+                Some(Val::Str(k)) => env_value(&k),
+                _ => Val::Unknown,
+            };
+        }
+        if matches!(name, "c" | "list" | "array" | "Array") {
+            return Val::List(args.iter().map(|&(a, b)| self.value(a, b)).collect());
+        }
+        if matches!(name, "parse" | "str2lang" | "str2expression") && self.lang == Language::R {
+            let text = kw.iter().find(|(k, _)| k == "text").map(|(_, r)| *r);
+            return match text.or(args.first().copied()) {
+                Some((a, b)) => self.value(a, b),
+                None => Val::Unknown,
+            };
+        }
+        if PATH_BUILDERS.contains(&name) || (name == "path" && ql == "file") {
+            if name == "Path" && args.is_empty() {
+                return Val::Str(".".into());
+            }
+            let parts: Vec<Val> = args.iter().map(|&(a, b)| self.value(a, b)).collect();
+            return join(parts);
+        }
+        Val::Unknown
+    }
+
+    /// Splits keyword arguments (`shell=True`, `recursive = TRUE`, `exception: true`)
+    /// from positional ones.
+    fn keywords(&self, args: &[(usize, usize)]) -> (Vec<(usize, usize)>, Keywords) {
+        let mut pos = Vec::new();
+        let mut kw = Vec::new();
+        for &(a, b) in args {
+            if let Some(Tok::Ident(k)) = self.toks.get(a)
+                && b > a + 1
+                && matches!(self.toks.get(a + 1), Some(Tok::Punct("=" | ":" | "=>")))
+            {
+                kw.push((k.clone(), (a + 2, b)));
+            } else if a < b {
+                pos.push((a, b));
+            }
+        }
+        (pos, kw)
+    }
+
+    fn dispatch(&mut self, qual: &str, name: &str, args: &[(usize, usize)], at: usize) -> Val {
+        let pick = args.get(at).map(|&(a, b)| self.value(a, b));
+        let Some(Val::Str(picked)) = pick else {
+            if name == "get" && self.lang != Language::R {
+                return Val::Unknown;
+            }
+            if name == "method" && args.is_empty() {
+                return Val::Unknown;
+            }
+            self.push(Effect::Unknown(format!(
+                "calls a function whose name the code computes (`{name}`)"
+            )));
+            return Val::Unknown;
+        };
+        let owner = match (name, at) {
+            ("getattr" | "rawget", _) => match args.first().map(|&(a, b)| self.value(a, b)) {
+                Some(Val::Name(m)) => m,
+                Some(Val::Func(q, f)) => format!("{q}.{f}"),
+                _ => String::new(),
+            },
+            _ => qual.to_owned(),
+        };
+        let owner = if matches!(
+            name,
+            "call_user_func" | "call_user_func_array" | "do.call" | "match.fun" | "get"
+        ) {
+            String::new()
+        } else {
+            owner
+        };
+        let func = Val::Func(owner, picked);
+        match name {
+            // These call at once, with the rest of the arguments.
+            "send" | "public_send" | "__send__" | "call_user_func" => {
+                let rest = args.get(1..).unwrap_or(&[]).to_vec();
+                self.call(&func, &rest)
+            }
+            "call_user_func_array" | "do.call" => {
+                let rest: Vec<(usize, usize)> = match args.get(1) {
+                    Some(&(a, b)) if b > a + 1 => {
+                        let (open, close) = match (&self.toks[a], self.toks.get(a + 1)) {
+                            (Tok::Punct("[" | "("), _) => (a, self.close[a]),
+                            (Tok::Ident(_), Some(Tok::Punct("("))) => (a + 1, self.close[a + 1]),
+                            _ => (a, a),
+                        };
+                        if close > open {
+                            self.split(open + 1, close.min(b))
+                        } else {
+                            Vec::new()
+                        }
+                    }
+                    _ => Vec::new(),
+                };
+                self.call(&func, &rest)
+            }
+            _ => {
+                let (q, f) = match &func {
+                    Val::Func(q, f) => (q.clone(), f.clone()),
+                    _ => unreachable!(),
+                };
+                if self.lookup(&q, &f).is_some() {
+                    func
+                } else {
+                    Val::Name(if q.is_empty() { f } else { format!("{q}.{f}") })
+                }
+            }
+        }
+    }
+
+    /// The value of the expression `from..to`.
+    pub(super) fn value(&mut self, from: usize, to: usize) -> Val {
+        if self.nest > 32 {
+            return Val::Unknown;
+        }
+        self.nest += 1;
+        let v = self.value_inner(from, to);
+        self.nest -= 1;
+        v
+    }
+
+    fn value_inner(&mut self, from: usize, to: usize) -> Val {
+        let toks = self.toks;
+        let to = to.min(toks.len());
+        if from >= to {
+            return Val::Unknown;
+        }
+        let mut parts: Vec<Val> = Vec::new();
+        let mut joiner = "";
+        let mut k = from;
+        let mut first = true;
+        while k < to {
+            if matches!(toks[k], Tok::End) {
+                k += 1;
+                continue;
+            }
+            if !first {
+                match &toks[k] {
+                    // awk joins strings written side by side.
+                    Tok::Str { .. } | Tok::Ident(_) if self.lang == Language::Awk => {
+                        joiner = "";
+                        k -= 1;
+                    }
+                    Tok::Punct("+") => joiner = "",
+                    Tok::Punct(".") if matches!(self.lang, Language::Perl | Language::Php) => {
+                        joiner = "";
+                    }
+                    Tok::Punct("..") if self.lang == Language::Lua => joiner = "",
+                    Tok::Punct("&") if self.lang == Language::AppleScript => joiner = "",
+                    Tok::Punct("/")
+                        if matches!(self.lang, Language::Python | Language::Generic) =>
+                    {
+                        joiner = "/";
+                    }
+                    _ => return Val::Unknown,
+                }
+                k += 1;
+            }
+            first = false;
+            let (v, next) = self.operand(k, to);
+            if joiner == "/" {
+                parts.push(Val::Str("/".into()));
+            }
+            parts.push(v);
+            k = next;
+        }
+        if parts.len() == 1 {
+            return parts.pop().unwrap_or(Val::Unknown);
+        }
+        let mut s = String::new();
+        for p in parts {
+            match p {
+                Val::Str(t) => {
+                    if s.ends_with('/') && t == "/" {
+                        continue;
+                    }
+                    s.push_str(&t);
+                }
+                _ => return Val::Unknown,
+            }
+        }
+        Val::Str(s)
+    }
+
+    fn operand(&mut self, k: usize, to: usize) -> (Val, usize) {
+        let toks = self.toks;
+        match &toks[k] {
+            Tok::Str { text, known } => {
+                let v = if *known {
+                    Val::Str(text.clone())
+                } else {
+                    Val::Unknown
+                };
+                (v, k + 1)
+            }
+            Tok::Num(n) => (Val::Str(n.clone()), k + 1),
+            Tok::Punct("[" | "(") => {
+                let close = self.close[k].min(to);
+                let items: Vec<Val> = self
+                    .split(k + 1, close)
+                    .into_iter()
+                    .map(|(a, b)| self.value(a, b))
+                    .collect();
+                let v = if is(toks.get(k), "(") && items.len() == 1 && self.lang != Language::Perl {
+                    items.into_iter().next().unwrap_or(Val::Unknown)
+                } else {
+                    Val::List(items)
+                };
+                (v, close + 1)
+            }
+            Tok::Ident(word) => {
+                // A chain: evaluate it without judging (it was judged where it starts).
+                let end = self.chain_end(k, to);
+                (self.chain_value(k, end, word), end)
+            }
+            _ => (Val::Unknown, to),
+        }
+    }
+
+    /// Where the chain starting at `k` ends.
+    fn chain_end(&self, k: usize, to: usize) -> usize {
+        let toks = self.toks;
+        let mut j = k + 1;
+        while j < to {
+            match &toks[j] {
+                Tok::Punct("." | "::" | "->")
+                    if !matches!(self.lang, Language::Perl | Language::Php)
+                        || !is(toks.get(j), ".") =>
+                {
+                    j += 2;
+                }
+                Tok::Punct("(" | "[") => j = self.close[j] + 1,
+                Tok::Punct("{") if self.lang == Language::Perl => j = self.close[j] + 1,
+                Tok::Str { .. }
+                    if bare_calls(self.lang)
+                        && matches!(ident(toks.get(j - 1)), Some("glob" | "expand_path")) =>
+                {
+                    j += 1;
+                }
+                _ => break,
+            }
+        }
+        j.min(to)
+    }
+
+    fn chain_value(&mut self, k: usize, end: usize, word: &str) -> Val {
+        let toks = self.toks;
+        let mut cur = match word {
+            "True" | "False" | "None" | "true" | "false" | "nil" | "null" | "undefined"
+            | "TRUE" | "FALSE" => {
+                return Val::Unknown;
+            }
+            _ => self
+                .vars
+                .get(word)
+                .cloned()
+                .unwrap_or_else(|| Val::Name(word.to_owned())),
+        };
+        let mut j = k + 1;
+        let saved = self.out.len();
+        while j < end {
+            match &toks[j] {
+                Tok::Punct("." | "::" | "->") => {
+                    if let Some(Tok::Ident(n)) = toks.get(j + 1) {
+                        cur = member_of(cur, n);
+                    }
+                    j += 2;
+                }
+                Tok::Punct("(") => {
+                    let (args, next) = self.args_at(j);
+                    cur = self.call(&cur, &args);
+                    j = next;
+                }
+                Tok::Punct("[" | "{") => {
+                    let close = self.close[j];
+                    let key = match toks.get(j + 1) {
+                        Some(Tok::Ident(w)) if close == j + 2 && is(toks.get(j), "{") => {
+                            Val::Str(w.clone())
+                        }
+                        _ => self.value(j + 1, close),
+                    };
+                    cur = match key {
+                        Val::Str(n) => member_of(cur, &n),
+                        _ => Val::Unknown,
+                    };
+                    j = close + 1;
+                }
+                Tok::Str { .. } => {
+                    cur = self.call(&cur, &[(j, j + 1)]);
+                    j += 1;
+                }
+                _ => break,
+            }
+        }
+        // Effects were already reported where the chain itself was scanned.
+        self.out.truncate(saved);
+        match cur {
+            Val::Name(n) if n == "__dirname" => Val::Str(".".into()),
+            Val::Name(n) if last(&n) == "HOME" => Val::Str("~".into()),
+            Val::Func(q, s) if q.starts_with('\u{0}') => {
+                let _ = s;
+                Val::Unknown
+            }
+            other => other,
+        }
+    }
+
+    /// Judges a call of a capability.
+    fn judge(
+        &mut self,
+        cap: Cap,
+        qual: &str,
+        name: &str,
+        args: &[(usize, usize)],
+        kw: &[(String, (usize, usize))],
+    ) {
+        let vals: Vec<Val> = args.iter().map(|&(a, b)| self.value(a, b)).collect();
+        let what = if qual.is_empty() {
+            format!("`{name}`")
+        } else {
+            format!("`{}.{name}`", strip_node(qual))
+        };
+        match cap {
+            Cap::Shell | Cap::ShellAfter(_) => {
+                let skip = if let Cap::ShellAfter(n) = cap { n } else { 0 };
+                let vals = vals.get(skip..).unwrap_or(&[]);
+                let several = matches!(self.lang, Language::Perl | Language::Ruby);
+                // Ruby's `system({"X" => "1"}, "ls")`: an environment first.
+                let vals: Vec<Val> = vals
+                    .iter()
+                    .skip_while(|v| several && matches!(v, Val::Unknown) && vals.len() > 1)
+                    .cloned()
+                    .collect();
+                let line = match vals.as_slice() {
+                    [] => return,
+                    [Val::Str(s)] => Some(s.clone()),
+                    [Val::List(l)] => words(l),
+                    [first, ..] if !several => match first {
+                        Val::Str(s) => Some(s.clone()),
+                        Val::List(l) => words(l),
+                        _ => None,
+                    },
+                    all => words(all),
+                };
+                self.command(line, &what);
+            }
+            Cap::Argv => {
+                let line = match (vals.first(), vals.get(1)) {
+                    (Some(Val::List(l)), _) => words(l),
+                    // The program as written (a command line in PHP's `proc_open`), then its
+                    // arguments word by word.
+                    (Some(Val::Str(s)), Some(Val::List(l))) => match words(l) {
+                        Some(rest) => Some(format!("{s} {rest}")),
+                        None if l.is_empty() => Some(s.clone()),
+                        None => None,
+                    },
+                    (Some(Val::Str(s)), Some(Val::Unknown)) => {
+                        // `new Deno.Command("rm", {args: […]})`: the list in the options.
+                        match self.object_list(args.get(1), &["args", "cmd"]) {
+                            Some(l) => {
+                                let mut all = vec![Val::Str(s.clone())];
+                                all.extend(l);
+                                words(&all)
+                            }
+                            None => None,
+                        }
+                    }
+                    (Some(Val::Str(s)), _) => Some(s.clone()),
+                    (Some(Val::Unknown), _) => self
+                        .object_list(args.first(), &["cmd", "args"])
+                        .and_then(|l| words(&l)),
+                    _ => kw
+                        .iter()
+                        .find(|(k, _)| k == "args")
+                        .and_then(|(_, (a, b))| match self.value(*a, *b) {
+                            Val::List(l) => words(&l),
+                            Val::Str(s) => Some(s),
+                            _ => None,
+                        }),
+                };
+                self.command(line, &what);
+            }
+            Cap::ExecL(at) => {
+                let at = if at == usize::MAX { 0 } else { at };
+                let mut all = vec![vals.get(at).cloned().unwrap_or(Val::Unknown)];
+                let skip = if matches!(cap, Cap::ExecL(usize::MAX)) {
+                    1
+                } else {
+                    2
+                };
+                all.extend(vals.iter().skip(at + skip).cloned());
+                self.command(words(&all), &what);
+            }
+            Cap::ExecV(at) => {
+                let prog = vals.get(at).cloned().unwrap_or(Val::Unknown);
+                let line = match (prog, vals.get(at + 1)) {
+                    (Val::List(l), _) => words(&l),
+                    (p, Some(Val::List(l))) => {
+                        let mut all = vec![p];
+                        // os.execv's list starts with argv[0]; R's system2 and pcntl_exec's do not.
+                        let skip = usize::from(self.lang == Language::Python);
+                        all.extend(l.iter().skip(skip).cloned());
+                        words(&all)
+                    }
+                    (p, None) => {
+                        let extra = kw
+                            .iter()
+                            .find(|(k, _)| k == "args")
+                            .map(|(_, (a, b))| self.value(*a, *b));
+                        match extra {
+                            Some(Val::List(l)) => {
+                                let mut all = vec![p];
+                                all.extend(l);
+                                words(&all)
+                            }
+                            Some(Val::Str(s)) => {
+                                words(&[p, Val::Str(s)]).map(|w| w.replace('\'', ""))
+                            }
+                            Some(_) => None,
+                            None => words(&[p]),
+                        }
+                    }
+                    (p, Some(Val::Str(s))) => words(&[p]).map(|w| format!("{w} {s}")),
+                    _ => None,
+                };
+                self.command(line, &what);
+            }
+            Cap::Tree(at) | Cap::Entry(at) => {
+                let tree = matches!(cap, Cap::Tree(_));
+                // Options (`{force: true}`) name no path.
+                let paths: Vec<Val> = vals
+                    .into_iter()
+                    .zip(args)
+                    .skip(at)
+                    .filter(|(_, (a, _))| !is(self.toks.get(*a), "{"))
+                    .map(|(v, _)| v)
+                    .collect();
+                for v in paths {
+                    self.target(v, Some(tree));
+                }
+            }
+            Cap::MaybeTree => {
+                let recursive = args
+                    .iter()
+                    .flat_map(|&(a, b)| self.toks[a..b].iter())
+                    .chain(kw.iter().flat_map(|(k, _)| std::iter::once(k)).map(|_| &Tok::End))
+                    .any(|t| matches!(t, Tok::Ident(w) | Tok::Str { text: w, .. } if w == "recursive"))
+                    || kw.iter().any(|(k, _)| k == "recursive");
+                self.target(
+                    vals.into_iter().next().unwrap_or(Val::Unknown),
+                    Some(recursive),
+                );
+            }
+            Cap::Write(positions) => {
+                for &p in positions {
+                    if let Some(v) = vals.get(p) {
+                        self.write(v.clone());
+                    } else if let Some((_, (a, b))) = kw
+                        .iter()
+                        .find(|(k, _)| matches!(k.as_str(), "con" | "file" | "dst" | "path"))
+                    {
+                        let v = self.value(*a, *b);
+                        self.write(v);
+                    }
+                }
+            }
+            Cap::Open => self.open(&vals, kw),
+            Cap::Eval => {
+                if args
+                    .first()
+                    .is_some_and(|&(a, _)| is(self.toks.get(a), "{"))
+                {
+                    return; // Perl's `eval { … }` is a block.
+                }
+                let code = if name == "Function" {
+                    vals.last()
+                } else {
+                    vals.first()
+                };
+                match code {
+                    None => {}
+                    Some(Val::Str(code)) => {
+                        let code = code.clone();
+                        let nested = (self.nested)(&code, self.lang, self.depth + 1);
+                        for e in nested {
+                            self.push(e);
+                        }
+                    }
+                    Some(_) => self.push(Effect::Unknown(format!(
+                        "runs code it builds at run time ({what})"
+                    ))),
+                }
+            }
+            Cap::Opaque(why) => self.push(Effect::Unknown(format!("{why} ({what})"))),
+        }
+    }
+
+    fn command(&mut self, line: Option<String>, what: &str) {
+        if line.as_deref().is_some_and(reads_commands) {
+            self.push(Effect::Unknown(format!(
+                "feeds commands it writes to a shell or interpreter ({what})"
+            )));
+        }
+        match line {
+            Some(l) if !l.trim().is_empty() => self.push(Effect::Shell(l)),
+            Some(_) => {}
+            None => self.push(Effect::Unknown(format!(
+                "runs a command the code computes ({what})"
+            ))),
+        }
+    }
+
+    /// `{args: […]}` in the options at `arg`.
+    fn object_list(&mut self, arg: Option<&(usize, usize)>, keys: &[&str]) -> Option<Vec<Val>> {
+        let &(a, b) = arg?;
+        if !is(self.toks.get(a), "{") {
+            return None;
+        }
+        let close = self.close[a].min(b);
+        for (x, y) in self.split(a + 1, close) {
+            let key = match self.toks.get(x) {
+                Some(Tok::Ident(k) | Tok::Str { text: k, .. }) => k.clone(),
+                _ => continue,
+            };
+            if keys.contains(&key.as_str())
+                && is(self.toks.get(x + 1), ":")
+                && let Val::List(l) = self.value(x + 2, y)
+            {
+                return Some(l);
+            }
+        }
+        None
+    }
+
+    /// A path deleted: whole trees when `tree`, else entries (globs count as trees).
+    fn target(&mut self, v: Val, tree: Option<bool>) {
+        match v {
+            Val::Str(path) => {
+                if let Some(tree) = tree {
+                    let reach = if tree || path.contains('*') {
+                        Reach::Tree
+                    } else {
+                        Reach::Entry
+                    };
+                    if let Some(what) = dangerous_target(&path, reach) {
+                        self.push(Effect::Deletes(format!("deletes {what}")));
+                    }
+                }
+                self.push(Effect::Writes(Some(path)));
+            }
+            Val::List(items) => {
+                for item in items {
+                    self.target(item, tree);
+                }
+            }
+            _ => self.push(Effect::Writes(None)),
+        }
+    }
+
+    fn write(&mut self, v: Val) {
+        self.target(v, None);
+    }
+
+    fn open(&mut self, vals: &[Val], kw: &[(String, (usize, usize))]) {
+        let s = |v: Option<&Val>| match v {
+            Some(Val::Str(s)) => Some(s.clone()),
+            _ => None,
+        };
+        if matches!(
+            self.lang,
+            Language::Perl | Language::Ruby | Language::Generic
+        ) {
+            // Pipes: `open(FH, "|cmd")`, `open("|cmd")`, `open(FH, "-|", "cmd", …)`.
+            for (k, v) in vals.iter().enumerate() {
+                let Val::Str(text) = v else { continue };
+                let t = text.trim();
+                if t == "-|" || t == "|-" {
+                    let rest = vals.get(k + 1..).unwrap_or(&[]);
+                    let line = if rest.len() == 1 {
+                        s(rest.first())
+                    } else {
+                        words(rest)
+                    };
+                    self.command(line, "`open`");
+                    return;
+                }
+                if let Some(cmd) = t.strip_prefix('|').or_else(|| t.strip_suffix('|')) {
+                    self.push(Effect::Shell(cmd.trim().to_owned()));
+                    return;
+                }
+            }
+        }
+        if self.lang == Language::Perl {
+            let mode = s(vals.get(1));
+            match (mode, vals.get(2)) {
+                (Some(m), Some(path)) if m.trim_start().starts_with(['>', '+']) => {
+                    self.write(path.clone());
+                }
+                (Some(m), None) if m.trim_start().starts_with(['>', '+']) => {
+                    self.write(Val::Str(m.trim_start_matches(['>', '+', ' ']).to_owned()));
+                }
+                (None, _) if vals.len() >= 2 && !matches!(vals.get(1), Some(Val::Str(_))) => {
+                    self.push(Effect::Writes(None));
+                }
+                _ => {}
+            }
+            return;
+        }
+        let mode = kw
+            .iter()
+            .find(|(k, _)| matches!(k.as_str(), "mode" | "flags"))
+            .map(|(_, (a, b))| self.value(*a, *b));
+        let mode = match mode {
+            Some(Val::Str(m)) => Some(m),
+            Some(_) => return self.write(vals.first().cloned().unwrap_or(Val::Unknown)),
+            None => s(vals.get(1)),
+        };
+        if let Some(m) = mode
+            && m.len() <= 4
+            && m.chars().all(|c| "rwaxbtU+".contains(c))
+            && m.contains(['w', 'a', 'x', '+'])
+        {
+            self.write(vals.first().cloned().unwrap_or(Val::Unknown));
+        }
+        if matches!(vals.get(1), Some(Val::Unknown)) && self.lang == Language::Python {
+            self.push(Effect::Writes(None));
+        }
+    }
+}
+
+/// Whether a command line is a shell or interpreter reading its program from its input
+/// (`sh`, `bash -s`, `python3 -`), so what the code writes to it runs.
+pub(super) fn reads_commands(line: &str) -> bool {
+    let mut words = line.split_whitespace();
+    let Some(first) = words.next() else {
+        return false;
+    };
+    let name = first.rsplit('/').next().unwrap_or(first);
+    let name = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    matches!(
+        name,
+        "sh" | "bash"
+            | "zsh"
+            | "dash"
+            | "ksh"
+            | "fish"
+            | "python"
+            | "perl"
+            | "ruby"
+            | "node"
+            | "php"
+            | "lua"
+            | "tclsh"
+            | "osascript"
+    ) && words.all(|w| matches!(w, "-" | "-s" | "-i" | "-x" | "-e" | "-u"))
+}
+
+fn starts_value(t: &Tok) -> bool {
+    match t {
+        Tok::Str { .. } | Tok::Cmd { .. } | Tok::Num(_) => true,
+        Tok::Ident(w) => {
+            !STATEMENT_WORDS.contains(&w.as_str())
+                && !matches!(w.as_str(), "x" | "eq" | "ne" | "lt" | "gt")
+        }
+        Tok::Punct("(" | "[") => false,
+        _ => false,
+    }
+}
+
+/// The value of the environment variable `key` as a path: `HOME` is `~`.
+fn env_value(key: &str) -> Val {
+    match key {
+        "HOME" | "USERPROFILE" => Val::Str("~".into()),
+        "PWD" => Val::Str(".".into()),
+        _ => Val::Unknown,
+    }
+}
+
+/// Joins path pieces the way `os.path.join` does; unknown when any piece is.
+fn join(parts: Vec<Val>) -> Val {
+    let mut out = String::new();
+    for p in parts {
+        let Val::Str(s) = p else {
+            return Val::Unknown;
+        };
+        if s.starts_with('/') {
+            out = s;
+        } else if out.is_empty() || out.ends_with('/') {
+            out.push_str(&s);
+        } else {
+            out.push('/');
+            out.push_str(&s);
+        }
+    }
+    if out.is_empty() {
+        return Val::Unknown;
+    }
+    Val::Str(out)
+}
+
+/// A shell command line running the words of an argument list; `None` when any is unknown.
+fn words(items: &[Val]) -> Option<String> {
+    let mut out = Vec::new();
+    for v in items {
+        match v {
+            Val::Str(s) => out.push(s.clone()),
+            Val::List(l) => {
+                for i in l {
+                    match i {
+                        Val::Str(s) => out.push(s.clone()),
+                        _ => return None,
+                    }
+                }
+            }
+            _ => return None,
+        }
+    }
+    if out.is_empty() {
+        return None;
+    }
+    Some(quote_words(&out))
+}
+
+fn module_of_power(m: &str) -> bool {
+    let m = strip_node(m);
+    [
+        "child_process",
+        "os",
+        "subprocess",
+        "shutil",
+        "fs",
+        "Kernel",
+        "_G",
+        "globalThis",
+    ]
+    .contains(&m)
+        || [
+            "globals",
+            "locals",
+            "vars",
+            "__builtins__",
+            "__dict__",
+            "builtins",
+        ]
+        .contains(&last(m))
+}
+
+/// `cur.name`.
+fn member_of(cur: Val, name: &str) -> Val {
+    match cur {
+        Val::Name(m) => {
+            let lm = last(&m);
+            let variable = name
+                .bytes()
+                .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_');
+            if (ENV_NAMES.contains(&lm) || lm == "env") && variable {
+                return env_value(name);
+            }
+            if matches!(
+                lm,
+                "globals" | "locals" | "vars" | "__builtins__" | "builtins" | "__dict__" | "_G"
+            ) {
+                return Val::Name(name.to_owned());
+            }
+            if HOME_NAMES.contains(&name) && matches!(lm, "Dir" | "Path" | "Pathname") {
+                return Val::Str("~".into());
+            }
+            if name == "pwd" && lm == "Dir" {
+                return Val::Str(".".into());
+            }
+            Val::Name(format!("{m}.{name}"))
+        }
+        Val::Str(s) if matches!(name, "parent" | "name" | "stem" | "suffix") => {
+            let _ = s;
+            Val::Unknown
+        }
+        Val::Str(s) => Val::Func(format!("\u{0}{s}"), name.to_owned()),
+        Val::Func(q, f) => Val::Name(format!("{q}.{f}.{name}")),
+        // `Path(sys.argv[1]).write_text(…)`: a path the code computes.
+        _ if RECEIVER_METHODS.iter().any(|(m, _)| *m == name) => {
+            Val::Func("\u{1}".into(), name.to_owned())
+        }
+        _ => Val::Unknown,
+    }
+}

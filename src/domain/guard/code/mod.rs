@@ -1,0 +1,62 @@
+//! Programs handed to interpreters (`python3 -c`, `perl -e`, `node -e`, `awk`, `gdb -ex`,
+//! `vim -c`, `sed`'s `e`, a here-document into `python3`): what they do, found in their
+//! text without running anything.
+//!
+//! Code is tokenized per language family (names, string literals, punctuation; comments
+//! dropped), so text inside string literals that is only printed never counts. Then the
+//! calls that give code power over processes and files are looked up in a capability
+//! table, their arguments resolved when they are literals, joins of literals or known
+//! path builders (`os.path.join`, `Path.home()`, `$ENV{HOME}` → `~`), and judged: a
+//! command line is handed back to be checked as shell, a deletion is judged by its target,
+//! a write reports its path, and what cannot be resolved is reported as unknown, to be
+//! asked about. Code without any such call does nothing the guard cares about.
+
+mod analyze;
+mod commands;
+mod lexer;
+mod model;
+mod strings;
+mod tables;
+#[cfg(test)]
+mod tests;
+
+pub(super) use model::{Effect, Language};
+pub(super) use strings::strings;
+
+use model::{MAX_CODE, MAX_DEPTH, MAX_EFFECTS};
+
+/// The effects of `code`, read in every family's terms (when the language is not known).
+pub(super) fn effects(code: &str) -> Vec<Effect> {
+    effects_in(code, Language::Generic)
+}
+
+/// The effects of `code` written in `lang`.
+pub(super) fn effects_in(code: &str, lang: Language) -> Vec<Effect> {
+    effects_at(code, lang, 0)
+}
+
+fn effects_at(code: &str, lang: Language, depth: usize) -> Vec<Effect> {
+    if depth > MAX_DEPTH {
+        return vec![Effect::Unknown("nests code inside code too deeply".into())];
+    }
+    let mut end = code.len().min(MAX_CODE);
+    while !code.is_char_boundary(end) {
+        end -= 1;
+    }
+    let code = &code[..end];
+    let mut out = match lang {
+        Language::Tcl => commands::tcl(code, depth, effects_at),
+        Language::Debugger => commands::debugger(code, depth, effects_at),
+        Language::Vim => commands::vim(code, depth, effects_at),
+        Language::Sed => commands::sed(code),
+        Language::AppleScript => commands::applescript(code, depth, effects_at),
+        Language::Awk => {
+            let mut out = analyze::analyse(code, lang, depth, effects_at);
+            out.extend(commands::awk_pipes(code));
+            out
+        }
+        _ => analyze::analyse(code, lang, depth, effects_at),
+    };
+    out.truncate(MAX_EFFECTS);
+    out
+}
