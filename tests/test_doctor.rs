@@ -215,7 +215,7 @@ fn database_from_before_v1_gets_its_migration_and_wal_from_fix() {
     assert_eq!(d.status("schema"), vec!["FAIL"]);
     assert!(
         d.lines("schema")[0].contains(
-            "schema v0, this nagger's is v4: migrations V1__initial, V2__lean_hook_log, V3__exact_identification, V4__names_that_say_what_they_hold not applied"
+            "schema v0, this nagger's is v5: migrations V1__initial, V2__lean_hook_log, V3__exact_identification, V4__names_that_say_what_they_hold, V5__rule_hit_reasons not applied"
         ),
         "{}",
         d.stdout
@@ -234,7 +234,7 @@ fn database_from_before_v1_gets_its_migration_and_wal_from_fix() {
     let after = doctor(&p, &[]);
     after.assert_clean();
     assert!(
-        after.lines("schema")[0].contains("v4 (latest)"),
+        after.lines("schema")[0].contains("v5 (latest)"),
         "{}",
         after.stdout
     );
@@ -275,7 +275,7 @@ fn lost_migration_record_and_missing_index_are_restored_by_fix() {
         .unwrap_or_else(|| panic!("{}", fixed.stdout));
     assert!(
         line.contains(
-            "recorded V1__initial, V2__lean_hook_log, V3__exact_identification, V4__names_that_say_what_they_hold as applied"
+            "recorded V1__initial, V2__lean_hook_log, V3__exact_identification, V4__names_that_say_what_they_hold, V5__rule_hit_reasons as applied"
         ),
         "{line}"
     );

@@ -210,6 +210,72 @@ fn ui_shows_new_hook_runs_while_it_runs() {
     assert_eq!(t["timeline"]["rule_hits"][0]["rule_kind"], json!("guard"));
 }
 
+/// What `nagger check --command` says of `command`: its answer and the checks that fire.
+fn checked(p: &Project, command: &str) -> (String, Vec<serde_json::Value>) {
+    let out = p.run(&["check", "--command", command, "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).expect("check --json");
+    let answer = v["answer"].as_str().expect("answer").to_string();
+    (answer, v["matches"].as_array().expect("matches").clone())
+}
+
+#[test]
+fn ui_shows_why_each_call_was_refused_or_asked() {
+    let p = Project::new();
+    p.hook(&p.session_start("startup"));
+    let ui = start_ui(&p, &p.root, &p.db_path());
+    // One command the guard refuses, one whose program is only known when the shell runs
+    // (the guard cannot analyse it and asks the user).
+    let calls = [
+        ("rm -rf /", "refuse", "deny"),
+        ("$x -rf /", "ask the user", "ask"),
+    ];
+    let mut expected = Vec::new();
+    for (command, answer, decision) in calls {
+        let (said, matches) = checked(&p, command);
+        assert_eq!(said, answer, "{command}: {matches:?}");
+        let hook = p.hook(&p.pre_tool_use("Bash", json!({"command": command})));
+        assert_eq!(hook.decision().as_deref(), Some(decision), "{hook:?}");
+        for m in matches {
+            let why = m["why"].as_str().expect("why");
+            assert!(!why.trim().is_empty(), "{m}");
+            expected.push((m["name"].clone(), json!(decision), json!(why)));
+        }
+    }
+    assert_eq!(expected.len(), 2, "{expected:?}");
+
+    let t = &ui.json(&format!("/api/timeline?session={}", p.session))["timeline"];
+    let results: Vec<&serde_json::Value> = t["runs"]
+        .as_array()
+        .expect("runs")
+        .iter()
+        .map(|r| &r["result"])
+        .collect();
+    assert_eq!(
+        results[results.len() - 2..],
+        [&json!("deny"), &json!("ask")]
+    );
+    let recent = ui.json(&format!("/api/rules?session={}", p.session));
+    for hits in [&t["rule_hits"], &recent["recent"]] {
+        let mut shown: Vec<_> = hits
+            .as_array()
+            .expect("hits")
+            .iter()
+            .map(|h| {
+                (
+                    h["rule_name"].clone(),
+                    h["decision"].clone(),
+                    h["reason"].clone(),
+                )
+            })
+            .collect();
+        shown.reverse();
+        assert_eq!(
+            shown, expected,
+            "newest first, each with what `nagger check` says"
+        );
+    }
+}
+
 #[test]
 fn ui_refuses_foreign_hosts_and_requests_without_the_token() {
     let p = Project::new();
@@ -459,6 +525,25 @@ fn ui_timeline_renders_in_headless_chromium() {
     for agent in &agents {
         assert!(html.contains(agent.as_str()), "agent {agent} missing");
     }
+    // Each refused or asked hit with its reason, edged by its decision.
+    let reasons: Vec<String> = {
+        let c = rusqlite::Connection::open(&db).expect("open");
+        let mut stmt = c
+            .prepare("SELECT reason FROM rule_hits WHERE decision IN ('deny', 'ask')")
+            .expect("prepare");
+        stmt.query_map([], |r| r.get(0))
+            .expect("query")
+            .map(|r| r.expect("a reason for every hit"))
+            .collect()
+    };
+    assert!(!reasons.is_empty());
+    for reason in &reasons {
+        let escaped = reason
+            .replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;");
+        assert!(html.contains(&escaped), "reason {reason:?} missing");
+    }
     for shown in [
         "main agent",
         "role source: ",
@@ -466,6 +551,8 @@ fn ui_timeline_renders_in_headless_chromium() {
         "m-deny",
         "m-context",
         "exact link",
+        "reason wrap r-deny",
+        "reason wrap r-ask",
     ] {
         assert!(
             html.contains(shown),

@@ -116,6 +116,7 @@ pub(super) fn deliver(
             rule_kind: m.kind.as_str(),
             severity: m.severity.as_str(),
             tokens: current_tokens(),
+            reason: Some(&m.why),
         })?;
     }
     let names: Vec<&str> = due.iter().map(|m| m.name.as_str()).collect();

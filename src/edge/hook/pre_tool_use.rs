@@ -261,6 +261,7 @@ fn check_rules(
             rule_kind: m.kind.as_str(),
             severity: m.severity.as_str(),
             tokens: tokens_if_known(m, current_tokens),
+            reason: Some(&m.why),
         })?;
     }
     Ok(due)

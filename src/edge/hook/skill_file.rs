@@ -133,6 +133,7 @@ pub fn record_hits(ctx: &Ctx<'_>, fired: &[RuleMatch]) -> anyhow::Result<()> {
             rule_kind: m.kind.as_str(),
             severity: m.severity.as_str(),
             tokens: 0,
+            reason: Some(&m.why),
         })?;
     }
     Ok(())

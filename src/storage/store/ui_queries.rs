@@ -314,6 +314,8 @@ pub struct RuleHit {
     pub rule_kind: String,
     pub severity: String,
     pub decision: String,
+    /// Why the rule or guard check fired (none for hits older than schema v5).
+    pub reason: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -354,11 +356,12 @@ fn rule_hit(r: &Row<'_>) -> rusqlite::Result<RuleHit> {
         rule_kind: r.get(4)?,
         severity: r.get(5)?,
         decision: r.get(6)?,
+        reason: r.get(7)?,
     })
 }
 
 const RULE_HIT_COLUMNS: &str =
-    "created_at, session_id, agent_id, rule_name, rule_kind, severity, decision";
+    "created_at, session_id, agent_id, rule_name, rule_kind, severity, decision, reason";
 
 /// Everything one session's timeline shows; None for an unknown session.
 pub fn timeline(
@@ -710,6 +713,60 @@ mod tests {
         log("c", "none", 9);
         counts.refresh(reader.conn()).unwrap();
         assert_eq!(counts.of("c"), want(1, 0, 0));
+    }
+
+    #[test]
+    fn rule_hits_carry_their_decision_and_reason() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.db");
+        let db = NaggerStateDB::open(&path).unwrap();
+        let hit = |session, severity, reason| super::super::NewRuleHit {
+            session_id: session,
+            agent_id: None,
+            rule_name: "guard:check",
+            rule_kind: "guard",
+            severity,
+            tokens: 0,
+            reason,
+        };
+        let hits = db.rule_hits();
+        hits.record(&hit("a", "deny", Some("deletes the filesystem root")))
+            .unwrap();
+        hits.record(&hit(
+            "a",
+            "ask",
+            Some("runs a program only known when the shell runs"),
+        ))
+        .unwrap();
+        hits.record(&hit("b", "warn", None)).unwrap();
+        let pool = read_pool(&path, 1).unwrap();
+        let conn = pool.get().unwrap();
+        let shown = |session| {
+            recent_rule_hits(&conn, session, 10)
+                .unwrap()
+                .into_iter()
+                .map(|h| (h.session_id, h.decision, h.reason))
+                .collect::<Vec<_>>()
+        };
+        let some = |s: &str| Some(s.to_string());
+        assert_eq!(
+            shown(Some("a")),
+            [
+                (
+                    "a".into(),
+                    "ask".into(),
+                    some("runs a program only known when the shell runs")
+                ),
+                (
+                    "a".into(),
+                    "deny".into(),
+                    some("deletes the filesystem root")
+                ),
+            ],
+            "newest first"
+        );
+        assert_eq!(shown(None).len(), 3);
+        assert_eq!(shown(Some("b")), [("b".into(), "context".into(), None)]);
     }
 
     #[test]

@@ -77,6 +77,12 @@ function short(id, n = 10) { return id && id.length > n ? id.slice(0, n) + "…"
 
 function resultBadge(r) { return h("span", { class: `badge r-${RESULTS.includes(r) ? r : "none"}` }, r); }
 
+/** Why a rule or guard check fired, edged in its decision's colour (refused or asked). */
+function reasonCell(x) {
+  const decision = RESULTS.includes(x.decision) ? x.decision : "none";
+  return td(x.reason || "", `reason wrap r-${decision}`);
+}
+
 function table(headers, rows) {
   const head = h("tr", {}, headers.map(([label, cls]) => h("th", { class: cls }, label)));
   return h("table", {}, h("thead", {}, head), h("tbody", {}, rows));
@@ -268,7 +274,7 @@ async function timelinePage() {
     td(resultBadge(r.result)), td(ms(r.duration_ms), "num"), td(r.details || "", "mono wrap")));
   const hitRows = t.rule_hits.map((x) => h("tr", {},
     td(clock(x.created_at)), td(x.rule_kind), td(x.rule_name), td(x.severity), td(resultBadge(x.decision)),
-    td(x.agent_id ? short(x.agent_id, 14) : "main", "mono")));
+    reasonCell(x), td(x.agent_id ? short(x.agent_id, 14) : "main", "mono")));
   const decisions = {};
   for (const r of t.runs) decisions[r.result] = (decisions[r.result] || 0) + 1;
   return [
@@ -287,7 +293,7 @@ async function timelinePage() {
     panel(t.spawns.length ? table([["line", "num"], ["tool call"], ["type"], ["role"], ["description"], ["linked agent"], ["matched agent"], ["link"]], spawnRows)
       : h("p", { class: "muted" }, "No Agent/Task call found in the transcript.")),
     h("h2", {}, "Rule and guard hits"),
-    panel(t.rule_hits.length ? table([["time"], ["kind"], ["rule"], ["severity"], ["decision"], ["agent"]], hitRows)
+    panel(t.rule_hits.length ? table([["time"], ["kind"], ["rule"], ["severity"], ["decision"], ["reason"], ["agent"]], hitRows)
       : h("p", { class: "muted" }, "No rule fired in this session.")),
     h("h2", {}, "Hook runs (newest first)"),
     panel(table([["time"], ["event"], ["hook"], ["agent"], ["result"], ["duration", "num"], ["details"]], runRows)),
@@ -364,7 +370,7 @@ async function rulesPage() {
   const recent = r.recent.map((x) => h("tr", {},
     td(dateTime(x.created_at)), td(sessionLink(x.session_id, short(x.session_id, 12)), "mono"),
     td(x.agent_id ? short(x.agent_id, 14) : "main", "mono"), td(x.rule_kind), td(x.rule_name, "mono"),
-    td(x.severity), td(resultBadge(x.decision))));
+    td(x.severity), td(resultBadge(x.decision)), reasonCell(x)));
   const pending = r.pending_trust || [];
   return [
     h("h1", {}, "Rules and guards"),
@@ -375,7 +381,7 @@ async function rulesPage() {
     h("h2", {}, "Guard hits"),
     panel(r.guards.length ? firedTable(r.guards) : h("p", { class: "muted" }, "No guard has fired.")),
     h("h2", {}, "Newest hits"),
-    panel(recent.length ? table([["time"], ["session"], ["agent"], ["kind"], ["rule"], ["severity"], ["decision"]], recent)
+    panel(recent.length ? table([["time"], ["session"], ["agent"], ["kind"], ["rule"], ["severity"], ["decision"], ["reason"]], recent)
       : h("p", { class: "muted" }, "None.")),
   ];
 }
