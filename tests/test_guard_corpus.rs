@@ -1,7 +1,11 @@
 //! The guard against its corpus: tests/fixtures/guard/destructive.txt (each line refused or
-//! asked about, as its first word says) and harmless.txt (commands agents really run,
-//! none refused or asked about). Every line goes through the rules as the hook evaluates
-//! them and through the database-free decision; a sample goes through the real binary.
+//! asked about, as its first word says), harmless.txt (commands agents really run) and
+//! everyday.txt (everyday development commands from real projects), none of them refused
+//! or asked about, and families.txt (destructive calls and harmless lookalikes by class,
+//! each answered as its first word says). Every line goes through the rules as the hook
+//! evaluates them and through the database-free decision; a sample goes through the real
+//! binary. benches/guard-corpus.sh runs the same corpora through a built binary and reports
+//! the misses.
 
 use crate::common::Project;
 use nagger::base::decision::Decision;
@@ -14,6 +18,8 @@ use std::path::Path;
 const DESTRUCTIVE: &str = include_str!("fixtures/guard/destructive.txt");
 const HARMLESS: &str = include_str!("fixtures/guard/harmless.txt");
 const SELF_PROTECTION: &str = include_str!("fixtures/guard/self_protection.txt");
+const EVERYDAY: &str = include_str!("fixtures/guard/everyday.txt");
+const FAMILIES: &str = include_str!("fixtures/guard/families.txt");
 
 /// One corpus line: where it is, the tool and input it stands for.
 struct Case {
@@ -44,15 +50,7 @@ fn cases(corpus: &str, with_decision: bool) -> Vec<Case> {
             };
             let text = rest.replace('⏎', "\n");
             let (tool, input) = match text.strip_prefix('@') {
-                Some(call) => {
-                    let (tool, path) = call.split_once(' ').expect("`@Tool path`");
-                    let field = match tool {
-                        "Grep" => "path",
-                        "NotebookEdit" => "notebook_path",
-                        _ => "file_path",
-                    };
-                    (tool.to_owned(), json!({ field: path }))
-                }
+                Some(call) => file_tool_call(call),
                 None => ("Bash".to_owned(), json!({ "command": text })),
             };
             Case {
@@ -64,6 +62,21 @@ fn cases(corpus: &str, with_decision: bool) -> Vec<Case> {
             }
         })
         .collect()
+}
+
+/// A file tool call written `@Tool path`, or `@Glob pattern [path]`: the tool and its input.
+fn file_tool_call(call: &str) -> (String, Value) {
+    let (tool, rest) = call.split_once(' ').expect("`@Tool path`");
+    let input = match tool {
+        "Glob" => match rest.split_once(' ') {
+            Some((pattern, path)) => json!({ "pattern": pattern, "path": path }),
+            None => json!({ "pattern": rest }),
+        },
+        "Grep" => json!({ "path": rest }),
+        "NotebookEdit" => json!({ "notebook_path": rest }),
+        _ => json!({ "file_path": rest }),
+    };
+    (tool.to_owned(), input)
 }
 
 /// The answer with the default config, as the hook computes it, checked against the
@@ -183,23 +196,98 @@ fn self_protection_corpus_is_answered_line_by_line() {
     );
 }
 
-#[test]
-fn harmless_corpus_passes_without_refusal_or_question() {
-    let cases = cases(HARMLESS, false);
-    assert!(cases.len() >= 500, "only {} harmless lines", cases.len());
-    let stopped: Vec<String> = cases
+/// The lines of an unlabelled corpus that the guard refuses or asks about.
+fn stopped_lines(corpus: &str) -> Vec<String> {
+    cases(corpus, false)
         .iter()
         .filter_map(|case| {
             let (got, why) = decide(case);
             got.map(|d| format!("line {}: {:?} got {d:?} [{why}]", case.line, case.text))
         })
-        .collect();
+        .collect()
+}
+
+#[test]
+fn harmless_corpus_passes_without_refusal_or_question() {
+    let total = cases(HARMLESS, false).len();
+    assert!(total >= 500, "only {total} harmless lines");
+    let stopped = stopped_lines(HARMLESS);
     assert!(
         stopped.is_empty(),
-        "{} of {} stopped:\n{}",
+        "{} of {total} stopped:\n{}",
         stopped.len(),
-        cases.len(),
         stopped.join("\n")
+    );
+}
+
+#[test]
+#[ignore = "the guard still refuses a few everyday commands (sed -i with `$1` in its script); \
+            run with --ignored, or benches/guard-corpus.sh for the list"]
+fn everyday_corpus_passes_without_refusal_or_question() {
+    let total = cases(EVERYDAY, false).len();
+    assert!(total >= 550, "only {total} everyday lines");
+    let stopped = stopped_lines(EVERYDAY);
+    assert!(
+        stopped.is_empty(),
+        "{} of {total} stopped:\n{}",
+        stopped.len(),
+        stopped.join("\n")
+    );
+}
+
+#[test]
+#[ignore = "the guard does not yet read code handed to interpreters and shells by every \
+            route, nor every write, safety switch and secret read in families.txt; run with \
+            --ignored, or benches/guard-corpus.sh for the list"]
+fn families_corpus_is_answered_line_by_line() {
+    let cases = cases(FAMILIES, true);
+    let stopped = cases.iter().filter(|c| c.expected.is_some()).count();
+    assert!(stopped >= 350, "only {stopped} destructive lines");
+    assert!(cases.len() - stopped >= 150, "too few harmless lookalikes");
+    let classes: std::collections::BTreeSet<&str> =
+        cases.iter().map(|c| class_of(FAMILIES, c.line)).collect();
+    assert!(classes.len() >= 6, "{classes:?}");
+    for class in &classes {
+        let of_class = || {
+            cases
+                .iter()
+                .filter(|c| class_of(FAMILIES, c.line) == *class)
+        };
+        assert!(
+            of_class().filter(|c| c.expected.is_some()).count() >= 30,
+            "{class}: too few destructive cases"
+        );
+        assert!(
+            of_class().filter(|c| c.expected.is_none()).count() >= 15,
+            "{class}: too few harmless lookalikes"
+        );
+    }
+    let wrong: Vec<String> = cases
+        .iter()
+        .filter_map(|case| {
+            let (got, why) = decide(case);
+            // `ask` lines hide what they run: refusing them is as right as asking
+            let right = match case.expected {
+                Some(Decision::Ask) => matches!(got, Some(Decision::Ask | Decision::Deny)),
+                expected => got == expected,
+            };
+            (!right).then(|| {
+                format!(
+                    "line {} [{}]: {:?} expected {:?}, got {got:?} [{why}]",
+                    case.line,
+                    class_of(FAMILIES, case.line),
+                    case.text,
+                    case.expected
+                )
+            })
+        })
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "{} of {} wrong:\n{}",
+        wrong.len(),
+        cases.len(),
+        wrong.join("\n")
     );
 }
 
