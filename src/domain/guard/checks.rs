@@ -39,6 +39,18 @@ pub(super) fn command_findings(
     }
     let mut targets: Vec<&str> = operands(args);
     targets.extend(fed.iter().map(String::as_str));
+    // `shred -u $(git ls-files)`, `git ls-files | xargs rm`: every file git keeps.
+    let tracked = targets
+        .iter()
+        .any(|t| t.starts_with("$(git ls-files") || t.starts_with("`git ls-files"))
+        || fed.iter().any(|f| f == "\u{0}git-ls-files");
+    if tracked && matches!(name, "rm" | "shred" | "unlink" | "srm" | "truncate") {
+        findings.push(Finding::deny(
+            "guard:rm-rf",
+            "deletes every file git tracks in the project".into(),
+            "Delete specific paths inside the project instead.",
+        ));
+    }
     match name {
         "rm" => {
             let inside: Vec<String> = targets

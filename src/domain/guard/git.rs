@@ -49,6 +49,9 @@ fn weakening(key: &str, value: &str) -> Option<&'static str> {
     if key.starts_with("receive.") && last.starts_with("deny") && is_false(value) {
         return Some("lets pushes rewrite or delete history in this repository");
     }
+    if key.starts_with("remote.") && last == "push" && value.starts_with('+') {
+        return Some("makes every push a force push, overwriting history on the remote");
+    }
     if key == "push.default" && value == "mirror" {
         return Some("makes every push a mirror push");
     }
@@ -93,12 +96,22 @@ pub(super) fn git_danger(args: &[String]) -> Option<Finding> {
     };
     match sub {
         "push" if has_flag(rest, "n", &["dry-run"]) => None,
-        "push" if mirror => deny(
-            "guard:git-push-delete",
-            "pushes as a mirror (`remote.*.mirror`), force-updating and deleting remote refs"
-                .into(),
-            "Push without rewriting or deleting remote refs; if that is needed, ask the user.",
-        ),
+        "push"
+            if mirror
+                || settings.iter().any(|(k, v)| {
+                    let k = k.to_ascii_lowercase();
+                    k.starts_with("remote.")
+                        && k.rsplit('.').next() == Some("push")
+                        && v.starts_with('+')
+                }) =>
+        {
+            deny(
+                "guard:git-push-delete",
+                "pushes as a mirror (`remote.*.mirror`), force-updating and deleting remote refs"
+                    .into(),
+                "Push without rewriting or deleting remote refs; if that is needed, ask the user.",
+            )
+        }
         "push" => push(rest),
         "config" => {
             let words: Vec<&String> = rest.iter().filter(|a| !a.starts_with('-')).collect();
@@ -188,7 +201,19 @@ pub(super) fn git_danger(args: &[String]) -> Option<Finding> {
             format!("rewrites the whole history of the repository (`git {sub}`)"),
             "Ask the user.",
         ),
-        _ if settings.iter().any(|(k, v)| weakening(k, v).is_some()) => {
+        "rm" if !before_dashes().any(|a| a == "--cached")
+            && has_flag(rest, "r", &[])
+            && whole_tree_pathspec(rest).is_some() =>
+        {
+            deny(
+                "guard:git-discard",
+                "deletes every tracked file of the working tree (`git rm -r .`)".into(),
+                "Remove specific paths, or ask the user.",
+            )
+        }
+        _ if !(sub == "clean" && has_flag(rest, "n", &["dry-run"]))
+            && settings.iter().any(|(k, v)| weakening(k, v).is_some()) =>
+        {
             let (key, value) = settings.iter().find(|(k, v)| weakening(k, v).is_some())?;
             deny(
                 "guard:git-safety-off",

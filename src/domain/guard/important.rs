@@ -136,6 +136,36 @@ pub(super) fn runs_later(path: &str) -> bool {
     rc.contains(&rest) || lexical.contains(".git/hooks/")
 }
 
+/// What writing over or removing `path` (spelled out by interpreter code) does, when it
+/// is an important file.
+pub(super) fn judged(path: &str) -> Option<Finding> {
+    let advice = "Work on specific paths inside the project instead.";
+    match kind(path)? {
+        Kind::Device => Some(Finding::deny(
+            "guard:device-write",
+            format!("writes onto the device {path}"),
+            advice,
+        )),
+        Kind::System(what) => Some(Finding::deny(
+            "guard:system-write",
+            format!("overwrites, moves or removes {what}"),
+            advice,
+        )),
+        Kind::Startup(file) => Some(Finding::deny(
+            "guard:startup-file",
+            format!(
+                "overwrites, moves or removes `{file}`, which shells or git read at every start"
+            ),
+            advice,
+        )),
+        Kind::GitData(file) => Some(Finding::deny(
+            "guard:git-data",
+            format!("overwrites or removes git's own data (`{file}`)"),
+            "Change the repository with git commands.",
+        )),
+    }
+}
+
 /// Targets a command writes over or deletes, and those it only appends to.
 fn targets(command: &SimpleCommand, fed: &[String]) -> (Vec<String>, Vec<String>) {
     let args = command.args();
@@ -150,6 +180,7 @@ fn targets(command: &SimpleCommand, fed: &[String]) -> (Vec<String>, Vec<String>
     ops.extend(fed.iter().map(String::as_str));
     let owned = |v: &[&str]| v.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
     match command.name() {
+        "rm" | "rmdir" | "srm" => over.extend(owned(&ops)),
         "truncate" | "shred" | "unlink" | "sponge" => {
             // `truncate -s 0 f`: the size is an option's value, not a file.
             let skip_size = command.name() == "truncate"

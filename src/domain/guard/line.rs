@@ -204,6 +204,10 @@ impl Line {
         let rest: Vec<String> = command.args().iter().map(|a| quote_word(a)).collect();
         let rest = rest.join(" ");
         let unknown = || Program::Unknown(first.clone());
+        // `IFS=,; c='rm,-rf,/'; $c`: words are split as the line decided.
+        if !matches!(self.value("IFS", index), Value::Unset) {
+            return unknown();
+        }
         // `"$@"`, `exec "$1"`: the line's own arguments, which a tool call has none of.
         if command.via.is_empty()
             && (first.starts_with("$@")

@@ -76,10 +76,12 @@ pub(super) fn outside(command: &SimpleCommand) -> Option<Finding> {
             "removes a release from the cluster (`helm uninstall`)".into(),
         )),
         "terraform" | "tofu" | "pulumi" | "cdk"
-            if first == "destroy"
-                || args
-                    .iter()
-                    .any(|a| a == "-destroy" || a.starts_with("-auto-approve")) =>
+            if (first == "destroy" || first == "apply")
+                && !args.iter().any(|a| a == "-help" || a == "--help")
+                && (first == "destroy"
+                    || args
+                        .iter()
+                        .any(|a| a == "-destroy" || a.starts_with("-auto-approve"))) =>
         {
             Some(ask(format!(
                 "changes or destroys infrastructure without review (`{name}`)"
@@ -98,16 +100,52 @@ pub(super) fn outside(command: &SimpleCommand) -> Option<Finding> {
                 .then(|| format!("deletes cloud resources (`{name}`)"))
                 .map(ask)
         }
-        "npm" | "pnpm" | "yarn" | "cargo" | "twine" | "gem" | "poetry" | "flit" | "dotnet"
-        | "mvn" | "gh"
-            if matches!(
+        "npm" | "pnpm" | "yarn" | "cargo" | "twine" | "gem" | "poetry" | "flit" | "mvn" | "gh"
+            if (matches!(
                 first,
                 "publish" | "upload" | "push" | "unpublish" | "yank" | "deploy"
-            ) || (name == "gh" && args.iter().any(|a| a == "delete")) =>
+            ) || (name == "gh" && args.iter().any(|a| a == "delete")))
+                && !args
+                    .iter()
+                    .any(|a| a == "--dry-run" || (a == "-n" && name == "cargo")) =>
         {
             Some(ask(format!(
                 "publishes or withdraws a package or release (`{name} {first}`)"
             )))
+        }
+        "apt-get" | "apt" | "aptitude" | "dpkg" | "rpm" | "yum" | "dnf"
+            if args.iter().any(|a| {
+                a.contains("remove-essential")
+                    || a == "--force-all"
+                    || a == "--nodeps"
+                    || a.starts_with("--force-depends")
+            }) && args.iter().any(|a| {
+                matches!(
+                    a.as_str(),
+                    "remove"
+                        | "purge"
+                        | "autoremove"
+                        | "-P"
+                        | "-r"
+                        | "--purge"
+                        | "--remove"
+                        | "-e"
+                        | "--erase"
+                )
+            }) =>
+        {
+            Some(Finding::deny(
+                "guard:outside",
+                format!("removes packages the system needs to run (`{name}`)"),
+                ASK_USER,
+            ))
+        }
+        "mdadm"
+            if args
+                .iter()
+                .any(|a| a == "--stop" || a == "-S" || a == "--fail" || a == "--remove") =>
+        {
+            Some(ask("stops or takes apart a disk array (`mdadm`)".into()))
         }
         "dropdb" | "dropuser" | "mongo" | "mongosh" | "psql" | "mysql" | "mariadb" | "sqlite3"
         | "sqlite" | "redis-cli" | "clickhouse-client" | "cqlsh" => database(name, args),

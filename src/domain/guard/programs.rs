@@ -83,11 +83,49 @@ pub(super) fn xargs_fed(parsed: &Parsed, index: usize) -> Vec<String> {
         .flat_map(|t| t.split_whitespace().map(str::to_owned).collect::<Vec<_>>())
         .take(256)
         .collect();
+    // `xargs -a <(echo ~) rm -rf`: its input from a file the line prints.
+    let original = command.prefixed.as_deref().unwrap_or(&[]);
+    for (k, w) in original.iter().enumerate() {
+        let file = if w == "-a" || w == "--arg-file" {
+            original.get(k + 1).map(String::as_str)
+        } else {
+            w.strip_prefix("--arg-file=")
+        };
+        if let Some(file) = file.filter(|f| f.starts_with("<("))
+            && let Some(text) = substituted_text(parsed, command, file)
+        {
+            fed.extend(
+                text.split(['\n', '\0', ' ', '\t'])
+                    .filter(|w| !w.is_empty())
+                    .map(str::to_owned),
+            );
+        }
+    }
     for j in feeders(parsed, index) {
         let feeder = &parsed.commands[j];
         let args = feeder.args();
         match feeder.name() {
-            "echo" | "printf" | "ls" => fed.extend(
+            "echo" | "printf" => fed.extend(
+                printed_text(feeder)
+                    .split(['\n', '\0', ' ', '\t'])
+                    .filter(|w| !w.is_empty())
+                    .map(str::to_owned),
+            ),
+            // `git ls-files | xargs rm`: every tracked file, marked for the checks.
+            "git"
+                if args.iter().any(|a| a == "ls-files")
+                    && !args
+                        .iter()
+                        .skip_while(|a| *a != "ls-files")
+                        .skip(1)
+                        .any(|a| {
+                            !a.starts_with("--full")
+                                && !matches!(a.as_str(), "-z" | "--cached" | "-c")
+                        }) =>
+            {
+                fed.push("\u{0}git-ls-files".into());
+            }
+            "ls" => fed.extend(
                 operands(args)
                     .into_iter()
                     .flat_map(|a| a.split("\\n"))
@@ -275,6 +313,20 @@ pub(super) fn programs(
     if let Some(code) = shell::inline_program(&command.argv) {
         out.extend(code_programs(&code, name, binary));
     }
+    if matches!(name, "sqlite3" | "sqlite" | "duckdb") {
+        // `.shell cmd` and `.system cmd` run a command line.
+        for arg in command.args() {
+            let script = arg
+                .strip_prefix(".shell ")
+                .or_else(|| arg.strip_prefix(".system "));
+            if let Some(script) = script {
+                out.push(Program::Script(
+                    script.to_owned(),
+                    format!("`{name}` dot-command"),
+                ));
+            }
+        }
+    }
     if matches!(name, "crontab" | "at" | "batch") {
         out.extend(scheduled(parsed, index));
         return out;
@@ -306,13 +358,32 @@ pub(super) fn programs(
     {
         // `bash <(echo …)`: the program is what the substitution prints.
         let via = format!("`<(…)` read by `{name}`");
+        let sourced = matches!(name, "source" | ".");
         match substituted_text(parsed, command, first) {
-            Some(text) if shell::is_shell(name) || matches!(name, "source" | ".") => {
+            Some(text) if shell::is_shell(name) || sourced => {
                 out.push(Program::Script(text, via));
             }
             Some(text) => out.extend(code_programs(&text, name, binary)),
+            // `source <(kubectl completion bash)`: a tool's own set-up for the shell, as
+            // `eval "$(tool init)"`; its command is checked on its own.
+            None if sourced => {}
             None => out.push(unseen(&via)),
         }
+        return out;
+    }
+    if let Some(first) = operands(command.args()).first()
+        && (shell::is_shell(name) || matches!(name, "source" | "."))
+        && shell::inline_code(&command.argv).is_none()
+        && !shell::has_flag(command.args(), "c", &[])
+        && shell::basename(first).contains(['$', '`'])
+        && command.computed.iter().any(|w| w == first)
+    {
+        // `bash "$SCRIPT"`: which script runs is only known when the shell runs.
+        out.push(Program::Finding(Finding::ask(
+            "guard:computed-command",
+            format!("runs the script `{first}`, only known when the shell runs"),
+            "Spell the script's path out so it can be checked.",
+        )));
         return out;
     }
     let stdin_file = matches!(name, "source" | ".")
@@ -328,6 +399,17 @@ pub(super) fn programs(
     if let Some(source) = command.reads_from.iter().find_map(from_word) {
         out.push(downloaded(&source));
         return out;
+    }
+    // `sh -s < <(echo …)`: the program is what the substitution prints.
+    if let Some(word) = command.reads_from.iter().find(|w| w.starts_with("<(")) {
+        let via = format!("`< <(…)` read by `{name}`");
+        match substituted_text(parsed, command, word) {
+            Some(text) if shell::is_shell(name) || stdin_file || login_shell => {
+                out.push(Program::Script(text, via));
+            }
+            Some(text) => out.extend(code_programs(&text, name, binary)),
+            None => out.push(unseen(&via)),
+        }
     }
     let is_shell = shell::is_shell(name) || stdin_file || login_shell;
     if is_shell {
@@ -607,7 +689,25 @@ fn code_programs(code: &str, interpreter: &str, binary: Option<&str>) -> Vec<Pro
                 unsure = true;
                 None
             }
-            Effect::Writes(Some(_)) => None,
+            Effect::Writes(Some(path)) => super::important::judged(&path)
+                .or_else(|| {
+                    if path.starts_with("/dev/") {
+                        return None;
+                    }
+                    let what =
+                        super::targets::dangerous_target(&path, super::targets::Reach::Tree)?;
+                    Some(Finding::deny(
+                        "guard:rm-rf",
+                        format!("moves or overwrites {what}"),
+                        "Work on specific paths inside the project instead.",
+                    ))
+                })
+                .map(|f| {
+                    Program::Finding(Finding {
+                        harm: format!("{} (in `{interpreter}` code)", f.harm),
+                        ..f
+                    })
+                }),
             Effect::Unknown(why) => {
                 unknown.get_or_insert(why);
                 None

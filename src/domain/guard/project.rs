@@ -21,10 +21,47 @@ const HERE_WORDS: &[&str] = &["$PWD", "${PWD}", "$(pwd)", "`pwd`"];
 
 /// A deletion or move of the project or a folder holding it by `command`, run in `cwd`
 /// (relative to the project `root`).
-pub(super) fn deleted(command: &SimpleCommand, cwd: &Cwd, root: &Path) -> Option<Finding> {
+pub(super) fn deleted(
+    command: &SimpleCommand,
+    cwd: &Cwd,
+    old: &Cwd,
+    root: &Path,
+) -> Option<Finding> {
     let args = command.args();
-    let targets: Vec<&str> = match command.name() {
+    let name = command.name();
+    let mut verb = "deletes";
+    let mut find_names: Vec<&str> = Vec::new();
+    let targets: Vec<&str> = match name {
         "rm" if has_flag(args, "rR", &["recursive"]) => operands(args),
+        // `chmod -R 000 .`, `chown -R nobody "$PWD"`: the project locked away.
+        "chmod" | "chown" | "chgrp" if has_flag(args, "R", &["recursive"]) => {
+            let ops = operands(args);
+            let (mode, paths) = ops.split_first()?;
+            if name == "chmod" && !locks_out(mode) {
+                return None;
+            }
+            // Giving the user's own files to the user changes nothing they can do.
+            let own = ["whoami", "USER", "id -u", "id -un", "LOGNAME"];
+            if name != "chmod" && own.iter().any(|w| mode.contains(w)) {
+                return None;
+            }
+            verb = "takes away the user's access to";
+            paths.to_vec()
+        }
+        // `tar czf x.tgz proj --remove-files`, `zip -m x.zip -r proj`: archived, then gone.
+        "tar" | "bsdtar" | "gtar" if args.iter().any(|a| a == "--remove-files") => {
+            // `tar czf x.tgz …`: the first word bundles the options.
+            let bundled = args.first().is_some_and(|a| !a.starts_with('-'));
+            operands(args)
+                .into_iter()
+                .skip(usize::from(bundled))
+                .filter(|o| !is_archive(o))
+                .collect()
+        }
+        "zip" if has_flag(args, "m", &["move"]) => operands(args)
+            .into_iter()
+            .filter(|o| !is_archive(o))
+            .collect(),
         "rmdir" | "trash" | "trash-put" | "gio" | "srm" => operands(args),
         "mv" => {
             let ops = operands(args);
@@ -44,28 +81,119 @@ pub(super) fn deleted(command: &SimpleCommand, cwd: &Cwd, root: &Path) -> Option
                 .collect();
             let filtered = args.iter().any(|a| FIND_FILTERS.contains(&a.as_str()));
             if filtered {
-                return None;
+                // `find .. -name proj -delete`: a name may pick the project from its parent.
+                find_names = args
+                    .windows(2)
+                    .filter(|w| matches!(w[0].as_str(), "-name" | "-iname"))
+                    .map(|w| w[1].as_str())
+                    .collect();
+                if find_names.is_empty() {
+                    return None;
+                }
             }
             if starts.is_empty() { vec!["."] } else { starts }
+        }
+        "find"
+            if args.windows(2).any(|w| {
+                (w[0].starts_with("-exec") || w[0].starts_with("-ok"))
+                    && matches!(super::shell::basename(&w[1]), "rm" | "shred" | "srm")
+            }) =>
+        {
+            find_names = args
+                .windows(2)
+                .filter(|w| matches!(w[0].as_str(), "-name" | "-iname"))
+                .map(|w| w[1].as_str())
+                .collect();
+            if find_names.is_empty() {
+                return None;
+            }
+            args.iter()
+                .take_while(|a| !a.starts_with('-') && !matches!(a.as_str(), "(" | "!"))
+                .map(String::as_str)
+                .collect()
         }
         _ => return None,
     };
     let root = root.to_str()?;
     let here = absolute_cwd(cwd, root)?;
+    let project_name = root.rsplit('/').next().unwrap_or(root);
+    if name == "rm"
+        && matches!(old, Cwd::Unknown)
+        && let Some(word) = targets
+            .iter()
+            .find(|t| t.starts_with("$OLDPWD") || t.starts_with("${OLDPWD}"))
+    {
+        return Some(Finding::ask(
+            "guard:project",
+            format!(
+                "deletes `{word}`, the folder before the last `cd`, which this line does not show"
+            ),
+            "Write the path out.",
+        ));
+    }
     targets.into_iter().find_map(|target| {
-        let full = absolute(target, &here, root)?;
-        let what = holds(&full, root)?;
-        let verb = if command.name() == "mv" {
-            "moves"
-        } else {
-            "deletes"
+        let rest = target
+            .strip_prefix("$OLDPWD")
+            .or_else(|| target.strip_prefix("${OLDPWD}"));
+        let target = match (rest, old) {
+            (Some(rest), Cwd::Known(_)) => format!("{}{rest}", absolute_cwd(old, root)?),
+            _ => target.to_owned(),
         };
+        let mut full = absolute(&target, &here, root)?;
+        if !find_names.is_empty() {
+            // Start points are searched for the names: the project when one fits it.
+            let fits = find_names
+                .iter()
+                .any(|n| *n == project_name || wildcard(n, project_name));
+            let parent = match root.rsplit_once('/') {
+                Some((p, _)) if !p.is_empty() => p,
+                _ => "/",
+            };
+            let above =
+                full == parent || root.starts_with(&format!("{}/", full.trim_end_matches('/')));
+            if !(fits && above) {
+                return None;
+            }
+            root.clone_into(&mut full);
+        }
+        let what = holds(&full, root)?;
+        let verb = if name == "mv" { "moves" } else { verb };
         Some(Finding::deny(
             "guard:project",
             format!("{verb} {what}"),
             "Delete specific paths inside the project instead.",
         ))
     })
+}
+
+/// Whether a `chmod` mode takes the owner's reading or writing away (`000`, `a-rwx`,
+/// `u-w`, `0`), rather than granting something.
+fn locks_out(mode: &str) -> bool {
+    if !mode.is_empty() && mode.bytes().all(|b| (b'0'..=b'7').contains(&b)) {
+        let owner = if mode.len() >= 3 {
+            mode.as_bytes()[mode.len() - 3]
+        } else {
+            b'0'
+        };
+        return (owner - b'0') & 6 != 6;
+    }
+    mode.split(',').any(|clause| {
+        let who: String = clause.chars().take_while(|c| "ugoa".contains(*c)).collect();
+        let owner = who.is_empty() || who.contains('u') || who.contains('a');
+        let rest = &clause[who.len()..];
+        owner
+            && ((rest.starts_with('-') && rest.contains(['r', 'w']))
+                || (rest.starts_with('=') && !(rest.contains('r') && rest.contains('w'))))
+    })
+}
+
+/// Whether `word` names an archive (`x.tgz`, `backup.tar.gz`, `a.zip`).
+fn is_archive(word: &str) -> bool {
+    [
+        ".tar", ".tgz", ".gz", ".bz2", ".xz", ".zst", ".zip", ".tbz", ".txz", ".7z",
+    ]
+    .iter()
+    .any(|e| word.ends_with(e))
 }
 
 /// The folder `cwd` names, as an absolute path (`~` left as it is).
@@ -179,7 +307,7 @@ mod tests {
         for command in &parsed.commands {
             let cwd = folders.cwd().clone();
             folders.step(command);
-            if let Some(f) = deleted(command, &cwd, root) {
+            if let Some(f) = deleted(command, &cwd, &Cwd::Unknown, root) {
                 return Some(f.harm);
             }
         }

@@ -222,6 +222,8 @@ pub(super) enum Cwd {
 pub(super) struct Folders {
     cwd: Cwd,
     stack: Vec<Cwd>,
+    /// `$OLDPWD`: unknown until the line changes folder.
+    old: Cwd,
 }
 
 impl Folders {
@@ -229,6 +231,7 @@ impl Folders {
         Folders {
             cwd,
             stack: Vec::new(),
+            old: Cwd::Unknown,
         }
     }
 
@@ -236,8 +239,14 @@ impl Folders {
         &self.cwd
     }
 
+    /// The folder before the last `cd` (`$OLDPWD`).
+    pub(super) fn old(&self) -> &Cwd {
+        &self.old
+    }
+
     /// Where the commands after `command` run.
     pub(super) fn step(&mut self, command: &SimpleCommand) {
+        let before = self.cwd.clone();
         match command.name() {
             "cd" | "chdir" => self.cwd = self.target(command),
             "pushd" => {
@@ -248,7 +257,10 @@ impl Folders {
                 self.cwd = to;
             }
             "popd" => self.cwd = self.stack.pop().unwrap_or(Cwd::Unknown),
-            _ => {}
+            _ => return,
+        }
+        if self.cwd != before {
+            self.old = before;
         }
     }
 
@@ -261,7 +273,31 @@ impl Folders {
                 Cwd::Known("~".into())
             };
         };
-        let dir = home_form(dir);
+        let mut dir = home_form(dir);
+        // The project root and the current folder by name (`"$CLAUDE_PROJECT_DIR/.."`,
+        // `"$(dirname "$PWD")"`).
+        for (word, with) in [
+            ("$CLAUDE_PROJECT_DIR", "."),
+            ("${CLAUDE_PROJECT_DIR}", "."),
+            ("$PWD", "."),
+            ("${PWD}", "."),
+            ("$(pwd)", "."),
+            ("$(dirname \"$PWD\")", ".."),
+            ("$(dirname $PWD)", ".."),
+            ("$(dirname \"$(pwd)\")", ".."),
+            ("$(dirname $(pwd))", ".."),
+        ] {
+            if let Some(rest) = dir.strip_prefix(word)
+                && (rest.is_empty() || rest.starts_with('/'))
+            {
+                let from_root = word.contains("CLAUDE_PROJECT_DIR");
+                dir = format!("{with}{rest}");
+                if from_root {
+                    return Cwd::Known(normalize(&dir));
+                }
+                break;
+            }
+        }
         if dir == "-" || dir.starts_with(['+', '-']) || dir.contains(['$', '`']) {
             return Cwd::Unknown;
         }
@@ -703,7 +739,46 @@ fn changes<'c>(command: &'c SimpleCommand, fed: &'c [String], binary: Option<&st
                 });
             }
         }
-        "sed" | "gsed" | "perl" | "ruby" if in_place(name, args) => c.paths.extend(owned(all())),
+        "sed" | "gsed" | "perl" | "ruby" if in_place(name, args) => {
+            // The program is no file: `sed -i 's/a/b/' f` (unless given by `-e`/`-f`),
+            // `perl -pi -e 'code' f`.
+            let given = |a: &String| {
+                matches!(a.as_str(), "-e" | "-f" | "-E" | "--expression" | "--file")
+                    || a.starts_with("--expression=")
+                    || a.starts_with("--file=")
+            };
+            let mut files: Vec<&str> = Vec::new();
+            let mut skip = false;
+            for (k, a) in args.iter().enumerate() {
+                if skip {
+                    skip = false;
+                    continue;
+                }
+                if given(a) && !a.contains('=') && !(name != "perl" && a == "-E") {
+                    skip = true;
+                    continue;
+                }
+                if a.starts_with('-') && a != "-" {
+                    // `-pie 'code'`: a cluster ending in `e` takes the code next.
+                    skip = name != "sed"
+                        && name != "gsed"
+                        && a.len() > 1
+                        && !a.starts_with("--")
+                        && a.ends_with('e');
+                    continue;
+                }
+                let _ = k;
+                files.push(a);
+            }
+            let script_first = matches!(name, "sed" | "gsed") && !args.iter().any(given);
+            let files = if script_first {
+                files.get(1..).unwrap_or(&[]).to_vec()
+            } else {
+                files
+            };
+            c.paths.extend(owned(files));
+            c.paths.extend(fed.iter().cloned());
+        }
         "yq" if has_flag(args, "i", &["inplace"]) => c.paths.extend(owned(all())),
         "sort" => c
             .paths
@@ -805,7 +880,16 @@ fn changes<'c>(command: &'c SimpleCommand, fed: &'c [String], binary: Option<&st
                 .map(String::as_str)
                 .collect();
             c.paths.extend(owned(starts.clone()));
-            let names = option_values(args, &["-name", "-iname", "-path", "-ipath"], &[]);
+            // Names after `-not`/`!` are what it leaves alone.
+            let names: Vec<&str> = args
+                .windows(2)
+                .enumerate()
+                .filter(|(k, w)| {
+                    matches!(w[0].as_str(), "-name" | "-iname" | "-path" | "-ipath")
+                        && !(*k > 0 && matches!(args[k - 1].as_str(), "-not" | "!"))
+                })
+                .map(|(_, w)| w[1].as_str())
+                .collect();
             let broad = starts.is_empty()
                 || starts
                     .iter()

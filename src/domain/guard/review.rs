@@ -228,12 +228,14 @@ impl<'a> Guard<'a> {
         let mut folders = Folders::new(start);
         for (index, (command, spellings)) in commands.each().enumerate() {
             let cwd = folders.cwd().clone();
+            let old = folders.old().clone();
             folders.step(command);
             if allowed[index] {
                 continue;
             }
             let at = At {
                 cwd: &cwd,
+                old: &old,
                 scope: &scope,
                 line: &line,
                 depth: 0,
@@ -249,6 +251,13 @@ impl<'a> Guard<'a> {
             for finding in findings {
                 if fired.insert(finding.check) {
                     matches.push(found(command, &finding));
+                } else if finding.severity == Severity::Deny
+                    && let Some(earlier) = matches
+                        .iter_mut()
+                        .find(|m| m.check == finding.check && m.severity == Severity::Ask)
+                {
+                    // A check that asked first and refuses later refuses.
+                    *earlier = found(command, &finding);
                 }
             }
             if deny_possible && let Some(pattern) = self.deny.first_match(spellings) {
@@ -277,10 +286,18 @@ impl<'a> Guard<'a> {
             _ => None,
         };
         let mut findings = command_findings(command, &fed, below);
-        findings.extend(project::deleted(command, cwd, at.scope.root));
+        findings.extend(project::deleted(command, cwd, at.old, at.scope.root));
         findings.extend(important::written(command, &fed, cwd));
         findings.extend(outside(command));
         findings.extend(self.secrets.read_by(command, &fed));
+        findings.extend(self.secrets.destroyed_by(command, below));
+        if shell::is_interpreter(command.name()) && !shell::is_shell(command.name()) {
+            let inline = shell::inline_program(&command.argv);
+            let mut code = inline.iter().chain(command.stdin_texts.iter());
+            if let Some(found) = code.find_map(|c| self.secrets.in_code(c)) {
+                findings.push(found);
+            }
+        }
         findings.extend(protect::written_by(command, &fed, cwd, scope));
         let mut run = programs(parsed, index, allowed, self.binary);
         if let Some(script) = at.line.expanded(parsed, index) {
@@ -373,12 +390,14 @@ impl<'a> Guard<'a> {
         for index in 0..parsed.commands.len() {
             let inner = &parsed.commands[index];
             let cwd = folders.cwd().clone();
+            let old = folders.old().clone();
             folders.step(inner);
             if allowed[index] {
                 continue;
             }
             let here = At {
                 cwd: &cwd,
+                old: &old,
                 line: &line,
                 ..at
             };
@@ -398,6 +417,8 @@ impl<'a> Guard<'a> {
 #[derive(Clone, Copy)]
 struct At<'r, 's> {
     cwd: &'r Cwd,
+    /// The folder before the last `cd` (`$OLDPWD`).
+    old: &'r Cwd,
     scope: &'r Scope<'s>,
     /// What the earlier commands of the line set up.
     line: &'r Line,
@@ -426,7 +447,15 @@ fn xargs_script(command: &SimpleCommand, fed: &[String]) -> Option<String> {
                 .map(str::to_owned)
         }
     });
-    let input = fed.join(" ");
+    // `~` fed in stays a home inside quotes as `$HOME`.
+    let input = fed
+        .iter()
+        .map(|w| match w.strip_prefix('~') {
+            Some(rest) if rest.is_empty() || rest.starts_with('/') => format!("$HOME{rest}"),
+            _ => w.clone(),
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
     if let Some((script, params)) = shell::shell_c_script(&command.argv) {
         if let Some(r) = &replace {
             return Some(script.replace(r.as_str(), &input));

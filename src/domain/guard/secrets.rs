@@ -183,21 +183,27 @@ fn sample(pattern: &str) -> String {
 }
 
 /// Whether glob `pattern` matches `path`, part by part; a part not starting with `.` does
-/// not match a dot-name, as the shell expands.
-fn glob_matches(pattern: &str, path: &str) -> bool {
-    let p: Vec<&str> = pattern
-        .split('/')
-        .filter(|s| !s.is_empty() && *s != ".")
-        .collect();
-    let n: Vec<&str> = path
-        .split('/')
-        .filter(|s| !s.is_empty() && *s != ".")
-        .collect();
+/// not match a dot-name, as the shell expands. `shape` is the secrets pattern `path` was
+/// made from: a literal part of `pattern` (`id_rsa`) that its part (`id_*`) matches
+/// counts too.
+fn glob_matches(pattern: &str, path: &str, shape: &str) -> bool {
+    let parts = |s: &str| -> Vec<String> {
+        s.split('/')
+            .filter(|p| !p.is_empty() && *p != ".")
+            .map(str::to_owned)
+            .collect()
+    };
+    let (p, n, q) = (parts(pattern), parts(path), parts(shape));
     p.len() == n.len()
         && pattern.starts_with('/') == path.starts_with('/')
-        && p.iter()
-            .zip(&n)
-            .all(|(p, n)| p == n || ((p.starts_with('.') || !n.starts_with('.')) && wildcard(p, n)))
+        && p.iter().zip(&n).enumerate().all(|(k, (p, n))| {
+            let literal_fits = !p.contains(['*', '?', '['])
+                && q.get(k)
+                    .is_some_and(|q| q.contains(['*', '?']) && wildcard(q, p));
+            p == n
+                || literal_fits
+                || ((p.starts_with('.') || !n.starts_with('.')) && wildcard(p, n))
+        })
 }
 
 /// Whether a one-part glob (`*`, `?`, `[…]` as one character) matches `name`.
@@ -337,14 +343,20 @@ impl<'a> Secrets<'a> {
         }
         let word = home_form(&super::paths::normalize(word));
         let dir = word.rsplit_once('/').map_or("", |(d, _)| d);
+        let last = word.rsplit('/').next().unwrap_or(&word);
         self.built().samples.iter().find_map(|(sample, pattern)| {
-            let candidate = if sample.starts_with("~/") || sample.starts_with('/') || dir.is_empty()
-            {
-                sample.clone()
+            let anchored = sample.starts_with("~/") || sample.starts_with('/');
+            // `cat logs/*` reads what is in `logs`, not a secret it might hold; `cat .e*`
+            // and `cat ~/.ssh/*` name them.
+            if !anchored && matches!(last, "*" | "**" | "*.*") {
+                return None;
+            }
+            let (candidate, shape) = if anchored || dir.is_empty() {
+                (sample.clone(), (*pattern).to_owned())
             } else {
-                format!("{dir}/{sample}")
+                (format!("{dir}/{sample}"), format!("{dir}/{pattern}"))
             };
-            (glob_matches(&word, &candidate) && self.matching(&candidate).is_some())
+            (glob_matches(&word, &candidate, &shape) && self.matching(&candidate).is_some())
                 .then(|| (*pattern).to_owned())
         })
     }
@@ -371,11 +383,79 @@ impl<'a> Secrets<'a> {
         if NON_REVEALING.contains(&name) {
             return None;
         }
-        let ops = operands(args);
+        let mut ops = operands(args);
+        if pattern_first(name, args) && !ops.is_empty() {
+            ops.remove(0); // the pattern, not a file
+        }
+        // `cat "$(find . -name .env)"`: a file found by a command naming a secret.
+        if READERS.contains(&name) && name != "git" {
+            for op in &ops {
+                if !(op.contains("$(") || op.contains('`')) {
+                    continue;
+                }
+                let named = op
+                    .split(|c: char| c.is_whitespace() || "'\"()|^\\$`;&".contains(c))
+                    .filter(|t| !t.is_empty() && !t.starts_with('-'))
+                    .find_map(|t| self.matching(t));
+                if let Some(pattern) = named {
+                    return Some(Finding::ask(
+                        "guard:secret",
+                        format!(
+                            "reads what `{op}` finds, which names secrets (`[guard] secrets` \
+                             matches `{pattern}`)"
+                        ),
+                        "Ask the user for what you need from it.",
+                    ));
+                }
+            }
+        }
+        if matches!(name, "cp" | "scp" | "rsync" | "sftp") && ops.len() > 1 {
+            ops.pop(); // the destination is written, not read
+        }
         if READERS.contains(&name) && (name != "git" || git_reads(args)) {
             for op in ops.iter().copied().chain(fed.iter().map(String::as_str)) {
-                if let Some(pattern) = self.glob_matching(op) {
+                for each in super::targets::expand_braces(op) {
+                    if let Some(pattern) =
+                        self.matching(&each).or_else(|| self.glob_matching(&each))
+                    {
+                        return Some(found(op, &pattern));
+                    }
+                }
+            }
+            // `find ~/.aws -type f | xargs cat`: what it is fed may be whole folders.
+            for op in fed {
+                if let Some(pattern) = self.folder_holding(op) {
                     return Some(found(op, &pattern));
+                }
+            }
+        }
+        if matches!(name, "docker" | "podman")
+            && ops.first().is_some_and(|s| matches!(*s, "run" | "create"))
+        {
+            for (k, a) in args.iter().enumerate() {
+                let value = match a.as_str() {
+                    "-v" | "--volume" | "--mount" => args.get(k + 1).map(String::as_str),
+                    _ => a
+                        .strip_prefix("--volume=")
+                        .or_else(|| a.strip_prefix("--mount=")),
+                };
+                let Some(value) = value else { continue };
+                let source = value
+                    .split(',')
+                    .find_map(|p| p.strip_prefix("source=").or_else(|| p.strip_prefix("src=")))
+                    .unwrap_or_else(|| value.split(':').next().unwrap_or(""));
+                if let Some(pattern) = self
+                    .folder_holding(source)
+                    .or_else(|| self.matching(source))
+                {
+                    return Some(Finding::deny(
+                        "guard:secret",
+                        format!(
+                            "hands `{source}`, which holds secrets (`[guard] secrets` matches \
+                             `{pattern}`), to a container"
+                        ),
+                        "Ask the user for what you need from it.",
+                    ));
                 }
             }
         }
@@ -389,7 +469,24 @@ impl<'a> Secrets<'a> {
                         && (READERS.contains(&super::shell::basename(&w[1]))
                             || super::shell::is_shell(super::shell::basename(&w[1])))
                 }));
-        if folder_reader {
+        // `find ~/.ssh -name '*.pub' -exec cat {} \;` reads only what its names let through.
+        let find_names: Vec<&str> = args
+            .windows(2)
+            .filter(|w| matches!(w[0].as_str(), "-name" | "-iname"))
+            .map(|w| w[1].as_str())
+            .collect();
+        let names_secrets = find_names.is_empty()
+            || self.built().samples.iter().any(|(sample, _)| {
+                let base = sample.rsplit('/').next().unwrap_or(sample);
+                find_names.iter().any(|n| *n == base || wildcard(n, base))
+            });
+        if name == "find"
+            && folder_reader
+            && let Some((n, pattern)) = find_names.iter().find_map(|n| Some((n, self.matching(n)?)))
+        {
+            return Some(found(n, &pattern));
+        }
+        if folder_reader && (name != "find" || names_secrets) {
             let starts: Vec<&str> = if name == "find" {
                 args.iter()
                     .take_while(|a| !a.starts_with('-') && !matches!(a.as_str(), "(" | "!"))
@@ -459,7 +556,7 @@ impl<'a> Secrets<'a> {
                 return Some(found(value, &pattern));
             }
         }
-        if READERS.contains(&name) || name == "git" || compose {
+        if READERS.contains(&name) || name == "git" || compose || name == "find" {
             return None;
         }
         // Any other program given a secret: what it does with it is not known. BuildKit's
@@ -471,7 +568,12 @@ impl<'a> Secrets<'a> {
                     .iter()
                     .any(|a| a == "--secret" || a.starts_with("--secret="))
         };
-        for op in ops.into_iter().filter(|op| !build_secret(op)) {
+        // Code handed to an interpreter is judged by what it does (`in_code`).
+        let code = super::shell::inline_program(&command.argv).unwrap_or_default();
+        for op in ops
+            .into_iter()
+            .filter(|op| !build_secret(op) && (code.is_empty() || !code.contains(*op)))
+        {
             let op = op.rsplit_once('=').map_or(op, |(_, v)| v);
             if let Some(pattern) = self.matching(op) {
                 return Some(Finding::ask(
@@ -487,8 +589,164 @@ impl<'a> Secrets<'a> {
         None
     }
 
+    /// A secret named in interpreter code that reads files (`open('.env').read()`,
+    /// `readFileSync(HOME + '/.ssh/id_rsa')`); code that only asks whether it exists
+    /// passes.
+    pub(super) fn in_code(&self, code: &str) -> Option<Finding> {
+        if self.patterns.is_empty() || code.len() > 256 * 1024 {
+            return None;
+        }
+        let (path, pattern) = super::code::strings(code).into_iter().find_map(|s| {
+            let s = s.trim().to_owned();
+            let candidates = [s.clone(), format!("~{s}"), home_form(&s)];
+            candidates
+                .into_iter()
+                .find_map(|c| Some((s.clone(), self.matching(&c)?)))
+        })?;
+        let lower = code.to_ascii_lowercase();
+        let reads = [
+            "open",
+            "read",
+            "slurp",
+            "file_get_contents",
+            "cat ",
+            "load",
+            "copy",
+            "upload",
+            "send",
+            "post",
+            "file.",
+            "io.",
+            "pipe",
+            "popen",
+            "system",
+            "exec",
+            "spawn",
+            "<",
+            "get_contents",
+            "fs.",
+        ]
+        .iter()
+        .any(|w| lower.contains(w));
+        let probes = ["exists", "isfile", "is_file", "access(", "stat("]
+            .iter()
+            .any(|w| lower.contains(w));
+        if !reads && probes {
+            return None;
+        }
+        let finding = if reads { Finding::deny } else { Finding::ask };
+        Some(finding(
+            "guard:secret",
+            format!(
+                "names `{path}` in code it runs, which holds secrets (`[guard] secrets` \
+                 matches `{pattern}`)"
+            ),
+            "Ask the user for what you need from it; they can exempt it in `[guard] allow`.",
+        ))
+    }
+
+    /// A secret destroyed: a key or credentials file deleted, shredded or truncated, or a
+    /// folder holding them removed.
+    /// `base`: the folder the command runs in, when the line `cd`-ed somewhere known.
+    pub(super) fn destroyed_by(
+        &self,
+        command: &SimpleCommand,
+        base: Option<&str>,
+    ) -> Option<Finding> {
+        let name = command.name();
+        if !matches!(
+            name,
+            "rm" | "unlink" | "shred" | "srm" | "truncate" | "trash" | "trash-put"
+        ) {
+            return None;
+        }
+        let ops = operands(command.args());
+        let recursive = name != "rm"
+            || has_flag_here(command.args(), 'r')
+            || has_flag_here(command.args(), 'R');
+        ops.into_iter().find_map(|op| {
+            let joined = match base {
+                Some(dir) if !op.starts_with(['/', '~', '$']) => format!("{dir}/{op}"),
+                _ => op.to_owned(),
+            };
+            let op = joined.as_str();
+            let pattern = self
+                .matching(op)
+                .or_else(|| self.glob_matching(op))
+                .or_else(|| recursive.then(|| self.folder_holding(op)).flatten())?;
+            // `.env` files are the project's own to delete; keys and credentials are not.
+            if !(op.starts_with('~') || op.starts_with('$') || op.starts_with('/')) {
+                return None;
+            }
+            Some(Finding::deny(
+                "guard:secret",
+                format!(
+                    "destroys `{op}`, which holds secrets (`[guard] secrets` matches \
+                     `{pattern}`) that cannot be made again"
+                ),
+                "Ask the user.",
+            ))
+        })
+    }
+
+    /// Commands whose purpose is printing a secret (`gpg --export-secret-keys`,
+    /// `aws configure get aws_secret_access_key`, `gh auth token`).
+    fn printed_by(command: &SimpleCommand) -> Option<Finding> {
+        let name = command.name();
+        let args = command.args();
+        let has = |w: &str| args.iter().any(|a| a == w);
+        let lower: Vec<String> = args.iter().map(|a| a.to_ascii_lowercase()).collect();
+        let prints = match name {
+            "gpg" | "gpg2" => args.iter().any(|a| a.starts_with("--export-secret")),
+            "aws" => {
+                has("configure")
+                    && has("get")
+                    && lower
+                        .iter()
+                        .any(|a| a.contains("secret") || a.contains("token"))
+            }
+            "gh" => has("auth") && has("token"),
+            "git" => has("credential") && (has("fill") || has("get")),
+            "security" => {
+                args.iter()
+                    .any(|a| a.starts_with("find-") && a.ends_with("password"))
+                    && (has("-w") || has("-g"))
+            }
+            "op" | "pass" | "gopass" | "bw" | "vault" | "lpass" => {
+                matches!(
+                    args.first().map(String::as_str),
+                    Some("read" | "show" | "get" | "item" | "kv")
+                )
+            }
+            "kubectl" | "oc" => {
+                has("get")
+                    && lower.iter().any(|a| a.starts_with("secret"))
+                    && lower
+                        .iter()
+                        .any(|a| a.contains("yaml") || a.contains("json") || a.contains("jsonpath"))
+            }
+            "printenv" | "env" => lower.iter().any(|a| {
+                a.contains("secret")
+                    || a.contains("token")
+                    || a.contains("password")
+                    || a.ends_with("_key")
+            }),
+            _ => false,
+        };
+        prints.then(|| {
+            Finding::deny(
+                "guard:secret",
+                format!("prints a secret (`{}`)", command.display()),
+                "Ask the user for what you need from it.",
+            )
+        })
+    }
+
     /// The first secret a simple command reads, with the pattern it matches.
     pub(super) fn read_by(&self, command: &SimpleCommand, fed: &[String]) -> Option<Finding> {
+        if let Some(found) = Self::printed_by(command) {
+            return Some(found);
+        }
         if let Some(found) = self.read_by_route(command, fed) {
             return Some(found);
         }
@@ -498,6 +756,9 @@ impl<'a> Secrets<'a> {
             let mut read = operands(command.args());
             if matches!(name, "cp" | "scp" | "rsync" | "sftp") {
                 read.pop(); // the destination is written, not read
+            }
+            if pattern_first(name, command.args()) && !read.is_empty() {
+                read.remove(0); // grep's pattern, not a file
             }
             paths.extend(read);
             paths.extend(fed.iter().map(String::as_str));
@@ -558,19 +819,28 @@ impl<'a> Secrets<'a> {
                     .take_while(|part| !part.contains(['*', '?', '[', '{']))
                     .collect::<Vec<_>>()
                     .join("/");
+                let listing =
+                    tool_name == "Glob" && !(joined.starts_with('~') || joined.starts_with('/'));
                 for candidate in [path, joined.as_str()] {
-                    if candidate.is_empty() {
+                    if candidate.is_empty() || listing {
                         continue;
                     }
                     if let Some(pattern) = self.matching(candidate) {
                         return Some(found(candidate, &pattern));
                     }
                 }
+                // Glob lists names only: it matters in folders that hold keys and
+                // credentials; Grep reads what the files hold.
                 let holds = [path, folder.as_str()]
                     .into_iter()
                     .filter(|p| !p.is_empty())
                     .find_map(|p| Some((p, self.folder_holding(p)?)))
-                    .or_else(|| Some((joined.as_str(), self.glob_matching(&joined)?)));
+                    .or_else(|| {
+                        let anchored = joined.starts_with('~') || joined.starts_with('/');
+                        (tool_name == "Grep" || anchored)
+                            .then(|| Some((joined.as_str(), self.glob_matching(&joined)?)))
+                            .flatten()
+                    });
                 let (what, pattern) = holds?;
                 Some(Finding::deny(
                     "guard:secret",
@@ -602,6 +872,15 @@ fn linked(path: &str) -> Option<String> {
             .to_string_lossy()
             .into_owned(),
     )
+}
+
+/// Whether the first operand of `name` is a search pattern rather than a file (`grep
+/// .env file`), as when no `-e`/`-f` gives it.
+fn pattern_first(name: &str, args: &[String]) -> bool {
+    matches!(name, "grep" | "egrep" | "fgrep" | "rg" | "ag" | "ack")
+        && !args
+            .iter()
+            .any(|a| a == "-e" || a == "-f" || a.starts_with("--regexp") || a.starts_with("--file"))
 }
 
 /// Whether `git <args>` prints or sends what files hold (`git show HEAD:.env`), unlike

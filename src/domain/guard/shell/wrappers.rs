@@ -85,6 +85,8 @@ impl Parser<'_, '_> {
                     | "git"
                     | "script"
                     | "export"
+                    | "tmux"
+                    | ":::"
                     | "declare"
                     | "typeset"
                     | "local"
@@ -159,6 +161,58 @@ impl Parser<'_, '_> {
                 }
                 let room = MAX_ASSIGNMENTS.saturating_sub(self.out.assignments.len());
                 self.out.assignments.extend(set.into_iter().take(room));
+            }
+            ":::" if command_prefixes_parallel(&self.out.commands) => {
+                // `parallel ::: 'cmd' …`: each argument is a command line.
+                for script in &argv[1..] {
+                    parse_script(
+                        script.as_bytes(),
+                        depth + 1,
+                        &inner("parallel :::".into()),
+                        self.out,
+                    );
+                }
+            }
+            "tmux" => {
+                // `tmux new-session -d 'cmd'`, `send-keys 'cmd' Enter`, `run-shell 'cmd'`.
+                let sub = argv[1..]
+                    .iter()
+                    .find(|a| !a.starts_with('-'))
+                    .cloned()
+                    .unwrap_or_default();
+                let runs = matches!(
+                    sub.as_str(),
+                    "new-session"
+                        | "new"
+                        | "new-window"
+                        | "neww"
+                        | "split-window"
+                        | "splitw"
+                        | "respawn-pane"
+                        | "respawnp"
+                        | "respawn-window"
+                        | "respawnw"
+                        | "run-shell"
+                        | "run"
+                        | "send-keys"
+                        | "send"
+                );
+                if runs {
+                    let at = argv.iter().position(|a| *a == sub).unwrap_or(0);
+                    let j = skip_options(&argv, at + 1, "stnecFxylTbp", &[]);
+                    let words: Vec<&str> = argv[j.min(argv.len())..]
+                        .iter()
+                        .map(String::as_str)
+                        .filter(|w| !matches!(*w, "Enter" | "C-m" | "KPEnter"))
+                        .collect();
+                    let script = words.join(" ");
+                    parse_script(
+                        script.as_bytes(),
+                        depth + 1,
+                        &inner(format!("tmux {sub}")),
+                        self.out,
+                    );
+                }
             }
             "script" => {
                 let script = argv.iter().enumerate().find_map(|(k, a)| {
@@ -264,6 +318,13 @@ impl Parser<'_, '_> {
     }
 }
 
+/// Whether the command just recorded was peeled off `parallel`.
+fn command_prefixes_parallel(commands: &[SimpleCommand]) -> bool {
+    commands
+        .last()
+        .is_some_and(|c| c.prefixes.iter().any(|p| p == "parallel"))
+}
+
 /// Wrappers and what a simple command is left with once they are peeled off.
 struct Peeled {
     argv: Vec<String>,
@@ -304,8 +365,22 @@ fn peel_prefixes(mut args: Vec<String>) -> Peeled {
                         "host",
                     ],
                 );
-                skip_assignments(&args, j)
+                let j = skip_assignments(&args, j);
+                // `sudo -s 'cmd'`, `sudo -i cmd`: the words run by the user's shell.
+                let shell = args[start + 1..j.min(args.len())].iter().any(|a| {
+                    a == "--shell"
+                        || a == "--login"
+                        || short_cluster(a).is_some_and(|f| f.contains('s') || f.contains('i'))
+                });
+                if shell && j < args.len() {
+                    split = Some(args[j..].join(" "));
+                    args.len()
+                } else {
+                    j
+                }
             }
+            // `screen -dmS name cmd…`: the command runs in a new window.
+            "screen" => skip_options(&args, start + 1, "SceEhpTtl", &[]),
             "doas" => {
                 elevated = true;
                 skip_options(&args, start + 1, "uC", &[])
