@@ -8,10 +8,11 @@
 #
 # --guard nagger (the default) runs `BIN check --tool T --input JSON` (BIN defaults to the
 # release build); the exit code is the answer: 0 passes, 3 refuses, 4 asks.
-# --guard safety-net and --guard dcg run another guard as a Claude Code PreToolUse hook:
-# BIN is its hook command (a path; for safety-net default `cc-safety-net`, for dcg `dcg`),
-# fed the hook's JSON on stdin; a `permissionDecision` of deny or ask in its output (or
-# exit 2) is the answer. --quiet prints the figures without the list of misses.
+# --guard safety-net and --guard dcg run another guard as a Claude Code PreToolUse hook,
+# fed the hook's JSON on stdin: `BIN hook --coding-cli` for cc-safety-net (BIN defaults to
+# `cc-safety-net`), `BIN` with DCG_NO_UPDATE_CHECK=1 for dcg (default `dcg`); a
+# `permissionDecision` of deny or ask in its output (or exit 2) is the answer. Neither is
+# installed by this repository. --quiet prints the figures without the list of misses.
 # Corpus format: see the header of each file (`deny|ask|pass CMD`, or a bare CMD for the
 # harmless corpora; `@Tool path`, `@Glob pattern [path]`, `⏎` for a newline).
 set -euo pipefail
@@ -26,7 +27,7 @@ while [ $# -gt 0 ]; do
     --guard) guard=$2; shift 2 ;;
     --guard=*) guard=${1#--guard=}; shift ;;
     --quiet) quiet=1; shift ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0"; exit 0 ;;
     *.txt) corpora+=("$(realpath "$1")"); shift ;;
     *) bin=$1; shift ;;
   esac
@@ -34,7 +35,7 @@ done
 case "$guard" in
   nagger) bin=${bin:-$here/target/x86_64-unknown-linux-gnu/release/nagger} ;;
   safety-net) bin=${bin:-cc-safety-net} ;;
-  dcg) bin=${bin:-dcg} ;;
+  dcg) bin=${bin:-dcg}; export DCG_NO_UPDATE_CHECK=1 ;;
   *) echo "unknown guard: $guard" >&2; exit 2 ;;
 esac
 command -v "$bin" > /dev/null || { echo "no such program: $bin" >&2; exit 2; }
