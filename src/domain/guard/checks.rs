@@ -275,6 +275,14 @@ pub(super) const FIND_FILTERS: &[&str] = &[
     "-cnewer",
 ];
 
+/// The names a `find` looks for (`-name`, `-iname`).
+pub(super) fn find_names(args: &[String]) -> Vec<&str> {
+    args.windows(2)
+        .filter(|w| matches!(w[0].as_str(), "-name" | "-iname"))
+        .map(|w| w[1].as_str())
+        .collect()
+}
+
 /// `find / -delete`, `find ~ -exec rm -rf {} +`: deleting everything under a start point
 /// that must not go. A name or age filter makes it routine cleaning, except from `/` or a
 /// system folder.

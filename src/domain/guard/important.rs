@@ -5,7 +5,7 @@
 //! it is refused.
 
 use super::finding::{Finding, operands};
-use super::protect::{Cwd, resolve};
+use super::protect::{Cwd, home_form, resolve};
 use super::shell::{SimpleCommand, has_flag, short_cluster};
 use super::targets::{dangerous_target, is_raw_device, lexical};
 
@@ -79,18 +79,7 @@ fn kind(path: &str) -> Option<Kind> {
     {
         return Some(Kind::System(what));
     }
-    let home_rest = ["~/", "$HOME/", "${HOME}/"]
-        .iter()
-        .find_map(|h| lexical.strip_prefix(h))
-        .map(str::to_owned)
-        .or_else(|| {
-            let home = std::env::var("HOME").ok().filter(|h| h.len() > 1)?;
-            Some(
-                lexical
-                    .strip_prefix(&format!("{}/", home.trim_end_matches('/')))?
-                    .to_owned(),
-            )
-        });
+    let home_rest = home_form(&lexical).strip_prefix("~/").map(str::to_owned);
     if let Some(rest) = home_rest
         && STARTUP_FILES
             .iter()
@@ -115,10 +104,8 @@ fn kind(path: &str) -> Option<Kind> {
 /// into them is checked as a command line.
 pub(super) fn runs_later(path: &str) -> bool {
     let lexical = lexical(path);
-    let rest = ["~/", "$HOME/", "${HOME}/"]
-        .iter()
-        .find_map(|h| lexical.strip_prefix(h))
-        .unwrap_or("");
+    let home = home_form(&lexical);
+    let rest = home.strip_prefix("~/").unwrap_or("");
     let rc = [
         ".bashrc",
         ".bash_profile",

@@ -49,6 +49,34 @@ pub fn normalize(path: &str) -> String {
     }
 }
 
+/// Whether a one-part glob (`*`, `?`, `[…]` as one character) matches `name`.
+pub(super) fn wildcard(pattern: &str, name: &str) -> bool {
+    fn go(p: &[u8], n: &[u8], budget: &mut usize) -> bool {
+        if *budget == 0 {
+            return false;
+        }
+        *budget -= 1;
+        match (p.first(), n.first()) {
+            (None, None) => true,
+            (Some(b'*'), _) => go(&p[1..], n, budget) || (!n.is_empty() && go(p, &n[1..], budget)),
+            (Some(b'?'), Some(_)) => go(&p[1..], &n[1..], budget),
+            (Some(b'['), Some(c)) => match p.iter().position(|&x| x == b']') {
+                Some(end) => {
+                    let class = &p[1..end];
+                    let negated = class.first().is_some_and(|b| *b == b'!' || *b == b'^');
+                    let set = if negated { &class[1..] } else { class };
+                    (set.contains(c) != negated) && go(&p[end + 1..], &n[1..], budget)
+                }
+                None => false,
+            },
+            (Some(a), Some(b)) if a == b => go(&p[1..], &n[1..], budget),
+            _ => false,
+        }
+    }
+    let mut budget = 10_000;
+    pattern.contains(['*', '?', '[']) && go(pattern.as_bytes(), name.as_bytes(), &mut budget)
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeMap;

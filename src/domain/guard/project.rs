@@ -4,9 +4,9 @@
 
 use std::path::Path;
 
-use super::checks::FIND_FILTERS;
+use super::checks::{FIND_FILTERS, find_names};
 use super::finding::{Finding, operands};
-use super::paths::normalize;
+use super::paths::{normalize, wildcard};
 use super::protect::Cwd;
 use super::shell::{SimpleCommand, has_flag};
 
@@ -30,7 +30,7 @@ pub(super) fn deleted(
     let args = command.args();
     let name = command.name();
     let mut verb = "deletes";
-    let mut find_names: Vec<&str> = Vec::new();
+    let mut names: Vec<&str> = Vec::new();
     let targets: Vec<&str> = match name {
         "rm" if has_flag(args, "rR", &["recursive"]) => operands(args),
         // `chmod -R 000 .`, `chown -R nobody "$PWD"`: the project locked away.
@@ -82,12 +82,8 @@ pub(super) fn deleted(
             let filtered = args.iter().any(|a| FIND_FILTERS.contains(&a.as_str()));
             if filtered {
                 // `find .. -name proj -delete`: a name may pick the project from its parent.
-                find_names = args
-                    .windows(2)
-                    .filter(|w| matches!(w[0].as_str(), "-name" | "-iname"))
-                    .map(|w| w[1].as_str())
-                    .collect();
-                if find_names.is_empty() {
+                names = find_names(args);
+                if names.is_empty() {
                     return None;
                 }
             }
@@ -99,12 +95,8 @@ pub(super) fn deleted(
                     && matches!(super::shell::basename(&w[1]), "rm" | "shred" | "srm")
             }) =>
         {
-            find_names = args
-                .windows(2)
-                .filter(|w| matches!(w[0].as_str(), "-name" | "-iname"))
-                .map(|w| w[1].as_str())
-                .collect();
-            if find_names.is_empty() {
+            names = find_names(args);
+            if names.is_empty() {
                 return None;
             }
             args.iter()
@@ -140,9 +132,9 @@ pub(super) fn deleted(
             _ => target.to_owned(),
         };
         let mut full = absolute(&target, &here, root)?;
-        if !find_names.is_empty() {
+        if !names.is_empty() {
             // Start points are searched for the names: the project when one fits it.
-            let fits = find_names
+            let fits = names
                 .iter()
                 .any(|n| *n == project_name || wildcard(n, project_name));
             let parent = match root.rsplit_once('/') {
@@ -271,27 +263,6 @@ fn holds(path: &str, root: &str) -> Option<String> {
     } else {
         format!("{all}a folder holding the project ({root})")
     })
-}
-
-/// Whether glob `pattern` (`*`, `?`, `[…]` taken as one character) matches `name`.
-fn wildcard(pattern: &str, name: &str) -> bool {
-    if !pattern.contains(['*', '?', '[']) {
-        return false;
-    }
-    fn go(p: &[u8], n: &[u8]) -> bool {
-        match (p.first(), n.first()) {
-            (None, None) => true,
-            (Some(b'*'), _) => go(&p[1..], n) || (!n.is_empty() && go(p, &n[1..])),
-            (Some(b'?'), Some(_)) => go(&p[1..], &n[1..]),
-            (Some(b'['), Some(_)) => match p.iter().position(|&c| c == b']') {
-                Some(end) => go(&p[end + 1..], &n[1..]),
-                None => false,
-            },
-            (Some(a), Some(b)) if a == b => go(&p[1..], &n[1..]),
-            _ => false,
-        }
-    }
-    pattern.len() <= 64 && name.len() <= 256 && go(pattern.as_bytes(), name.as_bytes())
 }
 
 #[cfg(test)]

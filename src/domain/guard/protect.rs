@@ -172,7 +172,7 @@ fn is_bin_folder(folder: &str, running: Option<&str>) -> bool {
 }
 
 /// `$HOME/x`, `${HOME}/x` and `<value of HOME>/x` as `~/x`.
-fn home_form(path: &str) -> String {
+pub(super) fn home_form(path: &str) -> String {
     for home in ["$HOME", "${HOME}"] {
         if let Some(rest) = path.strip_prefix(home)
             && (rest.is_empty() || rest.starts_with('/'))

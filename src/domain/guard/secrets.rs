@@ -5,8 +5,11 @@
 
 use std::sync::OnceLock;
 
+use super::checks::find_names;
 use super::finding::{Finding, operands};
+use super::paths::wildcard;
 use super::problem::PatternProblem;
+use super::protect;
 use super::shell::SimpleCommand;
 use crate::base::glob::LazyGlobs;
 
@@ -206,68 +209,21 @@ fn glob_matches(pattern: &str, path: &str, shape: &str) -> bool {
         })
 }
 
-/// Whether a one-part glob (`*`, `?`, `[…]` as one character) matches `name`.
-fn wildcard(pattern: &str, name: &str) -> bool {
-    fn go(p: &[u8], n: &[u8], budget: &mut usize) -> bool {
-        if *budget == 0 {
-            return false;
-        }
-        *budget -= 1;
-        match (p.first(), n.first()) {
-            (None, None) => true,
-            (Some(b'*'), _) => go(&p[1..], n, budget) || (!n.is_empty() && go(p, &n[1..], budget)),
-            (Some(b'?'), Some(_)) => go(&p[1..], &n[1..], budget),
-            (Some(b'['), Some(c)) => match p.iter().position(|&x| x == b']') {
-                Some(end) => {
-                    let class = &p[1..end];
-                    let negated = class.first().is_some_and(|b| *b == b'!' || *b == b'^');
-                    let set = if negated { &class[1..] } else { class };
-                    (set.contains(c) != negated) && go(&p[end + 1..], &n[1..], budget)
-                }
-                None => false,
-            },
-            (Some(a), Some(b)) if a == b => go(&p[1..], &n[1..], budget),
-            _ => false,
-        }
-    }
-    let mut budget = 10_000;
-    pattern.contains(['*', '?', '[']) && go(pattern.as_bytes(), name.as_bytes(), &mut budget)
-}
-
-/// `$HOME/x`, `${HOME}/x` and the value of `HOME` as `~/x`.
+/// `$HOME/x`, `${HOME}/x`, the value of `HOME`, and any user's home (`/root/x`,
+/// `/home/alice/x`) as `~/x`: secrets are looked for in every home.
 fn home_form(path: &str) -> String {
-    for home in ["$HOME", "${HOME}"] {
-        if let Some(rest) = path.strip_prefix(home)
-            && (rest.is_empty() || rest.starts_with('/'))
-        {
-            return format!("~{rest}");
-        }
+    let path = protect::home_form(path);
+    if path.starts_with('~') {
+        return path;
     }
-    if let Ok(home) = std::env::var("HOME") {
-        let home = home.trim_end_matches('/');
-        if !home.is_empty()
-            && let Some(rest) = path.strip_prefix(home)
-            && (rest.is_empty() || rest.starts_with('/'))
-        {
-            return format!("~{rest}");
-        }
+    let rest = path.strip_prefix("/root").or_else(|| {
+        let user_and_rest = path.strip_prefix("/home/")?;
+        Some(user_and_rest.find('/').map_or("", |k| &user_and_rest[k..]))
+    });
+    match rest {
+        Some(rest) if rest.is_empty() || rest.starts_with('/') => format!("~{rest}"),
+        _ => path,
     }
-    for base in ["/root", "/home/"] {
-        if let Some(rest) = path.strip_prefix(base) {
-            let rest = if base == "/home/" {
-                match rest.split_once('/') {
-                    Some((_, r)) => format!("/{r}"),
-                    None => String::new(),
-                }
-            } else {
-                rest.to_owned()
-            };
-            if rest.is_empty() || rest.starts_with('/') {
-                return format!("~{rest}");
-            }
-        }
-    }
-    path.to_owned()
 }
 
 impl<'a> Secrets<'a> {
@@ -470,11 +426,7 @@ impl<'a> Secrets<'a> {
                             || super::shell::is_shell(super::shell::basename(&w[1])))
                 }));
         // `find ~/.ssh -name '*.pub' -exec cat {} \;` reads only what its names let through.
-        let find_names: Vec<&str> = args
-            .windows(2)
-            .filter(|w| matches!(w[0].as_str(), "-name" | "-iname"))
-            .map(|w| w[1].as_str())
-            .collect();
+        let find_names = find_names(args);
         let names_secrets = find_names.is_empty()
             || self.built().samples.iter().any(|(sample, _)| {
                 let base = sample.rsplit('/').next().unwrap_or(sample);

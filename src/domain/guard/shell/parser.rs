@@ -383,31 +383,7 @@ impl Parser<'_, '_> {
             return;
         }
         self.i += 1;
-        let mut open = 1usize;
-        while let Some(c) = self.peek() {
-            self.i += 1;
-            match c {
-                b'\\' => self.i += 1,
-                b'\'' | b'"' => {
-                    while let Some(q) = self.peek() {
-                        self.i += 1;
-                        if q == b'\\' && c == b'"' {
-                            self.i += 1;
-                        } else if q == c {
-                            break;
-                        }
-                    }
-                }
-                b'{' => open += 1,
-                b'}' => {
-                    open -= 1;
-                    if open == 0 {
-                        break;
-                    }
-                }
-                _ => {}
-            }
-        }
+        self.skip_closed(b'{', b'}');
         let end = self.i.min(self.s.len());
         let body = &self.s[(start + 1).min(end)..end.saturating_sub(1).max(start + 1).min(end)];
         self.out
@@ -447,6 +423,11 @@ impl Parser<'_, '_> {
 
     /// Past the `)` matching an already consumed `(`, without collecting anything.
     pub(super) fn skip_balanced(&mut self) {
+        self.skip_closed(b'(', b')');
+    }
+
+    /// Past the `close` matching an already consumed `open`, quotes and escapes skipped.
+    fn skip_closed(&mut self, opening: u8, closing: u8) {
         let mut open = 1usize;
         while let Some(c) = self.peek() {
             self.i += 1;
@@ -462,8 +443,8 @@ impl Parser<'_, '_> {
                         }
                     }
                 }
-                b'(' => open += 1,
-                b')' => {
+                c if c == opening => open += 1,
+                c if c == closing => {
                     open -= 1;
                     if open == 0 {
                         break;
