@@ -26,6 +26,8 @@ fn nagger() -> PathBuf {
         )
 }
 const TRIVIAL: &str = "/bin/true";
+/// Instructions a quiet PreToolUse may run, as a whole process.
+const QUIET_INSTRUCTIONS: u64 = 1_000_000;
 const EXAMPLE_CONFIG: &str = include_str!("../docs/example-config.toml");
 
 /// How much work one run does.
@@ -59,8 +61,8 @@ fn main() {
             full,
         }
     };
-    let rows = run(&plan);
-    let table = render(&plan, &rows);
+    let (rows, instructions) = run(&plan);
+    let table = render(&plan, &rows, instructions);
     println!("{table}");
     if plan.full {
         let out = target_dir().join("e2e.md");
@@ -182,15 +184,23 @@ enum Budget {
     None,
     /// Median at most this, and at most this many times the trivial binary.
     Median(Duration, Option<f64>),
-    /// p99 at most `limit`, for `at_once` processes started together.
-    P99 {
-        limit: Duration,
-        at_once: usize,
-    },
     /// Throughput of one full scan of `bytes`, at least `mb_per_s`.
     Throughput {
         bytes: u64,
         mb_per_s: f64,
+    },
+    /// Runs paired with a trivial one started the same way, one after the other: the
+    /// median of the pairs' ratios at most `limit`.
+    Paired {
+        median_ratio: f64,
+        limit: f64,
+    },
+    /// A burst started together: its p99 at most `limit` times the p99 of the same
+    /// burst of trivial processes (`trivial_p99`), measured in the same rounds.
+    Burst {
+        trivial_p99: Duration,
+        limit: f64,
+        at_once: usize,
     },
 }
 
@@ -227,7 +237,7 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
-fn render(plan: &Plan, rows: &[Row]) -> String {
+fn render(plan: &Plan, rows: &[Row], instructions: Option<u64>) -> String {
     let trivial = rows[0].median();
     let mut out = String::new();
     let _ = writeln!(
@@ -246,16 +256,28 @@ fn render(plan: &Plan, rows: &[Row]) -> String {
                     .unwrap_or_default();
                 format!("median ≤ {} ms {}{times}", ms(limit), mark(median <= limit))
             }
-            Budget::P99 { limit, at_once } => {
-                let ok = row.percentile(0.99) <= limit;
+            Budget::Paired {
+                median_ratio,
+                limit,
+            } => format!(
+                "median of paired ratios {median_ratio:.2}× ≤ {limit}× {}",
+                mark(median_ratio <= limit)
+            ),
+            Budget::Burst {
+                trivial_p99,
+                limit,
+                at_once,
+            } => {
+                let times = ms(row.percentile(0.99)) / ms(trivial_p99);
                 // No batch can end before its CPU time is spent on the cores there are.
                 let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
                 let bound = row.cpu * u32::try_from(at_once).unwrap_or(u32::MAX)
                     / u32::try_from(cores).unwrap_or(u32::MAX);
                 format!(
-                    "p99 ≤ {} ms {} (CPU alone: {at_once} × {:.2} ms / {cores} cores = {:.0} ms)",
-                    ms(limit),
-                    mark(ok),
+                    "p99 {times:.2}× the trivial burst's ({:.1} ms) ≤ {limit}× {} \
+                     (CPU alone: {at_once} × {:.2} ms / {cores} cores = {:.0} ms)",
+                    ms(trivial_p99),
+                    mark(times <= limit),
                     ms(row.cpu),
                     ms(bound)
                 )
@@ -276,6 +298,14 @@ fn render(plan: &Plan, rows: &[Row]) -> String {
             ratio,
             ms(row.cpu),
             budget
+        );
+    }
+    if let Some(n) = instructions {
+        let _ = writeln!(
+            out,
+            "\nQuiet PreToolUse: {n} instructions (callgrind, one whole process), \
+             budget ≤ {QUIET_INSTRUCTIONS} {}",
+            mark(n <= QUIET_INSTRUCTIONS)
         );
     }
     let cores = std::thread::available_parallelism().map_or(0, std::num::NonZero::get);
@@ -332,6 +362,18 @@ impl Project {
             .env_clear()
             .env("CLAUDE_PROJECT_DIR", &self.root)
             .env("HOME", &self.root)
+            .current_dir(&self.root);
+        command
+    }
+
+    /// `sh`, with the environment and folder the hook gets.
+    fn shell(&self) -> Command {
+        let mut command = Command::new("sh");
+        command
+            .env_clear()
+            .env("CLAUDE_PROJECT_DIR", &self.root)
+            .env("HOME", &self.root)
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .current_dir(&self.root);
         command
     }
@@ -488,7 +530,7 @@ fn report(i: usize) -> String {
 
 // ── scenarios ──
 
-fn run(plan: &Plan) -> Vec<Row> {
+fn run(plan: &Plan) -> (Vec<Row>, Option<u64>) {
     let p = Project::new();
     let session = "e2e-session";
     let transcript = p.transcripts.join(format!("{session}.jsonl"));
@@ -541,6 +583,36 @@ fn run(plan: &Plan) -> Vec<Row> {
         );
         Samples::push(&mut denied, &run);
     }
+
+    // As Claude Code runs a hook: its command line through `sh -c`. Each nagger run is
+    // paired with `sh -c true` run just before it, so that both see the same machine.
+    eprintln!("sh -c pairs x {}...", plan.runs);
+    let quiet_file = p.transcripts.join("quiet.json");
+    std::fs::write(&quiet_file, &quiet_bytes).expect("write quiet.json");
+    let through_sh = format!(
+        "exec '{}' hook < '{}'",
+        nagger().display(),
+        quiet_file.display()
+    );
+    let (mut sh_true, mut sh_quiet, mut ratios) = (Samples::default(), Samples::default(), vec![]);
+    for _ in 0..plan.runs {
+        let mut trivial_sh = p.shell();
+        trivial_sh.args(["-c", "true"]);
+        let t = spawn_and_wait(trivial_sh, b"").clean("sh -c true");
+        let mut hook_sh = p.shell();
+        hook_sh.args(["-c", &through_sh]);
+        let h = spawn_and_wait(hook_sh, b"").clean("sh -c nagger hook");
+        assert_eq!(h.stdout(), "", "the main agent has nothing to be told");
+        ratios.push(h.elapsed.as_secs_f64() / t.elapsed.as_secs_f64().max(1e-9));
+        sh_true.push(&t);
+        sh_quiet.push(&h);
+    }
+    ratios.sort_by(f64::total_cmp);
+    let paired_median = ratios.get(ratios.len() / 2).copied().unwrap_or(f64::NAN);
+    let instructions = plan
+        .full
+        .then(|| quiet_instructions(&p, &quiet_file))
+        .flatten();
 
     eprintln!("SubagentStart x {}...", plan.agent_runs);
     append(&transcript, &ten_kb_with_spawn(0));
@@ -607,10 +679,16 @@ fn run(plan: &Plan) -> Vec<Row> {
     );
 
     eprintln!("32 concurrent hook processes x {} rounds...", plan.rounds);
-    let (concurrent, batches) = concurrent_rounds(plan.rounds);
+    let (concurrent, batches, trivial_burst) = concurrent_rounds(plan.rounds);
+    let trivial_burst_row = Row::new(
+        format!("32 × `{TRIVIAL}` at once (the same rounds)"),
+        trivial_burst,
+        Budget::None,
+    );
+    let trivial_p99 = trivial_burst_row.percentile(0.99);
 
     let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
-    vec![
+    let rows = vec![
         Row::new(format!("`{TRIVIAL}` (trivial binary)"), base, Budget::None),
         Row::new(
             "`nagger --version` (the binary starting, no hook work)",
@@ -623,6 +701,19 @@ fn run(plan: &Plan) -> Vec<Row> {
             Budget::Median(Duration::from_millis(2), Some(3.0)),
         ),
         Row::new("PreToolUse, guard deny (`rm -rf /`)", denied, Budget::None),
+        Row::new(
+            "`sh -c true` (how Claude Code starts a hook)",
+            sh_true,
+            Budget::None,
+        ),
+        Row::new(
+            "`sh -c 'exec nagger hook < quiet.json'`, paired with the row above",
+            sh_quiet,
+            Budget::Paired {
+                median_ratio: paired_median,
+                limit: 1.5,
+            },
+        ),
         Row::new(
             format!(
                 "SubagentStart, first full scan of {} MB (1 run)",
@@ -652,17 +743,20 @@ fn run(plan: &Plan) -> Vec<Row> {
                 "32 processes at once (16 SubagentStart + 16 legacy first calls), {cores} cores"
             ),
             concurrent,
-            Budget::P99 {
-                limit: Duration::from_millis(50),
+            Budget::Burst {
+                trivial_p99,
+                limit: 2.0,
                 at_once: 32,
             },
         ),
+        trivial_burst_row,
         Row::new(
             "… the whole batch of 32 (first spawn to last exit), per round",
             batches,
             Budget::None,
         ),
-    ]
+    ];
+    (rows, instructions)
 }
 
 /// Rounds of 16 SubagentStart and 16 legacy PreToolUse (no agent_id: they claim)
@@ -671,11 +765,24 @@ fn run(plan: &Plan) -> Vec<Row> {
 /// process's spawn-to-exit time, and each round's wall time.
 /// CPU time is measured over each whole batch and shared out evenly: 32 processes on
 /// few cores cannot all finish sooner than their CPU time divided by the cores.
-fn concurrent_rounds(rounds: usize) -> (Samples, Samples) {
+fn concurrent_rounds(rounds: usize) -> (Samples, Samples, Samples) {
     let p = Project::new();
     let mut durations = Samples::default();
     let mut batches = Samples::default();
+    let mut trivial = Samples::default();
     for round in 0..rounds {
+        // The floor: the same burst of a trivial process, just before.
+        let cpu_before = children_cpu();
+        let runs = burst(
+            (0..32)
+                .map(|_| (Command::new(TRIVIAL), Vec::new()))
+                .collect(),
+        );
+        let per_process = children_cpu().saturating_sub(cpu_before) / 32;
+        for run in runs {
+            trivial.elapsed.push(run.elapsed);
+            trivial.cpu.push(per_process);
+        }
         let session = format!("concurrent-{round}");
         let transcript = p.transcripts.join(format!("{session}.jsonl"));
         let mut lines = String::new();
@@ -726,27 +833,14 @@ fn concurrent_rounds(rounds: usize) -> (Samples, Samples) {
                        "tool_use_id": format!("toolu_read{i}")}),
             )
         }));
-        let barrier = Arc::new(Barrier::new(inputs.len()));
         let cpu_before = children_cpu();
         let batch = Instant::now();
-        let runs: Vec<Run> = std::thread::scope(|s| {
-            let handles: Vec<_> = inputs
+        let runs = burst(
+            inputs
                 .iter()
-                .map(|input| {
-                    let barrier = barrier.clone();
-                    let bytes = input.to_string().into_bytes();
-                    let command = p.command();
-                    s.spawn(move || {
-                        barrier.wait();
-                        spawn_and_wait(command, &bytes)
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().expect("runner thread"))
-                .collect()
-        });
+                .map(|input| (p.command(), input.to_string().into_bytes()))
+                .collect(),
+        );
         let elapsed = batch.elapsed();
         let cpu = children_cpu().saturating_sub(cpu_before);
         batches.elapsed.push(elapsed);
@@ -759,7 +853,28 @@ fn concurrent_rounds(rounds: usize) -> (Samples, Samples) {
         }
         check_claims(&p, &session, &transcript);
     }
-    (durations, batches)
+    (durations, batches, trivial)
+}
+
+/// Starts every command together (behind one barrier) with its stdin; their runs.
+fn burst(commands: Vec<(Command, Vec<u8>)>) -> Vec<Run> {
+    let barrier = Arc::new(Barrier::new(commands.len()));
+    std::thread::scope(|s| {
+        let handles: Vec<_> = commands
+            .into_iter()
+            .map(|(command, stdin)| {
+                let barrier = barrier.clone();
+                s.spawn(move || {
+                    barrier.wait();
+                    spawn_and_wait(command, &stdin)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("runner thread"))
+            .collect()
+    })
 }
 
 /// Every agent registered and matched to its own spawn; the claims made so far went
@@ -829,4 +944,38 @@ fn claimed_in_log(db: &Connection, session: &str) -> Vec<String> {
         .expect("query")
         .map(|r| r.expect("row"))
         .collect()
+}
+
+/// Instructions of one quiet PreToolUse as a whole process, counted by callgrind (which
+/// does not depend on the machine's load), when valgrind is installed. The hook's
+/// deadline is off for it (`NAGGER_NO_DEADLINE=1`): valgrind runs it tens of times slower.
+fn quiet_instructions(p: &Project, input: &Path) -> Option<u64> {
+    let stdin = std::fs::File::open(input).expect("quiet.json");
+    let out = p.transcripts.join("quiet.callgrind");
+    let output = Command::new("valgrind")
+        .arg("--tool=callgrind")
+        .arg(format!("--callgrind-out-file={}", out.display()))
+        .arg(nagger())
+        .arg("hook")
+        .env_clear()
+        .env("CLAUDE_PROJECT_DIR", &p.root)
+        .env("HOME", &p.root)
+        .env("NAGGER_NO_DEADLINE", "1")
+        .current_dir(&p.root)
+        .stdin(stdin)
+        .output()
+        .ok()?;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success() && output.stdout.is_empty(),
+        "the quiet call under valgrind: {stderr}"
+    );
+    let count = stderr
+        .lines()
+        .find_map(|l| l.split("Collected : ").nth(1))
+        .and_then(|n| n.trim().parse().ok());
+    if count.is_none() {
+        eprintln!("valgrind printed no instruction count");
+    }
+    count
 }

@@ -30,7 +30,14 @@ echo "$start" | "$bin" hook >/dev/null
 for _ in $(seq 20); do echo "$quiet" | "$bin" hook >/dev/null; done
 for name in quiet deny; do
     echo "${!name}" > "$work/in.json"
-    valgrind --tool=callgrind --callgrind-out-file="$work/$name.out" "$bin" hook \
+    NAGGER_NO_DEADLINE=1 valgrind --tool=callgrind --callgrind-out-file="$work/$name.out" "$bin" hook \
         < "$work/in.json" >/dev/null 2>"$work/$name.err"
+    # Under valgrind a run is tens of times slower: the hook's deadline is off
+    # (NAGGER_NO_DEADLINE=1); a binary without that switch can still reach it on a busy
+    # machine, and a count of a run cut short means nothing.
+    if grep -q 'no answer within' "$work/$name.err"; then
+        echo "$name: the run reached its deadline under valgrind (machine too busy); run again" >&2
+        exit 1
+    fi
     echo "$name $(grep -o 'Collected : [0-9]*' "$work/$name.err" | grep -o '[0-9]*')"
 done

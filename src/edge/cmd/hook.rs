@@ -7,6 +7,8 @@ use std::io::Write;
 pub fn run(env: &Env) {
     // nagger reports a panic as one line itself; the default hook would print more.
     std::panic::set_hook(Box::new(|_| {}));
+    // The process ends when the run is over: its exit closes the database.
+    crate::storage::store::close_by_exit();
     let run = crate::edge::hook::run_stdin(env);
     if let Some(out) = run.stdout {
         // Through the one writer, its error dropped: a reader that went away changes

@@ -4,7 +4,7 @@
 
 use super::db::{NaggerStateDB, now_ms};
 use super::error::StoreResult;
-use super::stats::fine_bucket_sql;
+use super::stats::{fine_bucket, fine_bucket_sql};
 use crate::base::event::HookEvent;
 use rusqlite::{Connection, params};
 use serde_json::Value;
@@ -55,15 +55,12 @@ impl<'a> StatColumns<'a> {
     }
 }
 
-/// The rollup row of one run: +1 on insert.
-fn rollup_add_sql() -> String {
-    format!(
-        "INSERT INTO hook_log_rollup (event_type, hook_name, day, bucket, runs)
-         VALUES (?1, ?2, ?3 / 86400000, {}, 1)
-         ON CONFLICT (event_type, hook_name, day, bucket) DO UPDATE SET runs = runs + 1",
-        fine_bucket_sql("?4")
-    )
-}
+/// The rollup row of one run: +1 on insert. Its duration bucket is computed here
+/// ([`fine_bucket`]) and bound: nothing for the hook path to compile.
+const ROLLUP_ADD_SQL: &str =
+    "INSERT INTO hook_log_rollup (event_type, hook_name, day, bucket, runs)
+     VALUES (?1, ?2, ?3 / 86400000, ?4, 1)
+     ON CONFLICT (event_type, hook_name, day, bucket) DO UPDATE SET runs = runs + 1";
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct HookLogRecord {
@@ -145,14 +142,12 @@ impl<'c> HookLogRepository<'c> {
                 columns.context_chars,
             ])?;
         let id = self.conn.last_insert_rowid();
-        self.conn
-            .prepare_cached(&rollup_add_sql())?
-            .execute(params![
-                entry.event_type,
-                entry.hook_name,
-                timestamp,
-                entry.duration_ms
-            ])?;
+        self.conn.prepare_cached(ROLLUP_ADD_SQL)?.execute(params![
+            entry.event_type,
+            entry.hook_name,
+            timestamp,
+            fine_bucket(entry.duration_ms)
+        ])?;
         if let Some(tx) = tx {
             tx.commit()?;
         }

@@ -61,7 +61,7 @@ impl NaggerStateDB {
             })?;
         read_only_pragmas(&conn)?;
         Ok(NaggerStateDB {
-            conn,
+            conn: std::mem::ManuallyDrop::new(conn),
             path: path.to_path_buf(),
             report: OpenReport::default(),
             read_only: true,

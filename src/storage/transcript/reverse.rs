@@ -47,12 +47,14 @@ impl ReverseLines {
     pub(super) fn with_limits(file: File, limits: Limits) -> io::Result<Self> {
         let pos = file.metadata()?.len();
         let chunk = limits.chunk.max(1);
+        // No bigger than the file: a short transcript costs no zeroed chunk.
+        let first = usize::try_from(pos).map_or(chunk, |len| len.clamp(1, chunk));
         Ok(ReverseLines {
             file,
             pos,
-            buf: vec![0; chunk],
-            start: chunk,
-            end: chunk,
+            buf: vec![0; first],
+            start: first,
+            end: first,
             searched: 0,
             limits: Limits { chunk, ..limits },
             skipping: false,

@@ -225,3 +225,29 @@ fn malformed_details_neither_break_logging_nor_stats() {
     assert_eq!(stats.context.count, 1);
     assert!(stats.roles.by_source.is_empty());
 }
+
+#[test]
+fn the_hook_paths_bucket_is_the_sql_bucket_for_every_duration() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = NaggerStateDB::open(&dir.path().join("state.db")).unwrap();
+    let sql = format!("SELECT {}", fine_bucket_sql("?1"));
+    let mut durations: Vec<Option<f64>> = vec![None, Some(f64::NAN), Some(-0.0), Some(-1e9)];
+    // Every bucket edge and the values just around it, then a sweep of odd steps.
+    for edge in [
+        0.0, 0.1, 1.0, 9.9, 10.0, 11.0, 99.0, 100.0, 110.0, 999.0, 1000.0, 1100.0,
+    ] {
+        for delta in [-1e-9, 0.0, 1e-9] {
+            durations.push(Some(edge + delta));
+        }
+    }
+    durations.extend([9999.0, 9999.999, 10_000.0, 10_000.001, 1e12, f64::INFINITY].map(Some));
+    let mut x = 0.0;
+    while x < 12_000.0 {
+        durations.push(Some(x));
+        x += 0.0137 + x / 97.0;
+    }
+    for d in durations {
+        let expected: i64 = db.conn().query_row(&sql, [d], |r| r.get(0)).unwrap();
+        assert_eq!(fine_bucket(d), expected, "{d:?}");
+    }
+}
