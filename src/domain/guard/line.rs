@@ -263,6 +263,7 @@ impl Line {
             return None;
         }
         let mut loop_values: Option<Vec<&str>> = None;
+        let mut loop_name: Option<&str> = None;
         let mut changed = false;
         let mut words: Vec<String> = Vec::new();
         for word in &command.argv {
@@ -287,6 +288,7 @@ impl Line {
                     changed = true;
                     if *each && loop_values.is_none() {
                         loop_values = Some(v.lines().take(16).collect());
+                        loop_name = Some(var.name);
                         words.push(word.replacen(var.spelled, "\u{0}", 1));
                     } else {
                         words.push(quote_word(&word.replacen(var.spelled, v, 1)));
@@ -295,20 +297,41 @@ impl Line {
                 _ => words.push(quote_word(word)),
             }
         }
-        // `X=/etc/passwd; > $X`: redirections too.
+        // `X=/etc/passwd; > $X`, `for f in …; do : > "$f"; done`: redirections too, a
+        // loop's once per value.
         for target in &command.writes_to {
-            let var = variable_in(target).filter(|_| target.contains('$'));
-            let value = var.as_ref().and_then(|var| {
-                let set = self
-                    .sets
-                    .iter()
-                    .rev()
-                    .find(|s| s.at <= index && s.name == var.name && !s.each)?;
-                Some(target.replacen(var.spelled, set.value.as_deref()?, 1))
-            });
-            if let Some(value) = value {
-                changed = true;
-                words.push(format!(">{}", quote_word(&value)));
+            let Some(var) = variable_in(target).filter(|_| target.contains('$')) else {
+                continue;
+            };
+            let Some(set) = self
+                .sets
+                .iter()
+                .rev()
+                .find(|s| s.at <= index && s.name == var.name)
+            else {
+                continue;
+            };
+            let Some(value) = set.value.as_deref() else {
+                continue;
+            };
+            changed = true;
+            if !set.each {
+                words.push(format!(
+                    ">{}",
+                    quote_word(&target.replacen(var.spelled, value, 1))
+                ));
+            } else if loop_name.is_none_or(|name| name == var.name) {
+                loop_values.get_or_insert_with(|| value.lines().take(16).collect());
+                loop_name = Some(var.name);
+                words.push(format!(">{}", target.replacen(var.spelled, "\u{0}", 1)));
+            } else {
+                // Another loop's variable: every value it takes is written.
+                for each in value.lines().take(16) {
+                    words.push(format!(
+                        ">{}",
+                        quote_word(&target.replacen(var.spelled, each, 1))
+                    ));
+                }
             }
         }
         if !changed {
@@ -323,7 +346,9 @@ impl Line {
                 let filled: Vec<String> = words
                     .iter()
                     .map(|w| {
-                        if w.contains('\u{0}') {
+                        if let Some(target) = w.strip_prefix('>').filter(|t| t.contains('\u{0}')) {
+                            format!(">{}", quote_word(&target.replace('\u{0}', v)))
+                        } else if w.contains('\u{0}') {
                             quote_word(&w.replace('\u{0}', v))
                         } else {
                             w.clone()
@@ -646,6 +671,40 @@ mod tests {
             match program_of(text) {
                 Program::Script(script, _) => assert!(script.contains("rm"), "{text}: {script}"),
                 _ => panic!("{text}: not read through"),
+            }
+        }
+    }
+
+    #[test]
+    fn loop_values_reach_the_files_a_command_redirects_to() {
+        for (text, written) in [
+            (
+                "for f in .claude/settings.json; do : > \"$f\"; done",
+                vec![".claude/settings.json"],
+            ),
+            ("for f in a b; do echo x >> $f; done", vec!["a", "b"]),
+            (
+                "for f in a b; do cat $f > \"$f.bak\"; done",
+                vec!["a.bak", "b.bak"],
+            ),
+            (
+                "for d in x y; do for f in a; do : > $f; done; done",
+                vec!["a"],
+            ),
+        ] {
+            let (parsed, line) = line(text);
+            let index = parsed
+                .commands
+                .iter()
+                .position(|c| !c.writes_to.is_empty())
+                .expect(text);
+            let expanded = line.expanded(&parsed, index).expect(text);
+            for file in written {
+                assert!(
+                    expanded.contains(&format!(">{file}"))
+                        || expanded.contains(&format!(">'{file}'")),
+                    "{text}: {expanded}"
+                );
             }
         }
     }

@@ -522,7 +522,19 @@ impl Parser<'_, '_> {
             .iter()
             .take_while(|w| (!w.quoted && RESERVED.contains(&w.text.as_slice())) || w.assignment)
             .count();
-        if let [first, name, keyword, values @ ..] = words.as_slice()
+        // A loop can open a body (`do for f in …`, `then for …`): its own words follow
+        // the reserved words that lead in.
+        let lead = words
+            .iter()
+            .take_while(|w| {
+                !w.quoted
+                    && matches!(
+                        w.text.as_slice(),
+                        b"do" | b"then" | b"else" | b"elif" | b"{" | b"!" | b"time"
+                    )
+            })
+            .count();
+        if let [first, name, keyword, values @ ..] = &words[lead..]
             && !first.quoted
             && matches!(first.text.as_slice(), b"for" | b"select")
             && keyword.text == b"in"
@@ -540,7 +552,7 @@ impl Parser<'_, '_> {
                 value: (!values.is_empty()
                     && !values
                         .iter()
-                        .zip(words.iter().skip(3))
+                        .zip(words.iter().skip(lead + 3))
                         .any(|(_, w)| w.computed))
                 .then(|| values.join("\n")),
                 each: true,
