@@ -8,6 +8,7 @@ pub mod command_queries;
 mod context;
 mod db;
 mod error;
+pub mod foreign;
 pub mod health;
 mod hook_log;
 mod markers;

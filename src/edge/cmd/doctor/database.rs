@@ -40,6 +40,11 @@ fn database_checks(db_path: &Path, ttl_ms: i64, checks: &mut Checks) {
                 "{shown} is not a usable SQLite database ({why}); `nagger doctor --fix` moves it aside and creates a new one"
             ),
         ),
+        Ok(Inspection::Foreign(kind)) => checks.push(
+            "database",
+            Status::Warn,
+            super::claude_nagger::foreign_database(db_path, kind),
+        ),
         Ok(Inspection::Open(conn)) => open_database_checks(&conn, db_path, ttl_ms, checks),
     }
     quarantine_check(db_path, checks);

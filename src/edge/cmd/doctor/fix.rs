@@ -48,6 +48,10 @@ pub fn fix(db_path: &Path, ttl_ms: i64, retention_ms: i64) -> Vec<Fix> {
             record("database", recreate("not a database"));
             return fixes;
         }
+        Ok(Inspection::Foreign(_)) => {
+            record("database", super::claude_nagger::fix_foreign(db_path));
+            return fixes;
+        }
         Ok(Inspection::Open(conn)) => conn,
     };
     if !health::integrity_problems(&conn).is_empty() {
