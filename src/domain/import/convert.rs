@@ -152,7 +152,12 @@ fn config_yaml(c: &mut Converter, cfg: &Yaml) {
     let enabled = yaml::get(&startup, "enabled").is_none_or(yaml::truthy);
     if enabled {
         if yaml::get(&startup, "enabled").is_some() {
-            c.note(src("session_startup.enabled"), Outcome::Carried, "[session] enabled", "on, as nagger's default");
+            c.note(
+                src("session_startup.enabled"),
+                Outcome::Carried,
+                "[session] enabled",
+                "on, as nagger's default",
+            );
         }
     } else {
         c.out.session_enabled = Some(false);
@@ -163,14 +168,21 @@ fn config_yaml(c: &mut Converter, cfg: &Yaml) {
             "off; claude-nagger then showed subagents nothing either, so no role is imported",
         );
     }
-    let messages = yaml::get(&startup, "messages").cloned().unwrap_or(Yaml::Null);
+    let messages = yaml::get(&startup, "messages")
+        .cloned()
+        .unwrap_or(Yaml::Null);
     for (which, slot) in [("first_time", 0), ("repeated", 1)] {
         let m = yaml::get(&messages, which).cloned().unwrap_or(Yaml::Null);
         let (message, defaulted) = message_of(&m);
         let target = format!("[session.{which}]");
         let source = src(&format!("session_startup.messages.{which}"));
         if defaulted.is_empty() {
-            c.note(source.clone(), Outcome::Carried, &target, "title and main_text");
+            c.note(
+                source.clone(),
+                Outcome::Carried,
+                &target,
+                "title and main_text",
+            );
         } else {
             c.note(
                 source.clone(),
@@ -198,7 +210,9 @@ fn config_yaml(c: &mut Converter, cfg: &Yaml) {
             }
         }
     }
-    let behavior = yaml::get(&startup, "behavior").cloned().unwrap_or(Yaml::Null);
+    let behavior = yaml::get(&startup, "behavior")
+        .cloned()
+        .unwrap_or(Yaml::Null);
     if let Some(once) = yaml::get(&behavior, "once_per_session")
         && !yaml::truthy(once)
     {
@@ -219,7 +233,9 @@ fn config_yaml(c: &mut Converter, cfg: &Yaml) {
         src("session_startup.behavior.token_threshold"),
         Outcome::Carried,
         "[session] token_threshold",
-        format!("{threshold} tokens of growth show `repeated` again (a compaction does too, in both)"),
+        format!(
+            "{threshold} tokens of growth show `repeated` again (a compaction does too, in both)"
+        ),
     );
     overrides(c, &startup, enabled);
     prefixes(c, cfg);
@@ -258,7 +274,9 @@ fn message_of(m: &Yaml) -> (Message, Vec<&'static str>) {
 }
 
 fn overrides(c: &mut Converter, startup: &Yaml, enabled: bool) {
-    let overrides = yaml::get(startup, "overrides").cloned().unwrap_or(Yaml::Null);
+    let overrides = yaml::get(startup, "overrides")
+        .cloned()
+        .unwrap_or(Yaml::Null);
     let default = yaml::get(&overrides, "subagent_default")
         .cloned()
         .unwrap_or(Yaml::Null);
@@ -269,7 +287,12 @@ fn overrides(c: &mut Converter, startup: &Yaml, enabled: bool) {
     for (name, over) in &types {
         let source = format!("config.yaml session_startup.overrides.subagent_types.{name}");
         if !enabled {
-            c.note(source, Outcome::Dropped, "", "session_startup is off: claude-nagger showed it to no subagent");
+            c.note(
+                source,
+                Outcome::Dropped,
+                "",
+                "session_startup is off: claude-nagger showed it to no subagent",
+            );
             continue;
         }
         if name == "default" {
@@ -288,7 +311,11 @@ fn overrides(c: &mut Converter, startup: &Yaml, enabled: bool) {
             if let Some(v) = yaml::get(startup, key) {
                 yaml::deep_merge(
                     &mut base,
-                    &Yaml::Hash([(Yaml::String(key.into()), v.clone())].into_iter().collect()),
+                    &Yaml::Hash(
+                        [(Yaml::String(key.into()), v.clone())]
+                            .into_iter()
+                            .collect(),
+                    ),
                 );
             }
         }
@@ -305,7 +332,12 @@ fn overrides(c: &mut Converter, startup: &Yaml, enabled: bool) {
                     message: None,
                 },
             ));
-            c.note(source, Outcome::Carried, &target, "enabled = false: this type is shown nothing");
+            c.note(
+                source,
+                Outcome::Carried,
+                &target,
+                "enabled = false: this type is shown nothing",
+            );
             continue;
         }
         let first = yaml::get(&resolved, "messages")
@@ -313,11 +345,13 @@ fn overrides(c: &mut Converter, startup: &Yaml, enabled: bool) {
             .cloned()
             .unwrap_or(Yaml::Null);
         let (message, defaulted) = message_of(&first);
-        let from_default = yaml::get(over, "messages").is_none()
-            && yaml::get(&default, "messages").is_some();
-        let mut note = String::from("title and text of first_time (a subagent always got first_time)");
+        let from_default =
+            yaml::get(over, "messages").is_none() && yaml::get(&default, "messages").is_some();
+        let mut note =
+            String::from("title and text of first_time (a subagent always got first_time)");
         if from_default {
-            note = "the subagent_default message, merged under this type as claude-nagger did".into();
+            note =
+                "the subagent_default message, merged under this type as claude-nagger did".into();
         }
         let outcome = if defaulted.is_empty() {
             Outcome::Carried
@@ -387,7 +421,12 @@ fn prefixes(c: &mut Converter, cfg: &Yaml) {
             .iter()
             .filter_map(|(p, r)| yaml::scalar_text(r).map(|r| (p.clone(), r)))
             .collect();
-        c.note(source, Outcome::Carried, "[role_resolution] prefixes", "longest prefix of the agent type wins, in both");
+        c.note(
+            source,
+            Outcome::Carried,
+            "[role_resolution] prefixes",
+            "longest prefix of the agent type wins, in both",
+        );
     }
 }
 
@@ -522,7 +561,10 @@ fn pattern_rules(c: &mut Converter, file: &Yaml, kind: Kind, defaults: &Defaults
         .iter()
         .find_map(|r| missing(r, &["name", "patterns", "message"]).map(|k| (r.index, k)));
     for rule in &rules {
-        let label = rule.name.clone().unwrap_or_else(|| format!("#{}", rule.index));
+        let label = rule
+            .name
+            .clone()
+            .unwrap_or_else(|| format!("#{}", rule.index));
         let source = format!("{file_name} rules[{}] {label:?}", rule.index);
         if let Some(key) = missing(rule, &["name", "patterns", "message"]) {
             c.note(source, Outcome::Dropped, "", format!("no `{key}`"));
@@ -588,7 +630,9 @@ fn pattern_rules(c: &mut Converter, file: &Yaml, kind: Kind, defaults: &Defaults
         let unique = unique_name(c, table, &name);
         if unique != name {
             changed = true;
-            notes.push(format!("renamed {unique:?}: rule names are unique in nagger"));
+            notes.push(format!(
+                "renamed {unique:?}: rule names are unique in nagger"
+            ));
         }
         let target = format!("[[rules.{table}]] {unique:?}");
         c.out.rules.push(Rule {
@@ -601,7 +645,12 @@ fn pattern_rules(c: &mut Converter, file: &Yaml, kind: Kind, defaults: &Defaults
             severity: sev,
             token_threshold: threshold,
             scope: rule.scope.clone(),
-            message: rule.message.clone().unwrap_or_default().trim_end().to_string(),
+            message: rule
+                .message
+                .clone()
+                .unwrap_or_default()
+                .trim_end()
+                .to_string(),
         });
         let outcome = if changed {
             Outcome::Changed
@@ -623,7 +672,10 @@ fn tool_rules(c: &mut Converter, file: &Yaml, defaults: &Defaults) {
         .iter()
         .find_map(|r| missing(r, &["name", "tool_pattern", "message"]).map(|k| (r.index, k)));
     for rule in &rules {
-        let label = rule.name.clone().unwrap_or_else(|| format!("#{}", rule.index));
+        let label = rule
+            .name
+            .clone()
+            .unwrap_or_else(|| format!("#{}", rule.index));
         let source = format!("{file_name} rules[{}] {label:?}", rule.index);
         if let Some(key) = missing(rule, &["name", "tool_pattern", "message"]) {
             c.note(source, Outcome::Dropped, "", format!("no `{key}`"));
@@ -657,7 +709,9 @@ fn tool_rules(c: &mut Converter, file: &Yaml, defaults: &Defaults) {
             match pyre::fullmatch_pattern(&pattern) {
                 Ok(p) => input.push((field, p)),
                 Err(why) => {
-                    failed = Some(format!("input_match.{field} `{pattern}` cannot be carried: {why}"));
+                    failed = Some(format!(
+                        "input_match.{field} `{pattern}` cannot be carried: {why}"
+                    ));
                     break;
                 }
             }
@@ -698,7 +752,9 @@ fn tool_rules(c: &mut Converter, file: &Yaml, defaults: &Defaults) {
         let name = rule.name.clone().unwrap_or_default();
         let unique = unique_name(c, "tool", &name);
         if unique != name {
-            notes.push(format!("renamed {unique:?}: rule names are unique in nagger"));
+            notes.push(format!(
+                "renamed {unique:?}: rule names are unique in nagger"
+            ));
         }
         let outcome = if sev_note_changed(&rule.severity)
             || broken.is_some()
@@ -722,7 +778,12 @@ fn tool_rules(c: &mut Converter, file: &Yaml, defaults: &Defaults) {
             severity: sev,
             token_threshold: threshold,
             scope: rule.scope.clone(),
-            message: rule.message.clone().unwrap_or_default().trim_end().to_string(),
+            message: rule
+                .message
+                .clone()
+                .unwrap_or_default()
+                .trim_end()
+                .to_string(),
         });
         c.note(source, outcome, &target, notes.join("; "));
     }

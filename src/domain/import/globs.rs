@@ -24,8 +24,8 @@ pub fn file_glob(pattern: &str) -> String {
                 out.push(c);
             }
             '*' if chars.get(i + 1) == Some(&'*') => {
-                let whole_segment = (i == 0 || chars[i - 1] == '/')
-                    && matches!(chars.get(i + 2), None | Some('/'));
+                let whole_segment =
+                    (i == 0 || chars[i - 1] == '/') && matches!(chars.get(i + 2), None | Some('/'));
                 out.push_str(if whole_segment { "**" } else { "*" });
                 i += 2;
                 // A run of stars is one.
@@ -70,8 +70,7 @@ pub fn command_glob(pattern: &str) -> String {
     }
     if in_class {
         // fnmatch reads an unclosed `[` as a literal.
-        return command_glob(&pattern.replace('[', "\u{0}"))
-            .replace('\u{0}', r"\[");
+        return command_glob(&pattern.replace('[', "\u{0}")).replace('\u{0}', r"\[");
     }
     out
 }

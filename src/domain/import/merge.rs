@@ -61,9 +61,16 @@ pub fn merge(
     if let Some(n) = imported.session_token_threshold {
         m.set(root, &["session", "token_threshold"], int(n));
     }
-    for (which, message) in [("first_time", &imported.first_time), ("repeated", &imported.repeated)] {
+    for (which, message) in [
+        ("first_time", &imported.first_time),
+        ("repeated", &imported.repeated),
+    ] {
         if let Some(message) = message {
-            m.set(root, &["session", which, "title"], Value::from(message.title.as_str()));
+            m.set(
+                root,
+                &["session", which, "title"],
+                Value::from(message.title.as_str()),
+            );
             m.set(root, &["session", which, "text"], text(&message.text));
         }
     }
@@ -72,7 +79,11 @@ pub fn merge(
             m.set(root, &["roles", name, "enabled"], Value::from(false));
         }
         if let Some(message) = &role.message {
-            m.set(root, &["roles", name, "title"], Value::from(message.title.as_str()));
+            m.set(
+                root,
+                &["roles", name, "title"],
+                Value::from(message.title.as_str()),
+            );
             m.set(root, &["roles", name, "text"], text(&message.text));
         }
     }
@@ -207,11 +218,14 @@ impl Merger<'_> {
             self.conflicts.push(Conflict {
                 key,
                 existing: format!("rules.{} written inline", rule.table),
-                imported: "[[…]] tables (write the rules as [[rules.…]] to import into them)".into(),
+                imported: "[[…]] tables (write the rules as [[rules.…]] to import into them)"
+                    .into(),
             });
             return;
         };
-        let table = rule_table(rule);
+        let mut table = rule_table(rule);
+        // After everything already in the file, in the order imported.
+        table.set_position(Some(isize::MAX / 2 + self.changes.len() as isize));
         if let Some(existing) = list
             .iter()
             .find(|t| t.get("name").and_then(Item::as_str) == Some(rule.name.as_str()))
@@ -288,7 +302,10 @@ fn lookup<'a>(table: &'a Table, path: &[&str]) -> Option<&'a Value> {
 
 fn path_name(path: &[&str]) -> String {
     let (last, parents) = path.split_last().expect("a key");
-    let parents: Vec<String> = parents.iter().map(|p| super::convert::toml_key(p)).collect();
+    let parents: Vec<String> = parents
+        .iter()
+        .map(|p| super::convert::toml_key(p))
+        .collect();
     format!("[{}] {}", parents.join("."), super::convert::toml_key(last))
 }
 
@@ -313,10 +330,7 @@ fn same(a: &Value, b: &Value) -> bool {
             x.len() == y.len() && x.iter().zip(y.iter()).all(|(a, b)| same(a, b))
         }
         (Value::InlineTable(x), Value::InlineTable(y)) => {
-            x.len() == y.len()
-                && x
-                    .iter()
-                    .all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
         }
         _ => false,
     }

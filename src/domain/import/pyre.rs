@@ -34,9 +34,12 @@ pub fn fullmatch_pattern(pattern: &str) -> Result<String, Refusal> {
 }
 
 fn check(pattern: &str) -> Result<(), Refusal> {
-    regex::Regex::new(pattern)
-        .map(|_| ())
-        .map_err(|e| format!("the regex crate cannot compile it: {}", one_line(&e.to_string())))
+    regex::Regex::new(pattern).map(|_| ()).map_err(|e| {
+        format!(
+            "the regex crate cannot compile it: {}",
+            one_line(&e.to_string())
+        )
+    })
 }
 
 fn one_line(s: &str) -> String {
@@ -72,9 +75,7 @@ fn translate(pattern: &str, dollar: Dollar) -> Result<String, Refusal> {
                 };
                 match next {
                     '1'..='9' => {
-                        return Err(format!(
-                            "back-reference \\{next}: the regex crate has none"
-                        ));
+                        return Err(format!("back-reference \\{next}: the regex crate has none"));
                     }
                     'Z' => out.push_str(r"\z"),
                     'N' => return Err("\\N{…} named characters: the regex crate has none".into()),
@@ -138,8 +139,7 @@ fn translate(pattern: &str, dollar: Dollar) -> Result<String, Refusal> {
                         'u' => {}
                         'a' => {
                             return Err(
-                                "the ASCII flag (?a): the regex crate's classes are Unicode"
-                                    .into(),
+                                "the ASCII flag (?a): the regex crate's classes are Unicode".into(),
                             );
                         }
                         'L' => return Err("the locale flag (?L)".into()),
@@ -247,7 +247,9 @@ fn class(chars: &[char], start: usize, out: &mut String) -> Result<usize, Refusa
                 return Ok(i + 1);
             }
             '\\' => {
-                let next = *chars.get(i + 1).ok_or("a character class ends with a backslash")?;
+                let next = *chars
+                    .get(i + 1)
+                    .ok_or("a character class ends with a backslash")?;
                 match next {
                     'b' => out.push_str(r"\x08"),
                     '0'..='9' => return Err("an octal escape in a character class".into()),
@@ -323,7 +325,10 @@ mod tests {
 
     #[test]
     fn re_match_is_anchored_at_the_start_only() {
-        assert!(tool_matches("mcp__redmine__update", "mcp__redmine__update_issue"));
+        assert!(tool_matches(
+            "mcp__redmine__update",
+            "mcp__redmine__update_issue"
+        ));
         assert!(!tool_matches("redmine", "mcp__redmine__update"));
         assert!(tool_matches(
             "mcp__redmine_epic_grid__update.*",
@@ -344,7 +349,10 @@ mod tests {
     fn dollar_keeps_its_python_meaning() {
         assert!(tool_matches("Edit$", "Edit"));
         assert!(!tool_matches("Edit$", "EditX"));
-        assert!(tool_matches("Edit$", "Edit\n"), "re.match('Edit$', 'Edit\\n') matches");
+        assert!(
+            tool_matches("Edit$", "Edit\n"),
+            "re.match('Edit$', 'Edit\\n') matches"
+        );
         let full = regex::Regex::new(&fullmatch_pattern("closed$").unwrap()).unwrap();
         assert!(full.is_match("closed"));
         assert!(!full.is_match("closed\n"), "fullmatch needs the end");

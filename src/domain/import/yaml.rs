@@ -70,7 +70,11 @@ pub fn unsigned(value: &Yaml) -> Option<u64> {
     match value {
         Yaml::Integer(n) => u64::try_from(*n).ok(),
         Yaml::String(s) => s.replace('_', "").parse().ok(),
-        Yaml::Real(s) => s.parse::<f64>().ok().filter(|f| *f >= 0.0).map(|f| f as u64),
+        Yaml::Real(s) => s
+            .parse::<f64>()
+            .ok()
+            .filter(|f| *f >= 0.0)
+            .map(|f| f as u64),
         _ => None,
     }
 }

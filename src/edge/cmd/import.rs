@@ -26,7 +26,13 @@ pub fn run(env: &Env, args: &ImportArgs, out: &mut Output) -> CommandResult {
     }
     let config_path = paths::config_path(&root);
     let existing = read_config(&config_path)?;
-    let lines = import_into(&sources, &dir, &config_path, existing.as_deref(), args.dry_run)?;
+    let lines = import_into(
+        &sources,
+        &dir,
+        &config_path,
+        existing.as_deref(),
+        args.dry_run,
+    )?;
     out.line(&lines.join("\n"))?;
     Ok(())
 }
@@ -102,7 +108,8 @@ fn import_into(
 
 fn back_up(dir: &Path, text: &str) -> Result<std::path::PathBuf, CommandError> {
     let backups = dir.join(crate::edge::install::BACKUP_DIR);
-    std::fs::create_dir_all(&backups).map_err(|e| anyhow::anyhow!("creating {}: {e}", backups.display()))?;
+    std::fs::create_dir_all(&backups)
+        .map_err(|e| anyhow::anyhow!("creating {}: {e}", backups.display()))?;
     let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%3fZ");
     let path = backups.join(format!("config.toml.{stamp}"));
     std::fs::write(&path, text).map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
@@ -158,8 +165,7 @@ pub fn after_install(
     let config_path = paths::config_path(root);
     if had_config {
         let existing = read_config(&config_path)?;
-        if import::imported_state(existing.as_deref(), &sources) != import::ImportState::Current
-        {
+        if import::imported_state(existing.as_deref(), &sources) != import::ImportState::Current {
             lines.push(format!(
                 "claude-nagger's YAML config is not imported: {} exists, so `nagger import --dry-run` shows the merge and `nagger import` makes it",
                 config_path.display()

@@ -157,6 +157,8 @@ pub fn install(opts: &InstallOptions) -> Result<InstallReport, InstallError> {
         Some(other) if *other != settings_path => match read_settings(other)? {
             Some(current) => {
                 let (cleaned, removed) = remove_hooks(current.value.clone());
+                let (cleaned, theirs) = claude_nagger::remove_claude_nagger(cleaned);
+                let removed = removed + theirs.len();
                 (removed > 0).then(|| (other.clone(), current, cleaned, removed))
             }
             None => None,

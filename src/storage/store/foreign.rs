@@ -27,8 +27,12 @@ const NAGGER_TABLES: [&str; 3] = ["refinery_schema_history", "session_info", "ho
 
 /// claude-nagger's schema: its version table, and at least one of the others.
 const CLAUDE_NAGGER_VERSION_TABLE: &str = "schema_version";
-const CLAUDE_NAGGER_TABLES: [&str; 4] =
-    ["subagents", "task_spawns", "convention_log", "transcript_lines"];
+const CLAUDE_NAGGER_TABLES: [&str; 4] = [
+    "subagents",
+    "task_spawns",
+    "convention_log",
+    "transcript_lines",
+];
 
 /// Whose a database nagger did not create is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -214,12 +218,10 @@ fn claim_name(path: &Path, kind: Foreign) -> std::io::Result<(PathBuf, bool)> {
         Foreign::ClaudeNagger => Some(format!("{base}.{}", kind.suffix())),
         Foreign::OtherSqlite | Foreign::NotSqlite => None,
     };
-    let names = first
-        .into_iter()
-        .chain((0..100u32).map(|n| match n {
-            0 => format!("{base}.{}-{stamp}", kind.suffix()),
-            n => format!("{base}.{}-{stamp}-{n}", kind.suffix()),
-        }));
+    let names = first.into_iter().chain((0..100u32).map(|n| match n {
+        0 => format!("{base}.{}-{stamp}", kind.suffix()),
+        n => format!("{base}.{}-{stamp}-{n}", kind.suffix()),
+    }));
     for name in names {
         let to = path.with_file_name(name);
         // A side file left under the new name would be taken for this database's.
@@ -338,7 +340,10 @@ mod tests {
         let path = dir.path().join("state.db");
         let writer = claude_nagger_db(&path);
         let wal = side(&path, "-wal");
-        assert!(std::fs::metadata(&wal).unwrap().len() > 0, "rows in the WAL");
+        assert!(
+            std::fs::metadata(&wal).unwrap().len() > 0,
+            "rows in the WAL"
+        );
         let (main_sum, wal_sum) = (sha(&path), sha(&wal));
         // The writer ends without closing, as a killed process would: nothing checkpoints.
         std::mem::forget(writer);

@@ -62,7 +62,10 @@ pub fn run(env: &Env, args: &DoctorArgs, out: &mut Output) -> CommandResult {
     checks.extend(claude_nagger::check(
         &root,
         &db_path,
-        &[&claude.join("settings.json"), &claude.join("settings.local.json")],
+        &[
+            &claude.join("settings.json"),
+            &claude.join("settings.local.json"),
+        ],
     ));
     checks.extend(trust::check_trust(&trust));
     let report = Report {
