@@ -153,13 +153,10 @@ rules:
       Agents never push.
 "#;
 
-fn sha256(path: &Path) -> String {
+fn sha256(path: &Path) -> Vec<u8> {
     use sha2::Digest;
     let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    sha2::Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    sha2::Sha256::digest(bytes).to_vec()
 }
 
 fn side(path: &Path, suffix: &str) -> PathBuf {

@@ -306,7 +306,7 @@ fn overrides(c: &mut Converter, startup: &Yaml, enabled: bool) {
         }
         // base → subagent_default → subagent_types.<name>, as claude-nagger resolved it.
         let mut resolved = yaml::parse("{}").unwrap_or(Yaml::Null);
-        let mut base = yaml::Yaml::Hash(Default::default());
+        let mut base = yaml::parse("{}").unwrap_or(Yaml::Null);
         for key in ["enabled", "messages"] {
             if let Some(v) = yaml::get(startup, key) {
                 yaml::deep_merge(
@@ -482,7 +482,7 @@ struct RawRule<'a> {
     value: &'a Yaml,
 }
 
-fn raw_rules<'a>(file: &'a Yaml) -> Vec<RawRule<'a>> {
+fn raw_rules(file: &Yaml) -> Vec<RawRule<'_>> {
     let items: &[Yaml] = match yaml::get(file, "rules") {
         Some(Yaml::Array(items)) => items,
         _ => &[],
@@ -537,7 +537,8 @@ fn unique_name(c: &Converter, table: &str, name: &str) -> String {
     if !taken.contains(name) {
         return name.to_string();
     }
-    (2..)
+    // One of taken.len() + 1 names is free.
+    (2..=taken.len() + 2)
         .map(|n| format!("{name} ({n})"))
         .find(|n| !taken.contains(n.as_str()))
         .unwrap_or_default()

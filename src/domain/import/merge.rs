@@ -225,7 +225,9 @@ impl Merger<'_> {
         };
         let mut table = rule_table(rule);
         // After everything already in the file, in the order imported.
-        table.set_position(Some(isize::MAX / 2 + self.changes.len() as isize));
+        table.set_position(Some(
+            isize::MAX / 2 + isize::try_from(self.changes.len()).unwrap_or(0),
+        ));
         if let Some(existing) = list
             .iter()
             .find(|t| t.get("name").and_then(Item::as_str) == Some(rule.name.as_str()))
@@ -325,7 +327,7 @@ fn same(a: &Value, b: &Value) -> bool {
         (Value::String(x), Value::String(y)) => x.value() == y.value(),
         (Value::Integer(x), Value::Integer(y)) => x.value() == y.value(),
         (Value::Boolean(x), Value::Boolean(y)) => x.value() == y.value(),
-        (Value::Float(x), Value::Float(y)) => x.value() == y.value(),
+        (Value::Float(x), Value::Float(y)) => x.value().to_bits() == y.value().to_bits(),
         (Value::Array(x), Value::Array(y)) => {
             x.len() == y.len() && x.iter().zip(y.iter()).all(|(a, b)| same(a, b))
         }

@@ -77,7 +77,11 @@ impl Sources {
             .iter()
             .map(|(name, text)| {
                 let hash = sha2::Sha256::digest(text.as_bytes());
-                let hex: String = hash.iter().take(6).map(|b| format!("{b:02x}")).collect();
+                let hex = hash.iter().take(6).fold(String::new(), |mut s, b| {
+                    use std::fmt::Write as _;
+                    let _ = write!(s, "{b:02x}");
+                    s
+                });
                 format!("{name}={hex}")
             })
             .collect();

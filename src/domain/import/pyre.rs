@@ -201,7 +201,9 @@ fn translate(pattern: &str, dollar: Dollar) -> Result<String, Refusal> {
                     let inner: String = chars[i + 1..i + n].iter().collect();
                     if let Some(hi) = inner.strip_prefix(',') {
                         // `{,n}`: Python's zero to n.
-                        out.push_str(&format!("{{0,{hi}}}"));
+                        out.push_str("{0,");
+                        out.push_str(hi);
+                        out.push('}');
                     } else {
                         out.push('{');
                         out.push_str(&inner);

@@ -70,11 +70,8 @@ pub fn unsigned(value: &Yaml) -> Option<u64> {
     match value {
         Yaml::Integer(n) => u64::try_from(*n).ok(),
         Yaml::String(s) => s.replace('_', "").parse().ok(),
-        Yaml::Real(s) => s
-            .parse::<f64>()
-            .ok()
-            .filter(|f| *f >= 0.0)
-            .map(|f| f as u64),
+        // A float threshold counts by its whole part.
+        Yaml::Real(s) => s.split('.').next().and_then(|whole| whole.parse().ok()),
         _ => None,
     }
 }

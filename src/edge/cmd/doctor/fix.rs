@@ -150,7 +150,8 @@ mod tests {
     fn a_file_that_is_not_a_database_is_moved_aside_for_a_new_one() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("state.db");
-        std::fs::write(&path, b"someone's notes").unwrap();
+        // SQLite's header, then damage (without the header it is a foreign file: kept aside).
+        std::fs::write(&path, b"SQLite format 3\0 then someone's notes").unwrap();
         let fixes = fix(&path, TTL_MS, TTL_MS);
         assert_eq!(actions(&fixes), [("database", true)]);
         assert!(
