@@ -14,8 +14,10 @@
 //!   `fnmatch` on the whole command line or its first word; tool patterns `re.match` on
 //!   the tool name, `input_match` values `re.fullmatch` on the input field's text.
 
+use super::globs;
+use super::pyre;
+use super::types::{Entry, ImportError, Imported, Message, Outcome, Role, Rule, Sources, toml_key};
 use super::yaml::{self, Yaml};
-use super::{Entry, ImportError, Imported, Message, Outcome, Role, Rule, Sources, globs, pyre};
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -787,18 +789,5 @@ fn tool_rules(c: &mut Converter, file: &Yaml, defaults: &Defaults) {
                 .to_string(),
         });
         c.note(source, outcome, &target, notes.join("; "));
-    }
-}
-
-/// A role name as a TOML key in a table header.
-pub(super) fn toml_key(name: &str) -> String {
-    if !name.is_empty()
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-    {
-        name.to_string()
-    } else {
-        format!("{name:?}")
     }
 }

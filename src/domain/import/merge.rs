@@ -3,7 +3,7 @@
 //! user changed to something else is a conflict, and then nothing is written. A rule of
 //! the same name must be the same rule. Comments and layout of the file are kept.
 
-use super::{Imported, Rule, STAMP_PREFIX};
+use super::types::{Imported, Rule, STAMP_PREFIX, toml_key};
 use toml_edit::{Array, ArrayOfTables, DocumentMut, Item, Table, TableLike, Value};
 
 /// A key the user set to something else than the import would.
@@ -304,11 +304,8 @@ fn lookup<'a>(table: &'a Table, path: &[&str]) -> Option<&'a Value> {
 
 fn path_name(path: &[&str]) -> String {
     let (last, parents) = path.split_last().expect("a key");
-    let parents: Vec<String> = parents
-        .iter()
-        .map(|p| super::convert::toml_key(p))
-        .collect();
-    format!("[{}] {}", parents.join("."), super::convert::toml_key(last))
+    let parents: Vec<String> = parents.iter().map(|p| toml_key(p)).collect();
+    format!("[{}] {}", parents.join("."), toml_key(last))
 }
 
 fn shown(v: &Value) -> String {

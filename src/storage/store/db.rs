@@ -410,7 +410,7 @@ fn migrate_locked(
     // waited: look at what is at `path` now, not at the file opened before.
     drop(conn);
     let mut conn = open_raw(path)?;
-    report.set_aside = super::foreign::set_aside_if_foreign(path, &mut conn)?;
+    report.set_aside = super::foreign::set_aside_if_foreign(path, &mut conn, latest_version())?;
     let version = match probe(&conn) {
         Ok(v) => v,
         Err(e) if is_not_a_database(&e) => {

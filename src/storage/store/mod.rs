@@ -9,6 +9,8 @@ mod context;
 mod db;
 mod error;
 pub mod foreign;
+#[cfg(test)]
+mod foreign_tests;
 pub mod health;
 mod hook_log;
 mod markers;
