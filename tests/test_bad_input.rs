@@ -131,7 +131,8 @@ fn an_unusable_database_fails_open() {
 #[test]
 fn a_corrupt_database_is_moved_aside_and_replaced() {
     let p = Project::new();
-    std::fs::write(p.db_path(), b"this is not sqlite at all, not even close........................................................................").unwrap();
+    // SQLite's header, then damage (a file without the header is foreign: test_foreign_db).
+    std::fs::write(p.db_path(), b"SQLite format 3\0 and then nothing like a database.......................................................").unwrap();
     let r = p.hook(&p.pre_tool_use("Bash", json!({"command": "ls"})));
     assert_eq!(r.code, 0);
     assert!(r.stderr.contains("moved aside"), "{}", r.stderr);

@@ -128,7 +128,10 @@ fn without_a_database_doctor_warns_and_creates_none_until_fix() {
 fn file_that_is_not_a_database_fails_and_fix_moves_it_aside() {
     let p = installed();
     remove_db(&p);
-    std::fs::write(p.db_path(), vec![b'x'; 8192]).unwrap();
+    // SQLite's header, then damage (without the header it is a foreign file: kept aside).
+    let mut bytes = b"SQLite format 3\0".to_vec();
+    bytes.resize(8192, b'x');
+    std::fs::write(p.db_path(), &bytes).unwrap();
     let d = doctor(&p, &[]);
     assert_eq!(d.code, 1, "{}", d.stdout);
     assert_eq!(d.status("database"), vec!["FAIL"]);
@@ -153,7 +156,7 @@ fn file_that_is_not_a_database_fails_and_fix_moves_it_aside() {
     assert_eq!(moved.len(), 1);
     assert_eq!(
         std::fs::read(&moved[0]).unwrap(),
-        vec![b'x'; 8192],
+        bytes,
         "kept, not deleted"
     );
 

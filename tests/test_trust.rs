@@ -258,7 +258,8 @@ fn reading_commands_never_move_a_broken_database_aside() {
     let p = Project::new();
     std::fs::write(
         p.db_path(),
-        b"this is not a database, but it is someone's file",
+        // SQLite's header, then damage (a file without it is foreign: test_foreign_db).
+        b"SQLite format 3\0 but the rest is someone's file, not a database",
     )
     .unwrap();
     let before = tree(&p.root);

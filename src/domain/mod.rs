@@ -6,6 +6,7 @@ pub mod config;
 pub mod context;
 pub mod guard;
 pub mod identify;
+pub mod import;
 pub mod roles;
 pub mod rules;
 pub mod skills;

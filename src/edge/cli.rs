@@ -86,6 +86,13 @@ pub enum Command {
     Install(InstallArgs),
     /// Remove exactly nagger's hook entries from the settings file
     Uninstall(SettingsArgs),
+    /// Carry claude-nagger's YAML config into .claude-nagger/config.toml, saying what changed
+    ///
+    /// Reads config.yaml, file_conventions.yaml, command_conventions.yaml and
+    /// mcp_conventions.yaml and prints every entry carried over, changed or dropped, and
+    /// why. Merges into an existing config.toml (backed up first) and writes nothing when
+    /// a key there is set otherwise.
+    Import(ImportArgs),
     /// Confirm, in your own terminal, config changes that weaken the guard or the deny rules
     ///
     /// Until you do, nagger keeps the stronger settings it last trusted
@@ -145,6 +152,7 @@ impl Command {
                 | TaskCommand::Done { db, .. } => db,
             },
             Command::Install(_)
+            | Command::Import(_)
             | Command::Uninstall(_)
             | Command::Trust
             | Command::Plugin(_)
@@ -245,6 +253,13 @@ pub struct SettingsArgs {
     /// Settings file to edit instead
     #[arg(long, value_name = "PATH")]
     pub settings: Option<PathBuf>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ImportArgs {
+    /// Show the report and what would change; write nothing
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 #[derive(Debug, clap::Args)]

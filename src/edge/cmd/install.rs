@@ -171,8 +171,16 @@ pub fn install(env: &Env, args: &InstallArgs, out: &mut Output) -> CommandResult
         target.dry_run,
         path_var.as_deref(),
     )?;
+    let had_config = opts.config_path().exists();
     let report = install::install(&opts).map_err(anyhow::Error::from)?;
-    print_report(target.dry_run, &report.diff, report.backup.as_deref(), out)
+    print_report(target.dry_run, &report.diff, report.backup.as_deref(), out)?;
+    // What claude-nagger left here: its database, its YAML config.
+    let moved_over =
+        super::import::after_install(env, &opts.project_root, had_config, target.dry_run)?;
+    if !moved_over.is_empty() {
+        out.line(&moved_over.join("\n"))?;
+    }
+    Ok(())
 }
 
 pub fn uninstall(env: &Env, args: &SettingsArgs, out: &mut Output) -> CommandResult {

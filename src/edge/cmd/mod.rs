@@ -11,6 +11,7 @@ mod doctor;
 mod error;
 mod gc;
 mod hook;
+mod import;
 mod install;
 mod plugin;
 mod sessions;
@@ -150,6 +151,7 @@ pub fn run(command: Command, env: &Env, out: &mut Output) -> CommandResult {
             Some(dir) => plugin::run(dir, args.target.dry_run, out),
             None => install::install(env, &args, out),
         },
+        Command::Import(args) => import::run(env, &args, out),
         Command::Uninstall(args) => install::uninstall(env, &args, out),
         Command::Trust => trust::run(env, out),
         Command::Plugin(args) => plugin::run(&args.dir, args.dry_run, out),

@@ -199,6 +199,9 @@ fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
     if let Some(moved) = &db.report().quarantined {
         stderr.push(moved_aside(moved));
     }
+    if let Some(moved) = &db.report().set_aside {
+        stderr.push(moved.to_string());
+    }
     let stdout = handle_and_log(&run, &common, db, &db_path, started, &mut stderr);
     answer(stdout, &stderr)
 }
@@ -524,6 +527,9 @@ fn run_details(
 ) -> Map<String, Value> {
     if let Some(moved) = &db.report().quarantined {
         details.insert("quarantined".into(), json!(moved.display().to_string()));
+    }
+    if let Some(moved) = &db.report().set_aside {
+        details.insert("set_aside".into(), json!(moved.to.display().to_string()));
     }
     if let Some(from) = db.report().migrated_from {
         details.insert("migrated_from".into(), json!(from));

@@ -2,6 +2,7 @@
 //! settings.json (or take them out again) without disturbing any other key or hook, and lay
 //! down `.claude-nagger/config.toml` and its `.gitignore`.
 
+mod claude_nagger;
 mod client;
 mod command;
 mod entry;
@@ -19,6 +20,7 @@ use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 
+pub use claude_nagger::{claude_nagger_commands, is_claude_nagger_command};
 pub use client::{detect as detect_client, find_claude, version_of};
 pub use command::{PORTABLE_COMMAND, find_on_path, hook_command, hook_program, is_nagger_command};
 pub use entry::{ALL_HOOK_EVENTS, HOOK_EVENTS, HOOK_MATCHER, HOOK_TIMEOUT_SECS, events_for};
@@ -41,6 +43,8 @@ state.db-wal
 state.db-shm
 state.db.lock
 state.db.corrupt-*
+state.db.claude-nagger*
+state.db.foreign-*
 context/
 backups/
 ";
@@ -136,7 +140,9 @@ pub fn install(opts: &InstallOptions) -> Result<InstallReport, InstallError> {
     let events = events_for(opts.client);
     let (merged, changes) =
         merge_hooks(value, &opts.command, &events).map_err(|e| e.in_file(&settings_path))?;
-    let settings_changed = current.is_none() || !changes.is_empty();
+    // claude-nagger's hooks would write into nagger's database: they go.
+    let (merged, theirs) = claude_nagger::remove_claude_nagger(merged);
+    let settings_changed = current.is_none() || !changes.is_empty() || !theirs.is_empty();
     let config_path = opts.config_path();
     let gitignore_path = opts.gitignore_path();
     let write_config = !exists(&config_path)?;
@@ -151,6 +157,8 @@ pub fn install(opts: &InstallOptions) -> Result<InstallReport, InstallError> {
         Some(other) if *other != settings_path => match read_settings(other)? {
             Some(current) => {
                 let (cleaned, removed) = remove_hooks(current.value.clone());
+                let (cleaned, theirs) = claude_nagger::remove_claude_nagger(cleaned);
+                let removed = removed + theirs.len();
                 (removed > 0).then(|| (other.clone(), current, cleaned, removed))
             }
             None => None,
@@ -177,6 +185,12 @@ pub fn install(opts: &InstallOptions) -> Result<InstallReport, InstallError> {
                 diff,
                 "  - {event}: {} (this Claude Code does not know the event, and would ignore every hook of the file)",
                 opts.command
+            );
+        }
+        for hook in &theirs {
+            let _ = writeln!(
+                diff,
+                "  - {hook} (claude-nagger's: it would write its own tables into nagger's database)"
             );
         }
         for update in &changes.updated {

@@ -35,6 +35,8 @@ const SIDE_FILES: [&str; 3] = ["-wal", "-shm", "-journal"];
 pub struct OpenReport {
     pub migrated_from: Option<i64>,
     pub quarantined: Option<PathBuf>,
+    /// A database nagger did not create, moved aside (`foreign`).
+    pub set_aside: Option<super::foreign::SetAside>,
 }
 
 pub struct NaggerStateDB {
@@ -426,8 +428,11 @@ fn migrate_locked(
 ) -> StoreResult<Connection> {
     let lock = hold_migration_lock(path)?;
 
-    // Another process may have finished the work while this one waited.
-    let mut conn = conn;
+    // Another process may have finished the work, or moved the file aside, while this one
+    // waited: look at what is at `path` now, not at the file opened before.
+    drop(conn);
+    let mut conn = open_raw(path)?;
+    report.set_aside = super::foreign::set_aside_if_foreign(path, &mut conn, latest_version())?;
     let version = match probe(&conn) {
         Ok(v) => v,
         Err(e) if is_not_a_database(&e) => {
@@ -646,10 +651,14 @@ mod tests {
     fn file_that_is_not_a_database_is_quarantined_not_deleted() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("state.db");
-        std::fs::write(&path, vec![b'x'; 8192]).unwrap();
+        // SQLite's header, then garbage: a damaged database (a file without the header
+        // is not one, and is kept as foreign instead: `foreign`).
+        let mut bytes = b"SQLite format 3\0".to_vec();
+        bytes.resize(8192, b'x');
+        std::fs::write(&path, &bytes).unwrap();
         let db = NaggerStateDB::open(&path).unwrap();
         let moved = db.report().quarantined.clone().expect("quarantined");
-        assert_eq!(std::fs::read(&moved).unwrap(), vec![b'x'; 8192]);
+        assert_eq!(std::fs::read(&moved).unwrap(), bytes);
         assert_eq!(user_version(db.conn()).unwrap(), latest_version());
     }
 }

@@ -19,6 +19,9 @@ pub enum Inspection {
     Missing,
     /// SQLite refuses the file (not a database, or its header is corrupt).
     NotADatabase(String),
+    /// A file nagger did not create (`foreign`): never migrated, moved aside by the next
+    /// open.
+    Foreign(super::foreign::Foreign),
     Open(Connection),
 }
 
@@ -32,8 +35,20 @@ pub fn inspect(path: &Path) -> StoreResult<Inspection> {
     if !exists {
         return Ok(Inspection::Missing);
     }
+    if super::foreign::is_not_sqlite(path) {
+        return Ok(Inspection::Foreign(super::foreign::Foreign::NotSqlite));
+    }
     let conn = NaggerStateDB::open_existing_unmigrated(path)?;
+    // Closing must not checkpoint a WAL into its database: doctor changes nothing.
+    conn.set_db_config(
+        rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
+        true,
+    )?;
     match user_version(&conn) {
+        Ok(v) if v != latest_version() => match super::foreign::classify(&conn) {
+            Ok(Some(kind)) => Ok(Inspection::Foreign(kind)),
+            _ => Ok(Inspection::Open(conn)),
+        },
         Ok(_) => Ok(Inspection::Open(conn)),
         Err(e) if is_not_a_database(&e) => Ok(Inspection::NotADatabase(e.to_string())),
         Err(source) => Err(StoreError::Sqlite {

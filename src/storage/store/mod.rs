@@ -8,6 +8,9 @@ pub mod command_queries;
 mod context;
 mod db;
 mod error;
+pub mod foreign;
+#[cfg(test)]
+mod foreign_tests;
 pub mod health;
 mod hook_log;
 mod markers;

@@ -40,6 +40,11 @@ fn database_checks(db_path: &Path, ttl_ms: i64, checks: &mut Checks) {
                 "{shown} is not a usable SQLite database ({why}); `nagger doctor --fix` moves it aside and creates a new one"
             ),
         ),
+        Ok(Inspection::Foreign(kind)) => checks.push(
+            "database",
+            Status::Warn,
+            super::claude_nagger::foreign_database(db_path, kind),
+        ),
         Ok(Inspection::Open(conn)) => open_database_checks(&conn, db_path, ttl_ms, checks),
     }
     quarantine_check(db_path, checks);
@@ -396,7 +401,8 @@ mod tests {
     fn a_file_that_is_not_a_database_fails() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("state.db");
-        std::fs::write(&path, b"not a database, someone's notes").unwrap();
+        // SQLite's header, then damage (without the header it is a foreign file: kept aside).
+        std::fs::write(&path, b"SQLite format 3\0 then someone's notes").unwrap();
         let checks = check(&path, TTL_MS);
         assert_eq!(status_of(&checks, "database"), Status::Fail);
         assert!(checks[0].message.contains("doctor --fix"), "{checks:#?}");

@@ -48,6 +48,10 @@ pub fn fix(db_path: &Path, ttl_ms: i64, retention_ms: i64) -> Vec<Fix> {
             record("database", recreate("not a database"));
             return fixes;
         }
+        Ok(Inspection::Foreign(_)) => {
+            record("database", super::claude_nagger::fix_foreign(db_path));
+            return fixes;
+        }
         Ok(Inspection::Open(conn)) => conn,
     };
     if !health::integrity_problems(&conn).is_empty() {
@@ -146,7 +150,8 @@ mod tests {
     fn a_file_that_is_not_a_database_is_moved_aside_for_a_new_one() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("state.db");
-        std::fs::write(&path, b"someone's notes").unwrap();
+        // SQLite's header, then damage (without the header it is a foreign file: kept aside).
+        std::fs::write(&path, b"SQLite format 3\0 then someone's notes").unwrap();
         let fixes = fix(&path, TTL_MS, TTL_MS);
         assert_eq!(actions(&fixes), [("database", true)]);
         assert!(

@@ -8,6 +8,7 @@
 //! and `--json` reports.
 
 mod check;
+mod claude_nagger;
 mod client;
 mod database;
 mod fix;
@@ -57,6 +58,15 @@ pub fn run(env: &Env, args: &DoctorArgs, out: &mut Output) -> CommandResult {
         &settings::registered_events(&root, home.as_deref()),
     ));
     checks.extend(settings::check_config(&config));
+    let claude = root.join(".claude");
+    checks.extend(claude_nagger::check(
+        &root,
+        &db_path,
+        &[
+            &claude.join("settings.json"),
+            &claude.join("settings.local.json"),
+        ],
+    ));
     checks.extend(trust::check_trust(&trust));
     let report = Report {
         fixes,
