@@ -26,14 +26,14 @@ use crate::edge::cli::{Cli, Command, hook_words};
 use clap::{CommandFactory, Parser};
 use std::io::Write;
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 pub use error::{
     CommandError, CommandResult, EXIT_ASK, EXIT_BROKEN_PIPE, EXIT_ERROR, EXIT_OK, EXIT_REFUSE,
     EXIT_USAGE,
 };
 
-pub fn main() -> ExitCode {
+/// Runs nagger with the process's arguments; its exit status.
+pub fn main() -> u8 {
     // `nagger hook`, exactly as installed, runs on every tool call: it skips building the
     // whole command-line parser (about 5 % of a quiet hook's instructions). Anything else,
     // `nagger hook --db …` included, goes through clap, and a hook never ends in its
@@ -63,7 +63,7 @@ pub fn main() -> ExitCode {
             // Help and version go to stdout, usage errors to stderr (exit 2).
             let printed = e.print();
             return if e.use_stderr() {
-                ExitCode::from(EXIT_USAGE)
+                EXIT_USAGE
             } else {
                 finish(printed.map_err(CommandError::from))
             };
@@ -95,7 +95,7 @@ pub fn main() -> ExitCode {
 /// cannot be used (a `--project` that is no folder, an empty `--db`): one stderr line
 /// says so with what else was `ignored`, and the hook runs as nagger's own failures
 /// run it, failing open with its guard applied. Always exit 0.
-fn run_hook(project: Option<PathBuf>, db: Option<PathBuf>, mut ignored: Vec<String>) -> ExitCode {
+fn run_hook(project: Option<PathBuf>, db: Option<PathBuf>, mut ignored: Vec<String>) -> u8 {
     let project = project.filter(|dir| {
         let usable = dir.is_dir();
         if !usable {
@@ -121,15 +121,15 @@ fn run_hook(project: Option<PathBuf>, db: Option<PathBuf>, mut ignored: Vec<Stri
 }
 
 /// The exit code of a command's ending, with its one stderr line (if it has one).
-fn finish(result: CommandResult) -> ExitCode {
+fn finish(result: CommandResult) -> u8 {
     match result {
-        Ok(()) => ExitCode::from(EXIT_OK),
+        Ok(()) => EXIT_OK,
         Err(e) => {
             if let Some(line) = e.message() {
                 // Nothing more can be done when stderr is gone too.
                 let _ = writeln!(std::io::stderr(), "{line}");
             }
-            ExitCode::from(e.exit_code())
+            e.exit_code()
         }
     }
 }
