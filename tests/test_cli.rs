@@ -255,6 +255,32 @@ fn hook_help_is_help_and_other_commands_keep_their_usage_errors() {
         "{}",
         help.stdout
     );
+    // The help of the command Claude Code runs says what it does, who runs it, every
+    // event it handles, its exit policy and its options, however it is asked for.
+    for asked in [&["hook", "--help"][..], &["hook", "-h"], &["help", "hook"]] {
+        let help = p.run(asked);
+        assert_eq!(help.code, 0, "{asked:?}: {help:?}");
+        let text = &help.stdout;
+        for needed in [
+            "Claude Code runs `nagger hook`",
+            "stdin",
+            "stdout",
+            "Exit code: always 0",
+            "--db <PATH>",
+            "--project <DIR>",
+        ] {
+            assert!(
+                text.contains(needed),
+                "{asked:?}: {needed:?} missing:\n{text}"
+            );
+        }
+        for event in nagger::base::event::HookEvent::NAMES {
+            assert!(
+                text.lines().any(|l| l.trim_start().starts_with(event)),
+                "{asked:?}: event {event} missing:\n{text}"
+            );
+        }
+    }
     for args in [
         &["--bogus", "stats"][..],
         &["check", "--bogus", "hook"],

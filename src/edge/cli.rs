@@ -59,6 +59,7 @@ pub struct DbArg {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Handle one hook event: JSON on stdin, decision on stdout (what Claude Code runs)
+    #[command(after_help = hook_after_help())]
     Hook(DbArg),
     /// List the subagents nagger knows (reads only)
     Agents(AgentsArgs),
@@ -403,6 +404,63 @@ pub struct DoctorArgs {
     pub settings: bool,
     #[command(flatten)]
     pub db: DbArg,
+}
+
+/// `nagger hook --help`'s list of events and its exit policy. Built only when help is
+/// asked for: the hook path itself never builds the parser.
+fn hook_after_help() -> String {
+    use crate::base::event::HookEvent;
+    use std::fmt::Write as _;
+    let mut text = String::from(
+        "Claude Code runs `nagger hook` for every event `nagger install` registered in
+.claude/settings.json (or a plugin's hooks/hooks.json): it writes the event's JSON to
+stdin and reads nagger's answer, if any, from stdout. You do not run it yourself:
+`nagger check` shows what it would answer to a tool call, `nagger demo` plays a whole
+session through it. The guard and the deny rules are decided from the config alone,
+before the database is opened, so a destructive call is refused even when the database
+cannot be used; every run answers within a second and is recorded in the database's
+hook_log (`nagger stats`, `nagger ui`).
+
+Events (each from the client version named, else from every version):\n",
+    );
+    for event in HookEvent::ALL {
+        let does = match event {
+            HookEvent::SessionStart => {
+                "records the session; after a compaction, gives the main agent the digest"
+            }
+            HookEvent::SessionEnd => "marks the session ended and writes its summary",
+            HookEvent::SubagentStart => {
+                "registers the subagent and gives it its type's digest and report format"
+            }
+            HookEvent::SubagentStop => {
+                "stores its result; sends it back once without a [COMPRESSED] report"
+            }
+            HookEvent::PreToolUse => {
+                "identifies the caller; conventions on a first call; rules and the guard"
+            }
+            HookEvent::PostToolUse => "records file changes and usage; the after-edit checks",
+            HookEvent::PostToolUseFailure => "a recovery hint for the failure",
+            HookEvent::PreCompact => "records what started the compaction",
+            HookEvent::UserPromptSubmit => "checks a typed /command's shell lines",
+            HookEvent::UserPromptExpansion => {
+                "checks a typed /command's shell lines before it expands"
+            }
+            HookEvent::PreSkillShellCommand => "judges a skill's shell line as a Bash call",
+        };
+        let since = event
+            .since()
+            .map(|v| format!(" ({v}+)"))
+            .unwrap_or_default();
+        let _ = writeln!(text, "  {:<22}{does}{since}", event.as_str());
+    }
+    text.push_str(
+        "Any other event is logged and answered with nothing.
+
+Exit code: always 0. Claude Code reads exit code 2 from a hook as a refusal, so nagger's
+own failures (bad input, a broken or locked database, an invalid config, even unknown
+arguments) pass, with one line on stderr; a refusal is given on stdout as JSON.",
+    );
+    text
 }
 
 /// What a command line that makes a hook run says, read word by word where clap
