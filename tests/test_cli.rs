@@ -3,6 +3,7 @@
 //! it stops quietly with exit 141.
 
 use crate::common::{Project, run_with_stdin};
+use serde_json::Value;
 use std::io::Read;
 use std::process::Stdio;
 
@@ -291,4 +292,64 @@ fn hook_help_is_help_and_other_commands_keep_their_usage_errors() {
         let r = p.run(args);
         assert_eq!(r.code, 2, "{args:?}: {r:?}");
     }
+}
+
+/// `nagger check --command "$cmd" && $cmd` must never run what a broken rule meant to
+/// refuse: while the config has a broken part that could refuse or ask, check gives no
+/// "passes" answer, says what is broken and exits 1.
+#[test]
+fn check_never_passes_a_call_while_a_rule_that_could_refuse_it_is_broken() {
+    let deny = |extra: &str| {
+        format!("[[rules.command]]\nname = \"deploy\"\npatterns = [\"make deploy*\"]\n{extra}")
+    };
+    for (config, broken) in [
+        (deny("severity = \"dney\"\n"), "rules.command[1].severity"),
+        (
+            "[[rules.command]]\nname = \"deploy\"\npaterns = [\"make deploy*\"]\nseverity = \"deny\"\n".to_string(),
+            "rules.command[1].paterns",
+        ),
+        (
+            "[[rules.command]]\nname = \"deploy\"\npatterns = [\"make deploy-prod*\"]\nseverity = \"deny\"\ncolour = \"red\"\n".to_string(),
+            "rules.command[1].colour",
+        ),
+        (
+            "[[rules.command]]\nname = \"deploy\"\npatterns = [\"make deploy[\"]\n".to_string(),
+            "rules.command[deploy].patterns",
+        ),
+        ("[guard]\ndney = [\"make deploy*\"]\n".to_string(), "guard.dney"),
+        (
+            "[[rules.tool]]\nname = \"t\"\ntool = \"Bash(\"\nseverity = \"deny\"\n".to_string(),
+            "rules.tool[t].tool",
+        ),
+    ] {
+        let p = Project::with_config(&config);
+        let r = p.run(&["check", "--command", "make deploy"]);
+        assert_eq!(r.code, 1, "{config}\n{r:?}");
+        assert!(r.stdout.contains("answer: cannot say"), "{config}\n{}", r.stdout);
+        assert!(r.stdout.contains(broken), "{broken} not named:\n{}", r.stdout);
+        assert!(!r.stdout.contains("answer: passes"), "{}", r.stdout);
+        let json = p.run(&["check", "--command", "make deploy", "--json"]);
+        assert_eq!(json.code, 1, "{json:?}");
+        let v: Value = serde_json::from_str(&json.stdout).expect("JSON");
+        assert_eq!(v["exit_code"], 1);
+        assert!(v["broken"][0].as_str().unwrap().contains(broken), "{v}");
+    }
+    // A refusal stays a refusal, and a broken warning does not stop a harmless call.
+    let p = Project::with_config(&deny("severity = \"dney\"\n"));
+    assert_eq!(p.run(&["check", "--command", "rm -rf /"]).code, 3);
+    let p = Project::with_config(&deny("severity = \"warn\"\ncolour = 1\n"));
+    let r = p.run(&["check", "--command", "ls"]);
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(r.stdout.contains("answer: passes"), "{}", r.stdout);
+    // After the call: a broken after-edit block rule leaves `--added` without an answer.
+    let p = Project::with_config(
+        "[[rules.after_edit]]\nname = \"todo\"\nadded = [\"TODO(\"]\nseverity = \"block\"\n",
+    );
+    let r = p.run(&["check", "--tool", "Edit", "--file", "a.rs", "--added", "x"]);
+    assert_eq!(r.code, 1, "{r:?}");
+    assert!(
+        r.stdout.contains("rules.after_edit[todo].added"),
+        "{}",
+        r.stdout
+    );
 }
