@@ -353,3 +353,101 @@ fn check_never_passes_a_call_while_a_rule_that_could_refuse_it_is_broken() {
         r.stdout
     );
 }
+
+/// The README's Commands table is one table (a blank line would end it and show the rest
+/// as text) and names every command `nagger --help` lists.
+#[test]
+fn the_readme_commands_table_is_whole_and_names_every_command() {
+    use clap::CommandFactory as _;
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("README.md");
+    let section = readme
+        .split_once("\n## Commands\n")
+        .expect("a Commands section")
+        .1;
+    let table: Vec<&str> = section
+        .lines()
+        .skip_while(|l| !l.starts_with('|'))
+        .take_while(|l| l.starts_with('|'))
+        .collect();
+    let after = section
+        .lines()
+        .skip_while(|l| !l.starts_with('|'))
+        .skip(table.len())
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("");
+    assert!(
+        !after.starts_with('|'),
+        "the table is cut by a blank line before: {after}"
+    );
+    for command in nagger::edge::cli::Cli::command().get_subcommands() {
+        let name = command.get_name();
+        assert!(
+            table
+                .iter()
+                .any(|row| row.contains(&format!("`nagger {name}"))),
+            "`nagger {name}` is not in the README's Commands table"
+        );
+    }
+}
+
+/// `nagger man` prints nagger(1), a command's page or the config's; `--dir` writes every
+/// page, and every page one of them names is among those written.
+#[test]
+fn man_pages_are_generated_for_every_command_and_the_config() {
+    let p = Project::new();
+    let top = p.run(&["man"]);
+    assert_eq!(top.code, 0, "{top:?}");
+    assert!(
+        top.stdout.starts_with(".ie") || top.stdout.contains(".TH nagger 1"),
+        "{}",
+        top.stdout
+    );
+    let check = p.run(&["man", "check"]);
+    assert!(
+        check.stdout.contains(".TH nagger-check 1"),
+        "{}",
+        check.stdout
+    );
+    let config = p.run(&["man", "config"]);
+    assert!(
+        config.stdout.contains(".TH NAGGER-CONFIG 5"),
+        "{}",
+        config.stdout
+    );
+    assert!(
+        config.stdout.contains("[[rules.command]]"),
+        "the template is in it"
+    );
+    let unknown = p.run(&["man", "nope"]);
+    assert_eq!(unknown.code, 2, "{unknown:?}");
+    assert!(
+        unknown.stderr.contains("config"),
+        "the pages are listed: {}",
+        unknown.stderr
+    );
+
+    let dir = p.root.join("man");
+    let written = p.run(&["man", "--dir", &dir.display().to_string()]);
+    assert_eq!(written.code, 0, "{written:?}");
+    let pages: Vec<String> = written.stdout.lines().map(str::to_string).collect();
+    assert!(dir.join("man1/nagger.1").is_file());
+    assert!(dir.join("man1/nagger-task-add.1").is_file());
+    assert!(dir.join("man5/nagger-config.5").is_file());
+    for page in &pages {
+        let text = std::fs::read_to_string(page).expect("a written page");
+        let reference =
+            regex::Regex::new(r"nagger((?:\\-[a-z]+)+)(?:\\f[BRI])?\((\d)\)").expect("regex");
+        for found in reference.captures_iter(&text) {
+            let section = &found[2];
+            let file = dir
+                .join(format!("man{section}"))
+                .join(format!("nagger{}.{section}", found[1].replace("\\-", "-")));
+            assert!(
+                file.is_file(),
+                "{page} names {} which is not written",
+                file.display()
+            );
+        }
+    }
+}

@@ -30,6 +30,8 @@ macro_rules! exit_broken_pipe {
 from the current one up holding .claude-nagger/ or .claude/ (not the home folder's own \
 ~/.claude), else the git work tree's root, else the current folder.
 
+The config file is <project>/.claude-nagger/config.toml: `nagger man config` describes it.
+
 Exit codes:
   0    success
   1    problems found (`doctor`, a failed `demo` check, `task done` of no task)\n",
@@ -120,8 +122,12 @@ pub enum Command {
     Demo(DemoArgs),
     /// Print a shell completion script (e.g. `nagger completions bash > ~/.local/share/bash-completion/completions/nagger`)
     Completions(CompletionsArgs),
-    /// Print the manual page in roff (e.g. `nagger man > ~/.local/share/man/man1/nagger.1`)
-    Man,
+    /// Print a manual page in roff, or write them all (`nagger man --dir ~/.local/share/man`)
+    ///
+    /// nagger(1), one page per command (nagger-check(1), nagger-task-add(1) …) and
+    /// nagger-config(5), the config file. With --dir, every page goes to DIR/man1 or
+    /// DIR/man5, where `man` finds them when DIR is on its path (~/.local/share/man is).
+    Man(ManArgs),
     /// Local read-only web dashboard: sessions, agents' timelines, shared context, rules, stats
     ///
     /// Listens on 127.0.0.1 only and prints the address to open, with its access token.
@@ -152,7 +158,7 @@ impl Command {
             | Command::Check(_)
             | Command::Demo(_)
             | Command::Completions(_)
-            | Command::Man => return None,
+            | Command::Man(_) => return None,
         };
         arg.db.as_ref()
     }
@@ -168,6 +174,17 @@ pub struct UiArgs {
     pub open: bool,
     #[command(flatten)]
     pub db: DbArg,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ManArgs {
+    /// The page to print: a command (`check`, `task-add`), `config` for nagger-config(5);
+    /// default: nagger(1)
+    #[arg(value_name = "PAGE")]
+    pub page: Option<String>,
+    /// Write every page into DIR/man1 and DIR/man5 (created if missing) instead
+    #[arg(long, value_name = "DIR", conflicts_with = "page")]
+    pub dir: Option<PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]
