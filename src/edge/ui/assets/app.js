@@ -95,7 +95,7 @@ function panel(...children) { return h("div", { class: "panel" }, children); }
 function card(value, label) { return h("div", { class: "card" }, h("div", { class: "v" }, value), h("div", { class: "k" }, label)); }
 
 function sessionLink(id, text) {
-  return h("a", { href: "/timeline?session=" + encodeURIComponent(id) }, text || id);
+  return h("a", { href: "/timeline?session=" + encodeURIComponent(id), title: id }, text || id);
 }
 
 function sessionStatus(sess, now) {
@@ -120,12 +120,12 @@ async function sessionsPage() {
   const { now, sessions } = await api("sessions");
   const rows = sessions.map((x) => h("tr", {},
     td([sessionStatus(x, now), x.ended_at ? h("div", { class: "small muted" }, x.end_reason || "") : null]),
-    td([sessionLink(x.session_id), h("div", { class: "small muted" }, x.cwd || "")], "mono"),
+    td([sessionLink(x.session_id, short(x.session_id, 18)), h("div", { class: "small muted" }, x.cwd || "")], "mono"),
     td(dateTime(x.started_at), "nowrap"),
     td(ago(x.last_seen_at, now), "nowrap"),
     td(x.source || ""),
     td(num(x.compactions), "num"),
-    td(`${x.agents_running} running, ${x.agents_finished} done`, "nowrap"),
+    td(x.agents_running ? `${x.agents_running} running, ${x.agents_finished} done` : `${x.agents_finished} done`, "nowrap"),
     td(num(x.hook_runs), "num"),
     td(num(x.denied), "num"),
     td(num(x.asked), "num"),
@@ -135,7 +135,7 @@ async function sessionsPage() {
     h("h1", {}, "Sessions"),
     panel(sessions.length
       ? table([["status"], ["session"], ["started"], ["last seen"], ["source"], ["compactions", "num"],
-        ["agents"], ["hook runs", "num"], ["denied", "num"], ["asked", "num"], ["blocked", "num"], ["errors", "num"]], rows)
+        ["agents"], ["hook runs", "num"], ["deny", "num"], ["ask", "num"], ["block", "num"], ["errors", "num"]], rows)
       : h("p", { class: "muted" }, "No session yet: nagger records one when Claude Code starts with its hooks installed.")),
   ];
 }
@@ -237,7 +237,9 @@ function timelineChart(t, width) {
     if (!isCompaction(r)) continue;
     const cx = x(r.timestamp);
     svg.append(s("line", { class: "compaction", x1: cx, x2: cx, y1: top, y2: height - 10 }));
-    svg.append(s("text", { class: "compaction-label", x: cx + 4, y: height - 14 }, "compaction"));
+    // Near the right edge the label goes on the line's left, so that it is never cut.
+    const leftOfLine = cx > width - right - 80;
+    svg.append(s("text", { class: "compaction-label", x: leftOfLine ? cx - 4 : cx + 4, y: height - 14, "text-anchor": leftOfLine ? "end" : "start" }, "compaction"));
   }
 
   // Each hook run, on its agent's lane, coloured by its result.
