@@ -434,10 +434,10 @@ fn man_pages_are_generated_for_every_command_and_the_config() {
     assert!(dir.join("man1/nagger.1").is_file());
     assert!(dir.join("man1/nagger-task-add.1").is_file());
     assert!(dir.join("man5/nagger-config.5").is_file());
+    let reference =
+        regex::Regex::new(r"nagger((?:\\-[a-z]+)+)(?:\\f[BRI])?\((\d)\)").expect("regex");
     for page in &pages {
         let text = std::fs::read_to_string(page).expect("a written page");
-        let reference =
-            regex::Regex::new(r"nagger((?:\\-[a-z]+)+)(?:\\f[BRI])?\((\d)\)").expect("regex");
         for found in reference.captures_iter(&text) {
             let section = &found[2];
             let file = dir

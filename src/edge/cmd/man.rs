@@ -8,6 +8,7 @@ use crate::base::output::Output;
 use crate::domain::config::TEMPLATE;
 use crate::edge::cli::{Cli, ManArgs};
 use clap::CommandFactory as _;
+use std::fmt::Write as _;
 use std::path::PathBuf;
 
 /// One manual page: its file name (`nagger-check.1`), its section and its roff text.
@@ -191,7 +192,7 @@ fn config_page() -> String {
     ));
     page.push_str("\n.SH TABLES\n");
     for (table, what) in SECTIONS {
-        page.push_str(&format!(".TP\n\\fB[{table}]\\fR\n{}\n", roff_text(what)));
+        let _ = write!(page, ".TP\n\\fB[{table}]\\fR\n{}\n", roff_text(what));
     }
     page.push_str(".SH THE TEMPLATE\nEvery key, with its default and a comment.\n.PP\n.nf\n");
     page.push_str(&roff_text(TEMPLATE));

@@ -11,6 +11,7 @@ use crate::storage::store::ui_queries as q;
 use crate::storage::store::{NaggerStateDB, now_ms};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 
 /// Sessions the list shows.
 const SESSION_LIST: usize = 200;
@@ -228,7 +229,7 @@ fn configured_rules(
         for rule in list {
             let mut matches = rule.patterns.join(", ");
             if !rule.exclude.is_empty() {
-                matches.push_str(&format!(" (not {})", rule.exclude.join(", ")));
+                let _ = write!(matches, " (not {})", rule.exclude.join(", "));
             }
             rows.push((kind, &rule.name, rule.severity.as_str(), matches));
         }

@@ -25,10 +25,13 @@ const READ_ONLY: OpenFlags = OpenFlags::SQLITE_OPEN_READ_ONLY
     .union(OpenFlags::SQLITE_OPEN_NO_MUTEX)
     .union(OpenFlags::SQLITE_OPEN_URI);
 
+/// A column's name and its default, as SQL.
+type Column = (String, Option<String>);
+
 /// The tables of the newest schema: each one's name and columns (with their default, as
 /// SQL), and the statements that create the schema.
 struct LatestSchema {
-    tables: Vec<(String, Vec<(String, Option<String>)>)>,
+    tables: Vec<(String, Vec<Column>)>,
     create: Vec<String>,
 }
 
@@ -67,11 +70,7 @@ fn latest_schema() -> &'static LatestSchema {
 }
 
 /// The columns of `schema.table`, with their defaults; none when there is no such table.
-fn columns(
-    conn: &Connection,
-    schema: &str,
-    table: &str,
-) -> rusqlite::Result<Vec<(String, Option<String>)>> {
+fn columns(conn: &Connection, schema: &str, table: &str) -> rusqlite::Result<Vec<Column>> {
     conn.prepare(&format!("PRAGMA {schema}.table_info({})", quoted(table)))?
         .query_map([], |r| {
             Ok((r.get::<_, String>(1)?, r.get::<_, Option<String>>(4)?))
