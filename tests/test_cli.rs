@@ -3,6 +3,7 @@
 //! it stops quietly with exit 141.
 
 use crate::common::{Project, run_with_stdin};
+use serde_json::Value;
 use std::io::Read;
 use std::process::Stdio;
 
@@ -255,6 +256,32 @@ fn hook_help_is_help_and_other_commands_keep_their_usage_errors() {
         "{}",
         help.stdout
     );
+    // The help of the command Claude Code runs says what it does, who runs it, every
+    // event it handles, its exit policy and its options, however it is asked for.
+    for asked in [&["hook", "--help"][..], &["hook", "-h"], &["help", "hook"]] {
+        let help = p.run(asked);
+        assert_eq!(help.code, 0, "{asked:?}: {help:?}");
+        let text = &help.stdout;
+        for needed in [
+            "Claude Code runs `nagger hook`",
+            "stdin",
+            "stdout",
+            "Exit code: always 0",
+            "--db <PATH>",
+            "--project <DIR>",
+        ] {
+            assert!(
+                text.contains(needed),
+                "{asked:?}: {needed:?} missing:\n{text}"
+            );
+        }
+        for event in nagger::base::event::HookEvent::NAMES {
+            assert!(
+                text.lines().any(|l| l.trim_start().starts_with(event)),
+                "{asked:?}: event {event} missing:\n{text}"
+            );
+        }
+    }
     for args in [
         &["--bogus", "stats"][..],
         &["check", "--bogus", "hook"],
@@ -264,5 +291,163 @@ fn hook_help_is_help_and_other_commands_keep_their_usage_errors() {
     ] {
         let r = p.run(args);
         assert_eq!(r.code, 2, "{args:?}: {r:?}");
+    }
+}
+
+/// `nagger check --command "$cmd" && $cmd` must never run what a broken rule meant to
+/// refuse: while the config has a broken part that could refuse or ask, check gives no
+/// "passes" answer, says what is broken and exits 1.
+#[test]
+fn check_never_passes_a_call_while_a_rule_that_could_refuse_it_is_broken() {
+    let deny = |extra: &str| {
+        format!("[[rules.command]]\nname = \"deploy\"\npatterns = [\"make deploy*\"]\n{extra}")
+    };
+    for (config, broken) in [
+        (deny("severity = \"dney\"\n"), "rules.command[1].severity"),
+        (
+            "[[rules.command]]\nname = \"deploy\"\npaterns = [\"make deploy*\"]\nseverity = \"deny\"\n".to_string(),
+            "rules.command[1].paterns",
+        ),
+        (
+            "[[rules.command]]\nname = \"deploy\"\npatterns = [\"make deploy-prod*\"]\nseverity = \"deny\"\ncolour = \"red\"\n".to_string(),
+            "rules.command[1].colour",
+        ),
+        (
+            "[[rules.command]]\nname = \"deploy\"\npatterns = [\"make deploy[\"]\n".to_string(),
+            "rules.command[deploy].patterns",
+        ),
+        ("[guard]\ndney = [\"make deploy*\"]\n".to_string(), "guard.dney"),
+        (
+            "[[rules.tool]]\nname = \"t\"\ntool = \"Bash(\"\nseverity = \"deny\"\n".to_string(),
+            "rules.tool[t].tool",
+        ),
+    ] {
+        let p = Project::with_config(&config);
+        let r = p.run(&["check", "--command", "make deploy"]);
+        assert_eq!(r.code, 1, "{config}\n{r:?}");
+        assert!(r.stdout.contains("answer: cannot say"), "{config}\n{}", r.stdout);
+        assert!(r.stdout.contains(broken), "{broken} not named:\n{}", r.stdout);
+        assert!(!r.stdout.contains("answer: passes"), "{}", r.stdout);
+        let json = p.run(&["check", "--command", "make deploy", "--json"]);
+        assert_eq!(json.code, 1, "{json:?}");
+        let v: Value = serde_json::from_str(&json.stdout).expect("JSON");
+        assert_eq!(v["exit_code"], 1);
+        assert!(v["broken"][0].as_str().unwrap().contains(broken), "{v}");
+    }
+    // A refusal stays a refusal, and a broken warning does not stop a harmless call.
+    let p = Project::with_config(&deny("severity = \"dney\"\n"));
+    assert_eq!(p.run(&["check", "--command", "rm -rf /"]).code, 3);
+    let p = Project::with_config(&deny("severity = \"warn\"\ncolour = 1\n"));
+    let r = p.run(&["check", "--command", "ls"]);
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(r.stdout.contains("answer: passes"), "{}", r.stdout);
+    // After the call: a broken after-edit block rule leaves `--added` without an answer.
+    let p = Project::with_config(
+        "[[rules.after_edit]]\nname = \"todo\"\nadded = [\"TODO(\"]\nseverity = \"block\"\n",
+    );
+    let r = p.run(&["check", "--tool", "Edit", "--file", "a.rs", "--added", "x"]);
+    assert_eq!(r.code, 1, "{r:?}");
+    assert!(
+        r.stdout.contains("rules.after_edit[todo].added"),
+        "{}",
+        r.stdout
+    );
+}
+
+/// The README's Commands table is one table (a blank line would end it and show the rest
+/// as text) and names every command `nagger --help` lists.
+#[test]
+fn the_readme_commands_table_is_whole_and_names_every_command() {
+    use clap::CommandFactory as _;
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("README.md");
+    let section = readme
+        .split_once("\n## Commands\n")
+        .expect("a Commands section")
+        .1;
+    let table: Vec<&str> = section
+        .lines()
+        .skip_while(|l| !l.starts_with('|'))
+        .take_while(|l| l.starts_with('|'))
+        .collect();
+    let after = section
+        .lines()
+        .skip_while(|l| !l.starts_with('|'))
+        .skip(table.len())
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("");
+    assert!(
+        !after.starts_with('|'),
+        "the table is cut by a blank line before: {after}"
+    );
+    for command in nagger::edge::cli::Cli::command().get_subcommands() {
+        let name = command.get_name();
+        assert!(
+            table
+                .iter()
+                .any(|row| row.contains(&format!("`nagger {name}"))),
+            "`nagger {name}` is not in the README's Commands table"
+        );
+    }
+}
+
+/// `nagger man` prints nagger(1), a command's page or the config's; `--dir` writes every
+/// page, and every page one of them names is among those written.
+#[test]
+fn man_pages_are_generated_for_every_command_and_the_config() {
+    let p = Project::new();
+    let top = p.run(&["man"]);
+    assert_eq!(top.code, 0, "{top:?}");
+    assert!(
+        top.stdout.starts_with(".ie") || top.stdout.contains(".TH nagger 1"),
+        "{}",
+        top.stdout
+    );
+    let check = p.run(&["man", "check"]);
+    assert!(
+        check.stdout.contains(".TH nagger-check 1"),
+        "{}",
+        check.stdout
+    );
+    let config = p.run(&["man", "config"]);
+    assert!(
+        config.stdout.contains(".TH NAGGER-CONFIG 5"),
+        "{}",
+        config.stdout
+    );
+    assert!(
+        config.stdout.contains("[[rules.command]]"),
+        "the template is in it"
+    );
+    let unknown = p.run(&["man", "nope"]);
+    assert_eq!(unknown.code, 2, "{unknown:?}");
+    assert!(
+        unknown.stderr.contains("config"),
+        "the pages are listed: {}",
+        unknown.stderr
+    );
+
+    let dir = p.root.join("man");
+    let written = p.run(&["man", "--dir", &dir.display().to_string()]);
+    assert_eq!(written.code, 0, "{written:?}");
+    let pages: Vec<String> = written.stdout.lines().map(str::to_string).collect();
+    assert!(dir.join("man1/nagger.1").is_file());
+    assert!(dir.join("man1/nagger-task-add.1").is_file());
+    assert!(dir.join("man5/nagger-config.5").is_file());
+    let reference =
+        regex::Regex::new(r"nagger((?:\\-[a-z]+)+)(?:\\f[BRI])?\((\d)\)").expect("regex");
+    for page in &pages {
+        let text = std::fs::read_to_string(page).expect("a written page");
+        for found in reference.captures_iter(&text) {
+            let section = &found[2];
+            let file = dir
+                .join(format!("man{section}"))
+                .join(format!("nagger{}.{section}", found[1].replace("\\-", "-")));
+            assert!(
+                file.is_file(),
+                "{page} names {} which is not written",
+                file.display()
+            );
+        }
     }
 }

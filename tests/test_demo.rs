@@ -66,10 +66,26 @@ fn demo_keep_leaves_the_project_with_its_database() {
         .lines()
         .find_map(|l| l.strip_prefix("project kept at "))
         .expect("the kept path is printed");
+    // The folder printed is the project itself: nagger's commands work there as they are.
     let kept = std::path::Path::new(kept);
+    assert!(kept.join(".claude-nagger/state.db").is_file(), "{stdout}");
     assert!(
-        kept.join("shop/.claude-nagger/state.db").is_file(),
+        kept.join(".claude-nagger/config.toml").is_file(),
         "{stdout}"
     );
-    std::fs::remove_dir_all(kept).expect("clean up the kept demo");
+    let stats = std::process::Command::new(nagger_bin())
+        .args(["stats", "--json"])
+        .current_dir(kept)
+        .env_remove("NAGGER_DB")
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .output()
+        .expect("run nagger stats in the kept project");
+    assert_eq!(stats.status.code(), Some(0), "{stats:?}");
+    let folder = stdout
+        .lines()
+        .find_map(|l| l.split_once("; remove ").map(|(_, r)| r))
+        .and_then(|r| r.strip_suffix(" when done)"))
+        .expect("the folder to remove is printed");
+    assert!(kept.starts_with(folder), "{stdout}");
+    std::fs::remove_dir_all(folder).expect("clean up the kept demo");
 }

@@ -399,6 +399,52 @@ fn config_mistakes_are_reported_with_file_line_and_key() {
 }
 
 #[test]
+fn a_misspelt_key_in_a_rule_is_named_in_full_and_the_rule_that_never_fires_fails() {
+    let p = installed();
+    p.write_config(
+        r#"[[rules.command]]
+name = "ls"
+patterns = ["ls *"]
+severity = "warn"
+
+[[rules.command]]
+name = "publish"
+paterns = ["npm publish*"]
+severity = "deny"
+"#,
+    );
+    let d = doctor(&p, &[]);
+    assert_eq!(d.code, 1, "{}\n{}", d.stdout, d.stderr);
+    let lines = d.lines("config").join("\n");
+    assert!(
+        lines.contains(
+            "config.toml:8: `rules.command[2].paterns`: unknown key, ignored (did you mean `patterns`?)"
+        ),
+        "{}",
+        d.stdout
+    );
+    assert!(
+        lines.contains(
+            "`rules.command[2].patterns`: rule \"publish\" has no `patterns`, so it never fires"
+        ),
+        "{}",
+        d.stdout
+    );
+    assert!(
+        d.status("config").iter().all(|s| *s == "FAIL"),
+        "a refusing rule that is not in force is a problem: {}",
+        d.stdout
+    );
+    // The same mistake in a warning only warns: nothing it would have refused is lost.
+    p.write_config(
+        "[[rules.command]]\nname = \"ls\"\npatterns = [\"ls *\"]\nseverity = \"warn\"\nmesage = \"x\"\n",
+    );
+    let d = doctor(&p, &[]);
+    assert_eq!(d.status("config"), vec!["warn"], "{}", d.stdout);
+    assert_eq!(d.code, 0, "{}", d.stdout);
+}
+
+#[test]
 fn stale_rows_warn_and_fix_purges_them() {
     let p = installed();
     let old = chrono::Utc::now().timestamp_millis() - 48 * 3_600_000;

@@ -483,6 +483,76 @@ fn stats_follow_actual_hook_runs() {
     assert_eq!(logged_runs, 7);
 }
 
+/// Block means one thing everywhere: a call refused by a block rule (once per session)
+/// is a block in `check`, in hook_log, in `stats` (per hook and per rule) and in the
+/// dashboard's figures, and a deny rule's refusal stays a deny.
+#[test]
+fn a_block_rule_is_counted_as_a_block_and_a_deny_rule_as_a_deny() {
+    let p = Project::with_config(
+        r#"[session]
+enabled = false
+
+[[rules.command]]
+name = "no deploy"
+patterns = ["make deploy*"]
+severity = "block"
+message = "Deploys go through CI."
+
+[[rules.command]]
+name = "no publish"
+patterns = ["npm publish*"]
+severity = "deny"
+message = "Never publish from here."
+"#,
+    );
+    let check = p.run(&["check", "--command", "make deploy", "--json"]);
+    assert_eq!(check.code, 3, "{check:?}");
+    let check: Value = serde_json::from_str(&check.stdout).expect("JSON");
+    assert_eq!(check["matches"][0]["severity"], "block", "{check}");
+    p.hook(&p.session_start("startup"));
+    let r = p.hook(&p.pre_tool_use("Bash", json!({"command": "make deploy"})));
+    assert_eq!(
+        r.decision().as_deref(),
+        Some("deny"),
+        "Claude Code is told deny"
+    );
+    let r = p.hook(&p.pre_tool_use("Bash", json!({"command": "npm publish"})));
+    assert_eq!(r.decision().as_deref(), Some("deny"));
+    // Fired once per session: the second try passes, and counts as nothing.
+    let r = p.hook(&p.pre_tool_use("Bash", json!({"command": "make deploy"})));
+    assert_eq!(r.decision(), None, "{r:?}");
+
+    let s = stats_json(&p, &[]);
+    let pre = s["hooks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["event"] == "PreToolUse")
+        .expect("PreToolUse row");
+    assert_eq!(pre["decisions"]["block"], 1, "{pre}");
+    assert_eq!(pre["decisions"]["deny"], 1, "{pre}");
+    assert_eq!(s["totals"]["decisions"]["block"], 1);
+    let rule = |name: &str| {
+        s["rules"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["rule"] == name)
+            .unwrap_or_else(|| panic!("{name}: {s}"))
+            .clone()
+    };
+    assert_eq!(rule("no deploy")["decisions"], json!({"block": 1}));
+    assert_eq!(rule("no publish")["decisions"], json!({"deny": 1}));
+    let human = p.run(&["stats"]).stdout;
+    let row = human
+        .lines()
+        .find(|l| l.starts_with("PreToolUse"))
+        .expect("a PreToolUse row");
+    let cols: Vec<&str> = row.split_whitespace().collect();
+    // EVENT HOOK RUNS DENY ASK BLOCK …
+    assert_eq!((cols[3], cols[5]), ("1", "1"), "{human}");
+}
+
 #[test]
 fn stats_without_a_database_say_so_and_create_none() {
     let p = Project::new();

@@ -34,7 +34,7 @@ fn the_session(db: &Path) -> String {
         .expect("one session")
 }
 
-const PAGES: [&str; 5] = ["/", "/timeline", "/context", "/rules", "/stats"];
+const PAGES: [&str; 6] = ["/", "/timeline", "/context", "/rules", "/tasks", "/stats"];
 
 #[test]
 fn ui_serves_every_page_and_endpoint_of_a_demo_session() {
@@ -65,6 +65,15 @@ fn ui_serves_every_page_and_endpoint_of_a_demo_session() {
     assert_eq!(row["compactions"], json!(1));
     let runs = query_i64(&db, "SELECT count(*) FROM hook_log");
     assert_eq!(row["hook_runs"], json!(runs));
+    // Refusals, questions and blocks are counted apart.
+    for (field, result) in [("denied", "deny"), ("asked", "ask"), ("blocked", "block")] {
+        let n = query_i64(
+            &db,
+            &format!("SELECT count(*) FROM hook_log WHERE result = '{result}'"),
+        );
+        assert!(n > 0, "the demo has a {result}");
+        assert_eq!(row[field], json!(n), "{field}: {row}");
+    }
 
     // The timeline: every agent with its role source, every hook run with its result,
     // every spawn with its link.
@@ -155,6 +164,64 @@ fn ui_serves_every_page_and_endpoint_of_a_demo_session() {
         "{rules}"
     );
     assert!(!rules["rules"].as_array().expect("rules").is_empty());
+    // Every configured rule is listed, with its hits, none included: the demo's, and one
+    // added now that never fired.
+    let config_path = root.join(".claude-nagger/config.toml");
+    let mut text = std::fs::read_to_string(&config_path).expect("demo config");
+    text.push_str(
+        "\n[[rules.command]]\nname = \"never\"\npatterns = [\"never-run-this*\"]\nseverity = \"warn\"\n",
+    );
+    std::fs::write(&config_path, text).expect("config");
+    let rules = ui.json("/api/rules");
+    let config = nagger::domain::config::LoadedConfig::load(&config_path);
+    let configured = rules["configured"].as_array().expect("configured");
+    let r = &config.config.rules;
+    let names: Vec<(&str, &str)> = r
+        .file
+        .iter()
+        .map(|x| ("file", x.name.as_str()))
+        .chain(r.command.iter().map(|x| ("command", x.name.as_str())))
+        .chain(r.tool.iter().map(|x| ("tool", x.name.as_str())))
+        .chain(r.after_edit.iter().map(|x| ("after_edit", x.name.as_str())))
+        .chain(r.recovery.iter().map(|x| ("recovery", x.name.as_str())))
+        .collect();
+    assert_eq!(configured.len(), names.len(), "{rules}");
+    let mut unfired = 0;
+    for (kind, name) in names {
+        let row = configured
+            .iter()
+            .find(|c| c["kind"] == kind && c["rule"] == name)
+            .unwrap_or_else(|| panic!("{kind} {name}: {rules}"));
+        let hits = query_i64(
+            &db,
+            &format!(
+                "SELECT count(*) FROM rule_hits WHERE rule_kind = '{kind}' AND rule_name = '{name}'"
+            ),
+        );
+        assert_eq!(row["hits"], json!(hits), "{row}");
+        unfired += usize::from(hits == 0);
+    }
+    assert!(
+        unfired > 0,
+        "a rule that never fired is listed too: {rules}"
+    );
+    assert_eq!(rules["problems"], json!([]), "the demo's config has none");
+
+    // Tasks have a page: one handed to a role shows up there.
+    let mut add = p.command(&["task", "add", "--role", "tester", "Cover the parser"]);
+    add.env("CLAUDE_PROJECT_DIR", &root).current_dir(&root);
+    assert!(add.status().expect("task add").success());
+    let tasks = ui.json("/api/tasks")["tasks"].clone();
+    assert!(
+        tasks
+            .as_array()
+            .expect("tasks")
+            .iter()
+            .any(|t| t["title"] == "Cover the parser"
+                && t["role"] == "tester"
+                && t["status"] == "open"),
+        "{tasks}"
+    );
 
     let stats = ui.json("/api/stats?window=all&buckets=10");
     let per_event: i64 = stats["runs_per_event"]
@@ -420,14 +487,65 @@ fn ui_never_writes_the_database() {
 }
 
 #[test]
-fn ui_without_a_database_says_so_and_creates_none() {
+fn ui_without_a_database_shows_an_empty_dashboard_creates_none_and_fills_once_hooks_run() {
     let p = Project::new();
-    let out = p.command(&["ui"]).output().expect("run nagger ui");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("no nagger database at"), "{stderr}");
+    let ui = UiServer::start(p.command(&["ui"]));
+    for page in PAGES {
+        assert_eq!(ui.get(page).status, 200, "{page}");
+    }
+    assert_eq!(ui.json("/api/sessions")["sessions"], json!([]));
+    assert_eq!(ui.json("/api/changes")["hook_log"], json!(0));
+    for endpoint in ["/api/context", "/api/rules", "/api/stats", "/api/tasks"] {
+        ui.json(endpoint);
+    }
+    assert_eq!(
+        ui.get("/api/timeline?session=nope").status,
+        404,
+        "no session, as in any database"
+    );
     assert!(!p.db_path().exists(), "nothing is created");
-    assert!(out.stdout.is_empty());
+    // The first hook run creates the database: the running dashboard reads it.
+    p.hook(&p.session_start("startup"));
+    assert!(p.db_path().exists());
+    let sessions = ui.json("/api/sessions")["sessions"].clone();
+    assert_eq!(sessions[0]["session_id"], json!(p.session), "{sessions}");
+}
+
+#[test]
+fn ui_reads_a_database_of_an_older_schema_without_migrating_it() {
+    let p = Project::new();
+    p.hook(&p.session_start("startup"));
+    let denied = p.hook(&p.pre_tool_use("Bash", json!({"command": "rm -rf /"})));
+    assert_eq!(denied.decision().as_deref(), Some("deny"), "{denied:?}");
+    // The database as schema v4 left it: rule hits without their reason.
+    {
+        let c = p.db();
+        c.execute_batch(
+            "ALTER TABLE rule_hits DROP COLUMN reason;
+             DELETE FROM refinery_schema_history WHERE version >= 5;
+             PRAGMA user_version = 4;",
+        )
+        .expect("back to v4");
+    }
+    let version = || query_i64(&p.db_path(), "PRAGMA user_version");
+    let ui = start_ui(&p, &p.root, &p.db_path());
+    for page in PAGES {
+        assert_eq!(ui.get(page).status, 200, "{page}");
+    }
+    let t = ui.json(&format!("/api/timeline?session={}", p.session));
+    let hit = &t["timeline"]["rule_hits"][0];
+    assert_eq!(hit["rule_kind"], json!("guard"), "{t}");
+    assert_eq!(hit["reason"], json!(null), "no reason before v5");
+    for endpoint in [
+        "/api/sessions",
+        "/api/context",
+        "/api/rules",
+        "/api/stats",
+        "/api/tasks",
+    ] {
+        ui.json(endpoint);
+    }
+    assert_eq!(version(), 4, "the dashboard migrates nothing");
 }
 
 #[test]
@@ -529,7 +647,7 @@ fn ui_timeline_renders_in_headless_chromium() {
     let reasons: Vec<String> = {
         let c = rusqlite::Connection::open(&db).expect("open");
         let mut stmt = c
-            .prepare("SELECT reason FROM rule_hits WHERE decision IN ('deny', 'ask')")
+            .prepare("SELECT reason FROM rule_hits WHERE decision IN ('deny', 'ask', 'block')")
             .expect("prepare");
         stmt.query_map([], |r| r.get(0))
             .expect("query")
@@ -553,12 +671,34 @@ fn ui_timeline_renders_in_headless_chromium() {
         "exact link",
         "reason wrap r-deny",
         "reason wrap r-ask",
+        "reason wrap r-block",
     ] {
         assert!(
             html.contains(shown),
             "{shown:?} missing from the rendered page"
         );
     }
+
+    // The time axis spans the session, however short: its last hook run is drawn near
+    // the chart's right edge, not squeezed into a fixed span.
+    let chart = html
+        .split_once("aria-label=\"session timeline\"")
+        .map(|(before, after)| (before.rsplit_once("<svg").map_or("", |(_, s)| s), after))
+        .expect("the timeline chart");
+    let number_after = |text: &str, key: &str| -> Vec<f64> {
+        text.split(key)
+            .skip(1)
+            .filter_map(|rest| rest.split('"').next()?.parse().ok())
+            .collect()
+    };
+    let width = number_after(chart.0, "width=\"")[0];
+    let marks = chart.1.split("</svg>").next().unwrap_or("");
+    let xs = number_after(marks, "cx=\"");
+    let last = xs.iter().copied().fold(0.0_f64, f64::max);
+    assert!(
+        last > 0.9 * width,
+        "the last run is drawn at {last} of {width}: the axis does not span the session"
+    );
 
     let png = p.root.join("timeline.png");
     let shot = headless(

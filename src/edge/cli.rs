@@ -30,6 +30,8 @@ macro_rules! exit_broken_pipe {
 from the current one up holding .claude-nagger/ or .claude/ (not the home folder's own \
 ~/.claude), else the git work tree's root, else the current folder.
 
+The config file is <project>/.claude-nagger/config.toml: `nagger man config` describes it.
+
 Exit codes:
   0    success
   1    problems found (`doctor`, a failed `demo` check, `task done` of no task)\n",
@@ -59,6 +61,7 @@ pub struct DbArg {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Handle one hook event: JSON on stdin, decision on stdout (what Claude Code runs)
+    #[command(after_help = hook_after_help())]
     Hook(DbArg),
     /// List the subagents nagger knows (reads only)
     Agents(AgentsArgs),
@@ -126,8 +129,12 @@ pub enum Command {
     Demo(DemoArgs),
     /// Print a shell completion script (e.g. `nagger completions bash > ~/.local/share/bash-completion/completions/nagger`)
     Completions(CompletionsArgs),
-    /// Print the manual page in roff (e.g. `nagger man > ~/.local/share/man/man1/nagger.1`)
-    Man,
+    /// Print a manual page in roff, or write them all (`nagger man --dir ~/.local/share/man`)
+    ///
+    /// nagger(1), one page per command (nagger-check(1), nagger-task-add(1) …) and
+    /// nagger-config(5), the config file. With --dir, every page goes to DIR/man1 or
+    /// DIR/man5, where `man` finds them when DIR is on its path (~/.local/share/man is).
+    Man(ManArgs),
     /// Local read-only web dashboard: sessions, agents' timelines, shared context, rules, stats
     ///
     /// Listens on 127.0.0.1 only and prints the address to open, with its access token.
@@ -159,7 +166,7 @@ impl Command {
             | Command::Check(_)
             | Command::Demo(_)
             | Command::Completions(_)
-            | Command::Man => return None,
+            | Command::Man(_) => return None,
         };
         arg.db.as_ref()
     }
@@ -175,6 +182,17 @@ pub struct UiArgs {
     pub open: bool,
     #[command(flatten)]
     pub db: DbArg,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ManArgs {
+    /// The page to print: a command (`check`, `task-add`), `config` for nagger-config(5);
+    /// default: nagger(1)
+    #[arg(value_name = "PAGE")]
+    pub page: Option<String>,
+    /// Write every page into DIR/man1 and DIR/man5 (created if missing) instead
+    #[arg(long, value_name = "DIR", conflicts_with = "page")]
+    pub dir: Option<PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -418,6 +436,63 @@ pub struct DoctorArgs {
     pub settings: bool,
     #[command(flatten)]
     pub db: DbArg,
+}
+
+/// `nagger hook --help`'s list of events and its exit policy. Built only when help is
+/// asked for: the hook path itself never builds the parser.
+fn hook_after_help() -> String {
+    use crate::base::event::HookEvent;
+    use std::fmt::Write as _;
+    let mut text = String::from(
+        "Claude Code runs `nagger hook` for every event `nagger install` registered in
+.claude/settings.json (or a plugin's hooks/hooks.json): it writes the event's JSON to
+stdin and reads nagger's answer, if any, from stdout. You do not run it yourself:
+`nagger check` shows what it would answer to a tool call, `nagger demo` plays a whole
+session through it. The guard and the deny rules are decided from the config alone,
+before the database is opened, so a destructive call is refused even when the database
+cannot be used; every run answers within a second and is recorded in the database's
+hook_log (`nagger stats`, `nagger ui`).
+
+Events (each from the client version named, else from every version):\n",
+    );
+    for event in HookEvent::ALL {
+        let does = match event {
+            HookEvent::SessionStart => {
+                "records the session; after a compaction, gives the main agent the digest"
+            }
+            HookEvent::SessionEnd => "marks the session ended and writes its summary",
+            HookEvent::SubagentStart => {
+                "registers the subagent and gives it its type's digest and report format"
+            }
+            HookEvent::SubagentStop => {
+                "stores its result; sends it back once without a [COMPRESSED] report"
+            }
+            HookEvent::PreToolUse => {
+                "identifies the caller; conventions on a first call; rules and the guard"
+            }
+            HookEvent::PostToolUse => "records file changes and usage; the after-edit checks",
+            HookEvent::PostToolUseFailure => "a recovery hint for the failure",
+            HookEvent::PreCompact => "records what started the compaction",
+            HookEvent::UserPromptSubmit => "checks a typed /command's shell lines",
+            HookEvent::UserPromptExpansion => {
+                "checks a typed /command's shell lines before it expands"
+            }
+            HookEvent::PreSkillShellCommand => "judges a skill's shell line as a Bash call",
+        };
+        let since = event
+            .since()
+            .map(|v| format!(" ({v}+)"))
+            .unwrap_or_default();
+        let _ = writeln!(text, "  {:<22}{does}{since}", event.as_str());
+    }
+    text.push_str(
+        "Any other event is logged and answered with nothing.
+
+Exit code: always 0. Claude Code reads exit code 2 from a hook as a refusal, so nagger's
+own failures (bad input, a broken or locked database, an invalid config, even unknown
+arguments) pass, with one line on stderr; a refusal is given on stdout as JSON.",
+    );
+    text
 }
 
 /// What a command line that makes a hook run says, read word by word where clap

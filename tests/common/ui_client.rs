@@ -145,7 +145,7 @@ pub fn kept_demo(mut cmd: Command) -> (PathBuf, PathBuf) {
         .lines()
         .find_map(|l| l.strip_prefix("project kept at "))
         .expect("the kept path is printed");
-    let root = Path::new(kept).join("shop");
+    let root = Path::new(kept).to_path_buf();
     let db = root.join(".claude-nagger/state.db");
     assert!(db.is_file(), "{stdout}");
     (root, db)

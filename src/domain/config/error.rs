@@ -27,6 +27,12 @@ pub struct ConfigError {
     pub key: Option<String>,
     pub message: String,
     pub problem: Problem,
+    /// The problem may have taken away or weakened something that refuses or asks: it is
+    /// in the guard's settings, in `[rules]` outside the recovery hints, in a rule that is
+    /// not a warning (as written), or it hides part of the file (not TOML). While such a
+    /// problem stands, `nagger check` cannot say that a call passes, and `nagger doctor`
+    /// fails.
+    pub may_weaken: bool,
 }
 
 impl fmt::Display for ConfigError {

@@ -65,6 +65,7 @@ impl LoadedConfig {
                     key: None,
                     message: format!("cannot be read ({e}); running on the defaults"),
                     problem: Problem::Unreadable,
+                    may_weaken: true,
                 }],
             },
         }

@@ -48,13 +48,14 @@ pub(super) struct Sift<'a> {
 }
 
 impl Sift<'_> {
-    fn report(&mut self, path: &[Seg], line: Option<usize>, problem: Problem, message: String) {
+    fn report(&mut self, path: &[Seg], spans: &Spans, problem: Problem, message: String) {
         self.errors.push(ConfigError {
             file: self.file.to_path_buf(),
-            line,
+            line: spans.line(self.text, path),
             key: (!path.is_empty()).then(|| dotted(path)),
             message,
             problem,
+            may_weaken: may_weaken(path, spans),
         });
     }
 
@@ -73,6 +74,7 @@ impl Sift<'_> {
                     e.message().trim()
                 ),
                 problem: Problem::Unreadable,
+                may_weaken: true,
             });
         }
         let spans = Spans::new(root.get_ref());
@@ -95,7 +97,7 @@ impl Sift<'_> {
                 // Each part was accepted alone; together they should be too.
                 self.report(
                     &[],
-                    None,
+                    &spans,
                     Problem::Unreadable,
                     format!("{}; running on the defaults", e.message().trim()),
                 );
@@ -116,18 +118,16 @@ impl Sift<'_> {
         let Err(err) = accepts(path, value.clone()) else {
             return Ok(value);
         };
-        let line = spans.line(self.text, path);
-        if is_unknown_field(&err) && accepts(path, toml::Value::Table(toml::Table::new())).is_err()
-        {
+        if let Some(probe) = unknown_here(path) {
             let key = match path.last() {
                 Some(Seg::Key(k)) => k.as_str(),
                 _ => "",
             };
-            let message = match closest_known(&err, key) {
+            let message = match closest_known(&probe, key) {
                 Some(known) => format!("unknown key, ignored (did you mean `{known}`?)"),
                 None => "unknown key, ignored".to_string(),
             };
-            self.report(path, line, Problem::UnknownKey, message);
+            self.report(path, spans, Problem::UnknownKey, message);
             return Err(Rejected::Unknown);
         }
         match value {
@@ -165,21 +165,19 @@ impl Sift<'_> {
                         if let Ok(v) = self.sift(&item_path, item, spans, true) {
                             kept.push(v);
                         } else {
-                            let line = spans.line(self.text, &item_path);
                             let what = rule_label(&item_path, spans);
                             self.report(
                                 &item_path,
-                                line,
+                                spans,
                                 Problem::BadValue,
                                 format!("{what} is left out because of the problem above; the other rules apply"),
                             );
                         }
                     } else if let Err(e) = accepts(&item_path, item.clone()) {
-                        let line = spans.line(self.text, &item_path);
                         let kind = expected_kind(&item_path, &e);
                         self.report(
                             &item_path,
-                            line,
+                            spans,
                             Problem::BadValue,
                             format!(
                                 "item {} must be {kind}, not {}; that item is ignored",
@@ -198,7 +196,7 @@ impl Sift<'_> {
                 let fallback = if in_rule { "" } else { "; the default applies" };
                 self.report(
                     path,
-                    line,
+                    spans,
                     Problem::BadValue,
                     format!("must be {kind}, not {}{fallback}", describe(&other)),
                 );
@@ -224,8 +222,50 @@ fn accepts(path: &[Seg], value: toml::Value) -> Result<(), toml::de::Error> {
     Config::deserialize(doc).map(drop)
 }
 
-fn is_unknown_field(e: &toml::de::Error) -> bool {
-    e.message().contains("unknown field")
+/// The error that says the last key of `path` is not one the config knows, if it is not:
+/// probed with a value no known key could take for a table, so that the answer is about
+/// this key and never about one inside its value (`[[rules.command]]` with a misspelt key
+/// is a known list holding an unknown key, not an unknown list).
+fn unknown_here(path: &[Seg]) -> Option<toml::de::Error> {
+    let Some(Seg::Key(key)) = path.last() else {
+        return None;
+    };
+    let err = accepts(path, toml::Value::Boolean(false)).err()?;
+    (unknown_field(&err) == Some(key.as_str())).then_some(err)
+}
+
+/// The key serde's "unknown field `x`, expected …" names.
+fn unknown_field(e: &toml::de::Error) -> Option<&str> {
+    let rest = e.message().split_once("unknown field `")?.1;
+    rest.split_once('`').map(|(key, _)| key)
+}
+
+/// Whether a problem at `path` may take away something that refuses or asks (see
+/// [`ConfigError::may_weaken`]): anything in `[guard]`; in `[rules]`, anything but the
+/// recovery hints and `builtin_recovery`, and in a rule, only when the rule as written is
+/// not a warning (its `severity`, else the default of its table).
+fn may_weaken(path: &[Seg], spans: &Spans) -> bool {
+    let key = |i: usize| match path.get(i) {
+        Some(Seg::Key(k)) => Some(k.as_str()),
+        _ => None,
+    };
+    match (key(0), key(1)) {
+        (Some("guard"), _) | (Some("rules"), None) => true,
+        (Some("rules"), Some("recovery" | "builtin_recovery")) => false,
+        (Some("rules"), Some(table)) => match path.get(2) {
+            Some(Seg::Index(_)) => {
+                let default = if table == "after_edit" {
+                    "warn"
+                } else {
+                    "block"
+                };
+                spans.rule_string(&path[..3], "severity").as_deref() != Some("warn")
+                    && (spans.rule_has(&path[..3], "severity") || default != "warn")
+            }
+            _ => true,
+        },
+        _ => false,
+    }
 }
 
 /// The known key closest to a misspelt one, from serde's "expected one of" list.
@@ -359,12 +399,24 @@ impl Spans {
     }
 
     fn rule_name(&self, path: &[Seg]) -> Option<String> {
+        self.rule_string(path, "name")
+    }
+
+    /// The text the table at `path` holds under `key`, as written.
+    fn rule_string(&self, path: &[Seg], key: &str) -> Option<String> {
         let (_, node) = self.node(path)?;
         node.get("table")?
-            .get("name")?
+            .get(key)?
             .get("string")?
             .as_str()
             .map(str::to_string)
+    }
+
+    /// Whether the table at `path` has `key`, whatever its value.
+    fn rule_has(&self, path: &[Seg], key: &str) -> bool {
+        self.node(path)
+            .and_then(|(_, node)| node.get("table")?.get(key))
+            .is_some()
     }
 }
 

@@ -80,7 +80,8 @@ fn effective_settings_show_every_key_of_every_table() {
         sorted(known_keys::<crate::domain::guard::GuardConfig>())
     );
     assert_eq!(keys(&e["context"]), sorted(known_keys::<ContextConfig>()));
-    let text = "[[rules.command]]\nname = \"a\"\n[[rules.tool]]\nname = \"b\"\n";
+    let text =
+        "[[rules.command]]\nname = \"a\"\npatterns = [\"x\"]\n[[rules.tool]]\nname = \"b\"\n";
     let e = parse(text, Path::new("c.toml")).unwrap().effective();
     assert_eq!(
         keys(&e["rules"]["command"][0]),
@@ -94,7 +95,8 @@ fn effective_settings_show_every_key_of_every_table() {
         keys(&e["rules"]),
         sorted(known_keys::<crate::domain::rules::RulesConfig>())
     );
-    let text = "[[rules.recovery]]\nname = \"a\"\n[[rules.after_edit]]\nname = \"b\"\n";
+    let text =
+        "[[rules.recovery]]\nname = \"a\"\n[[rules.after_edit]]\nname = \"b\"\nadded = [\"x\"]\n";
     let e = parse(text, Path::new("c.toml")).unwrap().effective();
     assert_eq!(
         keys(&e["rules"]["recovery"][0]),
@@ -187,6 +189,154 @@ fn unknown_key_is_a_warning_with_line_key_and_suggestion() {
         parse(text, Path::new("c.toml")).is_err(),
         "strict parse refuses"
     );
+}
+
+#[test]
+fn an_unknown_key_is_named_with_its_full_path_and_a_suggestion_at_every_level() {
+    for (text, key, known) in [
+        ("[sesion]\nenabled = true\n", "sesion", "session"),
+        (
+            "[session.first_time]\ntitel = \"x\"\n",
+            "session.first_time.titel",
+            "title",
+        ),
+        ("[roles.coder]\ntxt = \"x\"\n", "roles.coder.txt", "text"),
+        (
+            "[[rules.command]]\nname = \"a\"\npatterns = [\"a\"]\n[[rules.command]]\nname = \"pub\"\npaterns = [\"npm publish*\"]\n",
+            "rules.command[2].paterns",
+            "patterns",
+        ),
+        (
+            "[[rules.tool]]\nname = \"t\"\ntol = \"Bash\"\n",
+            "rules.tool[1].tol",
+            "tool",
+        ),
+        (
+            "[[rules.comand]]\nname = \"x\"\n",
+            "rules.comand",
+            "command",
+        ),
+        ("[guard]\ndney = [\"x*\"]\n", "guard.dney", "deny"),
+        (
+            "[context.filters]\ncoder = [\"a\"]\n[compres]\nenabled = true\n",
+            "compres",
+            "compress",
+        ),
+    ] {
+        let (_, errs) = lenient(text);
+        let e = errs
+            .iter()
+            .find(|e| e.problem == Problem::UnknownKey)
+            .unwrap_or_else(|| panic!("{text:?}: {errs:#?}"));
+        assert_eq!(e.key.as_deref(), Some(key), "{text:?}: {errs:#?}");
+        assert!(
+            e.message.contains(&format!("did you mean `{known}`?")),
+            "{text:?}: {e}"
+        );
+        assert!(e.line.is_some(), "{text:?}: {e}");
+    }
+}
+
+#[test]
+fn a_rule_that_a_mistake_leaves_unable_to_fire_is_a_problem() {
+    let text = r#"
+[[rules.command]]
+name = "pub"
+paterns = ["npm publish*"]
+severity = "deny"
+
+[[rules.file]]
+name = "note"
+severity = "warn"
+
+[[rules.after_edit]]
+name = "todo"
+patterns = ["*.rs"]
+"#;
+    let (c, errs) = lenient(text);
+    assert_eq!(
+        c.rules.command.len(),
+        1,
+        "the rule stays, and matches nothing"
+    );
+    let of = |key: &str| {
+        errs.iter()
+            .find(|e| e.key.as_deref() == Some(key))
+            .unwrap_or_else(|| panic!("{key}: {errs:#?}"))
+    };
+    let typo = of("rules.command[1].paterns");
+    assert_eq!((typo.problem, typo.may_weaken), (Problem::UnknownKey, true));
+    let empty = of("rules.command[1].patterns");
+    assert_eq!(empty.problem, Problem::BadValue);
+    assert!(empty.may_weaken, "a deny rule that never fires");
+    assert!(empty.message.contains("never fires"), "{empty}");
+    assert_eq!(empty.line, Some(3));
+    let warn = of("rules.file[1].patterns");
+    assert!(
+        !warn.may_weaken,
+        "a warning that never fires refuses nothing"
+    );
+    assert!(
+        !of("rules.after_edit[1].added").may_weaken,
+        "warn by default"
+    );
+    // Only the full validation (doctor, check) looks; the hook path does not pay for it.
+    let (_, quick) = parse_lenient(text, Path::new("c.toml"), Validation::Quick);
+    assert!(
+        quick.iter().all(|e| e.problem == Problem::UnknownKey),
+        "{quick:#?}"
+    );
+}
+
+#[test]
+fn a_problem_weakens_safety_when_it_is_in_a_rule_that_refuses_or_in_the_guard() {
+    for (text, weakens) in [
+        // A severity nagger cannot read: the rule is left out, whatever it meant.
+        (
+            "[[rules.command]]\nname = \"p\"\npatterns = [\"x\"]\nseverity = \"dney\"\n",
+            true,
+        ),
+        // No severity: block, the default.
+        (
+            "[[rules.command]]\nname = \"p\"\npatterns = [\"x\"]\ncolour = 1\n",
+            true,
+        ),
+        (
+            "[[rules.tool]]\nname = \"p\"\ntool = \"(\"\nseverity = \"ask\"\n",
+            true,
+        ),
+        (
+            "[[rules.file]]\nname = \"p\"\npatterns = [\"[\"]\nseverity = \"deny\"\n",
+            true,
+        ),
+        ("[guard]\ndeny = [\"[\"]\n", true),
+        ("[guard]\nallow = 3\n", true),
+        ("[rules]\nbogus = 1\n", true),
+        (
+            "[[rules.command]]\nname = \"p\"\npatterns = [\"x\"]\nseverity = \"warn\"\ncolour = 1\n",
+            false,
+        ),
+        ("[[rules.recovery]]\nname = \"p\"\nerror = \"(\"\n", false),
+        (
+            "[[rules.after_edit]]\nname = \"p\"\nadded = [\"(\"]\n",
+            false,
+        ),
+        (
+            "[[rules.after_edit]]\nname = \"p\"\nadded = [\"(\"]\nseverity = \"block\"\n",
+            true,
+        ),
+        ("[context]\nttl_hour = 1\n", false),
+        ("[session]\nenabled = 3\n", false),
+        ("[session\nenabled = true\n", true),
+    ] {
+        let (_, errs) = lenient(text);
+        assert!(!errs.is_empty(), "{text:?}");
+        assert_eq!(
+            errs.iter().any(|e| e.may_weaken),
+            weakens,
+            "{text:?}: {errs:#?}"
+        );
+    }
 }
 
 #[test]

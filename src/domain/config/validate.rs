@@ -4,6 +4,7 @@
 use super::error::{ConfigError, Problem};
 use super::sift::{Sift, find_name_line};
 use super::types::{CompressConfig, Config, ContextConfig};
+use crate::domain::rules::{EditSeverity, Severity};
 
 impl Sift<'_> {
     /// What serde cannot check: values in range. A bad one goes back to its default.
@@ -36,6 +37,7 @@ impl Sift<'_> {
             key: Some(key.to_string()),
             message: message.to_string(),
             problem: Problem::BadValue,
+            may_weaken: false,
         });
     }
 
@@ -104,12 +106,16 @@ impl Sift<'_> {
                 key: Some(key),
                 message,
                 problem: Problem::BadValue,
+                may_weaken: false,
             });
         }
     }
 
     /// Every glob and regex, compiled: a bad one never matches (the rest of its rule does).
+    /// And every rule that can never fire, because what it matches on is empty (a
+    /// misspelt `patterns`, say).
     pub(super) fn check_patterns(&mut self, config: &Config) {
+        self.check_rules_can_fire(config);
         let mut found = Vec::new();
         for (key, pattern) in config
             .compress
@@ -129,6 +135,7 @@ impl Sift<'_> {
                 found.push((
                     key.to_string(),
                     format!("`{pattern}` is not a valid glob ({e}); it never matches"),
+                    false,
                 ));
             }
         }
@@ -145,17 +152,102 @@ impl Sift<'_> {
             ) {
                 continue; // repaired in repair_rule_names
             }
-            found.push((rule_error_key(&e), format!("{e}; it never matches")));
+            let refuses = match &e {
+                RuleError::BadGlob { table, rule, .. }
+                | RuleError::BadRegex { table, rule, .. } => rule_refuses(config, table, rule),
+                _ => true,
+            };
+            found.push((
+                rule_error_key(&e),
+                format!("{e}; it never matches"),
+                refuses,
+            ));
         }
-        for (key, message) in found {
+        for (key, message, may_weaken) in found {
             self.errors.push(ConfigError {
                 file: self.file.to_path_buf(),
                 line: find_key_line(self.text, &key),
                 key: Some(key),
                 message,
                 problem: Problem::BadPattern,
+                may_weaken,
             });
         }
+    }
+
+    /// A file or command rule without `patterns`, or an after-edit rule without `added`,
+    /// matches nothing: it is in force and never fires.
+    fn check_rules_can_fire(&mut self, config: &Config) {
+        let rules = &config.rules;
+        let pattern_rules = [
+            ("rules.file", &rules.file),
+            ("rules.command", &rules.command),
+        ];
+        let mut empty: Vec<(String, &str, &str, bool)> = Vec::new();
+        for (table, list) in pattern_rules {
+            for (i, rule) in list.iter().enumerate() {
+                if rule.patterns.is_empty() {
+                    let refuses = rule.severity != Severity::Warn;
+                    empty.push((
+                        format!("{table}[{}]", i + 1),
+                        &rule.name,
+                        "patterns",
+                        refuses,
+                    ));
+                }
+            }
+        }
+        for (i, rule) in rules.after_edit.iter().enumerate() {
+            if rule.added.is_empty() {
+                let refuses = rule.severity != EditSeverity::Warn;
+                empty.push((
+                    format!("rules.after_edit[{}]", i + 1),
+                    &rule.name,
+                    "added",
+                    refuses,
+                ));
+            }
+        }
+        for (at, name, key, may_weaken) in empty {
+            self.errors.push(ConfigError {
+                file: self.file.to_path_buf(),
+                line: find_name_line(self.text, name, 1),
+                key: Some(format!("{at}.{key}")),
+                message: format!(
+                    "rule \"{name}\" has no `{key}`, so it never fires; give it `{key} = [...]`"
+                ),
+                problem: Problem::BadValue,
+                may_weaken,
+            });
+        }
+    }
+}
+
+/// Whether the rule `rule` of `table` (or the guard's settings) refuses or asks when it
+/// fires: what a bad pattern in it takes away.
+fn rule_refuses(config: &Config, table: &str, rule: &str) -> bool {
+    let rules = &config.rules;
+    let pattern = |list: &[crate::domain::rules::PatternRule]| {
+        list.iter()
+            .find(|r| r.name == rule)
+            .is_none_or(|r| r.severity != Severity::Warn)
+    };
+    match table {
+        "rules.file" => pattern(&rules.file),
+        "rules.command" => pattern(&rules.command),
+        "rules.tool" => rules
+            .tool
+            .iter()
+            .find(|r| r.name == rule)
+            .is_none_or(|r| r.severity != Severity::Warn),
+        "rules.after_edit" => rules
+            .after_edit
+            .iter()
+            .find(|r| r.name == rule)
+            .is_none_or(|r| r.severity != EditSeverity::Warn),
+        "rules.recovery" => false,
+        // The guard's own settings.
+        _ => true,
     }
 }
 

@@ -4,13 +4,13 @@
 //! nagger would say after the call: the recovery hints for a failure, the after-edit
 //! checks for the text an edit added.
 
-use super::error::{CommandError, CommandResult, EXIT_ASK, EXIT_REFUSE};
+use super::error::{CommandError, CommandResult, EXIT_ASK, EXIT_ERROR, EXIT_REFUSE};
 use crate::base::decision::Decision;
 use crate::base::mode::PermissionMode;
 use crate::base::output::{Output, warn};
 use crate::base::paths::{self, Env};
 use crate::base::table::table;
-use crate::domain::config::LoadedConfig;
+use crate::domain::config::{ConfigError, LoadedConfig};
 use crate::domain::rules::after_edit::{self, AfterEditSet};
 use crate::domain::rules::recovery::RecoverySet;
 use crate::domain::rules::{self, MatchContext, RuleSet};
@@ -65,6 +65,16 @@ pub fn run(env: &Env, args: &CheckArgs, out: &mut Output) -> CommandResult {
         Some(Decision::Context) => ("passes, with the message as context", 0),
         None => ("passes", 0),
     };
+    let broken = if code == 0 {
+        weakening(&loaded, Event::PreToolUse)
+    } else {
+        Vec::new()
+    };
+    let (answer, code) = if broken.is_empty() {
+        (answer, code)
+    } else {
+        (UNSURE, EXIT_ERROR)
+    };
     if args.json {
         out.json(&json!({
             "tool": args.tool,
@@ -78,6 +88,7 @@ pub fn run(env: &Env, args: &CheckArgs, out: &mut Output) -> CommandResult {
             "guard_enabled": !guard_off,
             "notes": notes,
             "config_problems": loaded.errors.len(),
+            "broken": broken.iter().map(ToString::to_string).collect::<Vec<_>>(),
         }))?;
     } else {
         let mut lines: Vec<String> = notes.iter().map(|n| format!("note: {n}")).collect();
@@ -88,6 +99,7 @@ pub fn run(env: &Env, args: &CheckArgs, out: &mut Output) -> CommandResult {
             format!(" in {} mode", args.mode)
         };
         lines.push(format!("answer: {answer}{mode} (exit {code})"));
+        lines.extend(broken_lines(&broken));
         if let Some(v) = &verdict {
             lines.push(v.reason.clone());
             lines.push(
@@ -97,7 +109,48 @@ pub fn run(env: &Env, args: &CheckArgs, out: &mut Output) -> CommandResult {
         }
         out.line(&lines.join("\n"))?;
     }
-    answer_with(code)
+    answer_with(code, &broken)
+}
+
+/// The answer when the config has a broken part that could have refused the call.
+const UNSURE: &str = "cannot say: the config has a broken rule that could refuse this call";
+
+/// Which moment a check is about, for which broken parts of the config matter to it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Event {
+    PreToolUse,
+    AfterEdit,
+}
+
+/// The config problems that may have taken away a refusal `check` would otherwise report
+/// for `event`: while one stands, "passes" would be a guess.
+fn weakening(loaded: &LoadedConfig, event: Event) -> Vec<&ConfigError> {
+    loaded
+        .errors
+        .iter()
+        .filter(|e| e.may_weaken)
+        .filter(|e| {
+            let key = e.key.as_deref().unwrap_or("");
+            let after_edit = key.starts_with("rules.after_edit");
+            match event {
+                Event::PreToolUse => !after_edit,
+                Event::AfterEdit => {
+                    after_edit || !key.starts_with("rules.") && !key.starts_with("guard")
+                }
+            }
+        })
+        .collect()
+}
+
+/// What is broken, and what to do, for the human report.
+fn broken_lines(broken: &[&ConfigError]) -> Vec<String> {
+    if broken.is_empty() {
+        return Vec::new();
+    }
+    let mut lines: Vec<String> = broken.iter().map(|e| format!("  broken: {e}")).collect();
+    lines
+        .push("fix the config (`nagger doctor` lists every problem), then check again".to_string());
+    lines
 }
 
 /// The tool input an editing tool would carry for an edit of `file` that added `added`.
@@ -154,6 +207,20 @@ fn after_the_fact(
         Some(_) => ("shown to the agent with the result", 0),
         None => ("nothing is added", 0),
     };
+    // A recovery hint never refuses; an after-edit check may send the edit back.
+    let broken = if code == 0 && args.added.is_some() {
+        weakening(loaded, Event::AfterEdit)
+    } else {
+        Vec::new()
+    };
+    let (answer, code) = if broken.is_empty() {
+        (answer, code)
+    } else {
+        (
+            "cannot say: the config has a broken after-edit rule that could send the edit back",
+            EXIT_ERROR,
+        )
+    };
     if args.json {
         out.json(&json!({
             "tool": args.tool,
@@ -169,6 +236,7 @@ fn after_the_fact(
             "exit_code": code,
             "builtin_recovery": config.rules.builtin_recovery,
             "config_problems": loaded.errors.len(),
+            "broken": broken.iter().map(ToString::to_string).collect::<Vec<_>>(),
         }))?;
     } else {
         let mut lines = Vec::new();
@@ -179,13 +247,14 @@ fn after_the_fact(
         };
         lines.push(matches_table(&matches, none));
         lines.push(format!("answer at {event}: {answer} (exit {code})"));
+        lines.extend(broken_lines(&broken));
         if let Some(v) = &verdict {
             lines.push(v.reason.clone());
             lines.push("(once per session per rule, again after the context grew)".into());
         }
         out.line(&lines.join("\n"))?;
     }
-    answer_with(code)
+    answer_with(code, &broken)
 }
 
 /// The matches as a table, or `none` when there are none.
@@ -208,10 +277,15 @@ fn matches_table(matches: &[rules::RuleMatch], none: &str) -> String {
 }
 
 /// The answer as the command's ending: its exit code is the answer.
-fn answer_with(code: u8) -> CommandResult {
+fn answer_with(code: u8, broken: &[&ConfigError]) -> CommandResult {
     match code {
         EXIT_REFUSE => Err(CommandError::WouldRefuse),
         EXIT_ASK => Err(CommandError::WouldAsk),
+        EXIT_ERROR => Err(CommandError::Config(format!(
+            "{} broken rule setting{} could refuse this call; no answer until fixed",
+            broken.len(),
+            if broken.len() == 1 { "" } else { "s" }
+        ))),
         _ => Ok(()),
     }
 }

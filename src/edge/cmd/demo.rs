@@ -14,7 +14,12 @@ pub fn run(args: &DemoArgs, out: &mut Output) -> CommandResult {
     }
     out.line("")?;
     match &report.kept {
-        Some(dir) => out.line(&format!("project kept at {}", dir.display()))?,
+        Some(kept) => out.line(&format!(
+            "project kept at {}\n(its transcript: {}; remove {} when done)",
+            kept.project.display(),
+            kept.transcript.display(),
+            kept.folder.display()
+        ))?,
         None => out.line(
             "the temporary project is gone; `nagger demo --keep` keeps it (config, transcripts, state.db) to look at",
         )?,

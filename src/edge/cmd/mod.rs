@@ -13,6 +13,7 @@ mod gc;
 mod hook;
 mod import;
 mod install;
+mod man;
 mod plugin;
 mod sessions;
 mod stats;
@@ -165,12 +166,6 @@ pub fn run(command: Command, env: &Env, out: &mut Output) -> CommandResult {
             clap_complete::generate(args.shell, &mut cmd, "nagger", &mut script);
             Ok(out.line(String::from_utf8_lossy(&script).trim_end())?)
         }
-        Command::Man => {
-            let mut page = Vec::new();
-            clap_mangen::Man::new(Cli::command())
-                .render(&mut page)
-                .map_err(anyhow::Error::from)?;
-            Ok(out.line(String::from_utf8_lossy(&page).trim_end())?)
-        }
+        Command::Man(args) => man::run(&args, out),
     }
 }

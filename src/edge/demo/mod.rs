@@ -19,8 +19,19 @@ pub struct Report {
     pub output_lost: bool,
     pub checks: usize,
     pub failures: Vec<String>,
-    /// The project, when it was kept.
-    pub kept: Option<PathBuf>,
+    /// What was kept, when it was.
+    pub kept: Option<Kept>,
+}
+
+/// The demo's temporary folder, kept: the project in it, and the transcripts beside it.
+#[derive(Debug)]
+pub struct Kept {
+    /// The project: its config and `.claude-nagger/state.db`.
+    pub project: PathBuf,
+    /// The session's transcript (under the folder's own `.claude/projects/`).
+    pub transcript: PathBuf,
+    /// The temporary folder holding both: what to remove when done.
+    pub folder: PathBuf,
 }
 
 /// Plays the scripted session with `exe` as the hook command.
@@ -37,7 +48,12 @@ pub fn run(exe: &Path, keep: bool) -> anyhow::Result<Report> {
         kept: None,
     };
     if keep {
-        report.kept = Some(dir.keep());
+        let _ = dir.keep();
+        report.kept = Some(Kept {
+            project: player.root.clone(),
+            transcript: player.session.transcript.clone(),
+            folder: base,
+        });
     }
     played?;
     Ok(report)

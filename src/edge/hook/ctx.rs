@@ -50,6 +50,9 @@ pub struct Outcome {
     pub details: Map<String, Value>,
     /// The agent the event was attributed to, for hook_log.
     pub agent_id: Option<String>,
+    /// The result hook_log records when it is not the output's own word: `block` for a
+    /// call refused by block rules alone, which Claude Code is told as a deny.
+    pub result: Option<&'static str>,
 }
 
 impl Outcome {
@@ -58,6 +61,7 @@ impl Outcome {
             output: HookOutput::Silent,
             details: Map::new(),
             agent_id: None,
+            result: None,
         }
     }
 

@@ -375,7 +375,7 @@ fn handle_and_log(
     let mut details = run_details(outcome.details, &db, &run.loaded);
     let result = match &failure.error {
         Some(e) => record_failure(&run.event, e, &mut details, stderr),
-        None => outcome.output.result(),
+        None => outcome.result.unwrap_or_else(|| outcome.output.result()),
     };
     let stdout = if failure.error.is_some() {
         run.safety()

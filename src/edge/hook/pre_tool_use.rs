@@ -122,9 +122,15 @@ pub fn handle(ctx: &Ctx<'_>, call: &ToolCall) -> anyhow::Result<Outcome> {
     }
 
     let fired = check_rules(ctx, call, &caller, !answer.deny.is_empty(), &current_tokens)?;
+    // Refused by block rules alone: recorded as a block, as `check` and `stats` name it.
+    let mut by_block = false;
     if let Some(verdict) = rules::combine(&fired, mode) {
         match verdict.decision {
-            Decision::Deny => answer.deny.push(verdict.reason),
+            Decision::Deny => {
+                by_block =
+                    answer.deny.is_empty() && fired.iter().all(|m| m.severity != Severity::Deny);
+                answer.deny.push(verdict.reason);
+            }
             Decision::Ask => answer.ask.push(verdict.reason),
             Decision::Context => answer.context.push(verdict.reason),
         }
@@ -143,7 +149,11 @@ pub fn handle(ctx: &Ctx<'_>, call: &ToolCall) -> anyhow::Result<Outcome> {
     }
 
     let denied = !answer.deny.is_empty();
+    let blocked = by_block && answer.deny.len() == 1;
     let mut outcome = Outcome::with(answer.into_output());
+    if blocked {
+        outcome.result = Some("block");
+    }
     if let Some(skill) = &skill {
         outcome = outcome.detail("skill", skill.details());
     }

@@ -11,6 +11,7 @@ use crate::storage::store::ui_queries as q;
 use crate::storage::store::{NaggerStateDB, now_ms};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 
 /// Sessions the list shows.
 const SESSION_LIST: usize = 200;
@@ -39,6 +40,9 @@ pub fn answer(ui: &Ui, endpoint: &str, target: &Target) -> Answer {
         "context" => shared_context(ui, target),
         "rules" => rules(ui, target),
         "stats" => stats_page(ui, target),
+        "tasks" => with_conn(ui, |c| {
+            Ok(json!({ "now": now_ms(), "tasks": q::tasks(c, q::RECENT_ROWS)? }))
+        }),
         _ => Err(Failure(404, format!("no endpoint /api/{endpoint}"))),
     };
     match result {
@@ -168,9 +172,16 @@ fn digest(ui: &Ui, session: &str, agent_type: Option<&str>) -> Result<Value, Fai
 
 fn rules(ui: &Ui, target: &Target) -> Result<Value, Failure> {
     let session = target.param("session");
+    // The rules in force: the config, fully checked, raised to what the user last trusted.
+    let mut loaded = LoadedConfig::load_full(&paths::config_path(&ui.project_root));
+    let trust = crate::domain::trust::settle(
+        &mut loaded.config,
+        &loaded.path,
+        crate::domain::trust::Ratchet::ReadOnly,
+    );
     with_conn(ui, |c| {
         let tx = c.unchecked_transaction()?;
-        let (rules, guards) = stats::rules_fired(
+        let (rules, guards) = stats::rule_counts(
             &tx,
             Scope {
                 session,
@@ -178,8 +189,26 @@ fn rules(ui: &Ui, target: &Target) -> Result<Value, Failure> {
             },
         )?;
         drop(tx);
+        let problems: Vec<Value> = loaded
+            .errors
+            .iter()
+            .map(|e| {
+                json!({
+                    "line": e.line,
+                    "key": e.key,
+                    "problem": e.problem,
+                    "may_weaken": e.may_weaken,
+                    "message": e.to_string(),
+                })
+            })
+            .collect();
         Ok(json!({
-            "pending_trust": pending_trust(ui),
+            "pending_trust": trust.held_back.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            "config_path": loaded.path.display().to_string(),
+            "config_present": loaded.present,
+            "problems": problems,
+            "configured": configured_rules(&loaded.config, &rules),
+            "guard_enabled": loaded.config.guard.enabled,
             "rules": rules,
             "guards": guards,
             "recent": q::recent_rule_hits(c, session, q::RECENT_ROWS)?,
@@ -187,16 +216,83 @@ fn rules(ui: &Ui, target: &Target) -> Result<Value, Failure> {
     })
 }
 
-/// The weakenings of the config that wait for the user's `nagger trust`, one string
-/// each (empty when none).
-fn pending_trust(ui: &Ui) -> Vec<String> {
-    let mut loaded = LoadedConfig::load(&paths::config_path(&ui.project_root));
-    let report = crate::domain::trust::settle(
-        &mut loaded.config,
-        &loaded.path,
-        crate::domain::trust::Ratchet::ReadOnly,
-    );
-    report.held_back.iter().map(ToString::to_string).collect()
+/// Every rule of the config in force, in its table's order, with what it matches and
+/// its hits (0 included) from `fired`.
+fn configured_rules(
+    config: &crate::domain::config::Config,
+    fired: &[stats::RuleFired],
+) -> Vec<Value> {
+    use crate::base::rule_kind::RuleKind;
+    let r = &config.rules;
+    let mut rows: Vec<(RuleKind, &str, &str, String)> = Vec::new();
+    for (kind, list) in [(RuleKind::File, &r.file), (RuleKind::Command, &r.command)] {
+        for rule in list {
+            let mut matches = rule.patterns.join(", ");
+            if !rule.exclude.is_empty() {
+                let _ = write!(matches, " (not {})", rule.exclude.join(", "));
+            }
+            rows.push((kind, &rule.name, rule.severity.as_str(), matches));
+        }
+    }
+    for rule in &r.tool {
+        let mut parts = vec![format!(
+            "tool {}",
+            if rule.tool.is_empty() {
+                "any"
+            } else {
+                &rule.tool
+            }
+        )];
+        parts.extend(rule.input.iter().map(|(k, v)| format!("{k} ~ {v}")));
+        rows.push((
+            RuleKind::Tool,
+            &rule.name,
+            rule.severity.as_str(),
+            parts.join(", "),
+        ));
+    }
+    for rule in &r.after_edit {
+        let severity = rule.severity.severity().as_str();
+        let files = if rule.patterns.is_empty() {
+            "any file".to_string()
+        } else {
+            rule.patterns.join(", ")
+        };
+        rows.push((
+            RuleKind::AfterEdit,
+            &rule.name,
+            severity,
+            format!("{files}: added {}", rule.added.join(", ")),
+        ));
+    }
+    for rule in &r.recovery {
+        let tool = if rule.tool.is_empty() {
+            "any tool"
+        } else {
+            &rule.tool
+        };
+        rows.push((
+            RuleKind::Recovery,
+            &rule.name,
+            "hint",
+            format!("{tool} failing with {}", rule.error),
+        ));
+    }
+    rows.into_iter()
+        .map(|(kind, name, severity, matches)| {
+            let hit = fired
+                .iter()
+                .find(|f| f.kind == kind.as_str() && f.rule == name);
+            json!({
+                "kind": kind.as_str(),
+                "rule": name,
+                "severity": severity,
+                "matches": matches,
+                "hits": hit.map_or(0, |h| h.hits),
+                "decisions": hit.map(|h| h.decisions.clone()).unwrap_or_default(),
+            })
+        })
+        .collect()
 }
 
 /// `window`: seconds back from now; absent or `all`: everything.

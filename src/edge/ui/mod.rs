@@ -40,12 +40,8 @@ pub struct Options {
 pub fn run(env: &Env, options: &Options) -> anyhow::Result<()> {
     let project_root = env.project_root(None);
     let db_path = env.db_path(&project_root);
-    if !db_path.try_exists()? {
-        anyhow::bail!(
-            "no nagger database at {} (nothing to show yet: it is created by the first hook run; or pass --db)",
-            db_path.display()
-        );
-    }
+    // Without a database (nagger installed, no hook run yet) the dashboard is empty, and
+    // fills once the first hook run has created one: nothing is created here.
     let pool = ui_queries::read_pool(&db_path, READERS)
         .with_context(|| format!("reading {}", db_path.display()))?;
     let listener = TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, options.port)))
@@ -76,10 +72,15 @@ pub fn run(env: &Env, options: &Options) -> anyhow::Result<()> {
     }
     let url = format!("http://127.0.0.1:{port}/?token={}", ui.token);
     // A reader that went away does not stop the server.
-    let banner = format!(
-        "nagger ui: {url}\nreading {} (read-only); stop with Ctrl-C",
-        ui.db_path.display()
-    );
+    let reading = if ui.pool.has_file() {
+        format!("reading {} (read-only)", ui.db_path.display())
+    } else {
+        format!(
+            "no database yet at {}: the dashboard is empty until the first hook run creates it",
+            ui.db_path.display()
+        )
+    };
+    let banner = format!("nagger ui: {url}\n{reading}; stop with Ctrl-C");
     let mut out = crate::base::output::Output::stdout();
     let _ = out.line(&banner).and_then(|()| out.flush());
     if options.open {
@@ -137,7 +138,7 @@ impl conn::Handler for Ui {
         }
         let target = http::Target::parse(&request.url);
         let mut response = match target.path.as_str() {
-            "/" | "/timeline" | "/context" | "/rules" | "/stats" => {
+            "/" | "/timeline" | "/context" | "/rules" | "/tasks" | "/stats" => {
                 http::body(200, "text/html; charset=utf-8", INDEX_HTML)
             }
             "/assets/app.js" => http::body(200, "text/javascript; charset=utf-8", APP_JS),

@@ -325,6 +325,20 @@ pub fn embedded_migrations() -> Vec<(i64, String)> {
     all
 }
 
+/// A private in-memory database at the newest schema: what a reader that never migrates
+/// compares a database file with (the dashboard). Touches no file.
+pub fn latest_schema_in_memory() -> StoreResult<Connection> {
+    let mut conn = Connection::open_in_memory()?;
+    migrations::runner()
+        .set_grouped(true)
+        .run(&mut conn)
+        .map_err(|source| StoreError::Migration {
+            path: PathBuf::from(":memory:"),
+            source: Box::new(source),
+        })?;
+    Ok(conn)
+}
+
 pub fn user_version(conn: &Connection) -> rusqlite::Result<i64> {
     conn.pragma_query_value(None, "user_version", |r| r.get(0))
 }

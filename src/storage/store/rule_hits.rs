@@ -37,7 +37,8 @@ impl<'c> RuleHitRepository<'c> {
 
     pub fn record(&self, hit: &NewRuleHit<'_>) -> StoreResult<()> {
         let decision = match hit.severity {
-            "deny" | "block" => "deny",
+            "deny" => "deny",
+            "block" => "block",
             "ask" => "ask",
             _ => "context",
         };
@@ -125,7 +126,7 @@ mod tests {
                     "ask".into(),
                     Some("runs a program only known when the shell runs".into())
                 ),
-                ("deny".into(), Some("reads a secret".into())),
+                ("block".into(), Some("reads a secret".into())),
                 ("context".into(), None),
                 ("context".into(), None),
             ]

@@ -11,7 +11,8 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, Row, params};
 use serde::Serialize;
 use std::path::Path;
 
-pub type ReadPool = r2d2::Pool<r2d2_sqlite::SqliteConnectionManager>;
+type Pool = r2d2::Pool<r2d2_sqlite::SqliteConnectionManager>;
+pub type PooledConn = r2d2::PooledConnection<r2d2_sqlite::SqliteConnectionManager>;
 
 /// Most hook runs one timeline carries (the newest).
 pub const TIMELINE_RUNS: usize = 2000;
@@ -24,14 +25,180 @@ const READ_ONLY: OpenFlags = OpenFlags::SQLITE_OPEN_READ_ONLY
     .union(OpenFlags::SQLITE_OPEN_NO_MUTEX)
     .union(OpenFlags::SQLITE_OPEN_URI);
 
+/// A column's name and its default, as SQL.
+type Column = (String, Option<String>);
+
+/// The tables of the newest schema: each one's name and columns (with their default, as
+/// SQL), and the statements that create the schema.
+struct LatestSchema {
+    tables: Vec<(String, Vec<Column>)>,
+    create: Vec<String>,
+}
+
+/// Read once per process from a private in-memory database migrated to the newest schema.
+fn latest_schema() -> &'static LatestSchema {
+    static SCHEMA: std::sync::OnceLock<LatestSchema> = std::sync::OnceLock::new();
+    SCHEMA.get_or_init(|| {
+        let read = || -> StoreResult<LatestSchema> {
+            let conn = super::db::latest_schema_in_memory()?;
+            let create: Vec<(String, String)> = conn
+                .prepare(
+                    "SELECT name, sql FROM sqlite_master
+                     WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%'
+                     ORDER BY type = 'table' DESC, rowid",
+                )?
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect::<Result<_, _>>()?;
+            let table_names: Vec<String> = conn
+                .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")?
+                .query_map([], |r| r.get(0))?
+                .collect::<Result<_, _>>()?;
+            let mut tables = Vec::new();
+            for name in table_names {
+                tables.push((name.clone(), columns(&conn, "main", &name)?));
+            }
+            Ok(LatestSchema {
+                tables,
+                create: create.into_iter().map(|(_, sql)| sql).collect(),
+            })
+        };
+        read().unwrap_or(LatestSchema {
+            tables: Vec::new(),
+            create: Vec::new(),
+        })
+    })
+}
+
+/// The columns of `schema.table`, with their defaults; none when there is no such table.
+fn columns(conn: &Connection, schema: &str, table: &str) -> rusqlite::Result<Vec<Column>> {
+    conn.prepare(&format!("PRAGMA {schema}.table_info({})", quoted(table)))?
+        .query_map([], |r| {
+            Ok((r.get::<_, String>(1)?, r.get::<_, Option<String>>(4)?))
+        })?
+        .collect()
+}
+
+fn quoted(name: &str) -> String {
+    format!("\"{}\"", name.replace('"', "\"\""))
+}
+
+/// Makes a read-only connection read as the newest schema, without changing the file: a
+/// table of an older schema that lacks some columns is shadowed by a temporary view that
+/// adds them (their default, else NULL), a table it lacks entirely by an empty one. A
+/// database of an older nagger (or none at all) is then shown as far as it goes.
+fn read_as_latest(conn: &Connection) -> rusqlite::Result<()> {
+    for (table, wanted) in &latest_schema().tables {
+        let have: std::collections::HashSet<String> = columns(conn, "main", table)?
+            .into_iter()
+            .map(|(name, _)| name)
+            .collect();
+        if wanted.iter().all(|(name, _)| have.contains(name)) {
+            continue;
+        }
+        let select: Vec<String> = wanted
+            .iter()
+            .map(|(name, default)| {
+                if have.contains(name) {
+                    quoted(name)
+                } else {
+                    format!(
+                        "{} AS {}",
+                        default.as_deref().unwrap_or("NULL"),
+                        quoted(name)
+                    )
+                }
+            })
+            .collect();
+        let from = if have.is_empty() {
+            " WHERE 0".to_string()
+        } else {
+            format!(" FROM main.{}", quoted(table))
+        };
+        conn.execute_batch(&format!(
+            "CREATE TEMP VIEW {} AS SELECT {}{from}",
+            quoted(table),
+            select.join(", ")
+        ))?;
+    }
+    Ok(())
+}
+
 fn read_only_pragmas(conn: &Connection) -> rusqlite::Result<()> {
     conn.busy_handler(Some(wait_while_busy))?;
+    read_as_latest(conn)?;
     conn.pragma_update(None, "query_only", true)
 }
 
-/// A pool of read-only connections to an existing database; fails (creating nothing)
-/// when there is no database at `path`.
+/// An empty database at the newest schema, in memory: what the dashboard reads while the
+/// project has no database yet.
+fn empty_reader() -> rusqlite::Result<Connection> {
+    let conn = Connection::open_in_memory()?;
+    create_latest(&conn)?;
+    Ok(conn)
+}
+
+/// The newest schema, created in an empty database in memory, then read-only.
+fn create_latest(conn: &Connection) -> rusqlite::Result<()> {
+    for sql in &latest_schema().create {
+        conn.execute_batch(sql)?;
+    }
+    conn.pragma_update(None, "query_only", true)
+}
+
+/// Read-only connections to the database at a path, pooled: while there is no database
+/// there, each comes from an empty one in memory (nothing is created on disk), and once a
+/// hook run has created it, from the file.
+pub struct ReadPool {
+    path: std::path::PathBuf,
+    size: u32,
+    file: std::sync::OnceLock<Pool>,
+    empty: Pool,
+}
+
+impl ReadPool {
+    /// A connection, from the file when there is one.
+    pub fn get(&self) -> StoreResult<PooledConn> {
+        if let Some(pool) = self.file.get() {
+            return Ok(pool.get()?);
+        }
+        if self.path.try_exists().unwrap_or(false) {
+            let pool = file_pool(&self.path, self.size)?;
+            let pool = self.file.get_or_init(|| pool);
+            return Ok(pool.get()?);
+        }
+        Ok(self.empty.get()?)
+    }
+
+    /// Whether a database file is read (rather than the empty stand-in).
+    pub fn has_file(&self) -> bool {
+        self.file.get().is_some() || self.path.try_exists().unwrap_or(false)
+    }
+}
+
+/// Pooled read-only connections to the database at `path`, none of which creates or
+/// writes anything; fails when the file there is not a database this binary can read.
+/// Without a file, the pool reads an empty database in memory until one appears.
 pub fn read_pool(path: &Path, size: u32) -> StoreResult<ReadPool> {
+    // Each connection its own private, empty database in memory.
+    let manager =
+        r2d2_sqlite::SqliteConnectionManager::file(":memory:").with_init(|c| create_latest(c));
+    let empty = r2d2::Pool::builder()
+        .max_size(size)
+        .min_idle(Some(1))
+        .build(manager)?;
+    let file = std::sync::OnceLock::new();
+    if path.try_exists().unwrap_or(false) {
+        let _ = file.set(file_pool(path, size)?);
+    }
+    Ok(ReadPool {
+        path: path.to_path_buf(),
+        size,
+        file,
+        empty,
+    })
+}
+
+fn file_pool(path: &Path, size: u32) -> StoreResult<Pool> {
     let manager = r2d2_sqlite::SqliteConnectionManager::file(path)
         .with_flags(READ_ONLY)
         .with_init(|c| read_only_pragmas(c));
@@ -49,17 +216,24 @@ pub fn read_pool(path: &Path, size: u32) -> StoreResult<ReadPool> {
 }
 
 impl NaggerStateDB {
-    /// A read-only handle on an existing database, for code that takes a `NaggerStateDB`
-    /// (the digest) but must not write: no creation, no migration, `query_only`. Unlike
-    /// `open_read_only` it never opens the file `immutable`, which skips locking: the
-    /// dashboard reads while hooks write and checkpoint.
+    /// A read-only handle on the database at `path`, for code that takes a
+    /// `NaggerStateDB` (the digest) but must not write: no creation, no migration,
+    /// `query_only`, an older schema read as the newest (see `read_as_latest`), and no
+    /// database read as an empty one in memory. Unlike `open_read_only` it never opens
+    /// the file `immutable`, which skips locking: the dashboard reads while hooks write
+    /// and checkpoint.
     pub fn open_live_reader(path: &Path) -> StoreResult<NaggerStateDB> {
-        let conn =
-            Connection::open_with_flags(path, READ_ONLY).map_err(|source| StoreError::Sqlite {
-                path: path.to_path_buf(),
-                source,
-            })?;
-        read_only_pragmas(&conn)?;
+        let sqlite = |source| StoreError::Sqlite {
+            path: path.to_path_buf(),
+            source,
+        };
+        let conn = if path.try_exists().unwrap_or(false) {
+            let conn = Connection::open_with_flags(path, READ_ONLY).map_err(sqlite)?;
+            read_only_pragmas(&conn).map_err(sqlite)?;
+            conn
+        } else {
+            empty_reader().map_err(sqlite)?
+        };
         Ok(NaggerStateDB {
             conn: std::mem::ManuallyDrop::new(conn),
             path: path.to_path_buf(),
@@ -76,6 +250,8 @@ pub struct Changes {
     pub context: i64,
     pub rule_hits: i64,
     pub last_seen: i64,
+    /// The newest task added or done.
+    pub tasks: i64,
 }
 
 pub fn changes(conn: &Connection) -> StoreResult<Changes> {
@@ -83,7 +259,8 @@ pub fn changes(conn: &Connection) -> StoreResult<Changes> {
         "SELECT (SELECT coalesce(max(id), 0) FROM hook_log),
                 (SELECT coalesce(max(id), 0) FROM context_entries),
                 (SELECT coalesce(max(id), 0) FROM rule_hits),
-                (SELECT coalesce(max(last_seen_at), 0) FROM session_info)",
+                (SELECT coalesce(max(last_seen_at), 0) FROM session_info),
+                (SELECT coalesce(max(max(created_at, coalesce(done_at, 0))), 0) FROM tasks)",
         [],
         |r| {
             Ok(Changes {
@@ -91,6 +268,7 @@ pub fn changes(conn: &Connection) -> StoreResult<Changes> {
                 context: r.get(1)?,
                 rule_hits: r.get(2)?,
                 last_seen: r.get(3)?,
+                tasks: r.get(4)?,
             })
         },
     )?)
@@ -109,8 +287,10 @@ pub struct SessionRow {
     pub agents_running: i64,
     pub agents_finished: i64,
     pub hook_runs: i64,
-    /// Runs that denied, asked or blocked.
-    pub interventions: i64,
+    /// Runs that refused the call every time (deny), asked the user, or refused once (block).
+    pub denied: i64,
+    pub asked: i64,
+    pub blocked: i64,
     pub errors: i64,
 }
 
@@ -133,14 +313,17 @@ fn session_row(r: &Row<'_>) -> rusqlite::Result<SessionRow> {
         agents_running: r.get(8)?,
         agents_finished: r.get(9)?,
         hook_runs: 0,
-        interventions: 0,
+        denied: 0,
+        asked: 0,
+        blocked: 0,
         errors: 0,
     })
 }
 
 impl SessionRow {
     fn with_runs(mut self, c: SessionRuns) -> SessionRow {
-        (self.hook_runs, self.interventions, self.errors) = (c.runs, c.interventions, c.errors);
+        (self.hook_runs, self.errors) = (c.runs, c.errors);
+        (self.denied, self.asked, self.blocked) = (c.denied, c.asked, c.blocked);
         self
     }
 }
@@ -197,8 +380,10 @@ pub fn latest_session(conn: &Connection) -> StoreResult<Option<String>> {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SessionRuns {
     pub runs: i64,
-    /// Runs that denied, asked or blocked.
-    pub interventions: i64,
+    /// Runs that denied, asked and blocked, each counted apart.
+    pub denied: i64,
+    pub asked: i64,
+    pub blocked: i64,
     pub errors: i64,
 }
 
@@ -230,8 +415,8 @@ impl RunCounts {
         }
         if last > self.last_id {
             let mut stmt = conn.prepare_cached(
-                "SELECT session_id, count(*), sum(result IN ('deny', 'ask', 'block')),
-                        sum(result = 'error')
+                "SELECT session_id, count(*), sum(result = 'deny'), sum(result = 'ask'),
+                        sum(result = 'block'), sum(result = 'error')
                  FROM hook_log WHERE id > ?1 AND id <= ?2 AND session_id IS NOT NULL
                  GROUP BY session_id",
             )?;
@@ -240,8 +425,10 @@ impl RunCounts {
                     r.get::<_, String>(0)?,
                     SessionRuns {
                         runs: r.get(1)?,
-                        interventions: r.get::<_, Option<i64>>(2)?.unwrap_or(0),
-                        errors: r.get::<_, Option<i64>>(3)?.unwrap_or(0),
+                        denied: r.get::<_, Option<i64>>(2)?.unwrap_or(0),
+                        asked: r.get::<_, Option<i64>>(3)?.unwrap_or(0),
+                        blocked: r.get::<_, Option<i64>>(4)?.unwrap_or(0),
+                        errors: r.get::<_, Option<i64>>(5)?.unwrap_or(0),
                     },
                 ))
             })?;
@@ -249,7 +436,9 @@ impl RunCounts {
                 let (session, n) = row?;
                 let c = self.by_session.entry(session).or_default();
                 c.runs += n.runs;
-                c.interventions += n.interventions;
+                c.denied += n.denied;
+                c.asked += n.asked;
+                c.blocked += n.blocked;
                 c.errors += n.errors;
             }
         }
@@ -360,8 +549,14 @@ fn rule_hit(r: &Row<'_>) -> rusqlite::Result<RuleHit> {
     })
 }
 
-const RULE_HIT_COLUMNS: &str =
-    "created_at, session_id, agent_id, rule_name, rule_kind, severity, decision, reason";
+/// The columns of a [`RuleHit`]; its decision named as stats names it (a block rule's
+/// hit is a block).
+static RULE_HIT_COLUMNS: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!(
+        "created_at, session_id, agent_id, rule_name, rule_kind, severity, {}, reason",
+        super::stats::RULE_DECISION
+    )
+});
 
 /// Everything one session's timeline shows; None for an unknown session.
 pub fn timeline(
@@ -434,8 +629,9 @@ pub fn timeline(
         .collect::<Result<_, _>>()?;
     let rule_hits = tx
         .prepare(&format!(
-            "SELECT {RULE_HIT_COLUMNS} FROM rule_hits WHERE session_id = ?1
-             ORDER BY created_at DESC, id DESC LIMIT ?2"
+            "SELECT {} FROM rule_hits WHERE session_id = ?1
+             ORDER BY created_at DESC, id DESC LIMIT ?2",
+            *RULE_HIT_COLUMNS
         ))?
         .query_map(params![session_id, to_i64(RECENT_ROWS)], rule_hit)?
         .collect::<Result<_, _>>()?;
@@ -459,10 +655,44 @@ pub fn recent_rule_hits(
 ) -> StoreResult<Vec<RuleHit>> {
     Ok(conn
         .prepare(&format!(
-            "SELECT {RULE_HIT_COLUMNS} FROM rule_hits WHERE ?1 IS NULL OR session_id = ?1
-             ORDER BY created_at DESC, id DESC LIMIT ?2"
+            "SELECT {} FROM rule_hits WHERE ?1 IS NULL OR session_id = ?1
+             ORDER BY created_at DESC, id DESC LIMIT ?2",
+            *RULE_HIT_COLUMNS
         ))?
         .query_map(params![session_id, to_i64(limit)], rule_hit)?
+        .collect::<Result<_, _>>()?)
+}
+
+/// A task handed to a role (`nagger task add`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TaskRow {
+    pub id: i64,
+    pub role: String,
+    pub title: String,
+    pub description: Option<String>,
+    pub status: String,
+    pub created_at: i64,
+    pub done_at: Option<i64>,
+}
+
+/// Tasks, open ones first, then the newest; at most `limit`.
+pub fn tasks(conn: &Connection, limit: usize) -> StoreResult<Vec<TaskRow>> {
+    Ok(conn
+        .prepare(
+            "SELECT id, role, title, description, status, created_at, done_at FROM tasks
+             ORDER BY status <> 'open', created_at DESC, id DESC LIMIT ?1",
+        )?
+        .query_map([to_i64(limit)], |r| {
+            Ok(TaskRow {
+                id: r.get(0)?,
+                role: r.get(1)?,
+                title: r.get(2)?,
+                description: r.get(3)?,
+                status: r.get(4)?,
+                created_at: r.get(5)?,
+                done_at: r.get(6)?,
+            })
+        })?
         .collect::<Result<_, _>>()?)
 }
 
@@ -687,32 +917,38 @@ mod tests {
         // Input nagger could not read has no session and is no session's run.
         db.hook_log().log_bad_input("not JSON", 0.1).unwrap();
         counts.refresh(reader.conn()).unwrap();
-        let want = |runs, interventions, errors| SessionRuns {
+        let want = |runs, [denied, asked, blocked]: [i64; 3], errors| SessionRuns {
             runs,
-            interventions,
+            denied,
+            asked,
+            blocked,
             errors,
         };
-        assert_eq!(counts.of("a"), want(2, 1, 0));
-        assert_eq!(counts.of("b"), want(1, 0, 1));
+        assert_eq!(counts.of("a"), want(2, [1, 0, 0], 0));
+        assert_eq!(counts.of("b"), want(1, [0, 0, 0], 1));
 
         log("a", "ask", 4);
         log("a", "block", 5);
         counts.refresh(reader.conn()).unwrap();
-        assert_eq!(counts.of("a"), want(4, 3, 0), "only the new rows are added");
+        assert_eq!(
+            counts.of("a"),
+            want(4, [1, 1, 1], 0),
+            "only the new rows are added, each result apart"
+        );
 
         db.conn()
             .execute("DELETE FROM hook_log WHERE timestamp < 3", [])
             .unwrap();
         counts.refresh(reader.conn()).unwrap();
-        assert_eq!(counts.of("a"), want(2, 2, 0), "a purge recounts");
-        assert_eq!(counts.of("b"), want(1, 0, 1));
+        assert_eq!(counts.of("a"), want(2, [0, 1, 1], 0), "a purge recounts");
+        assert_eq!(counts.of("b"), want(1, [0, 0, 0], 1));
 
         db.conn().execute("DELETE FROM hook_log", []).unwrap();
         counts.refresh(reader.conn()).unwrap();
         assert_eq!(counts.of("a"), SessionRuns::default());
         log("c", "none", 9);
         counts.refresh(reader.conn()).unwrap();
-        assert_eq!(counts.of("c"), want(1, 0, 0));
+        assert_eq!(counts.of("c"), want(1, [0, 0, 0], 0));
     }
 
     #[test]
@@ -767,15 +1003,38 @@ mod tests {
         );
         assert_eq!(shown(None).len(), 3);
         assert_eq!(shown(Some("b")), [("b".into(), "context".into(), None)]);
+        // A block rule's hit is a block, also as rows written before said deny.
+        hits.record(&hit("c", "block", None)).unwrap();
+        db.conn()
+            .execute(
+                "INSERT INTO rule_hits (session_id, rule_name, rule_kind, severity, decision, last_tokens, created_at)
+                 VALUES ('d', 'old', 'command', 'block', 'deny', 0, 1)",
+                [],
+            )
+            .unwrap();
+        assert_eq!(shown(Some("c")), [("c".into(), "block".into(), None)]);
+        assert_eq!(shown(Some("d")), [("d".into(), "block".into(), None)]);
     }
 
     #[test]
     fn read_only_handles_neither_create_nor_write() {
         let dir = tempfile::tempdir().unwrap();
         let missing = dir.path().join("state.db");
-        assert!(read_pool(&missing, 1).is_err());
-        assert!(NaggerStateDB::open_live_reader(&missing).is_err());
+        // No database: read as an empty one, created nowhere.
+        let empty = read_pool(&missing, 1).unwrap();
+        assert!(!empty.has_file());
+        let conn = empty.get().unwrap();
+        assert_eq!(changes(&conn).unwrap().hook_log, 0);
+        assert!(conn.execute("DELETE FROM hook_log", []).is_err());
+        drop(conn);
+        let reader = NaggerStateDB::open_live_reader(&missing).unwrap();
+        assert!(reader.conn().execute("DELETE FROM tasks", []).is_err());
         assert!(!missing.exists(), "a missing database is not created");
+        // Once a hook run has created it, the same pool reads the file.
+        drop(NaggerStateDB::open(&missing).unwrap());
+        assert!(empty.has_file());
+        assert!(tasks(&empty.get().unwrap(), 10).unwrap().is_empty());
+        drop(empty);
 
         drop(NaggerStateDB::open(&missing).unwrap());
         let pool = read_pool(&missing, 2).unwrap();

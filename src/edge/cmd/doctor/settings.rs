@@ -291,11 +291,15 @@ fn config_checks(config: &LoadedConfig, checks: &mut Checks) {
         );
     } else {
         for e in &config.errors {
-            // An unknown key changes nothing; anything else means a setting, item, rule or
-            // pattern the user wrote is not in force.
+            // An unknown key elsewhere changes nothing; anything else means a setting,
+            // item, rule or pattern the user wrote is not in force, and an unknown key in
+            // a rule or the guard may be what the user meant to refuse with.
             let status = match e.problem {
-                Problem::UnknownKey => Status::Warn,
-                Problem::BadValue | Problem::BadPattern | Problem::Unreadable => Status::Fail,
+                Problem::UnknownKey if !e.may_weaken => Status::Warn,
+                Problem::UnknownKey
+                | Problem::BadValue
+                | Problem::BadPattern
+                | Problem::Unreadable => Status::Fail,
             };
             checks.push("config", status, e.to_string());
         }

@@ -95,7 +95,7 @@ function panel(...children) { return h("div", { class: "panel" }, children); }
 function card(value, label) { return h("div", { class: "card" }, h("div", { class: "v" }, value), h("div", { class: "k" }, label)); }
 
 function sessionLink(id, text) {
-  return h("a", { href: "/timeline?session=" + encodeURIComponent(id) }, text || id);
+  return h("a", { href: "/timeline?session=" + encodeURIComponent(id), title: id }, text || id);
 }
 
 function sessionStatus(sess, now) {
@@ -120,20 +120,22 @@ async function sessionsPage() {
   const { now, sessions } = await api("sessions");
   const rows = sessions.map((x) => h("tr", {},
     td([sessionStatus(x, now), x.ended_at ? h("div", { class: "small muted" }, x.end_reason || "") : null]),
-    td([sessionLink(x.session_id), h("div", { class: "small muted" }, x.cwd || "")], "mono"),
+    td([sessionLink(x.session_id, short(x.session_id, 18)), h("div", { class: "small muted" }, x.cwd || "")], "mono"),
     td(dateTime(x.started_at), "nowrap"),
     td(ago(x.last_seen_at, now), "nowrap"),
     td(x.source || ""),
     td(num(x.compactions), "num"),
-    td(`${x.agents_running} running, ${x.agents_finished} done`, "nowrap"),
+    td(x.agents_running ? `${x.agents_running} running, ${x.agents_finished} done` : `${x.agents_finished} done`, "nowrap"),
     td(num(x.hook_runs), "num"),
-    td(num(x.interventions), "num"),
+    td(num(x.denied), "num"),
+    td(num(x.asked), "num"),
+    td(num(x.blocked), "num"),
     td(num(x.errors), "num")));
   return [
     h("h1", {}, "Sessions"),
     panel(sessions.length
       ? table([["status"], ["session"], ["started"], ["last seen"], ["source"], ["compactions", "num"],
-        ["agents"], ["hook runs", "num"], ["deny / ask / block", "num"], ["errors", "num"]], rows)
+        ["agents"], ["hook runs", "num"], ["deny", "num"], ["ask", "num"], ["block", "num"], ["errors", "num"]], rows)
       : h("p", { class: "muted" }, "No session yet: nagger records one when Claude Code starts with its hooks installed.")),
   ];
 }
@@ -173,11 +175,13 @@ function timelineChart(t, width) {
   const times = [t.session.started_at, t.session.last_seen_at, ...t.runs.map((r) => r.timestamp),
     ...t.agents.flatMap((a) => [a.started_at, a.stopped_at || a.started_at]),
     ...t.spawns.map((x) => x.created_at)].filter((v) => v);
+  // The axis spans the session itself, however short, with a little room at both ends.
   const t0 = Math.min(...times);
-  const t1 = Math.max(...times, t0 + 1000);
+  const t1 = Math.max(...times, t0 + 1);
+  const pad = (t1 - t0) * 0.02;
   const left = 270, right = 24, top = 30, laneH = 44;
   const height = top + lanes.length * laneH + 10;
-  const x = (ms) => left + ((ms - t0) / (t1 - t0)) * (width - left - right);
+  const x = (ms) => left + ((ms - t0 + pad) / (t1 - t0 + 2 * pad)) * (width - left - right);
   const laneY = (i) => top + i * laneH + laneH / 2;
   const svg = s("svg", { width, height, viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": "session timeline" });
 
@@ -185,7 +189,7 @@ function timelineChart(t, width) {
     svg.append(s("rect", { class: "lane-bg" + (i % 2 ? " odd" : ""), x: 0, y: top + i * laneH, width, height: laneH }));
   });
   // Time axis: about eight ticks at round steps.
-  const steps = [100, 250, 500, 1e3, 2e3, 5e3, 1e4, 15e3, 3e4, 6e4, 12e4, 3e5, 6e5, 9e5, 18e5, 36e5, 72e5, 144e5, 432e5, 864e5];
+  const steps = [1, 2, 5, 10, 20, 50, 100, 250, 500, 1e3, 2e3, 5e3, 1e4, 15e3, 3e4, 6e4, 12e4, 3e5, 6e5, 9e5, 18e5, 36e5, 72e5, 144e5, 432e5, 864e5];
   const step = steps.find((st) => (t1 - t0) / st <= 8) || 864e5;
   // Short spans count from the start; long ones show clock times at round steps.
   const first = t1 - t0 < 600000 ? t0 : Math.ceil(t0 / step) * step;
@@ -233,7 +237,9 @@ function timelineChart(t, width) {
     if (!isCompaction(r)) continue;
     const cx = x(r.timestamp);
     svg.append(s("line", { class: "compaction", x1: cx, x2: cx, y1: top, y2: height - 10 }));
-    svg.append(s("text", { class: "compaction-label", x: cx + 4, y: height - 14 }, "compaction"));
+    // Near the right edge the label goes on the line's left, so that it is never cut.
+    const leftOfLine = cx > width - right - 80;
+    svg.append(s("text", { class: "compaction-label", x: leftOfLine ? cx - 4 : cx + 4, y: height - 14, "text-anchor": leftOfLine ? "end" : "start" }, "compaction"));
   }
 
   // Each hook run, on its agent's lane, coloured by its result.
@@ -361,8 +367,11 @@ async function contextPage() {
 
 function firedTable(list) {
   return table([["kind"], ["rule"], ["hits", "num"], ["decisions"]], list.map((r) => h("tr", {},
-    td(r.kind), td(r.rule, "mono"), td(num(r.hits), "num"),
-    td(Object.entries(r.decisions).filter(([, n]) => n).map(([d, n]) => [resultBadge(d), ` ${n} `])))));
+    td(r.kind), td(r.rule, "mono"), td(num(r.hits), "num"), td(decisionBadges(r.decisions)))));
+}
+
+function decisionBadges(decisions) {
+  return Object.entries(decisions || {}).filter(([, n]) => n).map(([d, n]) => [resultBadge(d), ` ${n} `]);
 }
 
 async function rulesPage() {
@@ -372,17 +381,46 @@ async function rulesPage() {
     td(x.agent_id ? short(x.agent_id, 14) : "main", "mono"), td(x.rule_kind), td(x.rule_name, "mono"),
     td(x.severity), td(resultBadge(x.decision)), reasonCell(x)));
   const pending = r.pending_trust || [];
+  const configured = r.configured.map((x) => h("tr", { class: x.hits ? "" : "quiet" },
+    td(x.kind), td(x.rule, "mono"), td(x.severity), td(x.matches, "mono wrap"),
+    td(num(x.hits), "num"), td(decisionBadges(x.decisions))));
+  // Hits of rules the config no longer has.
+  const gone = r.rules.filter((f) => !r.configured.some((c) => c.kind === f.kind && c.rule === f.rule));
+  const problems = r.problems.map((p) => h("li", { class: p.may_weaken || p.problem !== "unknown_key" ? "problem fail" : "problem warn" },
+    h("span", { class: "badge " + (p.may_weaken || p.problem !== "unknown_key" ? "r-deny" : "r-ask") },
+      p.may_weaken || p.problem !== "unknown_key" ? "problem" : "warning"), " ", p.message));
   return [
     h("h1", {}, "Rules and guards"),
     pending.length ? panel(h("p", { class: "pending-trust" },
       `The config weakens safety (${pending.join("; ")}) and waits for your confirmation: run \`nagger trust\` in your terminal. Until then the settings last trusted stay in force.`)) : null,
-    h("h2", {}, "Rules that fired most"),
-    panel(r.rules.length ? firedTable(r.rules) : h("p", { class: "muted" }, "No rule has fired.")),
+    h("h2", {}, "Config problems"),
+    panel(problems.length ? h("ul", { class: "problems" }, problems)
+      : h("p", { class: "muted" }, r.config_present ? `${r.config_path} has no problem.` : `No ${r.config_path}: nagger runs on its defaults.`)),
+    h("h2", {}, "Configured rules"),
+    panel(configured.length ? table([["kind"], ["rule"], ["severity"], ["matches"], ["hits", "num"], ["decisions"]], configured)
+      : h("p", { class: "muted" }, "The config has no rule; the built-in guard " + (r.guard_enabled ? "is on." : "is off."))),
+    gone.length ? [h("h2", {}, "Rules that fired and are no longer configured"), panel(firedTable(gone))] : null,
     h("h2", {}, "Guard hits"),
-    panel(r.guards.length ? firedTable(r.guards) : h("p", { class: "muted" }, "No guard has fired.")),
+    panel(r.guards.length ? firedTable(r.guards) : h("p", { class: "muted" }, r.guard_enabled ? "No guard check has fired." : "The guard is off in this project's config.")),
     h("h2", {}, "Newest hits"),
     panel(recent.length ? table([["time"], ["session"], ["agent"], ["kind"], ["rule"], ["severity"], ["decision"], ["reason"]], recent)
       : h("p", { class: "muted" }, "None.")),
+  ];
+}
+
+async function tasksPage() {
+  const { now, tasks } = await api("tasks");
+  const rows = tasks.map((x) => h("tr", { class: x.status === "open" ? "" : "quiet" },
+    td("#" + x.id, "num"), td(h("span", { class: "badge " + (x.status === "open" ? "live" : "ended") }, x.status)),
+    td(x.role), td([h("div", {}, x.title), x.description ? h("div", { class: "small muted" }, x.description) : null], "wrap"),
+    td(ago(x.created_at, now), "nowrap"), td(x.done_at ? ago(x.done_at, now) : "", "nowrap")));
+  const open = tasks.filter((x) => x.status === "open").length;
+  return [
+    h("h1", {}, "Tasks"),
+    h("div", { class: "cards" }, card(open, "open"), card(tasks.length - open, "done")),
+    panel(tasks.length
+      ? table([["task", "num"], ["status"], ["role"], ["title"], ["added"], ["done"]], rows)
+      : h("p", { class: "muted" }, "No task yet: `nagger task add --role R \"title\"` hands one to every new agent of that role.")),
   ];
 }
 
@@ -459,7 +497,7 @@ async function statsPage() {
 
 // ── routing and live updates ──
 
-const PAGES = { "/": sessionsPage, "/timeline": timelinePage, "/context": contextPage, "/rules": rulesPage, "/stats": statsPage };
+const PAGES = { "/": sessionsPage, "/timeline": timelinePage, "/context": contextPage, "/rules": rulesPage, "/tasks": tasksPage, "/stats": statsPage };
 
 let rendering = false;
 

@@ -460,10 +460,15 @@ fn context_sql(t: &str, since: bool) -> String {
     )
 }
 
+/// A rule hit's decision as one word everywhere: a block rule's hit is a block (rows
+/// written before the hit recorded it so say deny), whatever kind of rule it is.
+pub const RULE_DECISION: &str =
+    "CASE WHEN decision = 'deny' AND severity = 'block' THEN 'block' ELSE decision END";
+
 fn rules_sql(scope: Scope<'_>) -> String {
     format!(
-        "SELECT rule_kind, rule_name, decision, count(*) FROM rule_hits WHERE 1{}
-         GROUP BY rule_kind, rule_name, decision",
+        "SELECT rule_kind, rule_name, {RULE_DECISION}, count(*) FROM rule_hits WHERE 1{}
+         GROUP BY rule_kind, rule_name, 3",
         scope_clause(scope, "created_at")
     )
 }
@@ -635,8 +640,20 @@ fn context_injected(
     Ok(out)
 }
 
-/// The most frequent rules and guards, most hits first, with what nagger answered.
+/// The most frequent rules and guards ([`TOP_RULES`] of each), most hits first.
 pub fn rules_fired(
+    tx: &Transaction<'_>,
+    scope: Scope<'_>,
+) -> StoreResult<(Vec<RuleFired>, Vec<RuleFired>)> {
+    let (mut rules, mut guards) = rule_counts(tx, scope)?;
+    for list in [&mut rules, &mut guards] {
+        list.truncate(TOP_RULES);
+    }
+    Ok((rules, guards))
+}
+
+/// Every rule and guard that fired, most hits first, with what nagger answered.
+pub fn rule_counts(
     tx: &Transaction<'_>,
     scope: Scope<'_>,
 ) -> StoreResult<(Vec<RuleFired>, Vec<RuleFired>)> {
@@ -651,12 +668,7 @@ pub fn rules_fired(
     })?;
     let mut by_rule: BTreeMap<(String, String), RuleFired> = BTreeMap::new();
     for row in rows {
-        let (kind, rule, mut decision, n) = row?;
-        // An after-edit check cannot refuse the edit, which already happened: its
-        // strongest answer sends the message back.
-        if kind == RuleKind::AfterEdit.as_str() && decision == "deny" {
-            decision = "block".to_string();
-        }
+        let (kind, rule, decision, n) = row?;
         let fired = by_rule
             .entry((kind.clone(), rule.clone()))
             .or_insert_with(|| RuleFired {
@@ -673,7 +685,6 @@ pub fn rules_fired(
     for list in [&mut rules, &mut guards] {
         // Stable: ties keep the (kind, rule) order of the map.
         list.sort_by_key(|r| std::cmp::Reverse(r.hits));
-        list.truncate(TOP_RULES);
     }
     Ok((rules, guards))
 }
