@@ -4,10 +4,13 @@
 //! percent of its instructions and five system calls. What nagger needs of it is done here:
 //! a write to a closed pipe fails with an error (`EPIPE`) instead of killing the process,
 //! and stdout is flushed before the process ends.
-#![no_main]
+// (Built as a test, the harness brings its own `main`.)
+#![cfg_attr(not(test), no_main)]
 
+#[cfg(not(test))]
 use std::io::Write;
 
+#[cfg(not(test))]
 #[unsafe(no_mangle)]
 pub extern "C" fn main(
     _argc: std::ffi::c_int,
