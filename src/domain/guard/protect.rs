@@ -591,6 +591,32 @@ fn computed_names_nagger(command: &SimpleCommand, path: &str) -> bool {
         .any(|finder| path.contains(finder))
 }
 
+/// A package manager taking the nagger program away: `pip uninstall nagger`, `pipx
+/// uninstall nagger`, `uv tool uninstall nagger`, `uv pip uninstall nagger==0.1`, `brew
+/// uninstall nagger`, `npm rm -g nagger` …
+fn removes_nagger(name: &str, args: &[String]) -> bool {
+    let removing = |a: &str| matches!(a, "uninstall" | "remove" | "rm" | "un" | "r" | "purge");
+    let at = match name {
+        "pip" | "pip3" | "pipx" | "brew" | "npm" | "pnpm" | "yarn" | "bun" | "apt" | "apt-get"
+        | "dnf" | "yum" | "pacman" | "port" | "nix-env" | "conda" | "mamba" => 0,
+        "uv" if args.first().is_some_and(|a| a == "tool" || a == "pip") => 1,
+        _ => return false,
+    };
+    let Some(verb) = args.get(at) else {
+        return false;
+    };
+    let pacman_remove = name == "pacman" && verb.starts_with("-R");
+    let nix_remove = name == "nix-env" && (verb == "-e" || verb == "--uninstall");
+    if !(removing(verb) || pacman_remove || nix_remove) {
+        return false;
+    }
+    args[at + 1..].iter().any(|a| {
+        a.strip_prefix("nagger").is_some_and(|rest| {
+            rest.is_empty() || rest.starts_with(['=', '<', '>', '~', '!', '[', '@', ' '])
+        })
+    })
+}
+
 /// nagger's own commands that weaken it, wherever the global options stand.
 fn own_command(command: &SimpleCommand, fed: &[String]) -> Option<Finding> {
     let name = command.name();
@@ -610,7 +636,7 @@ fn own_command(command: &SimpleCommand, fed: &[String]) -> Option<Finding> {
     let own = name == "nagger"
         && (words().any(weakening)
             || (words().any(|w| w == "doctor") && words().any(|w| w == "--fix")));
-    if own || via_cargo {
+    if own || via_cargo || removes_nagger(name, args) {
         return Some(finding(&format!(
             "runs `{}`, which changes nagger's own state, its hook in Claude Code's settings \
              or what nagger trusts",

@@ -416,8 +416,116 @@ fn peel_prefixes(mut args: Vec<String>) -> Peeled {
             ),
             "stdbuf" => skip_options(&args, start + 1, "ioe", &["input", "output", "error"]),
             "ionice" => skip_options(&args, start + 1, "cn", &["class", "classdata"]),
-            "busybox" | "unbuffer" | "catchsegv" | "proxychains" | "proxychains4" | "torsocks"
-            | "tsocks" | "fakeroot" => skip_options(&args, start + 1, "", &[]),
+            "busybox" | "toybox" | "unbuffer" | "catchsegv" | "proxychains" | "proxychains4"
+            | "torsocks" | "tsocks" | "fakeroot" | "dbus-run-session" | "dbus-launch" | "bunx" => {
+                skip_options(&args, start + 1, "", &[])
+            }
+            // `proot -r rootfs -b /x cmd…`, `xvfb-run -a -s '…' cmd…`, `valgrind cmd…`.
+            "proot" => skip_options(&args, start + 1, "rbwqkm", &["rootfs", "bind", "cwd"]),
+            "xvfb-run" => skip_options(
+                &args,
+                start + 1,
+                "nsefpw",
+                &[
+                    "server-num",
+                    "server-args",
+                    "error-file",
+                    "auth-file",
+                    "wait",
+                ],
+            ),
+            "valgrind" => skip_options(&args, start + 1, "", &[]),
+            // `entr -s 'script'` hands its argument to a shell; otherwise it runs its words.
+            "entr" => {
+                let j = skip_options(&args, start + 1, "", &[]);
+                if args[start + 1..j.min(args.len())]
+                    .iter()
+                    .any(|a| short_cluster(a).is_some_and(|f| f.contains('s')))
+                    && let Some(script) = args.get(j)
+                {
+                    split = Some(script.clone());
+                    j + 1
+                } else {
+                    j
+                }
+            }
+            // `socat - EXEC:'cmd',pty` and `SYSTEM:'script'`: an address that runs a program.
+            "socat" => {
+                let Some(run) = args[start + 1..].iter().find_map(|a| socat_program(a)) else {
+                    break;
+                };
+                split = Some(run);
+                args.len()
+            }
+            // Package runners: `uvx tool`, `pipx run tool`, `uv run cmd`, `uv tool run tool`,
+            // `npx tool`, `npm exec -- tool`, `pnpm dlx tool`, `yarn dlx tool`; `npx -c
+            // 'script'` and `npm exec -c 'script'` hand a script to a shell.
+            "uvx" => skip_options(
+                &args,
+                start + 1,
+                "pw",
+                &[
+                    "from",
+                    "with",
+                    "python",
+                    "with-requirements",
+                    "index-url",
+                    "index",
+                ],
+            ),
+            "pipx" if args.get(start + 1).is_some_and(|a| a == "run") => skip_options(
+                &args,
+                start + 2,
+                "",
+                &["spec", "python", "pip-args", "index-url"],
+            ),
+            "uv" => {
+                let run_at = match args.get(start + 1).map(String::as_str) {
+                    Some("run") => start + 2,
+                    Some("tool") if args.get(start + 2).is_some_and(|a| a == "run") => start + 3,
+                    _ => break,
+                };
+                skip_options(
+                    &args,
+                    run_at,
+                    "pw",
+                    &[
+                        "from",
+                        "with",
+                        "python",
+                        "with-requirements",
+                        "index-url",
+                        "index",
+                        "group",
+                        "extra",
+                        "package",
+                        "directory",
+                        "project",
+                        "env-file",
+                    ],
+                )
+            }
+            "npx" | "npm" | "pnpm" | "yarn" => {
+                let sub = if name == "npx" { start } else { start + 1 };
+                if name != "npx"
+                    && !args
+                        .get(sub)
+                        .is_some_and(|a| matches!(a.as_str(), "exec" | "dlx" | "x"))
+                {
+                    break;
+                }
+                let j = skip_options(&args, sub + 1, "pc", &["package", "call"]);
+                let call = args[sub + 1..j.min(args.len())]
+                    .windows(2)
+                    .find(|w| w[0] == "-c" || w[0] == "--call")
+                    .map(|w| w[1].clone());
+                if let Some(call) = call {
+                    split = Some(call);
+                    args.len()
+                } else {
+                    j
+                }
+            }
             "pkexec" => {
                 elevated = true;
                 skip_options(&args, start + 1, "", &["user"])
@@ -900,6 +1008,17 @@ fn skip_options(args: &[String], start: usize, short_values: &str, long_values: 
         j += 1;
     }
     j
+}
+
+/// The program a socat address runs: `EXEC:cmd args` and `SYSTEM:script` (address
+/// options follow a comma).
+fn socat_program(address: &str) -> Option<String> {
+    let (kind, rest) = address.split_once(':')?;
+    if !(kind.eq_ignore_ascii_case("exec") || kind.eq_ignore_ascii_case("system")) {
+        return None;
+    }
+    let program = rest.split(',').next().unwrap_or(rest).trim();
+    (!program.is_empty()).then(|| program.to_owned())
 }
 
 /// `NAME=value` as a word of text (after `env`, `sudo`).
