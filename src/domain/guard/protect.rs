@@ -470,6 +470,9 @@ pub(super) fn written_by(
     if let Some(found) = own_command(command, fed) {
         return Some(found);
     }
+    if let Some(found) = patched(command, cwd, scope) {
+        return Some(found);
+    }
     let changes = changes(command, fed, scope.binary);
     if changes.named {
         return Some(named_finding(name));
@@ -1051,6 +1054,75 @@ fn git_changes(args: &[String], c: &mut Changes) {
     }
 }
 
+/// A patch applied to the work tree (`git apply`, `git am`, `patch`) that changes a
+/// protected file: read from its file or the command line, each file it names judged
+/// with the leading folders `-pN` may take off. A patch that cannot be read is asked
+/// about; one that does not exist changes nothing.
+fn patched(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding> {
+    for source in patches::sources(command) {
+        let (label, files) = match source {
+            patches::Source::Text(text) => (
+                "the patch on the command line".to_owned(),
+                patches::targets(text),
+            ),
+            patches::Source::File(file) => {
+                let read = resolve(cwd, file)
+                    .and_then(|full| on_disk(scope, &full))
+                    .map_or_else(
+                        || {
+                            patches::Read::Unseen(
+                                "its folder is only known when the shell runs".into(),
+                            )
+                        },
+                        |path| patches::read(&path),
+                    );
+                match read {
+                    patches::Read::Files(files) => (format!("`{file}`"), files),
+                    patches::Read::Missing => continue,
+                    patches::Read::Unseen(why) => {
+                        return Some(Finding::ask(
+                            "guard:self-protect-unsure",
+                            format!(
+                                "applies `{file}`, a patch nagger cannot read ({why}), which \
+                                 may change nagger's own files or Claude Code's settings"
+                            ),
+                            "Check what it changes first (`git apply --stat`), or apply it \
+                             yourself.",
+                        ));
+                    }
+                }
+            }
+        };
+        for target in &files {
+            for path in patches::stripped(target) {
+                let Some(full) = resolve(cwd, path) else {
+                    continue;
+                };
+                if let Some((what, _)) = judge(&full, scope) {
+                    return Some(finding(&format!(
+                        "applies {label}, which changes `{target}`, {what}"
+                    )));
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Where a resolved path lies on disk: from the project root when relative.
+fn on_disk(scope: &Scope, path: &str) -> Option<PathBuf> {
+    if path.contains(['$', '`']) {
+        return None;
+    }
+    match path.strip_prefix('~') {
+        Some(rest) if rest.is_empty() || rest.starts_with('/') => {
+            Some(PathBuf::from(std::env::var_os("HOME")?).join(rest.trim_start_matches('/')))
+        }
+        Some(_) => None,
+        None => Some(scope.root.join(path)),
+    }
+}
+
 /// Code of `program` that names a protected path.
 pub(super) fn named_finding(program: &str) -> Finding {
     finding(&format!(
@@ -1067,6 +1139,8 @@ fn finding(harm: &str) -> Finding {
          or exempts a pattern in `[guard] allow`. Read them with `cat` or `nagger check`.",
     )
 }
+
+mod patches;
 
 #[cfg(test)]
 mod tests;
