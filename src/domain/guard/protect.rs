@@ -1070,16 +1070,16 @@ fn patched(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding>
                     .and_then(|full| on_disk(scope, &full))
                     .map_or_else(
                         || {
-                            patches::Read::Unseen(
+                            patches::Found::Unseen(
                                 "its folder is only known when the shell runs".into(),
                             )
                         },
                         |path| patches::read(&path),
                     );
                 match read {
-                    patches::Read::Files(files) => (format!("`{file}`"), files),
-                    patches::Read::Missing => continue,
-                    patches::Read::Unseen(why) => {
+                    patches::Found::Files(files) => (format!("`{file}`"), files),
+                    patches::Found::Missing => continue,
+                    patches::Found::Unseen(why) => {
                         return Some(Finding::ask(
                             "guard:self-protect-unsure",
                             format!(

@@ -165,7 +165,7 @@ fn operands_skipping<'c>(
 
 /// What reading a patch found.
 #[derive(Debug, PartialEq)]
-pub(super) enum Read {
+pub(super) enum Found {
     /// The files it changes, each as written in it.
     Files(Vec<String>),
     /// No such file: the command fails before changing anything.
@@ -175,20 +175,20 @@ pub(super) enum Read {
 }
 
 /// Reads the patch file at `full` (at most [`MAX_PATCH`] bytes, never blocking).
-pub(super) fn read(full: &Path) -> Read {
+pub(super) fn read(full: &Path) -> Found {
     let file = match files::open_regular(full) {
         Ok(file) => file,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Read::Missing,
-        Err(e) => return Read::Unseen(e.to_string()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Found::Missing,
+        Err(e) => return Found::Unseen(e.to_string()),
     };
     let mut text = Vec::new();
     if let Err(e) = file.take(MAX_PATCH + 1).read_to_end(&mut text) {
-        return Read::Unseen(e.to_string());
+        return Found::Unseen(e.to_string());
     }
     if text.len() as u64 > MAX_PATCH {
-        return Read::Unseen(format!("larger than {} MiB", MAX_PATCH >> 20));
+        return Found::Unseen(format!("larger than {} MiB", MAX_PATCH >> 20));
     }
-    Read::Files(targets(&String::from_utf8_lossy(&text)))
+    Found::Files(targets(&String::from_utf8_lossy(&text)))
 }
 
 /// The files a patch changes: both sides of `diff --git`, `---`/`+++` headers, renames
@@ -327,12 +327,12 @@ mod tests {
     #[test]
     fn a_missing_patch_changes_nothing_and_a_huge_one_is_not_read() {
         let dir = tempfile::tempdir().unwrap();
-        assert_eq!(read(&dir.path().join("none.patch")), Read::Missing);
+        assert_eq!(read(&dir.path().join("none.patch")), Found::Missing);
         let big = dir.path().join("big.patch");
-        std::fs::write(&big, vec![b'x'; (MAX_PATCH + 10) as usize]).unwrap();
-        assert!(matches!(read(&big), Read::Unseen(_)));
+        std::fs::write(&big, vec![b'x'; (1 << 20) + 10]).unwrap();
+        assert!(matches!(read(&big), Found::Unseen(_)));
         let small = dir.path().join("s.patch");
         std::fs::write(&small, "--- a/x\n+++ b/x\n").unwrap();
-        assert_eq!(read(&small), Read::Files(vec!["a/x".into(), "b/x".into()]));
+        assert_eq!(read(&small), Found::Files(vec!["a/x".into(), "b/x".into()]));
     }
 }

@@ -190,3 +190,50 @@ fn the_running_binary_is_protected_when_given() {
         );
     }
 }
+
+#[test]
+fn patches_on_disk_are_read_for_the_files_they_change() {
+    let project = tempfile::tempdir().expect("a project");
+    let root = project.path();
+    std::fs::create_dir_all(root.join("patches")).expect("patches");
+    let patch = |name: &str, target: &str| {
+        std::fs::write(
+            root.join("patches").join(name),
+            format!("diff --git a/{target} b/{target}\n--- a/{target}\n+++ b/{target}\n@@ -1 +1 @@\n-a\n+b\n"),
+        )
+        .expect("patch");
+    };
+    patch("settings.patch", ".claude/settings.json");
+    patch("deep.patch", "sub/dir/.claude-nagger/config.toml");
+    patch("code.patch", "src/lib.rs");
+    std::fs::write(root.join("patches/huge.patch"), vec![b'x'; (1 << 20) + 1]).expect("huge");
+    let cwd = Cwd::Known(String::new());
+    let answer = |line: &str| {
+        let scope = Scope::new(root, None);
+        written_by(&first(line), &[], &cwd, &scope)
+    };
+    for line in [
+        "git apply patches/settings.patch",
+        "git -C . apply --index patches/settings.patch",
+        "git am patches/settings.patch",
+        "patch -p1 < patches/settings.patch",
+        "patch -p1 -i patches/settings.patch",
+        // `-p3` takes `a/sub/dir/` off: the config is reached whatever -p is given.
+        "patch -p3 < patches/deep.patch",
+    ] {
+        let found = answer(line).unwrap_or_else(|| panic!("{line}: passed"));
+        assert_eq!(found.check, "guard:self-protect", "{line}: {}", found.harm);
+    }
+    let asked = answer("git apply patches/huge.patch").expect("asked");
+    assert_eq!(asked.check, "guard:self-protect-unsure");
+    for line in [
+        "git apply patches/code.patch",
+        "patch -p1 < patches/code.patch",
+        "git apply --check patches/settings.patch",
+        "git apply --stat patches/settings.patch",
+        "patch --dry-run -p1 < patches/settings.patch",
+        "git apply patches/none.patch",
+    ] {
+        assert!(answer(line).is_none(), "{line}");
+    }
+}
