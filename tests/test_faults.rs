@@ -138,7 +138,7 @@ fn sigkill_at_random_points_leaves_no_partial_claim_or_registration() {
     let seed = 0x5eed_0fc1_a1a1_u64;
     let mut rng = Rng(seed);
     let p = Project::with_config("[roles.default]\ntext = \"conventions\"\n");
-    let (mut killed, mut survived) = (0, 0);
+    let (mut killed, mut survived, mut late_runs) = (0, 0, 0usize);
     let mut sessions: Vec<String> = Vec::new();
     for round in 0..MAX_ROUNDS {
         if round >= ROUNDS && killed >= KILLS && survived >= KILLS {
@@ -201,13 +201,19 @@ fn sigkill_at_random_points_leaves_no_partial_claim_or_registration() {
                 continue;
             }
             survived += 1;
-            assert_eq!(
-                (
-                    out.status.code(),
-                    String::from_utf8_lossy(&out.stderr).as_ref()
-                ),
-                (Some(0), ""),
-                "round {round} (seed {seed:#x}): a process that was not killed failed: {}",
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            // On a machine loaded by other tests, a process starved of CPU while the
+            // others recover from the kills can reach the hook's one-second deadline: it
+            // then answers what it has and exits 0, as designed. Anything else is a failure.
+            let late = stderr.starts_with("nagger: state database unavailable")
+                && stderr.contains("no answer within")
+                && stderr.lines().count() == 1;
+            late_runs += usize::from(late);
+            assert!(
+                out.status.code() == Some(0) && (stderr.is_empty() || late),
+                "round {round} (seed {seed:#x}): a process that was not killed failed \
+                 ({:?}, {stderr:?}): {}",
+                out.status.code(),
                 inputs[i]
             );
         }
@@ -217,6 +223,11 @@ fn sigkill_at_random_points_leaves_no_partial_claim_or_registration() {
     assert!(
         killed >= KILLS && survived >= KILLS,
         "kills should land both mid-run and after: {killed} killed, {survived} survived"
+    );
+    // Reaching the deadline is for a starved process now and then, never the rule.
+    assert!(
+        late_runs * 10 <= survived,
+        "{late_runs} of {survived} surviving runs reached the deadline"
     );
 
     // Later hooks work: every session's unclaimed agents are claimed by its next
