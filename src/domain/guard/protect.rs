@@ -473,6 +473,9 @@ pub(super) fn written_by(
     if let Some(found) = patched(command, cwd, scope) {
         return Some(found);
     }
+    if let Some(found) = unpacked(command, cwd, scope) {
+        return Some(found);
+    }
     let changes = changes(command, fed, scope.binary);
     if changes.named {
         return Some(named_finding(name));
@@ -1109,6 +1112,136 @@ fn patched(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding>
     None
 }
 
+/// An archive unpacked where nagger's files could land (a folder that holds the
+/// project's `.claude/` or `.claude-nagger/`, or a home's `.claude/`): each member it
+/// lists is judged where it lands; one that cannot be listed is asked about.
+fn unpacked(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding> {
+    let (archive, dest) = extraction(command)?;
+    let dest_full = resolve(cwd, dest)?;
+    if !holds_protected(scope, &dest_full) {
+        return None;
+    }
+    let listing = match archive {
+        Some(archive) => match resolve(cwd, archive).and_then(|full| on_disk(scope, &full)) {
+            Some(path) => archives::list(&path),
+            None => {
+                archives::Listing::Unlisted("its folder is only known when the shell runs".into())
+            }
+        },
+        None => archives::Listing::Unlisted("it is read from standard input".into()),
+    };
+    let shown = archive.unwrap_or("standard input");
+    match listing {
+        archives::Listing::Missing => None,
+        archives::Listing::Members(members) => members.iter().find_map(|member| {
+            let landed = normalize(&format!("{dest_full}/{member}"));
+            let (what, _) = judge(&landed, scope)?;
+            Some(finding(&format!(
+                "unpacks `{shown}`, whose `{member}` lands in `{dest}`, {what}"
+            )))
+        }),
+        archives::Listing::Unlisted(why) => Some(Finding::ask(
+            "guard:self-protect-unsure",
+            format!(
+                "unpacks `{shown}` into `{dest}`, which holds nagger's own files and Claude \
+                 Code's settings, and what it holds cannot be seen ({why})"
+            ),
+            "Unpack it into a folder of its own (`-C dir`, `-d dir`), or list it first.",
+        )),
+    }
+}
+
+/// Whether the folder `dir` (resolved) holds nagger's files or Claude Code's settings:
+/// the project's root or a folder above it, a home, or a folder with a `.claude/` or
+/// `.claude-nagger/` in it now. A folder only known when the shell runs is taken to.
+fn holds_protected(scope: &Scope, dir: &str) -> bool {
+    let Some(path) = on_disk(scope, dir) else {
+        return true;
+    };
+    let path = PathBuf::from(normalize(&path.to_string_lossy()));
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    scope.root.starts_with(&path)
+        || home.is_some_and(|h| h == path)
+        || [".claude", ".claude-nagger"]
+            .iter()
+            .any(|inner| std::fs::symlink_metadata(path.join(inner)).is_ok())
+}
+
+/// The archive an extracting command unpacks (`None`: standard input) and where to.
+fn extraction(command: &SimpleCommand) -> Option<(Option<&str>, &str)> {
+    let args = command.args();
+    let reads = command.reads_from.first().map(String::as_str);
+    match command.name() {
+        "tar" | "bsdtar" | "gtar" => {
+            let first = args.first().map_or("", String::as_str);
+            let bundled = !first.starts_with('-');
+            let extract =
+                (bundled && first.contains('x')) || has_flag(args, "x", &["extract", "get"]);
+            if !extract {
+                return None;
+            }
+            let dest = option_values(args, &["-C"], &["--directory"])
+                .last()
+                .copied()
+                .unwrap_or(".");
+            // `-f FILE`, `--file=FILE`, or `xzf FILE` with the letters bundled.
+            let file = option_values(args, &["-f"], &["--file"])
+                .last()
+                .copied()
+                .or_else(|| {
+                    if bundled && first.contains('f') {
+                        args.get(1).map(String::as_str)
+                    } else {
+                        args.iter()
+                            .position(|a| short_cluster(a).is_some_and(|f| f.ends_with('f')))
+                            .and_then(|k| args.get(k + 1))
+                            .map(String::as_str)
+                    }
+                });
+            let file = file.filter(|f| *f != "-").or(reads);
+            Some((file, dest))
+        }
+        "unzip" => {
+            let lists = args
+                .iter()
+                .any(|a| matches!(a.as_str(), "-l" | "-t" | "-v" | "-p" | "-Z" | "-z"));
+            if lists {
+                return None;
+            }
+            let dest = option_values(args, &["-d"], &[])
+                .last()
+                .copied()
+                .unwrap_or(".");
+            let mut skip = false;
+            let archive = args.iter().find(|a| {
+                if skip {
+                    skip = false;
+                    return false;
+                }
+                if matches!(a.as_str(), "-d" | "-P" | "-x") {
+                    skip = true;
+                    return false;
+                }
+                !a.starts_with('-')
+            })?;
+            Some((Some(archive.as_str()), dest))
+        }
+        "7z" | "7za" | "7zz" if args.first().is_some_and(|a| a == "x" || a == "e") => {
+            let dest = args
+                .iter()
+                .rev()
+                .find_map(|a| a.strip_prefix("-o"))
+                .unwrap_or(".");
+            let archive = args[1..].iter().find(|a| !a.starts_with('-'))?;
+            // A 7z archive is not listed (asked about where it matters); a zip given to
+            // 7z is.
+            Some((Some(archive.as_str()), dest))
+        }
+        "cpio" if has_flag(args, "i", &["extract"]) => Some((None, ".")),
+        _ => None,
+    }
+}
+
 /// Where a resolved path lies on disk: from the project root when relative.
 fn on_disk(scope: &Scope, path: &str) -> Option<PathBuf> {
     if path.contains(['$', '`']) {
@@ -1140,6 +1273,7 @@ fn finding(harm: &str) -> Finding {
     )
 }
 
+mod archives;
 mod patches;
 
 #[cfg(test)]

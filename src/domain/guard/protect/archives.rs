@@ -1,0 +1,353 @@
+//! Archives unpacked where nagger's files could land (the project's root, a home): what
+//! a zip or a plain tar holds is listed from the file itself, bounded and never blocking,
+//! and each member is judged where it lands. An archive that cannot be listed there (a
+//! compressed tar, 7z, cpio, one read from stdin) is asked about; one that does not
+//! exist unpacks nothing.
+
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::Path;
+
+use crate::base::files;
+
+/// The most of a zip's central directory that is read.
+const MAX_DIRECTORY: u64 = 4 << 20;
+/// The most members listed (a tar's headers are read one by one).
+const MAX_MEMBERS: usize = 5_000;
+/// The longest GNU long name read.
+const MAX_NAME: u64 = 4_096;
+
+/// What listing an archive found.
+#[derive(Debug, PartialEq)]
+pub(super) enum Listing {
+    /// The paths of its members, as stored.
+    Members(Vec<String>),
+    /// No such file: nothing is unpacked.
+    Missing,
+    /// It could not be listed, and why.
+    Unlisted(String),
+}
+
+/// Lists the archive at `path`: zip and uncompressed tar; anything else is unlisted.
+pub(super) fn list(path: &Path) -> Listing {
+    let mut file = match files::open_regular(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Listing::Missing,
+        Err(e) => return Listing::Unlisted(e.to_string()),
+    };
+    let mut head = [0u8; 512];
+    let got = match read_at(&mut file, 0, &mut head) {
+        Ok(n) => n,
+        Err(e) => return Listing::Unlisted(e.to_string()),
+    };
+    let head = &head[..got];
+    let result = if head.starts_with(b"PK\x03\x04") || head.starts_with(b"PK\x05\x06") {
+        zip_members(&mut file)
+    } else if head.len() == 512 && &head[257..262] == b"ustar" || looks_like_old_tar(head) {
+        tar_members(&mut file)
+    } else if [
+        &b"\x1f\x8b"[..],
+        b"\xfd7zXZ\x00",
+        b"BZh",
+        b"\x28\xb5\x2f\xfd",
+        b"7z\xbc\xaf",
+    ]
+    .iter()
+    .any(|magic| head.starts_with(magic))
+    {
+        Err("compressed: its members cannot be listed without unpacking it".into())
+    } else {
+        Err("a format nagger does not list".into())
+    };
+    match result {
+        Ok(members) => Listing::Members(members),
+        Err(why) => Listing::Unlisted(why),
+    }
+}
+
+/// A tar header without the ustar magic (v7): a name, then octal fields with a valid
+/// checksum.
+fn looks_like_old_tar(head: &[u8]) -> bool {
+    if head.len() < 512 || head[0] == 0 {
+        return false;
+    }
+    let Some(stored) = octal(&head[148..156]) else {
+        return false;
+    };
+    let sum: u64 = head
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            if (148..156).contains(&i) {
+                32
+            } else {
+                u64::from(*b)
+            }
+        })
+        .sum();
+    sum == stored
+}
+
+fn read_at(file: &mut File, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
+    file.seek(SeekFrom::Start(offset))?;
+    let mut filled = 0;
+    while filled < buf.len() {
+        let n = file.read(&mut buf[filled..])?;
+        if n == 0 {
+            break;
+        }
+        filled += n;
+    }
+    Ok(filled)
+}
+
+fn u16_at(b: &[u8], at: usize) -> Option<u64> {
+    Some(u64::from(u16::from_le_bytes(
+        b.get(at..at + 2)?.try_into().ok()?,
+    )))
+}
+
+fn u32_at(b: &[u8], at: usize) -> Option<u64> {
+    Some(u64::from(u32::from_le_bytes(
+        b.get(at..at + 4)?.try_into().ok()?,
+    )))
+}
+
+/// The names in a zip's central directory, found from its end record.
+fn zip_members(file: &mut File) -> Result<Vec<String>, String> {
+    let len = file.metadata().map_err(|e| e.to_string())?.len();
+    // The end record (22 bytes) and a comment of at most 64 KiB.
+    let tail_len = len.min(22 + 0xFFFF);
+    let mut tail = vec![0u8; usize::try_from(tail_len).map_err(|e| e.to_string())?];
+    read_at(file, len - tail_len, &mut tail).map_err(|e| e.to_string())?;
+    let end = (0..tail.len().saturating_sub(21))
+        .rev()
+        .find(|&i| tail[i..].starts_with(b"PK\x05\x06"))
+        .ok_or("no zip end record")?;
+    let record = &tail[end..];
+    let size = u32_at(record, 12).ok_or("short end record")?;
+    let offset = u32_at(record, 16).ok_or("short end record")?;
+    if size == 0xFFFF_FFFF || offset == 0xFFFF_FFFF {
+        return Err("a zip64 archive".into());
+    }
+    if size > MAX_DIRECTORY {
+        return Err(format!(
+            "a directory larger than {} MiB",
+            MAX_DIRECTORY >> 20
+        ));
+    }
+    let mut directory = vec![0u8; usize::try_from(size).map_err(|e| e.to_string())?];
+    let got = read_at(file, offset, &mut directory).map_err(|e| e.to_string())?;
+    let directory = &directory[..got];
+    let mut members = Vec::new();
+    let mut at = 0usize;
+    while directory.get(at..at + 4) == Some(b"PK\x01\x02") {
+        if members.len() >= MAX_MEMBERS {
+            return Err(format!("more than {MAX_MEMBERS} members"));
+        }
+        let name_len = u16_at(directory, at + 28).ok_or("short entry")?;
+        let extra = u16_at(directory, at + 30).ok_or("short entry")?;
+        let comment = u16_at(directory, at + 32).ok_or("short entry")?;
+        let start = at + 46;
+        let stop = start + usize::try_from(name_len).map_err(|e| e.to_string())?;
+        let name = directory.get(start..stop).ok_or("short entry")?;
+        members.push(String::from_utf8_lossy(name).into_owned());
+        at = stop + usize::try_from(extra + comment).map_err(|e| e.to_string())?;
+    }
+    Ok(members)
+}
+
+/// An octal number field of a tar header.
+fn octal(field: &[u8]) -> Option<u64> {
+    let text = std::str::from_utf8(field).ok()?;
+    let text = text.trim_matches(|c: char| c == '\0' || c == ' ');
+    if text.is_empty() {
+        return Some(0);
+    }
+    u64::from_str_radix(text, 8).ok()
+}
+
+/// The member names of an uncompressed tar, header by header (data is skipped, not read).
+fn tar_members(file: &mut File) -> Result<Vec<String>, String> {
+    let mut members = Vec::new();
+    let mut offset = 0u64;
+    let mut long_name: Option<String> = None;
+    loop {
+        let mut header = [0u8; 512];
+        let got = read_at(file, offset, &mut header).map_err(|e| e.to_string())?;
+        if got < 512 || header.iter().all(|b| *b == 0) {
+            return Ok(members);
+        }
+        if members.len() >= MAX_MEMBERS {
+            return Err(format!("more than {MAX_MEMBERS} members"));
+        }
+        let size = octal(&header[124..136]).ok_or("a header with a bad size")?;
+        let kind = header[156];
+        let field = |range: std::ops::Range<usize>| {
+            let bytes = &header[range];
+            let end = bytes.iter().position(|b| *b == 0).unwrap_or(bytes.len());
+            String::from_utf8_lossy(&bytes[..end]).into_owned()
+        };
+        let data = offset + 512;
+        match kind {
+            // GNU long name or pax header: the next member's name is in the data.
+            b'L' | b'x' => {
+                let mut text = vec![0u8; usize::try_from(size.min(MAX_NAME)).unwrap_or(0)];
+                read_at(file, data, &mut text).map_err(|e| e.to_string())?;
+                let text = String::from_utf8_lossy(&text).into_owned();
+                long_name = if kind == b'L' {
+                    Some(text.trim_end_matches('\0').to_owned())
+                } else {
+                    text.lines()
+                        .find_map(|l| l.split_once(" path=").map(|(_, p)| p.to_owned()))
+                        .or(long_name)
+                };
+            }
+            _ => {
+                let prefix = field(345..500);
+                let name = long_name.take().unwrap_or_else(|| {
+                    let name = field(0..100);
+                    if prefix.is_empty() {
+                        name
+                    } else {
+                        format!("{prefix}/{name}")
+                    }
+                });
+                members.push(name);
+            }
+        }
+        offset = data + size.div_ceil(512) * 512;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tar_header(name: &str, size: u64, kind: u8) -> Vec<u8> {
+        let mut h = vec![0u8; 512];
+        h[..name.len()].copy_from_slice(name.as_bytes());
+        let size = format!("{size:011o}\0");
+        h[124..136].copy_from_slice(size.as_bytes());
+        h[156] = kind;
+        h[257..263].copy_from_slice(b"ustar\0");
+        h[148..156].copy_from_slice(b"        ");
+        let sum: u32 = h.iter().map(|b| u32::from(*b)).sum();
+        h[148..156].copy_from_slice(format!("{sum:06o}\0 ").as_bytes());
+        h
+    }
+
+    #[test]
+    #[allow(clippy::cast_possible_truncation)] // a few hundred bytes
+    fn a_plain_tar_is_listed_header_by_header() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut tar = tar_header("notes.txt", 700, b'0');
+        tar.extend(vec![b'n'; 1024]);
+        let long = ".claude/".to_owned()
+            + &"x/".repeat(60)
+            + "../../".repeat(60).as_str()
+            + "settings.json";
+        tar.extend(tar_header("././@LongLink", long.len() as u64, b'L'));
+        let mut name = long.clone().into_bytes();
+        name.resize(name.len().div_ceil(512) * 512, 0);
+        tar.extend(name);
+        tar.extend(tar_header("ignored-short-name", 0, b'0'));
+        tar.extend(vec![0u8; 1024]);
+        let path = dir.path().join("x.tar");
+        std::fs::write(&path, tar).unwrap();
+        assert_eq!(
+            list(&path),
+            Listing::Members(vec!["notes.txt".into(), long])
+        );
+    }
+
+    #[test]
+    #[allow(clippy::cast_possible_truncation)] // a few hundred bytes
+    fn a_zip_is_listed_from_its_central_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let names = ["src/main.rs", ".claude/settings.json"];
+        let mut zip = b"PK\x03\x04".to_vec();
+        zip.extend(vec![0u8; 60]);
+        let offset = zip.len() as u32;
+        let mut directory = Vec::new();
+        for name in names {
+            let mut entry = b"PK\x01\x02".to_vec();
+            entry.extend(vec![0u8; 24]);
+            entry.extend((name.len() as u16).to_le_bytes());
+            entry.extend([0u8; 16]);
+            entry.extend(name.as_bytes());
+            directory.extend(entry);
+        }
+        let size = directory.len() as u32;
+        zip.extend(&directory);
+        zip.extend(b"PK\x05\x06");
+        zip.extend([0u8; 6]);
+        zip.extend((names.len() as u16).to_le_bytes());
+        zip.extend(size.to_le_bytes());
+        zip.extend(offset.to_le_bytes());
+        zip.extend([0u8; 2]);
+        let path = dir.path().join("x.zip");
+        std::fs::write(&path, zip).unwrap();
+        assert_eq!(
+            list(&path),
+            Listing::Members(names.iter().map(|n| (*n).to_owned()).collect())
+        );
+    }
+
+    #[test]
+    fn archives_unpacked_where_nagger_lives_are_judged_by_their_members() {
+        use super::super::{Cwd, Scope, written_by};
+        let project = tempfile::tempdir().unwrap();
+        let root = project.path();
+        std::fs::create_dir_all(root.join(".claude")).unwrap();
+        std::fs::create_dir_all(root.join("vendor")).unwrap();
+        let tar = |name: &str, member: &str| {
+            let mut bytes = tar_header(member, 2, b'0');
+            bytes.extend(b"{}");
+            bytes.resize(1024, 0);
+            bytes.extend(vec![0u8; 1024]);
+            std::fs::write(root.join(name), bytes).unwrap();
+        };
+        tar("settings.tar", "./.claude/settings.json");
+        tar("nagger.tar", "x/../.claude-nagger/config.toml");
+        tar("tool.tar", "bin/tool");
+        std::fs::write(root.join("any.tar.gz"), b"\x1f\x8b\x08\x00").unwrap();
+        let cwd = Cwd::Known(String::new());
+        let answer = |line: &str| {
+            let scope = Scope::new(root, None);
+            let command = crate::domain::guard::shell::parse(line).commands.remove(0);
+            written_by(&command, &[], &cwd, &scope).map(|f| f.check)
+        };
+        for line in [
+            "tar -xf settings.tar",
+            "tar xf nagger.tar",
+            "tar -x -f settings.tar -C .",
+        ] {
+            assert_eq!(answer(line), Some("guard:self-protect"), "{line}");
+        }
+        for line in ["tar xzf any.tar.gz", "cpio -idm"] {
+            assert_eq!(answer(line), Some("guard:self-protect-unsure"), "{line}");
+        }
+        for line in [
+            "tar -xf tool.tar",
+            "tar -xf settings.tar -C vendor",
+            "tar xzf any.tar.gz -C vendor",
+            "tar -xf missing.tar",
+            "tar -tf settings.tar",
+        ] {
+            assert_eq!(answer(line), None, "{line}");
+        }
+    }
+
+    #[test]
+    fn compressed_missing_and_unknown_archives() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(list(&dir.path().join("none.zip")), Listing::Missing);
+        let gz = dir.path().join("x.tar.gz");
+        std::fs::write(&gz, b"\x1f\x8b\x08\x00rest").unwrap();
+        assert!(matches!(list(&gz), Listing::Unlisted(why) if why.contains("compressed")));
+        let text = dir.path().join("x.txt");
+        std::fs::write(&text, b"hello").unwrap();
+        assert!(matches!(list(&text), Listing::Unlisted(_)));
+    }
+}
