@@ -237,3 +237,47 @@ fn patches_on_disk_are_read_for_the_files_they_change() {
         assert!(answer(line).is_none(), "{line}");
     }
 }
+
+#[test]
+fn archives_unpacked_where_nagger_lives_are_judged_by_their_members() {
+    let project = tempfile::tempdir().unwrap();
+    let root = project.path();
+    std::fs::create_dir_all(root.join(".claude")).unwrap();
+    std::fs::create_dir_all(root.join("vendor")).unwrap();
+    let tar = |name: &str, member: &str| {
+        let mut bytes = archives::tar_header(member, 2, b'0');
+        bytes.extend(b"{}");
+        bytes.resize(1024, 0);
+        bytes.extend(vec![0u8; 1024]);
+        std::fs::write(root.join(name), bytes).unwrap();
+    };
+    tar("settings.tar", "./.claude/settings.json");
+    tar("nagger.tar", "x/../.claude-nagger/config.toml");
+    tar("tool.tar", "bin/tool");
+    std::fs::write(root.join("any.tar.gz"), b"\x1f\x8b\x08\x00").unwrap();
+    let cwd = Cwd::Known(String::new());
+    let answer = |line: &str| {
+        let scope = Scope::new(root, None);
+        let command = first(line);
+        written_by(&command, &[], &cwd, &scope).map(|f| f.check)
+    };
+    for line in [
+        "tar -xf settings.tar",
+        "tar xf nagger.tar",
+        "tar -x -f settings.tar -C .",
+    ] {
+        assert_eq!(answer(line), Some("guard:self-protect"), "{line}");
+    }
+    for line in ["tar xzf any.tar.gz", "cpio -idm"] {
+        assert_eq!(answer(line), Some("guard:self-protect-unsure"), "{line}");
+    }
+    for line in [
+        "tar -xf tool.tar",
+        "tar -xf settings.tar -C vendor",
+        "tar xzf any.tar.gz -C vendor",
+        "tar -xf missing.tar",
+        "tar -tf settings.tar",
+    ] {
+        assert_eq!(answer(line), None, "{line}");
+    }
+}
