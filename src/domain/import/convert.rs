@@ -547,6 +547,35 @@ fn unique_name(c: &Converter, table: &str, name: &str) -> String {
 }
 
 /// Which required key a rule lacks, as claude-nagger's loader required them.
+/// Each rule of `file_name` with the name the report gives it and the first `required`
+/// key it lacks; also the first rule that lacks one (its index and the key), which made
+/// claude-nagger load none of the file's rules.
+#[allow(clippy::type_complexity)]
+fn labelled<'r, 'a>(
+    file_name: &str,
+    rules: &'r [RawRule<'a>],
+    required: &[&str],
+) -> (
+    Vec<(&'r RawRule<'a>, String, Option<String>)>,
+    Option<(usize, String)>,
+) {
+    let all: Vec<_> = rules
+        .iter()
+        .map(|rule| {
+            let label = rule
+                .name
+                .clone()
+                .unwrap_or_else(|| format!("#{}", rule.index));
+            let source = format!("{file_name} rules[{}] {label:?}", rule.index);
+            (rule, source, missing(rule, required))
+        })
+        .collect();
+    let broken = all
+        .iter()
+        .find_map(|(rule, _, key)| Some((rule.index, key.clone()?)));
+    (all, broken)
+}
+
 fn missing(rule: &RawRule, required: &[&str]) -> Option<String> {
     required
         .iter()
@@ -560,16 +589,9 @@ fn pattern_rules(c: &mut Converter, file: &Yaml, kind: Kind, defaults: &Defaults
         Kind::Command => ("command_conventions.yaml", "command"),
     };
     let rules = raw_rules(file);
-    let broken = rules
-        .iter()
-        .find_map(|r| missing(r, &["name", "patterns", "message"]).map(|k| (r.index, k)));
-    for rule in &rules {
-        let label = rule
-            .name
-            .clone()
-            .unwrap_or_else(|| format!("#{}", rule.index));
-        let source = format!("{file_name} rules[{}] {label:?}", rule.index);
-        if let Some(key) = missing(rule, &["name", "patterns", "message"]) {
+    let (labelled, broken) = labelled(file_name, &rules, &["name", "patterns", "message"]);
+    for (rule, source, lacking) in labelled {
+        if let Some(key) = lacking {
             c.note(source, Outcome::Dropped, "", format!("no `{key}`"));
             continue;
         }
@@ -671,16 +693,9 @@ fn sev_note_changed(s: &str) -> bool {
 fn tool_rules(c: &mut Converter, file: &Yaml, defaults: &Defaults) {
     let file_name = "mcp_conventions.yaml";
     let rules = raw_rules(file);
-    let broken = rules
-        .iter()
-        .find_map(|r| missing(r, &["name", "tool_pattern", "message"]).map(|k| (r.index, k)));
-    for rule in &rules {
-        let label = rule
-            .name
-            .clone()
-            .unwrap_or_else(|| format!("#{}", rule.index));
-        let source = format!("{file_name} rules[{}] {label:?}", rule.index);
-        if let Some(key) = missing(rule, &["name", "tool_pattern", "message"]) {
+    let (labelled, broken) = labelled(file_name, &rules, &["name", "tool_pattern", "message"]);
+    for (rule, source, lacking) in labelled {
+        if let Some(key) = lacking {
             c.note(source, Outcome::Dropped, "", format!("no `{key}`"));
             continue;
         }

@@ -460,19 +460,7 @@ fn peel_prefixes(mut args: Vec<String>) -> Peeled {
             // Package runners: `uvx tool`, `pipx run tool`, `uv run cmd`, `uv tool run tool`,
             // `npx tool`, `npm exec -- tool`, `pnpm dlx tool`, `yarn dlx tool`; `npx -c
             // 'script'` and `npm exec -c 'script'` hand a script to a shell.
-            "uvx" => skip_options(
-                &args,
-                start + 1,
-                "pw",
-                &[
-                    "from",
-                    "with",
-                    "python",
-                    "with-requirements",
-                    "index-url",
-                    "index",
-                ],
-            ),
+            "uvx" => skip_options(&args, start + 1, "pw", &UV_RUN_VALUES),
             "pipx" if args.get(start + 1).is_some_and(|a| a == "run") => skip_options(
                 &args,
                 start + 2,
@@ -485,25 +473,7 @@ fn peel_prefixes(mut args: Vec<String>) -> Peeled {
                     Some("tool") if args.get(start + 2).is_some_and(|a| a == "run") => start + 3,
                     _ => break,
                 };
-                skip_options(
-                    &args,
-                    run_at,
-                    "pw",
-                    &[
-                        "from",
-                        "with",
-                        "python",
-                        "with-requirements",
-                        "index-url",
-                        "index",
-                        "group",
-                        "extra",
-                        "package",
-                        "directory",
-                        "project",
-                        "env-file",
-                    ],
-                )
+                skip_options(&args, run_at, "pw", &UV_RUN_VALUES)
             }
             "npx" | "npm" | "pnpm" | "yarn" => {
                 let sub = if name == "npx" { start } else { start + 1 };
@@ -1009,6 +979,23 @@ fn skip_options(args: &[String], start: usize, short_values: &str, long_values: 
     }
     j
 }
+
+/// Long options of `uv run`, `uv tool run` and `uvx` that take a value as the next word
+/// (those only some of them take are harmless to skip for the others).
+const UV_RUN_VALUES: [&str; 12] = [
+    "from",
+    "with",
+    "python",
+    "with-requirements",
+    "index-url",
+    "index",
+    "group",
+    "extra",
+    "package",
+    "directory",
+    "project",
+    "env-file",
+];
 
 /// The program a socat address runs: `EXEC:cmd args` and `SYSTEM:script` (address
 /// options follow a comma).
