@@ -259,3 +259,62 @@ fn a_wal_index_locked_out_from_under_sqlite_still_answers_within_a_second() {
     let r = within_bound(&p, &p.subagent_start("ag-2", "coder"), "unlocked");
     assert_eq!(r.stderr, "", "unlocked: works again");
 }
+
+/// A system call stuck in the kernel (a slow or hung disk) holds its thread there, and a
+/// signal sent to that thread waits for it. Each write, lock or sync the run makes is
+/// held for 4 s (strace's fault injection): the guard's answer still reaches the
+/// reader, and the reader sees the end of it, within the bound.
+#[test]
+fn a_system_call_stuck_in_the_kernel_still_answers_within_a_second() {
+    let strace = ["/usr/bin/strace", "/bin/strace"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())
+        .expect("strace is needed for this test (.ci/run installs it)");
+    for stuck in ["pwrite64", "fcntl", "fsync,fdatasync"] {
+        let p = Project::new();
+        within_bound(&p, &p.session_start("startup"), "first SessionStart");
+        let nagger = p.command(&["hook"]);
+        let mut cmd = std::process::Command::new(strace);
+        cmd.args(["-f", "-o", "/dev/null", "-e"])
+            .arg(format!("inject={stuck}:delay_enter=4000000"))
+            .arg(nagger.get_program())
+            .args(nagger.get_args())
+            .env_clear()
+            .envs(nagger.get_envs().filter_map(|(k, v)| v.map(|v| (k, v))))
+            .current_dir(&p.root)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null());
+        let started = Instant::now();
+        let mut child = cmd.spawn().expect("spawn strace");
+        let mut stdin = child.stdin.take().expect("stdin");
+        let input = p.rm_root().to_string();
+        std::thread::spawn(move || {
+            use std::io::Write;
+            let _ = stdin.write_all(input.as_bytes());
+        });
+        let mut stdout = child.stdout.take().expect("stdout");
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            use std::io::Read;
+            let mut out = String::new();
+            let _ = stdout.read_to_string(&mut out);
+            let _ = tx.send((out, Instant::now()));
+        });
+        let received = rx.recv_timeout(HANG);
+        let _ = child.kill();
+        let _ = child.wait();
+        let (out, at) = received.unwrap_or_else(|_| panic!("{stuck} stuck: no answer in {HANG:?}"));
+        let took = at - started;
+        assert!(
+            took < BOUND,
+            "{stuck} stuck: the answer ended after {took:?}: {out}"
+        );
+        let answer: Value =
+            serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("{stuck}: {e}: {out:?}"));
+        assert_eq!(
+            answer["hookSpecificOutput"]["permissionDecision"], "deny",
+            "{stuck} stuck: {out}"
+        );
+    }
+}
