@@ -221,6 +221,9 @@ fn a_hook_never_ends_in_a_usage_error_whatever_stands_around_it() {
         &["hook", "--db", ""],
         &["hook", "extra", "words"],
         &["--bogus", "hook", "--db", elsewhere],
+        // The option's value is missing and the word hook was read as it.
+        &["--project", "hook"],
+        &["--project", "hook", "--db"],
     ] {
         let r = run_with_stdin(p.command(args), &rm_root);
         assert_eq!(r.code, 0, "{args:?}: {r:?}");

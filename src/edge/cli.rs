@@ -530,7 +530,15 @@ pub fn hook_words(args: &[std::ffi::OsString]) -> Option<HookWords> {
         };
         let value = match word.split_once('=') {
             Some((_, value)) => Some(PathBuf::from(value)),
-            None => args.next().map(PathBuf::from),
+            None => match args.next() {
+                // `nagger --project hook`: the option's value is missing and the hook
+                // word was taken for it.
+                Some(next) if next == "hook" && subcommand.is_none() => {
+                    subcommand = Some("hook");
+                    None
+                }
+                next => next.map(PathBuf::from),
+            },
         };
         *slot = value;
     }
@@ -552,6 +560,15 @@ mod tests {
             words(&["--bogus", "hook", "-q"]),
             Some(HookWords::default())
         );
+        assert_eq!(words(&["--project", "hook"]), Some(HookWords::default()));
+        assert_eq!(
+            words(&["--db", "hook", "--project", "/p"]),
+            Some(HookWords {
+                project: Some("/p".into()),
+                db: None,
+            })
+        );
+        assert_eq!(words(&["--project", "/p", "stats"]), None);
         assert_eq!(
             words(&["--project", "/p", "hook", "--db=/d.db", "extra"]),
             Some(HookWords {
@@ -568,7 +585,6 @@ mod tests {
         );
         for other in [
             &["check", "--bogus", "hook"][..],
-            &["--project", "hook"],
             &["help", "hook"],
             &["stats", "hook"],
             &[],
