@@ -23,6 +23,7 @@ mod protect;
 mod review;
 mod secrets;
 mod settings;
+mod shape;
 pub mod shell;
 mod targets;
 mod verdict;

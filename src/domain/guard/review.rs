@@ -91,7 +91,10 @@ impl<'a> Guard<'a> {
         }
         let objections = match commands {
             Some(commands) => self.check_commands(commands, call.project_root),
-            None => self.check_tool(call.tool_name, call.tool_input, call.project_root),
+            None => super::shape::unreadable(self.shell_tools, call.tool_name, call.tool_input)
+                .into_iter()
+                .chain(self.check_tool(call.tool_name, call.tool_input, call.project_root))
+                .collect(),
         };
         Verdict { objections }
     }

@@ -14,8 +14,15 @@ pub enum EventName {
 }
 
 impl EventName {
+    /// The event `name` names; spelled in another case (`pretooluse`), the event it
+    /// can only mean.
     pub fn parse(name: &str) -> EventName {
         HookEvent::parse(name)
+            .or_else(|| {
+                HookEvent::ALL
+                    .into_iter()
+                    .find(|e| e.as_str().eq_ignore_ascii_case(name.trim()))
+            })
             .map_or_else(|| EventName::Other(name.to_string()), EventName::Handled)
     }
 

@@ -80,9 +80,13 @@ pub fn parse(text: &str) -> Result<ReadInput, String> {
 /// one problem per field given more than once.
 fn known_fields(text: &str) -> Result<(Map<String, Value>, Vec<String>), serde_json::Error> {
     let mut de = serde_json::Deserializer::from_str(text);
-    let read = (&mut de).deserialize_map(KnownFields)?;
-    de.end()?;
-    Ok(read)
+    let (known, mut problems) = (&mut de).deserialize_map(KnownFields)?;
+    if de.end().is_err() {
+        // The object is whole: what follows it (a second object, a stray byte) is not
+        // part of it.
+        problems.push("text after the JSON object (ignored)".to_string());
+    }
+    Ok((known, problems))
 }
 
 struct KnownFields;
@@ -451,11 +455,20 @@ mod tests {
             ("null", "expected a JSON object, got null"),
             ("hello", "not valid JSON"),
             ("{\"a\":", "JSON ends early"),
-            ("{\"a\":1} x", "not valid JSON"),
             ("{\"a\":1e999,", "JSON ends early"),
         ] {
             let e = parse(text).unwrap_err();
             assert!(e.starts_with(expected), "{text}: {e}");
+        }
+    }
+
+    #[test]
+    fn what_follows_a_whole_object_is_ignored_and_named() {
+        for tail in [" x", "{\"tool_name\":\"Read\"}", "\u{0}"] {
+            let text = format!("{{\"tool_name\":\"Bash\"}}{tail}");
+            let read = parse(&text).unwrap();
+            assert_eq!(read.input.tool_name.as_deref(), Some("Bash"), "{text:?}");
+            assert_eq!(read.problems, ["text after the JSON object (ignored)"], "{text:?}");
         }
     }
 }

@@ -17,6 +17,7 @@ mod subagent_start;
 mod subagent_stop;
 pub mod wire;
 
+use crate::base::event::HookEvent;
 use crate::base::mode::PermissionMode;
 use crate::base::paths::{self, Env};
 use crate::domain::config::LoadedConfig;
@@ -55,11 +56,59 @@ pub fn run_stdin(env: &Env) -> HookRun {
     }
     match read_stdin_until(STDIN_TIMEOUT) {
         Ok(bytes) => run(&mut bytes.as_slice(), env),
-        Err(problem) => {
-            log_bad_input(env, &problem, Instant::now());
-            fail_open(&format!("bad hook input (passing): {problem}"))
+        Err(unread) => {
+            log_bad_input(env, &unread.problem, Instant::now());
+            let stderr = format!("bad hook input (passing): {}", unread.problem);
+            match unread
+                .too_large
+                .then(|| unchecked_tool_call(&unread.prefix))
+                .flatten()
+            {
+                Some(ask) => HookRun {
+                    stdout: Some(ask),
+                    stderr: Some(format!(
+                        "nagger: {}",
+                        one_line(&stderr.replace("passing", "asking"))
+                    )),
+                },
+                None => fail_open(&stderr),
+            }
         }
     }
+}
+
+/// Stdin that could not be read whole: why, and what was read of it.
+struct Unread {
+    problem: String,
+    too_large: bool,
+    prefix: Vec<u8>,
+}
+
+/// How much of an input too large to read is searched for what it is.
+const PREFIX_SEARCHED: usize = 64 * 1024;
+
+/// The answer to an input too large to read that begins as a tool call (Claude Code
+/// writes the event's name and the tool's before its input): the user is asked, since
+/// the guard cannot read what the call does.
+fn unchecked_tool_call(prefix: &[u8]) -> Option<String> {
+    let head = String::from_utf8_lossy(&prefix[..prefix.len().min(PREFIX_SEARCHED)]);
+    let event = regex::Regex::new(r#""hook_event_name"\s*:\s*"([^"]*)""#).ok()?;
+    let tool_call = match event.captures(&head) {
+        Some(name) => name[1].eq_ignore_ascii_case(HookEvent::PreToolUse.as_str()),
+        None => head.contains("\"tool_name\""),
+    };
+    tool_call.then(|| {
+        wire::HookOutput::PreToolUse {
+            decision: Some(wire::PermissionDecision::Ask),
+            reason: Some(format!(
+                "[nagger] This tool call's input is larger than {} MiB: nagger cannot check \
+                 it. Confirm only if you know what it does.",
+                MAX_STDIN / (1024 * 1024)
+            )),
+            additional_context: None,
+        }
+        .to_json()
+    })?
 }
 
 /// `struct pollfd` of poll(2).
@@ -89,9 +138,14 @@ const POLLIN: std::ffi::c_short = 0x1;
 /// Reads stdin to its end, at most [`MAX_STDIN`] bytes, giving up when it has not ended
 /// within `limit`. Waiting is done in poll(2), so no thread is started (a thread costs
 /// a quiet hook run a measurable part of its time).
-fn read_stdin_until(limit: std::time::Duration) -> Result<Vec<u8>, String> {
+fn read_stdin_until(limit: std::time::Duration) -> Result<Vec<u8>, Unread> {
     let deadline = Instant::now() + limit;
     let mut bytes: Vec<u8> = Vec::new();
+    let unread = |problem: String, prefix: Vec<u8>| Unread {
+        problem,
+        too_large: false,
+        prefix,
+    };
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
         let mut fd = PollFd {
@@ -107,10 +161,13 @@ fn read_stdin_until(limit: std::time::Duration) -> Result<Vec<u8>, String> {
             if e.kind() == std::io::ErrorKind::Interrupted {
                 continue;
             }
-            return Err(format!("cannot read stdin: {e}"));
+            return Err(unread(format!("cannot read stdin: {e}"), bytes));
         }
         if ready == 0 {
-            return Err(format!("stdin did not end within {} s", limit.as_secs()));
+            return Err(unread(
+                format!("stdin did not end within {} s", limit.as_secs()),
+                bytes,
+            ));
         }
         // Readable, at its end or closed: a read does not block now. Read straight into
         // the buffer's spare room: nothing is zeroed or copied on the way.
@@ -123,7 +180,7 @@ fn read_stdin_until(limit: std::time::Duration) -> Result<Vec<u8>, String> {
             if e.kind() == std::io::ErrorKind::Interrupted {
                 continue;
             }
-            return Err(format!("cannot read stdin: {e}"));
+            return Err(unread(format!("cannot read stdin: {e}"), bytes));
         };
         if n == 0 {
             return Ok(bytes);
@@ -131,10 +188,11 @@ fn read_stdin_until(limit: std::time::Duration) -> Result<Vec<u8>, String> {
         // SAFETY: read(2) wrote the first `n` bytes of the spare room.
         unsafe { bytes.set_len(bytes.len() + n) };
         if bytes.len() as u64 > MAX_STDIN {
-            return Err(format!(
-                "stdin is larger than {} MiB",
-                MAX_STDIN / (1024 * 1024)
-            ));
+            return Err(Unread {
+                problem: format!("stdin is larger than {} MiB", MAX_STDIN / (1024 * 1024)),
+                too_large: true,
+                prefix: bytes,
+            });
         }
     }
 }
@@ -415,6 +473,7 @@ fn read_event(stdin: &mut dyn Read) -> Result<(HookInput, Option<String>, Event)
         mut problems,
     } = read_input(stdin)?;
     problems.extend(input.id_problem());
+    problems.extend(infer_event(&mut input));
     match event::event(&mut input) {
         Ok(event) => Ok((
             input,
@@ -426,6 +485,28 @@ fn read_event(stdin: &mut dyn Read) -> Result<(HookInput, Option<String>, Event)
             Err(problems.join("; "))
         }
     }
+}
+
+/// An input without a usable hook_event_name that names a tool call (a tool and its
+/// input, no response) is read as the PreToolUse it can only be before the call: the
+/// guard decides it from `tool_name` and `tool_input`, whatever else is missing.
+fn infer_event(input: &mut HookInput) -> Option<String> {
+    let unnamed = input
+        .hook_event_name
+        .as_deref()
+        .is_none_or(|n| n.trim().is_empty());
+    let tool_call = input
+        .tool_name
+        .as_deref()
+        .is_some_and(|t| !t.trim().is_empty())
+        && input.tool_input.is_some()
+        && input.tool_response.is_none();
+    (unnamed && tool_call).then(|| {
+        input.hook_event_name = Some(HookEvent::PreToolUse.as_str().to_string());
+        "input has no usable hook_event_name (read as PreToolUse: it names a tool call and \
+         no response)"
+            .to_string()
+    })
 }
 
 /// The common fields, when the input can be recorded: every field of its type, ids that
@@ -664,12 +745,29 @@ fn read_bounded(stdin: &mut dyn Read) -> Result<Vec<u8>, String> {
 /// no JSON object, problems of the input when fields of it cannot be read.
 fn read_input(stdin: &mut dyn Read) -> Result<input::ReadInput, String> {
     let bytes = read_bounded(stdin)?;
-    let text = std::str::from_utf8(&bytes)
-        .map_err(|e| format!("stdin is not valid UTF-8 (at byte {})", e.valid_up_to()))?;
+    let (text, problem) = decode(&bytes);
     if text.trim().is_empty() {
         return Err("stdin is empty; expected one JSON object".to_string());
     }
-    input::parse(text)
+    let mut read = input::parse(&text)?;
+    read.problems.extend(problem);
+    Ok(read)
+}
+
+/// Stdin as text: a UTF-8 byte order mark skipped, bytes that are not UTF-8 read as
+/// U+FFFD (named as a problem: such an input is checked, not recorded).
+fn decode(bytes: &[u8]) -> (std::borrow::Cow<'_, str>, Option<String>) {
+    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+    match std::str::from_utf8(bytes) {
+        Ok(text) => (std::borrow::Cow::Borrowed(text), None),
+        Err(e) => (
+            String::from_utf8_lossy(bytes),
+            Some(format!(
+                "stdin is not valid UTF-8 (at byte {}; read with replacement characters)",
+                e.valid_up_to()
+            )),
+        ),
+    }
 }
 
 /// The error and its causes on one line, each said once: SQLite's message comes back
@@ -738,6 +836,50 @@ fn log_bad_input(env: &Env, problem: &str, started: Instant) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stdin_is_read_past_a_byte_order_mark_and_bytes_that_are_not_utf8() {
+        assert_eq!(decode(b"\xef\xbb\xbf{}"), ("{}".into(), None));
+        let (text, problem) = decode(b"{\"c\":\"rm -rf / \xff\"}");
+        assert_eq!(text, "{\"c\":\"rm -rf / \u{fffd}\"}");
+        assert!(problem.unwrap().contains("not valid UTF-8 (at byte 15"));
+    }
+
+    #[test]
+    fn a_tool_call_without_an_event_name_is_read_as_pretooluse() {
+        let call = |name: Option<&str>, response: bool| {
+            let mut input = HookInput {
+                hook_event_name: name.map(Into::into),
+                tool_name: Some("Bash".into()),
+                tool_input: Some(json!({"command": "rm -rf /"})),
+                tool_response: response.then(|| json!({})),
+                ..HookInput::default()
+            };
+            let problem = infer_event(&mut input);
+            (input.hook_event_name, problem.is_some())
+        };
+        assert_eq!(call(None, false), (Some("PreToolUse".into()), true));
+        assert_eq!(call(Some(" "), false), (Some("PreToolUse".into()), true));
+        // Named, or after the call: left as it is.
+        assert_eq!(call(Some("PostToolUse"), false), (Some("PostToolUse".into()), false));
+        assert_eq!(call(None, true), (None, false));
+        let mut no_tool = HookInput::default();
+        assert_eq!(infer_event(&mut no_tool), None);
+        assert_eq!(no_tool.hook_event_name, None);
+    }
+
+    #[test]
+    fn an_input_too_large_to_read_that_begins_as_a_tool_call_is_asked_about() {
+        let asked = |prefix: &str| {
+            unchecked_tool_call(prefix.as_bytes())
+                .is_some_and(|out| out.contains("\"permissionDecision\":\"ask\""))
+        };
+        assert!(asked(r#"{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"content":"aaaa"#));
+        assert!(asked(r#"{"hook_event_name" : "pretooluse", "#));
+        assert!(asked(r#"{"tool_name":"Bash","tool_input":{"command":"aaaa"#));
+        assert!(!asked(r#"{"hook_event_name":"PostToolUse","tool_name":"Bash","tool_response":"aaaa"#));
+        assert!(!asked(r#"{"hook_event_name":"UserPromptSubmit","prompt":"aaaa"#));
+    }
 
     fn busy() -> rusqlite::Error {
         rusqlite::Error::SqliteFailure(
