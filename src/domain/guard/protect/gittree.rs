@@ -252,7 +252,9 @@ fn read_entries(file: File, wanted: &[String]) -> Result<Vec<String>, String> {
     let version = be32(&head[4..]);
     let count = be32(&head[8..]);
     if !(2..=4).contains(&version) {
-        return Err(format!("index version {version}, which nagger does not read"));
+        return Err(format!(
+            "index version {version}, which nagger does not read"
+        ));
     }
     s.at += 12;
     let mut found = Vec::new();
@@ -337,9 +339,13 @@ mod tests {
     }
 
     fn wanted() -> Vec<String> {
-        [".claude-nagger/", ".claude/settings.json", ".claude/settings.local.json"]
-            .map(String::from)
-            .to_vec()
+        [
+            ".claude-nagger/",
+            ".claude/settings.json",
+            ".claude/settings.local.json",
+        ]
+        .map(String::from)
+        .to_vec()
     }
 
     fn read(bytes: &[u8]) -> Tracked {

@@ -132,7 +132,14 @@ fn replaces<'a>(
         "switch" => {
             let s = split(
                 rest,
-                &["-c", "-C", "--create", "--force-create", "--orphan", "--conflict"],
+                &[
+                    "-c",
+                    "-C",
+                    "--create",
+                    "--force-create",
+                    "--orphan",
+                    "--conflict",
+                ],
             );
             if s.has_long("orphan") {
                 return Some(Replace::Tree);
@@ -196,7 +203,10 @@ fn replaces<'a>(
             }
         }
         "read-tree" => {
-            let s = split(rest, &["--prefix", "--index-output", "--exclude-per-directory"]);
+            let s = split(
+                rest,
+                &["--prefix", "--index-output", "--exclude-per-directory"],
+            );
             tree_unless(!s.has("u", &[]))
         }
         "checkout-index" => {
@@ -207,9 +217,11 @@ fn replaces<'a>(
             let all = s.all();
             (!all.is_empty()).then_some(Replace::Paths(all))
         }
-        "sparse-checkout" => tree_unless(!rest.first().is_some_and(|a| {
-            matches!(a.as_str(), "set" | "add" | "reapply" | "disable" | "init")
-        })),
+        "sparse-checkout" => {
+            tree_unless(!rest.first().is_some_and(|a| {
+                matches!(a.as_str(), "set" | "add" | "reapply" | "disable" | "init")
+            }))
+        }
         "rm" => {
             let s = split(rest, &["--pathspec-from-file"]);
             if s.has_long("cached") {
@@ -349,7 +361,9 @@ fn covers(spec: &str, from: Option<&str>, file: &str) -> bool {
         return true;
     }
     let file = file.trim_end_matches('/');
-    if file == path || file.starts_with(&format!("{path}/")) || path.starts_with(&format!("{file}/"))
+    if file == path
+        || file.starts_with(&format!("{path}/"))
+        || path.starts_with(&format!("{file}/"))
     {
         return true;
     }
@@ -375,7 +389,8 @@ fn covers(spec: &str, from: Option<&str>, file: &str) -> bool {
 
 /// A folder as a path on disk, through symbolic links when it exists.
 fn real(path: PathBuf) -> PathBuf {
-    std::fs::canonicalize(&path).unwrap_or_else(|_| PathBuf::from(normalize(&path.to_string_lossy())))
+    std::fs::canonicalize(&path)
+        .unwrap_or_else(|_| PathBuf::from(normalize(&path.to_string_lossy())))
 }
 
 /// A git command that may put another version of one of nagger's tracked files in
@@ -544,7 +559,10 @@ mod tests {
             ("git restore .", "."),
             ("git restore --source HEAD~2 -- :/", ":/"),
             ("git stash push -- .claude", ".claude"),
-            ("git checkout-index -f -- .claude/settings.json", ".claude/settings.json"),
+            (
+                "git checkout-index -f -- .claude/settings.json",
+                ".claude/settings.json",
+            ),
             ("git rm -r --quiet conf", "conf"),
         ] {
             assert_eq!(classify(line).as_deref(), Some(paths), "{line}");
