@@ -115,6 +115,21 @@ pub(super) fn protected(path: &str, binary: Option<&str>) -> Option<(&'static st
     if parts.iter().any(|p| is(p, ".claude-nagger")) {
         return Some((NAGGER_FILES, Kind::Held));
     }
+    // nagger's own copy of the settings the user trusted, and the folders holding it.
+    if [
+        "~/.local/state/nagger",
+        "$XDG_STATE_HOME/nagger",
+        "${XDG_STATE_HOME}/nagger",
+    ]
+    .iter()
+    .any(|kept| {
+        normal
+            .strip_prefix(kept)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+            || *kept == "~/.local/state/nagger" && normal == "~/.local/state"
+    }) {
+        return Some((NAGGER_FILES, Kind::Held));
+    }
     if parts.last().is_some_and(|p| is(p, ".claude")) {
         return Some((SETTINGS_FOLDER, Kind::Held));
     }

@@ -28,6 +28,9 @@ fn protected_paths() {
         "~/.cargo/bin",
         "~/.cargo/bin/",
         "~/.cargo",
+        "~/.local/state/nagger/trusted/0a1b.json",
+        "$HOME/.local/state/nagger",
+        "~/.local/state",
     ] {
         assert!(protected(path, None).is_some(), "{path}");
     }
