@@ -479,8 +479,53 @@ pub(super) fn written_by(
     match changed(command, fed, cwd, scope) {
         Some(found) if found.severity == Severity::Deny => Some(found),
         // A git command that brings other versions of tracked files asks, naming them.
-        other => replaced::replaced(command, cwd, scope).or(other),
+        other => git_replaced(command, cwd, scope).or(other),
     }
+}
+
+/// A git command that may put another version of one of nagger's tracked files in
+/// place (see [`replaced`]): asked about, naming the file.
+fn git_replaced(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding> {
+    let dirs = replaced::git_dirs(command)?;
+    let mut dir = match cwd {
+        Cwd::Known(path) => Some(path.clone()),
+        Cwd::Unknown => None,
+    };
+    for d in dirs {
+        dir = dir.and_then(|c| resolve(&Cwd::Known(c), d));
+    }
+    let dir = dir.and_then(|path| on_disk(scope, &path));
+    let advice = "A version without nagger's hooks or rules would switch them off: check \
+                  what it brings first (`git diff HEAD <rev> -- .claude .claude-nagger`), or \
+                  run it yourself in your terminal.";
+    let harm = match replaced::replaced(command, dir, scope.root)? {
+        replaced::Outcome::Tracked {
+            sub,
+            file,
+            top,
+            known,
+        } => {
+            let what =
+                protected(file.trim_end_matches('/'), None).map_or(NAGGER_FILES, |(what, _)| what);
+            let unsure = if known {
+                ""
+            } else {
+                " (where it runs is only known when the shell runs)"
+            };
+            format!(
+                "runs `git {sub}`, which may put another version of `{file}` in place{unsure}: \
+                 the repository at `{}` tracks it, and it is {what}",
+                top.display()
+            )
+        }
+        replaced::Outcome::Unreadable { sub, top, why } => format!(
+            "runs `git {sub}`, which replaces tracked files, and the index of the repository \
+             at `{}` cannot be read ({why}) to see whether it tracks nagger's own files or \
+             Claude Code's settings",
+            top.display()
+        ),
+    };
+    Some(Finding::ask("guard:self-protect-tracked", harm, advice))
 }
 
 /// The protected path a shell command changes by name (see [`written_by`]).

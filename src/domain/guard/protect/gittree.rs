@@ -279,12 +279,12 @@ fn read_entries(file: File, wanted: &[String]) -> Result<Vec<String>, String> {
         };
         hash = Some(h);
         s.at += size;
-        if let Some(w) = wanted.iter().find(|w| hits(&path, w)) {
+        if wanted.iter().any(|w| hits(&path, w)) {
+            // Each stage of a conflicted path is an entry of its own.
             let name = String::from_utf8_lossy(&path).into_owned();
             if !found.contains(&name) {
                 found.push(name);
             }
-            let _ = w;
         }
         if wanted.iter().all(|w| past(&path, w)) {
             break;

@@ -9,11 +9,10 @@
 
 use std::path::{Path, PathBuf};
 
-use super::super::finding::Finding;
 use super::super::paths::normalize;
 use super::super::shell::{SimpleCommand, has_flag, is_long};
 use super::gittree::{self, Tracked, Where};
-use super::{Cwd, Scope, on_disk, patches, protected, resolve};
+use super::patches;
 use crate::base::glob::build_glob;
 
 /// What a git command does to the tracked files of its work tree.
@@ -393,64 +392,79 @@ fn real(path: PathBuf) -> PathBuf {
         .unwrap_or_else(|_| PathBuf::from(normalize(&path.to_string_lossy())))
 }
 
-/// A git command that may put another version of one of nagger's tracked files in
-/// place: asked about, naming the file.
-pub(super) fn replaced(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding> {
+/// The `-C` folders of a git command, in order; `None` when it is no git command.
+pub(super) fn git_dirs(command: &SimpleCommand) -> Option<Vec<&str>> {
+    (command.name() == "git").then(|| globals(command).map(|g| g.dirs).unwrap_or_default())
+}
+
+/// What a git command that replaces tracked files found in its repository.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Outcome {
+    /// It may put another version of `file` (relative to `top`) in place. `known`:
+    /// where it runs was known.
+    Tracked {
+        sub: String,
+        file: String,
+        top: PathBuf,
+        known: bool,
+    },
+    /// Whether it does cannot be told: the index cannot be read (why).
+    Unreadable {
+        sub: String,
+        top: PathBuf,
+        why: String,
+    },
+}
+
+/// A git command run in `dir` (`None`: only known when the shell runs; then the
+/// repository of the project at `root` is looked at) that may put another version of
+/// one of nagger's tracked files in place.
+pub(super) fn replaced(
+    command: &SimpleCommand,
+    dir: Option<PathBuf>,
+    root: &Path,
+) -> Option<Outcome> {
     if command.name() != "git" {
         return None;
     }
     let g = globals(command)?;
     let args = command.args();
     let sub = args.get(g.at)?.as_str();
-    // The folder it runs in, when known.
-    let mut dir = match cwd {
-        Cwd::Known(_) => Some(cwd.clone()),
-        Cwd::Unknown => None,
-    };
-    for d in &g.dirs {
-        dir = dir.and_then(|c| resolve(&c, d)).map(Cwd::Known);
-    }
-    let dir = dir
-        .and_then(|c| match c {
-            Cwd::Known(path) => on_disk(scope, &path),
-            Cwd::Unknown => None,
-        })
-        .map(real);
+    let dir = dir.map(real);
     let exists = |operand: &str| {
         dir.as_ref()
             .is_some_and(|d| std::fs::symlink_metadata(d.join(operand)).is_ok())
     };
     let what = replaces(sub, args.get(g.at + 1..).unwrap_or(&[]), command, &exists)?;
     let value = |v: Option<&str>| {
-        v.filter(|v| !v.contains(['$', '`']))
-            .map(|v| PathBuf::from(super::home_form(v).replacen('~', &home(), 1)))
+        v.filter(|v| !v.contains(['$', '`'])).map(|v| {
+            match v.strip_prefix("~/").zip(std::env::var_os("HOME")) {
+                Some((rest, home)) => PathBuf::from(home).join(rest),
+                None => PathBuf::from(v),
+            }
+        })
     };
     let known = dir.is_some()
         && [g.git_dir, g.work_tree, g.index_file]
             .iter()
             .all(|v| v.is_none_or(|v| !v.contains(['$', '`'])));
     let at = Where {
-        dir: dir.clone().unwrap_or_else(|| scope.root.to_path_buf()),
+        dir: dir.clone().unwrap_or_else(|| root.to_path_buf()),
         git_dir: value(g.git_dir),
         work_tree: value(g.work_tree),
         index_file: value(g.index_file),
     };
     let repo = gittree::find(&at)?;
     let top = real(repo.top.clone());
-    let root = real(scope.root.to_path_buf());
+    let root = real(root.to_path_buf());
     let tracked = match gittree::tracked(&repo.index, &wanted(&top, &root)) {
         Tracked::Paths(paths) => paths,
         Tracked::Unknown(why) => {
-            return Some(Finding::ask(
-                "guard:self-protect-tracked",
-                format!(
-                    "runs `git {sub}`, which replaces tracked files, and the index of the \
-                     repository at `{}` cannot be read ({why}) to see whether it tracks \
-                     nagger's own files or Claude Code's settings",
-                    top.display()
-                ),
-                ADVICE,
-            ));
+            return Some(Outcome::Unreadable {
+                sub: sub.to_owned(),
+                top,
+                why,
+            });
         }
     };
     let from = known
@@ -465,30 +479,12 @@ pub(super) fn replaced(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Opt
             .iter()
             .find(|f| specs.iter().any(|s| covers(s, from.as_deref(), f)))?,
     };
-    let kind = protected(file.trim_end_matches('/'), None)
-        .map_or("one of nagger's files", |(what, _)| what);
-    let unsure = if known {
-        ""
-    } else {
-        " (where it runs is only known when the shell runs)"
-    };
-    Some(Finding::ask(
-        "guard:self-protect-tracked",
-        format!(
-            "runs `git {sub}`, which may put another version of `{file}` in place{unsure}: \
-             the repository at `{}` tracks it, and it is {kind}",
-            top.display()
-        ),
-        ADVICE,
-    ))
-}
-
-const ADVICE: &str = "A version without nagger's hooks or rules would switch them off: \
-     check what it brings first (`git diff HEAD <rev> -- .claude .claude-nagger`), or run \
-     it yourself in your terminal.";
-
-fn home() -> String {
-    std::env::var("HOME").unwrap_or_else(|_| "~".into())
+    Some(Outcome::Tracked {
+        sub: sub.to_owned(),
+        file: file.clone(),
+        top,
+        known,
+    })
 }
 
 #[cfg(test)]
