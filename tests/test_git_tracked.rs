@@ -97,7 +97,7 @@ fn git_commands_replacing_tracked_settings_are_asked_about_by_the_binary() {
         "git checkout -b x",
         "git switch -c x",
         "git restore src",
-        "cd src && git checkout .",
+        "cd src && git checkout main.rs",
         "git status",
     ] {
         let r = p.run(&["check", "--command", command]);
