@@ -498,7 +498,7 @@ fn git_replaced(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Fin
     let advice = "A version without nagger's hooks or rules would switch them off: check \
                   what it brings first (`git diff HEAD <rev> -- .claude .claude-nagger`), or \
                   run it yourself in your terminal.";
-    let harm = match replaced::replaced(command, dir, scope.root)? {
+    let harm = match replaced::replaced(command, dir.as_deref(), scope.root)? {
         replaced::Outcome::Tracked {
             sub,
             file,

@@ -228,7 +228,11 @@ pub fn copy_path(path: &Path) -> Option<PathBuf> {
         None => crate::base::paths::home_dir()?.join(".local/state"),
     };
     let hash = Sha256::digest(project.as_os_str().as_encoded_bytes());
-    let name: String = hash[..12].iter().map(|b| format!("{b:02x}")).collect();
+    let name = hash[..12].iter().fold(String::new(), |mut name, b| {
+        use std::fmt::Write as _;
+        let _ = write!(name, "{b:02x}");
+        name
+    });
     Some(base.join("nagger/trusted").join(format!("{name}.json")))
 }
 

@@ -51,26 +51,25 @@ pub(super) fn find(at: &Where) -> Option<Repo> {
             at.dir.join(p)
         }
     };
-    let (git_dir, found_top) = match &at.git_dir {
-        Some(given) => (resolve_gitfile(&under(given))?, None),
-        None => {
-            let mut dir: &Path = &at.dir;
-            let mut found = None;
-            for _ in 0..MAX_UP {
-                let dot = dir.join(".git");
-                if let Ok(meta) = std::fs::metadata(&dot) {
-                    found = resolve_gitfile(&dot)
-                        .filter(|_| meta.is_dir() || meta.is_file())
-                        .map(|g| (g, dir.to_path_buf()));
-                    if found.is_some() {
-                        break;
-                    }
+    let (git_dir, found_top) = if let Some(given) = &at.git_dir {
+        (resolve_gitfile(&under(given))?, None)
+    } else {
+        let mut dir: &Path = &at.dir;
+        let mut found = None;
+        for _ in 0..MAX_UP {
+            let dot = dir.join(".git");
+            if let Ok(meta) = std::fs::metadata(&dot) {
+                found = resolve_gitfile(&dot)
+                    .filter(|_| meta.is_dir() || meta.is_file())
+                    .map(|g| (g, dir.to_path_buf()));
+                if found.is_some() {
+                    break;
                 }
-                dir = dir.parent()?;
             }
-            let (git_dir, top) = found?;
-            (git_dir, Some(top))
+            dir = dir.parent()?;
         }
+        let (git_dir, top) = found?;
+        (git_dir, Some(top))
     };
     // Without a work tree given, `GIT_DIR` makes the current folder the top.
     let top = match (&at.work_tree, found_top) {
@@ -161,10 +160,13 @@ impl Stream {
                 self.buf.drain(..self.at);
                 self.at = 0;
             }
-            let mut chunk = [0u8; 64 * 1024];
-            match self.file.read(&mut chunk) {
+            let filled = self.buf.len();
+            self.buf.resize(filled + 64 * 1024, 0);
+            let read = self.file.read(&mut self.buf[filled..]);
+            self.buf.truncate(filled + *read.as_ref().unwrap_or(&0));
+            match read {
                 Ok(0) => self.done = true,
-                Ok(k) => self.buf.extend_from_slice(&chunk[..k]),
+                Ok(_) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(e.to_string()),
             }
@@ -302,16 +304,17 @@ mod tests {
     fn index(version: u32, hash: usize, paths: &[&str]) -> Vec<u8> {
         let mut out = b"DIRC".to_vec();
         out.extend_from_slice(&version.to_be_bytes());
-        out.extend_from_slice(&(paths.len() as u32).to_be_bytes());
+        out.extend_from_slice(&u32::try_from(paths.len()).unwrap().to_be_bytes());
         let mut previous = "";
         for (k, path) in paths.iter().enumerate() {
             let start = out.len();
             out.extend_from_slice(&[7u8; 24]);
-            out.extend_from_slice(&0o100644u32.to_be_bytes());
+            out.extend_from_slice(&0o100_644_u32.to_be_bytes());
             out.extend_from_slice(&[0u8; 12]);
             out.extend(std::iter::repeat_n(0xabu8, hash));
             let extended = version >= 3 && k % 2 == 1;
-            let flags = (path.len().min(0xfff) as u16) | if extended { 0x4000 } else { 0 };
+            let flags =
+                u16::try_from(path.len().min(0xfff)).unwrap() | if extended { 0x4000 } else { 0 };
             out.extend_from_slice(&flags.to_be_bytes());
             if extended {
                 out.extend_from_slice(&0u16.to_be_bytes());
@@ -324,7 +327,7 @@ mod tests {
                     .count();
                 let drop = previous.len() - common;
                 assert!(drop < 128, "one-byte offsets in these tests");
-                out.push(drop as u8);
+                out.push(u8::try_from(drop).unwrap());
                 out.extend_from_slice(&path.as_bytes()[common..]);
                 out.push(0);
             } else {

@@ -192,11 +192,11 @@ fn replaces<'a>(
                         rest.get(1..).unwrap_or(&[]),
                         &["-m", "--message", "--pathspec-from-file"],
                     );
-                    stash_paths(&s)
+                    Some(stash_paths(&s))
                 }
                 _ if verb.starts_with('-') => {
                     let s = split(rest, &["-m", "--message", "--pathspec-from-file"]);
-                    stash_paths(&s)
+                    Some(stash_paths(&s))
                 }
                 _ => None,
             }
@@ -236,16 +236,13 @@ fn replaces<'a>(
     }
 }
 
-fn stash_paths<'a>(s: &Split<'a>) -> Option<Replace<'a>> {
-    if s.has_long("pathspec-from-file") {
-        return Some(Replace::Tree);
-    }
+fn stash_paths<'a>(s: &Split<'a>) -> Replace<'a> {
     let all = s.all();
-    Some(if all.is_empty() {
+    if s.has_long("pathspec-from-file") || all.is_empty() {
         Replace::Tree
     } else {
         Replace::Paths(all)
-    })
+    }
 }
 
 /// Where the git command runs and which repository it names: `-C`, `--git-dir`,
@@ -387,8 +384,8 @@ fn covers(spec: &str, from: Option<&str>, file: &str) -> bool {
 }
 
 /// A folder as a path on disk, through symbolic links when it exists.
-fn real(path: PathBuf) -> PathBuf {
-    std::fs::canonicalize(&path)
+fn real(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path)
         .unwrap_or_else(|_| PathBuf::from(normalize(&path.to_string_lossy())))
 }
 
@@ -421,7 +418,7 @@ pub(super) enum Outcome {
 /// one of nagger's tracked files in place.
 pub(super) fn replaced(
     command: &SimpleCommand,
-    dir: Option<PathBuf>,
+    dir: Option<&Path>,
     root: &Path,
 ) -> Option<Outcome> {
     if command.name() != "git" {
@@ -455,8 +452,8 @@ pub(super) fn replaced(
         index_file: value(g.index_file),
     };
     let repo = gittree::find(&at)?;
-    let top = real(repo.top.clone());
-    let root = real(root.to_path_buf());
+    let top = real(&repo.top);
+    let root = real(root);
     let tracked = match gittree::tracked(&repo.index, &wanted(&top, &root)) {
         Tracked::Paths(paths) => paths,
         Tracked::Unknown(why) => {
