@@ -127,6 +127,13 @@ pub(super) fn protected(path: &str, binary: Option<&str>) -> Option<(&'static st
             .strip_prefix(kept)
             .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
             || *kept == "~/.local/state/nagger" && normal == "~/.local/state"
+    }) || std::env::var("XDG_STATE_HOME").is_ok_and(|state| {
+        let state = normalize(&home_form(&state));
+        state.len() > 1
+            && (normal == state
+                || normal
+                    .strip_prefix(&format!("{state}/nagger"))
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with('/')))
     }) {
         return Some((NAGGER_FILES, Kind::Held));
     }

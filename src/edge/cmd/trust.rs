@@ -19,7 +19,8 @@ pub fn run(env: &Env, out: &mut Output) -> CommandResult {
     let (trusted, state) = trust::trusted(&path);
     if let SnapshotState::Unreadable(why) = &state {
         out.line(&format!(
-            "{} cannot be read ({why}): comparing with the built-in defaults",
+            "{} cannot be read ({why}): comparing with the built-in defaults and nagger's own \
+             copy of what you last trusted",
             path.display()
         ))?;
     }
