@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use super::code;
 use super::finding::{Finding, operands};
 use super::paths::normalize;
-use super::shell::{self, SimpleCommand, basename, has_flag, short_cluster};
+use super::shell::{self, Parsed, SimpleCommand, basename, has_flag, short_cluster};
 use super::verdict::Severity;
 use crate::base::glob::build_glob;
 
@@ -88,6 +88,8 @@ pub(super) struct Scope<'a> {
     lookups: Cell<usize>,
     /// Names the line gave the nagger program by linking or copying it.
     aliases: RefCell<Vec<String>>,
+    /// The command line being checked, when known: the variables it sets.
+    line: Option<&'a Parsed>,
 }
 
 impl<'a> Scope<'a> {
@@ -97,6 +99,15 @@ impl<'a> Scope<'a> {
             binary,
             lookups: Cell::new(MAX_LOOKUPS),
             aliases: RefCell::new(Vec::new()),
+            line: None,
+        }
+    }
+
+    /// The scope of the commands of `parsed`, whose variables it may follow.
+    pub(super) fn in_line(self, parsed: &'a Parsed) -> Scope<'a> {
+        Scope {
+            line: Some(parsed),
+            ..self
         }
     }
 }
@@ -505,7 +516,32 @@ fn git_replaced(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Fin
     let advice = "A version without nagger's hooks or rules would switch them off: check \
                   what it brings first (`git diff HEAD <rev> -- .claude .claude-nagger`), or \
                   run it yourself in your terminal.";
-    let harm = match replaced::replaced(command, dir.as_deref(), scope.root)? {
+    let exported: Vec<(&str, Option<&str>)> = scope
+        .line
+        .and_then(|parsed| {
+            let at = parsed
+                .commands
+                .iter()
+                .position(|c| std::ptr::eq(c, command))?;
+            Some(
+                parsed
+                    .assignments
+                    .iter()
+                    .filter(|a| a.at <= at && !a.each && a.name.starts_with("GIT_"))
+                    .map(|a| (a.name.as_str(), a.value.as_deref()))
+                    .collect(),
+            )
+        })
+        .unwrap_or_default();
+    // A variable set without `export` is not git's: both ways are looked at.
+    let found = replaced::replaced(command, dir.as_deref(), scope.root, &exported).or_else(|| {
+        if exported.is_empty() {
+            None
+        } else {
+            replaced::replaced(command, dir.as_deref(), scope.root, &[])
+        }
+    });
+    let harm = match found? {
         replaced::Outcome::Tracked {
             sub,
             file,

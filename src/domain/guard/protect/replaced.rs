@@ -420,6 +420,7 @@ pub(super) fn replaced(
     command: &SimpleCommand,
     dir: Option<&Path>,
     root: &Path,
+    exported: &[(&str, Option<&str>)],
 ) -> Option<Outcome> {
     if command.name() != "git" {
         return None;
@@ -441,15 +442,37 @@ pub(super) fn replaced(
             }
         })
     };
-    let known = dir.is_some()
-        && [g.git_dir, g.work_tree, g.index_file]
-            .iter()
-            .all(|v| v.is_none_or(|v| !v.contains(['$', '`'])));
-    let at = Where {
-        dir: dir.clone().unwrap_or_else(|| root.to_path_buf()),
-        git_dir: value(g.git_dir),
-        work_tree: value(g.work_tree),
-        index_file: value(g.index_file),
+    // `GIT_DIR` and the like exported earlier in the line, when not given here; a value
+    // only known when the shell runs is unknown.
+    let or_exported = |own: Option<&'_ str>, name: &str| {
+        own.map(str::to_owned).or_else(|| {
+            exported
+                .iter()
+                .rev()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| v.map_or_else(|| "$unknown".to_owned(), str::to_owned))
+        })
+    };
+    let git_dir = or_exported(g.git_dir, "GIT_DIR");
+    let work_tree = or_exported(g.work_tree, "GIT_WORK_TREE");
+    let index_file = or_exported(g.index_file, "GIT_INDEX_FILE");
+    let env_known = [&git_dir, &work_tree, &index_file]
+        .iter()
+        .all(|v| v.as_deref().is_none_or(|v| !v.contains(['$', '`'])));
+    let known = dir.is_some() && env_known;
+    // A repository only known when the shell runs: the project's is looked at.
+    let at = if env_known {
+        Where {
+            dir: dir.clone().unwrap_or_else(|| root.to_path_buf()),
+            git_dir: value(git_dir.as_deref()),
+            work_tree: value(work_tree.as_deref()),
+            index_file: value(index_file.as_deref()),
+        }
+    } else {
+        Where {
+            dir: root.to_path_buf(),
+            ..Where::default()
+        }
     };
     let repo = gittree::find(&at)?;
     let top = real(&repo.top);

@@ -288,8 +288,8 @@ fn archives_unpacked_where_nagger_lives_are_judged_by_their_members() {
 /// The first finding of written_by over every command of `line`, in order, with one
 /// scope for the line (as the guard checks it).
 fn line_finding(line: &str, root: &Path, binary: Option<&str>) -> Option<Finding> {
-    let scope = Scope::new(root, binary);
     let parsed = shell::parse(line);
+    let scope = Scope::new(root, binary).in_line(&parsed);
     let mut folders = Folders::new(Cwd::Known(String::new()));
     for command in &parsed.commands {
         let cwd = folders.cwd().clone();
@@ -545,6 +545,8 @@ fn tracked_files_are_found_in_worktrees_subfolders_and_every_index_version() {
         format!("cd {elsewhere} && git --git-dir={git_dir} --work-tree={tree} checkout main"),
         format!("cd {elsewhere} && git --git-dir {git_dir} --work-tree {tree} checkout main"),
         format!("cd {elsewhere}; env GIT_DIR={git_dir} GIT_WORK_TREE={tree} git checkout main"),
+        format!("cd {elsewhere}; export GIT_DIR={git_dir} GIT_WORK_TREE={tree}; git pull"),
+        format!("export GIT_DIR=\"$X\"; cd {elsewhere}; git pull"),
     ] {
         assert_eq!(tracked_check(&line, &project), asked, "{line}");
     }
