@@ -21,6 +21,7 @@ mod test_demo;
 mod test_doctor;
 mod test_faults;
 mod test_foreign_db;
+mod test_git_tracked;
 mod test_guard_corpus;
 mod test_hostile_files;
 mod test_identify;

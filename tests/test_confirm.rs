@@ -77,19 +77,9 @@ fn a_config_weakened_behind_the_users_back_changes_nothing() {
             if delete_snapshot {
                 std::fs::remove_file(snapshot(&p)).unwrap();
             }
-            let label = format!("{what} (snapshot deleted: {delete_snapshot})");
-            if delete_snapshot {
-                // With no snapshot the built-in defaults are what is trusted: the user's
-                // own rule went with it, the guard did not.
-                let r = bash(&p, "rm -rf /");
-                if config.is_empty() {
-                    assert_eq!(r.decision().as_deref(), Some("deny"), "{label}: {r:?}");
-                } else {
-                    assert_denied_pending(&r, &label, held);
-                }
-                continue;
-            }
-            let what = label;
+            // With the snapshot deleted too, nagger's own copy of it keeps the user's
+            // rule in force.
+            let what = format!("{what} (snapshot deleted: {delete_snapshot})");
             assert_denied_pending(&bash(&p, "rm -rf /"), &what, held);
             let tf = bash(&p, "terraform destroy -auto-approve");
             assert_denied_pending(&tf, &what, held);
@@ -330,5 +320,168 @@ fn the_dashboard_names_what_waits() {
     assert!(
         script.body.contains("pending_trust"),
         "the Rules page shows it"
+    );
+}
+
+/// nagger's own copy of the trusted settings, outside the project (`HOME` is the
+/// project's root in these tests).
+fn copy_of(p: &Project) -> std::path::PathBuf {
+    let dir = p.root.join(".local/state/nagger/trusted");
+    let entries: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    entries[0].clone()
+}
+
+fn trust_checks(p: &Project) -> Vec<String> {
+    let doctor = p.run(&["doctor", "--json"]);
+    let v: Value = serde_json::from_str(&doctor.stdout).unwrap();
+    v["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["check"] == "trust")
+        .map(|c| c["message"].as_str().unwrap_or_default().to_owned())
+        .collect()
+}
+
+#[test]
+fn a_snapshot_deleted_emptied_or_replaced_behind_naggers_back_keeps_what_was_trusted() {
+    // A valid snapshot of weaker settings, as an agent could write it.
+    let weaker = Project::with_config("[guard]\nenabled = false\n");
+    let forged = std::fs::read(snapshot(&weaker)).unwrap();
+    let cases: [(&str, Option<&[u8]>, &str); 4] = [
+        ("deleted", None, "is missing"),
+        ("emptied", Some(b""), "weaker than the copy"),
+        ("garbage", Some(b"{ not json"), "weaker than the copy"),
+        ("replaced", Some(&forged), "weaker than the copy"),
+    ];
+    for (what, bytes, said) in cases {
+        let p = Project::with_config(DENY_TERRAFORM);
+        assert_eq!(bash(&p, "ls").decision(), None, "{what}");
+        let copy = copy_of(&p);
+        assert!(
+            std::fs::read_to_string(&copy)
+                .unwrap()
+                .contains("no terraform destroy"),
+            "{what}: the hook keeps a copy of what was trusted"
+        );
+        // Config and snapshot written directly, by a route the guard never saw.
+        p.write_config_unconfirmed("[guard]\nenabled = false\n");
+        match bytes {
+            None => std::fs::remove_file(snapshot(&p)).unwrap(),
+            Some(b) => std::fs::write(snapshot(&p), b).unwrap(),
+        }
+        let tf = bash(&p, "terraform destroy");
+        assert_denied_pending(&tf, what, "no terraform destroy");
+        assert!(
+            tf.reason().contains("Never destroy infrastructure"),
+            "{what}: {tf:?}"
+        );
+        assert_denied_pending(&bash(&p, "rm -rf /"), what, "guard off");
+        let checks = trust_checks(&p);
+        assert!(
+            checks
+                .iter()
+                .any(|c| c.contains(said) && c.contains(&*copy.to_string_lossy())),
+            "{what}: {checks:#?}"
+        );
+        // The copy is never lowered to the snapshot found.
+        assert!(
+            std::fs::read_to_string(&copy)
+                .unwrap()
+                .contains("no terraform destroy"),
+            "{what}"
+        );
+        // Deleting the config too changes nothing.
+        std::fs::remove_file(p.config_path()).unwrap();
+        let tf = bash(&p, "terraform destroy");
+        assert_eq!(tf.decision().as_deref(), Some("deny"), "{what}: {tf:?}");
+        // The user confirms in their terminal: both are rewritten, and doctor is quiet.
+        p.write_config_unconfirmed(DENY_TERRAFORM);
+        let yes = trust_on_a_terminal(&p, "y\n");
+        assert_eq!(yes.code, 0, "{what}: {yes:?}");
+        assert!(
+            trust_checks(&p).is_empty(),
+            "{what}: {:#?}",
+            trust_checks(&p)
+        );
+        assert!(
+            std::fs::read_to_string(snapshot(&p))
+                .unwrap()
+                .contains("no terraform destroy"),
+            "{what}"
+        );
+    }
+}
+
+#[test]
+fn trust_records_what_it_showed_not_what_the_config_became_meanwhile() {
+    use std::io::Read;
+    use std::sync::{Arc, Mutex};
+    let p = Project::with_config(DENY_TERRAFORM);
+    assert_eq!(bash(&p, "ls").decision(), None);
+    // The user removes their rule and runs `nagger trust`.
+    p.write_config_unconfirmed("");
+    let mut cmd = std::process::Command::new("script");
+    cmd.args(["-qec", &format!("{} trust", nagger_bin()), "/dev/null"])
+        .env_clear()
+        .env("CLAUDE_PROJECT_DIR", &p.root)
+        .env("HOME", &p.root)
+        .env("PATH", "/usr/bin:/bin")
+        .current_dir(&p.root)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let shown = Arc::new(Mutex::new(String::new()));
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = {
+        let shown = Arc::clone(&shown);
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 256];
+            while let Ok(n) = stdout.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                shown
+                    .lock()
+                    .unwrap()
+                    .push_str(&String::from_utf8_lossy(&buf[..n]));
+            }
+        })
+    };
+    // Waits for the question (bounded, so a broken build fails instead of hanging).
+    let mut waited = 0;
+    while !shown.lock().unwrap().contains("Trust these settings?") {
+        assert!(waited < 600, "no question: {}", shown.lock().unwrap());
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        waited += 1;
+    }
+    assert!(
+        shown.lock().unwrap().contains("no terraform destroy"),
+        "{}",
+        shown.lock().unwrap()
+    );
+    // Meanwhile an agent switches the guard off, then the user answers.
+    p.write_config_unconfirmed("[guard]\nenabled = false\n");
+    child.stdin.take().unwrap().write_all(b"y\n").unwrap();
+    let status = child.wait().unwrap();
+    reader.join().unwrap();
+    let shown = shown.lock().unwrap().clone();
+    assert!(status.success(), "{shown}");
+    assert!(shown.contains("trusted:"), "{shown}");
+    assert!(
+        shown.contains("the config changed while you read this"),
+        "{shown}"
+    );
+    // What the user saw is trusted; what the agent added waits.
+    assert_denied_pending(&bash(&p, "rm -rf /"), "the agent's change", "guard off");
+    let tf = bash(&p, "terraform destroy");
+    assert!(
+        !tf.reason().contains("Never destroy infrastructure"),
+        "the rule's removal was confirmed: {tf:?}"
     );
 }

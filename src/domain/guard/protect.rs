@@ -8,13 +8,14 @@
 //! the folders above it resolved through symbolic links on disk. Reading them
 //! (`cat .claude-nagger/config.toml`, `nagger stats`) is fine.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::path::{Path, PathBuf};
 
 use super::code;
 use super::finding::{Finding, operands};
 use super::paths::normalize;
-use super::shell::{self, SimpleCommand, basename, has_flag, short_cluster};
+use super::shell::{self, Parsed, SimpleCommand, basename, has_flag, short_cluster};
+use super::verdict::Severity;
 use crate::base::glob::build_glob;
 
 /// Tools that write the file they name.
@@ -85,6 +86,10 @@ pub(super) struct Scope<'a> {
     pub(super) binary: Option<&'a str>,
     /// Lookups on disk left for this call.
     lookups: Cell<usize>,
+    /// Names the line gave the nagger program by linking or copying it.
+    aliases: RefCell<Vec<String>>,
+    /// The command line being checked, when known: the variables it sets.
+    line: Option<&'a Parsed>,
 }
 
 impl<'a> Scope<'a> {
@@ -93,6 +98,16 @@ impl<'a> Scope<'a> {
             root,
             binary,
             lookups: Cell::new(MAX_LOOKUPS),
+            aliases: RefCell::new(Vec::new()),
+            line: None,
+        }
+    }
+
+    /// The scope of the commands of `parsed`, whose variables it may follow.
+    pub(super) fn in_line(self, parsed: &'a Parsed) -> Scope<'a> {
+        Scope {
+            line: Some(parsed),
+            ..self
         }
     }
 }
@@ -109,6 +124,28 @@ pub(super) fn protected(path: &str, binary: Option<&str>) -> Option<(&'static st
     let lower = normal.to_ascii_lowercase();
     let parts: Vec<&str> = lower.split('/').filter(|p| !p.is_empty()).collect();
     if parts.iter().any(|p| is(p, ".claude-nagger")) {
+        return Some((NAGGER_FILES, Kind::Held));
+    }
+    // nagger's own copy of the settings the user trusted, and the folders holding it.
+    if [
+        "~/.local/state/nagger",
+        "$XDG_STATE_HOME/nagger",
+        "${XDG_STATE_HOME}/nagger",
+    ]
+    .iter()
+    .any(|kept| {
+        normal
+            .strip_prefix(kept)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+            || *kept == "~/.local/state/nagger" && normal == "~/.local/state"
+    }) || std::env::var("XDG_STATE_HOME").is_ok_and(|state| {
+        let state = normalize(&home_form(&state));
+        state.len() > 1
+            && (normal == state
+                || normal
+                    .strip_prefix(&format!("{state}/nagger"))
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with('/')))
+    }) {
         return Some((NAGGER_FILES, Kind::Held));
     }
     if parts.last().is_some_and(|p| is(p, ".claude")) {
@@ -457,6 +494,85 @@ pub(super) fn written_by(
     cwd: &Cwd,
     scope: &Scope,
 ) -> Option<Finding> {
+    match changed(command, fed, cwd, scope) {
+        Some(found) if found.severity == Severity::Deny => Some(found),
+        // A git command that brings other versions of tracked files asks, naming them.
+        other => git_replaced(command, cwd, scope).or(other),
+    }
+}
+
+/// A git command that may put another version of one of nagger's tracked files in
+/// place (see [`replaced`]): asked about, naming the file.
+fn git_replaced(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding> {
+    let dirs = replaced::git_dirs(command)?;
+    let mut dir = match cwd {
+        Cwd::Known(path) => Some(path.clone()),
+        Cwd::Unknown => None,
+    };
+    for d in dirs {
+        dir = dir.and_then(|c| resolve(&Cwd::Known(c), d));
+    }
+    let dir = dir.and_then(|path| on_disk(scope, &path));
+    let advice = "A version without nagger's hooks or rules would switch them off: check \
+                  what it brings first (`git diff HEAD <rev> -- .claude .claude-nagger`), or \
+                  run it yourself in your terminal.";
+    let exported: Vec<(&str, Option<&str>)> = scope
+        .line
+        .and_then(|parsed| {
+            let at = parsed
+                .commands
+                .iter()
+                .position(|c| std::ptr::eq(c, command))?;
+            Some(
+                parsed
+                    .assignments
+                    .iter()
+                    .filter(|a| a.at <= at && !a.each && a.name.starts_with("GIT_"))
+                    .map(|a| (a.name.as_str(), a.value.as_deref()))
+                    .collect(),
+            )
+        })
+        .unwrap_or_default();
+    // A variable set without `export` is not git's: both ways are looked at.
+    let found = replaced::replaced(command, dir.as_deref(), scope.root, &exported).or_else(|| {
+        if exported.is_empty() {
+            None
+        } else {
+            replaced::replaced(command, dir.as_deref(), scope.root, &[])
+        }
+    });
+    let harm = match found? {
+        replaced::Outcome::Tracked {
+            sub,
+            file,
+            top,
+            known,
+        } => {
+            let what =
+                protected(file.trim_end_matches('/'), None).map_or(NAGGER_FILES, |(what, _)| what);
+            let unsure = if known {
+                ""
+            } else {
+                " (where it runs is only known when the shell runs)"
+            };
+            format!(
+                "runs `git {sub}`, which may put another version of `{file}` in place{unsure}: \
+                 the repository at `{}` tracks it, and it is {what}",
+                top.display()
+            )
+        }
+        replaced::Outcome::Unreadable { sub, top, why } => format!(
+            "runs `git {sub}`, which replaces tracked files, and the index of the repository \
+             at `{}` cannot be read ({why}) to see whether it tracks nagger's own files or \
+             Claude Code's settings",
+            top.display()
+        ),
+    };
+    Some(Finding::ask("guard:self-protect-tracked", harm, advice))
+}
+
+/// The protected path a shell command changes by name (see [`written_by`]).
+fn changed(command: &SimpleCommand, fed: &[String], cwd: &Cwd, scope: &Scope) -> Option<Finding> {
     let name = command.name();
     if command.prefixes.iter().any(|p| p == "flock")
         && let Some((path, what)) = command
@@ -467,7 +583,7 @@ pub(super) fn written_by(
     {
         return Some(finding(&format!("locks `{path}`, {what}")));
     }
-    if let Some(found) = own_command(command, fed) {
+    if let Some(found) = own_command(command, fed, cwd, scope) {
         return Some(found);
     }
     if let Some(found) = patched(command, cwd, scope) {
@@ -623,33 +739,146 @@ fn removes_nagger(name: &str, args: &[String]) -> bool {
     })
 }
 
-/// nagger's own commands that weaken it, wherever the global options stand.
-fn own_command(command: &SimpleCommand, fed: &[String]) -> Option<Finding> {
+/// What a nagger subcommand does to nagger, by its words (global options anywhere).
+#[derive(Debug, PartialEq, Eq)]
+enum Own {
+    /// It weakens nagger: its hook entries, its state, its config or what it trusts.
+    Weakens,
+    /// It reads, or writes nothing nagger depends on.
+    Harmless,
+    /// Its subcommand is only known when the shell runs.
+    Computed,
+}
+
+/// How nagger's command line `words` (after the program) touches nagger: `hook` (events
+/// made up by an agent), `install` and `uninstall` (the hook entries), `trust` (what
+/// nagger trusts), `import` (the config), `gc` (recorded state) and `doctor --fix` (the
+/// database) weaken it, unless they only show what they would do (`--dry-run`).
+fn own_subcommand(words: &[&str], computed: &[String]) -> Own {
+    let mut k = 0;
+    let sub = loop {
+        let Some(word) = words.get(k) else {
+            return Own::Harmless;
+        };
+        if matches!(*word, "--project" | "--db") {
+            k += 2;
+            continue;
+        }
+        if word.starts_with('-') {
+            k += 1;
+            continue;
+        }
+        break *word;
+    };
+    if computed.iter().any(|c| c == sub) {
+        return Own::Computed;
+    }
+    let rest = &words[k + 1..];
+    let flag = |f: &str| {
+        rest.iter()
+            .any(|w| *w == f || w.starts_with(&format!("{f}=")))
+    };
+    let weakens = match sub {
+        "hook" | "uninstall" | "trust" => true,
+        "install" | "import" | "gc" => !flag("--dry-run"),
+        "doctor" => flag("--fix"),
+        _ => false,
+    };
+    if weakens { Own::Weakens } else { Own::Harmless }
+}
+
+/// Whether `command` runs the nagger program: by its name, a path to it, `$(which
+/// nagger)`, a link made to it earlier in the line, or a name that leads to it on disk
+/// (a symbolic or hard link on PATH). `on_disk`: whether to look there.
+fn runs_nagger(command: &SimpleCommand, cwd: &Cwd, scope: &Scope, on_disk_too: bool) -> bool {
+    let program = command.argv.first().map_or("", String::as_str);
+    if command.name() == "nagger"
+        || computed_names_nagger(command, program)
+        || scope.aliases.borrow().iter().any(|a| a == program)
+    {
+        return true;
+    }
+    if !on_disk_too || program.contains(['$', '`']) || program.is_empty() {
+        return false;
+    }
+    let found = if program.contains('/') {
+        resolve(cwd, program).and_then(|full| on_disk(scope, &full))
+    } else {
+        std::env::var_os("PATH").and_then(|path| {
+            std::env::split_paths(&path)
+                .take(64)
+                .map(|dir| dir.join(program))
+                .find(|p| p.is_file())
+        })
+    };
+    let Some(found) = found else {
+        return false;
+    };
+    let Ok(real) = std::fs::canonicalize(&found) else {
+        return false;
+    };
+    if real.file_name().is_some_and(|n| n == "nagger") {
+        return true;
+    }
+    use std::os::unix::fs::MetadataExt;
+    let same = |a: &Path, b: &Path| match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    };
+    scope.binary.is_some_and(|b| same(&real, Path::new(b)))
+}
+
+/// A link or copy of the nagger program made by `command` (`ln -s "$(which nagger)" x`,
+/// `cp ~/.cargo/bin/nagger x`): what the line may call it by from then on.
+fn remember_aliases(command: &SimpleCommand, scope: &Scope) {
+    if !matches!(command.name(), "ln" | "link" | "cp" | "install" | "rsync") {
+        return;
+    }
+    let ops = operands(command.args());
+    let Some((dest, sources)) = ops.split_last() else {
+        return;
+    };
+    let names_nagger = |s: &str| basename(s) == "nagger" || computed_names_nagger(command, s);
+    if sources.iter().any(|s| names_nagger(s)) {
+        let mut aliases = scope.aliases.borrow_mut();
+        if aliases.len() < 16 {
+            aliases.push((*dest).to_owned());
+            aliases.push(format!("./{dest}"));
+        }
+    }
+}
+
+/// nagger's own commands that weaken it, wherever the global options stand and however
+/// the program is spelled.
+fn own_command(
+    command: &SimpleCommand,
+    fed: &[String],
+    cwd: &Cwd,
+    scope: &Scope,
+) -> Option<Finding> {
     let name = command.name();
     let args = command.args();
-    let words = || {
-        args.iter()
-            .map(String::as_str)
-            .chain(fed.iter().map(String::as_str))
-    };
-    let weakening = |w: &str| matches!(w, "hook" | "install" | "uninstall" | "trust");
+    let words: Vec<&str> = args
+        .iter()
+        .map(String::as_str)
+        .chain(fed.iter().map(String::as_str))
+        .collect();
     let via_cargo = name == "cargo"
         && args.first().is_some_and(|a| a == "run")
         && args
             .iter()
             .skip_while(|a| *a != "--")
             .any(|a| matches!(a.as_str(), "uninstall" | "trust"));
-    let own = name == "nagger"
-        && (words().any(weakening)
-            || (words().any(|w| w == "doctor") && words().any(|w| w == "--fix")));
-    if own || via_cargo || removes_nagger(name, args) {
+    let own = own_subcommand(&words, &command.computed);
+    let nagger = own != Own::Harmless && runs_nagger(command, cwd, scope, true);
+    if (nagger && own == Own::Weakens) || via_cargo || removes_nagger(name, args) {
         return Some(finding(&format!(
             "runs `{}`, which changes nagger's own state, its hook in Claude Code's settings \
              or what nagger trusts",
             command.display()
         )));
     }
-    if name == "nagger" && args.iter().any(|a| command.computed.contains(a)) {
+    if nagger && own == Own::Computed {
         return Some(Finding::ask(
             "guard:self-protect-unsure",
             format!(
@@ -659,6 +888,7 @@ fn own_command(command: &SimpleCommand, fed: &[String]) -> Option<Finding> {
             "Spell the command out so it can be checked.",
         ));
     }
+    remember_aliases(command, scope);
     if name == "claude"
         && args.iter().any(|a| a == "config")
         && args
@@ -944,6 +1174,18 @@ fn changes<'c>(command: &'c SimpleCommand, fed: &'c [String], binary: Option<&st
             }
         }
         "git" => git_changes(args, &mut c),
+        "nagger" => {
+            // `nagger plugin DIR` and `nagger man --dir DIR` write a folder of files.
+            let ops = operands(args);
+            if ops.first() == Some(&"plugin") && !args.iter().any(|a| a == "--dry-run") {
+                c.into.extend(ops.get(1).map(|d| Landing::tree(d)));
+            }
+            if ops.first() == Some(&"man") {
+                for dir in option_values(args, &[], &["--dir"]) {
+                    c.into.push(Landing::tree(dir));
+                }
+            }
+        }
         "gunzip" | "unxz" | "bunzip2" | "unzstd" | "zstd" | "gzip" | "xz" | "bzip2"
             if name.starts_with("un") || has_flag(args, "d", &["decompress"]) =>
         {
@@ -1274,7 +1516,9 @@ fn finding(harm: &str) -> Finding {
 }
 
 mod archives;
+mod gittree;
 mod patches;
+mod replaced;
 
 #[cfg(test)]
 mod tests;

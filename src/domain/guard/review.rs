@@ -225,7 +225,7 @@ impl<'a> Guard<'a> {
             .collect();
         let deny_possible = self.deny.could_match(&commands.haystack);
         let budget = Cell::new(MAX_SCRIPT_BYTES);
-        let scope = Scope::new(root, self.binary);
+        let scope = Scope::new(root, self.binary).in_line(parsed);
         let start = Cwd::Known(String::new());
         let line = Line::scan(parsed, &start);
         let mut folders = Folders::new(start);

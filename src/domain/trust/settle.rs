@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::projection::{Projection, SafetyRule, Weakening, uncovered};
+use super::projection::{Digest, Projection, SafetyRule, Weakening, uncovered};
 use super::snapshot;
 use crate::domain::config::Config;
 
@@ -38,6 +38,11 @@ pub struct TrustReport {
     pub held_back: Vec<Weakening>,
     /// The snapshot could not be written (why).
     pub write_error: Option<String>,
+    /// nagger's own copy of the snapshot, when one was read.
+    pub copy: Option<PathBuf>,
+    /// What the copy keeps in force that the snapshot lacks (the snapshot deleted,
+    /// emptied or replaced behind nagger's back, or the defaults when it is missing).
+    pub copy_keeps: Vec<Weakening>,
 }
 
 impl TrustReport {
@@ -60,30 +65,59 @@ impl TrustReport {
     }
 }
 
-/// What is trusted: the snapshot at `path`, or the defaults (and why).
+/// What is trusted: the snapshot at `path`, or the defaults (and why), combined with
+/// nagger's own copy of it where the copy is stronger.
 pub fn trusted(path: &Path) -> (Projection, SnapshotState) {
+    let (own, state) = read_snapshot(path).0;
+    let trusted = match read_copy(path) {
+        Some((_, copy)) => own.combine(&copy),
+        None => own,
+    };
+    (trusted, state)
+}
+
+/// The snapshot at `path` (the defaults when it is missing or cannot be read) and the
+/// digest written in it.
+fn read_snapshot(path: &Path) -> ((Projection, SnapshotState), Option<Digest>) {
     match snapshot::read_text(path) {
-        Ok(text) => match snapshot::parse(&text) {
-            Ok(p) => (p, SnapshotState::Present),
-            Err(e) => (Projection::defaults(), SnapshotState::Unreadable(e)),
-        },
+        Ok(text) => {
+            let stored = snapshot::stored_digest(&text);
+            let read = match snapshot::parse(&text) {
+                Ok(p) => (p, SnapshotState::Present),
+                Err(e) => (Projection::defaults(), SnapshotState::Unreadable(e)),
+            };
+            (read, stored)
+        }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            (Projection::defaults(), SnapshotState::Missing)
+            ((Projection::defaults(), SnapshotState::Missing), None)
         }
         Err(e) => (
-            Projection::defaults(),
-            SnapshotState::Unreadable(e.to_string()),
+            (
+                Projection::defaults(),
+                SnapshotState::Unreadable(e.to_string()),
+            ),
+            None,
         ),
     }
 }
 
+/// nagger's own copy of the snapshot at `path`, when there is one that can be read.
+fn read_copy(path: &Path) -> Option<(PathBuf, Projection)> {
+    let copy = snapshot::copy_path(path)?;
+    let text = snapshot::read_text(&copy).ok()?;
+    let p = snapshot::parse(&text).ok()?;
+    Some((copy, p))
+}
+
 /// Turns `config` into the settings in force: its own combined with the trusted
-/// snapshot of `config_path` (the stronger on every element). With [`Ratchet::Write`]
-/// the snapshot is raised to that combination when it is stronger than the snapshot;
-/// an unreadable snapshot is left for the user to look at.
+/// snapshot of `config_path` and nagger's own copy of it (the stronger on every
+/// element). With [`Ratchet::Write`] the snapshot and the copy are raised to that
+/// combination when it is stronger than the snapshot, and a missing or older copy is
+/// written; an unreadable snapshot is left for the user to look at, and a snapshot
+/// weaker than the copy is left as it is for `doctor` to report.
 ///
-/// The quiet path (the config's projection is the snapshot's) reads the snapshot's
-/// header and nothing more.
+/// The quiet path (the config's projection is the snapshot's and the copy's) reads the
+/// two files' headers and nothing more.
 pub fn settle(config: &mut Config, config_path: &Path, ratchet: Ratchet) -> TrustReport {
     let path = snapshot::snapshot_path(config_path);
     let digest = Projection::digest_of(&config.guard, &config.rules);
@@ -92,35 +126,25 @@ pub fn settle(config: &mut Config, config_path: &Path, ratchet: Ratchet) -> Trus
         snapshot: SnapshotState::Present,
         held_back: Vec::new(),
         write_error: None,
+        copy: None,
+        copy_keeps: Vec::new(),
     };
-    if let Ok(Some(stored)) = snapshot::read_digest(&report.path)
-        && stored == digest
-    {
+    let quiet = |p: &Path| matches!(snapshot::read_digest(p), Ok(Some(stored)) if stored == digest);
+    let copy_path = snapshot::copy_path(&report.path);
+    if quiet(&report.path) && copy_path.as_deref().is_none_or(quiet) {
         return report;
     }
-    let mut stored = None;
-    let (trusted, state) = match snapshot::read_text(&report.path) {
-        Ok(text) => {
-            stored = snapshot::stored_digest(&text);
-            match snapshot::parse(&text) {
-                Ok(p) => (p, SnapshotState::Present),
-                Err(e) => (Projection::defaults(), SnapshotState::Unreadable(e)),
-            }
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            let defaults = Projection::defaults();
-            if defaults.digest() == digest {
-                report.snapshot = SnapshotState::Missing;
-                return report;
-            }
-            (defaults, SnapshotState::Missing)
-        }
-        Err(e) => (
-            Projection::defaults(),
-            SnapshotState::Unreadable(e.to_string()),
-        ),
-    };
+    let ((own, state), stored) = read_snapshot(&report.path);
     report.snapshot = state;
+    let copy = read_copy(&report.path);
+    let trusted = match &copy {
+        Some((at, kept)) => {
+            report.copy_keeps = own.weakenings(kept);
+            report.copy = Some(at.clone());
+            own.combine(kept)
+        }
+        None => own.clone(),
+    };
     let current = Projection::of(&config.guard, &config.rules);
     report.held_back = current.weakenings(&trusted);
     if !report.held_back.is_empty() {
@@ -131,12 +155,26 @@ pub fn settle(config: &mut Config, config_path: &Path, ratchet: Ratchet) -> Trus
         let stronger = !trusted.weakenings(&current).is_empty();
         // A snapshot whose digest is not its own (edited by hand, or written by another
         // build) is rewritten once too.
-        let stale = report.snapshot == SnapshotState::Present && stored != Some(trusted.digest());
-        if (stale || stronger) && report.path.parent().is_some_and(Path::is_dir) {
-            match snapshot::write(&report.path, &current.combine(&trusted)) {
+        let stale = report.snapshot == SnapshotState::Present && stored != Some(own.digest());
+        let in_force = current.combine(&trusted);
+        let present = report.path.parent().is_some_and(Path::is_dir);
+        if (stale || stronger) && report.copy_keeps.is_empty() && present {
+            match snapshot::write_trusted(&report.path, &in_force) {
                 Ok(()) => report.snapshot = SnapshotState::Present,
                 Err(e) => report.write_error = Some(e.to_string()),
             }
+        } else if report.copy_keeps.is_empty()
+            && report.snapshot == SnapshotState::Present
+            && copy
+                .as_ref()
+                .is_none_or(|(_, kept)| kept.digest() != in_force.digest())
+        {
+            // No copy yet (or an older one): the snapshot's settings are kept there too.
+            snapshot::write_copy(&report.path, &in_force);
+        } else if stronger && present {
+            // The snapshot lost what the copy keeps: the copy is raised, the snapshot left
+            // as it is for `doctor` to report.
+            snapshot::write_copy(&report.path, &in_force);
         }
     }
     report

@@ -211,7 +211,55 @@ pub fn render(p: &Projection) -> String {
     text
 }
 
-/// Writes the snapshot of `p` at `path` atomically.
+/// Where nagger keeps its own copy of the snapshot at `path`, outside the project:
+/// `$XDG_STATE_HOME/nagger/trusted/<project>.json`, else under `~/.local/state`, named by
+/// a digest of the project's folder. A snapshot deleted, emptied or replaced by a route
+/// the guard could not see leaves this copy, and the stronger of both stays in force.
+/// `None` without a home.
+pub fn copy_path(path: &Path) -> Option<PathBuf> {
+    use sha2::{Digest as _, Sha256};
+    // Unit tests never write into the home of whoever runs them.
+    if cfg!(test) {
+        return None;
+    }
+    let project = path.parent()?.parent()?;
+    let project = std::fs::canonicalize(project).unwrap_or_else(|_| project.to_path_buf());
+    let base = match std::env::var_os("XDG_STATE_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+    {
+        Some(dir) => dir,
+        None => crate::base::paths::home_dir()?.join(".local/state"),
+    };
+    let hash = Sha256::digest(project.as_os_str().as_encoded_bytes());
+    let name = hash[..12].iter().fold(String::new(), |mut name, b| {
+        use std::fmt::Write as _;
+        let _ = write!(name, "{b:02x}");
+        name
+    });
+    Some(base.join("nagger/trusted").join(format!("{name}.json")))
+}
+
+/// Writes the snapshot of `p` at `path` and nagger's own copy of it (see
+/// [`copy_path`]; the copy is best effort: a home that cannot be written leaves the
+/// snapshot alone in force).
+pub fn write_trusted(path: &Path, p: &Projection) -> std::io::Result<()> {
+    write(path, p)?;
+    write_copy(path, p);
+    Ok(())
+}
+
+/// Writes nagger's own copy of the snapshot at `path`, best effort.
+pub fn write_copy(path: &Path, p: &Projection) {
+    if let Some(copy) = copy_path(path)
+        && let Some(dir) = copy.parent()
+        && std::fs::create_dir_all(dir).is_ok()
+    {
+        let _ = write(&copy, p);
+    }
+}
+
+/// Writes the snapshot of `p` at `path` atomically (the project's file alone).
 pub fn write(path: &Path, p: &Projection) -> std::io::Result<()> {
     use std::io::Write;
     let dir = path.parent().unwrap_or(Path::new("."));

@@ -19,7 +19,8 @@ pub fn run(env: &Env, out: &mut Output) -> CommandResult {
     let (trusted, state) = trust::trusted(&path);
     if let SnapshotState::Unreadable(why) = &state {
         out.line(&format!(
-            "{} cannot be read ({why}): comparing with the built-in defaults",
+            "{} cannot be read ({why}): comparing with the built-in defaults and nagger's own \
+             copy of what you last trusted",
             path.display()
         ))?;
     }
@@ -28,11 +29,15 @@ pub fn run(env: &Env, out: &mut Output) -> CommandResult {
     }
     let weakenings = current.weakenings(&trusted);
     if weakenings.is_empty() {
-        if state == SnapshotState::Present && current.same(&trusted) {
+        // Both the snapshot and nagger's own copy of it hold exactly that.
+        let holds =
+            |p: &std::path::Path| trust::read_digest(p).ok().flatten() == Some(trusted.digest());
+        let copy_holds = trust::copy_path(&path).is_none_or(|c| holds(&c));
+        if state == SnapshotState::Present && current.same(&trusted) && holds(&path) && copy_holds {
             out.line("nothing to confirm: the config is what you last trusted")?;
             return Ok(());
         }
-        trust::write(&path, &current)
+        trust::write_trusted(&path, &current)
             .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
         out.line(&format!(
             "nothing to confirm: the config weakens nothing; {} now holds it",
@@ -66,11 +71,20 @@ pub fn run(env: &Env, out: &mut Output) -> CommandResult {
         out.line("not confirmed: nagger keeps the settings it last trusted")?;
         return Err(CommandError::Problems("not confirmed".into()));
     }
-    trust::write(&path, &current)
+    // What was shown is what is trusted: a config changed while the user read it is
+    // compared with that again at the next run, and waits if it weakens it.
+    trust::write_trusted(&path, &current)
         .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
     out.line(&format!(
         "trusted: the config's settings are in force ({} updated)",
         path.display()
     ))?;
+    let now = LoadedConfig::load_full(&paths::config_path(&root));
+    if !Projection::of(&now.config.guard, &now.config.rules).same(&current) {
+        out.line(
+            "the config changed while you read this: nagger trusted what it showed you; \
+             run `nagger trust` again to see the rest",
+        )?;
+    }
     Ok(())
 }

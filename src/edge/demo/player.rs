@@ -126,12 +126,14 @@ impl Player {
     }
 
     /// `nagger` as Claude Code runs it for this project: CLAUDE_PROJECT_DIR set,
-    /// and never a database of the caller's (NAGGER_DB is not passed on).
+    /// never a database of the caller's (NAGGER_DB is not passed on), and the copy of
+    /// the trusted settings kept inside the temporary project.
     fn nagger(&self, args: &[&str]) -> Command {
         let mut cmd = Command::new(&self.exe);
         cmd.args(args)
             .env("CLAUDE_PROJECT_DIR", &self.root)
             .env_remove("NAGGER_DB")
+            .env("XDG_STATE_HOME", self.root.join(".local/state"))
             .current_dir(&self.root);
         cmd
     }

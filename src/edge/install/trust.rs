@@ -20,5 +20,5 @@ pub fn trust_installed_config(config_path: &Path) -> Result<(), InstallError> {
     if state == SnapshotState::Present && combined.same(&trusted) {
         return Ok(());
     }
-    trust::write(&path, &combined).map_err(io_error("write", &path))
+    trust::write_trusted(&path, &combined).map_err(io_error("write", &path))
 }

@@ -28,6 +28,9 @@ fn protected_paths() {
         "~/.cargo/bin",
         "~/.cargo/bin/",
         "~/.cargo",
+        "~/.local/state/nagger/trusted/0a1b.json",
+        "$HOME/.local/state/nagger",
+        "~/.local/state",
     ] {
         assert!(protected(path, None).is_some(), "{path}");
     }
@@ -280,4 +283,274 @@ fn archives_unpacked_where_nagger_lives_are_judged_by_their_members() {
     ] {
         assert_eq!(answer(line), None, "{line}");
     }
+}
+
+/// The first finding of written_by over every command of `line`, in order, with one
+/// scope for the line (as the guard checks it).
+fn line_finding(line: &str, root: &Path, binary: Option<&str>) -> Option<Finding> {
+    let parsed = shell::parse(line);
+    let scope = Scope::new(root, binary).in_line(&parsed);
+    let mut folders = Folders::new(Cwd::Known(String::new()));
+    for command in &parsed.commands {
+        let cwd = folders.cwd().clone();
+        folders.step(command);
+        if let Some(found) = written_by(command, &[], &cwd, &scope) {
+            return Some(found);
+        }
+    }
+    None
+}
+
+#[test]
+fn naggers_own_weakening_commands_are_refused_however_spelled() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("bin")).unwrap();
+    std::fs::write(root.join("bin/nagger"), b"#!/bin/sh\n").unwrap();
+    std::os::unix::fs::symlink(root.join("bin/nagger"), root.join("bin/ng")).unwrap();
+    std::fs::hard_link(root.join("bin/nagger"), root.join("bin/hard")).unwrap();
+    let binary = root.join("bin/nagger").to_string_lossy().into_owned();
+    for line in [
+        "nagger uninstall",
+        "nagger --project . uninstall",
+        "nagger uninstall --project=.",
+        "/usr/local/bin/nagger trust",
+        "nagger hook",
+        "nagger install",
+        "nagger install --local",
+        "nagger --project /x install --settings ~/.claude/settings.json",
+        "nagger import",
+        "nagger gc",
+        "nagger gc --json",
+        "nagger doctor --fix",
+        "nagger doctor --json --fix",
+        "$(which nagger) uninstall",
+        "\"$(command -v nagger)\" trust",
+        "`which nagger` trust",
+        "command nagger uninstall",
+        "env nagger trust",
+        "env NAGGER_DB=/tmp/x nagger gc",
+        "bin/ng uninstall",
+        "./bin/hard trust",
+        "ln -s /opt/x/nagger ng && ./ng uninstall",
+        "cp \"$(which nagger)\" /tmp/n; /tmp/n trust",
+    ] {
+        let found =
+            line_finding(line, root, Some(&binary)).unwrap_or_else(|| panic!("{line}: passed"));
+        assert_eq!(found.check, "guard:self-protect", "{line}: {}", found.harm);
+    }
+    for line in [
+        "nagger stats",
+        "nagger stats --session trust",
+        "nagger --project trust stats",
+        "nagger doctor",
+        "nagger doctor --json --settings",
+        "nagger check --command 'nagger uninstall'",
+        "nagger install --dry-run",
+        "nagger import --dry-run",
+        "nagger gc --dry-run --json",
+        "nagger plugin build/plugin",
+        "nagger man --dir build/man",
+        "nagger task add --role coder uninstall",
+        "nagger agents --all",
+        "nagger completions bash",
+        "bin/ng stats",
+        "ln -s /opt/x/nagger ng && ./ng stats",
+        "pip install trust",
+    ] {
+        assert!(
+            line_finding(line, root, Some(&binary)).is_none(),
+            "{line}: stopped"
+        );
+    }
+    for line in ["nagger plugin .claude", "nagger man --dir .claude-nagger"] {
+        assert!(line_finding(line, root, None).is_some(), "{line}: passed");
+    }
+}
+
+/// A repository at `root` with `files` written and added to its index.
+fn repository(root: &Path, files: &[&str]) {
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args(args)
+            .current_dir(root)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .output()
+            .expect("git runs");
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+    };
+    git(&["init", "-q"]);
+    for file in files {
+        let path = root.join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, "{}\n").unwrap();
+        git(&["add", file]);
+    }
+}
+
+fn tracked_check(line: &str, root: &Path) -> Option<&'static str> {
+    line_finding(line, root, None).map(|f| f.check)
+}
+
+#[test]
+fn git_commands_that_replace_tracked_settings_are_asked_about() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    repository(root, &[".claude/settings.json", "src/main.rs", "README.md"]);
+    let asked = Some("guard:self-protect-tracked");
+    for line in [
+        "git checkout other-branch",
+        "git switch x",
+        "git pull",
+        "git merge x",
+        "git rebase x",
+        "git cherry-pick abc",
+        "git revert HEAD",
+        "git stash pop",
+        "git stash apply",
+        "git am --continue",
+        "git reset --merge HEAD~1",
+        "git reset --keep HEAD~1",
+        "git read-tree -u -m HEAD~1",
+        "git checkout-index -a -f",
+        "git checkout .",
+        "git restore .",
+        "git restore -s HEAD~2 '*.json'",
+        "cd src && git checkout ..",
+        "cd src && git restore :/",
+        "git -C src pull",
+        "cd \"$DIR\" && git pull",
+    ] {
+        assert_eq!(tracked_check(line, root), asked, "{line}");
+    }
+    let found = line_finding("git checkout main", root, None).unwrap();
+    assert!(
+        found.harm.contains("`.claude/settings.json`"),
+        "{}",
+        found.harm
+    );
+    for line in [
+        "git checkout -b x",
+        "git switch -c x",
+        "git checkout src/main.rs",
+        "git restore src",
+        "cd src && git checkout .",
+        "git status",
+        "git log",
+        "git reset HEAD~1",
+        "git fetch",
+        "git stash list",
+    ] {
+        assert_eq!(tracked_check(line, root), None, "{line}");
+    }
+    // The protected path itself stays refused outright.
+    assert_eq!(
+        tracked_check("git checkout HEAD~1 -- .claude/settings.json", root),
+        Some("guard:self-protect")
+    );
+}
+
+#[test]
+fn a_repository_that_tracks_none_of_naggers_files_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    repository(
+        root,
+        &["src/main.rs", ".claude/agents/a.md", ".github/ci.yml"],
+    );
+    for line in [
+        "git checkout other",
+        "git pull",
+        "git stash pop",
+        "git checkout .",
+        "git reset --merge HEAD~1",
+    ] {
+        assert_eq!(tracked_check(line, root), None, "{line}");
+    }
+    let none = tempfile::tempdir().unwrap();
+    assert_eq!(
+        tracked_check("git pull", none.path()),
+        None,
+        "no repository"
+    );
+}
+
+#[test]
+fn tracked_files_are_found_in_worktrees_subfolders_and_every_index_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    repository(&repo, &["proj/.claude-nagger/config.toml", "proj/src/a.rs"]);
+    let project = repo.join("proj");
+    let asked = Some("guard:self-protect-tracked");
+    assert_eq!(tracked_check("git pull", &project), asked);
+    let git = |args: &[&str], at: &Path| {
+        let out = std::process::Command::new("git")
+            .args(args)
+            .current_dir(at)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+    };
+    for version in ["2", "3", "4"] {
+        git(&["update-index", "--index-version", version], &repo);
+        assert_eq!(tracked_check("git merge x", &project), asked, "v{version}");
+        assert_eq!(
+            tracked_check("git checkout .", &project),
+            asked,
+            "v{version}"
+        );
+        assert_eq!(
+            tracked_check("git checkout src", &project),
+            None,
+            "v{version}"
+        );
+    }
+    git(
+        &[
+            "-c",
+            "user.name=n",
+            "-c",
+            "user.email=e@x",
+            "commit",
+            "-qm",
+            "x",
+        ],
+        &repo,
+    );
+    let worktree = dir.path().join("wt");
+    git(
+        &[
+            "worktree",
+            "add",
+            "-q",
+            &worktree.to_string_lossy(),
+            "-b",
+            "w",
+        ],
+        &repo,
+    );
+    assert!(worktree.join(".git").is_file());
+    assert_eq!(tracked_check("git pull", &worktree.join("proj")), asked);
+    // `--git-dir` and `--work-tree` (or `GIT_DIR` and `GIT_WORK_TREE`) name the
+    // project's repository from elsewhere.
+    let other = tempfile::tempdir().unwrap();
+    let elsewhere = other.path().display();
+    let (git_dir, tree) = (repo.join(".git"), repo.display());
+    let git_dir = git_dir.display();
+    for line in [
+        format!("cd {elsewhere} && git --git-dir={git_dir} --work-tree={tree} checkout main"),
+        format!("cd {elsewhere} && git --git-dir {git_dir} --work-tree {tree} checkout main"),
+        format!("cd {elsewhere}; env GIT_DIR={git_dir} GIT_WORK_TREE={tree} git checkout main"),
+        format!("cd {elsewhere}; export GIT_DIR={git_dir} GIT_WORK_TREE={tree}; git pull"),
+        format!("export GIT_DIR=\"$X\"; cd {elsewhere}; git pull"),
+    ] {
+        assert_eq!(tracked_check(&line, &project), asked, "{line}");
+    }
+    // Without a work tree, the folder it runs in is the one changed.
+    let line = format!("cd {elsewhere}; env GIT_DIR={git_dir} git checkout main");
+    assert_eq!(tracked_check(&line, &project), None, "{line}");
 }

@@ -17,6 +17,28 @@ pub fn check_trust(report: &TrustReport) -> Vec<Check> {
             ),
         );
     }
+    if let Some(copy) = &report.copy {
+        let copy = copy.display();
+        if report.snapshot == SnapshotState::Missing {
+            checks.push(
+                "trust",
+                Status::Warn,
+                format!(
+                    "{shown} is missing: nagger keeps the settings last trusted (its copy at {copy}) with the built-in defaults in force; `nagger trust` rewrites it"
+                ),
+            );
+        } else if !report.copy_keeps.is_empty() {
+            let keeps: Vec<String> = report.copy_keeps.iter().map(ToString::to_string).collect();
+            checks.push(
+                "trust",
+                Status::Warn,
+                format!(
+                    "{shown} is weaker than the copy nagger keeps at {copy} ({}): it was changed behind nagger's back, and the settings last trusted stay in force; `nagger trust` in your terminal rewrites it",
+                    keeps.join("; ")
+                ),
+            );
+        }
+    }
     for w in &report.held_back {
         checks.push(
             "trust",

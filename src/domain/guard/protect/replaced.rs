@@ -1,0 +1,654 @@
+//! git commands that put other versions of tracked files in place, wholesale or by
+//! pathspec: switching branches or commits, pulling, merging, rebasing, cherry-picking,
+//! reverting, applying a stash, resetting with `--merge`/`--keep`/`--hard`, reading a
+//! tree into the work tree, checking out or restoring paths. In a repository whose index
+//! tracks `.claude/settings.json`, `.claude/settings.local.json` or `.claude-nagger/`
+//! files, each can bring a version without nagger's hooks or rules: they are asked
+//! about, naming the file. In a repository that tracks none of them, or outside one,
+//! nothing changes. Creating a branch from `HEAD` changes no file and passes.
+
+use std::path::{Path, PathBuf};
+
+use super::super::paths::normalize;
+use super::super::shell::{SimpleCommand, has_flag, is_long};
+use super::gittree::{self, Tracked, Where};
+use super::patches;
+use crate::base::glob::build_glob;
+
+/// What a git command does to the tracked files of its work tree.
+#[derive(Debug, PartialEq, Eq)]
+enum Replace<'a> {
+    /// Any tracked file may come back in another version.
+    Tree,
+    /// The tracked files these pathspecs cover.
+    Paths(Vec<&'a str>),
+}
+
+/// The words of a git subcommand: options, operands before `--`, and after it.
+struct Split<'a> {
+    options: Vec<&'a str>,
+    operands: Vec<&'a str>,
+    after: Option<Vec<&'a str>>,
+}
+
+fn split<'a>(rest: &'a [String], with_value: &[&str]) -> Split<'a> {
+    let mut out = Split {
+        options: Vec::new(),
+        operands: Vec::new(),
+        after: None,
+    };
+    let mut k = 0;
+    while let Some(arg) = rest.get(k) {
+        k += 1;
+        if let Some(after) = &mut out.after {
+            after.push(arg.as_str());
+        } else if arg == "--" {
+            out.after = Some(Vec::new());
+        } else if arg.starts_with('-') && arg != "-" {
+            out.options.push(arg.as_str());
+            if with_value.contains(&arg.as_str()) {
+                k += 1;
+            }
+        } else {
+            out.operands.push(arg.as_str());
+        }
+    }
+    out
+}
+
+impl<'a> Split<'a> {
+    fn has(&self, short: &str, long: &[&str]) -> bool {
+        let owned: Vec<String> = self.options.iter().map(|o| (*o).to_owned()).collect();
+        has_flag(&owned, short, long)
+    }
+
+    fn has_long(&self, long: &str) -> bool {
+        self.options.iter().any(|o| is_long(o, long))
+    }
+
+    /// Every pathspec: the operands and what follows `--`.
+    fn all(&self) -> Vec<&'a str> {
+        let mut all = self.operands.clone();
+        all.extend(self.after.iter().flatten());
+        all
+    }
+}
+
+/// `HEAD` itself: checking it out changes nothing.
+fn is_head(rev: &str) -> bool {
+    matches!(rev, "HEAD" | "@")
+}
+
+/// What `git <sub> <rest>` puts in place among tracked files. `exists`: whether an
+/// operand names a file in the folder it runs in (then it is a pathspec, not a branch).
+fn replaces<'a>(
+    sub: &str,
+    rest: &'a [String],
+    command: &SimpleCommand,
+    exists: &dyn Fn(&str) -> bool,
+) -> Option<Replace<'a>> {
+    let tree_unless = |read_only: bool| (!read_only).then_some(Replace::Tree);
+    match sub {
+        "checkout" => {
+            let s = split(
+                rest,
+                &["-b", "-B", "--orphan", "--conflict", "--pathspec-from-file"],
+            );
+            if s.has_long("pathspec-from-file") {
+                return Some(Replace::Tree);
+            }
+            if let Some(after) = &s.after {
+                return match (after.is_empty(), s.operands.first()) {
+                    (false, _) => Some(Replace::Paths(after.clone())),
+                    (true, Some(rev)) if !is_head(rev) => Some(Replace::Tree),
+                    _ => None,
+                };
+            }
+            let first = *s.operands.first()?;
+            if s.options
+                .iter()
+                .any(|o| matches!(*o, "-b" | "-B") || is_long(o, "orphan"))
+            {
+                // A new branch: from `HEAD` nothing changes, from a start point it does.
+                return tree_unless(is_head(first));
+            }
+            if s.operands.len() == 1 && is_head(first) {
+                return None;
+            }
+            let path_like = matches!(first, "." | "..")
+                || first.starts_with("./")
+                || first.starts_with("../")
+                || first.starts_with(':')
+                || first.contains(['*', '?', '[']);
+            if path_like || exists(first) {
+                return Some(Replace::Paths(s.operands.clone()));
+            }
+            match s.operands.get(1..) {
+                Some(paths) if !paths.is_empty() => Some(Replace::Paths(paths.to_vec())),
+                _ => Some(Replace::Tree),
+            }
+        }
+        "switch" => {
+            let s = split(
+                rest,
+                &[
+                    "-c",
+                    "-C",
+                    "--create",
+                    "--force-create",
+                    "--orphan",
+                    "--conflict",
+                ],
+            );
+            if s.has_long("orphan") {
+                return Some(Replace::Tree);
+            }
+            match s.operands.first() {
+                Some(rev) => tree_unless(is_head(rev)),
+                None => None,
+            }
+        }
+        "restore" => {
+            let s = split(
+                rest,
+                &["-s", "--source", "--conflict", "--pathspec-from-file"],
+            );
+            if s.has("S", &["staged"]) && !s.has("W", &["worktree"]) {
+                return None;
+            }
+            if s.has_long("pathspec-from-file") {
+                return Some(Replace::Tree);
+            }
+            let all = s.all();
+            (!all.is_empty()).then_some(Replace::Paths(all))
+        }
+        "reset" => {
+            let s = split(rest, &["--pathspec-from-file"]);
+            tree_unless(!(s.has_long("hard") || s.has_long("merge") || s.has_long("keep")))
+        }
+        "pull" | "merge" | "rebase" | "cherry-pick" | "revert" => {
+            let s = split(rest, &[]);
+            tree_unless(
+                s.has("n", &["dry-run"])
+                    || s.has_long("quit")
+                    || s.has_long("show-current-patch")
+                    || s.has_long("edit-todo"),
+            )
+        }
+        // A patch that can be read is judged by the files it names.
+        "am" => tree_unless(!patches::sources(command).is_empty()),
+        "bisect" => tree_unless(!rest.first().is_some_and(|a| {
+            matches!(
+                a.as_str(),
+                "start" | "good" | "bad" | "new" | "old" | "skip" | "reset" | "replay"
+            )
+        })),
+        "stash" => {
+            let verb = rest.first().map_or("push", String::as_str);
+            match verb {
+                "pop" | "apply" | "branch" => Some(Replace::Tree),
+                "push" | "save" => {
+                    let s = split(
+                        rest.get(1..).unwrap_or(&[]),
+                        &["-m", "--message", "--pathspec-from-file"],
+                    );
+                    Some(stash_paths(&s))
+                }
+                _ if verb.starts_with('-') => {
+                    let s = split(rest, &["-m", "--message", "--pathspec-from-file"]);
+                    Some(stash_paths(&s))
+                }
+                _ => None,
+            }
+        }
+        "read-tree" => {
+            let s = split(
+                rest,
+                &["--prefix", "--index-output", "--exclude-per-directory"],
+            );
+            tree_unless(!s.has("u", &[]))
+        }
+        "checkout-index" => {
+            let s = split(rest, &["--prefix", "--stage"]);
+            if s.has("a", &["all", "stdin"]) {
+                return Some(Replace::Tree);
+            }
+            let all = s.all();
+            (!all.is_empty()).then_some(Replace::Paths(all))
+        }
+        "sparse-checkout" => {
+            tree_unless(!rest.first().is_some_and(|a| {
+                matches!(a.as_str(), "set" | "add" | "reapply" | "disable" | "init")
+            }))
+        }
+        "rm" => {
+            let s = split(rest, &["--pathspec-from-file"]);
+            if s.has_long("cached") {
+                return None;
+            }
+            if s.has_long("pathspec-from-file") {
+                return Some(Replace::Tree);
+            }
+            let all = s.all();
+            (!all.is_empty()).then_some(Replace::Paths(all))
+        }
+        _ => None,
+    }
+}
+
+fn stash_paths<'a>(s: &Split<'a>) -> Replace<'a> {
+    let all = s.all();
+    if s.has_long("pathspec-from-file") || all.is_empty() {
+        Replace::Tree
+    } else {
+        Replace::Paths(all)
+    }
+}
+
+/// Where the git command runs and which repository it names: `-C`, `--git-dir`,
+/// `--work-tree` and the `GIT_DIR`, `GIT_WORK_TREE` and `GIT_INDEX_FILE` it is given by
+/// `env`. `None` for the folder when it is only known as the shell runs. The index of
+/// the subcommand among `args`.
+struct Globals<'a> {
+    dirs: Vec<&'a str>,
+    git_dir: Option<&'a str>,
+    work_tree: Option<&'a str>,
+    index_file: Option<&'a str>,
+    at: usize,
+}
+
+fn globals(command: &SimpleCommand) -> Option<Globals<'_>> {
+    let args = command.args();
+    let mut g = Globals {
+        dirs: Vec::new(),
+        git_dir: None,
+        work_tree: None,
+        index_file: None,
+        at: 0,
+    };
+    for word in command.prefixed.iter().flatten() {
+        if let Some((name, value)) = word.split_once('=') {
+            match name {
+                "GIT_DIR" => g.git_dir = Some(value),
+                "GIT_WORK_TREE" => g.work_tree = Some(value),
+                "GIT_INDEX_FILE" => g.index_file = Some(value),
+                _ => {}
+            }
+        }
+    }
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
+        let next = args.get(i + 1).map(String::as_str);
+        match arg.as_str() {
+            "-C" => g.dirs.push(next?),
+            "--git-dir" => g.git_dir = Some(next?),
+            "--work-tree" => g.work_tree = Some(next?),
+            "-c" | "--namespace" | "--config-env" | "--super-prefix" => {}
+            a if a.starts_with("--git-dir=") => {
+                g.git_dir = a.split_once('=').map(|(_, v)| v);
+                i += 1;
+                continue;
+            }
+            a if a.starts_with("--work-tree=") => {
+                g.work_tree = a.split_once('=').map(|(_, v)| v);
+                i += 1;
+                continue;
+            }
+            a if a.starts_with('-') => {
+                i += 1;
+                continue;
+            }
+            _ => break,
+        }
+        i += 2;
+    }
+    g.at = i;
+    Some(g)
+}
+
+/// The paths of nagger's files that matter in a work tree whose top is `top`: those at
+/// its top and those of the project, when the project lies inside it.
+fn wanted(top: &Path, root: &Path) -> Vec<String> {
+    let mut bases = vec![String::new()];
+    if let Ok(inside) = root.strip_prefix(top)
+        && !inside.as_os_str().is_empty()
+    {
+        bases.push(format!("{}/", inside.to_string_lossy()));
+    }
+    bases
+        .iter()
+        .flat_map(|b| {
+            [
+                format!("{b}.claude-nagger/"),
+                format!("{b}.claude/settings.json"),
+                format!("{b}.claude/settings.local.json"),
+            ]
+        })
+        .collect()
+}
+
+/// Whether pathspec `spec`, given in the folder `from` (relative to the top, `None`
+/// when unknown), covers the tracked path `file`.
+fn covers(spec: &str, from: Option<&str>, file: &str) -> bool {
+    let from_top = if let Some(magic) = spec.strip_prefix(':') {
+        if magic.starts_with(['!', '^']) || magic.starts_with("(exclude") {
+            return false;
+        }
+        if let Some(rest) = magic.strip_prefix('/') {
+            rest.to_owned()
+        } else if let Some(rest) = magic.strip_prefix("(top)") {
+            rest.to_owned()
+        } else {
+            // Other magic (`:(glob)`, `:(icase)`, `:(attr…)`): not followed.
+            return true;
+        }
+    } else {
+        let Some(from) = from else {
+            return true;
+        };
+        if from.is_empty() {
+            spec.to_owned()
+        } else {
+            format!("{from}/{spec}")
+        }
+    };
+    let path = normalize(&from_top);
+    if path == "." || path.starts_with("..") {
+        return true;
+    }
+    let file = file.trim_end_matches('/');
+    if file == path
+        || file.starts_with(&format!("{path}/"))
+        || path.starts_with(&format!("{file}/"))
+    {
+        return true;
+    }
+    if !path.contains(['*', '?', '[']) {
+        return false;
+    }
+    // git's wildcards match `/` too, and a match on a folder takes its files.
+    let Ok(glob) = build_glob(&path, false) else {
+        return true;
+    };
+    let matcher = glob.compile_matcher();
+    let mut at = file;
+    loop {
+        if matcher.is_match(at) {
+            return true;
+        }
+        match at.rsplit_once('/') {
+            Some((up, _)) => at = up,
+            None => return false,
+        }
+    }
+}
+
+/// A folder as a path on disk, through symbolic links when it exists.
+fn real(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path)
+        .unwrap_or_else(|_| PathBuf::from(normalize(&path.to_string_lossy())))
+}
+
+/// The `-C` folders of a git command, in order; `None` when it is no git command.
+pub(super) fn git_dirs(command: &SimpleCommand) -> Option<Vec<&str>> {
+    (command.name() == "git").then(|| globals(command).map(|g| g.dirs).unwrap_or_default())
+}
+
+/// What a git command that replaces tracked files found in its repository.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Outcome {
+    /// It may put another version of `file` (relative to `top`) in place. `known`:
+    /// where it runs was known.
+    Tracked {
+        sub: String,
+        file: String,
+        top: PathBuf,
+        known: bool,
+    },
+    /// Whether it does cannot be told: the index cannot be read (why).
+    Unreadable {
+        sub: String,
+        top: PathBuf,
+        why: String,
+    },
+}
+
+/// A git command run in `dir` (`None`: only known when the shell runs; then the
+/// repository of the project at `root` is looked at) that may put another version of
+/// one of nagger's tracked files in place.
+pub(super) fn replaced(
+    command: &SimpleCommand,
+    dir: Option<&Path>,
+    root: &Path,
+    exported: &[(&str, Option<&str>)],
+) -> Option<Outcome> {
+    if command.name() != "git" {
+        return None;
+    }
+    let g = globals(command)?;
+    let args = command.args();
+    let sub = args.get(g.at)?.as_str();
+    let dir = dir.map(real);
+    let exists = |operand: &str| {
+        dir.as_ref()
+            .is_some_and(|d| std::fs::symlink_metadata(d.join(operand)).is_ok())
+    };
+    let what = replaces(sub, args.get(g.at + 1..).unwrap_or(&[]), command, &exists)?;
+    let value = |v: Option<&str>| {
+        v.filter(|v| !v.contains(['$', '`'])).map(|v| {
+            match v.strip_prefix("~/").zip(std::env::var_os("HOME")) {
+                Some((rest, home)) => PathBuf::from(home).join(rest),
+                None => PathBuf::from(v),
+            }
+        })
+    };
+    // `GIT_DIR` and the like exported earlier in the line, when not given here; a value
+    // only known when the shell runs is unknown.
+    let or_exported = |own: Option<&'_ str>, name: &str| {
+        own.map(str::to_owned).or_else(|| {
+            exported
+                .iter()
+                .rev()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| v.map_or_else(|| "$unknown".to_owned(), str::to_owned))
+        })
+    };
+    let git_dir = or_exported(g.git_dir, "GIT_DIR");
+    let work_tree = or_exported(g.work_tree, "GIT_WORK_TREE");
+    let index_file = or_exported(g.index_file, "GIT_INDEX_FILE");
+    let env_known = [&git_dir, &work_tree, &index_file]
+        .iter()
+        .all(|v| v.as_deref().is_none_or(|v| !v.contains(['$', '`'])));
+    let known = dir.is_some() && env_known;
+    // A repository only known when the shell runs: the project's is looked at.
+    let at = if env_known {
+        Where {
+            dir: dir.clone().unwrap_or_else(|| root.to_path_buf()),
+            git_dir: value(git_dir.as_deref()),
+            work_tree: value(work_tree.as_deref()),
+            index_file: value(index_file.as_deref()),
+        }
+    } else {
+        Where {
+            dir: root.to_path_buf(),
+            ..Where::default()
+        }
+    };
+    let repo = gittree::find(&at)?;
+    let top = real(&repo.top);
+    let root = real(root);
+    let tracked = match gittree::tracked(&repo.index, &wanted(&top, &root)) {
+        Tracked::Paths(paths) => paths,
+        Tracked::Unknown(why) => {
+            return Some(Outcome::Unreadable {
+                sub: sub.to_owned(),
+                top,
+                why,
+            });
+        }
+    };
+    let from = known
+        .then(|| {
+            let d = dir.as_ref()?;
+            Some(d.strip_prefix(&top).ok()?.to_string_lossy().into_owned())
+        })
+        .flatten();
+    let file = match &what {
+        Replace::Tree => tracked.first()?,
+        Replace::Paths(specs) => tracked
+            .iter()
+            .find(|f| specs.iter().any(|s| covers(s, from.as_deref(), f)))?,
+    };
+    Some(Outcome::Tracked {
+        sub: sub.to_owned(),
+        file: file.clone(),
+        top,
+        known,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn classify(line: &str) -> Option<String> {
+        let parsed = crate::domain::guard::shell::parse(line);
+        let command = &parsed.commands[0];
+        let g = globals(command)?;
+        let exists = |op: &str| op == "src" || op == "README.md";
+        let args = command.args();
+        let sub = args.get(g.at)?.as_str();
+        replaces(sub, &args[g.at + 1..], command, &exists).map(|r| match r {
+            Replace::Tree => "tree".to_owned(),
+            Replace::Paths(p) => p.join(" "),
+        })
+    }
+
+    #[test]
+    fn commands_that_replace_tracked_files() {
+        for line in [
+            "git checkout other-branch",
+            "git checkout -f main",
+            "git checkout -b x origin/main",
+            "git checkout --detach v1.0",
+            "git checkout HEAD~1 --",
+            "git switch x",
+            "git switch -",
+            "git switch --detach HEAD~3",
+            "git switch -c x origin/main",
+            "git switch --orphan empty",
+            "git pull",
+            "git pull --rebase origin main",
+            "git merge x",
+            "git rebase -i main",
+            "git rebase --continue",
+            "git cherry-pick abc123",
+            "git revert HEAD",
+            "git stash",
+            "git stash -u",
+            "git stash pop",
+            "git stash apply stash@{1}",
+            "git am --continue",
+            "git reset --merge HEAD~1",
+            "git reset --keep v1",
+            "git reset --hard",
+            "git read-tree -u -m HEAD~1",
+            "git checkout-index -a -f",
+            "git -C sub checkout other",
+            "git --git-dir=.git --work-tree=. pull",
+            "git bisect start HEAD v1",
+            "git sparse-checkout set src",
+        ] {
+            assert_eq!(classify(line).as_deref(), Some("tree"), "{line}");
+        }
+    }
+
+    #[test]
+    fn commands_with_pathspecs_name_them() {
+        for (line, paths) in [
+            ("git checkout .", "."),
+            ("git checkout -- .", "."),
+            ("git checkout src", "src"),
+            ("git checkout main -- .claude", ".claude"),
+            ("git checkout HEAD README.md", "README.md"),
+            ("git checkout '*.json'", "*.json"),
+            ("git restore .", "."),
+            ("git restore --source HEAD~2 -- :/", ":/"),
+            ("git stash push -- .claude", ".claude"),
+            (
+                "git checkout-index -f -- .claude/settings.json",
+                ".claude/settings.json",
+            ),
+            ("git rm -r --quiet conf", "conf"),
+        ] {
+            assert_eq!(classify(line).as_deref(), Some(paths), "{line}");
+        }
+    }
+
+    #[test]
+    fn commands_that_change_no_tracked_file() {
+        for line in [
+            "git checkout",
+            "git checkout -b feature",
+            "git checkout -B feature HEAD",
+            "git checkout --orphan fresh",
+            "git checkout HEAD",
+            "git switch -c feature",
+            "git switch --create feature",
+            "git restore --staged .",
+            "git reset",
+            "git reset HEAD~1",
+            "git reset --soft HEAD~1",
+            "git stash list",
+            "git stash show -p",
+            "git rebase --show-current-patch",
+            "git merge --quit",
+            "git rm --cached -r .",
+            "git bisect log",
+            "git status",
+            "git log --oneline",
+            "git fetch origin",
+            "git commit -am x",
+            "git push origin main",
+            "git diff main..x",
+            "git read-tree HEAD",
+            "git sparse-checkout list",
+        ] {
+            assert_eq!(classify(line), None, "{line}");
+        }
+    }
+
+    #[test]
+    fn pathspecs_cover_tracked_files() {
+        let settings = ".claude/settings.json";
+        for (spec, from) in [
+            (".", ""),
+            (".claude", ""),
+            (".claude/", ""),
+            (".claude/settings.json", ""),
+            ("*.json", ""),
+            (".c*", ""),
+            ("..", "src"),
+            ("../.claude", "src"),
+            (":/", "src"),
+            (":/.claude", "src"),
+            (":(top)", "src"),
+            (":(icase).CLAUDE", ""),
+        ] {
+            assert!(covers(spec, Some(from), settings), "{spec} from {from:?}");
+        }
+        assert!(covers("src", None, settings), "from an unknown folder");
+        for (spec, from) in [
+            ("src", ""),
+            (".", "src"),
+            ("src/*.rs", ""),
+            (":!.claude", ""),
+            (":(exclude).claude", ""),
+            (".claude/agents", ""),
+        ] {
+            assert!(!covers(spec, Some(from), settings), "{spec} from {from:?}");
+        }
+        assert!(covers(".claude/settings.json", Some(""), ".claude/"));
+        assert!(covers(".", Some("proj"), "proj/.claude-nagger/config.toml"));
+    }
+}

@@ -1,0 +1,161 @@
+//! git commands that put other versions of tracked files in place, through the real
+//! binary in a project that is a git repository: asked about when the repository tracks
+//! Claude Code's settings or nagger's config, naming the file; everyday git use unchanged
+//! in a repository that tracks none of them (every git line of
+//! tests/fixtures/guard/everyday.txt passes there, and in one that tracks them, all but
+//! those that replace tracked files).
+
+use crate::common::Project;
+use nagger::base::decision::Decision;
+use nagger::domain::guard::GuardConfig;
+use nagger::domain::rules::{self, RulesConfig, ToolCall};
+use serde_json::json;
+use std::path::Path;
+
+const EVERYDAY: &str = include_str!("fixtures/guard/everyday.txt");
+
+fn git(root: &Path, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .args(args)
+        .current_dir(root)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "n")
+        .env("GIT_AUTHOR_EMAIL", "n@x")
+        .env("GIT_COMMITTER_NAME", "n")
+        .env("GIT_COMMITTER_EMAIL", "n@x")
+        .output()
+        .expect("git runs");
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+}
+
+/// A project that is a repository with `files` committed.
+fn repository(files: &[&str]) -> Project {
+    let p = Project::new();
+    git(&p.root, &["init", "-q", "-b", "main"]);
+    for file in files {
+        let path = p.root.join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, "{}\n").unwrap();
+        git(&p.root, &["add", file]);
+    }
+    git(&p.root, &["commit", "-qm", "start"]);
+    p
+}
+
+/// The git lines of the everyday corpus.
+fn everyday_git_lines() -> Vec<&'static str> {
+    EVERYDAY
+        .lines()
+        .filter(|l| !l.starts_with("#:") && !l.starts_with('@'))
+        .filter(|l| l.starts_with("git ") || l.contains("&& git ") || l.contains("; git "))
+        .collect()
+}
+
+/// The guard's answer to `command` in the project at `root`, as the hook decides it
+/// without a database.
+fn answer(root: &Path, command: &str) -> Option<Decision> {
+    let (rules, guard) = (RulesConfig::default(), GuardConfig::default());
+    let input = json!({ "command": command });
+    let call = ToolCall {
+        tool_name: "Bash",
+        tool_input: &input,
+    };
+    let matches = rules::decide_without_state(&rules, &guard, &call, root);
+    rules::combine(&matches, &nagger::base::mode::PermissionMode::Default).map(|v| v.decision)
+}
+
+#[test]
+fn git_commands_replacing_tracked_settings_are_asked_about_by_the_binary() {
+    let p = repository(&[".claude/settings.json", "src/main.rs"]);
+    for command in [
+        "git checkout other-branch",
+        "git switch x",
+        "git pull",
+        "git merge x",
+        "git rebase x",
+        "git cherry-pick x",
+        "git revert HEAD",
+        "git stash pop",
+        "git stash apply",
+        "git reset --merge HEAD~1",
+        "git reset --keep HEAD~1",
+        "git read-tree -u -m HEAD~1",
+        "git checkout-index -a -f",
+        "git restore .",
+        "cd src && git restore ..",
+    ] {
+        let r = p.run(&["check", "--command", command]);
+        // Asked about, or refused when another check refuses it outright.
+        assert!(matches!(r.code, 3 | 4), "{command}: {r:?}");
+        assert!(
+            r.stdout.contains("`.claude/settings.json`"),
+            "{command}: {r:?}"
+        );
+    }
+    for command in [
+        "git checkout -b x",
+        "git switch -c x",
+        "git restore src",
+        "cd src && git checkout main.rs",
+        "git status",
+    ] {
+        let r = p.run(&["check", "--command", command]);
+        assert_eq!(r.code, 0, "{command}: {r:?}");
+    }
+}
+
+#[test]
+fn everyday_git_use_is_unchanged_in_a_repository_that_tracks_none_of_naggers_files() {
+    let lines = everyday_git_lines();
+    assert!(lines.len() >= 50, "only {} git lines", lines.len());
+    let p = repository(&["src/main.rs", ".claude/agents/a.md", "README.md"]);
+    let stopped: Vec<String> = lines
+        .iter()
+        .filter_map(|l| answer(&p.root, l).map(|d| format!("{l:?}: {d:?}")))
+        .collect();
+    assert!(stopped.is_empty(), "{stopped:#?}");
+    // Where the config is tracked, only the lines that replace tracked files ask.
+    let tracked = repository(&[".claude-nagger/config.toml", "src/main.rs"]);
+    let asked: Vec<&str> = lines
+        .iter()
+        .copied()
+        .filter(|l| answer(&tracked.root, l).is_some())
+        .collect();
+    assert!(!asked.is_empty());
+    for line in &asked {
+        assert_eq!(
+            answer(&tracked.root, line),
+            Some(Decision::Ask),
+            "{line}: only asked"
+        );
+        assert!(
+            [
+                "checkout",
+                "switch",
+                "pull",
+                "merge",
+                "rebase",
+                "stash",
+                "reset",
+                "restore",
+                "cherry-pick",
+                "revert",
+                "am",
+                "bisect",
+                "read-tree",
+                "checkout-index",
+                "sparse-checkout",
+                "rm"
+            ]
+            .iter()
+            .any(|verb| line.contains(&format!("git {verb}"))),
+            "{line}"
+        );
+    }
+    eprintln!(
+        "{} of {} everyday git lines ask where the config is tracked, none where nothing is",
+        asked.len(),
+        lines.len()
+    );
+}
