@@ -18,6 +18,7 @@ use super::problem::PatternProblem;
 use super::programs::{Program, interpreter_code, programs, xargs_fed};
 use super::project;
 use super::protect::{self, Cwd, Folders, Scope};
+use super::scripts::{self, Files, Ran};
 use super::secrets::Secrets;
 use super::settings::GuardConfig;
 use super::shell::{self, Commands, Parsed, SimpleCommand, command_line};
@@ -223,6 +224,7 @@ impl<'a> Guard<'a> {
         let deny_possible = self.deny.could_match(&commands.haystack);
         let budget = Cell::new(MAX_SCRIPT_BYTES);
         let scope = Scope::new(root, self.binary);
+        let files = Files::new(root);
         let start = Cwd::Known(String::new());
         let line = Line::scan(parsed, &start);
         let mut folders = Folders::new(start);
@@ -240,6 +242,7 @@ impl<'a> Guard<'a> {
                 line: &line,
                 depth: 0,
                 budget: &budget,
+                files: &files,
             };
             let findings = self.findings(parsed, index, &allowed, at);
             if budget.get() == 0 && fired.insert("guard:unanalysable") {
@@ -341,7 +344,7 @@ impl<'a> Guard<'a> {
                 run.extend(interpreter_code(&code, &interpreter, self.binary));
             }
             Some(Run::Refused(finding)) => findings.push(finding),
-            None => {}
+            None => findings.extend(self.disk_findings(parsed, index, at)),
         }
         for program in run {
             match program {
@@ -352,6 +355,63 @@ impl<'a> Guard<'a> {
                         ..at
                     };
                     findings.extend(self.script_findings(&script, &via, inner));
+                }
+            }
+        }
+        findings
+    }
+
+    /// The checks that fire on what command `index` runs from files on disk (a script, a
+    /// program file, a Makefile's recipes, `package.json` scripts), as far as they carry
+    /// over from a project's own files ([`scripts::carries_over`]).
+    fn disk_findings(&self, parsed: &Parsed, index: usize, at: At) -> Vec<Finding> {
+        let ran = scripts::runs(parsed, index, at.cwd, at.files);
+        let mut findings = Vec::new();
+        if at.depth >= MAX_SCRIPT_DEPTH {
+            if ran.iter().any(|r| !matches!(r, Ran::Finding(_))) {
+                findings.push(Finding::ask(
+                    "guard:file-too-long",
+                    format!(
+                        "runs programs from files nested more than {MAX_SCRIPT_DEPTH} levels deep"
+                    ),
+                    "Run the inner program directly, so it can be checked.",
+                ));
+            }
+            return findings;
+        }
+        let inner = At {
+            depth: at.depth + 1,
+            ..at
+        };
+        for ran in ran {
+            match ran {
+                Ran::Finding(finding) => findings.push(finding),
+                Ran::Script(script, via, dir) => {
+                    let dir = dir.unwrap_or_else(|| at.cwd.clone());
+                    let here = At { cwd: &dir, ..inner };
+                    findings.extend(
+                        self.script_findings(&script, &via, here)
+                            .into_iter()
+                            .filter(scripts::carries_over),
+                    );
+                }
+                Ran::Code(code, interpreter, via) => {
+                    for program in interpreter_code(&code, &interpreter, self.binary) {
+                        match program {
+                            Program::Finding(f) if scripts::carries_over(&f) => {
+                                findings.push(Finding {
+                                    harm: format!("runs {via}, whose code {}", f.harm),
+                                    ..f
+                                });
+                            }
+                            Program::Finding(_) => {}
+                            Program::Script(script, how) => findings.extend(
+                                self.script_findings(&script, &format!("{how} in {via}"), inner)
+                                    .into_iter()
+                                    .filter(scripts::carries_over),
+                            ),
+                        }
+                    }
                 }
             }
         }
@@ -424,6 +484,8 @@ struct At<'r, 's> {
     line: &'r Line,
     depth: usize,
     budget: &'r Cell<usize>,
+    /// The files of programs read so far, and the project they are in.
+    files: &'r Files<'s>,
 }
 
 /// The script a shell under `xargs` runs with what it is fed: `echo / | xargs -I{} sh -c
