@@ -11,8 +11,11 @@ use super::shell::SimpleCommand;
 
 /// What the code given to a program is.
 enum Kind {
-    /// A language the guard does not read, by name.
-    Language(&'static str),
+    /// A language the guard does not read, by name, with the words of it that reach
+    /// processes, files or code built at run time: code naming none of them
+    /// (`julia -e 'using Pkg; Pkg.test()'`) passes, code naming one is asked about. No
+    /// words: every piece of code is asked about.
+    Language(&'static str, &'static [&'static str]),
     /// The program's own commands: after one of these markers comes a shell command line.
     ShellEscape(&'static [&'static str]),
 }
@@ -33,55 +36,336 @@ const fn lang(
     programs: &'static [&'static str],
     options: &'static [&'static str],
     name: &'static str,
+    words: &'static [&'static str],
 ) -> Foreign {
     Foreign {
         programs,
         options,
         prefix: None,
         any_case: false,
-        kind: Kind::Language(name),
+        kind: Kind::Language(name, words),
     }
 }
+
+const ELISP: &[&str] = &[
+    "delete-file",
+    "delete-directory",
+    "shell-command",
+    "async-shell-command",
+    "call-process",
+    "call-process-shell-command",
+    "process-file",
+    "start-process",
+    "make-process",
+    "start-file-process",
+    "write-region",
+    "write-file",
+    "with-temp-file",
+    "save-buffer",
+    "rename-file",
+    "copy-file",
+    "copy-directory",
+    "make-symbolic-link",
+    "set-file-modes",
+    "eval",
+    "funcall",
+    "apply",
+    "load",
+    "load-file",
+    "intern",
+    "read",
+    "dired",
+];
+const JULIA: &[&str] = &[
+    "rm",
+    "run",
+    "cp",
+    "mv",
+    "write",
+    "open",
+    "touch",
+    "chmod",
+    "chown",
+    "symlink",
+    "mkpath",
+    "pipeline",
+    "spawn",
+    "Cmd",
+    "`",
+    "ccall",
+    "@ccall",
+    "eval",
+    "@eval",
+    "include",
+    "include_string",
+    "parse",
+    "getfield",
+    "Symbol",
+    "download",
+    "Base.Filesystem",
+];
+const LISP: &[&str] = &[
+    "delete-file",
+    "delete-directory",
+    "delete-directory-and-files",
+    "rename-file",
+    "run-program",
+    "run-shell-command",
+    "launch-program",
+    "shell",
+    "system",
+    "sb-ext",
+    "uiop",
+    "ext:",
+    "open",
+    "with-open-file",
+    "eval",
+    "load",
+    "funcall",
+    "apply",
+    "intern",
+    "read-from-string",
+    "symbol-function",
+    "compile",
+];
+const SCHEME: &[&str] = &[
+    "system",
+    "system*",
+    "process",
+    "subprocess",
+    "open-pipe",
+    "open-input-pipe",
+    "open-output-pipe",
+    "shell",
+    "delete-file",
+    "delete-directory",
+    "delete-directory/files",
+    "rename-file",
+    "rename-file-or-directory",
+    "copy-file",
+    "copy-directory/files",
+    "open-output-file",
+    "call-with-output-file",
+    "with-output-to-file",
+    "make-file-or-directory-link",
+    "eval",
+    "load",
+    "primitive-load",
+    "primitive-eval",
+    "dynamic-require",
+    "string->symbol",
+];
+const CLOJURE: &[&str] = &[
+    "sh",
+    "shell",
+    "process",
+    "exec",
+    "ProcessBuilder",
+    "Runtime",
+    "delete",
+    "delete-file",
+    "delete-tree",
+    "spit",
+    "move",
+    "copy",
+    "eval",
+    "load-file",
+    "load-string",
+    "read-string",
+    "resolve",
+    "requiring-resolve",
+    "intern",
+];
+const ERLANG: &[&str] = &[
+    "os:cmd",
+    "open_port",
+    "file:delete",
+    "file:del_dir",
+    "del_dir_r",
+    "file:write_file",
+    "file:rename",
+    "file:copy",
+    "file:change_mode",
+    "apply",
+    "spawn",
+    "rpc",
+    "code:",
+    "erl_eval",
+    "list_to_atom",
+    "binary_to_atom",
+];
+const ELIXIR: &[&str] = &[
+    "System.cmd",
+    "System.shell",
+    ":os.cmd",
+    "Port.open",
+    "File.rm",
+    "File.rm_rf",
+    "File.rmdir",
+    "File.write",
+    "File.rename",
+    "File.cp",
+    "File.cp_r",
+    "File.ln_s",
+    "File.chmod",
+    "Code.eval_string",
+    "Code.eval_file",
+    "Code.require_file",
+    "apply",
+    "spawn",
+    "String.to_atom",
+    "Mix.Shell",
+];
+const HASKELL: &[&str] = &[
+    "system",
+    "rawSystem",
+    "callCommand",
+    "callProcess",
+    "readProcess",
+    "readCreateProcess",
+    "spawnCommand",
+    "spawnProcess",
+    "createProcess",
+    "proc",
+    "shell",
+    "removeFile",
+    "removeDirectory",
+    "removeDirectoryRecursive",
+    "removePathForcibly",
+    "renameFile",
+    "renameDirectory",
+    "writeFile",
+    "appendFile",
+    "copyFile",
+    "unsafePerformIO",
+];
+const JVM: &[&str] = &[
+    "execute",
+    "Process",
+    "ProcessBuilder",
+    "Runtime",
+    "sys.process",
+    "!",
+    "delete",
+    "deleteDir",
+    "deleteRecursively",
+    "Files",
+    "File",
+    "FileUtils",
+    "write",
+    "renameTo",
+    "evaluate",
+    "Eval",
+    "GroovyShell",
+    "ScriptEngine",
+    "Class.forName",
+    "invoke",
+];
+const RAKU: &[&str] = &[
+    "run", "shell", "qx", "qqx", "Proc", "unlink", "rmdir", "rename", "move", "copy", "spurt",
+    "chmod", "symlink", "open", "EVAL", "EVALFILE", "::",
+];
+const PROLOG: &[&str] = &[
+    "shell",
+    "process_create",
+    "delete_file",
+    "delete_directory",
+    "rename_file",
+    "open",
+    "tell",
+    "consult",
+    "load_files",
+    "call",
+    "assert",
+    "asserta",
+    "assertz",
+    "atom_to_term",
+    "term_to_atom",
+];
+const MATLAB: &[&str] = &[
+    "system", "unix", "dos", "!", "delete", "rmdir", "movefile", "copyfile", "fopen", "save",
+    "eval", "evalin", "evalc", "feval", "str2func", "builtin", "java", "py.",
+];
+const GNUPLOT: &[&str] = &[
+    "system",
+    "!",
+    "`",
+    "save",
+    "set output",
+    "load",
+    "call",
+    "eval",
+];
+const JS_ENGINES: &[&str] = &[
+    "os",
+    "std",
+    "exec",
+    "remove",
+    "rmdir",
+    "rename",
+    "write",
+    "eval",
+    "Function",
+    "import",
+    "load",
+    "runCommand",
+    "java",
+    "Packages",
+    "Java.type",
+    "require",
+];
 
 const FOREIGN: &[Foreign] = &[
     lang(
         &["emacs", "xemacs"],
         &["--eval", "-eval", "--execute", "-execute"],
         "Emacs Lisp",
+        ELISP,
     ),
-    lang(&["emacsclient"], &["--eval", "-e"], "Emacs Lisp"),
-    lang(&["julia"], &["-e", "--eval", "-E", "--print"], "Julia"),
-    lang(&["sbcl"], &["--eval"], "Common Lisp"),
+    lang(&["emacsclient"], &["--eval", "-e"], "Emacs Lisp", ELISP),
+    lang(
+        &["julia"],
+        &["-e", "--eval", "-E", "--print"],
+        "Julia",
+        JULIA,
+    ),
+    lang(&["sbcl"], &["--eval"], "Common Lisp", LISP),
     lang(
         &["ccl", "ccl64", "lx86cl64"],
         &["--eval", "-e"],
         "Common Lisp",
+        LISP,
     ),
-    lang(&["clisp"], &["-x"], "Common Lisp"),
-    lang(&["ecl"], &["-eval", "--eval"], "Common Lisp"),
-    lang(&["guile"], &["-c"], "Scheme"),
-    lang(&["racket"], &["-e", "--eval"], "Racket"),
-    lang(&["csi"], &["-e", "-eval", "-p", "-print"], "Scheme"),
-    lang(&["mit-scheme"], &["--eval"], "Scheme"),
-    lang(&["clojure", "clj"], &["-e", "--eval"], "Clojure"),
-    lang(&["bb"], &["-e", "--eval"], "Clojure"),
-    lang(&["erl"], &["-eval"], "Erlang"),
-    lang(&["elixir"], &["-e", "--eval"], "Elixir"),
-    lang(&["ghc", "ghci"], &["-e"], "Haskell"),
-    lang(&["scala"], &["-e"], "Scala"),
-    lang(&["groovy"], &["-e"], "Groovy"),
-    lang(&["raku", "rakudo", "perl6"], &["-e"], "Raku"),
-    lang(&["swipl"], &["-g", "-t"], "Prolog"),
-    lang(&["octave"], &["--eval"], "Octave"),
-    lang(&["matlab"], &["-batch", "-r"], "MATLAB"),
-    lang(&["gnuplot"], &["-e"], "gnuplot"),
-    lang(&["qjs", "d8", "rhino", "jjs"], &["-e"], "JavaScript"),
+    lang(&["clisp"], &["-x"], "Common Lisp", LISP),
+    lang(&["ecl"], &["-eval", "--eval"], "Common Lisp", LISP),
+    lang(&["guile"], &["-c"], "Scheme", SCHEME),
+    lang(&["racket"], &["-e", "--eval"], "Racket", SCHEME),
+    lang(&["csi"], &["-e", "-eval", "-p", "-print"], "Scheme", SCHEME),
+    lang(&["mit-scheme"], &["--eval"], "Scheme", SCHEME),
+    lang(&["clojure", "clj"], &["-e", "--eval"], "Clojure", CLOJURE),
+    lang(&["bb"], &["-e", "--eval"], "Clojure", CLOJURE),
+    lang(&["erl"], &["-eval"], "Erlang", ERLANG),
+    lang(&["elixir"], &["-e", "--eval"], "Elixir", ELIXIR),
+    lang(&["ghc", "ghci"], &["-e"], "Haskell", HASKELL),
+    lang(&["scala"], &["-e"], "Scala", JVM),
+    lang(&["groovy"], &["-e"], "Groovy", JVM),
+    lang(&["raku", "rakudo", "perl6"], &["-e"], "Raku", RAKU),
+    lang(&["swipl"], &["-g", "-t"], "Prolog", PROLOG),
+    lang(&["octave"], &["--eval"], "Octave", MATLAB),
+    lang(&["matlab"], &["-batch", "-r"], "MATLAB", MATLAB),
+    lang(&["gnuplot"], &["-e"], "gnuplot", GNUPLOT),
+    lang(
+        &["qjs", "d8", "rhino", "jjs"],
+        &["-e"],
+        "JavaScript",
+        JS_ENGINES,
+    ),
     Foreign {
         programs: &["pwsh", "powershell", "pwsh-preview"],
         options: &["-c", "-command", "-encodedcommand", "-ec", "-e"],
         prefix: None,
         any_case: true,
-        kind: Kind::Language("PowerShell"),
+        kind: Kind::Language("PowerShell", &[]),
     },
     Foreign {
         programs: &["less"],
@@ -166,7 +450,10 @@ pub(super) fn foreign_code(command: &SimpleCommand) -> Vec<Program> {
     let mut out = Vec::new();
     for (code, option) in code_of(row, command) {
         match row.kind {
-            Kind::Language(language) => {
+            Kind::Language(language, words) => {
+                if !words.is_empty() && !words.iter().any(|w| mentions(code, w)) {
+                    continue;
+                }
                 out.push(Program::Finding(Finding::ask(
                     "guard:foreign-code",
                     format!(
@@ -195,6 +482,19 @@ pub(super) fn foreign_code(command: &SimpleCommand) -> Vec<Program> {
     out
 }
 
+/// Whether `code` holds `word` as a whole word (names run on with letters, digits, `_`
+/// or `-` are other names).
+fn mentions(code: &str, word: &str) -> bool {
+    let part = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+    let starts = word.starts_with(part);
+    let ends = word.ends_with(part);
+    code.match_indices(word).any(|(at, _)| {
+        let before = code[..at].chars().next_back();
+        let after = code[at + word.len()..].chars().next();
+        (!starts || !before.is_some_and(part)) && (!ends || !after.is_some_and(part))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -209,7 +509,7 @@ mod tests {
     fn code_in_unread_languages_is_asked_about() {
         for line in [
             "emacs --batch --eval '(delete-file \".claude/settings.json\")'",
-            "emacs -Q -batch '-eval=(x)'",
+            "emacs -Q -batch '-eval=(shell-command \"rm -rf /\")'",
             "julia -e 'rm(\".claude\"; recursive=true)'",
             "sbcl --non-interactive --eval '(sb-ext:run-program \"/bin/rm\" nil)'",
             "guile -c '(system \"rm -rf /\")'",
@@ -250,6 +550,9 @@ mod tests {
             "psql -c 'select 1' db",
             "mysql -e 'show tables'",
             "pwsh ./build.ps1",
+            "julia --project=. -e 'using Pkg; Pkg.test()'",
+            "emacs --batch --eval '(byte-compile-file \"x.el\")'",
+            "elixir -e 'IO.puts(:hello)'",
         ] {
             assert!(programs(line).is_empty(), "{line}");
         }
