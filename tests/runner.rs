@@ -22,6 +22,7 @@ mod test_doctor;
 mod test_faults;
 mod test_foreign_db;
 mod test_guard_corpus;
+mod test_guard_scripts;
 mod test_hostile_files;
 mod test_identify;
 mod test_import;
