@@ -370,7 +370,7 @@ impl<'a> Guard<'a> {
         if at.depth >= MAX_SCRIPT_DEPTH {
             if ran.iter().any(|r| !matches!(r, Ran::Finding(_))) {
                 findings.push(Finding::ask(
-                    "guard:file-too-long",
+                    "guard:file-bounds",
                     format!(
                         "runs programs from files nested more than {MAX_SCRIPT_DEPTH} levels deep"
                     ),

@@ -25,8 +25,8 @@ use super::protect::{Cwd, resolve};
 use super::shell::{self, Parsed, SimpleCommand};
 use crate::base::files::open_regular;
 
-/// Most bytes of one file that are read; past them, what was read is judged and the rest
-/// is asked about.
+/// Most bytes of one file that are read; past them, what was read is judged (a project's
+/// `configure` script runs to megabytes) and the reasons say so.
 pub(super) const MAX_FILE_BYTES: usize = 256 * 1024;
 /// Most files read for one call, nested runs and Makefile includes counted.
 const MAX_FILES: usize = 32;
@@ -127,18 +127,28 @@ impl<'a> Files<'a> {
         let Ok(file) = open_regular(full) else {
             return Content::Absent;
         };
-        let mut bytes = Vec::new();
-        let limit = u64::try_from(MAX_FILE_BYTES).unwrap_or(u64::MAX) + 1;
-        if file.take(limit).read_to_end(&mut bytes).is_err() {
+        // A compiled program is known by its first block, and not read further.
+        let mut file = file;
+        let mut bytes = vec![0; 8192];
+        let mut got = 0;
+        while got < bytes.len() {
+            match file.read(&mut bytes[got..]) {
+                Ok(0) => break,
+                Ok(n) => got += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => return Content::Absent,
+            }
+        }
+        bytes.truncate(got);
+        if bytes.starts_with(b"\x7fELF") || memchr::memchr(0, &bytes).is_some() {
+            return Content::Binary;
+        }
+        let limit = u64::try_from(MAX_FILE_BYTES + 1 - bytes.len()).unwrap_or(0);
+        if got == 8192 && file.take(limit).read_to_end(&mut bytes).is_err() {
             return Content::Absent;
         }
         let truncated = bytes.len() > MAX_FILE_BYTES;
         bytes.truncate(MAX_FILE_BYTES);
-        if bytes.starts_with(b"\x7fELF")
-            || memchr::memchr(0, &bytes[..bytes.len().min(8192)]).is_some()
-        {
-            return Content::Binary;
-        }
         Content::Text {
             text: String::from_utf8_lossy(&bytes).into_owned(),
             truncated,
@@ -271,28 +281,23 @@ fn read_named(content: Content, file: &str, out: &mut Vec<Ran>) -> Option<(Strin
             None
         }
         Content::Text { text, truncated } => {
-            if truncated {
-                out.push(Ran::Finding(too_long(file)));
-            }
-            Some((text, format!("the file `{file}`")))
+            // Past the cap, what was read is judged, and said to be all that was.
+            let via = if truncated {
+                format!(
+                    "the file `{file}` (its first {} KiB)",
+                    MAX_FILE_BYTES / 1024
+                )
+            } else {
+                format!("the file `{file}`")
+            };
+            Some((text, via))
         }
     }
 }
 
-fn too_long(file: &str) -> Finding {
-    Finding::ask(
-        "guard:file-too-long",
-        format!(
-            "runs `{file}`, longer than {} KiB: only its beginning was checked",
-            MAX_FILE_BYTES / 1024
-        ),
-        "Split it into smaller files, or ask the user to run it.",
-    )
-}
-
 fn too_many(file: &str) -> Finding {
     Finding::ask(
-        "guard:file-too-long",
+        "guard:file-bounds",
         format!(
             "runs `{file}` among more than {MAX_FILES} files of programs, more than nagger's \
              guard reads for one call"

@@ -225,14 +225,17 @@ fn missing_and_unreadable_files() {
     ] {
         passes(root, line);
     }
-    // Past the cap, what was read is judged and the rest asked about.
+    // Past the cap, what was read is judged, and the reason says so.
     let mut big = "echo ok\n".repeat(MAX_FILE_BYTES / 8 + 16);
     std::fs::write(root.join("big.sh"), &big).expect("a file");
-    let v = verdict(root, "bash big.sh");
-    assert!(!v.denies() && asks(&v), "{v:#?}");
+    passes(root, "bash big.sh");
     big.insert_str(0, "rm -rf .claude\n");
     std::fs::write(root.join("big.sh"), &big).expect("a file");
-    assert!(verdict(root, "bash big.sh").denies());
+    let message = refuses(root, "bash big.sh");
+    assert!(message.contains("its first 256 KiB"), "{message}");
+    // A compiled program is not a script.
+    std::fs::write(root.join("tool"), b"\x7fELF\x02\x01rm -rf /\n").expect("a file");
+    passes(root, "./tool");
 }
 
 #[test]
