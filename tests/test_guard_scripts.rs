@@ -101,12 +101,17 @@ fn everyday_project_files_pass() {
 fn code_in_languages_the_guard_does_not_read_is_asked_about() {
     let p = Project::new();
     for line in [
-        "emacs --batch --eval '(delete-file \".claude/settings.json\")'",
-        "julia -e 'rm(\".claude\"; recursive=true)'",
+        "emacs --batch --eval '(delete-directory \"build\" t)'",
+        "julia -e 'rm(\"x\"; recursive=true)'",
     ] {
         let (code, stdout) = check(&p, line);
         assert!(stdout.contains("answer: ask"), "{line}: {code} {stdout}");
     }
-    let (code, stdout) = check(&p, "less +'!rm -rf /' README");
-    assert_eq!(code, REFUSED, "{stdout}");
+    for line in [
+        "emacs --batch --eval '(delete-file \".claude/settings.json\")'",
+        "less +'!rm -rf /' README",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, REFUSED, "{line}: {stdout}");
+    }
 }

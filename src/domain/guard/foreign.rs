@@ -7,6 +7,7 @@
 
 use super::finding::Finding;
 use super::programs::Program;
+use super::protect;
 use super::shell::SimpleCommand;
 
 /// What the code given to a program is.
@@ -442,7 +443,9 @@ fn code_of<'c>(row: &Foreign, command: &'c SimpleCommand) -> Vec<(&'c str, Strin
 }
 
 /// What `command` runs as code the guard does not read, or as its own shell escapes.
-pub(super) fn foreign_code(command: &SimpleCommand) -> Vec<Program> {
+/// Code that names nagger's own files is refused, as in languages the guard reads.
+/// `binary`: the running nagger program, when known.
+pub(super) fn foreign_code(command: &SimpleCommand, binary: Option<&str>) -> Vec<Program> {
     let name = command.name();
     let Some(row) = FOREIGN.iter().find(|r| r.programs.contains(&name)) else {
         return Vec::new();
@@ -453,6 +456,10 @@ pub(super) fn foreign_code(command: &SimpleCommand) -> Vec<Program> {
             Kind::Language(language, words) => {
                 if !words.is_empty() && !words.iter().any(|w| mentions(code, w)) {
                     continue;
+                }
+                if protect::named_in_code(code, binary) {
+                    out.push(Program::Finding(protect::named_finding(name)));
+                    break;
                 }
                 out.push(Program::Finding(Finding::ask(
                     "guard:foreign-code",
@@ -502,15 +509,14 @@ mod tests {
 
     fn programs(line: &str) -> Vec<Program> {
         let parsed = shell::parse(line);
-        foreign_code(&parsed.commands[0])
+        foreign_code(&parsed.commands[0], None)
     }
 
     #[test]
     fn code_in_unread_languages_is_asked_about() {
         for line in [
-            "emacs --batch --eval '(delete-file \".claude/settings.json\")'",
             "emacs -Q -batch '-eval=(shell-command \"rm -rf /\")'",
-            "julia -e 'rm(\".claude\"; recursive=true)'",
+            "julia -e 'rm(\"build\"; recursive=true)'",
             "sbcl --non-interactive --eval '(sb-ext:run-program \"/bin/rm\" nil)'",
             "guile -c '(system \"rm -rf /\")'",
             "erl -noshell -eval 'os:cmd(\"rm -rf /\")'",
@@ -523,6 +529,15 @@ mod tests {
                 "{line}"
             );
         }
+    }
+
+    #[test]
+    fn code_naming_nagger_s_files_is_refused() {
+        let found = programs("emacs --batch --eval '(delete-file \".claude/settings.json\")'");
+        assert!(
+            matches!(found.as_slice(), [Program::Finding(f)] if f.check == "guard:self-protect"),
+            "not refused"
+        );
     }
 
     #[test]
