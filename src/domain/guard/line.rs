@@ -371,6 +371,20 @@ impl Line {
             .find(|w| w.at <= index && w.path == full)
     }
 
+    /// What the line wrote into `path` (seen from `cwd`) before command `index`, when it
+    /// wrote it.
+    pub(super) fn wrote(&self, cwd: &Cwd, path: &str, index: usize) -> Option<Wrote> {
+        let written = self.written(cwd, path, index)?;
+        Some(if written.downloaded {
+            Wrote::Downloaded
+        } else {
+            match &written.content {
+                Some(text) => Wrote::Shown(text.clone()),
+                None => Wrote::Hidden,
+            }
+        })
+    }
+
     /// What running command `index` runs from files the line wrote: `bash x.sh`,
     /// `./x.sh`, `source x.sh`, `python3 x.py`. A script it shows is handed back to be
     /// checked (with how it is run); one it hides is asked about; a downloaded one refused.
@@ -437,6 +451,15 @@ impl Line {
             ))),
         }
     }
+}
+
+/// What a file the line wrote holds, as far as the line shows.
+pub(super) enum Wrote {
+    Shown(String),
+    /// Written by a program whose output the line does not show.
+    Hidden,
+    /// Written by a downloader.
+    Downloaded,
 }
 
 /// What running a file the line wrote runs.

@@ -18,7 +18,7 @@ use super::problem::PatternProblem;
 use super::programs::{Program, interpreter_code, programs, xargs_fed};
 use super::project;
 use super::protect::{self, Cwd, Folders, Scope};
-use super::scripts::{self, Files, Ran};
+use super::scripts::{self, Files, Ran, View};
 use super::secrets::Secrets;
 use super::settings::GuardConfig;
 use super::shell::{self, Commands, Parsed, SimpleCommand, command_line};
@@ -365,7 +365,9 @@ impl<'a> Guard<'a> {
     /// program file, a Makefile's recipes, `package.json` scripts), as far as they carry
     /// over from a project's own files ([`scripts::carries_over`]).
     fn disk_findings(&self, parsed: &Parsed, index: usize, at: At) -> Vec<Finding> {
-        let ran = scripts::runs(parsed, index, at.cwd, at.files);
+        let line = at.line;
+        let written = |cwd: &Cwd, path: &str| line.wrote(cwd, path, index);
+        let ran = scripts::runs(parsed, index, at.cwd, View::new(at.files, &written));
         let mut findings = Vec::new();
         if at.depth >= MAX_SCRIPT_DEPTH {
             if ran.iter().any(|r| !matches!(r, Ran::Finding(_))) {

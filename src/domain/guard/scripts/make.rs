@@ -10,7 +10,7 @@ use super::super::paths::normalize;
 use super::super::programs::{feeders, printed_text};
 use super::super::protect::{Cwd, resolve};
 use super::super::shell::Parsed;
-use super::{Content, Files, Ran, read_named};
+use super::{Content, Ran, View, read_named};
 
 /// Most targets whose recipes are followed from the goals.
 const MAX_TARGETS: usize = 256;
@@ -122,7 +122,7 @@ fn read_call(args: &[String]) -> Call {
 }
 
 /// The recipes `make`, command `index` of `parsed`, runs in `cwd`.
-pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: &Files, out: &mut Vec<Ran>) {
+pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) {
     let command = &parsed.commands[index];
     let call = read_call(command.args());
     let mut dir = cwd.clone();
@@ -193,7 +193,7 @@ pub(super) fn from_text(
     via: &str,
     args: &[String],
     cwd: &Cwd,
-    files: &Files,
+    files: &View,
     out: &mut Vec<Ran>,
 ) {
     judge(text, via, &read_call(args), cwd, files, out);
@@ -207,7 +207,7 @@ fn shown_path(dirs: &[String], name: &str) -> String {
 }
 
 /// The recipes that running `call` on Makefile `text` runs in `dir`, pushed onto `out`.
-fn judge(text: &str, via: &str, call: &Call, dir: &Cwd, files: &Files, out: &mut Vec<Ran>) {
+fn judge(text: &str, via: &str, call: &Call, dir: &Cwd, files: &View, out: &mut Vec<Ran>) {
     if call.dry {
         return;
     }
@@ -706,14 +706,15 @@ mod tests {
     fn recipes(text: &str, args: &[&str]) -> Vec<String> {
         let call = read_call(&args.iter().map(|a| (*a).to_owned()).collect::<Vec<_>>());
         let dir = tempfile::tempdir().unwrap();
-        let files = Files::new(dir.path());
+        let files = super::super::Files::new(dir.path());
+        let view = View::new(&files, &|_, _| None);
         let mut out = Vec::new();
         judge(
             text,
             "`Makefile`",
             &call,
             &Cwd::Known(String::new()),
-            &files,
+            &view,
             &mut out,
         );
         out.into_iter()

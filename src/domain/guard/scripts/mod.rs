@@ -21,6 +21,7 @@ use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
 use super::finding::{Finding, operands};
+use super::line::Wrote;
 use super::protect::{Cwd, resolve};
 use super::shell::{self, Parsed, SimpleCommand};
 use crate::base::files::open_regular;
@@ -156,8 +157,41 @@ impl<'a> Files<'a> {
     }
 }
 
+/// What the line itself wrote into a file, looked up before the disk: `(cwd, path)` to
+/// what it wrote there, if it did.
+pub(super) type Written<'a> = &'a dyn Fn(&Cwd, &str) -> Option<Wrote>;
+
+/// Files as one command sees them: what its line wrote, else what is on disk.
+#[derive(Clone, Copy)]
+pub(super) struct View<'a> {
+    files: &'a Files<'a>,
+    written: Written<'a>,
+}
+
+impl<'a> View<'a> {
+    pub(super) fn new(files: &'a Files<'a>, written: Written<'a>) -> View<'a> {
+        View { files, written }
+    }
+
+    fn read(&self, cwd: &Cwd, path: &str) -> Content {
+        match (self.written)(cwd, path) {
+            Some(Wrote::Shown(text)) => Content::Text {
+                text,
+                truncated: false,
+            },
+            Some(Wrote::Hidden) => Content::Hidden,
+            Some(Wrote::Downloaded) => Content::Downloaded,
+            None => self.files.read(cwd, path),
+        }
+    }
+}
+
 /// What is found where a file is looked for.
 enum Content {
+    /// Written by the line with contents it does not show.
+    Hidden,
+    /// Downloaded by the line.
+    Downloaded,
     /// Nothing readable: missing (the command fails), a folder, unreadable.
     Absent,
     /// A compiled program.
@@ -184,7 +218,8 @@ pub(super) enum Ran {
 }
 
 /// Everything command `index` of `parsed`, run in `cwd`, runs from files on disk.
-pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: &Files) -> Vec<Ran> {
+pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec<Ran> {
+    let files = &files;
     let command = &parsed.commands[index];
     let name = command.name();
     let mut out = Vec::new();
@@ -215,7 +250,7 @@ fn program_file(
     file: &str,
     runner: &str,
     cwd: &Cwd,
-    files: &Files,
+    files: &View,
     out: &mut Vec<Ran>,
 ) {
     let at = command.argv.iter().position(|a| a == file).unwrap_or(0);
@@ -235,7 +270,7 @@ fn shell_file(
     params: &[String],
     how: &str,
     cwd: &Cwd,
-    files: &Files,
+    files: &View,
     out: &mut Vec<Ran>,
 ) {
     if let Some((text, via)) = text_of(file, cwd, files, out) {
@@ -258,13 +293,32 @@ fn filled(text: &str, params: &[String]) -> String {
 
 /// The text of `file` and how to name it, or the finding its place calls for (pushed
 /// onto `out`); `None` when there is nothing to check.
-fn text_of(file: &str, cwd: &Cwd, files: &Files, out: &mut Vec<Ran>) -> Option<(String, String)> {
+fn text_of(file: &str, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) -> Option<(String, String)> {
     read_named(files.read(cwd, file), file, out)
 }
 
 fn read_named(content: Content, file: &str, out: &mut Vec<Ran>) -> Option<(String, String)> {
     match content {
         Content::Absent | Content::Binary => None,
+        Content::Hidden => {
+            out.push(Ran::Finding(Finding::ask(
+                "guard:computed-command",
+                format!(
+                    "runs `{file}`, which this command line writes with contents nagger \
+                     cannot see"
+                ),
+                "Write the file in one call, read it, and run it in the next.",
+            )));
+            None
+        }
+        Content::Downloaded => {
+            out.push(Ran::Finding(Finding::deny(
+                "guard:pipe-to-shell",
+                format!("runs `{file}`, downloaded by this command line without review"),
+                "Download it to a file, read it, and run it only if the user agrees.",
+            )));
+            None
+        }
         Content::Special(what) => {
             out.push(Ran::Finding(Finding::ask(
                 "guard:unreadable-file",
@@ -308,7 +362,7 @@ fn too_many(file: &str) -> Finding {
 
 /// A file run by its path: its `#!` line names the interpreter; a text file without one
 /// is run by `sh`.
-fn executed(command: &SimpleCommand, cwd: &Cwd, files: &Files, out: &mut Vec<Ran>) {
+fn executed(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) {
     let file = command.argv[0].as_str();
     let Some((text, via)) = text_of(file, cwd, files, out) else {
         return;

@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::super::paths::normalize;
 use super::super::protect::{Cwd, resolve};
 use super::super::shell::{SimpleCommand, shell_quote};
-use super::{Content, Files, Ran, read_named};
+use super::{Content, Ran, View, read_named};
 
 /// Scripts a bare install runs, in order.
 const INSTALL: &[&str] = &[
@@ -116,7 +116,7 @@ const VALUE_OPTIONS: &[&str] = &[
 pub(super) fn runs(
     command: &SimpleCommand,
     cwd: &Cwd,
-    files: &Files,
+    files: &View,
     out: &mut Vec<Ran>,
 ) -> Option<String> {
     let manager = command.name();
@@ -239,7 +239,7 @@ pub(super) fn runs(
 }
 
 /// The nearest `package.json` from `dir` up to the project's root, parsed, with its folder.
-fn find_package(dir: &Cwd, files: &Files, out: &mut Vec<Ran>) -> Option<(Value, Cwd)> {
+fn find_package(dir: &Cwd, files: &View, out: &mut Vec<Ran>) -> Option<(Value, Cwd)> {
     let Cwd::Known(start) = dir else {
         return None;
     };

@@ -125,6 +125,14 @@ fn makefile_recipes_are_read() {
         refuses(root, line);
     }
     passes(root, "make -n wipe");
+    // A Makefile the line itself writes is read as written, not from the disk.
+    refuses(root, "printf 'all:\\n\\trm -rf ~\\n' > Makefile && make");
+    refuses(
+        root,
+        "cat > sub/GNUmakefile <<'EOF'\nall:\n\trm -rf /\nEOF\nmake -C sub",
+    );
+    let v = verdict(root, "python3 gen.py > Makefile && make");
+    assert!(asks(&v) && !v.denies(), "{v:#?}");
 }
 
 #[test]
