@@ -488,8 +488,25 @@ pub(super) fn calls_itself(line: &Line, command: &SimpleCommand) -> Option<Findi
     let name = command.argv.first()?;
     let (_, body) = line.functions.iter().find(|(n, _)| n == name)?;
     let inner = shell::parse(body);
-    let recursive = inner.commands.iter().any(|c| c.argv.first() == Some(name));
-    (recursive && (body.contains('&') || body.contains('|'))).then(|| {
+    // The call to itself is a stage of a pipeline, or sent to the background: a function
+    // that only recurses (a long script's helper) runs one copy at a time.
+    let piped = inner.commands.iter().any(|c| {
+        c.argv.first() == Some(name)
+            && inner
+                .commands
+                .iter()
+                .any(|o| o.pipeline == c.pipeline && o.stage != c.stage)
+    });
+    let backgrounded = body.match_indices(name.as_str()).any(|(at, _)| {
+        let rest = &body[at + name.len()..];
+        let end = rest.find([';', '\n', '|', '}']).unwrap_or(rest.len());
+        let call = rest[..end]
+            .replace("&&", "")
+            .replace(">&", "")
+            .replace("&>", "");
+        call.contains('&')
+    });
+    (piped || backgrounded).then(|| {
         Finding::deny(
             "guard:fork-bomb",
             format!("runs `{name}`, which starts copies of itself without end"),
@@ -759,6 +776,28 @@ mod tests {
             assert!(
                 matches!(program_of(text), Program::Script(s, _) if s.starts_with(tool)),
                 "{text}: should be {tool}"
+            );
+        }
+    }
+
+    #[test]
+    fn functions_that_multiply_themselves() {
+        for (text, bomb) in [
+            (":(){ :|:& };:", true),
+            ("b() { b & b; }; b", true),
+            ("f() { f | f; }; f", true),
+            (
+                "walk() { [ -d \"$1\" ] && walk \"$1/x\" 2>&1 || echo done >&2; }; walk a",
+                false,
+            ),
+            ("f() { echo a | grep a && f; }; f", false),
+        ] {
+            let (parsed, l) = line(text);
+            let last = parsed.commands.len() - 1;
+            assert_eq!(
+                calls_itself(&l, &parsed.commands[last]).is_some(),
+                bomb,
+                "{text}"
             );
         }
     }

@@ -381,8 +381,11 @@ impl<'a> Guard<'a> {
             }
             return findings;
         }
+        // What a project's files hand on is parsed on a budget of its own: spent, the rest
+        // of them is not analysed, and nothing is asked about it.
         let inner = At {
             depth: at.depth + 1,
+            budget: at.files.budget(),
             ..at
         };
         for ran in ran {

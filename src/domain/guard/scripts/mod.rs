@@ -31,6 +31,9 @@ use crate::base::files::open_regular;
 pub(super) const MAX_FILE_BYTES: usize = 256 * 1024;
 /// Most files read for one call, nested runs and Makefile includes counted.
 const MAX_FILES: usize = 32;
+/// Most bytes of what files run (scripts, recipes, function bodies filled in) parsed for
+/// one call.
+const MAX_PARSED: usize = super::shell::MAX_SCANNED_BYTES;
 
 /// Checks whose ask only says that a part could not be analysed, and reads of secrets: a
 /// project's scripts load its `.env` the way they are meant to. Neither is raised for what
@@ -56,6 +59,8 @@ pub(super) fn carries_over(finding: &Finding) -> bool {
 pub(super) struct Files<'a> {
     root: &'a Path,
     left: Cell<usize>,
+    /// Bytes of their programs left to parse for this call.
+    budget: Cell<usize>,
 }
 
 impl<'a> Files<'a> {
@@ -63,7 +68,13 @@ impl<'a> Files<'a> {
         Files {
             root,
             left: Cell::new(MAX_FILES),
+            budget: Cell::new(MAX_PARSED),
         }
+    }
+
+    /// The bytes of programs from files left to parse for this call.
+    pub(super) fn budget(&self) -> &Cell<usize> {
+        &self.budget
     }
 
     /// Where `path`, as a command in `cwd` names it, is on disk; `None` when only the
