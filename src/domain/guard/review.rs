@@ -370,15 +370,12 @@ impl<'a> Guard<'a> {
         let ran = scripts::runs(parsed, index, at.cwd, View::new(at.files, &written));
         let mut findings = Vec::new();
         if at.depth >= MAX_SCRIPT_DEPTH {
-            if ran.iter().any(|r| !matches!(r, Ran::Finding(_))) {
-                findings.push(Finding::ask(
-                    "guard:file-bounds",
-                    format!(
-                        "runs programs from files nested more than {MAX_SCRIPT_DEPTH} levels deep"
-                    ),
-                    "Run the inner program directly, so it can be checked.",
-                ));
-            }
+            // Files running files (a `setup.py` that runs itself, recursive `make`) are
+            // followed as deep as inline scripts, and no deeper: the rest is not analysed.
+            findings.extend(ran.into_iter().filter_map(|r| match r {
+                Ran::Finding(f) => Some(f),
+                _ => None,
+            }));
             return findings;
         }
         // What a project's files hand on is parsed on a budget of its own: spent, the rest

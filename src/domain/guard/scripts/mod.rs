@@ -209,7 +209,7 @@ enum Content {
     Binary,
     /// A FIFO, socket or device: what it hands over is not known before it runs.
     Special(&'static str),
-    /// Past the number of files read for one call.
+    /// Past the number of files read for one call: not analysed.
     TooMany,
     Text {
         text: String,
@@ -341,10 +341,7 @@ fn read_named(content: Content, file: &str, out: &mut Vec<Ran>) -> Option<(Strin
             )));
             None
         }
-        Content::TooMany => {
-            out.push(Ran::Finding(too_many(file)));
-            None
-        }
+        Content::TooMany => None,
         Content::Text { text, truncated } => {
             // Past the cap, what was read is judged, and said to be all that was.
             let via = if truncated {
@@ -358,17 +355,6 @@ fn read_named(content: Content, file: &str, out: &mut Vec<Ran>) -> Option<(Strin
             Some((text, via))
         }
     }
-}
-
-fn too_many(file: &str) -> Finding {
-    Finding::ask(
-        "guard:file-bounds",
-        format!(
-            "runs `{file}` among more than {MAX_FILES} files of programs, more than nagger's \
-             guard reads for one call"
-        ),
-        "Run fewer of them in one call.",
-    )
 }
 
 /// A file run by its path: its `#!` line names the interpreter; a text file without one
