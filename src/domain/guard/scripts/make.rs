@@ -135,13 +135,11 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: &View, out: 
     let mut texts: Vec<(String, String)> = Vec::new();
     if call.files.is_empty() {
         for name in ["GNUmakefile", "makefile", "Makefile"] {
-            match files.read(&dir, name) {
-                Content::Absent => continue,
-                content => {
-                    let shown = shown_path(&call.dirs, name);
-                    texts.extend(read_named(content, &shown, out));
-                    break;
-                }
+            let content = files.read(&dir, name);
+            if !matches!(content, Content::Absent) {
+                let shown = shown_path(&call.dirs, name);
+                texts.extend(read_named(content, &shown, out));
+                break;
             }
         }
     }
@@ -393,18 +391,18 @@ impl Makefile {
                 }
                 continue;
             }
-            if let Some(recipe) = line.strip_prefix('\t') {
-                if in_rule {
-                    let recipe = recipe.trim_start_matches(|c: char| {
-                        matches!(c, '@' | '-' | '+') || c.is_whitespace()
-                    });
-                    if let Some(rule) = self.rules.last_mut()
-                        && !recipe.is_empty()
-                    {
-                        rule.recipe.push(recipe.to_owned());
-                    }
-                    continue;
+            if let Some(recipe) = line.strip_prefix('\t')
+                && in_rule
+            {
+                let recipe = recipe.trim_start_matches(|c: char| {
+                    matches!(c, '@' | '-' | '+') || c.is_whitespace()
+                });
+                if let Some(rule) = self.rules.last_mut()
+                    && !recipe.is_empty()
+                {
+                    rule.recipe.push(recipe.to_owned());
                 }
+                continue;
             }
             self.collect_shells(&line);
             let code = strip_comment(&line);

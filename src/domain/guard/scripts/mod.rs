@@ -116,9 +116,8 @@ impl<'a> Files<'a> {
         if full == Path::new("/dev/null") {
             return Content::Absent; // empty, whatever reads it
         }
-        let meta = match std::fs::metadata(full) {
-            Ok(meta) => meta,
-            Err(_) => return Content::Absent,
+        let Ok(meta) = std::fs::metadata(full) else {
+            return Content::Absent;
         };
         let kind = meta.file_type();
         if kind.is_dir() {
