@@ -313,7 +313,6 @@ pub(super) fn programs(
     if let Some(code) = shell::inline_program(&command.argv) {
         out.extend(code_programs(&code, name, binary));
     }
-    out.extend(super::foreign::foreign_code(command, binary));
     if matches!(name, "sqlite3" | "sqlite" | "duckdb") {
         // `.shell cmd` and `.system cmd` run a command line.
         for arg in command.args() {

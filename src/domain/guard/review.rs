@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use super::checks::command_findings;
 use super::finding::Finding;
+use super::foreign::foreign_code;
 use super::important;
 use super::line::{self, Line, Run};
 use super::outside::outside;
@@ -303,6 +304,7 @@ impl<'a> Guard<'a> {
         }
         findings.extend(protect::written_by(command, &fed, cwd, scope));
         let mut run = programs(parsed, index, allowed, self.binary);
+        run.extend(foreign_code(command, self.binary));
         if let Some(script) = at.line.expanded(parsed, index) {
             // What the variables hold is known: no need to fear them empty.
             findings.retain(|f| f.check != "guard:rm-empty-variable");

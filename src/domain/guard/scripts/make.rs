@@ -10,7 +10,7 @@ use super::super::paths::normalize;
 use super::super::programs::{feeders, printed_text};
 use super::super::protect::{Cwd, resolve};
 use super::super::shell::Parsed;
-use super::{Content, Ran, View, read_named};
+use super::files::{Content, Ran, View, read_named};
 
 /// Most targets whose recipes are followed from the goals.
 const MAX_TARGETS: usize = 256;
@@ -704,7 +704,7 @@ mod tests {
     fn recipes(text: &str, args: &[&str]) -> Vec<String> {
         let call = read_call(&args.iter().map(|a| (*a).to_owned()).collect::<Vec<_>>());
         let dir = tempfile::tempdir().unwrap();
-        let files = super::super::Files::new(dir.path());
+        let files = super::super::files::Files::new(dir.path());
         let view = View::new(&files, &|_, _| None);
         let mut out = Vec::new();
         judge(

@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::super::paths::normalize;
 use super::super::protect::{Cwd, resolve};
 use super::super::shell::{SimpleCommand, shell_quote};
-use super::{Content, Ran, View, read_named};
+use super::files::{Content, Ran, View, read_named};
 
 /// Scripts a bare install runs, in order.
 const INSTALL: &[&str] = &[

@@ -7,7 +7,7 @@ use serde_json::json;
 use super::super::review::{Guard, ToolCall};
 use super::super::settings::GuardConfig;
 use super::super::verdict::{Severity, Verdict};
-use super::MAX_FILE_BYTES;
+use super::files::MAX_FILE_BYTES;
 
 fn verdict(root: &Path, line: &str) -> Verdict {
     let settings = GuardConfig::default();
