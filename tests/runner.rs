@@ -23,6 +23,7 @@ mod test_faults;
 mod test_foreign_db;
 mod test_git_tracked;
 mod test_guard_corpus;
+mod test_guard_scripts;
 mod test_hostile_files;
 mod test_identify;
 mod test_import;

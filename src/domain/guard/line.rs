@@ -371,6 +371,20 @@ impl Line {
             .find(|w| w.at <= index && w.path == full)
     }
 
+    /// What the line wrote into `path` (seen from `cwd`) before command `index`, when it
+    /// wrote it.
+    pub(super) fn wrote(&self, cwd: &Cwd, path: &str, index: usize) -> Option<Wrote> {
+        let written = self.written(cwd, path, index)?;
+        Some(if written.downloaded {
+            Wrote::Downloaded
+        } else {
+            match &written.content {
+                Some(text) => Wrote::Shown(text.clone()),
+                None => Wrote::Hidden,
+            }
+        })
+    }
+
     /// What running command `index` runs from files the line wrote: `bash x.sh`,
     /// `./x.sh`, `source x.sh`, `python3 x.py`. A script it shows is handed back to be
     /// checked (with how it is run); one it hides is asked about; a downloaded one refused.
@@ -439,6 +453,15 @@ impl Line {
     }
 }
 
+/// What a file the line wrote holds, as far as the line shows.
+pub(super) enum Wrote {
+    Shown(String),
+    /// Written by a program whose output the line does not show.
+    Hidden,
+    /// Written by a downloader.
+    Downloaded,
+}
+
 /// What running a file the line wrote runs.
 pub(super) enum Run {
     /// A shell script, with how it is run.
@@ -465,8 +488,25 @@ pub(super) fn calls_itself(line: &Line, command: &SimpleCommand) -> Option<Findi
     let name = command.argv.first()?;
     let (_, body) = line.functions.iter().find(|(n, _)| n == name)?;
     let inner = shell::parse(body);
-    let recursive = inner.commands.iter().any(|c| c.argv.first() == Some(name));
-    (recursive && (body.contains('&') || body.contains('|'))).then(|| {
+    // The call to itself is a stage of a pipeline, or sent to the background: a function
+    // that only recurses (a long script's helper) runs one copy at a time.
+    let piped = inner.commands.iter().any(|c| {
+        c.argv.first() == Some(name)
+            && inner
+                .commands
+                .iter()
+                .any(|o| o.pipeline == c.pipeline && o.stage != c.stage)
+    });
+    let backgrounded = body.match_indices(name.as_str()).any(|(at, _)| {
+        let rest = &body[at + name.len()..];
+        let end = rest.find([';', '\n', '|', '}']).unwrap_or(rest.len());
+        let call = rest[..end]
+            .replace("&&", "")
+            .replace(">&", "")
+            .replace("&>", "");
+        call.contains('&')
+    });
+    (piped || backgrounded).then(|| {
         Finding::deny(
             "guard:fork-bomb",
             format!("runs `{name}`, which starts copies of itself without end"),
@@ -736,6 +776,28 @@ mod tests {
             assert!(
                 matches!(program_of(text), Program::Script(s, _) if s.starts_with(tool)),
                 "{text}: should be {tool}"
+            );
+        }
+    }
+
+    #[test]
+    fn functions_that_multiply_themselves() {
+        for (text, bomb) in [
+            (":(){ :|:& };:", true),
+            ("b() { b & b; }; b", true),
+            ("f() { f | f; }; f", true),
+            (
+                "walk() { [ -d \"$1\" ] && walk \"$1/x\" 2>&1 || echo done >&2; }; walk a",
+                false,
+            ),
+            ("f() { echo a | grep a && f; }; f", false),
+        ] {
+            let (parsed, l) = line(text);
+            let last = parsed.commands.len() - 1;
+            assert_eq!(
+                calls_itself(&l, &parsed.commands[last]).is_some(),
+                bomb,
+                "{text}"
             );
         }
     }

@@ -11,6 +11,7 @@
 mod checks;
 mod code;
 mod finding;
+mod foreign;
 mod git;
 mod important;
 mod line;
@@ -21,6 +22,7 @@ mod programs;
 mod project;
 mod protect;
 mod review;
+mod scripts;
 mod secrets;
 mod settings;
 mod shape;

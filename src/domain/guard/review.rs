@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use super::checks::command_findings;
 use super::finding::Finding;
+use super::foreign::foreign_code;
 use super::important;
 use super::line::{self, Line, Run};
 use super::outside::outside;
@@ -18,6 +19,7 @@ use super::problem::PatternProblem;
 use super::programs::{Program, interpreter_code, programs, xargs_fed};
 use super::project;
 use super::protect::{self, Cwd, Folders, Scope};
+use super::scripts::{self, Files, Ran, View};
 use super::secrets::Secrets;
 use super::settings::GuardConfig;
 use super::shell::{self, Commands, Parsed, SimpleCommand, command_line};
@@ -226,6 +228,7 @@ impl<'a> Guard<'a> {
         let deny_possible = self.deny.could_match(&commands.haystack);
         let budget = Cell::new(MAX_SCRIPT_BYTES);
         let scope = Scope::new(root, self.binary).in_line(parsed);
+        let files = Files::new(root);
         let start = Cwd::Known(String::new());
         let line = Line::scan(parsed, &start);
         let mut folders = Folders::new(start);
@@ -243,6 +246,7 @@ impl<'a> Guard<'a> {
                 line: &line,
                 depth: 0,
                 budget: &budget,
+                files: &files,
             };
             let findings = self.findings(parsed, index, &allowed, at);
             if budget.get() == 0 && fired.insert("guard:unanalysable") {
@@ -303,6 +307,7 @@ impl<'a> Guard<'a> {
         }
         findings.extend(protect::written_by(command, &fed, cwd, scope));
         let mut run = programs(parsed, index, allowed, self.binary);
+        run.extend(foreign_code(command, self.binary));
         if let Some(script) = at.line.expanded(parsed, index) {
             // What the variables hold is known: no need to fear them empty.
             findings.retain(|f| f.check != "guard:rm-empty-variable");
@@ -344,7 +349,7 @@ impl<'a> Guard<'a> {
                 run.extend(interpreter_code(&code, &interpreter, self.binary));
             }
             Some(Run::Refused(finding)) => findings.push(finding),
-            None => {}
+            None => findings.extend(self.disk_findings(parsed, index, at)),
         }
         for program in run {
             match program {
@@ -355,6 +360,65 @@ impl<'a> Guard<'a> {
                         ..at
                     };
                     findings.extend(self.script_findings(&script, &via, inner));
+                }
+            }
+        }
+        findings
+    }
+
+    /// The checks that fire on what command `index` runs from files on disk (a script, a
+    /// program file, a Makefile's recipes, `package.json` scripts), as far as they carry
+    /// over from a project's own files ([`scripts::carries_over`]).
+    fn disk_findings(&self, parsed: &Parsed, index: usize, at: At) -> Vec<Finding> {
+        let line = at.line;
+        let written = |cwd: &Cwd, path: &str| line.wrote(cwd, path, index);
+        let ran = scripts::runs(parsed, index, at.cwd, View::new(at.files, &written));
+        let mut findings = Vec::new();
+        if at.depth >= MAX_SCRIPT_DEPTH {
+            // Files running files (a `setup.py` that runs itself, recursive `make`) are
+            // followed as deep as inline scripts, and no deeper: the rest is not analysed.
+            findings.extend(ran.into_iter().filter_map(|r| match r {
+                Ran::Finding(f) => Some(f),
+                _ => None,
+            }));
+            return findings;
+        }
+        // What a project's files hand on is parsed on a budget of its own: spent, the rest
+        // of them is not analysed, and nothing is asked about it.
+        let inner = At {
+            depth: at.depth + 1,
+            budget: at.files.budget(),
+            ..at
+        };
+        for ran in ran {
+            match ran {
+                Ran::Finding(finding) => findings.push(finding),
+                Ran::Script(script, via, dir) => {
+                    let dir = dir.unwrap_or_else(|| at.cwd.clone());
+                    let here = At { cwd: &dir, ..inner };
+                    findings.extend(
+                        self.script_findings(&script, &via, here)
+                            .into_iter()
+                            .filter(scripts::carries_over),
+                    );
+                }
+                Ran::Code(code, interpreter, via) => {
+                    for program in interpreter_code(&code, &interpreter, self.binary) {
+                        match program {
+                            Program::Finding(f) if scripts::carries_over(&f) => {
+                                findings.push(Finding {
+                                    harm: format!("runs {via}, whose code {}", f.harm),
+                                    ..f
+                                });
+                            }
+                            Program::Finding(_) => {}
+                            Program::Script(script, how) => findings.extend(
+                                self.script_findings(&script, &format!("{how} in {via}"), inner)
+                                    .into_iter()
+                                    .filter(scripts::carries_over),
+                            ),
+                        }
+                    }
                 }
             }
         }
@@ -427,6 +491,8 @@ struct At<'r, 's> {
     line: &'r Line,
     depth: usize,
     budget: &'r Cell<usize>,
+    /// The files of programs read so far, and the project they are in.
+    files: &'r Files<'s>,
 }
 
 /// The script a shell under `xargs` runs with what it is fed: `echo / | xargs -I{} sh -c

@@ -426,10 +426,27 @@ pub fn reads_program_from_stdin(argv: &[String]) -> bool {
     if family(name) == "deno" {
         return false;
     }
+    match program_at(argv, &it) {
+        ProgramAt::Stdin => true,
+        ProgramAt::Inline => false,
+        ProgramAt::Operand(j) => argv.get(j).is_none_or(|a| a == "-" || a == "/dev/stdin"),
+    }
+}
+
+/// Where an interpreter's program comes from, read off its options.
+enum ProgramAt {
+    Stdin,
+    /// Code on the command line, or a module (`python3 -m`).
+    Inline,
+    /// The first operand, at this index (maybe past the end).
+    Operand(usize),
+}
+
+fn program_at(argv: &[String], it: &Interpreter) -> ProgramAt {
     let mut j = 1;
     while let Some(arg) = argv.get(j) {
         if arg == "-" {
-            return true;
+            return ProgramAt::Stdin;
         }
         if arg == "--" {
             j += 1;
@@ -438,7 +455,7 @@ pub fn reads_program_from_stdin(argv: &[String]) -> bool {
         if let Some(long) = arg.strip_prefix("--") {
             let name = long.split_once('=').map_or(long, |(n, _)| n);
             if matches!(name, "eval" | "print" | "command" | "file") {
-                return false;
+                return ProgramAt::Inline;
             }
             j += if it.shell && matches!(long, "rcfile" | "init-file") {
                 2
@@ -455,10 +472,10 @@ pub fn reads_program_from_stdin(argv: &[String]) -> bool {
         };
         for (pos, flag) in flags.char_indices() {
             if it.code_flags.contains(flag) {
-                return false;
+                return ProgramAt::Inline;
             }
             if it.shell && flag == 's' {
-                return true;
+                return ProgramAt::Stdin;
             }
             if it.attached_flags.contains(flag) {
                 break;
@@ -472,7 +489,34 @@ pub fn reads_program_from_stdin(argv: &[String]) -> bool {
         }
         j += 1;
     }
-    argv.get(j).is_none_or(|a| a == "-" || a == "/dev/stdin")
+    ProgramAt::Operand(j)
+}
+
+/// The index in `argv` of the file an interpreter runs as its program (`bash -e x.sh`,
+/// `python3 -u tool.py`, `deno run -A main.ts`), with the words after it its arguments;
+/// `None` when it runs inline code, a module or its standard input, or is a debugger or
+/// editor (whose file operands are not programs). A shell with `-n` runs nothing.
+pub fn program_file(argv: &[String]) -> Option<usize> {
+    let name = basename(argv.first()?);
+    let it = interpreter(name)?;
+    if is_code_tool(name) {
+        return None;
+    }
+    if family(name) == "deno" {
+        if argv.get(1).map(String::as_str) != Some("run") {
+            return None;
+        }
+        return (2..argv.len()).find(|&k| !argv[k].starts_with('-'));
+    }
+    match program_at(argv, &it) {
+        ProgramAt::Operand(j)
+            if argv.get(j).is_some_and(|a| a != "/dev/stdin")
+                && !(it.shell && has_flag(&argv[1..j], "n", &["noexec"])) =>
+        {
+            Some(j)
+        }
+        _ => None,
+    }
 }
 
 pub(super) fn is_assignment_name(name: &[u8]) -> bool {

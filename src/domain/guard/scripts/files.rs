@@ -1,0 +1,251 @@
+//! Reading the files a command runs: bounded, only regular files, never blocking, what
+//! the command line itself wrote looked up first; and what is found there.
+
+use std::cell::Cell;
+use std::io::Read as _;
+use std::os::unix::fs::FileTypeExt;
+use std::path::{Path, PathBuf};
+
+use super::super::finding::Finding;
+use super::super::line::Wrote;
+use super::super::protect::{Cwd, resolve};
+use crate::base::files::open_regular;
+
+/// Most bytes of one file that are read; past them, what was read is judged (a project's
+/// `configure` script runs to megabytes) and the reasons say so.
+pub(super) const MAX_FILE_BYTES: usize = 256 * 1024;
+/// Most files read for one call, nested runs and Makefile includes counted.
+pub(super) const MAX_FILES: usize = 32;
+/// Most bytes of what files hand on (recipes, function bodies filled in, scripts they run)
+/// parsed for one call, each piece costing at least 1 KiB: bounds the time a call with
+/// large build files takes (a 256 KiB script calling its functions 1,000 times: 0.25 s).
+const MAX_PARSED: usize = 1 << 20;
+
+/// The files of one call: the project they are relative to and how many may still be
+/// read.
+pub(crate) struct Files<'a> {
+    root: &'a Path,
+    left: Cell<usize>,
+    /// Bytes of their programs left to parse for this call.
+    budget: Cell<usize>,
+}
+
+impl<'a> Files<'a> {
+    pub(crate) fn new(root: &'a Path) -> Files<'a> {
+        Files {
+            root,
+            left: Cell::new(MAX_FILES),
+            budget: Cell::new(MAX_PARSED),
+        }
+    }
+
+    /// The bytes of programs from files left to parse for this call.
+    pub(crate) fn budget(&self) -> &Cell<usize> {
+        &self.budget
+    }
+
+    /// Where `path`, as a command in `cwd` names it, is on disk; `None` when only the
+    /// running shell knows (`$DIR/x.sh`, a glob, an unknown folder).
+    fn locate(&self, cwd: &Cwd, path: &str) -> Option<PathBuf> {
+        if path.is_empty() || path == "-" || path.contains(['`', '*', '?', '[', '\0']) {
+            return None;
+        }
+        let path = ["$HOME", "${HOME}"]
+            .iter()
+            .find_map(|h| path.strip_prefix(h))
+            .map_or_else(|| path.to_owned(), |rest| format!("~{rest}"));
+        if path.contains('$') {
+            return None;
+        }
+        let full = resolve(cwd, &path)?;
+        if let Some(rest) = full.strip_prefix('~') {
+            // `~user/…` is another user's home: not looked up.
+            let rest = if rest.is_empty() {
+                rest
+            } else {
+                rest.strip_prefix('/')?
+            };
+            return Some(crate::base::paths::home_dir()?.join(rest));
+        }
+        Some(self.root.join(full))
+    }
+
+    /// What is at `path` (as a command in `cwd` names it).
+    fn read(&self, cwd: &Cwd, path: &str) -> Content {
+        match self.locate(cwd, path) {
+            Some(full) => self.read_at(&full),
+            None => Content::Absent,
+        }
+    }
+
+    fn read_at(&self, full: &Path) -> Content {
+        if full == Path::new("/dev/null") {
+            return Content::Absent; // empty, whatever reads it
+        }
+        let Ok(meta) = std::fs::metadata(full) else {
+            return Content::Absent;
+        };
+        let kind = meta.file_type();
+        if kind.is_dir() {
+            return Content::Absent;
+        }
+        if !kind.is_file() {
+            let what = if kind.is_fifo() {
+                "a FIFO"
+            } else if kind.is_socket() {
+                "a socket"
+            } else {
+                "a device"
+            };
+            return Content::Special(what);
+        }
+        let left = self.left.get();
+        if left == 0 {
+            return Content::TooMany;
+        }
+        self.left.set(left - 1);
+        // Opened without blocking and checked again: it may have changed since.
+        let Ok(file) = open_regular(full) else {
+            return Content::Absent;
+        };
+        // A compiled program is known by its first block, and not read further.
+        let mut file = file;
+        let mut bytes = vec![0; 8192];
+        let mut got = 0;
+        while got < bytes.len() {
+            match file.read(&mut bytes[got..]) {
+                Ok(0) => break,
+                Ok(n) => got += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => return Content::Absent,
+            }
+        }
+        bytes.truncate(got);
+        if bytes.starts_with(b"\x7fELF") || memchr::memchr(0, &bytes).is_some() {
+            return Content::Binary;
+        }
+        let limit = u64::try_from(MAX_FILE_BYTES + 1 - bytes.len()).unwrap_or(0);
+        if got == 8192 && file.take(limit).read_to_end(&mut bytes).is_err() {
+            return Content::Absent;
+        }
+        let truncated = bytes.len() > MAX_FILE_BYTES;
+        bytes.truncate(MAX_FILE_BYTES);
+        Content::Text {
+            text: String::from_utf8_lossy(&bytes).into_owned(),
+            truncated,
+        }
+    }
+}
+
+/// What the line itself wrote into a file, looked up before the disk: `(cwd, path)` to
+/// what it wrote there, if it did.
+pub(crate) type Written<'a> = &'a dyn Fn(&Cwd, &str) -> Option<Wrote>;
+
+/// Files as one command sees them: what its line wrote, else what is on disk.
+#[derive(Clone, Copy)]
+pub(crate) struct View<'a> {
+    files: &'a Files<'a>,
+    written: Written<'a>,
+}
+
+impl<'a> View<'a> {
+    pub(crate) fn new(files: &'a Files<'a>, written: Written<'a>) -> View<'a> {
+        View { files, written }
+    }
+
+    pub(super) fn read(&self, cwd: &Cwd, path: &str) -> Content {
+        match (self.written)(cwd, path) {
+            Some(Wrote::Shown(text)) => Content::Text {
+                text,
+                truncated: false,
+            },
+            Some(Wrote::Hidden) => Content::Hidden,
+            Some(Wrote::Downloaded) => Content::Downloaded,
+            None => self.files.read(cwd, path),
+        }
+    }
+}
+
+/// What is found where a file is looked for.
+pub(super) enum Content {
+    /// Written by the line with contents it does not show.
+    Hidden,
+    /// Downloaded by the line.
+    Downloaded,
+    /// Nothing readable: missing (the command fails), a folder, unreadable.
+    Absent,
+    /// A compiled program.
+    Binary,
+    /// A FIFO, socket or device: what it hands over is not known before it runs.
+    Special(&'static str),
+    /// Past the number of files read for one call: not analysed.
+    TooMany,
+    Text {
+        text: String,
+        truncated: bool,
+    },
+}
+
+/// Something a command runs from a file on disk, to be checked in turn.
+pub(crate) enum Ran {
+    /// A shell script, with how it is run and the folder it runs in when not the
+    /// command's own.
+    Script(String, String, Option<Cwd>),
+    /// Code for an interpreter: the code, the interpreter, and the file it is in.
+    Code(String, String, String),
+    /// A check that fired on the file itself.
+    Finding(Finding),
+}
+
+pub(super) fn read_named(
+    content: Content,
+    file: &str,
+    out: &mut Vec<Ran>,
+) -> Option<(String, String)> {
+    match content {
+        Content::Absent | Content::Binary => None,
+        Content::Hidden => {
+            out.push(Ran::Finding(Finding::ask(
+                "guard:computed-command",
+                format!(
+                    "runs `{file}`, which this command line writes with contents nagger \
+                     cannot see"
+                ),
+                "Write the file in one call, read it, and run it in the next.",
+            )));
+            None
+        }
+        Content::Downloaded => {
+            out.push(Ran::Finding(Finding::deny(
+                "guard:pipe-to-shell",
+                format!("runs `{file}`, downloaded by this command line without review"),
+                "Download it to a file, read it, and run it only if the user agrees.",
+            )));
+            None
+        }
+        Content::Special(what) => {
+            out.push(Ran::Finding(Finding::ask(
+                "guard:unreadable-file",
+                format!(
+                    "runs `{file}`, which is {what}, not a regular file: what it runs is only \
+                     known when it is read"
+                ),
+                "Put the program in a regular file and run that.",
+            )));
+            None
+        }
+        Content::TooMany => None,
+        Content::Text { text, truncated } => {
+            // Past the cap, what was read is judged, and said to be all that was.
+            let via = if truncated {
+                format!(
+                    "the file `{file}` (its first {} KiB)",
+                    MAX_FILE_BYTES / 1024
+                )
+            } else {
+                format!("the file `{file}`")
+            };
+            Some((text, via))
+        }
+    }
+}

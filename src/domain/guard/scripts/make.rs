@@ -1,0 +1,763 @@
+//! The recipes `make` runs: its Makefile read (GNUmakefile, makefile or Makefile, `-f FILE`,
+//! `-f -` from the line's here-document), its variables resolved as far as the file and
+//! the command line tell, and the recipes of the goals and what they depend on handed back
+//! as shell scripts. A variable or function only known when make runs leaves a shell
+//! variable in its place, which the checks treat as unknown.
+
+use std::collections::{HashMap, HashSet};
+
+use super::super::paths::normalize;
+use super::super::programs::{feeders, printed_text};
+use super::super::protect::{Cwd, resolve};
+use super::super::shell::Parsed;
+use super::files::{Content, Ran, View, read_named};
+
+/// Most targets whose recipes are followed from the goals.
+const MAX_TARGETS: usize = 256;
+/// Most levels of variables inside variables that are expanded.
+const MAX_EXPANSION: usize = 16;
+/// Most bytes one expansion may grow to.
+const MAX_EXPANDED: usize = 64 * 1024;
+/// Most `include`d Makefiles read.
+const MAX_INCLUDES: usize = 8;
+
+/// How `make` was called.
+#[derive(Default)]
+struct Call {
+    files: Vec<String>,
+    dirs: Vec<String>,
+    goals: Vec<String>,
+    vars: HashMap<String, String>,
+    evals: Vec<String>,
+    /// `-n`, `-q`, `-t`: recipes are printed or checked, not run.
+    dry: bool,
+}
+
+fn read_call(args: &[String]) -> Call {
+    let mut call = Call::default();
+    let mut k = 0;
+    let mut operands_only = false;
+    while let Some(arg) = args.get(k) {
+        k += 1;
+        if operands_only || !arg.starts_with('-') || arg == "-" {
+            match arg.split_once('=') {
+                Some((name, value)) if !name.is_empty() && !name.contains('/') => {
+                    let name = name.trim_end_matches([':', '?', '+', '!']);
+                    call.vars.insert(name.to_owned(), value.to_owned());
+                }
+                _ => call.goals.push(arg.clone()),
+            }
+            continue;
+        }
+        if arg == "--" {
+            operands_only = true;
+            continue;
+        }
+        if let Some(long) = arg.strip_prefix("--") {
+            let (name, value) = match long.split_once('=') {
+                Some((n, v)) => (n, Some(v.to_owned())),
+                None => (long, None),
+            };
+            let mut value = || {
+                value.clone().or_else(|| {
+                    k += 1;
+                    args.get(k - 1).cloned()
+                })
+            };
+            match name {
+                "file" | "makefile" => call.files.extend(value()),
+                "directory" => call.dirs.extend(value()),
+                "eval" => call.evals.extend(value()),
+                "include-dir" | "what-if" | "new-file" | "assume-new" | "old-file"
+                | "assume-old" => {
+                    value();
+                }
+                "just-print" | "dry-run" | "recon" | "question" | "touch" => call.dry = true,
+                _ => {}
+            }
+            continue;
+        }
+        let flags = &arg[1..];
+        for (pos, flag) in flags.char_indices() {
+            let rest = &flags[pos + 1..];
+            let mut value = || {
+                if rest.is_empty() {
+                    k += 1;
+                    args.get(k - 1).cloned()
+                } else {
+                    Some(rest.to_owned())
+                }
+            };
+            match flag {
+                'f' => {
+                    call.files.extend(value());
+                    break;
+                }
+                'C' => {
+                    call.dirs.extend(value());
+                    break;
+                }
+                'I' | 'o' | 'W' => {
+                    value();
+                    break;
+                }
+                'j' | 'l' | 'O' => {
+                    // An optional value: attached, or the next word when it is a number.
+                    if rest.is_empty()
+                        && flag != 'O'
+                        && args.get(k).is_some_and(|n| {
+                            !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+                        })
+                    {
+                        k += 1;
+                    }
+                    break;
+                }
+                'n' | 'q' | 't' => call.dry = true,
+                _ => {}
+            }
+        }
+    }
+    call
+}
+
+/// The recipes `make`, command `index` of `parsed`, runs in `cwd`.
+pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) {
+    let command = &parsed.commands[index];
+    let call = read_call(command.args());
+    let mut dir = cwd.clone();
+    for d in &call.dirs {
+        dir = match resolve(&dir, d) {
+            Some(path) => Cwd::Known(normalize(&path)),
+            None => return,
+        };
+    }
+    let mut texts: Vec<(String, String)> = Vec::new();
+    if call.files.is_empty() {
+        for name in ["GNUmakefile", "makefile", "Makefile"] {
+            let content = files.read(&dir, name);
+            if !matches!(content, Content::Absent) {
+                let shown = shown_path(&call.dirs, name);
+                texts.extend(read_named(content, &shown, out));
+                break;
+            }
+        }
+    }
+    for file in &call.files {
+        if file == "-" || file == "/dev/stdin" {
+            // `make -f - <<EOF`, `printf 'all:\n\t…' | make -f -`.
+            let mut stdin = command.stdin_texts.clone();
+            for j in feeders(parsed, index) {
+                let feeder = &parsed.commands[j];
+                if matches!(feeder.name(), "echo" | "printf") {
+                    stdin.push(printed_text(feeder));
+                }
+            }
+            texts.extend(
+                stdin
+                    .into_iter()
+                    .map(|t| (t, "the Makefile on standard input".to_owned())),
+            );
+        } else {
+            let shown = shown_path(&call.dirs, file);
+            texts.extend(read_named(files.read(&dir, file), &shown, out));
+        }
+    }
+    if texts.is_empty() && call.evals.is_empty() {
+        return;
+    }
+    let mut text = String::new();
+    let mut via = Vec::new();
+    for (t, v) in texts {
+        text.push_str(&t);
+        text.push('\n');
+        via.push(v);
+    }
+    for e in &call.evals {
+        text.push_str(e);
+        text.push('\n');
+    }
+    let via = if via.is_empty() {
+        "`make --eval`".to_owned()
+    } else {
+        via.join(" and ")
+    };
+    judge(&text, &via, &call, &dir, files, out);
+}
+
+/// A Makefile run by its `#!/usr/bin/make -f` line, with `args`.
+pub(super) fn from_text(
+    text: &str,
+    via: &str,
+    args: &[String],
+    cwd: &Cwd,
+    files: &View,
+    out: &mut Vec<Ran>,
+) {
+    judge(text, via, &read_call(args), cwd, files, out);
+}
+
+fn shown_path(dirs: &[String], name: &str) -> String {
+    if dirs.is_empty() || name.starts_with('/') {
+        return name.to_owned();
+    }
+    normalize(&format!("{}/{name}", dirs.join("/")))
+}
+
+/// The recipes that running `call` on Makefile `text` runs in `dir`, pushed onto `out`.
+fn judge(text: &str, via: &str, call: &Call, dir: &Cwd, files: &View, out: &mut Vec<Ran>) {
+    if call.dry {
+        return;
+    }
+    let mut makefile = Makefile::default();
+    makefile.read(text);
+    let mut includes = 0;
+    while let Some(path) = makefile.includes.pop() {
+        if includes >= MAX_INCLUDES {
+            break;
+        }
+        includes += 1;
+        let vars = Vars {
+            makefile: &makefile,
+            call,
+            dir,
+        };
+        let path = vars.expand(&path, &Auto::default(), 0);
+        if path.contains('$') {
+            continue;
+        }
+        if let Content::Text { text, .. } = files.read(dir, &path) {
+            makefile.read(&text);
+        }
+    }
+    let vars = Vars {
+        makefile: &makefile,
+        call,
+        dir,
+    };
+    for shell in &makefile.shells {
+        let script = vars.expand(shell, &Auto::default(), 0);
+        out.push(Ran::Script(
+            script,
+            format!("`$(shell …)` in {via}"),
+            Some(dir.clone()),
+        ));
+    }
+    let goals: Vec<String> = if call.goals.is_empty() {
+        let default = makefile
+            .vars
+            .get(".DEFAULT_GOAL")
+            .map(|v| vars.expand(v, &Auto::default(), 0))
+            .filter(|g| !g.trim().is_empty())
+            .or_else(|| makefile.default_goal.clone());
+        default.into_iter().collect()
+    } else {
+        call.goals.clone()
+    };
+    let mut queue: Vec<String> = goals;
+    queue.reverse();
+    let mut seen = HashSet::new();
+    while let Some(target) = queue.pop() {
+        if seen.len() >= MAX_TARGETS || !seen.insert(target.clone()) {
+            continue;
+        }
+        let explicit: Vec<&Rule> = makefile
+            .rules
+            .iter()
+            .filter(|r| {
+                r.targets
+                    .iter()
+                    .any(|t| vars.expand(t, &Auto::default(), 0) == target)
+            })
+            .collect();
+        let has_recipe = explicit.iter().any(|r| !r.recipe.is_empty());
+        let mut runs: Vec<(&Rule, Auto)> = Vec::new();
+        let prereqs_of = |rule: &Rule, auto: &Auto| -> Vec<String> {
+            rule.prereqs
+                .iter()
+                .flat_map(|p| {
+                    vars.expand(p, auto, 0)
+                        .split_whitespace()
+                        .filter(|w| *w != "|")
+                        .map(str::to_owned)
+                        .collect::<Vec<_>>()
+                })
+                .collect()
+        };
+        let mut all_prereqs: Vec<String> = Vec::new();
+        for rule in &explicit {
+            let auto = Auto {
+                target: Some(target.clone()),
+                ..Auto::default()
+            };
+            all_prereqs.extend(prereqs_of(rule, &auto));
+        }
+        for rule in explicit {
+            let auto = Auto {
+                target: Some(target.clone()),
+                prereqs: all_prereqs.clone(),
+                stem: None,
+            };
+            runs.push((rule, auto));
+        }
+        if !has_recipe {
+            // A pattern rule that makes it: `%.o: %.c`.
+            if let Some((rule, stem)) = makefile.rules.iter().find_map(|r| {
+                r.targets.iter().find_map(|t| {
+                    let stem = matches_pattern(t, &target)?;
+                    (!r.recipe.is_empty()).then_some((r, stem))
+                })
+            }) {
+                let mut auto = Auto {
+                    target: Some(target.clone()),
+                    prereqs: Vec::new(),
+                    stem: Some(stem.clone()),
+                };
+                let prereqs: Vec<String> = prereqs_of(rule, &auto)
+                    .into_iter()
+                    .map(|p| p.replacen('%', &stem, 1))
+                    .collect();
+                auto.prereqs = prereqs;
+                runs.push((rule, auto));
+            }
+        }
+        for (rule, auto) in runs {
+            queue.extend(auto.prereqs.iter().rev().cloned());
+            if rule.recipe.is_empty() {
+                continue;
+            }
+            let script: Vec<String> = rule
+                .recipe
+                .iter()
+                .map(|line| vars.expand(line, &auto, 0))
+                .collect();
+            out.push(Ran::Script(
+                script.join("\n"),
+                format!("the recipe for `{target}` in {via}"),
+                Some(dir.clone()),
+            ));
+        }
+    }
+}
+
+/// `target` against a pattern target (`%.o`, `build/%`): the stem when it matches.
+fn matches_pattern(pattern: &str, target: &str) -> Option<String> {
+    let (prefix, suffix) = pattern.split_once('%')?;
+    let stem = target.strip_prefix(prefix)?.strip_suffix(suffix)?;
+    (!stem.is_empty()).then(|| stem.to_owned())
+}
+
+/// A rule: its targets and prerequisites as written, and its recipe lines (the leading
+/// tab and `@`, `-`, `+` taken off).
+struct Rule {
+    targets: Vec<String>,
+    prereqs: Vec<String>,
+    recipe: Vec<String>,
+}
+
+#[derive(Default)]
+struct Makefile {
+    vars: HashMap<String, String>,
+    rules: Vec<Rule>,
+    default_goal: Option<String>,
+    /// The texts of `$(shell …)` and `!=`: run while make reads the file.
+    shells: Vec<String>,
+    includes: Vec<String>,
+}
+
+impl Makefile {
+    fn read(&mut self, text: &str) {
+        let mut in_rule = false;
+        let mut define: Option<(String, Vec<String>)> = None;
+        let mut lines = text.lines();
+        while let Some(first) = lines.next() {
+            let mut line = first.to_owned();
+            while line.ends_with('\\') && !line.ends_with("\\\\") {
+                line.pop();
+                match lines.next() {
+                    Some(next) => {
+                        line.push(' ');
+                        line.push_str(next.trim_start());
+                    }
+                    None => break,
+                }
+            }
+            if let Some((name, body)) = define.as_mut() {
+                if line.trim() == "endef" {
+                    self.vars.insert(std::mem::take(name), body.join("\n"));
+                    define = None;
+                } else {
+                    body.push(line);
+                }
+                continue;
+            }
+            if let Some(recipe) = line.strip_prefix('\t')
+                && in_rule
+            {
+                let recipe = recipe.trim_start_matches(|c: char| {
+                    matches!(c, '@' | '-' | '+') || c.is_whitespace()
+                });
+                if let Some(rule) = self.rules.last_mut()
+                    && !recipe.is_empty()
+                {
+                    rule.recipe.push(recipe.to_owned());
+                }
+                continue;
+            }
+            self.collect_shells(&line);
+            let code = strip_comment(&line);
+            let trimmed = code.trim();
+            if trimmed.is_empty() {
+                continue;
+            }
+            let word = trimmed.split_whitespace().next().unwrap_or("");
+            match word {
+                "ifeq" | "ifneq" | "ifdef" | "ifndef" | "else" | "endif" => continue,
+                "include" | "-include" | "sinclude" => {
+                    self.includes
+                        .extend(trimmed[word.len()..].split_whitespace().map(str::to_owned));
+                    continue;
+                }
+                "define" => {
+                    let name = trimmed[word.len()..]
+                        .trim()
+                        .trim_end_matches(['=', ':', '?', '+', '!', ' '])
+                        .trim()
+                        .to_owned();
+                    define = Some((name, Vec::new()));
+                    in_rule = false;
+                    continue;
+                }
+                "vpath" | "unexport" => continue,
+                _ => {}
+            }
+            let trimmed = trimmed
+                .strip_prefix("override ")
+                .or_else(|| trimmed.strip_prefix("export "))
+                .map_or(trimmed, str::trim_start);
+            if let Some((name, op, value)) = assignment(trimmed) {
+                in_rule = false;
+                let value = value.trim().to_owned();
+                if op == "!=" {
+                    self.shells.push(value.clone());
+                }
+                match op {
+                    "+=" => {
+                        let entry = self.vars.entry(name.to_owned()).or_default();
+                        if !entry.is_empty() {
+                            entry.push(' ');
+                        }
+                        entry.push_str(&value);
+                    }
+                    "?=" => {
+                        self.vars.entry(name.to_owned()).or_insert(value);
+                    }
+                    _ => {
+                        self.vars.insert(name.to_owned(), value);
+                    }
+                }
+                continue;
+            }
+            let Some(colon) = rule_colon(trimmed) else {
+                in_rule = false;
+                continue;
+            };
+            let targets: Vec<String> = trimmed[..colon]
+                .split_whitespace()
+                .map(str::to_owned)
+                .collect();
+            let after = trimmed[colon..].trim_start_matches(':');
+            // `target: VAR = value` sets a variable for the target.
+            if after.contains('=') && !after.contains(';') {
+                in_rule = true;
+                continue;
+            }
+            let (prereqs, inline) = match after.split_once(';') {
+                Some((p, r)) => (p, Some(r.trim())),
+                None => (after, None),
+            };
+            // `objs: %.o: %.c`: the prerequisites follow the last colon.
+            let prereqs = prereqs.rsplit(':').next().unwrap_or(prereqs);
+            let mut rule = Rule {
+                targets,
+                prereqs: prereqs.split_whitespace().map(str::to_owned).collect(),
+                recipe: Vec::new(),
+            };
+            if let Some(r) = inline.filter(|r| !r.is_empty()) {
+                rule.recipe
+                    .push(r.trim_start_matches(['@', '-', '+']).to_owned());
+            }
+            if self.default_goal.is_none()
+                && let Some(first) = rule.targets.first()
+                && (!first.starts_with('.') || first.contains('/'))
+                && !first.contains(['%', '$'])
+            {
+                self.default_goal = Some(first.clone());
+            }
+            self.rules.push(rule);
+            in_rule = true;
+        }
+    }
+
+    /// `$(shell …)` texts in a line outside recipes.
+    fn collect_shells(&mut self, line: &str) {
+        let mut rest = line;
+        while let Some(at) = rest.find("$(shell ") {
+            let body = &rest[at + 2..];
+            let Some(end) = closing(body, b'(', b')') else {
+                break;
+            };
+            self.shells.push(body[6..end].trim().to_owned());
+            rest = &body[end..];
+        }
+    }
+}
+
+/// A line's text before its comment.
+fn strip_comment(line: &str) -> &str {
+    let bytes = line.as_bytes();
+    for (k, b) in bytes.iter().enumerate() {
+        if *b == b'#' && (k == 0 || bytes[k - 1] != b'\\') {
+            return &line[..k];
+        }
+    }
+    line
+}
+
+/// `NAME = value`, `NAME := value`, `NAME ?= value`, `NAME += value`, `NAME != command`.
+fn assignment(line: &str) -> Option<(&str, &str, &str)> {
+    let eq = line.find('=')?;
+    let before = &line[..eq];
+    let op_start = before.trim_end_matches([':', '?', '+', '!']).len();
+    let name = before[..op_start].trim();
+    if name.is_empty() || name.contains([' ', '\t', ':', '(', ')', '$']) && !name.starts_with("$(")
+    {
+        return None;
+    }
+    if name.contains(char::is_whitespace) {
+        return None;
+    }
+    let op = &line[op_start..=eq];
+    let op = op.trim();
+    let op = if op.len() == 1 { "=" } else { op };
+    Some((name, op, &line[eq + 1..]))
+}
+
+/// The colon that ends a rule's targets, outside `$(…)`.
+fn rule_colon(line: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    for (k, b) in line.bytes().enumerate() {
+        match b {
+            b'(' | b'{' => depth += 1,
+            b')' | b'}' => depth = depth.saturating_sub(1),
+            b':' if depth == 0 => return Some(k),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The index of the bracket closing the one `text` starts with.
+fn closing(text: &str, open: u8, close: u8) -> Option<usize> {
+    let mut depth = 0usize;
+    for (k, b) in text.bytes().enumerate() {
+        if b == open {
+            depth += 1;
+        } else if b == close {
+            depth = depth.checked_sub(1)?;
+            if depth == 0 {
+                return Some(k);
+            }
+        }
+    }
+    None
+}
+
+/// Automatic variables of one recipe.
+#[derive(Default, Clone)]
+struct Auto {
+    target: Option<String>,
+    prereqs: Vec<String>,
+    stem: Option<String>,
+}
+
+/// What a variable reference expands to.
+struct Vars<'a> {
+    makefile: &'a Makefile,
+    call: &'a Call,
+    dir: &'a Cwd,
+}
+
+impl Vars<'_> {
+    fn expand(&self, text: &str, auto: &Auto, depth: usize) -> String {
+        if !text.contains('$') {
+            return text.to_owned();
+        }
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text;
+        while let Some(at) = rest.find('$') {
+            out.push_str(&rest[..at]);
+            let after = &rest[at + 1..];
+            let Some(next) = after.chars().next() else {
+                out.push('$');
+                rest = after;
+                break;
+            };
+            let (reference, used) = match next {
+                '$' => {
+                    out.push('$');
+                    rest = &after[1..];
+                    continue;
+                }
+                '(' | '{' => {
+                    let (open, close) = if next == '(' {
+                        (b'(', b')')
+                    } else {
+                        (b'{', b'}')
+                    };
+                    match closing(after, open, close) {
+                        Some(end) => (&after[1..end], end + 1),
+                        None => (&after[1..], after.len()),
+                    }
+                }
+                c => (&after[..c.len_utf8()], c.len_utf8()),
+            };
+            rest = &after[used..];
+            let value = if depth >= MAX_EXPANSION || out.len() > MAX_EXPANDED {
+                None
+            } else {
+                self.reference(reference, auto, depth)
+            };
+            match value {
+                Some(v) => out.push_str(&v),
+                None => out.push_str(&unknown(reference)),
+            }
+        }
+        out.push_str(rest);
+        out
+    }
+
+    /// The value of one `$(…)` reference, when it is known.
+    fn reference(&self, reference: &str, auto: &Auto, depth: usize) -> Option<String> {
+        let target = || auto.target.clone();
+        match reference {
+            "@" => return target(),
+            "<" => return auto.prereqs.first().cloned(),
+            "^" | "+" | "?" => return Some(auto.prereqs.join(" ")),
+            "*" => return auto.stem.clone(),
+            "@D" => {
+                return target().map(|t| match t.rsplit_once('/') {
+                    Some((d, _)) => d.to_owned(),
+                    None => ".".to_owned(),
+                });
+            }
+            "@F" => return target().map(|t| t.rsplit('/').next().unwrap_or(&t).to_owned()),
+            _ => {}
+        }
+        if reference.contains([' ', '\t', ':', '$', ',']) {
+            // A function (`$(wildcard …)`), a substitution reference (`$(SRC:.c=.o)`) or a
+            // computed name: only known when make runs.
+            return None;
+        }
+        if let Some(value) = self.call.vars.get(reference) {
+            return Some(self.expand(value, auto, depth + 1));
+        }
+        if let Some(value) = self.makefile.vars.get(reference) {
+            return Some(self.expand(value, auto, depth + 1));
+        }
+        match reference {
+            "MAKE" | "MAKE_COMMAND" => Some("make".into()),
+            "RM" => Some("rm -f".into()),
+            "SHELL" => Some("/bin/sh".into()),
+            "MAKEFLAGS" | "MFLAGS" | "MAKECMDGOALS" => Some(String::new()),
+            "CURDIR" => match self.dir {
+                Cwd::Known(d) if d.is_empty() => Some("$PWD".into()),
+                Cwd::Known(d) if d.starts_with(['/', '~']) => Some(d.clone()),
+                Cwd::Known(d) => Some(format!("$PWD/{d}")),
+                Cwd::Unknown => None,
+            },
+            _ => None,
+        }
+    }
+}
+
+/// A shell variable standing for a make reference only known when make runs: treated as
+/// unknown by the checks, and as possibly empty, as make would expand it.
+fn unknown(reference: &str) -> String {
+    let name: String = reference
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    let valid =
+        !name.is_empty() && !name.as_bytes()[0].is_ascii_digit() && name.len() == reference.len();
+    if valid {
+        format!("${{{name}}}")
+    } else {
+        "${MAKE_EXPANSION}".to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn recipes(text: &str, args: &[&str]) -> Vec<String> {
+        let call = read_call(&args.iter().map(|a| (*a).to_owned()).collect::<Vec<_>>());
+        let dir = tempfile::tempdir().unwrap();
+        let files = super::super::files::Files::new(dir.path());
+        let view = View::new(&files, &|_, _| None);
+        let mut out = Vec::new();
+        judge(
+            text,
+            "`Makefile`",
+            &call,
+            &Cwd::Known(String::new()),
+            &view,
+            &mut out,
+        );
+        out.into_iter()
+            .filter_map(|r| match r {
+                Ran::Script(s, _, _) => Some(s),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_goals_and_their_prerequisites_run() {
+        let text = "BUILD := out\n\
+                    .PHONY: all clean\n\
+                    all: lib\n\t@echo done\n\
+                    lib: gen\n\t-cc -o $@ x.c\n\
+                    gen:\n\t+python3 gen.py > $(BUILD)/g.c\n\
+                    clean:\n\trm -rf $(BUILD)\n";
+        assert_eq!(
+            recipes(text, &[]),
+            ["echo done", "cc -o lib x.c", "python3 gen.py > out/g.c"]
+        );
+        assert_eq!(recipes(text, &["clean"]), ["rm -rf out"]);
+        assert_eq!(recipes(text, &["clean", "BUILD=/"]), ["rm -rf /"]);
+        assert!(recipes(text, &["-n", "clean"]).is_empty());
+        assert!(recipes(text, &["missing"]).is_empty());
+    }
+
+    #[test]
+    fn unknown_references_stay_unknown_words() {
+        let text = "OBJ = $(SRC:.c=.o)\nx:\n\trm -rf $(OBJ) $(OUT)/ $(wildcard *.o)\n";
+        assert_eq!(
+            recipes(text, &[]),
+            ["rm -rf ${MAKE_EXPANSION} ${OUT}/ ${MAKE_EXPANSION}"]
+        );
+    }
+
+    #[test]
+    fn pattern_rules_defines_and_shell_calls() {
+        let text = "define CLEAN\nrm -rf $(1)\nendef\n\
+                    V != echo hi\n\
+                    all: a.o\n\
+                    %.o: %.c\n\t$(CC) -c $< -o $@\n";
+        let got = recipes(text, &[]);
+        assert!(got.contains(&"echo hi".to_owned()), "{got:?}");
+        assert!(got.contains(&"${CC} -c a.c -o a.o".to_owned()), "{got:?}");
+    }
+}

@@ -1,0 +1,164 @@
+//! Programs a command runs from files already on disk: a shell script (`bash x.sh`,
+//! `source env.sh`, `./build.sh`), a program file for an interpreter (`python3 tool.py`,
+//! `./x.py` with its `#!` line), the recipes `make` runs from a Makefile, and the scripts
+//! package managers run from `package.json` (`npm test`, `yarn build`). Each file is read
+//! bounded, only when it is a regular file, and without ever blocking; what it holds is
+//! handed back to be checked like the same text on the command line.
+//!
+//! A project's own files are long and use what only the running shell knows (`$1`,
+//! functions, loops), so of what their content yields only what names a risk is kept
+//! ([`carries_over`]): refusals, and asks about a named danger. An ask that only says a
+//! part could not be analysed is not raised for them.
+
+mod files;
+mod make;
+mod package;
+#[cfg(test)]
+mod tests;
+
+use super::finding::{Finding, operands};
+use super::protect::Cwd;
+use super::shell::{self, Parsed, SimpleCommand};
+use files::read_named;
+
+pub(super) use files::{Files, Ran, View};
+
+/// Checks whose ask only says that a part could not be analysed, and reads of secrets: a
+/// project's scripts load its `.env` the way they are meant to. Neither is raised for what
+/// a file on disk holds.
+const NOT_CARRIED: &[&str] = &[
+    "guard:unanalysable",
+    "guard:computed-command",
+    "guard:code-unknown",
+    "guard:unseen-script",
+    "guard:self-protect-unsure",
+    "guard:foreign-code",
+    "guard:secret",
+];
+
+/// Whether a finding made on the content of a file on disk is raised for the call that
+/// runs it: every other refusal and every ask about a named danger.
+pub(super) fn carries_over(finding: &Finding) -> bool {
+    !NOT_CARRIED.contains(&finding.check)
+}
+
+/// Everything command `index` of `parsed`, run in `cwd`, runs from files on disk.
+pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec<Ran> {
+    let files = &files;
+    let command = &parsed.commands[index];
+    let name = command.name();
+    let mut out = Vec::new();
+    if matches!(name, "make" | "gmake") {
+        make::runs(parsed, index, cwd, files, &mut out);
+    } else if let Some(ran) = package::runs(command, cwd, files, &mut out) {
+        // `bun run x.ts`, `bun x.ts`: a program file.
+        program_file(command, &ran, "bun", cwd, files, &mut out);
+    } else if matches!(name, "source" | ".") {
+        let args = command.args();
+        if let Some(file) = operands(args).first() {
+            let at = args.iter().position(|a| a == file).unwrap_or(0);
+            shell_file(file, &args[at..], "sourced", cwd, files, &mut out);
+        }
+    } else if let Some(j) = shell::program_file(&command.argv) {
+        let file = command.argv[j].clone();
+        program_file(command, &file, name, cwd, files, &mut out);
+    } else if command.argv[0].contains('/') && !command.argv[0].starts_with("/dev/") {
+        // `./build.sh`, `scripts/x.py`, `/abs/tool`: run by its `#!` line.
+        executed(command, cwd, files, &mut out);
+    }
+    out
+}
+
+/// `file`, given to interpreter `runner` by `command`, read and handed back.
+fn program_file(
+    command: &SimpleCommand,
+    file: &str,
+    runner: &str,
+    cwd: &Cwd,
+    files: &View,
+    out: &mut Vec<Ran>,
+) {
+    let at = command.argv.iter().position(|a| a == file).unwrap_or(0);
+    let params = &command.argv[at..];
+    if shell::is_shell(runner) {
+        shell_file(file, params, &format!("run by `{runner}`"), cwd, files, out);
+        return;
+    }
+    if let Some((text, via)) = text_of(file, cwd, files, out) {
+        out.push(Ran::Code(text, runner.to_owned(), via));
+    }
+}
+
+/// A shell script file run with `params` (its name, then its arguments).
+fn shell_file(
+    file: &str,
+    params: &[String],
+    how: &str,
+    cwd: &Cwd,
+    files: &View,
+    out: &mut Vec<Ran>,
+) {
+    if let Some((text, via)) = text_of(file, cwd, files, out) {
+        let text = filled(&text, params);
+        out.push(Ran::Script(text, format!("{via}, {how}"), None));
+    }
+}
+
+/// A script's positional parameters filled in from the command that runs it, when no
+/// function or `shift` gives `$1` another meaning.
+fn filled(text: &str, params: &[String]) -> String {
+    let other_meaning = ["()", "function ", "shift", "getopts", "set --"]
+        .iter()
+        .any(|w| text.contains(w));
+    if params.len() < 2 || other_meaning {
+        return text.to_owned();
+    }
+    shell::with_positional(text, params)
+}
+
+/// The text of `file` and how to name it, or the finding its place calls for (pushed
+/// onto `out`); `None` when there is nothing to check.
+fn text_of(file: &str, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) -> Option<(String, String)> {
+    read_named(files.read(cwd, file), file, out)
+}
+
+/// A file run by its path: its `#!` line names the interpreter; a text file without one
+/// is run by `sh`.
+fn executed(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) {
+    let file = command.argv[0].as_str();
+    let Some((text, via)) = text_of(file, cwd, files, out) else {
+        return;
+    };
+    let runner = shebang(&text);
+    let runner = runner.as_deref().unwrap_or("sh");
+    if shell::is_shell(runner) {
+        let text = filled(&text, &command.argv);
+        out.push(Ran::Script(
+            text,
+            format!("{via}, run by its `#!` line"),
+            None,
+        ));
+    } else if matches!(runner, "make" | "gmake") {
+        make::from_text(&text, &via, command.args(), cwd, files, out);
+    } else if shell::is_interpreter(runner)
+        && shell::program_file(&[runner.to_owned(), file.to_owned()]).is_some()
+    {
+        out.push(Ran::Code(text, runner.to_owned(), via));
+    }
+}
+
+/// The program a `#!` line names: `#!/bin/bash -e` → `bash`, `#!/usr/bin/env -S python3
+/// -u` → `python3`.
+fn shebang(text: &str) -> Option<String> {
+    let line = text.strip_prefix("#!")?.lines().next()?;
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let (first, rest) = words.split_first()?;
+    let program = if shell::basename(first) == "env" {
+        rest.iter()
+            .find(|w| !w.starts_with('-') && !w.contains('='))
+            .copied()?
+    } else {
+        first
+    };
+    Some(shell::basename(program).to_owned())
+}

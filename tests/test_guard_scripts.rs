@@ -1,0 +1,117 @@
+//! Programs run from files already on disk, through the real binary: a script, a Makefile
+//! or a `package.json` written in one call and run in the next is read and judged like
+//! the same text on the command line; a project's everyday build files pass.
+
+use crate::common::Project;
+use serde_json::json;
+
+/// Exit code of `nagger check` for a refusal.
+const REFUSED: i32 = 3;
+
+fn write(p: &Project, path: &str, text: &str) {
+    let full = p.root.join(path);
+    std::fs::create_dir_all(full.parent().expect("a folder")).expect("folders");
+    std::fs::write(full, text).expect("a file");
+}
+
+fn check(p: &Project, line: &str) -> (i32, String) {
+    let out = p.run(&["check", "--tool", "Bash", "--command", line]);
+    (out.code, out.stdout)
+}
+
+#[test]
+fn files_written_in_one_call_and_run_in_the_next_are_refused() {
+    let p = Project::new();
+    write(&p, "x.sh", "rm -rf .claude\n");
+    write(&p, "x.py", "import shutil; shutil.rmtree(\".claude\")\n");
+    write(&p, "Makefile", "all:\n\trm -rf .claude\n");
+    write(&p, "sub/Makefile", "all:\n\trm -rf ~\n");
+    write(
+        &p,
+        "package.json",
+        r#"{"scripts": {"clean": "rm -rf .claude", "test": "rm -rf ~"}}"#,
+    );
+    for line in [
+        "bash x.sh",
+        "sh ./x.sh",
+        "chmod +x x.sh && ./x.sh",
+        "source x.sh",
+        ". ./x.sh",
+        "python3 x.py",
+        "make",
+        "make all",
+        "make -f Makefile all",
+        "make -C sub",
+        "make -f - <<EOF\nall:\n\trm -rf /\nEOF",
+        "npm run clean",
+        "yarn clean",
+        "pnpm run clean",
+        "bun run clean",
+        "npm test",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, REFUSED, "{line}: {stdout}");
+        assert!(stdout.contains("answer: refuse"), "{line}: {stdout}");
+    }
+    // As the hook answers Claude Code.
+    let input = p.pre_tool_use("Bash", json!({ "command": "bash x.sh" }));
+    let result = p.hook(&input);
+    result.assert_deny("bash x.sh");
+    assert!(result.reason().contains("x.sh"), "{}", result.reason());
+}
+
+#[test]
+fn everyday_project_files_pass() {
+    let p = Project::new();
+    write(
+        &p,
+        "scripts/build.sh",
+        "#!/usr/bin/env bash\nset -euo pipefail\ncd \"$(dirname \"$0\")/..\"\n\
+         rm -rf dist\ncargo build --release\nnpm ci\nnpm run build\n\
+         for f in target/release/*; do cp \"$f\" dist/ || true; done\n",
+    );
+    write(
+        &p,
+        "Makefile",
+        ".PHONY: all test clean\nall: build\nbuild:\n\tcargo build\n\
+         test: build\n\tcargo test $(TESTS)\nclean:\n\trm -rf target/tmp build\n",
+    );
+    write(
+        &p,
+        "package.json",
+        r#"{"scripts": {"build": "tsc && vite build", "test": "vitest run", "clean": "rm -rf dist"}}"#,
+    );
+    for line in [
+        "bash scripts/build.sh",
+        "chmod +x scripts/build.sh && ./scripts/build.sh",
+        "make",
+        "make test",
+        "make clean",
+        "npm test",
+        "npm run build",
+        "yarn clean",
+        "bash missing.sh",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, 0, "{line}: {stdout}");
+    }
+}
+
+#[test]
+fn code_in_languages_the_guard_does_not_read_is_asked_about() {
+    let p = Project::new();
+    for line in [
+        "emacs --batch --eval '(delete-directory \"build\" t)'",
+        "julia -e 'rm(\"x\"; recursive=true)'",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert!(stdout.contains("answer: ask"), "{line}: {code} {stdout}");
+    }
+    for line in [
+        "emacs --batch --eval '(delete-file \".claude/settings.json\")'",
+        "less +'!rm -rf /' README",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, REFUSED, "{line}: {stdout}");
+    }
+}
