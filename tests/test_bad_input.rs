@@ -66,10 +66,18 @@ fn malformed_stdin_fails_open_with_a_message_that_says_what_was_wrong() {
 #[test]
 fn huge_stdin_is_refused_without_reading_it_all() {
     let p = Project::new();
+    // A tool call too large to read is asked about: the guard cannot read what it does.
     let mut big =
         br#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":""#.to_vec();
     big.resize(40 * 1024 * 1024, b'a');
     big.extend_from_slice(b"\"}}");
+    let r = p.hook_raw(&big);
+    assert_eq!((r.code, r.decision().as_deref()), (0, Some("ask")), "{r:?}");
+    assert!(r.stderr.contains("larger than 16 MiB"), "{}", r.stderr);
+    // Any other event too large to read passes.
+    let mut big = br#"{"hook_event_name":"UserPromptSubmit","prompt":""#.to_vec();
+    big.resize(40 * 1024 * 1024, b'a');
+    big.extend_from_slice(b"\"}");
     let r = p.hook_raw(&big);
     assert_fails_open(&r, "40 MB");
     assert!(r.stderr.contains("larger than 16 MiB"), "{}", r.stderr);

@@ -289,7 +289,6 @@ fn hook_help_is_help_and_other_commands_keep_their_usage_errors() {
         &["--bogus", "stats"][..],
         &["check", "--bogus", "hook"],
         &["stats", "--project", "/no/such/folder"],
-        &["--project", "hook"],
         &["-q"],
     ] {
         let r = p.run(args);

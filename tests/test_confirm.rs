@@ -366,7 +366,7 @@ fn a_snapshot_deleted_emptied_or_replaced_behind_naggers_back_keeps_what_was_tru
             std::fs::read_to_string(&copy)
                 .unwrap()
                 .contains("no terraform destroy"),
-            "{what}: the hook keeps a copy of what was trusted"
+            "{what}: the confirmation keeps a copy of what was trusted"
         );
         // Config and snapshot written directly, by a route the guard never saw.
         p.write_config_unconfirmed("[guard]\nenabled = false\n");

@@ -126,9 +126,12 @@ fn tool_input_members_of_any_type_leave_the_command_judged() {
                "run_in_background": "yes", "extra": {"deep": [[[null]]]}}),
     ));
     assert_denied(&r, "wrong-typed members");
-    // A command that is no text is nothing to judge: no decision, exit 0.
-    let r = p.hook(&p.pre_tool_use("Bash", json!({"command": ["rm", "-rf", "/"]})));
-    assert_passed(&r, "command as an array");
+    // A command that is no text cannot be read: the user is asked, never passed unread.
+    for command in [json!(["rm", "-rf", "/"]), json!(5), json!({"c": "rm -rf /"})] {
+        let r = p.hook(&p.pre_tool_use("Bash", json!({ "command": command })));
+        assert_eq!(r.decision().as_deref(), Some("ask"), "{command}: {r:?}");
+        assert!(r.reason().contains("not a string"), "{command}: {}", r.reason());
+    }
 }
 
 #[test]
@@ -177,13 +180,14 @@ fn a_field_given_twice_is_read_last_and_reported() {
 }
 
 #[test]
-fn without_a_readable_event_name_nothing_is_judged() {
+fn a_tool_call_without_a_readable_event_name_is_judged_as_the_pretooluse_it_is() {
     let p = Project::new();
     for name in [
         None,
         Some(json!(5)),
         Some(json!(["PreToolUse"])),
         Some(json!("")),
+        Some(json!("pretooluse")),
     ] {
         let mut call = p.rm_root();
         match &name {
@@ -193,23 +197,28 @@ fn without_a_readable_event_name_nothing_is_judged() {
             }
         }
         let r = p.hook(&call);
-        assert_eq!((r.code, r.stdout.as_str()), (0, ""), "{name:?}");
-        assert!(
-            r.stderr.contains("hook_event_name"),
-            "{name:?}: {}",
-            r.stderr
-        );
+        assert_denied(&r, &format!("hook_event_name {name:?}"));
+        if name != Some(json!("pretooluse")) {
+            assert!(r.stderr.contains("hook_event_name"), "{name:?}: {}", r.stderr);
+        }
     }
-    // A tool name or tool input of the wrong type is no tool call to judge either.
+    // With a tool response it is no call still to be made: nothing is judged.
+    let mut call = p.rm_root();
+    call.as_object_mut().unwrap().remove("hook_event_name");
+    call["tool_response"] = json!({"stdout": ""});
+    let r = p.hook(&call);
+    assert_eq!((r.code, r.stdout.as_str()), (0, ""));
+    // A tool name of the wrong type is no tool call to judge.
     let mut call = p.rm_root();
     call["tool_name"] = json!(["Bash"]);
     let r = p.hook(&call);
     assert_eq!((r.code, r.stdout.as_str()), (0, ""));
     assert!(r.stderr.contains("field tool_name"), "{}", r.stderr);
+    // A tool input that is no object cannot be read: asked about.
     let mut call = p.rm_root();
     call["tool_input"] = json!("rm -rf /");
     let r = p.hook(&call);
-    assert_eq!((r.code, r.decision()), (0, None));
+    assert_eq!((r.code, r.decision().as_deref()), (0, Some("ask")));
     assert!(r.stderr.contains("field tool_input"), "{}", r.stderr);
 }
 

@@ -141,7 +141,13 @@ impl Project {
         let text = std::fs::read_to_string(&path).unwrap_or_default();
         let (config, _) = config::parse_lenient(&text, &path, config::Validation::Quick);
         let projection = trust::Projection::of(&config.guard, &config.rules);
-        trust::write(&trust::snapshot_path(&path), &projection).expect("trusted.json");
+        let snapshot = trust::snapshot_path(&path);
+        trust::write(&snapshot, &projection).expect("trusted.json");
+        // And nagger's own copy, in the project's home (`HOME` is the project's root).
+        if let Some(copy) = trust::copy_path_under(&self.root.join(".local/state"), &snapshot) {
+            std::fs::create_dir_all(copy.parent().expect("folder")).expect("copy folder");
+            trust::write(&copy, &projection).expect("copy");
+        }
     }
 
     pub fn config_path(&self) -> PathBuf {

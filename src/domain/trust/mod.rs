@@ -11,4 +11,6 @@ mod tests;
 
 pub use projection::{Projection, Weakening};
 pub use settle::{Ratchet, SnapshotState, TrustReport, apply, settle, trusted};
-pub use snapshot::{SNAPSHOT_FILE, copy_path, read_digest, snapshot_path, write, write_trusted};
+pub use snapshot::{
+    SNAPSHOT_FILE, copy_path, copy_path_under, read_digest, snapshot_path, write, write_trusted,
+};

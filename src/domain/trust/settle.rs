@@ -111,10 +111,10 @@ fn read_copy(path: &Path) -> Option<(PathBuf, Projection)> {
 
 /// Turns `config` into the settings in force: its own combined with the trusted
 /// snapshot of `config_path` and nagger's own copy of it (the stronger on every
-/// element). With [`Ratchet::Write`] the snapshot and the copy are raised to that
-/// combination when it is stronger than the snapshot, and a missing or older copy is
-/// written; an unreadable snapshot is left for the user to look at, and a snapshot
-/// weaker than the copy is left as it is for `doctor` to report.
+/// element). With [`Ratchet::Write`] the snapshot is raised to that combination when it
+/// is stronger than the snapshot (the copy is only written where the user confirms); an
+/// unreadable snapshot is left for the user to look at, and a snapshot weaker than the
+/// copy is left as it is for `doctor` to report.
 ///
 /// The quiet path (the config's projection is the snapshot's and the copy's) reads the
 /// two files' headers and nothing more.
@@ -130,8 +130,12 @@ pub fn settle(config: &mut Config, config_path: &Path, ratchet: Ratchet) -> Trus
         copy_keeps: Vec::new(),
     };
     let quiet = |p: &Path| matches!(snapshot::read_digest(p), Ok(Some(stored)) if stored == digest);
+    // No copy kept (a project confirmed before nagger kept one): nothing to combine.
+    let no_copy = |p: &Path| {
+        matches!(snapshot::read_digest(p), Err(e) if e.kind() == std::io::ErrorKind::NotFound)
+    };
     let copy_path = snapshot::copy_path(&report.path);
-    if quiet(&report.path) && copy_path.as_deref().is_none_or(quiet) {
+    if quiet(&report.path) && copy_path.as_deref().is_none_or(|c| quiet(c) || no_copy(c)) {
         return report;
     }
     let ((own, state), stored) = read_snapshot(&report.path);
@@ -158,23 +162,14 @@ pub fn settle(config: &mut Config, config_path: &Path, ratchet: Ratchet) -> Trus
         let stale = report.snapshot == SnapshotState::Present && stored != Some(own.digest());
         let in_force = current.combine(&trusted);
         let present = report.path.parent().is_some_and(Path::is_dir);
+        // The snapshot only: a hook writes nothing outside the project's `.claude-nagger/`,
+        // so nagger's own copy is written where the user confirms (`nagger trust`,
+        // `nagger install`) and is never raised or lowered here.
         if (stale || stronger) && report.copy_keeps.is_empty() && present {
-            match snapshot::write_trusted(&report.path, &in_force) {
+            match snapshot::write(&report.path, &in_force) {
                 Ok(()) => report.snapshot = SnapshotState::Present,
                 Err(e) => report.write_error = Some(e.to_string()),
             }
-        } else if report.copy_keeps.is_empty()
-            && report.snapshot == SnapshotState::Present
-            && copy
-                .as_ref()
-                .is_none_or(|(_, kept)| kept.digest() != in_force.digest())
-        {
-            // No copy yet (or an older one): the snapshot's settings are kept there too.
-            snapshot::write_copy(&report.path, &in_force);
-        } else if stronger && present {
-            // The snapshot lost what the copy keeps: the copy is raised, the snapshot left
-            // as it is for `doctor` to report.
-            snapshot::write_copy(&report.path, &in_force);
         }
     }
     report

@@ -217,13 +217,10 @@ pub fn render(p: &Projection) -> String {
 /// the guard could not see leaves this copy, and the stronger of both stays in force.
 /// `None` without a home.
 pub fn copy_path(path: &Path) -> Option<PathBuf> {
-    use sha2::{Digest as _, Sha256};
     // Unit tests never write into the home of whoever runs them.
     if cfg!(test) {
         return None;
     }
-    let project = path.parent()?.parent()?;
-    let project = std::fs::canonicalize(project).unwrap_or_else(|_| project.to_path_buf());
     let base = match std::env::var_os("XDG_STATE_HOME")
         .map(PathBuf::from)
         .filter(|p| p.is_absolute())
@@ -231,6 +228,14 @@ pub fn copy_path(path: &Path) -> Option<PathBuf> {
         Some(dir) => dir,
         None => crate::base::paths::home_dir()?.join(".local/state"),
     };
+    copy_path_under(&base, path)
+}
+
+/// [`copy_path`] under the state folder `base` (what `XDG_STATE_HOME` names).
+pub fn copy_path_under(base: &Path, path: &Path) -> Option<PathBuf> {
+    use sha2::{Digest as _, Sha256};
+    let project = path.parent()?.parent()?;
+    let project = std::fs::canonicalize(project).unwrap_or_else(|_| project.to_path_buf());
     let hash = Sha256::digest(project.as_os_str().as_encoded_bytes());
     let name = hash[..12].iter().fold(String::new(), |mut name, b| {
         use std::fmt::Write as _;
