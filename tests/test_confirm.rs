@@ -167,12 +167,8 @@ fn run_with_stdin_text(cmd: &mut std::process::Command, text: &str) -> HookResul
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(text.as_bytes())
-        .unwrap();
+    // A command that refuses at once may close its stdin before it is written to.
+    let _ = child.stdin.take().unwrap().write_all(text.as_bytes());
     HookResult::from_output(&child.wait_with_output().unwrap())
 }
 

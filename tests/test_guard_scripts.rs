@@ -26,6 +26,8 @@ fn files_written_in_one_call_and_run_in_the_next_are_refused() {
     write(&p, "x.py", "import shutil; shutil.rmtree(\".claude\")\n");
     write(&p, "Makefile", "all:\n\trm -rf .claude\n");
     write(&p, "sub/Makefile", "all:\n\trm -rf ~\n");
+    write(&p, "x.awk", "BEGIN { system(\"rm -rf .claude\") }\n");
+    write(&p, "tool.jl", "rm(\".claude\"; recursive=true)\n");
     write(
         &p,
         "package.json",
@@ -48,6 +50,9 @@ fn files_written_in_one_call_and_run_in_the_next_are_refused() {
         "pnpm run clean",
         "bun run clean",
         "npm test",
+        "awk -f x.awk",
+        "gawk --file=x.awk /dev/null",
+        "julia tool.jl",
     ] {
         let (code, stdout) = check(&p, line);
         assert_eq!(code, REFUSED, "{line}: {stdout}");
@@ -81,6 +86,8 @@ fn everyday_project_files_pass() {
         "package.json",
         r#"{"scripts": {"build": "tsc && vite build", "test": "vitest run", "clean": "rm -rf dist"}}"#,
     );
+    write(&p, "report.awk", "{ total += $2 } END { print total }\n");
+    write(&p, "test/runtests.jl", "using Test\n@test 1 + 1 == 2\n");
     for line in [
         "bash scripts/build.sh",
         "chmod +x scripts/build.sh && ./scripts/build.sh",
@@ -91,6 +98,8 @@ fn everyday_project_files_pass() {
         "npm run build",
         "yarn clean",
         "bash missing.sh",
+        "awk -f report.awk data.csv",
+        "julia --project=. test/runtests.jl",
     ] {
         let (code, stdout) = check(&p, line);
         assert_eq!(code, 0, "{line}: {stdout}");

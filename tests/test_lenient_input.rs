@@ -127,10 +127,18 @@ fn tool_input_members_of_any_type_leave_the_command_judged() {
     ));
     assert_denied(&r, "wrong-typed members");
     // A command that is no text cannot be read: the user is asked, never passed unread.
-    for command in [json!(["rm", "-rf", "/"]), json!(5), json!({"c": "rm -rf /"})] {
+    for command in [
+        json!(["rm", "-rf", "/"]),
+        json!(5),
+        json!({"c": "rm -rf /"}),
+    ] {
         let r = p.hook(&p.pre_tool_use("Bash", json!({ "command": command })));
         assert_eq!(r.decision().as_deref(), Some("ask"), "{command}: {r:?}");
-        assert!(r.reason().contains("not a string"), "{command}: {}", r.reason());
+        assert!(
+            r.reason().contains("not a string"),
+            "{command}: {}",
+            r.reason()
+        );
     }
 }
 
@@ -199,7 +207,11 @@ fn a_tool_call_without_a_readable_event_name_is_judged_as_the_pretooluse_it_is()
         let r = p.hook(&call);
         assert_denied(&r, &format!("hook_event_name {name:?}"));
         if name != Some(json!("pretooluse")) {
-            assert!(r.stderr.contains("hook_event_name"), "{name:?}: {}", r.stderr);
+            assert!(
+                r.stderr.contains("hook_event_name"),
+                "{name:?}: {}",
+                r.stderr
+            );
         }
     }
     // With a tool response it is no call still to be made: nothing is judged.

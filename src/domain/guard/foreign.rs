@@ -489,6 +489,21 @@ pub(super) fn foreign_code(command: &SimpleCommand, binary: Option<&str>) -> Vec
     out
 }
 
+/// The first operand of `command` when its program is one whose code the guard does not
+/// read and the operand is a program file it runs (`julia tool.jl`, `sbcl --script x`).
+pub(super) fn program_file(command: &SimpleCommand) -> Option<&str> {
+    let name = command.name();
+    let row = FOREIGN.iter().find(|r| r.programs.contains(&name))?;
+    if !matches!(row.kind, Kind::Language(..)) || !code_of(row, command).is_empty() {
+        return None;
+    }
+    command
+        .args()
+        .iter()
+        .find(|a| !a.starts_with('-') && !a.contains('=') && a.contains('.'))
+        .map(String::as_str)
+}
+
 /// Whether `code` holds `word` as a whole word (names run on with letters, digits, `_`
 /// or `-` are other names).
 fn mentions(code: &str, word: &str) -> bool {

@@ -972,7 +972,8 @@ fn changes<'c>(command: &'c SimpleCommand, fed: &'c [String], binary: Option<&st
         | "chattr" | "chflags" | "setfacl" | "xattr" | "ln" | "link" | "tee" | "mkfifo"
         | "mknod" | "sqlite3" | "sqlite" | "vi" | "vim" | "nvim" | "nano" | "emacs" | "ed"
         | "ex" | "pico" | "micro" | "hx" | "code" | "subl" | "touch" | "srm" | "trash"
-        | "trash-put" | "gio" | "rename" | "patch" | "sponge" | "sd" => {
+        | "trash-put" | "gio" | "rename" | "patch" | "sponge" | "sd" | "mount" | "umount"
+        | "bindfs" => {
             c.paths.extend(owned(all()));
         }
         "mv" | "cp" | "install" | "rsync" | "scp" | "ditto" => {

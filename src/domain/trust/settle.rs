@@ -131,9 +131,7 @@ pub fn settle(config: &mut Config, config_path: &Path, ratchet: Ratchet) -> Trus
     };
     let quiet = |p: &Path| matches!(snapshot::read_digest(p), Ok(Some(stored)) if stored == digest);
     // No copy kept (a project confirmed before nagger kept one): nothing to combine.
-    let no_copy = |p: &Path| {
-        matches!(snapshot::read_digest(p), Err(e) if e.kind() == std::io::ErrorKind::NotFound)
-    };
+    let no_copy = |p: &Path| matches!(snapshot::read_digest(p), Err(e) if e.kind() == std::io::ErrorKind::NotFound);
     let copy_path = snapshot::copy_path(&report.path);
     if quiet(&report.path) && copy_path.as_deref().is_none_or(|c| quiet(c) || no_copy(c)) {
         return report;

@@ -468,7 +468,11 @@ mod tests {
             let text = format!("{{\"tool_name\":\"Bash\"}}{tail}");
             let read = parse(&text).unwrap();
             assert_eq!(read.input.tool_name.as_deref(), Some("Bash"), "{text:?}");
-            assert_eq!(read.problems, ["text after the JSON object (ignored)"], "{text:?}");
+            assert_eq!(
+                read.problems,
+                ["text after the JSON object (ignored)"],
+                "{text:?}"
+            );
         }
     }
 }

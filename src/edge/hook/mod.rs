@@ -861,7 +861,10 @@ mod tests {
         assert_eq!(call(None, false), (Some("PreToolUse".into()), true));
         assert_eq!(call(Some(" "), false), (Some("PreToolUse".into()), true));
         // Named, or after the call: left as it is.
-        assert_eq!(call(Some("PostToolUse"), false), (Some("PostToolUse".into()), false));
+        assert_eq!(
+            call(Some("PostToolUse"), false),
+            (Some("PostToolUse".into()), false)
+        );
         assert_eq!(call(None, true), (None, false));
         let mut no_tool = HookInput::default();
         assert_eq!(infer_event(&mut no_tool), None);
@@ -874,11 +877,19 @@ mod tests {
             unchecked_tool_call(prefix.as_bytes())
                 .is_some_and(|out| out.contains("\"permissionDecision\":\"ask\""))
         };
-        assert!(asked(r#"{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"content":"aaaa"#));
+        assert!(asked(
+            r#"{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"content":"aaaa"#
+        ));
         assert!(asked(r#"{"hook_event_name" : "pretooluse", "#));
-        assert!(asked(r#"{"tool_name":"Bash","tool_input":{"command":"aaaa"#));
-        assert!(!asked(r#"{"hook_event_name":"PostToolUse","tool_name":"Bash","tool_response":"aaaa"#));
-        assert!(!asked(r#"{"hook_event_name":"UserPromptSubmit","prompt":"aaaa"#));
+        assert!(asked(
+            r#"{"tool_name":"Bash","tool_input":{"command":"aaaa"#
+        ));
+        assert!(!asked(
+            r#"{"hook_event_name":"PostToolUse","tool_name":"Bash","tool_response":"aaaa"#
+        ));
+        assert!(!asked(
+            r#"{"hook_event_name":"UserPromptSubmit","prompt":"aaaa"#
+        ));
     }
 
     fn busy() -> rusqlite::Error {

@@ -62,11 +62,38 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
     } else if let Some(j) = shell::program_file(&command.argv) {
         let file = command.argv[j].clone();
         program_file(command, &file, name, cwd, files, &mut out);
+    } else if let Some(file) = awk_program_file(command) {
+        program_file(command, &file, "awk", cwd, files, &mut out);
+    } else if let Some(file) = super::foreign::program_file(command) {
+        // A language the guard does not read: what names nagger's own files is refused.
+        if let Some((text, _)) = text_of(file, cwd, files, &mut out)
+            && super::protect::named_in_code(&text, None)
+        {
+            out.push(Ran::Finding(super::protect::named_finding(name)));
+        }
     } else if command.argv[0].contains('/') && !command.argv[0].starts_with("/dev/") {
         // `./build.sh`, `scripts/x.py`, `/abs/tool`: run by its `#!` line.
         executed(command, cwd, files, &mut out);
     }
     out
+}
+
+/// The program file of an `awk` run (`awk -f prog.awk`, `gawk --file=prog.awk`).
+fn awk_program_file(command: &SimpleCommand) -> Option<String> {
+    if !matches!(
+        command.name(),
+        "awk" | "gawk" | "mawk" | "nawk" | "busybox-awk"
+    ) {
+        return None;
+    }
+    let args = command.args();
+    args.iter().enumerate().find_map(|(k, a)| match a.as_str() {
+        "-f" | "--file" => args.get(k + 1).cloned(),
+        _ => a
+            .strip_prefix("--file=")
+            .or_else(|| a.strip_prefix("-f").filter(|rest| !rest.is_empty()))
+            .map(str::to_owned),
+    })
 }
 
 /// `file`, given to interpreter `runner` by `command`, read and handed back.
