@@ -28,6 +28,7 @@ fn files_written_in_one_call_and_run_in_the_next_are_refused() {
     write(&p, "sub/Makefile", "all:\n\trm -rf ~\n");
     write(&p, "x.awk", "BEGIN { system(\"rm -rf .claude\") }\n");
     write(&p, "tool.jl", "rm(\".claude\"; recursive=true)\n");
+    write(&p, "list.txt", "build\n.claude\n");
     write(
         &p,
         "package.json",
@@ -53,6 +54,8 @@ fn files_written_in_one_call_and_run_in_the_next_are_refused() {
         "awk -f x.awk",
         "gawk --file=x.awk /dev/null",
         "julia tool.jl",
+        "xargs rm -rf < list.txt",
+        "xargs -a list.txt rm -rf",
     ] {
         let (code, stdout) = check(&p, line);
         assert_eq!(code, REFUSED, "{line}: {stdout}");
@@ -87,6 +90,7 @@ fn everyday_project_files_pass() {
         r#"{"scripts": {"build": "tsc && vite build", "test": "vitest run", "clean": "rm -rf dist"}}"#,
     );
     write(&p, "report.awk", "{ total += $2 } END { print total }\n");
+    write(&p, "stale.txt", "build/tmp\ndist\n");
     write(&p, "test/runtests.jl", "using Test\n@test 1 + 1 == 2\n");
     for line in [
         "bash scripts/build.sh",
@@ -100,6 +104,8 @@ fn everyday_project_files_pass() {
         "bash missing.sh",
         "awk -f report.awk data.csv",
         "julia --project=. test/runtests.jl",
+        "xargs rm -rf < stale.txt",
+        "xargs rm -f < missing.txt",
     ] {
         let (code, stdout) = check(&p, line);
         assert_eq!(code, 0, "{line}: {stdout}");

@@ -285,7 +285,13 @@ impl<'a> Guard<'a> {
     fn findings(&self, parsed: &Parsed, index: usize, allowed: &[bool], at: At) -> Vec<Finding> {
         let At { cwd, scope, .. } = at;
         let command = &parsed.commands[index];
-        let fed = xargs_fed(parsed, index);
+        let mut fed = xargs_fed(parsed, index);
+        let written = |cwd: &Cwd, path: &str| at.line.wrote(cwd, path, index);
+        fed.extend(scripts::fed_from_files(
+            command,
+            cwd,
+            View::new(at.files, &written),
+        ));
         let below = match cwd {
             Cwd::Known(dir) if !dir.is_empty() && dir != "." && !dir.starts_with('$') => {
                 Some(dir.as_str())

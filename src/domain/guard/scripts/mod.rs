@@ -78,6 +78,49 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
     out
 }
 
+/// What an `xargs` (or `parallel`) in front of `command` reads from a file on disk and
+/// hands it as arguments: `xargs rm < list.txt`, `xargs -a list.txt rm`. At most 256
+/// words, as for what the line itself feeds it.
+pub(super) fn fed_from_files(command: &SimpleCommand, cwd: &Cwd, files: View) -> Vec<String> {
+    if !command
+        .prefixes
+        .iter()
+        .any(|p| p == "xargs" || p == "parallel")
+    {
+        return Vec::new();
+    }
+    let original = command.prefixed.as_deref().unwrap_or(&[]);
+    let arg_files = original.iter().enumerate().filter_map(|(k, w)| {
+        if w == "-a" || w == "--arg-file" {
+            original.get(k + 1).map(String::as_str)
+        } else {
+            w.strip_prefix("--arg-file=")
+        }
+    });
+    let mut fed = Vec::new();
+    for file in command
+        .reads_from
+        .iter()
+        .map(String::as_str)
+        .chain(arg_files)
+    {
+        if file.starts_with("<(") || file.starts_with("/dev/") {
+            continue;
+        }
+        let mut ignored = Vec::new();
+        if let Some((text, _)) = read_named(files.read(cwd, file), file, &mut ignored) {
+            fed.extend(
+                text.split(['\n', '\0', ' ', '\t'])
+                    .filter(|w| !w.is_empty())
+                    .take(256)
+                    .map(str::to_owned),
+            );
+        }
+    }
+    fed.truncate(256);
+    fed
+}
+
 /// The program file of an `awk` run (`awk -f prog.awk`, `gawk --file=prog.awk`).
 fn awk_program_file(command: &SimpleCommand) -> Option<String> {
     if !matches!(
