@@ -45,3 +45,16 @@ mod tests {
         assert!(one_line(&"word ".repeat(1000), 400).chars().count() <= 400);
     }
 }
+
+/// What kind of JSON value `value` is, as a sentence names it ("an array").
+pub fn json_kind(value: &serde_json::Value) -> &'static str {
+    use serde_json::Value;
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}

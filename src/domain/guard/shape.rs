@@ -3,6 +3,7 @@
 //! run, or which file would be written, cannot be read from it, so the guard asks
 //! instead of passing it unread.
 
+use crate::base::text::json_kind;
 use serde_json::Value;
 
 use super::verdict::{Objection, Severity};
@@ -26,14 +27,14 @@ pub(super) fn unreadable(
                 .get("command")
                 .filter(|v| shell && !v.is_string() && !v.is_null())
             {
-                format!("its `command` is {}, not a string", kind(command))
+                format!("its `command` is {}, not a string", json_kind(command))
             } else if let Some((field, value)) = PATH_FIELDS.iter().find_map(|f| {
                 fields
                     .get(*f)
                     .filter(|v| !v.is_string() && !v.is_null())
                     .map(|v| (f, v))
             }) {
-                format!("its `{field}` is {}, not a string", kind(value))
+                format!("its `{field}` is {}, not a string", json_kind(value))
             } else {
                 return None;
             }
@@ -41,7 +42,7 @@ pub(super) fn unreadable(
         // Absent: nothing to run or write.
         Value::Null => return None,
         other if shell || FILE_TOOLS.contains(&tool_name) => {
-            format!("its input is {}, not an object", kind(other))
+            format!("its input is {}, not an object", json_kind(other))
         }
         _ => return None,
     };
@@ -53,17 +54,6 @@ pub(super) fn unreadable(
         ),
         why: format!("{tool_name} input not as the tool takes it: {what}"),
     })
-}
-
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 #[cfg(test)]

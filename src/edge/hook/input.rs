@@ -4,6 +4,7 @@
 //! does not know are skipped unread, whatever they hold.
 
 use super::wire::HookInput;
+use crate::base::text::json_kind;
 use serde::de::{self, Deserializer as _, IgnoredAny, MapAccess, Visitor};
 use serde_json::{Map, Value};
 use std::fmt;
@@ -198,18 +199,7 @@ fn fields(mut known: Map<String, Value>, problems: &mut Vec<String>) -> HookInpu
 }
 
 fn wrong_type(name: &str, expected: &str, got: &Value) -> String {
-    format!("field {name}: expected {expected}, got {}", kind(got))
-}
-
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
+    format!("field {name}: expected {expected}, got {}", json_kind(got))
 }
 
 /// What is wrong with a text that does not start an object.

@@ -1,6 +1,7 @@
 //! Merging nagger's entries into a settings value, and taking them out again, without
 //! disturbing any other key or hook.
 
+use crate::base::text::json_kind;
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
@@ -31,17 +32,6 @@ pub struct CommandUpdate {
     pub event: String,
     /// Every nagger command the event held before; the first was rewritten, the rest removed.
     pub old_commands: Vec<String>,
-}
-
-fn kind_of(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 fn bad_shape(detail: String) -> InstallError {
@@ -93,7 +83,7 @@ pub fn merge_hooks(
     let Value::Object(root) = &mut settings else {
         return Err(bad_shape(format!(
             "the top level is {}, not an object",
-            kind_of(&settings)
+            json_kind(&settings)
         )));
     };
     let hooks = root
@@ -102,14 +92,14 @@ pub fn merge_hooks(
     let Value::Object(hooks) = hooks else {
         return Err(bad_shape(format!(
             "`hooks` is {}, not an object",
-            kind_of(hooks)
+            json_kind(hooks)
         )));
     };
     // Claude Code rejects a malformed hooks section, so refuse it whole rather than build on it.
     if let Some((event, value)) = hooks.iter().find(|(_, v)| !v.is_array()) {
         return Err(bad_shape(format!(
             "`hooks.{event}` is {}, not an array",
-            kind_of(value)
+            json_kind(value)
         )));
     }
 
