@@ -24,6 +24,19 @@ pub fn one_line(s: &str, max: usize) -> String {
     cut(&s.split_whitespace().collect::<Vec<_>>().join(" "), max)
 }
 
+/// What kind of JSON value `value` is, as a sentence names it ("an array").
+pub fn json_kind(value: &serde_json::Value) -> &'static str {
+    use serde_json::Value;
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -43,18 +56,5 @@ mod tests {
         assert_eq!(one_line("a\n  b\tc", 10), "a b c");
         assert_eq!(one_line("abcdef", 3), "ab…");
         assert!(one_line(&"word ".repeat(1000), 400).chars().count() <= 400);
-    }
-}
-
-/// What kind of JSON value `value` is, as a sentence names it ("an array").
-pub fn json_kind(value: &serde_json::Value) -> &'static str {
-    use serde_json::Value;
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
