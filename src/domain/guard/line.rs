@@ -94,6 +94,8 @@ struct Set {
     at: usize,
     name: String,
     value: Option<String>,
+    /// The value as written, when the line shows it (`$(mktemp -d)`).
+    raw: Option<String>,
     /// A loop variable: `value` holds its values one per line.
     each: bool,
 }
@@ -103,7 +105,37 @@ pub(super) struct Line {
     sets: Vec<Set>,
     writes: Vec<Written>,
     functions: Vec<(String, String)>,
+    /// From the command at this index on, any variable may hold what the line computed:
+    /// a file was sourced or a string evaluated (`source x.sh`, `eval "$(…)"`).
+    opaque_from: Option<usize>,
+    /// From the command at this index on, the positional parameters hold what the line
+    /// set them to (`set -- a b`).
+    positional_from: Option<usize>,
 }
+
+/// Programs whose output is no name an agent chooses: a fresh temporary path, a date, a
+/// number, the user's or the machine's name, the folder the line runs in (which the
+/// other checks follow). A path built from them is not feared.
+const BOUNDED_OUTPUT: &[&str] = &[
+    "mktemp", "date", "nproc", "whoami", "id", "uname", "hostname", "getconf", "uuidgen", "seq",
+    "pwd",
+];
+
+/// Shell variables that hold a number the shell keeps (`$RANDOM`, `$$`).
+const NUMERIC_VARIABLES: &[&str] = &[
+    "RANDOM",
+    "SRANDOM",
+    "SECONDS",
+    "LINENO",
+    "PPID",
+    "UID",
+    "EUID",
+    "BASHPID",
+    "EPOCHSECONDS",
+    "EPOCHREALTIME",
+    "OPTIND",
+    "SHLVL",
+];
 
 /// What the program of a command is, as far as the line tells.
 pub(super) enum Program {
@@ -125,17 +157,32 @@ impl Line {
                 at: a.at,
                 name: a.name.clone(),
                 value: a.value.clone(),
+                raw: Some(a.raw.clone()),
                 each: a.each,
             })
             .collect();
         let mut writes = Vec::new();
         let mut folders = Folders::new(start.clone());
+        let (mut opaque_from, mut positional_from) = (None, None);
         for (k, command) in parsed.commands.iter().enumerate() {
             let cwd = folders.cwd().clone();
             folders.step(command);
-            if command.name() == "read" {
-                sets.extend(read_sets(command, k + 1));
+            match command.name() {
+                "read" => sets.extend(read_sets(command, k + 1)),
+                "source" | "." | "eval" => {
+                    opaque_from.get_or_insert(k + 1);
+                }
+                "set"
+                    if command
+                        .args()
+                        .iter()
+                        .any(|a| !a.starts_with(['-', '+']) || a == "--") =>
+                {
+                    positional_from.get_or_insert(k + 1);
+                }
+                _ => {}
             }
+            sets.extend(other_sets(command, k + 1));
             if writes.len() >= MAX_WRITES {
                 continue;
             }
@@ -151,10 +198,97 @@ impl Line {
             }
         }
         sets.sort_by_key(|s| s.at);
+        fill_in_chains(&mut sets);
         Line {
             sets,
             writes,
             functions: parsed.functions.clone(),
+            opaque_from,
+            positional_from,
+        }
+    }
+
+    /// The part of `word`, a path command `index` changes, whose value the line decides as
+    /// it runs and nagger cannot know: a command's output (`$(cat list)`, `` `ls -a` ``), a
+    /// variable the line set to one (`x=$(…)`, `printf -v x …`, `mapfile`), any variable
+    /// after `source` or `eval`, positional parameters after `set --`, or a default that
+    /// is itself computed. Not feared: variables the line does not set (the user's
+    /// environment, or empty), values the line spells out (those are filled in and
+    /// judged), numbers (`$$`, `$((…))`, `$RANDOM`) and outputs no agent chooses
+    /// ([`BOUNDED_OUTPUT`]).
+    pub(super) fn unknown_part(&self, index: usize, word: &str) -> Option<std::ops::Range<usize>> {
+        self.unknown_within(index, word, 0)
+    }
+
+    fn unknown_within(
+        &self,
+        index: usize,
+        word: &str,
+        depth: usize,
+    ) -> Option<std::ops::Range<usize>> {
+        let bytes = word.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            match bytes[i] {
+                b'`' => {
+                    let end = word[i + 1..].find('`').map_or(word.len(), |e| i + 1 + e);
+                    let inner = &word[i + 1..end.min(word.len())];
+                    if !bounded_output(inner) {
+                        return Some(i..(end + 1).min(word.len()));
+                    }
+                    i = end + 1;
+                }
+                b'$' if bytes.get(i + 1) == Some(&b'(') => {
+                    let end = closing(word, i + 1);
+                    let inner = &word[i + 2..end.saturating_sub(1).max(i + 2)];
+                    let arithmetic = bytes.get(i + 2) == Some(&b'(');
+                    if !arithmetic && !bounded_output(inner) {
+                        return Some(i..end);
+                    }
+                    i = end;
+                }
+                b'$' => {
+                    let (reference, end) = reference_at(word, i);
+                    if let Some(reference) = reference
+                        && self.unknown_reference(&reference, index, depth)
+                    {
+                        return Some(i..end);
+                    }
+                    i = end.max(i + 1);
+                }
+                _ => i += 1,
+            }
+        }
+        None
+    }
+
+    fn unknown_reference(&self, reference: &Reference, index: usize, depth: usize) -> bool {
+        let name = reference.name;
+        if name.is_empty() || NUMERIC_VARIABLES.contains(&name) {
+            return false;
+        }
+        if name.bytes().all(|b| b.is_ascii_digit()) || name == "@" || name == "*" {
+            return self.positional_from.is_some_and(|at| at <= index);
+        }
+        if !name.bytes().all(|b| b == b'_' || b.is_ascii_alphanumeric()) {
+            // `$$`, `$?`, `$#`, `$!`, `$-`: numbers and flags.
+            return false;
+        }
+        let computed_default = reference.default.is_some_and(|d| d.contains(['$', '`']));
+        let set = self
+            .sets
+            .iter()
+            .rev()
+            .find(|s| s.at <= index && s.name == name);
+        match set {
+            // Spelled out (a loop's words too): filled in and judged as such.
+            Some(Set { value: Some(_), .. }) => false,
+            // `d=$(mktemp -d)`, `t="$d/x"`: what it was made of decides, a few steps deep.
+            Some(Set {
+                raw: Some(raw), at, ..
+            }) => depth >= 4 || self.unknown_within(*at, raw, depth + 1).is_some(),
+            Some(_) => true,
+            None => self.opaque_from.is_some_and(|at| at <= index) || computed_default,
         }
     }
 
@@ -259,81 +393,33 @@ impl Line {
     pub(super) fn expanded(&self, parsed: &Parsed, index: usize) -> Option<String> {
         let command = &parsed.commands[index];
         let redirected = command.writes_to.iter().any(|t| t.contains('$'));
-        if (command.computed.is_empty() && !redirected) || self.sets.is_empty() {
+        if command.computed.is_empty() && !redirected {
             return None;
         }
-        let mut loop_values: Option<Vec<&str>> = None;
-        let mut loop_name: Option<&str> = None;
+        let mut lp = Loop::default();
         let mut changed = false;
         let mut words: Vec<String> = Vec::new();
         for word in &command.argv {
-            let var = (command.computed.contains(word) && word.contains('$'))
-                .then(|| variable_in(word))
+            let fill = (command.computed.contains(word) && word.contains('$'))
+                .then(|| self.fill(word, index, &mut lp))
                 .flatten();
-            let Some(var) = var else {
-                words.push(quote_word(word));
-                continue;
-            };
-            let set = self
-                .sets
-                .iter()
-                .rev()
-                .find(|s| s.at <= index && s.name == var.name);
-            match set {
-                Some(Set {
-                    value: Some(v),
-                    each,
-                    ..
-                }) => {
+            match fill {
+                Some(forms) => {
                     changed = true;
-                    if *each && loop_values.is_none() {
-                        loop_values = Some(v.lines().take(16).collect());
-                        loop_name = Some(var.name);
-                        words.push(word.replacen(var.spelled, "\u{0}", 1));
-                    } else {
-                        words.push(quote_word(&word.replacen(var.spelled, v, 1)));
-                    }
+                    words.extend(forms);
                 }
-                _ => words.push(quote_word(word)),
+                None => words.push(quote_word(word)),
             }
         }
         // `X=/etc/passwd; > $X`, `for f in …; do : > "$f"; done`: redirections too, a
         // loop's once per value.
-        for target in &command.writes_to {
-            let Some(var) = variable_in(target).filter(|_| target.contains('$')) else {
-                continue;
-            };
-            let Some(set) = self
-                .sets
-                .iter()
-                .rev()
-                .find(|s| s.at <= index && s.name == var.name)
-            else {
-                continue;
-            };
-            let Some(value) = set.value.as_deref() else {
-                continue;
-            };
-            changed = true;
-            if !set.each {
-                words.push(format!(
-                    ">{}",
-                    quote_word(&target.replacen(var.spelled, value, 1))
-                ));
-            } else if loop_name.is_none_or(|name| name == var.name) {
-                loop_values.get_or_insert_with(|| value.lines().take(16).collect());
-                loop_name = Some(var.name);
-                words.push(format!(">{}", target.replacen(var.spelled, "\u{0}", 1)));
-            } else {
-                // Another loop's variable: every value it takes is written.
-                for each in value.lines().take(16) {
-                    words.push(format!(
-                        ">{}",
-                        quote_word(&target.replacen(var.spelled, each, 1))
-                    ));
-                }
+        for target in command.writes_to.iter().filter(|t| t.contains('$')) {
+            if let Some(forms) = self.fill(target, index, &mut lp) {
+                changed = true;
+                words.extend(forms.into_iter().map(|f| format!(">{f}")));
             }
         }
+        let loop_values = lp.values;
         if !changed {
             return None;
         }
@@ -359,6 +445,78 @@ impl Line {
             })
             .collect();
         Some(each.join("; "))
+    }
+
+    /// `word` with the variables the line spelled out filled in (every one of them: `"$a$b"`,
+    /// `"$dir/$name"`), quoted as a shell word; `None` when none is. The values of the
+    /// first loop's variable stand as a NUL for [`Self::expanded`] to fill in once per
+    /// value; another loop's variable gives one form per value.
+    fn fill(&self, word: &str, index: usize, lp: &mut Loop) -> Option<Vec<String>> {
+        let mut forms: Vec<String> = vec![String::new()];
+        let (mut rest, mut filled, mut looped) = (word, false, false);
+        for _ in 0..16 {
+            let Some(var) = variable_in(rest) else {
+                break;
+            };
+            let Some(at) = rest.find(var.spelled) else {
+                break;
+            };
+            let set = self
+                .sets
+                .iter()
+                .rev()
+                .find(|s| s.at <= index && s.name == var.name);
+            let with: Vec<&str> = match set {
+                Some(Set {
+                    value: Some(v),
+                    each: true,
+                    ..
+                }) if lp.name.as_deref().is_none_or(|name| name == var.name) => {
+                    if lp.name.is_none() {
+                        lp.values = Some(v.lines().take(16).map(str::to_owned).collect());
+                        lp.name = Some(var.name.to_owned());
+                    }
+                    looped = true;
+                    vec!["\u{0}"]
+                }
+                Some(Set {
+                    value: Some(v),
+                    each: true,
+                    ..
+                }) => v.lines().take(16).collect(),
+                Some(Set { value: Some(v), .. }) => vec![v.as_str()],
+                // `${d:-.claude}` with `d` unset: the default is what it holds.
+                None => var.default.into_iter().collect(),
+                Some(_) => Vec::new(),
+            };
+            let before = &rest[..at];
+            forms = if with.is_empty() {
+                forms
+                    .into_iter()
+                    .map(|f| f + before + var.spelled)
+                    .collect()
+            } else {
+                filled = true;
+                forms
+                    .iter()
+                    .flat_map(|f| with.iter().map(move |w| format!("{f}{before}{w}")))
+                    .take(64)
+                    .collect()
+            };
+            rest = &rest[at + var.spelled.len()..];
+        }
+        if !filled {
+            return None;
+        }
+        Some(
+            forms
+                .into_iter()
+                .map(|f| {
+                    let f = f + rest;
+                    if looped { f } else { quote_word(&f) }
+                })
+                .collect(),
+        )
     }
 
     /// The file the line wrote that `path` (seen from `cwd`) names, if any, as command
@@ -519,28 +677,262 @@ pub(super) fn calls_itself(line: &Line, command: &SimpleCommand) -> Option<Findi
 struct Named<'w> {
     name: &'w str,
     spelled: &'w str,
+    /// What it stands for when the variable is unset (`${d:-/tmp}`), when spelled out.
+    default: Option<&'w str>,
 }
 
-fn variable_in(word: &str) -> Option<Named<'_>> {
-    let start = word.find('$')?;
-    let rest = &word[start + 1..];
+/// The loop variable [`Line::expanded`] fills in once per value.
+#[derive(Default)]
+struct Loop {
+    name: Option<String>,
+    values: Option<Vec<String>>,
+}
+
+/// A parameter reference: `$x`, `${x}`, `${x:-default}`, `$1`, `$@`.
+struct Reference<'w> {
+    name: &'w str,
+    /// The word of `${x:-w}`, `${x-w}`, `${x:=w}`, `${x=w}`: what it is when `x` is unset.
+    default: Option<&'w str>,
+    /// `${x:=w}`, `${x=w}`: the word is also assigned to `x` when it is unset.
+    assigns: bool,
+}
+
+/// `y=$x` after `x=.claude`, `t="$d/x"`: a variable set from variables the line spelled
+/// out earlier holds their values put together.
+fn fill_in_chains(sets: &mut [Set]) {
+    for i in 0..sets.len() {
+        if sets[i].value.is_some() || sets[i].each {
+            continue;
+        }
+        let Some(raw) = sets[i].raw.as_deref() else {
+            continue;
+        };
+        if raw.contains(['`']) || raw.contains("$(") || raw.len() > 4096 {
+            continue;
+        }
+        let mut out = String::new();
+        let mut k = 0;
+        let mut known = true;
+        while let Some(d) = raw[k..].find('$') {
+            out.push_str(&raw[k..k + d]);
+            let at = k + d;
+            let (reference, end) = reference_at(raw, at);
+            let value = reference.filter(|r| r.default.is_none()).and_then(|r| {
+                sets[..i]
+                    .iter()
+                    .rev()
+                    .find(|s| s.at <= sets[i].at && s.name == r.name)
+                    .filter(|s| !s.each)
+                    .and_then(|s| s.value.clone())
+            });
+            match value {
+                Some(v) => out.push_str(&v),
+                None => {
+                    known = false;
+                    break;
+                }
+            }
+            k = end.max(at + 1);
+        }
+        if known {
+            out.push_str(&raw[k..]);
+            sets[i].value = Some(out);
+        }
+    }
+}
+
+/// The reference starting with the `$` at byte `at` of `word`, and where it ends.
+fn reference_at(word: &str, at: usize) -> (Option<Reference<'_>>, usize) {
+    let rest = &word[at + 1..];
     if let Some(inner) = rest.strip_prefix('{') {
-        let end = inner.find('}')?;
-        let name = &inner[..end];
-        let valid =
-            !name.is_empty() && name.bytes().all(|b| b == b'_' || b.is_ascii_alphanumeric());
-        return valid.then(|| Named {
-            name,
-            spelled: &word[start..start + end + 3],
-        });
+        let Some(close) = closing_brace(inner) else {
+            return (None, word.len());
+        };
+        let body = &inner[..close];
+        let end = at + 2 + close + 1;
+        let body = body.strip_prefix(['#', '!']).unwrap_or(body);
+        let len = body
+            .bytes()
+            .take_while(|b| *b == b'_' || b.is_ascii_alphanumeric())
+            .count();
+        let len = if len == 0 { body.len().min(1) } else { len };
+        let (name, op) = body.split_at(len);
+        let default = ["=", ":-", "-", ":="]
+            .iter()
+            .find_map(|o| op.strip_prefix(o));
+        let assigns = op.starts_with('=') || op.starts_with(":=");
+        return (
+            Some(Reference {
+                name,
+                default,
+                assigns,
+            }),
+            end,
+        );
+    }
+    let Some(first) = rest.bytes().next() else {
+        return (None, word.len());
+    };
+    if first.is_ascii_digit() || b"@*#?$!-".contains(&first) {
+        return (
+            Some(Reference {
+                name: &rest[..1],
+                default: None,
+                assigns: false,
+            }),
+            at + 2,
+        );
     }
     let len = rest
         .bytes()
         .take_while(|b| *b == b'_' || b.is_ascii_alphanumeric())
         .count();
-    (len > 0 && !rest.as_bytes()[0].is_ascii_digit()).then(|| Named {
-        name: &rest[..len],
-        spelled: &word[start..=start + len],
+    if len == 0 {
+        return (None, at + 1);
+    }
+    (
+        Some(Reference {
+            name: &rest[..len],
+            default: None,
+            assigns: false,
+        }),
+        at + 1 + len,
+    )
+}
+
+/// The index in `inner` (after `${`) of the `}` closing it.
+fn closing_brace(inner: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    for (k, b) in inner.bytes().enumerate() {
+        match b {
+            b'{' => depth += 1,
+            b'}' if depth == 0 => return Some(k),
+            b'}' => depth -= 1,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The byte after the `)` closing the `(` at byte `open` of `word` (its end when open).
+fn closing(word: &str, open: usize) -> usize {
+    let mut depth = 0usize;
+    for (k, b) in word.bytes().enumerate().skip(open) {
+        match b {
+            b'(' => depth += 1,
+            b')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return k + 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    word.len()
+}
+
+/// Whether the command `text` of a substitution prints only what no agent chooses.
+fn bounded_output(text: &str) -> bool {
+    let parsed = shell::parse(text);
+    !parsed.commands.is_empty()
+        && !parsed.truncated
+        && parsed.commands.iter().all(|c| {
+            let args = c.args();
+            match c.name() {
+                "date" => !args.iter().any(|a| a.contains('/')),
+                // Object names, refs and the repository's own folders.
+                "git" => {
+                    args.first().is_some_and(|a| a == "rev-parse")
+                        && !args.iter().any(|a| a.starts_with("--git-path"))
+                }
+                name => BOUNDED_OUTPUT.contains(&name),
+            }
+        })
+}
+
+/// Variables a command sets besides assignments and `read`: `printf -v x …`, `mapfile
+/// a`, `readarray a`, `getopts spec x`, `${x:=word}` in its words.
+fn other_sets(command: &SimpleCommand, at: usize) -> Vec<Set> {
+    let args = command.args();
+    let unknown = |name: &str| Set {
+        at,
+        name: name.to_owned(),
+        value: None,
+        raw: None,
+        each: false,
+    };
+    let mut out = Vec::new();
+    match command.name() {
+        "printf" => {
+            if let Some(k) = args.iter().position(|a| a == "-v")
+                && let Some(name) = args.get(k + 1)
+            {
+                let rest = &args[k + 2..];
+                let literal = match rest {
+                    [format] if !format.contains(['%', '\\', '$', '`']) => Some(format.clone()),
+                    _ => None,
+                };
+                out.push(Set {
+                    value: literal,
+                    ..unknown(name)
+                });
+            }
+        }
+        "mapfile" | "readarray" => {
+            let mut k = 0;
+            let mut name = "MAPFILE";
+            while let Some(a) = args.get(k) {
+                if a.starts_with('-') {
+                    if matches!(a.as_str(), "-d" | "-n" | "-O" | "-s" | "-u" | "-C" | "-c") {
+                        k += 1;
+                    }
+                } else {
+                    name = a;
+                }
+                k += 1;
+            }
+            out.push(unknown(name));
+        }
+        "getopts" => out.extend(args.get(1).map(|n| unknown(n))),
+        _ => {}
+    }
+    for word in &command.argv {
+        let mut from = 0;
+        while let Some(k) = word[from..].find("${") {
+            let start = from + k;
+            let (reference, end) = reference_at(word, start);
+            from = end.max(start + 2);
+            if let Some(r) = reference
+                && let Some(default) = r.default
+                && r.assigns
+            {
+                out.push(Set {
+                    value: (!default.contains(['$', '`'])).then(|| default.to_owned()),
+                    ..unknown(r.name)
+                });
+            }
+            if from >= word.len() {
+                break;
+            }
+        }
+    }
+    out
+}
+
+fn variable_in(word: &str) -> Option<Named<'_>> {
+    let start = word.find('$')?;
+    let (reference, end) = reference_at(word, start);
+    let reference = reference?;
+    let name = reference.name;
+    let valid = name
+        .bytes()
+        .enumerate()
+        .all(|(i, b)| b == b'_' || b.is_ascii_alphabetic() || (i > 0 && b.is_ascii_digit()));
+    (valid && !name.is_empty()).then(|| Named {
+        name,
+        spelled: &word[start..end],
+        default: reference.default.filter(|d| !d.contains(['$', '`'])),
     })
 }
 
@@ -623,6 +1015,7 @@ fn read_sets(command: &SimpleCommand, at: usize) -> Vec<Set> {
             } else {
                 None
             },
+            raw: None,
             each: false,
         })
         .collect()
@@ -712,6 +1105,72 @@ mod tests {
                 Program::Script(script, _) => assert!(script.contains("rm"), "{text}: {script}"),
                 _ => panic!("{text}: not read through"),
             }
+        }
+    }
+
+    /// The computed part of the last word of the line's last command, as
+    /// [`Line::unknown_part`] finds it.
+    fn unknown_of(text: &str) -> Option<String> {
+        let (parsed, line) = line(text);
+        let index = parsed.commands.len() - 1;
+        let word = parsed.commands[index].argv.last().expect("a word").clone();
+        line.unknown_part(index, &word).map(|r| word[r].to_owned())
+    }
+
+    #[test]
+    fn parts_the_line_computes_are_found_and_parts_it_spells_are_not() {
+        for (text, part) in [
+            ("rm -rf \"$(cat list)\"", "$(cat list)"),
+            ("rm -rf `ls -a`/x", "`ls -a`"),
+            ("x=$(cat f); rm -rf \"$x\"", "$x"),
+            ("y=$(cat f); x=\"$y/a\"; rm -rf \"$x\"", "$x"),
+            ("mapfile -t a < f; rm -rf \"${a[@]}\"", "${a[@]}"),
+            ("getopts ab opt; rm -rf \"$opt\"", "$opt"),
+            ("set -- a b; rm -rf \"$1\"", "$1"),
+            ("source ./env.sh; rm -rf \"$TARGET\"", "$TARGET"),
+            ("eval \"$(tool env)\"; rm -rf \"$TARGET\"", "$TARGET"),
+            ("rm -rf \"${x:-$(cat f)}\"", "${x:-$(cat f)}"),
+            ("for f in $(ls); do rm -rf \"$f\"; done", "$f"),
+        ] {
+            assert_eq!(unknown_of(text).as_deref(), Some(part), "{text}");
+        }
+        for text in [
+            "rm -rf \"$(mktemp -d)\"",
+            "d=$(mktemp -d); t=\"$d/x\"; rm -rf \"$t\"",
+            "rm -f \"/tmp/x-$$-$RANDOM\"",
+            "rm -rf \"build-$((1 + 2))\"",
+            "rm -rf \"$(git rev-parse --show-toplevel)/target\"",
+            "rm -rf \"$BUILD_DIR\"",
+            "rm -rf \"$1\"",
+            "x=.claude; rm -rf \"$x\"",
+            "for f in a b; do rm -rf \"$f\"; done",
+            "touch \"log-$(date +%F).txt\"",
+        ] {
+            assert_eq!(unknown_of(text), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn every_variable_of_a_word_is_filled_in() {
+        for (text, filled) in [
+            ("a=.cla; b=ude; rm -rf \"$a$b\"", "rm -rf .claude"),
+            ("d=.claude; f=s.json; : > \"$d/$f\"", ": >.claude/s.json"),
+            ("x=/etc; y=$x; rm -rf \"$y\"", "rm -rf /etc"),
+            ("printf -v x /srv; rm -rf \"$x\"", "rm -rf /srv"),
+            (": \"${t:=/srv}\"; rm -rf \"$t\"", "rm -rf /srv"),
+            ("rm -rf \"${t:-/srv}\"", "rm -rf /srv"),
+            (
+                "for a in x y; do for b in 1 2; do rm \"$a/$b\"; done; done",
+                "rm x/1 x/2; rm y/1 y/2",
+            ),
+        ] {
+            let (parsed, line) = line(text);
+            let index = parsed.commands.len() - 1;
+            assert_eq!(
+                line.expanded(&parsed, index).as_deref(),
+                Some(filled),
+                "{text}"
+            );
         }
     }
 

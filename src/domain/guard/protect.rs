@@ -680,6 +680,113 @@ fn changed(command: &SimpleCommand, fed: &[String], cwd: &Cwd, scope: &Scope) ->
     })
 }
 
+/// A path the command changes that holds a part the line computes as it runs and nagger
+/// cannot know (`rm -rf "$(cat list)"`, `x=$(…); mv "$x" /tmp`): when the name it makes
+/// may be one of nagger's files or a folder above them, the user is asked. `unknown`
+/// finds that part of a word (see `Line::unknown_part`). A name with a spelled part that
+/// no such name has (`dist/app-$VERSION`) is not feared. What an interpreter is handed is
+/// no path it changes for sure: only its redirections count.
+pub(super) fn computed_change(
+    command: &SimpleCommand,
+    fed: &[String],
+    scope: &Scope,
+    unknown: impl Fn(&str) -> Option<std::ops::Range<usize>>,
+) -> Option<Finding> {
+    let name = command.name();
+    let interpreter = shell::is_interpreter(name) && !shell::is_shell(name);
+    let changes = changes(command, fed, scope.binary);
+    let mut words: Vec<&str> = command.writes_to.iter().map(String::as_str).collect();
+    if !interpreter {
+        words.extend(changes.paths.iter().map(String::as_str));
+        words.extend(changes.into.iter().map(|into| into.dest.as_str()));
+    }
+    words
+        .into_iter()
+        .filter(|w| w.contains(['$', '`']))
+        .find_map(|word| {
+            let range = unknown(word)?;
+            if !computed_name_may_be_protected(word, &range, scope) {
+                return None;
+            }
+            let part = &word[range];
+            Some(Finding::ask(
+                "guard:self-protect-unsure",
+                format!(
+                    "changes `{word}`, whose `{part}` is computed as the line runs and may \
+                     name nagger's own files or Claude Code's settings"
+                ),
+                "Spell the path out, or list what it stands for first and use that.",
+            ))
+        })
+}
+
+/// Whether the path part of `word` holding the computed `range` may name a protected file
+/// or a folder above one: that part as a pattern (each computed piece any text) against
+/// the names of the protected set and of the folders holding it.
+fn computed_name_may_be_protected(
+    word: &str,
+    range: &std::ops::Range<usize>,
+    scope: &Scope,
+) -> bool {
+    let start = word[..range.start].rfind('/').map_or(0, |k| k + 1);
+    let end = word[range.end..]
+        .find('/')
+        .map_or(word.len(), |k| range.end + k);
+    let mut pattern = String::new();
+    pattern.push_str(&word[start..range.start]);
+    pattern.push('*');
+    pattern.push_str(&word[range.end..end]);
+    // Any other piece only known as the shell runs is any text too.
+    if pattern.contains(['$', '`']) || pattern.len() > 256 || pattern.trim_matches('*').is_empty() {
+        return true;
+    }
+    let mut names: Vec<String> = PROTECTED_NAMES.iter().map(|n| (*n).to_owned()).collect();
+    names.extend(
+        [
+            "trusted.json",
+            "state.db-wal",
+            "state.db-shm",
+            "state.db.lock",
+        ]
+        .map(String::from),
+    );
+    names.extend([".local", "state", "bin", ".cargo", "etc", "claude-code"].map(String::from));
+    let home = std::env::var("HOME").unwrap_or_default();
+    for path in [scope.root.to_string_lossy().into_owned(), home]
+        .into_iter()
+        .chain(scope.binary.map(str::to_owned))
+    {
+        names.extend(path.split('/').filter(|p| !p.is_empty()).map(str::to_owned));
+    }
+    names
+        .iter()
+        .any(|name| wildcard_match(pattern.as_bytes(), name.as_bytes()))
+}
+
+/// `name` matched by `pattern`, whose `*` is any text (a leading dot too) and `?` any
+/// one character.
+fn wildcard_match(pattern: &[u8], name: &[u8]) -> bool {
+    // `row[j]`: the pattern read so far matches the first `j` bytes of `name`.
+    let mut row = vec![false; name.len() + 1];
+    row[0] = true;
+    for &p in pattern {
+        let mut next = vec![false; name.len() + 1];
+        if p == b'*' {
+            let mut reached = false;
+            for j in 0..=name.len() {
+                reached |= row[j];
+                next[j] = reached;
+            }
+        } else {
+            for j in 0..name.len() {
+                next[j + 1] = row[j] && (p == b'?' || p == name[j]);
+            }
+        }
+        row = next;
+    }
+    row[name.len()]
+}
+
 /// `path` with each part only known when the shell runs (`$f`, `` `x` ``) as `*`.
 fn wildcards(path: &str) -> String {
     path.split('/')

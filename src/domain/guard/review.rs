@@ -312,6 +312,9 @@ impl<'a> Guard<'a> {
             }
         }
         findings.extend(protect::written_by(command, &fed, cwd, scope));
+        findings.extend(protect::computed_change(command, &fed, scope, |word| {
+            at.line.unknown_part(index, word)
+        }));
         let mut run = programs(parsed, index, allowed, self.binary);
         run.extend(foreign_code(command, self.binary));
         if let Some(script) = at.line.expanded(parsed, index) {

@@ -145,6 +145,8 @@ pub struct Assignment {
     pub at: usize,
     pub name: String,
     pub value: Option<String>,
+    /// The value as written, substitutions and all (`$(mktemp -d)`).
+    pub raw: String,
     /// A loop variable (`for d in a b`): `value` holds each of its values on a line.
     pub each: bool,
 }

@@ -546,6 +546,7 @@ impl Parser<'_, '_> {
                 .take(64)
                 .map(|w| String::from_utf8_lossy(&w.text).into_owned())
                 .collect();
+            let raw = values.join(" ");
             self.out.assignments.push(Assignment {
                 at: self.out.commands.len(),
                 name: String::from_utf8_lossy(&name.text).into_owned(),
@@ -555,6 +556,7 @@ impl Parser<'_, '_> {
                         .zip(words.iter().skip(lead + 3))
                         .any(|(_, w)| w.computed))
                 .then(|| values.join("\n")),
+                raw,
                 each: true,
             });
         }
@@ -577,6 +579,7 @@ impl Parser<'_, '_> {
                         at,
                         name: name.trim_end_matches('+').to_owned(),
                         value: (!word.computed).then(|| value.to_owned()),
+                        raw: value.to_owned(),
                         each: false,
                     });
                 }

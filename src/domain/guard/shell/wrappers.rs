@@ -147,6 +147,7 @@ impl Parser<'_, '_> {
                             at,
                             name: name.trim_end_matches('+').to_owned(),
                             value: (!computed.contains(a)).then(|| value.to_owned()),
+                            raw: value.to_owned(),
                             each: false,
                         })
                     })
