@@ -592,6 +592,9 @@ fn changed(command: &SimpleCommand, fed: &[String], cwd: &Cwd, scope: &Scope) ->
     if let Some(found) = unpacked(command, cwd, scope) {
         return Some(found);
     }
+    if let Some(found) = stashes_untracked(command, cwd, scope) {
+        return Some(found);
+    }
     let changes = changes(command, fed, scope.binary);
     if changes.named {
         return Some(named_finding(name));
@@ -1499,6 +1502,80 @@ fn unpacked(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding
             "Unpack it into a folder of its own (`-C dir`, `-d dir`), or list it first.",
         )),
     }
+}
+
+/// `git stash -u` / `--include-untracked` / `-a` / `--all` with no pathspec, in a work
+/// tree that holds nagger's files: it takes the untracked ones (`.claude-nagger/`,
+/// `.claude/settings.local.json`; with `-a` the ignored database too) out of the work tree
+/// until the stash is applied again, and nagger runs without them. Asked about.
+fn stashes_untracked(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding> {
+    if command.name() != "git" {
+        return None;
+    }
+    let args = command.args();
+    let mut i = 0;
+    let mut dir = None;
+    while let Some(arg) = args.get(i) {
+        match arg.as_str() {
+            "-C" => {
+                dir = args.get(i + 1).map(String::as_str);
+                i += 2;
+            }
+            "-c" | "--git-dir" | "--work-tree" | "--namespace" => i += 2,
+            a if a.starts_with('-') => i += 1,
+            _ => break,
+        }
+    }
+    if args.get(i).map(String::as_str) != Some("stash") {
+        return None;
+    }
+    let mut rest = &args[i + 1..];
+    // `git stash save -u "message"`: its words are the message, never paths.
+    let save = rest.first().is_some_and(|a| a == "save");
+    match rest.first().map(String::as_str) {
+        Some("push" | "save") => rest = &rest[1..],
+        Some(a) if !a.starts_with('-') => return None,
+        _ => {}
+    }
+    let untracked = rest.iter().any(|a| {
+        matches!(a.as_str(), "--include-untracked" | "--all")
+            || short_cluster(a).is_some_and(|c| c.contains(['u', 'a']))
+    });
+    let mut pathspec = false;
+    let mut k = 0;
+    while let Some(a) = rest.get(k) {
+        match a.as_str() {
+            "-m" | "--message" | "--pathspec-from-file" => k += 1,
+            "--" => {
+                pathspec = k + 1 < rest.len();
+                break;
+            }
+            a if a.starts_with('-') => {}
+            _ => pathspec = true,
+        }
+        k += 1;
+    }
+    let pathspec =
+        !save && (pathspec || rest.iter().any(|a| a.starts_with("--pathspec-from-file")));
+    if !untracked || pathspec {
+        return None;
+    }
+    let here = match dir {
+        Some(d) => resolve(cwd, d),
+        None => resolve(cwd, "."),
+    }
+    .unwrap_or_else(|| ".".to_owned());
+    let full = normalize(&scope.root.join(&here).to_string_lossy());
+    if !holds_protected(scope, &full) {
+        return None;
+    }
+    Some(Finding::ask(
+        "guard:self-protect-stash",
+        "stashes untracked files, which takes nagger's own files in .claude-nagger (and \
+         Claude Code's local settings) out of the work tree until the stash is applied again"
+            .to_owned(),
+        "Stash named paths (`git stash push -u -- src/`), or run it yourself.",
+    ))
 }
 
 /// Whether the folder `dir` (resolved) holds nagger's files or Claude Code's settings:
