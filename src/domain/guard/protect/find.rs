@@ -48,8 +48,8 @@ const NAGGER_FILES: &[&str] = &[
     "trusted.json",
 ];
 
-const ASK_ADVICE: &str = "Keep the search off them (`-not -path './.claude*'`, a start folder \
-                          of its own), or run it yourself.";
+const ASK_ADVICE: &str = "Keep the search off them (`-not -path './.claude*'`, or a start \
+                          folder that holds none of them), or run it yourself.";
 
 /// What the evaluator needs from self-protection, handed in by it.
 pub(super) struct Place<'a> {
@@ -223,11 +223,25 @@ impl Action {
             Action::Delete => "-delete".to_owned(),
             Action::Run {
                 word, argv, batch, ..
-            } => format!(
-                "{word} {} {}",
-                argv.join(" "),
-                if *batch { "+" } else { ";" }
-            ),
+            } => {
+                let words: Vec<String> = argv
+                    .iter()
+                    .map(|w| {
+                        if w.is_empty()
+                            || w.contains(|c: char| c.is_whitespace() || "'\"`$;&|".contains(c))
+                        {
+                            shell_quote(w)
+                        } else {
+                            w.clone()
+                        }
+                    })
+                    .collect();
+                format!(
+                    "{word} {} {}",
+                    words.join(" "),
+                    if *batch { "+" } else { ";" }
+                )
+            }
         }
     }
 }
