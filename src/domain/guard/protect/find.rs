@@ -102,16 +102,13 @@ pub(super) fn reached(command: &SimpleCommand, place: &Place) -> Option<Finding>
         return None;
     }
     let mut starts = starts(place, &line, base.as_deref());
-    if command
+    if let Some(feeder) = command
         .prefixes
         .iter()
-        .any(|p| p == "xargs" || p == "parallel")
+        .find(|p| *p == "xargs" || *p == "parallel")
     {
         // Start points handed over from the input.
-        starts.push(Start::Computed(format!(
-            "what `{}` hands it",
-            command.prefixes[0]
-        )));
+        starts.push(Start::Computed(format!("what `{feeder}` hands it")));
     }
     let candidates = candidates(place, &starts);
     if candidates.is_empty() {
@@ -309,9 +306,7 @@ fn parse(args: &[String]) -> Line {
         starts.push(arg.clone());
         k += 1;
     }
-    if starts.is_empty() {
-        starts.push(".".to_owned());
-    }
+    let defaulted = starts.is_empty();
     let words = &args[k.min(args.len())..];
     let mut parser = Parser {
         words,
@@ -337,6 +332,10 @@ fn parse(args: &[String]) -> Line {
         })
     };
     let expr = expr.unwrap_or_else(|why| parser.unreadable(&why));
+    // No start given: `.`, unless they come from a file.
+    if defaulted && !parser.starts_from_file {
+        starts.push(".".to_owned());
+    }
     let depth_first =
         parser.depth_first || parser.actions.iter().any(|a| matches!(a, Action::Delete));
     Line {
@@ -892,13 +891,12 @@ enum Start {
         real: Option<String>,
     },
     /// Only known when the shell runs (`$DIR`, `$(…)`, a folder `cd` went to by a
-    /// variable): the word.
+    /// variable): what it is, in words.
     Computed(String),
 }
 
 impl Start {
-    /// The protected path `path` as find reaches it from this start: its folders from the
-    /// start down, `None` when it lies outside.
+    /// Whether find may reach `path` (absolute) from this start.
     fn holds(&self, path: &str) -> bool {
         match self {
             Start::Known { path: at, real, .. } => {
@@ -964,11 +962,17 @@ fn absolute(place: &Place, path: &str, base: Option<&str>) -> Option<String> {
 fn starts(place: &Place, line: &Line, base: Option<&str>) -> Vec<Start> {
     let mut out = Vec::new();
     if line.starts_from_file {
-        out.push(Start::Computed("-files0-from".into()));
+        out.push(Start::Computed("the files `-files0-from` names".into()));
     }
     for word in &line.starts {
         let Some(path) = resolved(place, word, base) else {
-            out.push(Start::Computed(word.clone()));
+            out.push(Start::Computed(
+                if word.contains(['$', '`']) || word.starts_with('~') {
+                    format!("`{word}`")
+                } else {
+                    format!("`{word}` in a folder")
+                },
+            ));
             continue;
         };
         if word.contains(['*', '?', '[']) {
@@ -984,9 +988,11 @@ fn starts(place: &Place, line: &Line, base: Option<&str>) -> Vec<Start> {
             );
             continue;
         }
-        let shown = match word.strip_prefix('~') {
-            Some(rest) => home().map_or_else(|| word.clone(), |h| format!("{h}{rest}")),
-            None => word.clone(),
+        // The shell hands find `~` and variables filled in.
+        let shown = if word.starts_with('~') || word.contains('$') {
+            path.clone()
+        } else {
+            word.clone()
         };
         let real = real_start(place, &path);
         out.push(Start::Known { shown, path, real });
@@ -1011,7 +1017,8 @@ fn real_start(place: &Place, path: &str) -> Option<String> {
         if let Some(rest) = real.strip_prefix(&canon)
             && (rest.is_empty() || rest.starts_with('/'))
         {
-            return Some(format!("{spelled}{rest}"));
+            let spelled = format!("{spelled}{rest}");
+            return (spelled != path).then_some(spelled);
         }
     }
     Some(real)
@@ -1191,18 +1198,7 @@ fn candidates(place: &Place, starts: &[Start]) -> Vec<Candidate> {
         }
     };
     for seed in seeds(place, &known) {
-        let reachable = starts.iter().any(|s| s.holds(&seed.path));
-        // A start inside a listed folder is listed from where it starts.
-        let inside: Vec<&str> = if seed.list {
-            known
-                .iter()
-                .copied()
-                .filter(|k| *k != seed.path && under(k, &seed.path))
-                .collect()
-        } else {
-            Vec::new()
-        };
-        if !reachable && inside.is_empty() {
+        if !starts.iter().any(|s| s.holds(&seed.path)) {
             continue;
         }
         let on_disk = std::fs::symlink_metadata(&seed.path).ok();
@@ -1214,44 +1210,45 @@ fn candidates(place: &Place, starts: &[Start]) -> Vec<Candidate> {
         }
         let kind = on_disk
             .as_ref()
-            .map_or(Some(seed.kind), |m| Some(kind_of(&m.file_type())));
-        if reachable {
-            push(
-                &mut out,
-                Candidate {
-                    path: seed.path.clone(),
-                    kind,
-                    program: seed.program,
-                },
-            );
+            .map_or(Some(seed.kind), |m| Some(kind_of(m.file_type())));
+        push(
+            &mut out,
+            Candidate {
+                path: seed.path.clone(),
+                kind,
+                program: seed.program,
+            },
+        );
+        if seed.list && on_disk.is_some_and(|m| m.is_dir()) {
+            list(place, &seed.path, 1, &mut listed, &mut |c| {
+                push(&mut out, c);
+            });
         }
-        if seed.list {
-            let roots = if reachable {
-                vec![seed.path.as_str()]
-            } else {
-                inside
-            };
-            for dir in roots {
-                if let Some(meta) = std::fs::symlink_metadata(dir).ok().filter(|m| m.is_dir()) {
-                    if dir != seed.path {
-                        push(
-                            &mut out,
-                            Candidate {
-                                path: dir.to_owned(),
-                                kind: Some(kind_of(&meta.file_type())),
-                                program: false,
-                            },
-                        );
-                    }
-                    list(place, dir, 1, &mut listed, &mut |c| push(&mut out, c));
-                }
-            }
+    }
+    // A start inside the protected set (`.claude-nagger/logs`): itself and what it holds.
+    for start in known {
+        if (place.protected)(start).is_none() {
+            continue;
+        }
+        let Ok(meta) = std::fs::symlink_metadata(start) else {
+            continue;
+        };
+        push(
+            &mut out,
+            Candidate {
+                path: start.to_owned(),
+                kind: Some(kind_of(meta.file_type())),
+                program: false,
+            },
+        );
+        if meta.is_dir() {
+            list(place, start, 1, &mut listed, &mut |c| push(&mut out, c));
         }
     }
     out
 }
 
-fn kind_of(file_type: &std::fs::FileType) -> char {
+fn kind_of(file_type: std::fs::FileType) -> char {
     use std::os::unix::fs::FileTypeExt;
     if file_type.is_symlink() {
         'l'
@@ -1296,7 +1293,7 @@ fn list(
         }
         push(Candidate {
             path: path.clone(),
-            kind: Some(kind_of(&file_type)),
+            kind: Some(kind_of(file_type)),
             program: false,
         });
         if file_type.is_dir() && depth < MAX_LIST_DEPTH {
@@ -1327,7 +1324,7 @@ struct Eval<'e> {
     unsure: Vec<String>,
 }
 
-impl<'e> Eval<'e> {
+impl Eval<'_> {
     fn note(&mut self, reach: Tri, why: &str) {
         if reach != Tri::False && self.unsure.len() < 3 && !self.unsure.iter().any(|u| u == why) {
             self.unsure.push(why.to_owned());
@@ -1363,7 +1360,7 @@ impl<'e> Eval<'e> {
                         self.note(reach, &why);
                         Tri::Unknown
                     }
-                    _ => Tri::True,
+                    Action::Delete => Tri::True,
                 }
             }
             Expr::Test(test) => {
@@ -1515,11 +1512,6 @@ impl Judging<'_> {
                     let eval = self.evaluate(&node, Tri::Unknown);
                     if let Some(change) = self.change(&eval, &node, last, candidate) {
                         let act = self.line.actions[change.action].display();
-                        let word = if word.starts_with("what ") || word.starts_with('-') {
-                            word.clone()
-                        } else {
-                            format!("`{word}`")
-                        };
                         return Some(Outcome::Unsure(format!(
                             "may change `{}`, {what}: it starts at {word}, only known when the \
                              shell runs, and its `{act}` can reach it",
@@ -2147,6 +2139,8 @@ mod tests {
             // -delete implies -depth: -prune does not keep it out.
             "find . -path ./.claude -prune -o -mtime +1 -delete",
             "find . -bogus x -delete",
+            "echo . | xargs -I{} find {} -type f -delete",
+            "find -files0-from list -name '*.toml' -delete",
         ] {
             assert_eq!(answer(line), Some(Severity::Ask), "{line}");
         }
@@ -2268,6 +2262,13 @@ mod tests {
             assert_eq!(ask("find . -type p -delete"), deny);
         }
         assert_eq!(ask("find . -name '*.yml' -delete"), None);
+        // Through a link on disk to a protected folder.
+        std::fs::create_dir_all(root.join(".claude/agents")).expect(".claude");
+        std::fs::write(root.join(".claude/agents/x.md"), "x").expect("an agent");
+        std::os::unix::fs::symlink(".claude", root.join("c")).expect("a link");
+        assert_eq!(ask("find c/ -name settings.json -delete"), deny);
+        assert_eq!(ask("find .claude -name '*.md' -delete"), None);
+        assert_eq!(ask("find .claude/agents -type f -delete"), None);
         for k in 0..100 {
             std::fs::write(root.join(format!(".claude-nagger/f{k}")), "").expect("many");
         }
