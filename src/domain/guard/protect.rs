@@ -595,6 +595,29 @@ fn changed(command: &SimpleCommand, fed: &[String], cwd: &Cwd, scope: &Scope) ->
     if let Some(found) = stashes_untracked(command, cwd, scope) {
         return Some(found);
     }
+    if let Some(found) = find::reached(
+        command,
+        &find::Place {
+            root: scope.root,
+            cwd: match cwd {
+                Cwd::Known(dir) => Some(dir.as_str()),
+                Cwd::Unknown => None,
+            },
+            binary: scope.binary,
+            protected: &|path| protected(path, scope.binary).map(|(what, _)| what),
+            judge: &|path| judge(path, scope).map(|(what, _)| what),
+            changed: &|run| {
+                let c = changes(run, &[], scope.binary);
+                c.paths
+                    .into_iter()
+                    .chain(c.into.into_iter().map(|l| l.dest))
+                    .collect()
+            },
+            refuse: &finding,
+        },
+    ) {
+        return Some(found);
+    }
     let changes = changes(command, fed, scope.binary);
     if changes.named {
         return Some(named_finding(name));
@@ -1242,48 +1265,6 @@ fn changes<'c>(command: &'c SimpleCommand, fed: &'c [String], binary: Option<&st
                 c.into.push(Landing::tree(dir));
             }
         }
-        "find"
-            if args
-                .iter()
-                .any(|a| a == "-delete" || a.starts_with("-exec")) =>
-        {
-            let starts: Vec<&str> = args
-                .iter()
-                .take_while(|a| !a.starts_with('-') && !matches!(a.as_str(), "(" | "!"))
-                .map(String::as_str)
-                .collect();
-            c.paths.extend(owned(starts.clone()));
-            // Names after `-not`/`!` are what it leaves alone.
-            let names: Vec<&str> = args
-                .windows(2)
-                .enumerate()
-                .filter(|(k, w)| {
-                    matches!(w[0].as_str(), "-name" | "-iname" | "-path" | "-ipath")
-                        && !(*k > 0 && matches!(args[k - 1].as_str(), "-not" | "!"))
-                })
-                .map(|(_, w)| w[1].as_str())
-                .collect();
-            let broad = starts.is_empty()
-                || starts
-                    .iter()
-                    .any(|s| matches!(normalize(s).as_str(), "." | "~" | "/" | "$HOME"));
-            if broad
-                && names.iter().any(|n| {
-                    let last = n.rsplit('/').next().unwrap_or(n);
-                    [
-                        ".claude-nagger",
-                        ".claude",
-                        "settings.json",
-                        "settings.local.json",
-                        "nagger",
-                    ]
-                    .iter()
-                    .any(|p| is(last, p))
-                })
-            {
-                c.paths.push(".claude".into());
-            }
-        }
         "git" => git_changes(args, &mut c),
         "nagger" => {
             // `nagger plugin DIR` and `nagger man --dir DIR` write a folder of files.
@@ -1701,6 +1682,7 @@ fn finding(harm: &str) -> Finding {
 }
 
 mod archives;
+mod find;
 mod gittree;
 mod patches;
 mod replaced;
