@@ -725,13 +725,11 @@ fn fill_in_chains(sets: &mut [Set]) {
                     .filter(|s| !s.each)
                     .and_then(|s| s.value.clone())
             });
-            match value {
-                Some(v) => out.push_str(&v),
-                None => {
-                    known = false;
-                    break;
-                }
-            }
+            let Some(v) = value else {
+                known = false;
+                break;
+            };
+            out.push_str(&v);
             k = end.max(at + 1);
         }
         if known {
