@@ -56,6 +56,9 @@ fn files_written_in_one_call_and_run_in_the_next_are_refused() {
         "julia tool.jl",
         "xargs rm -rf < list.txt",
         "xargs -a list.txt rm -rf",
+        "cat list.txt | xargs rm -rf",
+        "sort -u list.txt | xargs -I{} rm -rf {}",
+        "tail -n 1 list.txt | xargs rm -rf",
     ] {
         let (code, stdout) = check(&p, line);
         assert_eq!(code, REFUSED, "{line}: {stdout}");

@@ -813,6 +813,105 @@ fn wildcard_match(pattern: &[u8], name: &[u8]) -> bool {
     row[name.len()]
 }
 
+/// An `xargs` (or `parallel`) handing `command` words that the stage before prints as
+/// the line runs (`ls -A | xargs rm -rf`, `grep -rl x . | xargs rm`), when `command`
+/// changes the paths it is handed: a `find` before it is judged as the `find … -exec`
+/// it amounts to; any other printer, in a folder holding nagger's files, is asked about.
+/// `feeders`: the stage before; `fed`: what the guard already knows it is handed.
+pub(super) fn handed_unknown(
+    command: &SimpleCommand,
+    feeders: &[&SimpleCommand],
+    fed: &[String],
+    cwd: &Cwd,
+    scope: &Scope,
+) -> Option<Finding> {
+    if !command
+        .prefixes
+        .iter()
+        .any(|p| p == "xargs" || p == "parallel")
+        || !fed.is_empty()
+        || !command.stdin_texts.is_empty()
+        || !command.reads_from.is_empty()
+        || feeders.is_empty()
+    {
+        return None;
+    }
+    const HANDED: &str = "\u{0}handed";
+    let marker = [HANDED.to_owned()];
+    let changes = changes(command, &marker, scope.binary);
+    let handed = changes.paths.iter().any(|p| p == HANDED)
+        || changes
+            .into
+            .iter()
+            .any(|l| l.dest == HANDED || l.sources.contains(&HANDED));
+    if !handed {
+        return None;
+    }
+    if let [finder] = feeders
+        && finder.name() == "find"
+    {
+        // `find ARGS | xargs CMD` is `find ARGS -exec CMD {} +`.
+        let mut argv = finder.argv.clone();
+        argv.push("-exec".into());
+        argv.extend(command.argv.iter().cloned());
+        argv.extend(["{}".to_owned(), "+".to_owned()]);
+        let run = SimpleCommand {
+            argv,
+            ..(*finder).clone()
+        };
+        return changed(&run, &[], cwd, scope);
+    }
+    // What the printers walk: the names they print lie under those folders. A printer of
+    // what files hold (`cat list.txt` of a list that is not there yet) walks nothing.
+    let walked = feeders.iter().all(|printer| {
+        let mut ops = operands(printer.args());
+        match printer.name() {
+            "grep" | "egrep" | "fgrep" | "rg" | "ag" | "ack" | "fd" | "fdfind" | "git" | "ls"
+            | "du" | "tree" => {}
+            _ => return false,
+        }
+        match printer.name() {
+            "grep" | "egrep" | "fgrep" | "rg" | "ag" | "ack" | "fd" | "fdfind"
+                if !printer
+                    .args()
+                    .iter()
+                    .any(|a| matches!(a.as_str(), "-e" | "-f" | "--regexp" | "--file")) =>
+            {
+                ops = ops.into_iter().skip(1).collect();
+            }
+            "git" => {
+                let at = ops.iter().position(|o| *o == "ls-files" || *o == "diff");
+                ops = at.map_or_else(Vec::new, |at| ops[at + 1..].to_vec());
+            }
+            _ => {}
+        }
+        if ops.is_empty() {
+            ops.push(".");
+        }
+        ops.iter().all(|op| {
+            !op.contains(['$', '`', '*', '?', '['])
+                && resolve(cwd, op).is_some_and(|full| {
+                    let full = normalize(&scope.root.join(&full).to_string_lossy());
+                    judge(&full, scope).is_none() && !holds_protected(scope, &full)
+                })
+        })
+    });
+    if walked {
+        return None;
+    }
+    let printer = feeders.first().map_or("", |f| f.name());
+    Some(Finding::ask(
+        "guard:self-protect-unsure",
+        format!(
+            "hands `{}` the names `{printer}` prints as the line runs, which may be nagger's \
+             own files or Claude Code's settings",
+            command.name()
+        ),
+        "Name the paths, or write the list to a file, read it, and hand that file on \
+         (`xargs -a list.txt`).",
+    ))
+}
+
 /// `path` with each part only known when the shell runs (`$f`, `` `x` ``) as `*`.
 fn wildcards(path: &str) -> String {
     path.split('/')
@@ -1396,12 +1495,36 @@ fn git_changes(args: &[String], c: &mut Changes) {
 /// with the leading folders `-pN` may take off. A patch that cannot be read is asked
 /// about; one that does not exist changes nothing.
 fn patched(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding> {
+    let unseen = |shown: &str, why: &str| {
+        Finding::ask(
+            "guard:self-protect-unsure",
+            format!(
+                "applies {shown}, a patch nagger cannot read ({why}), which may change \
+                 nagger's own files or Claude Code's settings"
+            ),
+            "Write the patch to a file, check what it changes (`git apply --stat`), then \
+             apply it.",
+        )
+    };
     for source in patches::sources(command) {
         let (label, files) = match source {
             patches::Source::Text(text) => (
                 "the patch on the command line".to_owned(),
                 patches::targets(text),
             ),
+            patches::Source::Pipe => {
+                let here = resolve(cwd, ".").map_or_else(
+                    || ".".to_owned(),
+                    |d| normalize(&scope.root.join(d).to_string_lossy()),
+                );
+                if holds_protected(scope, &here) {
+                    return Some(unseen(
+                        "what the pipe hands it",
+                        "an earlier command prints it as the line runs",
+                    ));
+                }
+                continue;
+            }
             patches::Source::File(file) => {
                 let read = resolve(cwd, file)
                     .and_then(|full| on_disk(scope, &full))
@@ -1415,17 +1538,16 @@ fn patched(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding>
                     );
                 match read {
                     patches::Found::Files(files) => (format!("`{file}`"), files),
-                    patches::Found::Missing => continue,
-                    patches::Found::Unseen(why) => {
-                        return Some(Finding::ask(
-                            "guard:self-protect-unsure",
-                            format!(
-                                "applies `{file}`, a patch nagger cannot read ({why}), which \
-                                 may change nagger's own files or Claude Code's settings"
-                            ),
-                            "Check what it changes first (`git apply --stat`), or apply it \
-                             yourself.",
+                    patches::Found::Missing if !later_in_line(command, scope) => continue,
+                    patches::Found::Missing => {
+                        return Some(unseen(
+                            &format!("`{file}`"),
+                            "it does not exist yet, and an earlier command of the line may \
+                             write it",
                         ));
+                    }
+                    patches::Found::Unseen(why) => {
+                        return Some(unseen(&format!("`{file}`"), &why));
                     }
                 }
             }
@@ -1465,6 +1587,12 @@ fn unpacked(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding
         None => archives::Listing::Unlisted("it is read from standard input".into()),
     };
     let shown = archive.unwrap_or("standard input");
+    let listing = match listing {
+        archives::Listing::Missing if later_in_line(command, scope) => archives::Listing::Unlisted(
+            "it does not exist yet, and an earlier command of the line may write it".into(),
+        ),
+        other => other,
+    };
     match listing {
         archives::Listing::Missing => None,
         archives::Listing::Members(members) => members.iter().find_map(|member| {
@@ -1557,6 +1685,18 @@ fn stashes_untracked(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Optio
             .to_owned(),
         "Stash named paths (`git stash push -u -- src/`), or run it yourself.",
     ))
+}
+
+/// Whether `command` comes after another command of the line being checked: a file it
+/// reads that is missing now may be written before it runs.
+fn later_in_line(command: &SimpleCommand, scope: &Scope) -> bool {
+    scope.line.is_some_and(|parsed| {
+        parsed
+            .commands
+            .iter()
+            .position(|c| std::ptr::eq(c, command))
+            .is_some_and(|at| at > 0)
+    })
 }
 
 /// Whether the folder `dir` (resolved) holds nagger's files or Claude Code's settings:

@@ -16,7 +16,7 @@ use super::line::{self, Line, Run};
 use super::outside::outside;
 use super::paths::relative_path;
 use super::problem::PatternProblem;
-use super::programs::{Program, interpreter_code, programs, xargs_fed};
+use super::programs::{self, Program, interpreter_code, xargs_fed};
 use super::project;
 use super::protect::{self, Cwd, Folders, Scope};
 use super::scripts::{self, Files, Ran, View};
@@ -288,7 +288,8 @@ impl<'a> Guard<'a> {
         let mut fed = xargs_fed(parsed, index);
         let written = |cwd: &Cwd, path: &str| at.line.wrote(cwd, path, index);
         fed.extend(scripts::fed_from_files(
-            command,
+            parsed,
+            index,
             cwd,
             View::new(at.files, &written),
         ));
@@ -312,10 +313,16 @@ impl<'a> Guard<'a> {
             }
         }
         findings.extend(protect::written_by(command, &fed, cwd, scope));
+        let feeders: Vec<&SimpleCommand> = programs::feeders(parsed, index)
+            .into_iter()
+            .map(|j| &parsed.commands[j])
+            .filter(|f| f.pipeline == command.pipeline)
+            .collect();
+        findings.extend(protect::handed_unknown(command, &feeders, &fed, cwd, scope));
         findings.extend(protect::computed_change(command, &fed, scope, |word| {
             at.line.unknown_part(index, word)
         }));
-        let mut run = programs(parsed, index, allowed, self.binary);
+        let mut run = programs::programs(parsed, index, allowed, self.binary);
         run.extend(foreign_code(command, self.binary));
         if let Some(script) = at.line.expanded(parsed, index) {
             // What the variables hold is known: no need to fear them empty.

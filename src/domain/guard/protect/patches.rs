@@ -20,6 +20,8 @@ pub(super) enum Source<'c> {
     File(&'c str),
     /// Text on the command line (a heredoc or here-string).
     Text(&'c str),
+    /// What an earlier stage of the pipeline prints (`curl … | git apply`).
+    Pipe,
 }
 
 /// The patches a command applies to the work tree; empty when it applies none (a dry run,
@@ -27,12 +29,17 @@ pub(super) enum Source<'c> {
 pub(super) fn sources(command: &SimpleCommand) -> Vec<Source<'_>> {
     let args = command.args();
     let stdin = || {
-        command
+        let given: Vec<Source> = command
             .reads_from
             .iter()
             .map(|f| Source::File(f.as_str()))
             .chain(command.stdin_texts.iter().map(|t| Source::Text(t.as_str())))
-            .collect::<Vec<_>>()
+            .collect();
+        if given.is_empty() && command.stage > 0 {
+            vec![Source::Pipe]
+        } else {
+            given
+        }
     };
     match command.name() {
         "patch" => {
@@ -258,6 +265,7 @@ mod tests {
                 sources(c).into_iter().map(|s| match s {
                     Source::File(f) => format!("file {f}"),
                     Source::Text(t) => format!("text {}", t.lines().next().unwrap_or("")),
+                    Source::Pipe => "pipe".to_owned(),
                 })
             })
             .collect()

@@ -78,10 +78,12 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
     out
 }
 
-/// What an `xargs` (or `parallel`) in front of `command` reads from a file on disk and
-/// hands it as arguments: `xargs rm < list.txt`, `xargs -a list.txt rm`. At most 256
-/// words, as for what the line itself feeds it.
-pub(super) fn fed_from_files(command: &SimpleCommand, cwd: &Cwd, files: View) -> Vec<String> {
+/// What an `xargs` (or `parallel`) in front of command `index` reads from a file on disk
+/// and hands it as arguments: `xargs rm < list.txt`, `xargs -a list.txt rm`, `cat
+/// list.txt | xargs rm` (a file printed whole or in part by the stage before it). At most
+/// 256 words, as for what the line itself feeds it.
+pub(super) fn fed_from_files(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec<String> {
+    let command = &parsed.commands[index];
     if !command
         .prefixes
         .iter()
@@ -97,12 +99,30 @@ pub(super) fn fed_from_files(command: &SimpleCommand, cwd: &Cwd, files: View) ->
             w.strip_prefix("--arg-file=")
         }
     });
+    // `cat list | xargs rm`, `sort -u list | xargs rm`: the files the stage before prints.
+    let printers: Vec<&str> = super::programs::feeders(parsed, index)
+        .into_iter()
+        .map(|j| &parsed.commands[j])
+        .filter(|f| {
+            f.pipeline == command.pipeline
+                && matches!(
+                    f.name(),
+                    "cat" | "tac" | "sort" | "uniq" | "head" | "tail" | "shuf" | "nl" | "cut"
+                )
+        })
+        .flat_map(|f| {
+            operands(f.args())
+                .into_iter()
+                .chain(f.reads_from.iter().map(String::as_str))
+        })
+        .collect();
     let mut fed = Vec::new();
     for file in command
         .reads_from
         .iter()
         .map(String::as_str)
         .chain(arg_files)
+        .chain(printers)
     {
         if file.starts_with("<(") || file.starts_with("/dev/") {
             continue;
