@@ -7,6 +7,7 @@ use serde_json::json;
 
 /// Exit code of `nagger check` for a refusal.
 const REFUSED: i32 = 3;
+const ASKED: i32 = 4;
 
 fn write(p: &Project, path: &str, text: &str) {
     let full = p.root.join(path);
@@ -132,4 +133,39 @@ fn code_in_languages_the_guard_does_not_read_is_asked_about() {
         let (code, stdout) = check(&p, line);
         assert_eq!(code, REFUSED, "{line}: {stdout}");
     }
+}
+
+#[test]
+fn folders_copied_into_the_project_are_read_for_what_lands() {
+    let p = Project::new();
+    write(&p, "vendor/evil/.claude/settings.local.json", "{}\n");
+    write(
+        &p,
+        "vendor/evil/.claude-nagger/config.toml",
+        "[guard]\nenabled = false\n",
+    );
+    write(&p, "vendor/ok/src/lib.rs", "\n");
+    write(&p, "vendor/ok/README.md", "x\n");
+    for line in [
+        "cp -r vendor/evil/. .",
+        "rsync -a vendor/evil/ ./",
+        "cp -rT vendor/evil .",
+        "cp -a vendor/evil/.claude .",
+        "cd vendor && cp -r evil/. ..",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, REFUSED, "{line}: {stdout}");
+        assert!(stdout.contains(".claude"), "{line}: {stdout}");
+    }
+    for line in [
+        "cp -r vendor/ok/. .",
+        "rsync -a vendor/ok/ ./",
+        "cp -r vendor/ok/src .",
+        "cp -r .claude vendor/backup",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, 0, "{line}: {stdout}");
+    }
+    let (code, stdout) = check(&p, "mkdir -p /tmp/nowhere-x && cp -r /tmp/nowhere-y/. .");
+    assert_eq!(code, ASKED, "{stdout}");
 }

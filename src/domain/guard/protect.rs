@@ -688,7 +688,11 @@ fn changed(command: &SimpleCommand, fed: &[String], cwd: &Cwd, scope: &Scope) ->
                 Some((what, Kind::Held)) => {
                     return Some(finding(&format!("writes into `{dir}`, {what}")));
                 }
-                _ => {}
+                _ => {
+                    if let Some(found) = landed(command, into, &full, cwd, scope) {
+                        return Some(found);
+                    }
+                }
             },
             None if unsure.is_none() => unsure = Some(dir.clone()),
             None => {}
@@ -704,6 +708,87 @@ fn changed(command: &SimpleCommand, fed: &[String], cwd: &Cwd, scope: &Scope) ->
             "`cd` to a folder written out, or use a path that does not depend on it.",
         )
     })
+}
+
+/// Most entries of a copied folder looked at.
+const MAX_COPIED_ENTRIES: usize = 256;
+
+/// What a copy (`cp -r`, `cp -a`, `rsync`, `install`) puts into `full`, a folder holding
+/// nagger's files (the project, a folder above it, a home): a source lands under its own
+/// name (`cp -a /tmp/x/.claude .`), a folder's contents when it is copied as such (`cp -r
+/// /tmp/x/. .`, `rsync -a /tmp/x/ .`, `cp -rT /tmp/x .`) land under their names, read from
+/// disk, bounded. Contents that cannot be listed are asked about.
+fn landed(
+    command: &SimpleCommand,
+    into: &Landing,
+    full: &str,
+    cwd: &Cwd,
+    scope: &Scope,
+) -> Option<Finding> {
+    if into.sources.is_empty() {
+        return None;
+    }
+    let here = normalize(&scope.root.join(full).to_string_lossy());
+    if !holds_protected(scope, &here) {
+        return None;
+    }
+    let name = command.name();
+    let args = command.args();
+    let contents_of = |source: &str| {
+        let trimmed = source.trim_end_matches('/');
+        basename(trimmed) == "."
+            || (matches!(name, "rsync") && source.ends_with('/'))
+            || has_flag(args, "T", &["no-target-directory"])
+    };
+    for source in &into.sources {
+        if contents_of(source) {
+            let Some(dir) = resolve(cwd, source).and_then(|s| on_disk(scope, &s)) else {
+                return Some(copied_unseen(source, full));
+            };
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                if std::fs::symlink_metadata(&dir).is_err() && !later_in_line(command, scope) {
+                    // Not there, and nothing before it on the line can make it.
+                    continue;
+                }
+                return Some(copied_unseen(source, full));
+            };
+            for (k, entry) in entries.enumerate() {
+                if k >= MAX_COPIED_ENTRIES {
+                    return Some(copied_unseen(source, full));
+                }
+                let Ok(entry) = entry else { continue };
+                let entry = entry.file_name().to_string_lossy().into_owned();
+                let landing = normalize(&format!("{here}/{entry}"));
+                if let Some((what, _)) = judge(&landing, scope) {
+                    return Some(finding(&format!(
+                        "copies `{source}`, whose `{entry}` lands in `{full}`, {what}"
+                    )));
+                }
+            }
+        } else {
+            let landing = normalize(&format!(
+                "{here}/{}",
+                basename(source.trim_end_matches('/'))
+            ));
+            if let Some((what, _)) = judge(&landing, scope) {
+                return Some(finding(&format!(
+                    "copies `{source}` into `{full}`, where it lands as {what}"
+                )));
+            }
+        }
+    }
+    None
+}
+
+fn copied_unseen(source: &str, full: &str) -> Finding {
+    Finding::ask(
+        "guard:self-protect-unsure",
+        format!(
+            "copies what `{source}` holds into `{full}`, which holds nagger's own files and \
+             Claude Code's settings, and what it holds cannot be seen"
+        ),
+        "Copy named files, or into a folder of their own.",
+    )
 }
 
 /// A path the command changes that holds a part the line computes as it runs and nagger
