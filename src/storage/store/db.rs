@@ -73,6 +73,12 @@ impl NaggerStateDB {
             Ok(v) if v == latest_version() => {}
             Ok(_) => conn = migrate_locked(path, conn, &mut report)?,
             Err(e) if is_not_a_database(&e) => conn = migrate_locked(path, conn, &mut report)?,
+            // The file opened may have been moved aside (with its `-wal` and `-shm`) by
+            // another process between the open and the first read: look again under the
+            // migration lock, where that move is finished and seen.
+            Err(e) if e.sqlite_error_code() == Some(rusqlite::ErrorCode::SystemIoFailure) => {
+                conn = migrate_locked(path, conn, &mut report)?;
+            }
             Err(source) => {
                 return Err(StoreError::Sqlite {
                     path: path.to_path_buf(),
