@@ -1871,6 +1871,21 @@ fn extraction(command: &SimpleCommand) -> Option<(Option<&str>, &str)> {
             Some((Some(archive.as_str()), dest))
         }
         "cpio" if has_flag(args, "i", &["extract"]) => Some((None, ".")),
+        // `python3 -m zipfile -e x.zip dest`, `python3 -m tarfile -e x.tgz [dest]`.
+        name if shell::is_interpreter(name) && name.starts_with("python") => {
+            let at = args.windows(2).position(|w| {
+                w[0] == "-m" && matches!(w[1].as_str(), "zipfile" | "tarfile" | "shutil")
+            })?;
+            let rest = &args[at + 2..];
+            let flag = rest.iter().position(|a| a == "-e" || a == "--extract")?;
+            let ops: Vec<&str> = rest[flag + 1..]
+                .iter()
+                .filter(|a| !a.starts_with('-'))
+                .map(String::as_str)
+                .collect();
+            let archive = ops.first().copied()?;
+            Some((Some(archive), ops.get(1).copied().unwrap_or(".")))
+        }
         _ => None,
     }
 }
