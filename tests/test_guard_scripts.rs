@@ -169,3 +169,57 @@ fn folders_copied_into_the_project_are_read_for_what_lands() {
     let (code, stdout) = check(&p, "mkdir -p /tmp/nowhere-x && cp -r /tmp/nowhere-y/. .");
     assert_eq!(code, ASKED, "{stdout}");
 }
+
+#[test]
+fn task_runners_and_python_packages_run_what_their_files_hold() {
+    let p = Project::new();
+    write(
+        &p,
+        "justfile",
+        "set shell := [\"bash\", \"-c\"]\nversion := \"1\"\n\ndefault: test\n\ntest:\n\tcargo test\n\nclean: tidy\n\t@echo cleaning\n\ntidy:\n\t-rm -rf .claude-nagger\n\nbuild mode:\n\tcargo build --profile {{mode}}\n",
+    );
+    write(
+        &p,
+        "Taskfile.yml",
+        "version: '3'\ntasks:\n  default:\n    cmds:\n      - go test ./...\n  clean:\n    deps: [wipe]\n    cmds:\n      - echo clean\n  wipe:\n    cmds:\n      - cmd: rm -rf .claude\n  lint: golangci-lint run\n",
+    );
+    write(
+        &p,
+        "composer.json",
+        r#"{"scripts": {"test": "phpunit", "clean": ["@wipe"], "wipe": "rm -rf .claude-nagger"}}"#,
+    );
+    write(
+        &p,
+        "tool/__main__.py",
+        "import shutil\nshutil.rmtree('.claude')\n",
+    );
+    write(&p, "fine/__main__.py", "print('hello')\n");
+    for line in [
+        "just clean",
+        "just tidy",
+        "task clean",
+        "task wipe",
+        "composer run-script clean",
+        "composer wipe",
+        "python3 tool/",
+        "python3 -m tool",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, REFUSED, "{line}: {stdout}");
+    }
+    for line in [
+        "just",
+        "just test",
+        "just build release",
+        "task",
+        "task lint",
+        "composer test",
+        "composer install",
+        "python3 fine/",
+        "python3 -m fine",
+        "python3 -m pytest",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, 0, "{line}: {stdout}");
+    }
+}

@@ -121,6 +121,9 @@ const BOUNDED_OUTPUT: &[&str] = &[
     "pwd",
 ];
 
+/// Longest word taken apart for the parts the line computes.
+const MAX_WORD: usize = 4096;
+
 /// Shell variables that hold a number the shell keeps (`$RANDOM`, `$$`).
 const NUMERIC_VARIABLES: &[&str] = &[
     "RANDOM",
@@ -226,6 +229,10 @@ impl Line {
         word: &str,
         depth: usize,
     ) -> Option<std::ops::Range<usize>> {
+        if word.len() > MAX_WORD {
+            // Too long to take apart: only known as the shell runs.
+            return word.contains(['$', '`']).then_some(0..word.len());
+        }
         let bytes = word.as_bytes();
         let mut i = 0;
         while i < bytes.len() {
@@ -240,7 +247,12 @@ impl Line {
                 }
                 b'$' if bytes.get(i + 1) == Some(&b'(') => {
                     let end = closing(word, i + 1);
-                    let inner = &word[i + 2..end.saturating_sub(1).max(i + 2)];
+                    // Closed: without its `)`; open to the end: all of the rest.
+                    let inner = if word[..end].ends_with(')') && end > i + 2 {
+                        &word[i + 2..end - 1]
+                    } else {
+                        &word[i + 2..]
+                    };
                     let arithmetic = bytes.get(i + 2) == Some(&b'(');
                     if !arithmetic && !bounded_output(inner) {
                         return Some(i..end);
@@ -753,7 +765,11 @@ fn reference_at(word: &str, at: usize) -> (Option<Reference<'_>>, usize) {
             .bytes()
             .take_while(|b| *b == b'_' || b.is_ascii_alphanumeric())
             .count();
-        let len = if len == 0 { body.len().min(1) } else { len };
+        let len = if len == 0 {
+            body.chars().next().map_or(0, char::len_utf8)
+        } else {
+            len
+        };
         let (name, op) = body.split_at(len);
         let default = ["=", ":-", "-", ":="]
             .iter()
@@ -832,6 +848,9 @@ fn closing(word: &str, open: usize) -> usize {
 
 /// Whether the command `text` of a substitution prints only what no agent chooses.
 fn bounded_output(text: &str) -> bool {
+    if text.len() > 512 {
+        return false;
+    }
     let parsed = shell::parse(text);
     !parsed.commands.is_empty()
         && !parsed.truncated

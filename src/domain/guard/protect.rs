@@ -803,6 +803,9 @@ pub(super) fn computed_change(
     scope: &Scope,
     unknown: impl Fn(&str) -> Option<std::ops::Range<usize>>,
 ) -> Option<Finding> {
+    if command.computed.is_empty() && !command.writes_to.iter().any(|t| t.contains(['$', '`'])) {
+        return None;
+    }
     let name = command.name();
     let interpreter = shell::is_interpreter(name) && !shell::is_shell(name);
     let changes = changes(command, fed, scope.binary);

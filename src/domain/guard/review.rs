@@ -313,11 +313,19 @@ impl<'a> Guard<'a> {
             }
         }
         findings.extend(protect::written_by(command, &fed, cwd, scope));
-        let feeders: Vec<&SimpleCommand> = programs::feeders(parsed, index)
-            .into_iter()
-            .map(|j| &parsed.commands[j])
-            .filter(|f| f.pipeline == command.pipeline)
-            .collect();
+        let handed = command
+            .prefixes
+            .iter()
+            .any(|p| p == "xargs" || p == "parallel");
+        let feeders: Vec<&SimpleCommand> = if handed {
+            programs::feeders(parsed, index)
+                .into_iter()
+                .map(|j| &parsed.commands[j])
+                .filter(|f| f.pipeline == command.pipeline)
+                .collect()
+        } else {
+            Vec::new()
+        };
         findings.extend(protect::handed_unknown(command, &feeders, &fed, cwd, scope));
         findings.extend(protect::computed_change(command, &fed, scope, |word| {
             at.line.unknown_part(index, word)

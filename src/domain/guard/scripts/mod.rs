@@ -13,6 +13,7 @@
 mod files;
 mod make;
 mod package;
+mod runners;
 #[cfg(test)]
 mod tests;
 
@@ -53,6 +54,8 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
     } else if let Some(ran) = package::runs(command, cwd, files, &mut out) {
         // `bun run x.ts`, `bun x.ts`: a program file.
         program_file(command, &ran, "bun", cwd, files, &mut out);
+    } else if runners::runs(command, cwd, files, &mut out) {
+        // `just`, `task`, `composer`, `python3 pkg/`, `python3 -m pkg`: read above.
     } else if matches!(name, "source" | ".") {
         let args = command.args();
         if let Some(file) = operands(args).first() {

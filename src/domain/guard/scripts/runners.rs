@@ -1,0 +1,441 @@
+//! Task runners that run commands written in a project's files: `just RECIPE` (a
+//! `justfile`), `task NAME` (a `Taskfile.yml`), `composer run-script NAME` (the scripts
+//! of `composer.json`), and Python run from a folder or a module of the project (`python3
+//! pkg/`, `python3 -m pkg`). Each runs what the named entry holds, with the entries it
+//! depends on, read from disk through the bounded reader of [`super::files`].
+
+use serde_json::Value;
+
+use super::super::finding::operands;
+use super::super::protect::{Cwd, resolve};
+use super::super::shell::{self, SimpleCommand, basename};
+use super::files::{Ran, View, read_named};
+
+/// Most entries followed through their dependencies for one command.
+const MAX_ENTRIES: usize = 32;
+
+/// What `command` runs through a task runner's file, pushed onto `out`. `false` when
+/// `command` is no task runner this module reads.
+pub(super) fn runs(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) -> bool {
+    match command.name() {
+        "just" => just(command, cwd, files, out),
+        "task" | "go-task" => taskfile(command, cwd, files, out),
+        "composer" => composer(command, cwd, files, out),
+        name if name.starts_with("python") => return python(command, cwd, files, out),
+        _ => return false,
+    }
+    true
+}
+
+/// `just [-f FILE] [-d DIR] [RECIPE [ARGS]…]`: the named recipe (else the first) and the
+/// recipes it depends on.
+fn just(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) {
+    let args = command.args();
+    let mut file: Option<&str> = None;
+    let mut wanted: Vec<&str> = Vec::new();
+    let mut k = 0;
+    while let Some(a) = args.get(k) {
+        match a.as_str() {
+            "-f" | "--justfile" => {
+                file = args.get(k + 1).map(String::as_str);
+                k += 1;
+            }
+            "-d"
+            | "--working-directory"
+            | "--set"
+            | "--shell"
+            | "--shell-arg"
+            | "--dotenv-path"
+            | "--dotenv-filename"
+            | "--color"
+            | "--command-color"
+            | "--chooser" => k += 1,
+            "-l" | "--list" | "--summary" | "--dump" | "--evaluate" | "--variables" | "--show"
+            | "-s" | "--help" | "--version" | "--init" | "--fmt" | "-n" | "--dry-run" => return,
+            a if a.starts_with('-') => {}
+            a => wanted.push(a),
+        }
+        k += 1;
+    }
+    let names = ["justfile", "Justfile", ".justfile"];
+    let (text, via) = match file {
+        Some(f) => match read_named(files.read(cwd, f), f, out) {
+            Some(read) => read,
+            None => return,
+        },
+        None => match names
+            .iter()
+            .find_map(|n| read_named(files.read(cwd, n), n, out))
+        {
+            Some(read) => read,
+            None => return,
+        },
+    };
+    let recipes = just_recipes(&text);
+    let Some(first) = recipes.first().map(|r| r.name.clone()) else {
+        return;
+    };
+    // `just build release`: words after a recipe that takes parameters are its arguments.
+    let mut queue: Vec<String> = Vec::new();
+    let mut k = 0;
+    while let Some(word) = wanted.get(k) {
+        if let Some(recipe) = recipes.iter().find(|r| r.name == *word) {
+            queue.push(recipe.name.clone());
+            k += 1 + recipe.params;
+        } else {
+            k += 1;
+        }
+    }
+    if queue.is_empty() {
+        let default = recipes
+            .iter()
+            .find(|r| r.name == "default")
+            .map_or(first, |r| r.name.clone());
+        queue.push(default);
+    }
+    let mut seen: Vec<String> = Vec::new();
+    while let Some(name) = queue.pop() {
+        if seen.contains(&name) || seen.len() >= MAX_ENTRIES {
+            continue;
+        }
+        seen.push(name.clone());
+        let Some(recipe) = recipes.iter().find(|r| r.name == name) else {
+            continue;
+        };
+        queue.extend(recipe.deps.iter().cloned());
+        let via = format!("recipe `{name}` of {via}");
+        match recipe.body.strip_prefix("#!") {
+            Some(shebang) => {
+                let (line, rest) = shebang.split_once('\n').unwrap_or((shebang, ""));
+                let interpreter = interpreter_of(line);
+                if shell::is_shell(&interpreter) {
+                    out.push(Ran::Script(rest.to_owned(), via, None));
+                } else {
+                    out.push(Ran::Code(rest.to_owned(), interpreter, via));
+                }
+            }
+            None => out.push(Ran::Script(recipe.body.clone(), via, None)),
+        }
+    }
+}
+
+/// One recipe of a justfile.
+struct Recipe {
+    name: String,
+    /// How many parameters it takes (the words after its name on the command line).
+    params: usize,
+    deps: Vec<String>,
+    /// Its lines, indentation and the `@`/`-` line prefixes taken off.
+    body: String,
+}
+
+fn just_recipes(text: &str) -> Vec<Recipe> {
+    let mut recipes: Vec<Recipe> = Vec::new();
+    let mut current: Option<Recipe> = None;
+    for line in text.lines() {
+        let indented = line.starts_with([' ', '\t']);
+        if indented {
+            if let Some(recipe) = current.as_mut() {
+                let body = line.trim_start().trim_start_matches(['@', '-']);
+                recipe.body.push_str(body);
+                recipe.body.push('\n');
+            }
+            continue;
+        }
+        if let Some(done) = current.take() {
+            recipes.push(done);
+        }
+        let trimmed = line.trim();
+        if trimmed.is_empty() || trimmed.starts_with('#') || trimmed.starts_with('[') {
+            continue;
+        }
+        // `name param *rest: dep1 (dep2 arg)`, not `x := value` nor `set …`/`alias …`.
+        let Some((head, deps)) = trimmed.split_once(':') else {
+            continue;
+        };
+        if deps.starts_with('=') || head.starts_with("set ") || head.starts_with("export ") {
+            continue;
+        }
+        let head = head.trim_start_matches('@');
+        let mut words = head.split_whitespace();
+        let Some(name) = words.next() else {
+            continue;
+        };
+        if name == "alias" || name == "import" || name == "mod" {
+            continue;
+        }
+        let params = words.filter(|w| !w.starts_with(['*', '+'])).count();
+        let deps = deps
+            .split(|c: char| c.is_whitespace() || c == '(' || c == ')' || c == '&')
+            .filter(|d| !d.is_empty() && !d.starts_with(['"', '\'', '#']))
+            .map(str::to_owned)
+            .collect();
+        current = Some(Recipe {
+            name: name.to_owned(),
+            params,
+            deps,
+            body: String::new(),
+        });
+    }
+    recipes.extend(current);
+    recipes
+}
+
+/// The interpreter a `#!` line names: `/usr/bin/env python3` → `python3`.
+fn interpreter_of(line: &str) -> String {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    match words.as_slice() {
+        [env, rest @ ..] if basename(env) == "env" => rest
+            .iter()
+            .find(|w| !w.starts_with('-'))
+            .map_or("sh", |w| basename(w))
+            .to_owned(),
+        [program, ..] => basename(program).to_owned(),
+        [] => "sh".to_owned(),
+    }
+}
+
+/// `task [NAME…]`: the named tasks of `Taskfile.yml` (else `default`), their `deps` and
+/// the tasks their `cmds` call.
+fn taskfile(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) {
+    let args = command.args();
+    if args.iter().any(|a| {
+        matches!(
+            a.as_str(),
+            "-l" | "--list"
+                | "-a"
+                | "--list-all"
+                | "--summary"
+                | "-n"
+                | "--dry"
+                | "--help"
+                | "--version"
+                | "--init"
+        )
+    }) {
+        return;
+    }
+    let mut file: Option<&str> = None;
+    let mut wanted: Vec<String> = Vec::new();
+    let mut k = 0;
+    while let Some(a) = args.get(k) {
+        match a.as_str() {
+            "-t" | "--taskfile" => {
+                file = args.get(k + 1).map(String::as_str);
+                k += 1;
+            }
+            "-d" | "--dir" | "-o" | "--output" => k += 1,
+            "--" => break,
+            a if a.starts_with('-') || a.contains('=') => {}
+            a => wanted.push(a.to_owned()),
+        }
+        k += 1;
+    }
+    let names = [
+        "Taskfile.yml",
+        "taskfile.yml",
+        "Taskfile.yaml",
+        "taskfile.yaml",
+        "Taskfile.dist.yml",
+        "taskfile.dist.yml",
+    ];
+    let read = match file {
+        Some(f) => read_named(files.read(cwd, f), f, out),
+        None => names
+            .iter()
+            .find_map(|n| read_named(files.read(cwd, n), n, out)),
+    };
+    let Some((text, via)) = read else {
+        return;
+    };
+    let Ok(docs) = yaml_rust2::YamlLoader::load_from_str(&text) else {
+        return;
+    };
+    let Some(tasks) = docs.first().map(|d| &d["tasks"]) else {
+        return;
+    };
+    if wanted.is_empty() {
+        wanted.push("default".to_owned());
+    }
+    let mut seen: Vec<String> = Vec::new();
+    while let Some(name) = wanted.pop() {
+        if seen.contains(&name) || seen.len() >= MAX_ENTRIES {
+            continue;
+        }
+        seen.push(name.clone());
+        let task = &tasks[name.as_str()];
+        let mut lines: Vec<String> = Vec::new();
+        let mut step = |item: &yaml_rust2::Yaml, wanted: &mut Vec<String>| {
+            if let Some(cmd) = item.as_str() {
+                lines.push(cmd.to_owned());
+            } else if let Some(cmd) = item["cmd"].as_str() {
+                lines.push(cmd.to_owned());
+            } else if let Some(other) = item["task"].as_str() {
+                wanted.push(other.to_owned());
+            }
+        };
+        // `name: cmd`, `name: [cmds]`, or `name: {cmds: […], deps: […]}`.
+        if task.as_str().is_some() {
+            step(task, &mut wanted);
+        } else if let Some(list) = task.as_vec() {
+            for item in list {
+                step(item, &mut wanted);
+            }
+        } else {
+            for item in task["cmds"].as_vec().into_iter().flatten() {
+                step(item, &mut wanted);
+            }
+            for dep in task["deps"].as_vec().into_iter().flatten() {
+                if let Some(d) = dep.as_str().or_else(|| dep["task"].as_str()) {
+                    wanted.push(d.to_owned());
+                }
+            }
+        }
+        if !lines.is_empty() {
+            out.push(Ran::Script(
+                lines.join("\n"),
+                format!("task `{name}` of {via}"),
+                None,
+            ));
+        }
+    }
+}
+
+/// Composer's own commands, which run no script of `composer.json`.
+const COMPOSER_OWN: &[&str] = &[
+    "about",
+    "archive",
+    "audit",
+    "browse",
+    "bump",
+    "check-platform-reqs",
+    "clear-cache",
+    "config",
+    "create-project",
+    "depends",
+    "diagnose",
+    "dump-autoload",
+    "exec",
+    "fund",
+    "global",
+    "help",
+    "init",
+    "install",
+    "licenses",
+    "list",
+    "outdated",
+    "prohibits",
+    "reinstall",
+    "remove",
+    "require",
+    "search",
+    "self-update",
+    "show",
+    "status",
+    "suggests",
+    "update",
+    "validate",
+    "why",
+    "why-not",
+    "i",
+    "u",
+];
+
+/// `composer run-script NAME`, `composer run NAME`, `composer NAME`: the script of that name
+/// in `composer.json`, with the scripts it calls (`@other`).
+fn composer(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) {
+    let ops = operands(command.args());
+    let name = match ops.as_slice() {
+        ["run-script" | "run", name, ..] => *name,
+        [name, ..] if !COMPOSER_OWN.contains(name) => *name,
+        _ => return,
+    };
+    let dir = command
+        .args()
+        .iter()
+        .position(|a| a == "-d" || a == "--working-dir")
+        .and_then(|k| command.args().get(k + 1))
+        .map(String::as_str);
+    let file = dir.map_or_else(
+        || "composer.json".to_owned(),
+        |d| format!("{d}/composer.json"),
+    );
+    let Some((text, via)) = read_named(files.read(cwd, &file), &file, out) else {
+        return;
+    };
+    let Ok(json) = serde_json::from_str::<Value>(&text) else {
+        return;
+    };
+    let scripts = &json["scripts"];
+    let mut wanted = vec![name.to_owned()];
+    let mut seen: Vec<String> = Vec::new();
+    while let Some(name) = wanted.pop() {
+        if seen.contains(&name) || seen.len() >= MAX_ENTRIES {
+            continue;
+        }
+        seen.push(name.clone());
+        let entries: Vec<&str> = match &scripts[name.as_str()] {
+            Value::String(s) => vec![s.as_str()],
+            Value::Array(list) => list.iter().filter_map(Value::as_str).collect(),
+            _ => continue,
+        };
+        let mut lines = Vec::new();
+        for entry in entries {
+            match entry.strip_prefix('@') {
+                Some(rest) if rest.starts_with("php ") || rest.starts_with("composer ") => {
+                    lines.push(rest.to_owned());
+                }
+                Some(rest) if rest.starts_with("putenv ") => {}
+                Some(other) => {
+                    wanted.push(other.split_whitespace().next().unwrap_or("").to_owned());
+                }
+                // `Vendor\\Class::method`: PHP the guard does not see.
+                None if entry.contains("::") && !entry.contains(' ') => {}
+                None => lines.push(entry.to_owned()),
+            }
+        }
+        if !lines.is_empty() {
+            let resolved = dir.and_then(|d| resolve(cwd, d)).map(Cwd::Known);
+            out.push(Ran::Script(
+                lines.join("\n"),
+                format!("script `{name}` of {via}"),
+                resolved,
+            ));
+        }
+    }
+}
+
+/// `python3 pkg/` (a folder's `__main__.py`), `python3 -m pkg` (a module of the folder it
+/// runs in: `pkg.py` or `pkg/__main__.py`).
+fn python(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) -> bool {
+    let args = command.args();
+    let module = args
+        .iter()
+        .position(|a| a == "-m")
+        .and_then(|k| args.get(k + 1));
+    let candidates: Vec<String> = match module {
+        Some(m) if !m.contains('/') => {
+            let path = m.replace('.', "/");
+            vec![format!("{path}.py"), format!("{path}/__main__.py")]
+        }
+        Some(_) => return false,
+        None => {
+            let Some(target) = args
+                .iter()
+                .find(|a| !a.starts_with('-'))
+                .filter(|a| !a.contains('.') || a.ends_with('/'))
+            else {
+                return false;
+            };
+            vec![format!("{}/__main__.py", target.trim_end_matches('/'))]
+        }
+    };
+    let runner = command.name().to_owned();
+    for file in candidates {
+        if let Some((text, via)) = read_named(files.read(cwd, &file), &file, out) {
+            out.push(Ran::Code(text, runner, via));
+            return true;
+        }
+    }
+    false
+}
