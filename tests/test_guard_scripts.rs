@@ -223,3 +223,51 @@ fn task_runners_and_python_packages_run_what_their_files_hold() {
         assert_eq!(code, 0, "{line}: {stdout}");
     }
 }
+
+#[test]
+fn file_tools_writing_what_runs_later_are_read_for_the_commands_it_runs() {
+    let p = Project::new();
+    for (tool, input) in [
+        (
+            "Write",
+            json!({ "file_path": ".git/config", "content": "[alias]\n\tx = !rm -rf .claude\n" }),
+        ),
+        (
+            "Write",
+            json!({ "file_path": ".git/hooks/pre-commit", "content": "#!/bin/sh\nrm -rf .claude-nagger\n" }),
+        ),
+        (
+            "Edit",
+            json!({ "file_path": ".git/config", "old_string": "x", "new_string": "\tfsmonitor = rm -rf .claude" }),
+        ),
+        (
+            "MultiEdit",
+            json!({ "file_path": ".git/config", "edits": [{ "old_string": "x", "new_string": "[core]\n\tsshCommand = rm -rf .claude-nagger" }] }),
+        ),
+    ] {
+        let result = p.hook(&p.pre_tool_use(tool, input.clone()));
+        result.assert_deny(&format!("{tool} {input}"));
+    }
+    for (tool, input) in [
+        (
+            "Write",
+            json!({ "file_path": ".git/config", "content": "[core]\n\tbare = false\n[alias]\n\tst = status\n" }),
+        ),
+        (
+            "Write",
+            json!({ "file_path": ".git/hooks/pre-commit", "content": "#!/bin/sh\ncargo test\n" }),
+        ),
+    ] {
+        let result = p.hook(&p.pre_tool_use(tool, input.clone()));
+        assert!(
+            !result.stdout.contains("\"deny\""),
+            "{tool} {input}: {}",
+            result.stdout
+        );
+        assert!(
+            !result.stdout.contains("\"ask\""),
+            "{tool} {input}: {}",
+            result.stdout
+        );
+    }
+}

@@ -123,6 +123,21 @@ pub(super) fn runs_later(path: &str) -> bool {
     rc.contains(&rest) || lexical.contains(".git/hooks/")
 }
 
+/// Whether `path` is a git configuration file, whose commands (aliases with `!`, hooks
+/// folders, pagers, filters, `core.fsmonitor` …) git runs later: a repository's
+/// `.git/config` (and `config.worktree`), `~/.gitconfig`, `~/.config/git/config`, or a
+/// file named `.gitconfig`.
+pub(super) fn git_config(path: &str) -> bool {
+    let lexical = lexical(path);
+    let home = home_form(&lexical);
+    lexical.ends_with(".git/config")
+        || lexical.ends_with(".git/config.worktree")
+        || lexical == ".gitconfig"
+        || lexical.ends_with("/.gitconfig")
+        || home == "~/.config/git/config"
+        || lexical.contains(".git/worktrees/") && lexical.ends_with("/config.worktree")
+}
+
 /// What writing over or removing `path` (spelled out by interpreter code) does, when it
 /// is an important file.
 pub(super) fn judged(path: &str) -> Option<Finding> {

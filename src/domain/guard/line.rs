@@ -647,9 +647,27 @@ pub(super) enum Run {
 pub(super) fn written_scripts(command: &SimpleCommand) -> Vec<(String, String)> {
     written(command)
         .into_iter()
-        .filter(|(path, _, _)| super::important::runs_later(path))
-        .filter_map(|(path, content, _)| Some((content?, path)))
+        .flat_map(|(path, content, _)| scripts_run_later(&path, content.as_deref()))
         .collect()
+}
+
+/// The scripts `text`, written into `path`, makes run later, with `path`: a shell start-up
+/// file or a git hook runs as a whole, a git configuration file runs the commands its
+/// keys name (see [`shell::git_config_runs`]).
+pub(super) fn scripts_run_later(path: &str, text: Option<&str>) -> Vec<(String, String)> {
+    let Some(text) = text else {
+        return Vec::new();
+    };
+    if super::important::runs_later(path) {
+        return vec![(text.to_owned(), path.to_owned())];
+    }
+    if super::important::git_config(path) {
+        return shell::git_config_runs(text)
+            .into_iter()
+            .map(|script| (script, format!("{path} (a command git runs)")))
+            .collect();
+    }
+    Vec::new()
 }
 
 /// A function of the line that calls itself in the background or a pipe: run, it

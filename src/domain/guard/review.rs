@@ -180,6 +180,46 @@ impl<'a> Guard<'a> {
                 matches.push(tool_match(tool_name, &finding));
             }
         }
+        // What a file tool writes into a file that runs later (a git hook, a shell's
+        // start-up file, a git config's aliases and commands) is checked as the shell
+        // lines it runs.
+        if let Some(path) = input.get("file_path").and_then(serde_json::Value::as_str)
+            && matches!(tool_name, "Write" | "Edit" | "MultiEdit")
+        {
+            let texts: Vec<&str> = ["content", "new_string"]
+                .iter()
+                .filter_map(|f| input.get(f)?.as_str())
+                .chain(
+                    input
+                        .get("edits")
+                        .and_then(serde_json::Value::as_array)
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|e| e.get("new_string")?.as_str()),
+                )
+                .collect();
+            let scripts: Vec<(String, String)> = texts
+                .iter()
+                .flat_map(|t| line::scripts_run_later(path, Some(t)))
+                .collect();
+            if !scripts.is_empty() {
+                let script: Vec<&str> = scripts.iter().map(|(s, _)| s.as_str()).collect();
+                let commands = Commands::new(&script.join("\n"));
+                for mut objection in self.check_commands(&commands, project_root) {
+                    if matches
+                        .iter()
+                        .any(|m: &Objection| m.check == objection.check)
+                    {
+                        continue;
+                    }
+                    objection.message = format!(
+                        "This {tool_name} call writes into `{path}`, which runs later: {}",
+                        objection.message
+                    );
+                    matches.push(objection);
+                }
+            }
+        }
         matches
     }
 

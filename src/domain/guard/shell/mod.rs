@@ -18,7 +18,7 @@ pub use commands::{Commands, command_line};
 pub use limits::{MAX_COMMANDS, MAX_DEPTH, MAX_SCANNED_BYTES};
 pub use parser::parse;
 pub use words::*;
-pub use wrappers::{shell_c_script, with_positional};
+pub use wrappers::{git_config_runs, shell_c_script, with_positional};
 
 #[cfg(test)]
 mod tests;

@@ -849,6 +849,74 @@ fn git_value_run(key: &str, value: &str) -> Option<GitRun> {
     Some(GitRun::Shell(value.to_owned()))
 }
 
+/// The command lines a git configuration text makes git run (`[alias] x = !cmd`, `[core]
+/// fsmonitor = cmd`, filters, pagers, helpers …), as written into `.git/config` or a
+/// `.gitconfig`. A fragment without its section (an edit of a few lines) is read with
+/// the section each line could belong to: any value starting with `!`, and the values of
+/// keys that run commands wherever they stand.
+pub fn git_config_runs(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut section: Option<String> = None;
+    for line in text.lines().take(4096) {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with(['#', ';']) {
+            continue;
+        }
+        if let Some(header) = line.strip_prefix('[') {
+            let header = header.split(']').next().unwrap_or("").trim();
+            // `[diff "tool"]` → `diff.tool`; `[alias]` → `alias`.
+            let (name, sub) = match header.split_once(char::is_whitespace) {
+                Some((name, sub)) => (name, Some(sub.trim().trim_matches('"'))),
+                None => (header, None),
+            };
+            section = Some(match sub {
+                Some(sub) => format!("{}.{sub}", name.to_ascii_lowercase()),
+                None => name.to_ascii_lowercase(),
+            });
+            continue;
+        }
+        let (key, value) = match line.split_once('=') {
+            Some((k, v)) => (k.trim(), v.trim()),
+            None => continue,
+        };
+        let value = value.trim_matches('"');
+        let candidates: Vec<String> = match &section {
+            Some(section) => vec![format!("{section}.{key}")],
+            None => [
+                "alias",
+                "core",
+                "diff.x",
+                "filter.x",
+                "credential",
+                "sequence",
+                "gpg",
+            ]
+            .iter()
+            .map(|s| format!("{s}.{key}"))
+            .collect(),
+        };
+        for full in candidates {
+            match git_value_run(&full, value) {
+                Some(GitRun::Shell(script)) => {
+                    out.push(script);
+                    break;
+                }
+                Some(GitRun::Argv(argv)) if !full.starts_with("alias.") || section.is_some() => {
+                    out.push(
+                        argv.iter()
+                            .map(|w| super::shell_quote(w))
+                            .collect::<Vec<_>>()
+                            .join(" "),
+                    );
+                    break;
+                }
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
 /// The command lines and commands `git <args>` runs: values of `-c key=value` and of
 /// `git config key value` that git runs (aliases with `!`, `core.sshCommand`, filters,
 /// pagers …), `git bisect run`, `git rebase --exec`, `git submodule foreach`,
