@@ -767,6 +767,10 @@ impl Scan<'_> {
                     _ => return Val::Unknown,
                 }
                 k += 1;
+                if k >= to {
+                    // An operator with nothing after it (`'a' /` cut short).
+                    return Val::Unknown;
+                }
             }
             first = false;
             let (v, next) = self.operand(k, to);
