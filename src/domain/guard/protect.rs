@@ -592,6 +592,9 @@ fn changed(command: &SimpleCommand, fed: &[String], cwd: &Cwd, scope: &Scope) ->
     if let Some(found) = unpacked(command, cwd, scope) {
         return Some(found);
     }
+    if let Some(found) = containers::reached(command, cwd, scope) {
+        return Some(found);
+    }
     if let Some(found) = stashes_untracked(command, cwd, scope) {
         return Some(found);
     }
@@ -1925,6 +1928,7 @@ fn finding(harm: &str) -> Finding {
 }
 
 mod archives;
+mod containers;
 mod find;
 mod gittree;
 mod patches;

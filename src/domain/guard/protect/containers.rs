@@ -1,0 +1,1247 @@
+//! Containers reaching host paths through bind mounts. `docker|podman|nerdctl run|create`
+//! (and `exec` into a container the line itself started, and `docker compose run`) are
+//! read as the engine reads them: its options (which take a value), the image, and the
+//! command after it. The host folders the container is given to write (`-v SRC:DST`,
+//! `--mount type=bind,…`; read-only mounts and named volumes write nothing on the host)
+//! are resolved from the folder the line runs in, and the command run in the container is
+//! parsed as shell (an `sh -c` script too, its `cd`s followed from `-w`). Each path it
+//! names inside a mount is put back as the host path it is, and the command is judged by
+//! self-protection as if it ran on the host. A container given a folder holding nagger's
+//! files, running a command nagger cannot read (the image's own command, code it cannot
+//! resolve, a program read from standard input) is asked about. `docker cp`, `podman cp`
+//! and `kubectl cp` write their host-side destination, judged like `cp`.
+
+use super::super::code::{self, Effect};
+use super::super::finding::Finding;
+use super::super::paths::normalize;
+use super::super::project;
+use super::super::shell::{self, SimpleCommand, basename, shell_quote};
+use super::{
+    Cwd, Folders, Scope, finding, holds_protected, judge, may_be_protected, on_disk, protected,
+    resolve, written_by,
+};
+
+/// Container engines whose `run`, `create`, `exec` and `cp` are read.
+const ENGINES: &[&str] = &["docker", "podman", "nerdctl"];
+/// Compose front ends whose `run` is read.
+const COMPOSERS: &[&str] = &["docker-compose", "podman-compose", "nerdctl-compose"];
+/// Where a container path that reaches no host folder is put: an absolute path that
+/// names nothing on the host.
+const NOWHERE: &str = "/\u{1}container";
+/// Containers inside containers, and code inside code, followed this deep.
+const MAX_DEPTH: usize = 4;
+/// Most commands of one container command line judged.
+const MAX_COMMANDS: usize = 64;
+
+/// Short options of `run`, `create`, `exec` and `compose run` that take a value.
+const SHORT_VALUED: &str = "acehlmpuvw";
+/// Long options of `run`, `create`, `exec` and `compose run` (docker, podman, nerdctl)
+/// that take a value when not written `--name=value`.
+const LONG_VALUED: &[&str] = &[
+    "add-host",
+    "annotation",
+    "arch",
+    "attach",
+    "authfile",
+    "blkio-weight",
+    "blkio-weight-device",
+    "cap-add",
+    "cap-drop",
+    "cert-dir",
+    "cgroup-conf",
+    "cgroup-parent",
+    "cgroupns",
+    "cgroups",
+    "chrootdirs",
+    "cidfile",
+    "conmon-pidfile",
+    "cpu-count",
+    "cpu-percent",
+    "cpu-period",
+    "cpu-quota",
+    "cpu-rt-period",
+    "cpu-rt-runtime",
+    "cpu-shares",
+    "cpus",
+    "cpuset-cpus",
+    "cpuset-mems",
+    "creds",
+    "decryption-key",
+    "detach-keys",
+    "device",
+    "device-cgroup-rule",
+    "device-read-bps",
+    "device-read-iops",
+    "device-write-bps",
+    "device-write-iops",
+    "dns",
+    "dns-opt",
+    "dns-option",
+    "dns-search",
+    "domainname",
+    "entrypoint",
+    "env",
+    "env-file",
+    "env-from-file",
+    "expose",
+    "gidmap",
+    "gpus",
+    "group-add",
+    "group-entry",
+    "health-cmd",
+    "health-interval",
+    "health-on-failure",
+    "health-retries",
+    "health-start-interval",
+    "health-start-period",
+    "health-startup-cmd",
+    "health-startup-interval",
+    "health-startup-retries",
+    "health-startup-success",
+    "health-startup-timeout",
+    "health-timeout",
+    "hostname",
+    "hostuser",
+    "init-path",
+    "io-maxbandwidth",
+    "io-maxiops",
+    "ip",
+    "ip6",
+    "ipc",
+    "isolation",
+    "kernel-memory",
+    "label",
+    "label-file",
+    "link",
+    "link-local-ip",
+    "log-driver",
+    "log-opt",
+    "mac-address",
+    "memory",
+    "memory-reservation",
+    "memory-swap",
+    "memory-swappiness",
+    "mount",
+    "name",
+    "net",
+    "net-alias",
+    "network",
+    "network-alias",
+    "oom-score-adj",
+    "os",
+    "passwd-entry",
+    "personality",
+    "pid",
+    "pidfile",
+    "pids-limit",
+    "platform",
+    "pod",
+    "pod-id-file",
+    "preserve-fds",
+    "publish",
+    "pull",
+    "rdt-class",
+    "requires",
+    "restart",
+    "retry",
+    "retry-delay",
+    "runtime",
+    "sdnotify",
+    "seccomp-policy",
+    "secret",
+    "security-opt",
+    "shm-size",
+    "shm-size-systemd",
+    "stop-signal",
+    "stop-timeout",
+    "storage-opt",
+    "subgidname",
+    "subuidname",
+    "sysctl",
+    "timeout",
+    "tmpfs",
+    "tz",
+    "uidmap",
+    "ulimit",
+    "umask",
+    "unsetenv",
+    "user",
+    "userns",
+    "uts",
+    "variant",
+    "volume",
+    "volume-driver",
+    "volumes-from",
+    "workdir",
+];
+
+/// Options of the engine itself, before its subcommand, that take a value.
+const GLOBAL_VALUED: &[&str] = &[
+    "-H",
+    "--host",
+    "-c",
+    "--context",
+    "--config",
+    "-l",
+    "--log-level",
+    "--tlscacert",
+    "--tlscert",
+    "--tlskey",
+    "--root",
+    "--runroot",
+    "--url",
+    "--connection",
+    "--storage-driver",
+    "--storage-opt",
+    "--cgroup-manager",
+    "--events-backend",
+    "--runtime",
+    "--tmpdir",
+    "--identity",
+    "--module",
+    "-n",
+    "--namespace",
+    "--address",
+    "-a",
+    "--snapshotter",
+    "--data-root",
+    "--cni-path",
+    "--cni-netconfpath",
+];
+
+/// Options of `docker compose` before its subcommand that take a value.
+const COMPOSE_VALUED: &[&str] = &[
+    "-f",
+    "--file",
+    "-p",
+    "--project-name",
+    "--profile",
+    "--env-file",
+    "--project-directory",
+    "--ansi",
+    "--progress",
+    "--parallel",
+];
+
+/// A host folder given to a container.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Mount {
+    /// Where the container sees it: an absolute, normalised path.
+    target: String,
+    /// The host path: absolute, `~/…`, or holding `$` when only known as the shell runs.
+    source: String,
+    /// Not mounted read-only.
+    writable: bool,
+}
+
+/// A container command line as the engine reads it.
+#[derive(Debug, Default)]
+struct Invocation {
+    /// `docker run`, `podman exec` …, for messages.
+    verb: String,
+    mounts: Vec<Mount>,
+    /// `-w`: where the command runs in the container (`None`: the image's own folder).
+    workdir: Option<String>,
+    entrypoint: Option<String>,
+    name: Option<String>,
+    interactive: bool,
+    /// The image (`run`, `create`), container (`exec`) or service (`compose run`).
+    subject: Option<String>,
+    /// The words after it: the command (or the entrypoint's arguments).
+    command: Vec<String>,
+    /// `exec`: the container runs already; its mounts are those of a `run` or `create`
+    /// earlier in the line that named it, if any.
+    exec: bool,
+}
+
+/// The paths `command`, a container engine or `cp` out of one, writes on the host through
+/// the folders it gives a container, judged by self-protection.
+pub(super) fn reached(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding> {
+    reached_at(command, cwd, scope, 0)
+}
+
+fn reached_at(command: &SimpleCommand, cwd: &Cwd, scope: &Scope, depth: usize) -> Option<Finding> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    let name = command.name();
+    if !ENGINES.contains(&name) && !COMPOSERS.contains(&name) && name != "kubectl" {
+        return None;
+    }
+    if let Some((source, dest)) = copied_out(command) {
+        return copy_out(source, dest, cwd, scope);
+    }
+    let mut run = invocation(command, cwd, scope)?;
+    if run.exec {
+        run.mounts = started_earlier(command, &run, cwd, scope)?;
+    }
+    let writable: Vec<&Mount> = run.mounts.iter().filter(|m| m.writable).collect();
+    if writable.is_empty() {
+        return None;
+    }
+    let reaches = writable.iter().any(|m| reaches_protected(m, scope));
+    let container = Container {
+        mounts: &run.mounts,
+        scope,
+        verb: &run.verb,
+        reaches,
+        depth,
+    };
+    let mut argv: Vec<String> = Vec::new();
+    match run.entrypoint.as_deref() {
+        Some(entry) if !entry.is_empty() => {
+            // `--entrypoint '/bin/sh -c'` is one word to docker: the program only.
+            argv.push(entry.to_owned());
+            argv.extend(run.command.iter().cloned());
+        }
+        _ => argv.extend(run.command.iter().cloned()),
+    }
+    if argv.is_empty() {
+        if !reaches {
+            return None;
+        }
+        let subject = run.subject.as_deref().unwrap_or("the image");
+        return Some(container.unsure(&format!(
+            "runs `{subject}`'s own command, which nagger cannot see"
+        )));
+    }
+    let workdir = match run.workdir.as_deref() {
+        None => Cwd::Known("/".into()),
+        Some(w) if w.starts_with('/') && !w.contains(['$', '`']) => Cwd::Known(normalize(w)),
+        Some(_) => Cwd::Unknown,
+    };
+    let line = argv
+        .iter()
+        .map(|w| shell_quote(w))
+        .collect::<Vec<_>>()
+        .join(" ");
+    if let Some(found) = container.line(&line, workdir.clone()) {
+        return Some(found);
+    }
+    // A shell or interpreter reading its program from standard input: a here-document
+    // given to the engine is read; a pipe or a file handed on by `-i` is not seen.
+    if shell::reads_program_from_stdin(&argv) {
+        if !command.stdin_texts.is_empty() {
+            let program = basename(&argv[0]);
+            for text in &command.stdin_texts {
+                let found = if shell::is_shell(program) {
+                    container.line(text, workdir.clone())
+                } else {
+                    container.code(text, &workdir)
+                };
+                if found.is_some() {
+                    return found;
+                }
+            }
+        } else if run.interactive
+            && reaches
+            && (command.stage > 0 || !command.reads_from.is_empty())
+        {
+            return Some(container.unsure(&format!(
+                "runs `{}` on a program handed to it on standard input, which nagger cannot see",
+                argv[0]
+            )));
+        }
+    }
+    None
+}
+
+/// What a container command works with: its mounts and the guard's scope.
+struct Container<'a, 'b> {
+    mounts: &'a [Mount],
+    scope: &'a Scope<'b>,
+    verb: &'a str,
+    /// A writable mount holds nagger's files or Claude Code's settings.
+    reaches: bool,
+    depth: usize,
+}
+
+impl Container<'_, '_> {
+    /// The finding for a container command nagger cannot read.
+    fn unsure(&self, what: &str) -> Finding {
+        let given: Vec<String> = self
+            .mounts
+            .iter()
+            .filter(|m| m.writable)
+            .map(|m| format!("`{}`", m.source))
+            .collect();
+        Finding::ask(
+            "guard:self-protect-unsure",
+            format!(
+                "{what}, in a container (`{}`) given {} to write, which holds nagger's own \
+                 files or Claude Code's settings",
+                self.verb,
+                given.join(", ")
+            ),
+            "Mount a folder that holds none of them, mount it read-only (`:ro`), or spell \
+             the command out.",
+        )
+    }
+
+    /// Each command of the shell line `line`, run in the container from `workdir`.
+    fn line(&self, line: &str, workdir: Cwd) -> Option<Finding> {
+        let parsed = shell::parse(line);
+        let mut folders = Folders::new(workdir);
+        for command in parsed.commands.iter().take(MAX_COMMANDS) {
+            let here = container_dir(folders.cwd());
+            folders.step(command);
+            if let Some(found) = self.command(command, &here) {
+                return Some(found);
+            }
+        }
+        None
+    }
+
+    /// One command run in the container from `here`, judged as the host sees it.
+    fn command(&self, command: &SimpleCommand, here: &Cwd) -> Option<Finding> {
+        let name = command.name();
+        let interpreter = shell::is_interpreter(name) && !shell::is_shell(name);
+        let mut run = command.clone();
+        let mut code = Vec::new();
+        if interpreter {
+            // The code is read here, its paths put back as the host sees them.
+            if let Some(text) = shell::inline_code(&run.argv)
+                && let Some(k) = run.argv.iter().position(|a| holds_str(a, text))
+            {
+                code.push(text.to_owned());
+                run.argv[k] = "0".into();
+            }
+            code.append(&mut run.stdin_texts);
+        }
+        let host = self.host_dir(here);
+        let map = |word: &str| self.word(word, here);
+        let mut argv = vec![run.argv[0].clone()];
+        for word in &run.argv[1..] {
+            argv.extend(map(word));
+        }
+        run.argv = argv;
+        for list in [&mut run.writes_to, &mut run.appends_to, &mut run.reads_from] {
+            *list = list.iter().flat_map(|w| map(w)).collect();
+        }
+        if let Some(prefixed) = &mut run.prefixed {
+            *prefixed = prefixed.iter().flat_map(|w| map(w)).collect();
+        }
+        let judged = written_by(&run, &[], &host, self.scope)
+            .or_else(|| project::deleted(&run, &host, &Cwd::Unknown, self.scope.root));
+        if let Some(found) = judged.or_else(|| self.unseen_input(&run, &host)) {
+            return Some(self.inside(command, found));
+        }
+        code.iter().find_map(|text| self.code(text, here))
+    }
+
+    /// An archive unpacked or a patch applied (`run`, as the host sees it, from `host`)
+    /// that only exists in the container, where nagger's files are: what it writes
+    /// cannot be read.
+    fn unseen_input(&self, run: &SimpleCommand, host: &Cwd) -> Option<Finding> {
+        let hidden = |word: &str| word.starts_with(NOWHERE);
+        let holds = |dir: &str| resolve(host, dir).is_some_and(|d| holds_protected(self.scope, &d));
+        let unseen = |what: &str, dest: &str| {
+            Finding::ask(
+                "guard:self-protect-unsure",
+                format!(
+                    "{what} that exists only in the container into `{dest}`, which holds \
+                     nagger's own files or Claude Code's settings, and what it writes there \
+                     cannot be seen"
+                ),
+                "Unpack or apply it into a folder of its own, or look at it first.",
+            )
+        };
+        if let Some((Some(archive), dest)) = super::extraction(run)
+            && hidden(archive)
+            && holds(dest)
+        {
+            return Some(unseen("unpacks an archive", dest));
+        }
+        super::patches::sources(run)
+            .into_iter()
+            .find_map(|source| match source {
+                super::patches::Source::File(file) if hidden(file) && holds(".") => {
+                    Some(unseen("applies a patch", "."))
+                }
+                _ => None,
+            })
+    }
+
+    /// Interpreter code run in the container from `here`: the files it writes put back
+    /// as host paths, the command lines it runs judged in the container in turn.
+    fn code(&self, text: &str, here: &Cwd) -> Option<Finding> {
+        for effect in code::effects(text) {
+            match effect {
+                Effect::Writes(Some(path)) => {
+                    let host = self.host_dir(here);
+                    for mapped in self.word(&path, here) {
+                        let Some(full) = resolve(&host, &mapped) else {
+                            continue;
+                        };
+                        if let Some((what, _)) = judge(&full, self.scope) {
+                            return Some(finding(&format!(
+                                "runs code in a container (`{}`) that changes `{path}`, which \
+                                 is `{full}` on the host, {what}",
+                                self.verb
+                            )));
+                        }
+                    }
+                }
+                Effect::Shell(line) if self.depth < MAX_DEPTH => {
+                    let deeper = Container {
+                        depth: self.depth + 1,
+                        ..*self
+                    };
+                    if let Some(found) = deeper.line(&line, here.clone()) {
+                        return Some(found);
+                    }
+                }
+                Effect::Writes(None) | Effect::Unknown(_) | Effect::Shell(_) if self.reaches => {
+                    return Some(self.unsure("runs code whose targets nagger cannot resolve"));
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+
+    /// A finding on a command the container runs, said of the container.
+    fn inside(&self, command: &SimpleCommand, found: Finding) -> Finding {
+        Finding {
+            harm: format!(
+                "runs `{}` in a container (`{}`) given host folders to write: it {}",
+                command.display(),
+                self.verb,
+                found.harm
+            ),
+            ..found
+        }
+    }
+
+    /// The host folder the container folder `here` is, as the host-side judging sees it:
+    /// a folder of a writable mount, or one that names nothing on the host.
+    fn host_dir(&self, here: &Cwd) -> Cwd {
+        match here {
+            Cwd::Known(dir) => match self.mapped(dir) {
+                Some(Place::Host(host)) => Cwd::Known(host),
+                _ => Cwd::Known(NOWHERE.into()),
+            },
+            Cwd::Unknown => Cwd::Unknown,
+        }
+    }
+
+    /// Where the container path `path` (absolute, normalised) lies on the host.
+    fn mapped(&self, path: &str) -> Option<Place> {
+        let mount = self
+            .mounts
+            .iter()
+            .filter(|m| under(path, &m.target))
+            .max_by_key(|m| m.target.len())?;
+        if !mount.writable {
+            return Some(Place::ReadOnly);
+        }
+        let rest = &path[mount.target.len()..];
+        let rest = rest.trim_start_matches('/');
+        Some(Place::Host(if rest.is_empty() {
+            mount.source.clone()
+        } else if mount.source == "/" {
+            format!("/{rest}")
+        } else {
+            format!("{}/{rest}", mount.source)
+        }))
+    }
+
+    /// The words a word of a container command becomes on the host: a path inside a
+    /// writable mount as its host path, a folder holding mounts as their host folders,
+    /// any other container path as one that names nothing on the host; options, words
+    /// that are no path and words kept relative to a mounted working folder unchanged.
+    fn word(&self, word: &str, here: &Cwd) -> Vec<String> {
+        // `--output=/w/x`, `of=/w/x`: the value is the path.
+        if let Some((key, value)) = word.split_once('=')
+            && value.starts_with(['/', '~'])
+            && !key.is_empty()
+            && key
+                .trim_start_matches('-')
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        {
+            let mapped = self.word(value, here);
+            return mapped.into_iter().map(|v| format!("{key}={v}")).collect();
+        }
+        if word.starts_with('-') || word.is_empty() || word.contains('`') {
+            return vec![word.to_owned()];
+        }
+        // What the container's shell expands for its own folder.
+        let word = match here {
+            Cwd::Known(dir) => ["$PWD", "${PWD}", "$(pwd)"]
+                .iter()
+                .find_map(|w| {
+                    word.strip_prefix(w)
+                        .filter(|r| r.is_empty() || r.starts_with('/'))
+                        .map(|r| format!("{dir}{r}"))
+                })
+                .unwrap_or_else(|| word.to_owned()),
+            Cwd::Unknown => word.to_owned(),
+        };
+        if word.starts_with('$') {
+            return vec![word];
+        }
+        let relative = !word.starts_with(['/', '~']);
+        let inside = match word.strip_prefix('~') {
+            Some(rest) if rest.is_empty() || rest.starts_with('/') => format!("/root{rest}"),
+            Some(_) => return vec![word],
+            None if relative => match here {
+                Cwd::Known(dir) => format!("{dir}/{word}"),
+                Cwd::Unknown => return vec![word],
+            },
+            None => word.clone(),
+        };
+        let path = normalize(&inside);
+        let host_here = match here {
+            Cwd::Known(dir) => self.mapped(dir),
+            Cwd::Unknown => None,
+        };
+        let place = self.mapped(&path);
+        if relative
+            && let (Some(Place::Host(_)), Some(Place::Host(_))) = (&host_here, &place)
+            && same_mount(self.mounts, here, &path)
+        {
+            // Resolved on the host from the mounted working folder.
+            return vec![word];
+        }
+        match place {
+            Some(Place::Host(host)) => vec![host],
+            Some(Place::ReadOnly) => vec![nowhere(&path)],
+            None => {
+                // A folder holding mounts: what is done to all of it reaches them.
+                let below: Vec<String> = self
+                    .mounts
+                    .iter()
+                    .filter(|m| m.writable && m.target != path && under(&m.target, &path))
+                    .map(|m| m.source.clone())
+                    .collect();
+                if !below.is_empty() {
+                    return below;
+                }
+                let mounted_here = matches!(host_here, Some(Place::Host(_)));
+                if relative && !mounted_here && !looks_protected(&word) {
+                    // Not a path for sure (`xf`, `test`): left alone, it names nothing
+                    // on the host from a folder that is none.
+                    return vec![word];
+                }
+                vec![nowhere(&path)]
+            }
+        }
+    }
+}
+
+/// Where a container path lies on the host.
+enum Place {
+    Host(String),
+    ReadOnly,
+}
+
+/// Whether the container folder `here` and the container path `path` lie in the same
+/// mount (a relative path that climbs out of it is mapped on its own).
+fn same_mount(mounts: &[Mount], here: &Cwd, path: &str) -> bool {
+    let Cwd::Known(dir) = here else {
+        return false;
+    };
+    let of = |p: &str| {
+        mounts
+            .iter()
+            .filter(|m| under(p, &m.target))
+            .max_by_key(|m| m.target.len())
+            .map(|m| m.target.clone())
+    };
+    of(dir).is_some() && of(dir) == of(path)
+}
+
+/// `path` is `folder` or lies under it (both absolute, normalised).
+fn under(path: &str, folder: &str) -> bool {
+    folder == "/"
+        || path == folder
+        || path
+            .strip_prefix(folder)
+            .is_some_and(|rest| rest.starts_with('/'))
+}
+
+/// A container path that names nothing on the host, keeping its last name when that
+/// name is not one of nagger's (what is copied into a folder lands under it).
+fn nowhere(path: &str) -> String {
+    let last = basename(path);
+    let kept = format!("{NOWHERE}/{last}");
+    if last.is_empty() || looks_protected(last) || protected(&kept, None).is_some() {
+        NOWHERE.to_owned()
+    } else {
+        kept
+    }
+}
+
+fn looks_protected(word: &str) -> bool {
+    protected(word, None).is_some() || may_be_protected(word)
+}
+
+/// The container folder a command runs in: `~` as root's home.
+fn container_dir(cwd: &Cwd) -> Cwd {
+    match cwd {
+        Cwd::Known(dir) => match dir.strip_prefix('~') {
+            Some(rest) if rest.is_empty() || rest.starts_with('/') => {
+                Cwd::Known(normalize(&format!("/root{rest}")))
+            }
+            _ if dir.starts_with('/') && !dir.contains(['$', '`']) => Cwd::Known(normalize(dir)),
+            _ => Cwd::Unknown,
+        },
+        Cwd::Unknown => Cwd::Unknown,
+    }
+}
+
+/// Whether `part` is a slice of `whole`.
+fn holds_str(whole: &str, part: &str) -> bool {
+    let (w, p) = (whole.as_ptr() as usize, part.as_ptr() as usize);
+    p >= w && p + part.len() <= w + whole.len()
+}
+
+/// A writable mount whose host folder is one of nagger's, or holds them.
+fn reaches_protected(mount: &Mount, scope: &Scope) -> bool {
+    judge(&mount.source, scope).is_some() || holds_protected(scope, &mount.source)
+}
+
+/// The container command line of `command`, when it runs one: `run`, `create`, `exec`
+/// of docker, podman or nerdctl (also as `container run` …), and `compose run`.
+fn invocation(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Invocation> {
+    let name = command.name();
+    let args = command.args();
+    let mut k = 0;
+    let mut verb = name.to_owned();
+    let compose = if COMPOSERS.contains(&name) {
+        true
+    } else if ENGINES.contains(&name) {
+        k = skip_options(args, 0, GLOBAL_VALUED);
+        let mut sub = args.get(k)?.as_str();
+        if sub == "container" {
+            k += 1;
+            sub = args.get(k)?.as_str();
+        }
+        if sub == "compose" {
+            verb.push_str(" compose");
+            true
+        } else {
+            if !matches!(sub, "run" | "create" | "exec") {
+                return None;
+            }
+            verb = format!("{name} {sub}");
+            k += 1;
+            false
+        }
+    } else {
+        return None;
+    };
+    if compose {
+        if name != "docker-compose" && !COMPOSERS.contains(&name) {
+            k += 1;
+        }
+        k = skip_options(args, k, COMPOSE_VALUED);
+        if args.get(k).map(String::as_str) != Some("run") {
+            return None;
+        }
+        verb.push_str(" run");
+        k += 1;
+    }
+    let mut run = Invocation {
+        exec: verb.ends_with(" exec"),
+        verb,
+        ..Invocation::default()
+    };
+    while let Some(arg) = args.get(k) {
+        k += 1;
+        if arg == "--" {
+            break;
+        }
+        if let Some(long) = arg.strip_prefix("--") {
+            let (key, value) = match long.split_once('=') {
+                Some((key, value)) => (key, Some(value.to_owned())),
+                None if LONG_VALUED.contains(&long) => {
+                    k += 1;
+                    (long, args.get(k - 1).cloned())
+                }
+                None => (long, None),
+            };
+            option(&mut run, key, value, cwd, scope);
+            continue;
+        }
+        if let Some(flags) = arg.strip_prefix('-').filter(|f| !f.is_empty()) {
+            for (at, flag) in flags.char_indices() {
+                if SHORT_VALUED.contains(flag) {
+                    let rest = &flags[at + flag.len_utf8()..];
+                    let value = if rest.is_empty() {
+                        k += 1;
+                        args.get(k - 1).cloned()
+                    } else {
+                        Some(rest.to_owned())
+                    };
+                    option(&mut run, &flag.to_string(), value, cwd, scope);
+                    break;
+                }
+                option(&mut run, &flag.to_string(), None, cwd, scope);
+            }
+            continue;
+        }
+        run.subject = Some(arg.clone());
+        break;
+    }
+    run.subject.as_ref()?;
+    run.command = args.get(k..).unwrap_or(&[]).to_vec();
+    Some(run)
+}
+
+/// The index of the first word from `k` that is not an option, options in `valued`
+/// taking the word after them.
+fn skip_options(args: &[String], mut k: usize, valued: &[&str]) -> usize {
+    while let Some(arg) = args.get(k) {
+        if !arg.starts_with('-') || arg == "-" {
+            break;
+        }
+        k += if valued.contains(&arg.as_str()) { 2 } else { 1 };
+    }
+    k
+}
+
+/// One option of a container command line, by its name without dashes.
+fn option(run: &mut Invocation, key: &str, value: Option<String>, cwd: &Cwd, scope: &Scope) {
+    match key {
+        "v" | "volume" => {
+            if let Some(mount) = value.and_then(|v| volume(&v, cwd, scope)) {
+                run.mounts.push(mount);
+            }
+        }
+        "mount" => {
+            if let Some(mount) = value.and_then(|v| bind_mount(&v, cwd, scope)) {
+                run.mounts.push(mount);
+            }
+        }
+        "w" | "workdir" => run.workdir = value,
+        "entrypoint" => run.entrypoint = value,
+        "name" => run.name = value,
+        "i" | "interactive" => run.interactive = true,
+        _ => {}
+    }
+}
+
+/// `-v SRC:DST[:OPTIONS]`: a host folder when SRC is a path (a named volume is none).
+fn volume(spec: &str, cwd: &Cwd, scope: &Scope) -> Option<Mount> {
+    let parts: Vec<&str> = spec.split(':').collect();
+    let [source, target, rest @ ..] = parts.as_slice() else {
+        return None;
+    };
+    let read_only = rest.iter().any(|opts| {
+        opts.split(',')
+            .any(|o| matches!(o, "ro" | "readonly" | "O"))
+    });
+    let source = host_source(source, cwd, scope)?;
+    Some(Mount {
+        target: container_target(target)?,
+        source,
+        writable: !read_only,
+    })
+}
+
+/// `--mount type=bind,source=…,target=…[,readonly]`.
+fn bind_mount(spec: &str, cwd: &Cwd, scope: &Scope) -> Option<Mount> {
+    let mut kind = "volume";
+    let (mut source, mut target) = (None, None);
+    let mut read_only = false;
+    for part in spec.split(',') {
+        let (key, value) = part.split_once('=').unwrap_or((part, ""));
+        match key {
+            "type" => kind = value,
+            "source" | "src" => source = Some(value),
+            "target" | "destination" | "dst" => target = Some(value),
+            "readonly" | "ro" => {
+                read_only = !matches!(value, "false" | "0");
+            }
+            _ => {}
+        }
+    }
+    if kind != "bind" {
+        return None;
+    }
+    let source = host_source(source?, cwd, scope)?;
+    Some(Mount {
+        target: container_target(target?)?,
+        source,
+        writable: !read_only,
+    })
+}
+
+fn container_target(target: &str) -> Option<String> {
+    target
+        .starts_with('/')
+        .then(|| normalize(target))
+        .filter(|t| !t.contains(['$', '`']))
+}
+
+/// The host path a mount source names, from the folder the line runs in: absolute,
+/// `~/…`, or holding `$` when only known as the shell runs. `None` for a named volume.
+fn host_source(source: &str, cwd: &Cwd, scope: &Scope) -> Option<String> {
+    let mut source = source.to_owned();
+    for (word, with) in [
+        ("$PWD", "."),
+        ("${PWD}", "."),
+        ("$(pwd)", "."),
+        ("`pwd`", "."),
+        ("$HOME", "~"),
+        ("${HOME}", "~"),
+    ] {
+        if let Some(rest) = source.strip_prefix(word)
+            && (rest.is_empty() || rest.starts_with('/'))
+        {
+            source = format!("{with}{rest}");
+            break;
+        }
+    }
+    for word in ["$CLAUDE_PROJECT_DIR", "${CLAUDE_PROJECT_DIR}"] {
+        if let Some(rest) = source.strip_prefix(word)
+            && (rest.is_empty() || rest.starts_with('/'))
+        {
+            source = format!("{}{rest}", scope.root.display());
+        }
+    }
+    if source.contains(['$', '`']) {
+        return Some(source);
+    }
+    if !source.starts_with(['/', '.', '~']) {
+        return None;
+    }
+    Some(match resolve(cwd, &source) {
+        Some(path) if path.starts_with(['/', '~']) => normalize(&path),
+        Some(path) => normalize(&scope.root.join(path).to_string_lossy()),
+        None => format!("$PWD/{source}"),
+    })
+}
+
+/// The mounts of the container an `exec` works in: those of a `run` or `create` earlier
+/// in the line that gave it its `--name`. `None` when the line started no such container.
+fn started_earlier(
+    command: &SimpleCommand,
+    exec: &Invocation,
+    cwd: &Cwd,
+    scope: &Scope,
+) -> Option<Vec<Mount>> {
+    let parsed = scope.line?;
+    let at = parsed
+        .commands
+        .iter()
+        .position(|c| std::ptr::eq(c, command))?;
+    let wanted = exec.subject.as_deref()?;
+    parsed.commands[..at].iter().rev().find_map(|earlier| {
+        let run = invocation(earlier, cwd, scope)?;
+        (!run.exec && run.name.as_deref() == Some(wanted)).then_some(run.mounts)
+    })
+}
+
+/// `docker cp SRC DEST` (podman, nerdctl, `container cp`) and `kubectl cp SRC DEST`, when
+/// DEST is on the host and SRC in a container (`ctr:/path`, `ns/pod:/path`).
+fn copied_out(command: &SimpleCommand) -> Option<(&str, &str)> {
+    let name = command.name();
+    let args = command.args();
+    let k = match name {
+        "kubectl" => {
+            let valued = [
+                "-n",
+                "--namespace",
+                "--context",
+                "--kubeconfig",
+                "--cluster",
+                "--user",
+                "-s",
+                "--server",
+            ];
+            skip_options(args, 0, &valued)
+        }
+        _ if ENGINES.contains(&name) => {
+            let mut k = skip_options(args, 0, GLOBAL_VALUED);
+            if args.get(k).is_some_and(|a| a == "container") {
+                k += 1;
+            }
+            k
+        }
+        _ => return None,
+    };
+    if args.get(k).map(String::as_str) != Some("cp") {
+        return None;
+    }
+    let mut ops = Vec::new();
+    let mut skip = false;
+    for arg in &args[k + 1..] {
+        if skip {
+            skip = false;
+            continue;
+        }
+        if arg.starts_with('-') && arg != "-" {
+            skip = matches!(
+                arg.as_str(),
+                "-c" | "--container" | "-n" | "--namespace" | "--retries"
+            );
+            continue;
+        }
+        ops.push(arg.as_str());
+    }
+    let [source, dest] = ops.as_slice() else {
+        return None;
+    };
+    (in_container(source) && !in_container(dest) && *dest != "-").then_some((*source, *dest))
+}
+
+/// `ctr:/path`, `ns/pod:path`: a path in a container (a host path with a `:` in it is
+/// written `./a:b`).
+fn in_container(word: &str) -> bool {
+    word.split_once(':').is_some_and(|(ctr, _)| {
+        !ctr.is_empty() && !ctr.starts_with(['.', '/', '~']) && ctr.matches('/').count() <= 1
+    })
+}
+
+/// A copy out of a container onto the host folder or file `dest`: what lands there, judged
+/// like `cp -r`. A folder's contents (`ctr:/app/.`) landing where nagger's files are
+/// cannot be seen, and is asked about.
+fn copy_out(source: &str, dest: &str, cwd: &Cwd, scope: &Scope) -> Option<Finding> {
+    let inner = source.split_once(':').map_or(source, |(_, p)| p);
+    let inner = inner.trim_end_matches('/');
+    let full = resolve(cwd, dest)?;
+    let last = basename(inner);
+    let contents = last == "." || inner.is_empty();
+    let mut landed = vec![full.clone()];
+    if !contents && !last.is_empty() {
+        landed.push(format!("{}/{last}", full.trim_end_matches('/')));
+    }
+    for path in &landed {
+        if let Some((what, _)) = judge(path, scope) {
+            return Some(finding(&format!(
+                "copies `{source}` out of a container onto `{dest}`, {what}"
+            )));
+        }
+    }
+    let here = on_disk(scope, &full).map(|p| normalize(&p.to_string_lossy()));
+    if contents && here.is_some_and(|p| holds_protected(scope, &p)) {
+        return Some(Finding::ask(
+            "guard:self-protect-unsure",
+            format!(
+                "copies what `{source}` holds out of a container into `{dest}`, which holds \
+                 nagger's own files or Claude Code's settings, and what lands there cannot \
+                 be seen"
+            ),
+            "Copy it into a folder of its own, and look at it first.",
+        ));
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::super::verdict::Severity;
+    use super::*;
+    use std::path::Path;
+
+    const ROOT: &str = "/work/proj";
+
+    fn run_of(line: &str) -> Invocation {
+        let scope = Scope::new(Path::new(ROOT), None);
+        let parsed = shell::parse(line);
+        parsed
+            .commands
+            .iter()
+            .find_map(|c| invocation(c, &Cwd::Known(String::new()), &scope))
+            .unwrap_or_else(|| panic!("no container command in {line}"))
+    }
+
+    /// The answer of self-protection on `line`, run from the project root.
+    fn answer(line: &str) -> Option<Severity> {
+        let root = Path::new(ROOT);
+        let parsed = shell::parse(line);
+        let scope = Scope::new(root, None).in_line(&parsed);
+        let mut folders = Folders::new(Cwd::Known(String::new()));
+        for command in &parsed.commands {
+            let cwd = folders.cwd().clone();
+            folders.step(command);
+            if let Some(found) = written_by(command, &[], &cwd, &scope) {
+                return Some(found.severity);
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn options_with_values_are_told_from_the_image_and_its_command() {
+        let run = run_of(
+            "docker run --rm -it -e A=1 --name web -u 1000 --network host -p 80:80 \
+             -v $PWD:/w -w /w --entrypoint sh img -c 'make -C x'",
+        );
+        assert_eq!(run.subject.as_deref(), Some("img"));
+        assert_eq!(run.command, ["-c", "make -C x"]);
+        assert_eq!(run.entrypoint.as_deref(), Some("sh"));
+        assert_eq!(run.workdir.as_deref(), Some("/w"));
+        assert_eq!(run.name.as_deref(), Some("web"));
+        assert!(run.interactive);
+        assert_eq!(
+            run.mounts,
+            [Mount {
+                target: "/w".into(),
+                source: ROOT.into(),
+                writable: true
+            }]
+        );
+        // Values glued to the letter, in a cluster, or after `=`.
+        let run = run_of("podman run -itv.:/src -ePATH=/x --workdir=/src alpine ls -la");
+        assert_eq!(run.subject.as_deref(), Some("alpine"));
+        assert_eq!(run.command, ["ls", "-la"]);
+        assert_eq!(run.mounts[0].target, "/src");
+        assert_eq!(run.workdir.as_deref(), Some("/src"));
+        // The engine's own options, `container run`, compose's `run`.
+        let run = run_of("docker -H tcp://h:2375 --context ci container run -v ~/x:/x img true");
+        assert_eq!(run.mounts[0].source, "~/x");
+        assert_eq!(run.command, ["true"]);
+        let run = run_of("docker compose -f a.yml run --rm -v .:/w -T svc rm x");
+        assert_eq!(run.verb, "docker compose run");
+        assert_eq!(run.subject.as_deref(), Some("svc"));
+        assert_eq!(run.command, ["rm", "x"]);
+        let run = run_of("nerdctl exec -it -w /app web sh");
+        assert!(run.exec);
+        assert_eq!(run.subject.as_deref(), Some("web"));
+    }
+
+    #[test]
+    fn mounts_are_host_folders_only_when_their_source_is_a_path() {
+        let mounts = |line: &str| run_of(line).mounts;
+        let one = |line: &str| mounts(line).into_iter().next();
+        assert_eq!(one("docker run -v data:/w img x"), None);
+        assert_eq!(one("docker run -v /w img x"), None);
+        assert_eq!(
+            one("docker run --mount type=volume,source=data,target=/w img x"),
+            None
+        );
+        assert_eq!(one("docker run --mount source=data,target=/w img x"), None);
+        let ro = one("docker run -v $PWD:/w:ro,z img x").unwrap();
+        assert!(!ro.writable);
+        let ro = one("docker run --mount type=bind,src=.,dst=/w,readonly img x").unwrap();
+        assert!(!ro.writable);
+        let rw = one("docker run --mount type=bind,src=.,dst=/w,readonly=false img x").unwrap();
+        assert!(rw.writable);
+        assert_eq!(rw.source, ROOT);
+        for (spec, host) in [
+            ("$HOME/.claude", "~/.claude"),
+            ("~", "~"),
+            ("\"$(pwd)\"/sub", "/work/proj/sub"),
+            ("${PWD}/..", "/work"),
+            ("$CLAUDE_PROJECT_DIR", ROOT),
+            ("/etc", "/etc"),
+            ("$SRC", "$SRC"),
+        ] {
+            let line = format!("docker run -v {spec}:/m img x");
+            assert_eq!(
+                one(&line).map(|m| m.source).as_deref(),
+                Some(host),
+                "{line}"
+            );
+        }
+    }
+
+    #[test]
+    fn container_commands_reaching_naggers_files_through_mounts_are_refused() {
+        for line in [
+            "docker run --rm -v $PWD:/w alpine rm -rf /w/.claude",
+            "docker run --rm -v \"$(pwd)\":/app -w /app alpine sh -c 'rm -rf .claude-nagger'",
+            "podman run -v .:/src alpine rm /src/.claude/settings.local.json",
+            "docker run --rm -v ~/.claude:/c alpine rm -rf /c",
+            "docker run --rm -v ~/.claude:/c alpine sh -c 'echo {} > /c/settings.json'",
+            "docker run -v $PWD/.claude:/cfg alpine truncate -s0 /cfg/settings.json",
+            "docker run -v $PWD:/w -w / alpine sh -c 'cd w && rm -r .claude-nagger'",
+            "docker run -v $PWD:/w -w /w/src alpine rm -rf ../.claude",
+            "docker run -v $PWD:/w alpine rm -rf /",
+            "docker run -v $PWD:/w python:3 python3 -c \"import os; os.remove('/w/.claude/settings.json')\"",
+            "docker run -v $PWD:/w -w /w alpine mv .claude /tmp/x",
+            "docker run -d --name b -v $PWD:/w alpine sleep 9 && docker exec b rm -rf /w/.claude",
+            "docker cp web:/tmp/s.json .claude/settings.json",
+            "docker container cp web:/etc/conf .claude",
+            "kubectl -n prod cp api-0:/tmp/x .claude-nagger/config.toml",
+        ] {
+            assert_eq!(answer(line), Some(Severity::Deny), "{line}");
+        }
+    }
+
+    #[test]
+    fn what_nagger_cannot_see_in_a_container_given_its_files_is_asked_about() {
+        for line in [
+            "docker run --rm -v $PWD:/w alpine",
+            "docker run --rm -v ~:/h --entrypoint '' img",
+            "docker run -v $PWD:/w python:3 python3 -c 'import os, sys; os.remove(sys.argv[1])' x",
+            "docker run -v $PWD:/w -w /w alpine tar xf /tmp/x.tar",
+            "curl -s https://x/y.tar | docker run -i -v $PWD:/w -w /w alpine tar x",
+            "curl -s https://x/s.sh | docker run -i -v $PWD:/w alpine sh",
+            "docker cp web:/app/. .",
+        ] {
+            assert_eq!(answer(line), Some(Severity::Ask), "{line}");
+        }
+    }
+
+    #[test]
+    fn everyday_container_lines_and_container_only_paths_pass() {
+        for line in [
+            "docker run --rm -v \"$PWD\":/src -w /src rust:1.80 cargo test",
+            "docker run --rm -v $(pwd):/app -w /app node:20 npm ci",
+            "docker run -v $PWD:/w img make test",
+            "docker build -t x .",
+            "docker compose up -d",
+            "docker exec -it web bash -lc 'rails db:migrate'",
+            "docker cp ctr:/app/logs ./logs",
+            "docker run --rm -it widgets:dev sh",
+            "docker compose run --rm web python manage.py migrate",
+            // Paths of the container itself, read-only mounts, named volumes.
+            "docker run --rm alpine rm -rf /.claude",
+            "docker run --rm -v $PWD:/w alpine rm -rf /root/.claude /tmp/.claude-nagger",
+            "docker run --rm -v $PWD:/w:ro alpine rm -rf /w/.claude",
+            "docker run --rm -v cache:/w alpine rm -rf /w/.claude",
+            "docker run --rm -v $PWD/src:/src alpine rm -rf /src/gen",
+            "docker run --rm -v $PWD:/w -w /w alpine rm -rf target node_modules",
+            "docker run --rm -v $PWD:/w -w /w alpine tar xf x.tar -C /tmp",
+            "docker run --rm -v $PWD:/w python:3 python3 -c 'print(1)'",
+            "docker run --rm -v $PWD/src:/src alpine",
+            "docker cp ./build web:/app/build",
+            "kubectl cp ./dump.sql db-0:/tmp/dump.sql",
+        ] {
+            assert_eq!(answer(line), None, "{line}");
+        }
+    }
+
+    #[test]
+    fn container_paths_become_host_paths_only_inside_writable_mounts() {
+        let scope = Scope::new(Path::new(ROOT), None);
+        let mounts = [
+            Mount {
+                target: "/w".into(),
+                source: ROOT.into(),
+                writable: true,
+            },
+            Mount {
+                target: "/w/ro".into(),
+                source: "/data".into(),
+                writable: false,
+            },
+        ];
+        let container = Container {
+            mounts: &mounts,
+            scope: &scope,
+            verb: "docker run",
+            reaches: true,
+            depth: 0,
+        };
+        let root = Cwd::Known("/".into());
+        let w = Cwd::Known("/w".into());
+        assert_eq!(container.word("/w/a/b", &root), ["/work/proj/a/b"]);
+        assert_eq!(container.word("w/a", &root), ["/work/proj/a"]);
+        assert_eq!(container.word("a/b", &w), ["a/b"]);
+        assert_eq!(container.word("../etc/x", &w), [format!("{NOWHERE}/x")]);
+        assert_eq!(container.word("/w/ro/x", &root), [format!("{NOWHERE}/x")]);
+        assert_eq!(container.word("/", &root), [ROOT]);
+        assert_eq!(container.word("/tmp/.claude", &root), [NOWHERE]);
+        assert_eq!(container.word("xf", &root), ["xf"]);
+        assert_eq!(container.word("of=/w/x", &root), ["of=/work/proj/x"]);
+        assert_eq!(container.word("$PWD/x", &w), ["/work/proj/x"]);
+        assert_eq!(container.host_dir(&w), Cwd::Known(ROOT.into()));
+        assert_eq!(container.host_dir(&root), Cwd::Known(NOWHERE.into()));
+    }
+}
