@@ -17,8 +17,7 @@ use super::super::paths::normalize;
 use super::super::project;
 use super::super::shell::{self, SimpleCommand, basename, shell_quote};
 use super::{
-    Cwd, Folders, Scope, finding, holds_protected, judge, may_be_protected, on_disk, protected,
-    resolve, written_by,
+    Cwd, Folders, Scope, finding, holds_protected, judge, on_disk, protected, resolve, written_by,
 };
 
 /// Container engines whose `run`, `create`, `exec` and `cp` are read.
@@ -673,8 +672,10 @@ fn nowhere(path: &str) -> String {
     }
 }
 
+/// A word that would name one of nagger's paths wherever it stood (`.claude`, `.c*`):
+/// what self-protection judges by name alone.
 fn looks_protected(word: &str) -> bool {
-    protected(word, None).is_some() || may_be_protected(word)
+    protected(&format!("{NOWHERE}/{word}"), None).is_some()
 }
 
 /// The container folder a command runs in: `~` as root's home.
@@ -1208,6 +1209,32 @@ mod tests {
     }
 
     #[test]
+    fn find_in_a_container_reaches_naggers_files_on_disk_through_its_mount() {
+        let project = tempfile::tempdir().expect("a project");
+        let root = project.path();
+        std::fs::create_dir(root.join(".claude-nagger")).unwrap();
+        std::fs::write(root.join(".claude-nagger/config.toml"), "").unwrap();
+        let judged = |line: &str| {
+            let parsed = shell::parse(line);
+            let scope = Scope::new(root, None).in_line(&parsed);
+            let command = parsed.commands.first().unwrap();
+            written_by(command, &[], &Cwd::Known(String::new()), &scope).map(|f| f.severity)
+        };
+        for line in [
+            "docker run -v $PWD:/w alpine find /w -name '*.toml' -delete",
+            "docker run -v .:/w -w /w alpine find . -name config.toml -exec rm {} +",
+        ] {
+            assert_eq!(judged(line), Some(Severity::Deny), "{line}");
+        }
+        for line in [
+            "docker run -v $PWD:/w alpine find /w -name '*.o' -delete",
+            "docker run -v $PWD:/w alpine find / -name '*.toml' -path '/etc/*' -delete",
+        ] {
+            assert_eq!(judged(line), None, "{line}");
+        }
+    }
+
+    #[test]
     fn container_paths_become_host_paths_only_inside_writable_mounts() {
         let scope = Scope::new(Path::new(ROOT), None);
         let mounts = [
@@ -1239,6 +1266,8 @@ mod tests {
         assert_eq!(container.word("/", &root), [ROOT]);
         assert_eq!(container.word("/tmp/.claude", &root), [NOWHERE]);
         assert_eq!(container.word("xf", &root), ["xf"]);
+        assert_eq!(container.word("*.toml", &root), ["*.toml"]);
+        assert_eq!(container.word(".c*", &root), [NOWHERE]);
         assert_eq!(container.word("of=/w/x", &root), ["of=/work/proj/x"]);
         assert_eq!(container.word("$PWD/x", &w), ["/work/proj/x"]);
         assert_eq!(container.host_dir(&w), Cwd::Known(ROOT.into()));
