@@ -11,6 +11,9 @@
 //! resolve, a program read from standard input) is asked about. `docker cp`, `podman cp`
 //! and `kubectl cp` write their host-side destination, judged like `cp`.
 
+use std::cell::Cell;
+use std::io::Read;
+
 use super::super::code::{self, Effect};
 use super::super::finding::Finding;
 use super::super::paths::normalize;
@@ -19,6 +22,7 @@ use super::super::shell::{self, SimpleCommand, basename, shell_quote};
 use super::{
     Cwd, Folders, Scope, finding, holds_protected, judge, on_disk, protected, resolve, written_by,
 };
+use crate::base::files;
 
 /// Container engines whose `run`, `create`, `exec` and `cp` are read.
 const ENGINES: &[&str] = &["docker", "podman", "nerdctl"];
@@ -31,6 +35,10 @@ const NOWHERE: &str = "/\u{1}container";
 const MAX_DEPTH: usize = 4;
 /// Most commands of one container command line judged.
 const MAX_COMMANDS: usize = 64;
+/// Most program files of one container command read from the host.
+const MAX_FILES: usize = 8;
+/// The most of a program file that is read (what was read is judged).
+const MAX_FILE: u64 = 256 << 10;
 
 /// Short options of `run`, `create`, `exec` and `compose run` that take a value.
 const SHORT_VALUED: &str = "acehlmpuvw";
@@ -279,12 +287,14 @@ fn reached_at(command: &SimpleCommand, cwd: &Cwd, scope: &Scope, depth: usize) -
         return None;
     }
     let reaches = writable.iter().any(|m| reaches_protected(m, scope));
+    let files = Cell::new(MAX_FILES);
     let container = Container {
         mounts: &run.mounts,
         scope,
         verb: &run.verb,
         reaches,
         depth,
+        files: &files,
     };
     let mut argv: Vec<String> = Vec::new();
     match run.entrypoint.as_deref() {
@@ -353,6 +363,8 @@ struct Container<'a, 'b> {
     /// A writable mount holds nagger's files or Claude Code's settings.
     reaches: bool,
     depth: usize,
+    /// Program files left to read from the host for this container.
+    files: &'a Cell<usize>,
 }
 
 impl Container<'_, '_> {
@@ -425,7 +437,60 @@ impl Container<'_, '_> {
         if let Some(found) = judged.or_else(|| self.unseen_input(&run, &host)) {
             return Some(self.inside(command, found));
         }
-        code.iter().find_map(|text| self.code(text, here))
+        if let Some(found) = code.iter().find_map(|text| self.code(text, here)) {
+            return Some(found);
+        }
+        self.program_file(command, here)
+    }
+
+    /// The program file a shell or interpreter runs in the container (`sh /w/x.sh`,
+    /// `python3 tool.py`): read from the host when a mount holds it, and judged as the
+    /// container runs it (as with a project's own scripts, what it leaves unresolved is
+    /// not asked about); one only in the image, where nagger's files are mounted, is.
+    fn program_file(&self, command: &SimpleCommand, here: &Cwd) -> Option<Finding> {
+        let at = shell::program_file(&command.argv)?;
+        let file = command.argv[at].as_str();
+        let inside = match here {
+            _ if file.contains(['$', '`']) => None,
+            _ if file.starts_with('/') => Some(normalize(file)),
+            Cwd::Known(dir) if !file.starts_with('~') => Some(normalize(&format!("{dir}/{file}"))),
+            _ => None,
+        };
+        let host = match inside.and_then(|path| self.mapped(&path)) {
+            Some(Place::Host(host) | Place::ReadOnly(host)) => host,
+            None => {
+                return self.reaches.then(|| {
+                    self.unsure(&format!(
+                        "runs `{file}`, a program in the container nagger cannot see"
+                    ))
+                });
+            }
+        };
+        let left = self.files.get();
+        if left == 0 || self.depth >= MAX_DEPTH {
+            return None;
+        }
+        self.files.set(left - 1);
+        let text = on_disk(self.scope, &host).and_then(|path| {
+            let file = files::open_regular(&path).ok()?;
+            let mut text = Vec::new();
+            file.take(MAX_FILE).read_to_end(&mut text).ok()?;
+            Some(String::from_utf8_lossy(&text).into_owned())
+        })?;
+        let quiet = Container {
+            reaches: false,
+            depth: self.depth + 1,
+            ..*self
+        };
+        let found = if shell::is_shell(command.name()) {
+            quiet.line(&text, here.clone())
+        } else {
+            quiet.code(&text, here)
+        }?;
+        Some(Finding {
+            harm: format!("runs `{file}` (`{host}` on the host), which {}", found.harm),
+            ..found
+        })
     }
 
     /// An archive unpacked or a patch applied (`run`, as the host sees it, from `host`)
@@ -531,18 +596,20 @@ impl Container<'_, '_> {
             .iter()
             .filter(|m| under(path, &m.target))
             .max_by_key(|m| m.target.len())?;
-        if !mount.writable {
-            return Some(Place::ReadOnly);
-        }
         let rest = &path[mount.target.len()..];
         let rest = rest.trim_start_matches('/');
-        Some(Place::Host(if rest.is_empty() {
+        let host = if rest.is_empty() {
             mount.source.clone()
         } else if mount.source == "/" {
             format!("/{rest}")
         } else {
             format!("{}/{rest}", mount.source)
-        }))
+        };
+        Some(if mount.writable {
+            Place::Host(host)
+        } else {
+            Place::ReadOnly(host)
+        })
     }
 
     /// The words a word of a container command becomes on the host: a path inside a
@@ -577,6 +644,15 @@ impl Container<'_, '_> {
                 .unwrap_or_else(|| word.to_owned()),
             Cwd::Unknown => word.to_owned(),
         };
+        // The container's own home.
+        let word = ["$HOME", "${HOME}"]
+            .iter()
+            .find_map(|home| {
+                word.strip_prefix(home)
+                    .filter(|r| r.is_empty() || r.starts_with('/'))
+                    .map(|r| format!("~{r}"))
+            })
+            .unwrap_or(word);
         if word.starts_with('$') {
             return vec![word];
         }
@@ -605,7 +681,7 @@ impl Container<'_, '_> {
         }
         match place {
             Some(Place::Host(host)) => vec![host],
-            Some(Place::ReadOnly) => vec![nowhere(&path)],
+            Some(Place::ReadOnly(_)) => vec![nowhere(&path)],
             None => {
                 // A folder holding mounts: what is done to all of it reaches them.
                 let below: Vec<String> = self
@@ -632,7 +708,8 @@ impl Container<'_, '_> {
 /// Where a container path lies on the host.
 enum Place {
     Host(String),
-    ReadOnly,
+    /// Read from the host, but nothing written there.
+    ReadOnly(String),
 }
 
 /// Whether the container folder `here` and the container path `path` lie in the same
@@ -1235,6 +1312,65 @@ mod tests {
     }
 
     #[test]
+    fn program_files_a_container_runs_from_a_mount_are_read_from_the_host() {
+        let project = tempfile::tempdir().expect("a project");
+        let root = project.path();
+        std::fs::create_dir(root.join("scripts")).unwrap();
+        for (name, text) in [
+            ("wipe.sh", "set -e\ncd /w\nrm -rf .claude-nagger\n"),
+            ("build.sh", "echo building\ncargo build --release\n"),
+            ("wipe.py", "import shutil\nshutil.rmtree('/w/.claude')\n"),
+            ("tool.py", "import os, sys\nos.remove(sys.argv[1])\n"),
+        ] {
+            std::fs::write(root.join("scripts").join(name), text).unwrap();
+        }
+        let judged = |line: &str| {
+            let parsed = shell::parse(line);
+            let scope = Scope::new(root, None).in_line(&parsed);
+            let command = parsed.commands.first().unwrap();
+            written_by(command, &[], &Cwd::Known(String::new()), &scope).map(|f| f.severity)
+        };
+        for (line, expected) in [
+            (
+                "docker run -v $PWD:/w alpine sh /w/scripts/wipe.sh",
+                Some(Severity::Deny),
+            ),
+            (
+                "docker run -v .:/w:ro python:3 python3 /w/scripts/wipe.py",
+                None,
+            ),
+            (
+                "docker run -v .:/w -v .:/s:ro python:3 python3 /s/scripts/wipe.py",
+                Some(Severity::Deny),
+            ),
+            (
+                "docker run -v $PWD:/w -w /w alpine bash scripts/build.sh",
+                None,
+            ),
+            // Unresolved in a project's own program: not asked about, as on the host.
+            (
+                "docker run -v $PWD:/w -w /w python:3 python3 scripts/tool.py x",
+                None,
+            ),
+            (
+                "docker run -v $PWD:/w -w /w alpine sh scripts/missing.sh",
+                None,
+            ),
+            // A program only the image holds.
+            (
+                "docker run -v $PWD:/w python:3 python3 /app/main.py",
+                Some(Severity::Ask),
+            ),
+            (
+                "docker run -v $PWD/src:/src python:3 python3 /app/main.py",
+                None,
+            ),
+        ] {
+            assert_eq!(judged(line), expected, "{line}");
+        }
+    }
+
+    #[test]
     fn container_paths_become_host_paths_only_inside_writable_mounts() {
         let scope = Scope::new(Path::new(ROOT), None);
         let mounts = [
@@ -1255,6 +1391,7 @@ mod tests {
             verb: "docker run",
             reaches: true,
             depth: 0,
+            files: &Cell::new(MAX_FILES),
         };
         let root = Cwd::Known("/".into());
         let w = Cwd::Known("/w".into());
@@ -1270,6 +1407,7 @@ mod tests {
         assert_eq!(container.word(".c*", &root), [NOWHERE]);
         assert_eq!(container.word("of=/w/x", &root), ["of=/work/proj/x"]);
         assert_eq!(container.word("$PWD/x", &w), ["/work/proj/x"]);
+        assert_eq!(container.word("$HOME/.claude", &w), [NOWHERE]);
         assert_eq!(container.host_dir(&w), Cwd::Known(ROOT.into()));
         assert_eq!(container.host_dir(&root), Cwd::Known(NOWHERE.into()));
     }
