@@ -435,7 +435,7 @@ impl Container<'_, '_> {
         let judged = written_by(&run, &[], &host, self.scope)
             .or_else(|| project::deleted(&run, &host, &Cwd::Unknown, self.scope.root));
         if let Some(found) = judged.or_else(|| self.unseen_input(&run, &host)) {
-            return Some(self.inside(command, found));
+            return Some(self.inside(command, &found));
         }
         if let Some(found) = code.iter().find_map(|text| self.code(text, here)) {
             return Some(found);
@@ -456,15 +456,14 @@ impl Container<'_, '_> {
             Cwd::Known(dir) if !file.starts_with('~') => Some(normalize(&format!("{dir}/{file}"))),
             _ => None,
         };
-        let host = match inside.and_then(|path| self.mapped(&path)) {
-            Some(Place::Host(host) | Place::ReadOnly(host)) => host,
-            None => {
-                return self.reaches.then(|| {
-                    self.unsure(&format!(
-                        "runs `{file}`, a program in the container nagger cannot see"
-                    ))
-                });
-            }
+        let Some(Place::Host(host) | Place::ReadOnly(host)) =
+            inside.and_then(|path| self.mapped(&path))
+        else {
+            return self.reaches.then(|| {
+                self.unsure(&format!(
+                    "runs `{file}`, a program in the container nagger cannot see"
+                ))
+            });
         };
         let left = self.files.get();
         if left == 0 || self.depth >= MAX_DEPTH {
@@ -565,15 +564,17 @@ impl Container<'_, '_> {
     }
 
     /// A finding on a command the container runs, said of the container.
-    fn inside(&self, command: &SimpleCommand, found: Finding) -> Finding {
+    fn inside(&self, command: &SimpleCommand, found: &Finding) -> Finding {
         Finding {
+            check: found.check,
+            advice: found.advice,
+            severity: found.severity,
             harm: format!(
                 "runs `{}` in a container (`{}`) given host folders to write: it {}",
                 command.display(),
                 self.verb,
                 found.harm
             ),
-            ..found
         }
     }
 
