@@ -16,9 +16,9 @@ use std::io::Read;
 
 use super::super::code::{self, Effect};
 use super::super::finding::Finding;
+use super::super::finding::operands;
 use super::super::paths::normalize;
-use super::super::project;
-use super::super::shell::{self, SimpleCommand, basename, shell_quote};
+use super::super::shell::{self, SimpleCommand, basename, has_flag, shell_quote};
 use super::{
     Cwd, Folders, Scope, finding, holds_protected, judge, on_disk, protected, resolve, written_by,
 };
@@ -432,8 +432,8 @@ impl Container<'_, '_> {
         if let Some(prefixed) = &mut run.prefixed {
             *prefixed = prefixed.iter().flat_map(|w| map(w)).collect();
         }
-        let judged = written_by(&run, &[], &host, self.scope)
-            .or_else(|| project::deleted(&run, &host, &Cwd::Unknown, self.scope.root));
+        let judged =
+            written_by(&run, &[], &host, self.scope).or_else(|| self.removes_holder(&run, &host));
         if let Some(found) = judged.or_else(|| self.unseen_input(&run, &host)) {
             return Some(self.inside(command, &found));
         }
@@ -490,6 +490,40 @@ impl Container<'_, '_> {
             harm: format!("runs `{file}` (`{host}` on the host), which {}", found.harm),
             ..found
         })
+    }
+
+    /// A folder holding nagger's files on the host (the project, a folder above it, a
+    /// home) deleted or moved away whole by `run` (as the host sees it, from `host`):
+    /// `rm -rf /w` with the project mounted at `/w`, `rm -rf /` above it.
+    fn removes_holder(&self, run: &SimpleCommand, host: &Cwd) -> Option<Finding> {
+        let args = run.args();
+        let (verb, ops) = match run.name() {
+            "rm" if has_flag(args, "rR", &["recursive"]) => ("deletes", operands(args)),
+            "mv" => {
+                let ops = operands(args);
+                let sources = if has_flag(args, "t", &["target-directory"]) {
+                    ops
+                } else {
+                    ops.split_last()
+                        .map(|(_, r)| r.to_vec())
+                        .unwrap_or_default()
+                };
+                ("moves away", sources)
+            }
+            _ => return None,
+        };
+        ops.into_iter()
+            .filter(|op| !op.contains(['$', '`']) && !op.starts_with(NOWHERE))
+            .find_map(|op| {
+                let full = resolve(host, op)?;
+                holds_protected(self.scope, &full).then(|| {
+                    finding(&format!(
+                        "{verb} `{}` on the host, which holds nagger's own files and Claude \
+                         Code's settings",
+                        normalize(&full)
+                    ))
+                })
+            })
     }
 
     /// An archive unpacked or a patch applied (`run`, as the host sees it, from `host`)
@@ -1231,6 +1265,9 @@ mod tests {
             "docker run -v $PWD:/w -w / alpine sh -c 'cd w && rm -r .claude-nagger'",
             "docker run -v $PWD:/w -w /w/src alpine rm -rf ../.claude",
             "docker run -v $PWD:/w alpine rm -rf /",
+            "docker run -v $PWD:/w alpine rm -rf /w",
+            "docker run -v $PWD/..:/up -w /up alpine mv proj /tmp/gone",
+            "docker run -v ~:/h alpine sh -c 'cd / && rm -r h'",
             "docker run -v $PWD:/w python:3 python3 -c \"import os; os.remove('/w/.claude/settings.json')\"",
             "docker run -v $PWD:/w -w /w alpine mv .claude /tmp/x",
             "docker run -d --name b -v $PWD:/w alpine sleep 9 && docker exec b rm -rf /w/.claude",
