@@ -592,7 +592,26 @@ fn changed(command: &SimpleCommand, fed: &[String], cwd: &Cwd, scope: &Scope) ->
     if let Some(found) = unpacked(command, cwd, scope) {
         return Some(found);
     }
-    if let Some(found) = containers::reached(command, cwd, scope) {
+    if let Some(found) = containers::reached(
+        command,
+        match cwd {
+            Cwd::Known(dir) => Some(dir.as_str()),
+            Cwd::Unknown => None,
+        },
+        &containers::Host {
+            root: scope.root,
+            line: scope.line.map(|parsed| parsed.commands.as_slice()),
+            protected: &|path| protected(path, scope.binary).is_some(),
+            judge: &|path| judge(path, scope).map(|(what, _)| what),
+            holds: &|dir| holds_protected(scope, dir),
+            command: &|run, dir| {
+                let dir = dir.map_or(Cwd::Unknown, |d| Cwd::Known(d.to_owned()));
+                written_by(run, &[], &dir, scope)
+            },
+            unpacks: &|run| extraction(run).map(|(a, d)| (a.map(str::to_owned), d.to_owned())),
+            refuse: &finding,
+        },
+    ) {
         return Some(found);
     }
     if let Some(found) = stashes_untracked(command, cwd, scope) {

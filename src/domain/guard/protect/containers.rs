@@ -19,10 +19,94 @@ use super::super::finding::Finding;
 use super::super::finding::operands;
 use super::super::paths::normalize;
 use super::super::shell::{self, SimpleCommand, basename, has_flag, shell_quote};
-use super::{
-    Cwd, Folders, Scope, finding, holds_protected, judge, on_disk, protected, resolve, written_by,
-};
 use crate::base::files;
+use std::path::{Path, PathBuf};
+
+/// What containers need of self-protection, handed over by it: the place the line runs
+/// in and its judgments.
+pub(super) struct Host<'a> {
+    /// The project root, which relative paths start from.
+    pub(super) root: &'a Path,
+    /// The commands of the line being checked, when known (the containers it starts).
+    pub(super) line: Option<&'a [SimpleCommand]>,
+    /// Whether a path is one of nagger's by name alone.
+    pub(super) protected: &'a dyn Fn(&str) -> bool,
+    /// What a path is, when it is one of nagger's (lexically or through links on disk).
+    pub(super) judge: &'a dyn Fn(&str) -> Option<&'static str>,
+    /// Whether a folder holds nagger's files or Claude Code's settings.
+    pub(super) holds: &'a dyn Fn(&str) -> bool,
+    /// Self-protection's finding on a command run from a folder (`None`: not known).
+    pub(super) command: &'a dyn Fn(&SimpleCommand, Option<&str>) -> Option<Finding>,
+    /// The archive a command unpacks (`None`: standard input) and where to.
+    pub(super) unpacks: &'a dyn Fn(&SimpleCommand) -> Option<Unpacked>,
+    /// The refusal of a harm.
+    pub(super) refuse: &'a dyn Fn(&str) -> Finding,
+}
+
+/// An archive unpacked (`None`: from standard input) and the folder it lands in.
+pub(super) type Unpacked = (Option<String>, String);
+
+/// A folder: relative to where the line starts, absolute or `~/…`; or not known.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Cwd {
+    Known(String),
+    Unknown,
+}
+
+/// `path` as seen from where the line starts, when the folder it is relative to is known.
+fn resolve(cwd: &Cwd, path: &str) -> Option<String> {
+    if path.starts_with(['/', '~']) || path.starts_with("$HOME") || path.starts_with("${HOME}") {
+        return Some(path.to_owned());
+    }
+    match cwd {
+        Cwd::Known(dir) if dir.is_empty() => Some(path.to_owned()),
+        Cwd::Known(dir) => Some(format!("{dir}/{path}")),
+        Cwd::Unknown => None,
+    }
+}
+
+/// Where a resolved path lies on disk: from the project root when relative.
+fn on_disk(host: &Host, path: &str) -> Option<PathBuf> {
+    if path.contains(['$', '`']) {
+        return None;
+    }
+    match path.strip_prefix('~') {
+        Some(rest) if rest.is_empty() || rest.starts_with('/') => {
+            Some(PathBuf::from(std::env::var_os("HOME")?).join(rest.trim_start_matches('/')))
+        }
+        Some(_) => None,
+        None => Some(host.root.join(path)),
+    }
+}
+
+/// The folder after a container command's `cd` (or `pushd`/`popd`, which are not
+/// followed): `~` is root's home.
+fn step(cwd: &Cwd, command: &SimpleCommand) -> Cwd {
+    match command.name() {
+        "cd" | "chdir" => {}
+        "pushd" | "popd" => return Cwd::Unknown,
+        _ => return cwd.clone(),
+    }
+    let args: Vec<&String> = command
+        .args()
+        .iter()
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let Some(dir) = args.first() else {
+        return Cwd::Known("/root".into());
+    };
+    if dir.contains(['$', '`']) {
+        return Cwd::Unknown;
+    }
+    let dir = match dir.strip_prefix('~') {
+        Some(rest) if rest.is_empty() || rest.starts_with('/') => format!("/root{rest}"),
+        _ => (*dir).clone(),
+    };
+    match resolve(cwd, &dir) {
+        Some(path) => Cwd::Known(normalize(&path)),
+        None => Cwd::Unknown,
+    }
+}
 
 /// Container engines whose `run`, `create`, `exec` and `cp` are read.
 const ENGINES: &[&str] = &["docker", "podman", "nerdctl"];
@@ -263,11 +347,14 @@ struct Invocation {
 
 /// The paths `command`, a container engine or `cp` out of one, writes on the host through
 /// the folders it gives a container, judged by self-protection.
-pub(super) fn reached(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding> {
-    reached_at(command, cwd, scope, 0)
+/// `cwd`: the folder the line runs in (relative to the root, absolute or `~/…`), `None`
+/// when only known as the shell runs.
+pub(super) fn reached(command: &SimpleCommand, cwd: Option<&str>, scope: &Host) -> Option<Finding> {
+    let cwd = cwd.map_or(Cwd::Unknown, |dir| Cwd::Known(dir.to_owned()));
+    reached_at(command, &cwd, scope, 0)
 }
 
-fn reached_at(command: &SimpleCommand, cwd: &Cwd, scope: &Scope, depth: usize) -> Option<Finding> {
+fn reached_at(command: &SimpleCommand, cwd: &Cwd, scope: &Host, depth: usize) -> Option<Finding> {
     if depth > MAX_DEPTH {
         return None;
     }
@@ -358,7 +445,7 @@ fn reached_at(command: &SimpleCommand, cwd: &Cwd, scope: &Scope, depth: usize) -
 /// What a container command works with: its mounts and the guard's scope.
 struct Container<'a, 'b> {
     mounts: &'a [Mount],
-    scope: &'a Scope<'b>,
+    scope: &'a Host<'b>,
     verb: &'a str,
     /// A writable mount holds nagger's files or Claude Code's settings.
     reaches: bool,
@@ -392,10 +479,10 @@ impl Container<'_, '_> {
     /// Each command of the shell line `line`, run in the container from `workdir`.
     fn line(&self, line: &str, workdir: Cwd) -> Option<Finding> {
         let parsed = shell::parse(line);
-        let mut folders = Folders::new(workdir);
+        let mut folder = workdir;
         for command in parsed.commands.iter().take(MAX_COMMANDS) {
-            let here = container_dir(folders.cwd());
-            folders.step(command);
+            let here = container_dir(&folder);
+            folder = step(&here, command);
             if let Some(found) = self.command(command, &here) {
                 return Some(found);
             }
@@ -432,8 +519,9 @@ impl Container<'_, '_> {
         if let Some(prefixed) = &mut run.prefixed {
             *prefixed = prefixed.iter().flat_map(|w| map(w)).collect();
         }
-        let judged =
-            written_by(&run, &[], &host, self.scope).or_else(|| self.removes_holder(&run, &host));
+        let judged = self
+            .judged(&run, &host)
+            .or_else(|| self.removes_holder(&run, &host));
         if let Some(found) = judged.or_else(|| self.unseen_input(&run, &host)) {
             return Some(self.inside(command, &found));
         }
@@ -492,6 +580,15 @@ impl Container<'_, '_> {
         })
     }
 
+    /// Self-protection's finding on `run` run on the host from `host`.
+    fn judged(&self, run: &SimpleCommand, host: &Cwd) -> Option<Finding> {
+        let dir = match host {
+            Cwd::Known(dir) => Some(dir.as_str()),
+            Cwd::Unknown => None,
+        };
+        (self.scope.command)(run, dir)
+    }
+
     /// A folder holding nagger's files on the host (the project, a folder above it, a
     /// home) deleted or moved away whole by `run` (as the host sees it, from `host`):
     /// `rm -rf /w` with the project mounted at `/w`, `rm -rf /` above it.
@@ -516,8 +613,8 @@ impl Container<'_, '_> {
             .filter(|op| !op.contains(['$', '`']) && !op.starts_with(NOWHERE))
             .find_map(|op| {
                 let full = resolve(host, op)?;
-                holds_protected(self.scope, &full).then(|| {
-                    finding(&format!(
+                (self.scope.holds)(&full).then(|| {
+                    (self.scope.refuse)(&format!(
                         "{verb} `{}` on the host, which holds nagger's own files and Claude \
                          Code's settings",
                         normalize(&full)
@@ -531,7 +628,7 @@ impl Container<'_, '_> {
     /// cannot be read.
     fn unseen_input(&self, run: &SimpleCommand, host: &Cwd) -> Option<Finding> {
         let hidden = |word: &str| word.starts_with(NOWHERE);
-        let holds = |dir: &str| resolve(host, dir).is_some_and(|d| holds_protected(self.scope, &d));
+        let holds = |dir: &str| resolve(host, dir).is_some_and(|d| (self.scope.holds)(&d));
         let unseen = |what: &str, dest: &str| {
             Finding::ask(
                 "guard:self-protect-unsure",
@@ -543,11 +640,11 @@ impl Container<'_, '_> {
                 "Unpack or apply it into a folder of its own, or look at it first.",
             )
         };
-        if let Some((Some(archive), dest)) = super::extraction(run)
-            && hidden(archive)
-            && holds(dest)
+        if let Some((Some(archive), dest)) = (self.scope.unpacks)(run)
+            && hidden(&archive)
+            && holds(&dest)
         {
-            return Some(unseen("unpacks an archive", dest));
+            return Some(unseen("unpacks an archive", &dest));
         }
         super::patches::sources(run)
             .into_iter()
@@ -570,8 +667,8 @@ impl Container<'_, '_> {
                         let Some(full) = resolve(&host, &mapped) else {
                             continue;
                         };
-                        if let Some((what, _)) = judge(&full, self.scope) {
-                            return Some(finding(&format!(
+                        if let Some(what) = (self.scope.judge)(&full) {
+                            return Some((self.scope.refuse)(&format!(
                                 "runs code in a container (`{}`) that changes `{path}`, which \
                                  is `{full}` on the host, {what}",
                                 self.verb
@@ -716,7 +813,7 @@ impl Container<'_, '_> {
         }
         match place {
             Some(Place::Host(host)) => vec![host],
-            Some(Place::ReadOnly(_)) => vec![nowhere(&path)],
+            Some(Place::ReadOnly(_)) => vec![nowhere(self.scope, &path)],
             None => {
                 // A folder holding mounts: what is done to all of it reaches them.
                 let below: Vec<String> = self
@@ -729,12 +826,12 @@ impl Container<'_, '_> {
                     return below;
                 }
                 let mounted_here = matches!(host_here, Some(Place::Host(_)));
-                if relative && !mounted_here && !looks_protected(&word) {
+                if relative && !mounted_here && !looks_protected(self.scope, &word) {
                     // Not a path for sure (`xf`, `test`): left alone, it names nothing
                     // on the host from a folder that is none.
                     return vec![word];
                 }
-                vec![nowhere(&path)]
+                vec![nowhere(self.scope, &path)]
             }
         }
     }
@@ -774,10 +871,10 @@ fn under(path: &str, folder: &str) -> bool {
 
 /// A container path that names nothing on the host, keeping its last name when that
 /// name is not one of nagger's (what is copied into a folder lands under it).
-fn nowhere(path: &str) -> String {
+fn nowhere(host: &Host, path: &str) -> String {
     let last = basename(path);
     let kept = format!("{NOWHERE}/{last}");
-    if last.is_empty() || looks_protected(last) || protected(&kept, None).is_some() {
+    if last.is_empty() || looks_protected(host, last) {
         NOWHERE.to_owned()
     } else {
         kept
@@ -786,8 +883,8 @@ fn nowhere(path: &str) -> String {
 
 /// A word that would name one of nagger's paths wherever it stood (`.claude`, `.c*`):
 /// what self-protection judges by name alone.
-fn looks_protected(word: &str) -> bool {
-    protected(&format!("{NOWHERE}/{word}"), None).is_some()
+fn looks_protected(host: &Host, word: &str) -> bool {
+    (host.protected)(&format!("{NOWHERE}/{word}"))
 }
 
 /// The container folder a command runs in: `~` as root's home.
@@ -811,13 +908,13 @@ fn holds_str(whole: &str, part: &str) -> bool {
 }
 
 /// A writable mount whose host folder is one of nagger's, or holds them.
-fn reaches_protected(mount: &Mount, scope: &Scope) -> bool {
-    judge(&mount.source, scope).is_some() || holds_protected(scope, &mount.source)
+fn reaches_protected(mount: &Mount, scope: &Host) -> bool {
+    (scope.judge)(&mount.source).is_some() || (scope.holds)(&mount.source)
 }
 
 /// The container command line of `command`, when it runs one: `run`, `create`, `exec`
 /// of docker, podman or nerdctl (also as `container run` …), and `compose run`.
-fn invocation(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Invocation> {
+fn invocation(command: &SimpleCommand, cwd: &Cwd, scope: &Host) -> Option<Invocation> {
     let name = command.name();
     let args = command.args();
     let mut k = 0;
@@ -916,7 +1013,7 @@ fn skip_options(args: &[String], mut k: usize, valued: &[&str]) -> usize {
 }
 
 /// One option of a container command line, by its name without dashes.
-fn option(run: &mut Invocation, key: &str, value: Option<String>, cwd: &Cwd, scope: &Scope) {
+fn option(run: &mut Invocation, key: &str, value: Option<String>, cwd: &Cwd, scope: &Host) {
     match key {
         "v" | "volume" => {
             if let Some(mount) = value.and_then(|v| volume(&v, cwd, scope)) {
@@ -937,7 +1034,7 @@ fn option(run: &mut Invocation, key: &str, value: Option<String>, cwd: &Cwd, sco
 }
 
 /// `-v SRC:DST[:OPTIONS]`: a host folder when SRC is a path (a named volume is none).
-fn volume(spec: &str, cwd: &Cwd, scope: &Scope) -> Option<Mount> {
+fn volume(spec: &str, cwd: &Cwd, scope: &Host) -> Option<Mount> {
     let parts: Vec<&str> = spec.split(':').collect();
     let [source, target, rest @ ..] = parts.as_slice() else {
         return None;
@@ -955,7 +1052,7 @@ fn volume(spec: &str, cwd: &Cwd, scope: &Scope) -> Option<Mount> {
 }
 
 /// `--mount type=bind,source=…,target=…[,readonly]`.
-fn bind_mount(spec: &str, cwd: &Cwd, scope: &Scope) -> Option<Mount> {
+fn bind_mount(spec: &str, cwd: &Cwd, scope: &Host) -> Option<Mount> {
     let mut kind = "volume";
     let (mut source, mut target) = (None, None);
     let mut read_only = false;
@@ -991,7 +1088,7 @@ fn container_target(target: &str) -> Option<String> {
 
 /// The host path a mount source names, from the folder the line runs in: absolute,
 /// `~/…`, or holding `$` when only known as the shell runs. `None` for a named volume.
-fn host_source(source: &str, cwd: &Cwd, scope: &Scope) -> Option<String> {
+fn host_source(source: &str, cwd: &Cwd, scope: &Host) -> Option<String> {
     let mut source = source.to_owned();
     for (word, with) in [
         ("$PWD", "."),
@@ -1034,15 +1131,12 @@ fn started_earlier(
     command: &SimpleCommand,
     exec: &Invocation,
     cwd: &Cwd,
-    scope: &Scope,
+    scope: &Host,
 ) -> Option<Vec<Mount>> {
-    let parsed = scope.line?;
-    let at = parsed
-        .commands
-        .iter()
-        .position(|c| std::ptr::eq(c, command))?;
+    let line = scope.line?;
+    let at = line.iter().position(|c| std::ptr::eq(c, command))?;
     let wanted = exec.subject.as_deref()?;
-    parsed.commands[..at].iter().rev().find_map(|earlier| {
+    line[..at].iter().rev().find_map(|earlier| {
         let run = invocation(earlier, cwd, scope)?;
         (!run.exec && run.name.as_deref() == Some(wanted)).then_some(run.mounts)
     })
@@ -1112,7 +1206,7 @@ fn in_container(word: &str) -> bool {
 /// A copy out of a container onto the host folder or file `dest`: what lands there, judged
 /// like `cp -r`. A folder's contents (`ctr:/app/.`) landing where nagger's files are
 /// cannot be seen, and is asked about.
-fn copy_out(source: &str, dest: &str, cwd: &Cwd, scope: &Scope) -> Option<Finding> {
+fn copy_out(source: &str, dest: &str, cwd: &Cwd, scope: &Host) -> Option<Finding> {
     let inner = source.split_once(':').map_or(source, |(_, p)| p);
     let inner = inner.trim_end_matches('/');
     let full = resolve(cwd, dest)?;
@@ -1123,14 +1217,14 @@ fn copy_out(source: &str, dest: &str, cwd: &Cwd, scope: &Scope) -> Option<Findin
         landed.push(format!("{}/{last}", full.trim_end_matches('/')));
     }
     for path in &landed {
-        if let Some((what, _)) = judge(path, scope) {
-            return Some(finding(&format!(
+        if let Some(what) = (scope.judge)(path) {
+            return Some((scope.refuse)(&format!(
                 "copies `{source}` out of a container onto `{dest}`, {what}"
             )));
         }
     }
     let here = on_disk(scope, &full).map(|p| normalize(&p.to_string_lossy()));
-    if contents && here.is_some_and(|p| holds_protected(scope, &p)) {
+    if contents && here.is_some_and(|p| (scope.holds)(&p)) {
         return Some(Finding::ask(
             "guard:self-protect-unsure",
             format!(
@@ -1145,308 +1239,4 @@ fn copy_out(source: &str, dest: &str, cwd: &Cwd, scope: &Scope) -> Option<Findin
 }
 
 #[cfg(test)]
-mod tests {
-    use super::super::super::verdict::Severity;
-    use super::*;
-    use std::path::Path;
-
-    const ROOT: &str = "/work/proj";
-
-    fn run_of(line: &str) -> Invocation {
-        let scope = Scope::new(Path::new(ROOT), None);
-        let parsed = shell::parse(line);
-        parsed
-            .commands
-            .iter()
-            .find_map(|c| invocation(c, &Cwd::Known(String::new()), &scope))
-            .unwrap_or_else(|| panic!("no container command in {line}"))
-    }
-
-    /// The answer of self-protection on `line`, run from the project root.
-    fn answer(line: &str) -> Option<Severity> {
-        let root = Path::new(ROOT);
-        let parsed = shell::parse(line);
-        let scope = Scope::new(root, None).in_line(&parsed);
-        let mut folders = Folders::new(Cwd::Known(String::new()));
-        for command in &parsed.commands {
-            let cwd = folders.cwd().clone();
-            folders.step(command);
-            if let Some(found) = written_by(command, &[], &cwd, &scope) {
-                return Some(found.severity);
-            }
-        }
-        None
-    }
-
-    #[test]
-    fn options_with_values_are_told_from_the_image_and_its_command() {
-        let run = run_of(
-            "docker run --rm -it -e A=1 --name web -u 1000 --network host -p 80:80 \
-             -v $PWD:/w -w /w --entrypoint sh img -c 'make -C x'",
-        );
-        assert_eq!(run.subject.as_deref(), Some("img"));
-        assert_eq!(run.command, ["-c", "make -C x"]);
-        assert_eq!(run.entrypoint.as_deref(), Some("sh"));
-        assert_eq!(run.workdir.as_deref(), Some("/w"));
-        assert_eq!(run.name.as_deref(), Some("web"));
-        assert!(run.interactive);
-        assert_eq!(
-            run.mounts,
-            [Mount {
-                target: "/w".into(),
-                source: ROOT.into(),
-                writable: true
-            }]
-        );
-        // Values glued to the letter, in a cluster, or after `=`.
-        let run = run_of("podman run -itv.:/src -ePATH=/x --workdir=/src alpine ls -la");
-        assert_eq!(run.subject.as_deref(), Some("alpine"));
-        assert_eq!(run.command, ["ls", "-la"]);
-        assert_eq!(run.mounts[0].target, "/src");
-        assert_eq!(run.workdir.as_deref(), Some("/src"));
-        // The engine's own options, `container run`, compose's `run`.
-        let run = run_of("docker -H tcp://h:2375 --context ci container run -v ~/x:/x img true");
-        assert_eq!(run.mounts[0].source, "~/x");
-        assert_eq!(run.command, ["true"]);
-        let run = run_of("docker compose -f a.yml run --rm -v .:/w -T svc rm x");
-        assert_eq!(run.verb, "docker compose run");
-        assert_eq!(run.subject.as_deref(), Some("svc"));
-        assert_eq!(run.command, ["rm", "x"]);
-        let run = run_of("nerdctl exec -it -w /app web sh");
-        assert!(run.exec);
-        assert_eq!(run.subject.as_deref(), Some("web"));
-    }
-
-    #[test]
-    fn mounts_are_host_folders_only_when_their_source_is_a_path() {
-        let mounts = |line: &str| run_of(line).mounts;
-        let one = |line: &str| mounts(line).into_iter().next();
-        assert_eq!(one("docker run -v data:/w img x"), None);
-        assert_eq!(one("docker run -v /w img x"), None);
-        assert_eq!(
-            one("docker run --mount type=volume,source=data,target=/w img x"),
-            None
-        );
-        assert_eq!(one("docker run --mount source=data,target=/w img x"), None);
-        let ro = one("docker run -v $PWD:/w:ro,z img x").unwrap();
-        assert!(!ro.writable);
-        let ro = one("docker run --mount type=bind,src=.,dst=/w,readonly img x").unwrap();
-        assert!(!ro.writable);
-        let rw = one("docker run --mount type=bind,src=.,dst=/w,readonly=false img x").unwrap();
-        assert!(rw.writable);
-        assert_eq!(rw.source, ROOT);
-        for (spec, host) in [
-            ("$HOME/.claude", "~/.claude"),
-            ("~", "~"),
-            ("\"$(pwd)\"/sub", "/work/proj/sub"),
-            ("${PWD}/..", "/work"),
-            ("$CLAUDE_PROJECT_DIR", ROOT),
-            ("/etc", "/etc"),
-            ("$SRC", "$SRC"),
-        ] {
-            let line = format!("docker run -v {spec}:/m img x");
-            assert_eq!(
-                one(&line).map(|m| m.source).as_deref(),
-                Some(host),
-                "{line}"
-            );
-        }
-    }
-
-    #[test]
-    fn container_commands_reaching_naggers_files_through_mounts_are_refused() {
-        for line in [
-            "docker run --rm -v $PWD:/w alpine rm -rf /w/.claude",
-            "docker run --rm -v \"$(pwd)\":/app -w /app alpine sh -c 'rm -rf .claude-nagger'",
-            "podman run -v .:/src alpine rm /src/.claude/settings.local.json",
-            "docker run --rm -v ~/.claude:/c alpine rm -rf /c",
-            "docker run --rm -v ~/.claude:/c alpine sh -c 'echo {} > /c/settings.json'",
-            "docker run -v $PWD/.claude:/cfg alpine truncate -s0 /cfg/settings.json",
-            "docker run -v $PWD:/w -w / alpine sh -c 'cd w && rm -r .claude-nagger'",
-            "docker run -v $PWD:/w -w /w/src alpine rm -rf ../.claude",
-            "docker run -v $PWD:/w alpine rm -rf /",
-            "docker run -v $PWD:/w alpine rm -rf /w",
-            "docker run -v $PWD/..:/up -w /up alpine mv proj /tmp/gone",
-            "docker run -v ~:/h alpine sh -c 'cd / && rm -r h'",
-            "docker run -v $PWD:/w python:3 python3 -c \"import os; os.remove('/w/.claude/settings.json')\"",
-            "docker run -v $PWD:/w -w /w alpine mv .claude /tmp/x",
-            "docker run -d --name b -v $PWD:/w alpine sleep 9 && docker exec b rm -rf /w/.claude",
-            "docker cp web:/tmp/s.json .claude/settings.json",
-            "docker container cp web:/etc/conf .claude",
-            "kubectl -n prod cp api-0:/tmp/x .claude-nagger/config.toml",
-        ] {
-            assert_eq!(answer(line), Some(Severity::Deny), "{line}");
-        }
-    }
-
-    #[test]
-    fn what_nagger_cannot_see_in_a_container_given_its_files_is_asked_about() {
-        for line in [
-            "docker run --rm -v $PWD:/w alpine",
-            "docker run --rm -v ~:/h --entrypoint '' img",
-            "docker run -v $PWD:/w python:3 python3 -c 'import os, sys; os.remove(sys.argv[1])' x",
-            "docker run -v $PWD:/w -w /w alpine tar xf /tmp/x.tar",
-            "curl -s https://x/y.tar | docker run -i -v $PWD:/w -w /w alpine tar x",
-            "curl -s https://x/s.sh | docker run -i -v $PWD:/w alpine sh",
-            "docker cp web:/app/. .",
-        ] {
-            assert_eq!(answer(line), Some(Severity::Ask), "{line}");
-        }
-    }
-
-    #[test]
-    fn everyday_container_lines_and_container_only_paths_pass() {
-        for line in [
-            "docker run --rm -v \"$PWD\":/src -w /src rust:1.80 cargo test",
-            "docker run --rm -v $(pwd):/app -w /app node:20 npm ci",
-            "docker run -v $PWD:/w img make test",
-            "docker build -t x .",
-            "docker compose up -d",
-            "docker exec -it web bash -lc 'rails db:migrate'",
-            "docker cp ctr:/app/logs ./logs",
-            "docker run --rm -it widgets:dev sh",
-            "docker compose run --rm web python manage.py migrate",
-            // Paths of the container itself, read-only mounts, named volumes.
-            "docker run --rm alpine rm -rf /.claude",
-            "docker run --rm -v $PWD:/w alpine rm -rf /root/.claude /tmp/.claude-nagger",
-            "docker run --rm -v $PWD:/w:ro alpine rm -rf /w/.claude",
-            "docker run --rm -v cache:/w alpine rm -rf /w/.claude",
-            "docker run --rm -v $PWD/src:/src alpine rm -rf /src/gen",
-            "docker run --rm -v $PWD:/w -w /w alpine rm -rf target node_modules",
-            "docker run --rm -v $PWD:/w -w /w alpine tar xf x.tar -C /tmp",
-            "docker run --rm -v $PWD:/w python:3 python3 -c 'print(1)'",
-            "docker run --rm -v $PWD/src:/src alpine",
-            "docker cp ./build web:/app/build",
-            "kubectl cp ./dump.sql db-0:/tmp/dump.sql",
-        ] {
-            assert_eq!(answer(line), None, "{line}");
-        }
-    }
-
-    #[test]
-    fn find_in_a_container_reaches_naggers_files_on_disk_through_its_mount() {
-        let project = tempfile::tempdir().expect("a project");
-        let root = project.path();
-        std::fs::create_dir(root.join(".claude-nagger")).unwrap();
-        std::fs::write(root.join(".claude-nagger/config.toml"), "").unwrap();
-        let judged = |line: &str| {
-            let parsed = shell::parse(line);
-            let scope = Scope::new(root, None).in_line(&parsed);
-            let command = parsed.commands.first().unwrap();
-            written_by(command, &[], &Cwd::Known(String::new()), &scope).map(|f| f.severity)
-        };
-        for line in [
-            "docker run -v $PWD:/w alpine find /w -name '*.toml' -delete",
-            "docker run -v .:/w -w /w alpine find . -name config.toml -exec rm {} +",
-        ] {
-            assert_eq!(judged(line), Some(Severity::Deny), "{line}");
-        }
-        for line in [
-            "docker run -v $PWD:/w alpine find /w -name '*.o' -delete",
-            "docker run -v $PWD:/w alpine find / -name '*.toml' -path '/etc/*' -delete",
-        ] {
-            assert_eq!(judged(line), None, "{line}");
-        }
-    }
-
-    #[test]
-    fn program_files_a_container_runs_from_a_mount_are_read_from_the_host() {
-        let project = tempfile::tempdir().expect("a project");
-        let root = project.path();
-        std::fs::create_dir(root.join("scripts")).unwrap();
-        for (name, text) in [
-            ("wipe.sh", "set -e\ncd /w\nrm -rf .claude-nagger\n"),
-            ("build.sh", "echo building\ncargo build --release\n"),
-            ("wipe.py", "import shutil\nshutil.rmtree('/w/.claude')\n"),
-            ("tool.py", "import os, sys\nos.remove(sys.argv[1])\n"),
-        ] {
-            std::fs::write(root.join("scripts").join(name), text).unwrap();
-        }
-        let judged = |line: &str| {
-            let parsed = shell::parse(line);
-            let scope = Scope::new(root, None).in_line(&parsed);
-            let command = parsed.commands.first().unwrap();
-            written_by(command, &[], &Cwd::Known(String::new()), &scope).map(|f| f.severity)
-        };
-        for (line, expected) in [
-            (
-                "docker run -v $PWD:/w alpine sh /w/scripts/wipe.sh",
-                Some(Severity::Deny),
-            ),
-            (
-                "docker run -v .:/w:ro python:3 python3 /w/scripts/wipe.py",
-                None,
-            ),
-            (
-                "docker run -v .:/w -v .:/s:ro python:3 python3 /s/scripts/wipe.py",
-                Some(Severity::Deny),
-            ),
-            (
-                "docker run -v $PWD:/w -w /w alpine bash scripts/build.sh",
-                None,
-            ),
-            // Unresolved in a project's own program: not asked about, as on the host.
-            (
-                "docker run -v $PWD:/w -w /w python:3 python3 scripts/tool.py x",
-                None,
-            ),
-            (
-                "docker run -v $PWD:/w -w /w alpine sh scripts/missing.sh",
-                None,
-            ),
-            // A program only the image holds.
-            (
-                "docker run -v $PWD:/w python:3 python3 /app/main.py",
-                Some(Severity::Ask),
-            ),
-            (
-                "docker run -v $PWD/src:/src python:3 python3 /app/main.py",
-                None,
-            ),
-        ] {
-            assert_eq!(judged(line), expected, "{line}");
-        }
-    }
-
-    #[test]
-    fn container_paths_become_host_paths_only_inside_writable_mounts() {
-        let scope = Scope::new(Path::new(ROOT), None);
-        let mounts = [
-            Mount {
-                target: "/w".into(),
-                source: ROOT.into(),
-                writable: true,
-            },
-            Mount {
-                target: "/w/ro".into(),
-                source: "/data".into(),
-                writable: false,
-            },
-        ];
-        let container = Container {
-            mounts: &mounts,
-            scope: &scope,
-            verb: "docker run",
-            reaches: true,
-            depth: 0,
-            files: &Cell::new(MAX_FILES),
-        };
-        let root = Cwd::Known("/".into());
-        let w = Cwd::Known("/w".into());
-        assert_eq!(container.word("/w/a/b", &root), ["/work/proj/a/b"]);
-        assert_eq!(container.word("w/a", &root), ["/work/proj/a"]);
-        assert_eq!(container.word("a/b", &w), ["a/b"]);
-        assert_eq!(container.word("../etc/x", &w), [format!("{NOWHERE}/x")]);
-        assert_eq!(container.word("/w/ro/x", &root), [format!("{NOWHERE}/x")]);
-        assert_eq!(container.word("/", &root), [ROOT]);
-        assert_eq!(container.word("/tmp/.claude", &root), [NOWHERE]);
-        assert_eq!(container.word("xf", &root), ["xf"]);
-        assert_eq!(container.word("*.toml", &root), ["*.toml"]);
-        assert_eq!(container.word(".c*", &root), [NOWHERE]);
-        assert_eq!(container.word("of=/w/x", &root), ["of=/work/proj/x"]);
-        assert_eq!(container.word("$PWD/x", &w), ["/work/proj/x"]);
-        assert_eq!(container.word("$HOME/.claude", &w), [NOWHERE]);
-        assert_eq!(container.host_dir(&w), Cwd::Known(ROOT.into()));
-        assert_eq!(container.host_dir(&root), Cwd::Known(NOWHERE.into()));
-    }
-}
+mod tests;
