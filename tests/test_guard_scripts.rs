@@ -271,3 +271,27 @@ fn file_tools_writing_what_runs_later_are_read_for_the_commands_it_runs() {
         );
     }
 }
+
+#[test]
+fn git_aliases_run_what_git_configuration_says() {
+    let p = Project::new();
+    write(
+        &p,
+        ".git/config",
+        "[core]\n\tbare = false\n[alias]\n\tst = status\n\tnuke = !rm -rf .claude\n[include]\n\tpath = ../team.gitconfig\n",
+    );
+    write(
+        &p,
+        "team.gitconfig",
+        "[alias]\n\twipe = \"!sh -c 'rm -rf .claude-nagger'\"\n",
+    );
+    for line in ["git nuke", "git wipe", "git -C . nuke --force"] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, REFUSED, "{line}: {stdout}");
+        assert!(stdout.contains("alias"), "{line}: {stdout}");
+    }
+    for line in ["git st", "git status", "git log --oneline"] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, 0, "{line}: {stdout}");
+    }
+}

@@ -13,6 +13,7 @@ mod code;
 mod finding;
 mod foreign;
 mod git;
+mod git_alias;
 mod important;
 mod line;
 mod outside;

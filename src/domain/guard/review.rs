@@ -11,6 +11,7 @@ use serde_json::Value;
 use super::checks::command_findings;
 use super::finding::Finding;
 use super::foreign::foreign_code;
+use super::git_alias;
 use super::important;
 use super::line::{self, Line, Run};
 use super::outside::outside;
@@ -379,6 +380,21 @@ impl<'a> Guard<'a> {
                 script,
                 "the line's variables filled in".into(),
             ));
+        }
+        if let Some((script, name)) = git_alias::expanded(command, cwd, scope.root)
+            && at.depth < MAX_SCRIPT_DEPTH
+        {
+            // Read from git's configuration on disk: what carries over from a file.
+            let via = format!("`git {name}`, an alias in git's configuration");
+            let inner = At {
+                depth: at.depth + 1,
+                ..at
+            };
+            findings.extend(
+                self.script_findings(&script, &via, inner)
+                    .into_iter()
+                    .filter(scripts::carries_over),
+            );
         }
         if let Some(script) = xargs_script(command, &fed) {
             run.push(Program::Script(
