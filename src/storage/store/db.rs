@@ -70,7 +70,7 @@ impl NaggerStateDB {
         let mut conn = open_raw(path)?;
         // Fast path: a current schema needs nothing but the connection pragmas.
         match probe(&conn) {
-            Ok(v) if v == latest_version() => {}
+            Ok(v) if v == latest_version() => checkpoint_on_close(&conn, true),
             Ok(_) => conn = migrate_locked(path, conn, &mut report)?,
             Err(e) if is_not_a_database(&e) => conn = migrate_locked(path, conn, &mut report)?,
             // The file opened may have been moved aside (with its `-wal` and `-shm`) by
@@ -407,10 +407,24 @@ fn waited(start: Instant) -> Duration {
 
 /// Opens the file without reading it (a file that is not a database fails later).
 pub(super) fn open_raw(path: &Path) -> StoreResult<Connection> {
-    Connection::open(path).map_err(|source| StoreError::Sqlite {
+    let conn = Connection::open(path).map_err(|source| StoreError::Sqlite {
         path: path.to_path_buf(),
         source,
-    })
+    })?;
+    // Until the file is known to be nagger's, closing this connection must not write
+    // into it: the last connection to a WAL database checkpoints it on close, which
+    // would fold another program's `-wal` into its database before it is set aside.
+    checkpoint_on_close(&conn, false);
+    Ok(conn)
+}
+
+/// Whether closing `conn` checkpoints a WAL database (SQLite's default), when this SQLite
+/// can say.
+pub(super) fn checkpoint_on_close(conn: &Connection, on: bool) {
+    let _ = conn.set_db_config(
+        rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
+        !on,
+    );
 }
 
 /// Sets the connection pragmas and reads the schema version: the first reads of
@@ -473,6 +487,7 @@ fn migrate_locked(
     };
     let latest = latest_version();
     if version >= latest {
+        checkpoint_on_close(&conn, true);
         return Ok(conn);
     }
     set_wal(&conn, path)?;
@@ -485,6 +500,7 @@ fn migrate_locked(
         })?;
     conn.pragma_update(None, "user_version", latest)?;
     report.migrated_from = Some(version);
+    checkpoint_on_close(&conn, true);
     drop(lock);
     Ok(conn)
 }
