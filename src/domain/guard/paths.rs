@@ -77,6 +77,27 @@ pub(super) fn wildcard(pattern: &str, name: &str) -> bool {
     pattern.contains(['*', '?', '[']) && go(pattern.as_bytes(), name.as_bytes(), &mut budget)
 }
 
+/// The folder a command line's commands run in, as far as it can be followed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Cwd {
+    /// A path relative to where the line starts (`""` for there), or absolute, or `~/…`.
+    Known(String),
+    /// A `cd` to a variable, a command substitution or `-`.
+    Unknown,
+}
+
+/// `path` as seen from where the line starts, when the folder it is relative to is known.
+pub(super) fn resolve(cwd: &Cwd, path: &str) -> Option<String> {
+    if path.starts_with(['/', '~']) || path.starts_with("$HOME") || path.starts_with("${HOME}") {
+        return Some(path.to_owned());
+    }
+    match cwd {
+        Cwd::Known(dir) if dir.is_empty() => Some(path.to_owned()),
+        Cwd::Known(dir) => Some(format!("{dir}/{path}")),
+        Cwd::Unknown => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeMap;

@@ -69,11 +69,7 @@ pub(super) fn feeders(parsed: &Parsed, index: usize) -> Vec<usize> {
 /// `printf` and `ls` print and the start points of an unfiltered `find`.
 pub(super) fn xargs_fed(parsed: &Parsed, index: usize) -> Vec<String> {
     let command = &parsed.commands[index];
-    if !command
-        .prefixes
-        .iter()
-        .any(|p| p == "xargs" || p == "parallel")
-    {
+    if !command.under_xargs() {
         return Vec::new();
     }
     // `xargs rm -rf <<< '/'`: its own here-string or here-document.

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use super::code;
 use super::finding::{Finding, operands};
 use super::paths::normalize;
+pub(super) use super::paths::{Cwd, resolve};
 use super::shell::{self, Parsed, SimpleCommand, basename, has_flag, short_cluster};
 use super::verdict::Severity;
 use crate::base::glob::build_glob;
@@ -245,15 +246,6 @@ fn glob_hits(word: &str, name: &str) -> bool {
         && build_glob(word, true).is_ok_and(|g| g.compile_matcher().is_match(name))
 }
 
-/// The folder a command line's commands run in, as far as it can be followed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Cwd {
-    /// A path relative to where the line starts (`""` for there), or absolute, or `~/…`.
-    Known(String),
-    /// A `cd` to a variable, a command substitution or `-`.
-    Unknown,
-}
-
 /// `cd`, `pushd` and `popd` followed across one command line.
 #[derive(Debug, Clone)]
 pub(super) struct Folders {
@@ -342,18 +334,6 @@ impl Folders {
             Some(path) => Cwd::Known(normalize(&path)),
             None => Cwd::Unknown,
         }
-    }
-}
-
-/// `path` as seen from where the line starts, when the folder it is relative to is known.
-pub(super) fn resolve(cwd: &Cwd, path: &str) -> Option<String> {
-    if path.starts_with(['/', '~']) || path.starts_with("$HOME") || path.starts_with("${HOME}") {
-        return Some(path.to_owned());
-    }
-    match cwd {
-        Cwd::Known(dir) if dir.is_empty() => Some(path.to_owned()),
-        Cwd::Known(dir) => Some(format!("{dir}/{path}")),
-        Cwd::Unknown => None,
     }
 }
 
@@ -935,10 +915,7 @@ pub(super) fn handed_unknown(
     cwd: &Cwd,
     scope: &Scope,
 ) -> Option<Finding> {
-    if !command
-        .prefixes
-        .iter()
-        .any(|p| p == "xargs" || p == "parallel")
+    if !command.under_xargs()
         || !fed.is_empty()
         || !command.stdin_texts.is_empty()
         || !command.reads_from.is_empty()
@@ -1517,11 +1494,11 @@ fn changes<'c>(command: &'c SimpleCommand, fed: &'c [String], binary: Option<&st
     c
 }
 
-/// Pathspecs of the git commands that rewrite, restore, stash or delete files in the
-/// working tree, as seen from where the line starts (`git -C dir` taken into account).
-fn git_changes(args: &[String], c: &mut Changes) {
+/// Where git's subcommand stands among its arguments, past the global options, and the
+/// folder `-C` names, if any.
+fn git_subcommand_at(args: &[String]) -> (usize, Option<&str>) {
     let mut i = 0;
-    let mut dir: Option<&str> = None;
+    let mut dir = None;
     while let Some(arg) = args.get(i) {
         match arg.as_str() {
             "-C" => {
@@ -1533,6 +1510,13 @@ fn git_changes(args: &[String], c: &mut Changes) {
             _ => break,
         }
     }
+    (i, dir)
+}
+
+/// Pathspecs of the git commands that rewrite, restore, stash or delete files in the
+/// working tree, as seen from where the line starts (`git -C dir` taken into account).
+fn git_changes(args: &[String], c: &mut Changes) {
+    let (i, dir) = git_subcommand_at(args);
     let Some(sub) = args.get(i) else {
         return;
     };
@@ -1732,19 +1716,7 @@ fn stashes_untracked(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Optio
         return None;
     }
     let args = command.args();
-    let mut i = 0;
-    let mut dir = None;
-    while let Some(arg) = args.get(i) {
-        match arg.as_str() {
-            "-C" => {
-                dir = args.get(i + 1).map(String::as_str);
-                i += 2;
-            }
-            "-c" | "--git-dir" | "--work-tree" | "--namespace" => i += 2,
-            a if a.starts_with('-') => i += 1,
-            _ => break,
-        }
-    }
+    let (i, dir) = git_subcommand_at(args);
     if args.get(i).map(String::as_str) != Some("stash") {
         return None;
     }

@@ -354,11 +354,7 @@ impl<'a> Guard<'a> {
             }
         }
         findings.extend(protect::written_by(command, &fed, cwd, scope));
-        let handed = command
-            .prefixes
-            .iter()
-            .any(|p| p == "xargs" || p == "parallel");
-        let feeders: Vec<&SimpleCommand> = if handed {
+        let feeders: Vec<&SimpleCommand> = if command.under_xargs() {
             programs::feeders(parsed, index)
                 .into_iter()
                 .map(|j| &parsed.commands[j])

@@ -17,7 +17,7 @@ use std::io::Read;
 use super::super::code::{self, Effect};
 use super::super::finding::Finding;
 use super::super::finding::operands;
-use super::super::paths::normalize;
+use super::super::paths::{Cwd, normalize, resolve};
 use super::super::shell::{self, SimpleCommand, basename, has_flag, shell_quote};
 use crate::base::files;
 use std::path::{Path, PathBuf};
@@ -45,25 +45,6 @@ pub(super) struct Host<'a> {
 
 /// An archive unpacked (`None`: from standard input) and the folder it lands in.
 pub(super) type Unpacked = (Option<String>, String);
-
-/// A folder: relative to where the line starts, absolute or `~/…`; or not known.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Cwd {
-    Known(String),
-    Unknown,
-}
-
-/// `path` as seen from where the line starts, when the folder it is relative to is known.
-fn resolve(cwd: &Cwd, path: &str) -> Option<String> {
-    if path.starts_with(['/', '~']) || path.starts_with("$HOME") || path.starts_with("${HOME}") {
-        return Some(path.to_owned());
-    }
-    match cwd {
-        Cwd::Known(dir) if dir.is_empty() => Some(path.to_owned()),
-        Cwd::Known(dir) => Some(format!("{dir}/{path}")),
-        Cwd::Unknown => None,
-    }
-}
 
 /// Where a resolved path lies on disk: from the project root when relative.
 fn on_disk(host: &Host, path: &str) -> Option<PathBuf> {

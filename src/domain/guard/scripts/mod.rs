@@ -87,11 +87,7 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
 /// 256 words, as for what the line itself feeds it.
 pub(super) fn fed_from_files(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec<String> {
     let command = &parsed.commands[index];
-    if !command
-        .prefixes
-        .iter()
-        .any(|p| p == "xargs" || p == "parallel")
-    {
+    if !command.under_xargs() {
         return Vec::new();
     }
     let original = command.prefixed.as_deref().unwrap_or(&[]);

@@ -70,6 +70,13 @@ impl SimpleCommand {
         self.argv.first().map_or("", |a| basename(a))
     }
 
+    /// Run by `xargs` or `parallel`, which hand it the words they read.
+    pub fn under_xargs(&self) -> bool {
+        self.prefixes
+            .iter()
+            .any(|p| p == "xargs" || p == "parallel")
+    }
+
     /// The words after the program name.
     pub fn args(&self) -> &[String] {
         self.argv.get(1..).unwrap_or(&[])
