@@ -3,19 +3,14 @@
 
 use super::finding::{Finding, operands};
 use super::shell::{SimpleCommand, has_flag, is_long, short_cluster};
-use super::targets::{
-    Reach, dangerous_target, empty_variable_root, expand_braces, is_raw_device, lexical,
-};
+use super::targets::{Reach, dangerous_target, empty_variable_root, is_raw_device, lexical};
 
 const ASK_USER: &str = "Ask the user to do it.";
 const SPECIFIC_PATHS: &str = "Work on specific paths inside the project instead.";
 
-/// The first of `targets` (brace-expanded) that `reach` makes a disaster, described.
+/// The first of `targets` that `reach` makes a disaster, described.
 fn first_dangerous<'a>(targets: impl IntoIterator<Item = &'a str>, reach: Reach) -> Option<String> {
-    targets
-        .into_iter()
-        .flat_map(expand_braces)
-        .find_map(|t| dangerous_target(&t, reach))
+    targets.into_iter().find_map(|t| dangerous_target(t, reach))
 }
 
 /// Every check on one simple command. `fed` are the words an `xargs` or `parallel` in front
@@ -515,10 +510,10 @@ fn computed(command: &SimpleCommand) -> Option<Finding> {
     let args = command.args();
     let risky = operands(args)
         .into_iter()
-        .flat_map(expand_braces)
         .find_map(|t| {
             // `$(npm bin)/eslint .`: the working directory is every tool's operand.
-            dangerous_target(&t, Reach::SystemTree).or_else(|| is_raw_device(&t).then(|| t.clone()))
+            dangerous_target(t, Reach::SystemTree)
+                .or_else(|| is_raw_device(t).then(|| t.to_owned()))
         })
         .or_else(|| {
             args.iter()

@@ -370,12 +370,8 @@ impl<'a> Secrets<'a> {
         }
         if READERS.contains(&name) && (name != "git" || git_reads(args)) {
             for op in ops.iter().copied().chain(fed.iter().map(String::as_str)) {
-                for each in super::targets::expand_braces(op) {
-                    if let Some(pattern) =
-                        self.matching(&each).or_else(|| self.glob_matching(&each))
-                    {
-                        return Some(found(op, &pattern));
-                    }
+                if let Some(pattern) = self.matching(op).or_else(|| self.glob_matching(op)) {
+                    return Some(found(op, &pattern));
                 }
             }
             // `find ~/.aws -type f | xargs cat`: what it is fed may be whole folders.

@@ -62,9 +62,6 @@ const HARMLESS_DEVICES: &[&str] = &[
     "/dev/urandom",
 ];
 
-/// Most alternatives a brace expression in a target is expanded to.
-pub(super) const MAX_BRACE_EXPANSIONS: usize = 64;
-
 /// How much of a target an operation takes with it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Reach {
@@ -232,66 +229,6 @@ fn split_base(target: &str) -> (Base, &str) {
     }
 }
 
-/// `/{usr,etc}` → `/usr`, `/etc`; bounded. `${…}` is not a brace expression.
-pub(super) fn expand_braces(word: &str) -> Vec<String> {
-    let mut done = Vec::new();
-    let mut todo = vec![word.to_owned()];
-    while let Some(word) = todo.pop() {
-        if done.len() + todo.len() >= MAX_BRACE_EXPANSIONS {
-            done.push(word);
-            continue;
-        }
-        match brace_group(&word) {
-            Some((open, close, commas)) => {
-                let mut start = open + 1;
-                for end in commas.into_iter().chain([close]) {
-                    todo.push(format!(
-                        "{}{}{}",
-                        &word[..open],
-                        &word[start..end],
-                        &word[close + 1..]
-                    ));
-                    start = end + 1;
-                }
-            }
-            None => done.push(word),
-        }
-    }
-    done
-}
-
-/// The first `{a,b}` group: its braces and top-level commas.
-fn brace_group(word: &str) -> Option<(usize, usize, Vec<usize>)> {
-    let bytes = word.as_bytes();
-    let mut search = 0;
-    while let Some(offset) = bytes[search..].iter().position(|&b| b == b'{') {
-        let open = search + offset;
-        search = open + 1;
-        if open > 0 && bytes[open - 1] == b'$' {
-            continue;
-        }
-        let mut depth = 0usize;
-        let mut commas = Vec::new();
-        for (i, &b) in bytes.iter().enumerate().skip(open) {
-            match b {
-                b'{' => depth += 1,
-                b'}' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        if commas.is_empty() {
-                            break;
-                        }
-                        return Some((open, i, commas));
-                    }
-                }
-                b',' if depth == 1 => commas.push(i),
-                _ => {}
-            }
-        }
-    }
-    None
-}
-
 /// `//dev/./sda` → `/dev/sda`: `.` and empty parts dropped, `..` applied.
 pub(super) fn lexical(path: &str) -> String {
     if !path.contains("//") && !path.contains("/.") {
@@ -416,13 +353,5 @@ mod tests {
         ] {
             assert!(!is_raw_device(harmless), "{harmless}");
         }
-    }
-
-    #[test]
-    fn braces_expand_boundedly() {
-        assert_eq!(expand_braces("/{usr,etc}"), ["/etc", "/usr"]);
-        assert_eq!(expand_braces("${HOME}"), ["${HOME}"]);
-        assert_eq!(expand_braces("{}"), ["{}"]);
-        assert!(expand_braces(&"{a,b}".repeat(20)).len() <= MAX_BRACE_EXPANSIONS + 1);
     }
 }

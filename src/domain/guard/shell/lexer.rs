@@ -112,6 +112,9 @@ impl Parser<'_, '_> {
                     plain = false;
                 }
                 _ => {
+                    if matches!(c, b'{' | b',' | b'}' | b'.') {
+                        word.active.push(word.text.len());
+                    }
                     word.text.push(c);
                     self.i += 1;
                 }

@@ -4,6 +4,7 @@
 //! with nesting depth, command count and bytes scanned bounded; the guard refuses what
 //! went past a bound rather than trusting the part it saw.
 
+mod braces;
 mod command;
 mod commands;
 mod lexer;

@@ -4,6 +4,7 @@
 
 use std::ops::Range;
 
+use super::braces;
 use super::command::{Assignment, Parsed, SimpleCommand, Via};
 use super::limits::{MAX_ASSIGNMENTS, MAX_COMMANDS, MAX_DEPTH, MAX_SCANNED_BYTES};
 use super::token::Word;
@@ -518,6 +519,24 @@ impl Parser<'_, '_> {
         pipeline: u32,
         stage: u32,
     ) {
+        // Brace expansion comes first, and only for words after the assignments that
+        // lead in (`X={a,b} cmd` sets `X` to `{a,b}`).
+        let leading = words.iter().take_while(|w| w.assignment).count();
+        let mut expanded = Vec::with_capacity(words.len());
+        for (k, word) in words.into_iter().enumerate() {
+            if k < leading {
+                expanded.push(word);
+                continue;
+            }
+            match braces::expand(word) {
+                Some(words) => expanded.extend(words),
+                None => {
+                    self.out.truncated = true;
+                    return;
+                }
+            }
+        }
+        let words = expanded;
         let skip = words
             .iter()
             .take_while(|w| (!w.quoted && RESERVED.contains(&w.text.as_slice())) || w.assignment)

@@ -13,6 +13,8 @@ pub(super) struct Word {
     pub(super) runs: Range<usize>,
     /// Holds an expansion: see [`SimpleCommand::computed`](super::command::SimpleCommand::computed).
     pub(super) computed: bool,
+    /// Where in `text` an unquoted `{`, `,`, `}` or `.` stands, ascending: brace syntax.
+    pub(super) active: Vec<usize>,
 }
 
 impl Word {
