@@ -528,13 +528,11 @@ impl Parser<'_, '_> {
                 expanded.push(word);
                 continue;
             }
-            match braces::expand(word) {
-                Some(words) => expanded.extend(words),
-                None => {
-                    self.out.truncated = true;
-                    return;
-                }
-            }
+            let Some(words) = braces::expand(word) else {
+                self.out.truncated = true;
+                return;
+            };
+            expanded.extend(words);
         }
         let words = expanded;
         let skip = words
