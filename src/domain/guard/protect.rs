@@ -464,6 +464,10 @@ struct Changes<'c> {
     into: Vec<Landing<'c>>,
     /// A protected path is named in a program the command runs.
     named: bool,
+    /// What the program does to its operands is known: those it changes are listed
+    /// above, the others it leaves as they are. An unknown program given one of nagger's
+    /// files is asked about.
+    known: bool,
 }
 
 /// The protected path a shell command changes, or a reason to ask when it changes a path
@@ -699,6 +703,11 @@ fn changed(command: &SimpleCommand, fed: &[String], cwd: &Cwd, scope: &Scope) ->
             None if unsure.is_none() => unsure = Some(dir.clone()),
             None => {}
         }
+    }
+    if !changes.known
+        && let Some(found) = unknown_given(command, fed, cwd, scope)
+    {
+        return Some(found);
     }
     unsure.map(|path| {
         Finding::ask(
@@ -1278,6 +1287,7 @@ fn changes<'c>(command: &'c SimpleCommand, fed: &'c [String], binary: Option<&st
     let args = command.args();
     let mut c = Changes {
         paths: command.writes_to.clone(),
+        known: true,
         ..Changes::default()
     };
     let all = || {
@@ -1489,9 +1499,186 @@ fn changes<'c>(command: &'c SimpleCommand, fed: &'c [String], binary: Option<&st
                 }
             }
         }
-        _ => {}
+        "mkdir" => {
+            // Making `.claude` or `.claude-nagger` is harmless; a folder in place of one
+            // of their files (`mkdir .claude-nagger/state.db-wal`) is not.
+            c.paths
+                .extend(all().into_iter().map(str::to_owned).filter(|p| {
+                    let normal = normalize(p.trim_end_matches('/'));
+                    let last = basename(&normal);
+                    !(last == ".claude" || last == ".claude-nagger")
+                }));
+        }
+        "zip" => {
+            // `zip -m` moves its sources into the archive; the archive itself is written.
+            let ops = all();
+            if has_flag(args, "m", &["move"]) || args.iter().any(|a| a == "-mm") {
+                c.paths.extend(owned(ops.clone()));
+            }
+            c.paths.extend(ops.first().map(|a| (*a).to_owned()));
+        }
+        "7z" | "7za" | "7zz" | "7zr" => {
+            let ops = all();
+            if args.iter().any(|a| a == "-sdel") {
+                c.paths.extend(owned(ops.iter().skip(1).copied().collect()));
+            }
+            if ops
+                .first()
+                .is_some_and(|v| matches!(*v, "a" | "u" | "d" | "rn"))
+            {
+                c.paths.extend(ops.get(1).map(|a| (*a).to_owned()));
+            }
+        }
+        "gzip" | "xz" | "bzip2" | "lzip" | "lzma" | "lz4" | "zstd" | "brotli" | "compress"
+        | "pigz" | "pbzip2" | "pixz" | "plzip" => {
+            // Compressing replaces each file by its archive, unless kept or sent to
+            // standard output.
+            let keeps_by_default = matches!(name, "lz4" | "zstd" | "brotli");
+            let removes = !has_flag(
+                args,
+                "kcltL",
+                &["keep", "stdout", "to-stdout", "list", "test"],
+            ) && (!keeps_by_default
+                || args.iter().any(|a| a == "--rm")
+                || (name == "brotli" && has_flag(args, "j", &[])));
+            if removes {
+                c.paths.extend(owned(all()));
+            }
+        }
+        "uniq" | "xxd" => {
+            // The second operand is the output file.
+            c.paths
+                .extend(operands(args).get(1).map(|a| (*a).to_owned()));
+        }
+        "iconv" | "script" => {
+            c.paths
+                .extend(owned(option_values(args, &["-o"], &["--output"])));
+            if name == "script" {
+                c.paths
+                    .extend(operands(args).last().map(|a| (*a).to_owned()));
+            }
+        }
+        _ => c.known = leaves_operands(name, args),
+    }
+    if matches!(name, "tar" | "bsdtar" | "gtar") {
+        if has_flag(args, "", &["remove-files"]) {
+            c.paths.extend(owned(all()));
+        }
+        let first = args.first().map_or("", String::as_str);
+        let creates = (!first.starts_with('-') && first.contains(['c', 'r', 'u']))
+            || has_flag(args, "cru", &["create", "append", "update"]);
+        if creates {
+            c.paths
+                .extend(owned(option_values(args, &["-f"], &["--file"])));
+        }
+    }
+    if matches!(name, "rsync") && has_flag(args, "", &["remove-source-files"]) {
+        let ops = all();
+        if let Some((_, sources)) = ops.split_last() {
+            c.paths.extend(owned(sources.to_vec()));
+        }
     }
     c
+}
+
+/// Programs known to leave the files named on their command line as they are: they read
+/// them, list them, print them or compare them. Any other program given one of nagger's
+/// files, by a program self-protection does not know, is asked about.
+fn leaves_operands(name: &str, args: &[String]) -> bool {
+    match name {
+        "cat" | "tac" | "nl" | "head" | "tail" | "less" | "more" | "most" | "bat" | "batcat"
+        | "grep" | "egrep" | "fgrep" | "zgrep" | "rg" | "ag" | "ack" | "wc" | "stat" | "ls"
+        | "ll" | "la" | "dir" | "vdir" | "exa" | "eza" | "lsd" | "tree" | "file" | "diff"
+        | "diff3" | "colordiff" | "cmp" | "comm" | "jq" | "gojq" | "jaq" | "md5sum" | "sha1sum"
+        | "sha224sum" | "sha256sum" | "sha384sum" | "sha512sum" | "b2sum" | "cksum" | "sum"
+        | "md5" | "shasum" | "od" | "hexdump" | "hd" | "strings" | "cut" | "paste" | "column"
+        | "fold" | "fmt" | "pr" | "expand" | "unexpand" | "join" | "realpath" | "readlink"
+        | "dirname" | "basename" | "test" | "[" | "[[" | "echo" | "printf" | "du" | "df"
+        | "pwd" | "true" | "false" | ":" | "type" | "which" | "whereis" | "ldd" | "nm"
+        | "objdump" | "readelf" | "size" | "lsattr" | "getfacl" | "namei" | "lsof" | "fuser"
+        | "base64" | "base32" | "basenc" | "tr" | "cd" | "pushd" | "popd" | "find" | "xargs"
+        | "parallel" | "docker" | "podman" | "nerdctl" | "kubectl" | "source" | "." | "zcat"
+        | "bzcat" | "xzcat" | "zstdcat" | "zless" | "zmore" | "zipinfo" | "shellcheck"
+        | "json_pp" | "xmllint" | "tomlq" | "taplo" | "claude" | "git" | "nagger" | "set"
+        | "export" | "local" | "declare" | "readonly" | "unset" | "exit" | "return" | "sleep"
+        | "wait" | "kill" | "env" | "id" | "whoami" | "date" | "uname" | "hostname" => true,
+        "yq" => !has_flag(args, "i", &["inplace"]),
+        _ => false,
+    }
+}
+
+/// An operand of a program self-protection does not know (see [`leaves_operands`]) that
+/// names one of nagger's files: the word itself, the value of `--opt=value`, `-ovalue` or
+/// `key=value`.
+fn unknown_given(
+    command: &SimpleCommand,
+    fed: &[String],
+    cwd: &Cwd,
+    scope: &Scope,
+) -> Option<Finding> {
+    let name = command.name();
+    let words = command.args().iter().chain(fed);
+    for word in words.take(256) {
+        if word == "--" || word.is_empty() {
+            continue;
+        }
+        if computed_names_nagger(command, word) {
+            return Some(unknown_finding(name, word, BINARY));
+        }
+        let value = if let Some(long) = word.strip_prefix("--") {
+            long.split_once('=').map(|(_, v)| v)
+        } else if word.starts_with('-') {
+            word.get(2..)
+                .filter(|v| v.contains('/') || v.starts_with('.'))
+        } else {
+            Some(word.split_once('=').map_or(word.as_str(), |(_, v)| v))
+        };
+        let mut candidates = vec![value];
+        if !word.starts_with('-') && word.contains('=') {
+            candidates.push(Some(word.as_str()));
+        }
+        for candidate in candidates.into_iter().flatten() {
+            if candidate.is_empty() || candidate.contains(['$', '`']) {
+                continue;
+            }
+            let Some(full) = resolve(cwd, candidate) else {
+                continue;
+            };
+            let found = if candidate.contains('/') {
+                judge(&full, scope)
+            } else {
+                protected(&full, scope.binary)
+            };
+            if let Some((what, Kind::Held)) = found {
+                return Some(unknown_finding(name, candidate, what));
+            }
+        }
+    }
+    // Code on its standard input, in a language nagger does not read (`tclsh <<< …`).
+    if command
+        .stdin_texts
+        .iter()
+        .any(|text| named_in_code(text, scope.binary))
+    {
+        return Some(Finding::ask(
+            "guard:self-protect-unknown",
+            format!(
+                "hands `{name}`, a program nagger does not know, text on its standard input                  that names nagger's own files or Claude Code's settings"
+            ),
+            "Run it yourself in your terminal if it only reads them.",
+        ));
+    }
+    None
+}
+
+fn unknown_finding(program: &str, path: &str, what: &str) -> Finding {
+    Finding::ask(
+        "guard:self-protect-unknown",
+        format!(
+            "hands `{path}`, {what}, to `{program}`, a program nagger does not know to leave              it as it is"
+        ),
+        "Read it with `cat`, `jq` or `grep`, or run the program yourself in your terminal.",
+    )
 }
 
 /// Where git's subcommand stands among its arguments, past the global options, and the
