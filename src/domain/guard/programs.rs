@@ -719,8 +719,15 @@ fn code_programs(code: &str, interpreter: &str, binary: Option<&str>) -> Vec<Pro
     }
     // A sed or awk program naming a protected file only edits text unless it writes
     // (which self-protection judges on its own).
+    let bare = matches!(
+        lang,
+        code::Language::Tcl
+            | code::Language::Debugger
+            | code::Language::Vim
+            | code::Language::Generic
+    );
     let names = !matches!(lang, code::Language::Sed | code::Language::Awk)
-        && protect::named_in_code(code, binary);
+        && (protect::named_in_code(code, binary) || (bare && protect::named_bare(code, binary)));
     if names {
         out.push(Program::Finding(protect::named_finding(interpreter)));
     } else if unsure {

@@ -427,10 +427,30 @@ pub(super) fn named_in_code(text: &str, binary: Option<&str>) -> bool {
         return true;
     }
     // Code does not expand globs: `'.*'` is no name of `.claude`.
+    let held = |s: &str| {
+        !s.contains(['*', '?', '[']) && matches!(protected(s, binary), Some((_, Kind::Held)))
+    };
     code::strings(text)
         .iter()
-        .filter(|s| !s.contains(['*', '?', '[']))
-        .any(|s| matches!(protected(s, binary), Some((_, Kind::Held))) || named_in_code_plain(s))
+        .any(|s| held(s) || named_in_code_plain(s))
+}
+
+/// Whether code in a language whose strings need no quotes (Tcl, a debugger's or an
+/// editor's commands, a language nagger does not read) names a protected path as a bare
+/// word: `file delete -force .claude`.
+pub(super) fn named_bare(text: &str, binary: Option<&str>) -> bool {
+    let held = |s: &str| {
+        !s.contains(['*', '?', '[']) && matches!(protected(s, binary), Some((_, Kind::Held)))
+    };
+    text.split(|c: char| {
+        c.is_whitespace()
+            || matches!(
+                c,
+                ';' | '(' | ')' | '{' | '}' | '[' | ']' | '"' | '\'' | '`' | ',' | '<' | '>'
+            )
+    })
+    .filter(|w| w.contains(".claude") || w.contains("nagger") || w.contains("claude-code"))
+    .any(held)
 }
 
 fn named_in_code_plain(s: &str) -> bool {
@@ -1658,7 +1678,7 @@ fn unknown_given(
     if command
         .stdin_texts
         .iter()
-        .any(|text| named_in_code(text, scope.binary))
+        .any(|text| named_in_code(text, scope.binary) || named_bare(text, scope.binary))
     {
         return Some(Finding::ask(
             "guard:self-protect-unknown",

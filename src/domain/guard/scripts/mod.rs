@@ -70,7 +70,8 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
     } else if let Some(file) = super::foreign::program_file(command) {
         // A language the guard does not read: what names nagger's own files is refused.
         if let Some((text, _)) = text_of(file, cwd, files, &mut out)
-            && super::protect::named_in_code(&text, None)
+            && (super::protect::named_in_code(&text, None)
+                || super::protect::named_bare(&text, None))
         {
             out.push(Ran::Finding(super::protect::named_finding(name)));
         }
