@@ -75,6 +75,18 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
         {
             out.push(Ran::Finding(super::protect::named_finding(name)));
         }
+    } else if let sources @ [_, ..] = runners::compiled_sources(command).as_slice() {
+        // Compiled and run in one step, in a language the guard does not read: what names
+        // nagger's own files is refused.
+        for file in sources {
+            if let Some((text, _)) = text_of(file, cwd, files, &mut out)
+                && (super::protect::named_in_code(&text, None)
+                    || super::protect::named_bare(&text, None))
+            {
+                out.push(Ran::Finding(super::protect::named_finding(name)));
+                break;
+            }
+        }
     } else if command.argv[0].contains('/') && !command.argv[0].starts_with("/dev/") {
         // `./build.sh`, `scripts/x.py`, `/abs/tool`: run by its `#!` line.
         executed(command, cwd, files, &mut out);

@@ -439,3 +439,44 @@ fn python(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) 
     }
     false
 }
+
+/// Source files extensions of languages that are compiled and run in one step.
+const SOURCE_EXTENSIONS: &[&str] = &[
+    "go", "java", "kt", "kts", "scala", "sc", "swift", "rs", "cs", "csx", "zig", "cr", "nim", "v",
+    "dart", "hs", "lhs", "ts", "mts", "cts", "tsx", "jsx", "exs", "ex", "jl", "clj", "groovy",
+    "gvy", "ml", "fs", "fsx", "d", "c", "cc", "cpp",
+];
+
+/// The source files a program compiles and runs in one step names on its command line:
+/// `go run main.go`, `java Tool.java`, `tsx script.ts`, `swift x.swift`, `rust-script
+/// x.rs`, `dotnet run app.cs`, `zig run x.zig`, `tcc -run x.c` … Their language is not
+/// read; what names nagger's own files is judged by the caller. Empty for other commands.
+pub(super) fn compiled_sources(command: &SimpleCommand) -> Vec<&str> {
+    let args = command.args();
+    let first = args.first().map_or("", String::as_str);
+    let runs = match command.name() {
+        "go" | "zig" | "v" | "crystal" | "dart" | "scala-cli" | "dotnet" => {
+            matches!(first, "run" | "script") || (command.name() == "dart" && first.contains('.'))
+        }
+        "nim" => matches!(first, "r" | "run") || args.iter().any(|a| a == "-r" || a == "--run"),
+        "cargo" => first == "script" || args.iter().any(|a| a.starts_with("-Zscript")),
+        "tcc" => args.iter().any(|a| a == "-run"),
+        "java" | "jshell" | "kotlin" | "kotlinc" | "scala" | "swift" | "rust-script" | "runghc"
+        | "runhaskell" | "ts-node" | "ts-node-esm" | "tsx" | "esno" | "esrun" | "vite-node"
+        | "elixir" | "julia" | "groovy" | "dotnet-script" | "fsi" | "ocaml" | "rdmd" | "crun" => {
+            true
+        }
+        _ => false,
+    };
+    if !runs {
+        return Vec::new();
+    }
+    operands(args)
+        .into_iter()
+        .filter(|a| {
+            a.rsplit_once('.')
+                .is_some_and(|(stem, ext)| !stem.is_empty() && SOURCE_EXTENSIONS.contains(&ext))
+        })
+        .take(16)
+        .collect()
+}
