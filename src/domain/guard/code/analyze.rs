@@ -1108,6 +1108,7 @@ impl Scan<'_> {
                 }
             }
             Cap::Opaque(why) => self.push(Effect::Unknown(format!("{why} ({what})"))),
+            Cap::Unpack => self.push(Effect::Writes(None)),
         }
     }
 

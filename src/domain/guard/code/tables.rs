@@ -30,6 +30,8 @@ pub(super) enum Cap {
     Eval,
     /// Code whose effect cannot be known from its text (native code, computed loading).
     Opaque(&'static str),
+    /// Unpacks an archive: writes files whose names only the archive knows.
+    Unpack,
 }
 
 /// One capability: the languages it exists in (empty: every one), the modules or
@@ -142,7 +144,23 @@ pub(super) const TABLE: &[Entry] = &[
     e(PY, SHUTIL, "copyfile", Cap::Write(&[1])),
     e(PY, SHUTIL, "copytree", Cap::Write(&[1])),
     e(PY, SHUTIL, "chown", Cap::Write(&[0])),
-    e(PY, SHUTIL, "unpack_archive", Cap::Write(&[1])),
+    e(PY, SHUTIL, "unpack_archive", Cap::Unpack),
+    // `tarfile.open(x).extractall()`, `zipfile.ZipFile(x).extract(m)`: any receiver.
+    e(PY, &[], "extractall", Cap::Unpack),
+    e(PY, &[], "extract", Cap::Unpack),
+    e(JS, &[], "extractAllTo", Cap::Unpack),
+    e(JS, &[], "extractEntryTo", Cap::Unpack),
+    e(JS, &["tar"], "x", Cap::Unpack),
+    e(JS, &["tar"], "extract", Cap::Unpack),
+    e(
+        JS,
+        &["", "decompress", "extract", "extractZip"],
+        "decompress",
+        Cap::Unpack,
+    ),
+    e(RB, &[], "extract", Cap::Unpack),
+    e(PL, &[], "extract", Cap::Unpack),
+    e(PHP, &[], "extractTo", Cap::Unpack),
     e(PY, &[""], "open", Cap::Open),
     e(PY, &["io", "codecs", "builtins"], "open", Cap::Open),
     e(PY, &["", "builtins"], "eval", Cap::Eval),
@@ -474,6 +492,12 @@ pub(super) const RECEIVER_METHODS: &[(&str, Option<bool>)] = &[
     ("touch", None),
     ("symlink_to", None),
     ("hardlink_to", None),
+    // Unpacking an archive writes what only the archive names.
+    ("extractall", None),
+    ("extract", None),
+    ("extractAllTo", None),
+    ("extractEntryTo", None),
+    ("extractTo", None),
 ];
 
 /// Whether `lang` lets a call take its arguments without brackets (`system "ls"`).
