@@ -123,6 +123,164 @@ pub(super) fn runs_later(path: &str) -> bool {
     rc.contains(&rest) || lexical.contains(".git/hooks/")
 }
 
+/// The names of git's hooks: a file with one of them, in a folder git may be told to
+/// take its hooks from (`core.hooksPath`: `.husky/`, `.githooks/`, `hooks/`), runs by
+/// itself at the next commit, checkout, merge or push.
+const HOOK_NAMES: &[&str] = &[
+    "applypatch-msg",
+    "pre-applypatch",
+    "post-applypatch",
+    "pre-commit",
+    "pre-merge-commit",
+    "prepare-commit-msg",
+    "commit-msg",
+    "post-commit",
+    "pre-rebase",
+    "post-checkout",
+    "post-merge",
+    "pre-push",
+    "pre-receive",
+    "update",
+    "proc-receive",
+    "post-receive",
+    "post-update",
+    "reference-transaction",
+    "push-to-checkout",
+    "pre-auto-gc",
+    "post-rewrite",
+    "sendemail-validate",
+    "fsmonitor-watchman",
+    "p4-changelist",
+    "p4-prepare-changelist",
+    "p4-post-changelist",
+    "p4-pre-submit",
+    "post-index-change",
+];
+
+/// Whether `path` is named as a git hook, in whatever folder: what it holds is judged as
+/// the script it may become.
+pub(super) fn hook_file(path: &str) -> bool {
+    let lexical = lexical(path);
+    let name = lexical.rsplit('/').next().unwrap_or(&lexical);
+    lexical.contains('/') && HOOK_NAMES.contains(&name)
+}
+
+/// `core.hooksPath` set to a folder other than `.git/hooks`: the hook files there run by
+/// themselves later, and nagger reads none of them. Asked about.
+fn hooks_moved(value: &str) -> Option<Finding> {
+    let value = value.trim().trim_matches('"').trim_end_matches('/');
+    // No hooks at all (`/dev/null`) runs nothing.
+    if value.is_empty() || value.ends_with(".git/hooks") || value == "/dev/null" {
+        return None;
+    }
+    Some(Finding::ask(
+        "guard:hooks-path",
+        format!(
+            "points git's hooks at `{value}`: the files there run by themselves at every \
+             commit, checkout, merge and push, and nagger does not read them"
+        ),
+        "Set `core.hooksPath` yourself in your terminal once you have read the hooks.",
+    ))
+}
+
+/// `hooksPath = x` in git configuration text (under `[core]`, or a fragment).
+pub(super) fn hooks_path_in(text: &str) -> Option<Finding> {
+    text.lines().take(4096).find_map(|line| {
+        let (key, value) = line.split_once('=')?;
+        // `[core] hooksPath = x`: a section header on the same line.
+        let key = key.trim();
+        let key = match key.strip_prefix('[') {
+            Some(rest) => rest.split_once(']').map_or(rest, |(_, k)| k),
+            None => key,
+        };
+        let key = key.trim().to_ascii_lowercase();
+        (key == "hookspath" || key == "core.hookspath")
+            .then(|| hooks_moved(value))
+            .flatten()
+    })
+}
+
+/// The folder a git command points git's hooks at, when it is not `.git/hooks`: `git -c
+/// core.hooksPath=x …`, `git config [--global] core.hooksPath x`, `git
+/// --config-env=core.hooksPath=VAR …` (`$VAR`: only known when the shell runs).
+pub(super) fn hooks_path_set(command: &SimpleCommand) -> Option<String> {
+    let value = hooks_path_word(command)?;
+    hooks_moved(&value).map(|_| {
+        value
+            .trim()
+            .trim_matches('"')
+            .trim_end_matches('/')
+            .to_owned()
+    })
+}
+
+fn hooks_path_word(command: &SimpleCommand) -> Option<String> {
+    if command.name() != "git" {
+        return None;
+    }
+    let args = command.args();
+    let is_key = |k: &str| k.eq_ignore_ascii_case("core.hooksPath");
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
+        if !arg.starts_with('-') {
+            break;
+        }
+        let pair = if arg == "-c" {
+            i += 1;
+            args.get(i).map(String::as_str)
+        } else if let Some(pair) = arg.strip_prefix("--config-env=") {
+            // The value comes from the environment: unknown here.
+            Some(pair)
+                .filter(|p| p.split_once('=').is_some_and(|(k, _)| is_key(k)))
+                .map(|_| "core.hooksPath=$")
+        } else {
+            if matches!(
+                arg.as_str(),
+                "-C" | "--git-dir" | "--work-tree" | "--namespace" | "--exec-path"
+            ) {
+                i += 1;
+            }
+            None
+        };
+        if let Some((key, value)) = pair.and_then(|p| p.split_once('='))
+            && is_key(key)
+        {
+            return Some(value.to_owned());
+        }
+        i += 1;
+    }
+    if args.get(i).is_some_and(|s| s == "config") {
+        let rest = &args[i + 1..];
+        let reading = rest.iter().any(|a| {
+            matches!(
+                a.as_str(),
+                "--get"
+                    | "--get-all"
+                    | "--get-regexp"
+                    | "--unset"
+                    | "--unset-all"
+                    | "-l"
+                    | "--list"
+                    | "get"
+                    | "unset"
+                    | "list"
+            )
+        });
+        let words: Vec<&String> = rest
+            .iter()
+            .filter(|a| !a.starts_with('-'))
+            .skip_while(|a| matches!(a.as_str(), "set" | "add"))
+            .collect();
+        if !reading
+            && let [key, value, ..] = words.as_slice()
+            && is_key(key)
+        {
+            return Some((*value).clone());
+        }
+    }
+    None
+}
+
 /// Whether `path` is a git configuration file, whose commands (aliases with `!`, hooks
 /// folders, pagers, filters, `core.fsmonitor` …) git runs later: a repository's
 /// `.git/config` (and `config.worktree`), `~/.gitconfig`, `~/.config/git/config`, or a

@@ -642,6 +642,36 @@ pub(super) enum Run {
     Refused(Finding),
 }
 
+/// A file git or the shell runs by itself later (a git hook, a shell start-up file, a git
+/// configuration file) that `command` writes with contents the line does not show
+/// (`curl … >> .git/config`, `cp x .git/hooks/pre-commit`), or git configuration text
+/// that moves git's hooks elsewhere: asked about, since what runs later cannot be read.
+pub(super) fn hidden_later(command: &SimpleCommand) -> Option<Finding> {
+    if matches!(command.name(), "cp" | "ln" | "install" | "mv") {
+        // What they put in place is on disk, and read there.
+        return None;
+    }
+    written(command).into_iter().find_map(|(path, content, _)| {
+        let config = super::important::git_config(&path);
+        if !(config || super::important::runs_later(&path)) {
+            return None;
+        }
+        match content {
+            None => Some(Finding::ask(
+                "guard:hidden-later",
+                format!(
+                    "writes `{path}`, which git or the shell runs by itself later, with \
+                     contents nagger cannot see"
+                ),
+                "Write it with the file tools, or spell the text out on the command line, so \
+                 it can be checked.",
+            )),
+            Some(text) if config => super::important::hooks_path_in(&text),
+            Some(_) => None,
+        }
+    })
+}
+
 /// Scripts `command` writes into files a shell runs by itself later (`echo '…' >>
 /// ~/.bashrc`, a git hook), with where they go.
 pub(super) fn written_scripts(command: &SimpleCommand) -> Vec<(String, String)> {
@@ -658,7 +688,7 @@ pub(super) fn scripts_run_later(path: &str, text: Option<&str>) -> Vec<(String, 
     let Some(text) = text else {
         return Vec::new();
     };
-    if super::important::runs_later(path) {
+    if super::important::runs_later(path) || super::important::hook_file(path) {
         return vec![(text.to_owned(), path.to_owned())];
     }
     if super::important::git_config(path) {

@@ -199,6 +199,13 @@ impl<'a> Guard<'a> {
                         .filter_map(|e| e.get("new_string")?.as_str()),
                 )
                 .collect();
+            if super::important::git_config(path)
+                && let Some(finding) = texts
+                    .iter()
+                    .find_map(|t| super::important::hooks_path_in(t))
+            {
+                matches.push(tool_match(tool_name, &finding));
+            }
             let scripts: Vec<(String, String)> = texts
                 .iter()
                 .flat_map(|t| line::scripts_run_later(path, Some(t)))
@@ -418,6 +425,7 @@ impl<'a> Guard<'a> {
                 format!("written into `{path}`, which runs by itself later"),
             ));
         }
+        findings.extend(line::hidden_later(command));
         findings.extend(line::calls_itself(at.line, command));
         match at.line.runs_written(command, index, cwd) {
             Some(Run::Script(script, via)) => run.push(Program::Script(script, via)),

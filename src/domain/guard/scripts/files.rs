@@ -153,6 +153,26 @@ impl<'a> View<'a> {
         View { files, written }
     }
 
+    /// The names in the folder `path` (as a command in `cwd` names it), at most `max`;
+    /// empty when it is no folder on disk. Listing a folder never waits.
+    pub(super) fn list(&self, cwd: &Cwd, path: &str, max: usize) -> Vec<String> {
+        let Some(full) = self.files.locate(cwd, path) else {
+            return Vec::new();
+        };
+        let Ok(entries) = std::fs::read_dir(full) else {
+            return Vec::new();
+        };
+        entries
+            .take(max)
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .collect()
+    }
+
+    /// Whether `path` (as a command in `cwd` names it) is a folder on disk.
+    pub(super) fn is_dir(&self, cwd: &Cwd, path: &str) -> bool {
+        self.files.locate(cwd, path).is_some_and(|p| p.is_dir())
+    }
+
     pub(super) fn read(&self, cwd: &Cwd, path: &str) -> Content {
         match (self.written)(cwd, path) {
             Some(Wrote::Shown(text)) => Content::Text {

@@ -11,6 +11,7 @@
 //! part could not be analysed is not raised for them.
 
 mod files;
+mod later;
 mod make;
 mod package;
 mod runners;
@@ -49,6 +50,7 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
     let command = &parsed.commands[index];
     let name = command.name();
     let mut out = Vec::new();
+    later::runs(command, cwd, files, &mut out);
     if matches!(name, "make" | "gmake") {
         make::runs(parsed, index, cwd, files, &mut out);
     } else if let Some(ran) = package::runs(command, cwd, files, &mut out) {

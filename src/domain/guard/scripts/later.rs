@@ -1,0 +1,158 @@
+//! Files git or the shell runs by themselves later, put in place from files on disk (`cp
+//! scripts/pre-commit .git/hooks/`, `ln -s ../../hooks/x .git/hooks/x`, `install hook
+//! .githooks/pre-push`, a `.gitconfig` copied over the user's), and the hook files in the
+//! folder `core.hooksPath` is pointed at (`git config core.hooksPath .githooks`). What they
+//! hold is read, bounded, and judged as what will run; a source that cannot be read is
+//! asked about.
+
+use super::super::finding::{Finding, operands};
+use super::super::important::{git_config, hook_file, hooks_path_in, hooks_path_set, runs_later};
+use super::super::paths::normalize;
+use super::super::protect::Cwd;
+use super::super::shell::{self, SimpleCommand, basename};
+use super::files::{Content, Ran, View, read_named};
+use super::shebang;
+
+/// Most sources, and most entries of a hooks folder, looked at for one command.
+const MAX_SOURCES: usize = 32;
+
+/// What `command` puts in place that runs later, judged; pushed onto `out`.
+pub(super) fn runs(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) {
+    let name = command.name();
+    if matches!(name, "cp" | "ln" | "install" | "mv") {
+        placed(command, cwd, files, out);
+    }
+    if let Some(dir) = hooks_path_set(command) {
+        hooks_folder(&dir, cwd, files, out);
+    }
+}
+
+/// `cp`, `ln`, `install`, `mv` onto a hook, a shell start-up file or a git configuration
+/// file: the source read as what will run there.
+fn placed(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) {
+    let args = command.args();
+    let ops = operands(args);
+    let target_dir = args.iter().enumerate().find_map(|(k, a)| {
+        if a == "-t" {
+            args.get(k + 1).map(String::as_str)
+        } else {
+            a.strip_prefix("--target-directory=")
+        }
+    });
+    let (dest, sources): (&str, Vec<&str>) = match target_dir {
+        Some(dir) => (dir, ops.into_iter().filter(|o| *o != dir).collect()),
+        None => match ops.split_last() {
+            Some((last, rest)) if !rest.is_empty() => (*last, rest.to_vec()),
+            _ => return,
+        },
+    };
+    let into_dir =
+        target_dir.is_some() || dest.ends_with('/') || sources.len() > 1 || files.is_dir(cwd, dest);
+    let symbolic = command.name() == "ln" && shell::has_flag(args, "s", &["symbolic"]);
+    for source in sources.into_iter().take(MAX_SOURCES) {
+        let placed = if into_dir {
+            format!(
+                "{}/{}",
+                dest.trim_end_matches('/'),
+                basename(source.trim_end_matches('/'))
+            )
+        } else {
+            dest.to_owned()
+        };
+        let config = git_config(&placed);
+        if !(config || runs_later(&placed) || hook_file(&placed)) {
+            continue;
+        }
+        // A symbolic link's relative target is read from the link's own folder.
+        let read_as = if symbolic && !source.starts_with(['/', '~']) {
+            let parent = placed.rsplit_once('/').map_or(".", |(p, _)| p);
+            normalize(&format!("{parent}/{source}"))
+        } else {
+            source.to_owned()
+        };
+        let Some((text, via)) = read_source(files.read(cwd, &read_as), &read_as, &placed, out)
+        else {
+            continue;
+        };
+        let via = format!("{via}, put in place as `{placed}`, which runs by itself later");
+        if config {
+            out.extend(hooks_path_in(&text).map(Ran::Finding));
+            for script in shell::git_config_runs(&text) {
+                out.push(Ran::Script(
+                    script,
+                    format!("{via} (a command git runs)"),
+                    None,
+                ));
+            }
+        } else {
+            judged_as_hook(text, via, out);
+        }
+    }
+}
+
+/// The hook files of the folder git's hooks are pointed at, read as they will run.
+fn hooks_folder(dir: &str, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) {
+    if dir.contains(['$', '`']) {
+        out.push(Ran::Finding(Finding::ask(
+            "guard:hooks-path",
+            format!(
+                "points git's hooks at `{dir}`, only known when the shell runs: the files \
+                 there run by themselves at every commit, checkout, merge and push"
+            ),
+            "Set `core.hooksPath` to a folder written out.",
+        )));
+        return;
+    }
+    for entry in files.list(cwd, dir, MAX_SOURCES * 4) {
+        let path = format!("{dir}/{entry}");
+        if !hook_file(&path) {
+            continue;
+        }
+        if let Some((text, via)) = read_source(files.read(cwd, &path), &path, &path, out) {
+            judged_as_hook(
+                text,
+                format!("{via}, a git hook once `core.hooksPath` is `{dir}`"),
+                out,
+            );
+        }
+    }
+}
+
+/// The text of `source`, to run as `placed`. Nothing when it does not exist (nothing
+/// runs, or the copy fails); a compiled program is asked about.
+fn read_source(
+    content: Content,
+    source: &str,
+    placed: &str,
+    out: &mut Vec<Ran>,
+) -> Option<(String, String)> {
+    match content {
+        Content::Absent => None,
+        Content::Binary => {
+            out.push(Ran::Finding(unreadable(source, placed)));
+            None
+        }
+        other => read_named(other, source, out),
+    }
+}
+
+/// A hook's text, run by its `#!` line (a shell without one).
+fn judged_as_hook(text: String, via: String, out: &mut Vec<Ran>) {
+    let runner = shebang(&text).unwrap_or_else(|| "sh".into());
+    if shell::is_shell(&runner) {
+        out.push(Ran::Script(text, via, None));
+    } else {
+        out.push(Ran::Code(text, runner, via));
+    }
+}
+
+fn unreadable(source: &str, placed: &str) -> Finding {
+    Finding::ask(
+        "guard:hidden-later",
+        format!(
+            "puts `{source}` in place as `{placed}`, which runs by itself later, and nagger \
+             cannot read what it holds (a compiled program)"
+        ),
+        "Write it with the file tools, or copy a text file nagger can read.",
+    )
+}
