@@ -97,18 +97,17 @@ impl Conn {
     ) -> io::Result<()> {
         let mut admitted = Some((first, first_pass));
         for n in 1..=MAX_REQUESTS {
-            let (request, pass) = match admitted.take() {
-                Some(first) => first,
-                None => {
-                    let request = match self.read_head(Instant::now() + IDLE_TIME)? {
-                        Head::Request(request) => request,
-                        Head::Gone => return Ok(()),
-                        Head::Refused(answer) => return self.last(&answer, false),
-                    };
-                    match handler.admit(&request) {
-                        Ok(pass) => (request, pass),
-                        Err(refusal) => return self.last(&refusal, request.method == "HEAD"),
-                    }
+            let (request, pass) = if let Some(first) = admitted.take() {
+                first
+            } else {
+                let request = match self.read_head(Instant::now() + IDLE_TIME)? {
+                    Head::Request(request) => request,
+                    Head::Gone => return Ok(()),
+                    Head::Refused(answer) => return self.last(&answer, false),
+                };
+                match handler.admit(&request) {
+                    Ok(pass) => (request, pass),
+                    Err(refusal) => return self.last(&refusal, request.method == "HEAD"),
                 }
             };
             let head_only = request.method == "HEAD";
@@ -493,6 +492,32 @@ mod tests {
         assert_eq!(head_end(b"GET / HTTP/1.1\n\nx", 0), Some(16));
         assert_eq!(head_end(b"GET / HTTP/1.1\r\nHost: a\r\n", 0), None);
         assert_eq!(head_end(b"GET / HTTP/1.1\r\n\r", 0), None);
+    }
+
+    #[test]
+    fn heads_are_taken_whole_and_non_http_refused_on_its_first_bytes() {
+        let status = |bytes: &[u8]| {
+            let mut buf = bytes.to_vec();
+            match take_head(&mut buf, &mut 0) {
+                None => 0,
+                Some(Head::Refused(a)) => a.status,
+                Some(_) => 200,
+            }
+        };
+        assert_eq!(status(b""), 0);
+        assert_eq!(status(b"GE"), 0);
+        assert_eq!(status(b"GET /a HTTP/1.1\r\nHost: x\r\n"), 0);
+        assert_eq!(status(b"GET /a HTTP/1.1\r\n\r\n"), 200);
+        assert_eq!(status(b"\x16\x03\x01"), 400);
+        assert_eq!(status(b"G(ET"), 400);
+        assert_eq!(status(b" GET"), 400);
+        assert_eq!(status(&vec![b'A'; MAX_HEAD]), 431);
+        let mut buf = b"GET / HTTP/1.1\r\n\r\nGET /next".to_vec();
+        assert!(matches!(
+            take_head(&mut buf, &mut 0),
+            Some(Head::Request(_))
+        ));
+        assert_eq!(buf, b"GET /next");
     }
 
     #[test]
