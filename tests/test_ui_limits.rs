@@ -6,6 +6,8 @@ use crate::common::ui_client::{UiServer, request};
 use crate::common::*;
 use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
 use std::net::TcpStream;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -305,4 +307,239 @@ fn ui_keeps_serving_the_token_holder_through_a_flood_of_connections() {
     prompt_get(&ui, "/api/sessions");
     drop((flood, more));
     prompt_get(&ui, "/api/changes");
+}
+
+/// Keeps `clients` connections open that send nothing, each opened again as soon as
+/// the server closes it, until the returned flag is set; each thread counts its opens.
+fn churn(ui: &UiServer, clients: usize) -> (Arc<AtomicBool>, Vec<thread::JoinHandle<usize>>) {
+    let stop = Arc::new(AtomicBool::new(false));
+    let port = ui.port;
+    let threads = (0..clients)
+        .map(|_| {
+            let stop = Arc::clone(&stop);
+            thread::Builder::new()
+                .stack_size(64 * 1024)
+                .spawn(move || {
+                    let mut opened = 0;
+                    let mut byte = [0u8; 1];
+                    while !stop.load(Ordering::Relaxed) {
+                        let Ok(mut s) = TcpStream::connect(("127.0.0.1", port)) else {
+                            continue;
+                        };
+                        opened += 1;
+                        let _ = s.set_read_timeout(Some(Duration::from_millis(200)));
+                        // Until the server closes it (or the test is over).
+                        while !stop.load(Ordering::Relaxed) {
+                            match s.read(&mut byte) {
+                                Err(e)
+                                    if matches!(
+                                        e.kind(),
+                                        ErrorKind::WouldBlock | ErrorKind::TimedOut
+                                    ) => {}
+                                _ => break,
+                            }
+                        }
+                    }
+                    opened
+                })
+                .expect("thread")
+        })
+        .collect();
+    (stop, threads)
+}
+
+#[test]
+fn ui_answers_every_request_of_the_token_holder_while_connections_churn() {
+    let (_p, ui) = start();
+    // More idle connections than the server keeps waiting for a head, each opened again
+    // as soon as it is closed: the server must close some to make room, and the token
+    // holder's new connections are never among them.
+    let clients = 600;
+    let (stop, threads) = churn(&ui, clients);
+    thread::sleep(Duration::from_millis(500));
+    for round in 0..30 {
+        for path in ["/api/changes", "/api/sessions", "/"] {
+            let reply = ui.get(path);
+            assert_eq!(reply.status, 200, "round {round}, {path}: {reply:?}");
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    let opened: usize = threads.into_iter().map(|t| t.join().expect("churn")).sum();
+    assert!(
+        opened > clients,
+        "no connection was closed to make room ({opened} opened)"
+    );
+}
+
+#[test]
+fn ui_refuses_what_cannot_be_an_http_request_on_its_first_bytes() {
+    let (_p, ui) = start();
+    // A TLS greeting and binary noise: refused as they come, not waited on until the
+    // head's deadline (which would answer 408).
+    for greeting in [
+        &[
+            0x16, 0x03, 0x01, 0x00, 0x2e, 0x01, 0x00, 0x00, 0x2a, 0x03, 0x03,
+        ][..],
+        b"\x00\x01\x02",
+        b"(GET / HTTP/1.1",
+    ] {
+        let mut s = connect(&ui);
+        s.write_all(greeting).expect("send");
+        let (raw, _) = until_closed(s, Instant::now());
+        assert_eq!(status_of(&raw), Some(400), "{greeting:?}: {raw}");
+    }
+    // The HTTP/2 greeting names a version this server does not speak.
+    let mut s = connect(&ui);
+    s.write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
+        .expect("send");
+    let (raw, _) = until_closed(s, Instant::now());
+    assert_eq!(status_of(&raw), Some(505), "{raw}");
+}
+
+#[test]
+fn ui_refuses_requests_of_other_origins_pages_even_with_the_token() {
+    let (_p, ui) = start();
+    let host = ui.host();
+    let port = ui.port;
+    let target = format!("/api/sessions?token={}", ui.token);
+    let status = |extra: &[&str]| request(ui.port, "GET", &target, &host, extra).status;
+    // Another site's page, or another port's on this host (whose requests carry the
+    // dashboard's cookie): refused.
+    assert_eq!(status(&["Origin: http://evil.example"]), 403);
+    assert_eq!(status(&["Origin: http://127.0.0.1:1"]), 403);
+    assert_eq!(status(&["Origin: null"]), 403);
+    assert_eq!(
+        status(&["Sec-Fetch-Site: same-site", "Sec-Fetch-Mode: no-cors"]),
+        403
+    );
+    assert_eq!(
+        status(&["Sec-Fetch-Site: cross-site", "Sec-Fetch-Mode: cors"]),
+        403
+    );
+    // Its own pages, a typed address, a link followed from elsewhere: served.
+    assert_eq!(status(&[&format!("Origin: http://127.0.0.1:{port}")]), 200);
+    assert_eq!(status(&[&format!("Origin: http://localhost:{port}")]), 200);
+    assert_eq!(
+        status(&["Sec-Fetch-Site: same-origin", "Sec-Fetch-Mode: cors"]),
+        200
+    );
+    assert_eq!(status(&["Sec-Fetch-Site: none"]), 200);
+    assert_eq!(
+        status(&["Sec-Fetch-Site: cross-site", "Sec-Fetch-Mode: navigate"]),
+        200
+    );
+}
+
+/// Holds, from this process, write locks on every reader and writer byte of the WAL
+/// index (`-shm`) while alive, as a stuck process could.
+struct WalIndexLocked {
+    _shm: std::fs::File,
+}
+
+impl WalIndexLocked {
+    fn take(db: &std::path::Path) -> WalIndexLocked {
+        use std::os::unix::io::AsRawFd;
+        let shm = format!("{}-shm", db.display());
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&shm)
+            .unwrap_or_else(|e| panic!("{shm}: {e}"));
+        // SAFETY: a zeroed flock filled in and passed by pointer to fcntl on an open file.
+        let mut lock: libc::flock = unsafe { std::mem::zeroed() };
+        lock.l_type = libc::F_WRLCK.try_into().expect("F_WRLCK fits l_type");
+        lock.l_whence = libc::SEEK_SET.try_into().expect("SEEK_SET fits l_whence");
+        lock.l_start = 120;
+        lock.l_len = 8;
+        let rc = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_SETLK, &lock) };
+        assert_eq!(rc, 0, "lock {shm}: {}", std::io::Error::last_os_error());
+        WalIndexLocked { _shm: file }
+    }
+}
+
+#[test]
+fn ui_answers_503_while_another_process_locks_the_database_and_serves_again_after() {
+    let (p, ui) = start();
+    assert_eq!(ui.get("/api/changes").status, 200);
+    let locked = WalIndexLocked::take(&p.db_path());
+    for path in ["/api/changes", "/api/sessions", "/api/stats"] {
+        let reply = ui.get(path);
+        assert_eq!(reply.status, 503, "{path}: {reply:?}");
+        assert!(reply.body.contains("database unavailable"), "{reply:?}");
+    }
+    // What needs no database is served meanwhile.
+    assert_eq!(ui.get("/").status, 200);
+    assert_eq!(ui.get("/assets/app.js").status, 200);
+    drop(locked);
+    // The reads cut off end by themselves; then the database is read again.
+    let mut status = 0;
+    for _ in 0..100 {
+        status = ui.get("/api/changes").status;
+        if status == 200 {
+            break;
+        }
+        thread::sleep(Duration::from_millis(200));
+    }
+    assert_eq!(status, 200);
+}
+
+fn mkfifo(path: &std::path::Path) {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).expect("path");
+    // SAFETY: a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0, "mkfifo");
+}
+
+#[test]
+fn ui_never_opens_a_fifo_in_place_of_the_database() {
+    // At start: refused with a word, not a server that never comes up.
+    let p = Project::new();
+    let db = p.root.join("fifo.db");
+    mkfifo(&db);
+    let mut child = p
+        .command(&["ui", "--db", &db.display().to_string()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut waited = 0;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        waited += 1;
+        if waited > 300 {
+            let _ = child.kill();
+            panic!("`nagger ui` still running on a FIFO");
+        }
+        thread::sleep(Duration::from_millis(100));
+    };
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut err)
+        .expect("read");
+    assert!(!status.success());
+    assert!(err.contains("FIFO"), "{err}");
+    // Appearing later, where the database will be: the API says so, the page is served.
+    let p = Project::new();
+    let db = p.root.join("later.db");
+    let mut cmd = p.command(&["ui", "--db", &db.display().to_string()]);
+    cmd.current_dir(&p.root);
+    let ui = UiServer::start(cmd);
+    assert_eq!(ui.get("/api/changes").status, 200);
+    mkfifo(&db);
+    for path in [
+        "/api/changes",
+        "/api/sessions",
+        "/api/context",
+        "/api/rules",
+    ] {
+        let reply = ui.get(path);
+        assert_eq!(reply.status, 503, "{path}: {reply:?}");
+        assert!(reply.body.contains("FIFO"), "{reply:?}");
+    }
+    assert_eq!(ui.get("/").status, 200);
 }

@@ -1,5 +1,7 @@
 //! The JSON endpoints under `/api/`, one per page plus the change marker the page polls.
-//! Each reads one pooled read-only connection (the digest its own read-only handle).
+//! Each reads one pooled read-only connection (the digest its own read-only handle), on
+//! a thread of its own and within [`READ_TIME`]: another process's locks on the
+//! database, or a FIFO swapped in for one of its files, never hold up an answer.
 
 use super::http::{self, Answer, Target};
 use super::state::Ui;
@@ -12,6 +14,19 @@ use crate::storage::store::{NaggerStateDB, now_ms};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+/// Time an endpoint's answer may take. Past it the answer is 503 and the read goes on
+/// alone until it ends (SQLite retries a WAL index locked by another process for ten
+/// seconds; waits for a busy database end with this time too).
+pub const READ_TIME: Duration = Duration::from_secs(3);
+/// Reads at once, counting those that outlived their answer; past it, 503 at once.
+pub const MAX_READS: usize = 8;
+/// The database's side files, which SQLite opens next to it.
+const SIDE_FILES: [&str; 3] = ["-wal", "-shm", "-journal"];
 
 /// Sessions the list shows.
 const SESSION_LIST: usize = 200;
@@ -29,7 +44,78 @@ impl<E: std::fmt::Display> From<E> for Failure {
     }
 }
 
-pub fn answer(ui: &Ui, endpoint: &str, target: &Target) -> Answer {
+/// The answer of `/api/{endpoint}`, read on a thread of its own, or 503 when it does not
+/// come within [`READ_TIME`] or [`MAX_READS`] reads are under way already.
+pub fn answer_in_time(ui: &Arc<Ui>, endpoint: String, target: Target) -> Answer {
+    let Some(turn) = ReadTurn::take(&ui.reads) else {
+        return unavailable("the database is still busy with earlier requests");
+    };
+    let (sender, answered) = std::sync::mpsc::sync_channel(1);
+    let reader = Arc::clone(ui);
+    let spawned = std::thread::Builder::new()
+        .name("nagger-ui-read".into())
+        .spawn(move || {
+            let _turn = turn;
+            let _budget = crate::storage::store::limit_waits(Instant::now() + READ_TIME);
+            let _ = sender.send(answer(&reader, &endpoint, &target));
+        });
+    if spawned.is_err() {
+        return unavailable("no thread could be started to read it");
+    }
+    answered.recv_timeout(READ_TIME).unwrap_or_else(|_| {
+        unavailable(&format!(
+            "it did not answer within {} s (another process may hold a lock on it)",
+            READ_TIME.as_secs()
+        ))
+    })
+}
+
+fn unavailable(why: &str) -> Answer {
+    http::json(
+        503,
+        &json!({ "error": format!("database unavailable: {why}") }),
+    )
+}
+
+/// A read's place among the [`MAX_READS`], given back when its thread ends.
+struct ReadTurn(Arc<AtomicUsize>);
+
+impl ReadTurn {
+    fn take(reads: &Arc<AtomicUsize>) -> Option<ReadTurn> {
+        reads
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < MAX_READS).then_some(n + 1)
+            })
+            .ok()?;
+        Some(ReadTurn(Arc::clone(reads)))
+    }
+}
+
+impl Drop for ReadTurn {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// Checks that the database and its side files are regular files or absent: SQLite
+/// opens them without `O_NONBLOCK`, and its open of a FIFO would never return.
+pub fn check_db_files(db: &Path) -> std::io::Result<()> {
+    std::iter::once(db.to_path_buf())
+        .chain(SIDE_FILES.iter().map(|suffix| {
+            let mut name = db.as_os_str().to_os_string();
+            name.push(suffix);
+            PathBuf::from(name)
+        }))
+        .try_for_each(|file| crate::base::files::regular_or_absent(&file))
+}
+
+fn answer(ui: &Ui, endpoint: &str, target: &Target) -> Answer {
+    if let Err(e) = check_db_files(&ui.db_path) {
+        return http::json(
+            503,
+            &json!({ "error": format!("database unavailable: {e}") }),
+        );
+    }
     let result = match endpoint {
         "changes" => with_conn(ui, |c| Ok(json!(q::changes(c)?))),
         "sessions" => with_conn(ui, |c| {

@@ -1,15 +1,16 @@
-//! One connection of the dashboard, bounded in time and size: each request's head is read
-//! within a deadline and a size limit; the request is admitted or refused (Host, token) on
-//! its head alone, and a refused or oversized request is answered and the connection
-//! closed without reading its body; a small body is read and dropped within a deadline;
-//! the wait for the next request and the number of requests on one connection are capped;
-//! every answer is written within a deadline, so a client that does not read its answers
-//! is cut off.
+//! One connection of the dashboard, bounded in time and size. The listener reads each
+//! connection's first request head (within [`HEAD_TIME`] and [`MAX_HEAD`]) and admits or
+//! refuses it on the head alone; an admitted connection is served here, on a thread of
+//! its own: a small body is read and dropped within a deadline, an oversized or unsized
+//! one refused or never read; later requests are admitted the same way, the wait for each
+//! and their number capped; every answer is written within a deadline, so a client that
+//! does not read its answers is cut off.
 
 use super::http::{self, Answer, Request};
 use std::fmt::Write as _;
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, TcpStream};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Most bytes of a request's line and headers.
@@ -33,35 +34,39 @@ pub const MAX_REQUESTS: usize = 100;
 /// After the last answer, the client's further input is read and dropped for this long
 /// (and this much at most), so that closing does not reset the connection before the
 /// client has read the answer.
-const LINGER_TIME: Duration = Duration::from_millis(500);
-const LINGER_BYTES: usize = 256 * 1024;
+pub const LINGER_TIME: Duration = Duration::from_millis(500);
+pub const LINGER_BYTES: usize = 256 * 1024;
 /// Bytes read from the socket at a time.
-const CHUNK: usize = 4096;
+pub const CHUNK: usize = 4096;
 
 /// What answers the requests of a connection.
 pub trait Handler: Send + Sync + 'static {
     /// What an admitted request carries from its admission to its answer.
-    type Pass;
+    type Pass: Send;
     /// Decides on the head alone whether the request is answered; the refusal is sent
     /// and the connection closed, its body never read.
     fn admit(&self, request: &Request) -> Result<Self::Pass, Answer>;
     /// The answer to an admitted request.
-    fn answer(&self, request: &Request, pass: Self::Pass) -> Answer;
+    fn answer(self: &Arc<Self>, request: &Request, pass: Self::Pass) -> Answer;
 }
 
-/// Serves the requests of one connection until it closes, breaks a limit or idles.
-/// `opened`: when it was accepted; `admitted` is called for every admitted request.
-pub fn serve<H: Handler>(stream: TcpStream, handler: &H, opened: Instant, admitted: &dyn Fn()) {
-    let mut conn = Conn {
-        stream,
-        buf: Vec::with_capacity(CHUNK),
-    };
+/// Serves an admitted connection until it closes, breaks a limit or idles: `request`
+/// (admitted with `pass`) first, then those that follow. `buf`: what the client sent
+/// after that request's head.
+pub fn serve_admitted<H: Handler>(
+    stream: TcpStream,
+    buf: Vec<u8>,
+    request: Request,
+    pass: H::Pass,
+    handler: &Arc<H>,
+) {
+    let mut conn = Conn { stream, buf };
     // A client that went away or broke a limit is not the server's problem.
-    let _ = conn.serve(handler, opened, admitted);
+    let _ = conn.serve(handler, request, pass);
 }
 
 /// What came in where a request's head was awaited.
-enum Head {
+pub enum Head {
     Request(Request),
     /// Closed, or nothing came in time.
     Gone,
@@ -86,27 +91,26 @@ struct Conn {
 impl Conn {
     fn serve<H: Handler>(
         &mut self,
-        handler: &H,
-        opened: Instant,
-        admitted: &dyn Fn(),
+        handler: &Arc<H>,
+        first: Request,
+        first_pass: H::Pass,
     ) -> io::Result<()> {
+        let mut admitted = Some((first, first_pass));
         for n in 1..=MAX_REQUESTS {
-            let head = if n == 1 {
-                self.read_head(opened + HEAD_TIME, None)?
+            let (request, pass) = if let Some(first) = admitted.take() {
+                first
             } else {
-                self.read_head(Instant::now() + IDLE_TIME, Some(HEAD_TIME))?
-            };
-            let request = match head {
-                Head::Request(request) => request,
-                Head::Gone => return Ok(()),
-                Head::Refused(answer) => return self.last(&answer, false),
+                let request = match self.read_head(Instant::now() + IDLE_TIME)? {
+                    Head::Request(request) => request,
+                    Head::Gone => return Ok(()),
+                    Head::Refused(answer) => return self.last(&answer, false),
+                };
+                match handler.admit(&request) {
+                    Ok(pass) => (request, pass),
+                    Err(refusal) => return self.last(&refusal, request.method == "HEAD"),
+                }
             };
             let head_only = request.method == "HEAD";
-            let pass = match handler.admit(&request) {
-                Ok(pass) => pass,
-                Err(refusal) => return self.last(&refusal, head_only),
-            };
-            admitted();
             let mut close = n == MAX_REQUESTS || wants_close(&request);
             match body_of(&request) {
                 Err(bad) => return self.last(&bad, head_only),
@@ -136,45 +140,25 @@ impl Conn {
         Ok(())
     }
 
-    /// Reads the next request's head. Its first byte must come by `first_byte_by`; the
-    /// whole head by then too, or within `then` of its first byte when given.
-    fn read_head(&mut self, first_byte_by: Instant, then: Option<Duration>) -> io::Result<Head> {
+    /// Reads the next request's head. Its first byte must come by `first_byte_by`, the
+    /// whole head within [`HEAD_TIME`] of its first byte.
+    fn read_head(&mut self, first_byte_by: Instant) -> io::Result<Head> {
         let mut deadline = first_byte_by;
         let mut started = false;
         let mut scanned = 0;
         loop {
             if !started {
-                // Empty lines before a request line are allowed and skipped.
-                let blank = self
-                    .buf
-                    .iter()
-                    .take_while(|b| matches!(b, b'\r' | b'\n'))
-                    .count();
-                self.buf.drain(..blank);
+                skip_blank_lines(&mut self.buf);
                 if !self.buf.is_empty() {
                     started = true;
-                    if let Some(then) = then {
-                        deadline = Instant::now() + then;
-                    }
+                    deadline = Instant::now() + HEAD_TIME;
                 }
             }
-            if let Some(end) = head_end(&self.buf, scanned) {
-                let head: Vec<u8> = self.buf.drain(..end).collect();
-                return Ok(parse_head(&head));
-            }
-            scanned = self.buf.len().saturating_sub(2);
-            if self.buf.len() >= MAX_HEAD {
-                return Ok(Head::Refused(http::text(
-                    431,
-                    &format!("A request's line and headers may hold {MAX_HEAD} bytes at most."),
-                )));
+            if let Some(head) = take_head(&mut self.buf, &mut scanned) {
+                return Ok(head);
             }
             let Some(left) = deadline.checked_duration_since(Instant::now()) else {
-                return Ok(if started {
-                    Head::Refused(http::text(408, "The request came too slowly."))
-                } else {
-                    Head::Gone
-                });
+                return Ok(if started { too_slow() } else { Head::Gone });
             };
             if !self.fill(left)? {
                 return Ok(Head::Gone);
@@ -240,31 +224,7 @@ impl Conn {
 
     /// Writes `answer` (its head only for HEAD) within [`WRITE_TIME`].
     fn write(&mut self, answer: &Answer, head_only: bool, close: bool) -> io::Result<()> {
-        let mut head = format!(
-            "HTTP/1.1 {} {}\r\n",
-            answer.status,
-            http::reason(answer.status)
-        );
-        for (name, value) in &answer.headers {
-            head.push_str(name);
-            head.push_str(": ");
-            head.push_str(value);
-            head.push_str("\r\n");
-        }
-        let _ = write!(
-            head,
-            "Content-Length: {}\r\nDate: {}\r\n",
-            answer.body.len(),
-            chrono::Utc::now().format("%a, %d %b %Y %H:%M:%S GMT")
-        );
-        if close {
-            head.push_str("Connection: close\r\n");
-        }
-        head.push_str("\r\n");
-        let mut bytes = head.into_bytes();
-        if !head_only {
-            bytes.extend_from_slice(&answer.body);
-        }
+        let bytes = render(answer, head_only, close);
         let deadline = Instant::now() + WRITE_TIME;
         let mut rest = &bytes[..];
         while !rest.is_empty() {
@@ -310,14 +270,94 @@ impl Conn {
     }
 }
 
-fn timed_out(e: &io::Error) -> bool {
+/// An answer's bytes on the wire: status line, headers with the framing ones, and the
+/// body unless `head_only`.
+pub fn render(answer: &Answer, head_only: bool, close: bool) -> Vec<u8> {
+    let mut head = format!(
+        "HTTP/1.1 {} {}\r\n",
+        answer.status,
+        http::reason(answer.status)
+    );
+    for (name, value) in &answer.headers {
+        head.push_str(name);
+        head.push_str(": ");
+        head.push_str(value);
+        head.push_str("\r\n");
+    }
+    let _ = write!(
+        head,
+        "Content-Length: {}\r\nDate: {}\r\n",
+        answer.body.len(),
+        chrono::Utc::now().format("%a, %d %b %Y %H:%M:%S GMT")
+    );
+    if close {
+        head.push_str("Connection: close\r\n");
+    }
+    head.push_str("\r\n");
+    let mut bytes = head.into_bytes();
+    if !head_only {
+        bytes.extend_from_slice(&answer.body);
+    }
+    bytes
+}
+
+/// The refusal of a head that did not come whole in time.
+pub fn too_slow() -> Head {
+    Head::Refused(http::text(408, "The request came too slowly."))
+}
+
+pub fn timed_out(e: &io::Error) -> bool {
     matches!(
         e.kind(),
         io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
     )
 }
 
-/// Where the head that starts `buf` ends (after its blank line), looking from `from` on.
+/// Drops the empty lines a client may send before a request line.
+pub fn skip_blank_lines(buf: &mut Vec<u8>) {
+    let blank = buf
+        .iter()
+        .take_while(|b| matches!(b, b'\r' | b'\n'))
+        .count();
+    buf.drain(..blank);
+}
+
+/// The head at the start of `buf`, taken out of it once it is whole (`scanned`: how far
+/// earlier calls looked for its end); a refusal when it is too large or cannot be the
+/// start of a request; `None` while more of it may come.
+pub fn take_head(buf: &mut Vec<u8>, scanned: &mut usize) -> Option<Head> {
+    if let Some(end) = head_end(buf, *scanned) {
+        let head: Vec<u8> = buf.drain(..end).collect();
+        *scanned = 0;
+        return Some(parse_head(&head));
+    }
+    *scanned = buf.len().saturating_sub(2);
+    if buf.len() >= MAX_HEAD {
+        return Some(Head::Refused(http::text(
+            431,
+            &format!("A request's line and headers may hold {MAX_HEAD} bytes at most."),
+        )));
+    }
+    if !could_start_a_request(buf) {
+        return Some(bad_request(
+            "the request line is not `METHOD target HTTP/1.1`",
+        ));
+    }
+    None
+}
+
+/// Whether the bytes so far can still begin a request line: a method of token characters
+/// up to the first space. A TLS or HTTP/2 greeting, or any binary noise, is refused on
+/// its first bytes rather than waited on.
+fn could_start_a_request(buf: &[u8]) -> bool {
+    let method = buf.iter().position(|&b| b == b' ').unwrap_or(buf.len());
+    buf[..method].iter().all(|&b| is_tchar(b)) && (method > 0 || buf.is_empty())
+}
+
+fn bad_request(what: &str) -> Head {
+    Head::Refused(http::text(400, &format!("Bad request: {what}.")))
+}
+
 fn head_end(buf: &[u8], from: usize) -> Option<usize> {
     (from..buf.len()).find_map(|i| {
         if buf[i] != b'\n' {
@@ -333,13 +373,15 @@ fn head_end(buf: &[u8], from: usize) -> Option<usize> {
 
 /// The characters allowed in methods and header names (RFC 9110 `tchar`).
 fn is_token(s: &str) -> bool {
-    !s.is_empty()
-        && s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+    !s.is_empty() && s.bytes().all(is_tchar)
+}
+
+fn is_tchar(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
 }
 
 fn parse_head(head: &[u8]) -> Head {
-    let bad = |what: &str| Head::Refused(http::text(400, &format!("Bad request: {what}.")));
+    let bad = bad_request;
     let Ok(text) = std::str::from_utf8(head) else {
         return bad("the head is not text");
     };
@@ -450,6 +492,32 @@ mod tests {
         assert_eq!(head_end(b"GET / HTTP/1.1\n\nx", 0), Some(16));
         assert_eq!(head_end(b"GET / HTTP/1.1\r\nHost: a\r\n", 0), None);
         assert_eq!(head_end(b"GET / HTTP/1.1\r\n\r", 0), None);
+    }
+
+    #[test]
+    fn heads_are_taken_whole_and_non_http_refused_on_its_first_bytes() {
+        let status = |bytes: &[u8]| {
+            let mut buf = bytes.to_vec();
+            match take_head(&mut buf, &mut 0) {
+                None => 0,
+                Some(Head::Refused(a)) => a.status,
+                Some(_) => 200,
+            }
+        };
+        assert_eq!(status(b""), 0);
+        assert_eq!(status(b"GE"), 0);
+        assert_eq!(status(b"GET /a HTTP/1.1\r\nHost: x\r\n"), 0);
+        assert_eq!(status(b"GET /a HTTP/1.1\r\n\r\n"), 200);
+        assert_eq!(status(b"\x16\x03\x01"), 400);
+        assert_eq!(status(b"G(ET"), 400);
+        assert_eq!(status(b" GET"), 400);
+        assert_eq!(status(&vec![b'A'; MAX_HEAD]), 431);
+        let mut buf = b"GET / HTTP/1.1\r\n\r\nGET /next".to_vec();
+        assert!(matches!(
+            take_head(&mut buf, &mut 0),
+            Some(Head::Request(_))
+        ));
+        assert_eq!(buf, b"GET /next");
     }
 
     #[test]

@@ -143,6 +143,29 @@ pub fn host_is_loopback(request: &Request, port: u16) -> bool {
     name == "127.0.0.1" || name.eq_ignore_ascii_case("localhost")
 }
 
+/// Whether the request does not come from another origin's page (another site, or
+/// another port of this host, whose requests carry the cookie too): a browser names the
+/// page's origin (`Origin`) and how it relates to this server (`Sec-Fetch-Site`). Such
+/// a page could not read the answers, but could have the dashboard read the database
+/// again and again. Opening the dashboard's address from elsewhere (a link followed,
+/// `Sec-Fetch-Mode: navigate`) passes, and so does a request without either header (a
+/// typed address, a client that is no browser); the token still has to come with them.
+pub fn from_own_pages(request: &Request, port: u16) -> bool {
+    let own_origin = |origin: &str| {
+        origin
+            .strip_prefix("http://")
+            .and_then(|host| host.strip_suffix(&format!(":{port}")))
+            .is_some_and(|name| name == "127.0.0.1" || name.eq_ignore_ascii_case("localhost"))
+    };
+    let own_site =
+        |site: &str| site.eq_ignore_ascii_case("same-origin") || site.eq_ignore_ascii_case("none");
+    let navigation = request
+        .headers_named("Sec-Fetch-Mode")
+        .any(|mode| mode.eq_ignore_ascii_case("navigate"));
+    request.headers_named("Origin").all(own_origin)
+        && (navigation || request.headers_named("Sec-Fetch-Site").all(own_site))
+}
+
 /// The value of cookie `name`, if the request carries it.
 pub fn cookie<'r>(request: &'r Request, name: &str) -> Option<&'r str> {
     request

@@ -1,114 +1,275 @@
-//! The dashboard's listener: accepts connections and serves each on a thread of its own,
-//! [`MAX_CONNECTIONS`] at once at most. When all are taken, a new connection pushes out
-//! the oldest one that has not presented the token yet (so idle or slow connections,
-//! however many, never keep the token holder out); when every one has, the new one is
-//! closed at once.
+//! The dashboard's listener. One thread, the reception, accepts every connection and
+//! reads its first request head without blocking, all connections side by side: a
+//! connection costs a socket here, never a thread, until its head has come whole with
+//! the token. Then it is handed to a thread of its own ([`conn::serve_admitted`]), at
+//! most [`MAX_SERVED`] at once; a head that is refused is answered and the connection
+//! closed without a thread either. At most [`MAX_ARRIVING`] connections wait for their
+//! head; past that the oldest is closed, so however many idle, slow or reconnecting
+//! clients there are, a new connection is read within a sweep or two of its arrival
+//! and the token holder's request is served at once.
 
-use super::conn::{self, Handler};
+use super::conn::{self, Handler, Head};
+use super::http::{self, Request};
+use std::collections::VecDeque;
+use std::io::{self, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-/// Connections served at once.
-pub const MAX_CONNECTIONS: usize = 64;
-/// Threads at once, counting those of pushed-out connections that have not ended yet.
-const MAX_THREADS: usize = 2 * MAX_CONNECTIONS;
-/// Pause after a failed accept (out of file descriptors, say) before the next.
+/// Connections waiting for their first request's head, at most.
+pub const MAX_ARRIVING: usize = 512;
+/// Admitted connections served at once (each on a thread).
+pub const MAX_SERVED: usize = 64;
+/// Refused connections whose last input is being read and dropped, at most.
+const MAX_CLOSING: usize = 128;
+/// Connections accepted per sweep: fewer than [`MAX_ARRIVING`], so that one accepted in
+/// a sweep is still there when the sweep reads it, however many come after it.
+const ACCEPTS_PER_SWEEP: usize = MAX_ARRIVING / 4;
+/// Pause between sweeps when one found nothing to do.
+const SWEEP_PAUSE: Duration = Duration::from_millis(5);
+/// Pause after a failed accept (out of file descriptors, say).
 const ACCEPT_PAUSE: Duration = Duration::from_millis(50);
+/// Connections the system may queue before they are accepted (capped by the system's
+/// own limit): with the usual 128, a burst of connections from one process drops the
+/// token holder's, which the system then tries again only a second later.
+const BACKLOG: i32 = 4096;
+
+/// A connection whose first request's head is awaited.
+struct Arriving {
+    stream: TcpStream,
+    buf: Vec<u8>,
+    /// How far its head's end was looked for.
+    scanned: usize,
+    /// When its head must be whole.
+    by: Instant,
+}
+
+/// A refused connection, answered and shut for writing, whose further input is dropped
+/// for a moment so that closing it does not reset the answer away.
+struct Closing {
+    stream: TcpStream,
+    until: Instant,
+    dropped: usize,
+}
+
+/// What one look at an arriving connection found.
+enum Step {
+    Wait,
+    Drop,
+    Head(Head),
+}
+
+/// The reception's state: the connections it holds and the count of those served.
+struct Reception<H: Handler> {
+    handler: Arc<H>,
+    arriving: VecDeque<Arriving>,
+    closing: VecDeque<Closing>,
+    served: Arc<AtomicUsize>,
+}
 
 /// Serves `listener`'s connections with `handler`, forever.
 pub fn serve<H: Handler>(listener: &TcpListener, handler: &Arc<H>) -> ! {
-    let slots = Arc::new(Slots::default());
+    widen_backlog(listener);
+    let mut reception = Reception {
+        handler: Arc::clone(handler),
+        arriving: VecDeque::new(),
+        closing: VecDeque::new(),
+        served: Arc::new(AtomicUsize::new(0)),
+    };
     loop {
-        let Ok((stream, _)) = listener.accept() else {
+        let idle = reception.arriving.is_empty() && reception.closing.is_empty();
+        // With nothing to sweep, wait for a connection; else only look for them.
+        if listener.set_nonblocking(!idle).is_err() {
             std::thread::sleep(ACCEPT_PAUSE);
             continue;
+        }
+        let accepted = reception.accept(listener, if idle { 1 } else { ACCEPTS_PER_SWEEP });
+        let read = reception.sweep();
+        if !accepted && !read {
+            std::thread::sleep(SWEEP_PAUSE);
+        }
+    }
+}
+
+/// Raises the listening socket's queue to [`BACKLOG`]: listening again on a listening
+/// socket only changes its queue's length.
+#[cfg(unix)]
+fn widen_backlog(listener: &TcpListener) {
+    use std::os::unix::io::AsRawFd;
+    // SAFETY: listen(2) on a descriptor `listener` owns and keeps open.
+    let _ = unsafe { libc::listen(listener.as_raw_fd(), BACKLOG) };
+}
+
+#[cfg(not(unix))]
+fn widen_backlog(_listener: &TcpListener) {}
+
+impl<H: Handler> Reception<H> {
+    /// Accepts up to `most` waiting connections; whether any came.
+    fn accept(&mut self, listener: &TcpListener, most: usize) -> bool {
+        let mut any = false;
+        for _ in 0..most {
+            match listener.accept() {
+                Ok((stream, _)) => {
+                    any = true;
+                    if stream.set_nonblocking(true).is_err() {
+                        continue;
+                    }
+                    if self.arriving.len() >= MAX_ARRIVING {
+                        // Closed as it is dropped.
+                        self.arriving.pop_front();
+                    }
+                    self.arriving.push_back(Arriving {
+                        stream,
+                        buf: Vec::new(),
+                        scanned: 0,
+                        by: Instant::now() + conn::HEAD_TIME,
+                    });
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(_) => {
+                    // Out of file descriptors, say: the oldest waiting makes room.
+                    if self.arriving.pop_front().is_none() {
+                        self.closing.pop_front();
+                    }
+                    std::thread::sleep(ACCEPT_PAUSE);
+                    break;
+                }
+            }
+        }
+        any
+    }
+
+    /// Reads what each connection sent; answers, hands over or closes those that are
+    /// done. Whether anything was read.
+    fn sweep(&mut self) -> bool {
+        let now = Instant::now();
+        let mut read = false;
+        for _ in 0..self.arriving.len() {
+            let Some(mut a) = self.arriving.pop_front() else {
+                break;
+            };
+            match look(&mut a, now, &mut read) {
+                Step::Wait => self.arriving.push_back(a),
+                Step::Drop => {}
+                Step::Head(Head::Gone) => {}
+                Step::Head(Head::Refused(answer)) => self.refuse(a.stream, &answer, false),
+                Step::Head(Head::Request(request)) => self.admit(a, request),
+            }
+        }
+        for _ in 0..self.closing.len() {
+            let Some(mut c) = self.closing.pop_front() else {
+                break;
+            };
+            if drain(&mut c, now, &mut read) {
+                self.closing.push_back(c);
+            }
+        }
+        read
+    }
+
+    /// Hands an admitted request's connection to a thread of its own, or refuses it.
+    fn admit(&mut self, a: Arriving, request: Request) {
+        let head_only = request.method == "HEAD";
+        let pass = match self.handler.admit(&request) {
+            Ok(pass) => pass,
+            Err(refusal) => return self.refuse(a.stream, &refusal, head_only),
         };
-        let opened = Instant::now();
-        // No slot: the connection is closed as it is dropped.
-        let Some(slot) = Slots::take(&slots, &stream) else {
-            continue;
+        let Some(turn) = Turn::take(&self.served) else {
+            let busy = http::text(503, "Too many open connections: try again.");
+            return self.refuse(a.stream, &busy, head_only);
         };
-        let handler = Arc::clone(handler);
-        // A thread that cannot start drops the connection and its slot.
+        if a.stream.set_nonblocking(false).is_err() {
+            return;
+        }
+        let handler = Arc::clone(&self.handler);
+        let Arriving { stream, buf, .. } = a;
+        // A thread that cannot start drops the connection and its turn.
         let _ = std::thread::Builder::new()
             .name("nagger-ui".into())
             .spawn(move || {
+                let _turn = turn;
                 let _ = stream.set_nodelay(true);
-                conn::serve(stream, &*handler, opened, &|| slot.admitted());
+                conn::serve_admitted(stream, buf, request, pass, &handler);
             });
     }
-}
 
-/// The open connections, oldest first.
-#[derive(Default)]
-struct Slots {
-    open: Mutex<Vec<Open>>,
-    next_id: AtomicU64,
-}
-
-struct Open {
-    id: u64,
-    /// A handle to close it from outside.
-    stream: TcpStream,
-    /// It has sent a request with the token.
-    admitted: bool,
-    /// Closed from outside; its thread is ending.
-    pushed_out: bool,
-}
-
-/// A connection's place among the open ones, given back when dropped.
-struct Slot {
-    slots: Arc<Slots>,
-    id: u64,
-}
-
-impl Slots {
-    fn open(&self) -> MutexGuard<'_, Vec<Open>> {
-        self.open
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    /// A slot for `stream`, pushing out the oldest connection without the token when all
-    /// are taken; `None` when none can be had.
-    fn take(slots: &Arc<Slots>, stream: &TcpStream) -> Option<Slot> {
-        let handle = stream.try_clone().ok()?;
-        let mut open = slots.open();
-        if open.len() >= MAX_THREADS {
-            return None;
+    /// Sends `answer` as the connection's only one (what fits in the socket's buffer:
+    /// the reception never waits on a client), then keeps it to drop its input a moment.
+    fn refuse(&mut self, mut stream: TcpStream, answer: &http::Answer, head_only: bool) {
+        let _ = stream.write(&conn::render(answer, head_only, true));
+        if stream.shutdown(Shutdown::Write).is_err() {
+            return;
         }
-        if open.iter().filter(|o| !o.pushed_out).count() >= MAX_CONNECTIONS {
-            let oldest = open.iter_mut().find(|o| !o.pushed_out && !o.admitted)?;
-            let _ = oldest.stream.shutdown(Shutdown::Both);
-            oldest.pushed_out = true;
+        if self.closing.len() >= MAX_CLOSING {
+            self.closing.pop_front();
         }
-        let id = slots.next_id.fetch_add(1, Ordering::Relaxed);
-        open.push(Open {
-            id,
-            stream: handle,
-            admitted: false,
-            pushed_out: false,
+        self.closing.push_back(Closing {
+            stream,
+            until: Instant::now() + conn::LINGER_TIME,
+            dropped: 0,
         });
-        Some(Slot {
-            slots: Arc::clone(slots),
-            id,
-        })
     }
 }
 
-impl Slot {
-    /// The connection has presented the token: it is never pushed out.
-    fn admitted(&self) {
-        if let Some(o) = self.slots.open().iter_mut().find(|o| o.id == self.id) {
-            o.admitted = true;
+/// One read of an arriving connection, and what its head then is.
+fn look(a: &mut Arriving, now: Instant, read: &mut bool) -> Step {
+    let mut chunk = [0u8; conn::CHUNK];
+    match a.stream.read(&mut chunk) {
+        Ok(0) => return Step::Drop,
+        Ok(n) => {
+            *read = true;
+            a.buf.extend_from_slice(&chunk[..n]);
         }
+        Err(e) if conn::timed_out(&e) || e.kind() == io::ErrorKind::Interrupted => {}
+        Err(_) => return Step::Drop,
+    }
+    conn::skip_blank_lines(&mut a.buf);
+    if let Some(head) = conn::take_head(&mut a.buf, &mut a.scanned) {
+        return Step::Head(head);
+    }
+    if now >= a.by {
+        return Step::Head(if a.buf.is_empty() {
+            Head::Gone
+        } else {
+            conn::too_slow()
+        });
+    }
+    Step::Wait
+}
+
+/// Drops what a refused connection still sends; false once it is to be closed.
+fn drain(c: &mut Closing, now: Instant, read: &mut bool) -> bool {
+    let mut chunk = [0u8; conn::CHUNK];
+    let open = match c.stream.read(&mut chunk) {
+        Ok(0) => false,
+        Ok(n) => {
+            *read = true;
+            c.dropped += n;
+            true
+        }
+        Err(e) => conn::timed_out(&e) || e.kind() == io::ErrorKind::Interrupted,
+    };
+    open && now < c.until && c.dropped < conn::LINGER_BYTES
+}
+
+/// A served connection's place among the [`MAX_SERVED`], given back when dropped.
+struct Turn(Arc<AtomicUsize>);
+
+impl Turn {
+    fn take(served: &Arc<AtomicUsize>) -> Option<Turn> {
+        served
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < MAX_SERVED).then_some(n + 1)
+            })
+            .ok()?;
+        Some(Turn(Arc::clone(served)))
     }
 }
 
-impl Drop for Slot {
+impl Drop for Turn {
     fn drop(&mut self) {
-        self.slots.open().retain(|o| o.id != self.id);
+        self.0.fetch_sub(1, Ordering::AcqRel);
     }
 }

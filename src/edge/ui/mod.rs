@@ -3,8 +3,9 @@
 //! then in a cookie) and name the loopback host (so a page of another site cannot reach it
 //! through a rebound DNS name), and reads through a pool of read-only connections while
 //! hooks keep writing. The page is static (embedded here) and polls a cheap change marker.
-//! No local process can hold it up: connections are served side by side, each bounded in
-//! time and size, and one without the token is answered and closed on its request's head.
+//! No local process can hold it up: connections are read side by side without a thread
+//! each, bounded in time and size, and one without the token is answered and closed on
+//! its request's head; what reads the database is bounded in time too (see [`api`]).
 
 mod api;
 mod conn;
@@ -40,6 +41,8 @@ pub struct Options {
 pub fn run(env: &Env, options: &Options) -> anyhow::Result<()> {
     let project_root = env.project_root(None);
     let db_path = env.db_path(&project_root);
+    // SQLite would wait for ever on a FIFO there.
+    api::check_db_files(&db_path)?;
     // Without a database (nagger installed, no hook run yet) the dashboard is empty, and
     // fills once the first hook run has created one: nothing is created here.
     let pool = ui_queries::read_pool(&db_path, READERS)
@@ -57,6 +60,7 @@ pub fn run(env: &Env, options: &Options) -> anyhow::Result<()> {
         project_root,
         token: http::new_token()?,
         port,
+        reads: std::sync::Arc::default(),
     });
     // Count the runs per session now, not on the first look at the sessions page (a
     // million-row log takes a second or so).
@@ -117,6 +121,12 @@ impl conn::Handler for Ui {
                 "Forbidden: this server answers only to 127.0.0.1 or localhost.",
             ));
         }
+        if !http::from_own_pages(request, self.port) {
+            return Err(http::text(
+                403,
+                "Forbidden: this server answers only its own pages.",
+            ));
+        }
         let target = http::Target::parse(&request.url);
         let from_query = target
             .param("token")
@@ -132,18 +142,21 @@ impl conn::Handler for Ui {
         Ok(from_query)
     }
 
-    fn answer(&self, request: &Request, from_query: bool) -> Answer {
+    fn answer(self: &Arc<Self>, request: &Request, from_query: bool) -> Answer {
         if request.method != "GET" && request.method != "HEAD" {
             return http::text(405, "Only GET: this dashboard never changes anything.");
         }
         let target = http::Target::parse(&request.url);
-        let mut response = match target.path.as_str() {
+        let path = target.path.clone();
+        let mut response = match path.as_str() {
             "/" | "/timeline" | "/context" | "/rules" | "/tasks" | "/stats" => {
                 http::body(200, "text/html; charset=utf-8", INDEX_HTML)
             }
             "/assets/app.js" => http::body(200, "text/javascript; charset=utf-8", APP_JS),
             "/assets/app.css" => http::body(200, "text/css; charset=utf-8", APP_CSS),
-            path if path.starts_with("/api/") => api::answer(self, &path[5..], &target),
+            path if path.starts_with("/api/") => {
+                api::answer_in_time(self, path[5..].to_string(), target)
+            }
             _ => http::text(404, "Not found."),
         };
         if from_query {

@@ -13,4 +13,6 @@ pub struct Ui {
     pub project_root: PathBuf,
     pub(super) token: String,
     pub(super) port: u16,
+    /// Database reads under way, counting those that outlived their request.
+    pub(super) reads: std::sync::Arc<std::sync::atomic::AtomicUsize>,
 }
