@@ -1,8 +1,9 @@
-//! The hook's last line of defence: whatever hangs once the state database is touched
-//! (an open that blocks, a slow disk, a write stuck in the kernel), the process prints
-//! the answer it already has (the guard's, decided before the database), closes its
-//! output and exits 0 by [`HARD_LIMIT`] after the run began. The waits nagger knows of
-//! end sooner, at [`WAIT_BUDGET`].
+//! The hook's last line of defence: whatever hangs or runs long once the run began (stdin
+//! that never ends, a check that takes too long, an open that blocks, a slow disk, a
+//! write stuck in the kernel), the process prints the answer it already has (the guard's,
+//! decided before the database; before the guard has decided, an `ask` for a tool call),
+//! closes its output and exits 0 by [`HARD_LIMIT`] after the run began. The waits nagger
+//! knows of end sooner: stdin's at [`STDIN_LIMIT`], the database's at [`WAIT_BUDGET`].
 //!
 //! A watchdog thread, not a signal: a signal handler runs only once the thread it
 //! interrupts leaves the kernel, and a thread stuck in `fsync` or `open` on a slow disk
@@ -17,6 +18,9 @@
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU8, Ordering};
 use std::time::{Duration, Instant};
 
+/// How long after its start a run waits for stdin to hold a whole input; what comes
+/// later leaves the guard too little of the second every hook answers in.
+pub const STDIN_LIMIT: Duration = Duration::from_millis(600);
 /// How long after its start a run may wait for the database, all waits together.
 pub const WAIT_BUDGET: Duration = Duration::from_millis(750);
 /// When, after its start, a run that has not answered answers with what it has.
@@ -83,6 +87,14 @@ pub fn answer_with(stdout: Option<&str>) {
         return;
     }
     OUT.store(leak_line(stdout), Ordering::Release);
+}
+
+/// Replaces the stderr line an armed deadline prints: what the run is waiting on now.
+pub fn tell(stderr: &str) {
+    if STATE.load(Ordering::Acquire) != ARMED {
+        return;
+    }
+    ERR.store(leak_line(Some(stderr)), Ordering::Release);
 }
 
 impl Drop for Armed {
