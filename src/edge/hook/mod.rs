@@ -61,11 +61,13 @@ pub fn run_stdin(env: &Env) -> HookRun {
     if std::env::var_os("NAGGER_NO_DEADLINE").is_none_or(|v| v != "1") {
         deadline::enable();
     }
-    let _deadline = deadline::arm(
-        started + deadline::HARD_LIMIT,
-        None,
-        &late_line("reading and checking the input"),
-    );
+    let _deadline = deadline::enabled().then(|| {
+        deadline::arm(
+            started + deadline::HARD_LIMIT,
+            None,
+            &late_line("reading and checking the input"),
+        )
+    });
     match read_stdin_until(started + STDIN_TIMEOUT) {
         Ok(bytes) => run_from(&mut bytes.as_slice(), env, started),
         Err(unread) => {
@@ -287,7 +289,7 @@ fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
         }
     };
     // Until the guard has decided, a deadline asks about a tool call.
-    deadline::answer_with(unchecked(&event).as_deref());
+    deadline::answer_with_line(not_decided(&event));
     let (run, common) = prepare(env, input, event);
     let mut stderr: Vec<String> = run.loaded.warning().into_iter().collect();
     let common = match recordable(common, problem) {
@@ -322,21 +324,28 @@ fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
     answer(stdout, &stderr)
 }
 
+/// What a deadline answers to a tool call before the guard has decided it, rendered
+/// once (the hook's output line, newline included): [`not_decided`]'s answer.
+const NOT_DECIDED_TOOL_CALL: &str = concat!(
+    r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","#,
+    r#""permissionDecisionReason":"[nagger] nagger could not check this tool call: its "#,
+    r#"checks did not finish in time. Confirm only if you know what it does."}}"#,
+    "\n"
+);
+/// The same for a skill's shell line.
+const NOT_DECIDED_SHELL_LINE: &str = concat!(
+    r#"{"hookSpecificOutput":{"hookEventName":"PreSkillShellCommand","permissionDecision":"#,
+    r#""ask","permissionDecisionReason":"[nagger] nagger could not check this shell line: "#,
+    r#"its checks did not finish in time. Confirm only if you know what it does."}}"#,
+    "\n"
+);
+
 /// What a deadline answers to `event` before the guard has decided it: a tool call or a
 /// skill's shell line is asked about.
-fn unchecked(event: &Event) -> Option<String> {
-    const WHY: &str = "its checks did not finish in time";
+fn not_decided(event: &Event) -> Option<&'static str> {
     match event {
-        Event::PreToolUse(_) => ask_unchecked(WHY),
-        Event::PreSkillShellCommand(_) => wire::HookOutput::Permission {
-            event: HookEvent::PreSkillShellCommand,
-            decision: wire::PermissionDecision::Ask,
-            reason: format!(
-                "[nagger] nagger could not check this shell line: {WHY}. Confirm only if you \
-                 know what it does."
-            ),
-        }
-        .to_json(),
+        Event::PreToolUse(_) => Some(NOT_DECIDED_TOOL_CALL),
+        Event::PreSkillShellCommand(_) => Some(NOT_DECIDED_SHELL_LINE),
         _ => None,
     }
 }
@@ -974,6 +983,42 @@ mod tests {
         assert!(!asked(
             r#"{"hook_event_name":"UserPromptSubmit","prompt":"aaaa"#
         ));
+    }
+
+    #[test]
+    fn the_answers_before_the_guard_decides_are_the_hook_outputs_they_stand_for() {
+        const NOT_DECIDED: &str = "its checks did not finish in time";
+        let rendered = |event: HookEvent, subject: &str| {
+            let reason = format!(
+                "[nagger] nagger could not check this {subject}: {NOT_DECIDED}. Confirm only \
+                 if you know what it does."
+            );
+            let out = match event {
+                HookEvent::PreToolUse => wire::HookOutput::PreToolUse {
+                    decision: Some(wire::PermissionDecision::Ask),
+                    reason: Some(reason),
+                    additional_context: None,
+                },
+                _ => wire::HookOutput::Permission {
+                    event,
+                    decision: wire::PermissionDecision::Ask,
+                    reason,
+                },
+            };
+            format!("{}\n", out.to_json().unwrap())
+        };
+        assert_eq!(
+            NOT_DECIDED_TOOL_CALL,
+            rendered(HookEvent::PreToolUse, "tool call")
+        );
+        assert_eq!(
+            ask_unchecked(NOT_DECIDED).unwrap() + "\n",
+            NOT_DECIDED_TOOL_CALL
+        );
+        assert_eq!(
+            NOT_DECIDED_SHELL_LINE,
+            rendered(HookEvent::PreSkillShellCommand, "shell line")
+        );
     }
 
     #[test]
