@@ -260,61 +260,130 @@ fn a_wal_index_locked_out_from_under_sqlite_still_answers_within_a_second() {
     assert_eq!(r.stderr, "", "unlocked: works again");
 }
 
+/// strace, which holds chosen system calls in the kernel (its fault injection).
+fn strace() -> &'static str {
+    ["/usr/bin/strace", "/bin/strace"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())
+        .expect("strace is needed for this test (.ci/run installs it)")
+}
+
+/// Runs `nagger hook` on `input` under strace with `filter` (its options that pick and
+/// hold system calls); the answer and when the reader saw its end.
+fn answer_under_strace(p: &Project, filter: &[String], input: &Value) -> (String, Duration) {
+    let nagger = p.command(&["hook"]);
+    let mut cmd = std::process::Command::new(strace());
+    cmd.args(["-f", "-o", "/dev/null"])
+        .args(filter)
+        .arg(nagger.get_program())
+        .args(nagger.get_args())
+        .env_clear()
+        .envs(nagger.get_envs().filter_map(|(k, v)| v.map(|v| (k, v))))
+        .current_dir(&p.root)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null());
+    let started = Instant::now();
+    let mut child = cmd.spawn().expect("spawn strace");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let input = input.to_string();
+    std::thread::spawn(move || {
+        use std::io::Write;
+        let _ = stdin.write_all(input.as_bytes());
+    });
+    let mut stdout = child.stdout.take().expect("stdout");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::Read;
+        let mut out = String::new();
+        let _ = stdout.read_to_string(&mut out);
+        let _ = tx.send((out, Instant::now()));
+    });
+    let received = rx.recv_timeout(HANG);
+    let _ = child.kill();
+    let _ = child.wait();
+    let (out, at) = received.unwrap_or_else(|_| panic!("{filter:?}: no answer in {HANG:?}"));
+    (out, at - started)
+}
+
+/// The permission decision of an answer that must be one.
+fn decision_of(out: &str, what: &str) -> String {
+    let answer: Value =
+        serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("{what}: {e}: {out:?}"));
+    answer["hookSpecificOutput"]["permissionDecision"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{what}: no decision: {out}"))
+        .to_string()
+}
+
 /// A system call stuck in the kernel (a slow or hung disk) holds its thread there, and a
 /// signal sent to that thread waits for it. Each write, lock or sync the run makes is
 /// held for 4 s (strace's fault injection): the guard's answer still reaches the
 /// reader, and the reader sees the end of it, within the bound.
 #[test]
 fn a_system_call_stuck_in_the_kernel_still_answers_within_a_second() {
-    let strace = ["/usr/bin/strace", "/bin/strace"]
-        .into_iter()
-        .find(|p| Path::new(p).exists())
-        .expect("strace is needed for this test (.ci/run installs it)");
     for stuck in ["pwrite64", "fcntl", "fsync,fdatasync"] {
         let p = Project::new();
         within_bound(&p, &p.session_start("startup"), "first SessionStart");
-        let nagger = p.command(&["hook"]);
-        let mut cmd = std::process::Command::new(strace);
-        cmd.args(["-f", "-o", "/dev/null", "-e"])
-            .arg(format!("inject={stuck}:delay_enter=4000000"))
-            .arg(nagger.get_program())
-            .args(nagger.get_args())
-            .env_clear()
-            .envs(nagger.get_envs().filter_map(|(k, v)| v.map(|v| (k, v))))
-            .current_dir(&p.root)
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null());
-        let started = Instant::now();
-        let mut child = cmd.spawn().expect("spawn strace");
-        let mut stdin = child.stdin.take().expect("stdin");
-        let input = p.rm_root().to_string();
-        std::thread::spawn(move || {
-            use std::io::Write;
-            let _ = stdin.write_all(input.as_bytes());
-        });
-        let mut stdout = child.stdout.take().expect("stdout");
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            use std::io::Read;
-            let mut out = String::new();
-            let _ = stdout.read_to_string(&mut out);
-            let _ = tx.send((out, Instant::now()));
-        });
-        let received = rx.recv_timeout(HANG);
-        let _ = child.kill();
-        let _ = child.wait();
-        let (out, at) = received.unwrap_or_else(|_| panic!("{stuck} stuck: no answer in {HANG:?}"));
-        let took = at - started;
+        let filter = [
+            "-e".to_string(),
+            format!("inject={stuck}:delay_enter=4000000"),
+        ];
+        let (out, took) = answer_under_strace(&p, &filter, &p.rm_root());
         assert!(
             took < BOUND,
             "{stuck} stuck: the answer ended after {took:?}: {out}"
         );
-        let answer: Value =
-            serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("{stuck}: {e}: {out:?}"));
-        assert_eq!(
-            answer["hookSpecificOutput"]["permissionDecision"], "deny",
-            "{stuck} stuck: {out}"
+        assert_eq!(decision_of(&out, stuck), "deny", "{stuck} stuck: {out}");
+    }
+}
+
+/// The deadline holds from the run's start, not only once the database is touched: a
+/// read stuck before the guard has decided (the config's, the trusted settings', the
+/// git configuration a command's alias is looked up in) is waited out by the run's own
+/// thread, and the call is asked about within the bound; after the guard decided, its
+/// answer comes out.
+#[test]
+fn a_read_stuck_before_the_guard_decides_still_answers_within_a_second() {
+    let p = Project::with_config("[guard]\nenabled = true\n");
+    within_bound(&p, &p.session_start("startup"), "first SessionStart");
+    let git_config = p.root.join(".git/config");
+    std::fs::create_dir_all(git_config.parent().unwrap()).unwrap();
+    std::fs::write(&git_config, "[alias]\n\tpf = push --force\n").unwrap();
+    let held = |path: &Path| {
+        vec![
+            "-P".to_string(),
+            path.display().to_string(),
+            "-e".to_string(),
+            "inject=openat:delay_enter=4000000".to_string(),
+        ]
+    };
+    for (what, path, input, decision) in [
+        ("config", p.config_path(), p.rm_root(), "ask"),
+        (
+            "trusted settings",
+            p.root.join(".claude-nagger/trusted.json"),
+            p.rm_root(),
+            "ask",
+        ),
+        (
+            "git configuration",
+            git_config.clone(),
+            p.pre_tool_use("Bash", json!({"command": "git pf origin main"})),
+            "ask",
+        ),
+        (
+            "transcript, after the guard",
+            p.transcript.clone(),
+            p.rm_root(),
+            "deny",
+        ),
+    ] {
+        let (out, took) = answer_under_strace(&p, &held(&path), &input);
+        assert!(
+            took < BOUND,
+            "{what} stuck: the answer ended after {took:?}: {out}"
         );
+        assert_eq!(decision_of(&out, what), decision, "{what} stuck: {out}");
     }
 }

@@ -175,6 +175,42 @@ fn garbage_beside_the_call_never_stops_the_guard() {
     assert_denied(&p.hook_raw(stdin.as_bytes()), "garbage inside tool_input");
 }
 
+/// Half a UTF-16 surrogate pair, as `JSON.stringify` writes a JavaScript string holding
+/// one: a model can put it in any text of a tool call (a description, the command), and
+/// Claude Code runs the command with U+FFFD in its place.
+#[test]
+fn an_unpaired_surrogate_escape_anywhere_leaves_the_call_judged() {
+    let p = Project::new();
+    let places = FIELDS
+        .iter()
+        .copied()
+        .chain(["command", "description", "a key"]);
+    for escape in [r"\ud800", r"\udfff", r"\ud83d\u0041", r"\udbff\ud800"] {
+        for place in places.clone() {
+            let what = format!("{escape} in {place}");
+            let with_escape = |mut call: Value| {
+                match place {
+                    "command" => {
+                        let command = call["tool_input"]["command"].as_str().unwrap().to_string();
+                        call["tool_input"]["command"] = json!(format!("{command} #@@"));
+                    }
+                    "description" => call["tool_input"]["description"] = json!("@@"),
+                    "a key" => call["tool_input"]["@@"] = json!(1),
+                    field => call[field] = json!("@@"),
+                }
+                call.to_string().replace("@@", escape)
+            };
+            let r = p.hook_raw(with_escape(p.rm_root()).as_bytes());
+            assert_denied(&r, &what);
+            // An unknown field is skipped unread: nothing in it is wrong.
+            if place != "unknown_new_field" {
+                assert!(r.stderr.contains("surrogate"), "{what}: {}", r.stderr);
+            }
+            assert_passed(&p.hook_raw(with_escape(ls(&p)).as_bytes()), &what);
+        }
+    }
+}
+
 #[test]
 fn a_field_given_twice_is_read_last_and_reported() {
     let p = Project::new();

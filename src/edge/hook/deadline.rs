@@ -1,8 +1,9 @@
-//! The hook's last line of defence: whatever hangs once the state database is touched
-//! (an open that blocks, a slow disk, a write stuck in the kernel), the process prints
-//! the answer it already has (the guard's, decided before the database), closes its
-//! output and exits 0 by [`HARD_LIMIT`] after the run began. The waits nagger knows of
-//! end sooner, at [`WAIT_BUDGET`].
+//! The hook's last line of defence: whatever hangs or runs long once the run began (stdin
+//! that never ends, a check that takes too long, an open that blocks, a slow disk, a
+//! write stuck in the kernel), the process prints the answer it already has (the guard's,
+//! decided before the database; before the guard has decided, an `ask` for a tool call),
+//! closes its output and exits 0 by [`HARD_LIMIT`] after the run began. The waits nagger
+//! knows of end sooner: stdin's at [`STDIN_LIMIT`], the database's at [`WAIT_BUDGET`].
 //!
 //! A watchdog thread, not a signal: a signal handler runs only once the thread it
 //! interrupts leaves the kernel, and a thread stuck in `fsync` or `open` on a slow disk
@@ -17,6 +18,9 @@
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU8, Ordering};
 use std::time::{Duration, Instant};
 
+/// How long after its start a run waits for stdin to hold a whole input; what comes
+/// later leaves the guard too little of the second every hook answers in.
+pub const STDIN_LIMIT: Duration = Duration::from_millis(600);
 /// How long after its start a run may wait for the database, all waits together.
 pub const WAIT_BUDGET: Duration = Duration::from_millis(750);
 /// When, after its start, a run that has not answered answers with what it has.
@@ -45,6 +49,11 @@ static ERR: AtomicPtr<&'static [u8]> = AtomicPtr::new(std::ptr::null_mut());
 /// and exit are the hook's answer.
 pub fn enable() {
     ENABLED.store(true, Ordering::Relaxed);
+}
+
+/// Whether this process may arm the deadline.
+pub fn enabled() -> bool {
+    ENABLED.load(Ordering::Relaxed)
 }
 
 /// The armed deadline; dropped, it is disarmed and the run answers itself.
@@ -83,6 +92,24 @@ pub fn answer_with(stdout: Option<&str>) {
         return;
     }
     OUT.store(leak_line(stdout), Ordering::Release);
+}
+
+/// [`answer_with`] for an answer fixed in the program: `line` is printed as it is (it
+/// ends with its newline), nothing is copied.
+pub fn answer_with_line(line: Option<&'static str>) {
+    if STATE.load(Ordering::Acquire) != ARMED {
+        return;
+    }
+    let bytes: &'static [u8] = line.map_or(&[], str::as_bytes);
+    OUT.store(Box::into_raw(Box::new(bytes)), Ordering::Release);
+}
+
+/// Replaces the stderr line an armed deadline prints: what the run is waiting on now.
+pub fn tell(stderr: &str) {
+    if STATE.load(Ordering::Acquire) != ARMED {
+        return;
+    }
+    ERR.store(leak_line(Some(stderr)), Ordering::Release);
 }
 
 impl Drop for Armed {

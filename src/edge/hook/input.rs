@@ -57,25 +57,39 @@ pub fn parse(text: &str) -> Result<ReadInput, String> {
     if !text.trim_start().starts_with('{') {
         return Err(not_an_object(text));
     }
-    let (known, mut problems) = match known_fields(text) {
-        Ok(read) => read,
-        Err(e) if too_large_or_deep(&e) => {
-            // Read once more with what serde_json cannot hold as null.
-            let read = defused(text)
-                .and_then(|text| known_fields(&text).ok())
-                .ok_or_else(|| json_error(&e))?;
-            let (known, mut problems) = read;
-            problems.insert(
-                0,
-                "input holds numbers too large or nesting too deep (read as null)".to_string(),
-            );
-            (known, problems)
-        }
-        Err(e) => return Err(json_error(&e)),
+    let mut repaired: Option<String> = None;
+    let mut notes: Vec<&str> = Vec::new();
+    // Valid JSON that serde_json cannot hold as it is (each kind of it once): read again
+    // with what it cannot hold made readable, and said so.
+    let (known, mut problems) = loop {
+        let current = repaired.as_deref().unwrap_or(text);
+        let e = match known_fields(current) {
+            Ok(read) => break read,
+            Err(e) => e,
+        };
+        let retry = if too_large_or_deep(&e) && !notes.contains(&NOTE_TOO_LARGE) {
+            defused(current).map(|text| (text, NOTE_TOO_LARGE))
+        } else if unpaired_surrogate(&e) && !notes.contains(&NOTE_SURROGATES) {
+            unpaired_surrogates_replaced(current).map(|text| (text, NOTE_SURROGATES))
+        } else {
+            None
+        };
+        let Some((text, note)) = retry else {
+            return Err(json_error(&e));
+        };
+        repaired = Some(text);
+        notes.push(note);
     };
+    for (i, note) in notes.into_iter().enumerate() {
+        problems.insert(i, note.to_string());
+    }
     let input = fields(known, &mut problems);
     Ok(ReadInput { input, problems })
 }
+
+const NOTE_TOO_LARGE: &str = "input holds numbers too large or nesting too deep (read as null)";
+const NOTE_SURROGATES: &str =
+    "input holds unpaired UTF-16 surrogate escapes (read as U+FFFD, as Claude Code runs them)";
 
 /// The known fields of the object in `text` (the last one of a field given twice), and
 /// one problem per field given more than once.
@@ -266,6 +280,60 @@ fn too_large_or_deep(e: &serde_json::Error) -> bool {
     text.starts_with("number out of range") || text.starts_with("recursion limit exceeded")
 }
 
+/// Whether serde_json gave up on a `\\u` escape of half a UTF-16 surrogate pair, which a
+/// JavaScript string can hold and `JSON.stringify` writes as it is.
+fn unpaired_surrogate(e: &serde_json::Error) -> bool {
+    let text = e.to_string();
+    text.starts_with("lone leading surrogate") || text.starts_with("unexpected end of hex escape")
+}
+
+/// `text` with every `\\u` escape of a surrogate that has no partner replaced by
+/// `\\ufffd` (what Claude Code passes on when it encodes such a string as UTF-8); None
+/// when there is none.
+fn unpaired_surrogates_replaced(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
+    let mut in_string = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                in_string = !in_string;
+                i += 1;
+            }
+            b'\\' if in_string => match surrogate_at(bytes, i) {
+                Some(0xD800..=0xDBFF)
+                    if matches!(surrogate_at(bytes, i + 6), Some(0xDC00..=0xDFFF)) =>
+                {
+                    i += 12;
+                }
+                Some(_) => {
+                    out.push_str(&text[copied..i]);
+                    out.push_str("\\ufffd");
+                    i += 6;
+                    copied = i;
+                }
+                None => i += 2,
+            },
+            _ => i += 1,
+        }
+    }
+    (copied > 0).then(|| {
+        out.push_str(&text[copied..]);
+        out
+    })
+}
+
+/// The surrogate a `\\uXXXX` escape at `at` names, if it names one.
+fn surrogate_at(bytes: &[u8], at: usize) -> Option<u16> {
+    let hex = bytes.get(at..at + 6)?.strip_prefix(b"\\u")?;
+    let hex = std::str::from_utf8(hex).ok()?;
+    u16::from_str_radix(hex, 16)
+        .ok()
+        .filter(|unit| (0xD800..=0xDFFF).contains(unit))
+}
+
 /// `text` with every number too large for a double, and every array or object nested
 /// deeper than [`MAX_DEPTH`], replaced by null; None when nothing was replaced.
 fn defused(text: &str) -> Option<String> {
@@ -413,6 +481,32 @@ mod tests {
         assert_eq!(tool_input["t"], Value::Null);
         assert_eq!(tool_input["s"], "[[[1e999", "strings are left alone");
         assert!(r.problems[0].contains("too large"), "{:?}", r.problems);
+    }
+
+    #[test]
+    fn unpaired_surrogate_escapes_are_read_as_replacement_characters() {
+        for (escape, command) in [
+            (r"\ud800", "rm -rf / \u{fffd}"),
+            (r"\udc00", "rm -rf / \u{fffd}"),
+            (r"\ud800\u0041", "rm -rf / \u{fffd}A"),
+            (r"\ud800\ud800", "rm -rf / \u{fffd}\u{fffd}"),
+            (r"\ud83d\ude00\udc00", "rm -rf / \u{1f600}\u{fffd}"),
+            (r"\\ud800\ud800", "rm -rf / \\ud800\u{fffd}"),
+        ] {
+            let r = read(&format!(
+                r#"{{"tool_name":"Bash","tool_input":{{"command":"rm -rf / {escape}","description":"{escape}"}},"x":"\ud800"}}"#
+            ));
+            let tool_input = r.input.tool_input.unwrap();
+            assert_eq!(tool_input["command"], command, "{escape}");
+            assert_eq!(r.problems, [NOTE_SURROGATES], "{escape}");
+        }
+        // Outside strings and in a key, and with a number too large besides.
+        let r = read(r#"{"tool_name":"Bash","tool_input":{"\udc00":1e999,"command":"rm -rf /"}}"#);
+        assert_eq!(r.input.tool_input.unwrap()["command"], "rm -rf /");
+        assert_eq!(r.problems, [NOTE_SURROGATES, NOTE_TOO_LARGE]);
+        // A broken escape that is no surrogate stays an error.
+        assert!(parse(r#"{"tool_name":"\u12"}"#).is_err());
+        assert!(parse(r#"{"tool_name":"\ud800"#).is_err());
     }
 
     #[test]

@@ -36,8 +36,12 @@ use wire::HookInput;
 pub const MAX_STDIN: u64 = 16 * 1024 * 1024;
 /// Most bytes one hook run reads from transcripts, whatever they hold.
 pub const READ_BUDGET: u64 = 16 * 1024 * 1024;
-/// How long nagger waits for stdin to end: Claude Code writes the input and closes it.
-pub const STDIN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
+/// How long nagger waits for stdin to hold a whole input, from the run's start: Claude
+/// Code writes the input and closes it.
+pub const STDIN_TIMEOUT: std::time::Duration = deadline::STDIN_LIMIT;
+/// How long stdin may stay quiet, still open, after what was read holds a whole JSON
+/// object, before the run goes on with it.
+const STDIN_SETTLE: std::time::Duration = std::time::Duration::from_millis(20);
 
 /// What the process prints. The exit code of `nagger hook` is always 0.
 #[derive(Debug, Default)]
@@ -47,21 +51,31 @@ pub struct HookRun {
 }
 
 /// Runs one hook invocation on the process's stdin, waiting for it with `poll` so that
-/// a stdin never closed costs [`STDIN_TIMEOUT`], not a hang.
+/// a stdin never closed costs [`STDIN_TIMEOUT`] at most, not a hang. From the start, the
+/// hard deadline holds: whatever runs long (stdin, the config, the checks, the
+/// database), the run answers within a second.
 pub fn run_stdin(env: &Env) -> HookRun {
+    let started = Instant::now();
     // Profilers (valgrind runs a process tens of times slower) count a whole run with
     // `NAGGER_NO_DEADLINE=1`. It only ever delays an answer: the guard decides first.
     if std::env::var_os("NAGGER_NO_DEADLINE").is_none_or(|v| v != "1") {
         deadline::enable();
     }
-    match read_stdin_until(STDIN_TIMEOUT) {
-        Ok(bytes) => run(&mut bytes.as_slice(), env),
+    let _deadline = deadline::enabled().then(|| {
+        deadline::arm(
+            started + deadline::HARD_LIMIT,
+            None,
+            &late_line("reading and checking the input"),
+        )
+    });
+    match read_stdin_until(started + STDIN_TIMEOUT) {
+        Ok(bytes) => run_from(&mut bytes.as_slice(), env, started),
         Err(unread) => {
-            log_bad_input(env, &unread.problem, Instant::now());
+            log_bad_input(env, &unread.problem, started);
             let stderr = format!("bad hook input (passing): {}", unread.problem);
             match unread
-                .too_large
-                .then(|| unchecked_tool_call(&unread.prefix))
+                .cut
+                .then(|| unchecked_tool_call(&unread.prefix, &unread.problem))
                 .flatten()
             {
                 Some(ask) => HookRun {
@@ -77,38 +91,50 @@ pub fn run_stdin(env: &Env) -> HookRun {
     }
 }
 
+/// The stderr line of a run that reached its hard deadline while `doing` something.
+fn late_line(doing: &str) -> String {
+    format!(
+        "nagger: no answer within {} ms ({doing} took too long; passing, or asking about a \
+         tool call the guard had not decided yet)",
+        deadline::HARD_LIMIT.as_millis()
+    )
+}
+
 /// Stdin that could not be read whole: why, and what was read of it.
 struct Unread {
     problem: String,
-    too_large: bool,
+    /// The input was cut (too large, or not whole in time): what was read is its start.
+    cut: bool,
     prefix: Vec<u8>,
 }
 
 /// How much of an input too large to read is searched for what it is.
 const PREFIX_SEARCHED: usize = 64 * 1024;
 
-/// The answer to an input too large to read that begins as a tool call (Claude Code
-/// writes the event's name and the tool's before its input): the user is asked, since
-/// the guard cannot read what the call does.
-fn unchecked_tool_call(prefix: &[u8]) -> Option<String> {
+/// The answer to an input that could not be read whole (`problem` says why) that begins
+/// as a tool call (Claude Code writes the event's name and the tool's before its input):
+/// the user is asked, since the guard cannot read what the call does.
+fn unchecked_tool_call(prefix: &[u8], problem: &str) -> Option<String> {
     let head = String::from_utf8_lossy(&prefix[..prefix.len().min(PREFIX_SEARCHED)]);
     let event = regex::Regex::new(r#""hook_event_name"\s*:\s*"([^"]*)""#).ok()?;
     let tool_call = match event.captures(&head) {
         Some(name) => name[1].eq_ignore_ascii_case(HookEvent::PreToolUse.as_str()),
         None => head.contains("\"tool_name\""),
     };
-    tool_call.then(|| {
-        wire::HookOutput::PreToolUse {
-            decision: Some(wire::PermissionDecision::Ask),
-            reason: Some(format!(
-                "[nagger] This tool call's input is larger than {} MiB: nagger cannot check \
-                 it. Confirm only if you know what it does.",
-                MAX_STDIN / (1024 * 1024)
-            )),
-            additional_context: None,
-        }
-        .to_json()
-    })?
+    tool_call.then(|| ask_unchecked(&format!("its input could not be read whole ({problem})")))?
+}
+
+/// A PreToolUse answer that asks the user about a call nagger could not check, and why.
+fn ask_unchecked(why: &str) -> Option<String> {
+    wire::HookOutput::PreToolUse {
+        decision: Some(wire::PermissionDecision::Ask),
+        reason: Some(format!(
+            "[nagger] nagger could not check this tool call: {why}. Confirm only if you \
+             know what it does."
+        )),
+        additional_context: None,
+    }
+    .to_json()
 }
 
 /// `struct pollfd` of poll(2).
@@ -135,25 +161,32 @@ const READ_CHUNK: usize = 16 * 1024;
 /// Readable, in poll(2)'s `events` (the same value on Linux, the BSDs and macOS).
 const POLLIN: std::ffi::c_short = 0x1;
 
-/// Reads stdin to its end, at most [`MAX_STDIN`] bytes, giving up when it has not ended
-/// within `limit`. Waiting is done in poll(2), so no thread is started (a thread costs
-/// a quiet hook run a measurable part of its time).
-fn read_stdin_until(limit: std::time::Duration) -> Result<Vec<u8>, Unread> {
-    let deadline = Instant::now() + limit;
+/// Reads stdin to its end, at most [`MAX_STDIN`] bytes, giving up at `until`. Stdin left
+/// open after a whole JSON object is not waited for: once it stays quiet for
+/// [`STDIN_SETTLE`], the run goes on with the object (what could follow it is ignored
+/// anyway). Waiting is done in poll(2), so no thread is started for it.
+fn read_stdin_until(until: Instant) -> Result<Vec<u8>, Unread> {
     let mut bytes: Vec<u8> = Vec::new();
     let unread = |problem: String, prefix: Vec<u8>| Unread {
         problem,
-        too_large: false,
+        cut: false,
         prefix,
     };
     loop {
-        let left = deadline.saturating_duration_since(Instant::now());
+        let left = until.saturating_duration_since(Instant::now());
+        // Once something was read, stdin is looked at in short waits: an input whole
+        // but never closed goes on after one of them.
+        let wait = if bytes.is_empty() {
+            left
+        } else {
+            left.min(STDIN_SETTLE)
+        };
         let mut fd = PollFd {
             fd: 0,
             events: POLLIN,
             revents: 0,
         };
-        let millis = std::ffi::c_int::try_from(left.as_millis()).unwrap_or(std::ffi::c_int::MAX);
+        let millis = std::ffi::c_int::try_from(wait.as_millis()).unwrap_or(std::ffi::c_int::MAX);
         // SAFETY: one valid pollfd, owned here, for the duration of the call.
         let ready = unsafe { poll(&raw mut fd, 1, millis) };
         if ready < 0 {
@@ -164,10 +197,17 @@ fn read_stdin_until(limit: std::time::Duration) -> Result<Vec<u8>, Unread> {
             return Err(unread(format!("cannot read stdin: {e}"), bytes));
         }
         if ready == 0 {
-            return Err(unread(
-                format!("stdin did not end within {} s", limit.as_secs()),
-                bytes,
-            ));
+            if holds_whole_object(&bytes) {
+                return Ok(bytes);
+            }
+            if Instant::now() < until {
+                continue;
+            }
+            let problem = format!("stdin did not end within {} ms", STDIN_TIMEOUT.as_millis());
+            return Err(Unread {
+                cut: !bytes.is_empty(),
+                ..unread(problem, bytes)
+            });
         }
         // Readable, at its end or closed: a read does not block now. Read straight into
         // the buffer's spare room: nothing is zeroed or copied on the way.
@@ -190,17 +230,33 @@ fn read_stdin_until(limit: std::time::Duration) -> Result<Vec<u8>, Unread> {
         if bytes.len() as u64 > MAX_STDIN {
             return Err(Unread {
                 problem: format!("stdin is larger than {} MiB", MAX_STDIN / (1024 * 1024)),
-                too_large: true,
+                cut: true,
                 prefix: bytes,
             });
         }
     }
 }
 
+/// Whether `bytes` begin with one whole JSON object (after a byte order mark and white
+/// space), whatever follows it.
+fn holds_whole_object(bytes: &[u8]) -> bool {
+    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+    let start = bytes.iter().position(|b| !b.is_ascii_whitespace());
+    if start.is_none_or(|i| bytes[i] != b'{') {
+        return false;
+    }
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    serde::de::Deserializer::deserialize_ignored_any(&mut de, serde::de::IgnoredAny).is_ok()
+}
+
 /// Runs one hook invocation. Never panics and never fails: failures become one
 /// stderr line and no stdout.
 pub fn run(stdin: &mut dyn Read, env: &Env) -> HookRun {
-    let started = Instant::now();
+    run_from(stdin, env, Instant::now())
+}
+
+/// [`run`] of a run that began at `started` (its budgets count from then).
+fn run_from(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
     catch_panic(|| run_inner(stdin, env, started), "unknown panic").unwrap_or_else(|what| HookRun {
         stdout: None,
         stderr: Some(format!(
@@ -232,6 +288,8 @@ fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
             return fail_open(&format!("bad hook input (passing): {problem}"));
         }
     };
+    // Until the guard has decided, a deadline asks about a tool call.
+    deadline::answer_with_line(not_decided(&event));
     let (run, common) = prepare(env, input, event);
     let mut stderr: Vec<String> = run.loaded.warning().into_iter().collect();
     let common = match recordable(common, problem) {
@@ -239,9 +297,11 @@ fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
         Err(problem) => {
             // Nothing is recorded under ids like these, or without a session; a tool
             // call is still checked.
+            let safety = run.safety();
+            deadline::answer_with(safety.as_deref());
             log_bad_input(env, &problem, started);
             stderr.push(format!("bad hook input (passing): {problem}"));
-            return answer(run.safety(), &stderr);
+            return answer(safety, &stderr);
         }
     };
     let db_path = env.db_path(&run.project_root);
@@ -264,8 +324,35 @@ fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
     answer(stdout, &stderr)
 }
 
-/// Arms the run's hard deadline with the answer it has before the database: the guard's
-/// (`safety`) and one stderr line saying the run ran out of time.
+/// What a deadline answers to a tool call before the guard has decided it, rendered
+/// once (the hook's output line, newline included): [`not_decided`]'s answer.
+const NOT_DECIDED_TOOL_CALL: &str = concat!(
+    r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","#,
+    r#""permissionDecisionReason":"[nagger] nagger could not check this tool call: its "#,
+    r#"checks did not finish in time. Confirm only if you know what it does."}}"#,
+    "\n"
+);
+/// The same for a skill's shell line.
+const NOT_DECIDED_SHELL_LINE: &str = concat!(
+    r#"{"hookSpecificOutput":{"hookEventName":"PreSkillShellCommand","permissionDecision":"#,
+    r#""ask","permissionDecisionReason":"[nagger] nagger could not check this shell line: "#,
+    r#"its checks did not finish in time. Confirm only if you know what it does."}}"#,
+    "\n"
+);
+
+/// What a deadline answers to `event` before the guard has decided it: a tool call or a
+/// skill's shell line is asked about.
+fn not_decided(event: &Event) -> Option<&'static str> {
+    match event {
+        Event::PreToolUse(_) => Some(NOT_DECIDED_TOOL_CALL),
+        Event::PreSkillShellCommand(_) => Some(NOT_DECIDED_SHELL_LINE),
+        _ => None,
+    }
+}
+
+/// Gives the run's hard deadline the answer it has before the database: the guard's
+/// (`safety`) and one stderr line saying the run ran out of time (armed here when the
+/// run's process did not arm it from its start).
 fn arm_deadline(started: Instant, safety: Option<&str>, stderr: &[String]) -> deadline::Armed {
     let what = if safety.is_some() {
         "guard applied without it"
@@ -279,6 +366,8 @@ fn arm_deadline(started: Instant, safety: Option<&str>, stderr: &[String]) -> de
         deadline::HARD_LIMIT.as_millis()
     ));
     let late = answer(None, &lines);
+    deadline::answer_with(safety);
+    deadline::tell(late.stderr.as_deref().unwrap_or_default());
     deadline::arm(
         started + deadline::HARD_LIMIT,
         safety,
@@ -872,10 +961,14 @@ mod tests {
     }
 
     #[test]
-    fn an_input_too_large_to_read_that_begins_as_a_tool_call_is_asked_about() {
+    fn an_input_cut_short_that_begins_as_a_tool_call_is_asked_about() {
         let asked = |prefix: &str| {
-            unchecked_tool_call(prefix.as_bytes())
-                .is_some_and(|out| out.contains("\"permissionDecision\":\"ask\""))
+            unchecked_tool_call(prefix.as_bytes(), "stdin is larger than 16 MiB").is_some_and(
+                |out| {
+                    out.contains("\"permissionDecision\":\"ask\"")
+                        && out.contains("could not be read whole (stdin is larger than 16 MiB)")
+                },
+            )
         };
         assert!(asked(
             r#"{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"content":"aaaa"#
@@ -890,6 +983,76 @@ mod tests {
         assert!(!asked(
             r#"{"hook_event_name":"UserPromptSubmit","prompt":"aaaa"#
         ));
+    }
+
+    #[test]
+    fn the_answers_before_the_guard_decides_are_the_hook_outputs_they_stand_for() {
+        const NOT_DECIDED: &str = "its checks did not finish in time";
+        let rendered = |event: HookEvent, subject: &str| {
+            let reason = format!(
+                "[nagger] nagger could not check this {subject}: {NOT_DECIDED}. Confirm only \
+                 if you know what it does."
+            );
+            let out = match event {
+                HookEvent::PreToolUse => wire::HookOutput::PreToolUse {
+                    decision: Some(wire::PermissionDecision::Ask),
+                    reason: Some(reason),
+                    additional_context: None,
+                },
+                _ => wire::HookOutput::Permission {
+                    event,
+                    decision: wire::PermissionDecision::Ask,
+                    reason,
+                },
+            };
+            format!("{}\n", out.to_json().unwrap())
+        };
+        assert_eq!(
+            NOT_DECIDED_TOOL_CALL,
+            rendered(HookEvent::PreToolUse, "tool call")
+        );
+        assert_eq!(
+            ask_unchecked(NOT_DECIDED).unwrap() + "\n",
+            NOT_DECIDED_TOOL_CALL
+        );
+        assert_eq!(
+            NOT_DECIDED_SHELL_LINE,
+            rendered(HookEvent::PreSkillShellCommand, "shell line")
+        );
+    }
+
+    #[test]
+    fn only_a_whole_json_object_ends_the_wait_for_stdin() {
+        for whole in [
+            &b"{}"[..],
+            b" \n{\"a\":[1,{\"b\":\"}\"}]}",
+            b"\xef\xbb\xbf{\"a\":1}",
+            b"{\"a\":1}{\"b\":",
+            b"{\"a\":1} trailing",
+        ] {
+            assert!(
+                holds_whole_object(whole),
+                "{}",
+                String::from_utf8_lossy(whole)
+            );
+        }
+        for not_whole in [
+            &b""[..],
+            b"   ",
+            b"{",
+            b"{\"a\":\"}",
+            b"{\"a\":[1,2}",
+            b"[{}]",
+            b"1",
+            b"null",
+            b"x{}",
+        ] {
+            assert!(
+                !holds_whole_object(not_whole),
+                "{}",
+                String::from_utf8_lossy(not_whole)
+            );
+        }
     }
 
     fn busy() -> rusqlite::Error {
