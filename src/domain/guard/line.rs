@@ -1106,16 +1106,14 @@ fn written(command: &SimpleCommand) -> Vec<(String, Option<String>, bool)> {
     let args = command.args();
     match name {
         "curl" | "wget" => {
-            for (k, a) in args.iter().enumerate() {
-                let value = match a.as_str() {
-                    "-o" | "-O" | "--output" | "--output-document" => args.get(k + 1).cloned(),
-                    _ => a
-                        .strip_prefix("--output=")
-                        .or_else(|| a.strip_prefix("--output-document="))
-                        .map(str::to_owned),
-                };
-                if let Some(path) = value.filter(|p| p != "-") {
-                    out.push((path, None, true));
+            let (short, long): (&[&str], &[&str]) = if name == "curl" {
+                (&["-o"], &["--output"])
+            } else {
+                (&["-O"], &["--output-document"])
+            };
+            for path in shell::option_values(args, short, long) {
+                if path != "-" {
+                    out.push((path.to_owned(), None, true));
                 }
             }
             if name == "curl" && args.iter().any(|a| a == "-O" || a == "--remote-name") {

@@ -15,7 +15,7 @@ use super::code;
 use super::finding::{Finding, operands};
 use super::paths::normalize;
 pub(super) use super::paths::{Cwd, resolve};
-use super::shell::{self, Parsed, SimpleCommand, basename, has_flag, short_cluster};
+use super::shell::{self, Parsed, SimpleCommand, basename, has_flag, option_values, short_cluster};
 use super::verdict::Severity;
 use crate::base::glob::build_glob;
 
@@ -1087,6 +1087,67 @@ fn removes_nagger(name: &str, args: &[String]) -> bool {
     })
 }
 
+/// A package manager putting another build of nagger where the hook runs it from:
+/// `cargo install nagger`, `cargo install --path .` of nagger's own sources (read from
+/// their `Cargo.toml`, bounded), `pip install nagger`, `pipx install ./nagger.whl`, `npm
+/// i -g nagger`, `brew install nagger`, `go install …/nagger@v1`.
+fn installs_nagger(name: &str, args: &[String], cwd: &Cwd, scope: &Scope) -> bool {
+    let installing = |a: &str| matches!(a, "install" | "i" | "add" | "reinstall" | "upgrade");
+    let names_nagger = |a: &str| {
+        let last = basename(a.trim_end_matches('/'));
+        let stem = last
+            .split(['=', '<', '>', '~', '!', '[', '@', ' '])
+            .next()
+            .unwrap_or(last);
+        stem == "nagger" || (stem.starts_with("nagger-") && stem.ends_with(".whl"))
+    };
+    let at = match name {
+        "cargo" | "pip" | "pip3" | "pipx" | "brew" | "npm" | "pnpm" | "yarn" | "bun" | "go"
+        | "gem" | "conda" | "mamba" | "apt" | "apt-get" | "dnf" | "yum" | "nix-env" => 0,
+        "uv" if args.first().is_some_and(|a| a == "tool" || a == "pip") => 1,
+        _ => return false,
+    };
+    if !args
+        .get(at)
+        .is_some_and(|v| installing(v) || (name == "yarn" && v == "global"))
+    {
+        return false;
+    }
+    let rest = &args[at + 1..];
+    if rest.iter().any(|a| !a.starts_with('-') && names_nagger(a)) {
+        return true;
+    }
+    if name != "cargo" {
+        return false;
+    }
+    // `cargo install --path DIR`: the package it builds is named in DIR/Cargo.toml.
+    let path = rest.iter().enumerate().find_map(|(k, a)| {
+        if a == "--path" {
+            rest.get(k + 1).map(String::as_str)
+        } else {
+            a.strip_prefix("--path=")
+        }
+    });
+    let Some(dir) = path.and_then(|p| resolve(cwd, p)) else {
+        return false;
+    };
+    let Some(full) = on_disk(scope, &format!("{dir}/Cargo.toml")) else {
+        return false;
+    };
+    let Ok(file) = crate::base::files::open_regular(&full) else {
+        return false;
+    };
+    let mut text = String::new();
+    let _ = std::io::Read::read_to_string(&mut std::io::Read::take(file, 64 * 1024), &mut text);
+    text.lines().any(|line| {
+        let line = line.trim();
+        line.strip_prefix("name")
+            .map(str::trim_start)
+            .and_then(|r| r.strip_prefix('='))
+            .is_some_and(|v| v.trim().trim_matches(['"', '\'']) == "nagger")
+    })
+}
+
 /// What a nagger subcommand does to nagger, by its words (global options anywhere).
 #[derive(Debug, PartialEq, Eq)]
 enum Own {
@@ -1236,6 +1297,17 @@ fn own_command(
             "Spell the command out so it can be checked.",
         ));
     }
+    if installs_nagger(name, args, cwd, scope) {
+        return Some(Finding::ask(
+            "guard:self-protect-binary",
+            format!(
+                "runs `{}`, which installs another build of nagger, the program every hook \
+                 runs from then on",
+                command.display()
+            ),
+            "Install nagger yourself, in your own terminal.",
+        ));
+    }
     remember_aliases(command, scope);
     if name == "claude"
         && args.iter().any(|a| a == "config")
@@ -1268,37 +1340,6 @@ fn in_place(name: &str, args: &[String]) -> bool {
             lead.len() < flags.len() && lead.chars().all(|c| before.contains(c))
         })
     })
-}
-
-/// The value of an option given as `-o VALUE`, `-oVALUE`, `--output=VALUE` or
-/// `--output VALUE`.
-fn option_values<'c>(args: &'c [String], short: &[&str], long: &[&str]) -> Vec<&'c str> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < args.len() {
-        let arg = args[i].as_str();
-        if arg == "--" {
-            break;
-        }
-        for s in short {
-            if arg == *s {
-                out.extend(args.get(i + 1).map(String::as_str));
-            } else if let Some(v) = arg.strip_prefix(s)
-                && !arg.starts_with("--")
-            {
-                out.push(v);
-            }
-        }
-        for l in long {
-            if arg == *l {
-                out.extend(args.get(i + 1).map(String::as_str));
-            } else if let Some(v) = arg.strip_prefix(l).and_then(|r| r.strip_prefix('=')) {
-                out.push(v);
-            }
-        }
-        i += 1;
-    }
-    out
 }
 
 /// What `command` does to its operands, by its program.
@@ -1590,6 +1631,10 @@ fn changes<'c>(command: &'c SimpleCommand, fed: &'c [String], binary: Option<&st
         if creates {
             c.paths
                 .extend(owned(option_values(args, &["-f"], &["--file"])));
+            // `tar cf FILE …`: old-style letters take their values in order.
+            if !first.starts_with('-') && first.contains('f') {
+                c.paths.extend(args.get(1).cloned());
+            }
         }
     }
     if matches!(name, "rsync") && has_flag(args, "", &["remove-source-files"]) {

@@ -50,6 +50,60 @@ pub fn has_flag(args: &[String], short: &str, long: &[&str]) -> bool {
     false
 }
 
+/// The values of an option among `args`: `-o V`, `-oV`, `-xzo V` and `-xzoV` (a short
+/// letter inside a cluster takes the rest of it, or the next word when it ends it, as
+/// `getopt` reads it), single-dash long names given whole (`-out V`, `-outV`), and `--out
+/// V`, `--out=V`. Stops at `--`.
+pub fn option_values<'c>(args: &'c [String], short: &[&str], long: &[&str]) -> Vec<&'c str> {
+    let mut out = Vec::new();
+    for (i, arg) in args.iter().enumerate() {
+        let arg = arg.as_str();
+        if arg == "--" {
+            break;
+        }
+        let next = || args.get(i + 1).map(String::as_str);
+        for s in short {
+            if arg == *s {
+                out.extend(next());
+                continue;
+            }
+            if arg.starts_with("--") {
+                continue;
+            }
+            let letter = s.strip_prefix('-').filter(|l| l.len() == 1);
+            match (letter, short_cluster(arg)) {
+                (Some(letter), Some(cluster)) => {
+                    let Some(at) = cluster.find(letter) else {
+                        continue;
+                    };
+                    if !cluster[..at].bytes().all(|b| b.is_ascii_alphabetic()) {
+                        continue;
+                    }
+                    let rest = &cluster[at + 1..];
+                    if rest.is_empty() {
+                        out.extend(next());
+                    } else {
+                        out.push(rest);
+                    }
+                }
+                _ => {
+                    if let Some(v) = arg.strip_prefix(s) {
+                        out.push(v);
+                    }
+                }
+            }
+        }
+        for l in long {
+            if arg == *l {
+                out.extend(next());
+            } else if let Some(v) = arg.strip_prefix(l).and_then(|r| r.strip_prefix('=')) {
+                out.push(v);
+            }
+        }
+    }
+    out
+}
+
 /// Program name without its directory.
 pub fn basename(word: &str) -> &str {
     word.rsplit('/').next().unwrap_or(word)
