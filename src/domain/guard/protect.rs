@@ -1099,7 +1099,11 @@ fn installs_nagger(name: &str, args: &[String], cwd: &Cwd, scope: &Scope) -> boo
             .split(['=', '<', '>', '~', '!', '[', '@', ' '])
             .next()
             .unwrap_or(last);
-        stem == "nagger" || (stem.starts_with("nagger-") && stem.ends_with(".whl"))
+        stem == "nagger"
+            || (stem.starts_with("nagger-")
+                && std::path::Path::new(stem)
+                    .extension()
+                    .is_some_and(|e| e.eq_ignore_ascii_case("whl")))
     };
     let at = match name {
         "cargo" | "pip" | "pip3" | "pipx" | "brew" | "npm" | "pnpm" | "yarn" | "bun" | "go"
