@@ -144,6 +144,56 @@ fn a_new_deny_rule_takes_effect_at_once_and_removing_it_again_waits() {
     );
 }
 
+const ASK_DEPLOY: &str = r#"
+[[rules.command]]
+name = "ask before deploy"
+patterns = ["deploy *"]
+severity = "ask"
+message = "Deploys need the user."
+"#;
+
+/// An `ask` rule puts a call before the user: removing it, or turning it into a warning
+/// or a `block` (which refuses once, then lets the call through without asking anyone),
+/// waits for the user like a deny rule's removal; the rule keeps asking meanwhile.
+#[test]
+fn an_ask_rule_removed_or_softened_keeps_asking_until_confirmed() {
+    for (what, config) in [
+        ("removed", String::new()),
+        ("a warning", ASK_DEPLOY.replace("\"ask\"", "\"warn\"")),
+    ] {
+        let p = Project::with_config(ASK_DEPLOY);
+        let asked = bash(&p, "deploy prod");
+        assert_eq!(asked.decision().as_deref(), Some("ask"), "{asked:?}");
+        p.write_config_unconfirmed(&config);
+        // A new session, so that the rule is due again.
+        let mut call = p.pre_tool_use("Bash", json!({ "command": "deploy prod" }));
+        call["session_id"] = json!("another-session");
+        let r = p.hook(&call);
+        assert_eq!(r.decision().as_deref(), Some("ask"), "{what}: {r:?}");
+        assert!(
+            r.reason().contains("Deploys need the user."),
+            "{what}: {r:?}"
+        );
+        let check = p.run(&["check", "--tool", "Bash", "--command", "ls"]);
+        assert!(
+            check
+                .stdout
+                .contains("rule `rules.command` \"ask before deploy\" removed or weakened"),
+            "{what}: {check:?}"
+        );
+    }
+    // Turned into a block rule: that waits too.
+    let p = Project::with_config(ASK_DEPLOY);
+    p.write_config_unconfirmed(&ASK_DEPLOY.replace("\"ask\"", "\"block\""));
+    let check = p.run(&["check", "--tool", "Bash", "--command", "ls"]);
+    assert!(
+        check
+            .stdout
+            .contains("rule `rules.command` \"ask before deploy\" removed or weakened"),
+        "{check:?}"
+    );
+}
+
 #[test]
 fn trust_refuses_without_a_terminal() {
     let p = Project::with_config(DENY_TERRAFORM);
