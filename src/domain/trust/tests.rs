@@ -352,3 +352,42 @@ proptest! {
         }
     }
 }
+
+/// A config may add entries until the settings in force are larger than a snapshot
+/// nagger reads back; the snapshot is then left as it was, never written unreadable, so
+/// what the user trusted stays in force when the additions are taken out again.
+#[test]
+fn additions_never_grow_the_snapshot_past_what_nagger_reads_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let config_path = dir.path().join("config.toml");
+    let snap = snapshot_path(&config_path);
+    let mut config = Config::default();
+    config
+        .rules
+        .command
+        .push(rule("tf", "terraform *", Severity::Deny));
+    let report = settle(&mut config.clone(), &config_path, Ratchet::Write);
+    assert!(report.write_error.is_none(), "{report:?}");
+    let before = std::fs::read(&snap).unwrap();
+
+    // Entries short in TOML, longer in the snapshot: the config stays under its own
+    // limit, the settings in force do not fit a snapshot.
+    let many: Vec<String> = (0..90_000).map(|i| format!("z{i}")).collect();
+    let toml_size: usize = many.iter().map(|e| e.len() + 3).sum();
+    assert!(toml_size < crate::domain::config::MAX_CONFIG_BYTES as usize);
+    let mut grown = config.clone();
+    grown.guard.deny = many;
+    let report = settle(&mut grown, &config_path, Ratchet::Write);
+    assert!(report.held_back.is_empty(), "{report:?}");
+    assert!(report.write_error.is_some(), "{report:?}");
+    assert_eq!(std::fs::read(&snap).unwrap(), before, "left as it was");
+    let (read, state) = trusted(&snap);
+    assert_eq!(state, SnapshotState::Present);
+    assert_eq!(read.command.len(), 1);
+
+    // The additions and the user's rule taken out: the rule stays in force.
+    let mut emptied = Config::default();
+    let report = settle(&mut emptied, &config_path, Ratchet::Write);
+    assert_eq!(report.held_back.len(), 1, "{report:?}");
+    assert_eq!(emptied.rules.command.len(), 1);
+}
