@@ -3,6 +3,7 @@
 //! until then the settings last trusted (`.claude-nagger/trusted.json`, else the built-in
 //! defaults) stay in force. Strengthening takes effect at once and is trusted from then on.
 
+pub mod confirm;
 mod projection;
 mod settle;
 mod snapshot;
