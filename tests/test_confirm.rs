@@ -651,3 +651,21 @@ fn only_the_code_typed_after_the_question_confirms() {
         "the guard is off now"
     );
 }
+
+/// What the config says reaches the user's terminal as text: an entry whose escape
+/// sequences would erase the lines above it (and so hide "guard off" behind a harmless
+/// looking exemption) is shown escaped, every weakening in sight.
+#[test]
+fn trust_shows_every_weakening_whatever_the_config_writes_into_it() {
+    let p = Project::with_config("");
+    p.write_config_unconfirmed(
+        "[guard]\nenabled = false\nallow = [\"make test\\u001b[2K\\r\\u001b[1A\\u001b[2K\\u001b[8m\"]\n",
+    );
+    let r = trust_answering(&p, "n");
+    assert!(r.stdout.contains("  - guard off"), "{r:?}");
+    assert!(r.stdout.contains("make test\\u{1b}[2K"), "{r:?}");
+    assert!(!r.stdout.contains('\u{1b}'), "{r:?}");
+    let doctor = p.run(&["doctor"]);
+    assert!(doctor.stdout.contains("guard off"), "{doctor:?}");
+    assert!(!doctor.stdout.contains('\u{1b}'), "{doctor:?}");
+}

@@ -7,6 +7,7 @@ use std::fmt;
 
 use sha2::{Digest as _, Sha256};
 
+use crate::domain::config::printable;
 use crate::domain::guard::GuardConfig;
 use crate::domain::rules::{PatternRule, RulesConfig, Severity, ToolRule};
 
@@ -46,18 +47,32 @@ pub enum Weakening {
 }
 
 impl fmt::Display for Weakening {
+    /// What the config says is shown with [`printable`]: an entry whose escape sequences
+    /// erase or hide the lines around it cannot disguise what the user is asked to trust.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Weakening::GuardOff => write!(f, "guard off"),
-            Weakening::DenyRemoved(p) => write!(f, "`[guard] deny` loses `{p}`"),
-            Weakening::AllowAdded(p) => write!(f, "`[guard] allow` gains `{p}`"),
-            Weakening::SecretRemoved(p) => write!(f, "`[guard] secrets` loses `{p}`"),
-            Weakening::SecretExemptionAdded(p) => {
-                write!(f, "`[guard] secrets` gains the exemption `{p}`")
+            Weakening::DenyRemoved(p) => write!(f, "`[guard] deny` loses `{}`", printable(p)),
+            Weakening::AllowAdded(p) => write!(f, "`[guard] allow` gains `{}`", printable(p)),
+            Weakening::SecretRemoved(p) => {
+                write!(f, "`[guard] secrets` loses `{}`", printable(p))
             }
-            Weakening::ShellToolRemoved(t) => write!(f, "`[guard] shell_tools` loses `{t}`"),
+            Weakening::SecretExemptionAdded(p) => {
+                write!(
+                    f,
+                    "`[guard] secrets` gains the exemption `{}`",
+                    printable(p)
+                )
+            }
+            Weakening::ShellToolRemoved(t) => {
+                write!(f, "`[guard] shell_tools` loses `{}`", printable(t))
+            }
             Weakening::RuleRemoved(table, name) => {
-                write!(f, "rule `{table}` \"{name}\" removed or weakened")
+                write!(
+                    f,
+                    "rule `{table}` \"{}\" removed or weakened",
+                    printable(name)
+                )
             }
         }
     }

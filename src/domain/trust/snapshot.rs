@@ -102,8 +102,10 @@ pub fn parse(text: &str) -> Result<Projection, String> {
     Ok(Projection::of(&file.guard, &file.rules))
 }
 
+/// A reason the snapshot cannot be read, on one line and shown as text: it may quote the
+/// file, which whoever wrote it chose.
 fn one_line(s: &str) -> String {
-    crate::base::text::one_line(s, 300)
+    crate::base::text::one_line(&crate::domain::config::printable(s), 300)
 }
 
 #[derive(Serialize)]

@@ -391,3 +391,21 @@ fn additions_never_grow_the_snapshot_past_what_nagger_reads_back() {
     assert_eq!(report.held_back.len(), 1, "{report:?}");
     assert_eq!(emptied.rules.command.len(), 1);
 }
+
+#[test]
+fn a_weakening_shows_what_the_config_says_as_text() {
+    let trusted = projection(&GuardConfig::default(), vec![]);
+    let guard = GuardConfig {
+        allow: vec!["make test\u{1b}[2K\r\u{1b}[1A".into()],
+        ..Default::default()
+    };
+    let said: Vec<String> = projection(&guard, vec![])
+        .weakenings(&trusted)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(
+        said,
+        vec!["`[guard] allow` gains `make test\\u{1b}[2K\\r\\u{1b}[1A`"]
+    );
+}
