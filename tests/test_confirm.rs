@@ -295,7 +295,11 @@ impl Terminal {
             if self.shown().contains(what) {
                 return true;
             }
-            if self.reader.as_ref().is_some_and(|r| r.is_finished()) {
+            if self
+                .reader
+                .as_ref()
+                .is_some_and(std::thread::JoinHandle::is_finished)
+            {
                 return self.shown().contains(what);
             }
             std::thread::sleep(std::time::Duration::from_millis(25));

@@ -373,8 +373,8 @@ fn additions_never_grow_the_snapshot_past_what_nagger_reads_back() {
     // Entries short in TOML, longer in the snapshot: the config stays under its own
     // limit, the settings in force do not fit a snapshot.
     let many: Vec<String> = (0..90_000).map(|i| format!("z{i}")).collect();
-    let toml_size: usize = many.iter().map(|e| e.len() + 3).sum();
-    assert!(toml_size < crate::domain::config::MAX_CONFIG_BYTES as usize);
+    let toml_size: u64 = many.iter().map(|e| e.len() as u64 + 3).sum();
+    assert!(toml_size < crate::domain::config::MAX_CONFIG_BYTES);
     let mut grown = config.clone();
     grown.guard.deny = many;
     let report = settle(&mut grown, &config_path, Ratchet::Write);
