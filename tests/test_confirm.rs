@@ -144,6 +144,56 @@ fn a_new_deny_rule_takes_effect_at_once_and_removing_it_again_waits() {
     );
 }
 
+const ASK_DEPLOY: &str = r#"
+[[rules.command]]
+name = "ask before deploy"
+patterns = ["deploy *"]
+severity = "ask"
+message = "Deploys need the user."
+"#;
+
+/// An `ask` rule puts a call before the user: removing it, or turning it into a warning
+/// or a `block` (which refuses once, then lets the call through without asking anyone),
+/// waits for the user like a deny rule's removal; the rule keeps asking meanwhile.
+#[test]
+fn an_ask_rule_removed_or_softened_keeps_asking_until_confirmed() {
+    for (what, config) in [
+        ("removed", String::new()),
+        ("a warning", ASK_DEPLOY.replace("\"ask\"", "\"warn\"")),
+    ] {
+        let p = Project::with_config(ASK_DEPLOY);
+        let asked = bash(&p, "deploy prod");
+        assert_eq!(asked.decision().as_deref(), Some("ask"), "{asked:?}");
+        p.write_config_unconfirmed(&config);
+        // A new session, so that the rule is due again.
+        let mut call = p.pre_tool_use("Bash", json!({ "command": "deploy prod" }));
+        call["session_id"] = json!("another-session");
+        let r = p.hook(&call);
+        assert_eq!(r.decision().as_deref(), Some("ask"), "{what}: {r:?}");
+        assert!(
+            r.reason().contains("Deploys need the user."),
+            "{what}: {r:?}"
+        );
+        let check = p.run(&["check", "--tool", "Bash", "--command", "ls"]);
+        assert!(
+            check
+                .stdout
+                .contains("rule `rules.command` \"ask before deploy\" removed or weakened"),
+            "{what}: {check:?}"
+        );
+    }
+    // Turned into a block rule: that waits too.
+    let p = Project::with_config(ASK_DEPLOY);
+    p.write_config_unconfirmed(&ASK_DEPLOY.replace("\"ask\"", "\"block\""));
+    let check = p.run(&["check", "--tool", "Bash", "--command", "ls"]);
+    assert!(
+        check
+            .stdout
+            .contains("rule `rules.command` \"ask before deploy\" removed or weakened"),
+        "{check:?}"
+    );
+}
+
 #[test]
 fn trust_refuses_without_a_terminal() {
     let p = Project::with_config(DENY_TERRAFORM);
@@ -172,28 +222,150 @@ fn run_with_stdin_text(cmd: &mut std::process::Command, text: &str) -> HookResul
     HookResult::from_output(&child.wait_with_output().unwrap())
 }
 
-/// `nagger trust` on a pseudo-terminal (script(1)), answering `answer`.
-fn trust_on_a_terminal(p: &Project, answer: &str) -> HookResult {
-    let mut cmd = std::process::Command::new("script");
-    cmd.args(["-qec", &format!("{} trust", nagger_bin()), "/dev/null"])
-        .env_clear()
-        .env("CLAUDE_PROJECT_DIR", &p.root)
-        .env("HOME", &p.root)
-        .env("PATH", "/usr/bin:/bin")
-        .current_dir(&p.root);
-    run_with_stdin_text(&mut cmd, answer)
+/// `nagger trust` running on a pseudo-terminal (script(1)), as in the user's terminal:
+/// what it shows is read as it comes, and lines are typed into it.
+struct Terminal {
+    child: std::process::Child,
+    shown: std::sync::Arc<std::sync::Mutex<String>>,
+    reader: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Terminal {
+    /// Starts `nagger trust` in `p` with `env` added to a clean environment.
+    fn trust(p: &Project, env: &[(&str, &str)]) -> Terminal {
+        Terminal::start(p, env, &format!("{} trust", nagger_bin()))
+    }
+
+    /// Starts `nagger trust` once a line waits on the terminal: a line typed before any
+    /// question could be shown.
+    fn trust_after_a_line(p: &Project) -> Terminal {
+        let command = format!(
+            "bash -c 'until read -t 0; do sleep 0.01; done; exec {} trust'",
+            nagger_bin()
+        );
+        Terminal::start(p, &[], &command)
+    }
+
+    fn start(p: &Project, env: &[(&str, &str)], command: &str) -> Terminal {
+        use std::io::Read;
+        let mut cmd = std::process::Command::new("script");
+        cmd.args(["-qec", command, "/dev/null"])
+            .env_clear()
+            .env("CLAUDE_PROJECT_DIR", &p.root)
+            .env("HOME", &p.root)
+            .env("PATH", "/usr/bin:/bin")
+            .envs(env.iter().copied())
+            .current_dir(&p.root)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = cmd.spawn().unwrap();
+        let shown = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let mut stdout = child.stdout.take().unwrap();
+        let reader = {
+            let shown = std::sync::Arc::clone(&shown);
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 256];
+                while let Ok(n) = stdout.read(&mut buf) {
+                    if n == 0 {
+                        break;
+                    }
+                    shown
+                        .lock()
+                        .unwrap()
+                        .push_str(&String::from_utf8_lossy(&buf[..n]));
+                }
+            })
+        };
+        Terminal {
+            child,
+            shown,
+            reader: Some(reader),
+        }
+    }
+
+    fn shown(&self) -> String {
+        self.shown.lock().unwrap().clone()
+    }
+
+    /// Waits until the terminal shows `what` (true) or the command ended without it
+    /// (false); bounded, so a broken build fails instead of hanging.
+    fn wait_for(&self, what: &str) -> bool {
+        for _ in 0..1200 {
+            if self.shown().contains(what) {
+                return true;
+            }
+            if self
+                .reader
+                .as_ref()
+                .is_some_and(std::thread::JoinHandle::is_finished)
+            {
+                return self.shown().contains(what);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(25));
+        }
+        panic!("waited for {what:?}: {}", self.shown());
+    }
+
+    /// The code the question asks for, once it is shown.
+    fn code(&self) -> Option<String> {
+        if !self.wait_for(" and Enter") {
+            return None;
+        }
+        let shown = self.shown();
+        let before = &shown[..shown.find(" and Enter")?];
+        let code = before.rsplit(' ').next()?;
+        Some(code.to_owned())
+    }
+
+    fn type_line(&mut self, line: &str) {
+        let stdin = self.child.stdin.as_mut().unwrap();
+        // A command that ended already has closed its terminal.
+        let _ = stdin.write_all(format!("{line}\n").as_bytes());
+        let _ = stdin.flush();
+    }
+
+    /// Ends the input and waits for the command: its exit code and all it showed.
+    fn finish(mut self) -> HookResult {
+        drop(self.child.stdin.take());
+        let status = self.child.wait().unwrap();
+        self.reader.take().unwrap().join().unwrap();
+        HookResult {
+            code: status.code().unwrap_or(-1),
+            stdout: self.shown(),
+            stderr: String::new(),
+        }
+    }
+}
+
+/// `nagger trust` on a terminal where the user types the code it asks for.
+fn trust_confirmed(p: &Project) -> HookResult {
+    let mut t = Terminal::trust(p, &[]);
+    if let Some(code) = t.code() {
+        t.type_line(&code);
+    }
+    t.finish()
+}
+
+/// `nagger trust` on a terminal where `line` is typed once the question is shown.
+fn trust_answering(p: &Project, line: &str) -> HookResult {
+    let mut t = Terminal::trust(p, &[]);
+    if t.wait_for(" and Enter") {
+        t.type_line(line);
+    }
+    t.finish()
 }
 
 #[test]
 fn trust_on_a_terminal_confirms_and_the_weakening_takes_effect() {
     let p = Project::with_config(DENY_TERRAFORM);
     p.write_config_unconfirmed("[guard]\nenabled = false\n");
-    let no = trust_on_a_terminal(&p, "n\n");
+    let no = trust_answering(&p, "n");
     assert!(no.stdout.contains("guard off"), "{no:?}");
     assert!(no.stdout.contains("not confirmed"), "{no:?}");
     assert_denied_pending(&bash(&p, "rm -rf /"), "declined", "guard off");
 
-    let yes = trust_on_a_terminal(&p, "y\n");
+    let yes = trust_confirmed(&p);
     assert!(yes.stdout.contains("  - guard off"), "{yes:?}");
     assert!(
         yes.stdout
@@ -217,7 +389,7 @@ fn trust_on_a_terminal_confirms_and_the_weakening_takes_effect() {
             .any(|c| c["check"] == "trust"),
         "{v:#}"
     );
-    let again = trust_on_a_terminal(&p, "");
+    let again = trust_confirmed(&p);
     assert!(again.stdout.contains("nothing to confirm"), "{again:?}");
 }
 
@@ -397,7 +569,7 @@ fn a_snapshot_deleted_emptied_or_replaced_behind_naggers_back_keeps_what_was_tru
         assert_eq!(tf.decision().as_deref(), Some("deny"), "{what}: {tf:?}");
         // The user confirms in their terminal: both are rewritten, and doctor is quiet.
         p.write_config_unconfirmed(DENY_TERRAFORM);
-        let yes = trust_on_a_terminal(&p, "y\n");
+        let yes = trust_confirmed(&p);
         assert_eq!(yes.code, 0, "{what}: {yes:?}");
         assert!(
             trust_checks(&p).is_empty(),
@@ -415,63 +587,26 @@ fn a_snapshot_deleted_emptied_or_replaced_behind_naggers_back_keeps_what_was_tru
 
 #[test]
 fn trust_records_what_it_showed_not_what_the_config_became_meanwhile() {
-    use std::io::Read;
-    use std::sync::{Arc, Mutex};
     let p = Project::with_config(DENY_TERRAFORM);
     assert_eq!(bash(&p, "ls").decision(), None);
     // The user removes their rule and runs `nagger trust`.
     p.write_config_unconfirmed("");
-    let mut cmd = std::process::Command::new("script");
-    cmd.args(["-qec", &format!("{} trust", nagger_bin()), "/dev/null"])
-        .env_clear()
-        .env("CLAUDE_PROJECT_DIR", &p.root)
-        .env("HOME", &p.root)
-        .env("PATH", "/usr/bin:/bin")
-        .current_dir(&p.root)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd.spawn().unwrap();
-    let shown = Arc::new(Mutex::new(String::new()));
-    let mut stdout = child.stdout.take().unwrap();
-    let reader = {
-        let shown = Arc::clone(&shown);
-        std::thread::spawn(move || {
-            let mut buf = [0u8; 256];
-            while let Ok(n) = stdout.read(&mut buf) {
-                if n == 0 {
-                    break;
-                }
-                shown
-                    .lock()
-                    .unwrap()
-                    .push_str(&String::from_utf8_lossy(&buf[..n]));
-            }
-        })
-    };
-    // Waits for the question (bounded, so a broken build fails instead of hanging).
-    let mut waited = 0;
-    while !shown.lock().unwrap().contains("Trust these settings?") {
-        assert!(waited < 600, "no question: {}", shown.lock().unwrap());
-        std::thread::sleep(std::time::Duration::from_millis(50));
-        waited += 1;
-    }
+    let mut terminal = Terminal::trust(&p, &[]);
+    let code = terminal.code().expect("the question");
     assert!(
-        shown.lock().unwrap().contains("no terraform destroy"),
+        terminal.shown().contains("no terraform destroy"),
         "{}",
-        shown.lock().unwrap()
+        terminal.shown()
     );
     // Meanwhile an agent switches the guard off, then the user answers.
     p.write_config_unconfirmed("[guard]\nenabled = false\n");
-    child.stdin.take().unwrap().write_all(b"y\n").unwrap();
-    let status = child.wait().unwrap();
-    reader.join().unwrap();
-    let shown = shown.lock().unwrap().clone();
-    assert!(status.success(), "{shown}");
-    assert!(shown.contains("trusted:"), "{shown}");
+    terminal.type_line(&code);
+    let r = terminal.finish();
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(r.stdout.contains("trusted:"), "{r:?}");
     assert!(
-        shown.contains("the config changed while you read this"),
-        "{shown}"
+        r.stdout.contains("the config changed while you read this"),
+        "{r:?}"
     );
     // What the user saw is trusted; what the agent added waits.
     assert_denied_pending(&bash(&p, "rm -rf /"), "the agent's change", "guard off");
@@ -480,4 +615,61 @@ fn trust_records_what_it_showed_not_what_the_config_became_meanwhile() {
         !tf.reason().contains("Never destroy infrastructure"),
         "the rule's removal was confirmed: {tf:?}"
     );
+}
+
+/// Only the user, typing the code `nagger trust` shows after its question, confirms: not
+/// a "y" (what `yes | …` or a line fed blindly answers), not a line typed before the
+/// question, not a run under an agent, whatever terminal it has.
+#[test]
+fn only_the_code_typed_after_the_question_confirms() {
+    let p = Project::with_config(DENY_TERRAFORM);
+    p.write_config_unconfirmed("[guard]\nenabled = false\n");
+    for answer in ["y", "yes", "000000"] {
+        let r = trust_answering(&p, answer);
+        assert!(r.stdout.contains("not confirmed"), "{answer}: {r:?}");
+        assert_ne!(r.code, 0, "{answer}: {r:?}");
+        assert_denied_pending(&bash(&p, "rm -rf /"), answer, "guard off");
+    }
+    // Under an agent (Claude Code sets CLAUDECODE in every command it runs; newer
+    // clients AI_AGENT too), on a terminal all the same: refused before any question.
+    for var in ["CLAUDECODE", "AI_AGENT"] {
+        let t = Terminal::trust(&p, &[(var, "1")]);
+        assert!(!t.wait_for(" and Enter"), "{var}: {}", t.shown());
+        let r = t.finish();
+        assert_eq!(r.code, 2, "{var}: {r:?}");
+        assert!(r.stdout.contains("runs under an agent"), "{var}: {r:?}");
+        assert_denied_pending(&bash(&p, "rm -rf /"), var, "guard off");
+    }
+    // A line typed before the question is dropped: it is not taken for the answer, and
+    // the code typed after the question confirms.
+    let mut t = Terminal::trust_after_a_line(&p);
+    t.type_line("y");
+    let code = t.code().expect("the question");
+    t.type_line(&code);
+    let r = t.finish();
+    assert_eq!(r.code, 0, "{r:?}");
+    assert!(r.stdout.contains("trusted:"), "{r:?}");
+    assert_eq!(
+        bash(&p, "rm -rf /").decision(),
+        None,
+        "the guard is off now"
+    );
+}
+
+/// What the config says reaches the user's terminal as text: an entry whose escape
+/// sequences would erase the lines above it (and so hide "guard off" behind a harmless
+/// looking exemption) is shown escaped, every weakening in sight.
+#[test]
+fn trust_shows_every_weakening_whatever_the_config_writes_into_it() {
+    let p = Project::with_config("");
+    p.write_config_unconfirmed(
+        "[guard]\nenabled = false\nallow = [\"make test\\u001b[2K\\r\\u001b[1A\\u001b[2K\\u001b[8m\"]\n",
+    );
+    let r = trust_answering(&p, "n");
+    assert!(r.stdout.contains("  - guard off"), "{r:?}");
+    assert!(r.stdout.contains("make test\\u{1b}[2K"), "{r:?}");
+    assert!(!r.stdout.contains('\u{1b}'), "{r:?}");
+    let doctor = p.run(&["doctor"]);
+    assert!(doctor.stdout.contains("guard off"), "{doctor:?}");
+    assert!(!doctor.stdout.contains('\u{1b}'), "{doctor:?}");
 }

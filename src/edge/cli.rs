@@ -100,7 +100,7 @@ pub enum Command {
     ///
     /// Until you do, nagger keeps the stronger settings it last trusted
     /// (.claude-nagger/trusted.json). Shows what the config weakens, asks on the terminal
-    /// and refuses to run without one.
+    /// for a code it shows, and refuses to run without one or under an agent.
     Trust,
     /// Write a Claude Code plugin folder that runs nagger's hooks (claude --plugin-dir DIR)
     Plugin(PluginArgs),

@@ -37,13 +37,44 @@ pub struct ConfigError {
 
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.file.display())?;
+        write!(f, "{}", printable(&self.file.display().to_string()))?;
         if let Some(line) = self.line {
             write!(f, ":{line}")?;
         }
         if let Some(key) = &self.key {
-            write!(f, ": `{key}`")?;
+            write!(f, ": `{}`", printable(key))?;
         }
-        write!(f, ": {}", self.message)
+        write!(f, ": {}", printable(&self.message))
     }
+}
+
+/// Text from a config file (a key, a pattern, a rule's name) as it may be shown on a
+/// terminal: every character that is not shown as itself (control characters, such as
+/// the escape sequences that move the cursor, erase lines or hide text; the marks that
+/// reorder text right to left; characters of no width) written as an escape instead,
+/// so that what a config says cannot hide or disguise what is shown beside it.
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    fn hidden(c: char) -> bool {
+        c.is_control()
+            || matches!(
+                c,
+                '\u{061c}'
+                    | '\u{200b}'..='\u{200f}'
+                    | '\u{202a}'..='\u{202e}'
+                    | '\u{2060}'..='\u{2069}'
+                    | '\u{feff}'
+            )
+    }
+    if !text.chars().any(hidden) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if hidden(c) {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }

@@ -10,7 +10,7 @@ mod tests;
 mod types;
 mod validate;
 
-pub use error::{ConfigError, Problem};
+pub use error::{ConfigError, Problem, printable};
 pub use load::{LoadedConfig, MAX_CONFIG_BYTES, Validation, parse, parse_lenient};
 pub use template::TEMPLATE;
 pub use types::{

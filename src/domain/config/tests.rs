@@ -525,3 +525,32 @@ fn role_conventions_resolve_role_then_type_then_default() {
         "disabled type is never nagged"
     );
 }
+
+#[test]
+fn config_text_is_shown_without_what_a_terminal_would_act_on() {
+    use super::printable;
+    // Plain text, any script, is itself (and not copied).
+    for plain in ["rm -rf ./target", "café 中文 ✓", "a\\tb"] {
+        assert!(
+            matches!(printable(plain), std::borrow::Cow::Borrowed(_)),
+            "{plain}"
+        );
+    }
+    // Escape sequences, carriage returns, newlines, bidi and zero-width marks are
+    // written as escapes: nothing in the result moves the cursor, erases, hides or
+    // reorders what follows.
+    let shown = printable("make\u{1b}[2K\r\u{1b}[1A\n\u{202e}txt\u{200b}\u{7f}");
+    assert_eq!(
+        shown,
+        "make\\u{1b}[2K\\r\\u{1b}[1A\\n\\u{202e}txt\\u{200b}\\u{7f}"
+    );
+    // A problem's key and message are shown the same way.
+    let (_, errors) = super::parse_lenient(
+        "[guard]\n\"x\\u001b[8m\" = 1\n",
+        std::path::Path::new("config.toml"),
+        super::Validation::Quick,
+    );
+    let said = errors[0].to_string();
+    assert!(!said.contains('\u{1b}'), "{said}");
+    assert!(said.contains("x\\u{1b}[8m"), "{said}");
+}

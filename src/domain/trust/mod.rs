@@ -1,8 +1,9 @@
 //! Tamper-evident safety settings: a change to the config that weakens the guard or the
-//! deny and block rules takes effect only once the user confirms it with `nagger trust`;
+//! deny, block and ask rules takes effect only once the user confirms it with `nagger trust`;
 //! until then the settings last trusted (`.claude-nagger/trusted.json`, else the built-in
 //! defaults) stay in force. Strengthening takes effect at once and is trusted from then on.
 
+pub mod confirm;
 mod projection;
 mod settle;
 mod snapshot;

@@ -1,4 +1,4 @@
-//! The safety projection of a config: the part of `[guard]` and of the deny and block
+//! The safety projection of a config: the part of `[guard]` and of the deny, block and ask
 //! rules that keeps agents from doing harm, compared element by element ("stronger",
 //! "weaker") and combined into the stronger of two.
 
@@ -7,6 +7,7 @@ use std::fmt;
 
 use sha2::{Digest as _, Sha256};
 
+use crate::domain::config::printable;
 use crate::domain::guard::GuardConfig;
 use crate::domain::rules::{PatternRule, RulesConfig, Severity, ToolRule};
 
@@ -26,7 +27,7 @@ pub struct Projection {
     pub secret_exemptions: BTreeSet<String>,
     /// `[guard] shell_tools`.
     pub shell_tools: BTreeSet<String>,
-    /// The deny and block rules of each kind, whole.
+    /// The deny, block and ask rules of each kind, whole.
     pub file: Vec<PatternRule>,
     pub command: Vec<PatternRule>,
     pub tool: Vec<ToolRule>,
@@ -41,31 +42,54 @@ pub enum Weakening {
     SecretRemoved(String),
     SecretExemptionAdded(String),
     ShellToolRemoved(String),
-    /// A deny or block rule removed or narrowed: its table and name.
+    /// A deny, block or ask rule removed or narrowed: its table and name.
     RuleRemoved(&'static str, String),
 }
 
 impl fmt::Display for Weakening {
+    /// What the config says is shown with [`printable`]: an entry whose escape sequences
+    /// erase or hide the lines around it cannot disguise what the user is asked to trust.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Weakening::GuardOff => write!(f, "guard off"),
-            Weakening::DenyRemoved(p) => write!(f, "`[guard] deny` loses `{p}`"),
-            Weakening::AllowAdded(p) => write!(f, "`[guard] allow` gains `{p}`"),
-            Weakening::SecretRemoved(p) => write!(f, "`[guard] secrets` loses `{p}`"),
-            Weakening::SecretExemptionAdded(p) => {
-                write!(f, "`[guard] secrets` gains the exemption `{p}`")
+            Weakening::DenyRemoved(p) => write!(f, "`[guard] deny` loses `{}`", printable(p)),
+            Weakening::AllowAdded(p) => write!(f, "`[guard] allow` gains `{}`", printable(p)),
+            Weakening::SecretRemoved(p) => {
+                write!(f, "`[guard] secrets` loses `{}`", printable(p))
             }
-            Weakening::ShellToolRemoved(t) => write!(f, "`[guard] shell_tools` loses `{t}`"),
+            Weakening::SecretExemptionAdded(p) => {
+                write!(
+                    f,
+                    "`[guard] secrets` gains the exemption `{}`",
+                    printable(p)
+                )
+            }
+            Weakening::ShellToolRemoved(t) => {
+                write!(f, "`[guard] shell_tools` loses `{}`", printable(t))
+            }
             Weakening::RuleRemoved(table, name) => {
-                write!(f, "rule `{table}` \"{name}\" removed or weakened")
+                write!(
+                    f,
+                    "rule `{table}` \"{}\" removed or weakened",
+                    printable(name)
+                )
             }
         }
     }
 }
 
-/// The severities a rule must have to be part of the projection.
+/// The severities a rule must have to be part of the projection: every one that stops a
+/// call or puts it before the user. A `warn` rule lets the call through either way.
 fn guards(severity: Severity) -> bool {
-    matches!(severity, Severity::Deny | Severity::Block)
+    matches!(severity, Severity::Deny | Severity::Block | Severity::Ask)
+}
+
+/// Whether a rule of severity `strong` keeps what the same rule of severity `weak` does.
+/// `deny` keeps everything; `block` and `ask` keep only themselves: a `block` rule
+/// refuses once and then lets the call through without asking anyone, an `ask` rule
+/// lets it through once the user said yes, so neither does what the other does.
+fn severity_covers(strong: Severity, weak: Severity) -> bool {
+    strong == weak || strong == Severity::Deny || weak == Severity::Warn
 }
 
 /// A rule the projection compares: equal but for the severity, which may be harder.
@@ -90,21 +114,40 @@ impl SafetyRule for PatternRule {
         self.name = name;
     }
     fn same_but_severity(&self, other: &Self) -> bool {
-        self.name == other.name
-            && self.patterns == other.patterns
-            && self.exclude == other.exclude
-            && self.token_threshold == other.token_threshold
-            && self.scope == other.scope
-            && self.message == other.message
+        // Every field, named: a field added to the rule must be compared here too.
+        let PatternRule {
+            name,
+            patterns,
+            exclude,
+            severity: _,
+            token_threshold,
+            scope,
+            message,
+        } = self;
+        *name == other.name
+            && *patterns == other.patterns
+            && *exclude == other.exclude
+            && *token_threshold == other.token_threshold
+            && *scope == other.scope
+            && *message == other.message
     }
     fn digest(&self, h: &mut Hasher) {
-        h.str(&self.name);
-        h.list(&self.patterns);
-        h.list(&self.exclude);
-        h.str(self.severity.as_str());
-        h.u64(self.token_threshold.map_or(0, |t| t.saturating_add(1)));
-        h.list(&self.scope);
-        h.str(&self.message);
+        let PatternRule {
+            name,
+            patterns,
+            exclude,
+            severity,
+            token_threshold,
+            scope,
+            message,
+        } = self;
+        h.str(name);
+        h.list(patterns);
+        h.list(exclude);
+        h.str(severity.as_str());
+        h.u64(token_threshold.map_or(0, |t| t.saturating_add(1)));
+        h.list(scope);
+        h.str(message);
     }
 }
 
@@ -119,31 +162,50 @@ impl SafetyRule for ToolRule {
         self.name = name;
     }
     fn same_but_severity(&self, other: &Self) -> bool {
-        self.name == other.name
-            && self.tool == other.tool
-            && self.input == other.input
-            && self.token_threshold == other.token_threshold
-            && self.scope == other.scope
-            && self.message == other.message
+        // Every field, named: a field added to the rule must be compared here too.
+        let ToolRule {
+            name,
+            tool,
+            input,
+            severity: _,
+            token_threshold,
+            scope,
+            message,
+        } = self;
+        *name == other.name
+            && *tool == other.tool
+            && *input == other.input
+            && *token_threshold == other.token_threshold
+            && *scope == other.scope
+            && *message == other.message
     }
     fn digest(&self, h: &mut Hasher) {
-        h.str(&self.name);
-        h.str(&self.tool);
-        h.u64(self.input.len() as u64);
-        for (k, v) in &self.input {
+        let ToolRule {
+            name,
+            tool,
+            input,
+            severity,
+            token_threshold,
+            scope,
+            message,
+        } = self;
+        h.str(name);
+        h.str(tool);
+        h.u64(input.len() as u64);
+        for (k, v) in input {
             h.str(k);
             h.str(v);
         }
-        h.str(self.severity.as_str());
-        h.u64(self.token_threshold.map_or(0, |t| t.saturating_add(1)));
-        h.list(&self.scope);
-        h.str(&self.message);
+        h.str(severity.as_str());
+        h.u64(token_threshold.map_or(0, |t| t.saturating_add(1)));
+        h.list(scope);
+        h.str(message);
     }
 }
 
 /// Whether `strong` keeps everything `weak` does: the same rule, as hard or harder.
 pub fn covers<R: SafetyRule>(strong: &R, weak: &R) -> bool {
-    strong.severity() >= weak.severity() && strong.same_but_severity(weak)
+    severity_covers(strong.severity(), weak.severity()) && strong.same_but_severity(weak)
 }
 
 /// FNV-1a, 64 bits: a digest that stays the same across builds and platforms.
@@ -203,7 +265,7 @@ impl Hasher {
     }
 }
 
-/// The digest of the deny and block rules of a list whatever their order (each rule's
+/// The digest of the deny, block and ask rules of a list whatever their order (each rule's
 /// digest, sorted, each once).
 fn rules_digest<R: SafetyRule>(rules: &[R], h: &mut Hasher) {
     let mut digests: Vec<Digest> = rules
@@ -243,7 +305,7 @@ fn digest_parts(
     h.finish()
 }
 
-/// The deny and block rules of `rules`, each once.
+/// The deny, block and ask rules of `rules`, each once.
 fn safety_rules<R: SafetyRule>(rules: &[R]) -> Vec<R> {
     let mut out: Vec<R> = Vec::new();
     for rule in rules.iter().filter(|r| guards(r.severity())) {
@@ -307,18 +369,38 @@ fn same_rules<R: SafetyRule>(a: &[R], b: &[R]) -> bool {
 impl Projection {
     /// The projection of a config's `[guard]` and `[rules]`.
     pub fn of(guard: &GuardConfig, rules: &RulesConfig) -> Projection {
+        // Every key of `[guard]` and `[rules]`, named: a key added to either must be
+        // placed here, in the projection or knowingly outside it, or nagger does not
+        // build. What is outside: the running program's path (not a config key), the
+        // recovery hints, the after-edit checks (the edit has happened when they speak).
+        let GuardConfig {
+            enabled,
+            allow,
+            deny,
+            secrets,
+            shell_tools,
+            binary: _,
+        } = guard;
+        let RulesConfig {
+            file,
+            command,
+            tool,
+            recovery: _,
+            after_edit: _,
+            builtin_recovery: _,
+        } = rules;
         let (exemptions, secrets): (Vec<&String>, Vec<&String>) =
-            guard.secrets.iter().partition(|s| s.starts_with('!'));
+            secrets.iter().partition(|s| s.starts_with('!'));
         Projection {
-            enabled: guard.enabled,
-            deny: guard.deny.iter().cloned().collect(),
-            allow: guard.allow.iter().cloned().collect(),
+            enabled: *enabled,
+            deny: deny.iter().cloned().collect(),
+            allow: allow.iter().cloned().collect(),
             secrets: secrets.into_iter().cloned().collect(),
             secret_exemptions: exemptions.into_iter().cloned().collect(),
-            shell_tools: guard.shell_tools.iter().cloned().collect(),
-            file: safety_rules(&rules.file),
-            command: safety_rules(&rules.command),
-            tool: safety_rules(&rules.tool),
+            shell_tools: shell_tools.iter().cloned().collect(),
+            file: safety_rules(file),
+            command: safety_rules(command),
+            tool: safety_rules(tool),
         }
     }
 

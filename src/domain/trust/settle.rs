@@ -175,7 +175,7 @@ pub fn settle(config: &mut Config, config_path: &Path, ratchet: Ratchet) -> Trus
 
 /// Raises `config` to `trusted` wherever it is weaker, keeping its own order: the guard
 /// on, trusted deny patterns, secrets and shell tools added, allow entries and secret
-/// exemptions the snapshot lacks dropped, trusted deny and block rules the config no
+/// exemptions the snapshot lacks dropped, trusted deny, block and ask rules the config no
 /// longer has (or has softened) added back, under a name of their own when theirs is
 /// taken.
 pub fn apply(config: &mut Config, trusted: &Projection) {

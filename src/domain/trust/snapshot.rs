@@ -102,8 +102,10 @@ pub fn parse(text: &str) -> Result<Projection, String> {
     Ok(Projection::of(&file.guard, &file.rules))
 }
 
+/// A reason the snapshot cannot be read, on one line and shown as text: it may quote the
+/// file, which whoever wrote it chose.
 fn one_line(s: &str) -> String {
-    crate::base::text::one_line(s, 300)
+    crate::base::text::one_line(&crate::domain::config::printable(s), 300)
 }
 
 #[derive(Serialize)]
@@ -264,14 +266,28 @@ pub fn write_copy(path: &Path, p: &Projection) {
     }
 }
 
-/// Writes the snapshot of `p` at `path` atomically (the project's file alone).
+/// Writes the snapshot of `p` at `path` atomically (the project's file alone). A
+/// snapshot larger than nagger reads ([`MAX_SNAPSHOT_BYTES`]) is not written: the one
+/// there stays, since a snapshot that cannot be read back trusts only the defaults (a
+/// config that adds entries until the settings in force outgrow it would otherwise drop
+/// what the user trusted).
 pub fn write(path: &Path, p: &Projection) -> std::io::Result<()> {
     use std::io::Write;
+    let text = render(p);
+    if text.len() as u64 > MAX_SNAPSHOT_BYTES {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "the settings would make it larger than {} KiB, more than nagger reads back",
+                MAX_SNAPSHOT_BYTES / 1024
+            ),
+        ));
+    }
     let dir = path.parent().unwrap_or(Path::new("."));
     let temp = dir.join(format!(".{SNAPSHOT_FILE}.{}.tmp", std::process::id()));
     let result = (|| {
         let mut file = std::fs::File::create(&temp)?;
-        file.write_all(render(p).as_bytes())?;
+        file.write_all(text.as_bytes())?;
         file.sync_all()?;
         std::fs::rename(&temp, path)
     })();

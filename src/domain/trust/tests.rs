@@ -93,12 +93,52 @@ fn strengthening_is_no_weakening_and_the_order_of_lists_does_not_matter() {
 }
 
 #[test]
-fn ask_and_warn_rules_are_not_part_of_it() {
+fn warn_rules_are_not_part_of_it() {
     let p = projection(
         &GuardConfig::default(),
-        vec![rule("push", "git push*", Severity::Ask)],
+        vec![rule("push", "git push*", Severity::Warn)],
     );
     assert!(p.same(&Projection::defaults()));
+}
+
+/// Every severity that stops a call or puts it before the user, and which of them keeps
+/// what another does: removing or softening one of them lets a call through that was not.
+#[test]
+fn a_rule_that_asks_or_refuses_is_kept_and_only_deny_keeps_the_others() {
+    use Severity::{Ask, Block, Deny, Warn};
+    let one = |severity| {
+        projection(
+            &GuardConfig::default(),
+            vec![rule("push", "git push*", severity)],
+        )
+    };
+    let none = projection(&GuardConfig::default(), vec![]);
+    for trusted in [Ask, Block, Deny] {
+        assert_eq!(
+            none.weakenings(&one(trusted)).len(),
+            1,
+            "removing a {trusted:?} rule"
+        );
+        for current in [Warn, Ask, Block, Deny] {
+            let weaker = !one(current).weakenings(&one(trusted)).is_empty();
+            let keeps = current == trusted || current == Deny;
+            assert_eq!(weaker, !keeps, "{trusted:?} changed to {current:?}");
+            // Whatever the change, the combination keeps the trusted rule.
+            let combined = one(current).combine(&one(trusted));
+            assert!(combined.weakenings(&one(trusted)).is_empty());
+        }
+    }
+    // An ask rule comes back beside the block rule that took its name.
+    let mut config = Config::default();
+    config.rules.command = vec![rule("push", "git push*", Block)];
+    apply(&mut config, &one(Ask));
+    let kept: Vec<(&str, Severity)> = config
+        .rules
+        .command
+        .iter()
+        .map(|r| (r.name.as_str(), r.severity))
+        .collect();
+    assert_eq!(kept, vec![("push", Block), ("push (trusted)", Ask)]);
 }
 
 #[test]
@@ -228,7 +268,8 @@ fn without_a_snapshot_the_defaults_are_trusted() {
 
 fn arb_projection() -> impl Strategy<Value = Projection> {
     let names = prop::collection::btree_set("[a-c]", 0..3);
-    let rules = prop::collection::vec(("[a-c]", "[xy]", prop::bool::ANY), 0..3);
+    let severity = prop::sample::select(vec![Severity::Ask, Severity::Block, Severity::Deny]);
+    let rules = prop::collection::vec(("[a-c]", "[xy]", severity), 0..3);
     (
         prop::bool::ANY,
         names.clone(),
@@ -251,17 +292,7 @@ fn arb_projection() -> impl Strategy<Value = Projection> {
             };
             let commands = rules
                 .into_iter()
-                .map(|(n, p, deny)| {
-                    rule(
-                        &n,
-                        &p,
-                        if deny {
-                            Severity::Deny
-                        } else {
-                            Severity::Block
-                        },
-                    )
-                })
+                .map(|(n, p, severity)| rule(&n, &p, severity))
                 .collect();
             projection(&guard, commands)
         })
@@ -320,4 +351,61 @@ proptest! {
             prop_assert_eq!(Projection::digest_of(&guard, &rules), p.digest());
         }
     }
+}
+
+/// A config may add entries until the settings in force are larger than a snapshot
+/// nagger reads back; the snapshot is then left as it was, never written unreadable, so
+/// what the user trusted stays in force when the additions are taken out again.
+#[test]
+fn additions_never_grow_the_snapshot_past_what_nagger_reads_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let config_path = dir.path().join("config.toml");
+    let snap = snapshot_path(&config_path);
+    let mut config = Config::default();
+    config
+        .rules
+        .command
+        .push(rule("tf", "terraform *", Severity::Deny));
+    let report = settle(&mut config.clone(), &config_path, Ratchet::Write);
+    assert!(report.write_error.is_none(), "{report:?}");
+    let before = std::fs::read(&snap).unwrap();
+
+    // Entries short in TOML, longer in the snapshot: the config stays under its own
+    // limit, the settings in force do not fit a snapshot.
+    let many: Vec<String> = (0..90_000).map(|i| format!("z{i}")).collect();
+    let toml_size: u64 = many.iter().map(|e| e.len() as u64 + 3).sum();
+    assert!(toml_size < crate::domain::config::MAX_CONFIG_BYTES);
+    let mut grown = config.clone();
+    grown.guard.deny = many;
+    let report = settle(&mut grown, &config_path, Ratchet::Write);
+    assert!(report.held_back.is_empty(), "{report:?}");
+    assert!(report.write_error.is_some(), "{report:?}");
+    assert_eq!(std::fs::read(&snap).unwrap(), before, "left as it was");
+    let (read, state) = trusted(&snap);
+    assert_eq!(state, SnapshotState::Present);
+    assert_eq!(read.command.len(), 1);
+
+    // The additions and the user's rule taken out: the rule stays in force.
+    let mut emptied = Config::default();
+    let report = settle(&mut emptied, &config_path, Ratchet::Write);
+    assert_eq!(report.held_back.len(), 1, "{report:?}");
+    assert_eq!(emptied.rules.command.len(), 1);
+}
+
+#[test]
+fn a_weakening_shows_what_the_config_says_as_text() {
+    let trusted = projection(&GuardConfig::default(), vec![]);
+    let guard = GuardConfig {
+        allow: vec!["make test\u{1b}[2K\r\u{1b}[1A".into()],
+        ..Default::default()
+    };
+    let said: Vec<String> = projection(&guard, vec![])
+        .weakenings(&trusted)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(
+        said,
+        vec!["`[guard] allow` gains `make test\\u{1b}[2K\\r\\u{1b}[1A`"]
+    );
 }

@@ -185,8 +185,8 @@ fn config_page() -> String {
     ));
     page.push_str("\n.PP\n");
     page.push_str(&roff_text(
-        "A change that weakens safety (the guard off, an exemption added, a deny or block rule \
-         removed or softened) takes effect only once confirmed with `nagger trust` in a \
+        "A change that weakens safety (the guard off, an exemption added, a deny, block or ask \
+         rule removed or softened) takes effect only once confirmed with `nagger trust` in a \
          terminal; until then the settings last trusted (.claude-nagger/trusted.json) stay in \
          force.",
     ));

@@ -1,7 +1,8 @@
 //! `nagger trust`: the user confirms, in their own terminal, a config that weakens the
-//! guard or the deny and block rules. It shows what the config weakens compared with the
-//! trusted snapshot, asks on the terminal, and then trusts the config as it is. Without a
-//! terminal on stdin it refuses: an agent cannot answer for the user.
+//! guard or the deny, block and ask rules. It shows what the config weakens compared with
+//! the trusted snapshot, asks on the terminal for a code it shows, and then trusts the
+//! config as it is. Without a terminal on stdin, or under an agent, it refuses: an agent
+//! cannot answer for the user.
 
 use std::io::{BufRead, IsTerminal, Write};
 
@@ -52,6 +53,12 @@ pub fn run(env: &Env, out: &mut Output) -> CommandResult {
                 .into(),
         ));
     }
+    if let Some(var) = trust::confirm::agent_variable(|name| std::env::var_os(name)) {
+        return Err(CommandError::Usage(format!(
+            "nagger trust runs under an agent here (`{var}` is set): run it yourself in \
+             your own terminal (an agent cannot confirm for you)"
+        )));
+    }
     let mut lines = vec![format!(
         "{} weakens the safety settings you last trusted:",
         loaded.path.display()
@@ -59,15 +66,23 @@ pub fn run(env: &Env, out: &mut Output) -> CommandResult {
     lines.extend(weakenings.iter().map(|w| format!("  - {w}")));
     out.line(&lines.join("\n"))?;
     out.flush()?;
+    // Only what is typed after the question counts: input waiting on the terminal
+    // (typed or fed ahead) is dropped, and the code is new on every run.
+    discard_pending_input();
+    let code = trust::confirm::code();
     let mut stderr = std::io::stderr();
-    write!(stderr, "Trust these settings? [y/N] ").map_err(anyhow::Error::from)?;
+    write!(
+        stderr,
+        "To trust these settings, type {code} and Enter (anything else keeps the settings last trusted): "
+    )
+    .map_err(anyhow::Error::from)?;
     stderr.flush().map_err(anyhow::Error::from)?;
     let mut answer = String::new();
     std::io::stdin()
         .lock()
         .read_line(&mut answer)
         .map_err(anyhow::Error::from)?;
-    if !matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes") {
+    if !trust::confirm::confirms(&answer, &code) {
         out.line("not confirmed: nagger keeps the settings it last trusted")?;
         return Err(CommandError::Problems("not confirmed".into()));
     }
@@ -87,4 +102,14 @@ pub fn run(env: &Env, out: &mut Output) -> CommandResult {
         )?;
     }
     Ok(())
+}
+
+/// Drops what waits unread on the terminal on stdin.
+fn discard_pending_input() {
+    #[cfg(unix)]
+    // SAFETY: tcflush only discards the terminal's queued input; a stdin that is no
+    // terminal makes it fail, which changes nothing.
+    unsafe {
+        libc::tcflush(libc::STDIN_FILENO, libc::TCIFLUSH);
+    }
 }
