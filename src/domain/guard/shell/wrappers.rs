@@ -91,7 +91,8 @@ impl Parser<'_, '_> {
                     | "typeset"
                     | "local"
                     | "readonly"
-            );
+            )
+            || option_runs(&name);
         let argv = if runs_scripts {
             command.argv.clone()
         } else {
@@ -114,6 +115,17 @@ impl Parser<'_, '_> {
                 return Some((elevated, name));
             }
             return None;
+        }
+        if option_runs(&name) {
+            for (how, script) in option_scripts(&argv) {
+                if !self.out.charge(script.len()) {
+                    break;
+                }
+                parse_script(script.as_bytes(), depth + 1, &inner(how), self.out);
+            }
+            if name != "ssh" {
+                return None;
+            }
         }
         match name.as_str() {
             "trap" => {
@@ -319,6 +331,294 @@ impl Parser<'_, '_> {
     }
 }
 
+/// Terminal emulators: they run the command they are given in a new window.
+const TERMINALS: &[&str] = &[
+    "xterm",
+    "uxterm",
+    "urxvt",
+    "rxvt",
+    "st",
+    "foot",
+    "konsole",
+    "alacritty",
+    "terminator",
+    "tilix",
+    "xfce4-terminal",
+    "lxterminal",
+    "mate-terminal",
+    "gnome-terminal",
+    "kitty",
+    "wezterm",
+    "ghostty",
+    "qterminal",
+    "sakura",
+    "terminology",
+    "x-terminal-emulator",
+    "eterm",
+    "kgx",
+    "ptyxis",
+];
+
+/// Programs that run a command line given in one of their options or words, besides the
+/// wrappers peeled off the front: see [`option_scripts`].
+fn option_runs(name: &str) -> bool {
+    TERMINALS.contains(&name)
+        || matches!(
+            name,
+            "ssh"
+                | "tar"
+                | "gtar"
+                | "bsdtar"
+                | "zip"
+                | "rsync"
+                | "scp"
+                | "sftp"
+                | "sshfs"
+                | "ncat"
+                | "nc"
+                | "netcat"
+                | "screen"
+                | "xdotool"
+                | "prlimit"
+                | "cgexec"
+                | "sshpass"
+                | "bwrap"
+        )
+}
+
+/// `words` as one command line that runs them as they are.
+fn quoted_line(words: &[String]) -> String {
+    words
+        .iter()
+        .map(|w| shell_quote(w))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The words after `-e` (or `--command`): one word is a command line of its own (`-e 'a;
+/// b'`), several are a program and its arguments.
+fn run_words(words: &[String]) -> Option<String> {
+    match words {
+        [] => None,
+        [one] => Some(one.clone()),
+        many => Some(quoted_line(many)),
+    }
+}
+
+/// Typed text (`screen -X stuff`, `xdotool type`): `\n`, `\r` and `^M` end lines.
+fn typed(text: &str) -> String {
+    text.replace("\\n", "\n")
+        .replace("\\r", "\n")
+        .replace("^M", "\n")
+        .replace('\r', "\n")
+}
+
+/// The command lines `argv` runs through its options or words: `tar
+/// --checkpoint-action=exec=…`, `--to-command`, `-I`; `zip -TT`; `rsync -e`; `ssh -o
+/// ProxyCommand=…` (and `LocalCommand`, `KnownHostsCommand`); `ncat -e`/`-c`; text typed
+/// into another terminal (`screen -X stuff`, `xdotool type`); a terminal emulator's
+/// command (`xterm -e …`, `gnome-terminal -- …`, `kitty …`); and the command of
+/// `prlimit`, `cgexec`, `sshpass` and `bwrap`. Each with how it runs.
+fn option_scripts(argv: &[String]) -> Vec<(String, String)> {
+    let name = basename(argv.first().map_or("", String::as_str));
+    let args = argv.get(1..).unwrap_or(&[]);
+    let mut out: Vec<(String, String)> = Vec::new();
+    let mut push = |how: &str, script: Option<String>| {
+        if let Some(script) = script.filter(|s| !s.trim().is_empty()) {
+            out.push((format!("{name} {how}"), script));
+        }
+    };
+    let values = |short: &[&str], long: &[&str]| -> Vec<String> {
+        super::words::option_values(args, short, long)
+            .into_iter()
+            .map(str::to_owned)
+            .collect()
+    };
+    match name {
+        "tar" | "gtar" | "bsdtar" => {
+            for v in values(&[], &["--checkpoint-action"]) {
+                push(
+                    "--checkpoint-action",
+                    v.strip_prefix("exec=").map(str::to_owned),
+                );
+            }
+            for (how, short, long) in [
+                ("--to-command", &[][..], &["--to-command"][..]),
+                ("-I", &["-I"][..], &["--use-compress-program"][..]),
+                (
+                    "--info-script",
+                    &["-F"][..],
+                    &["--info-script", "--new-volume-script"][..],
+                ),
+                ("--rsh-command", &[][..], &["--rsh-command"][..]),
+            ] {
+                for v in values(short, long) {
+                    push(how, Some(v));
+                }
+            }
+        }
+        "zip" => {
+            for v in values(&["-TT"], &["--unzip-command"]) {
+                push("-TT", Some(v));
+            }
+        }
+        "rsync" => {
+            for v in values(&["-e"], &["--rsh"]) {
+                push("-e", Some(v));
+            }
+        }
+        "ssh" | "scp" | "sftp" | "sshfs" => {
+            for v in values(&["-o"], &[]) {
+                let (key, value) = match v.split_once(['=', ' ']) {
+                    Some((k, v)) => (k.trim(), v.trim()),
+                    None => continue,
+                };
+                if ["proxycommand", "localcommand", "knownhostscommand"]
+                    .contains(&key.to_ascii_lowercase().as_str())
+                {
+                    push(&format!("-o {key}"), Some(value.to_owned()));
+                }
+            }
+        }
+        "ncat" | "nc" | "netcat" => {
+            for v in values(&["-e", "-c"], &["--exec", "--sh-exec"]) {
+                push("-e", Some(v));
+            }
+        }
+        "screen" => {
+            if let Some(k) = args.iter().position(|a| a == "-X")
+                && let Some(verb) = args.get(k + 1)
+            {
+                let rest = args.get(k + 2..).unwrap_or(&[]);
+                match verb.as_str() {
+                    "stuff" => push("-X stuff", Some(typed(&rest.join(" ")))),
+                    "exec" | "screen" => push("-X exec", run_words(rest)),
+                    _ => {}
+                }
+            }
+        }
+        "xdotool" => {
+            if let Some(k) = args.iter().position(|a| a == "type") {
+                let text: Vec<&str> = args[k + 1..]
+                    .iter()
+                    .map(String::as_str)
+                    .filter(|w| !w.starts_with("--"))
+                    .collect();
+                push("type", Some(typed(&text.join(" "))));
+            }
+        }
+        "prlimit" | "cgexec" | "sshpass" | "bwrap" => {
+            let j = match name {
+                "cgexec" => skip_options(argv, 1, "g", &[]),
+                "sshpass" => skip_options(argv, 1, "pfdP", &[]),
+                "bwrap" => skip_bwrap_options(argv, 1),
+                _ => skip_options(argv, 1, "p", &["pid"]),
+            };
+            push(
+                "",
+                argv.get(j..)
+                    .and_then(|w| (!w.is_empty()).then(|| quoted_line(w))),
+            );
+        }
+        _ if TERMINALS.contains(&name) => {
+            let at = args.iter().position(|a| {
+                matches!(
+                    a.as_str(),
+                    "-e" | "-x" | "--" | "--command" | "--execute" | "-E" | "--exec"
+                ) || a.starts_with("--command=")
+                    || a.starts_with("-e=")
+            });
+            match at {
+                Some(k) => {
+                    let word = args[k].as_str();
+                    if let Some(v) = word
+                        .strip_prefix("--command=")
+                        .or_else(|| word.strip_prefix("-e="))
+                    {
+                        push("-e", Some(v.to_owned()));
+                    } else if matches!(word, "--" | "-x" | "--execute") {
+                        push(
+                            word,
+                            run_words(&args[k + 1..]).map(|_| quoted_line(&args[k + 1..])),
+                        );
+                    } else {
+                        push(word, run_words(&args[k + 1..]));
+                    }
+                }
+                None if matches!(name, "kitty" | "foot" | "wezterm" | "ghostty") => {
+                    // `kitty [options] cmd …`, `wezterm start [options] cmd …`.
+                    let from = if name == "wezterm" {
+                        match args.iter().position(|a| a == "start") {
+                            Some(k) => k + 2,
+                            None => return out,
+                        }
+                    } else {
+                        1
+                    };
+                    let j = skip_options(
+                        argv,
+                        from,
+                        "ocdTtaWwfDLsC",
+                        &[
+                            "title",
+                            "config",
+                            "override",
+                            "directory",
+                            "session",
+                            "class",
+                            "name",
+                            "listen-on",
+                            "start-as",
+                            "watcher",
+                            "cwd",
+                            "domain",
+                            "workspace",
+                            "position",
+                            "term",
+                            "app-id",
+                            "font",
+                            "working-directory",
+                            "log-level",
+                        ],
+                    );
+                    if let Some(words) = argv.get(j..).filter(|w| !w.is_empty()) {
+                        push("", Some(quoted_line(words)));
+                    }
+                }
+                None => {}
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+/// Skips `bwrap`'s options, which take up to two values each; the index of its command.
+fn skip_bwrap_options(argv: &[String], start: usize) -> usize {
+    let mut j = start;
+    while let Some(arg) = argv.get(j) {
+        if arg == "--" {
+            return j + 1;
+        }
+        let Some(option) = arg.strip_prefix("--") else {
+            break;
+        };
+        let values = match option {
+            "bind" | "ro-bind" | "dev-bind" | "bind-try" | "ro-bind-try" | "dev-bind-try"
+            | "symlink" | "setenv" | "file" | "bind-data" | "ro-bind-data" | "chmod" => 2,
+            "chdir" | "tmpfs" | "proc" | "dev" | "dir" | "remount-ro" | "unsetenv" | "uid"
+            | "gid" | "hostname" | "seccomp" | "exec-label" | "file-label" | "lock-file"
+            | "sync-fd" | "info-fd" | "json-status-fd" | "block-fd" | "userns-block-fd"
+            | "userns" | "userns2" | "pidns" | "cap-add" | "cap-drop" | "perms" | "size"
+            | "args" | "argv0" | "mqueue" | "overlay-src" | "tmp-overlay" | "ro-overlay" => 1,
+            "overlay" => 3,
+            _ => 0,
+        };
+        j += 1 + values;
+    }
+    j
+}
+
 /// Whether the command just recorded was peeled off `parallel`.
 fn command_prefixes_parallel(commands: &[SimpleCommand]) -> bool {
     commands
@@ -381,7 +681,12 @@ fn peel_prefixes(mut args: Vec<String>) -> Peeled {
                 }
             }
             // `screen -dmS name cmd…`: the command runs in a new window.
-            "screen" => skip_options(&args, start + 1, "SceEhpTtl", &[]),
+            "screen" => {
+                if args[start + 1..].iter().any(|a| a == "-X") {
+                    break; // `screen -X stuff text`: a command to a running session
+                }
+                skip_options(&args, start + 1, "SceEhpTtl", &[])
+            }
             "doas" => {
                 elevated = true;
                 skip_options(&args, start + 1, "uC", &[])
