@@ -308,3 +308,45 @@ message = "PUSH-RULE-MESSAGE"
         );
     }
 }
+
+#[test]
+fn a_block_rule_on_the_same_call_never_uses_up_an_ask_or_warn_rule() {
+    for (severity, expect) in [("ask", "ask"), ("warn", "context")] {
+        let p = Project::with_config(&format!(
+            r#"
+[[rules.command]]
+name = "push needs CI"
+patterns = ["git push*"]
+severity = "{severity}"
+message = "USER-RULE-MESSAGE"
+[[rules.command]]
+name = "added block"
+patterns = ["git push*"]
+severity = "block"
+message = "BLOCK-RULE-MESSAGE"
+"#
+        ));
+        let first = bash(&p, "git push origin main");
+        assert_eq!(first.decision().as_deref(), Some("deny"), "{severity}");
+        assert!(first.reason().contains("BLOCK-RULE-MESSAGE"), "{severity}");
+        // The block rule is used up; the user's rule is still armed for the retry.
+        let retry = bash(&p, "git push origin main");
+        let shown = match expect {
+            "context" => retry.additional_context(),
+            decision => {
+                assert_eq!(
+                    retry.decision().as_deref(),
+                    Some(decision),
+                    "{severity}: {}",
+                    retry.stdout
+                );
+                retry.reason()
+            }
+        };
+        assert!(
+            shown.contains("USER-RULE-MESSAGE"),
+            "{severity} was used up by the blocked call: {}",
+            retry.stdout
+        );
+    }
+}

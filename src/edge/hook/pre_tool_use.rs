@@ -245,9 +245,14 @@ fn check_rules(
         return Ok(matches);
     }
     let bypass = *ctx.permission_mode() == PermissionMode::BypassPermissions;
-    let refused = refused_already || matches.iter().any(|m| m.severity == Severity::Deny);
-    let mut due = Vec::with_capacity(matches.len());
-    for m in matches {
+    let mut refused = refused_already || matches.iter().any(|m| m.severity == Severity::Deny);
+    // Once-per-session refusals (`block`) are looked at first: a call one of them refuses
+    // uses up no `ask` or `warn` rule, which stays armed for the retry.
+    let (refusing, others): (Vec<RuleMatch>, Vec<RuleMatch>) = matches
+        .into_iter()
+        .partition(|m| m.every_time() || m.severity == Severity::Block);
+    let mut due = Vec::with_capacity(refusing.len() + others.len());
+    for m in refusing.into_iter().chain(others) {
         if !m.every_time() {
             if bypass || refused {
                 continue;
@@ -255,6 +260,7 @@ fn check_rules(
             if !rule_due(ctx, &m, &current_tokens)? {
                 continue;
             }
+            refused |= m.severity == Severity::Block;
         }
         due.push(m);
     }
