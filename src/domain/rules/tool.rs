@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use super::error::RuleError;
 use super::kind::Call;
+use super::limits::bounded_regex;
 use super::matching::RuleMatch;
 use super::spec::{RulesConfig, ToolRule};
 use super::user::{Matcher, UserKind};
@@ -42,7 +43,7 @@ impl UserKind for ToolKind {
                 });
             }
             for (field, re) in &rule.input {
-                if let Err(source) = Regex::new(re) {
+                if let Err(source) = bounded_regex(re) {
                     problems.push(RuleError::BadRegex {
                         table,
                         rule: rule.name.clone(),
@@ -87,7 +88,7 @@ impl<'a> LazyRegex<'a> {
 
 /// `tool = "…"` must match the whole name.
 pub(super) fn compile_tool_regex(pattern: &str) -> Result<Regex, regex::Error> {
-    Regex::new(&format!("^(?:{pattern})$"))
+    bounded_regex(&format!("^(?:{pattern})$"))
 }
 
 impl<'a> Matcher<'a> for ToolMatcher<'a> {
@@ -146,7 +147,7 @@ impl ToolMatcher<'_> {
         });
         for (field, regex) in self.rule.input.keys().zip(inputs.iter()) {
             let value = field_text(input, field)?;
-            if !regex.get(Regex::new)?.is_match(&value) {
+            if !regex.get(bounded_regex)?.is_match(&value) {
                 return None;
             }
             let _ = write!(
