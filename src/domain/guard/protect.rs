@@ -1238,7 +1238,33 @@ fn runs_nagger(command: &SimpleCommand, cwd: &Cwd, scope: &Scope, on_disk_too: b
         (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
         _ => false,
     };
-    scope.binary.is_some_and(|b| same(&real, Path::new(b)))
+    scope.binary.is_some_and(|b| same(&real, Path::new(b))) || a_nagger_build(&real)
+}
+
+/// Most bytes of a program read to tell whether it is a build of nagger.
+const MAX_PROGRAM_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Whether the program at `path` is a build of nagger under another name (`cp "$(which
+/// nagger)" /tmp/x`, a release build renamed): a compiled program that holds the name of
+/// nagger's own folder. Read bounded, opened without waiting; only asked for a command
+/// whose words would weaken nagger.
+fn a_nagger_build(path: &Path) -> bool {
+    let Ok(file) = crate::base::files::open_regular(path) else {
+        return false;
+    };
+    let mut bytes = Vec::new();
+    if std::io::Read::read_to_end(
+        &mut std::io::Read::take(file, MAX_PROGRAM_BYTES),
+        &mut bytes,
+    )
+    .is_err()
+    {
+        return false;
+    }
+    let compiled = bytes.starts_with(b"\x7fELF")
+        || bytes.starts_with(&[0xcf, 0xfa, 0xed, 0xfe])
+        || bytes.starts_with(&[0xca, 0xfe, 0xba, 0xbe]);
+    compiled && memchr::memmem::find(&bytes, b".claude-nagger").is_some()
 }
 
 /// A link or copy of the nagger program made by `command` (`ln -s "$(which nagger)" x`,

@@ -368,6 +368,37 @@ fn naggers_own_weakening_commands_are_refused_however_spelled() {
     }
 }
 
+#[test]
+fn a_copy_of_nagger_under_another_name_is_still_nagger() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let build = |name: &str, body: &[u8]| {
+        let mut bytes = b"\x7fELF\x02\x01\x01".to_vec();
+        bytes.extend_from_slice(&[0; 64]);
+        bytes.extend_from_slice(body);
+        std::fs::write(root.join(name), bytes).unwrap();
+    };
+    build("ng", b"... .claude-nagger/config.toml ...");
+    build("other", b"some other program");
+    std::fs::write(root.join("script"), b"#!/bin/sh\necho .claude-nagger\n").unwrap();
+    for line in [
+        "./ng trust",
+        "./ng --project . uninstall",
+        "env -u CLAUDECODE ./ng hook",
+    ] {
+        let found = line_finding(line, root, None).unwrap_or_else(|| panic!("{line}: passed"));
+        assert_eq!(found.check, "guard:self-protect", "{line}: {}", found.harm);
+    }
+    for line in [
+        "./ng stats",
+        "./other trust",
+        "./script trust",
+        "./ng doctor",
+    ] {
+        assert!(line_finding(line, root, None).is_none(), "{line}: stopped");
+    }
+}
+
 /// A repository at `root` with `files` written and added to its index.
 fn repository(root: &Path, files: &[&str]) {
     let git = |args: &[&str]| {
