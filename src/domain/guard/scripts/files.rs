@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use super::super::finding::Finding;
 use super::super::line::Wrote;
 use super::super::protect::{Cwd, resolve};
+use super::super::shell;
 use crate::base::files::open_regular;
 
 /// Most bytes of one file that are read; past them, what was read is judged (a project's
@@ -268,4 +269,20 @@ pub(super) fn read_named(
             Some((text, via))
         }
     }
+}
+
+/// The program a `#!` line names: `#!/bin/bash -e` → `bash`, `#!/usr/bin/env -S python3
+/// -u` → `python3`.
+pub(super) fn shebang(text: &str) -> Option<String> {
+    let line = text.strip_prefix("#!")?.lines().next()?;
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let (first, rest) = words.split_first()?;
+    let program = if shell::basename(first) == "env" {
+        rest.iter()
+            .find(|w| !w.starts_with('-') && !w.contains('='))
+            .copied()?
+    } else {
+        first
+    };
+    Some(shell::basename(program).to_owned())
 }

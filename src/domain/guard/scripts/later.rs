@@ -10,8 +10,7 @@ use super::super::important::{git_config, hook_file, hooks_path_in, hooks_path_s
 use super::super::paths::normalize;
 use super::super::protect::Cwd;
 use super::super::shell::{self, SimpleCommand, basename};
-use super::files::{Content, Ran, View, read_named};
-use super::shebang;
+use super::files::{Content, Ran, View, read_named, shebang};
 
 /// Most sources, and most entries of a hooks folder, looked at for one command.
 const MAX_SOURCES: usize = 32;

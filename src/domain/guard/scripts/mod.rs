@@ -21,7 +21,7 @@ mod tests;
 use super::finding::{Finding, operands};
 use super::protect::Cwd;
 use super::shell::{self, Parsed, SimpleCommand};
-use files::read_named;
+use files::{read_named, shebang};
 
 pub(super) use files::{Files, Ran, View};
 
@@ -249,20 +249,4 @@ fn executed(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec<Ran>
     {
         out.push(Ran::Code(text, runner.to_owned(), via));
     }
-}
-
-/// The program a `#!` line names: `#!/bin/bash -e` → `bash`, `#!/usr/bin/env -S python3
-/// -u` → `python3`.
-fn shebang(text: &str) -> Option<String> {
-    let line = text.strip_prefix("#!")?.lines().next()?;
-    let words: Vec<&str> = line.split_whitespace().collect();
-    let (first, rest) = words.split_first()?;
-    let program = if shell::basename(first) == "env" {
-        rest.iter()
-            .find(|w| !w.starts_with('-') && !w.contains('='))
-            .copied()?
-    } else {
-        first
-    };
-    Some(shell::basename(program).to_owned())
 }

@@ -374,3 +374,54 @@ fn command_count_is_bounded() {
     assert!(parsed.truncated);
     assert_eq!(parsed.commands.len(), MAX_COMMANDS);
 }
+
+// Brace expansion.
+
+fn argv_of(line: &str) -> Vec<String> {
+    parse(line).commands[0].argv.clone()
+}
+
+#[test]
+fn alternatives_expand_in_place() {
+    assert_eq!(
+        argv_of("rm -rf .cla{u,}de"),
+        ["rm", "-rf", ".claude", ".clade"]
+    );
+    assert_eq!(argv_of("mv a{,.bak}"), ["mv", "a", "a.bak"]);
+    assert_eq!(argv_of("{rm,-rf,x}"), ["rm", "-rf", "x"]);
+    assert_eq!(argv_of("echo {a,b}{1,2}"), ["echo", "a1", "a2", "b1", "b2"]);
+    assert_eq!(argv_of("echo x{a,{b,c}}y"), ["echo", "xay", "xby", "xcy"]);
+    assert_eq!(argv_of("echo {a}{b,c}"), ["echo", "{a}b", "{a}c"]);
+}
+
+#[test]
+fn sequences_expand() {
+    assert_eq!(argv_of("echo f{1..3}"), ["echo", "f1", "f2", "f3"]);
+    assert_eq!(argv_of("echo {3..1}"), ["echo", "3", "2", "1"]);
+    assert_eq!(argv_of("echo {08..10}"), ["echo", "08", "09", "10"]);
+    assert_eq!(argv_of("echo {a..e..2}"), ["echo", "a", "c", "e"]);
+    assert_eq!(argv_of("echo {1..a}"), ["echo", "{1..a}"]);
+}
+
+#[test]
+fn quoted_or_plain_braces_stay() {
+    assert_eq!(argv_of("echo '{a,b}'"), ["echo", "{a,b}"]);
+    assert_eq!(argv_of("echo \\{a,b}"), ["echo", "{a,b}"]);
+    assert_eq!(argv_of("echo {a\\,b}"), ["echo", "{a,b}"]);
+    assert_eq!(
+        argv_of("find . -exec rm {} +"),
+        ["find", ".", "-exec", "rm", "{}", "+"]
+    );
+    assert_eq!(argv_of("echo ${x:-a,b}"), ["echo", "${x:-a,b}"]);
+    assert_eq!(argv_of("echo {1'..'3}"), ["echo", "{1..3}"]);
+    assert_eq!(argv_of("X={a,b} env"), ["env"]);
+}
+
+#[test]
+fn too_many_words_mark_the_line_truncated() {
+    let parsed = parse("echo {1..100000}");
+    assert!(parsed.truncated);
+    let parsed = parse("echo {a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}");
+    assert!(parsed.truncated);
+    assert!(!parse("echo {a,b}{a,b}{a,b}").truncated);
+}
