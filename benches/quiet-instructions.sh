@@ -25,7 +25,32 @@ common='"session_id":"s1","transcript_path":"'$p'/t.jsonl","cwd":"'$p'"'
 start='{'$common',"hook_event_name":"SessionStart","source":"startup"}'
 quiet='{'$common',"hook_event_name":"PreToolUse","permission_mode":"default","tool_name":"Bash","tool_input":{"command":"ls -la src"},"tool_use_id":"toolu_1"}'
 deny='{'$common',"hook_event_name":"PreToolUse","permission_mode":"default","tool_name":"Bash","tool_input":{"command":"rm -rf /"},"tool_use_id":"toolu_2"}'
-if [ "${TRUST:-}" = 1 ]; then echo y | script -qec "$bin trust" /dev/null >/dev/null; fi
+if [ "${TRUST:-}" = 1 ]; then
+    # `nagger trust` asks on a terminal for the code it shows: typed back on a pty.
+    env -u CLAUDECODE -u AI_AGENT python3 - "$bin" trust >/dev/null <<'PY'
+import os, pty, re, select, sys
+pid, fd = pty.fork()
+if pid == 0:
+    os.execvp(sys.argv[1], sys.argv[1:])
+seen, typed = b"", False
+while True:
+    if not select.select([fd], [], [], 30)[0]:
+        break
+    try:
+        data = os.read(fd, 1024)
+    except OSError:
+        break
+    if not data:
+        break
+    seen += data
+    code = re.search(rb"type (\d+) and Enter", seen)
+    if code and not typed:
+        os.write(fd, code.group(1) + b"\n")
+        typed = True
+_, status = os.waitpid(pid, 0)
+sys.exit(os.waitstatus_to_exitcode(status))
+PY
+fi
 echo "$start" | "$bin" hook >/dev/null
 for _ in $(seq 20); do echo "$quiet" | "$bin" hook >/dev/null; done
 for name in quiet deny; do
