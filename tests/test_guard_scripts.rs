@@ -194,7 +194,21 @@ fn task_runners_and_python_packages_run_what_their_files_hold() {
         "import shutil\nshutil.rmtree('.claude')\n",
     );
     write(&p, "fine/__main__.py", "print('hello')\n");
+    write(
+        &p,
+        ".pre-commit-config.yaml",
+        "repos:\n- repo: https://github.com/psf/black\n  rev: 24.1.0\n  hooks:\n  - id: black\n- repo: local\n  hooks:\n  - id: tests\n    name: tests\n    entry: cargo test\n    language: system\n    pass_filenames: false\n  - id: wipe\n    name: wipe\n    entry: rm\n    args: [-rf, .claude-nagger]\n    language: system\n  - id: todo\n    name: todo\n    entry: 'rm -rf /'\n    language: pygrep\n",
+    );
+    write(
+        &p,
+        "other-hooks.yaml",
+        "repos:\n- repo: local\n  hooks:\n  - id: x\n    name: x\n    entry: cargo fmt --check\n    language: system\n",
+    );
     for line in [
+        "pre-commit run --all-files",
+        "pre-commit run wipe",
+        "pre-commit",
+        "prek run wipe --all-files",
         "just clean",
         "just tidy",
         "task clean",
@@ -218,6 +232,11 @@ fn task_runners_and_python_packages_run_what_their_files_hold() {
         "python3 fine/",
         "python3 -m fine",
         "python3 -m pytest",
+        "pre-commit run tests",
+        "pre-commit run black --all-files",
+        "pre-commit run todo",
+        "pre-commit run -c other-hooks.yaml --all-files",
+        "pre-commit install",
     ] {
         let (code, stdout) = check(&p, line);
         assert_eq!(code, 0, "{line}: {stdout}");

@@ -21,6 +21,7 @@ pub(super) fn runs(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut V
         "just" => just(command, cwd, files, out),
         "task" | "go-task" => taskfile(command, cwd, files, out),
         "composer" => composer(command, cwd, files, out),
+        "pre-commit" | "prek" => pre_commit(command, cwd, files, out),
         name if name.starts_with("python") => return python(command, cwd, files, out),
         _ => return false,
     }
@@ -438,6 +439,86 @@ fn python(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) 
         }
     }
     false
+}
+
+/// `pre-commit run [HOOK]` (and `prek`): the local hooks of `.pre-commit-config.yaml`
+/// (or `-c FILE`), whose `entry` with its `args` is a command line run on the project's
+/// files. Hooks from other repositories are code pinned elsewhere, not read here.
+fn pre_commit(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) {
+    let args = command.args();
+    let sub = operands(args).first().copied();
+    if !matches!(sub, None | Some("run" | "try-repo" | "hook-impl")) {
+        return;
+    }
+    let mut config: Option<&str> = None;
+    let mut wanted: Option<&str> = None;
+    let mut k = 0;
+    while let Some(a) = args.get(k) {
+        match a.as_str() {
+            "-c" | "--config" => {
+                config = args.get(k + 1).map(String::as_str);
+                k += 1;
+            }
+            "--hook-stage"
+            | "--from-ref"
+            | "--to-ref"
+            | "--files"
+            | "-s"
+            | "-o"
+            | "--source"
+            | "--origin"
+            | "--commit-msg-filename"
+            | "--remote-name"
+            | "--remote-url"
+            | "--hook-type" => k += 1,
+            a if a.starts_with('-') || a == "run" => {}
+            a => {
+                wanted.get_or_insert(a);
+            }
+        }
+        k += 1;
+    }
+    let name = config.unwrap_or(".pre-commit-config.yaml");
+    let Some((text, via)) = read_named(files.read(cwd, name), name, out) else {
+        return;
+    };
+    let Ok(docs) = yaml_rust2::YamlLoader::load_from_str(&text) else {
+        return;
+    };
+    let Some(repos) = docs.first().and_then(|d| d["repos"].as_vec()) else {
+        return;
+    };
+    let mut entries = 0;
+    for repo in repos {
+        if repo["repo"].as_str() != Some("local") {
+            continue;
+        }
+        for hook in repo["hooks"].as_vec().into_iter().flatten() {
+            let id = hook["id"].as_str().unwrap_or("");
+            if wanted.is_some_and(|w| w != id) {
+                continue;
+            }
+            // `pygrep` takes a regex and `fail` a message, not a command.
+            if matches!(hook["language"].as_str(), Some("pygrep" | "fail")) {
+                continue;
+            }
+            let Some(entry) = hook["entry"].as_str() else {
+                continue;
+            };
+            let mut line = entry.to_owned();
+            for arg in hook["args"].as_vec().into_iter().flatten() {
+                if let Some(arg) = arg.as_str() {
+                    line.push(' ');
+                    line.push_str(&shell::shell_quote(arg));
+                }
+            }
+            out.push(Ran::Script(line, format!("{via}, hook `{id}`"), None));
+            entries += 1;
+            if entries >= MAX_ENTRIES {
+                return;
+            }
+        }
+    }
 }
 
 /// Source files extensions of languages that are compiled and run in one step.
