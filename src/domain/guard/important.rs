@@ -165,14 +165,18 @@ pub(super) fn hook_file(path: &str) -> bool {
     lexical.contains('/') && HOOK_NAMES.contains(&name)
 }
 
-/// `core.hooksPath` set to a folder other than `.git/hooks`: the hook files there run by
-/// themselves later, and nagger reads none of them. Asked about.
-fn hooks_moved(value: &str) -> Option<Finding> {
+/// The folder `core.hooksPath` is set to, when it moves git's hooks: not `.git/hooks`, and
+/// not `/dev/null` (no hooks at all runs nothing).
+fn moved_to(value: &str) -> Option<String> {
     let value = value.trim().trim_matches('"').trim_end_matches('/');
-    // No hooks at all (`/dev/null`) runs nothing.
-    if value.is_empty() || value.ends_with(".git/hooks") || value == "/dev/null" {
-        return None;
-    }
+    (!(value.is_empty() || value.ends_with(".git/hooks") || value == "/dev/null"))
+        .then(|| value.to_owned())
+}
+
+/// `core.hooksPath` moved: the hook files there run by themselves later, and nagger reads
+/// none of them. Asked about.
+fn hooks_moved(value: &str) -> Option<Finding> {
+    let value = moved_to(value)?;
     Some(Finding::ask(
         "guard:hooks-path",
         format!(
@@ -204,14 +208,7 @@ pub(super) fn hooks_path_in(text: &str) -> Option<Finding> {
 /// core.hooksPath=x …`, `git config [--global] core.hooksPath x`, `git
 /// --config-env=core.hooksPath=VAR …` (`$VAR`: only known when the shell runs).
 pub(super) fn hooks_path_set(command: &SimpleCommand) -> Option<String> {
-    let value = hooks_path_word(command)?;
-    hooks_moved(&value).map(|_| {
-        value
-            .trim()
-            .trim_matches('"')
-            .trim_end_matches('/')
-            .to_owned()
-    })
+    moved_to(&hooks_path_word(command)?)
 }
 
 fn hooks_path_word(command: &SimpleCommand) -> Option<String> {

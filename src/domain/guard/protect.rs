@@ -426,10 +426,7 @@ pub(super) fn named_in_code(text: &str, binary: Option<&str>) -> bool {
     {
         return true;
     }
-    // Code does not expand globs: `'.*'` is no name of `.claude`.
-    let held = |s: &str| {
-        !s.contains(['*', '?', '[']) && matches!(protected(s, binary), Some((_, Kind::Held)))
-    };
+    let held = |s: &str| held_name(s, binary);
     code::strings(text)
         .iter()
         .any(|s| held(s) || named_in_code_plain(s))
@@ -439,9 +436,7 @@ pub(super) fn named_in_code(text: &str, binary: Option<&str>) -> bool {
 /// editor's commands, a language nagger does not read) names a protected path as a bare
 /// word: `file delete -force .claude`.
 pub(super) fn named_bare(text: &str, binary: Option<&str>) -> bool {
-    let held = |s: &str| {
-        !s.contains(['*', '?', '[']) && matches!(protected(s, binary), Some((_, Kind::Held)))
-    };
+    let held = |s: &str| held_name(s, binary);
     text.split(|c: char| {
         c.is_whitespace()
             || matches!(
@@ -451,6 +446,12 @@ pub(super) fn named_bare(text: &str, binary: Option<&str>) -> bool {
     })
     .filter(|w| w.contains(".claude") || w.contains("nagger") || w.contains("claude-code"))
     .any(held)
+}
+
+/// Whether a name in code is one of nagger's files or a folder holding them. Code does
+/// not expand globs: `'.*'` is no name of `.claude`.
+fn held_name(s: &str, binary: Option<&str>) -> bool {
+    !s.contains(['*', '?', '[']) && matches!(protected(s, binary), Some((_, Kind::Held)))
 }
 
 fn named_in_code_plain(s: &str) -> bool {
