@@ -55,9 +55,20 @@ impl PreToolUse for GuardRules<'_> {
         if !self.0.enabled() {
             return;
         }
-        let (guard_call, commands) = self.read(call);
-        let verdict = self.0.review_read(&guard_call, commands);
-        matches.extend(verdict.objections.into_iter().map(rule_match));
+        let review = || {
+            let (guard_call, commands) = self.read(call);
+            let verdict = self.0.review_read(&guard_call, commands);
+            verdict.objections.into_iter().map(rule_match).collect()
+        };
+        match call.reviewed {
+            Some(shared) => matches.extend_from_slice(shared.matches(|| {
+                let found = review();
+                let mut problems = Vec::new();
+                self.problems(&mut problems);
+                (found, problems)
+            })),
+            None => matches.extend(review()),
+        }
     }
 
     fn problems(&self, problems: &mut Vec<RuleError>) {

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::error::RuleError;
 use super::guard::{Commands, GuardConfig, command_line, relative_path};
-use super::matching::{MatchContext, RuleMatch, ToolCall};
+use super::matching::{GuardReview, MatchContext, RuleMatch, ToolCall};
 use super::spec::{RulesConfig, Severity};
 use crate::base::rule_kind::RuleKind;
 
@@ -99,6 +99,8 @@ pub(super) struct Call<'c> {
     shell_tools: &'c [String],
     paths: OnceCell<Vec<String>>,
     commands: OnceCell<Option<Commands>>,
+    /// The guard's answer, when it is shared with another rule set checking this call.
+    pub(super) reviewed: Option<&'c GuardReview>,
 }
 
 impl<'c> Call<'c> {
@@ -114,6 +116,7 @@ impl<'c> Call<'c> {
             shell_tools,
             paths: OnceCell::new(),
             commands: OnceCell::new(),
+            reviewed: None,
         }
     }
 

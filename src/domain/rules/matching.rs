@@ -1,9 +1,11 @@
 //! A call under review, who makes it, and a rule that fires for it.
 
+use std::cell::OnceCell;
 use std::path::Path;
 
 use serde::Serialize;
 
+use super::error::RuleError;
 use super::spec::Severity;
 use crate::base::rule_kind::RuleKind;
 
@@ -12,6 +14,31 @@ use crate::base::rule_kind::RuleKind;
 pub struct ToolCall<'a> {
     pub tool_name: &'a str,
     pub tool_input: &'a serde_json::Value,
+}
+
+/// The guard's answer to one tool call, worked out by the first rule set that checks
+/// the call and reused by the next: a hook answers a call first from the config alone
+/// and then with every rule, and reads its command line once. Share one only between
+/// rule sets of the same config checking the same call in the same project.
+#[derive(Debug, Default)]
+pub struct GuardReview {
+    done: OnceCell<(Vec<RuleMatch>, Vec<RuleError>)>,
+}
+
+impl GuardReview {
+    /// The guard's matches, worked out by `review` (matches and the bad patterns it met)
+    /// the first time.
+    pub(super) fn matches(
+        &self,
+        review: impl FnOnce() -> (Vec<RuleMatch>, Vec<RuleError>),
+    ) -> &[RuleMatch] {
+        &self.done.get_or_init(review).0
+    }
+
+    /// The bad patterns of the guard's settings met while reviewing (they never match).
+    pub fn problems(&self) -> &[RuleError] {
+        self.done.get().map_or(&[], |(_, problems)| problems)
+    }
 }
 
 /// Who is calling and from where.

@@ -30,8 +30,8 @@ mod user;
 mod verdict;
 
 pub use error::RuleError;
-pub use matching::{MatchContext, RuleMatch, ToolCall};
-pub use set::{RuleSet, decide_without_state};
+pub use matching::{GuardReview, MatchContext, RuleMatch, ToolCall};
+pub use set::{RuleSet, decide_without_state, decide_without_state_sharing};
 pub use spec::{
     AfterEditRule, CommandRule, EditSeverity, FileRule, PatternRule, RecoveryRule, RulesConfig,
     Severity, ToolRule,

@@ -7,7 +7,7 @@ use super::error::RuleError;
 use super::guard::GuardConfig;
 use super::kind::{Call, Kind, PreToolUse, Selection};
 use super::kinds::KINDS;
-use super::matching::{MatchContext, RuleMatch, ToolCall};
+use super::matching::{GuardReview, MatchContext, RuleMatch, ToolCall};
 use super::spec::RulesConfig;
 
 /// Compiled rules and guard, ready to evaluate calls. Borrows the config it came from.
@@ -59,7 +59,19 @@ impl<'a> RuleSet<'a> {
 
     /// Every rule and guard check that fires for this call, in config order, guard last.
     pub fn evaluate(&self, call: &ToolCall, ctx: &MatchContext) -> Vec<RuleMatch> {
-        let call = Call::new(call, *ctx, self.shell_tools);
+        self.evaluate_sharing(call, ctx, None)
+    }
+
+    /// [`RuleSet::evaluate`], taking the guard's answer from `reviewed` when another set
+    /// of the same config already worked it out for this call (else working it out there).
+    pub fn evaluate_sharing(
+        &self,
+        call: &ToolCall,
+        ctx: &MatchContext,
+        reviewed: Option<&GuardReview>,
+    ) -> Vec<RuleMatch> {
+        let mut call = Call::new(call, *ctx, self.shell_tools);
+        call.reviewed = reviewed;
         let mut matches = Vec::new();
         for kind in &self.kinds {
             kind.check(&call, &mut matches);
@@ -108,6 +120,18 @@ pub fn decide_without_state(
     call: &ToolCall,
     project_root: &Path,
 ) -> Vec<RuleMatch> {
+    decide_without_state_sharing(rules, guard, call, project_root, None)
+}
+
+/// [`decide_without_state`], keeping the guard's answer in `reviewed` for the full check
+/// of the same call ([`RuleSet::evaluate_sharing`]).
+pub fn decide_without_state_sharing(
+    rules: &RulesConfig,
+    guard: &GuardConfig,
+    call: &ToolCall,
+    project_root: &Path,
+    reviewed: Option<&GuardReview>,
+) -> Vec<RuleMatch> {
     let set = RuleSet::select(rules, guard, Selection::UnscopedDeny, |_| {});
     let ctx = MatchContext {
         project_root,
@@ -115,5 +139,5 @@ pub fn decide_without_state(
         role: None,
         agent_type: None,
     };
-    set.evaluate(call, &ctx)
+    set.evaluate_sharing(call, &ctx, reviewed)
 }

@@ -5,6 +5,7 @@ use super::event::Common;
 use super::wire::HookOutput;
 use crate::base::mode::PermissionMode;
 use crate::domain::config::Config;
+use crate::domain::rules::GuardReview;
 use crate::storage::store::NaggerStateDB;
 use serde_json::{Map, Value};
 use std::path::Path;
@@ -16,6 +17,8 @@ pub struct Ctx<'a> {
     pub config_present: bool,
     pub project_root: &'a Path,
     pub common: &'a Common,
+    /// The guard's answer to the run's tool call, once worked out (before the database).
+    pub reviewed: &'a GuardReview,
     pub(super) warnings: std::cell::RefCell<Vec<String>>,
 }
 

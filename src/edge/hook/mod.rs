@@ -397,6 +397,9 @@ struct Prepared {
     session_id: Option<String>,
     /// [`Prepared::safety`], once worked out.
     safety: std::cell::OnceCell<Option<String>>,
+    /// The guard's answer to a tool call, worked out once for the safety answer and the
+    /// full rule check.
+    reviewed: crate::domain::rules::GuardReview,
 }
 
 impl Prepared {
@@ -415,9 +418,13 @@ impl Prepared {
             session_id: self.session_id.as_deref(),
         };
         let answer = match &self.event {
-            Event::PreToolUse(call) => {
-                pre_tool_use::safety_answer(config, &self.mode, call, &self.project_root, place)
-            }
+            Event::PreToolUse(call) => pre_tool_use::safety_answer(
+                config,
+                &self.mode,
+                call,
+                (&self.project_root, &self.reviewed),
+                place,
+            ),
             Event::PreSkillShellCommand(shell) => {
                 Some(skill_shell::answer(config, &self.mode, shell, &self.project_root).0)
             }
@@ -495,6 +502,7 @@ fn prepare(
         cwd,
         session_id,
         safety: std::cell::OnceCell::new(),
+        reviewed: crate::domain::rules::GuardReview::default(),
     };
     (run, common)
 }
@@ -515,6 +523,7 @@ fn handle_and_log(
         config_present: run.loaded.present,
         project_root: &run.project_root,
         common,
+        reviewed: &run.reviewed,
         warnings: std::cell::RefCell::default(),
     };
     let (outcome, failure) = handle(&ctx, &run.event);

@@ -226,7 +226,7 @@ fn check_rules(
             Some(record.agent_type.as_str()),
         ),
     };
-    let matches = set.evaluate(
+    let matches = set.evaluate_sharing(
         &rules::ToolCall {
             tool_name: &call.tool_name,
             tool_input: &call.tool_input,
@@ -237,8 +237,10 @@ fn check_rules(
             role,
             agent_type,
         },
+        Some(ctx.reviewed),
     );
-    if let Some(problem) = set.problems().first() {
+    let problems = set.problems();
+    if let Some(problem) = problems.first().or(ctx.reviewed.problems().first()) {
         ctx.warn(format!("invalid rule pattern, it never matches: {problem}"));
     }
     if matches.is_empty() {
@@ -309,15 +311,16 @@ pub(super) fn rule_due(
 
 /// The guard and the deny rules, decided from the config alone, without the database:
 /// what still holds when the database cannot be opened or a handler failed (a guard
-/// "ask" is asked too). Role-scoped rules need the caller's role and are left out.
+/// "ask" is asked too). Role-scoped rules need the caller's role and are left out. The
+/// guard's answer is kept in `reviewed` for the full check of the same call.
 pub fn safety_answer(
     config: &crate::domain::config::Config,
     mode: &PermissionMode,
     call: &ToolCall,
-    project_root: &Path,
+    (project_root, reviewed): (&Path, &rules::GuardReview),
     place: skill_file::Place<'_>,
 ) -> Option<HookOutput> {
-    let matches = rules::decide_without_state(
+    let matches = rules::decide_without_state_sharing(
         &config.rules,
         &config.guard,
         &rules::ToolCall {
@@ -325,6 +328,7 @@ pub fn safety_answer(
             tool_input: &call.tool_input,
         },
         project_root,
+        Some(reviewed),
     );
     let mut answer = Answer::default();
     if let Some(verdict) = rules::combine(&matches, mode) {

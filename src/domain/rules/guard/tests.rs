@@ -595,3 +595,48 @@ proptest! {
         prop_assert!(started.elapsed() < std::time::Duration::from_secs(5));
     }
 }
+
+#[test]
+fn a_shared_guard_review_gives_the_full_check_the_answer_decided_without_state() {
+    use super::super::{GuardReview, MatchContext, decide_without_state_sharing};
+    let guard = GuardConfig {
+        allow: vec!["[".into()],
+        ..GuardConfig::default()
+    };
+    let rules = RulesConfig::default();
+    let ctx = MatchContext {
+        project_root: Path::new("/p"),
+        is_leader: true,
+        role: None,
+        agent_type: None,
+    };
+    for command in [
+        "rm -rf /",
+        "ls -la",
+        "$x -rf /",
+        "git push --force origin main",
+    ] {
+        let input = json!({ "command": command });
+        let call = ToolCall {
+            tool_name: "Bash",
+            tool_input: &input,
+        };
+        let review = GuardReview::default();
+        let first =
+            decide_without_state_sharing(&rules, &guard, &call, Path::new("/p"), Some(&review));
+        let set = RuleSet::compile(&rules, &guard).expect("valid");
+        let shared = set.evaluate_sharing(&call, &ctx, Some(&review));
+        let alone = set.evaluate(&call, &ctx);
+        assert_eq!(shared, alone, "{command}");
+        assert_eq!(first, alone, "{command}: the guard alone decides here");
+        // The bad `allow` glob met while reviewing is still reported once shared.
+        assert!(
+            review
+                .problems()
+                .iter()
+                .any(|p| p.to_string().contains('[')),
+            "{command}: {:?}",
+            review.problems()
+        );
+    }
+}
