@@ -77,6 +77,7 @@ fn rules(c: &mut Criterion) {
     let (rules, guard) = config();
     let ctx = MatchContext {
         project_root: Path::new("/work/proj"),
+        cwd: None,
         is_leader: true,
         role: None,
         agent_type: None,

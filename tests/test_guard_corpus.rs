@@ -91,6 +91,7 @@ fn decide(case: &Case) -> (Option<Decision>, String) {
     let root = Path::new("/work/proj");
     let ctx = MatchContext {
         project_root: root,
+        cwd: None,
         is_leader: false,
         role: Some("coder"),
         agent_type: Some("general-purpose"),

@@ -532,3 +532,65 @@ fn after_any_allowed_lookalike_the_next_rm_rf_root_is_still_refused() {
         );
     }
 }
+
+/// Claude Code keeps the shell's folder from one call to the next and sends it as `cwd`:
+/// after an allowed `cd .claude-nagger`, plain names there are nagger's own files.
+#[test]
+fn relative_names_start_in_the_folder_the_call_is_made_from() {
+    let p = Project::new();
+    p.hook(&p.session_start("startup"));
+    std::fs::create_dir_all(p.root.join(".claude")).unwrap();
+    let from = |dir: &std::path::Path, tool: &str, input: serde_json::Value| {
+        let mut call = p.pre_tool_use(tool, input);
+        call["cwd"] = json!(dir.display().to_string());
+        p.hook(&call)
+    };
+    let nagger_dir = p.root.join(".claude-nagger");
+    let claude_dir = p.root.join(".claude");
+    for (dir, command) in [
+        (&nagger_dir, "rm config.toml"),
+        (&nagger_dir, ": > state.db"),
+        (&nagger_dir, "rm -f *"),
+        (&nagger_dir, "git checkout HEAD -- config.toml"),
+        (&claude_dir, "sed -i d settings.local.json"),
+        (
+            &claude_dir,
+            "jq 'del(.hooks)' settings.json > t && mv t settings.json",
+        ),
+        (&claude_dir, "cd .. && rm -rf .claude-nagger"),
+    ] {
+        let out = from(dir, "Bash", json!({ "command": command }));
+        assert_refused(&out, &format!("{command} in {}", dir.display()));
+    }
+    let out = from(
+        &claude_dir,
+        "Write",
+        json!({ "file_path": "settings.json", "content": "{}" }),
+    );
+    assert_refused(&out, "Write settings.json in .claude");
+    // The same names elsewhere are ordinary files, and reading nagger's files is fine.
+    let sub = p.root.join("sub");
+    std::fs::create_dir_all(&sub).unwrap();
+    for (dir, command) in [
+        (&sub, "rm config.toml"),
+        (&sub, "rm -f *"),
+        (&nagger_dir, "cat config.toml"),
+        (&claude_dir, "ls -la"),
+    ] {
+        let out = from(dir, "Bash", json!({ "command": command }));
+        assert_eq!(
+            (out.code, out.decision()),
+            (0, None),
+            "{command} in {}: {}",
+            dir.display(),
+            out.stdout
+        );
+    }
+    // From the root folder, `rm -rf *` is everything.
+    let out = from(
+        std::path::Path::new("/"),
+        "Bash",
+        json!({ "command": "rm -rf *" }),
+    );
+    out.assert_deny("rm -rf * in /");
+}

@@ -369,6 +369,10 @@ pub struct CheckArgs {
     /// Check as a subagent of this role (default: the main agent)
     #[arg(long)]
     pub role: Option<String>,
+    /// The folder the call is made from, where relative paths start (default: the
+    /// project root)
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<std::path::PathBuf>,
     /// Permission mode to assume: what an `ask` becomes depends on it
     #[arg(long, default_value = "default", value_parser = permission_mode_parser())]
     pub mode: PermissionMode,

@@ -86,6 +86,21 @@ pub(super) enum Cwd {
     Unknown,
 }
 
+impl Cwd {
+    /// Where a call's command line starts: the folder the call is made from (`cwd`, which
+    /// Claude Code keeps from one shell call to the next), relative to the project root
+    /// when inside it, else absolute; the project root itself when not given.
+    pub(super) fn start(project_root: &Path, cwd: Option<&Path>) -> Cwd {
+        let Some(cwd) = cwd.map(|c| c.to_string_lossy()) else {
+            return Cwd::Known(String::new());
+        };
+        match relative_path(&cwd, project_root) {
+            here if here == "." => Cwd::Known(String::new()),
+            there => Cwd::Known(there),
+        }
+    }
+}
+
 /// `path` as seen from where the line starts, when the folder it is relative to is known.
 pub(super) fn resolve(cwd: &Cwd, path: &str) -> Option<String> {
     if path.starts_with(['/', '~']) || path.starts_with("$HOME") || path.starts_with("${HOME}") {
@@ -103,6 +118,29 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
+
+    #[test]
+    fn a_line_starts_in_the_folder_the_call_is_made_from() {
+        let root = Path::new("/work/proj");
+        let start = |cwd: Option<&str>| Cwd::start(root, cwd.map(Path::new));
+        assert_eq!(start(None), Cwd::Known(String::new()));
+        assert_eq!(start(Some("/work/proj")), Cwd::Known(String::new()));
+        assert_eq!(start(Some("/work/proj/")), Cwd::Known(String::new()));
+        assert_eq!(
+            start(Some("/work/proj/.claude-nagger")),
+            Cwd::Known(".claude-nagger".into())
+        );
+        assert_eq!(
+            start(Some("/work/proj/a/../.claude")),
+            Cwd::Known(".claude".into())
+        );
+        assert_eq!(
+            start(Some("/root/.cargo/bin")),
+            Cwd::Known("/root/.cargo/bin".into())
+        );
+        assert_eq!(start(Some("/")), Cwd::Known("/".into()));
+        assert_eq!(start(Some("sub")), Cwd::Known("sub".into()));
+    }
 
     #[test]
     fn paths_are_made_relative_lexically() {

@@ -393,18 +393,20 @@ fn judge(path: &str, scope: &Scope) -> Option<(&'static str, Kind)> {
 }
 
 /// A Write, Edit, MultiEdit or NotebookEdit of a protected file, its folders resolved
-/// through symbolic links on disk.
+/// through symbolic links on disk; a relative path starts where the call is made from.
 pub(super) fn written_by_tool(
     tool_name: &str,
     input: &serde_json::Value,
     scope: &Scope,
+    start: &Cwd,
 ) -> Option<Finding> {
     if !WRITING_TOOLS.contains(&tool_name) {
         return None;
     }
     ["file_path", "notebook_path"].iter().find_map(|field| {
         let path = input.get(field)?.as_str()?;
-        let (what, _) = judge(path, scope)?;
+        let full = resolve(start, path);
+        let (what, _) = judge(full.as_deref().unwrap_or(path), scope)?;
         Some(finding(&format!("changes `{path}`, {what}")))
     })
 }

@@ -45,13 +45,15 @@ pub struct Guard<'a> {
     binary: Option<&'a str>,
 }
 
-/// One tool call as the guard reads it: PreToolUse's `tool_name` and `tool_input`, and the
-/// project it is made in.
+/// One tool call as the guard reads it: PreToolUse's `tool_name` and `tool_input`, the
+/// project it is made in and the folder it is made from (relative paths start there).
 #[derive(Debug, Clone, Copy)]
 pub struct ToolCall<'a> {
     pub tool_name: &'a str,
     pub tool_input: &'a Value,
     pub project_root: &'a Path,
+    /// The hook input's `cwd`; the project root when not given.
+    pub cwd: Option<&'a Path>,
 }
 
 impl<'a> Guard<'a> {
@@ -93,10 +95,10 @@ impl<'a> Guard<'a> {
             return Verdict::default();
         }
         let objections = match commands {
-            Some(commands) => self.check_commands(commands, call.project_root),
+            Some(commands) => self.check_commands(commands, call.project_root, call.cwd),
             None => super::shape::unreadable(self.shell_tools, call.tool_name, call.tool_input)
                 .into_iter()
-                .chain(self.check_tool(call.tool_name, call.tool_input, call.project_root))
+                .chain(self.check_tool(call))
                 .collect(),
         };
         Verdict { objections }
@@ -161,19 +163,16 @@ impl<'a> Guard<'a> {
     }
 
     /// Secrets read and protected files written by a non-shell tool call.
-    fn check_tool(
-        &self,
-        tool_name: &str,
-        input: &serde_json::Value,
-        project_root: &Path,
-    ) -> Vec<Objection> {
+    fn check_tool(&self, call: &ToolCall) -> Vec<Objection> {
+        let (tool_name, input, project_root) = (call.tool_name, call.tool_input, call.project_root);
         if !self.enabled {
             return Vec::new();
         }
         let scope = Scope::new(project_root, self.binary);
+        let start = Cwd::start(project_root, call.cwd);
         let findings = [
             self.secrets.read_by_tool(tool_name, input),
-            protect::written_by_tool(tool_name, input, &scope),
+            protect::written_by_tool(tool_name, input, &scope, &start),
         ];
         let mut matches = Vec::new();
         for finding in findings.into_iter().flatten() {
@@ -213,7 +212,7 @@ impl<'a> Guard<'a> {
             if !scripts.is_empty() {
                 let script: Vec<&str> = scripts.iter().map(|(s, _)| s.as_str()).collect();
                 let commands = Commands::new(&script.join("\n"));
-                for mut objection in self.check_commands(&commands, project_root) {
+                for mut objection in self.check_commands(&commands, project_root, call.cwd) {
                     if matches
                         .iter()
                         .any(|m: &Objection| m.check == objection.check)
@@ -257,7 +256,12 @@ impl<'a> Guard<'a> {
     }
 
     /// At most one match per check: the first command that trips it.
-    fn check_commands(&self, commands: &Commands, root: &Path) -> Vec<Objection> {
+    fn check_commands(
+        &self,
+        commands: &Commands,
+        root: &Path,
+        cwd: Option<&Path>,
+    ) -> Vec<Objection> {
         let parsed = &commands.parsed;
         if !self.enabled {
             return Vec::new();
@@ -277,7 +281,7 @@ impl<'a> Guard<'a> {
         let budget = Cell::new(MAX_SCRIPT_BYTES);
         let scope = Scope::new(root, self.binary).in_line(parsed);
         let files = Files::new(root);
-        let start = Cwd::Known(String::new());
+        let start = Cwd::start(root, cwd);
         let line = Line::scan(parsed, &start);
         let mut folders = Folders::new(start);
         for (index, (command, spellings)) in commands.each().enumerate() {

@@ -17,6 +17,7 @@ fn default_settings_deny_rm_rf_root_with_no_config_file_and_no_database() {
         tool_name: "Bash",
         tool_input: &input,
         project_root: project.path(),
+        cwd: None,
     });
     assert!(verdict.denies(), "{verdict:#?}");
     assert_eq!(verdict.objections.len(), 1, "{verdict:#?}");
@@ -51,6 +52,7 @@ fn a_command_line_read_by_the_caller_gets_the_same_verdict() {
             tool_name: "Bash",
             tool_input: &input,
             project_root: Path::new("/p"),
+            cwd: None,
         };
         let commands =
             command_line(guard.shell_tools(), call.tool_name, call.tool_input).map(Commands::new);
@@ -74,6 +76,7 @@ fn file_tools_are_reviewed_on_their_paths() {
                 tool_name,
                 tool_input: &input,
                 project_root: Path::new("/work/proj"),
+                cwd: None,
             })
             .objections
             .into_iter()
@@ -99,6 +102,7 @@ fn switched_off_it_passes_everything() {
         tool_name: "Bash",
         tool_input: &input,
         project_root: Path::new("/p"),
+        cwd: None,
     });
     assert!(verdict.passes());
 }
@@ -125,6 +129,7 @@ fn bad_globs_are_its_own_problems() {
         tool_name: "Bash",
         tool_input: &input,
         project_root: Path::new("/p"),
+        cwd: None,
     });
     let met: Vec<String> = guard.problems().iter().map(|p| p.key.clone()).collect();
     assert_eq!(met, ["deny[1]"]);
@@ -149,6 +154,7 @@ fn self_protection_and_harmless_corpora_through_the_guard_alone() {
             tool_name: tool,
             tool_input: &input,
             project_root: project.path(),
+            cwd: None,
         });
         let word = if verdict.denies() {
             "deny"

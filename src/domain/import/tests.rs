@@ -215,6 +215,7 @@ fn tool_patterns_keep_re_match_anchoring_or_are_dropped_with_the_reason() {
         };
         let ctx = crate::domain::rules::MatchContext {
             project_root: Path::new("/p"),
+            cwd: None,
             is_leader: true,
             role: None,
             agent_type: None,

@@ -232,6 +232,7 @@ mod tests {
     fn ctx() -> MatchContext<'static> {
         MatchContext {
             project_root: Path::new("/p"),
+            cwd: None,
             is_leader: true,
             role: None,
             agent_type: None,

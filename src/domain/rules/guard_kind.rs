@@ -45,6 +45,7 @@ impl GuardRules<'_> {
             tool_name: call.tool_name,
             tool_input: call.input,
             project_root: call.ctx.project_root,
+            cwd: call.ctx.cwd,
         };
         (guard_call, commands)
     }

@@ -45,6 +45,9 @@ impl GuardReview {
 #[derive(Debug, Clone, Copy)]
 pub struct MatchContext<'a> {
     pub project_root: &'a Path,
+    /// The folder the call is made from (the hook input's `cwd`: Claude Code keeps the
+    /// shell's folder from one call to the next), when known; else the project root.
+    pub cwd: Option<&'a Path>,
     /// The main agent rather than a subagent.
     pub is_leader: bool,
     pub role: Option<&'a str>,

@@ -277,6 +277,7 @@ mod tests {
     fn leader() -> MatchContext<'static> {
         MatchContext {
             project_root: Path::new("/p"),
+            cwd: None,
             is_leader: true,
             role: None,
             agent_type: None,

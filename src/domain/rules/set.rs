@@ -85,6 +85,7 @@ impl<'a> RuleSet<'a> {
     pub fn notes(&self, call: &ToolCall, project_root: &Path) -> Vec<String> {
         let ctx = MatchContext {
             project_root,
+            cwd: None,
             is_leader: false,
             role: None,
             agent_type: None,
@@ -120,21 +121,23 @@ pub fn decide_without_state(
     call: &ToolCall,
     project_root: &Path,
 ) -> Vec<RuleMatch> {
-    decide_without_state_sharing(rules, guard, call, project_root, None)
+    decide_without_state_sharing(rules, guard, call, (project_root, None), None)
 }
 
-/// [`decide_without_state`], keeping the guard's answer in `reviewed` for the full check
-/// of the same call ([`RuleSet::evaluate_sharing`]).
+/// [`decide_without_state`] for a call made from the folder `cwd` (the project root when
+/// None), keeping the guard's answer in `reviewed` for the full check of the same call
+/// ([`RuleSet::evaluate_sharing`]).
 pub fn decide_without_state_sharing(
     rules: &RulesConfig,
     guard: &GuardConfig,
     call: &ToolCall,
-    project_root: &Path,
+    (project_root, cwd): (&Path, Option<&Path>),
     reviewed: Option<&GuardReview>,
 ) -> Vec<RuleMatch> {
     let set = RuleSet::select(rules, guard, Selection::UnscopedDeny, |_| {});
     let ctx = MatchContext {
         project_root,
+        cwd,
         is_leader: false,
         role: None,
         agent_type: None,

@@ -148,6 +148,7 @@ fn bad_patterns_never_match_and_are_reported_once_met() {
     };
     let ctx = MatchContext {
         project_root: Path::new("/p"),
+        cwd: None,
         is_leader: true,
         role: None,
         agent_type: None,
@@ -203,6 +204,7 @@ fn spec_example() -> (RulesConfig, GuardConfig) {
 fn leader() -> MatchContext<'static> {
     MatchContext {
         project_root: Path::new("/work/proj"),
+        cwd: None,
         is_leader: true,
         role: None,
         agent_type: None,

@@ -45,7 +45,12 @@ pub fn run(env: &Env, args: &CheckArgs, out: &mut Output) -> CommandResult {
         tool_name: &args.tool,
         tool_input: &input,
     };
-    let ctx = match_context(args, &root);
+    let cwd = args.cwd.as_ref().map(|dir| {
+        std::env::current_dir()
+            .map(|here| here.join(dir))
+            .unwrap_or_else(|_| dir.clone())
+    });
+    let ctx = match_context(args, &root, cwd.as_deref());
     let set = RuleSet::compile(&config.rules, &config.guard)
         .map_err(|e| CommandError::Config(e.to_string()))?;
     let matches = set.evaluate(&call, &ctx);
@@ -176,7 +181,7 @@ fn after_the_fact(
     out: &mut Output,
 ) -> CommandResult {
     let config = &loaded.config;
-    let ctx = match_context(args, root);
+    let ctx = match_context(args, root, None);
     let (event, matches) = match (&args.error, &args.added, &args.file) {
         (Some(error), _, _) => (
             "PostToolUseFailure",
@@ -291,9 +296,14 @@ fn answer_with(code: u8, broken: &[&ConfigError]) -> CommandResult {
 }
 
 /// The caller `--role` names (default: the main agent).
-fn match_context<'a>(args: &'a CheckArgs, root: &'a std::path::Path) -> MatchContext<'a> {
+fn match_context<'a>(
+    args: &'a CheckArgs,
+    root: &'a std::path::Path,
+    cwd: Option<&'a std::path::Path>,
+) -> MatchContext<'a> {
     MatchContext {
         project_root: root,
+        cwd,
         is_leader: args.role.is_none(),
         role: args.role.as_deref(),
         agent_type: args.role.as_deref(),

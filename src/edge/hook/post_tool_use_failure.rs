@@ -68,6 +68,7 @@ impl Caller {
     pub(super) fn match_context<'a>(&'a self, ctx: &'a Ctx<'_>) -> MatchContext<'a> {
         MatchContext {
             project_root: ctx.project_root,
+            cwd: None,
             is_leader: self.agent_id.is_none(),
             role: self.role.as_deref(),
             agent_type: self.agent_type.as_deref(),

@@ -233,6 +233,7 @@ fn check_rules(
         },
         &MatchContext {
             project_root: ctx.project_root,
+            cwd: ctx.common.cwd.as_deref().map(Path::new),
             is_leader,
             role,
             agent_type,
@@ -320,6 +321,7 @@ pub fn safety_answer(
     (project_root, reviewed): (&Path, &rules::GuardReview),
     place: skill_file::Place<'_>,
 ) -> Option<HookOutput> {
+    let cwd = place.cwd.map(Path::new);
     let matches = rules::decide_without_state_sharing(
         &config.rules,
         &config.guard,
@@ -327,7 +329,7 @@ pub fn safety_answer(
             tool_name: &call.tool_name,
             tool_input: &call.tool_input,
         },
-        project_root,
+        (project_root, cwd),
         Some(reviewed),
     );
     let mut answer = Answer::default();

@@ -152,10 +152,13 @@ fn links_on_disk_are_followed_for_tools_and_shell_writes() {
     let scope = Scope::new(root, None);
     for path in ["c/settings.json", "c/new/../settings.local.json", "s.json"] {
         let input = serde_json::json!({ "file_path": path });
-        assert!(written_by_tool("Write", &input, &scope).is_some(), "{path}");
+        assert!(
+            written_by_tool("Write", &input, &scope, &Cwd::Known(String::new())).is_some(),
+            "{path}"
+        );
     }
     let input = serde_json::json!({ "file_path": "c/agents/x.md" });
-    assert!(written_by_tool("Write", &input, &scope).is_none());
+    assert!(written_by_tool("Write", &input, &scope, &Cwd::Known(String::new())).is_none());
     let cwd = Cwd::Known(String::new());
     for line in [
         "rm -rf c/",

@@ -17,6 +17,7 @@ fn verdict(root: &Path, line: &str) -> Verdict {
         tool_name: "Bash",
         tool_input: &input,
         project_root: root,
+        cwd: None,
     })
 }
 

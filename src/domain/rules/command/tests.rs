@@ -30,6 +30,7 @@ fn fire(rules: &[CommandRule], tool: &str, command: &str) -> Vec<String> {
     };
     let ctx = MatchContext {
         project_root: Path::new("/p"),
+        cwd: None,
         is_leader: true,
         role: None,
         agent_type: None,

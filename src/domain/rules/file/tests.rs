@@ -21,6 +21,7 @@ fn views_rule() -> FileRule {
 fn leader() -> MatchContext<'static> {
     MatchContext {
         project_root: Path::new("/work/proj"),
+        cwd: None,
         is_leader: true,
         role: None,
         agent_type: None,

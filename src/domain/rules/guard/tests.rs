@@ -299,6 +299,7 @@ fn disabled_guard_denies_nothing() {
     };
     let ctx = MatchContext {
         project_root: Path::new("/"),
+        cwd: None,
         is_leader: true,
         role: None,
         agent_type: None,
@@ -335,6 +336,7 @@ fn evaluate_with(guard: &GuardConfig, tool: &str, input: serde_json::Value) -> V
     };
     let ctx = MatchContext {
         project_root: Path::new("/work/proj"),
+        cwd: None,
         is_leader: true,
         role: None,
         agent_type: None,
@@ -606,6 +608,7 @@ fn a_shared_guard_review_gives_the_full_check_the_answer_decided_without_state()
     let rules = RulesConfig::default();
     let ctx = MatchContext {
         project_root: Path::new("/p"),
+        cwd: None,
         is_leader: true,
         role: None,
         agent_type: None,
@@ -622,8 +625,13 @@ fn a_shared_guard_review_gives_the_full_check_the_answer_decided_without_state()
             tool_input: &input,
         };
         let review = GuardReview::default();
-        let first =
-            decide_without_state_sharing(&rules, &guard, &call, Path::new("/p"), Some(&review));
+        let first = decide_without_state_sharing(
+            &rules,
+            &guard,
+            &call,
+            (Path::new("/p"), None),
+            Some(&review),
+        );
         let set = RuleSet::compile(&rules, &guard).expect("valid");
         let shared = set.evaluate_sharing(&call, &ctx, Some(&review));
         let alone = set.evaluate(&call, &ctx);

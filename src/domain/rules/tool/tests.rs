@@ -31,6 +31,7 @@ fn fire(rule: &ToolRule, tool: &str, input: Value) -> Vec<String> {
     };
     let ctx = MatchContext {
         project_root: Path::new("/p"),
+        cwd: None,
         is_leader: true,
         role: None,
         agent_type: None,
