@@ -256,12 +256,22 @@ fn a_tool_call_without_a_readable_event_name_is_judged_as_the_pretooluse_it_is()
     call["tool_response"] = json!({"stdout": ""});
     let r = p.hook(&call);
     assert_eq!((r.code, r.stdout.as_str()), (0, ""));
-    // A tool name of the wrong type is no tool call to judge.
-    let mut call = p.rm_root();
-    call["tool_name"] = json!(["Bash"]);
-    let r = p.hook(&call);
-    assert_eq!((r.code, r.stdout.as_str()), (0, ""));
-    assert!(r.stderr.contains("field tool_name"), "{}", r.stderr);
+    // A tool input without a tool name nagger can read: asked about.
+    for name in [
+        json!(["Bash"]),
+        json!(1),
+        json!({"name": "Bash"}),
+        json!(null),
+    ] {
+        let mut call = p.rm_root();
+        call["tool_name"] = name.clone();
+        let r = p.hook(&call);
+        assert_eq!(
+            (r.code, r.decision().as_deref()),
+            (0, Some("ask")),
+            "{name}"
+        );
+    }
     // A tool input that is no object cannot be read: asked about.
     let mut call = p.rm_root();
     call["tool_input"] = json!("rm -rf /");
@@ -427,4 +437,137 @@ fn a_blank_final_message_with_nothing_in_the_transcript_passes() {
     std::fs::write(&path, "").unwrap();
     let r = p.hook(&p.subagent_stop("ag-1", "coder", Some("  \n"), false));
     assert_eq!((r.code, r.stdout.trim()), (0, ""), "{r:?}");
+}
+
+/// How a malformed input spells a tool call.
+type Spelling = dyn Fn(&Value) -> Vec<u8>;
+
+/// Input Claude Code does not write, carrying `rm -rf /`: the call is read as what it can
+/// only be and refused, or asked about when it cannot be read or means two things; never
+/// passed without a word. The same input carrying `ls` is never refused.
+#[test]
+fn a_malformed_tool_call_is_refused_or_asked_never_passed() {
+    let p = Project::new();
+    let with = |call: &Value, field: &str, value: Value| {
+        let mut call = call.clone();
+        call[field] = value;
+        call.to_string().into_bytes()
+    };
+    let mut cases: Vec<(String, Box<Spelling>)> = Vec::new();
+    for name in [
+        "bash",
+        "BASH",
+        " Bash",
+        "Bash\n",
+        "Bash\u{0}",
+        "Bash\u{200b}",
+    ] {
+        cases.push((
+            format!("tool_name {name:?}"),
+            Box::new(move |c: &Value| with(c, "tool_name", json!(name))),
+        ));
+    }
+    for name in [
+        "PreToolUse\u{0}",
+        "Pre_Tool_Use",
+        "PermissionRequest",
+        "Unknown",
+    ] {
+        cases.push((
+            format!("hook_event_name {name:?}"),
+            Box::new(move |c: &Value| with(c, "hook_event_name", json!(name))),
+        ));
+    }
+    let encoded = |c: &Value, big: bool, bom: bool| -> Vec<u8> {
+        let text = c.to_string();
+        let bom = bom.then_some(0xfeff_u16);
+        bom.into_iter()
+            .chain(text.encode_utf16())
+            .flat_map(|u| {
+                if big {
+                    u.to_be_bytes()
+                } else {
+                    u.to_le_bytes()
+                }
+            })
+            .collect()
+    };
+    cases.push((
+        "UTF-16LE".into(),
+        Box::new(move |c| encoded(c, false, false)),
+    ));
+    cases.push((
+        "UTF-16BE with BOM".into(),
+        Box::new(move |c| encoded(c, true, true)),
+    ));
+    cases.push((
+        "UTF-32LE".into(),
+        Box::new(|c: &Value| {
+            c.to_string()
+                .chars()
+                .flat_map(|ch| u32::from(ch).to_le_bytes())
+                .collect()
+        }),
+    ));
+    cases.push((
+        "zero bytes and byte order marks first".into(),
+        Box::new(|c: &Value| {
+            let mut bytes = b"\0\xef\xbb\xbf\xef\xbb\xbf\0".to_vec();
+            bytes.extend(c.to_string().into_bytes());
+            bytes
+        }),
+    ));
+    cases.push((
+        "raw tab and newline in a string".into(),
+        Box::new(move |c: &Value| {
+            String::from_utf8(with(c, "description", json!("a@TAB@b@NL@c")))
+                .unwrap()
+                .replace("@TAB@", "\t")
+                .replace("@NL@", "\n")
+                .into_bytes()
+        }),
+    ));
+    for (what, bytes) in &cases {
+        let r = p.hook_raw(&bytes(&p.rm_root()));
+        assert_denied(&r, what);
+        let r = p.hook_raw(&bytes(&ls(&p)));
+        assert_eq!(r.code, 0, "{what}");
+        assert_ne!(
+            r.decision().as_deref(),
+            Some("deny"),
+            "{what}: {}",
+            r.stdout
+        );
+    }
+
+    // Input that cannot be read, or means two things: asked about (or refused).
+    let rm = p.rm_root().to_string();
+    let ls_call = ls(&p).to_string();
+    let session = &p.session;
+    for (what, stdin) in [
+        ("cut short", rm[..rm.len() - 3].to_string()),
+        ("an empty object first", format!("{{}}{rm}")),
+        ("a harmless call first", format!("{ls_call}{rm}")),
+        (
+            "the command given twice",
+            format!(
+                r#"{{"hook_event_name":"PreToolUse","session_id":"{session}","tool_name":"Bash","tool_input":{{"command":"rm -rf /","command":"ls"}}}}"#
+            ),
+        ),
+        (
+            "a key of the input given twice deeper down",
+            format!(
+                r#"{{"hook_event_name":"PreToolUse","session_id":"{session}","tool_name":"Bash","tool_input":{{"command":"ls","x":{{"a":1,"a":2}}}}}}"#
+            ),
+        ),
+    ] {
+        let r = p.hook_raw(stdin.as_bytes());
+        assert_eq!(r.code, 0, "{what}");
+        assert!(
+            matches!(r.decision().as_deref(), Some("ask" | "deny")),
+            "{what}: {:?} {:?}",
+            r.stdout,
+            r.stderr
+        );
+    }
 }

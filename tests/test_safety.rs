@@ -304,6 +304,11 @@ fn a_hook_command_line_with_arguments_it_does_not_take_still_guards() {
         vec!["hook", "--bogus"],
         vec!["hook", "--db", ""],
         vec!["hook", "extra", "words"],
+        // Help and version are for a person at a terminal; a hook's stdin is a pipe.
+        vec!["hook", "--help"],
+        vec!["-h", "hook"],
+        vec!["hook", "-V"],
+        vec!["--version", "hook", "--bogus"],
     ] {
         let cmd = p.command(&args);
         let out = run_with_stdin(cmd, &p.rm_root());
@@ -593,4 +598,38 @@ fn relative_names_start_in_the_folder_the_call_is_made_from() {
         json!({ "command": "rm -rf *" }),
     );
     out.assert_deny("rm -rf * in /");
+}
+
+/// The migration library panics on some damaged histories (a date or checksum it cannot
+/// parse): the guard's answer, decided before the database, still comes out, and the
+/// other events pass quietly.
+#[test]
+fn a_database_whose_opening_panics_leaves_the_guard_answering() {
+    for damage in [
+        "UPDATE refinery_schema_history SET applied_on = 'yesterday' WHERE version = 1",
+        "UPDATE refinery_schema_history SET applied_on = '2026-01-01' WHERE version = 1",
+        "UPDATE refinery_schema_history SET checksum = 'abc' WHERE version = 1",
+    ] {
+        let p = Project::new();
+        p.hook(&p.session_start("startup"));
+        {
+            let c = rusqlite::Connection::open(p.root.join(".claude-nagger/state.db")).unwrap();
+            let version: i64 = c
+                .query_row("PRAGMA user_version", [], |r| r.get(0))
+                .unwrap();
+            c.execute_batch(&format!("{damage}; PRAGMA user_version = {};", version - 1))
+                .unwrap();
+        }
+        let out = p.hook(&p.rm_root());
+        assert_refused(&out, damage);
+        assert_eq!(out.code, 0, "{damage}");
+        assert!(
+            out.stderr.contains("guard applied"),
+            "{damage}: {}",
+            out.stderr
+        );
+        assert_eq!(out.stderr.lines().count(), 1, "{damage}: {}", out.stderr);
+        let out = p.hook(&p.session_start("resume"));
+        assert_eq!((out.code, out.stdout.as_str()), (0, ""), "{damage}");
+    }
 }

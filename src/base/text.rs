@@ -25,6 +25,22 @@ pub fn one_line(s: &str, max: usize) -> String {
 }
 
 /// What kind of JSON value `value` is, as a sentence names it ("an array").
+/// Whether `c` is not shown as itself: a control character, a mark that reorders text
+/// right to left, a character of no width.
+pub fn unseen(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{00ad}'
+                | '\u{061c}'
+                | '\u{180e}'
+                | '\u{200b}'..='\u{200f}'
+                | '\u{202a}'..='\u{202e}'
+                | '\u{2060}'..='\u{2069}'
+                | '\u{feff}'
+        )
+}
+
 pub fn json_kind(value: &serde_json::Value) -> &'static str {
     use serde_json::Value;
     match value {

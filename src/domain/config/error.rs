@@ -54,17 +54,7 @@ impl fmt::Display for ConfigError {
 /// reorder text right to left; characters of no width) written as an escape instead,
 /// so that what a config says cannot hide or disguise what is shown beside it.
 pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
-    fn hidden(c: char) -> bool {
-        c.is_control()
-            || matches!(
-                c,
-                '\u{061c}'
-                    | '\u{200b}'..='\u{200f}'
-                    | '\u{202a}'..='\u{202e}'
-                    | '\u{2060}'..='\u{2069}'
-                    | '\u{feff}'
-            )
-    }
+    use crate::base::text::unseen as hidden;
     if !text.chars().any(hidden) {
         return std::borrow::Cow::Borrowed(text);
     }

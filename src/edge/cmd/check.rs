@@ -45,11 +45,10 @@ pub fn run(env: &Env, args: &CheckArgs, out: &mut Output) -> CommandResult {
         tool_name: &args.tool,
         tool_input: &input,
     };
-    let cwd = args.cwd.as_ref().map(|dir| {
-        std::env::current_dir()
-            .map(|here| here.join(dir))
-            .unwrap_or_else(|_| dir.clone())
-    });
+    let cwd = args
+        .cwd
+        .as_ref()
+        .map(|dir| std::env::current_dir().map_or_else(|_| dir.clone(), |here| here.join(dir)));
     let ctx = match_context(args, &root, cwd.as_deref());
     let set = RuleSet::compile(&config.rules, &config.guard)
         .map_err(|e| CommandError::Config(e.to_string()))?;

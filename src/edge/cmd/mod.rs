@@ -33,6 +33,27 @@ pub use error::{
     EXIT_USAGE,
 };
 
+/// Whether stdin is a pipe, socket or file, as a hook's is (Claude Code writes the event
+/// into a pipe); not a terminal or a device such as `/dev/null`.
+fn stdin_is_data() -> bool {
+    #[cfg(unix)]
+    {
+        // SAFETY: fstat(2) writes into the zeroed struct it is given, nothing else.
+        let mut stat: libc::stat = unsafe { std::mem::zeroed() };
+        if unsafe { libc::fstat(0, &raw mut stat) } != 0 {
+            return false;
+        }
+        matches!(
+            stat.st_mode & libc::S_IFMT,
+            libc::S_IFIFO | libc::S_IFSOCK | libc::S_IFREG
+        )
+    }
+    #[cfg(not(unix))]
+    {
+        !std::io::IsTerminal::is_terminal(&std::io::stdin())
+    }
+}
+
 /// Runs nagger with the process's arguments; its exit status.
 pub fn main() -> u8 {
     // `nagger hook`, exactly as installed, runs on every tool call: it skips building the
@@ -52,13 +73,18 @@ pub fn main() -> u8 {
             // A hook must never exit 2 (Claude Code would read it as a refusal), and its
             // guard must not depend on how it was called: words that make a hook run,
             // whatever else stands around them, run the hook with what could be
-            // understood of them, saying in one line what was not. Help is still help.
-            if e.use_stderr()
+            // understood of them, saying in one line what was not. Help and version are
+            // still shown to a person; a hook's stdin is a pipe Claude Code writes to.
+            if (e.use_stderr() || stdin_is_data())
                 && let Some(words) = hook_words(&std::env::args_os().skip(1).collect::<Vec<_>>())
             {
                 let what = e.to_string();
                 let first = what.lines().next().unwrap_or("bad arguments");
-                let ignored = vec![first.trim_start_matches("error: ").to_string()];
+                let ignored = vec![if e.use_stderr() {
+                    first.trim_start_matches("error: ").to_string()
+                } else {
+                    "help or version asked for (stdin is no terminal: the hook runs)".to_string()
+                }];
                 return run_hook(words.project, words.db, ignored);
             }
             // Help and version go to stdout, usage errors to stderr (exit 2).

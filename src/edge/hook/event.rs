@@ -14,14 +14,15 @@ pub enum EventName {
 }
 
 impl EventName {
-    /// The event `name` names; spelled in another case (`pretooluse`), the event it
-    /// can only mean.
+    /// The event `name` names; spelled another way (`pretooluse`, `Pre_Tool_Use`, with
+    /// white space or characters of no width), the event it can only mean.
     pub fn parse(name: &str) -> EventName {
         HookEvent::parse(name)
             .or_else(|| {
+                let bare: String = name.chars().filter(char::is_ascii_alphanumeric).collect();
                 HookEvent::ALL
                     .into_iter()
-                    .find(|e| e.as_str().eq_ignore_ascii_case(name.trim()))
+                    .find(|e| e.as_str().eq_ignore_ascii_case(&bare))
             })
             .map_or_else(|| EventName::Other(name.to_string()), EventName::Handled)
     }

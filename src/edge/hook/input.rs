@@ -4,10 +4,12 @@
 //! does not know are skipped unread, whatever they hold.
 
 use super::wire::HookInput;
-use crate::base::text::json_kind;
-use serde::de::{self, Deserializer as _, IgnoredAny, MapAccess, Visitor};
+use crate::base::text::{json_kind, unseen};
+use serde::de::{self, DeserializeSeed, Deserializer as _, IgnoredAny, MapAccess, Visitor};
 use serde_json::{Map, Value};
-use std::fmt;
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::fmt::{self, Write as _};
 
 /// An input as read, and what was wrong with its fields.
 #[derive(Debug, Default)]
@@ -15,7 +17,34 @@ pub struct ReadInput {
     pub input: HookInput,
     /// One sentence per field that could not be read as it is; empty when all could.
     pub problems: Vec<String>,
+    /// What makes the tool call it carries mean two things (a key given twice, a second
+    /// object after it): the guard's answer to it is never a silent pass.
+    pub ambiguous: Vec<String>,
 }
+
+/// The tools whose calls the guard reads, as Claude Code names them: a name that differs
+/// from one of these only in case, white space or characters of no width is read as it.
+const TOOL_NAMES: [&str; 16] = [
+    "Bash",
+    "PowerShell",
+    "Write",
+    "Edit",
+    "MultiEdit",
+    "NotebookEdit",
+    "Read",
+    "Glob",
+    "Grep",
+    "Skill",
+    "Task",
+    "Agent",
+    "WebFetch",
+    "WebSearch",
+    "BashOutput",
+    "KillShell",
+];
+
+/// Fields whose value decides what a tool call does: given twice, the call is ambiguous.
+const DECIDING: [&str; 3] = ["hook_event_name", "tool_name", "tool_input"];
 
 /// The fields of [`HookInput`], as Claude Code names them.
 const FIELDS: [&str; 26] = [
@@ -61,7 +90,7 @@ pub fn parse(text: &str) -> Result<ReadInput, String> {
     let mut notes: Vec<&str> = Vec::new();
     // Valid JSON that serde_json cannot hold as it is (each kind of it once): read again
     // with what it cannot hold made readable, and said so.
-    let (known, mut problems) = loop {
+    let (known, mut problems, ambiguous) = loop {
         let current = repaired.as_deref().unwrap_or(text);
         let e = match known_fields(current) {
             Ok(read) => break read,
@@ -71,6 +100,8 @@ pub fn parse(text: &str) -> Result<ReadInput, String> {
             defused(current).map(|text| (text, NOTE_TOO_LARGE))
         } else if unpaired_surrogate(&e) && !notes.contains(&NOTE_SURROGATES) {
             unpaired_surrogates_replaced(current).map(|text| (text, NOTE_SURROGATES))
+        } else if raw_control(&e) && !notes.contains(&NOTE_CONTROLS) {
+            controls_escaped(current).map(|text| (text, NOTE_CONTROLS))
         } else {
             None
         };
@@ -84,8 +115,41 @@ pub fn parse(text: &str) -> Result<ReadInput, String> {
         problems.insert(i, note.to_string());
     }
     let input = fields(known, &mut problems);
-    Ok(ReadInput { input, problems })
+    if let Some(name) = input.tool_name.as_deref()
+        && let Some(canonical) = canonical_tool(name)
+    {
+        problems.push(format!(
+            "tool_name {name:?} read as {canonical:?} (differs in case, white space or \
+             characters of no width)"
+        ));
+    }
+    let mut input = input;
+    if let Some(name) = input.tool_name.as_deref().and_then(canonical_tool) {
+        input.tool_name = Some(name.to_string());
+    }
+    Ok(ReadInput {
+        input,
+        problems,
+        ambiguous,
+    })
 }
+
+/// The tool `name` can only mean when it is not spelled as Claude Code spells it.
+fn canonical_tool(name: &str) -> Option<&'static str> {
+    if TOOL_NAMES.contains(&name) {
+        return None;
+    }
+    let bare: String = name
+        .chars()
+        .filter(|c| !c.is_whitespace() && !unseen(*c))
+        .collect();
+    TOOL_NAMES
+        .into_iter()
+        .find(|t| t.eq_ignore_ascii_case(&bare))
+}
+
+const NOTE_CONTROLS: &str =
+    "input holds raw control characters inside strings (read as if escaped)";
 
 const NOTE_TOO_LARGE: &str = "input holds numbers too large or nesting too deep (read as null)";
 const NOTE_SURROGATES: &str =
@@ -93,21 +157,26 @@ const NOTE_SURROGATES: &str =
 
 /// The known fields of the object in `text` (the last one of a field given twice), and
 /// one problem per field given more than once.
-fn known_fields(text: &str) -> Result<(Map<String, Value>, Vec<String>), serde_json::Error> {
+type Known = (Map<String, Value>, Vec<String>, Vec<String>);
+
+/// The known fields of the object in `text` (the last one of a field given twice), one
+/// problem per field given more than once, and what makes a tool call in it ambiguous.
+fn known_fields(text: &str) -> Result<Known, serde_json::Error> {
     let mut de = serde_json::Deserializer::from_str(text);
-    let (known, mut problems) = (&mut de).deserialize_map(KnownFields)?;
+    let (known, mut problems, mut ambiguous) = (&mut de).deserialize_map(KnownFields)?;
     if de.end().is_err() {
         // The object is whole: what follows it (a second object, a stray byte) is not
         // part of it.
         problems.push("text after the JSON object (ignored)".to_string());
+        ambiguous.push("text follows its JSON object".to_string());
     }
-    Ok((known, problems))
+    Ok((known, problems, ambiguous))
 }
 
 struct KnownFields;
 
 impl<'de> Visitor<'de> for KnownFields {
-    type Value = (Map<String, Value>, Vec<String>);
+    type Value = Known;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a JSON object")
@@ -116,20 +185,105 @@ impl<'de> Visitor<'de> for KnownFields {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut known = Map::new();
         let mut problems = Vec::new();
+        let mut ambiguous = Vec::new();
         while let Some(key) = map.next_key::<String>()? {
             if FIELDS.contains(&key.as_str()) {
-                let value: Value = map.next_value()?;
+                let twice = RefCell::new(None);
+                let value: Value = if key == "tool_input" {
+                    map.next_value_seed(Checked { twice: &twice })?
+                } else {
+                    map.next_value()?
+                };
+                if let Some(inner) = twice.into_inner() {
+                    ambiguous.push(format!("key {inner:?} of its {key} is given twice"));
+                }
                 if known.insert(key.clone(), value).is_some() {
                     problems.push(format!(
                         "field {key} is given more than once (the last one is read)"
                     ));
+                    if DECIDING.contains(&key.as_str()) {
+                        ambiguous.push(format!("its {key} is given twice"));
+                    }
                 }
             } else {
                 // Skipped without building it: no depth or number limit applies.
                 map.next_value::<IgnoredAny>()?;
             }
         }
-        Ok((known, problems))
+        Ok((known, problems, ambiguous))
+    }
+}
+
+/// A JSON value read whole, noting the first key given twice in any object of it.
+struct Checked<'a> {
+    twice: &'a RefCell<Option<String>>,
+}
+
+impl<'de> DeserializeSeed<'de> for Checked<'_> {
+    type Value = Value;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Checked<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, b: bool) -> Result<Value, E> {
+        Ok(Value::Bool(b))
+    }
+
+    fn visit_i64<E>(self, n: i64) -> Result<Value, E> {
+        Ok(Value::from(n))
+    }
+
+    fn visit_u64<E>(self, n: u64) -> Result<Value, E> {
+        Ok(Value::from(n))
+    }
+
+    fn visit_f64<E>(self, n: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(n).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, s: &str) -> Result<Value, E> {
+        Ok(Value::String(s.to_owned()))
+    }
+
+    fn visit_string<E>(self, s: String) -> Result<Value, E> {
+        Ok(Value::String(s))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element_seed(Checked { twice: self.twice })? {
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut object = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let value = map.next_value_seed(Checked { twice: self.twice })?;
+            if object.contains_key(&key) && self.twice.borrow().is_none() {
+                *self.twice.borrow_mut() = Some(key.clone());
+            }
+            object.insert(key, value);
+        }
+        Ok(Value::Object(object))
     }
 }
 
@@ -282,6 +436,112 @@ fn too_large_or_deep(e: &serde_json::Error) -> bool {
 
 /// Whether serde_json gave up on a `\\u` escape of half a UTF-16 surrogate pair, which a
 /// JavaScript string can hold and `JSON.stringify` writes as it is.
+/// Whether serde_json stopped at a control character written raw inside a string.
+fn raw_control(e: &serde_json::Error) -> bool {
+    e.to_string().starts_with("control character")
+}
+
+/// `text` with the control characters written raw inside its strings escaped; None when
+/// there are none.
+fn controls_escaped(text: &str) -> Option<String> {
+    let mut out = String::with_capacity(text.len() + 16);
+    let (mut in_string, mut escaped, mut changed) = (false, false, false);
+    for c in text.chars() {
+        if !in_string {
+            in_string = c == '"';
+            out.push(c);
+        } else if escaped {
+            escaped = false;
+            out.push(c);
+        } else if u32::from(c) < 0x20 {
+            let _ = write!(out, "\\u{:04x}", u32::from(c));
+            changed = true;
+        } else {
+            escaped = c == '\\';
+            in_string = c != '"';
+            out.push(c);
+        }
+    }
+    changed.then_some(out)
+}
+
+/// Stdin's bytes as text, and what was done to read them: UTF-16 and UTF-32 (told by
+/// their byte order mark or by where their zero bytes stand) decoded, byte order marks
+/// and zero bytes before the object skipped, bytes that are not UTF-8 read as U+FFFD.
+/// Each is named as a problem: such an input is checked, not recorded.
+pub fn decode(bytes: &[u8]) -> (Cow<'_, str>, Vec<String>) {
+    let mut problems = Vec::new();
+    if let Some((text, encoding)) = wide(bytes) {
+        problems.push(format!("stdin is {encoding} (read as such)"));
+        return (Cow::Owned(text), problems);
+    }
+    let bom = b"\xef\xbb\xbf";
+    let mut rest = bytes.strip_prefix(bom).unwrap_or(bytes);
+    let start = rest.len();
+    loop {
+        if let Some(after) = rest.strip_prefix(bom) {
+            rest = after;
+        } else if let Some((0, after)) = rest.split_first() {
+            rest = after;
+        } else {
+            break;
+        }
+    }
+    if rest.len() < start {
+        problems.push("stdin begins with zero bytes or byte order marks (skipped)".to_string());
+    }
+    match std::str::from_utf8(rest) {
+        Ok(text) => (Cow::Borrowed(text), problems),
+        Err(e) => {
+            problems.push(format!(
+                "stdin is not valid UTF-8 (at byte {}; read with replacement characters)",
+                e.valid_up_to()
+            ));
+            (String::from_utf8_lossy(rest), problems)
+        }
+    }
+}
+
+/// Text in UTF-16 or UTF-32, decoded (unpaired halves as U+FFFD), and its encoding's name.
+fn wide(bytes: &[u8]) -> Option<(String, &'static str)> {
+    let head: Vec<bool> = bytes.iter().take(4).map(|b| *b == 0).collect();
+    let (body, unit, big, name) = match (bytes, head.as_slice()) {
+        ([0xff, 0xfe, 0, 0, rest @ ..], _) => (rest, 4, false, "UTF-32LE"),
+        ([0, 0, 0xfe, 0xff, rest @ ..], _) => (rest, 4, true, "UTF-32BE"),
+        ([0xff, 0xfe, rest @ ..], _) => (rest, 2, false, "UTF-16LE"),
+        ([0xfe, 0xff, rest @ ..], _) => (rest, 2, true, "UTF-16BE"),
+        (_, [false, true, true, true]) => (bytes, 4, false, "UTF-32LE"),
+        (_, [true, true, true, false]) => (bytes, 4, true, "UTF-32BE"),
+        (_, [false, true, false, true]) => (bytes, 2, false, "UTF-16LE"),
+        (_, [true, false, true, false]) => (bytes, 2, true, "UTF-16BE"),
+        _ => return None,
+    };
+    let number = |chunk: &[u8]| {
+        let mut n = 0u32;
+        for k in 0..chunk.len() {
+            let b = if big {
+                chunk[k]
+            } else {
+                chunk[chunk.len() - 1 - k]
+            };
+            n = (n << 8) | u32::from(b);
+        }
+        n
+    };
+    let chunks = body.chunks_exact(unit);
+    let text = if unit == 2 {
+        let units = chunks.map(|c| u16::try_from(number(c)).unwrap_or(0xfffd));
+        char::decode_utf16(units)
+            .map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER))
+            .collect()
+    } else {
+        chunks
+            .map(|c| char::from_u32(number(c)).unwrap_or(char::REPLACEMENT_CHARACTER))
+            .collect()
+    };
+    Some((text, name))
+}
+
 fn unpaired_surrogate(e: &serde_json::Error) -> bool {
     let text = e.to_string();
     text.starts_with("lone leading surrogate") || text.starts_with("unexpected end of hex escape")
@@ -558,5 +818,124 @@ mod tests {
                 "{text:?}"
             );
         }
+    }
+    #[test]
+    fn a_tool_name_spelled_another_way_is_read_as_the_tool_it_can_only_mean() {
+        for name in [
+            "bash",
+            "BASH",
+            " Bash",
+            "Bash\n",
+            "Bash\u{0}",
+            "Bash\u{200b}",
+            "\u{feff}bAsH",
+        ] {
+            let json = serde_json::json!({ "tool_name": name }).to_string();
+            let r = read(&json);
+            assert_eq!(r.input.tool_name.as_deref(), Some("Bash"), "{name:?}");
+            assert!(
+                r.problems[0].contains("read as \"Bash\""),
+                "{name:?}: {:?}",
+                r.problems
+            );
+        }
+        for name in ["Bash", "mcp__x__bash_run", "Bashful", "Ba sh x"] {
+            let json = serde_json::json!({ "tool_name": name }).to_string();
+            let r = read(&json);
+            assert_eq!(r.input.tool_name.as_deref(), Some(name), "{name:?}");
+            assert!(r.problems.is_empty(), "{name:?}: {:?}", r.problems);
+        }
+    }
+
+    #[test]
+    fn a_tool_call_that_means_two_things_is_ambiguous() {
+        for json in [
+            r#"{"tool_name":"Bash","tool_input":{"command":"rm -rf /","command":"ls"}}"#,
+            r#"{"tool_name":"Bash","tool_input":{"a":{"b":1,"b":2},"command":"ls"}}"#,
+            r#"{"tool_name":"Bash","tool_input":{"edits":[{"x":1,"x":1}]}}"#,
+            r#"{"tool_name":"Read","tool_name":"Bash","tool_input":{}}"#,
+            r#"{"tool_name":"Bash","tool_input":{"command":"ls"}}{"tool_input":{"command":"rm -rf /"}}"#,
+        ] {
+            assert!(!read(json).ambiguous.is_empty(), "{json}");
+        }
+        for json in [
+            r#"{"tool_name":"Bash","tool_input":{"command":"ls","description":"ls"}}"#,
+            r#"{"session_id":"a","session_id":"b","tool_input":{"command":"ls"}}"#,
+            "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ls\"}}\n",
+        ] {
+            assert!(read(json).ambiguous.is_empty(), "{json}");
+        }
+        // What is read is what the last key says, as before.
+        let r = read(r#"{"tool_input":{"command":"rm -rf /","command":"ls"}}"#);
+        assert_eq!(r.input.tool_input.unwrap()["command"], "ls");
+    }
+
+    #[test]
+    fn control_characters_written_raw_in_strings_are_read_as_if_escaped() {
+        let r = read(
+            "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"rm -rf /\tx\",\"d\":\"a\nb \\\" \u{1}\"}}",
+        );
+        let input = r.input.tool_input.unwrap();
+        assert_eq!(input["command"], "rm -rf /\tx");
+        assert_eq!(input["d"], "a\nb \" \u{1}");
+        assert_eq!(r.problems, [NOTE_CONTROLS]);
+        // Outside strings a control character is no JSON.
+        assert!(parse("{\"a\":\u{1}1}").is_err());
+        assert_eq!(controls_escaped("{\"a\":\"b\"}"), None);
+    }
+
+    #[test]
+    fn stdin_in_other_encodings_or_behind_zero_bytes_is_decoded() {
+        let json = r#"{"tool_name":"Bash","tool_input":{"command":"rm -rf / é"}}"#;
+        let utf16 = |big: bool, bom: bool| -> Vec<u8> {
+            let mut units: Vec<u16> = json.encode_utf16().collect();
+            if bom {
+                units.insert(0, 0xfeff);
+            }
+            units
+                .iter()
+                .flat_map(|u| {
+                    if big {
+                        u.to_be_bytes()
+                    } else {
+                        u.to_le_bytes()
+                    }
+                })
+                .collect()
+        };
+        let utf32 = |big: bool, bom: bool| -> Vec<u8> {
+            let bom = bom.then_some('\u{feff}');
+            bom.into_iter()
+                .chain(json.chars())
+                .flat_map(|c| {
+                    let n = u32::from(c);
+                    if big {
+                        n.to_be_bytes()
+                    } else {
+                        n.to_le_bytes()
+                    }
+                })
+                .collect()
+        };
+        let mut cases = vec![
+            ("UTF-16LE", utf16(false, false)),
+            ("UTF-16BE", utf16(true, false)),
+            ("UTF-16LE", utf16(false, true)),
+            ("UTF-16BE", utf16(true, true)),
+            ("UTF-32LE", utf32(false, false)),
+            ("UTF-32BE", utf32(true, true)),
+        ];
+        let mut behind = b"\0\0\xef\xbb\xbf\xef\xbb\xbf\0".to_vec();
+        behind.extend_from_slice(json.as_bytes());
+        cases.push(("zero bytes", behind));
+        for (what, bytes) in cases {
+            let (text, problems) = decode(&bytes);
+            assert_eq!(text, json, "{what}");
+            assert!(problems[0].contains(what), "{what}: {problems:?}");
+        }
+        assert_eq!(decode(b"\xef\xbb\xbf{}"), ("{}".into(), vec![]));
+        let (text, problems) = decode(b"{\"c\":\"rm -rf / \xff\"}");
+        assert_eq!(text, "{\"c\":\"rm -rf / \u{fffd}\"}");
+        assert!(problems[0].contains("not valid UTF-8 (at byte 15"));
     }
 }

@@ -117,10 +117,21 @@ const PREFIX_SEARCHED: usize = 64 * 1024;
 fn unchecked_tool_call(prefix: &[u8], problem: &str) -> Option<String> {
     let head = String::from_utf8_lossy(&prefix[..prefix.len().min(PREFIX_SEARCHED)]);
     let event = regex::Regex::new(r#""hook_event_name"\s*:\s*"([^"]*)""#).ok()?;
-    let tool_call = match event.captures(&head) {
-        Some(name) => name[1].eq_ignore_ascii_case(HookEvent::PreToolUse.as_str()),
-        None => head.contains("\"tool_name\""),
-    };
+    // Named PreToolUse (however spelled), or naming no other event nagger handles, a tool
+    // and no response of one.
+    let names: Vec<event::EventName> = event
+        .captures_iter(&head)
+        .map(|name| event::EventName::parse(&name[1]))
+        .collect();
+    let pre_tool_use = event::EventName::Handled(HookEvent::PreToolUse);
+    let tool_call = names.contains(&pre_tool_use)
+        || (names
+            .iter()
+            .all(|n| matches!(n, event::EventName::Other(_)))
+            && ["\"tool_name\"", "\"tool_input\""]
+                .iter()
+                .any(|field| head.contains(field))
+            && !head.contains("\"tool_response\""));
     tool_call.then(|| ask_unchecked(&format!("its input could not be read whole ({problem})")))?
 }
 
@@ -257,13 +268,37 @@ pub fn run(stdin: &mut dyn Read, env: &Env) -> HookRun {
 
 /// [`run`] of a run that began at `started` (its budgets count from then).
 fn run_from(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
-    catch_panic(|| run_inner(stdin, env, started), "unknown panic").unwrap_or_else(|what| HookRun {
-        stdout: None,
-        stderr: Some(format!(
-            "nagger: internal error (passing): {}",
-            one_line(&what)
-        )),
+    SO_FAR.with(|so_far| so_far.borrow_mut().take());
+    catch_panic(|| run_inner(stdin, env, started), "unknown panic").unwrap_or_else(|panic| {
+        // What the run had decided before it failed still holds: above all the guard's
+        // answer to a tool call (an `ask` when the guard had not decided yet).
+        let stdout = SO_FAR.with(|so_far| so_far.borrow_mut().take());
+        let what = if stdout.is_some() {
+            "answering with what was decided"
+        } else {
+            "passing"
+        };
+        HookRun {
+            stdout,
+            stderr: Some(format!(
+                "nagger: internal error ({what}): {}",
+                one_line(&panic)
+            )),
+        }
     })
+}
+
+thread_local! {
+    /// The answer the run has so far, which a panic still prints: the guard's answer once
+    /// decided (before it, an `ask` for a tool call), then the run's own.
+    static SO_FAR: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// The answer the run has so far is `stdout` (a line without its newline): the one the
+/// hard deadline prints, and the one a panic still prints.
+fn answer_so_far(stdout: Option<&str>) {
+    deadline::answer_with(stdout);
+    SO_FAR.with(|so_far| *so_far.borrow_mut() = stdout.map(str::to_owned));
 }
 
 /// Runs `f`; a panic in it comes back as its message (`unnamed` when it has none).
@@ -281,16 +316,33 @@ fn catch_panic<T>(f: impl FnOnce() -> T, unnamed: &str) -> Result<T, String> {
 /// can be recorded, open the database, then handle the event and log the run.
 fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
     crate::storage::transcript::set_run_budget(READ_BUDGET);
-    let (input, problem, event) = match read_event(stdin) {
+    let ReadEvent {
+        input,
+        problem,
+        ambiguous,
+        event,
+    } = match read_event(stdin) {
         Ok(read) => read,
-        Err(problem) => {
+        Err(Unreadable { problem, answer }) => {
             log_bad_input(env, &problem, started);
-            return fail_open(&format!("bad hook input (passing): {problem}"));
+            return match answer {
+                Some(ask) => HookRun {
+                    stdout: Some(ask),
+                    stderr: Some(format!(
+                        "nagger: bad hook input (asking): {}",
+                        one_line(&problem)
+                    )),
+                },
+                None => fail_open(&format!("bad hook input (passing): {problem}")),
+            };
         }
     };
     // Until the guard has decided, a deadline asks about a tool call.
     deadline::answer_with_line(not_decided(&event));
-    let (run, common) = prepare(env, input, event);
+    SO_FAR.with(|so_far| {
+        *so_far.borrow_mut() = not_decided(&event).map(|line| line.trim_end().to_owned());
+    });
+    let (run, common) = prepare(env, input, event, ambiguous);
     let mut stderr: Vec<String> = run.loaded.warning().into_iter().collect();
     let common = match recordable(common, problem) {
         Ok(common) => common,
@@ -298,7 +350,7 @@ fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
             // Nothing is recorded under ids like these, or without a session; a tool
             // call is still checked.
             let safety = run.safety();
-            deadline::answer_with(safety.as_deref());
+            answer_so_far(safety.as_deref());
             log_bad_input(env, &problem, started);
             stderr.push(format!("bad hook input (passing): {problem}"));
             return answer(safety, &stderr);
@@ -309,10 +361,16 @@ fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
     // the database ends sooner.
     let safety = run.safety();
     let _deadline = arm_deadline(started, safety.as_deref(), &stderr);
+    SO_FAR.with(|so_far| so_far.borrow_mut().clone_from(&safety));
     let _waits = limit_waits(started + deadline::WAIT_BUDGET);
-    let db = match NaggerStateDB::open(&db_path) {
-        Ok(db) => db,
-        Err(e) => return without_database(safety, &e, stderr),
+    // Opening runs the migrations, whose library panics on some damaged histories: the
+    // database is then as unusable as one that cannot be opened.
+    let db = match catch_panic(|| NaggerStateDB::open(&db_path), "unknown panic") {
+        Ok(Ok(db)) => db,
+        Ok(Err(e)) => return without_database(safety, &e, stderr),
+        Err(panic) => {
+            return without_database(safety, &format!("cannot be opened: {panic}"), stderr);
+        }
     };
     if let Some(moved) = &db.report().quarantined {
         stderr.push(moved_aside(moved));
@@ -400,6 +458,8 @@ struct Prepared {
     /// The guard's answer to a tool call, worked out once for the safety answer and the
     /// full rule check.
     reviewed: crate::domain::rules::GuardReview,
+    /// What makes the input's tool call mean two things, if anything.
+    ambiguous: Option<String>,
 }
 
 impl Prepared {
@@ -440,7 +500,16 @@ impl Prepared {
             )
             .map(|(_, output)| output),
             _ => None,
-        }?;
+        };
+        // A tool call that may mean two things is never passed silently.
+        let answer = match (answer, &self.ambiguous, &self.event) {
+            (answer, Some(why), Event::PreToolUse(_))
+                if answer.as_ref().is_none_or(|a| !a.denies()) =>
+            {
+                return ask_unchecked(&format!("its input is ambiguous ({why})"));
+            }
+            (answer, ..) => answer?,
+        };
         self.with_pending(answer.to_json())
     }
 
@@ -483,6 +552,7 @@ fn prepare(
     env: &Env,
     input: HookInput,
     event: Event,
+    ambiguous: Option<String>,
 ) -> (Prepared, Result<Common, event::InputError>) {
     let mode = event::permission_mode(&input);
     let project_root = env.project_root(input.cwd.as_deref().filter(|c| !c.trim().is_empty()));
@@ -503,6 +573,7 @@ fn prepare(
         session_id,
         safety: std::cell::OnceCell::new(),
         reviewed: crate::domain::rules::GuardReview::default(),
+        ambiguous,
     };
     (run, common)
 }
@@ -543,7 +614,7 @@ fn handle_and_log(
     }
     // From here on the run has its own answer: a deadline while it logs prints that one,
     // so that what the handler decided (and may have recorded) still reaches the agent.
-    deadline::answer_with(stdout.as_deref());
+    answer_so_far(stdout.as_deref());
     // After a busy timeout was waited out, logging would wait it out a second time
     // before failing the same way.
     if !failure.locked {
@@ -565,34 +636,85 @@ fn handle_and_log(
 /// Reads stdin into the input, what is wrong with its fields (if anything: a wrong type,
 /// an id nagger does not store) and the event it carries; what is wrong with it when it
 /// carries none.
-fn read_event(stdin: &mut dyn Read) -> Result<(HookInput, Option<String>, Event), String> {
+fn read_event(stdin: &mut dyn Read) -> Result<ReadEvent, Unreadable> {
+    let bytes = read_bounded(stdin).map_err(|problem| Unreadable {
+        problem,
+        answer: None,
+    })?;
+    let (text, decoded) = input::decode(&bytes);
+    if text.trim().is_empty() {
+        return Err(Unreadable {
+            problem: "stdin is empty; expected one JSON object".to_string(),
+            answer: None,
+        });
+    }
+    // Text that cannot be read, or read as no event, and that names a tool call: the
+    // user is asked.
+    let unreadable = |problem: String| Unreadable {
+        answer: unchecked_tool_call(text.as_bytes(), &problem),
+        problem,
+    };
     let input::ReadInput {
         mut input,
         mut problems,
-    } = read_input(stdin)?;
+        ambiguous,
+    } = input::parse(&text).map_err(unreadable)?;
+    problems.extend(decoded);
     problems.extend(input.id_problem());
     problems.extend(infer_event(&mut input));
+    if !ambiguous.is_empty() {
+        // Nothing is recorded of it: only the guard speaks.
+        problems.push(format!("input is ambiguous ({})", ambiguous.join("; ")));
+    }
+    // A tool call still to be made, whatever its event's name says.
+    let before_call = input.tool_input.is_some()
+        && input.tool_response.is_none()
+        && input.hook_event_name.as_deref().is_none_or(|n| {
+            matches!(
+                event::EventName::parse(n),
+                event::EventName::Handled(HookEvent::PreToolUse) | event::EventName::Other(_)
+            )
+        });
     match event::event(&mut input) {
-        Ok(event) => Ok((
+        Ok(event) => Ok(ReadEvent {
             input,
-            (!problems.is_empty()).then(|| problems.join("; ")),
+            problem: (!problems.is_empty()).then(|| problems.join("; ")),
+            ambiguous: (!ambiguous.is_empty()).then(|| ambiguous.join("; ")),
             event,
-        )),
+        }),
         Err(e) => {
             problems.push(e.to_string());
-            Err(problems.join("; "))
+            let problem = problems.join("; ");
+            // A tool input without a tool name nagger can read: the user is asked.
+            Err(if before_call {
+                Unreadable {
+                    answer: ask_unchecked(&format!("its input could not be read whole ({e})")),
+                    problem,
+                }
+            } else {
+                unreadable(problem)
+            })
         }
     }
+}
+
+/// An input read: its fields, what is wrong with them, what makes a tool call in it
+/// ambiguous, and the event it carries.
+struct ReadEvent {
+    input: HookInput,
+    problem: Option<String>,
+    ambiguous: Option<String>,
+    event: Event,
 }
 
 /// An input without a usable hook_event_name that names a tool call (a tool and its
 /// input, no response) is read as the PreToolUse it can only be before the call: the
 /// guard decides it from `tool_name` and `tool_input`, whatever else is missing.
 fn infer_event(input: &mut HookInput) -> Option<String> {
-    let unnamed = input
-        .hook_event_name
-        .as_deref()
-        .is_none_or(|n| n.trim().is_empty());
+    // No name, or one of no event nagger handles (a tool call is never anything else).
+    let unnamed = input.hook_event_name.as_deref().is_none_or(|n| {
+        n.trim().is_empty() || matches!(event::EventName::parse(n), event::EventName::Other(_))
+    });
     let tool_call = input
         .tool_name
         .as_deref()
@@ -601,8 +723,8 @@ fn infer_event(input: &mut HookInput) -> Option<String> {
         && input.tool_response.is_none();
     (unnamed && tool_call).then(|| {
         input.hook_event_name = Some(HookEvent::PreToolUse.as_str().to_string());
-        "input has no usable hook_event_name (read as PreToolUse: it names a tool call and \
-         no response)"
+        "input has no hook_event_name nagger handles (read as PreToolUse: it names a tool \
+         call and no response)"
             .to_string()
     })
 }
@@ -624,7 +746,7 @@ fn recordable(
 /// The run's answer when the database cannot be opened: the safety answer, if any.
 fn without_database(
     stdout: Option<String>,
-    e: &crate::storage::store::StoreError,
+    e: &dyn std::fmt::Display,
     mut stderr: Vec<String>,
 ) -> HookRun {
     let what = if stdout.is_some() {
@@ -839,33 +961,11 @@ fn read_bounded(stdin: &mut dyn Read) -> Result<Vec<u8>, String> {
     Ok(bytes)
 }
 
-/// Reads and decodes stdin, bounded, naming what is wrong with it: an error when it is
-/// no JSON object, problems of the input when fields of it cannot be read.
-fn read_input(stdin: &mut dyn Read) -> Result<input::ReadInput, String> {
-    let bytes = read_bounded(stdin)?;
-    let (text, problem) = decode(&bytes);
-    if text.trim().is_empty() {
-        return Err("stdin is empty; expected one JSON object".to_string());
-    }
-    let mut read = input::parse(&text)?;
-    read.problems.extend(problem);
-    Ok(read)
-}
-
-/// Stdin as text: a UTF-8 byte order mark skipped, bytes that are not UTF-8 read as
-/// U+FFFD (named as a problem: such an input is checked, not recorded).
-fn decode(bytes: &[u8]) -> (std::borrow::Cow<'_, str>, Option<String>) {
-    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
-    match std::str::from_utf8(bytes) {
-        Ok(text) => (std::borrow::Cow::Borrowed(text), None),
-        Err(e) => (
-            String::from_utf8_lossy(bytes),
-            Some(format!(
-                "stdin is not valid UTF-8 (at byte {}; read with replacement characters)",
-                e.valid_up_to()
-            )),
-        ),
-    }
+/// An input that could not be read: why, and the answer to give (an ask, when it could
+/// be a tool call).
+struct Unreadable {
+    problem: String,
+    answer: Option<String>,
 }
 
 /// The error and its causes on one line, each said once: SQLite's message comes back
@@ -936,14 +1036,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn stdin_is_read_past_a_byte_order_mark_and_bytes_that_are_not_utf8() {
-        assert_eq!(decode(b"\xef\xbb\xbf{}"), ("{}".into(), None));
-        let (text, problem) = decode(b"{\"c\":\"rm -rf / \xff\"}");
-        assert_eq!(text, "{\"c\":\"rm -rf / \u{fffd}\"}");
-        assert!(problem.unwrap().contains("not valid UTF-8 (at byte 15"));
-    }
-
-    #[test]
     fn a_tool_call_without_an_event_name_is_read_as_pretooluse() {
         let call = |name: Option<&str>, response: bool| {
             let mut input = HookInput {
@@ -958,6 +1050,14 @@ mod tests {
         };
         assert_eq!(call(None, false), (Some("PreToolUse".into()), true));
         assert_eq!(call(Some(" "), false), (Some("PreToolUse".into()), true));
+        // A name of no event nagger handles.
+        for other in ["PermissionRequest", "Unknown", "\u{200b}"] {
+            assert_eq!(call(Some(other), false), (Some("PreToolUse".into()), true));
+        }
+        assert_eq!(
+            call(Some("Pre_Tool_Use\0"), false),
+            (Some("Pre_Tool_Use\0".into()), false)
+        );
         // Named, or after the call: left as it is.
         assert_eq!(
             call(Some("PostToolUse"), false),
@@ -991,6 +1091,16 @@ mod tests {
         ));
         assert!(!asked(
             r#"{"hook_event_name":"UserPromptSubmit","prompt":"aaaa"#
+        ));
+        assert!(!asked(
+            r#"{"hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"a"#
+        ));
+        // Two objects, the second a tool call; an event name of no event nagger handles.
+        assert!(asked(
+            r#"{}{"hook_event_name":"Pre_Tool_Use","tool_name":"Bash","tool_input":{"c"#
+        ));
+        assert!(asked(
+            r#"{"hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"c"#
         ));
     }
 

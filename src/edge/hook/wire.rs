@@ -109,6 +109,22 @@ pub enum HookOutput {
     },
 }
 
+impl HookOutput {
+    /// Whether the answer refuses a tool call or a shell line.
+    pub fn denies(&self) -> bool {
+        matches!(
+            self,
+            HookOutput::PreToolUse {
+                decision: Some(PermissionDecision::Deny),
+                ..
+            } | HookOutput::Permission {
+                decision: PermissionDecision::Deny,
+                ..
+            }
+        )
+    }
+}
+
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct SpecificOutput<'a> {
