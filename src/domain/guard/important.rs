@@ -381,6 +381,8 @@ fn targets(command: &SimpleCommand, fed: &[String]) -> (Vec<String>, Vec<String>
                 .map(str::to_owned),
         ),
         "sed" | "gsed" | "perl" if in_place(args) => over.extend(owned(&ops)),
+        // `git diff --output=~/.bashrc`, `git archive -o /dev/sda`.
+        "git" => over.extend(super::git::git_writes(args, false)),
         // `chmod 777 /etc/passwd`: the mode or owner first, unless given by reference.
         "chmod" | "chown" | "chgrp" | "chattr" => {
             let by_reference = args.iter().any(|a| a.starts_with("--reference"));
