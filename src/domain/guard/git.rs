@@ -676,3 +676,76 @@ pub(super) fn transport_command(url: &str) -> Option<Option<String>> {
         .collect();
     Some(Some(words.join(" ")))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn writes(line: &str) -> Vec<String> {
+        let args: Vec<String> = line.split_whitespace().skip(1).map(String::from).collect();
+        git_writes(&args, true)
+    }
+
+    #[test]
+    fn each_verb_writes_what_its_options_and_operands_name() {
+        for (line, written) in [
+            ("git diff --output=o.patch HEAD", "o.patch"),
+            ("git diff --out o.patch", "o.patch"),
+            ("git log -p --output x.txt", "x.txt"),
+            ("git show --output=s HEAD", "s"),
+            ("git format-patch -o dir -3", "dir"),
+            ("git format-patch -odir HEAD~1", "dir"),
+            ("git format-patch --output-directory=d HEAD~1", "d"),
+            ("git archive --format=tar -o a.tar HEAD", "a.tar"),
+            ("git archive --output a.zip HEAD", "a.zip"),
+            ("git bundle create b.bundle HEAD", "b.bundle"),
+            ("git bundle create --version=3 b.bundle --all", "b.bundle"),
+            ("git merge-file -L a -L b -L c mine base theirs", "mine"),
+            ("git checkout-index --prefix=out/ -a", "out/"),
+            ("git worktree add -b topic ../wt", "../wt"),
+            ("git init --template t repo", "repo"),
+            ("git init --separate-git-dir=g", "g"),
+            ("git clone --depth 1 https://h/r dest", "dest"),
+            ("git submodule add https://h/r lib/r", "lib/r"),
+            ("git -C sub -c a.b=c diff --output=x", "x"),
+            ("git config -f f.cfg a.b c", "f.cfg"),
+            ("git config --file=f.cfg --unset a.b", "f.cfg"),
+            ("git fast-export --export-marks=m --all", "m"),
+        ] {
+            assert_eq!(writes(line), vec![written.to_owned()], "{line}");
+        }
+        for line in [
+            "git diff HEAD~1",
+            "git log --grep --output HEAD",
+            "git merge-file -p mine base theirs",
+            "git clone https://h/r",
+            "git init",
+            "git worktree list",
+            "git bundle verify b.bundle",
+            "git config -f .gitmodules --get submodule.x.url",
+            "git config -f f.cfg a.b",
+            "git config --file f.cfg --list",
+            "git status",
+        ] {
+            assert_eq!(writes(line), Vec::<String>::new(), "{line}");
+        }
+        // `git config -f` is counted only when asked for.
+        let args: Vec<String> = ["config", "-f", "f", "a.b", "c"].map(String::from).to_vec();
+        assert!(git_writes(&args, false).is_empty());
+    }
+
+    #[test]
+    fn transports_that_run_commands() {
+        assert_eq!(
+            transport_command("ext::sh -c rm% -rf% .claude-nagger"),
+            Some(Some("'sh' '-c' 'rm -rf .claude-nagger'".to_owned()))
+        );
+        assert_eq!(
+            transport_command("ext::git-remote-x %s a%%b"),
+            Some(Some("'git-remote-x' 'x' 'a%b'".to_owned()))
+        );
+        assert_eq!(transport_command("fd::3"), Some(None));
+        assert_eq!(transport_command("https://example.com/r.git"), None);
+        assert_eq!(transport_command("origin"), None);
+    }
+}

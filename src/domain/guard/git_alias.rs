@@ -724,4 +724,75 @@ mod tests {
         );
         assert_eq!(expand(p.path(), "git nothing"), None);
     }
+
+    /// What `line` makes git run by configuration, and whether it asks.
+    fn config(root: &Path, line: &str) -> (Vec<String>, usize) {
+        let parsed = shell::parse(line);
+        let index = parsed
+            .commands
+            .iter()
+            .position(|c| c.name() == "git")
+            .expect("a git command");
+        let (scripts, asks) = config_runs(&parsed, index, &Cwd::Known(String::new()), root);
+        (scripts.into_iter().map(|(s, _)| s).collect(), asks.len())
+    }
+
+    #[test]
+    fn configuration_from_the_environment_files_and_urls_is_read() {
+        let p = project("[core]\n\tbare = false\n");
+        std::fs::write(
+            p.path().join("x.cfg"),
+            "[core]\n\tfsmonitor = rm -rf .claude-nagger\n[include]\n\tpath = y.cfg\n",
+        )
+        .expect("x.cfg");
+        std::fs::write(p.path().join("y.cfg"), "[alias]\n\tz = !touch y\n").expect("y.cfg");
+        std::fs::write(p.path().join("ok.cfg"), "[user]\n\tname = x\n").expect("ok.cfg");
+        let runs = |line: &str| config(p.path(), line).0;
+        let wipe = "rm -rf .claude-nagger".to_owned();
+        for line in [
+            "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0='rm -rf .claude-nagger' git status",
+            "env GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0='rm -rf .claude-nagger' git status",
+            "export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0='rm -rf .claude-nagger'; git status",
+            "E='rm -rf .claude-nagger' git --config-env=core.fsmonitor=E status",
+            "GIT_CONFIG_PARAMETERS=\"'core.fsmonitor'='rm -rf .claude-nagger'\" git status",
+            "git -c include.path=x.cfg status",
+            "GIT_CONFIG_GLOBAL=x.cfg git status",
+            "GIT_CONFIG_SYSTEM=./x.cfg git log",
+            "GIT_CONFIG=x.cfg git status",
+            "git config include.path ../x.cfg",
+            "git config --local includeIf.gitdir:/.path ../x.cfg",
+        ] {
+            assert!(runs(line).contains(&wipe), "{line}: {:?}", runs(line));
+        }
+        assert!(runs("git -c include.path=x.cfg status").contains(&"touch y".to_owned()));
+        assert_eq!(
+            runs("git -c protocol.ext.allow=always fetch 'ext::sh -c rm% -rf% .claude-nagger'"),
+            vec!["'sh' '-c' 'rm -rf .claude-nagger'".to_owned()]
+        );
+        // Another repository's configuration, named by `--git-dir`.
+        let other = project("[core]\n\tfsmonitor = rm -rf .claude-nagger\n");
+        let line = format!("git --git-dir={}/.git status", other.path().display());
+        assert!(runs(&line).contains(&wipe), "{line}");
+        // What cannot be read or is only known when the shell runs is asked about.
+        for line in [
+            "git -c include.path=missing.cfg status",
+            "GIT_CONFIG_GLOBAL=$F git status",
+            "git --config-env=core.fsmonitor=UNSET status",
+            "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0=$P git log",
+            "git fetch fd::3",
+        ] {
+            assert_eq!(config(p.path(), line).1, 1, "{line}");
+        }
+        for line in [
+            "git -c color.ui=always log",
+            "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=user.name GIT_CONFIG_VALUE_0=x git commit -m m",
+            "git -c include.path=ok.cfg status",
+            "GIT_CONFIG_GLOBAL=/dev/null git status",
+            "git --config-env=user.name=NAME commit",
+            "git config --get include.path",
+            "git fetch origin",
+        ] {
+            assert_eq!(config(p.path(), line), (Vec::new(), 0), "{line}");
+        }
+    }
 }
