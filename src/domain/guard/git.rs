@@ -502,8 +502,8 @@ fn option_value<'a>(
     names: &[&str],
 ) -> Option<(&'a str, bool)> {
     for name in names {
-        if name.starts_with("--") {
-            if !is_long(arg, &name[2..]) || arg.len() < 4 {
+        if let Some(long) = name.strip_prefix("--") {
+            if !is_long(arg, long) || arg.len() < 4 {
                 continue;
             }
             return match arg.split_once('=') {
@@ -639,12 +639,19 @@ fn config_file_written(rest: &[String]) -> Option<String> {
     (changes || words >= 2).then_some(file)
 }
 
-/// Whether a git URL runs a command or hands git an open file: `ext::cmd args` runs
-/// `cmd`, `fd::N` talks to a file descriptor the shell opened. The command line `ext::`
-/// runs (`% ` a space, `%%` a percent sign), or `None` for `fd::`.
-pub(super) fn transport_command(url: &str) -> Option<Option<String>> {
+/// What a git URL that is no remote of git's own does.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Transport {
+    /// `ext::cmd args` runs a command line (`% ` a space, `%%` a percent sign).
+    Runs(String),
+    /// `fd::N` talks to a file descriptor the shell opened.
+    OpenFile,
+}
+
+/// Whether a git URL runs a command or hands git an open file.
+pub(super) fn transport_command(url: &str) -> Option<Transport> {
     if url.starts_with("fd::") {
-        return Some(None);
+        return Some(Transport::OpenFile);
     }
     let spec = url.strip_prefix("ext::")?;
     let mut words: Vec<String> = vec![String::new()];
@@ -674,7 +681,7 @@ pub(super) fn transport_command(url: &str) -> Option<Option<String>> {
         .filter(|w| !w.is_empty())
         .map(|w| super::shell::shell_quote(&w))
         .collect();
-    Some(Some(words.join(" ")))
+    Some(Transport::Runs(words.join(" ")))
 }
 
 #[cfg(test)]
@@ -738,13 +745,15 @@ mod tests {
     fn transports_that_run_commands() {
         assert_eq!(
             transport_command("ext::sh -c rm% -rf% .claude-nagger"),
-            Some(Some("'sh' '-c' 'rm -rf .claude-nagger'".to_owned()))
+            Some(Transport::Runs(
+                "'sh' '-c' 'rm -rf .claude-nagger'".to_owned()
+            ))
         );
         assert_eq!(
             transport_command("ext::git-remote-x %s a%%b"),
-            Some(Some("'git-remote-x' 'x' 'a%b'".to_owned()))
+            Some(Transport::Runs("'git-remote-x' 'x' 'a%b'".to_owned()))
         );
-        assert_eq!(transport_command("fd::3"), Some(None));
+        assert_eq!(transport_command("fd::3"), Some(Transport::OpenFile));
         assert_eq!(transport_command("https://example.com/r.git"), None);
         assert_eq!(transport_command("origin"), None);
     }

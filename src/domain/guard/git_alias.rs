@@ -7,6 +7,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use super::finding::Finding;
+use super::git::Transport;
 use super::protect::Cwd;
 use super::shell::{self, Parsed, SimpleCommand, shell_quote};
 use crate::base::files::open_regular;
@@ -436,7 +437,8 @@ fn settings(args: &[String], env: &[(String, Option<String>)]) -> (Vec<Setting>,
 /// `includeIf.<condition>.path`.
 fn includes(key: &str) -> bool {
     let key = key.to_ascii_lowercase();
-    key == "include.path" || (key.starts_with("includeif.") && key.ends_with(".path"))
+    key == "include.path"
+        || (key.starts_with("includeif.") && key.rsplit('.').next() == Some("path"))
 }
 
 /// `key = value` as git configuration text, for [`shell::git_config_runs`].
@@ -654,10 +656,10 @@ pub(super) fn config_runs(
         .chain(settings.iter().filter_map(|s| s.value.as_deref()));
     for url in urls {
         match super::git::transport_command(url) {
-            Some(Some(script)) => {
-                scripts.push((script, format!("`{url}`, a git URL that runs a command")))
+            Some(Transport::Runs(script)) => {
+                scripts.push((script, format!("`{url}`, a git URL that runs a command")));
             }
-            Some(None) => asks.push(Finding::ask(
+            Some(Transport::OpenFile) => asks.push(Finding::ask(
                 "guard:git-config-unknown",
                 format!("hands git the URL `{url}`, which talks to a file the shell opened"),
                 "Use a remote git can reach by itself, or run it yourself in your terminal.",
