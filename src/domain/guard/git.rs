@@ -311,3 +311,450 @@ fn whole_tree_pathspec(rest: &[String]) -> Option<&str> {
         ) || dangerous_target(spec, Reach::Tree).is_some()
     })
 }
+
+/// What one of git's verbs writes besides the working tree it checks out: files and
+/// folders named by options (`git diff --output=FILE`, `git archive -o FILE`) or by its
+/// operands (`git bundle create FILE`, `git clone URL DIR`).
+struct Output {
+    verbs: &'static [&'static str],
+    /// Options whose value is a file or folder written (`-o`, `--output`); a long one
+    /// may be abbreviated and given as `--name=value`.
+    options: &'static [&'static str],
+    /// Other options that take a value as the next word, so the operands can be found.
+    valued: &'static [&'static str],
+    /// The word that leads to the operands (`create` of `git bundle create`).
+    lead: Option<&'static str>,
+    /// Which operand (from 0, after `lead`) is written.
+    operand: Option<usize>,
+    /// Options that send the output to standard output instead of the operand.
+    stdout: &'static [&'static str],
+}
+
+/// Options of the diff and log family that take a value as the next word.
+const DIFF_VALUED: &[&str] = &[
+    "-G",
+    "-S",
+    "-L",
+    "-n",
+    "--max-count",
+    "--skip",
+    "--author",
+    "--committer",
+    "--grep",
+    "--since",
+    "--until",
+    "--output-indicator-new",
+    "--output-indicator-old",
+    "--output-indicator-context",
+];
+
+/// Each git verb that writes files by its options or operands.
+const OUTPUTS: &[Output] = &[
+    Output {
+        verbs: &[
+            "diff",
+            "diff-files",
+            "diff-index",
+            "diff-tree",
+            "log",
+            "show",
+            "whatchanged",
+            "range-diff",
+            "stash",
+        ],
+        options: &["--output"],
+        valued: DIFF_VALUED,
+        lead: None,
+        operand: None,
+        stdout: &[],
+    },
+    Output {
+        verbs: &["format-patch"],
+        options: &["-o", "--output-directory", "--output"],
+        valued: DIFF_VALUED,
+        lead: None,
+        operand: None,
+        stdout: &[],
+    },
+    Output {
+        verbs: &["archive", "bugreport", "diagnose", "index-pack"],
+        options: &["-o", "--output", "--output-directory"],
+        valued: &[
+            "--format", "--prefix", "--remote", "--exec", "-s", "--suffix",
+        ],
+        lead: None,
+        operand: None,
+        stdout: &[],
+    },
+    Output {
+        verbs: &["fast-export", "fast-import"],
+        options: &["--export-marks", "--export-pack-edges"],
+        valued: &[],
+        lead: None,
+        operand: None,
+        stdout: &[],
+    },
+    Output {
+        verbs: &["bundle"],
+        options: &[],
+        valued: &["--version"],
+        lead: Some("create"),
+        operand: Some(0),
+        stdout: &[],
+    },
+    Output {
+        verbs: &["merge-file"],
+        options: &[],
+        valued: &["-L", "--diff-algorithm"],
+        lead: None,
+        operand: Some(0),
+        stdout: &["-p", "--stdout", "--object-id"],
+    },
+    Output {
+        verbs: &["pack-objects"],
+        options: &[],
+        valued: &[
+            "--window",
+            "--depth",
+            "--threads",
+            "--filter",
+            "--max-pack-size",
+        ],
+        lead: None,
+        operand: Some(0),
+        stdout: &["--stdout"],
+    },
+    Output {
+        verbs: &["checkout-index"],
+        options: &["--prefix"],
+        valued: &["--stage"],
+        lead: None,
+        operand: None,
+        stdout: &["--temp"],
+    },
+    Output {
+        verbs: &["worktree"],
+        options: &[],
+        valued: &["-b", "-B", "--reason"],
+        lead: Some("add"),
+        operand: Some(0),
+        stdout: &[],
+    },
+    Output {
+        verbs: &["init"],
+        options: &["--separate-git-dir"],
+        valued: &[
+            "--template",
+            "--object-format",
+            "--ref-format",
+            "-b",
+            "--initial-branch",
+        ],
+        lead: None,
+        operand: Some(0),
+        stdout: &[],
+    },
+    Output {
+        verbs: &["clone"],
+        options: &["--separate-git-dir"],
+        valued: &[
+            "-o",
+            "--origin",
+            "-b",
+            "--branch",
+            "-u",
+            "--upload-pack",
+            "--reference",
+            "--reference-if-able",
+            "--depth",
+            "--shallow-since",
+            "--shallow-exclude",
+            "-c",
+            "--config",
+            "--template",
+            "--filter",
+            "--server-option",
+            "--bundle-uri",
+            "--ref-format",
+            "-j",
+            "--jobs",
+        ],
+        lead: None,
+        operand: Some(1),
+        stdout: &[],
+    },
+    Output {
+        verbs: &["submodule"],
+        options: &[],
+        valued: &["-b", "--branch", "--name", "--reference", "--depth"],
+        lead: Some("add"),
+        operand: Some(1),
+        stdout: &[],
+    },
+];
+
+/// The value `arg` gives to one of `names` (a short `-o` as `-o` + next word or `-oVALUE`,
+/// a long one abbreviated or not, as `--name=value` or `--name` + next word), and whether
+/// the next word was taken.
+fn option_value<'a>(
+    arg: &'a str,
+    next: Option<&'a str>,
+    names: &[&str],
+) -> Option<(&'a str, bool)> {
+    for name in names {
+        if let Some(long) = name.strip_prefix("--") {
+            if !is_long(arg, long) || arg.len() < 4 {
+                continue;
+            }
+            return match arg.split_once('=') {
+                Some((_, v)) => Some((v, false)),
+                None => next.map(|n| (n, true)),
+            };
+        }
+        if arg == *name {
+            return next.map(|n| (n, true));
+        }
+        if let Some(v) = arg
+            .strip_prefix(name)
+            .filter(|v| !v.is_empty() && !name.is_empty())
+        {
+            return Some((v, false));
+        }
+    }
+    None
+}
+
+/// Files and folders `git <args>` writes by its options and operands (see [`OUTPUTS`]),
+/// as named on the line, relative to where the verb runs (after `-C`). `git config
+/// -f FILE` writes FILE when it sets or removes a key, counted when `config` is set (a
+/// configuration file is judged by what it holds elsewhere).
+pub(super) fn git_writes(args: &[String], config: bool) -> Vec<String> {
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
+        if !arg.starts_with('-') {
+            break;
+        }
+        i += if GLOBAL_WITH_VALUE.contains(&arg.as_str()) {
+            2
+        } else {
+            1
+        };
+    }
+    let Some(sub) = args.get(i).map(String::as_str) else {
+        return Vec::new();
+    };
+    let rest = &args[i + 1..];
+    if sub == "config" {
+        return config_file_written(rest)
+            .into_iter()
+            .filter(|_| config)
+            .collect();
+    }
+    let Some(table) = OUTPUTS.iter().find(|o| o.verbs.contains(&sub)) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut operands = Vec::new();
+    let mut to_stdout = false;
+    let mut options_done = false;
+    let mut k = 0;
+    while let Some(arg) = rest.get(k) {
+        let next = rest.get(k + 1).map(String::as_str);
+        k += 1;
+        if options_done || !arg.starts_with('-') || arg == "-" {
+            operands.push(arg.as_str());
+            continue;
+        }
+        if arg == "--" {
+            options_done = true;
+            continue;
+        }
+        if let Some((value, took)) = option_value(arg, next, table.options) {
+            out.push(value.to_owned());
+            k += usize::from(took);
+            continue;
+        }
+        if table
+            .stdout
+            .iter()
+            .any(|s| arg == s || (s.starts_with("--") && is_long(arg, &s[2..]) && arg.len() > 3))
+        {
+            to_stdout = true;
+            continue;
+        }
+        if !arg.contains('=') && table.valued.contains(&arg.as_str()) {
+            k += 1;
+        }
+    }
+    let operands = match table.lead {
+        Some(lead) => match operands.split_first() {
+            Some((first, more)) if *first == lead => more.to_vec(),
+            _ => Vec::new(),
+        },
+        None => operands,
+    };
+    if let Some(n) = table.operand
+        && !to_stdout
+        && let Some(target) = operands.get(n)
+    {
+        out.push((*target).to_owned());
+    }
+    out
+}
+
+/// The file `git config -f FILE …` (or `--file`) writes: only when it sets, adds,
+/// renames or removes, not when it reads.
+fn config_file_written(rest: &[String]) -> Option<String> {
+    let mut file = None;
+    let mut words = 0;
+    let mut k = 0;
+    let mut changes = false;
+    while let Some(arg) = rest.get(k) {
+        let next = rest.get(k + 1).map(String::as_str);
+        k += 1;
+        if let Some((value, took)) = option_value(arg, next, &["-f", "--file"]) {
+            file = Some(value.to_owned());
+            k += usize::from(took);
+            continue;
+        }
+        match arg.as_str() {
+            "--get" | "--get-all" | "--get-regexp" | "--get-urlmatch" | "--get-color"
+            | "--get-colorbool" | "-l" | "--list" | "get" | "list" | "--show-origin"
+            | "--show-scope" | "--name-only" | "-e" | "--edit" | "edit"
+                if words == 0 =>
+            {
+                // Reading, or an editor the user drives.
+                return None;
+            }
+            "--unset" | "--unset-all" | "--add" | "--replace-all" | "--rename-section"
+            | "--remove-section" | "set" | "unset" | "rename-section" | "remove-section" => {
+                changes = true;
+            }
+            "--type" | "--default" | "--comment" | "--blob" | "--value" => k += 1,
+            a if a.starts_with('-') => {}
+            _ => words += 1,
+        }
+    }
+    let file = file?;
+    (changes || words >= 2).then_some(file)
+}
+
+/// What a git URL that is no remote of git's own does.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Transport {
+    /// `ext::cmd args` runs a command line (`% ` a space, `%%` a percent sign).
+    Runs(String),
+    /// `fd::N` talks to a file descriptor the shell opened.
+    OpenFile,
+}
+
+/// Whether a git URL runs a command or hands git an open file.
+pub(super) fn transport_command(url: &str) -> Option<Transport> {
+    if url.starts_with("fd::") {
+        return Some(Transport::OpenFile);
+    }
+    let spec = url.strip_prefix("ext::")?;
+    let mut words: Vec<String> = vec![String::new()];
+    let mut chars = spec.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '%' => match chars.next() {
+                Some(' ') => words.last_mut()?.push(' '),
+                Some('%') => words.last_mut()?.push('%'),
+                // `%s`, `%S`, `%G`, `%V`: filled in by git with the service and the like.
+                Some(other) => {
+                    words.last_mut()?.push('x');
+                    let _ = other;
+                }
+                None => {}
+            },
+            ' ' => {
+                if !words.last()?.is_empty() {
+                    words.push(String::new());
+                }
+            }
+            c => words.last_mut()?.push(c),
+        }
+    }
+    let words: Vec<String> = words
+        .into_iter()
+        .filter(|w| !w.is_empty())
+        .map(|w| super::shell::shell_quote(&w))
+        .collect();
+    Some(Transport::Runs(words.join(" ")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn writes(line: &str) -> Vec<String> {
+        let args: Vec<String> = line.split_whitespace().skip(1).map(String::from).collect();
+        git_writes(&args, true)
+    }
+
+    #[test]
+    fn each_verb_writes_what_its_options_and_operands_name() {
+        for (line, written) in [
+            ("git diff --output=o.patch HEAD", "o.patch"),
+            ("git diff --out o.patch", "o.patch"),
+            ("git log -p --output x.txt", "x.txt"),
+            ("git show --output=s HEAD", "s"),
+            ("git format-patch -o dir -3", "dir"),
+            ("git format-patch -odir HEAD~1", "dir"),
+            ("git format-patch --output-directory=d HEAD~1", "d"),
+            ("git archive --format=tar -o a.tar HEAD", "a.tar"),
+            ("git archive --output a.zip HEAD", "a.zip"),
+            ("git bundle create b.bundle HEAD", "b.bundle"),
+            ("git bundle create --version=3 b.bundle --all", "b.bundle"),
+            ("git merge-file -L a -L b -L c mine base theirs", "mine"),
+            ("git checkout-index --prefix=out/ -a", "out/"),
+            ("git worktree add -b topic ../wt", "../wt"),
+            ("git init --template t repo", "repo"),
+            ("git init --separate-git-dir=g", "g"),
+            ("git clone --depth 1 https://h/r dest", "dest"),
+            ("git submodule add https://h/r lib/r", "lib/r"),
+            ("git -C sub -c a.b=c diff --output=x", "x"),
+            ("git config -f f.cfg a.b c", "f.cfg"),
+            ("git config --file=f.cfg --unset a.b", "f.cfg"),
+            ("git fast-export --export-marks=m --all", "m"),
+        ] {
+            assert_eq!(writes(line), vec![written.to_owned()], "{line}");
+        }
+        for line in [
+            "git diff HEAD~1",
+            "git log --grep --output HEAD",
+            "git merge-file -p mine base theirs",
+            "git clone https://h/r",
+            "git init",
+            "git worktree list",
+            "git bundle verify b.bundle",
+            "git config -f .gitmodules --get submodule.x.url",
+            "git config -f f.cfg a.b",
+            "git config --file f.cfg --list",
+            "git status",
+        ] {
+            assert_eq!(writes(line), Vec::<String>::new(), "{line}");
+        }
+        // `git config -f` is counted only when asked for.
+        let args: Vec<String> = ["config", "-f", "f", "a.b", "c"].map(String::from).to_vec();
+        assert!(git_writes(&args, false).is_empty());
+    }
+
+    #[test]
+    fn transports_that_run_commands() {
+        assert_eq!(
+            transport_command("ext::sh -c rm% -rf% .claude-nagger"),
+            Some(Transport::Runs(
+                "'sh' '-c' 'rm -rf .claude-nagger'".to_owned()
+            ))
+        );
+        assert_eq!(
+            transport_command("ext::git-remote-x %s a%%b"),
+            Some(Transport::Runs("'git-remote-x' 'x' 'a%b'".to_owned()))
+        );
+        assert_eq!(transport_command("fd::3"), Some(Transport::OpenFile));
+        assert_eq!(transport_command("https://example.com/r.git"), None);
+        assert_eq!(transport_command("origin"), None);
+    }
+}

@@ -6,8 +6,10 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use super::finding::Finding;
+use super::git::Transport;
 use super::protect::Cwd;
-use super::shell::{SimpleCommand, shell_quote};
+use super::shell::{self, Parsed, SimpleCommand, shell_quote};
 use crate::base::files::open_regular;
 
 /// Most bytes read of one configuration file.
@@ -284,6 +286,400 @@ fn read_bounded(path: &Path) -> Option<String> {
     Some(text)
 }
 
+/// The environment one git command runs with, as far as the line shows: variables set
+/// for it alone (`X=1 git …`, `env X=1 git …`) over those the line set before it. `None`
+/// for a value only known when the shell runs.
+fn environment(parsed: &Parsed, index: usize) -> Vec<(String, Option<String>)> {
+    let command = &parsed.commands[index];
+    let mut env: Vec<(String, Option<String>)> = parsed
+        .assignments
+        .iter()
+        .filter(|a| a.at <= index && !a.each)
+        .map(|a| (a.name.clone(), a.value.clone()))
+        .collect();
+    for word in command.env.iter().chain(command.prefixed.iter().flatten()) {
+        if let Some((name, value)) = word.split_once('=')
+            && !name.is_empty()
+            && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        {
+            let known = !value.contains(['$', '`']);
+            env.push((name.to_owned(), known.then(|| value.to_owned())));
+        }
+    }
+    env
+}
+
+/// Most `GIT_CONFIG_KEY_<n>` pairs read.
+const MAX_PAIRS: usize = 64;
+
+/// A setting git is handed for one command, its value `None` when only known as the
+/// shell runs, with how it was given.
+struct Setting {
+    key: String,
+    value: Option<String>,
+    how: String,
+}
+
+/// The settings `git <args>` takes from its command line and environment: `-c key=value`,
+/// `--config-env=key=VAR`, `GIT_CONFIG_COUNT` with `GIT_CONFIG_KEY_<n>` and
+/// `GIT_CONFIG_VALUE_<n>`, `GIT_CONFIG_PARAMETERS`; and those `git config key value`
+/// writes.
+fn settings(args: &[String], env: &[(String, Option<String>)]) -> (Vec<Setting>, usize) {
+    let var = |name: &str| {
+        env.iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.clone())
+    };
+    let mut out = Vec::new();
+    if let Some(count) = var("GIT_CONFIG_COUNT") {
+        let count = count.and_then(|c| c.trim().parse::<usize>().ok());
+        let known = count.unwrap_or(MAX_PAIRS).min(MAX_PAIRS);
+        for n in 0..known {
+            let Some(key) = var(&format!("GIT_CONFIG_KEY_{n}")) else {
+                continue;
+            };
+            let value = var(&format!("GIT_CONFIG_VALUE_{n}")).flatten();
+            match key {
+                Some(key) => out.push(Setting {
+                    key,
+                    value,
+                    how: format!("GIT_CONFIG_KEY_{n}"),
+                }),
+                None => out.push(Setting {
+                    key: "core.fsmonitor".into(),
+                    value: None,
+                    how: format!("GIT_CONFIG_KEY_{n}, only known when the shell runs"),
+                }),
+            }
+        }
+    }
+    if let Some(params) = var("GIT_CONFIG_PARAMETERS") {
+        match params {
+            Some(params) => {
+                // `'key'='value'` (or the older `'key=value'`), one pair a quoted word.
+                let parts: Vec<&str> = params.split('\'').collect();
+                for (n, part) in parts.iter().enumerate() {
+                    let pair = if *part == "=" && n % 2 == 0 {
+                        parts
+                            .get(n.wrapping_sub(1))
+                            .zip(parts.get(n + 1))
+                            .map(|(k, v)| (*k, *v))
+                    } else if n % 2 == 1
+                        && parts.get(n + 1) != Some(&"=")
+                        && parts.get(n.wrapping_sub(1)) != Some(&"=")
+                    {
+                        part.split_once('=')
+                    } else {
+                        None
+                    };
+                    if let Some((key, value)) = pair {
+                        out.push(Setting {
+                            key: key.to_owned(),
+                            value: Some(value.to_owned()),
+                            how: "GIT_CONFIG_PARAMETERS".into(),
+                        });
+                    }
+                }
+            }
+            None => out.push(Setting {
+                key: "core.fsmonitor".into(),
+                value: None,
+                how: "GIT_CONFIG_PARAMETERS, only known when the shell runs".into(),
+            }),
+        }
+    }
+    let mut k = 0;
+    while let Some(arg) = args.get(k) {
+        if !arg.starts_with('-') {
+            break;
+        }
+        if arg == "-c"
+            && let Some((key, value)) = args.get(k + 1).and_then(|kv| kv.split_once('='))
+        {
+            out.push(Setting {
+                key: key.to_owned(),
+                value: Some(value.to_owned()),
+                how: format!("git -c {key}"),
+            });
+        }
+        let pair = if arg == "--config-env" {
+            args.get(k + 1).map(String::as_str)
+        } else {
+            arg.strip_prefix("--config-env=")
+        };
+        if let Some((key, name)) = pair.and_then(|p| p.rsplit_once('=')) {
+            out.push(Setting {
+                key: key.to_owned(),
+                value: var(name).flatten(),
+                how: format!("git --config-env={key}=${name}"),
+            });
+        }
+        k += if matches!(
+            arg.as_str(),
+            "-C" | "-c"
+                | "--git-dir"
+                | "--work-tree"
+                | "--namespace"
+                | "--config-env"
+                | "--exec-path"
+                | "--super-prefix"
+        ) {
+            2
+        } else {
+            1
+        };
+    }
+    (out, k)
+}
+
+/// Whether `key` makes git read another configuration file: `include.path`,
+/// `includeIf.<condition>.path`.
+fn includes(key: &str) -> bool {
+    let key = key.to_ascii_lowercase();
+    key == "include.path"
+        || (key.starts_with("includeif.") && key.rsplit('.').next() == Some("path"))
+}
+
+/// `key = value` as git configuration text, for [`shell::git_config_runs`].
+fn as_text(key: &str, value: &str) -> String {
+    let (section, name) = key.rsplit_once('.').unwrap_or(("core", key));
+    let text = match section.split_once('.') {
+        Some((head, sub)) => format!("[{head} \"{sub}\"]"),
+        None => format!("[{section}]"),
+    };
+    format!("{text}\n\t{name} = {value}\n")
+}
+
+/// Commands git runs by configuration one command gives it in ways other than `-c
+/// key=value` and `git config key value` (which the command line shows): variables of
+/// the environment (`GIT_CONFIG_COUNT`/`GIT_CONFIG_KEY_<n>`, `GIT_CONFIG_PARAMETERS`,
+/// `--config-env`), files it is told to read (`include.path`, `includeIf.*.path`,
+/// `GIT_CONFIG_GLOBAL`, `GIT_CONFIG_SYSTEM`, `GIT_CONFIG`, the configuration of a
+/// repository named by `--git-dir`/`GIT_DIR`), and URLs that run a command
+/// (`ext::cmd`) or talk to an open file (`fd::N`). Each command line with how it is
+/// reached, and findings about what cannot be read.
+pub(super) fn config_runs(
+    parsed: &Parsed,
+    index: usize,
+    cwd: &Cwd,
+    root: &Path,
+) -> (Vec<(String, String)>, Vec<Finding>) {
+    let command = &parsed.commands[index];
+    let mut scripts = Vec::new();
+    let mut asks = Vec::new();
+    if command.name() != "git" {
+        return (scripts, asks);
+    }
+    let args = command.args();
+    let env = environment(parsed, index);
+    let (settings, at) = settings(args, &env);
+    let here = match cwd {
+        Cwd::Known(d) if d.starts_with('/') => PathBuf::from(d),
+        Cwd::Known(d) => root.join(d),
+        Cwd::Unknown => root.to_path_buf(),
+    };
+    let mut here = here;
+    let mut git_dir_given: Option<String> = None;
+    let mut k = 0;
+    while k < at {
+        let next = args.get(k + 1).cloned();
+        match args[k].as_str() {
+            "-C" => {
+                if let Some(d) = &next {
+                    here = here.join(d);
+                }
+                k += 1;
+            }
+            "--git-dir" => {
+                git_dir_given = next;
+                k += 1;
+            }
+            a => {
+                if let Some(d) = a.strip_prefix("--git-dir=") {
+                    git_dir_given = Some(d.to_owned());
+                }
+            }
+        }
+        k += 1;
+    }
+    let unknown = |what: &str| {
+        Finding::ask(
+            "guard:git-config-unknown",
+            format!("hands git configuration {what}, which may make it run any command"),
+            "Spell the setting out with `git -c key=value`, or run it yourself in your terminal.",
+        )
+    };
+    // Files to judge: the path, how it was named, and the folder relative paths start from.
+    let mut files: Vec<(String, String, PathBuf)> = Vec::new();
+    for s in &settings {
+        match &s.value {
+            Some(value) if includes(&s.key) => {
+                files.push((value.clone(), s.how.clone(), here.clone()));
+            }
+            Some(value) => {
+                for script in shell::git_config_runs(&as_text(&s.key, value)) {
+                    scripts.push((script, format!("`{}`, a command git runs", s.how)));
+                }
+            }
+            None if includes(&s.key)
+                || !shell::git_config_runs(&as_text(&s.key, "x")).is_empty() =>
+            {
+                asks.push(unknown(&format!(
+                    "only known when the shell runs (`{}`)",
+                    s.how
+                )));
+            }
+            None => {}
+        }
+    }
+    for name in ["GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG"] {
+        if let Some((_, value)) = env.iter().rev().find(|(n, _)| n == name) {
+            match value {
+                Some(v) => files.push((v.clone(), name.to_owned(), here.clone())),
+                None => asks.push(unknown(&format!(
+                    "from `{name}`, only known when the shell runs"
+                ))),
+            }
+        }
+    }
+    let named_dir = git_dir_given.or_else(|| {
+        env.iter()
+            .rev()
+            .find(|(n, _)| n == "GIT_DIR")
+            .map(|(_, v)| v.clone().unwrap_or_else(|| "$GIT_DIR".into()))
+    });
+    if let Some(dir) = named_dir {
+        if dir.contains(['$', '`']) {
+            asks.push(unknown("from a repository only known when the shell runs"));
+        } else {
+            let dir = expand_home(&dir, &here);
+            if std::fs::metadata(&dir).is_ok_and(|m| m.is_dir()) {
+                let config = dir.join("config");
+                if std::fs::symlink_metadata(&config).is_ok() {
+                    files.push((
+                        config.to_string_lossy().into_owned(),
+                        "--git-dir".into(),
+                        here.clone(),
+                    ));
+                }
+            }
+        }
+    }
+    let sub = args.get(at).map(String::as_str);
+    if sub == Some("config") {
+        // `git config include.path FILE`: the file is read from then on.
+        let rest = &args[at + 1..];
+        let base = if rest.iter().any(|a| a == "--global") {
+            std::env::var_os("HOME").map_or_else(|| here.clone(), PathBuf::from)
+        } else if let Some(f) = rest
+            .iter()
+            .position(|a| a == "-f" || a == "--file")
+            .and_then(|p| rest.get(p + 1))
+        {
+            let f = expand_home(f, &here);
+            f.parent().map_or_else(|| here.clone(), Path::to_path_buf)
+        } else {
+            git_dir(&here).unwrap_or_else(|| here.join(".git"))
+        };
+        let words: Vec<&String> = rest
+            .iter()
+            .filter(|a| !a.starts_with('-'))
+            .skip_while(|a| matches!(a.as_str(), "set" | "add"))
+            .collect();
+        if let [key, value, ..] = words.as_slice()
+            && includes(key)
+        {
+            files.push(((*value).clone(), format!("git config {key}"), base));
+        }
+    }
+    let mut read = 0;
+    let mut queue = files;
+    let mut k = 0;
+    while k < queue.len() {
+        let (name, how, base) = queue[k].clone();
+        k += 1;
+        if name == "/dev/null" {
+            continue;
+        }
+        if name.contains(['$', '`']) {
+            asks.push(unknown(&format!(
+                "from `{name}`, only known when the shell runs"
+            )));
+            continue;
+        }
+        if read >= MAX_FILES {
+            asks.push(unknown(&format!(
+                "from more than {MAX_FILES} files (`{name}`), which nagger does not all read"
+            )));
+            break;
+        }
+        read += 1;
+        let path = expand_home(&name, &base);
+        let Some(text) = read_bounded(&path) else {
+            asks.push(unknown(&format!(
+                "from `{name}` ({how}), a file nagger cannot read"
+            )));
+            continue;
+        };
+        let via = format!("`{name}`, git configuration read by `{how}`");
+        for script in shell::git_config_runs(&text) {
+            scripts.push((script, via.clone()));
+        }
+        asks.extend(super::important::hooks_path_in(&text));
+        let folder = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        let mut section = String::new();
+        for line in text.lines().take(4096) {
+            let line = line.trim();
+            if let Some(header) = line.strip_prefix('[') {
+                section = header
+                    .split(']')
+                    .next()
+                    .unwrap_or("")
+                    .trim()
+                    .to_ascii_lowercase();
+                continue;
+            }
+            if let Some((key, value)) = line.split_once('=')
+                && key.trim().eq_ignore_ascii_case("path")
+                && (section == "include" || section.starts_with("includeif"))
+            {
+                let value = value.trim().trim_matches('"').to_owned();
+                queue.push((value, name.clone(), folder.clone()));
+            }
+        }
+    }
+    // URLs that run a command, given as operands or as settings.
+    let urls = args
+        .iter()
+        .map(String::as_str)
+        .chain(settings.iter().filter_map(|s| s.value.as_deref()));
+    for url in urls {
+        match super::git::transport_command(url) {
+            Some(Transport::Runs(script)) => {
+                scripts.push((script, format!("`{url}`, a git URL that runs a command")));
+            }
+            Some(Transport::OpenFile) => asks.push(Finding::ask(
+                "guard:git-config-unknown",
+                format!("hands git the URL `{url}`, which talks to a file the shell opened"),
+                "Use a remote git can reach by itself, or run it yourself in your terminal.",
+            )),
+            None => {}
+        }
+    }
+    (scripts, asks)
+}
+
+/// `~/x` in the user's home, a relative path under `base`.
+fn expand_home(path: &str, base: &Path) -> PathBuf {
+    match path.strip_prefix("~/") {
+        Some(rest) => std::env::var_os("HOME")
+            .map_or_else(|| base.join(path), |h| PathBuf::from(h).join(rest)),
+        None if path.starts_with('/') => PathBuf::from(path),
+        None => base.join(path),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -329,5 +725,76 @@ mod tests {
             "git's own commands win"
         );
         assert_eq!(expand(p.path(), "git nothing"), None);
+    }
+
+    /// What `line` makes git run by configuration, and whether it asks.
+    fn config(root: &Path, line: &str) -> (Vec<String>, usize) {
+        let parsed = shell::parse(line);
+        let index = parsed
+            .commands
+            .iter()
+            .position(|c| c.name() == "git")
+            .expect("a git command");
+        let (scripts, asks) = config_runs(&parsed, index, &Cwd::Known(String::new()), root);
+        (scripts.into_iter().map(|(s, _)| s).collect(), asks.len())
+    }
+
+    #[test]
+    fn configuration_from_the_environment_files_and_urls_is_read() {
+        let p = project("[core]\n\tbare = false\n");
+        std::fs::write(
+            p.path().join("x.cfg"),
+            "[core]\n\tfsmonitor = rm -rf .claude-nagger\n[include]\n\tpath = y.cfg\n",
+        )
+        .expect("x.cfg");
+        std::fs::write(p.path().join("y.cfg"), "[alias]\n\tz = !touch y\n").expect("y.cfg");
+        std::fs::write(p.path().join("ok.cfg"), "[user]\n\tname = x\n").expect("ok.cfg");
+        let runs = |line: &str| config(p.path(), line).0;
+        let wipe = "rm -rf .claude-nagger".to_owned();
+        for line in [
+            "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0='rm -rf .claude-nagger' git status",
+            "env GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0='rm -rf .claude-nagger' git status",
+            "export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0='rm -rf .claude-nagger'; git status",
+            "E='rm -rf .claude-nagger' git --config-env=core.fsmonitor=E status",
+            "GIT_CONFIG_PARAMETERS=\"'core.fsmonitor'='rm -rf .claude-nagger'\" git status",
+            "git -c include.path=x.cfg status",
+            "GIT_CONFIG_GLOBAL=x.cfg git status",
+            "GIT_CONFIG_SYSTEM=./x.cfg git log",
+            "GIT_CONFIG=x.cfg git status",
+            "git config include.path ../x.cfg",
+            "git config --local includeIf.gitdir:/.path ../x.cfg",
+        ] {
+            assert!(runs(line).contains(&wipe), "{line}: {:?}", runs(line));
+        }
+        assert!(runs("git -c include.path=x.cfg status").contains(&"touch y".to_owned()));
+        assert_eq!(
+            runs("git -c protocol.ext.allow=always fetch 'ext::sh -c rm% -rf% .claude-nagger'"),
+            vec!["'sh' '-c' 'rm -rf .claude-nagger'".to_owned()]
+        );
+        // Another repository's configuration, named by `--git-dir`.
+        let other = project("[core]\n\tfsmonitor = rm -rf .claude-nagger\n");
+        let line = format!("git --git-dir={}/.git status", other.path().display());
+        assert!(runs(&line).contains(&wipe), "{line}");
+        // What cannot be read or is only known when the shell runs is asked about.
+        for line in [
+            "git -c include.path=missing.cfg status",
+            "GIT_CONFIG_GLOBAL=$F git status",
+            "git --config-env=core.fsmonitor=UNSET status",
+            "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0=$P git log",
+            "git fetch fd::3",
+        ] {
+            assert_eq!(config(p.path(), line).1, 1, "{line}");
+        }
+        for line in [
+            "git -c color.ui=always log",
+            "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=user.name GIT_CONFIG_VALUE_0=x git commit -m m",
+            "git -c include.path=ok.cfg status",
+            "GIT_CONFIG_GLOBAL=/dev/null git status",
+            "git --config-env=user.name=NAME commit",
+            "git config --get include.path",
+            "git fetch origin",
+        ] {
+            assert_eq!(config(p.path(), line), (Vec::new(), 0), "{line}");
+        }
     }
 }

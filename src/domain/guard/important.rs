@@ -381,6 +381,8 @@ fn targets(command: &SimpleCommand, fed: &[String]) -> (Vec<String>, Vec<String>
                 .map(str::to_owned),
         ),
         "sed" | "gsed" | "perl" if in_place(args) => over.extend(owned(&ops)),
+        // `git diff --output=~/.bashrc`, `git archive -o /dev/sda`.
+        "git" => over.extend(super::git::git_writes(args, false)),
         // `chmod 777 /etc/passwd`: the mode or owner first, unless given by reference.
         "chmod" | "chown" | "chgrp" | "chattr" => {
             let by_reference = args.iter().any(|a| a.starts_with("--reference"));
@@ -408,11 +410,31 @@ fn in_place(args: &[String]) -> bool {
 /// The first important file `command` (run in `cwd`) writes over, deletes or appends to.
 pub(super) fn written(command: &SimpleCommand, fed: &[String], cwd: &Cwd) -> Option<Finding> {
     let (over, append) = targets(command, fed);
+    let located = |t: &String| resolve(cwd, t).unwrap_or_else(|| t.clone());
+    if command.name() == "git"
+        && let Some(target) = super::git::git_writes(command.args(), false)
+            .into_iter()
+            .find(|t| {
+                let path = located(t);
+                kind(&path).is_none()
+                    && (runs_later(&path) || hook_file(&path) || git_config(&path))
+            })
+    {
+        // A patch, an archive or a bundle where git or the shell runs a script later.
+        return Some(Finding::ask(
+            "guard:hidden-later",
+            format!(
+                "has git write `{target}`, which git or the shell runs by itself later, with \
+                 contents nagger cannot see"
+            ),
+            "Write it with the file tools, or spell the text out on the command line, so it \
+             can be checked.",
+        ));
+    }
     let verb = match command.name() {
         "chmod" | "chown" | "chgrp" | "chattr" => "changes who may read or write",
         _ => "overwrites or removes",
     };
-    let located = |t: &String| resolve(cwd, t).unwrap_or_else(|| t.clone());
     let modes = verb != "overwrites or removes";
     for target in &over {
         let path = located(target);
@@ -536,6 +558,41 @@ mod tests {
             "ln -s /usr/bin/python3 ~/bin/python",
             "echo x >> notes.md",
             "echo 'export PATH=$HOME/bin:$PATH' >> ~/.bashrc",
+        ] {
+            assert_eq!(judged(line), None, "{line}");
+        }
+    }
+
+    #[test]
+    fn git_output_files_are_writes_of_important_files() {
+        for line in [
+            "git diff --output ~/.bashrc",
+            "git archive -o /etc/passwd HEAD",
+            "git log --output=.git/HEAD",
+            "git -C sub bundle create /dev/sda HEAD",
+        ] {
+            assert!(
+                matches!(judged(line), Some((true, _))),
+                "{line}: {:?}",
+                judged(line)
+            );
+        }
+        // A hook written with contents the line does not show is asked about.
+        for line in [
+            "git diff --output=.git/hooks/pre-commit",
+            "git show HEAD:x --output .husky/pre-push",
+        ] {
+            assert!(
+                matches!(judged(line), Some((false, _))),
+                "{line}: {:?}",
+                judged(line)
+            );
+        }
+        for line in [
+            "git diff --output=/tmp/x.patch",
+            "git format-patch -1 -o /tmp/patches",
+            "git config --file ~/.gitconfig user.name x",
+            "git diff > /tmp/x.patch",
         ] {
             assert_eq!(judged(line), None, "{line}");
         }

@@ -1819,7 +1819,9 @@ fn git_changes(args: &[String], c: &mut Changes) {
         "--exclude",
         "--pathspec-from-file",
     ];
-    let mut paths = Vec::new();
+    // Files and folders git's options and operands name as its output.
+    let written = super::git::git_writes(args, true);
+    let mut paths: Vec<&str> = written.iter().map(String::as_str).collect();
     let index_only = sub == "restore"
         && rest.iter().any(|a| a == "--staged" || a == "-S")
         && !rest.iter().any(|a| a == "--worktree" || a == "-W");
@@ -1850,7 +1852,7 @@ fn git_changes(args: &[String], c: &mut Changes) {
                 paths.push(arg.as_str());
             }
         }
-        _ => return,
+        _ => {}
     }
     for path in paths {
         c.paths.push(match dir {

@@ -403,6 +403,14 @@ impl<'a> Guard<'a> {
                     .filter(scripts::carries_over),
             );
         }
+        // Configuration git is handed by the environment, included files and URLs.
+        let (config_scripts, config_asks) = git_alias::config_runs(parsed, index, cwd, scope.root);
+        findings.extend(config_asks);
+        run.extend(
+            config_scripts
+                .into_iter()
+                .map(|(s, via)| Program::Script(s, via)),
+        );
         if let Some(script) = xargs_script(command, &fed) {
             run.push(Program::Script(
                 script,

@@ -112,6 +112,7 @@ pub(super) struct Io {
     pub(super) substitutions: Vec<(String, Range<usize>)>,
     pub(super) computed: Vec<String>,
     pub(super) stdin_texts: Vec<String>,
+    pub(super) env: Vec<String>,
 }
 
 /// Redirections and here-documents of the command being read.
@@ -604,6 +605,12 @@ impl Parser<'_, '_> {
         }
         let mut substitutions = Vec::new();
         let mut computed = Vec::new();
+        let env: Vec<String> = words
+            .iter()
+            .take(skip)
+            .filter(|w| w.assignment)
+            .map(|w| String::from_utf8_lossy(&w.text).into_owned())
+            .collect();
         let argv: Vec<String> = words
             .into_iter()
             .skip(skip)
@@ -628,6 +635,7 @@ impl Parser<'_, '_> {
             substitutions,
             computed,
             stdin_texts: redirections.herestrings.clone(),
+            env,
         };
         let ctx = self.ctx.clone();
         let index = self.out.commands.len();

@@ -67,6 +67,7 @@ impl Parser<'_, '_> {
             substitutions: io.substitutions,
             computed: io.computed,
             stdin_texts: io.stdin_texts,
+            env: io.env,
         };
         let name = command.name().to_owned();
         let runs_scripts = is_shell(&name)
