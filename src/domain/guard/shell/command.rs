@@ -156,4 +156,10 @@ pub struct Assignment {
     pub raw: String,
     /// A loop variable (`for d in a b`): `value` holds each of its values on a line.
     pub each: bool,
+    /// An array (`a=(x y)`): `value` holds its elements, each quoted as a shell word.
+    pub array: bool,
+    /// A name reference (`declare -n r=t`): `value` names the variable it stands for.
+    pub nameref: bool,
+    /// Added to what the variable held (`x+=y`).
+    pub append: bool,
 }

@@ -15,6 +15,8 @@ pub(super) struct Word {
     pub(super) computed: bool,
     /// Where in `text` an unquoted `{`, `,`, `}` or `.` stands, ascending: brace syntax.
     pub(super) active: Vec<usize>,
+    /// `name=(…)`: an array's elements follow the `=`.
+    pub(super) array: bool,
 }
 
 impl Word {
