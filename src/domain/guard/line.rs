@@ -908,10 +908,9 @@ impl shell::Vars for SetsAt<'_> {
                 return Var::Unknown;
             };
             if set.nameref {
-                let valid = value
-                    .bytes()
-                    .enumerate()
-                    .all(|(i, b)| b == b'_' || b.is_ascii_alphabetic() || (i > 0 && b.is_ascii_digit()));
+                let valid = value.bytes().enumerate().all(|(i, b)| {
+                    b == b'_' || b.is_ascii_alphabetic() || (i > 0 && b.is_ascii_digit())
+                });
                 if !valid || value.is_empty() {
                     return Var::Unknown;
                 }
@@ -1317,6 +1316,10 @@ mod tests {
             ("eval \"$(tool env)\"; rm -rf \"$TARGET\"", "$TARGET"),
             ("rm -rf \"${x:-$(cat f)}\"", "${x:-$(cat f)}"),
             ("for f in $(ls); do rm -rf \"$f\"; done", "$f"),
+            ("p=.claude; rm -rf \"${p/e/&}\"", "${p/e/&}"),
+            ("x=$(cat f); rm -rf \"${x%/}\"", "${x%/}"),
+            ("source ./env.sh; rm -rf \"${T#x}\"", "${T#x}"),
+            ("a=([3]=x); rm -rf \"${a[3]}\"", "${a[3]}"),
         ] {
             assert_eq!(unknown_of(text).as_deref(), Some(part), "{text}");
         }
@@ -1331,6 +1334,9 @@ mod tests {
             "x=.claude; rm -rf \"$x\"",
             "for f in a b; do rm -rf \"$f\"; done",
             "touch \"log-$(date +%F).txt\"",
+            "f=a.txt; cp \"$f\" \"${f%.txt}.bak\"",
+            "rm -f \"${HOME%/}/x\"",
+            "d=$(mktemp -d); rm -rf \"${d%/}\"",
         ] {
             assert_eq!(unknown_of(text), None, "{text}");
         }
@@ -1345,6 +1351,19 @@ mod tests {
             ("printf -v x /srv; rm -rf \"$x\"", "rm -rf /srv"),
             (": \"${t:=/srv}\"; rm -rf \"$t\"", "rm -rf /srv"),
             ("rm -rf \"${t:-/srv}\"", "rm -rf /srv"),
+            ("p=/x; rm -rf \"${p%x}\"", "rm -rf /"),
+            (
+                "p=.claude-XX; rm -r \"${p/XX/nagger}\"",
+                "rm -r .claude-nagger",
+            ),
+            ("p=x.claude; rm -r \"${p:1}\"", "rm -r .claude"),
+            ("p=/a/b.txt; q=${p##*/}; cp a \"${q%.txt}.md\"", "cp a b.md"),
+            ("t=/srv; r=t; rm -rf \"${!r}\"", "rm -rf /srv"),
+            ("declare -n r=t; t=/srv; rm -rf \"$r\"", "rm -rf /srv"),
+            ("x=/s; x+=rv; rm -rf \"$x\"", "rm -rf /srv"),
+            ("a=(/srv x); IFS=:; rm -rf \"${a[*]}\"", "rm -rf /srv:x"),
+            ("a=(/srv x); rm -rf \"${a[@]}\"", "rm -rf /srv x"),
+            ("p=/srv; rm -rf \"$(pwd)/${p#/}\"", "rm -rf '$(pwd)/srv'"),
             (
                 "for a in x y; do for b in 1 2; do rm \"$a/$b\"; done; done",
                 "rm x/1 x/2; rm y/1 y/2",

@@ -29,10 +29,7 @@ pub enum Var {
 /// shell word); `None` when an element names its index (`[3]=x`, `[key]=v`).
 pub fn array_items(value: &str) -> Option<Vec<String>> {
     let items = super::lexer::split_words(value);
-    (!items
-        .iter()
-        .any(|i| i.starts_with('[') && i.contains("]=")))
-    .then_some(items)
+    (!items.iter().any(|i| i.starts_with('[') && i.contains("]="))).then_some(items)
 }
 
 /// The variables an expansion reads.
@@ -343,7 +340,8 @@ fn operate(val: Val, op: &str, vars: &dyn Vars, depth: usize) -> Outcome {
 fn outside(op: &str, vars: &dyn Vars, depth: usize) -> Outcome {
     for o in [":-", "-", ":=", "=", ":+", "+"] {
         if let Some(word) = op.strip_prefix(o) {
-            return operand(word, vars, depth).map_or(Outcome::Unknown, |w| Outcome::Words(vec![w]));
+            return operand(word, vars, depth)
+                .map_or(Outcome::Unknown, |w| Outcome::Words(vec![w]));
         }
     }
     Outcome::Raw
@@ -538,7 +536,11 @@ fn substring(items: &[String], spec: &str, vars: &dyn Vars, depth: usize) -> Opt
         None => n,
         Some(l) => {
             let l = arithmetic(l, vars, depth)?;
-            let end = if l < 0 { n + l } else { start.saturating_add(l).min(n) };
+            let end = if l < 0 {
+                n + l
+            } else {
+                start.saturating_add(l).min(n)
+            };
             if end < start {
                 // Bash stops with "substring expression < 0".
                 return None;
