@@ -148,6 +148,7 @@ pub struct Parsed {
 /// A shell variable set by the line: from the command at index `at` of
 /// [`Parsed::commands`] on, `name` holds `value` (`None` when only known as the shell runs).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[allow(clippy::struct_excessive_bools)]
 pub struct Assignment {
     pub at: usize,
     pub name: String,

@@ -215,7 +215,8 @@ fn value(param: Param<'_>, vars: &dyn Vars, depth: usize) -> Val {
                 Var::Unknown | Var::Each(_) => Val::Unknown,
                 Var::Scalar(s) => Val::Scalars(vec![(k == 0 || k == -1).then_some(s)]),
                 Var::Array(a) => {
-                    let at = if k < 0 { a.len() as i64 + k } else { k };
+                    let len = i64::try_from(a.len()).unwrap_or(i64::MAX);
+                    let at = if k < 0 { len + k } else { k };
                     let element = usize::try_from(at).ok().and_then(|at| a.get(at).cloned());
                     Val::Scalars(vec![element])
                 }
@@ -351,7 +352,7 @@ fn outside(op: &str, vars: &dyn Vars, depth: usize) -> Outcome {
 fn apply(v: &str, op: &str, vars: &dyn Vars, depth: usize) -> Option<String> {
     let chars: Vec<char> = v.chars().collect();
     if let Some(spec) = op.strip_prefix(':') {
-        let chars: Vec<String> = chars.iter().map(|c| c.to_string()).collect();
+        let chars: Vec<String> = chars.iter().map(char::to_string).collect();
         return substring(&chars, spec, vars, depth).map(|s| s.concat());
     }
     if let Some(rest) = op.strip_prefix('#') {
@@ -371,11 +372,10 @@ fn apply(v: &str, op: &str, vars: &dyn Vars, depth: usize) -> Option<String> {
         let pattern = pattern(rest, vars, depth)?;
         let value = capped(&chars)?;
         let n = value.len();
-        let mut starts = (0..=n).filter(|&s| ends(&pattern, value, s)[n]);
         let start = if longest {
-            starts.next()
+            (0..=n).find(|&s| ends(&pattern, value, s)[n])
         } else {
-            starts.last()
+            (0..=n).rev().find(|&s| ends(&pattern, value, s)[n])
         };
         return Some(value[..start.unwrap_or(n)].iter().collect());
     }
@@ -526,7 +526,7 @@ fn substring(items: &[String], spec: &str, vars: &dyn Vars, depth: usize) -> Opt
         (o, Some(l)) => (o, Some(l)),
         (o, None) => (o, None),
     };
-    let n = items.len() as i64;
+    let n = i64::try_from(items.len()).ok()?;
     let offset = arithmetic(offset, vars, depth)?;
     let start = if offset < 0 { n + offset } else { offset };
     if start < 0 || start > n {
@@ -548,7 +548,8 @@ fn substring(items: &[String], spec: &str, vars: &dyn Vars, depth: usize) -> Opt
             end
         }
     };
-    Some(items[start as usize..end as usize].to_vec())
+    let (start, end) = (usize::try_from(start).ok()?, usize::try_from(end).ok()?);
+    Some(items[start..end].to_vec())
 }
 
 fn split_colon(spec: &str) -> (&str, Option<&str>) {
@@ -677,7 +678,7 @@ fn unary(t: &[Tok], at: &mut usize) -> Option<i64> {
             (t.get(*at) == Some(&Tok::Op(b')'))).then(|| *at += 1)?;
             Some(v)
         }
-        _ => None,
+        Tok::Op(_) => None,
     }
 }
 
@@ -804,23 +805,20 @@ fn ends(pattern: &Pattern, value: &[char], start: usize) -> Vec<bool> {
             }
             k += 1;
         } else if !quoted && c == '[' {
-            match class(pattern, k) {
-                Some((members, negated, after)) => {
-                    for p in 0..n {
-                        if cur[p] && members.matches(value[p]) != negated {
-                            next[p + 1] = true;
-                        }
+            if let Some((members, negated, after)) = class(pattern, k) {
+                for p in 0..n {
+                    if cur[p] && members.matches(value[p]) != negated {
+                        next[p + 1] = true;
                     }
-                    k = after;
                 }
-                None => {
-                    for p in 0..n {
-                        if cur[p] && value[p] == '[' {
-                            next[p + 1] = true;
-                        }
+                k = after;
+            } else {
+                for p in 0..n {
+                    if cur[p] && value[p] == '[' {
+                        next[p + 1] = true;
                     }
-                    k += 1;
                 }
+                k += 1;
             }
         } else {
             for p in 0..n {

@@ -3,6 +3,7 @@
 use std::ops::Range;
 
 #[derive(Default)]
+#[allow(clippy::struct_excessive_bools)]
 pub(super) struct Word {
     pub(super) text: Vec<u8>,
     /// Some part was quoted or escaped: not a reserved word.
