@@ -7,6 +7,8 @@ use super::finding::{Finding, operands};
 use super::paths::normalize;
 use super::programs::{printed_text, substituted_text};
 use super::protect::{Cwd, Folders, resolve};
+use std::cell::Cell;
+
 use super::shell::{self, Outcome, Parsed, SimpleCommand, Var};
 
 /// Most files written by one line that are remembered.
@@ -115,7 +117,13 @@ pub(super) struct Line {
     /// From the command at this index on, the positional parameters hold what the line
     /// set them to (`set -- a b`).
     positional_from: Option<usize>,
+    /// Steps of work parameter expansions may still take (see [`MAX_EXPANSION_WORK`]).
+    budget: Cell<usize>,
 }
+
+/// Most steps of work the parameter expansions of one command line take (pattern
+/// characters times value characters, summed); past it, what they yield is unknown.
+const MAX_EXPANSION_WORK: usize = 4_000_000;
 
 /// Programs whose output is no name an agent chooses: a fresh temporary path, a date, a
 /// number, the user's or the machine's name, the folder the line runs in (which the
@@ -228,13 +236,15 @@ impl Line {
             }
         }
         sets.sort_by_key(|s| s.at);
-        fill_in_chains(&mut sets, opaque_from);
+        let budget = Cell::new(MAX_EXPANSION_WORK);
+        fill_in_chains(&mut sets, opaque_from, &budget);
         Line {
             sets,
             writes,
             functions: parsed.functions.clone(),
             opaque_from,
             positional_from,
+            budget,
         }
     }
 
@@ -346,6 +356,7 @@ impl Line {
             sets: &self.sets,
             index,
             opaque: self.opaque_from.is_some_and(|at| at <= index),
+            budget: &self.budget,
         }
     }
 
@@ -832,7 +843,7 @@ struct Reference<'w> {
 
 /// `y=$x` after `x=.claude`, `t="$d/x"`, `z=${x%.txt}`: a variable set from variables the
 /// line spelled out earlier holds what they expand to put together.
-fn fill_in_chains(sets: &mut [Set], opaque_from: Option<usize>) {
+fn fill_in_chains(sets: &mut [Set], opaque_from: Option<usize>, budget: &Cell<usize>) {
     for i in 0..sets.len() {
         let (done, rest) = sets.split_at_mut(i);
         let set = &mut rest[0];
@@ -849,6 +860,7 @@ fn fill_in_chains(sets: &mut [Set], opaque_from: Option<usize>) {
             sets: done,
             index: set.at,
             opaque: opaque_from.is_some_and(|at| at <= set.at),
+            budget,
         };
         let mut out = String::new();
         let mut k = 0;
@@ -885,9 +897,16 @@ struct SetsAt<'s> {
     index: usize,
     /// Any variable the line does not set may hold what it computed.
     opaque: bool,
+    budget: &'s Cell<usize>,
 }
 
 impl shell::Vars for SetsAt<'_> {
+    fn spend(&self, cost: usize) -> bool {
+        let left = self.budget.get();
+        self.budget.set(left.saturating_sub(cost));
+        left >= cost
+    }
+
     fn var(&self, name: &str) -> Var {
         let mut name = name;
         // `declare -n r=t`: `r` stands for `t`, a few steps deep.

@@ -35,6 +35,9 @@ pub fn array_items(value: &str) -> Option<Vec<String>> {
 /// The variables an expansion reads.
 pub trait Vars {
     fn var(&self, name: &str) -> Var;
+    /// Takes `cost` steps of work from what one command line may spend; false when
+    /// they are not left (what is left is then unknown).
+    fn spend(&self, cost: usize) -> bool;
 }
 
 /// What an expansion yields.
@@ -59,7 +62,7 @@ pub fn evaluate(body: &str, vars: &dyn Vars) -> Outcome {
 type Pattern = Vec<(char, bool)>;
 
 fn eval(body: &str, vars: &dyn Vars, depth: usize) -> Outcome {
-    if depth > MAX_DEPTH || body.len() > 4096 {
+    if depth > MAX_DEPTH || body.len() > 4096 || !vars.spend(body.len() + 1) {
         return Outcome::Unknown;
     }
     // `${#x}`, `${#a[@]}`: a length (`${#}` alone is the count of positional parameters).
@@ -359,6 +362,7 @@ fn apply(v: &str, op: &str, vars: &dyn Vars, depth: usize) -> Option<String> {
         let (longest, rest) = rest.strip_prefix('#').map_or((false, rest), |r| (true, r));
         let pattern = pattern(rest, vars, depth)?;
         let value = capped(&chars)?;
+        paid(vars, &pattern, value, false)?;
         let ends = ends(&pattern, value, 0);
         let end = if longest {
             ends.iter().rposition(|e| *e)
@@ -371,6 +375,7 @@ fn apply(v: &str, op: &str, vars: &dyn Vars, depth: usize) -> Option<String> {
         let (longest, rest) = rest.strip_prefix('%').map_or((false, rest), |r| (true, r));
         let pattern = pattern(rest, vars, depth)?;
         let value = capped(&chars)?;
+        paid(vars, &pattern, value, true)?;
         let n = value.len();
         let start = if longest {
             (0..=n).find(|&s| ends(&pattern, value, s)[n])
@@ -397,6 +402,7 @@ fn apply(v: &str, op: &str, vars: &dyn Vars, depth: usize) -> Option<String> {
             None => String::new(),
         };
         let value = capped(&chars)?;
+        paid(vars, &pattern, value, true)?;
         return Some(substitute(value, &pattern, &with, mode));
     }
     for (o, upper, all) in [
@@ -413,6 +419,7 @@ fn apply(v: &str, op: &str, vars: &dyn Vars, depth: usize) -> Option<String> {
             } else {
                 pattern(rest, vars, depth)?
             };
+            paid(vars, &pattern, &chars, false)?;
             let mut out = String::new();
             for (k, c) in chars.iter().enumerate() {
                 let hit = (all || k == 0) && ends(&pattern, &[*c], 0)[1];
@@ -447,6 +454,17 @@ fn apply(v: &str, op: &str, vars: &dyn Vars, depth: usize) -> Option<String> {
         };
     }
     None
+}
+
+/// Pays for matching `pattern` against `value` once, or from every start.
+fn paid(vars: &dyn Vars, pattern: &Pattern, value: &[char], every_start: bool) -> Option<()> {
+    let once = (pattern.len() + 1) * (value.len() + 1);
+    let cost = if every_start {
+        once * (value.len() + 1)
+    } else {
+        once
+    };
+    vars.spend(cost).then_some(())
 }
 
 fn capped(chars: &[char]) -> Option<&[char]> {
@@ -907,7 +925,7 @@ fn class(pattern: &Pattern, open: usize) -> Option<(Members, bool, usize)> {
 mod tests {
     use super::*;
 
-    struct Map(Vec<(&'static str, Var)>);
+    struct Map(Vec<(&'static str, Var)>, std::cell::Cell<usize>);
 
     impl Vars for Map {
         fn var(&self, name: &str) -> Var {
@@ -919,11 +937,17 @@ mod tests {
                 Some(Var::Outside) | None => Var::Outside,
             }
         }
+
+        fn spend(&self, cost: usize) -> bool {
+            let left = self.1.get();
+            self.1.set(left.saturating_sub(cost));
+            left >= cost
+        }
     }
 
     fn vars() -> Map {
         let s = |v: &str| Var::Scalar(v.to_owned());
-        Map(vec![
+        Map::new(vec![
             ("p", s("X.claude-nagger")),
             ("q", s(".claude-XX")),
             ("r", s("p")),
@@ -937,6 +961,12 @@ mod tests {
             ),
             ("l", Var::Each(vec!["a.md".into(), "b.md".into()])),
         ])
+    }
+
+    impl Map {
+        fn new(vars: Vec<(&'static str, Var)>) -> Map {
+            Map(vars, std::cell::Cell::new(usize::MAX))
+        }
     }
 
     fn one(body: &str) -> String {
@@ -1060,14 +1090,18 @@ mod tests {
     #[test]
     fn hostile_input_stays_bounded() {
         let long = "a".repeat(MAX_VALUE + 1);
-        let v = Map(vec![("x", Var::Scalar(long))]);
+        let v = Map::new(vec![("x", Var::Scalar(long))]);
         assert_eq!(evaluate("x%%*a", &v), Outcome::Unknown);
         let star = "*".repeat(100);
-        let v = Map(vec![("x", Var::Scalar("b".repeat(MAX_VALUE)))]);
+        let v = Map::new(vec![("x", Var::Scalar("b".repeat(MAX_VALUE)))]);
         assert_eq!(
             evaluate(&format!("x//{star}a/c"), &v),
             Outcome::Words(vec!["b".repeat(MAX_VALUE)])
         );
         assert_eq!(evaluate("x/@(b)/c", &v), Outcome::Unknown);
+        // Work past what one line may spend is unknown.
+        let v = Map(vec![("x", Var::Scalar("b".repeat(64)))], 100_000.into());
+        let mut outcomes = (0..64).map(|_| evaluate("x%%*c", &v));
+        assert!(outcomes.any(|o| o == Outcome::Unknown));
     }
 }
