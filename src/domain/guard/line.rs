@@ -7,7 +7,9 @@ use super::finding::{Finding, operands};
 use super::paths::normalize;
 use super::programs::{printed_text, substituted_text};
 use super::protect::{Cwd, Folders, resolve};
-use super::shell::{self, Parsed, SimpleCommand};
+use std::cell::Cell;
+
+use super::shell::{self, Outcome, Parsed, SimpleCommand, Var};
 
 /// Most files written by one line that are remembered.
 const MAX_WRITES: usize = 64;
@@ -98,6 +100,10 @@ struct Set {
     raw: Option<String>,
     /// A loop variable: `value` holds its values one per line.
     each: bool,
+    /// An array: `value` holds its elements, each quoted as a shell word.
+    array: bool,
+    /// A name reference: `value` names the variable it stands for.
+    nameref: bool,
 }
 
 /// The variables, functions and written files of one line.
@@ -111,7 +117,13 @@ pub(super) struct Line {
     /// From the command at this index on, the positional parameters hold what the line
     /// set them to (`set -- a b`).
     positional_from: Option<usize>,
+    /// Steps of work parameter expansions may still take (see [`MAX_EXPANSION_WORK`]).
+    budget: Cell<usize>,
 }
+
+/// Most steps of work the parameter expansions of one command line take (pattern
+/// characters times value characters, summed); past it, what they yield is unknown.
+const MAX_EXPANSION_WORK: usize = 4_000_000;
 
 /// Programs whose output is no name an agent chooses: a fresh temporary path, a date, a
 /// number, the user's or the machine's name, the folder the line runs in (which the
@@ -156,12 +168,35 @@ impl Line {
         let mut sets: Vec<Set> = parsed
             .assignments
             .iter()
-            .map(|a| Set {
-                at: a.at,
-                name: a.name.clone(),
-                value: a.value.clone(),
-                raw: Some(a.raw.clone()),
-                each: a.each,
+            .map(|a| match (a.append, a.array) {
+                // `x+=y`: what it held, then `y`.
+                (true, false) => Set {
+                    at: a.at,
+                    name: a.name.clone(),
+                    value: None,
+                    raw: Some(format!("${{{}}}{}", a.name, a.raw)),
+                    each: false,
+                    array: false,
+                    nameref: false,
+                },
+                (true, true) => Set {
+                    at: a.at,
+                    name: a.name.clone(),
+                    value: None,
+                    raw: None,
+                    each: false,
+                    array: true,
+                    nameref: false,
+                },
+                _ => Set {
+                    at: a.at,
+                    name: a.name.clone(),
+                    value: a.value.clone(),
+                    raw: Some(a.raw.clone()),
+                    each: a.each,
+                    array: a.array,
+                    nameref: a.nameref,
+                },
             })
             .collect();
         let mut writes = Vec::new();
@@ -201,13 +236,15 @@ impl Line {
             }
         }
         sets.sort_by_key(|s| s.at);
-        fill_in_chains(&mut sets);
+        let budget = Cell::new(MAX_EXPANSION_WORK);
+        fill_in_chains(&mut sets, opaque_from, &budget);
         Line {
             sets,
             writes,
             functions: parsed.functions.clone(),
             opaque_from,
             positional_from,
+            budget,
         }
     }
 
@@ -286,21 +323,40 @@ impl Line {
             // `$$`, `$?`, `$#`, `$!`, `$-`: numbers and flags.
             return false;
         }
-        let computed_default = reference.default.is_some_and(|d| d.contains(['$', '`']));
+        // Worked out (spelled out, a loop's words too): filled in and judged as such; a
+        // variable the line leaves alone is not feared.
+        if !matches!(
+            shell::evaluate(reference.body, &self.vars_at(index)),
+            Outcome::Unknown
+        ) {
+            return false;
+        }
         let set = self
             .sets
             .iter()
             .rev()
             .find(|s| s.at <= index && s.name == name);
         match set {
-            // Spelled out (a loop's words too): filled in and judged as such.
-            Some(Set { value: Some(_), .. }) => false,
             // `d=$(mktemp -d)`, `t="$d/x"`: what it was made of decides, a few steps deep.
             Some(Set {
-                raw: Some(raw), at, ..
+                value: None,
+                raw: Some(raw),
+                at,
+                nameref: false,
+                ..
             }) => depth >= 4 || self.unknown_within(*at, raw, depth + 1).is_some(),
-            Some(_) => true,
-            None => self.opaque_from.is_some_and(|at| at <= index) || computed_default,
+            // A value the operator cannot be worked out on, or computed by the line.
+            _ => true,
+        }
+    }
+
+    /// The variables as command `index` sees them.
+    fn vars_at(&self, index: usize) -> SetsAt<'_> {
+        SetsAt {
+            sets: &self.sets,
+            index,
+            opaque: self.opaque_from.is_some_and(|at| at <= index),
+            budget: &self.budget,
         }
     }
 
@@ -378,6 +434,20 @@ impl Line {
             }
             if lookup || evaluated {
                 return Program::Known;
+            }
+        }
+        // `${X/…/…}`, `${!r}`, `${a[1]}`: an operator worked out on what the line set.
+        if let (Some(reference), end) = reference_at(first, 0)
+            && end == first.len()
+            && reference.body != reference.name
+        {
+            match shell::evaluate(reference.body, &self.vars_at(index)) {
+                Outcome::Words(words) if !words.is_empty() => {
+                    let program: Vec<String> = words.iter().map(|w| quote_word(w)).collect();
+                    return Program::Script(format!("{} {rest}", program.join(" ")), first.clone());
+                }
+                Outcome::Unknown => return unknown(),
+                _ => {}
             }
         }
         let Some(var) = variable_name(first) else {
@@ -464,62 +534,82 @@ impl Line {
     /// first loop's variable stand as a NUL for [`Self::expanded`] to fill in once per
     /// value; another loop's variable gives one form per value.
     fn fill(&self, word: &str, index: usize, lp: &mut Loop) -> Option<Vec<String>> {
+        if word.len() > MAX_WORD {
+            return None;
+        }
+        let vars = self.vars_at(index);
         let mut forms: Vec<String> = vec![String::new()];
-        let (mut rest, mut filled, mut looped) = (word, false, false);
-        for _ in 0..16 {
-            let Some(var) = variable_in(rest) else {
-                break;
+        let (mut filled, mut looped) = (false, false);
+        let bytes = word.as_bytes();
+        let (mut k, mut from, mut count) = (0, 0, 0);
+        while k < bytes.len() && count < 16 {
+            match bytes[k] {
+                b'`' => {
+                    k = word[k + 1..].find('`').map_or(word.len(), |e| k + 2 + e);
+                    continue;
+                }
+                b'$' if bytes.get(k + 1) == Some(&b'(') => {
+                    k = closing(word, k + 1).max(k + 2);
+                    continue;
+                }
+                b'$' => {}
+                _ => {
+                    k += 1;
+                    continue;
+                }
+            }
+            let (reference, end) = reference_at(word, k);
+            let Some(reference) = reference else {
+                k = end.max(k + 1);
+                continue;
             };
-            let Some(at) = rest.find(var.spelled) else {
-                break;
-            };
+            count += 1;
             let set = self
                 .sets
                 .iter()
                 .rev()
-                .find(|s| s.at <= index && s.name == var.name);
-            let with: Vec<&str> = match set {
+                .find(|s| s.at <= index && s.name == reference.name);
+            let with: Option<Vec<String>> = match set {
+                // `$f` of the first loop: filled in once per value by [`Self::expanded`].
                 Some(Set {
                     value: Some(v),
                     each: true,
                     ..
-                }) if lp.name.as_deref().is_none_or(|name| name == var.name) => {
+                }) if reference.body == reference.name
+                    && lp.name.as_deref().is_none_or(|name| name == reference.name) =>
+                {
                     if lp.name.is_none() {
                         lp.values = Some(v.lines().take(16).map(str::to_owned).collect());
-                        lp.name = Some(var.name.to_owned());
+                        lp.name = Some(reference.name.to_owned());
                     }
                     looped = true;
-                    vec!["\u{0}"]
+                    Some(vec!["\u{0}".to_owned()])
                 }
-                Some(Set {
-                    value: Some(v),
-                    each: true,
-                    ..
-                }) => v.lines().take(16).collect(),
-                Some(Set { value: Some(v), .. }) => vec![v.as_str()],
-                // `${d:-.claude}` with `d` unset: the default is what it holds.
-                None => var.default.into_iter().collect(),
-                Some(_) => Vec::new(),
+                _ => match shell::evaluate(reference.body, &vars) {
+                    Outcome::Words(words) => Some(words.into_iter().take(16).collect()),
+                    Outcome::Unknown | Outcome::Raw => None,
+                },
             };
-            let before = &rest[..at];
-            forms = if with.is_empty() {
-                forms
-                    .into_iter()
-                    .map(|f| f + before + var.spelled)
-                    .collect()
-            } else {
-                filled = true;
-                forms
-                    .iter()
-                    .flat_map(|f| with.iter().map(move |w| format!("{f}{before}{w}")))
-                    .take(64)
-                    .collect()
+            let before = &word[from..k];
+            let spelled = &word[k..end];
+            forms = match with {
+                Some(with) => {
+                    filled = true;
+                    forms
+                        .iter()
+                        .flat_map(|f| with.iter().map(move |w| format!("{f}{before}{w}")))
+                        .take(64)
+                        .collect()
+                }
+                None => forms.into_iter().map(|f| f + before + spelled).collect(),
             };
-            rest = &rest[at + var.spelled.len()..];
+            from = end;
+            k = end.max(k + 1);
         }
         if !filled {
             return None;
         }
+        let rest = &word[from.min(word.len())..];
         Some(
             forms
                 .into_iter()
@@ -733,14 +823,6 @@ pub(super) fn calls_itself(line: &Line, command: &SimpleCommand) -> Option<Findi
     })
 }
 
-/// The first variable a word names (`$d`, `${d}`, `"$d"/x`), with how it is spelled.
-struct Named<'w> {
-    name: &'w str,
-    spelled: &'w str,
-    /// What it stands for when the variable is unset (`${d:-/tmp}`), when spelled out.
-    default: Option<&'w str>,
-}
-
 /// The loop variable [`Line::expanded`] fills in once per value.
 #[derive(Default)]
 struct Loop {
@@ -751,25 +833,35 @@ struct Loop {
 /// A parameter reference: `$x`, `${x}`, `${x:-default}`, `$1`, `$@`.
 struct Reference<'w> {
     name: &'w str,
+    /// What stands between `${` and `}` (the name alone for `$x`).
+    body: &'w str,
     /// The word of `${x:-w}`, `${x-w}`, `${x:=w}`, `${x=w}`: what it is when `x` is unset.
     default: Option<&'w str>,
     /// `${x:=w}`, `${x=w}`: the word is also assigned to `x` when it is unset.
     assigns: bool,
 }
 
-/// `y=$x` after `x=.claude`, `t="$d/x"`: a variable set from variables the line spelled
-/// out earlier holds their values put together.
-fn fill_in_chains(sets: &mut [Set]) {
+/// `y=$x` after `x=.claude`, `t="$d/x"`, `z=${x%.txt}`: a variable set from variables the
+/// line spelled out earlier holds what they expand to put together.
+fn fill_in_chains(sets: &mut [Set], opaque_from: Option<usize>, budget: &Cell<usize>) {
     for i in 0..sets.len() {
-        if sets[i].value.is_some() || sets[i].each {
+        let (done, rest) = sets.split_at_mut(i);
+        let set = &mut rest[0];
+        if set.value.is_some() || set.each || set.array || set.nameref {
             continue;
         }
-        let Some(raw) = sets[i].raw.as_deref() else {
+        let Some(raw) = set.raw.as_deref() else {
             continue;
         };
-        if raw.contains(['`']) || raw.contains("$(") || raw.len() > 4096 {
+        if raw.contains(['`']) || raw.contains("$(") || raw.len() > MAX_WORD {
             continue;
         }
+        let vars = SetsAt {
+            sets: done,
+            index: set.at,
+            opaque: opaque_from.is_some_and(|at| at <= set.at),
+            budget,
+        };
         let mut out = String::new();
         let mut k = 0;
         let mut known = true;
@@ -777,13 +869,9 @@ fn fill_in_chains(sets: &mut [Set]) {
             out.push_str(&raw[k..k + d]);
             let at = k + d;
             let (reference, end) = reference_at(raw, at);
-            let value = reference.filter(|r| r.default.is_none()).and_then(|r| {
-                sets[..i]
-                    .iter()
-                    .rev()
-                    .find(|s| s.at <= sets[i].at && s.name == r.name)
-                    .filter(|s| !s.each)
-                    .and_then(|s| s.value.clone())
+            let value = reference.and_then(|r| match shell::evaluate(r.body, &vars) {
+                Outcome::Words(words) => Some(words.join(" ")),
+                Outcome::Unknown | Outcome::Raw => None,
             });
             let Some(v) = value else {
                 known = false;
@@ -791,11 +879,72 @@ fn fill_in_chains(sets: &mut [Set]) {
             };
             out.push_str(&v);
             k = end.max(at + 1);
+            if out.len() > MAX_WORD {
+                known = false;
+                break;
+            }
         }
         if known {
             out.push_str(&raw[k..]);
-            sets[i].value = Some(out);
+            set.value = Some(out);
         }
+    }
+}
+
+/// The variables the line set, as command `index` sees them.
+struct SetsAt<'s> {
+    sets: &'s [Set],
+    index: usize,
+    /// Any variable the line does not set may hold what it computed.
+    opaque: bool,
+    budget: &'s Cell<usize>,
+}
+
+impl shell::Vars for SetsAt<'_> {
+    fn spend(&self, cost: usize) -> bool {
+        let left = self.budget.get();
+        self.budget.set(left.saturating_sub(cost));
+        left >= cost
+    }
+
+    fn var(&self, name: &str) -> Var {
+        let mut name = name;
+        // `declare -n r=t`: `r` stands for `t`, a few steps deep.
+        for _ in 0..8 {
+            let set = self
+                .sets
+                .iter()
+                .rev()
+                .find(|s| s.at <= self.index && s.name == name);
+            let Some(set) = set else {
+                return if self.opaque {
+                    Var::Unknown
+                } else {
+                    Var::Outside
+                };
+            };
+            let Some(value) = set.value.as_deref() else {
+                return Var::Unknown;
+            };
+            if set.nameref {
+                let valid = value.bytes().enumerate().all(|(i, b)| {
+                    b == b'_' || b.is_ascii_alphabetic() || (i > 0 && b.is_ascii_digit())
+                });
+                if !valid || value.is_empty() {
+                    return Var::Unknown;
+                }
+                name = value;
+                continue;
+            }
+            return if set.each {
+                Var::Each(value.lines().take(16).map(str::to_owned).collect())
+            } else if set.array {
+                shell::array_items(value).map_or(Var::Unknown, Var::Array)
+            } else {
+                Var::Scalar(value.to_owned())
+            };
+        }
+        Var::Unknown
     }
 }
 
@@ -818,6 +967,7 @@ fn reference_at(word: &str, at: usize) -> (Option<Reference<'_>>, usize) {
         } else {
             len
         };
+        let whole = &inner[..close];
         let (name, op) = body.split_at(len);
         let default = ["=", ":-", "-", ":="]
             .iter()
@@ -826,6 +976,7 @@ fn reference_at(word: &str, at: usize) -> (Option<Reference<'_>>, usize) {
         return (
             Some(Reference {
                 name,
+                body: whole,
                 default,
                 assigns,
             }),
@@ -839,6 +990,7 @@ fn reference_at(word: &str, at: usize) -> (Option<Reference<'_>>, usize) {
         return (
             Some(Reference {
                 name: &rest[..1],
+                body: &rest[..1],
                 default: None,
                 assigns: false,
             }),
@@ -855,6 +1007,7 @@ fn reference_at(word: &str, at: usize) -> (Option<Reference<'_>>, usize) {
     (
         Some(Reference {
             name: &rest[..len],
+            body: &rest[..len],
             default: None,
             assigns: false,
         }),
@@ -926,6 +1079,8 @@ fn other_sets(command: &SimpleCommand, at: usize) -> Vec<Set> {
         value: None,
         raw: None,
         each: false,
+        array: false,
+        nameref: false,
     };
     let mut out = Vec::new();
     match command.name() {
@@ -983,22 +1138,6 @@ fn other_sets(command: &SimpleCommand, at: usize) -> Vec<Set> {
         }
     }
     out
-}
-
-fn variable_in(word: &str) -> Option<Named<'_>> {
-    let start = word.find('$')?;
-    let (reference, end) = reference_at(word, start);
-    let reference = reference?;
-    let name = reference.name;
-    let valid = name
-        .bytes()
-        .enumerate()
-        .all(|(i, b)| b == b'_' || b.is_ascii_alphabetic() || (i > 0 && b.is_ascii_digit()));
-    (valid && !name.is_empty()).then(|| Named {
-        name,
-        spelled: &word[start..end],
-        default: reference.default.filter(|d| !d.contains(['$', '`'])),
-    })
 }
 
 /// A variable reference that is the whole word: `$X`, `${X}`, `${X:-default}`.
@@ -1082,6 +1221,8 @@ fn read_sets(command: &SimpleCommand, at: usize) -> Vec<Set> {
             },
             raw: None,
             each: false,
+            array: false,
+            nameref: false,
         })
         .collect()
 }
@@ -1194,6 +1335,10 @@ mod tests {
             ("eval \"$(tool env)\"; rm -rf \"$TARGET\"", "$TARGET"),
             ("rm -rf \"${x:-$(cat f)}\"", "${x:-$(cat f)}"),
             ("for f in $(ls); do rm -rf \"$f\"; done", "$f"),
+            ("p=.claude; rm -rf \"${p/e/&}\"", "${p/e/&}"),
+            ("x=$(cat f); rm -rf \"${x%/}\"", "${x%/}"),
+            ("source ./env.sh; rm -rf \"${T#x}\"", "${T#x}"),
+            ("a=([3]=x); rm -rf \"${a[3]}\"", "${a[3]}"),
         ] {
             assert_eq!(unknown_of(text).as_deref(), Some(part), "{text}");
         }
@@ -1208,6 +1353,9 @@ mod tests {
             "x=.claude; rm -rf \"$x\"",
             "for f in a b; do rm -rf \"$f\"; done",
             "touch \"log-$(date +%F).txt\"",
+            "f=a.txt; cp \"$f\" \"${f%.txt}.bak\"",
+            "rm -f \"${HOME%/}/x\"",
+            "d=$(mktemp -d); rm -rf \"${d%/}\"",
         ] {
             assert_eq!(unknown_of(text), None, "{text}");
         }
@@ -1222,6 +1370,19 @@ mod tests {
             ("printf -v x /srv; rm -rf \"$x\"", "rm -rf /srv"),
             (": \"${t:=/srv}\"; rm -rf \"$t\"", "rm -rf /srv"),
             ("rm -rf \"${t:-/srv}\"", "rm -rf /srv"),
+            ("p=/x; rm -rf \"${p%x}\"", "rm -rf /"),
+            (
+                "p=.claude-XX; rm -r \"${p/XX/nagger}\"",
+                "rm -r .claude-nagger",
+            ),
+            ("p=x.claude; rm -r \"${p:1}\"", "rm -r .claude"),
+            ("p=/a/b.txt; q=${p##*/}; cp a \"${q%.txt}.md\"", "cp a b.md"),
+            ("t=/srv; r=t; rm -rf \"${!r}\"", "rm -rf /srv"),
+            ("declare -n r=t; t=/srv; rm -rf \"$r\"", "rm -rf /srv"),
+            ("x=/s; x+=rv; rm -rf \"$x\"", "rm -rf /srv"),
+            ("a=(/srv x); IFS=:; rm -rf \"${a[*]}\"", "rm -rf /srv:x"),
+            ("a=(/srv x); rm -rf \"${a[@]}\"", "rm -rf /srv x"),
+            ("p=/srv; rm -rf \"$(pwd)/${p#/}\"", "rm -rf '$(pwd)/srv'"),
             (
                 "for a in x y; do for b in 1 2; do rm \"$a/$b\"; done; done",
                 "rm x/1 x/2; rm y/1 y/2",

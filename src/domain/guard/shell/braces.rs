@@ -44,6 +44,7 @@ pub(super) fn expand(word: Word) -> Option<Vec<Word>> {
             assignment: false,
             runs: word.runs.end..word.runs.end,
             computed: word.computed,
+            array: false,
         })
         .collect();
     // The commands of its substitutions ran once: the first word carries them.

@@ -151,6 +151,7 @@ pub struct Parsed {
 /// A shell variable set by the line: from the command at index `at` of
 /// [`Parsed::commands`] on, `name` holds `value` (`None` when only known as the shell runs).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[allow(clippy::struct_excessive_bools)]
 pub struct Assignment {
     pub at: usize,
     pub name: String,
@@ -159,4 +160,10 @@ pub struct Assignment {
     pub raw: String,
     /// A loop variable (`for d in a b`): `value` holds each of its values on a line.
     pub each: bool,
+    /// An array (`a=(x y)`): `value` holds its elements, each quoted as a shell word.
+    pub array: bool,
+    /// A name reference (`declare -n r=t`): `value` names the variable it stands for.
+    pub nameref: bool,
+    /// Added to what the variable held (`x+=y`).
+    pub append: bool,
 }

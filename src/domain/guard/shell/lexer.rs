@@ -51,6 +51,12 @@ pub(super) fn split_words(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// Whether a `(` after the word text `before` opens a glob group rather than a subshell
+/// or a function's `()`: it follows text that is no assignment and does not close at once.
+fn glob_group(before: &[u8], after: Option<u8>) -> bool {
+    !before.is_empty() && !before.ends_with(b"=") && after.is_some_and(|a| a != b')')
+}
+
 impl Parser<'_, '_> {
     /// One word, quotes removed, substitutions kept as written (and their commands
     /// collected).
@@ -59,8 +65,23 @@ impl Parser<'_, '_> {
         let outer_expanded = std::mem::take(&mut self.expanded);
         let first_run = self.out.commands.len();
         let mut plain = true;
+        // Past a glob group: the rest of this path component is part of the pattern.
+        let mut in_group_name = false;
         while let Some(c) = self.peek() {
             match c {
+                b'(' if glob_group(&word.text, self.peek_at(1)) => {
+                    // `!(x)`, `@(a|b)` (extended globs), `n(#i)AGGER`, `*(.)`, `(a|b)`
+                    // (zsh): a pattern nagger does not match. The path component that
+                    // holds it may be any name in its folder.
+                    self.i += 1;
+                    self.skip_balanced();
+                    if word.text.last().is_some_and(|b| b"!@+*?".contains(b)) {
+                        word.text.pop();
+                    }
+                    word.text.push(b'*');
+                    in_group_name = true;
+                    plain = false;
+                }
                 b' ' | b'\t' | b'\r' | b'\n' | b';' | b'&' | b'|' | b'(' | b')' => break,
                 b'<' | b'>' => {
                     if self.peek_at(1) != Some(b'(') {
@@ -111,7 +132,9 @@ impl Parser<'_, '_> {
                     self.i += 1;
                     plain = false;
                 }
+                _ if in_group_name && c != b'/' => self.i += 1,
                 _ => {
+                    in_group_name = false;
                     if matches!(c, b'{' | b',' | b'}' | b'.') {
                         word.active.push(word.text.len());
                     }

@@ -299,6 +299,7 @@ impl Parser<'_, '_> {
                         if let Some(word) = words.last_mut() {
                             word.text.extend_from_slice(items.as_bytes());
                             word.computed |= computed;
+                            word.array = true;
                         }
                     } else {
                         // `name() { …; }` defines a function: its body runs, its name
@@ -576,6 +577,9 @@ impl Parser<'_, '_> {
                 .then(|| values.join("\n")),
                 raw,
                 each: true,
+                array: false,
+                nameref: false,
+                append: false,
             });
         }
         for word in words.iter().take(skip).filter(|w| w.assignment) {
@@ -599,6 +603,9 @@ impl Parser<'_, '_> {
                         value: (!word.computed).then(|| value.to_owned()),
                         raw: value.to_owned(),
                         each: false,
+                        array: word.array,
+                        nameref: false,
+                        append: name.ends_with('+'),
                     });
                 }
             }

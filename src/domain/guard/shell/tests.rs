@@ -425,3 +425,33 @@ fn too_many_words_mark_the_line_truncated() {
     assert!(parsed.truncated);
     assert!(!parse("echo {a,b}{a,b}{a,b}").truncated);
 }
+
+#[test]
+fn glob_groups_stand_for_any_name_in_their_folder() {
+    for (src, word) in [
+        ("rm .claude-nagger/!(x)", ".claude-nagger/*"),
+        ("rm -r .claude-nagge@(r|x)", ".claude-nagge*"),
+        ("rm -r .claude-n(#i)AGGER", ".claude-n*"),
+        ("rm -r a/b*(.)/c", "a/b*/c"),
+        ("ls ?(x|y)z", "*"),
+    ] {
+        let parsed = parse(src);
+        assert_eq!(parsed.commands.len(), 1, "{src}");
+        assert_eq!(parsed.commands[0].argv.last().unwrap(), word, "{src}");
+    }
+    // A function's `()`, an array and a subshell are no glob groups.
+    assert_eq!(argvs("f() { ls; }; f"), ["ls", "f"]);
+    assert_eq!(argvs("(cd x && ls)"), ["cd x", "ls"]);
+    let parsed = parse("a=(x 'y z'); echo");
+    assert_eq!(parsed.assignments[0].value.as_deref(), Some("'x' 'y z'"));
+    assert!(parsed.assignments[0].array);
+}
+
+#[test]
+fn declared_attributes_shape_the_value() {
+    let parsed = parse("declare -n r=t; local -l x=ABC; typeset y+=z");
+    let a = &parsed.assignments;
+    assert!(a[0].nameref && a[0].value.as_deref() == Some("t"));
+    assert_eq!(a[1].value.as_deref(), Some("abc"));
+    assert!(a[2].append && a[2].name == "y");
+}

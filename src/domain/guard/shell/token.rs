@@ -3,6 +3,7 @@
 use std::ops::Range;
 
 #[derive(Default)]
+#[allow(clippy::struct_excessive_bools)]
 pub(super) struct Word {
     pub(super) text: Vec<u8>,
     /// Some part was quoted or escaped: not a reserved word.
@@ -15,6 +16,8 @@ pub(super) struct Word {
     pub(super) computed: bool,
     /// Where in `text` an unquoted `{`, `,`, `}` or `.` stands, ascending: brace syntax.
     pub(super) active: Vec<usize>,
+    /// `name=(…)`: an array's elements follow the `=`.
+    pub(super) array: bool,
 }
 
 impl Word {

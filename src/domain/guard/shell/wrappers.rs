@@ -151,17 +151,36 @@ impl Parser<'_, '_> {
             "export" | "declare" | "typeset" | "local" | "readonly" => {
                 let at = self.out.commands.len();
                 let computed = &self.out.commands[at - 1].computed;
+                // `declare -n r=t`, `local -a a=(…)`, `typeset -l x=…`: what the
+                // attributes make of the value.
+                let flags: String = argv[1..]
+                    .iter()
+                    .filter_map(|a| a.strip_prefix('-'))
+                    .collect();
                 let set: Vec<Assignment> = argv[1..]
                     .iter()
-                    .filter(|a| !a.starts_with('-'))
+                    .filter(|a| !a.starts_with(['-', '+']))
                     .filter_map(|a| {
                         let (name, value) = a.split_once('=')?;
+                        let value_of = |v: &str| {
+                            if flags.contains('l') {
+                                v.to_lowercase()
+                            } else if flags.contains('u') {
+                                v.to_uppercase()
+                            } else {
+                                v.to_owned()
+                            }
+                        };
+                        let known = !computed.contains(a) && !flags.contains(['A', 'i']);
                         is_assignment_name(name.as_bytes()).then(|| Assignment {
                             at,
                             name: name.trim_end_matches('+').to_owned(),
-                            value: (!computed.contains(a)).then(|| value.to_owned()),
+                            value: known.then(|| value_of(value)),
                             raw: value.to_owned(),
                             each: false,
+                            array: flags.contains('a'),
+                            nameref: flags.contains('n'),
+                            append: name.ends_with('+'),
                         })
                     })
                     .collect();
