@@ -2071,7 +2071,8 @@ fn patched(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding>
 fn unpacked(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding> {
     let (archive, dest) = extraction(command)?;
     let dest_full = resolve(cwd, dest)?;
-    if !holds_protected(scope, &dest_full) {
+    let renames = archives::renames(command.name(), command.args());
+    if renames.is_empty() && !holds_protected(scope, &dest_full) {
         return None;
     }
     let listing = match archive {
@@ -2092,7 +2093,23 @@ fn unpacked(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding
     };
     match listing {
         archives::Listing::Missing => None,
-        archives::Listing::Members(members) => members.iter().find_map(|member| {
+        archives::Listing::Members(members) => members.iter().find_map(|stored| {
+            let mut member = stored.clone();
+            for expr in &renames {
+                let Some(renamed) = archives::rename(expr, &member) else {
+                    return Some(Finding::ask(
+                        "guard:self-protect-unsure",
+                        format!(
+                            "unpacks `{shown}` renaming its members by `{expr}`, which nagger \
+                             cannot evaluate: they may land on nagger's own files or Claude \
+                             Code's settings"
+                        ),
+                        "Unpack it into a folder of its own without renaming, then move what \
+                         you need.",
+                    ));
+                };
+                member = renamed;
+            }
             let landed = normalize(&format!("{dest_full}/{member}"));
             let (what, _) = judge(&landed, scope)?;
             Some(finding(&format!(
@@ -2271,6 +2288,40 @@ fn extraction(command: &SimpleCommand) -> Option<(Option<&str>, &str)> {
             Some((Some(archive.as_str()), dest))
         }
         "cpio" if has_flag(args, "i", &["extract"]) => Some((None, ".")),
+        // `jar xf x.jar`, `ar x lib.a`: letters bundled, the archive next.
+        "jar" | "ar" => {
+            let first = args.first().map_or("", String::as_str);
+            let letters = first.trim_start_matches('-');
+            if !letters.contains('x') {
+                return None;
+            }
+            let archive = if name_takes_file(command.name(), letters) {
+                args.get(1).map(String::as_str)
+            } else {
+                reads
+            };
+            Some((archive, "."))
+        }
+        "pax" if has_flag(args, "r", &[]) && !has_flag(args, "w", &[]) => {
+            let file = option_values(args, &["-f"], &[]).last().copied().or(reads);
+            Some((file, "."))
+        }
+        "unar" | "lsar" | "aunpack" | "bsdunzip" | "ditto" | "unrar" | "lha" | "arj" => {
+            // Extractors whose members nagger lists only as a zip or tar: the archive is
+            // the first operand past a subcommand letter.
+            if command.name() == "lsar" || (command.name() == "ditto" && !has_flag(args, "x", &[]))
+            {
+                return None;
+            }
+            let ops = super::finding::operands(args);
+            let skip = usize::from(matches!(command.name(), "unrar" | "lha" | "arj"));
+            let archive = ops.get(skip).copied()?;
+            let dest = option_values(args, &["-o", "-X", "-d"], &[])
+                .last()
+                .copied()
+                .unwrap_or(".");
+            Some((Some(archive), dest))
+        }
         // `python3 -m zipfile -e x.zip dest`, `python3 -m tarfile -e x.tgz [dest]`.
         name if shell::is_interpreter(name) && name.starts_with("python") => {
             let at = args.windows(2).position(|w| {
@@ -2288,6 +2339,12 @@ fn extraction(command: &SimpleCommand) -> Option<(Option<&str>, &str)> {
         }
         _ => None,
     }
+}
+
+/// Whether `jar` or `ar` with the bundled `letters` takes the archive as its next word:
+/// `ar` always, `jar` with `f`.
+fn name_takes_file(program: &str, letters: &str) -> bool {
+    program == "ar" || letters.contains('f')
 }
 
 /// Where a resolved path lies on disk: from the project root when relative.
