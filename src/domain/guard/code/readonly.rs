@@ -191,7 +191,8 @@ pub(crate) fn reads_only(code: &str, lang: Language) -> bool {
                 // `require('./x.json')` reads a file; `require('child_process')` gives power.
                 match toks.get(k + 2) {
                     Some(Tok::Str { text, .. })
-                        if READING_MODULES.contains(&text.as_str()) || text.ends_with(".json") =>
+                        if READING_MODULES.contains(&text.as_str())
+                            || text.to_ascii_lowercase().ends_with(".json") =>
                     {
                         k += 3;
                         continue;
@@ -199,7 +200,7 @@ pub(crate) fn reads_only(code: &str, lang: Language) -> bool {
                     _ => return false,
                 }
             }
-            if lower == "open" || lower.ends_with(".open") || lower == "new" {
+            if lower == "open" || lower.rsplit('.').next() == Some("open") || lower == "new" {
                 // `File.new(p, 'w')` writes like `open`; `new Reader()` takes no mode.
                 if (lower != "new" && !called) || (called && !opens_to_read(&toks, k + 1)) {
                     return false;

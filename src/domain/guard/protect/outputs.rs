@@ -263,12 +263,11 @@ fn statement_reads(statement: &str, files: &mut Vec<String>) -> bool {
         "edit",
         "fts3_tokenizer",
     ];
-    let reads = matches!(
+    matches!(
         first.as_str(),
         "select" | "values" | "explain" | "with" | "pragma"
     ) && !words.iter().any(|w| writing.contains(&w.as_str()))
-        && !(first == "pragma" && statement.contains('='));
-    reads
+        && !(first == "pragma" && statement.contains('='))
 }
 
 /// The lower-case words of a SQL statement outside its string literals, and the literals.
