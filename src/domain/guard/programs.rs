@@ -727,7 +727,8 @@ fn code_programs(code: &str, interpreter: &str, binary: Option<&str>) -> Vec<Pro
             | code::Language::Generic
     );
     let names = !matches!(lang, code::Language::Sed | code::Language::Awk)
-        && (protect::named_in_code(code, binary) || (bare && protect::named_bare(code, binary)));
+        && (protect::named_in_code(code, binary) || (bare && protect::named_bare(code, binary)))
+        && !protect::only_reads(lang, code);
     if names {
         out.push(Program::Finding(protect::named_finding(interpreter)));
     } else if unsure {

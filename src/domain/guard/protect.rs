@@ -386,10 +386,20 @@ fn real_path(scope: &Scope, path: &str) -> Option<String> {
 
 /// The protected path a changed `path` is, lexically or through links on disk.
 fn judge(path: &str, scope: &Scope) -> Option<(&'static str, Kind)> {
-    protected(path, scope.binary).or_else(|| {
-        let real = real_path(scope, path)?;
-        protected(&real, scope.binary)
-    })
+    protected(path, scope.binary)
+        .or_else(|| {
+            let real = real_path(scope, path)?;
+            protected(&real, scope.binary)
+        })
+        .or_else(|| hard_linked(path, scope))
+}
+
+/// A file with other names, one of which is one of nagger's files (see [`links::twin`]):
+/// writing it writes that file.
+fn hard_linked(path: &str, scope: &Scope) -> Option<(&'static str, Kind)> {
+    let on_disk = on_disk(scope, path)?;
+    let twin = links::twin(&on_disk, scope.root, scope.binary)?;
+    protected(&twin, scope.binary)
 }
 
 /// A Write, Edit, MultiEdit or NotebookEdit of a protected file, its folders resolved
@@ -593,6 +603,12 @@ fn changed(command: &SimpleCommand, fed: &[String], cwd: &Cwd, scope: &Scope) ->
     if let Some(found) = own_command(command, fed, cwd, scope) {
         return Some(found);
     }
+    if let Some(found) = linked_to(command, cwd, scope) {
+        return Some(found);
+    }
+    if let Some(found) = written_by_options(command, cwd, scope) {
+        return Some(found);
+    }
     if let Some(found) = patched(command, cwd, scope) {
         return Some(found);
     }
@@ -727,6 +743,9 @@ fn changed(command: &SimpleCommand, fed: &[String], cwd: &Cwd, scope: &Scope) ->
             None => {}
         }
     }
+    if let Some(found) = output_option_given(command, cwd, scope) {
+        return Some(found);
+    }
     if !changes.known
         && let Some(found) = unknown_given(command, fed, cwd, scope)
     {
@@ -742,6 +761,89 @@ fn changed(command: &SimpleCommand, fed: &[String], cwd: &Cwd, scope: &Scope) ->
             "`cd` to a folder written out, or use a path that does not depend on it.",
         )
     })
+}
+
+/// A hard or symbolic link made to a protected file or folder by a program other than
+/// `ln` (see [`links::linking`]): writing through the link writes nagger's file. Linking
+/// a folder that holds them (`cp -al . ../snap`), or names read from standard input in
+/// such a folder, is asked about.
+fn linked_to(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding> {
+    let linking = links::linking(command.name(), command.args())?;
+    let mut holding = None;
+    for source in &linking.sources {
+        let Some(full) = resolve(cwd, source.trim_end_matches('/')) else {
+            continue;
+        };
+        if let Some((what, _)) = judge(&full, scope) {
+            return Some(finding(&format!(
+                "links `{source}` under another name, {what}: a write through the link \
+                 changes it"
+            )));
+        }
+        if holding.is_none() && holds_protected(scope, &full) {
+            holding = Some((*source).to_owned());
+        }
+    }
+    if holding.is_none()
+        && linking.unseen
+        && let Cwd::Known(dir) = cwd
+        && holds_protected(scope, dir)
+    {
+        holding = Some(format!("names read from standard input in `{dir}`"));
+    }
+    holding.map(|what| {
+        Finding::ask(
+            "guard:self-protect-link",
+            format!(
+                "links {what} under other names, which holds nagger's own files or Claude \
+                 Code's settings: a write through a link changes them"
+            ),
+            "Copy without links (`cp -a`, `rsync -a`), or leave `.claude-nagger` and \
+             `.claude` out.",
+        )
+    })
+}
+
+/// Files and folders a command writes through its options (see [`outputs`]): refused
+/// when one is protected.
+fn written_by_options(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding> {
+    let name = command.name();
+    let args = command.args();
+    let written = outputs::written(name, args);
+    for file in &written.files {
+        if let Some((what, _)) = resolve(cwd, file).and_then(|full| judge(&full, scope)) {
+            return Some(finding(&format!("writes `{file}`, {what}")));
+        }
+    }
+    for dir in &written.dirs {
+        if let Some((what, Kind::Held)) = resolve(cwd, dir).and_then(|full| judge(&full, scope)) {
+            return Some(finding(&format!("writes into `{dir}`, {what}")));
+        }
+    }
+    None
+}
+
+/// A protected path given as the value of an output-like option of any program
+/// (see [`outputs::option_outputs`]): asked about.
+fn output_option_given(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding> {
+    let name = command.name();
+    let value = outputs::option_outputs(name, command.args())
+        .into_iter()
+        .find_map(|v| {
+            let full = resolve(cwd, v)?;
+            match judge(&full, scope)? {
+                (what, Kind::Held) => Some((v, what)),
+                _ => None,
+            }
+        })?;
+    Some(Finding::ask(
+        "guard:self-protect-output",
+        format!(
+            "gives `{}`, {}, to `{name}` as the value of an output option: it may write there",
+            value.0, value.1
+        ),
+        "Write the output elsewhere, or run it yourself in your terminal.",
+    ))
 }
 
 /// Most entries of a copied folder looked at.
@@ -1393,12 +1495,16 @@ fn changes<'c>(command: &'c SimpleCommand, fed: &'c [String], binary: Option<&st
     match name {
         "rm" | "rmdir" | "unlink" | "shred" | "truncate" | "chmod" | "chown" | "chgrp"
         | "chattr" | "chflags" | "setfacl" | "xattr" | "ln" | "link" | "tee" | "mkfifo"
-        | "mknod" | "sqlite3" | "sqlite" | "vi" | "vim" | "nvim" | "nano" | "emacs" | "ed"
-        | "ex" | "pico" | "micro" | "hx" | "code" | "subl" | "touch" | "srm" | "trash"
-        | "trash-put" | "gio" | "rename" | "patch" | "sponge" | "sd" | "mount" | "umount"
-        | "bindfs" => {
+        | "mknod" | "vi" | "vim" | "nvim" | "nano" | "emacs" | "ed" | "ex" | "pico" | "micro"
+        | "hx" | "code" | "subl" | "touch" | "srm" | "trash" | "trash-put" | "gio" | "rename"
+        | "patch" | "sponge" | "sd" | "mount" | "umount" | "bindfs" => {
             c.paths.extend(owned(all()));
         }
+        "sqlite3" | "sqlite" => c.paths.extend(outputs::sqlite(
+            args,
+            &command.stdin_texts,
+            !command.reads_from.is_empty(),
+        )),
         "mv" | "cp" | "install" | "rsync" | "scp" | "ditto" => {
             let ops = all();
             let target_dir = option_values(args, &["-t"], &["--target-directory"]);
@@ -1585,7 +1691,9 @@ fn changes<'c>(command: &'c SimpleCommand, fed: &'c [String], binary: Option<&st
                 .into_iter()
                 .chain(command.stdin_texts.iter().map(String::as_str))
                 .collect();
-            c.named = code.iter().any(|t| named_in_code(t, binary));
+            c.named = code
+                .iter()
+                .any(|t| named_in_code(t, binary) && !only_reads(code::Language::of(name), t));
             // Files the code names, relative to the folder the line `cd`-ed to.
             for effect in code.iter().flat_map(|t| code::effects(t)) {
                 if let code::Effect::Writes(Some(path)) = effect {
@@ -1677,6 +1785,18 @@ fn changes<'c>(command: &'c SimpleCommand, fed: &'c [String], binary: Option<&st
         }
     }
     c
+}
+
+/// Whether `text`, code in `lang`, only reads (see [`code::reads_only`]) and has no
+/// effect the code analysis finds: it may name nagger's files. Only the languages whose
+/// calls the analysis reads qualify.
+pub(super) fn only_reads(lang: code::Language, text: &str) -> bool {
+    use code::Language as L;
+    matches!(
+        lang,
+        L::Python | L::Js | L::Ruby | L::Perl | L::Php | L::Lua | L::R
+    ) && code::reads_only(text, lang)
+        && code::effects_in(text, lang).is_empty()
 }
 
 /// Programs known to leave the files named on their command line as they are: they read
@@ -1955,7 +2075,8 @@ fn patched(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding>
 fn unpacked(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding> {
     let (archive, dest) = extraction(command)?;
     let dest_full = resolve(cwd, dest)?;
-    if !holds_protected(scope, &dest_full) {
+    let renames = archives::renames(command.name(), command.args());
+    if renames.is_empty() && !holds_protected(scope, &dest_full) {
         return None;
     }
     let listing = match archive {
@@ -1976,7 +2097,23 @@ fn unpacked(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding
     };
     match listing {
         archives::Listing::Missing => None,
-        archives::Listing::Members(members) => members.iter().find_map(|member| {
+        archives::Listing::Members(members) => members.iter().find_map(|stored| {
+            let mut member = stored.clone();
+            for expr in &renames {
+                let Some(renamed) = archives::rename(expr, &member) else {
+                    return Some(Finding::ask(
+                        "guard:self-protect-unsure",
+                        format!(
+                            "unpacks `{shown}` renaming its members by `{expr}`, which nagger \
+                             cannot evaluate: they may land on nagger's own files or Claude \
+                             Code's settings"
+                        ),
+                        "Unpack it into a folder of its own without renaming, then move what \
+                         you need.",
+                    ));
+                };
+                member = renamed;
+            }
             let landed = normalize(&format!("{dest_full}/{member}"));
             let (what, _) = judge(&landed, scope)?;
             Some(finding(&format!(
@@ -2155,6 +2292,40 @@ fn extraction(command: &SimpleCommand) -> Option<(Option<&str>, &str)> {
             Some((Some(archive.as_str()), dest))
         }
         "cpio" if has_flag(args, "i", &["extract"]) => Some((None, ".")),
+        // `jar xf x.jar`, `ar x lib.a`: letters bundled, the archive next.
+        "jar" | "ar" => {
+            let first = args.first().map_or("", String::as_str);
+            let letters = first.trim_start_matches('-');
+            if !letters.contains('x') {
+                return None;
+            }
+            let archive = if name_takes_file(command.name(), letters) {
+                args.get(1).map(String::as_str)
+            } else {
+                reads
+            };
+            Some((archive, "."))
+        }
+        "pax" if has_flag(args, "r", &[]) && !has_flag(args, "w", &[]) => {
+            let file = option_values(args, &["-f"], &[]).last().copied().or(reads);
+            Some((file, "."))
+        }
+        "unar" | "lsar" | "aunpack" | "bsdunzip" | "ditto" | "unrar" | "lha" | "arj" => {
+            // Extractors whose members nagger lists only as a zip or tar: the archive is
+            // the first operand past a subcommand letter.
+            if command.name() == "lsar" || (command.name() == "ditto" && !has_flag(args, "x", &[]))
+            {
+                return None;
+            }
+            let ops = super::finding::operands(args);
+            let skip = usize::from(matches!(command.name(), "unrar" | "lha" | "arj"));
+            let archive = ops.get(skip).copied()?;
+            let dest = option_values(args, &["-o", "-X", "-d"], &[])
+                .last()
+                .copied()
+                .unwrap_or(".");
+            Some((Some(archive), dest))
+        }
         // `python3 -m zipfile -e x.zip dest`, `python3 -m tarfile -e x.tgz [dest]`.
         name if shell::is_interpreter(name) && name.starts_with("python") => {
             let at = args.windows(2).position(|w| {
@@ -2172,6 +2343,12 @@ fn extraction(command: &SimpleCommand) -> Option<(Option<&str>, &str)> {
         }
         _ => None,
     }
+}
+
+/// Whether `jar` or `ar` with the bundled `letters` takes the archive as its next word:
+/// `ar` always, `jar` with `f`.
+fn name_takes_file(program: &str, letters: &str) -> bool {
+    program == "ar" || letters.contains('f')
 }
 
 /// Where a resolved path lies on disk: from the project root when relative.
@@ -2209,6 +2386,8 @@ mod archives;
 mod containers;
 mod find;
 mod gittree;
+mod links;
+mod outputs;
 mod patches;
 mod replaced;
 

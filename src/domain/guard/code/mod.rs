@@ -15,12 +15,14 @@ mod analyze;
 mod commands;
 mod lexer;
 mod model;
+mod readonly;
 mod strings;
 mod tables;
 #[cfg(test)]
 mod tests;
 
 pub(super) use model::{Effect, Language};
+pub(super) use readonly::reads_only;
 pub(super) use strings::strings;
 
 use model::{MAX_CODE, MAX_DEPTH, MAX_EFFECTS};

@@ -370,3 +370,67 @@ fn huge_or_broken_code_is_bounded() {
         let _ = run("%x", lang);
     }
 }
+
+#[test]
+fn code_that_only_reads() {
+    let reading = [
+        (
+            Python,
+            "import json;print(json.load(open('.claude/settings.local.json')))",
+        ),
+        (
+            Python,
+            "print(open('.claude-nagger/config.toml', 'rb').read())",
+        ),
+        (
+            Python,
+            "print(open('.claude-nagger/config.toml', encoding='utf-8').read())",
+        ),
+        (
+            Python,
+            "from pathlib import Path\nprint(Path('.claude/settings.json').read_text())",
+        ),
+        (Js, "console.log(require('./.claude/settings.local.json'))"),
+        (
+            Js,
+            "console.log(require('fs').readFileSync('.claude-nagger/config.toml','utf8'))",
+        ),
+        (Ruby, "puts File.read('.claude/settings.json')"),
+        (
+            Perl,
+            "open(my $f, '<', '.claude/settings.json'); print <$f>",
+        ),
+    ];
+    for (lang, code) in reading {
+        assert!(reads_only(code, lang), "{code}");
+    }
+    let writing = [
+        (
+            Python,
+            "open('.claude/settings.local.json','w').write('{}')",
+        ),
+        (Python, "open('.claude/settings.local.json', mode='a')"),
+        (Python, "open('.claude/settings.local.json', m)"),
+        (Python, "import os;print(open('x').read());os.remove('x')"),
+        (
+            Python,
+            "import sqlite3;sqlite3.connect('.claude-nagger/state.db')",
+        ),
+        (Python, "import shutil;shutil.move('a','b')"),
+        (Python, "exec(open('x').read())"),
+        (Python, "print(f'{x}')"),
+        (
+            Js,
+            "require('fs').writeFileSync('.claude/settings.local.json','{}')",
+        ),
+        (Js, "require('child_process')"),
+        (Js, "require('fs').rmSync('x')"),
+        (Ruby, "File.new('.claude/settings.json', 'w')"),
+        (Perl, "open(my $f, '>', '.claude/settings.json')"),
+        (Perl, "open(F, '>.claude/settings.json')"),
+        (Perl, "print `cat x`"),
+    ];
+    for (lang, code) in writing {
+        assert!(!reads_only(code, lang), "{code}");
+    }
+}

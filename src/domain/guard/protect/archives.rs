@@ -308,3 +308,105 @@ mod tests {
         assert!(matches!(list(&text), Listing::Unlisted(_)));
     }
 }
+
+/// The sed-style renames an extracting command applies to member names: tar's
+/// `--transform`/`--xform`, bsdtar's and pax's `-s`.
+pub(super) fn renames<'a>(name: &str, args: &'a [String]) -> Vec<&'a str> {
+    let mut out = Vec::new();
+    if matches!(name, "tar" | "gtar" | "bsdtar") {
+        out.extend(super::super::shell::option_values(
+            args,
+            &[],
+            &["--transform", "--xform"],
+        ));
+    }
+    if matches!(name, "bsdtar" | "pax") {
+        out.extend(super::super::shell::option_values(args, &["-s"], &[]));
+    }
+    out
+}
+
+/// `member` renamed by the sed-style expression `expr` (`s,^x,.claude-nagger,` or, for
+/// bsdtar and pax, `,^x,.claude-nagger,`, with
+/// flags): `None` when the expression cannot be evaluated without a regular-expression
+/// engine (a pattern or replacement with special characters), so the caller asks.
+pub(super) fn rename(expr: &str, member: &str) -> Option<String> {
+    // tar's `s,a,b,`; bsdtar's and pax's `,a,b,`.
+    let rest = match expr.strip_prefix('s') {
+        Some(rest) if rest.starts_with(|c: char| !c.is_alphanumeric()) => rest,
+        _ => expr,
+    };
+    let delim = rest.chars().next().filter(|c| !c.is_alphanumeric())?;
+    let parts: Vec<&str> = rest[delim.len_utf8()..].split(delim).collect();
+    let [pattern, replacement, flags] = parts.as_slice() else {
+        return None;
+    };
+    if !flags
+        .chars()
+        .all(|c| c.is_ascii_digit() || "girxsSRhH".contains(c))
+    {
+        return None;
+    }
+    let (anchored, pattern) = match pattern.strip_prefix('^') {
+        Some(p) => (true, p),
+        None => (false, *pattern),
+    };
+    let (ends, pattern) = match pattern.strip_suffix('$') {
+        Some(p) => (true, p),
+        None => (false, pattern),
+    };
+    let special = |s: &str, set: &str| s.chars().any(|c| set.contains(c));
+    if special(pattern, ".*[]\\+?(){}|^$") || special(replacement, "&\\") {
+        return None;
+    }
+    if flags.contains('i') || flags.chars().any(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let renamed = match (anchored, ends) {
+        (true, true) => (member == pattern).then(|| (*replacement).to_owned()),
+        (true, false) => member
+            .strip_prefix(pattern)
+            .map(|tail| format!("{replacement}{tail}")),
+        (false, true) => member
+            .strip_suffix(pattern)
+            .map(|head| format!("{head}{replacement}")),
+        (false, false) if pattern.is_empty() => Some(format!("{replacement}{member}")),
+        (false, false) if flags.contains('g') => Some(member.replace(pattern, replacement)),
+        (false, false) => Some(member.replacen(pattern, replacement, 1)),
+    };
+    Some(renamed.unwrap_or_else(|| member.to_owned()))
+}
+
+#[cfg(test)]
+mod rename_tests {
+    use super::*;
+
+    #[test]
+    fn sed_style_renames_are_applied_where_they_can_be() {
+        let r = |e: &str, m: &str| rename(e, m);
+        assert_eq!(
+            r("s,^x,.claude-nagger,", "x/config.toml").as_deref(),
+            Some(".claude-nagger/config.toml")
+        );
+        assert_eq!(r("s,^x,.claude-nagger,", "y/x").as_deref(), Some("y/x"));
+        assert_eq!(r("s/a/b/g", "a/a").as_deref(), Some("b/b"));
+        assert_eq!(r("s/a/b/", "a/a").as_deref(), Some("b/a"));
+        assert_eq!(
+            r("s|^|.claude/|", "settings.json").as_deref(),
+            Some(".claude/settings.json")
+        );
+        assert_eq!(r("s,x.*,y,", "x1"), None);
+        assert_eq!(r("s,\\(x\\),\\1y,", "x"), None);
+        assert_eq!(r("s,x,&y,", "x"), None);
+        assert_eq!(r("nonsense", "x"), None);
+        assert_eq!(
+            r(",^x,.claude-nagger,", "x/a").as_deref(),
+            Some(".claude-nagger/a")
+        );
+        let args: Vec<String> = ["-xf", "x.tar", "--transform=s,a,b,", "--xform", "s,c,d,"]
+            .iter()
+            .map(|a| (*a).to_owned())
+            .collect();
+        assert_eq!(renames("tar", &args), vec!["s,a,b,", "s,c,d,"]);
+    }
+}
