@@ -437,7 +437,8 @@ impl Line {
             }
         }
         // `${X/…/…}`, `${!r}`, `${a[1]}`: an operator worked out on what the line set.
-        if let (Some(reference), end) = reference_at(first, 0)
+        if first.starts_with('$')
+            && let (Some(reference), end) = reference_at(first, 0)
             && end == first.len()
             && reference.body != reference.name
         {
