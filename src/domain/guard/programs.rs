@@ -419,8 +419,14 @@ pub(super) fn programs(
         }
     }
     if !is_shell {
+        // Beside code that does more than read, the input is that code's data (`perl
+        // -lne unlink <<< FILE`): naming nagger's files in it is never a reader's.
+        let lang = code::Language::of(name);
+        let readers = shell::inline_code(&command.argv)
+            .iter()
+            .all(|code| protect::only_reads(lang, code));
         for text in &command.stdin_texts {
-            out.extend(code_programs(text, name, binary));
+            out.extend(code_programs_of(text, name, binary, readers));
         }
     }
     let upstream_download = (0..index).find(|&j| {
@@ -669,6 +675,16 @@ pub(super) fn interpreter_code(
 /// read in the language of `interpreter`; what the code does that cannot be known from
 /// its text is asked about. `binary`: the running nagger program, when known.
 fn code_programs(code: &str, interpreter: &str, binary: Option<&str>) -> Vec<Program> {
+    code_programs_of(code, interpreter, binary, true)
+}
+
+/// [`code_programs`]; `readers`: code that only reads may name nagger's files.
+fn code_programs_of(
+    code: &str,
+    interpreter: &str,
+    binary: Option<&str>,
+    readers: bool,
+) -> Vec<Program> {
     let lang = code::Language::of(interpreter);
     let mut unsure = false;
     let mut unknown: Option<String> = None;
@@ -728,7 +744,7 @@ fn code_programs(code: &str, interpreter: &str, binary: Option<&str>) -> Vec<Pro
     );
     let names = !matches!(lang, code::Language::Sed | code::Language::Awk)
         && (protect::named_in_code(code, binary) || (bare && protect::named_bare(code, binary)))
-        && !protect::only_reads(lang, code);
+        && !(readers && protect::only_reads(lang, code));
     if names {
         out.push(Program::Finding(protect::named_finding(interpreter)));
     } else if unsure {

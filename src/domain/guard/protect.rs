@@ -1691,9 +1691,11 @@ fn changes<'c>(command: &'c SimpleCommand, fed: &'c [String], binary: Option<&st
                 .into_iter()
                 .chain(command.stdin_texts.iter().map(String::as_str))
                 .collect();
-            c.named = code
-                .iter()
-                .any(|t| named_in_code(t, binary) && !only_reads(code::Language::of(name), t));
+            // Reading nagger's files is fine only when every text the program is given
+            // only reads: a reader's text may be a writer's data (`perl -lne unlink`).
+            let lang = code::Language::of(name);
+            c.named = code.iter().any(|t| named_in_code(t, binary))
+                && !code.iter().all(|t| only_reads(lang, t));
             // Files the code names, relative to the folder the line `cd`-ed to.
             for effect in code.iter().flat_map(|t| code::effects(t)) {
                 if let code::Effect::Writes(Some(path)) = effect {

@@ -145,6 +145,18 @@ pub(crate) fn reads_only(code: &str, lang: Language) -> bool {
     {
         return false;
     }
+    // A function named in a string is called by it (`array_map("unlink", …)`,
+    // `getattr(os, "remove")`, `send(:delete)`).
+    if toks.iter().any(|t| match t {
+        Tok::Str { text, .. } => {
+            !text.is_empty()
+                && text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && powerful(&text.to_ascii_lowercase())
+        }
+        _ => false,
+    }) {
+        return false;
+    }
     let mut k = 0;
     while k < toks.len() {
         if let Tok::Ident(name) = &toks[k] {
@@ -208,18 +220,23 @@ pub(crate) fn reads_only(code: &str, lang: Language) -> bool {
                 k += 1;
                 continue;
             }
-            let parts_power = !HARMLESS_NAMES.contains(&lower.as_str())
-                && (lower
-                    .split(['.', ':'])
-                    .any(|part| POWER_NAMES.contains(&part))
-                    || POWER_PARTS.iter().any(|p| lower.contains(p)));
-            if parts_power {
+            if powerful(&lower) {
                 return false;
             }
         }
         k += 1;
     }
     true
+}
+
+/// Whether a name (lower case) gives code power: it is or holds one of the names or
+/// parts that change files or run anything.
+fn powerful(lower: &str) -> bool {
+    !HARMLESS_NAMES.contains(&lower)
+        && (lower
+            .split(['.', ':'])
+            .any(|part| POWER_NAMES.contains(&part))
+            || POWER_PARTS.iter().any(|p| lower.contains(p)))
 }
 
 /// Whether the call whose `(` is at `open` opens its file to read: one argument, or a

@@ -429,6 +429,13 @@ fn code_that_only_reads() {
         (Perl, "open(my $f, '>', '.claude/settings.json')"),
         (Perl, "open(F, '>.claude/settings.json')"),
         (Perl, "print `cat x`"),
+        // A function named in a string is called through it.
+        (Php, "array_map(\"unlink\", glob(\".claude-nagger/*\"));"),
+        (Ruby, "File.public_send(:delete, '.claude/settings.json')"),
+        (
+            Js,
+            "const f = require('fs'); f['unlinkSync']('.claude/settings.json')",
+        ),
     ];
     for (lang, code) in writing {
         assert!(!reads_only(code, lang), "{code}");

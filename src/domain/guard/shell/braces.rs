@@ -205,7 +205,7 @@ fn sequence(inner: &[Marked]) -> Option<Vec<Vec<u8>>> {
     }
     let letter = |p: &str| {
         let b = p.as_bytes();
-        (b.len() == 1 && b[0].is_ascii_alphabetic()).then_some(b[0])
+        (b.len() == 1 && b[0].is_ascii_alphabetic()).then(|| b[0])
     };
     let (from, to) = (letter(parts[0])?, letter(parts[1])?);
     let step = u8::try_from(step.min(255)).ok()?;

@@ -128,6 +128,16 @@ pub(super) struct Interpreter {
     many: bool,
 }
 
+impl Interpreter {
+    /// Whether `flag`, followed in its word by `rest`, takes the rest as its value: the
+    /// flags whose value is a number (`perl -0777`, `-l015`, `ruby -l`) take only digits,
+    /// so `perl -lne CODE` is `-l -n -e CODE`.
+    fn takes_rest(&self, flag: char, rest: &str) -> bool {
+        self.attached_flags.contains(flag)
+            && (!matches!(flag, '0' | 'l') || rest.starts_with(|c: char| c.is_ascii_hexdigit()))
+    }
+}
+
 /// The family of a program name: `python3.12` → `python`, `perl5.36` → `perl`.
 fn family(name: &str) -> &str {
     name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.')
@@ -289,7 +299,7 @@ fn inline_pieces(argv: &[String]) -> Vec<&str> {
         let mut took_code = false;
         for (pos, flag) in flags.char_indices() {
             let rest = &flags[pos + flag.len_utf8()..];
-            if it.attached_flags.contains(flag) {
+            if it.takes_rest(flag, rest) {
                 break;
             }
             if it.code_flags.contains(flag) && flag != 'm' {
@@ -531,7 +541,7 @@ fn program_at(argv: &[String], it: &Interpreter) -> ProgramAt {
             if it.shell && flag == 's' {
                 return ProgramAt::Stdin;
             }
-            if it.attached_flags.contains(flag) {
+            if it.takes_rest(flag, &flags[pos + flag.len_utf8()..]) {
                 break;
             }
             if it.value_flags.contains(flag) {
