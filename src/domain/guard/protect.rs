@@ -2375,6 +2375,47 @@ pub(super) fn named_finding(program: &str) -> Finding {
     ))
 }
 
+/// Code a file tool writes into `path` that names nagger's files and does more than read
+/// them: such code runs later, by whatever runs the project's files (a test runner's
+/// `conftest.py`, a build script, a module that shadows another, a task file, an
+/// environment file), where the guard no longer sees it. Asked about when written.
+/// Prose (Markdown, text) only mentions; it is left alone.
+pub(super) fn code_written(path: &str, texts: &[&str], binary: Option<&str>) -> Option<Finding> {
+    let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
+    let extension = name.rsplit_once('.').map_or("", |(_, e)| e);
+    if matches!(
+        extension,
+        "md" | "markdown" | "mdx" | "txt" | "rst" | "adoc" | "org" | "rtf" | "tex"
+    ) {
+        return None;
+    }
+    let reader = match extension {
+        "py" | "pyw" => "python3",
+        "js" | "mjs" | "cjs" | "ts" | "mts" | "cts" | "jsx" | "tsx" => "node",
+        "rb" => "ruby",
+        "pl" | "pm" => "perl",
+        "php" => "php",
+        "lua" => "lua",
+        "r" => "Rscript",
+        _ => "",
+    };
+    let lang = code::Language::of(reader);
+    texts
+        .iter()
+        .any(|t| named_in_code(t, binary) && (reader.is_empty() || !only_reads(lang, t)))
+        .then(|| {
+            Finding::ask(
+                "guard:self-protect",
+                format!(
+                    "writes code into `{path}` that names nagger's own files in .claude-nagger, \
+                     Claude Code's settings or the nagger program; it runs later, where nagger \
+                     does not see it"
+                ),
+                "Leave nagger's files to the user, or ask the user to confirm this file.",
+            )
+        })
+}
+
 fn finding(harm: &str) -> Finding {
     Finding::deny(
         "guard:self-protect",

@@ -588,3 +588,54 @@ fn tracked_files_are_found_in_worktrees_subfolders_and_every_index_version() {
     let line = format!("cd {elsewhere}; env GIT_DIR={git_dir} git checkout main");
     assert_eq!(tracked_check(&line, &project), None, "{line}");
 }
+
+#[test]
+fn code_written_into_the_project_that_names_nagger_s_files_is_asked_about() {
+    let asked = |path: &str, text: &str| code_written(path, &[text], None).is_some();
+    for (path, text) in [
+        (
+            "conftest.py",
+            "import shutil\nshutil.rmtree('.claude-nagger')\n",
+        ),
+        (
+            "build.rs",
+            "fn main() { std::fs::remove_dir_all(\".claude-nagger\").ok(); }",
+        ),
+        (
+            "setup.py",
+            "import os\nos.remove('.claude' + '-nagger/config.toml')\n",
+        ),
+        (
+            "node_modules/x/index.js",
+            "require('fs').rmSync('.claude/settings.json')",
+        ),
+        (".envrc", "rm -rf .claude-nagger\n"),
+        ("gen.go", "//go:generate rm -rf .claude-nagger\n"),
+        ("Makefile", "clean:\n\trm -f .claude/settings.local.json\n"),
+        (
+            "package.json",
+            r#"{"scripts":{"test":"rm -rf .claude-nagger"}}"#,
+        ),
+    ] {
+        assert!(asked(path, text), "{path}");
+    }
+    for (path, text) in [
+        (
+            "README.md",
+            "nagger keeps its state in `.claude-nagger/state.db`.",
+        ),
+        (
+            ".claude/agents/reviewer.md",
+            "Never touch .claude/settings.json.",
+        ),
+        ("notes.txt", "see .claude-nagger/config.toml"),
+        (
+            "show.py",
+            "import json\nprint(json.load(open('.claude/settings.json')))\n",
+        ),
+        ("clean.py", "import shutil\nshutil.rmtree('build')\n"),
+        ("x.rs", "fn main() {}"),
+    ] {
+        assert!(!asked(path, text), "{path}");
+    }
+}
