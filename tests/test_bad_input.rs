@@ -26,7 +26,7 @@ fn malformed_stdin_fails_open_with_a_message_that_says_what_was_wrong() {
         ("json string", b"\"PreToolUse\"".to_vec(), "got a string"),
         (
             "truncated",
-            br#"{"hook_event_name":"PreToolUse","session_id":"s"#.to_vec(),
+            br#"{"hook_event_name":"SessionStart","session_id":"s"#.to_vec(),
             "ends early",
         ),
         (
@@ -61,6 +61,10 @@ fn malformed_stdin_fails_open_with_a_message_that_says_what_was_wrong() {
         assert_fails_open(&r, what);
         assert!(r.stderr.contains(expected), "{what}: {}", r.stderr);
     }
+    // A tool call that cannot be read is asked about: the guard cannot read what it does.
+    let r = p.hook_raw(br#"{"hook_event_name":"PreToolUse","session_id":"s"#);
+    assert_eq!((r.code, r.decision().as_deref()), (0, Some("ask")), "{r:?}");
+    assert!(r.stderr.contains("ends early"), "{}", r.stderr);
 }
 
 #[test]

@@ -198,12 +198,6 @@ impl<'a> Guard<'a> {
                         .filter_map(|e| e.get("new_string")?.as_str()),
                 )
                 .collect();
-            if matches.is_empty()
-                && self.tool_exemption(input, project_root).is_none()
-                && let Some(finding) = protect::code_written(path, &texts, self.binary)
-            {
-                matches.push(tool_match(tool_name, &finding));
-            }
             if super::important::git_config(path)
                 && let Some(finding) = texts
                     .iter()
@@ -231,6 +225,12 @@ impl<'a> Guard<'a> {
                     );
                     matches.push(objection);
                 }
+            }
+            if matches.is_empty()
+                && self.tool_exemption(input, project_root).is_none()
+                && let Some(finding) = protect::code_written(path, &texts, self.binary)
+            {
+                matches.push(tool_match(tool_name, &finding));
             }
         }
         matches

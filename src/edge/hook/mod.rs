@@ -685,11 +685,17 @@ fn read_event(stdin: &mut dyn Read) -> Result<ReadEvent, Unreadable> {
         Err(e) => {
             problems.push(e.to_string());
             let problem = problems.join("; ");
-            // A tool input without a tool name nagger can read: the user is asked.
+            // A tool input without a tool name nagger can read, or text after the object
+            // that names a tool call: the user is asked.
             Err(if before_call {
                 Unreadable {
                     answer: ask_unchecked(&format!("its input could not be read whole ({e})")),
                     problem,
+                }
+            } else if ambiguous.is_empty() {
+                Unreadable {
+                    problem,
+                    answer: None,
                 }
             } else {
                 unreadable(problem)
