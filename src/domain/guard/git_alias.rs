@@ -223,13 +223,8 @@ fn alias(here: &Path, name: &str) -> Option<String> {
         let mut section = String::new();
         for line in text.lines() {
             let line = line.trim();
-            if let Some(header) = line.strip_prefix('[') {
-                section = header
-                    .split(']')
-                    .next()
-                    .unwrap_or("")
-                    .trim()
-                    .to_ascii_lowercase();
+            if let Some(header) = section_header(line) {
+                section = header;
                 continue;
             }
             let Some((key, value)) = line.split_once('=') else {
@@ -631,13 +626,8 @@ pub(super) fn config_runs(
         let mut section = String::new();
         for line in text.lines().take(4096) {
             let line = line.trim();
-            if let Some(header) = line.strip_prefix('[') {
-                section = header
-                    .split(']')
-                    .next()
-                    .unwrap_or("")
-                    .trim()
-                    .to_ascii_lowercase();
+            if let Some(header) = section_header(line) {
+                section = header;
                 continue;
             }
             if let Some((key, value)) = line.split_once('=')
@@ -678,6 +668,20 @@ fn expand_home(path: &str, base: &Path) -> PathBuf {
         None if path.starts_with('/') => PathBuf::from(path),
         None => base.join(path),
     }
+}
+
+/// The lower-cased section a git config line opens (`[include]`, `[includeIf "gitdir:…"]`),
+/// if it opens one.
+fn section_header(line: &str) -> Option<String> {
+    let header = line.strip_prefix('[')?;
+    Some(
+        header
+            .split(']')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase(),
+    )
 }
 
 #[cfg(test)]
