@@ -461,8 +461,20 @@ impl WalIndexLocked {
         lock.l_whence = libc::SEEK_SET.try_into().expect("SEEK_SET fits l_whence");
         lock.l_start = 120;
         lock.l_len = 8;
-        let rc = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_SETLK, &lock) };
-        assert_eq!(rc, 0, "lock {shm}: {}", std::io::Error::last_os_error());
+        // The server's own reads hold read locks on these bytes for a moment: taken as
+        // soon as they are free, as a process that then sticks would.
+        let until = std::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            // SAFETY: a valid descriptor and a filled-in flock, as above.
+            let rc = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_SETLK, &lock) };
+            if rc == 0 {
+                break;
+            }
+            let e = std::io::Error::last_os_error();
+            let busy = matches!(e.raw_os_error(), Some(libc::EAGAIN | libc::EACCES));
+            assert!(busy && std::time::Instant::now() < until, "lock {shm}: {e}");
+            thread::sleep(Duration::from_millis(5));
+        }
         WalIndexLocked { _shm: file }
     }
 }
