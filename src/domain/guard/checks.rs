@@ -62,7 +62,10 @@ pub(super) fn command_findings(
         "chmod" | "chown" | "chgrp" => findings.extend(ownership(name, args, &targets)),
         "mv" => findings.extend(mv(args, &targets)),
         "rsync" => findings.extend(rsync(args)),
-        "find" => findings.extend(find(args)),
+        "find" => {
+            findings.extend(find(args));
+            findings.extend(runs_found(args));
+        }
         "dd" => {
             if let Some(device) = args
                 .iter()
@@ -319,6 +322,22 @@ fn find(args: &[String]) -> Option<Finding> {
         "guard:find-delete",
         format!("deletes what it finds in {what}"),
         SPECIFIC_PATHS,
+    ))
+}
+
+/// `find . -exec {} \;`, `find bin -execdir ./{} --flag \;`: each file found is run as
+/// a program, and what those programs do cannot be read.
+fn runs_found(args: &[String]) -> Option<Finding> {
+    let program = args
+        .windows(2)
+        .find(|w| {
+            matches!(w[0].as_str(), "-exec" | "-execdir" | "-ok" | "-okdir") && w[1].contains("{}")
+        })
+        .map(|w| w[1].as_str())?;
+    Some(Finding::ask(
+        "guard:find-runs-found",
+        format!("runs each file it finds as a program (`{program}`)"),
+        "Name the program to run on the files instead.",
     ))
 }
 

@@ -29,6 +29,7 @@ mod settings;
 mod shape;
 pub mod shell;
 mod targets;
+mod unknown;
 mod verdict;
 
 pub use paths::{normalize, relative_path};

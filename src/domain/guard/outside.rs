@@ -72,6 +72,10 @@ pub(super) fn outside(command: &SimpleCommand) -> Option<Finding> {
         "kubectl" | "oc" if matches!(first, "delete" | "drain" | "replace") => Some(ask(format!(
             "deletes or replaces cluster resources (`{name} {first}`)"
         ))),
+        "rustup" if ops.starts_with(&["self", "uninstall"]) => Some(ask(
+            "removes Rust and every program cargo installed (`rustup self uninstall`)".into(),
+        )),
+        "claude" => unhooked_client(args),
         "helm" if matches!(first, "uninstall" | "delete") => Some(ask(
             "removes a release from the cluster (`helm uninstall`)".into(),
         )),
@@ -222,6 +226,28 @@ fn database(name: &str, args: &[String]) -> Option<Finding> {
     destroys
         .then(|| format!("drops or empties a database's data (`{name}`)"))
         .map(ask)
+}
+
+/// `claude --settings '{"disableAllHooks":true}' -p …`, `claude --setting-sources user`,
+/// `claude --bare`: a Claude Code started with settings of the agent's choosing, which
+/// may leave out the hooks nagger runs in (and so the guard) for everything it does.
+fn unhooked_client(args: &[String]) -> Option<Finding> {
+    let flag = args.iter().find_map(|a| {
+        let name = a.split_once('=').map_or(a.as_str(), |(n, _)| n);
+        matches!(
+            name,
+            "--settings" | "--setting-sources" | "--bare" | "--safe-mode"
+        )
+        .then_some(name)
+    })?;
+    Some(Finding::ask(
+        "guard:self-protect-unsure",
+        format!(
+            "starts Claude Code with `{flag}`, settings of its own choosing that may leave \
+             out the hooks nagger guards its calls in"
+        ),
+        "Start it without those options, or ask the user.",
+    ))
 }
 
 #[cfg(test)]

@@ -24,6 +24,7 @@ use super::scripts::{self, Files, Ran, View};
 use super::secrets::Secrets;
 use super::settings::GuardConfig;
 use super::shell::{self, Commands, Parsed, SimpleCommand, command_line};
+use super::unknown;
 use super::verdict::{Objection, Severity, Verdict};
 use crate::base::glob::LazyGlobs;
 
@@ -33,6 +34,9 @@ use crate::base::glob::LazyGlobs;
 const MAX_SCRIPT_DEPTH: usize = 4;
 const MAX_SCRIPT_BYTES: usize = shell::MAX_SCANNED_BYTES;
 const SCRIPT_COST: usize = 1024;
+/// Most bytes of command lines that programs the guard does not know may run read for
+/// one call; spent, the rest is not read and nothing is asked about it.
+const MAX_HANDED_BYTES: usize = 64 * 1024;
 
 /// The guard of one settings table, ready to review calls. Built once per hook run and
 /// cheap to build: a glob is compiled the first time a call could match it.
@@ -285,6 +289,7 @@ impl<'a> Guard<'a> {
             .collect();
         let deny_possible = self.deny.could_match(&commands.haystack);
         let budget = Cell::new(MAX_SCRIPT_BYTES);
+        let handed = Cell::new(MAX_HANDED_BYTES);
         let scope = Scope::new(root, self.binary).in_line(parsed);
         let files = Files::new(root);
         let start = Cwd::start(root, cwd);
@@ -305,6 +310,7 @@ impl<'a> Guard<'a> {
                 depth: 0,
                 budget: &budget,
                 files: &files,
+                handed: Some(&handed),
             };
             let findings = self.findings(parsed, index, &allowed, at);
             if budget.get() == 0 && fired.insert("guard:unanalysable") {
@@ -465,7 +471,50 @@ impl<'a> Guard<'a> {
                 }
             }
         }
+        // A program only known when the shell runs is asked about as such above.
+        let known = unknown::understood(command)
+            || command.argv.first().is_some_and(|w| w.contains(['$', '`']));
+        findings.extend(unknown::whole_trees(command, known));
+        if !known
+            && findings.iter().all(|f| f.severity != Severity::Deny)
+            && let Some(found) = self.handed_findings(command, at)
+        {
+            findings.push(found);
+        }
         findings
+    }
+
+    /// A command line that `command`, whose program the guard does not know, may run and
+    /// that the guard refuses: asked about, since whether it runs cannot be told.
+    fn handed_findings(&self, command: &SimpleCommand, at: At) -> Option<Finding> {
+        let left = at.handed?;
+        let inner = At {
+            depth: at.depth + 1,
+            budget: left,
+            handed: None,
+            ..at
+        };
+        for (line, how) in unknown::handed(command) {
+            if left.get() < line.len().max(SCRIPT_COST) {
+                return None;
+            }
+            // Only what the guard refuses counts: a runner's own words read as a command
+            // (`install -e .` of `pip install -e .`) are often a question, never a refusal.
+            let found = self.script_findings(&line, &how, inner);
+            if let Some(worst) = found.iter().find(|f| f.severity == Severity::Deny) {
+                return Some(Finding::ask(
+                    "guard:unknown-runs",
+                    format!(
+                        "hands `{}`, a program nagger does not know and that may run it, a \
+                         command line that {}",
+                        command.name(),
+                        worst.harm
+                    ),
+                    "Run that command by itself so it is checked, or ask the user.",
+                ));
+            }
+        }
+        None
     }
 
     /// The checks that fire on what command `index` runs from files on disk (a script, a
@@ -595,6 +644,9 @@ struct At<'r, 's> {
     budget: &'r Cell<usize>,
     /// The files of programs read so far, and the project they are in.
     files: &'r Files<'s>,
+    /// The bytes left for reading the command lines programs the guard does not know
+    /// may run ([`Guard::handed_findings`]); `None` inside one of them.
+    handed: Option<&'r Cell<usize>>,
 }
 
 /// The script a shell under `xargs` runs with what it is fed: `echo / | xargs -I{} sh -c

@@ -134,6 +134,79 @@ pub(super) fn dangerous_target(target: &str, reach: Reach) -> Option<String> {
     }
 }
 
+/// Top-level folders handed whole to a program the guard does not know only to change
+/// the system or its users' files: `/tmp`, `/mnt` and the like are left out, they are
+/// where such programs routinely work.
+const WHOLE_SYSTEM_DIRS: &[&str] = &[
+    "bin",
+    "boot",
+    "dev",
+    "etc",
+    "lib",
+    "lib32",
+    "lib64",
+    "libx32",
+    "sbin",
+    "sys",
+    "proc",
+    "usr",
+    "var",
+    "root",
+    "nix",
+    "private",
+    "System",
+    "Library",
+    "home",
+    "Users",
+    "opt",
+    "Applications",
+    "snap",
+];
+
+/// `/`, `/*`, `~`, `"$HOME"/*`, `~/..`, `/usr`, `/etc/*`: the filesystem root, a home or
+/// a folder above one, or a top-level system folder, taken whole. Described, when it is.
+pub(super) fn whole_tree(target: &str) -> Option<String> {
+    let target = target.trim();
+    if target.is_empty() {
+        return None;
+    }
+    let (base, rest) = split_base(target);
+    if matches!(base, Base::WorkingDir) {
+        return None;
+    }
+    let mut parts: Vec<&str> = Vec::new();
+    let mut above = 0usize;
+    for part in rest.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                if parts.pop().is_none() && matches!(base, Base::Home) {
+                    above += 1;
+                }
+            }
+            _ => parts.push(part),
+        }
+    }
+    let mut everything = false;
+    while parts
+        .last()
+        .is_some_and(|p| matches!(*p, "*" | ".*" | "**" | "*.*"))
+    {
+        parts.pop();
+        everything = true;
+    }
+    let all = if everything { "everything in " } else { "" };
+    match (base, parts.as_slice()) {
+        (Base::Root, []) => Some(format!("{all}the filesystem root")),
+        (Base::Root, [top]) if WHOLE_SYSTEM_DIRS.contains(top) => {
+            Some(format!("{all}the system folder /{top}"))
+        }
+        (Base::Home, []) if above == 0 => Some(format!("{all}the home folder")),
+        (Base::Home, []) => Some("a folder above the home folder".into()),
+        _ => None,
+    }
+}
+
 /// `/usr/lib`, `/etc/hosts`, `/home/alice`: a path that belongs to the system.
 fn system_path(parts: &[&str], reach: Reach) -> Option<String> {
     let (top, rest) = parts.split_first()?;

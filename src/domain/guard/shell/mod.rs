@@ -7,6 +7,7 @@
 mod braces;
 mod command;
 mod commands;
+mod fd;
 mod lexer;
 mod limits;
 mod params;
@@ -21,7 +22,7 @@ pub use limits::{MAX_COMMANDS, MAX_DEPTH, MAX_SCANNED_BYTES};
 pub use params::{Outcome, Var, Vars, array_items, evaluate};
 pub use parser::parse;
 pub use words::*;
-pub use wrappers::{git_config_runs, shell_c_script, with_positional};
+pub use wrappers::{follows, git_config_runs, shell_c_script, with_positional};
 
 #[cfg(test)]
 mod tests;

@@ -70,30 +70,7 @@ impl Parser<'_, '_> {
             env: io.env,
         };
         let name = command.name().to_owned();
-        let runs_scripts = is_shell(&name)
-            || matches!(
-                name.as_str(),
-                "eval"
-                    | "watch"
-                    | "su"
-                    | "runuser"
-                    | "flock"
-                    | "sg"
-                    | "find"
-                    | "ssh"
-                    | "trap"
-                    | "alias"
-                    | "git"
-                    | "script"
-                    | "export"
-                    | "tmux"
-                    | ":::"
-                    | "declare"
-                    | "typeset"
-                    | "local"
-                    | "readonly"
-            )
-            || option_runs(&name);
+        let runs_scripts = follows(&name);
         let argv = if runs_scripts {
             command.argv.clone()
         } else {
@@ -317,6 +294,19 @@ impl Parser<'_, '_> {
                     parse_script(script.as_bytes(), depth + 1, &ctx, self.out);
                 }
             }
+            "fd" | "fdfind" if depth < MAX_DEPTH => {
+                // `fd PATTERN DIR -x CMD`: the find command that runs CMD on the same files.
+                if let Some(find) = super::fd::as_find(&argv) {
+                    self.emit(
+                        find,
+                        &inner(format!("{name} --exec")),
+                        Io::default(),
+                        pipeline,
+                        stage,
+                        depth + 1,
+                    );
+                }
+            }
             "find" if depth < MAX_DEPTH => {
                 let mut k = 1;
                 while k < argv.len() {
@@ -349,6 +339,39 @@ impl Parser<'_, '_> {
         }
         None
     }
+}
+
+/// Programs whose words the parser follows into the commands they run: shells, `eval`,
+/// `watch`, `su -c`, `ssh`, `find -exec`, `fd -x`, `git`'s aliases and commands, `trap`,
+/// `alias`, `tmux`, `script`, the declarations that set command-holding variables,
+/// `parallel :::`, and the programs that take a command line in an option.
+pub fn follows(name: &str) -> bool {
+    is_shell(name)
+        || matches!(
+            name,
+            "eval"
+                | "watch"
+                | "su"
+                | "runuser"
+                | "flock"
+                | "sg"
+                | "find"
+                | "fd"
+                | "fdfind"
+                | "ssh"
+                | "trap"
+                | "alias"
+                | "git"
+                | "script"
+                | "export"
+                | "tmux"
+                | ":::"
+                | "declare"
+                | "typeset"
+                | "local"
+                | "readonly"
+        )
+        || option_runs(name)
 }
 
 /// Terminal emulators: they run the command they are given in a new window.

@@ -1,0 +1,193 @@
+//! Programs the guard does not know. What such a program does with its words cannot be
+//! told, so two things it may be handed are asked about instead of passed: the filesystem
+//! root, a home or a top-level system folder as a whole (`rimraf ~`, `wipe -rf /`), and a
+//! command line the guard objects to, in one word (`nu -c 'rm -rf /'`, `hyperfine 'rm -rf
+//! ~'`) or as its words from some point on (`uvx tool rm -rf ~`, `devbox run rm -rf /`),
+//! which it may well run. Known deleters the destructive checks do not read otherwise
+//! (`gio trash`, `trash-put`, `srm`) are refused on those folders.
+
+use super::finding::{Finding, operands};
+use super::protect;
+use super::shell::{self, SimpleCommand, basename};
+use super::targets::whole_tree;
+
+/// Most positions of one command's words tried as the start of a command line it runs.
+const MAX_TAILS: usize = 8;
+/// Most words of one command read as command lines of their own.
+const MAX_LINES: usize = 8;
+/// Longest word read as a command line.
+const MAX_LINE: usize = 4096;
+
+/// Whether the guard reads what `command`'s program does with its words: self-protection
+/// knows what it does to its operands, the parser follows the commands it runs, it is an
+/// interpreter whose inline code is read, or it has checks of its own.
+pub(super) fn understood(command: &SimpleCommand) -> bool {
+    let name = command.name();
+    protect::known_program(name)
+        || shell::follows(name)
+        || (shell::is_interpreter(name) && shell::inline_program(&command.argv).is_some())
+}
+
+/// Programs that delete what they are given, read by no other destructive check.
+fn deletes_operands(command: &SimpleCommand) -> bool {
+    match command.name() {
+        "trash" | "trash-put" | "srm" | "shred" | "wipe" => true,
+        "gio" => command
+            .args()
+            .first()
+            .is_some_and(|a| matches!(a.as_str(), "trash" | "remove" | "rm")),
+        _ => false,
+    }
+}
+
+/// The root, a home or a top-level system folder handed whole to a program the guard
+/// does not know (asked about), or to a deleter (refused).
+pub(super) fn whole_trees(command: &SimpleCommand, known: bool) -> Option<Finding> {
+    let deleter = deletes_operands(command);
+    if known && !deleter {
+        return None;
+    }
+    let name = command.name();
+    let (word, what) = operands(command.args())
+        .into_iter()
+        .filter(|w| !w.contains('='))
+        .find_map(|w| whole_tree(w).map(|what| (w, what)))?;
+    if deleter {
+        return Some(Finding::deny(
+            "guard:delete-whole",
+            format!("deletes {what} (`{word}`)"),
+            "Delete specific paths inside the project instead.",
+        ));
+    }
+    Some(Finding::ask(
+        "guard:unknown-whole",
+        format!(
+            "hands `{name}`, a program nagger does not know, {what} (`{word}`): what it does \
+             there cannot be checked"
+        ),
+        "Ask the user, or run a command nagger knows on specific paths.",
+    ))
+}
+
+/// The command lines a program the guard does not know may run: each word that holds a
+/// command line of its own (`'rm -rf /'`, `--exec='…'`), then its words from each that
+/// may name a program on (`rm -rf ~` of `uvx tool rm -rf ~`). Each comes with how it
+/// is handed over.
+pub(super) fn handed(command: &SimpleCommand) -> Vec<(String, String)> {
+    let name = command.name();
+    let args = command.args();
+    let mut out = Vec::new();
+    for word in args.iter().take(64) {
+        let text = match word.strip_prefix("--").and_then(|w| w.split_once('=')) {
+            Some((_, value)) => value,
+            None => word.as_str(),
+        };
+        if out.len() >= MAX_LINES {
+            break;
+        }
+        // A word the shell computes (`--body "$(cat notes.md)"`) is text by then.
+        let computed = command.computed.contains(word) || text.contains("$(") || text.contains('`');
+        if !computed
+            && text.len() <= MAX_LINE
+            && text.trim().contains([' ', '\t', '\n', ';', '|', '&'])
+        {
+            out.push((text.to_owned(), format!("a word given to `{name}`")));
+        }
+    }
+    let mut tails = 0;
+    for (k, word) in args.iter().enumerate().take(64) {
+        if tails >= MAX_TAILS {
+            break;
+        }
+        if !names_a_program(word) {
+            continue;
+        }
+        tails += 1;
+        let line: Vec<String> = args[k..].iter().map(|w| shell::shell_quote(w)).collect();
+        out.push((line.join(" "), format!("its words from `{word}` on")));
+    }
+    out
+}
+
+/// A word that may be a program's name: a plain name, as a runner takes it.
+fn names_a_program(word: &str) -> bool {
+    let first = word.chars().next();
+    first.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '+'))
+        && basename(word) == word
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::guard::shell::parse;
+
+    fn command(line: &str) -> SimpleCommand {
+        parse(line).commands.into_iter().next().expect("a command")
+    }
+
+    #[test]
+    fn whole_trees_of_unknown_programs_are_asked_about_and_deleters_refused() {
+        for line in [
+            "rimraf /",
+            "wipe-it -rf ~",
+            "tool --force \"$HOME\"",
+            "x /etc",
+            "x ~/..",
+        ] {
+            let c = command(line);
+            let f = whole_trees(&c, understood(&c)).unwrap_or_else(|| panic!("{line}"));
+            assert_eq!(f.check, "guard:unknown-whole", "{line}");
+        }
+        for line in ["gio trash ~", "trash-put /usr", "srm -r /*"] {
+            let c = command(line);
+            let f = whole_trees(&c, understood(&c)).unwrap_or_else(|| panic!("{line}"));
+            assert_eq!(f.check, "guard:delete-whole", "{line}");
+        }
+        for line in [
+            "ls /",
+            "du -sh ~",
+            "x ~/src",
+            "x /tmp",
+            "x .",
+            "x --prefix=/usr",
+            "x PREFIX=/usr",
+            "x /usr/local/lib",
+            "gio open ~",
+        ] {
+            let c = command(line);
+            assert!(whole_trees(&c, understood(&c)).is_none(), "{line}");
+        }
+    }
+
+    #[test]
+    fn words_that_may_run_are_handed_over() {
+        let c = command("nu -c 'rm -rf /'");
+        let lines: Vec<String> = handed(&c).into_iter().map(|(l, _)| l).collect();
+        assert!(lines.contains(&"rm -rf /".to_owned()), "{lines:?}");
+        let c = command("uvx tool rm -rf ~");
+        let lines: Vec<String> = handed(&c).into_iter().map(|(l, _)| l).collect();
+        assert!(lines.contains(&"'rm' '-rf' '~'".to_owned()), "{lines:?}");
+        // Paths and options start no command line.
+        let c = command("x ./a /bin/b -c");
+        assert!(handed(&c).is_empty());
+    }
+
+    #[test]
+    fn what_the_guard_reads_is_understood() {
+        for line in [
+            "rm -rf x",
+            "cat a",
+            "bash -c 'ls'",
+            "python3 -c 'print(1)'",
+            "find . -name x",
+        ] {
+            assert!(understood(&command(line)), "{line}");
+        }
+        for line in ["rimraf x", "python3 tool.py", "nu -c 'ls'", "cargo run"] {
+            assert!(!understood(&command(line)), "{line}");
+        }
+    }
+}
