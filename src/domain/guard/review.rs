@@ -429,6 +429,15 @@ impl<'a> Guard<'a> {
                 "`xargs` handing its input to a shell".into(),
             ));
         }
+        match xargs_program(command, &fed) {
+            Some(Ok(scripts)) => run.extend(
+                scripts
+                    .into_iter()
+                    .map(|s| Program::Script(s, "`xargs` running its input as the program".into())),
+            ),
+            Some(Err(finding)) => findings.push(finding),
+            None => {}
+        }
         match at.line.program(parsed, index) {
             line::Program::Known => {}
             line::Program::Script(script, word) => {
@@ -649,14 +658,11 @@ struct At<'r, 's> {
     handed: Option<&'r Cell<usize>>,
 }
 
-/// The script a shell under `xargs` runs with what it is fed: `echo / | xargs -I{} sh -c
-/// 'rm -rf {}'`, `xargs sh -c 'rm -rf "$@"' _`, `echo 'rm -rf /' | xargs -0 sh -c`.
-fn xargs_script(command: &SimpleCommand, fed: &[String]) -> Option<String> {
-    if fed.is_empty() || !shell::is_shell(command.name()) {
-        return None;
-    }
+/// The string `xargs -I STR` (`-iSTR`, `--replace=STR`, `-i` and `--replace` for `{}`)
+/// replaces in the command it runs, if given.
+fn xargs_replace(command: &SimpleCommand) -> Option<String> {
     let original = command.prefixed.as_deref().unwrap_or(&[]);
-    let replace = original.iter().enumerate().find_map(|(k, w)| {
+    original.iter().enumerate().find_map(|(k, w)| {
         if w == "-I" {
             original.get(k + 1).cloned()
         } else if let Some(r) = w.strip_prefix("--replace=") {
@@ -669,7 +675,48 @@ fn xargs_script(command: &SimpleCommand, fed: &[String]) -> Option<String> {
                 .filter(|r| !r.is_empty())
                 .map(str::to_owned)
         }
-    });
+    })
+}
+
+/// `echo nagger | xargs -I{} {} uninstall`: the program an `xargs` runs is its input.
+/// With the input known, the commands it makes (at most a few); without, a question.
+fn xargs_program(command: &SimpleCommand, fed: &[String]) -> Option<Result<Vec<String>, Finding>> {
+    if !command.under_xargs() {
+        return None;
+    }
+    let replace = xargs_replace(command).filter(|r| !r.is_empty())?;
+    let program = command.argv.first()?;
+    if !program.contains(replace.as_str()) {
+        return None;
+    }
+    if fed.is_empty() || fed.iter().any(|w| w.starts_with('\u{0}')) {
+        return Some(Err(Finding::ask(
+            "guard:computed-command",
+            format!("runs a program named by its input (`{program}`), only known when it runs"),
+            "Name the program to run.",
+        )));
+    }
+    Some(Ok(fed
+        .iter()
+        .take(8)
+        .map(|input| {
+            command
+                .argv
+                .iter()
+                .map(|w| shell::shell_quote(&w.replace(replace.as_str(), input)))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect()))
+}
+
+/// The script a shell under `xargs` runs with what it is fed: `echo / | xargs -I{} sh -c
+/// 'rm -rf {}'`, `xargs sh -c 'rm -rf "$@"' _`, `echo 'rm -rf /' | xargs -0 sh -c`.
+fn xargs_script(command: &SimpleCommand, fed: &[String]) -> Option<String> {
+    if fed.is_empty() || !shell::is_shell(command.name()) {
+        return None;
+    }
+    let replace = xargs_replace(command);
     // `~` fed in stays a home inside quotes as `$HOME`.
     let input = fed
         .iter()
