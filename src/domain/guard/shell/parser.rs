@@ -273,6 +273,26 @@ impl Parser<'_, '_> {
         }
     }
 
+    /// Whether the `((` at the cursor is arithmetic: as bash reads it, only when the `)`
+    /// that closes its inside is followed by another (`((x++))`); otherwise it is a
+    /// subshell in a subshell (`((rm -rf /) )`, `((true) ; rm x)`).
+    fn closes_as_arithmetic(&self) -> bool {
+        let mut depth = 0usize;
+        let mut j = self.i + 2;
+        while j < self.s.len() {
+            match self.s[j] {
+                b'\\' => j += 1,
+                b'(' => depth += 1,
+                b')' if depth == 0 => return self.s.get(j + 1) == Some(&b')'),
+                b')' => depth -= 1,
+                _ => {}
+            }
+            j += 1;
+        }
+        // Never closed: read as arithmetic, which takes the rest of the line.
+        true
+    }
+
     /// One simple command (or subshell) up to an operator that ends it.
     pub(super) fn command(&mut self, pipeline: u32, stage: u32) {
         let mut words: Vec<Word> = Vec::new();
@@ -284,7 +304,11 @@ impl Parser<'_, '_> {
                 None | Some(b'\n' | b';' | b'|' | b')') => break,
                 Some(b'&') if self.peek_at(1) == Some(b'>') => self.redirect(&mut redirections),
                 Some(b'&') => break,
-                Some(b'(') if words.is_empty() && self.peek_at(1) == Some(b'(') => {
+                Some(b'(')
+                    if words.is_empty()
+                        && self.peek_at(1) == Some(b'(')
+                        && self.closes_as_arithmetic() =>
+                {
                     let mut scratch = Vec::new();
                     self.arithmetic(&mut scratch);
                 }
@@ -584,11 +608,18 @@ impl Parser<'_, '_> {
         }
         for word in words.iter().take(skip).filter(|w| w.assignment) {
             let text = String::from_utf8_lossy(&word.text).into_owned();
-            if let Some((name, value)) = text.split_once('=')
-                && super::words::runs_value(name)
-            {
+            let Some((name, value)) = text.split_once('=') else {
+                continue;
+            };
+            if super::words::runs_value(name) {
                 let ctx = self.ctx.within(Via::Script(format!("{name}=")), false);
                 parse_script(value.as_bytes(), self.depth + 1, &ctx, self.out);
+            }
+            for script in super::words::subscript_commands(value) {
+                let ctx = self
+                    .ctx
+                    .within(Via::Script(format!("`{name}` read as a number")), false);
+                parse_script(script.as_bytes(), self.depth + 1, &ctx, self.out);
             }
         }
         if skip == words.len() && self.out.assignments.len() < MAX_ASSIGNMENTS {

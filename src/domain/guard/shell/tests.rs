@@ -455,3 +455,32 @@ fn declared_attributes_shape_the_value() {
     assert_eq!(a[1].value.as_deref(), Some("abc"));
     assert!(a[2].append && a[2].name == "y");
 }
+
+#[test]
+fn a_double_parenthesis_not_closed_by_two_is_a_subshell_in_a_subshell() {
+    for line in ["((rm -rf /) )", "(( (rm -rf /)) )", "((true) ; rm -rf / )"] {
+        let names: Vec<String> = parse(line)
+            .commands
+            .iter()
+            .map(|c| c.name().to_owned())
+            .collect();
+        assert!(names.iter().any(|n| n == "rm"), "{line}: {names:?}");
+    }
+    for line in ["((x++))", "(( (a+b) * 2 ))"] {
+        assert!(parse(line).commands.is_empty(), "{line}");
+    }
+}
+
+#[test]
+fn commands_in_subscripts_of_a_value_are_scripts_of_their_own() {
+    assert_eq!(
+        super::words::subscript_commands("a[$(rm -rf /)] b[`ls`] $(x) [0]"),
+        ["rm -rf /", "ls"]
+    );
+    let names: Vec<String> = parse("x='a[$(shred -u f)]'")
+        .commands
+        .iter()
+        .map(|c| c.name().to_owned())
+        .collect();
+    assert_eq!(names, ["shred"]);
+}

@@ -617,6 +617,52 @@ pub(super) const RESERVED: &[&[u8]] = &[
     b"esac", b"coproc",
 ];
 
+/// The commands in array subscripts of a variable's text (`a[$(rm -rf /)]`): bash runs
+/// them whenever the variable is read as a number (`$((x))`, `declare -i`, `[[ x -eq 1 ]]`),
+/// so the text is a script of its own.
+pub fn subscript_commands(value: &str) -> Vec<String> {
+    let b = value.as_bytes();
+    let mut out = Vec::new();
+    let mut brackets = 0usize;
+    let mut k = 0;
+    while k < b.len() && out.len() < 16 {
+        match b[k] {
+            b'[' => brackets += 1,
+            b']' => brackets = brackets.saturating_sub(1),
+            b'$' if brackets > 0 && b.get(k + 1) == Some(&b'(') => {
+                let start = k + 2;
+                let mut depth = 1usize;
+                let mut j = start;
+                while j < b.len() && depth > 0 {
+                    match b[j] {
+                        b'(' => depth += 1,
+                        b')' => depth -= 1,
+                        _ => {}
+                    }
+                    j += 1;
+                }
+                let end = if depth == 0 { j - 1 } else { j };
+                out.push(String::from_utf8_lossy(&b[start..end]).into_owned());
+                k = j;
+                continue;
+            }
+            b'`' if brackets > 0 => {
+                let start = k + 1;
+                let end = b[start..]
+                    .iter()
+                    .position(|&c| c == b'`')
+                    .map_or(b.len(), |p| start + p);
+                out.push(String::from_utf8_lossy(&b[start..end]).into_owned());
+                k = end + 1;
+                continue;
+            }
+            _ => {}
+        }
+        k += 1;
+    }
+    out
+}
+
 /// Environment variables whose value a program runs as a command line
 /// (`GIT_SSH_COMMAND='…' git fetch`, `export PAGER='…'`).
 pub fn runs_value(name: &str) -> bool {

@@ -10,7 +10,7 @@ use super::limits::MAX_DEPTH;
 use super::parser::{Context, Io, Parser, parse_script};
 use super::words::{
     basename, has_flag, is_assignment_name, is_shell, reads_program_from_stdin, runs_value,
-    shell_quote, short_cluster,
+    shell_quote, short_cluster, subscript_commands,
 };
 
 /// Most wrapper prefixes peeled off one simple command.
@@ -167,6 +167,10 @@ impl Parser<'_, '_> {
                     {
                         let ctx = inner(format!("{}=", a.name));
                         parse_script(value.as_bytes(), depth + 1, &ctx, self.out);
+                    }
+                    for script in subscript_commands(&a.raw) {
+                        let ctx = inner(format!("`{}` read as a number", a.name));
+                        parse_script(script.as_bytes(), depth + 1, &ctx, self.out);
                     }
                 }
                 let room = MAX_ASSIGNMENTS.saturating_sub(self.out.assignments.len());
