@@ -34,7 +34,7 @@ impl UiServer {
             .trim()
             .strip_prefix("nagger ui: http://127.0.0.1:")
             .unwrap_or_else(|| panic!("address line: {line:?}"));
-        let (port, token) = url.split_once("/?token=").expect("port and token");
+        let (port, token) = url.split_once("/#token=").expect("port and token");
         UiServer {
             child,
             _stdout: stdout,
@@ -47,9 +47,9 @@ impl UiServer {
         format!("127.0.0.1:{}", self.port)
     }
 
+    /// The address of a page as a person opens it: the token in the fragment.
     pub fn url(&self, path: &str) -> String {
-        let sep = if path.contains('?') { '&' } else { '?' };
-        format!("http://{}{path}{sep}token={}", self.host(), self.token)
+        format!("http://{}{path}#token={}", self.host(), self.token)
     }
 
     /// GET `path` with the token in the query.

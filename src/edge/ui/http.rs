@@ -1,5 +1,5 @@
 //! The small pieces of HTTP the dashboard speaks: a request's head, an answer, the request
-//! target and its query, the loopback Host check, the token cookie.
+//! target and its query, the loopback Host check, the token compared in constant time.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -144,7 +144,7 @@ pub fn host_is_loopback(request: &Request, port: u16) -> bool {
 }
 
 /// Whether the request does not come from another origin's page (another site, or
-/// another port of this host, whose requests carry the cookie too): a browser names the
+/// another port of this host): a browser names the
 /// page's origin (`Origin`) and how it relates to this server (`Sec-Fetch-Site`). Such
 /// a page could not read the answers, but could have the dashboard read the database
 /// again and again. Opening the dashboard's address from elsewhere (a link followed,
@@ -164,16 +164,6 @@ pub fn from_own_pages(request: &Request, port: u16) -> bool {
         .any(|mode| mode.eq_ignore_ascii_case("navigate"));
     request.headers_named("Origin").all(own_origin)
         && (navigation || request.headers_named("Sec-Fetch-Site").all(own_site))
-}
-
-/// The value of cookie `name`, if the request carries it.
-pub fn cookie<'r>(request: &'r Request, name: &str) -> Option<&'r str> {
-    request
-        .headers_named("Cookie")
-        .flat_map(|v| v.split(';'))
-        .filter_map(|kv| kv.trim().split_once('='))
-        .find(|(k, _)| *k == name)
-        .map(|(_, v)| v)
 }
 
 /// Compares a presented token with the secret in time independent of where they differ.

@@ -1,6 +1,7 @@
 //! `nagger ui`: a local, read-only web dashboard of the project's database. It listens on
-//! 127.0.0.1 only, answers only requests that carry the token printed at start (in the URL,
-//! then in a cookie) and name the loopback host (so a page of another site cannot reach it
+//! 127.0.0.1 only, answers data only to requests that carry the token printed at start (the
+//! page takes it from its address's fragment and sends it in a header; never a cookie,
+//! which every port of the host would receive) and name the loopback host (so a page of another site cannot reach it
 //! through a rebound DNS name), and reads through a pool of read-only connections while
 //! hooks keep writing. The page is static (embedded here) and polls a cheap change marker.
 //! No local process can hold it up: connections are read side by side without a thread
@@ -74,7 +75,8 @@ pub fn run(env: &Env, options: &Options) -> anyhow::Result<()> {
             }
         });
     }
-    let url = format!("http://127.0.0.1:{port}/?token={}", ui.token);
+    // The token in the fragment: a browser never sends that part of an address anywhere.
+    let url = format!("http://127.0.0.1:{port}/#token={}", ui.token);
     // A reader that went away does not stop the server.
     let reading = if ui.pool.has_file() {
         format!("reading {} (read-only)", ui.db_path.display())
@@ -111,10 +113,9 @@ fn open_browser(url: &str) {
 }
 
 impl conn::Handler for Ui {
-    /// Whether the token came in the query (the answer then sets it as a cookie).
-    type Pass = bool;
+    type Pass = ();
 
-    fn admit(&self, request: &Request) -> Result<bool, Answer> {
+    fn admit(&self, request: &Request) -> Result<(), Answer> {
         if !http::host_is_loopback(request, self.port) {
             return Err(http::text(
                 403,
@@ -128,54 +129,55 @@ impl conn::Handler for Ui {
             ));
         }
         let target = http::Target::parse(&request.url);
-        let from_query = target
+        let presented = target
             .param("token")
-            .is_some_and(|t| http::same_secret(t, &self.token));
-        let from_cookie = http::cookie(request, &self.cookie_name())
-            .is_some_and(|t| http::same_secret(t, &self.token));
-        if !(from_query || from_cookie) {
-            return Err(http::text(
-                403,
-                "Forbidden: open the address `nagger ui` printed, with its token.",
-            ));
+            .or_else(|| request.headers_named(TOKEN_HEADER).next());
+        if presented.is_some_and(|t| http::same_secret(t.trim(), &self.token)) {
+            return Ok(());
         }
-        Ok(from_query)
+        // The page and its assets hold no data: they are answered without the token, and
+        // the connection closed, like every other request without it. The page reads the
+        // token from its address and sends it with each request for data.
+        if matches!(request.method.as_str(), "GET" | "HEAD")
+            && let Some(page) = static_page(&target.path)
+        {
+            return Err(page);
+        }
+        Err(http::text(
+            403,
+            "Forbidden: open the address `nagger ui` printed, with its token.",
+        ))
     }
 
-    fn answer(self: &Arc<Self>, request: &Request, from_query: bool) -> Answer {
+    fn answer(self: &Arc<Self>, request: &Request, (): ()) -> Answer {
         if request.method != "GET" && request.method != "HEAD" {
             return http::text(405, "Only GET: this dashboard never changes anything.");
         }
         let target = http::Target::parse(&request.url);
         let path = target.path.clone();
-        let mut response = match path.as_str() {
-            "/" | "/timeline" | "/context" | "/rules" | "/tasks" | "/stats" => {
-                http::body(200, "text/html; charset=utf-8", INDEX_HTML)
-            }
-            "/assets/app.js" => http::body(200, "text/javascript; charset=utf-8", APP_JS),
-            "/assets/app.css" => http::body(200, "text/css; charset=utf-8", APP_CSS),
-            path if path.starts_with("/api/") => {
-                api::answer_in_time(self, path[5..].to_string(), target)
-            }
-            _ => http::text(404, "Not found."),
-        };
-        if from_query {
-            response.add_header(
-                "Set-Cookie",
-                &format!(
-                    "{}={}; Path=/; HttpOnly; SameSite=Strict",
-                    self.cookie_name(),
-                    self.token
-                ),
-            );
+        if let Some(page) = static_page(&path) {
+            return page;
         }
-        response
+        if let Some(endpoint) = path.strip_prefix("/api/") {
+            return api::answer_in_time(self, endpoint.to_string(), target);
+        }
+        http::text(404, "Not found.")
     }
 }
 
-impl Ui {
-    /// One cookie per port: cookies do not tell ports apart, two dashboards might run.
-    fn cookie_name(&self) -> String {
-        format!("nagger_ui_{}", self.port)
-    }
+/// The header the page sends the token in. The token never travels in a cookie: a
+/// browser sends a cookie of 127.0.0.1 to every port of it, so any server another local
+/// user runs there would receive it.
+const TOKEN_HEADER: &str = "X-Nagger-Token";
+
+/// The page (one for every view) and its script and style: the same for everyone.
+fn static_page(path: &str) -> Option<Answer> {
+    Some(match path {
+        "/" | "/timeline" | "/context" | "/rules" | "/tasks" | "/stats" => {
+            http::body(200, "text/html; charset=utf-8", INDEX_HTML)
+        }
+        "/assets/app.js" => http::body(200, "text/javascript; charset=utf-8", APP_JS),
+        "/assets/app.css" => http::body(200, "text/css; charset=utf-8", APP_CSS),
+        _ => return None,
+    })
 }

@@ -5,6 +5,24 @@
 const SVG_NS = "http://www.w3.org/2000/svg";
 const RESULTS = ["none", "context", "deny", "ask", "block", "error"];
 const POLL_MS = 2000;
+
+// The token `nagger ui` printed comes in the address's fragment (`#token=…`, never sent to
+// any server) or, from older addresses, its query. It is kept in this tab's session storage
+// (which no other port or site can read), taken out of the address bar, and sent in a
+// header with each request for data.
+const TOKEN = (() => {
+  const fromHash = new URLSearchParams(location.hash.slice(1)).get("token");
+  const query = new URLSearchParams(location.search);
+  const given = fromHash || query.get("token");
+  if (given) {
+    try { sessionStorage.setItem("nagger-token", given); } catch (e) { /* storage off: kept in memory */ }
+    query.delete("token");
+    const rest = query.toString();
+    history.replaceState(null, "", location.pathname + (rest ? "?" + rest : ""));
+    return given;
+  }
+  try { return sessionStorage.getItem("nagger-token") || ""; } catch (e) { return ""; }
+})();
 const params = new URLSearchParams(location.search);
 
 // ── small helpers ──
@@ -39,7 +57,14 @@ function append(el, children) {
 }
 
 async function api(path) {
-  const res = await fetch("/api/" + path, { credentials: "same-origin", cache: "no-store" });
+  const res = await fetch("/api/" + path, {
+    credentials: "omit",
+    cache: "no-store",
+    headers: { "X-Nagger-Token": TOKEN },
+  });
+  if (res.status === 403 && !TOKEN) {
+    throw new Error("no token: open the address `nagger ui` printed");
+  }
   const body = await res.json().catch(() => ({ error: res.statusText }));
   if (!res.ok) throw new Error(body.error || res.statusText);
   return body;
