@@ -387,3 +387,43 @@ fn a_read_stuck_before_the_guard_decides_still_answers_within_a_second() {
         assert_eq!(decision_of(&out, what), decision, "{what} stuck: {out}");
     }
 }
+
+/// A write-ahead log longer than a hook can replay within its second (a crash after many
+/// writes leaves one, and the first connection after a crash replays all of it): the
+/// hook answers without the database and says so once; `doctor` names it, and `gc`
+/// replays and truncates it, after which hooks use the database again.
+#[test]
+fn a_write_ahead_log_too_long_to_replay_in_time_is_left_to_a_command() {
+    let p = Project::new();
+    p.hook(&p.session_start("startup"));
+    let wal = p.root.join(".claude-nagger/state.db-wal");
+    // Frames past the valid ones that hold zeros are no frames: SQLite ignores them. The
+    // file is sparse, so the test writes nothing of that size.
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .write(true)
+        .truncate(false)
+        .open(&wal)
+        .expect("open the wal");
+    file.set_len(65 * 1024 * 1024).expect("lengthen the wal");
+    drop(file);
+    assert_denies(&p, "a 65 MiB write-ahead log");
+    let r = assert_passes(&p, "a 65 MiB write-ahead log");
+    assert!(
+        r.stderr.contains("write-ahead log") && r.stderr.lines().count() == 1,
+        "{r:?}"
+    );
+    let doctor = p.run(&["doctor"]);
+    assert!(
+        doctor.stdout.contains("write-ahead log holds"),
+        "{}{}",
+        doctor.stdout,
+        doctor.stderr
+    );
+    let gc = p.run(&["gc"]);
+    assert_eq!(gc.code, 0, "{gc:?}");
+    let left = std::fs::metadata(&wal).map_or(0, |m| m.len());
+    assert!(left < 1024 * 1024, "the wal still holds {left} bytes");
+    let r = assert_passes(&p, "after gc");
+    assert_eq!(r.stderr, "", "{r:?}");
+}

@@ -44,25 +44,31 @@ fn only_regular(file: File, path: &Path) -> io::Result<File> {
 /// device, a socket or a directory, or a symlink to one, is an `InvalidInput` error
 /// that names the file and what it is.
 pub fn regular_or_absent(path: &Path) -> io::Result<()> {
+    regular_len(path).map(|_| ())
+}
+
+/// As [`regular_or_absent`], with the regular file's length (`None` when nothing is
+/// there).
+pub fn regular_len(path: &Path) -> io::Result<Option<u64>> {
     let meta = match std::fs::symlink_metadata(path) {
         Ok(meta) => meta,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e),
     };
     let kind = meta.file_type();
     if kind.is_file() {
-        return Ok(());
+        return Ok(Some(meta.len()));
     }
     if !kind.is_symlink() {
         return Err(not_regular(path, kind_of(kind)));
     }
     match std::fs::metadata(path) {
-        Ok(target) if target.is_file() => Ok(()),
+        Ok(target) if target.is_file() => Ok(Some(target.len())),
         Ok(target) => Err(not_regular(
             path,
             &format!("symlink to a {}", kind_of(target.file_type())),
         )),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(e),
     }
 }

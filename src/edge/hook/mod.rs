@@ -365,7 +365,7 @@ fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
     let _waits = limit_waits(started + deadline::WAIT_BUDGET);
     // Opening runs the migrations, whose library panics on some damaged histories: the
     // database is then as unusable as one that cannot be opened.
-    let db = match catch_panic(|| NaggerStateDB::open(&db_path), "unknown panic") {
+    let db = match catch_panic(|| NaggerStateDB::open_for_hook(&db_path), "unknown panic") {
         Ok(Ok(db)) => db,
         Ok(Err(e)) => return without_database(safety, &e, stderr),
         Err(panic) => {
@@ -1030,7 +1030,7 @@ fn log_bad_input(env: &Env, problem: &str, started: Instant) {
         return;
     }
     let _waits = limit_waits(started + deadline::WAIT_BUDGET);
-    if let Ok(db) = NaggerStateDB::open(&db_path) {
+    if let Ok(db) = NaggerStateDB::open_for_hook(&db_path) {
         let _ = db
             .hook_log()
             .log_bad_input(problem, started.elapsed().as_secs_f64() * 1000.0);

@@ -27,6 +27,10 @@ const WAL_TRUNCATE_BYTES: u64 = 256 * 1024;
 /// run has a deadline: `budget::limit_waits`).
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// The longest write-ahead log a hook opens: replaying it after a crash reads all of it,
+/// about 0.3 s per 100 MiB from a warm cache and more from a cold one.
+pub const HOOK_WAL_BYTES: u64 = 64 * 1024 * 1024;
+
 /// The files SQLite opens beside the database, by their suffix.
 const SIDE_FILES: [&str; 3] = ["-wal", "-shm", "-journal"];
 
@@ -52,6 +56,19 @@ impl NaggerStateDB {
     /// database's own folder is created (`.claude-nagger` in an existing project),
     /// never a chain of folders.
     pub fn open(path: &Path) -> StoreResult<Self> {
+        Self::open_bounded(path, u64::MAX)
+    }
+
+    /// As [`NaggerStateDB::open`] for a hook, which answers within its second: a
+    /// write-ahead log longer than [`HOOK_WAL_BYTES`] (left by a crash, or grown behind a
+    /// long reader) is not opened, since the first connection after a crash replays all
+    /// of it. Any other command that writes (`nagger gc`, `nagger doctor --fix`) replays
+    /// and truncates it.
+    pub fn open_for_hook(path: &Path) -> StoreResult<Self> {
+        Self::open_bounded(path, HOOK_WAL_BYTES)
+    }
+
+    fn open_bounded(path: &Path, max_wal: u64) -> StoreResult<Self> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             match std::fs::create_dir(dir) {
                 Ok(()) => {}
@@ -64,7 +81,13 @@ impl NaggerStateDB {
                 }
             }
         }
-        check_files(path)?;
+        let wal = check_files(path)?;
+        if wal > max_wal {
+            return Err(StoreError::LongLog {
+                path: path.to_path_buf(),
+                bytes: wal,
+            });
+        }
         wait_for_wal_index(path)?;
         let mut report = OpenReport::default();
         let mut conn = open_raw(path)?;
@@ -252,17 +275,23 @@ impl NaggerStateDB {
 /// name the file. What is found instead makes the database unavailable, with a line
 /// that says which file to remove. A file swapped in after this check is the hook's
 /// deadline's to catch.
-fn check_files(path: &Path) -> StoreResult<()> {
+/// Returns the length of the `-wal` (0 when there is none).
+fn check_files(path: &Path) -> StoreResult<u64> {
     let side = |suffix: &str| {
         let mut name = path.as_os_str().to_os_string();
         name.push(suffix);
         PathBuf::from(name)
     };
-    std::iter::once(path.to_path_buf())
-        .chain(SIDE_FILES.iter().map(|s| side(s)))
-        .try_for_each(|file| {
-            files::regular_or_absent(&file).map_err(|source| unusable_file(&file, source))
-        })
+    let mut wal = 0;
+    for (file, suffix) in
+        std::iter::once((path.to_path_buf(), "")).chain(SIDE_FILES.iter().map(|s| (side(s), *s)))
+    {
+        let len = files::regular_len(&file).map_err(|source| unusable_file(&file, source))?;
+        if suffix == "-wal" {
+            wal = len.unwrap_or(0);
+        }
+    }
+    Ok(wal)
 }
 
 /// A file of the database's that is not a regular one, or cannot be looked at.

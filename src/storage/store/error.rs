@@ -31,6 +31,11 @@ pub enum StoreError {
     #[error("connection pool: {0}")]
     Pool(#[from] r2d2::Error),
     #[error(
+        "database {path}: its write-ahead log holds {} MiB, more than a hook replays within its second; `nagger gc` or `nagger doctor --fix` replays and truncates it",
+        bytes / (1024 * 1024)
+    )]
+    LongLog { path: PathBuf, bytes: u64 },
+    #[error(
         "database {path} has schema version {found}, this nagger reads version {expected} (`nagger doctor --fix` brings it up to date)"
     )]
     Schema {

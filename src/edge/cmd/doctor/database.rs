@@ -61,7 +61,19 @@ fn open_database_checks(
     wal.push("-wal");
     let wal_bytes = std::fs::metadata(PathBuf::from(wal)).map_or(0, |m| m.len());
     let size = format!("{} (wal {})", human_bytes(bytes), human_bytes(wal_bytes));
-    if bytes + wal_bytes > LARGE_DB_BYTES {
+    if wal_bytes > crate::storage::store::HOOK_WAL_BYTES {
+        checks.push(
+            "database",
+            Status::Warn,
+            format!(
+                "{}'s write-ahead log holds {}, more than a hook replays within its second: \
+                 hooks answer without the database until `nagger gc` (or `nagger doctor \
+                 --fix`) replays and truncates it",
+                db_path.display(),
+                human_bytes(wal_bytes)
+            ),
+        );
+    } else if bytes + wal_bytes > LARGE_DB_BYTES {
         checks.push(
             "database",
             Status::Warn,
