@@ -203,10 +203,11 @@ fn sigkill_at_random_points_leaves_no_partial_claim_or_registration() {
             survived += 1;
             let stderr = String::from_utf8_lossy(&out.stderr);
             // On a machine loaded by other tests, a process starved of CPU while the
-            // others recover from the kills can reach the hook's one-second deadline: it
-            // then answers what it has and exits 0, as designed. Anything else is a failure.
-            let late = stderr.starts_with("nagger: state database unavailable")
-                && stderr.contains("no answer within")
+            // others recover from the kills can reach the hook's one-second deadline, or
+            // its bounded wait for the database's lock: it then answers what it has and
+            // exits 0 with one line, as designed. Anything else is a failure.
+            let late = stderr.starts_with("nagger: ")
+                && (stderr.contains("no answer within") || stderr.contains("database is locked"))
                 && stderr.lines().count() == 1;
             late_runs += usize::from(late);
             assert!(
@@ -224,7 +225,8 @@ fn sigkill_at_random_points_leaves_no_partial_claim_or_registration() {
         killed >= KILLS && survived >= KILLS,
         "kills should land both mid-run and after: {killed} killed, {survived} survived"
     );
-    // Reaching the deadline is for a starved process now and then, never the rule.
+    // Reaching the deadline or the lock's bound is for a starved process now and then,
+    // never the rule.
     assert!(
         late_runs * 10 <= survived,
         "{late_runs} of {survived} surviving runs reached the deadline"

@@ -410,14 +410,23 @@ impl Line {
         if !matches!(self.value("IFS", index), Value::Unset) {
             return unknown();
         }
-        // `"$@"`, `exec "$1"`: the line's own arguments, which a tool call has none of.
-        if command.via.is_empty()
-            && (first.starts_with("$@")
-                || first.starts_with("$*")
-                || first.starts_with("${@")
-                || first.as_bytes().get(1).is_some_and(u8::is_ascii_digit))
-        {
-            return Program::Known;
+        // `"$@"`, `exec "$1"`: the line's own arguments, which a tool call has none of,
+        // unless the line sets them (`set -- rm -rf /; "$@"`).
+        let positional = first.starts_with("$@")
+            || first.starts_with("$*")
+            || first.starts_with("${@")
+            || first.starts_with("${*")
+            || first.as_bytes().get(1).is_some_and(u8::is_ascii_digit)
+            || (first.starts_with("${") && first.as_bytes().get(2).is_some_and(u8::is_ascii_digit));
+        if command.via.is_empty() && positional {
+            return match set_arguments(parsed, index) {
+                SetArguments::None => Program::Known,
+                SetArguments::Known(params) => Program::Script(
+                    shell::with_positional(&command.argv.join(" "), &params),
+                    format!("{first} as the line's `set` makes it"),
+                ),
+                SetArguments::Computed => unknown(),
+            };
         }
         // `eval "$(ssh-agent -s)"`, `$(which python3) x.py`: what a program prints to be
         // run; the program itself is checked as a command of the line.
@@ -947,6 +956,45 @@ impl shell::Vars for SetsAt<'_> {
         }
         Var::Unknown
     }
+}
+
+/// What the last `set` before command `index` makes of the line's positional arguments
+/// (`set -- a b`, `set a b`).
+enum SetArguments {
+    /// No `set` sets them.
+    None,
+    /// Set from words only known when the shell runs.
+    Computed,
+    /// These, the first in `$0`'s place.
+    Known(Vec<String>),
+}
+
+fn set_arguments(parsed: &Parsed, index: usize) -> SetArguments {
+    let Some(set) = parsed.commands[..index].iter().rev().find(|c| {
+        c.name() == "set" && {
+            let args = c.args();
+            args.iter().any(|a| a == "--")
+                || args.first().is_some_and(|a| !a.starts_with(['-', '+']))
+        }
+    }) else {
+        return SetArguments::None;
+    };
+    let args = set.args();
+    let from = args.iter().position(|a| a == "--").map_or_else(
+        || {
+            args.iter()
+                .position(|a| !a.starts_with(['-', '+']))
+                .unwrap_or(0)
+        },
+        |p| p + 1,
+    );
+    let words = &args[from..];
+    if words.iter().any(|w| set.computed.contains(w)) {
+        return SetArguments::Computed;
+    }
+    let mut params = vec!["set".to_owned()];
+    params.extend(words.iter().cloned());
+    SetArguments::Known(params)
 }
 
 /// The reference starting with the `$` at byte `at` of `word`, and where it ends.

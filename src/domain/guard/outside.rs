@@ -69,9 +69,12 @@ pub(super) fn outside(command: &SimpleCommand) -> Option<Finding> {
             Some(ask(format!("removes the firewall's rules (`{name}`)")))
         }
         "docker" | "podman" => container(name, args, &ops),
-        "kubectl" | "oc" if matches!(first, "delete" | "drain" | "replace") => Some(ask(format!(
-            "deletes or replaces cluster resources (`{name} {first}`)"
-        ))),
+        "kubectl" | "oc" if matches!(kube_verb(args), Some("delete" | "drain" | "replace")) => {
+            Some(ask(format!(
+                "deletes or replaces cluster resources (`{name} {}`)",
+                kube_verb(args).unwrap_or_default()
+            )))
+        }
         "rustup" if ops.starts_with(&["self", "uninstall"]) => Some(ask(
             "removes Rust and every program cargo installed (`rustup self uninstall`)".into(),
         )),
@@ -228,25 +231,80 @@ fn database(name: &str, args: &[String]) -> Option<Finding> {
         .map(ask)
 }
 
+/// The verb of a `kubectl` command line, past the global options and their values
+/// (`kubectl -n prod --context c delete …`).
+fn kube_verb(args: &[String]) -> Option<&str> {
+    const VALUED: &[&str] = &[
+        "-n",
+        "--namespace",
+        "--context",
+        "--cluster",
+        "--kubeconfig",
+        "-s",
+        "--server",
+        "--user",
+        "--token",
+        "--as",
+        "--as-group",
+        "--request-timeout",
+        "-v",
+        "--v",
+        "--certificate-authority",
+        "--client-certificate",
+        "--client-key",
+        "--cache-dir",
+        "--tls-server-name",
+        "--profile",
+        "--profile-output",
+        "--log-file",
+    ];
+    let mut k = 0;
+    while k < args.len() {
+        let a = args[k].as_str();
+        if VALUED.contains(&a) {
+            k += 2;
+            continue;
+        }
+        if a.starts_with('-') {
+            k += 1;
+            continue;
+        }
+        return Some(a);
+    }
+    None
+}
+
 /// `claude --settings '{"disableAllHooks":true}' -p …`, `claude --setting-sources user`,
-/// `claude --bare`: a Claude Code started with settings of the agent's choosing, which
-/// may leave out the hooks nagger runs in (and so the guard) for everything it does.
+/// `claude --bare`, `claude --dangerously-skip-permissions`: a Claude Code started with
+/// settings of the agent's choosing, which may leave out the hooks nagger runs in (and so
+/// the guard), or in a mode where what the guard asks about runs unasked.
 fn unhooked_client(args: &[String]) -> Option<Finding> {
-    let flag = args.iter().find_map(|a| {
-        let name = a.split_once('=').map_or(a.as_str(), |(n, _)| n);
-        matches!(
-            name,
-            "--settings" | "--setting-sources" | "--bare" | "--safe-mode"
-        )
+    let flag = args.iter().enumerate().find_map(|(k, a)| {
+        let (name, value) = match a.split_once('=') {
+            Some((n, v)) => (n, Some(v)),
+            None => (a.as_str(), args.get(k + 1).map(String::as_str)),
+        };
+        let permissive = name == "--permission-mode"
+            && value.is_some_and(|v| matches!(v, "bypassPermissions" | "dontAsk"));
+        (permissive
+            || matches!(
+                name,
+                "--settings"
+                    | "--setting-sources"
+                    | "--bare"
+                    | "--safe-mode"
+                    | "--dangerously-skip-permissions"
+                    | "--allow-dangerously-skip-permissions"
+            ))
         .then_some(name)
     })?;
     Some(Finding::ask(
         "guard:self-protect-unsure",
         format!(
-            "starts Claude Code with `{flag}`, settings of its own choosing that may leave \
-             out the hooks nagger guards its calls in"
+            "starts Claude Code with `{flag}`, which may leave out the hooks nagger guards \
+             its calls in or let what nagger asks about through unasked"
         ),
-        "Start it without those options, or ask the user.",
+        "Start it without that option, or ask the user.",
     ))
 }
 

@@ -1590,16 +1590,16 @@ fn changes<'c>(command: &'c SimpleCommand, fed: &'c [String], binary: Option<&st
             if scripts.is_empty() {
                 scripts.extend(operands(args).first());
             }
-            // Only a script with a `w` command (`w file`, `s/x/y/w file`) writes a file.
-            let writes = |script: &str| {
-                script.starts_with(['w', 'W'])
-                    || [" w", ";w", "/w", "}w", " W", ";W", "/W", "\nw"]
-                        .iter()
-                        .any(|w| script.contains(w))
-            };
-            c.named = scripts
-                .iter()
-                .any(|a| writes(a) && named_in_code(a, binary));
+            // Only a script with a `w` command (`1w file`, `s/x/y/w file`) writes a file.
+            for script in &scripts {
+                for effect in code::effects_in(script, code::Language::Sed) {
+                    match effect {
+                        code::Effect::Writes(Some(path)) => c.paths.push(path),
+                        code::Effect::Writes(None) => c.named |= named_in_code(script, binary),
+                        _ => {}
+                    }
+                }
+            }
         }
         "awk" | "gawk" | "mawk" | "nawk" => {
             let program = operands(args).first().copied().unwrap_or("");
@@ -1780,6 +1780,19 @@ fn changes<'c>(command: &'c SimpleCommand, fed: &'c [String], binary: Option<&st
             }
         }
     }
+    // `rsync -a --delete src/ dest/`: whatever of dest the source lacks is deleted.
+    if name == "rsync"
+        && args
+            .iter()
+            .any(|a| a.starts_with("--delete") || a == "--del")
+    {
+        let ops = all();
+        if let Some((dest, sources)) = ops.split_last()
+            && !sources.is_empty()
+        {
+            c.paths.push((*dest).to_owned());
+        }
+    }
     if matches!(name, "rsync") && has_flag(args, "", &["remove-source-files"]) {
         let ops = all();
         if let Some((_, sources)) = ops.split_last() {
@@ -1799,6 +1812,36 @@ pub(super) fn only_reads(lang: code::Language, text: &str) -> bool {
         L::Python | L::Js | L::Ruby | L::Perl | L::Php | L::Lua | L::R
     ) && code::reads_only(text, lang)
         && code::effects_in(text, lang).is_empty()
+}
+
+/// The folders `command` writes whole trees of files into, as it names them: where an
+/// archive is extracted (`tar -C`, `unzip -d`, `7z x -o`), where `cp -r`, `rsync`,
+/// `scp -r` and `ditto` copy to.
+pub(super) fn tree_destinations(command: &SimpleCommand) -> Vec<String> {
+    let writes_trees = matches!(
+        command.name(),
+        "tar"
+            | "bsdtar"
+            | "gtar"
+            | "unzip"
+            | "7z"
+            | "7za"
+            | "7zz"
+            | "cpio"
+            | "cp"
+            | "rsync"
+            | "scp"
+            | "ditto"
+    );
+    if !writes_trees {
+        return Vec::new();
+    }
+    changes(command, &[], None)
+        .into
+        .into_iter()
+        .filter(|l| l.tree)
+        .map(|l| l.dest)
+        .collect()
 }
 
 /// Programs whose effect on their operands [`changes`] reads by name: they write,

@@ -480,10 +480,25 @@ impl<'a> Guard<'a> {
                 }
             }
         }
+        // `bash <&3`: a program read from a descriptor the line filled out of sight.
+        if shell::reads_program_from_stdin(&command.argv)
+            && let Some(fd) = command.reads_from.iter().find(|r| r.starts_with('&'))
+        {
+            findings.push(Finding::ask(
+                "guard:unanalysable",
+                format!(
+                    "has `{}` read the program it runs from another descriptor (`<{fd}`), \
+                     which cannot be checked",
+                    command.name()
+                ),
+                "Give the program as text or as a file.",
+            ));
+        }
         // A program only known when the shell runs is asked about as such above.
         let known = unknown::understood(command)
             || command.argv.first().is_some_and(|w| w.contains(['$', '`']));
         findings.extend(unknown::whole_trees(command, known));
+        findings.extend(unknown::trees_over_whole(command, cwd));
         if !known
             && findings.iter().all(|f| f.severity != Severity::Deny)
             && let Some(found) = self.handed_findings(command, at)

@@ -7,7 +7,9 @@
 //! (`gio trash`, `trash-put`, `srm`) are refused on those folders.
 
 use super::finding::{Finding, operands};
+use super::paths::resolve;
 use super::protect;
+use super::protect::Cwd;
 use super::shell::{self, SimpleCommand, basename};
 use super::targets::whole_tree;
 
@@ -66,6 +68,28 @@ pub(super) fn whole_trees(command: &SimpleCommand, known: bool) -> Option<Findin
              there cannot be checked"
         ),
         "Ask the user, or run a command nagger knows on specific paths.",
+    ))
+}
+
+/// A tree of files written into the root, a home or a top-level system folder (`tar -xf
+/// x.tar -C /`, `unzip -o x.zip -d ~`, `cp -r dotfiles/. ~`): what lands there replaces what
+/// is there, and what the archive or folder holds cannot be read.
+pub(super) fn trees_over_whole(command: &SimpleCommand, cwd: &Cwd) -> Option<Finding> {
+    let (dest, what) = protect::tree_destinations(command)
+        .into_iter()
+        .find_map(|dest| {
+            let full = resolve(cwd, &dest)?;
+            let full = if full.is_empty() {
+                ".".to_owned()
+            } else {
+                full
+            };
+            whole_tree(&full).map(|what| (dest, what))
+        })?;
+    Some(Finding::ask(
+        "guard:tree-over-whole",
+        format!("writes a tree of files into {what} (`{dest}`), over what is there"),
+        "Write into a folder of the project, or ask the user.",
     ))
 }
 

@@ -729,6 +729,52 @@ pub(super) fn sed(code: &str) -> Vec<Effect> {
     out
 }
 
+/// `ed` scripts: `!cmd`, `r !cmd`, `e !cmd`, `w !cmd` run shell commands; `w FILE`, `W
+/// FILE` and `wq FILE` write a file.
+pub(super) fn ed(code: &str) -> Vec<Effect> {
+    let mut out = Vec::new();
+    for line in code.lines().take(MAX_COMMANDS) {
+        let b = line.as_bytes();
+        let mut i = 0;
+        // The address: numbers, marks, `.`, `$`, `,`, `;`, offsets, `/re/` and `?re?`.
+        while i < b.len() {
+            match b[i] {
+                b'0'..=b'9' | b',' | b';' | b'.' | b'$' | b'+' | b'-' | b' ' | b'\t' | b'^' => {
+                    i += 1;
+                }
+                b'\'' => i += 2,
+                d @ (b'/' | b'?') => {
+                    i += 1;
+                    while i < b.len() && b[i] != d {
+                        i += if b[i] == b'\\' { 2 } else { 1 };
+                    }
+                    i += 1;
+                }
+                _ => break,
+            }
+        }
+        let Some(&command) = b.get(i) else { continue };
+        let mut rest = line.get(i + 1..).unwrap_or("");
+        if command == b'!' {
+            out.push(Effect::Shell(rest.trim().to_owned()));
+            continue;
+        }
+        if !matches!(command, b'w' | b'W' | b'r' | b'e' | b'E') {
+            continue;
+        }
+        if command == b'w' && rest.starts_with('q') {
+            rest = &rest[1..];
+        }
+        let rest = rest.trim();
+        if let Some(cmd) = rest.strip_prefix('!') {
+            out.push(Effect::Shell(cmd.trim().to_owned()));
+        } else if matches!(command, b'w' | b'W') && !rest.is_empty() {
+            out.push(Effect::Writes(Some(rest.to_owned())));
+        }
+    }
+    out
+}
+
 /// AppleScript: `do shell script "…"`; JavaScript for Automation: `doShellScript(…)`.
 pub(super) fn applescript(code: &str, depth: usize, nested: Nested) -> Vec<Effect> {
     let lexed = lex(code, Language::AppleScript);

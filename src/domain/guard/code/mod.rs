@@ -51,6 +51,7 @@ fn effects_at(code: &str, lang: Language, depth: usize) -> Vec<Effect> {
         Language::Debugger => commands::debugger(code, depth, effects_at),
         Language::Vim => commands::vim(code, depth, effects_at),
         Language::Sed => commands::sed(code),
+        Language::Ed => commands::ed(code),
         Language::AppleScript => commands::applescript(code, depth, effects_at),
         Language::Awk => {
             let mut out = analyze::analyse(code, lang, depth, effects_at);

@@ -36,6 +36,8 @@ pub(crate) enum Language {
     Debugger,
     Vim,
     Sed,
+    /// The line editor `ed`: its `!` escapes and `w` writes.
+    Ed,
     AppleScript,
     /// Unknown: every family's calls count.
     Generic,
@@ -58,6 +60,7 @@ impl Language {
             "gdb" | "lldb" | "gdb-multiarch" | "cgdb" => Language::Debugger,
             "vim" | "nvim" | "vi" | "ex" | "view" | "vimdiff" | "gvim" | "nvi" => Language::Vim,
             "sed" | "gsed" => Language::Sed,
+            "ed" | "red" => Language::Ed,
             "osascript" => Language::AppleScript,
             _ => Language::Generic,
         }

@@ -521,7 +521,14 @@ impl Parser<'_, '_> {
                 }
                 redirections.reads_from.push(target);
             }
-            b"<&" => {}
+            b"<&" => {
+                // `cmd <&3`: its input is another descriptor's, which the line may have
+                // filled (`exec 3<<<'…'`): kept as `&3` for what reads its program there.
+                let fd = String::from_utf8_lossy(&target.text).into_owned();
+                if fd.bytes().all(|b| b.is_ascii_digit()) && fd != "0" && !fd.is_empty() {
+                    redirections.reads_from.push(format!("&{fd}"));
+                }
+            }
             b">&" => {
                 let fd = target.text.iter().all(u8::is_ascii_digit) || target.text == b"-";
                 if !fd {

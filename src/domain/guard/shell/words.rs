@@ -180,7 +180,7 @@ pub(super) fn interpreter(name: &str) -> Option<Interpreter> {
 /// Programs that run commands given on their command line or standard input without
 /// being scripting languages: debuggers and Vim.
 fn is_code_tool(name: &str) -> bool {
-    is_debugger(name) || is_vim(name)
+    is_debugger(name) || is_vim(name) || matches!(name, "ed" | "red")
 }
 
 fn is_debugger(name: &str) -> bool {
@@ -489,6 +489,10 @@ pub fn reads_program_from_stdin(argv: &[String]) -> bool {
     }
     if family(name) == "deno" {
         return false;
+    }
+    if matches!(name, "ed" | "red") {
+        // Its operand is the file it edits; its commands always come on stdin.
+        return true;
     }
     match program_at(argv, &it) {
         ProgramAt::Stdin => true,
