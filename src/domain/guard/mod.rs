@@ -8,6 +8,7 @@
 //! [`Verdict`], knowing nothing of user rules, config files, the database or the hook, so
 //! nothing that happens to those can switch it off.
 
+mod aliases;
 mod checks;
 mod code;
 mod finding;

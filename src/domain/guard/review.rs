@@ -8,6 +8,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use super::aliases;
 use super::checks::command_findings;
 use super::finding::Finding;
 use super::foreign::foreign_code;
@@ -365,6 +366,12 @@ impl<'a> Guard<'a> {
         };
         let mut findings = command_findings(command, &fed, below);
         findings.extend(project::deleted(command, cwd, at.old, at.scope.root));
+        findings.extend(aliases::link_to_whole(command, cwd, at.scope.root));
+        if let Some(rewritten) = aliases::past_links_command(command, cwd, at.scope.root) {
+            let mut again = command_findings(&rewritten, &fed, None);
+            again.extend(project::deleted(&rewritten, cwd, at.old, at.scope.root));
+            findings.extend(aliases::through_links(&rewritten, again));
+        }
         findings.extend(important::written(command, &fed, cwd));
         findings.extend(outside(command));
         findings.extend(self.secrets.read_by(command, &fed));
@@ -498,6 +505,7 @@ impl<'a> Guard<'a> {
         let known = unknown::understood(command)
             || command.argv.first().is_some_and(|w| w.contains(['$', '`']));
         findings.extend(unknown::whole_trees(command, known));
+        findings.extend(unknown::destroying(command, known));
         findings.extend(unknown::trees_over_whole(command, cwd));
         if !known
             && findings.iter().all(|f| f.severity != Severity::Deny)

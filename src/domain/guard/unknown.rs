@@ -71,6 +71,81 @@ pub(super) fn whole_trees(command: &SimpleCommand, known: bool) -> Option<Findin
     ))
 }
 
+/// Subcommand words that tell a program to destroy what it manages: a database (`rails
+/// db:drop`, `python manage.py flush`, `prisma migrate reset`), history (`hg strip`), a
+/// bucket, an app or a release (`aws s3 rb`, `heroku apps:destroy`, `gh release delete`).
+const DESTROYING_VERBS: &[&str] = &[
+    "drop",
+    "dropdb",
+    "destroy",
+    "purge",
+    "wipe",
+    "nuke",
+    "strip",
+    "obliterate",
+    "truncate",
+    "flush",
+    "flushall",
+    "flushdb",
+    "reset",
+    "erase",
+    "rb",
+    "delete",
+    "teardown",
+    "zap",
+];
+/// Options that tell a program to delete (`aws s3 sync --delete`, `rclone sync
+/// --delete-after`, `… --purge`).
+const DESTROYING_OPTIONS: &[&str] = &[
+    "--delete",
+    "--delete-after",
+    "--delete-before",
+    "--delete-during",
+    "--delete-excluded",
+    "--delete-all",
+    "--force-delete",
+    "--purge",
+    "--wipe",
+    "--drop",
+    "--destroy",
+    "--reset",
+];
+/// Leading operands of a command read as its subcommand words.
+const SUBCOMMAND_WORDS: usize = 3;
+
+/// A program the guard does not know, told by a subcommand or an option to destroy what
+/// it manages: asked about, since what it destroys cannot be read.
+pub(super) fn destroying(command: &SimpleCommand, known: bool) -> Option<Finding> {
+    if known {
+        return None;
+    }
+    let args = command.args();
+    let verb = operands(args)
+        .into_iter()
+        .take(SUBCOMMAND_WORDS)
+        .find(|w| {
+            // A path (`bin/tool.rb`) is no subcommand.
+            !w.contains(['/', '.'])
+                && w.split(':')
+                    .any(|part| DESTROYING_VERBS.contains(&part.to_ascii_lowercase().as_str()))
+        })
+        .or_else(|| {
+            args.iter()
+                .take_while(|a| *a != "--")
+                .map(|a| a.split_once('=').map_or(a.as_str(), |(n, _)| n))
+                .find(|a| DESTROYING_OPTIONS.contains(a))
+        })?;
+    Some(Finding::ask(
+        "guard:unknown-destroys",
+        format!(
+            "tells `{}`, a program nagger does not know, to `{verb}`: what that destroys \
+             cannot be checked",
+            command.name()
+        ),
+        "Ask the user, or say what it destroys and why.",
+    ))
+}
+
 /// A tree of files written into the root, a home or a top-level system folder (`tar -xf
 /// x.tar -C /`, `unzip -o x.zip -d ~`, `cp -r dotfiles/. ~`): what lands there replaces what
 /// is there, and what the archive or folder holds cannot be read.
