@@ -546,6 +546,39 @@ impl<'a> Guard<'a> {
                 ));
             }
         }
+        // Code on its standard input (`irb <<< 'FileUtils.rm_rf("/")'`), read in every
+        // language's terms: what it deletes or runs.
+        for text in command.stdin_texts.iter().take(4) {
+            if left.get() < text.len().max(SCRIPT_COST) {
+                return None;
+            }
+            left.set(left.get() - text.len().max(SCRIPT_COST));
+            let harm = super::code::effects(text)
+                .into_iter()
+                .find_map(|effect| match effect {
+                    super::code::Effect::Deletes(what) => Some(what),
+                    super::code::Effect::Shell(line) => {
+                        let found =
+                            self.script_findings(&line, "code on its standard input", inner);
+                        found
+                            .into_iter()
+                            .find(|f| f.severity == Severity::Deny)
+                            .map(|f| f.harm)
+                    }
+                    _ => None,
+                });
+            if let Some(harm) = harm {
+                return Some(Finding::ask(
+                    "guard:unknown-runs",
+                    format!(
+                        "hands `{}`, a program nagger does not know, code on its standard \
+                         input that {harm}",
+                        command.name()
+                    ),
+                    "Run that code with an interpreter nagger reads, or ask the user.",
+                ));
+            }
+        }
         None
     }
 

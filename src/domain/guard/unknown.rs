@@ -116,7 +116,23 @@ const SUBCOMMAND_WORDS: usize = 3;
 /// A program the guard does not know, told by a subcommand or an option to destroy what
 /// it manages: asked about, since what it destroys cannot be read.
 pub(super) fn destroying(command: &SimpleCommand, known: bool) -> Option<Finding> {
-    if known {
+    // Task runners whose tasks the guard reads from the project's files (`make wipe` is
+    // judged by its recipe).
+    let runs_read_tasks = matches!(
+        command.name(),
+        "make"
+            | "gmake"
+            | "bmake"
+            | "just"
+            | "task"
+            | "go-task"
+            | "composer"
+            | "npm"
+            | "pnpm"
+            | "yarn"
+            | "bun"
+    );
+    if known || runs_read_tasks {
         return None;
     }
     let args = command.args();
