@@ -63,6 +63,18 @@ pub(super) fn deleted(
             .filter(|o| !is_archive(o))
             .collect(),
         "rmdir" | "trash" | "trash-put" | "gio" | "srm" => operands(args),
+        // `rsync -a --delete empty/ DEST`: what DEST holds and the source lacks goes.
+        "rsync"
+            if args
+                .iter()
+                .any(|a| a.starts_with("--delete") || a == "--del") =>
+        {
+            let ops = operands(args);
+            match ops.split_last() {
+                Some((dest, sources)) if !sources.is_empty() => vec![*dest],
+                _ => return None,
+            }
+        }
         "mv" => {
             let ops = operands(args);
             if has_flag(args, "t", &["target-directory"]) {

@@ -1651,9 +1651,22 @@ fn changes<'c>(command: &'c SimpleCommand, fed: &'c [String], binary: Option<&st
                 .push(Landing::tree(dirs.last().copied().unwrap_or(".")));
         }
         "cpio" if has_flag(args, "i", &["extract"]) => c.into.push(Landing::tree(".")),
-        "curl" => c
-            .paths
-            .extend(owned(option_values(args, &["-o"], &["--output"]))),
+        "curl" => c.paths.extend(owned(option_values(
+            args,
+            &["-o", "-D", "-c"],
+            &[
+                "--output",
+                "--dump-header",
+                "--cookie-jar",
+                "--trace",
+                "--trace-ascii",
+                "--stderr",
+                "--etag-save",
+                "--libcurl",
+                "--hsts",
+                "--alt-svc",
+            ],
+        ))),
         "wget" => {
             c.paths
                 .extend(owned(option_values(args, &["-O"], &["--output-document"])));
@@ -1754,12 +1767,50 @@ fn changes<'c>(command: &'c SimpleCommand, fed: &'c [String], binary: Option<&st
             c.paths
                 .extend(operands(args).get(1).map(|a| (*a).to_owned()));
         }
-        "iconv" | "script" => {
-            c.paths
-                .extend(owned(option_values(args, &["-o"], &["--output"])));
-            if name == "script" {
-                c.paths
-                    .extend(operands(args).last().map(|a| (*a).to_owned()));
+        "iconv" => c
+            .paths
+            .extend(owned(option_values(args, &["-o"], &["--output"]))),
+        "script" => {
+            // `script [-c CMD] [FILE]`: the typescript goes to FILE, the logs to the files
+            // of `-I`, `-O`, `-B`, `-T`.
+            c.paths.extend(owned(option_values(
+                args,
+                &["-I", "-O", "-B", "-T", "-t"],
+                &[
+                    "--log-in",
+                    "--log-out",
+                    "--log-io",
+                    "--log-timing",
+                    "--timing",
+                ],
+            )));
+            let mut k = 0;
+            while k < args.len() {
+                let a = args[k].as_str();
+                if matches!(
+                    a,
+                    "-c" | "--command"
+                        | "-E"
+                        | "--echo"
+                        | "-I"
+                        | "-O"
+                        | "-B"
+                        | "-T"
+                        | "-m"
+                        | "--logging-format"
+                        | "--log-in"
+                        | "--log-out"
+                        | "--log-io"
+                        | "--log-timing"
+                ) {
+                    k += 2;
+                    continue;
+                }
+                if !a.starts_with('-') {
+                    c.paths.push(a.to_owned());
+                    break;
+                }
+                k += 1;
             }
         }
         _ => c.known = leaves_operands(name, args),

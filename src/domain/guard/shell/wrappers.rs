@@ -750,6 +750,10 @@ fn peel_prefixes(mut args: Vec<String>) -> Peeled {
                 skip_options(&args, start + 1, "", &[])
             }
             "builtin" | "nohup" | "setsid" => skip_options(&args, start + 1, "", &[]),
+            // `podman unshare CMD`: CMD runs on this machine's files, in a user namespace.
+            "podman" | "buildah" if args.get(start + 1).is_some_and(|a| a == "unshare") => {
+                skip_options(&args, start + 2, "", &[])
+            }
             "exec" => skip_options(&args, start + 1, "a", &[]),
             "nice" => skip_options(&args, start + 1, "n", &["adjustment"]),
             "time" => skip_options(&args, start + 1, "fo", &["format", "output"]),
