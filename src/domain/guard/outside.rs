@@ -155,7 +155,10 @@ pub(super) fn outside(command: &SimpleCommand) -> Option<Finding> {
             Some(ask("stops or takes apart a disk array (`mdadm`)".into()))
         }
         "dropdb" | "dropuser" | "mongo" | "mongosh" | "psql" | "mysql" | "mariadb" | "sqlite3"
-        | "sqlite" | "redis-cli" | "clickhouse-client" | "cqlsh" => database(name, args),
+        | "sqlite" | "redis-cli" | "clickhouse-client" | "cqlsh" => {
+            database(name, args, &command.stdin_texts)
+        }
+        "curl" => deletes_remotely(args),
         _ => None,
     }
 }
@@ -207,11 +210,18 @@ fn container(name: &str, args: &[String], ops: &[&str]) -> Option<Finding> {
 }
 
 /// Statements that drop or empty whole databases, tables or stores.
-fn database(name: &str, args: &[String]) -> Option<Finding> {
+fn database(name: &str, args: &[String], stdin: &[String]) -> Option<Finding> {
     if matches!(name, "dropdb" | "dropuser") {
         return Some(ask(format!("drops a database or its users (`{name}`)")));
     }
-    let text = args.join(" ").to_ascii_lowercase();
+    // What it is given on the command line and on its standard input.
+    let text = args
+        .iter()
+        .chain(stdin)
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_ascii_lowercase();
     let destroys = [
         "drop database",
         "drop table",
@@ -222,6 +232,9 @@ fn database(name: &str, args: &[String]) -> Option<Finding> {
         "dropdatabase",
         ".drop(",
         "delete from",
+        "drop keyspace",
+        "deletemany({})",
+        "remove({})",
     ]
     .iter()
     .any(|w| text.contains(w))
@@ -229,6 +242,22 @@ fn database(name: &str, args: &[String]) -> Option<Finding> {
     destroys
         .then(|| format!("drops or empties a database's data (`{name}`)"))
         .map(ask)
+}
+
+/// `curl -X DELETE https://…`: a request that deletes something on a server.
+fn deletes_remotely(args: &[String]) -> Option<Finding> {
+    let method = args
+        .iter()
+        .enumerate()
+        .find_map(|(k, a)| match a.as_str() {
+            "-X" | "--request" => args.get(k + 1).map(String::as_str),
+            _ => a
+                .strip_prefix("--request=")
+                .or_else(|| a.strip_prefix("-X").filter(|m| !m.is_empty())),
+        })?;
+    method.eq_ignore_ascii_case("DELETE").then(|| {
+        ask("sends a DELETE request, which removes something on a server (`curl -X DELETE`)".into())
+    })
 }
 
 /// The verb of a `kubectl` command line, past the global options and their values

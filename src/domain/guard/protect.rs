@@ -1994,6 +1994,11 @@ const KNOWN_CHANGERS: &[&str] = &[
     "iconv",
 ];
 
+/// Whether `command`'s program only reads the files it is given ([`leaves_operands`]).
+pub(super) fn leaves_operands_of(command: &SimpleCommand) -> bool {
+    leaves_operands(command.name(), command.args())
+}
+
 /// Whether self-protection knows what `name` does to the files it is given: it reads
 /// its effect ([`KNOWN_CHANGERS`]) or knows it leaves them alone ([`leaves_operands`]).
 pub(super) fn known_program(name: &str) -> bool {

@@ -502,10 +502,16 @@ impl<'a> Guard<'a> {
             ));
         }
         // A program only known when the shell runs is asked about as such above.
-        let known = unknown::understood(command)
-            || command.argv.first().is_some_and(|w| w.contains(['$', '`']));
-        findings.extend(unknown::whole_trees(command, known));
-        findings.extend(unknown::destroying(command, known));
+        let computed = command.argv.first().is_some_and(|w| w.contains(['$', '`']));
+        let known = unknown::understood(command) || computed;
+        if !computed {
+            findings.extend(unknown::whole_trees(command, known));
+        }
+        if findings.is_empty() {
+            // Only when nothing else spoke: a program with checks of its own (`terraform
+            // destroy`) is told about by them.
+            findings.extend(unknown::destroying(command, known));
+        }
         findings.extend(unknown::trees_over_whole(command, cwd));
         if !known
             && findings.iter().all(|f| f.severity != Severity::Deny)

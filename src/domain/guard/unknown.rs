@@ -10,7 +10,7 @@ use super::finding::{Finding, operands};
 use super::paths::resolve;
 use super::protect;
 use super::protect::Cwd;
-use super::shell::{self, SimpleCommand, basename};
+use super::shell::{self, SimpleCommand, basename, has_flag};
 use super::targets::whole_tree;
 
 /// Most positions of one command's words tried as the start of a command line it runs.
@@ -46,7 +46,16 @@ fn deletes_operands(command: &SimpleCommand) -> bool {
 /// does not know (asked about), or to a deleter (refused).
 pub(super) fn whole_trees(command: &SimpleCommand, known: bool) -> Option<Finding> {
     let deleter = deletes_operands(command);
-    if known && !deleter {
+    // A program nagger knows, sent through all of such a folder (`setfacl -R`, `chattr
+    // -R`, `gzip -r`), unless it only reads (`ls -R ~`, `grep -r x /etc`) or has checks of
+    // its own for it (`chmod -R`, `rm -r`).
+    let recursive = has_flag(command.args(), "rR", &["recursive"])
+        && !protect::leaves_operands_of(command)
+        && !matches!(
+            command.name(),
+            "rm" | "chmod" | "chown" | "chgrp" | "cp" | "rsync" | "scp"
+        );
+    if known && !deleter && !recursive {
         return None;
     }
     let name = command.name();
@@ -59,6 +68,13 @@ pub(super) fn whole_trees(command: &SimpleCommand, known: bool) -> Option<Findin
             "guard:delete-whole",
             format!("deletes {what} (`{word}`)"),
             "Delete specific paths inside the project instead.",
+        ));
+    }
+    if known {
+        return Some(Finding::ask(
+            "guard:whole-recursive",
+            format!("works through all of {what} (`{name} -R {word}`)"),
+            "Work on specific paths inside the project instead, or ask the user.",
         ));
     }
     Some(Finding::ask(
@@ -93,6 +109,12 @@ const DESTROYING_VERBS: &[&str] = &[
     "delete",
     "teardown",
     "zap",
+    "dropall",
+    "fresh",
+    "downgrade",
+    "abandon",
+    "revert",
+    "clean-tree",
 ];
 /// Options that tell a program to delete (`aws s3 sync --delete`, `rclone sync
 /// --delete-after`, `… --purge`).
@@ -109,6 +131,8 @@ const DESTROYING_OPTIONS: &[&str] = &[
     "--drop",
     "--destroy",
     "--reset",
+    "--force-reset",
+    "--accept-data-loss",
 ];
 /// Leading operands of a command read as its subcommand words.
 const SUBCOMMAND_WORDS: usize = 3;
