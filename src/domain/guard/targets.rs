@@ -80,35 +80,62 @@ enum Base {
     WorkingDir,
 }
 
+/// A target read lexically: where it starts, its folders with `.` and `..` applied, how
+/// far above its base `..` leads, and whether trailing wildcards (`/*`, `/.*`) name
+/// everything in it (then dropped from `parts`).
+struct Parts<'t> {
+    base: Base,
+    parts: Vec<&'t str>,
+    above: usize,
+    everything: bool,
+}
+
+impl<'t> Parts<'t> {
+    fn of(target: &'t str) -> Option<Parts<'t>> {
+        let target = target.trim();
+        if target.is_empty() {
+            return None;
+        }
+        let (base, rest) = split_base(target);
+        let mut parts: Vec<&str> = Vec::new();
+        let mut above = 0usize;
+        for part in rest.split('/') {
+            match part {
+                "" | "." => {}
+                ".." => {
+                    if parts.pop().is_none() && !matches!(base, Base::Root) {
+                        above += 1;
+                    }
+                }
+                _ => parts.push(part),
+            }
+        }
+        let mut everything = false;
+        while parts
+            .last()
+            .is_some_and(|p| matches!(*p, "*" | ".*" | "**" | "*.*"))
+        {
+            parts.pop();
+            everything = true;
+        }
+        Some(Parts {
+            base,
+            parts,
+            above,
+            everything,
+        })
+    }
+}
+
 /// Describes `target` when an operation of `reach` on it is a disaster: the filesystem
 /// root, a system folder, a home, the working directory or above it, a `.git` folder.
 pub(super) fn dangerous_target(target: &str, reach: Reach) -> Option<String> {
-    let target = target.trim();
-    if target.is_empty() {
-        return None;
-    }
-    let (base, rest) = split_base(target);
-    let mut parts: Vec<&str> = Vec::new();
-    let mut above = 0usize;
-    for part in rest.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                if parts.pop().is_none() && !matches!(base, Base::Root) {
-                    above += 1;
-                }
-            }
-            _ => parts.push(part),
-        }
-    }
-    let mut everything = false;
-    while parts
-        .last()
-        .is_some_and(|p| matches!(*p, "*" | ".*" | "**" | "*.*"))
-    {
-        parts.pop();
-        everything = true;
-    }
+    let Parts {
+        base,
+        parts,
+        above,
+        everything,
+    } = Parts::of(target)?;
     let all = if everything { "everything in " } else { "" };
     if matches!(base, Base::Root)
         && let Some(what) = system_path(&parts, reach)
@@ -166,35 +193,12 @@ const WHOLE_SYSTEM_DIRS: &[&str] = &[
 /// `/`, `/*`, `~`, `"$HOME"/*`, `~/..`, `/usr`, `/etc/*`: the filesystem root, a home or
 /// a folder above one, or a top-level system folder, taken whole. Described, when it is.
 pub(super) fn whole_tree(target: &str) -> Option<String> {
-    let target = target.trim();
-    if target.is_empty() {
-        return None;
-    }
-    let (base, rest) = split_base(target);
-    if matches!(base, Base::WorkingDir) {
-        return None;
-    }
-    let mut parts: Vec<&str> = Vec::new();
-    let mut above = 0usize;
-    for part in rest.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                if parts.pop().is_none() && matches!(base, Base::Home) {
-                    above += 1;
-                }
-            }
-            _ => parts.push(part),
-        }
-    }
-    let mut everything = false;
-    while parts
-        .last()
-        .is_some_and(|p| matches!(*p, "*" | ".*" | "**" | "*.*"))
-    {
-        parts.pop();
-        everything = true;
-    }
+    let Parts {
+        base,
+        parts,
+        above,
+        everything,
+    } = Parts::of(target)?;
     let all = if everything { "everything in " } else { "" };
     match (base, parts.as_slice()) {
         (Base::Root, []) => Some(format!("{all}the filesystem root")),
