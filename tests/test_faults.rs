@@ -206,9 +206,7 @@ fn sigkill_at_random_points_leaves_no_partial_claim_or_registration() {
             // others recover from the kills can reach the hook's one-second deadline, or
             // its bounded wait for the database's lock: it then answers what it has and
             // exits 0 with one line, as designed. Anything else is a failure.
-            let late = stderr.starts_with("nagger: ")
-                && (stderr.contains("no answer within") || stderr.contains("database is locked"))
-                && stderr.lines().count() == 1;
+            let late = late_line(&stderr);
             late_runs += usize::from(late);
             assert!(
                 out.status.code() == Some(0) && (stderr.is_empty() || late),

@@ -40,7 +40,21 @@ pub struct HookResult {
     pub stderr: String,
 }
 
+/// A run starved of CPU on a loaded machine that reached the hook's one-second
+/// deadline or its bounded wait for the database's lock: exit 0 and one line, as
+/// designed for a late run.
+pub fn late_line(stderr: &str) -> bool {
+    stderr.starts_with("nagger: ")
+        && (stderr.contains("no answer within") || stderr.contains("database is locked"))
+        && stderr.lines().count() == 1
+}
+
 impl HookResult {
+    /// Exit 0 with nothing on stdout and one line saying it ran late.
+    pub fn ran_late(&self) -> bool {
+        self.code == 0 && self.stdout.is_empty() && late_line(&self.stderr)
+    }
+
     pub fn json(&self) -> Option<Value> {
         let t = self.stdout.trim();
         (!t.is_empty()).then(|| serde_json::from_str(t).expect("stdout is one JSON object"))
