@@ -64,10 +64,12 @@ fn cases(corpus: &str, with_decision: bool) -> Vec<Case> {
         .collect()
 }
 
-/// A file tool call written `@Tool path`, or `@Glob pattern [path]`: the tool and its input.
+/// A file tool call written `@Tool path`, or `@Glob pattern [path]`, or any tool's call
+/// written `@Tool {json input}`: the tool and its input.
 fn file_tool_call(call: &str) -> (String, Value) {
     let (tool, rest) = call.split_once(' ').expect("`@Tool path`");
     let input = match tool {
+        _ if rest.starts_with('{') => serde_json::from_str(rest).expect("a JSON input"),
         "Glob" => match rest.split_once(' ') {
             Some((pattern, path)) => json!({ "pattern": pattern, "path": path }),
             None => json!({ "pattern": rest }),

@@ -58,7 +58,10 @@ pub(super) fn command_findings(
             let inside: Vec<&str> = inside.iter().map(String::as_str).collect();
             findings.extend(rm(args, &inside));
         }
-        "git" => findings.extend(super::git::git_danger(args)),
+        "git" => {
+            findings.extend(super::git::git_danger(args));
+            findings.extend(super::git::config_runs_later(args));
+        }
         "chmod" | "chown" | "chgrp" => findings.extend(ownership(name, args, &targets)),
         "mv" => findings.extend(mv(args, &targets)),
         "rsync" => findings.extend(rsync(args)),

@@ -430,14 +430,14 @@ fn settings(args: &[String], env: &[(String, Option<String>)]) -> (Vec<Setting>,
 
 /// Whether `key` makes git read another configuration file: `include.path`,
 /// `includeIf.<condition>.path`.
-fn includes(key: &str) -> bool {
+pub(super) fn includes(key: &str) -> bool {
     let key = key.to_ascii_lowercase();
     key == "include.path"
         || (key.starts_with("includeif.") && key.rsplit('.').next() == Some("path"))
 }
 
 /// `key = value` as git configuration text, for [`shell::git_config_runs`].
-fn as_text(key: &str, value: &str) -> String {
+pub(super) fn as_text(key: &str, value: &str) -> String {
     let (section, name) = key.rsplit_once('.').unwrap_or(("core", key));
     let text = match section.split_once('.') {
         Some((head, sub)) => format!("[{head} \"{sub}\"]"),

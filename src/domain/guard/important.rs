@@ -6,7 +6,7 @@
 
 use super::finding::{Finding, operands};
 use super::protect::{Cwd, home_form, resolve};
-use super::shell::{SimpleCommand, has_flag, short_cluster};
+use super::shell::{self, SimpleCommand, has_flag, short_cluster};
 use super::targets::{dangerous_target, is_raw_device, lexical};
 
 /// Files of a home that a shell or git reads at every start: changing them changes what
@@ -27,6 +27,12 @@ const STARTUP_FILES: &[&str] = &[
     ".kshrc",
     ".mkshrc",
     ".config/fish/config.fish",
+    ".config/fish/conf.d",
+    ".config/fish/functions",
+    ".bash_aliases",
+    ".bashrc.d",
+    ".zshrc.d",
+    ".oh-my-zsh/custom",
     ".ssh/authorized_keys",
     ".ssh/authorized_keys2",
     ".ssh/config",
@@ -111,16 +117,30 @@ pub(super) fn runs_later(path: &str) -> bool {
         ".bash_profile",
         ".bash_login",
         ".bash_logout",
+        ".bash_aliases",
         ".profile",
         ".zshrc",
         ".zprofile",
         ".zshenv",
         ".zlogin",
+        ".zlogout",
         ".kshrc",
         ".mkshrc",
+        ".cshrc",
+        ".tcshrc",
         ".config/fish/config.fish",
     ];
-    rc.contains(&rest) || lexical.contains(".git/hooks/")
+    // Folders whose every file a shell reads at its start.
+    let rc_folders = [
+        ".bashrc.d/",
+        ".zshrc.d/",
+        ".config/fish/conf.d/",
+        ".config/fish/functions/",
+        ".oh-my-zsh/custom/",
+    ];
+    rc.contains(&rest)
+        || rc_folders.iter().any(|f| rest.starts_with(f))
+        || lexical.contains(".git/hooks/")
 }
 
 /// The names of git's hooks: a file with one of them, in a folder git may be told to
@@ -175,7 +195,7 @@ fn moved_to(value: &str) -> Option<String> {
 
 /// `core.hooksPath` moved: the hook files there run by themselves later, and nagger reads
 /// none of them. Asked about.
-fn hooks_moved(value: &str) -> Option<Finding> {
+pub(super) fn hooks_moved(value: &str) -> Option<Finding> {
     let value = moved_to(value)?;
     Some(Finding::ask(
         "guard:hooks-path",
@@ -276,6 +296,172 @@ fn hooks_path_word(command: &SimpleCommand) -> Option<String> {
         }
     }
     None
+}
+
+/// Variables that choose what later shells and the programs they start run: set in a
+/// start-up file, every later command runs differently from what the guard reads.
+const STEERING_VARIABLES: &[&str] = &[
+    "PATH",
+    "BASH_ENV",
+    "ENV",
+    "PROMPT_COMMAND",
+    "PS0",
+    "PS1",
+    "PS2",
+    "PS4",
+    "LD_PRELOAD",
+    "LD_LIBRARY_PATH",
+    "LD_AUDIT",
+    "NODE_OPTIONS",
+    "NODE_PATH",
+    "PYTHONSTARTUP",
+    "PYTHONPATH",
+    "PYTHONHOME",
+    "PERL5OPT",
+    "PERL5LIB",
+    "RUBYOPT",
+    "RUBYLIB",
+    "GIT_EXEC_PATH",
+    "GIT_CONFIG",
+    "GIT_CONFIG_GLOBAL",
+    "GIT_CONFIG_SYSTEM",
+    "GIT_DIR",
+    "GIT_SSH",
+    "GIT_SSH_COMMAND",
+    "GIT_EXTERNAL_DIFF",
+    "GIT_PAGER",
+    "PAGER",
+    "EDITOR",
+    "VISUAL",
+    "SHELL",
+    "HOME",
+    "ZDOTDIR",
+    "CDPATH",
+    "HISTFILE",
+    "IFS",
+    "SHELLOPTS",
+    "BASHOPTS",
+    "CLAUDE_PROJECT_DIR",
+    "CLAUDE_CONFIG_DIR",
+];
+/// Commands that, in a start-up file, change what later commands of every shell mean.
+const STEERING_COMMANDS: &[&str] = &[
+    "alias",
+    "source",
+    ".",
+    "trap",
+    "enable",
+    "eval",
+    "exec",
+    "hash",
+    "shopt",
+    "set",
+    "builtin",
+    "command_not_found_handle",
+    "unalias",
+    "bind",
+    "complete",
+];
+
+/// A Write that replaces a shell's start-up file (or another file read at every start)
+/// as a whole: what the user kept there is gone. Asked about; an Edit of a few lines is
+/// judged by what it adds.
+pub(super) fn startup_replaced(path: &str) -> Option<Finding> {
+    let Some(Kind::Startup(file)) = kind(path) else {
+        return None;
+    };
+    Some(Finding::ask(
+        "guard:startup-file",
+        format!("replaces `{file}`, which shells or git read at every start, as a whole"),
+        "Edit the lines that need to change, or ask the user.",
+    ))
+}
+
+/// What makes text written into a file git or the shell runs by itself later (a git
+/// hook, a shell start-up file, a git configuration's commands) run what the guard cannot
+/// read now: a program or script named by path or by a word only known as it runs
+/// (`sh /tmp/later.sh`, `"$HOME/bin/x"`), whose contents when it runs are not what is
+/// there now; and, in a start-up file, a definition that changes what later commands
+/// mean (an alias, a function, `source`, a variable that chooses programs).
+pub(super) fn later_unseen(path: &str, text: &str) -> Option<Finding> {
+    let startup = runs_later(path) && !lexical(path).contains(".git/hooks/");
+    let scripts = if git_config(path) {
+        shell::git_config_runs(text)
+    } else if runs_later(path) || hook_file(path) {
+        vec![text.to_owned()]
+    } else {
+        return None;
+    };
+    let ask = |what: String| {
+        Some(Finding::ask(
+            "guard:runs-later-unseen",
+            format!("writes `{path}`, which runs by itself later, with {what}"),
+            "Ask the user to make this change in their terminal.",
+        ))
+    };
+    for script in scripts.iter().take(64) {
+        if let Some(file) = runs_a_file(script) {
+            return ask(format!(
+                "a command that runs `{file}`: what that holds then cannot be checked now"
+            ));
+        }
+        if !startup {
+            continue;
+        }
+        let parsed = shell::parse(script);
+        if let Some((name, _)) = parsed.functions.first() {
+            return ask(format!(
+                "a function `{name}` that every later shell runs in place of a command"
+            ));
+        }
+        if let Some(a) = parsed
+            .assignments
+            .iter()
+            .find(|a| STEERING_VARIABLES.contains(&a.name.as_str()))
+        {
+            return ask(format!(
+                "`{}` set, which chooses what later commands run",
+                a.name
+            ));
+        }
+        if let Some(c) = parsed
+            .commands
+            .iter()
+            .find(|c| STEERING_COMMANDS.contains(&c.name()))
+        {
+            return ask(format!(
+                "`{}`, which changes what later commands of every shell mean",
+                c.name()
+            ));
+        }
+    }
+    None
+}
+
+/// The first program or script a command line runs by a path or by a word only known as
+/// the shell runs (`/tmp/x.sh`, `sh ./hook.sh`, `python3 tools/x.py`, `$X`): its contents
+/// are read when it runs, not now.
+pub(super) fn runs_a_file(script: &str) -> Option<String> {
+    let parsed = shell::parse(script);
+    if parsed.too_deep || parsed.truncated {
+        return Some(script.chars().take(80).collect());
+    }
+    parsed.commands.iter().find_map(|c| {
+        let program = c.argv.first()?;
+        if program.contains(['/', '$', '`'])
+            && !program.starts_with("/usr/bin/")
+            && !program.starts_with("/bin/")
+        {
+            return Some(program.clone());
+        }
+        let name = c.name();
+        let runs_operand = matches!(name, "source" | ".")
+            || shell::is_interpreter(name) && shell::inline_program(&c.argv).is_none();
+        if runs_operand {
+            return c.args().iter().find(|a| !a.starts_with('-')).cloned();
+        }
+        None
+    })
 }
 
 /// Whether `path` is a git configuration file, whose commands (aliases with `!`, hooks

@@ -766,8 +766,9 @@ pub(super) fn hidden_later(command: &SimpleCommand) -> Option<Finding> {
                 "Write it with the file tools, or spell the text out on the command line, so \
                  it can be checked.",
             )),
-            Some(text) if config => super::important::hooks_path_in(&text),
-            Some(_) => None,
+            Some(text) if config => super::important::hooks_path_in(&text)
+                .or_else(|| super::important::later_unseen(&path, &text)),
+            Some(text) => super::important::later_unseen(&path, &text),
         }
     })
 }

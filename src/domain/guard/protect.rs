@@ -421,6 +421,195 @@ pub(super) fn written_by_tool(
     })
 }
 
+/// Claude Code's own tools that change no file, or whose paths other checks read.
+const OWN_TOOLS: &[&str] = &[
+    "Read",
+    "Glob",
+    "Grep",
+    "LS",
+    "NotebookRead",
+    "WebFetch",
+    "WebSearch",
+    "Task",
+    "Agent",
+    "TodoWrite",
+    "TodoRead",
+    "ExitPlanMode",
+    "BashOutput",
+    "KillShell",
+    "KillBash",
+    "SlashCommand",
+    "Skill",
+    "ListMcpResourcesTool",
+    "ReadMcpResourceTool",
+    "AskUserQuestion",
+];
+/// Words of a tool's name that say it only reads.
+const READING_WORDS: &[&str] = &[
+    "read", "get", "list", "search", "find", "view", "show", "stat", "info", "tree", "head",
+    "tail", "describe", "fetch", "grep", "glob", "diff", "status", "query", "inspect", "cat", "ls",
+    "exists", "lookup", "count",
+];
+/// Most strings of one tool call's input looked at as paths.
+const MAX_TOOL_PATHS: usize = 16;
+/// Longest string of a tool call's input looked at as a path.
+const MAX_TOOL_PATH: usize = 1024;
+
+/// Words of a tool's name that say it changes what it is handed.
+const CHANGING_WORDS: &[&str] = &[
+    "write",
+    "edit",
+    "create",
+    "move",
+    "mv",
+    "rename",
+    "delete",
+    "del",
+    "remove",
+    "rm",
+    "put",
+    "set",
+    "update",
+    "patch",
+    "replace",
+    "copy",
+    "cp",
+    "append",
+    "mkdir",
+    "upload",
+    "save",
+    "apply",
+    "insert",
+    "chmod",
+    "chown",
+    "exec",
+    "execute",
+    "run",
+    "truncate",
+    "trash",
+    "link",
+    "symlink",
+    "unlink",
+    "restore",
+    "checkout",
+    "reset",
+    "push",
+    "sync",
+    "extract",
+    "unzip",
+    "install",
+    "uninstall",
+    "overwrite",
+    "modify",
+    "change",
+    "format",
+    "clean",
+    "clear",
+    "purge",
+    "drop",
+    "destroy",
+    "import",
+    "store",
+    "upsert",
+    "add",
+    "new",
+    "make",
+    "touch",
+    "download",
+    "revert",
+    "stash",
+    "merge",
+    "rebase",
+    "commit",
+    "shell",
+    "command",
+    "eval",
+];
+
+/// Another tool (an MCP server's `write_file`, `move_file`, `delete`…) handed one of the
+/// protected paths in any field of its input: refused when its name says it changes what
+/// it is handed, asked about when its name does not say, passed when its name only reads
+/// (`read_file`, `list_directory`, `search_files`).
+pub(super) fn changed_by_other_tool(
+    tool_name: &str,
+    input: &serde_json::Value,
+    scope: &Scope,
+    start: &Cwd,
+) -> Option<Finding> {
+    if WRITING_TOOLS.contains(&tool_name) || OWN_TOOLS.contains(&tool_name) {
+        return None;
+    }
+    let short = tool_name.rsplit("__").next().unwrap_or(tool_name);
+    let words: Vec<String> = short
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .flat_map(split_camel)
+        .filter(|w| !w.is_empty())
+        .collect();
+    let says = |list: &[&str]| words.iter().any(|w| list.contains(&w.as_str()));
+    let changing = says(CHANGING_WORDS);
+    if says(READING_WORDS) && !changing {
+        return None;
+    }
+    let mut strings = Vec::new();
+    collect_strings(input, 0, &mut strings);
+    let (path, what) = strings.into_iter().find_map(|text| {
+        let full = resolve(start, text);
+        let (what, _) = judge(full.as_deref().unwrap_or(text), scope)?;
+        Some((text, what))
+    })?;
+    if changing {
+        return Some(finding(&format!("hands `{tool_name}` `{path}`, {what}")));
+    }
+    Some(Finding::ask(
+        "guard:self-protect-unsure",
+        format!(
+            "hands `{tool_name}` `{path}`, {what}: what that tool does with it cannot be \
+             checked"
+        ),
+        "Ask the user to do it, or to confirm.",
+    ))
+}
+
+/// The words of a camel-case name: `writeFile` → `write`, `file`.
+fn split_camel(word: &str) -> Vec<String> {
+    let mut out = vec![String::new()];
+    for c in word.chars() {
+        if c.is_ascii_uppercase() && out.last().is_some_and(|w| !w.is_empty()) {
+            out.push(String::new());
+        }
+        if let Some(last) = out.last_mut() {
+            last.push(c.to_ascii_lowercase());
+        }
+    }
+    out
+}
+
+/// The strings of a tool call's input that may be paths: short, one line, at most
+/// [`MAX_TOOL_PATHS`] of them, from fields four levels deep at most.
+fn collect_strings<'a>(value: &'a serde_json::Value, depth: usize, out: &mut Vec<&'a str>) {
+    if out.len() >= MAX_TOOL_PATHS || depth > 4 {
+        return;
+    }
+    match value {
+        serde_json::Value::String(s)
+            if !s.is_empty() && s.len() <= MAX_TOOL_PATH && !s.contains('\n') =>
+        {
+            out.push(s);
+        }
+        serde_json::Value::Array(items) => {
+            for item in items.iter().take(64) {
+                collect_strings(item, depth + 1, out);
+            }
+        }
+        serde_json::Value::Object(map) => {
+            for item in map.values().take(64) {
+                collect_strings(item, depth + 1, out);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// Whether interpreter code (or an `awk` or `sed` program) names a protected path, even
 /// assembled from pieces (`'.claude' + '-nagger'`, `os.path.join('.claude', …)`).
 pub(super) fn named_in_code(text: &str, binary: Option<&str>) -> bool {
@@ -1049,8 +1238,10 @@ pub(super) fn handed_unknown(
     cwd: &Cwd,
     scope: &Scope,
 ) -> Option<Finding> {
+    // `git ls-files | xargs …` is fed a marker for every tracked file, which other checks
+    // read; what a writer is handed is still only known as the line runs.
     if !command.under_xargs()
-        || !fed.is_empty()
+        || fed.iter().any(|f| !f.starts_with('\u{0}'))
         || !command.stdin_texts.is_empty()
         || !command.reads_from.is_empty()
         || feeders.is_empty()
@@ -1101,8 +1292,29 @@ pub(super) fn handed_unknown(
                 ops = ops.into_iter().skip(1).collect();
             }
             "git" => {
-                let at = ops.iter().position(|o| *o == "ls-files" || *o == "diff");
-                ops = at.map_or_else(Vec::new, |at| ops[at + 1..].to_vec());
+                let at = ops
+                    .iter()
+                    .position(|o| matches!(*o, "ls-files" | "diff" | "grep"));
+                let grep = at.is_some_and(|at| ops[at] == "grep")
+                    && !printer
+                        .args()
+                        .iter()
+                        .any(|a| matches!(a.as_str(), "-e" | "-f"));
+                let dashes = printer.args().iter().position(|a| a == "--");
+                ops = match (at, dashes) {
+                    (None, _) => Vec::new(),
+                    // What follows `--` are paths; revisions stand before it.
+                    (Some(_), Some(d)) => {
+                        printer.args()[d + 1..].iter().map(String::as_str).collect()
+                    }
+                    // `git diff REV`: its words are revisions, the names any.
+                    (Some(at), None) if ops[at] == "diff" => Vec::new(),
+                    (Some(at), None) => ops[at + 1..]
+                        .iter()
+                        .skip(usize::from(grep))
+                        .copied()
+                        .collect(),
+                };
             }
             _ => {}
         }
@@ -1110,6 +1322,18 @@ pub(super) fn handed_unknown(
             ops.push(".");
         }
         ops.iter().all(|op| {
+            // A git pathspec's `*` crosses folders (`*.toml` is every TOML file):
+            // walked when it can match none of nagger's files nor Claude Code's settings.
+            if printer.name() == "git"
+                && op.contains(['*', '?', '['])
+                && !op.contains(['$', '`'])
+                && !op.starts_with(':')
+            {
+                return resolve(cwd, op).is_some_and(|full| {
+                    let full = normalize(&scope.root.join(&full).to_string_lossy());
+                    !pathspec_may_be_protected(&full, scope)
+                });
+            }
             !op.contains(['$', '`', '*', '?', '['])
                 && resolve(cwd, op).is_some_and(|full| {
                     let full = normalize(&scope.root.join(&full).to_string_lossy());
@@ -1131,6 +1355,40 @@ pub(super) fn handed_unknown(
         "Name the paths, or write the list to a file, read it, and hand that file on \
          (`xargs -a list.txt`).",
     ))
+}
+
+/// Whether a git pathspec glob (its `*` crossing folders), made absolute, can match one
+/// of the project's protected files.
+fn pathspec_may_be_protected(pattern: &str, scope: &Scope) -> bool {
+    // A bracket class is one character, read as `?`.
+    let mut one = String::with_capacity(pattern.len());
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        if c == '[' {
+            one.push('?');
+            for d in chars.by_ref() {
+                if d == ']' {
+                    break;
+                }
+            }
+        } else {
+            one.push(c);
+        }
+    }
+    let pattern = one;
+    [
+        ".claude-nagger/config.toml",
+        ".claude-nagger/trusted.json",
+        ".claude-nagger/.gitignore",
+        ".claude-nagger/state.db",
+        ".claude/settings.json",
+        ".claude/settings.local.json",
+    ]
+    .iter()
+    .any(|inner| {
+        let full = scope.root.join(inner).to_string_lossy().into_owned();
+        wildcard_match(pattern.as_bytes(), full.as_bytes())
+    })
 }
 
 /// `path` with each part only known when the shell runs (`$f`, `` `x` ``) as `*`.

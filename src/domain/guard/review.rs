@@ -178,6 +178,7 @@ impl<'a> Guard<'a> {
         let findings = [
             self.secrets.read_by_tool(tool_name, input),
             protect::written_by_tool(tool_name, input, &scope, &start),
+            protect::changed_by_other_tool(tool_name, input, &scope, &start),
         ];
         let mut matches = Vec::new();
         for finding in findings.into_iter().flatten() {
@@ -207,6 +208,17 @@ impl<'a> Guard<'a> {
                 && let Some(finding) = texts
                     .iter()
                     .find_map(|t| super::important::hooks_path_in(t))
+            {
+                matches.push(tool_match(tool_name, &finding));
+            }
+            if let Some(finding) = texts
+                .iter()
+                .find_map(|t| super::important::later_unseen(path, t))
+                .or_else(|| {
+                    (tool_name == "Write")
+                        .then(|| super::important::startup_replaced(path))
+                        .flatten()
+                })
             {
                 matches.push(tool_match(tool_name, &finding));
             }

@@ -145,8 +145,12 @@ fn self_protection_and_harmless_corpora_through_the_guard_alone() {
     let answer = |text: &str| {
         let (tool, input) = match text.strip_prefix('@') {
             Some(call) => {
-                let (tool, path) = call.split_once(' ').expect("`@Tool path`");
-                (tool, json!({ "file_path": path }))
+                let (tool, rest) = call.split_once(' ').expect("`@Tool path`");
+                if rest.starts_with('{') {
+                    (tool, serde_json::from_str(rest).expect("a JSON input"))
+                } else {
+                    (tool, json!({ "file_path": rest }))
+                }
             }
             None => ("Bash", json!({ "command": text })),
         };

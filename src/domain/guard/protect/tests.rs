@@ -1,4 +1,6 @@
 use super::*;
+use crate::domain::guard::verdict::Severity;
+use serde_json::json;
 
 #[test]
 fn protected_paths() {
@@ -637,5 +639,63 @@ fn code_written_into_the_project_that_names_nagger_s_files_is_asked_about() {
         ("x.rs", "fn main() {}"),
     ] {
         assert!(!asked(path, text), "{path}");
+    }
+}
+
+#[test]
+fn other_tools_handed_protected_paths_are_refused_or_asked_by_what_their_name_says() {
+    let project = tempfile::tempdir().expect("a project");
+    let root = project.path();
+    std::fs::create_dir_all(root.join(".claude/agents")).expect(".claude");
+    std::os::unix::fs::symlink(".claude", root.join("c")).expect("link");
+    let scope = Scope::new(root, None);
+    let cwd = Cwd::Known(String::new());
+    let check = |tool: &str, input: serde_json::Value| {
+        changed_by_other_tool(tool, &input, &scope, &cwd).map(|f| f.severity)
+    };
+    for (tool, input) in [
+        (
+            "mcp__filesystem__write_file",
+            json!({"path": ".claude-nagger/config.toml", "content": ""}),
+        ),
+        (
+            "mcp__filesystem__move_file",
+            json!({"source": ".claude-nagger", "destination": "/tmp/x"}),
+        ),
+        (
+            "mcp__fs__editFile",
+            json!({"target": {"path": "c/settings.json"}}),
+        ),
+        (
+            "mcp__x__delete",
+            json!({"paths": ["src/a.rs", ".claude/settings.local.json"]}),
+        ),
+    ] {
+        assert_eq!(check(tool, input), Some(Severity::Deny), "{tool}");
+    }
+    assert_eq!(
+        check("mcp__x__do_it", json!({"p": ".claude-nagger/state.db"})),
+        Some(Severity::Ask)
+    );
+    for (tool, input) in [
+        (
+            "mcp__filesystem__read_file",
+            json!({"path": ".claude-nagger/config.toml"}),
+        ),
+        (
+            "mcp__filesystem__list_directory",
+            json!({"path": ".claude"}),
+        ),
+        (
+            "mcp__filesystem__write_file",
+            json!({"path": "src/x.rs", "content": "x = 1 # .claude-nagger/config.toml"}),
+        ),
+        (
+            "mcp__filesystem__write_file",
+            json!({"path": ".claude/agents/x.md"}),
+        ),
+        ("Read", json!({"file_path": ".claude/settings.json"})),
+    ] {
+        assert_eq!(check(tool, input.clone()), None, "{tool} {input}");
     }
 }

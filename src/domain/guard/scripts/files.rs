@@ -257,8 +257,18 @@ pub(super) fn read_named(
         }
         Content::TooMany => None,
         Content::Text { text, truncated } => {
-            // Past the cap, what was read is judged, and said to be all that was.
+            // Past the cap, what was read is judged (and said to be all that was), and
+            // what was not read is asked about: it may run anything.
             let via = if truncated {
+                out.push(Ran::Finding(Finding::ask(
+                    "guard:unreadable-file",
+                    format!(
+                        "runs `{file}`, larger than the {} KiB nagger reads: what its rest \
+                         runs cannot be checked",
+                        MAX_FILE_BYTES / 1024
+                    ),
+                    "Ask the user, or run a smaller script.",
+                )));
                 format!(
                     "the file `{file}` (its first {} KiB)",
                     MAX_FILE_BYTES / 1024

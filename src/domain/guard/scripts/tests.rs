@@ -234,10 +234,12 @@ fn missing_and_unreadable_files() {
     ] {
         passes(root, line);
     }
-    // Past the cap, what was read is judged, and the reason says so.
+    // Past the cap, what was read is judged, and the reason says so; the rest is
+    // asked about.
     let mut big = "echo ok\n".repeat(MAX_FILE_BYTES / 8 + 16);
     std::fs::write(root.join("big.sh"), &big).expect("a file");
-    passes(root, "bash big.sh");
+    let v = verdict(root, "bash big.sh");
+    assert!(asks(&v) && !v.denies(), "{v:#?}");
     big.insert_str(0, "rm -rf .claude\n");
     std::fs::write(root.join("big.sh"), &big).expect("a file");
     let message = refuses(root, "bash big.sh");
