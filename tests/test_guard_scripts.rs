@@ -60,6 +60,8 @@ fn files_written_in_one_call_and_run_in_the_next_are_refused() {
         "cat list.txt | xargs rm -rf",
         "sort -u list.txt | xargs -I{} rm -rf {}",
         "tail -n 1 list.txt | xargs rm -rf",
+        "parallel rm -rf :::: list.txt",
+        "parallel -j4 rm -rf {} :::: list.txt",
     ] {
         let (code, stdout) = check(&p, line);
         assert_eq!(code, REFUSED, "{line}: {stdout}");

@@ -567,6 +567,16 @@ fn targets(command: &SimpleCommand, fed: &[String]) -> (Vec<String>, Vec<String>
                 .map(str::to_owned),
         ),
         "sed" | "gsed" | "perl" if in_place(args) => over.extend(owned(&ops)),
+        // Editors write the files they open; run by an agent, in batch mode (`vim -es -c
+        // '%d|x' f`, `emacs --batch f -f save-buffer`).
+        "vi" | "vim" | "nvim" | "ex" | "gvim" | "nvi" | "emacs" | "nano" | "pico" | "micro"
+        | "hx" | "ed" | "red" | "kak" | "joe" | "mg" => {
+            over.extend(
+                ops.iter()
+                    .filter(|o| !o.starts_with('+'))
+                    .map(|o| (*o).to_owned()),
+            );
+        }
         // `git diff --output=~/.bashrc`, `git archive -o /dev/sda`.
         "git" => over.extend(super::git::git_writes(args, false)),
         // `chmod 777 /etc/passwd`: the mode or owner first, unless given by reference.
@@ -576,6 +586,7 @@ fn targets(command: &SimpleCommand, fed: &[String]) -> (Vec<String>, Vec<String>
         }
         _ => {}
     }
+    over.extend(super::protect::option_written_files(command.name(), args));
     (over, append)
 }
 

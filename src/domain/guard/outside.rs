@@ -20,6 +20,35 @@ pub(super) fn outside(command: &SimpleCommand) -> Option<Finding> {
     let ops = operands(args);
     let first = ops.first().copied().unwrap_or("");
     let has = |w: &str| args.iter().any(|a| a == w);
+    if dry_run(args)
+        && matches!(
+            name,
+            "kubectl"
+                | "oc"
+                | "helm"
+                | "aws"
+                | "gcloud"
+                | "az"
+                | "gsutil"
+                | "rclone"
+                | "apt-get"
+                | "apt"
+                | "dnf"
+                | "yum"
+                | "zypper"
+                | "pulumi"
+                | "cdk"
+                | "npm"
+                | "pnpm"
+                | "yarn"
+                | "cargo"
+                | "gh"
+                | "twine"
+                | "poetry"
+        )
+    {
+        return None;
+    }
     match name {
         "shutdown" | "reboot" | "halt" | "poweroff" => Some(Finding::deny(
             "guard:outside",
@@ -69,6 +98,26 @@ pub(super) fn outside(command: &SimpleCommand) -> Option<Finding> {
             Some(ask(format!("removes the firewall's rules (`{name}`)")))
         }
         "docker" | "podman" => container(name, args, &ops),
+        "docker-compose" | "podman-compose" => compose(name, args, &ops),
+        "rclone"
+            if matches!(
+                first,
+                "sync" | "purge" | "delete" | "deletefile" | "rmdirs" | "cleanup"
+            ) =>
+        {
+            Some(ask(format!(
+                "deletes files at a remote (`rclone {first}` deletes what the source lacks or \
+                 all it is given)"
+            )))
+        }
+        "gsutil" | "gcloud"
+            if ops.contains(&"rsync")
+                && (has_flag(args, "d", &["delete-unmatched-destination-objects"])) =>
+        {
+            Some(ask(format!(
+                "deletes what the source lacks at the destination (`{name} rsync -d`)"
+            )))
+        }
         "kubectl" | "oc" if matches!(kube_verb(args), Some("delete" | "drain" | "replace")) => {
             Some(ask(format!(
                 "deletes or replaces cluster resources (`{name} {}`)",
@@ -120,6 +169,19 @@ pub(super) fn outside(command: &SimpleCommand) -> Option<Finding> {
                 "publishes or withdraws a package or release (`{name} {first}`)"
             )))
         }
+        _ if removes_system_packages(name, args, &ops)
+            && !args.iter().any(|a| {
+                a.contains("remove-essential")
+                    || a == "--force-all"
+                    || a == "--nodeps"
+                    || a.starts_with("--force-depends")
+            }) =>
+        {
+            Some(ask(format!(
+                "removes packages from this machine's system (`{}`)",
+                command.display()
+            )))
+        }
         "apt-get" | "apt" | "aptitude" | "dpkg" | "rpm" | "yum" | "dnf"
             if args.iter().any(|a| {
                 a.contains("remove-essential")
@@ -163,6 +225,59 @@ pub(super) fn outside(command: &SimpleCommand) -> Option<Finding> {
     }
 }
 
+/// Told only to show what it would do: `--dry-run` (not `--dry-run=none`), `--dryrun`,
+/// a package manager's `--simulate`.
+pub(super) fn dry_run(args: &[String]) -> bool {
+    args.iter().take_while(|a| *a != "--").any(|a| {
+        matches!(
+            a.as_str(),
+            "--dry-run" | "--dryrun" | "--simulate" | "--just-print"
+        ) || a.strip_prefix("--dry-run=").is_some_and(|v| v != "none")
+    })
+}
+
+/// A system package manager told to remove packages: `apt-get remove`, `dnf erase`,
+/// `pacman -R`, `apk del`, `brew uninstall`, `snap remove`, `dpkg -P`, `rpm -e` …
+fn removes_system_packages(name: &str, args: &[String], ops: &[&str]) -> bool {
+    let first = ops.first().copied().unwrap_or("");
+    match name {
+        "apt-get" | "apt" | "aptitude" => {
+            matches!(first, "remove" | "purge" | "autoremove" | "autopurge")
+        }
+        "yum" | "dnf" | "microdnf" | "tdnf" => {
+            matches!(first, "remove" | "erase" | "autoremove" | "rm")
+        }
+        "zypper" => matches!(first, "remove" | "rm"),
+        "apk" => first == "del",
+        "snap" => first == "remove",
+        "flatpak" => matches!(first, "uninstall" | "remove"),
+        "brew" | "port" => matches!(first, "uninstall" | "remove" | "rm"),
+        "xbps-remove" | "pkg_delete" => true,
+        "pkg" => matches!(first, "delete" | "remove"),
+        "nix-env" => has_flag(args, "e", &["uninstall"]),
+        "emerge" => has_flag(args, "C", &["unmerge", "depclean"]),
+        "pacman" | "yay" | "paru" => args.iter().any(|a| {
+            a == "--remove" || (a.starts_with("-R") && a.len() > 1) || {
+                a.starts_with('-') && !a.starts_with("--") && a.contains('R')
+            }
+        }),
+        "dpkg" => has_flag(args, "rP", &["remove", "purge"]),
+        "rpm" => has_flag(args, "e", &["erase"]),
+        _ => false,
+    }
+}
+
+/// `docker-compose down -v`: the project's named volumes, its data, deleted.
+fn compose(name: &str, args: &[String], ops: &[&str]) -> Option<Finding> {
+    let first = ops.first().copied().unwrap_or("");
+    let volumes = has_flag(args, "v", &["volumes"]);
+    (matches!(first, "down" | "rm") && volumes).then(|| {
+        ask(format!(
+            "deletes the volumes of the project's containers, with their data (`{name} {first} -v`)"
+        ))
+    })
+}
+
 /// `docker run -v /:/host`, `docker system prune -a --volumes`, `docker volume rm`.
 fn container(name: &str, args: &[String], ops: &[&str]) -> Option<Finding> {
     let first = ops.first().copied().unwrap_or("");
@@ -200,8 +315,12 @@ fn container(name: &str, args: &[String], ops: &[&str]) -> Option<Finding> {
         }
         return None;
     }
+    if first == "compose" {
+        return compose(&format!("{name} compose"), args, &ops[1..]);
+    }
     let prunes = (first == "system" && second == "prune")
         && (has_flag(args, "a", &["all", "volumes"]))
+        || (first == "system" && second == "reset")
         || (first == "volume" && matches!(second, "rm" | "prune"))
         || (matches!(first, "rm" | "rmi") && has_flag(args, "f", &["force"]));
     prunes

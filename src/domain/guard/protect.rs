@@ -993,6 +993,17 @@ fn linked_to(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Findin
     })
 }
 
+/// The files a command writes through its options (`sort -o F`, `--output=F`, socat's
+/// addresses), for the checks of important files.
+pub(super) fn option_written_files(name: &str, args: &[String]) -> Vec<String> {
+    let mut files: Vec<String> = outputs::option_outputs(name, args)
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
+    files.extend(outputs::written(name, args).files);
+    files
+}
+
 /// Files and folders a command writes through its options (see [`outputs`]): refused
 /// when one is protected.
 fn written_by_options(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding> {

@@ -115,6 +115,16 @@ const DESTROYING_VERBS: &[&str] = &[
     "abandon",
     "revert",
     "clean-tree",
+    "rm",
+    "rmi",
+    "del",
+    "rmdir",
+    "rmdirs",
+    "deletefile",
+    "undefine",
+    "prune",
+    "unmerge",
+    "expunge",
 ];
 /// Options that tell a program to delete (`aws s3 sync --delete`, `rclone sync
 /// --delete-after`, `… --purge`).
@@ -133,6 +143,10 @@ const DESTROYING_OPTIONS: &[&str] = &[
     "--reset",
     "--force-reset",
     "--accept-data-loss",
+    "--delete-removed",
+    "--delete-destination",
+    "--delete-unmatched-destination-objects",
+    "--remove-source-files",
 ];
 /// Leading operands of a command read as its subcommand words.
 const SUBCOMMAND_WORDS: usize = 3;
@@ -156,13 +170,39 @@ pub(super) fn destroying(command: &SimpleCommand, known: bool) -> Option<Finding
             | "yarn"
             | "bun"
     );
-    if known || runs_read_tasks {
+    // Programs that look a name up (`command -v rm`, `man rm`, `tldr rm`) run nothing.
+    let looks_up = matches!(
+        command.name(),
+        "command"
+            | "type"
+            | "which"
+            | "whereis"
+            | "whatis"
+            | "man"
+            | "info"
+            | "tldr"
+            | "help"
+            | "apropos"
+            | "hash"
+            | "compgen"
+            | "cheat"
+            | "complete"
+    ) || command.args().first().is_some_and(|a| a == "help");
+    if known || runs_read_tasks || looks_up || super::outside::dry_run(command.args()) {
         return None;
     }
     let args = command.args();
-    let verb = operands(args)
+    let leading: Vec<&str> = operands(args).into_iter().take(SUBCOMMAND_WORDS).collect();
+    // What a cache or a package store holds is fetched again (`uv cache prune`, `pip
+    // cache purge`, `pnpm store prune`).
+    if leading
+        .iter()
+        .any(|w| matches!(*w, "cache" | "caches" | "store"))
+    {
+        return None;
+    }
+    let verb = leading
         .into_iter()
-        .take(SUBCOMMAND_WORDS)
         .find(|w| {
             // A path (`bin/tool.rb`) is no subcommand.
             !w.contains(['/', '.'])

@@ -113,6 +113,21 @@ pub(super) fn fed_from_files(parsed: &Parsed, index: usize, cwd: &Cwd, files: Vi
             w.strip_prefix("--arg-file=")
         }
     });
+    // `parallel rm :::: list.txt`: the words after `::::` (up to the next `:::`) are files
+    // of arguments.
+    let mut quad = false;
+    let quad_files: Vec<&str> = original
+        .iter()
+        .chain(command.argv.iter())
+        .filter_map(|w| {
+            if w.starts_with(":::") {
+                quad = w == "::::" || w == "::::+";
+                return None;
+            }
+            quad.then_some(w.as_str())
+        })
+        .collect();
+    let arg_files = arg_files.chain(quad_files);
     // `cat list | xargs rm`, `sort -u list | xargs rm`: the files the stage before prints.
     let printers: Vec<&str> = super::programs::feeders(parsed, index)
         .into_iter()
