@@ -60,7 +60,7 @@ pub(super) fn command_findings(
         }
         "git" => {
             findings.extend(super::git::git_danger(args));
-            findings.extend(super::git::config_runs_later(args));
+            findings.extend(super::git_later::config_runs_later(args));
         }
         "chmod" | "chown" | "chgrp" => findings.extend(ownership(name, args, &targets)),
         "mv" => findings.extend(mv(args, &targets)),

@@ -15,6 +15,7 @@ mod finding;
 mod foreign;
 mod git;
 mod git_alias;
+mod git_later;
 mod important;
 mod line;
 mod outside;
