@@ -99,3 +99,53 @@ fn installed_config_template_loads_cleanly_in_doctor_and_hook() {
     let r = p.hook(&p.session_start("startup"));
     assert_eq!((r.code, r.stderr.as_str()), (0, ""));
 }
+
+/// A nagger build under another name (`nagger-0.9-x86_64`): its own copy of the binary,
+/// in a folder not on PATH, run as the program named `name`.
+fn renamed_copy(p: &Project, name: &str) -> std::path::PathBuf {
+    let dir = p.root.join("tools");
+    std::fs::create_dir_all(&dir).unwrap();
+    let copy = dir.join(name);
+    std::fs::copy(nagger_bin(), &copy).unwrap();
+    copy
+}
+
+#[test]
+fn a_renamed_nagger_finds_its_own_entries_again_and_check_protects_it() {
+    let p = Project::new();
+    let copy = renamed_copy(&p, "nagger-0.9-x86_64");
+    let run = |args: &[&str]| {
+        let mut cmd = std::process::Command::new(&copy);
+        cmd.args(args)
+            .env_clear()
+            .env("CLAUDE_PROJECT_DIR", &p.root)
+            .env("HOME", &p.root)
+            .env("PATH", "/usr/bin:/bin")
+            .current_dir(&p.root);
+        HookResult::from_output(&cmd.output().unwrap())
+    };
+    for _ in 0..2 {
+        let r = run(&["install"]);
+        assert_eq!(r.code, 0, "{}", r.stderr);
+    }
+    let local = p.root.join(".claude/settings.local.json");
+    let text = std::fs::read_to_string(&local).unwrap();
+    let settings: Value = serde_json::from_str(&text).unwrap();
+    let session_start = settings["hooks"]["SessionStart"].as_array().unwrap();
+    assert_eq!(session_start.len(), 1, "installed twice: {text}");
+    // The program the entries run is protected, whichever nagger answers `check`.
+    let target = copy.display().to_string();
+    for line in [
+        format!("rm {target}"),
+        format!("cp /bin/true {target}"),
+        format!("chmod -x {target}"),
+        "nagger-0.9-x86_64 uninstall".to_owned(),
+    ] {
+        let r = p.run(&["check", "--command", &line]);
+        assert_eq!(r.code, 3, "{line}: {}", r.stdout);
+    }
+    let r = run(&["uninstall"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let after = std::fs::read_to_string(&local).unwrap_or_default();
+    assert!(!after.contains("nagger-0.9"), "{after}");
+}

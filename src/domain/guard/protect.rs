@@ -1579,7 +1579,12 @@ fn own_subcommand(words: &[&str], computed: &[String]) -> Own {
 /// (a symbolic or hard link on PATH). `on_disk`: whether to look there.
 fn runs_nagger(command: &SimpleCommand, cwd: &Cwd, scope: &Scope, on_disk_too: bool) -> bool {
     let program = command.argv.first().map_or("", String::as_str);
+    let named_as_running = scope
+        .binary
+        .and_then(|b| b.rsplit('/').next())
+        .is_some_and(|file| !file.is_empty() && command.name() == file);
     if command.name() == "nagger"
+        || named_as_running
         || computed_names_nagger(command, program)
         || scope.aliases.borrow().iter().any(|a| a == program)
     {

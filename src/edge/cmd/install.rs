@@ -185,19 +185,50 @@ pub fn install(env: &Env, args: &InstallArgs, out: &mut Output) -> CommandResult
 
 pub fn uninstall(env: &Env, args: &SettingsArgs, out: &mut Output) -> CommandResult {
     let root = env.project_root(None);
-    let opts = InstallOptions {
-        project_root: root,
-        settings_path: args.settings.clone(),
-        local: args.local,
-        dry_run: args.dry_run,
-        command: PORTABLE_COMMAND.to_string(),
-        config_template: crate::domain::config::TEMPLATE,
-        also_clean: None,
-        note: None,
-        client: None,
+    // Without a file named, both project files: `install` picks the personal one by
+    // itself when nagger is not on PATH.
+    let targets: Vec<bool> = if args.settings.is_some() || args.local {
+        vec![args.local]
+    } else {
+        vec![false, true]
     };
-    let report = install::uninstall(&opts).map_err(anyhow::Error::from)?;
-    print_report(args.dry_run, &report.diff, report.backup.as_deref(), out)
+    let mut reports = Vec::new();
+    for local in targets {
+        let opts = InstallOptions {
+            project_root: root.clone(),
+            settings_path: args.settings.clone(),
+            local,
+            dry_run: args.dry_run,
+            command: PORTABLE_COMMAND.to_string(),
+            config_template: crate::domain::config::TEMPLATE,
+            also_clean: None,
+            note: None,
+            client: None,
+        };
+        reports.push(install::uninstall(&opts).map_err(anyhow::Error::from)?);
+    }
+    let removed: Vec<&install::UninstallReport> =
+        reports.iter().filter(|r| r.removed_entries > 0).collect();
+    let shown: Vec<&install::UninstallReport> = if removed.is_empty() {
+        reports.iter().collect()
+    } else {
+        removed
+    };
+    let diff: String = shown.iter().map(|r| r.diff.as_str()).collect();
+    let backups: Vec<String> = shown
+        .iter()
+        .filter_map(|r| r.backup.as_ref())
+        .map(|b| b.display().to_string())
+        .collect();
+    let mut lines = Vec::new();
+    if args.dry_run {
+        lines.push("dry run, nothing written:".to_string());
+    }
+    lines.push(diff.trim_end().to_string());
+    for backup in backups {
+        lines.push(format!("backup: {backup}"));
+    }
+    Ok(out.line(&lines.join("\n"))?)
 }
 
 fn print_report(

@@ -46,7 +46,7 @@ pub fn hook_command(exe: &Path) -> String {
     format!("{quoted} hook")
 }
 
-/// Whether `command` runs nagger's hook handler: its program's file name is `nagger` (any
+/// Whether `command` runs nagger's hook handler: its program's file name is nagger's (any
 /// directory, quoted or not, variables such as `$CLAUDE_PROJECT_DIR` left unexpanded) and its
 /// first argument is `hook`.
 pub fn is_nagger_command(command: &str) -> bool {
@@ -55,7 +55,16 @@ pub fn is_nagger_command(command: &str) -> bool {
         return false;
     };
     let file_name = program.rsplit('/').next().unwrap_or(&program);
-    file_name == "nagger" && words.next().as_deref() == Some("hook")
+    is_nagger_name(file_name) && words.next().as_deref() == Some("hook")
+}
+
+/// Whether `file_name` is what a build of nagger is called: `nagger`, or `nagger` with a
+/// version, target or suffix after a `-`, `_` or `.` (`nagger-0.9`, `nagger.exe`,
+/// `nagger_dev`). A renamed nagger still writes and must still find its own entries.
+pub fn is_nagger_name(file_name: &str) -> bool {
+    file_name.strip_prefix("nagger").is_some_and(|rest| {
+        rest.is_empty() || (rest.len() > 1 && rest.starts_with(['-', '_', '.']))
+    })
 }
 
 /// The program a hook command runs: its first shell word, unquoted (variables such as

@@ -22,7 +22,9 @@ use serde_json::{Map, Value};
 
 pub use claude_nagger::{claude_nagger_commands, is_claude_nagger_command};
 pub use client::{detect as detect_client, find_claude, version_of};
-pub use command::{PORTABLE_COMMAND, find_on_path, hook_command, hook_program, is_nagger_command};
+pub use command::{
+    PORTABLE_COMMAND, find_on_path, hook_command, hook_program, is_nagger_command, is_nagger_name,
+};
 pub use entry::{ALL_HOOK_EVENTS, HOOK_EVENTS, HOOK_MATCHER, HOOK_TIMEOUT_SECS, events_for};
 pub use error::InstallError;
 pub use merge::{CommandUpdate, MergeChanges, find_nagger_entries, merge_hooks, remove_hooks};

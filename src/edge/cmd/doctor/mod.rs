@@ -16,6 +16,8 @@ mod render;
 mod settings;
 mod trust;
 
+pub use settings::nagger_programs;
+
 use super::error::{CommandError, CommandResult};
 use crate::base::num::hours_ms;
 use crate::base::output::Output;

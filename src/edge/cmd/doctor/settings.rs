@@ -39,6 +39,42 @@ pub fn registered_events(root: &Path, home: Option<&Path>) -> std::collections::
     events
 }
 
+/// The programs nagger's hook entries run, found as the shell Claude Code starts would
+/// find them, project settings first: the nagger `check` answers for, which may not be the
+/// one running it.
+pub fn nagger_programs(root: &Path, home: Option<&Path>) -> Vec<PathBuf> {
+    let mut programs = Vec::new();
+    for file in settings_files(root, home) {
+        let Some(value) = read_settings(&file) else {
+            continue;
+        };
+        for command in install::find_nagger_entries(&value).into_values().flatten() {
+            if let Some(found) = install::hook_program(&command)
+                .and_then(|program| resolve_program(&program, root, home).ok())
+                && !programs.contains(&found)
+            {
+                programs.push(found);
+            }
+        }
+    }
+    programs
+}
+
+/// A settings file's JSON, read bounded and without waiting on a special file.
+fn read_settings(file: &Path) -> Option<serde_json::Value> {
+    let file = crate::base::files::open_regular(file).ok()?;
+    let mut text = String::new();
+    std::io::Read::read_to_string(
+        &mut std::io::Read::take(file, MAX_SETTINGS_BYTES),
+        &mut text,
+    )
+    .ok()?;
+    serde_json::from_str(&text).ok()
+}
+
+/// Most bytes of a settings file read for its hook entries.
+const MAX_SETTINGS_BYTES: u64 = 4 * 1024 * 1024;
+
 /// The settings files Claude Code reads hooks from, project first.
 fn settings_files(root: &Path, home: Option<&Path>) -> Vec<PathBuf> {
     let mut files = vec![

@@ -16,6 +16,9 @@ fn recognises_nagger_commands() {
         "\"$CLAUDE_PROJECT_DIR\"/target/release/nagger hook",
         "\"${CLAUDE_PROJECT_DIR}/target/release/nagger\" hook",
         "./nagger \"hook\"",
+        "/usr/bin/nagger-old hook",
+        "\"/opt/tools/nagger-0.9-x86_64\" hook",
+        "nagger.exe hook",
         CMD,
     ] {
         assert!(is_nagger_command(command), "{command:?}");
@@ -26,7 +29,8 @@ fn recognises_nagger_commands() {
 fn rejects_commands_that_are_not_nagger_hook() {
     for command in [
         "naggerx hook",
-        "/usr/bin/nagger-old hook",
+        "nagger- hook",
+        "claude-nagger hook",
         "nagger doctor",
         "nagger",
         "nagger hooks",
