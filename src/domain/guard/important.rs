@@ -146,7 +146,7 @@ pub(super) fn runs_later(path: &str) -> bool {
 /// The names of git's hooks: a file with one of them, in a folder git may be told to
 /// take its hooks from (`core.hooksPath`: `.husky/`, `.githooks/`, `hooks/`), runs by
 /// itself at the next commit, checkout, merge or push.
-const HOOK_NAMES: &[&str] = &[
+pub(super) const HOOK_NAMES: &[&str] = &[
     "applypatch-msg",
     "pre-applypatch",
     "post-applypatch",

@@ -204,6 +204,23 @@ impl<'a> Guard<'a> {
                         .filter_map(|e| e.get("new_string")?.as_str()),
                 )
                 .collect();
+            // A hook by its name; a start-up file; git's configuration.
+            let runs_later = super::important::git_config(path)
+                || super::important::hook_file(path)
+                || super::important::runs_later(path) && !path.contains(".git/hooks/");
+            if texts.is_empty() && runs_later {
+                matches.push(tool_match(
+                    tool_name,
+                    &Finding::ask(
+                        "guard:runs-later-unseen",
+                        format!(
+                            "writes `{path}`, which runs by itself later, with text nagger \
+                             cannot read in this call"
+                        ),
+                        "Give the text to write, or ask the user.",
+                    ),
+                ));
+            }
             if super::important::git_config(path)
                 && let Some(finding) = texts
                     .iter()

@@ -169,6 +169,20 @@ impl<'a> View<'a> {
             .collect()
     }
 
+    /// Where `path` (as a command in `cwd` names it) is on disk, when that is known.
+    pub(super) fn full(&self, cwd: &Cwd, path: &str) -> Option<PathBuf> {
+        self.files.locate(cwd, path)
+    }
+
+    /// The folder `cwd` is on disk, when that is known.
+    pub(super) fn folder(&self, cwd: &Cwd) -> Option<PathBuf> {
+        match cwd {
+            Cwd::Known(dir) if dir.is_empty() => Some(self.files.root.to_path_buf()),
+            Cwd::Known(dir) => self.files.locate(&Cwd::Known(String::new()), dir),
+            Cwd::Unknown => None,
+        }
+    }
+
     /// Whether `path` (as a command in `cwd` names it) is a folder on disk.
     pub(super) fn is_dir(&self, cwd: &Cwd, path: &str) -> bool {
         self.files.locate(cwd, path).is_some_and(|p| p.is_dir())

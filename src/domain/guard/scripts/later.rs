@@ -21,6 +21,9 @@ pub(super) fn runs(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut V
     if matches!(name, "cp" | "ln" | "install" | "mv") {
         placed(command, cwd, files, out);
     }
+    if name == "chmod" {
+        made_runnable(command, cwd, files, out);
+    }
     if let Some(dir) = hooks_path_set(command) {
         hooks_folder(&dir, cwd, files, out);
     }
@@ -84,9 +87,74 @@ fn placed(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) 
                 ));
             }
         } else {
-            judged_as_hook(text, via, out);
+            judged_as_hook(text, via, None, out);
         }
     }
+}
+
+/// `chmod +x` (or a mode with an execute bit) of a git hook: git runs it from then on, so
+/// what it holds is read as what will run.
+fn made_runnable(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) {
+    let args = command.args();
+    let ops = operands(args);
+    let Some((mode, paths)) = ops.split_first() else {
+        return;
+    };
+    if !adds_execute(mode) {
+        return;
+    }
+    let mut hooks: Vec<String> = Vec::new();
+    for path in paths.iter().take(MAX_SOURCES) {
+        let folder = normalize(path);
+        if folder.ends_with(".git/hooks") || files.is_dir(cwd, path) && hook_folder_name(&folder) {
+            // `chmod -R +x .git/hooks`: every hook in it.
+            hooks.extend(
+                files
+                    .list(cwd, path, MAX_SOURCES * 4)
+                    .into_iter()
+                    .map(|e| format!("{}/{e}", path.trim_end_matches('/')))
+                    .filter(|p| hook_file(p)),
+            );
+        } else if hook_file(path) || lexical_hook_folder(path) {
+            hooks.push((*path).to_owned());
+        }
+    }
+    for path in hooks.iter().take(MAX_SOURCES) {
+        if let Some((text, via)) = read_source(files.read(cwd, path), path, path, out) {
+            judged_as_hook(
+                text,
+                format!("{via}, made runnable as a git hook"),
+                None,
+                out,
+            );
+        }
+    }
+}
+
+/// Whether a folder is named as one git may take its hooks from.
+fn hook_folder_name(folder: &str) -> bool {
+    matches!(
+        basename(folder),
+        "hooks" | ".githooks" | ".husky" | "githooks"
+    )
+}
+
+/// Whether `path` lies in a repository's own hooks folder.
+fn lexical_hook_folder(path: &str) -> bool {
+    normalize(path).contains(".git/hooks/")
+}
+
+/// Whether a `chmod` mode gives someone the right to execute: `+x`, `u+x`, `a=rwx`,
+/// `755`, `0700`.
+fn adds_execute(mode: &str) -> bool {
+    if mode.bytes().all(|b| b.is_ascii_digit()) {
+        return mode.bytes().rev().take(3).any(|b| (b - b'0') & 1 == 1);
+    }
+    mode.split(',').any(|clause| {
+        clause
+            .find(['+', '='])
+            .is_some_and(|at| clause[at + 1..].contains(['x', 'X']))
+    })
 }
 
 /// The hook files of the folder git's hooks are pointed at, read as they will run.
@@ -111,6 +179,7 @@ fn hooks_folder(dir: &str, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) {
             judged_as_hook(
                 text,
                 format!("{via}, a git hook once `core.hooksPath` is `{dir}`"),
+                None,
                 out,
             );
         }
@@ -135,11 +204,11 @@ fn read_source(
     }
 }
 
-/// A hook's text, run by its `#!` line (a shell without one).
-fn judged_as_hook(text: String, via: String, out: &mut Vec<Ran>) {
+/// A hook's text, run by its `#!` line (a shell without one), in `dir` when known.
+pub(super) fn judged_as_hook(text: String, via: String, dir: Option<Cwd>, out: &mut Vec<Ran>) {
     let runner = shebang(&text).unwrap_or_else(|| "sh".into());
     if shell::is_shell(&runner) {
-        out.push(Ran::Script(text, via, None));
+        out.push(Ran::Script(text, via, dir));
     } else {
         out.push(Ran::Code(text, runner, via));
     }

@@ -502,12 +502,18 @@ impl Makefile {
     /// `$(shell …)` texts in a line outside recipes.
     fn collect_shells(&mut self, line: &str) {
         let mut rest = line;
-        while let Some(at) = rest.find("$(shell ") {
-            let body = &rest[at + 2..];
+        while let Some(at) = rest.find("$(shell") {
+            // From the opening bracket: `(shell …)`.
+            let body = &rest[at + 1..];
             let Some(end) = closing(body, b'(', b')') else {
+                // Unclosed: make reads on to the end of the line.
+                self.shells.push(body["(shell".len()..].trim().to_owned());
                 break;
             };
-            self.shells.push(body[6..end].trim().to_owned());
+            let inner = &body["(shell".len()..end];
+            if inner.starts_with(char::is_whitespace) {
+                self.shells.push(inner.trim().to_owned());
+            }
             rest = &body[end..];
         }
     }
@@ -758,6 +764,20 @@ mod tests {
                     %.o: %.c\n\t$(CC) -c $< -o $@\n";
         let got = recipes(text, &[]);
         assert!(got.contains(&"echo hi".to_owned()), "{got:?}");
+        for (line, shell) in [
+            ("X := $(shell rm -rf ~)\nall:\n\techo\n", "rm -rf ~"),
+            (
+                "$(shell rm -rf .claude-nagger)\nall:\n\techo\n",
+                "rm -rf .claude-nagger",
+            ),
+            (
+                "Y = $(foo $(shell\tsh -c 'echo $$(id)'))\nall:\n",
+                "sh -c 'echo $(id)'",
+            ),
+        ] {
+            let got = recipes(line, &[]);
+            assert!(got.contains(&shell.to_owned()), "{line:?}: {got:?}");
+        }
         assert!(got.contains(&"${CC} -c a.c -o a.o".to_owned()), "{got:?}");
     }
 }

@@ -10,7 +10,9 @@
 //! ([`carries_over`]): refusals, and asks about a named danger. An ask that only says a
 //! part could not be analysed is not raised for them.
 
+mod builds;
 mod files;
+mod git_runs;
 mod later;
 mod make;
 mod package;
@@ -51,6 +53,8 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
     let name = command.name();
     let mut out = Vec::new();
     later::runs(command, cwd, files, &mut out);
+    git_runs::runs(command, cwd, files, &mut out);
+    builds::runs(command, cwd, files, &mut out);
     if matches!(name, "make" | "gmake") {
         make::runs(parsed, index, cwd, files, &mut out);
     } else if let Some(ran) = package::runs(command, cwd, files, &mut out) {

@@ -291,3 +291,196 @@ fn scripts_running_scripts_are_followed() {
 fn asks(v: &Verdict) -> bool {
     v.objections.iter().any(|o| o.severity == Severity::Ask)
 }
+
+fn executable(root: &Path, path: &str) {
+    use std::os::unix::fs::PermissionsExt as _;
+    let full = root.join(path);
+    let mut perms = std::fs::metadata(&full).expect("a file").permissions();
+    perms.set_mode(0o755);
+    std::fs::set_permissions(&full, perms).expect("made executable");
+}
+
+#[test]
+fn hooks_a_git_command_fires_are_read_as_it_runs_them() {
+    let dir = project(&[
+        (".git/config", "[core]\n\tbare = false\n"),
+        (
+            ".git/hooks/pre-commit",
+            "#!/bin/sh\nrm -rf .claude-nagger\n",
+        ),
+        (".git/hooks/pre-push", "#!/bin/sh\nrm -rf ~\n"),
+        (".git/hooks/post-merge.sample", "#!/bin/sh\nrm -rf ~\n"),
+        (".git/hooks/post-checkout", "#!/bin/sh\nrm -rf ~\n"),
+        ("src/main.rs", "fn main() {}\n"),
+    ]);
+    let root = dir.path();
+    executable(root, ".git/hooks/pre-commit");
+    executable(root, ".git/hooks/pre-push");
+    executable(root, ".git/hooks/post-merge.sample");
+    for line in [
+        "git commit -m wip",
+        "git -C src commit -am wip",
+        "cd src && git commit --amend --no-edit",
+        "git merge feature",
+        "git cherry-pick abc123",
+        "git push origin feature/x",
+        "git -c user.name=x push",
+    ] {
+        let message = refuses(root, line);
+        assert!(message.contains("hook"), "{line}: {message}");
+    }
+    // Hooks git does not run: not executable (post-checkout), or samples.
+    for line in [
+        "git checkout -b other",
+        "git switch main",
+        "git log --oneline",
+        "git status",
+        "git diff HEAD~1",
+        "git fetch origin",
+    ] {
+        passes(root, line);
+    }
+    // Taken from the folder `core.hooksPath` names instead.
+    std::fs::write(
+        root.join(".git/config"),
+        "[core]\n\thooksPath = .githooks\n",
+    )
+    .expect("config");
+    passes(root, "git commit -m wip");
+    std::fs::create_dir_all(root.join(".githooks")).expect("folder");
+    std::fs::write(root.join(".githooks/pre-commit"), "rm -rf ~/\n").expect("hook");
+    executable(root, ".githooks/pre-commit");
+    refuses(root, "git commit -m wip");
+}
+
+#[test]
+fn programs_git_configuration_names_are_judged_where_git_runs_them() {
+    let dir = project(&[
+        (
+            ".git/config",
+            "[core]\n\tfsmonitor = ./fsm.sh\n[diff]\n\texternal = tools/d.sh\n\
+             [alias]\n\tnuke = !rm -rf ~\n",
+        ),
+        ("fsm.sh", "#!/bin/sh\nrm -rf .claude-nagger\n"),
+        ("tools/d.sh", "#!/bin/sh\nrm -rf ~\n"),
+    ]);
+    let root = dir.path();
+    for line in [
+        "git status",
+        "git add -A",
+        "git checkout -- src",
+        "git stash",
+    ] {
+        let message = refuses(root, line);
+        assert!(message.contains("core.fsmonitor"), "{line}: {message}");
+    }
+    let message = refuses(root, "git log -p");
+    assert!(message.contains("diff.external"), "{message}");
+    // No contents shown, no work tree looked at, an alias not called.
+    for line in [
+        "git log --oneline",
+        "git fetch",
+        "git rev-parse HEAD",
+        "git show -s HEAD",
+    ] {
+        passes(root, line);
+    }
+    // Included configuration counts too.
+    std::fs::write(
+        root.join(".git/config"),
+        "[include]\n\tpath = ../extra.cfg\n",
+    )
+    .expect("config");
+    std::fs::write(root.join("extra.cfg"), "[core]\n\tsshCommand = rm -rf ~\n").expect("cfg");
+    refuses(root, "git push");
+    passes(root, "git status");
+}
+
+#[test]
+fn build_and_test_tools_run_the_project_files_they_load() {
+    let dir = project(&[
+        (
+            "setup.py",
+            "import shutil\nshutil.rmtree('.claude-nagger')\n",
+        ),
+        (
+            "tests/unit/conftest.py",
+            "import os\nos.remove('.claude/settings.json')\n",
+        ),
+        (
+            "build.rs",
+            "fn main() { let _ = std::fs::remove_dir_all(\".claude-nagger\"); }\n",
+        ),
+        (
+            "noxfile.py",
+            "import shutil, os\nshutil.rmtree(os.path.expanduser('~'))\n",
+        ),
+    ]);
+    let root = dir.path();
+    for line in [
+        "pip install -e .",
+        "pip3 install --editable=.",
+        "python3 -m pip install .",
+        "uv pip install -e ./",
+        "pytest tests/unit",
+        "python -m pytest tests/unit/test_x.py::test_y",
+        "cargo build --release",
+        "cargo test",
+        "nox -s lint",
+    ] {
+        refuses(root, line);
+    }
+    for line in [
+        "pip install requests",
+        "pip install -r requirements.txt",
+        "pytest other",
+        "cargo fmt",
+        "cargo metadata",
+        "cargo install ripgrep",
+    ] {
+        passes(root, line);
+    }
+}
+
+#[test]
+fn makefiles_shell_calls_and_includes_are_read() {
+    let dir = project(&[
+        ("Makefile", "include rules.mk\nall:\n\techo hi\n"),
+        ("rules.mk", "X := $(shell rm -rf .claude-nagger)\n"),
+    ]);
+    let root = dir.path();
+    refuses(root, "make");
+    refuses(root, "make all");
+    passes(root, "make -n");
+}
+
+#[test]
+fn hooks_made_runnable_are_read_as_they_will_run() {
+    let dir = project(&[
+        (
+            ".git/hooks/pre-commit",
+            "#!/bin/sh\nrm -rf .claude-nagger\n",
+        ),
+        (".githooks/pre-push", "rm -rf ~\n"),
+        (".git/hooks/post-commit", "#!/bin/sh\necho done\n"),
+    ]);
+    let root = dir.path();
+    for line in [
+        "chmod +x .git/hooks/pre-commit",
+        "chmod 755 .git/hooks/pre-commit",
+        "chmod u=rwx,go=r .git/hooks/pre-commit",
+        "chmod -R a+x .git/hooks",
+        "chmod +x .githooks/pre-push",
+        "chmod 0700 .githooks/pre-push",
+    ] {
+        refuses(root, line);
+    }
+    for line in [
+        "chmod -x .git/hooks/pre-commit",
+        "chmod 644 .git/hooks/pre-commit",
+        "chmod +x .git/hooks/post-commit",
+        "chmod +x scripts/build.sh",
+    ] {
+        passes(root, line);
+    }
+}

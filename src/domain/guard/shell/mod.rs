@@ -22,7 +22,9 @@ pub use limits::{MAX_COMMANDS, MAX_DEPTH, MAX_SCANNED_BYTES};
 pub use params::{Outcome, Var, Vars, array_items, evaluate};
 pub use parser::parse;
 pub use words::*;
-pub use wrappers::{follows, git_config_runs, shell_c_script, with_positional};
+pub use wrappers::{
+    follows, git_config_commands, git_config_runs, shell_c_script, with_positional,
+};
 
 #[cfg(test)]
 mod tests;

@@ -1211,6 +1211,15 @@ fn git_value_run(key: &str, value: &str) -> Option<GitRun> {
 /// the section each line could belong to: any value starting with `!`, and the values of
 /// keys that run commands wherever they stand.
 pub fn git_config_runs(text: &str) -> Vec<String> {
+    git_config_commands(text)
+        .into_iter()
+        .map(|(_, script)| script)
+        .collect()
+}
+
+/// [`git_config_runs`] with the key (`section.name`, lower case) each command line is the
+/// value of.
+pub fn git_config_commands(text: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let mut section: Option<String> = None;
     for line in text.lines().take(4096) {
@@ -1254,16 +1263,17 @@ pub fn git_config_runs(text: &str) -> Vec<String> {
         for full in candidates {
             match git_value_run(&full, value) {
                 Some(GitRun::Shell(script)) => {
-                    out.push(script);
+                    out.push((full.to_ascii_lowercase(), script));
                     break;
                 }
                 Some(GitRun::Argv(argv)) if !full.starts_with("alias.") || section.is_some() => {
-                    out.push(
+                    out.push((
+                        full.to_ascii_lowercase(),
                         argv.iter()
                             .map(|w| super::shell_quote(w))
                             .collect::<Vec<_>>()
                             .join(" "),
-                    );
+                    ));
                     break;
                 }
                 _ => {}
