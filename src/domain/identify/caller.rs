@@ -171,6 +171,9 @@ fn find_caller(
     let Some(main) = ctx.transcript_path.map(PathBuf::from) else {
         return Ok(Found::Nowhere);
     };
+    // No transcript at all (a session Claude Code keeps none of, a removed file): there
+    // is no line to wait for.
+    let waitable = std::fs::symlink_metadata(&main).is_ok();
     let started = Instant::now();
     let mut pause = Duration::from_millis(2);
     let mut active = active.to_vec();
@@ -199,7 +202,8 @@ fn find_caller(
             effort.waited_ms = elapsed_ms(started);
             return Ok(found);
         }
-        if effort.bytes_read > MAX_IDENTIFY_BYTES || started.elapsed() + pause > SETTLE {
+        if !waitable || effort.bytes_read > MAX_IDENTIFY_BYTES || started.elapsed() + pause > SETTLE
+        {
             effort.waited_ms = elapsed_ms(started);
             return Ok(Found::Nowhere);
         }

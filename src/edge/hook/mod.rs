@@ -115,7 +115,18 @@ const PREFIX_SEARCHED: usize = 64 * 1024;
 /// as a tool call (Claude Code writes the event's name and the tool's before its input):
 /// the user is asked, since the guard cannot read what the call does.
 fn unchecked_tool_call(prefix: &[u8], problem: &str) -> Option<String> {
-    let head = String::from_utf8_lossy(&prefix[..prefix.len().min(PREFIX_SEARCHED)]);
+    let mut head =
+        String::from_utf8_lossy(&prefix[..prefix.len().min(PREFIX_SEARCHED)]).into_owned();
+    // Past the start searched whole, only the fields that tell what the input is.
+    if let Some(rest) = prefix.get(PREFIX_SEARCHED..) {
+        for field in TELLING_FIELDS {
+            for at in memchr::memmem::find_iter(rest, field).take(64) {
+                let end = (at + 96).min(rest.len());
+                head.push('\n');
+                head.push_str(&String::from_utf8_lossy(&rest[at..end]));
+            }
+        }
+    }
     let event = regex::Regex::new(r#""hook_event_name"\s*:\s*"([^"]*)""#).ok()?;
     // Named PreToolUse (however spelled), or naming no other event nagger handles, a tool
     // and no response of one.
@@ -239,12 +250,92 @@ fn read_stdin_until(until: Instant) -> Result<Vec<u8>, Unread> {
         // SAFETY: read(2) wrote the first `n` bytes of the spare room.
         unsafe { bytes.set_len(bytes.len() + n) };
         if bytes.len() as u64 > MAX_STDIN {
+            skim_rest(&mut bytes, until);
             return Err(Unread {
                 problem: format!("stdin is larger than {} MiB", MAX_STDIN / (1024 * 1024)),
                 cut: true,
                 prefix: bytes,
             });
         }
+    }
+}
+
+/// Fields whose presence tells what an input too large to read is.
+const TELLING_FIELDS: [&[u8]; 4] = [
+    b"\"hook_event_name\"",
+    b"\"tool_name\"",
+    b"\"tool_input\"",
+    b"\"tool_response\"",
+];
+
+/// Most bytes of an input too large to read that are skimmed for what it is.
+const MAX_SKIMMED: u64 = 1 << 30;
+
+/// Reads the rest of an input too large to read (until its end, `until`, or
+/// [`MAX_SKIMMED`]), keeping after what was read (`head`) only its telling fields, each with what
+/// follows it: a tool call whose event and tool come after a long field is still known
+/// for one. A field's name cannot be forged inside a string, where its quotes are escaped.
+fn skim_rest(head: &mut Vec<u8>, until: Instant) {
+    const CHUNK: usize = 64 * 1024;
+    const KEPT: usize = 96;
+    const MAX_KEPT: usize = 64;
+    let mut buf = vec![0u8; CHUNK + KEPT];
+    // The end of the chunk before, so a field cut between two reads is still found.
+    let mut carried = 0usize;
+    let mut kept = 0usize;
+    let mut skimmed: u64 = 0;
+    head.push(b'\n');
+    while skimmed < MAX_SKIMMED && kept < MAX_KEPT {
+        let left = until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return;
+        }
+        let mut fd = PollFd {
+            fd: 0,
+            events: POLLIN,
+            revents: 0,
+        };
+        let millis = std::ffi::c_int::try_from(left.as_millis()).unwrap_or(std::ffi::c_int::MAX);
+        // SAFETY: one valid pollfd, owned here, for the duration of the call.
+        let ready = unsafe { poll(&raw mut fd, 1, millis) };
+        if ready == 0 {
+            return;
+        }
+        if ready < 0 {
+            if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return;
+        }
+        let room = &mut buf[carried..];
+        // SAFETY: `room` is writable memory owned by `buf`, `room.len()` bytes long.
+        let n = unsafe { read(0, room.as_mut_ptr().cast(), room.len()) };
+        let Ok(n) = usize::try_from(n) else {
+            if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return;
+        };
+        if n == 0 {
+            return;
+        }
+        skimmed += n as u64;
+        let seen = &buf[..carried + n];
+        for field in TELLING_FIELDS {
+            for at in memchr::memmem::find_iter(seen, field) {
+                // A field wholly in the carried part was kept from the chunk before.
+                if at + field.len() <= carried || kept >= MAX_KEPT {
+                    continue;
+                }
+                let end = (at + KEPT).min(seen.len());
+                head.extend_from_slice(&seen[at..end]);
+                head.push(b'\n');
+                kept += 1;
+            }
+        }
+        let keep = (carried + n).min(KEPT);
+        buf.copy_within(carried + n - keep..carried + n, 0);
+        carried = keep;
     }
 }
 
@@ -1098,6 +1189,18 @@ mod tests {
         assert!(!asked(
             r#"{"hook_event_name":"UserPromptSubmit","prompt":"aaaa"#
         ));
+        // Past the start searched whole: the telling fields still tell.
+        let pad = "x".repeat(PREFIX_SEARCHED + 10);
+        assert!(asked(&format!(
+            r#"{{"pad":"{pad}","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{{"command":"rm"#
+        )));
+        assert!(!asked(&format!(
+            r#"{{"pad":"{pad}","hook_event_name":"Stop","stop_hook_active":false"#
+        )));
+        // A field's name inside a string has its quotes escaped: not a field.
+        assert!(!asked(&format!(
+            r#"{{"hook_event_name":"UserPromptSubmit","prompt":"{pad} \"hook_event_name\":\"PreToolUse\" \"tool_input\""#
+        )));
         assert!(!asked(
             r#"{"hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"a"#
         ));
