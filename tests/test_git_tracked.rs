@@ -1,7 +1,7 @@
 //! git commands that put other versions of tracked files in place, through the real
 //! binary in a project that is a git repository: asked about when the repository tracks
-//! Claude Code's settings or nagger's config, naming the file; everyday git use unchanged
-//! in a repository that tracks none of them (every git line of
+//! Claude Code's settings, naming the file; everyday git use unchanged in a repository
+//! that tracks none of them or only nagger's config (every git line of
 //! tests/fixtures/guard/everyday.txt passes there, and in one that tracks them, all but
 //! those that replace tracked files).
 
@@ -115,8 +115,21 @@ fn everyday_git_use_is_unchanged_in_a_repository_that_tracks_none_of_naggers_fil
         .filter_map(|l| answer(&p.root, l).map(|d| format!("{l:?}: {d:?}")))
         .collect();
     assert!(stopped.is_empty(), "{stopped:#?}");
-    // Where the config is tracked, only the lines that replace tracked files ask.
-    let tracked = repository(&[".claude-nagger/config.toml", "src/main.rs"]);
+    // Where only the config is tracked, nothing asks either: a version of it that
+    // weakens the guard waits for the user's confirmation, whoever put it there.
+    let config_only = repository(&[
+        ".claude-nagger/config.toml",
+        ".claude-nagger/.gitignore",
+        "src/main.rs",
+    ]);
+    let stopped: Vec<String> = lines
+        .iter()
+        .filter_map(|l| answer(&config_only.root, l).map(|d| format!("{l:?}: {d:?}")))
+        .collect();
+    assert!(stopped.is_empty(), "{stopped:#?}");
+    // Where the settings with the hook entries are tracked, only the lines that replace
+    // tracked files ask.
+    let tracked = repository(&[".claude/settings.json", "src/main.rs"]);
     let asked: Vec<&str> = lines
         .iter()
         .copied()
@@ -154,7 +167,8 @@ fn everyday_git_use_is_unchanged_in_a_repository_that_tracks_none_of_naggers_fil
         );
     }
     eprintln!(
-        "{} of {} everyday git lines ask where the config is tracked, none where nothing is",
+        "{} of {} everyday git lines ask where the settings are tracked, none where nothing \
+         or only the config is",
         asked.len(),
         lines.len()
     );

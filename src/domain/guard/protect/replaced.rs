@@ -3,8 +3,9 @@
 //! reverting, applying a stash, resetting with `--merge`/`--keep`/`--hard`, reading a
 //! tree into the work tree, checking out or restoring paths. In a repository whose index
 //! tracks `.claude/settings.json`, `.claude/settings.local.json` or `.claude-nagger/`
-//! files, each can bring a version without nagger's hooks or rules: they are asked
-//! about, naming the file. In a repository that tracks none of them, or outside one,
+//! files, each can bring a version without nagger's hooks: they are asked about, naming
+//! the file. The config and its `.gitignore` are left out: a version of the config that
+//! weakens the guard waits for the user's confirmation, whoever put it there. In a repository that tracks none of them, or outside one,
 //! nothing changes. Creating a branch from `HEAD` changes no file and passes.
 
 use std::path::{Path, PathBuf};
@@ -327,6 +328,14 @@ fn wanted(top: &Path, root: &Path) -> Vec<String> {
         .collect()
 }
 
+/// Whether another version of the tracked file `file` is harmless to nagger: the config,
+/// whose weakenings wait for the user's confirmation, and the `.gitignore` beside it.
+fn held_back_anyway(file: &str) -> bool {
+    [".claude-nagger/config.toml", ".claude-nagger/.gitignore"]
+        .iter()
+        .any(|name| file == *name || file.ends_with(&format!("/{name}")))
+}
+
 /// Whether pathspec `spec`, given in the folder `from` (relative to the top, `None`
 /// when unknown), covers the tracked path `file`.
 fn covers(spec: &str, from: Option<&str>, file: &str) -> bool {
@@ -493,9 +502,14 @@ pub(super) fn replaced(
             Some(d.strip_prefix(&top).ok()?.to_string_lossy().into_owned())
         })
         .flatten();
+    // Another version of the config cannot weaken the guard: its safety settings take
+    // effect only once the user confirms them, the trusted ones stay in force until then.
+    // A version of `.gitignore` changes nothing that protects. Named by a pathspec of
+    // their own, they are refused by the check of protected paths.
+    let tracked: Vec<&String> = tracked.iter().filter(|f| !held_back_anyway(f)).collect();
     let file = match &what {
-        Replace::Tree => tracked.first()?,
-        Replace::Paths(specs) => tracked
+        Replace::Tree => *tracked.first()?,
+        Replace::Paths(specs) => *tracked
             .iter()
             .find(|f| specs.iter().any(|s| covers(s, from.as_deref(), f)))?,
     };

@@ -520,6 +520,30 @@ fn tracked_files_are_found_in_worktrees_subfolders_and_every_index_version() {
     repository(&repo, &["proj/.claude-nagger/config.toml", "proj/src/a.rs"]);
     let project = repo.join("proj");
     let asked = Some("guard:self-protect-tracked");
+    // The config alone: whatever version comes, its weakenings wait for the user.
+    for line in [
+        "git pull",
+        "git switch main",
+        "git stash pop",
+        "git checkout .",
+    ] {
+        assert_eq!(tracked_check(line, &project), None, "{line}");
+    }
+    assert_eq!(
+        tracked_check(
+            "git checkout HEAD~1 -- .claude-nagger/config.toml",
+            &project
+        ),
+        Some("guard:self-protect")
+    );
+    repository(
+        &repo,
+        &[
+            "proj/.claude-nagger/config.toml",
+            "proj/.claude/settings.json",
+            "proj/src/a.rs",
+        ],
+    );
     assert_eq!(tracked_check("git pull", &project), asked);
     let git = |args: &[&str], at: &Path| {
         let out = std::process::Command::new("git")
