@@ -211,6 +211,9 @@ fn task_runners_and_python_packages_run_what_their_files_hold() {
         "pre-commit run wipe",
         "pre-commit",
         "prek run wipe --all-files",
+        // Installed, its hooks run at every commit from then on.
+        "pre-commit install",
+        "pre-commit install --hook-type pre-push",
         "just clean",
         "just tidy",
         "task clean",
@@ -238,7 +241,7 @@ fn task_runners_and_python_packages_run_what_their_files_hold() {
         "pre-commit run black --all-files",
         "pre-commit run todo",
         "pre-commit run -c other-hooks.yaml --all-files",
-        "pre-commit install",
+        "pre-commit install -c other-hooks.yaml",
     ] {
         let (code, stdout) = check(&p, line);
         assert_eq!(code, 0, "{line}: {stdout}");

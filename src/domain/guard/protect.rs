@@ -553,8 +553,9 @@ pub(super) fn changed_by_other_tool(
     let mut strings = Vec::new();
     collect_strings(input, 0, &mut strings);
     let (path, what) = strings.into_iter().find_map(|text| {
-        let full = resolve(start, text);
-        let (what, _) = judge(full.as_deref().unwrap_or(text), scope)?;
+        let plain = as_path(text);
+        let full = resolve(start, &plain);
+        let (what, _) = judge(full.as_deref().unwrap_or(&plain), scope)?;
         Some((text, what))
     })?;
     if changing {
@@ -568,6 +569,37 @@ pub(super) fn changed_by_other_tool(
         ),
         "Ask the user to do it, or to confirm.",
     ))
+}
+
+/// A string a tool takes as a path, as the file system will see it: a `file://` URL
+/// decoded (`%2E` is `.`), cut at a NUL byte (where a C string ends).
+fn as_path(text: &str) -> String {
+    let text = text.split('\0').next().unwrap_or(text);
+    let Some(url) = text
+        .strip_prefix("file://")
+        .map(|rest| rest.strip_prefix("localhost").unwrap_or(rest))
+    else {
+        return text.to_owned();
+    };
+    let bytes = url.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut k = 0;
+    while k < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        if bytes[k] == b'%'
+            && let (Some(hi), Some(lo)) = (
+                bytes.get(k + 1).copied().and_then(hex),
+                bytes.get(k + 2).copied().and_then(hex),
+            )
+        {
+            out.push(u8::try_from(hi * 16 + lo).unwrap_or(b'%'));
+            k += 3;
+            continue;
+        }
+        out.push(bytes[k]);
+        k += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// The words of a camel-case name: `writeFile` → `write`, `file`.

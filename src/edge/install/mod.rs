@@ -49,6 +49,8 @@ state.db.claude-nagger*
 state.db.foreign-*
 context/
 backups/
+# what this machine's user confirmed (`nagger trust`): not shared with the config
+trusted.json
 ";
 
 /// Folder under `.claude-nagger/` where `install` and `uninstall` keep a copy of each

@@ -240,6 +240,10 @@ fn statement_reads(statement: &str, files: &mut Vec<String>) -> bool {
     if words.iter().any(|w| w == "vacuum" || w == "attach") {
         files.extend(strings.first().cloned());
     }
+    // `writefile('F', data)`: any literal may be the file it writes.
+    if words.iter().any(|w| w == "writefile") {
+        files.extend(strings.iter().take(16).cloned());
+    }
     let writing = [
         "insert",
         "update",
@@ -459,6 +463,10 @@ mod tests {
         assert_eq!(sql(&["x.db", ".backup s.db"]), vec!["s.db"]);
         assert_eq!(sql(&["x.db", ".backup main s.db"]), vec!["s.db"]);
         assert_eq!(sql(&["-readonly", "x.db", ".output o.txt"]), vec!["o.txt"]);
+        assert_eq!(
+            sql(&["x.db", "select writefile('.claude/settings.json', '{}')"]),
+            vec!["x.db", ".claude/settings.json", "{}"]
+        );
         assert_eq!(sql(&["x.db", ".once -x o.txt"]), vec!["o.txt"]);
         assert_eq!(sql(&["x.db", "vacuum into 's.db'"]), vec!["x.db", "s.db"]);
         assert_eq!(sql(&["x.db", "attach 's.db' as s"]), vec!["x.db", "s.db"]);

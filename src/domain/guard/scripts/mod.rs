@@ -55,6 +55,38 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
     later::runs(command, cwd, files, &mut out);
     git_runs::runs(command, cwd, files, &mut out);
     builds::runs(command, cwd, files, &mut out);
+    // `bash < x.sh`, `python3 - < x.py`: the program is the file on standard input.
+    if shell::reads_program_from_stdin(&command.argv) {
+        for file in command
+            .reads_from
+            .iter()
+            .filter(|r| !r.starts_with('&') && r.as_str() != "-")
+            .take(4)
+        {
+            if let Some((text, via)) = text_of(file, cwd, files, &mut out) {
+                let via = format!("{via}, read by `{name}` on its standard input");
+                if shell::is_shell(name) {
+                    out.push(Ran::Script(text, via, None));
+                } else {
+                    out.push(Ran::Code(text, name.to_owned(), via));
+                }
+            }
+        }
+    }
+    // A script run by its path is that file, whatever it is called (`./bin/make` is a
+    // script, not make): the names below are for the programs on PATH (and compiled
+    // ones, `.venv/bin/python x.py`, which run what they are handed).
+    let program = command.argv[0].as_str();
+    if program.contains('/')
+        && !["/usr/", "/bin/", "/sbin/", "/opt/homebrew/", "/nix/"]
+            .iter()
+            .any(|system| program.starts_with(system))
+        && !program.starts_with("/dev/")
+        && matches!(files.read(cwd, program), files::Content::Text { .. })
+    {
+        executed(command, cwd, files, &mut out);
+        return out;
+    }
     if matches!(name, "make" | "gmake") {
         make::runs(parsed, index, cwd, files, &mut out);
     } else if let Some(ran) = package::runs(command, cwd, files, &mut out) {
@@ -94,7 +126,7 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
             }
         }
     } else if command.argv[0].contains('/') && !command.argv[0].starts_with("/dev/") {
-        // `./build.sh`, `scripts/x.py`, `/abs/tool`: run by its `#!` line.
+        // `/usr/local/bin/tool`: run by its `#!` line.
         executed(command, cwd, files, &mut out);
     }
     out

@@ -447,7 +447,11 @@ fn python(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) 
 fn pre_commit(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) {
     let args = command.args();
     let sub = operands(args).first().copied();
-    if !matches!(sub, None | Some("run" | "try-repo" | "hook-impl")) {
+    // `install`: every commit runs them from then on, where the guard no longer reads them.
+    if !matches!(
+        sub,
+        None | Some("run" | "try-repo" | "hook-impl" | "install" | "install-hooks")
+    ) {
         return;
     }
     let mut config: Option<&str> = None;
@@ -471,7 +475,7 @@ fn pre_commit(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec<Ra
             | "--remote-name"
             | "--remote-url"
             | "--hook-type" => k += 1,
-            a if a.starts_with('-') || a == "run" => {}
+            a if a.starts_with('-') || matches!(a, "run" | "install" | "install-hooks") => {}
             a => {
                 wanted.get_or_insert(a);
             }
@@ -528,7 +532,8 @@ const SOURCE_EXTENSIONS: &[&str] = &[
     "gvy", "ml", "fs", "fsx", "d", "c", "cc", "cpp",
 ];
 
-/// The source files a program compiles and runs in one step names on its command line:
+/// The source files a program compiles (and runs in one step, or leaves to be run)
+/// names on its command line (`gcc x.c -o x`, `rustc x.rs`):
 /// `go run main.go`, `java Tool.java`, `tsx script.ts`, `swift x.swift`, `rust-script
 /// x.rs`, `dotnet run app.cs`, `zig run x.zig`, `tcc -run x.c` … Their language is not
 /// read; what names nagger's own files is judged by the caller. Empty for other commands.
@@ -537,11 +542,16 @@ pub(super) fn compiled_sources(command: &SimpleCommand) -> Vec<&str> {
     let first = args.first().map_or("", String::as_str);
     let runs = match command.name() {
         "go" | "zig" | "v" | "crystal" | "dart" | "scala-cli" | "dotnet" => {
-            matches!(first, "run" | "script") || (command.name() == "dart" && first.contains('.'))
+            matches!(first, "run" | "script" | "build")
+                || (command.name() == "dart" && first.contains('.'))
         }
         "nim" => matches!(first, "r" | "run") || args.iter().any(|a| a == "-r" || a == "--run"),
         "cargo" => first == "script" || args.iter().any(|a| a.starts_with("-Zscript")),
         "tcc" => args.iter().any(|a| a == "-run"),
+        // Compiled now, run by the next command of the line or a later call, where what
+        // it does is a compiled program's.
+        "gcc" | "cc" | "clang" | "g++" | "c++" | "clang++" | "rustc" | "javac" | "kotlinc-jvm"
+        | "swiftc" | "ghc" | "ldc2" | "dmd" | "gdc" | "nvcc" => true,
         "java" | "jshell" | "kotlin" | "kotlinc" | "scala" | "swift" | "rust-script" | "runghc"
         | "runhaskell" | "ts-node" | "ts-node-esm" | "tsx" | "esno" | "esrun" | "vite-node"
         | "elixir" | "julia" | "groovy" | "dotnet-script" | "fsi" | "ocaml" | "rdmd" | "crun" => {

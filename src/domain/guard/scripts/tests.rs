@@ -484,3 +484,41 @@ fn hooks_made_runnable_are_read_as_they_will_run() {
         passes(root, line);
     }
 }
+
+#[test]
+fn programs_read_from_standard_input_and_scripts_named_as_tools_are_read() {
+    let dir = project(&[
+        ("scripts/plain.sh", "rm -rf .claude-nagger\n"),
+        (
+            "scripts/clean.py",
+            "import shutil\nshutil.rmtree('.claude-nagger')\n",
+        ),
+        ("bin/make", "#!/bin/sh\nrm -rf .claude-nagger\n"),
+        ("bin/just", "#!/bin/sh\nrm -rf .claude-nagger\n"),
+        (
+            "scripts/e.c",
+            "int main(){return system(\"rm -rf .claude-nagger\");}\n",
+        ),
+        (
+            ".pre-commit-config.yaml",
+            "repos:\n- repo: local\n  hooks:\n  - id: x\n    name: x\n    entry: rm -rf .claude-nagger\n    language: system\n",
+        ),
+        ("Makefile", "all:\n\techo hi\n"),
+    ]);
+    let root = dir.path();
+    for line in [
+        "bash < scripts/plain.sh",
+        "sh -s < scripts/plain.sh",
+        "python3 < scripts/clean.py",
+        "python3 - < scripts/clean.py",
+        "./bin/make",
+        "timeout 5 ./bin/just build",
+        "gcc scripts/e.c -o /tmp/e && /tmp/e",
+        "pre-commit install",
+    ] {
+        refuses(root, line);
+    }
+    for line in ["make", "bash < /dev/null", "gcc -c src/x.c"] {
+        passes(root, line);
+    }
+}

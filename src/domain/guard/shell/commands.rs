@@ -54,8 +54,64 @@ pub fn command_line<'v>(
     tool_name: &str,
     input: &'v Value,
 ) -> Option<&'v str> {
-    if !shell_tools.iter().any(|t| t == tool_name) {
+    if shell_tools.iter().any(|t| t == tool_name) {
+        return input.get("command")?.as_str();
+    }
+    // Another tool (an MCP server's) whose name says it runs commands: its command line
+    // is what it runs (`mcp__shell__execute_command`, `mcp__tmux__send_keys`).
+    let short = tool_name.strip_prefix("mcp__")?.rsplit("__").next()?;
+    let runs = short
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .flat_map(split_camel)
+        .any(|w| RUNNING_WORDS.contains(&w.as_str()));
+    if !runs {
         return None;
     }
-    input.get("command")?.as_str()
+    SHELL_FIELDS
+        .iter()
+        .find_map(|field| input.get(*field)?.as_str())
+}
+
+/// Words of a tool's name that say it runs a command line.
+const RUNNING_WORDS: &[&str] = &[
+    "exec",
+    "execute",
+    "run",
+    "shell",
+    "command",
+    "cmd",
+    "terminal",
+    "bash",
+    "sh",
+    "zsh",
+    "spawn",
+    "keys",
+    "powershell",
+    "pwsh",
+    "script",
+];
+
+/// Fields of a tool's input that hold the command line it runs.
+const SHELL_FIELDS: &[&str] = &[
+    "command",
+    "cmd",
+    "commandLine",
+    "command_line",
+    "script",
+    "shell",
+    "keys",
+];
+
+/// `sendKeys` → `send`, `keys`: the words of a camel-case name, in lower case.
+fn split_camel(word: &str) -> Vec<String> {
+    let mut words = vec![String::new()];
+    for c in word.chars() {
+        if c.is_ascii_uppercase() && !words.last().is_some_and(String::is_empty) {
+            words.push(String::new());
+        }
+        if let Some(last) = words.last_mut() {
+            last.push(c.to_ascii_lowercase());
+        }
+    }
+    words
 }

@@ -420,19 +420,24 @@ fn own_files_are_protected_unless_allowed() {
 fn shell_tools_are_configurable() {
     let command = json!({ "command": "rm -rf /" });
     let defaults = GuardConfig::default();
-    assert!(evaluate_with(&defaults, "mcp__shell__run", command.clone()).is_empty());
+    // A tool whose name says it runs commands is read as a shell without being listed.
+    assert_eq!(
+        evaluate_with(&defaults, "mcp__shell__run", command.clone())[0].name,
+        "guard:rm-rf"
+    );
+    assert!(evaluate_with(&defaults, "mcp__box__call", command.clone()).is_empty());
     let more = GuardConfig {
-        shell_tools: vec!["Bash".into(), "mcp__shell__run".into()],
+        shell_tools: vec!["Bash".into(), "mcp__box__call".into()],
         ..GuardConfig::default()
     };
     assert_eq!(
-        evaluate_with(&more, "mcp__shell__run", command.clone())[0].name,
+        evaluate_with(&more, "mcp__box__call", command.clone())[0].name,
         "guard:rm-rf"
     );
     let rules = RulesConfig::default();
     let set = RuleSet::compile(&rules, &defaults).expect("valid");
     let call = ToolCall {
-        tool_name: "mcp__shell__run",
+        tool_name: "mcp__box__call",
         tool_input: &command,
     };
     let notes = set.notes(&call, Path::new("/p"));
