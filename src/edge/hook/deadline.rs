@@ -22,9 +22,9 @@ use std::time::{Duration, Instant};
 /// later leaves the guard too little of the second every hook answers in.
 pub const STDIN_LIMIT: Duration = Duration::from_millis(600);
 /// How long after its start a run may wait for the database, all waits together.
-pub const WAIT_BUDGET: Duration = Duration::from_millis(600);
+pub const WAIT_BUDGET: Duration = Duration::from_millis(750);
 /// When, after its start, a run that has not answered answers with what it has.
-pub const HARD_LIMIT: Duration = Duration::from_millis(800);
+pub const HARD_LIMIT: Duration = Duration::from_millis(900);
 /// The least time the watchdog waits, when the run is already late.
 const LEAST: Duration = Duration::from_millis(20);
 /// The watchdog's stack: it only sleeps, compares and writes.
