@@ -253,13 +253,18 @@ fn alias(here: &Path, name: &str) -> Option<String> {
 /// The git folder of the repository holding `here`: a `.git` folder, or the folder a
 /// `.git` file points to.
 fn git_dir(here: &Path) -> Option<PathBuf> {
+    git_dir_and_top(here).map(|(git_dir, _)| git_dir)
+}
+
+/// [`git_dir`] with the top of the work tree it belongs to.
+pub(super) fn git_dir_and_top(here: &Path) -> Option<(PathBuf, PathBuf)> {
     for dir in here.ancestors().take(64) {
         let dot = dir.join(".git");
         let Ok(meta) = std::fs::metadata(&dot) else {
             continue;
         };
         if meta.is_dir() {
-            return Some(dot);
+            return Some((dot, dir.to_path_buf()));
         }
         let text = read_bounded(&dot)?;
         let target = text
@@ -268,13 +273,13 @@ fn git_dir(here: &Path) -> Option<PathBuf> {
             .strip_prefix("gitdir:")?
             .trim()
             .to_owned();
-        return Some(dir.join(target));
+        return Some((dir.join(target), dir.to_path_buf()));
     }
     None
 }
 
 /// The text of a regular file, at most [`MAX_CONFIG`] bytes, opened without waiting.
-fn read_bounded(path: &Path) -> Option<String> {
+pub(super) fn read_bounded(path: &Path) -> Option<String> {
     let file = open_regular(path).ok()?;
     let mut text = String::new();
     file.take(MAX_CONFIG).read_to_string(&mut text).ok()?;
@@ -661,7 +666,7 @@ pub(super) fn config_runs(
 }
 
 /// `~/x` in the user's home, a relative path under `base`.
-fn expand_home(path: &str, base: &Path) -> PathBuf {
+pub(super) fn expand_home(path: &str, base: &Path) -> PathBuf {
     match path.strip_prefix("~/") {
         Some(rest) => std::env::var_os("HOME")
             .map_or_else(|| base.join(path), |h| PathBuf::from(h).join(rest)),

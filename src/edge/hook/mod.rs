@@ -183,6 +183,22 @@ const READ_CHUNK: usize = 16 * 1024;
 /// Readable, in poll(2)'s `events` (the same value on Linux, the BSDs and macOS).
 const POLLIN: std::ffi::c_short = 0x1;
 
+/// Whether stdin is readable (or at its end) within `wait`, by poll(2).
+fn stdin_ready(wait: std::time::Duration) -> std::io::Result<bool> {
+    let mut fd = PollFd {
+        fd: 0,
+        events: POLLIN,
+        revents: 0,
+    };
+    let millis = std::ffi::c_int::try_from(wait.as_millis()).unwrap_or(std::ffi::c_int::MAX);
+    // SAFETY: one valid pollfd, owned here, for the duration of the call.
+    let ready = unsafe { poll(&raw mut fd, 1, millis) };
+    if ready < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(ready > 0)
+}
+
 /// Reads stdin to its end, at most [`MAX_STDIN`] bytes, giving up at `until`. Stdin left
 /// open after a whole JSON object is not waited for: once it stays quiet for
 /// [`STDIN_SETTLE`], the run goes on with the object (what could follow it is ignored
@@ -203,22 +219,12 @@ fn read_stdin_until(until: Instant) -> Result<Vec<u8>, Unread> {
         } else {
             left.min(STDIN_SETTLE)
         };
-        let mut fd = PollFd {
-            fd: 0,
-            events: POLLIN,
-            revents: 0,
+        let ready = match stdin_ready(wait) {
+            Ok(ready) => ready,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(unread(format!("cannot read stdin: {e}"), bytes)),
         };
-        let millis = std::ffi::c_int::try_from(wait.as_millis()).unwrap_or(std::ffi::c_int::MAX);
-        // SAFETY: one valid pollfd, owned here, for the duration of the call.
-        let ready = unsafe { poll(&raw mut fd, 1, millis) };
-        if ready < 0 {
-            let e = std::io::Error::last_os_error();
-            if e.kind() == std::io::ErrorKind::Interrupted {
-                continue;
-            }
-            return Err(unread(format!("cannot read stdin: {e}"), bytes));
-        }
-        if ready == 0 {
+        if !ready {
             if holds_whole_object(&bytes) {
                 return Ok(bytes);
             }
@@ -290,22 +296,10 @@ fn skim_rest(head: &mut Vec<u8>, until: Instant) {
         if left.is_zero() {
             return;
         }
-        let mut fd = PollFd {
-            fd: 0,
-            events: POLLIN,
-            revents: 0,
-        };
-        let millis = std::ffi::c_int::try_from(left.as_millis()).unwrap_or(std::ffi::c_int::MAX);
-        // SAFETY: one valid pollfd, owned here, for the duration of the call.
-        let ready = unsafe { poll(&raw mut fd, 1, millis) };
-        if ready == 0 {
-            return;
-        }
-        if ready < 0 {
-            if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
-                continue;
-            }
-            return;
+        match stdin_ready(left) {
+            Ok(true) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Ok(false) | Err(_) => return,
         }
         let room = &mut buf[carried..];
         // SAFETY: `room` is writable memory owned by `buf`, `room.len()` bytes long.

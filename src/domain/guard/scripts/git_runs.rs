@@ -11,6 +11,7 @@ use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 
 use super::super::git::GLOBAL_WITH_VALUE;
+use super::super::git_alias::{expand_home, git_dir_and_top, read_bounded};
 use super::super::protect::Cwd;
 use super::super::shell::{self, SimpleCommand};
 use super::files::{Content, Ran, View, read_named};
@@ -135,25 +136,14 @@ impl Repository {
     /// The repository holding `here`: a `.git` folder, or the folder a `.git` file points
     /// to (a worktree, a submodule).
     fn find(here: &Path) -> Option<Repository> {
-        for dir in here.ancestors().take(64) {
-            let dot = dir.join(".git");
-            let Ok(meta) = std::fs::metadata(&dot) else {
-                continue;
-            };
-            if meta.is_dir() {
-                return Some(Repository::at(dot, Some(dir.to_path_buf())));
-            }
-            let text = read_small(&dot)?;
-            let target = text.lines().next()?.strip_prefix("gitdir:")?.trim();
-            return Some(Repository::at(dir.join(target), Some(dir.to_path_buf())));
-        }
-        None
+        let (own, top) = git_dir_and_top(here)?;
+        Some(Repository::at(own, Some(top)))
     }
 
     /// The repository whose git folder is `own`.
     fn at(own: PathBuf, top: Option<PathBuf>) -> Repository {
-        let common =
-            read_small(&own.join("commondir")).map_or_else(|| own.clone(), |c| own.join(c.trim()));
+        let common = read_bounded(&own.join("commondir"))
+            .map_or_else(|| own.clone(), |c| own.join(c.trim()));
         let top =
             top.unwrap_or_else(|| own.parent().map_or_else(|| own.clone(), Path::to_path_buf));
         Repository { common, own, top }
@@ -226,25 +216,6 @@ fn settings(text: &str) -> Vec<(String, String)> {
         }
     }
     out
-}
-
-/// `~/x` in the user's home, a relative path under `base`.
-fn expand_home(path: &str, base: &Path) -> PathBuf {
-    match path.strip_prefix("~/") {
-        Some(rest) => {
-            crate::base::paths::home_dir().map_or_else(|| base.join(path), |h| h.join(rest))
-        }
-        None => base.join(path),
-    }
-}
-
-/// A small regular file's text, opened without waiting.
-fn read_small(path: &Path) -> Option<String> {
-    use std::io::Read as _;
-    let file = crate::base::files::open_regular(path).ok()?;
-    let mut text = String::new();
-    file.take(4096).read_to_string(&mut text).ok()?;
-    Some(text)
 }
 
 /// Whether git runs the hook at `path`: a regular file (or a link to one) that may be
