@@ -319,3 +319,124 @@ fn git_aliases_run_what_git_configuration_says() {
         assert_eq!(code, 0, "{line}: {stdout}");
     }
 }
+
+#[test]
+fn programs_found_through_a_path_the_line_sets_or_a_printed_file_are_read() {
+    let p = Project::new();
+    for name in ["ls", "git", "cat", "make", "pytest"] {
+        write(
+            &p,
+            &format!("bin/{name}"),
+            "#!/bin/sh\nrm -rf .claude-nagger\n",
+        );
+        write(&p, &format!("tools/{name}"), "#!/bin/sh\necho fine\n");
+    }
+    write(&p, "scripts/plain.sh", "rm -rf .claude\n");
+    write(
+        &p,
+        "scripts/clean.py",
+        "import shutil\nshutil.rmtree('.claude')\n",
+    );
+    let root = p.root.display().to_string();
+    for line in [
+        "PATH=./bin:$PATH ls".to_owned(),
+        "PATH=bin:$PATH git status".to_owned(),
+        "export PATH=$PWD/bin:$PATH; cat README.md".to_owned(),
+        "PATH=\"$(pwd)/bin:$PATH\"; make".to_owned(),
+        "env PATH=./bin pytest -q".to_owned(),
+        format!("PATH={root}/bin ls -la"),
+        "hash -p ./bin/ls ls; ls".to_owned(),
+        "eval \"$(cat scripts/plain.sh)\"".to_owned(),
+        "eval \"$(< scripts/plain.sh)\"".to_owned(),
+        "python3 -c \"$(cat scripts/clean.py)\"".to_owned(),
+        "bash -c \"$(cat scripts/plain.sh)\"".to_owned(),
+    ] {
+        let (code, stdout) = check(&p, &line);
+        assert_eq!(code, REFUSED, "{line}: {stdout}");
+    }
+    for line in [
+        "PATH=\"$(npm bin):$PATH\" eslint .",
+        "find scripts -name '*.sh' -exec sh {} \\;",
+        "find . -name '*.py' -exec python3 {} +",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, ASKED, "{line}: {stdout}");
+    }
+    for line in [
+        "PATH=./tools:$PATH ls",
+        "export PATH=\"$HOME/.cargo/bin:$PATH\"; cargo --version",
+        "export PATH=\"$PATH:$(go env GOPATH)/bin\"; golangci-lint run",
+        "PATH=/usr/bin:/bin ls",
+        "find . -name '*.sh' -exec shellcheck {} +",
+        "eval \"$(ssh-agent -s)\"",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, 0, "{line}: {stdout}");
+    }
+}
+
+#[test]
+fn globs_and_archives_reach_nagger_through_links_on_disk() {
+    let p = Project::with_config("");
+    write(&p, ".claude/settings.json", "{}\n");
+    std::fs::create_dir_all(p.root.join("src")).expect("src");
+    std::os::unix::fs::symlink("../.claude-nagger", p.root.join("src/n")).expect("a link");
+    std::os::unix::fs::symlink(".claude", p.root.join("cfg")).expect("a link");
+    write(&p, "docs/a.txt", "a\n");
+    // An archive that makes a link to .claude, then writes a file through it.
+    let mut tar = tar_member("lnk", b'2', ".claude", b"");
+    tar.extend(tar_member("lnk/settings.local.json", b'0', "", b"{}"));
+    tar.extend([0u8; 1024]);
+    std::fs::write(p.root.join("x.tar"), &tar).expect("x.tar");
+    let mut up = tar_member("lnk", b'2', "../.claude", b"");
+    up.extend([0u8; 1024]);
+    std::fs::write(p.root.join("up.tar"), &up).expect("up.tar");
+    let mut plain = tar_member("notes/a.txt", b'0', "", b"hi");
+    plain.extend([0u8; 1024]);
+    std::fs::write(p.root.join("plain.tar"), &plain).expect("plain.tar");
+    for line in [
+        "rm src/n/*",
+        "rm -f src/n/c*",
+        "truncate -s0 cfg/*",
+        "rm -rf s?c/n/*",
+        "cp /dev/null src/*/config.toml",
+        "rm -rf .claude-n*",
+        "tar xf x.tar",
+        "tar -xvf x.tar -C .",
+        "tar xf up.tar -C docs",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, REFUSED, "{line}: {stdout}");
+    }
+    for line in [
+        "rm -f docs/*.txt",
+        "rm -rf build/*",
+        "tar xf plain.tar",
+        "tar xf plain.tar -C docs",
+        // A link to a `.claude` of its own folder is not Claude Code's.
+        "mkdir -p out && tar xf x.tar -C out",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, 0, "{line}: {stdout}");
+    }
+}
+
+/// One ustar member: `name` of `kind`, linking to `link`, holding `data`.
+fn tar_member(name: &str, kind: u8, link: &str, data: &[u8]) -> Vec<u8> {
+    let mut h = vec![0u8; 512];
+    h[..name.len()].copy_from_slice(name.as_bytes());
+    h[100..108].copy_from_slice(b"0000644\0");
+    h[124..136].copy_from_slice(format!("{:011o}\0", data.len()).as_bytes());
+    h[136..148].copy_from_slice(b"00000000000\0");
+    h[156] = kind;
+    h[157..157 + link.len()].copy_from_slice(link.as_bytes());
+    h[257..263].copy_from_slice(b"ustar\0");
+    h[263..265].copy_from_slice(b"00");
+    h[148..156].copy_from_slice(b"        ");
+    let sum: u32 = h.iter().map(|b| u32::from(*b)).sum();
+    h[148..156].copy_from_slice(format!("{sum:06o}\0 ").as_bytes());
+    let mut out = h;
+    out.extend(data);
+    out.resize(out.len().div_ceil(512) * 512, 0);
+    out
+}

@@ -65,7 +65,7 @@ pub(super) fn wildcard(pattern: &str, name: &str) -> bool {
                     let class = &p[1..end];
                     let negated = class.first().is_some_and(|b| *b == b'!' || *b == b'^');
                     let set = if negated { &class[1..] } else { class };
-                    (set.contains(c) != negated) && go(&p[end + 1..], &n[1..], budget)
+                    (in_class(set, *c) != negated) && go(&p[end + 1..], &n[1..], budget)
                 }
                 None => false,
             },
@@ -75,6 +75,25 @@ pub(super) fn wildcard(pattern: &str, name: &str) -> bool {
     }
     let mut budget = 10_000;
     pattern.contains(['*', '?', '[']) && go(pattern.as_bytes(), name.as_bytes(), &mut budget)
+}
+
+/// Whether `c` is one of a bracket class's characters or ranges (`a-z0-9_`).
+fn in_class(set: &[u8], c: u8) -> bool {
+    let mut k = 0;
+    while k < set.len() {
+        if k + 2 < set.len() && set[k + 1] == b'-' {
+            if (set[k]..=set[k + 2]).contains(&c) {
+                return true;
+            }
+            k += 3;
+        } else {
+            if set[k] == c {
+                return true;
+            }
+            k += 1;
+        }
+    }
+    false
 }
 
 /// The folder a command line's commands run in, as far as it can be followed.
@@ -161,5 +180,26 @@ mod tests {
             assert_eq!(relative_path(path, root), expected, "{path}");
         }
         assert_eq!(relative_path("/x/y", Path::new("/")), "x/y");
+    }
+
+    #[test]
+    fn one_part_globs_match_as_the_shell_matches_them() {
+        for (pattern, name) in [
+            ("nagger-s[0-9]*", "nagger-s39c"),
+            ("[a-c]?t", "bat"),
+            ("x[!0-9]", "xa"),
+            ("[-a]b", "-b"),
+            ("*.json", "settings.json"),
+        ] {
+            assert!(wildcard(pattern, name), "{pattern} {name}");
+        }
+        for (pattern, name) in [
+            ("nagger-s[0-9]*", "nagger-sx"),
+            ("x[!0-9]", "x5"),
+            ("[a-c]?t", "dat"),
+            ("plain", "plain"),
+        ] {
+            assert!(!wildcard(pattern, name), "{pattern} {name}");
+        }
     }
 }

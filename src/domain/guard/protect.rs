@@ -392,6 +392,11 @@ fn judge(path: &str, scope: &Scope) -> Option<(&'static str, Kind)> {
             protected(&real, scope.binary)
         })
         .or_else(|| hard_linked(path, scope))
+        .or_else(|| {
+            globs::expanded(scope.root, path)
+                .iter()
+                .find_map(|found| protected(found, scope.binary))
+        })
 }
 
 /// A file with other names, one of which is one of nagger's files (see [`links::twin`]):
@@ -2581,16 +2586,16 @@ fn patched(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding>
     None
 }
 
-/// An archive unpacked where nagger's files could land (a folder that holds the
-/// project's `.claude/` or `.claude-nagger/`, or a home's `.claude/`): each member it
-/// lists is judged where it lands; one that cannot be listed is asked about.
+/// An archive unpacked: each member it lists is judged where it lands, through the links
+/// on disk and the links the archive itself made before it (`lnk -> .claude`, then
+/// `lnk/settings.local.json`), and a link it makes is judged by what it points at, as
+/// `ln` would be. One that cannot be listed is asked about where nagger's files could land
+/// (a folder that holds the project's `.claude/` or `.claude-nagger/`, or a home).
 fn unpacked(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding> {
     let (archive, dest) = extraction(command)?;
     let dest_full = resolve(cwd, dest)?;
     let renames = archives::renames(command.name(), command.args());
-    if renames.is_empty() && !holds_protected(scope, &dest_full) {
-        return None;
-    }
+    let holds = holds_protected(scope, &dest_full);
     let listing = match archive {
         Some(archive) => match resolve(cwd, archive).and_then(|full| on_disk(scope, &full)) {
             Some(path) => archives::list(&path),
@@ -2609,29 +2614,15 @@ fn unpacked(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding
     };
     match listing {
         archives::Listing::Missing => None,
-        archives::Listing::Members(members) => members.iter().find_map(|stored| {
-            let mut member = stored.clone();
-            for expr in &renames {
-                let Some(renamed) = archives::rename(expr, &member) else {
-                    return Some(Finding::ask(
-                        "guard:self-protect-unsure",
-                        format!(
-                            "unpacks `{shown}` renaming its members by `{expr}`, which nagger \
-                             cannot evaluate: they may land on nagger's own files or Claude \
-                             Code's settings"
-                        ),
-                        "Unpack it into a folder of its own without renaming, then move what \
-                         you need.",
-                    ));
-                };
-                member = renamed;
-            }
-            let landed = normalize(&format!("{dest_full}/{member}"));
-            let (what, _) = judge(&landed, scope)?;
-            Some(finding(&format!(
-                "unpacks `{shown}`, whose `{member}` lands in `{dest}`, {what}"
-            )))
-        }),
+        archives::Listing::Members(members) => {
+            let landing = Unpacking {
+                full: &dest_full,
+                shown: dest,
+                holds,
+            };
+            unpacked_members(&members, &renames, &landing, shown, scope)
+        }
+        archives::Listing::Unlisted(_) if !holds && renames.is_empty() => None,
         archives::Listing::Unlisted(why) => Some(Finding::ask(
             "guard:self-protect-unsure",
             format!(
@@ -2641,6 +2632,130 @@ fn unpacked(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding
             "Unpack it into a folder of its own (`-C dir`, `-d dir`), or list it first.",
         )),
     }
+}
+
+/// Most links of one archive followed while its members are judged.
+const MAX_ARCHIVE_LINKS: usize = 256;
+
+/// Where an archive is unpacked.
+struct Unpacking<'a> {
+    /// The folder, resolved.
+    full: &'a str,
+    /// As the command names it.
+    shown: &'a str,
+    /// Whether it holds nagger's files or Claude Code's settings.
+    holds: bool,
+}
+
+/// The protected path `path` is, where a member unpacked into `landing` reaches it. Into a
+/// folder that holds none of them (`-C vendor`), a name alone (`vendor/.claude/…`) is not
+/// nagger's: only what reaches a live one through links is.
+fn reached_by_member(path: &str, landing: &Unpacking, scope: &Scope) -> Option<&'static str> {
+    let (what, _) = judge(path, scope)?;
+    if landing.holds {
+        return Some(what);
+    }
+    let real = real_path(scope, path).unwrap_or_else(|| path.to_owned());
+    let parts: Vec<&str> = real.split('/').collect();
+    let Some(at) = parts.iter().position(|p| {
+        p.eq_ignore_ascii_case(".claude") || p.eq_ignore_ascii_case(".claude-nagger")
+    }) else {
+        return Some(what);
+    };
+    let folder = parts[..at].join("/");
+    let folder = if folder.is_empty() && real.starts_with('/') {
+        "/".to_owned()
+    } else if folder.is_empty() {
+        ".".to_owned()
+    } else {
+        folder
+    };
+    holds_protected(scope, &folder).then_some(what)
+}
+
+/// The first member of a listed archive that lands on a protected path, or links to one.
+fn unpacked_members(
+    members: &[archives::Member],
+    renames: &[&str],
+    landing: &Unpacking,
+    shown: &str,
+    scope: &Scope,
+) -> Option<Finding> {
+    let (dest_full, dest) = (landing.full, landing.shown);
+    // Links the archive has made so far: where each landed, and what it points at.
+    let mut made: Vec<(String, String)> = Vec::new();
+    for stored in members {
+        let mut member = stored.name.clone();
+        for expr in renames {
+            let Some(renamed) = archives::rename(expr, &member) else {
+                return Some(Finding::ask(
+                    "guard:self-protect-unsure",
+                    format!(
+                        "unpacks `{shown}` renaming its members by `{expr}`, which nagger \
+                         cannot evaluate: they may land on nagger's own files or Claude \
+                         Code's settings"
+                    ),
+                    "Unpack it into a folder of its own without renaming, then move what \
+                     you need.",
+                ));
+            };
+            member = renamed;
+        }
+        let landed = through_links(&normalize(&format!("{dest_full}/{member}")), &made);
+        if let Some(what) = reached_by_member(&landed, landing, scope) {
+            return Some(finding(&format!(
+                "unpacks `{shown}`, whose `{member}` lands in `{dest}`, {what}"
+            )));
+        }
+        let Some(link) = &stored.link else {
+            continue;
+        };
+        let target = match link {
+            archives::Link::Symbolic(Some(target)) if target.starts_with('/') => normalize(target),
+            archives::Link::Symbolic(Some(target)) => {
+                let parent = landed.rsplit_once('/').map_or(".", |(p, _)| p);
+                normalize(&format!("{parent}/{target}"))
+            }
+            archives::Link::Hard(target) => normalize(&format!("{dest_full}/{target}")),
+            archives::Link::Symbolic(None) => {
+                return Some(Finding::ask(
+                    "guard:self-protect-unsure",
+                    format!(
+                        "unpacks `{shown}`, whose `{member}` is a symbolic link whose target \
+                         cannot be read without unpacking it: files unpacked or written \
+                         through it may land on nagger's own files or Claude Code's settings"
+                    ),
+                    "Unpack it into a folder of its own and look at its links first.",
+                ));
+            }
+        };
+        let target = through_links(&target, &made);
+        if let Some(what) = reached_by_member(&target, landing, scope) {
+            return Some(finding(&format!(
+                "unpacks `{shown}`, whose `{member}` is a link to `{target}`, {what}"
+            )));
+        }
+        if made.len() < MAX_ARCHIVE_LINKS && matches!(link, archives::Link::Symbolic(_)) {
+            made.push((landed, target));
+        }
+    }
+    None
+}
+
+/// `path` with a link made earlier by the same archive replaced by what it points at.
+fn through_links(path: &str, made: &[(String, String)]) -> String {
+    let mut path = path.to_owned();
+    // A link may point through another one: follow a few.
+    for _ in 0..8 {
+        let Some((link, target)) = made.iter().rev().find(|(link, _)| {
+            path.strip_prefix(link.as_str())
+                .is_some_and(|rest| rest.starts_with('/'))
+        }) else {
+            break;
+        };
+        path = normalize(&format!("{target}{}", &path[link.len()..]));
+    }
+    path
 }
 
 /// `git stash -u` / `--include-untracked` / `-a` / `--all` with no pathspec, in a work
@@ -2939,6 +3054,7 @@ mod archives;
 mod containers;
 mod find;
 mod gittree;
+mod globs;
 mod links;
 mod outputs;
 mod patches;

@@ -17,11 +17,35 @@ const MAX_MEMBERS: usize = 5_000;
 /// The longest GNU long name read.
 const MAX_NAME: u64 = 4_096;
 
+/// One member of an archive: its path as stored, and what it links to when it is a link.
+#[derive(Debug, PartialEq)]
+pub(super) struct Member {
+    pub(super) name: String,
+    pub(super) link: Option<Link>,
+}
+
+/// A member that unpacks as a link rather than a file.
+#[derive(Debug, PartialEq)]
+pub(super) enum Link {
+    /// A symbolic link to the path stored (relative to the folder the link lands in), or
+    /// to a path that cannot be read without unpacking (a zip's compressed data).
+    Symbolic(Option<String>),
+    /// A hard link to another path of the archive (relative to where it is unpacked).
+    Hard(String),
+}
+
+#[cfg(test)]
+impl Member {
+    fn file(name: String) -> Member {
+        Member { name, link: None }
+    }
+}
+
 /// What listing an archive found.
 #[derive(Debug, PartialEq)]
 pub(super) enum Listing {
-    /// The paths of its members, as stored.
-    Members(Vec<String>),
+    /// Its members, in the order they are unpacked.
+    Members(Vec<Member>),
     /// No such file: nothing is unpacked.
     Missing,
     /// It could not be listed, and why.
@@ -113,8 +137,10 @@ fn u32_at(b: &[u8], at: usize) -> Option<u64> {
     )))
 }
 
-/// The names in a zip's central directory, found from its end record.
-fn zip_members(file: &mut File) -> Result<Vec<String>, String> {
+/// The names in a zip's central directory, found from its end record. A member made on
+/// Unix with a link's mode unpacks as a symbolic link (`unzip` makes one), its target in
+/// the member's data.
+fn zip_members(file: &mut File) -> Result<Vec<Member>, String> {
     let len = file.metadata().map_err(|e| e.to_string())?.len();
     // The end record (22 bytes) and a comment of at most 64 KiB.
     let tail_len = len.min(22 + 0xFFFF);
@@ -151,7 +177,13 @@ fn zip_members(file: &mut File) -> Result<Vec<String>, String> {
         let start = at + 46;
         let stop = start + usize::try_from(name_len).map_err(|e| e.to_string())?;
         let name = directory.get(start..stop).ok_or("short entry")?;
-        members.push(String::from_utf8_lossy(name).into_owned());
+        let made_on_unix = directory.get(at + 5) == Some(&3);
+        let mode = u32_at(directory, at + 38).ok_or("short entry")? >> 16;
+        let link = (made_on_unix && mode & 0o170_000 == 0o120_000).then_some(Link::Symbolic(None));
+        members.push(Member {
+            name: String::from_utf8_lossy(name).into_owned(),
+            link,
+        });
         at = stop + usize::try_from(extra + comment).map_err(|e| e.to_string())?;
     }
     Ok(members)
@@ -167,11 +199,14 @@ fn octal(field: &[u8]) -> Option<u64> {
     u64::from_str_radix(text, 8).ok()
 }
 
-/// The member names of an uncompressed tar, header by header (data is skipped, not read).
-fn tar_members(file: &mut File) -> Result<Vec<String>, String> {
+/// The members of an uncompressed tar, header by header (data is skipped, not read):
+/// names, and the targets of links (`1` hard, `2` symbolic, GNU `K` long targets and pax
+/// `linkpath`).
+fn tar_members(file: &mut File) -> Result<Vec<Member>, String> {
     let mut members = Vec::new();
     let mut offset = 0u64;
     let mut long_name: Option<String> = None;
+    let mut long_link: Option<String> = None;
     loop {
         let mut header = [0u8; 512];
         let got = read_at(file, offset, &mut header).map_err(|e| e.to_string())?;
@@ -190,18 +225,24 @@ fn tar_members(file: &mut File) -> Result<Vec<String>, String> {
         };
         let data = offset + 512;
         match kind {
-            // GNU long name or pax header: the next member's name is in the data.
-            b'L' | b'x' => {
+            // GNU long name or link target, or a pax header: the next member's name or
+            // target is in the data.
+            b'L' | b'K' | b'x' => {
                 let mut text = vec![0u8; usize::try_from(size.min(MAX_NAME)).unwrap_or(0)];
                 read_at(file, data, &mut text).map_err(|e| e.to_string())?;
                 let text = String::from_utf8_lossy(&text).into_owned();
-                long_name = if kind == b'L' {
-                    Some(text.trim_end_matches('\0').to_owned())
-                } else {
+                let pax = |key: &str| {
                     text.lines()
-                        .find_map(|l| l.split_once(" path=").map(|(_, p)| p.to_owned()))
-                        .or(long_name)
+                        .find_map(|l| l.split_once(key).map(|(_, p)| p.to_owned()))
                 };
+                match kind {
+                    b'L' => long_name = Some(text.trim_end_matches('\0').to_owned()),
+                    b'K' => long_link = Some(text.trim_end_matches('\0').to_owned()),
+                    _ => {
+                        long_name = pax(" path=").or(long_name);
+                        long_link = pax(" linkpath=").or(long_link);
+                    }
+                }
             }
             _ => {
                 let prefix = field(345..500);
@@ -213,7 +254,13 @@ fn tar_members(file: &mut File) -> Result<Vec<String>, String> {
                         format!("{prefix}/{name}")
                     }
                 });
-                members.push(name);
+                let target = long_link.take().unwrap_or_else(|| field(157..257));
+                let link = match kind {
+                    b'1' => Some(Link::Hard(target)),
+                    b'2' => Some(Link::Symbolic(Some(target))),
+                    _ => None,
+                };
+                members.push(Member { name, link });
             }
         }
         offset = data + size.div_ceil(512) * 512;
@@ -259,7 +306,7 @@ mod tests {
         std::fs::write(&path, tar).unwrap();
         assert_eq!(
             list(&path),
-            Listing::Members(vec!["notes.txt".into(), long])
+            Listing::Members(vec![Member::file("notes.txt".into()), Member::file(long)])
         );
     }
 
@@ -292,7 +339,41 @@ mod tests {
         std::fs::write(&path, zip).unwrap();
         assert_eq!(
             list(&path),
-            Listing::Members(names.iter().map(|n| (*n).to_owned()).collect())
+            Listing::Members(
+                names
+                    .iter()
+                    .map(|n| Member::file((*n).to_owned()))
+                    .collect()
+            )
+        );
+    }
+
+    #[test]
+    fn links_in_a_tar_are_listed_with_their_targets() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut tar = tar_header("lnk", 0, b'2');
+        tar[157..164].copy_from_slice(b".claude");
+        // The checksum is not checked when listing.
+        tar.extend(tar_header("lnk/settings.local.json", 0, b'0'));
+        let mut hard = tar_header("h", 0, b'1');
+        hard[157..172].copy_from_slice(b".claude-nagger/");
+        tar.extend(hard);
+        tar.extend(vec![0u8; 1024]);
+        let path = dir.path().join("x.tar");
+        std::fs::write(&path, tar).unwrap();
+        assert_eq!(
+            list(&path),
+            Listing::Members(vec![
+                Member {
+                    name: "lnk".into(),
+                    link: Some(Link::Symbolic(Some(".claude".into())))
+                },
+                Member::file("lnk/settings.local.json".into()),
+                Member {
+                    name: "h".into(),
+                    link: Some(Link::Hard(".claude-nagger/".into()))
+                },
+            ])
         );
     }
 

@@ -14,6 +14,7 @@ mod builds;
 mod files;
 mod git_runs;
 mod later;
+mod lookup;
 mod make;
 mod package;
 mod runners;
@@ -37,6 +38,7 @@ const NOT_CARRIED: &[&str] = &[
     "guard:unseen-script",
     "guard:self-protect-unsure",
     "guard:foreign-code",
+    "guard:path-unknown",
     "guard:secret",
 ];
 
@@ -76,6 +78,54 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
     // A script run by its path is that file, whatever it is called (`./bin/make` is a
     // script, not make): the names below are for the programs on PATH (and compiled
     // ones, `.venv/bin/python x.py`, which run what they are handed).
+    // `eval "$(cat x.sh)"`, `python3 -c "$(cat x.py)"`: the program is a file on disk,
+    // printed and handed on as code.
+    if let Some((file, runner)) = printed_program(command) {
+        if let Some((text, via)) = text_of(file, cwd, files, &mut out) {
+            let via = format!("{via}, printed and run by `{runner}`");
+            if shell::is_shell(runner) || runner == "eval" {
+                out.push(Ran::Script(text, via, None));
+            } else {
+                out.push(Ran::Code(text, runner.to_owned(), via));
+            }
+        }
+        return out;
+    }
+    // `find … -exec sh {} \;`, `fd -x python3 {}`: each file found is run as a program.
+    let placeholder = |w: &String| w == "{}";
+    let found = matches!(command.via.last(),
+        Some(shell::Via::Script(how)) if how.starts_with("find ") || how.starts_with("fd"));
+    if found && command.argv.first().is_some_and(placeholder)
+        || found
+            && (shell::program_file(&command.argv).is_some_and(|j| placeholder(&command.argv[j]))
+                || matches!(name, "source" | ".")
+                    && operands(command.args()).first() == Some(&"{}"))
+    {
+        out.push(Ran::Finding(Finding::ask(
+            "guard:found-program",
+            format!(
+                "runs each file it finds as a program (`{}`), which nagger cannot read \
+                 before they are found",
+                command.argv.join(" ")
+            ),
+            "Run the scripts by their paths, or list what is found first.",
+        )));
+        return out;
+    }
+    // `PATH=./bin:$PATH ls`, `hash -p ./bin/ls ls; ls`: the name runs a file of the line's
+    // choosing, read as what it is.
+    match lookup::program(parsed, index, cwd, files) {
+        Some(lookup::Found::File(file)) => {
+            let mut found = command.clone();
+            found.argv[0] = file;
+            executed(&found, cwd, files, &mut out);
+            return out;
+        }
+        Some(lookup::Found::Unknown(folder)) => {
+            out.push(Ran::Finding(lookup::unknown_finding(name, &folder)));
+        }
+        None => {}
+    }
     let program = command.argv[0].as_str();
     if program.contains('/')
         && !["/usr/", "/bin/", "/sbin/", "/opt/homebrew/", "/nix/"]
@@ -275,6 +325,35 @@ fn filled(text: &str, params: &[String]) -> String {
 /// onto `out`); `None` when there is nothing to check.
 fn text_of(file: &str, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) -> Option<(String, String)> {
     read_named(files.read(cwd, file), file, out)
+}
+
+/// The file whose text a command runs as code by printing it: as the command itself
+/// (`eval "$(cat x.sh)"`, `bash -c "$(cat x.sh)"`) or as an interpreter's inline code
+/// (`python3 -c "$(< x.py)"`), with what runs it.
+fn printed_program(command: &SimpleCommand) -> Option<(&str, &str)> {
+    // As a command word its text runs: whole, as a script, under `eval` or `bash -c`.
+    if let Some(file) = printed_file(&command.argv[0]) {
+        return Some((file, "eval"));
+    }
+    let code = shell::inline_code(&command.argv)?;
+    Some((printed_file(code)?, command.name()))
+}
+
+/// The file a word prints whole: `$(cat F)`, `$(< F)`, `` `cat F` ``, quoted or not.
+fn printed_file(word: &str) -> Option<&str> {
+    let word = word.trim_matches('"');
+    let inner = word
+        .strip_prefix("$(")
+        .and_then(|w| w.strip_suffix(')'))
+        .or_else(|| word.strip_prefix('`').and_then(|w| w.strip_suffix('`')))?
+        .trim();
+    let file = inner
+        .strip_prefix('<')
+        .or_else(|| inner.strip_prefix("cat "))?
+        .trim()
+        .trim_matches(['"', '\'']);
+    (!file.is_empty() && !file.contains(['$', '`', ' ', '(', ')', ';', '|', '&', '<', '>']))
+        .then_some(file)
 }
 
 /// A file run by its path: its `#!` line names the interpreter; a text file without one
