@@ -440,3 +440,67 @@ fn tar_member(name: &str, kind: u8, link: &str, data: &[u8]) -> Vec<u8> {
     out.resize(out.len().div_ceil(512) * 512, 0);
     out
 }
+
+#[test]
+fn mcp_tools_that_run_code_are_read_as_their_interpreter_would_run_it() {
+    let p = Project::new();
+    let call = |tool: &str, input: serde_json::Value| {
+        let out = p.run(&["check", "--tool", tool, "--input", &input.to_string()]);
+        (out.code, out.stdout)
+    };
+    for (tool, input) in [
+        (
+            "mcp__jupyter__execute",
+            json!({"code": "import shutil; shutil.rmtree('.claude-nagger')"}),
+        ),
+        (
+            "mcp__sandbox__run_code",
+            json!({"language": "javascript", "code": "require('fs').rmSync('.claude', {recursive: true})"}),
+        ),
+        (
+            "mcp__desktop-commander__start_process",
+            json!({"command": "rm -rf .claude-nagger", "timeout_ms": 1000}),
+        ),
+        (
+            "mcp__python__run",
+            json!({"code": "import shutil; shutil.rmtree('/')"}),
+        ),
+    ] {
+        let (code, stdout) = call(tool, input);
+        assert_eq!(code, REFUSED, "{tool}: {stdout}");
+    }
+    let (code, stdout) = call("mcp__box__run_code", json!({"code": "print(1)"}));
+    assert_eq!(code, ASKED, "{stdout}");
+    for (tool, input) in [
+        (
+            "mcp__jupyter__execute",
+            json!({"code": "import pandas as pd\nprint(pd.__version__)"}),
+        ),
+        (
+            "mcp__puppeteer__puppeteer_evaluate",
+            json!({"script": "document.title"}),
+        ),
+        (
+            "mcp__github__create_issue",
+            json!({"title": "x", "body": "run the code"}),
+        ),
+    ] {
+        let (code, stdout) = call(tool, input);
+        assert_eq!(code, 0, "{tool}: {stdout}");
+    }
+}
+
+#[test]
+fn a_direnv_file_is_read_as_what_the_shell_will_run() {
+    let p = Project::new();
+    write(&p, "scripts/plain.sh", "rm -rf .claude-nagger\n");
+    write(
+        &p,
+        "scripts/env.sh",
+        "export DATABASE_URL=postgres://localhost/dev\n",
+    );
+    let (code, stdout) = check(&p, "cp scripts/plain.sh .envrc");
+    assert_eq!(code, REFUSED, "{stdout}");
+    let (code, stdout) = check(&p, "cp scripts/env.sh .envrc");
+    assert_eq!(code, 0, "{stdout}");
+}

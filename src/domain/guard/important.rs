@@ -106,8 +106,8 @@ fn kind(path: &str) -> Option<Kind> {
     None
 }
 
-/// Scripts a shell runs by itself later: start-up files and git's hooks. What is written
-/// into them is checked as a command line.
+/// Scripts a shell runs by itself later: start-up files, direnv's `.envrc` and git's
+/// hooks. What is written into them is checked as a command line.
 pub(super) fn runs_later(path: &str) -> bool {
     let lexical = lexical(path);
     let home = home_form(&lexical);
@@ -138,9 +138,12 @@ pub(super) fn runs_later(path: &str) -> bool {
         ".config/fish/functions/",
         ".oh-my-zsh/custom/",
     ];
+    // direnv's `.envrc`, run by the user's shell on entering its folder.
+    let envrc = lexical.rsplit('/').next() == Some(".envrc");
     rc.contains(&rest)
         || rc_folders.iter().any(|f| rest.starts_with(f))
         || lexical.contains(".git/hooks/")
+        || envrc
 }
 
 /// The names of git's hooks: a file with one of them, in a folder git may be told to

@@ -832,6 +832,9 @@ fn changed(command: &SimpleCommand, fed: &[String], cwd: &Cwd, scope: &Scope) ->
     if let Some(found) = linked_to(command, cwd, scope) {
         return Some(found);
     }
+    if let Some(found) = locked_out(command, cwd, scope) {
+        return Some(found);
+    }
     if let Some(found) = written_by_options(command, cwd, scope) {
         return Some(found);
     }
@@ -989,6 +992,33 @@ fn changed(command: &SimpleCommand, fed: &[String], cwd: &Cwd, scope: &Scope) ->
     })
 }
 
+/// A `chmod` that takes from the owner the right to enter a folder holding nagger's
+/// files, Claude Code's settings or the nagger program (see [`modes`]).
+fn locked_out(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding> {
+    let (mode, paths) = modes::takes_entry_of(command)?;
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let binary = scope.binary.map(|b| PathBuf::from(normalize(b)));
+    paths.iter().find_map(|path| {
+        let full = resolve(cwd, path)?;
+        let dir = PathBuf::from(normalize(&on_disk(scope, &full)?.to_string_lossy()));
+        let above = |inner: &Path| inner.starts_with(&dir) && inner != dir;
+        let held = holds_protected(scope, &full)
+            || home.as_deref().is_some_and(above)
+            || binary.as_deref().is_some_and(above);
+        held.then(|| {
+            Finding::deny(
+                "guard:self-protect",
+                format!(
+                    "takes from its owner the right to enter `{path}` (mode {mode}), which \
+                     holds nagger's own files, Claude Code's settings or the nagger program: \
+                     nothing below it is reached any more"
+                ),
+                "Change the mode of the files you mean, not of a folder above the project.",
+            )
+        })
+    })
+}
+
 /// A hard or symbolic link made to a protected file or folder by a program other than
 /// `ln` (see [`links::linking`]): writing through the link writes nagger's file. Linking
 /// a folder that holds them (`cp -al . ../snap`), or names read from standard input in
@@ -1102,7 +1132,9 @@ fn landed(
         return None;
     }
     let here = normalize(&scope.root.join(full).to_string_lossy());
-    if !holds_protected(scope, &here) {
+    // A folder holding the nagger program takes what lands there by name, too.
+    let bin_folder = matches!(judge(full, scope), Some((_, Kind::BinFolder)));
+    if !bin_folder && !holds_protected(scope, &here) {
         return None;
     }
     let name = command.name();
@@ -3056,6 +3088,7 @@ mod find;
 mod gittree;
 mod globs;
 mod links;
+mod modes;
 mod outputs;
 mod patches;
 mod replaced;

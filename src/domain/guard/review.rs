@@ -104,6 +104,7 @@ impl<'a> Guard<'a> {
             None => super::shape::unreadable(self.shell_tools, call.tool_name, call.tool_input)
                 .into_iter()
                 .chain(self.check_tool(call))
+                .chain(self.check_code_tool(call))
                 .collect(),
         };
         Verdict { objections }
@@ -165,6 +166,27 @@ impl<'a> Guard<'a> {
             ));
         }
         notes
+    }
+
+    /// An MCP server's tool that runs the code it is handed: checked as the same code
+    /// handed to its interpreter on a command line; in a language nagger cannot tell,
+    /// asked about.
+    fn check_code_tool(&self, call: &ToolCall) -> Vec<Objection> {
+        let Some((code, interpreter)) = shell::code_of_tool(call.tool_name, call.tool_input) else {
+            return Vec::new();
+        };
+        let Some(interpreter) = interpreter else {
+            let finding = Finding::ask(
+                "guard:code-unknown",
+                "runs code in a language nagger cannot tell, which it cannot read".into(),
+                "Run it with the Bash tool, with its interpreter named.",
+            );
+            return vec![tool_match(call.tool_name, &finding)];
+        };
+        let flag = if interpreter == "node" { "-e" } else { "-c" };
+        let quoted = format!("'{}'", code.replace('\'', "'\\''"));
+        let line = format!("{interpreter} {flag} {quoted}");
+        self.check_commands(&Commands::new(&line), call.project_root, call.cwd)
     }
 
     /// Secrets read and protected files written by a non-shell tool call.

@@ -723,3 +723,59 @@ fn other_tools_handed_protected_paths_are_refused_or_asked_by_what_their_name_sa
         assert_eq!(check(tool, input.clone()), None, "{tool} {input}");
     }
 }
+
+#[test]
+fn folders_above_naggers_files_keep_their_owners_entry_and_the_binary_folder_its_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("project");
+    let bin = dir.path().join("bin");
+    let src = dir.path().join("build");
+    for d in [
+        root.join(".claude-nagger"),
+        bin.clone(),
+        src.clone(),
+        root.join("src"),
+    ] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    let binary = bin.join("nagger-dev").display().to_string();
+    std::fs::write(&binary, "").unwrap();
+    std::fs::write(src.join("nagger-dev"), "").unwrap();
+    std::fs::write(src.join("other-tool"), "").unwrap();
+    let (bin, src, top) = (
+        bin.display().to_string(),
+        src.display().to_string(),
+        dir.path().display().to_string(),
+    );
+    for line in [
+        "chmod 000 .".to_owned(),
+        "chmod 600 ..".to_owned(),
+        "chmod u-x .".to_owned(),
+        "chmod -x .".to_owned(),
+        "chmod -v a= .".to_owned(),
+        format!("chmod 000 {bin}"),
+        format!("chmod 0644 {top}"),
+        format!("cp -r {src}/. {bin}/"),
+        format!("rsync -a {src}/ {bin}/"),
+        format!("cp -rT {src} {bin}"),
+    ] {
+        assert!(
+            line_finding(&line, &root, Some(&binary)).is_some(),
+            "{line}: passed"
+        );
+    }
+    std::fs::remove_file(format!("{src}/nagger-dev")).unwrap();
+    for line in [
+        "chmod 755 .".to_owned(),
+        "chmod go-w ..".to_owned(),
+        "chmod 000 src".to_owned(),
+        "chmod -R u+rwX .".to_owned(),
+        format!("cp -r {src}/. {bin}/"),
+        format!("rsync -a {src}/ {bin}/"),
+    ] {
+        assert!(
+            line_finding(&line, &root, Some(&binary)).is_none(),
+            "{line}: refused"
+        );
+    }
+}

@@ -72,11 +72,78 @@ pub fn command_line<'v>(
         .find_map(|field| input.get(*field)?.as_str())
 }
 
+/// The code an MCP server's tool runs (`mcp__jupyter__execute {"code": …}`,
+/// `mcp__python__run {"code": …}`), and the interpreter of its language when its name or
+/// its `language` field tells it (`None`: a language nagger cannot tell).
+pub fn code_of_tool<'v>(
+    tool_name: &str,
+    input: &'v Value,
+) -> Option<(&'v str, Option<&'static str>)> {
+    let short = tool_name.strip_prefix("mcp__")?;
+    let words: Vec<String> = short
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .flat_map(split_camel)
+        .collect();
+    let (server, tool) = short.rsplit_once("__").unwrap_or(("", short));
+    let tool_words: Vec<String> = tool
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .flat_map(split_camel)
+        .collect();
+    let runs = |w: &String| RUNNING_WORDS.contains(&w.as_str()) || w == "eval" || w == "evaluate";
+    // A browser's page runs what it is handed in the page, not on this machine.
+    let browser = [
+        "browser",
+        "playwright",
+        "puppeteer",
+        "chrome",
+        "page",
+        "selenium",
+    ];
+    if !tool_words.iter().any(runs) || words.iter().any(|w| browser.contains(&w.as_str())) {
+        return None;
+    }
+    let code = CODE_FIELDS
+        .iter()
+        .find_map(|field| input.get(*field)?.as_str())?;
+    let named = ["language", "lang", "kernel", "kernel_name", "runtime"]
+        .iter()
+        .filter_map(|f| input.get(*f)?.as_str())
+        .map(str::to_ascii_lowercase)
+        .chain(words)
+        .chain(std::iter::once(server.to_ascii_lowercase()));
+    let mut language = None;
+    for word in named {
+        language = match word.as_str() {
+            "python" | "python3" | "py" | "ipython" | "jupyter" | "notebook" | "pandas" => {
+                Some("python3")
+            }
+            "javascript" | "js" | "node" | "nodejs" | "typescript" | "ts" | "deno" => Some("node"),
+            "ruby" | "rb" => Some("ruby"),
+            "perl" => Some("perl"),
+            "php" => Some("php"),
+            "lua" => Some("lua"),
+            "bash" | "sh" | "shell" | "zsh" => Some("bash"),
+            _ => continue,
+        };
+        break;
+    }
+    Some((code, language))
+}
+
+/// Fields of a tool's input that hold the code it runs.
+const CODE_FIELDS: &[&str] = &["code", "program", "snippet"];
+
 /// Words of a tool's name that say it runs a command line.
 const RUNNING_WORDS: &[&str] = &[
     "exec",
     "execute",
     "run",
+    "start",
+    "process",
+    "launch",
+    "invoke",
+    "repl",
+    "console",
     "shell",
     "command",
     "cmd",

@@ -17,7 +17,7 @@ mod words;
 mod wrappers;
 
 pub use command::{Assignment, Parsed, SimpleCommand, Via};
-pub use commands::{Commands, command_line};
+pub use commands::{Commands, code_of_tool, command_line};
 pub use limits::{MAX_COMMANDS, MAX_DEPTH, MAX_SCANNED_BYTES};
 pub use params::{Outcome, Var, Vars, array_items, evaluate};
 pub use parser::parse;
