@@ -504,3 +504,46 @@ fn a_direnv_file_is_read_as_what_the_shell_will_run() {
     let (code, stdout) = check(&p, "cp scripts/env.sh .envrc");
     assert_eq!(code, 0, "{stdout}");
 }
+
+#[test]
+fn names_decoded_from_hidden_text_are_asked_about_even_in_a_projects_own_files() {
+    let p = Project::new();
+    write(
+        &p,
+        "x.sh",
+        "#!/bin/sh\nrm -rf \"$(echo LmNsYXVkZQ== | base64 -d)\"\n",
+    );
+    write(
+        &p,
+        "x.py",
+        "import shutil, base64\nshutil.rmtree(base64.b64decode('LmNsYXVkZS1uYWdnZXI=').decode())\n",
+    );
+    write(
+        &p,
+        "x.js",
+        "require('fs').rmSync(Buffer.from('LmNsYXVkZQ==', 'base64').toString(), {recursive: true})\n",
+    );
+    // Everyday: a computed name, nothing hidden.
+    write(
+        &p,
+        "clean.sh",
+        "#!/bin/sh\nrm -rf \"$BUILD_DIR\" \"$(mktemp -d)\"\n",
+    );
+    write(
+        &p,
+        "decode.py",
+        "import base64\nprint(base64.b64decode('aGk='))\n",
+    );
+    for line in ["sh x.sh", "python3 x.py", "node x.js"] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, ASKED, "{line}: {stdout}");
+        assert!(
+            stdout.contains("guard:self-protect-hidden"),
+            "{line}: {stdout}"
+        );
+    }
+    for line in ["sh clean.sh", "python3 decode.py"] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, 0, "{line}: {stdout}");
+    }
+}

@@ -15,21 +15,6 @@ pub(super) enum Program {
     Finding(Finding),
 }
 
-/// Programs that decode or unpack what they pass on: a script through them is hidden.
-fn is_decoder(command: &SimpleCommand) -> bool {
-    let args = command.args();
-    match command.name() {
-        "base64" | "base32" | "basenc" => shell::has_flag(args, "dD", &["decode"]),
-        "xxd" => shell::has_flag(args, "r", &["revert"]),
-        "openssl" => args
-            .iter()
-            .any(|a| a == "-d" || a == "base64" || a == "enc"),
-        "gzip" | "bzip2" | "xz" | "zstd" | "lz4" => shell::has_flag(args, "d", &["decompress"]),
-        "gunzip" | "zcat" | "bzcat" | "xzcat" | "zstdcat" | "uudecode" | "rev" | "tr" => true,
-        _ => false,
-    }
-}
-
 /// Most commands before a group piped into a shell that are taken as feeding it.
 const MAX_GROUP_FEEDERS: usize = 64;
 
@@ -343,7 +328,7 @@ pub(super) fn programs(
         out.push(downloaded(&source));
         return out;
     }
-    let decoded = |word: &String| substituted(parsed, command, word, is_decoder);
+    let decoded = |word: &String| substituted(parsed, command, word, shell::is_decoder);
     if let Some(decoder) = command.args().iter().find_map(decoded) {
         out.push(hidden(&format!("{decoder} in `{name}`")));
         return out;
@@ -448,7 +433,7 @@ pub(super) fn programs(
         let via = format!("`{}` piped into `{name}`", feeder.name());
         if is_downloader(feeder.name()) {
             out.push(downloaded(&format!("`{}`", feeder.name())));
-        } else if is_decoder(feeder) {
+        } else if shell::is_decoder(feeder) {
             out.push(hidden(&via));
         } else if matches!(feeder.name(), "echo" | "printf") {
             if feeder.args().iter().any(|a| feeder.computed.contains(a)) {
@@ -747,6 +732,17 @@ fn code_programs_of(
         && !(readers && protect::only_reads(lang, code));
     if names {
         out.push(Program::Finding(protect::named_finding(interpreter)));
+    } else if unsure && let Some(decoder) = shell::decoding_call(code) {
+        // Names hidden on purpose: read as a danger even in a project's own file.
+        out.push(Program::Finding(Finding::ask(
+            "guard:self-protect-hidden",
+            format!(
+                "writes, moves or deletes files whose names `{interpreter}` code decodes \
+                 from hidden text (`{decoder}`), which may be nagger's own files or Claude \
+                 Code's settings"
+            ),
+            "Spell the paths out in the code so they can be checked.",
+        )));
     } else if unsure {
         out.push(Program::Finding(Finding::ask(
             "guard:self-protect-unsure",

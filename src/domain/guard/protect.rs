@@ -1228,6 +1228,23 @@ pub(super) fn computed_change(
                 return None;
             }
             let part = &word[range];
+            let inner = part
+                .strip_prefix("$(")
+                .and_then(|p| p.strip_suffix(')'))
+                .or_else(|| part.strip_prefix('`').and_then(|p| p.strip_suffix('`')));
+            if let Some(inner) = inner
+                && shell::parse(inner).commands.iter().any(shell::is_decoder)
+            {
+                // Hidden on purpose: read as a danger even in a project's own script.
+                return Some(Finding::ask(
+                    "guard:self-protect-hidden",
+                    format!(
+                        "changes `{word}`, whose name `{part}` decodes from hidden text as the \
+                         line runs, which may be nagger's own files or Claude Code's settings"
+                    ),
+                    "Spell the path out.",
+                ));
+            }
             Some(Finding::ask(
                 "guard:self-protect-unsure",
                 format!(

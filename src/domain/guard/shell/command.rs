@@ -167,3 +167,21 @@ pub struct Assignment {
     /// Added to what the variable held (`x+=y`).
     pub append: bool,
 }
+
+/// Programs that decode or unpack what they pass on: a script or a name through them is
+/// hidden.
+pub fn is_decoder(command: &SimpleCommand) -> bool {
+    let args = command.args();
+    match command.name() {
+        "base64" | "base32" | "basenc" => super::words::has_flag(args, "dD", &["decode"]),
+        "xxd" => super::words::has_flag(args, "r", &["revert"]),
+        "openssl" => args
+            .iter()
+            .any(|a| a == "-d" || a == "base64" || a == "enc"),
+        "gzip" | "bzip2" | "xz" | "zstd" | "lz4" => {
+            super::words::has_flag(args, "d", &["decompress"])
+        }
+        "gunzip" | "zcat" | "bzcat" | "xzcat" | "zstdcat" | "uudecode" | "rev" | "tr" => true,
+        _ => false,
+    }
+}

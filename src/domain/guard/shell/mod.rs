@@ -16,7 +16,7 @@ mod token;
 mod words;
 mod wrappers;
 
-pub use command::{Assignment, Parsed, SimpleCommand, Via};
+pub use command::{Assignment, Parsed, SimpleCommand, Via, is_decoder};
 pub use commands::{Commands, code_of_tool, command_line};
 pub use limits::{MAX_COMMANDS, MAX_DEPTH, MAX_SCANNED_BYTES};
 pub use params::{Outcome, Var, Vars, array_items, evaluate};

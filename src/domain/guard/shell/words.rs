@@ -700,3 +700,46 @@ pub fn runs_value(name: &str) -> bool {
 pub fn shell_quote(word: &str) -> String {
     format!("'{}'", word.replace('\'', r"'\''"))
 }
+
+/// Calls of a program's code that decode text hidden on purpose (base64, hex, rot13,
+/// compressed bytes), in the languages the guard reads.
+const DECODING_CALLS: &[&str] = &[
+    "b64decode",
+    "b32decode",
+    "b16decode",
+    "a85decode",
+    "b85decode",
+    "decodebytes",
+    "decodestring",
+    "fromhex",
+    "unhexlify",
+    "atob(",
+    "'base64'",
+    "\"base64\"",
+    "'hex')",
+    "\"hex\")",
+    "rot13",
+    "rot_13",
+    "decompress(",
+    "inflateSync",
+    "gunzipSync",
+    "decode_base64",
+    "base64_decode",
+    "Base64.decode",
+    "unpack1(\"m",
+    "unpack(\"m",
+    "unpack('m",
+    "str_rot13",
+    "gzinflate",
+    "hex2bin",
+    "marshal.loads",
+    "pickle.loads",
+];
+
+/// The first call in `code` that decodes hidden text, when there is one.
+pub fn decoding_call(code: &str) -> Option<&'static str> {
+    DECODING_CALLS
+        .iter()
+        .copied()
+        .find(|call| code.contains(call))
+}
