@@ -547,3 +547,25 @@ fn names_decoded_from_hidden_text_are_asked_about_even_in_a_projects_own_files()
         assert_eq!(code, 0, "{line}: {stdout}");
     }
 }
+
+#[test]
+fn a_folder_copied_into_gits_hooks_is_read_file_by_file() {
+    let p = Project::new();
+    std::fs::create_dir_all(p.root.join(".git/hooks")).expect("hooks");
+    write(&p, "hooks/pre-commit", "#!/bin/sh\nrm -rf .claude-nagger\n");
+    write(&p, "hooks/notes.txt", "not a hook\n");
+    write(&p, "fine/pre-commit", "#!/bin/sh\ncargo fmt --check\n");
+    for line in [
+        "cp -r hooks/. .git/hooks/",
+        "rsync -a hooks/ .git/hooks/",
+        "cp -rT hooks .git/hooks",
+        "rsync -a hooks/pre-commit .git/hooks/pre-commit",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, REFUSED, "{line}: {stdout}");
+    }
+    for line in ["cp -r fine/. .git/hooks/", "rsync -a fine/ .git/hooks/"] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, 0, "{line}: {stdout}");
+    }
+}

@@ -18,7 +18,7 @@ const MAX_SOURCES: usize = 32;
 /// What `command` puts in place that runs later, judged; pushed onto `out`.
 pub(super) fn runs(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) {
     let name = command.name();
-    if matches!(name, "cp" | "ln" | "install" | "mv") {
+    if matches!(name, "cp" | "ln" | "install" | "mv" | "rsync") {
         placed(command, cwd, files, out);
     }
     if name == "chmod" {
@@ -51,16 +51,39 @@ fn placed(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) 
     let into_dir =
         target_dir.is_some() || dest.ends_with('/') || sources.len() > 1 || files.is_dir(cwd, dest);
     let symbolic = command.name() == "ln" && shell::has_flag(args, "s", &["symbolic"]);
+    // `cp -r scripts/. .git/hooks/`, `rsync -a scripts/ .git/hooks/`, `cp -rT scripts
+    // .git/hooks`: each file of the folder lands under its own name.
+    let rsync = command.name() == "rsync";
+    let contents = |source: &str| {
+        basename(source.trim_end_matches('/')) == "."
+            || rsync && source.ends_with('/')
+            || command.name() == "cp" && shell::has_flag(args, "T", &["no-target-directory"])
+    };
+    let mut pairs: Vec<(String, String)> = Vec::new();
     for source in sources.into_iter().take(MAX_SOURCES) {
-        let placed = if into_dir {
-            format!(
-                "{}/{}",
-                dest.trim_end_matches('/'),
-                basename(source.trim_end_matches('/'))
-            )
+        if contents(source) && files.is_dir(cwd, source) {
+            let folder = source.trim_end_matches('/');
+            for entry in files.list(cwd, source, MAX_SOURCES) {
+                pairs.push((
+                    format!("{folder}/{entry}"),
+                    format!("{}/{entry}", dest.trim_end_matches('/')),
+                ));
+            }
         } else {
-            dest.to_owned()
-        };
+            let placed = if into_dir {
+                format!(
+                    "{}/{}",
+                    dest.trim_end_matches('/'),
+                    basename(source.trim_end_matches('/'))
+                )
+            } else {
+                dest.to_owned()
+            };
+            pairs.push((source.to_owned(), placed));
+        }
+    }
+    for (source, placed) in pairs.into_iter().take(MAX_SOURCES * 4) {
+        let source = source.as_str();
         let config = git_config(&placed);
         if !(config || runs_later(&placed) || hook_file(&placed)) {
             continue;
