@@ -114,13 +114,18 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
     }
     // `PATH=./bin:$PATH ls`, `hash -p ./bin/ls ls; ls`: the name runs a file of the line's
     // choosing, read as what it is.
+    // A compiled program found there is taken for the program of its name, which is read
+    // below for what it runs (`just` its justfile).
     match lookup::program(parsed, index, cwd, files) {
-        Some(lookup::Found::File(file)) => {
+        Some(lookup::Found::File(file))
+            if !matches!(files.read(cwd, &file), files::Content::Binary) =>
+        {
             let mut found = command.clone();
             found.argv[0] = file;
             executed(&found, cwd, files, &mut out);
             return out;
         }
+        Some(lookup::Found::File(_)) => {}
         Some(lookup::Found::Unknown(folder)) => {
             out.push(Ran::Finding(lookup::unknown_finding(name, &folder)));
         }
