@@ -49,6 +49,27 @@ pub fn normalize(path: &str) -> String {
     }
 }
 
+/// `path` with a leading `$PWD`, `${PWD}`, `$(pwd)` or `` `pwd` `` as `.`, and `$HOME` or
+/// `${HOME}` as `~`: the spellings of the current folder and the home a command line
+/// uses, as paths the guard can look up.
+pub(super) fn here_and_home(path: &str) -> String {
+    for (word, with) in [
+        ("$PWD", "."),
+        ("${PWD}", "."),
+        ("$(pwd)", "."),
+        ("`pwd`", "."),
+        ("$HOME", "~"),
+        ("${HOME}", "~"),
+    ] {
+        if let Some(rest) = path.strip_prefix(word)
+            && (rest.is_empty() || rest.starts_with('/'))
+        {
+            return format!("{with}{rest}");
+        }
+    }
+    path.to_owned()
+}
+
 /// Whether a one-part glob (`*`, `?`, `[…]` as one character) matches `name`.
 pub(super) fn wildcard(pattern: &str, name: &str) -> bool {
     fn go(p: &[u8], n: &[u8], budget: &mut usize) -> bool {

@@ -17,7 +17,7 @@ use std::io::Read;
 use super::super::code::{self, Effect};
 use super::super::finding::Finding;
 use super::super::finding::operands;
-use super::super::paths::{Cwd, normalize, resolve};
+use super::super::paths::{Cwd, here_and_home, normalize, resolve};
 use super::super::shell::{self, SimpleCommand, basename, has_flag, shell_quote};
 use crate::base::files;
 use std::path::{Path, PathBuf};
@@ -1070,22 +1070,7 @@ fn container_target(target: &str) -> Option<String> {
 /// The host path a mount source names, from the folder the line runs in: absolute,
 /// `~/…`, or holding `$` when only known as the shell runs. `None` for a named volume.
 fn host_source(source: &str, cwd: &Cwd, scope: &Host) -> Option<String> {
-    let mut source = source.to_owned();
-    for (word, with) in [
-        ("$PWD", "."),
-        ("${PWD}", "."),
-        ("$(pwd)", "."),
-        ("`pwd`", "."),
-        ("$HOME", "~"),
-        ("${HOME}", "~"),
-    ] {
-        if let Some(rest) = source.strip_prefix(word)
-            && (rest.is_empty() || rest.starts_with('/'))
-        {
-            source = format!("{with}{rest}");
-            break;
-        }
-    }
+    let mut source = here_and_home(source);
     for word in ["$CLAUDE_PROJECT_DIR", "${CLAUDE_PROJECT_DIR}"] {
         if let Some(rest) = source.strip_prefix(word)
             && (rest.is_empty() || rest.starts_with('/'))

@@ -9,6 +9,7 @@
 //! before the usual ones, is asked about; behind them it only adds tools.
 
 use super::super::finding::Finding;
+use super::super::paths::here_and_home;
 use super::super::protect::Cwd;
 use super::super::shell::{Parsed, SimpleCommand};
 use super::files::{Content, View};
@@ -137,22 +138,7 @@ fn path_value(parsed: &Parsed, index: usize, command: &SimpleCommand) -> Option<
 /// A folder of PATH as a path nagger can look up: `$PWD`, `$(pwd)` and `.` are the folder
 /// the command runs in, `$HOME` the home; `None` for anything else only the shell knows.
 fn written_out(folder: &str) -> Option<String> {
-    let mut folder = folder.trim_matches('"').to_owned();
-    for (word, with) in [
-        ("$PWD", "."),
-        ("${PWD}", "."),
-        ("$(pwd)", "."),
-        ("`pwd`", "."),
-        ("$HOME", "~"),
-        ("${HOME}", "~"),
-    ] {
-        if let Some(rest) = folder.strip_prefix(word)
-            && (rest.is_empty() || rest.starts_with('/'))
-        {
-            folder = format!("{with}{rest}");
-            break;
-        }
-    }
+    let folder = here_and_home(folder.trim_matches('"'));
     (!folder.contains(['$', '`'])).then_some(folder)
 }
 
