@@ -122,7 +122,7 @@ fn a_renamed_nagger_finds_its_own_entries_again_and_check_protects_it() {
             .env("HOME", &p.root)
             .env("PATH", "/usr/bin:/bin")
             .current_dir(&p.root);
-        HookResult::from_output(&cmd.output().unwrap())
+        HookResult::from_output(&output_of_copy(&mut cmd))
     };
     for _ in 0..2 {
         let r = run(&["install"]);

@@ -24,6 +24,25 @@ pub fn bin_dir() -> &'static Path {
         .expect("the binary is in a folder")
 }
 
+/// Runs a program a test has just copied. Another test thread may fork between
+/// the copy's open and its close, so for a moment a child holds the copy open for
+/// writing and the kernel refuses to run it ("text file busy"): that moment ends
+/// when the child runs its own program, so the run is tried again for up to 5 s.
+pub fn output_of_copy(cmd: &mut Command) -> Output {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        match cmd.output() {
+            Err(e)
+                if e.kind() == std::io::ErrorKind::ExecutableFileBusy
+                    && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(20))
+            }
+            r => return r.expect("the copied program runs"),
+        }
+    }
+}
+
 /// A project directory with its `.claude-nagger` and a main-session transcript.
 pub struct Project {
     _dir: tempfile::TempDir,
