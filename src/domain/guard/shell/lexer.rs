@@ -379,14 +379,19 @@ impl Parser<'_, '_> {
         parse_script(&inner, self.depth + 1, &ctx, self.out);
     }
 
-    /// `$'…'` with the common C escapes.
+    /// `$'…'` with bash's escapes: C's, `\xHH`, octal, `\uHHHH`, `\UHHHHHHHH` and `\cX`.
+    /// A NUL ends the string there, as in bash: what follows it up to the closing quote
+    /// is dropped (`$'.claude\0x'` is `.claude`).
     pub(super) fn ansi_c_quoted(&mut self, buf: &mut Vec<u8>) {
+        let start = buf.len();
+        let mut cut: Option<usize> = None;
         while let Some(c) = self.peek() {
             self.i += 1;
+            let before = buf.len();
             match c {
-                b'\'' => return,
+                b'\'' => break,
                 b'\\' => {
-                    let Some(e) = self.peek() else { return };
+                    let Some(e) = self.peek() else { break };
                     self.i += 1;
                     match e {
                         b'n' => buf.push(b'\n'),
@@ -401,6 +406,24 @@ impl Parser<'_, '_> {
                             let value = self.radix_digits(16, 2);
                             buf.push(value.unwrap_or(b'x'));
                         }
+                        b'u' | b'U' => {
+                            let max = if e == b'u' { 4 } else { 8 };
+                            match self.digits_value(16, max) {
+                                Some(code) => {
+                                    let ch = char::from_u32(code).unwrap_or('\u{fffd}');
+                                    let mut utf8 = [0u8; 4];
+                                    buf.extend_from_slice(ch.encode_utf8(&mut utf8).as_bytes());
+                                }
+                                None => buf.extend_from_slice(&[b'\\', e]),
+                            }
+                        }
+                        b'c' => match self.peek() {
+                            Some(x) => {
+                                self.i += 1;
+                                buf.push(x.to_ascii_uppercase() & 0x1f);
+                            }
+                            None => buf.extend_from_slice(b"\\c"),
+                        },
                         b'0'..=b'7' => {
                             self.i -= 1;
                             buf.push(self.radix_digits(8, 3).unwrap_or(b'0'));
@@ -410,7 +433,30 @@ impl Parser<'_, '_> {
                 }
                 other => buf.push(other),
             }
+            if cut.is_none()
+                && let Some(nul) = buf[before..].iter().position(|&b| b == 0)
+            {
+                cut = Some(before + nul);
+            }
         }
+        if let Some(at) = cut {
+            buf.truncate(at.max(start));
+        }
+    }
+
+    /// Up to `max` digits in `radix`, as their value.
+    fn digits_value(&mut self, radix: u32, max: usize) -> Option<u32> {
+        let mut value: u32 = 0;
+        let mut count = 0;
+        while count < max {
+            let Some(d) = self.peek().and_then(|c| (c as char).to_digit(radix)) else {
+                break;
+            };
+            value = value.wrapping_mul(radix).wrapping_add(d);
+            self.i += 1;
+            count += 1;
+        }
+        (count > 0).then_some(value)
     }
 
     /// Up to `max` digits in `radix` as one byte (wrapping like bash does).

@@ -12,6 +12,7 @@ mod lexer;
 mod limits;
 mod params;
 mod parser;
+mod remote;
 mod token;
 mod words;
 mod wrappers;

@@ -618,9 +618,9 @@ impl Parser<'_, '_> {
             let Some((name, value)) = text.split_once('=') else {
                 continue;
             };
-            if super::words::runs_value(name) {
+            if let Some(script) = super::words::value_script(name, value) {
                 let ctx = self.ctx.within(Via::Script(format!("{name}=")), false);
-                parse_script(value.as_bytes(), self.depth + 1, &ctx, self.out);
+                parse_script(script.as_bytes(), self.depth + 1, &ctx, self.out);
             }
             for script in super::words::subscript_commands(value) {
                 let ctx = self

@@ -31,6 +31,23 @@ fn quotes_and_escapes_make_one_word() {
 }
 
 #[test]
+fn ansi_c_quotes_decode_every_escape_bash_knows_and_end_at_a_nul() {
+    for (line, word) in [
+        (r"rm $'\u002eclaude-nagger'", ".claude-nagger"),
+        (r"rm $'\U0000002eclaude'", ".claude"),
+        (r"rm $'\u2e'x", ".x"),
+        (r"rm $'\x2e\056'", ".."),
+        (r"rm $'.claude-nagger\0junk'", ".claude-nagger"),
+        (r"rm $'.claude\x00junk'-nagger", ".claude-nagger"),
+        (r"rm $'\u00e9'", "é"),
+        (r"rm $'\cA'", "\u{1}"),
+        (r"rm $'\u'", "\\u"),
+    ] {
+        assert_eq!(parse(line).commands[0].argv[1], word, "{line}");
+    }
+}
+
+#[test]
 fn comments_are_not_commands() {
     assert_eq!(argvs("ls # rm -rf /\n# git push -f\npwd"), ["ls", "pwd"]);
     assert_eq!(argvs("echo a#b"), ["echo a#b"]);

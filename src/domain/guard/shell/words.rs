@@ -696,6 +696,19 @@ pub fn runs_value(name: &str) -> bool {
     )
 }
 
+/// The command line an assignment of `name` runs: the value itself for a variable
+/// holding a command ([`runs_value`]), and the substitutions of a prompt string
+/// (`PS0='$(…)'`, shown and so expanded by an interactive shell or `bash -x`'s `PS4`).
+pub fn value_script(name: &str, value: &str) -> Option<String> {
+    if runs_value(name) {
+        Some(value.to_owned())
+    } else if matches!(name, "PS0" | "PS1" | "PS2" | "PS3" | "PS4") && value.contains(['$', '`']) {
+        Some(format!(": {value}"))
+    } else {
+        None
+    }
+}
+
 /// `word` quoted for a shell as one word.
 pub fn shell_quote(word: &str) -> String {
     format!("'{}'", word.replace('\'', r"'\''"))

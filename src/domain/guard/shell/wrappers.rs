@@ -8,9 +8,10 @@ use super::lexer::split_words;
 use super::limits::MAX_ASSIGNMENTS;
 use super::limits::MAX_DEPTH;
 use super::parser::{Context, Io, Parser, parse_script};
+use super::remote::Remote;
 use super::words::{
-    basename, has_flag, is_assignment_name, is_shell, reads_program_from_stdin, runs_value,
-    shell_quote, short_cluster, subscript_commands,
+    basename, has_flag, is_assignment_name, is_shell, reads_program_from_stdin, shell_quote,
+    short_cluster, subscript_commands, value_script,
 };
 
 /// Most wrapper prefixes peeled off one simple command.
@@ -46,11 +47,11 @@ impl Parser<'_, '_> {
         // `env GIT_SSH_COMMAND='…' git fetch`: a command line in the environment.
         for word in peeled.original.iter().flatten() {
             if let Some((name, value)) = word.split_once('=')
-                && runs_value(name)
+                && let Some(script) = value_script(name, value)
                 && self.out.charge(value.len())
             {
                 let ctx = ctx.within(Via::Script(format!("{name}=")), false);
-                parse_script(value.as_bytes(), depth + 1, &ctx, self.out);
+                parse_script(script.as_bytes(), depth + 1, &ctx, self.out);
             }
         }
         let command = SimpleCommand {
@@ -162,11 +163,11 @@ impl Parser<'_, '_> {
                     })
                     .collect();
                 for a in &set {
-                    if runs_value(&a.name)
-                        && let Some(value) = &a.value
+                    if let Some(value) = &a.value
+                        && let Some(script) = value_script(&a.name, value)
                     {
                         let ctx = inner(format!("{}=", a.name));
-                        parse_script(value.as_bytes(), depth + 1, &ctx, self.out);
+                        parse_script(script.as_bytes(), depth + 1, &ctx, self.out);
                     }
                     for script in subscript_commands(&a.raw) {
                         let ctx = inner(format!("`{}` read as a number", a.name));
@@ -213,13 +214,12 @@ impl Parser<'_, '_> {
                 );
                 if runs {
                     let at = argv.iter().position(|a| *a == sub).unwrap_or(0);
-                    let j = skip_options(&argv, at + 1, "stnecFxylTbp", &[]);
-                    let words: Vec<&str> = argv[j.min(argv.len())..]
-                        .iter()
-                        .map(String::as_str)
-                        .filter(|w| !matches!(*w, "Enter" | "C-m" | "KPEnter"))
-                        .collect();
-                    let script = words.join(" ");
+                    let script = if matches!(sub.as_str(), "send-keys" | "send") {
+                        tmux_typed(&argv[at + 1..])
+                    } else {
+                        let j = skip_options(&argv, at + 1, "stnecFxylTbp", &[]);
+                        argv[j.min(argv.len())..].join(" ")
+                    };
                     parse_script(
                         script.as_bytes(),
                         depth + 1,
@@ -339,7 +339,21 @@ impl Parser<'_, '_> {
             {
                 self.out.too_deep = true;
             }
-            _ => {}
+            _ => {
+                // `docker exec app rm -rf /data`: a command run in a container or on
+                // a machine, judged as ssh's is.
+                match super::remote::command(&argv) {
+                    Some((how, Remote::Argv(run)))
+                        if self.out.charge(run.iter().map(String::len).sum()) =>
+                    {
+                        self.emit(run, &inner(how), Io::default(), pipeline, stage, depth + 1);
+                    }
+                    Some((how, Remote::Script(line))) if self.out.charge(line.len()) => {
+                        parse_script(line.as_bytes(), depth + 1, &inner(how), self.out);
+                    }
+                    _ => {}
+                }
+            }
         }
         None
     }
@@ -376,6 +390,7 @@ pub fn follows(name: &str) -> bool {
                 | "readonly"
         )
         || option_runs(name)
+        || super::remote::runs_elsewhere(name)
 }
 
 /// Terminal emulators: they run the command they are given in a new window.
@@ -453,6 +468,64 @@ fn run_words(words: &[String]) -> Option<String> {
 }
 
 /// Typed text (`screen -X stuff`, `xdotool type`): `\n`, `\r` and `^M` end lines.
+/// What `tmux send-keys` types: its keys one after the other, with no space between
+/// (`send-keys 'tr' 'ust' Enter` types `trust` and a newline). A key name stands for
+/// its key (`Enter`, `C-m` a newline, `Space` a space), `-l` sends every word as text,
+/// `-H` sends each word as a character's hexadecimal code, and `-X` sends copy-mode
+/// commands, which type nothing.
+fn tmux_typed(args: &[String]) -> String {
+    let mut literal = false;
+    let mut hex = false;
+    let mut k = 0;
+    while let Some(arg) = args.get(k) {
+        if arg == "--" {
+            k += 1;
+            break;
+        }
+        let Some(flags) = short_cluster(arg) else {
+            break;
+        };
+        k += 1;
+        for (pos, flag) in flags.char_indices() {
+            match flag {
+                'l' => literal = true,
+                'H' => hex = true,
+                'X' => return String::new(),
+                'c' | 'N' | 't' => {
+                    if pos + 1 == flags.len() {
+                        k += 1;
+                    }
+                    break;
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut text = String::new();
+    for key in args.get(k..).unwrap_or(&[]) {
+        if hex {
+            let code = u32::from_str_radix(key.trim_start_matches("0x"), 16).ok();
+            text.extend(code.and_then(char::from_u32));
+            continue;
+        }
+        if literal {
+            text.push_str(key);
+            continue;
+        }
+        match key.as_str() {
+            "Enter" | "C-m" | "KPEnter" | "C-j" | "C-c" | "C-d" | "C-u" | "M-Enter" => {
+                text.push('\n');
+            }
+            "Space" => text.push(' '),
+            "Tab" | "C-i" => text.push('\t'),
+            "Escape" | "BSpace" | "Up" | "Down" | "Left" | "Right" | "Home" | "End" | "C-l"
+            | "C-a" | "C-e" => {}
+            other => text.push_str(other),
+        }
+    }
+    text
+}
+
 fn typed(text: &str) -> String {
     text.replace("\\n", "\n")
         .replace("\\r", "\n")
