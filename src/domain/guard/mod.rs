@@ -30,6 +30,7 @@ mod secrets;
 mod settings;
 mod shape;
 pub mod shell;
+mod sql;
 mod targets;
 mod unknown;
 mod verdict;

@@ -5,6 +5,7 @@
 
 use super::finding::{Finding, operands};
 use super::shell::{SimpleCommand, has_flag};
+use super::sql;
 use super::targets::{Reach, dangerous_target};
 
 const ASK_USER: &str = "Ask the user to do it, or to confirm.";
@@ -216,8 +217,7 @@ pub(super) fn outside(command: &SimpleCommand) -> Option<Finding> {
         {
             Some(ask("stops or takes apart a disk array (`mdadm`)".into()))
         }
-        "dropdb" | "dropuser" | "mongo" | "mongosh" | "psql" | "mysql" | "mariadb" | "sqlite3"
-        | "sqlite" | "redis-cli" | "clickhouse-client" | "cqlsh" => {
+        _ if matches!(name, "dropdb" | "dropuser") || sql::dialect(name).is_some() => {
             database(name, args, &command.stdin_texts)
         }
         "curl" => deletes_remotely(args),
@@ -333,34 +333,22 @@ fn database(name: &str, args: &[String], stdin: &[String]) -> Option<Finding> {
     if matches!(name, "dropdb" | "dropuser") {
         return Some(ask(format!("drops a database or its users (`{name}`)")));
     }
-    // What it is given on the command line and on its standard input.
-    let text = args
-        .iter()
-        .chain(stdin)
-        .map(String::as_str)
-        .collect::<Vec<_>>()
-        .join(" ")
-        .to_ascii_lowercase();
-    let destroys = [
-        "drop database",
-        "drop table",
-        "drop schema",
-        "truncate ",
-        "flushall",
-        "flushdb",
-        "dropdatabase",
-        ".drop(",
-        "delete from",
-        "drop keyspace",
-        "deletemany({})",
-        "remove({})",
-    ]
-    .iter()
-    .any(|w| text.contains(w))
-        && !(text.contains("delete from") && text.contains(" where "));
-    destroys
-        .then(|| format!("drops or empties a database's data (`{name}`)"))
-        .map(ask)
+    let dialect = sql::dialect(name)?;
+    // Each word it is given (an option's value without the option: `-cDROP …`,
+    // `--command=DROP …`), and what comes on its standard input.
+    let words = args.iter().map(|a| {
+        if let Some(long) = a.strip_prefix("--") {
+            long.split_once('=').map_or("", |(_, v)| v)
+        } else if a.starts_with('-') && a.len() > 2 && !a.starts_with("--") {
+            a.get(2..).unwrap_or("")
+        } else {
+            a.as_str()
+        }
+    });
+    let harm = words
+        .chain(stdin.iter().map(String::as_str))
+        .find_map(|text| sql::destroys(dialect, text))?;
+    Some(ask(format!("{harm} (`{name}`)")))
 }
 
 /// `curl -X DELETE https://…`: a request that deletes something on a server.

@@ -17,6 +17,7 @@ mod later;
 mod lookup;
 mod make;
 mod package;
+mod queries;
 mod runners;
 #[cfg(test)]
 mod tests;
@@ -57,6 +58,7 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
     later::runs(command, cwd, files, &mut out);
     git_runs::runs(command, cwd, files, &mut out);
     builds::runs(command, cwd, files, &mut out);
+    queries::runs(parsed, index, cwd, files, &mut out);
     // `bash < x.sh`, `python3 - < x.py`: the program is the file on standard input.
     if shell::reads_program_from_stdin(&command.argv) {
         for file in command

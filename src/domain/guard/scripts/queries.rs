@@ -1,0 +1,143 @@
+//! What a database client runs from files and pipes: `psql -f drop.sql`, `mysql shop <
+//! dump.sql`, `sqlite3 app.db ".read x.sql"`, `mongosh prod wipe.js`, `cat x.sql | psql`,
+//! `echo 'FLUSHALL' | redis-cli`. The text is read bounded and judged as the client
+//! reads it; a line of it that escapes to the shell (`\! cmd`, `.shell cmd`, `system
+//! cmd`) is read as the shell command it runs.
+
+use super::super::finding::{Finding, operands};
+use super::super::programs::feeders;
+use super::super::protect::Cwd;
+use super::super::shell::{Parsed, SimpleCommand, option_values};
+use super::super::sql::{Dialect, destroys, dialect};
+use super::files::{Ran, View, read_named};
+
+/// Most files read for one command.
+const MAX_FILES: usize = 8;
+
+/// The text command `index` of `parsed` hands a database client from files and pipes,
+/// judged.
+pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) {
+    let command = &parsed.commands[index];
+    let name = command.name();
+    let Some(dialect) = dialect(name) else {
+        return;
+    };
+    // (text, where it came from)
+    let mut texts: Vec<(String, String)> = Vec::new();
+    for file in sources(command, dialect).into_iter().take(MAX_FILES) {
+        if let Some((text, via)) = read_named(files.read(cwd, &file), &file, out) {
+            texts.push((text, via));
+        }
+    }
+    // `cat x.sql | psql`, `echo 'DROP …' | psql`: what the stage before prints.
+    for j in feeders(parsed, index) {
+        let feeder = &parsed.commands[j];
+        if feeder.pipeline != command.pipeline {
+            continue;
+        }
+        match feeder.name() {
+            "echo" => {
+                let words: Vec<&str> = feeder
+                    .args()
+                    .iter()
+                    .map(String::as_str)
+                    .skip_while(|a| matches!(*a, "-n" | "-e" | "-E" | "-ne" | "-en"))
+                    .collect();
+                texts.push((words.join(" ").replace("\\n", "\n"), "`echo`".into()));
+            }
+            "printf" => {
+                let words: Vec<&str> = feeder.args().iter().map(String::as_str).collect();
+                texts.push((words.join(" ").replace("\\n", "\n"), "`printf`".into()));
+            }
+            "cat" | "tac" | "head" | "tail" | "zcat" | "gzcat" | "bzcat" | "xzcat" => {
+                for file in operands(feeder.args()).into_iter().take(MAX_FILES) {
+                    if let Some((text, via)) = read_named(files.read(cwd, file), file, out) {
+                        texts.push((text, via));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    for (text, via) in texts {
+        for line in escapes(dialect, name, &text) {
+            out.push(Ran::Script(
+                line,
+                format!("{via}, a shell escape run by `{name}`"),
+                None,
+            ));
+        }
+        if let Some(harm) = destroys(dialect, &text) {
+            out.push(Ran::Finding(Finding::ask(
+                "guard:outside",
+                format!("{harm} (`{name}`, reading {via})"),
+                "Ask the user to do it, or to confirm.",
+            )));
+        }
+    }
+}
+
+/// The files a client reads its commands from: standard input (`< x.sql`), `-f`/`--file`
+/// and the like, sqlite's `.read` and `-init`, and mongosh's script operands.
+fn sources(command: &SimpleCommand, dialect: Dialect) -> Vec<String> {
+    let args = command.args();
+    let mut out: Vec<String> = command
+        .reads_from
+        .iter()
+        .filter(|r| !r.starts_with('&') && r.as_str() != "-" && !r.starts_with("/dev/"))
+        .cloned()
+        .collect();
+    out.extend(
+        option_values(
+            args,
+            &["-f", "-init"],
+            &["file", "init", "queries-file", "input-file"],
+        )
+        .into_iter()
+        .map(str::to_owned),
+    );
+    for arg in args {
+        if let Some(file) = arg.trim().strip_prefix(".read ") {
+            out.push(file.trim().trim_matches(['\'', '"']).to_owned());
+        }
+    }
+    if dialect == Dialect::Mongo {
+        out.extend(
+            operands(args)
+                .into_iter()
+                .filter(|a| {
+                    std::path::Path::new(a).extension().is_some_and(|e| {
+                        e.eq_ignore_ascii_case("js") || e.eq_ignore_ascii_case("mongodb")
+                    })
+                })
+                .map(str::to_owned),
+        );
+    }
+    out.retain(|f| !f.is_empty() && f != "-");
+    out
+}
+
+/// The shell command lines a client's text runs: psql's `\!`, sqlite's `.shell` and
+/// `.system`, mysql's `system` and `\!`.
+fn escapes(dialect: Dialect, name: &str, text: &str) -> Vec<String> {
+    if dialect != Dialect::Sql {
+        return Vec::new();
+    }
+    text.lines()
+        .filter_map(|line| {
+            let line = line.trim_start();
+            let rest = line.strip_prefix("\\!").or_else(|| match name {
+                "sqlite3" | "sqlite" | "duckdb" | "litecli" => line
+                    .strip_prefix(".shell ")
+                    .or_else(|| line.strip_prefix(".system ")),
+                "mysql" | "mariadb" | "mycli" => line
+                    .strip_prefix("system ")
+                    .or_else(|| line.strip_prefix("SYSTEM ")),
+                _ => None,
+            })?;
+            let rest = rest.trim();
+            (!rest.is_empty()).then(|| rest.to_owned())
+        })
+        .take(64)
+        .collect()
+}

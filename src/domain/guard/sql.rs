@@ -1,0 +1,448 @@
+//! What the text a database client runs does to the data: read statement by statement,
+//! past comments, quoting and spacing, the way the server reads it. A statement that
+//! drops or empties what holds data (`DROP`, `TRUNCATE`, `DELETE` or `UPDATE` of every
+//! row, `ALTER TABLE … DROP`), that builds its SQL at run time (`EXECUTE 'DR' || 'OP …'`
+//! in a `DO` block, `PREPARE … FROM @s`), or a key store emptied (`FLUSHALL`), is named;
+//! reading, inserting and creating are not. MongoDB's shell takes JavaScript: the calls
+//! that drop or empty collections, and members reached by a computed name
+//! (`db["drop" + "Database"]()`), are named.
+
+/// The dialect a client reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Dialect {
+    /// SQL (psql, mysql, sqlite3, clickhouse, cqlsh, duckdb).
+    Sql,
+    /// Redis commands, one per line.
+    Redis,
+    /// MongoDB's JavaScript shell.
+    Mongo,
+}
+
+/// The dialect of a database client, if `name` is one.
+pub(super) fn dialect(name: &str) -> Option<Dialect> {
+    match name {
+        "psql" | "mysql" | "mariadb" | "sqlite3" | "sqlite" | "clickhouse-client"
+        | "clickhouse" | "cqlsh" | "duckdb" | "sqlcmd" | "usql" | "pgcli" | "mycli" | "litecli" => {
+            Some(Dialect::Sql)
+        }
+        "redis-cli" | "valkey-cli" | "keydb-cli" => Some(Dialect::Redis),
+        "mongo" | "mongosh" => Some(Dialect::Mongo),
+        _ => None,
+    }
+}
+
+/// Longest text read.
+const MAX_TEXT: usize = 256 * 1024;
+/// Most statements read; past them, the rest is not looked at and the text asks.
+const MAX_STATEMENTS: usize = 4096;
+/// Most levels of code inside code (`DO $$ … $$` holding `EXECUTE '…'`).
+const MAX_NESTING: usize = 4;
+
+/// What the text does to the data, in words, when it drops, empties or hides what it runs.
+pub(super) fn destroys(dialect: Dialect, text: &str) -> Option<String> {
+    let text = &text[..floor(text, MAX_TEXT)];
+    match dialect {
+        Dialect::Sql => sql(text, 0),
+        Dialect::Redis => redis(text),
+        Dialect::Mongo => mongo(text),
+    }
+}
+
+fn floor(text: &str, at: usize) -> usize {
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+/// One piece of a statement: a word (lower-cased), a quoted string's content, a
+/// dollar-quoted body, or a punctuation character.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Token {
+    Word(String),
+    Quoted(String),
+    Body(String),
+    Punct(char),
+}
+
+/// The statements of `text`, each as its tokens, and whether the text was cut short.
+fn statements(text: &str) -> (Vec<Vec<Token>>, bool) {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let mut current = Vec::new();
+    let mut k = 0;
+    while k < chars.len() {
+        let c = chars[k];
+        if out.len() >= MAX_STATEMENTS {
+            return (out, true);
+        }
+        match c {
+            ';' => {
+                if !current.is_empty() {
+                    out.push(std::mem::take(&mut current));
+                }
+                k += 1;
+            }
+            '-' if chars.get(k + 1) == Some(&'-') => {
+                while k < chars.len() && chars[k] != '\n' {
+                    k += 1;
+                }
+            }
+            '/' if chars.get(k + 1) == Some(&'*') => {
+                k += 2;
+                while k < chars.len() && !(chars[k] == '*' && chars.get(k + 1) == Some(&'/')) {
+                    k += 1;
+                }
+                k += 2;
+            }
+            '\'' | '"' | '`' => {
+                let (content, next) = quoted(&chars, k, c);
+                current.push(if c == '\'' {
+                    Token::Quoted(content)
+                } else {
+                    // `"table"` and `` `table` `` are names.
+                    Token::Word(content.to_lowercase())
+                });
+                k = next;
+            }
+            '$' => {
+                // `$$ … $$` or `$tag$ … $tag$`: a body of code.
+                let tag_end = chars[k + 1..]
+                    .iter()
+                    .position(|c| !(c.is_alphanumeric() || *c == '_'))
+                    .map(|p| k + 1 + p);
+                match tag_end {
+                    Some(end) if chars[end] == '$' => {
+                        let tag: String = chars[k..=end].iter().collect();
+                        let rest: String = chars[end + 1..].iter().collect();
+                        let (body, used) = match rest.find(&tag) {
+                            Some(p) => (&rest[..p], p + tag.len()),
+                            None => (rest.as_str(), rest.len()),
+                        };
+                        current.push(Token::Body(body.to_owned()));
+                        k = end + 1 + rest[..used].chars().count();
+                    }
+                    _ => {
+                        current.push(Token::Punct('$'));
+                        k += 1;
+                    }
+                }
+            }
+            c if c.is_alphanumeric() || c == '_' => {
+                let start = k;
+                while k < chars.len() && (chars[k].is_alphanumeric() || chars[k] == '_') {
+                    k += 1;
+                }
+                current.push(Token::Word(
+                    chars[start..k].iter().collect::<String>().to_lowercase(),
+                ));
+            }
+            c if c.is_whitespace() => k += 1,
+            c => {
+                current.push(Token::Punct(c));
+                k += 1;
+            }
+        }
+    }
+    if !current.is_empty() {
+        out.push(current);
+    }
+    (out, false)
+}
+
+/// The content of a quoted string starting at `start`, and where it ends; a doubled
+/// quote or a backslash keeps the quote character.
+fn quoted(chars: &[char], start: usize, quote: char) -> (String, usize) {
+    let mut content = String::new();
+    let mut k = start + 1;
+    while k < chars.len() {
+        let c = chars[k];
+        if c == '\\' && quote != '`' {
+            if let Some(next) = chars.get(k + 1) {
+                content.push(*next);
+            }
+            k += 2;
+            continue;
+        }
+        if c == quote {
+            if chars.get(k + 1) == Some(&quote) {
+                content.push(quote);
+                k += 2;
+                continue;
+            }
+            return (content, k + 1);
+        }
+        content.push(c);
+        k += 1;
+    }
+    (content, k)
+}
+
+fn word(token: Option<&Token>) -> &str {
+    match token {
+        Some(Token::Word(w)) => w,
+        _ => "",
+    }
+}
+
+fn sql(text: &str, depth: usize) -> Option<String> {
+    let (statements, cut) = statements(text);
+    for tokens in &statements {
+        if let Some(found) = statement(tokens, depth) {
+            return Some(found);
+        }
+    }
+    cut.then(|| "runs more SQL than nagger reads".to_owned())
+}
+
+/// What one statement does to the data, if it drops, empties or hides it.
+fn statement(tokens: &[Token], depth: usize) -> Option<String> {
+    let has = |w: &str| tokens.iter().any(|t| matches!(t, Token::Word(x) if x == w));
+    // Code run at run time: what its bodies hold, and SQL built from pieces.
+    for token in tokens {
+        if let Token::Body(body) = token {
+            if depth >= MAX_NESTING {
+                return Some("runs SQL nested deeper than nagger reads".into());
+            }
+            if let Some(found) = sql(body, depth + 1) {
+                return Some(found);
+            }
+        }
+    }
+    let builds = (has("execute") || has("exec") || has("prepare"))
+        && tokens.iter().any(|t| match t {
+            Token::Word(w) => matches!(w.as_str(), "concat" | "format" | "replace" | "chr"),
+            Token::Punct('|' | '+' | '@') => true,
+            _ => false,
+        });
+    if builds {
+        return Some("builds the SQL it runs from pieces at run time".into());
+    }
+    for token in tokens {
+        if let Token::Quoted(text) = token
+            && (has("execute") || has("exec") || has("prepare"))
+            && let Some(found) = sql(text, depth + 1)
+        {
+            return Some(found);
+        }
+    }
+    // Where a statement begins: at the start, or inside a block of procedural code
+    // (`BEGIN DROP …`, `IF x THEN DELETE …`).
+    (0..tokens.len())
+        .filter(|&k| {
+            k == 0
+                || matches!(&tokens[k - 1], Token::Word(w)
+                    if matches!(w.as_str(), "begin" | "then" | "else" | "loop" | "atomic"))
+        })
+        .find_map(|k| simple(&tokens[k..]))
+}
+
+/// What a statement starting at `tokens` does, by its verb.
+fn simple(tokens: &[Token]) -> Option<String> {
+    let has = |w: &str| tokens.iter().any(|t| matches!(t, Token::Word(x) if x == w));
+    let first = word(tokens.first());
+    let second = word(tokens.get(1));
+    match first {
+        "drop" => Some(format!(
+            "drops a {}",
+            if second.is_empty() {
+                "database object"
+            } else {
+                second
+            }
+        )),
+        "truncate" => Some("empties a table (`TRUNCATE`)".into()),
+        "delete" if !limited(tokens) => {
+            Some("deletes every row of a table (`DELETE` without `WHERE`)".into())
+        }
+        "update" if !limited(tokens) => {
+            Some("changes every row of a table (`UPDATE` without `WHERE`)".into())
+        }
+        "alter" if has("drop") => Some("drops part of a table (`ALTER … DROP`)".into()),
+        "flushall" | "flushdb" => Some(format!(
+            "empties the key store (`{}`)",
+            first.to_uppercase()
+        )),
+        _ => None,
+    }
+}
+
+/// Whether a `DELETE`/`UPDATE` is limited by a `WHERE` that is not always true (`WHERE
+/// 1=1`, `WHERE true`), or reaches rows through another statement (`WHERE CURRENT OF`).
+fn limited(tokens: &[Token]) -> bool {
+    let Some(at) = tokens
+        .iter()
+        .position(|t| matches!(t, Token::Word(w) if w == "where"))
+    else {
+        return false;
+    };
+    let condition: Vec<&Token> = tokens[at + 1..]
+        .iter()
+        .take_while(|t| {
+            !matches!(t, Token::Word(w) if matches!(w.as_str(), "returning" | "order" | "limit"))
+        })
+        .collect();
+    // Up to the first `AND` (which narrows) or `OR` (which widens): always true?
+    let head: Vec<&Token> = condition
+        .iter()
+        .copied()
+        .take_while(|t| !matches!(t, Token::Word(w) if w == "and"))
+        .collect();
+    let always = |part: &[&Token]| match part {
+        [] => true,
+        [Token::Word(w)] => matches!(w.as_str(), "true" | "1"),
+        [a, Token::Punct('='), b] => a == b,
+        [Token::Word(n), Token::Word(f)] => n == "not" && matches!(f.as_str(), "false" | "0"),
+        _ => false,
+    };
+    let alternatives: Vec<&[&Token]> = head
+        .split(|t| matches!(t, Token::Word(w) if w == "or"))
+        .collect();
+    !alternatives.iter().any(|part| always(part))
+}
+
+fn redis(text: &str) -> Option<String> {
+    text.lines().take(MAX_STATEMENTS).find_map(|line| {
+        let command = line.split_whitespace().next()?.to_ascii_lowercase();
+        matches!(command.as_str(), "flushall" | "flushdb")
+            .then(|| format!("empties the key store (`{}`)", command.to_uppercase()))
+    })
+}
+
+fn mongo(text: &str) -> Option<String> {
+    let squeezed: String = text
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect::<String>()
+        .to_ascii_lowercase();
+    let calls = [
+        ("dropdatabase(", "drops a database"),
+        (".drop(", "drops a collection"),
+        ("deletemany({})", "deletes every document of a collection"),
+        ("remove({})", "deletes every document of a collection"),
+        ("deletemany()", "deletes every document of a collection"),
+    ];
+    if let Some((_, what)) = calls.iter().find(|(call, _)| squeezed.contains(call)) {
+        return Some((*what).to_owned());
+    }
+    // `db["drop" + "Database"]()`, `db[x]()`: a member called by a name built at run time.
+    let computed = squeezed.match_indices('[').any(|(at, _)| {
+        let inside = &squeezed[at + 1..];
+        let close = inside.find(']').unwrap_or(inside.len());
+        let name = &inside[..close];
+        let literal = (name.starts_with('"') || name.starts_with('\''))
+            && name.len() >= 2
+            && !name[1..name.len() - 1].contains(['"', '\'', '+']);
+        !literal && !name.chars().all(|c| c.is_ascii_digit()) && inside[close..].starts_with("](")
+    });
+    computed.then(|| "calls a database method by a name built at run time".to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statements_that_drop_or_empty_data_are_named() {
+        for text in [
+            "DROP DATABASE prod",
+            "drop/**/database prod",
+            "DROP\n  TABLE users;",
+            "select 1; drop table x",
+            "-- cleanup\nDROP SCHEMA public CASCADE;",
+            "TRUNCATE users",
+            "truncate table users restart identity",
+            "DELETE FROM users",
+            "delete from users where 1=1",
+            "DELETE FROM users WHERE true",
+            "delete from users where 'a' = 'a'",
+            "delete from users where id = 3 or 1 = 1",
+            "UPDATE users SET password_hash = NULL",
+            "update users set x = 1 where 1=1",
+            "ALTER TABLE users DROP COLUMN email",
+            "alter table t drop constraint c",
+            "DO $$ BEGIN EXECUTE 'DR' || 'OP TABLE users'; END $$",
+            "DO $x$ BEGIN DROP TABLE users; END $x$",
+            "SET @s = CONCAT('DROP ', 'TABLE t'); PREPARE st FROM @s; EXECUTE st;",
+            "EXECUTE 'drop table users'",
+            "exec('drop table users')",
+            "\"drop\" table x",
+        ] {
+            assert!(destroys(Dialect::Sql, text).is_some(), "{text}");
+        }
+    }
+
+    #[test]
+    fn reading_inserting_and_limited_changes_pass() {
+        for text in [
+            "select 1",
+            "SELECT * FROM users WHERE name = 'drop table'",
+            "insert into notes values ('truncate everything; drop table x')",
+            "CREATE DATABASE widgets_test;",
+            "CREATE TABLE t (id int); INSERT INTO t VALUES (1);",
+            "DELETE FROM sessions WHERE expires_at < now()",
+            "delete from users where id = 3 and 1 = 1",
+            "UPDATE users SET name = 'x' WHERE id = 4",
+            "ALTER TABLE users ADD COLUMN email text",
+            "-- drop table x\nselect 1",
+            "/* truncate x */ select 2",
+            "\\dt",
+            ".tables",
+            "explain analyze select * from t",
+            "",
+        ] {
+            assert_eq!(destroys(Dialect::Sql, text), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn key_stores_and_mongo() {
+        assert!(destroys(Dialect::Redis, "SET a 1\nFLUSHALL\n").is_some());
+        assert!(destroys(Dialect::Redis, "flushdb async").is_some());
+        assert_eq!(destroys(Dialect::Redis, "GET a\nPING"), None);
+        for text in [
+            "db.dropDatabase()",
+            "db.users.drop()",
+            "db.users.deleteMany({})",
+            "db.users.deleteMany( { } )",
+            "db.getCollection('x').remove({})",
+            "db[\"drop\"+\"Database\"]()",
+            "const m = 'dropDatabase'; db[m]()",
+        ] {
+            assert!(destroys(Dialect::Mongo, text).is_some(), "{text}");
+        }
+        for text in [
+            "db.users.find({})",
+            "db.users.deleteMany({ expired: true })",
+            "db['users'].find()",
+            "db.users.insertOne({a: [1, 2]})",
+            "arr[0]()",
+        ] {
+            assert_eq!(destroys(Dialect::Mongo, text), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn any_text_ends_without_panicking() {
+        for text in [
+            "$",
+            "$a",
+            "$$",
+            "'",
+            "/*",
+            "--",
+            "\"",
+            "`",
+            "$x$ unclosed",
+            "é$é$",
+            "[",
+            "db[",
+            "db['",
+        ] {
+            let _ = destroys(Dialect::Sql, text);
+            let _ = destroys(Dialect::Mongo, text);
+            let _ = destroys(Dialect::Redis, text);
+        }
+    }
+}
