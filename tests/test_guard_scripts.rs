@@ -404,6 +404,9 @@ fn globs_and_archives_reach_nagger_through_links_on_disk() {
         "tar xf x.tar",
         "tar -xvf x.tar -C .",
         "tar xf up.tar -C docs",
+        // `*` takes dot names once the line turns `dotglob` on.
+        "shopt -s dotglob; rm -rf *nagger",
+        "GLOBIGNORE=x; rm -f */settings.json",
     ] {
         let (code, stdout) = check(&p, line);
         assert_eq!(code, REFUSED, "{line}: {stdout}");
@@ -411,6 +414,7 @@ fn globs_and_archives_reach_nagger_through_links_on_disk() {
     for line in [
         "rm -f docs/*.txt",
         "rm -rf build/*",
+        "rm -rf *nagger",
         "tar xf plain.tar",
         "tar xf plain.tar -C docs",
         // A link to a `.claude` of its own folder is not Claude Code's.

@@ -599,6 +599,10 @@ pub(super) fn git_writes(args: &[String], config: bool) -> Vec<String> {
     {
         out.push((*target).to_owned());
     }
+    // `git init` makes a repository of the folder it runs in.
+    if sub == "init" && operands.is_empty() {
+        out.push(".".to_owned());
+    }
     out
 }
 
@@ -711,7 +715,8 @@ mod tests {
             ("git checkout-index --prefix=out/ -a", "out/"),
             ("git worktree add -b topic ../wt", "../wt"),
             ("git init --template t repo", "repo"),
-            ("git init --separate-git-dir=g", "g"),
+            ("git init --separate-git-dir=g", "g ."),
+            ("git init -q", "."),
             ("git clone --depth 1 https://h/r dest", "dest"),
             ("git submodule add https://h/r lib/r", "lib/r"),
             ("git -C sub -c a.b=c diff --output=x", "x"),
@@ -719,14 +724,14 @@ mod tests {
             ("git config --file=f.cfg --unset a.b", "f.cfg"),
             ("git fast-export --export-marks=m --all", "m"),
         ] {
-            assert_eq!(writes(line), vec![written.to_owned()], "{line}");
+            let written: Vec<String> = written.split(' ').map(str::to_owned).collect();
+            assert_eq!(writes(line), written, "{line}");
         }
         for line in [
             "git diff HEAD~1",
             "git log --grep --output HEAD",
             "git merge-file -p mine base theirs",
             "git clone https://h/r",
-            "git init",
             "git worktree list",
             "git bundle verify b.bundle",
             "git config -f .gitmodules --get submodule.x.url",

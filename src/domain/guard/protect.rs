@@ -393,10 +393,29 @@ fn judge(path: &str, scope: &Scope) -> Option<(&'static str, Kind)> {
         })
         .or_else(|| hard_linked(path, scope))
         .or_else(|| {
-            globs::expanded(scope.root, path)
+            globs::expanded(scope.root, path, dot_names_matched(scope))
                 .iter()
                 .find_map(|found| protected(found, scope.binary))
         })
+}
+
+/// Whether the line makes `*` match dot names too: `shopt -s dotglob`, or `GLOBIGNORE`
+/// set to anything (which turns `dotglob` on).
+fn dot_names_matched(scope: &Scope) -> bool {
+    scope.line.is_some_and(|parsed| {
+        parsed.assignments.iter().any(|a| a.name == "GLOBIGNORE")
+            || parsed.commands.iter().any(|c| {
+                c.name() == "shopt"
+                    && c.args()
+                        .iter()
+                        .any(|a| a.starts_with('-') && a.contains('s'))
+                    && c.args().iter().any(|a| a == "dotglob")
+            })
+            || parsed
+                .commands
+                .iter()
+                .any(|c| c.argv.iter().any(|a| a.contains("dotglob")) && shell::is_shell(c.name()))
+    })
 }
 
 /// A file with other names, one of which is one of nagger's files (see [`links::twin`]):
@@ -1208,9 +1227,6 @@ pub(super) fn computed_change(
     scope: &Scope,
     unknown: impl Fn(&str) -> Option<std::ops::Range<usize>>,
 ) -> Option<Finding> {
-    if command.computed.is_empty() && !command.writes_to.iter().any(|t| t.contains(['$', '`'])) {
-        return None;
-    }
     let name = command.name();
     let interpreter = shell::is_interpreter(name) && !shell::is_shell(name);
     let changes = changes(command, fed, scope.binary);
@@ -1219,41 +1235,134 @@ pub(super) fn computed_change(
         words.extend(changes.paths.iter().map(String::as_str));
         words.extend(changes.into.iter().map(|into| into.dest.as_str()));
     }
-    words
+    let words: Vec<&str> = words
         .into_iter()
         .filter(|w| w.contains(['$', '`']))
-        .find_map(|word| {
-            let range = unknown(word)?;
-            if !computed_name_may_be_protected(word, &range, scope) {
-                return None;
-            }
-            let part = &word[range];
-            let inner = part
-                .strip_prefix("$(")
-                .and_then(|p| p.strip_suffix(')'))
-                .or_else(|| part.strip_prefix('`').and_then(|p| p.strip_suffix('`')));
-            if let Some(inner) = inner
-                && shell::parse(inner).commands.iter().any(shell::is_decoder)
-            {
-                // Hidden on purpose: read as a danger even in a project's own script.
-                return Some(Finding::ask(
-                    "guard:self-protect-hidden",
-                    format!(
-                        "changes `{word}`, whose name `{part}` decodes from hidden text as the \
-                         line runs, which may be nagger's own files or Claude Code's settings"
-                    ),
-                    "Spell the path out.",
-                ));
-            }
-            Some(Finding::ask(
-                "guard:self-protect-unsure",
+        .collect();
+    if words.is_empty() {
+        return None;
+    }
+    // `rm -rf ${z}.claude-nagger`, `: > .claude${x:0:0}/settings.local.json`: a name made
+    // of text and a variable the line does not set, which may well be empty.
+    let near = words.iter().find_map(|word| {
+        let range = expansions(word)
+            .into_iter()
+            .find(|r| near_protected_name(word, r, scope))?;
+        Some(Finding::ask(
+            "guard:self-protect-unsure",
+            format!(
+                "changes `{word}`, which names nagger's own files or Claude Code's settings \
+                 when `{}` is empty or holds the missing part",
+                &word[range]
+            ),
+            "Spell the path out.",
+        ))
+    });
+    if near.is_some() {
+        return near;
+    }
+    words.into_iter().find_map(|word| {
+        let range = unknown(word)?;
+        if !computed_name_may_be_protected(word, &range, scope) {
+            return None;
+        }
+        let part = &word[range];
+        let inner = part
+            .strip_prefix("$(")
+            .and_then(|p| p.strip_suffix(')'))
+            .or_else(|| part.strip_prefix('`').and_then(|p| p.strip_suffix('`')));
+        if let Some(inner) = inner
+            && shell::parse(inner).commands.iter().any(shell::is_decoder)
+        {
+            // Hidden on purpose: read as a danger even in a project's own script.
+            return Some(Finding::ask(
+                "guard:self-protect-hidden",
                 format!(
-                    "changes `{word}`, whose `{part}` is computed as the line runs and may \
-                     name nagger's own files or Claude Code's settings"
+                    "changes `{word}`, whose name `{part}` decodes from hidden text as the \
+                         line runs, which may be nagger's own files or Claude Code's settings"
                 ),
-                "Spell the path out, or list what it stands for first and use that.",
-            ))
-        })
+                "Spell the path out.",
+            ));
+        }
+        Some(Finding::ask(
+            "guard:self-protect-unsure",
+            format!(
+                "changes `{word}`, whose `{part}` is computed as the line runs and may \
+                     name nagger's own files or Claude Code's settings"
+            ),
+            "Spell the path out, or list what it stands for first and use that.",
+        ))
+    })
+}
+
+/// Where `word` expands parameters or commands: `$name`, `${…}`, `$(…)` and backticks.
+fn expansions(word: &str) -> Vec<std::ops::Range<usize>> {
+    let bytes = word.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() && out.len() < 16 {
+        let (open, close) = match (bytes[i], bytes.get(i + 1)) {
+            (b'$', Some(b'{')) => (b'{', b'}'),
+            (b'$', Some(b'(')) => (b'(', b')'),
+            (b'`', _) => {
+                let end = word[i + 1..].find('`').map_or(word.len(), |e| i + 2 + e);
+                out.push(i..end);
+                i = end;
+                continue;
+            }
+            (b'$', Some(c)) if c.is_ascii_alphanumeric() || *c == b'_' => {
+                let end = bytes[i + 1..]
+                    .iter()
+                    .position(|c| !(c.is_ascii_alphanumeric() || *c == b'_'))
+                    .map_or(word.len(), |p| i + 1 + p);
+                out.push(i..end);
+                i = end;
+                continue;
+            }
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        let mut level = 0usize;
+        let mut end = word.len();
+        for (k, &c) in bytes.iter().enumerate().skip(i + 1) {
+            if c == open {
+                level += 1;
+            } else if c == close {
+                level = level.saturating_sub(1);
+                if level == 0 {
+                    end = k + 1;
+                    break;
+                }
+            }
+        }
+        out.push(i..end);
+        i = end;
+    }
+    out
+}
+
+/// Whether the name in `word` holding the expansion at `range` has text of its own and,
+/// with each expansion in it any text (empty too), may be one of nagger's files or a
+/// folder above them: `${z}.claude-nagger`, `.claude$x`, `settings.local.json$z`.
+fn near_protected_name(word: &str, range: &std::ops::Range<usize>, scope: &Scope) -> bool {
+    let start = word[..range.start].rfind('/').map_or(0, |k| k + 1);
+    let end = word[range.end..]
+        .find('/')
+        .map_or(word.len(), |k| range.end + k);
+    let part = &word[start..end];
+    let mut literal = part.to_owned();
+    let mut pattern = part.to_owned();
+    for r in expansions(part).iter().rev() {
+        literal.replace_range(r.clone(), "");
+        pattern.replace_range(r.clone(), "*");
+    }
+    // A name of its own, other than dots and the shell's glob characters.
+    if literal.trim_matches(['.', '*', '?']).len() < 2 || pattern.len() > 256 {
+        return false;
+    }
+    pattern_may_be_protected(&pattern, scope)
 }
 
 /// Whether the path part of `word` holding the computed `range` may name a protected file
@@ -1276,6 +1385,12 @@ fn computed_name_may_be_protected(
     if pattern.contains(['$', '`']) || pattern.len() > 256 || pattern.trim_matches('*').is_empty() {
         return true;
     }
+    pattern_may_be_protected(&pattern, scope)
+}
+
+/// Whether `pattern` (`*` any text) matches the name of a protected file or of a folder
+/// holding one.
+fn pattern_may_be_protected(pattern: &str, scope: &Scope) -> bool {
     let mut names: Vec<String> = PROTECTED_NAMES.iter().map(|n| (*n).to_owned()).collect();
     names.extend(
         [

@@ -243,6 +243,13 @@ impl<'a> Guard<'a> {
                     ),
                 ));
             }
+            let whole = tool_name == "Write";
+            if let Some(finding) = texts
+                .iter()
+                .find_map(|t| super::important::component_weakens(path, t, whole))
+            {
+                matches.push(tool_match(tool_name, &finding));
+            }
             if super::important::git_config(path)
                 && let Some(finding) = texts
                     .iter()

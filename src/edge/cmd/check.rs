@@ -27,11 +27,13 @@ pub fn run(env: &Env, args: &CheckArgs, out: &mut Output) -> CommandResult {
     // Checked as a hook would: with the settings the user last trusted still in force.
     let trust = trust::settle(&mut loaded.config, &loaded.path, trust::Ratchet::ReadOnly);
     // The program the hook entries run is the one the hook protects, whichever nagger
-    // answers here.
+    // answers here: the file itself, as the hook knows its own program (a link on PATH,
+    // as pipx and uv install it, is the file it leads to).
     let home = crate::base::paths::home_dir();
     loaded.config.guard.binary = super::doctor::nagger_programs(&root, home.as_deref())
         .into_iter()
         .next()
+        .map(|p| std::fs::canonicalize(&p).unwrap_or(p))
         .map(|p| p.to_string_lossy().into_owned())
         .or_else(crate::edge::hook::running_binary);
     if args.error.is_some() || args.added.is_some() {

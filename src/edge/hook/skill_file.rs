@@ -22,6 +22,8 @@ use std::path::{Path, PathBuf};
 
 /// The tool Claude Code's model loads skills and commands with.
 pub const SKILL_TOOL: &str = "Skill";
+/// The tool older clients (2.0 and before) run a slash command with.
+pub const SLASH_COMMAND_TOOL: &str = "SlashCommand";
 
 /// Where one run looks for skills, and the session's id for `${CLAUDE_SESSION_ID}`.
 #[derive(Debug, Clone, Copy)]
@@ -147,15 +149,24 @@ pub fn for_tool(
     call: &ToolCall,
     place: Place<'_>,
 ) -> Option<FileAnswer> {
-    if call.tool_name != SKILL_TOOL {
-        return None;
-    }
-    let name = call.tool_input.get("skill")?.as_str()?;
-    // No `args` is no arguments; arguments of another type are not known.
-    let args = match call.tool_input.get("args") {
-        None | Some(Value::Null) => Some(""),
-        Some(Value::String(s)) => Some(s.as_str()),
-        Some(_) => None,
+    let (name, args) = match call.tool_name.as_str() {
+        SKILL_TOOL => {
+            let name = call.tool_input.get("skill")?.as_str()?;
+            // No `args` is no arguments; arguments of another type are not known.
+            let args = match call.tool_input.get("args") {
+                None | Some(Value::Null) => Some(""),
+                Some(Value::String(s)) => Some(s.as_str()),
+                Some(_) => None,
+            };
+            (name, args)
+        }
+        // Older clients' tool for the same: `{"command": "/name args"}`.
+        SLASH_COMMAND_TOOL => {
+            let line = call.tool_input.get("command")?.as_str()?;
+            let (name, args) = typed_command(line)?;
+            (name, Some(args))
+        }
+        _ => return None,
     };
     let check = skills::check(
         &Invocation {

@@ -29,7 +29,7 @@ pub(super) fn is_glob(path: &str) -> bool {
 /// What the glob `path` (relative to `root`, absolute or `~/…`) matches on disk now: each
 /// match with its folders resolved through links, and a match that is itself a link also
 /// as what it points at. Empty when it matches nothing or names no folder on disk.
-pub(super) fn expanded(root: &Path, path: &str) -> Vec<String> {
+pub(super) fn expanded(root: &Path, path: &str, dot_names: bool) -> Vec<String> {
     if !is_glob(path) || path.len() > 4096 {
         return Vec::new();
     }
@@ -85,7 +85,11 @@ pub(super) fn expanded(root: &Path, path: &str) -> Vec<String> {
                 let name = entry.file_name();
                 let name = name.to_string_lossy();
                 // As the shell matches: a dot name only by a pattern that starts with a dot.
-                if name.starts_with('.') && !part.starts_with('.') || !wildcard(part, &name) {
+                if name.starts_with('.')
+                    && !part.starts_with('.')
+                    && !(dot_names && name != "." && name != "..")
+                    || !wildcard(part, &name)
+                {
                     continue;
                 }
                 let is_dir_like = entry
@@ -182,25 +186,30 @@ mod tests {
         std::os::unix::fs::symlink("../.claude-nagger", root.join("src/n")).unwrap();
 
         assert_eq!(
-            names(&expanded(root, "src/n/*"), root),
+            names(&expanded(root, "src/n/*", false), root),
             [".claude-nagger/config.toml"]
         );
         // `*` leaves dot names alone; a matched link comes back as its target too.
         assert_eq!(
-            names(&expanded(root, "src/*"), root),
+            names(&expanded(root, "src/*", false), root),
             [".claude-nagger", "src/a.rs", "src/n"]
         );
-        assert_eq!(names(&expanded(root, "s?c/.h*"), root), ["src/.hidden"]);
         assert_eq!(
-            names(&expanded(root, "*/n/c[o]nfig.toml"), root),
+            names(&expanded(root, "s?c/.h*", false), root),
+            ["src/.hidden"]
+        );
+        // With `dotglob` on, `*` takes dot names too.
+        assert!(names(&expanded(root, "src/*", true), root).contains(&"src/.hidden".to_owned()));
+        assert_eq!(
+            names(&expanded(root, "*/n/c[o]nfig.toml", false), root),
             [".claude-nagger/config.toml"]
         );
         // Nothing matches: the shell hands the word on as it is.
-        assert!(expanded(root, "src/zz*").is_empty());
-        assert!(expanded(root, "nothing/*").is_empty());
+        assert!(expanded(root, "src/zz*", false).is_empty());
+        assert!(expanded(root, "nothing/*", false).is_empty());
         // Not a glob, or only known when the shell runs.
-        assert!(expanded(root, "src/a.rs").is_empty());
-        assert!(expanded(root, "$X/*").is_empty());
+        assert!(expanded(root, "src/a.rs", false).is_empty());
+        assert!(expanded(root, "$X/*", false).is_empty());
     }
 
     #[test]
@@ -214,12 +223,12 @@ mod tests {
         std::fs::write(root.join("two/deep/y"), "").unwrap();
         std::fs::write(root.join("three/deep"), "").unwrap();
         assert_eq!(
-            names(&expanded(root, "*/deep/*"), root),
+            names(&expanded(root, "*/deep/*", false), root),
             ["one/deep/x", "two/deep/y"]
         );
         let absolute = format!("{}/t*", root.display());
         assert_eq!(
-            names(&expanded(Path::new("/"), &absolute), root),
+            names(&expanded(Path::new("/"), &absolute, false), root),
             ["three", "two"]
         );
     }

@@ -105,7 +105,12 @@ fn replaces<'a>(
                     _ => None,
                 };
             }
-            let first = *s.operands.first()?;
+            // Forced, even onto the commit it is on, it drops local changes to every
+            // tracked file (`git checkout -f`, `git checkout --force HEAD`).
+            let forced = s.has("f", &["force"]);
+            let Some(&first) = s.operands.first() else {
+                return forced.then_some(Replace::Tree);
+            };
             if s.options
                 .iter()
                 .any(|o| matches!(*o, "-b" | "-B") || is_long(o, "orphan"))
@@ -114,7 +119,7 @@ fn replaces<'a>(
                 return tree_unless(is_head(first));
             }
             if s.operands.len() == 1 && is_head(first) {
-                return None;
+                return forced.then_some(Replace::Tree);
             }
             let path_like = matches!(first, "." | "..")
                 || first.starts_with("./")
@@ -144,9 +149,10 @@ fn replaces<'a>(
             if s.has_long("orphan") {
                 return Some(Replace::Tree);
             }
+            let forced = s.has("f", &["force"]) || s.has_long("discard-changes");
             match s.operands.first() {
-                Some(rev) => tree_unless(is_head(rev)),
-                None => None,
+                Some(rev) => tree_unless(is_head(rev) && !forced),
+                None => forced.then_some(Replace::Tree),
             }
         }
         "restore" => {
@@ -543,6 +549,10 @@ mod tests {
         for line in [
             "git checkout other-branch",
             "git checkout -f main",
+            "git checkout -f",
+            "git checkout --force HEAD",
+            "git switch -f",
+            "git switch --discard-changes HEAD",
             "git checkout -b x origin/main",
             "git checkout --detach v1.0",
             "git checkout HEAD~1 --",
