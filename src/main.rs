@@ -17,9 +17,13 @@ pub extern "C" fn main(
     _argv: *const *const std::ffi::c_char,
 ) -> std::ffi::c_int {
     // SAFETY: setting a signal's disposition to "ignore" before any thread is started.
+    // A write past the file-size limit (`ulimit -f`) then fails with an error that is
+    // handled like any other database error, instead of killing the hook before it
+    // answers.
     #[cfg(unix)]
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_IGN);
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
     }
     let code = nagger::edge::cmd::main();
     // A reader that went away leaves nothing more to do.

@@ -36,7 +36,7 @@ pub fn output_of_copy(cmd: &mut Command) -> Output {
                 if e.kind() == std::io::ErrorKind::ExecutableFileBusy
                     && std::time::Instant::now() < deadline =>
             {
-                std::thread::sleep(std::time::Duration::from_millis(20))
+                std::thread::sleep(std::time::Duration::from_millis(20));
             }
             r => return r.expect("the copied program runs"),
         }

@@ -95,14 +95,26 @@ pub fn run(env: &Env, options: &Options) -> anyhow::Result<()> {
     listen::serve(&listener, &ui)
 }
 
+/// Opens the dashboard in a browser. The URL holds the token, and a program's arguments
+/// are visible to every local user (`ps`), so the browser is handed a page only this user
+/// can read, which leads on to the URL.
 fn open_browser(url: &str) {
     let opener = if cfg!(target_os = "macos") {
         "open"
     } else {
         "xdg-open"
     };
+    let page = match private_page(url) {
+        Ok(page) => page,
+        Err(e) => {
+            eprintln!(
+                "nagger: could not write the page that opens the dashboard ({e}); open the URL above"
+            );
+            return;
+        }
+    };
     let spawned = std::process::Command::new(opener)
-        .arg(url)
+        .arg(&page)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
@@ -110,6 +122,25 @@ fn open_browser(url: &str) {
     if let Err(e) = spawned {
         eprintln!("nagger: could not open a browser with {opener} ({e}); open the URL above");
     }
+}
+
+/// A page readable by this user only that sends the browser on to `url`.
+fn private_page(url: &str) -> std::io::Result<std::path::PathBuf> {
+    use std::io::Write as _;
+    let path = std::env::temp_dir().join(format!("nagger-ui-{}.html", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut file = options.open(&path)?;
+    let quoted = url.replace('&', "&amp;").replace('"', "&quot;");
+    writeln!(
+        file,
+        "<!doctype html><meta charset=\"utf-8\"><meta http-equiv=\"refresh\" \
+         content=\"0; url={quoted}\"><a href=\"{quoted}\">nagger dashboard</a>"
+    )?;
+    Ok(path)
 }
 
 impl conn::Handler for Ui {
