@@ -14,15 +14,28 @@ pub struct Verdict {
     pub reason: String,
 }
 
+/// The guard's checks of nagger's own files and settings.
+const SELF_PROTECTION: &str = "guard:self-protect";
+
 /// Fold matches into one verdict: the most severe decision wins, every message is kept.
 /// [`PermissionMode::DontAsk`] lets block/ask/warn through as context (deny stays deny);
-/// [`PermissionMode::BypassPermissions`] counts only deny rules and the guard.
+/// [`PermissionMode::BypassPermissions`] counts only deny rules and the guard. A question
+/// about nagger's own safety (`guard:self-protect…`) that these modes would not put is
+/// refused instead: an agent could reach such a mode itself, and nothing it does
+/// without being asked may weaken nagger.
 pub fn combine(matches: &[RuleMatch], mode: &PermissionMode) -> Option<Verdict> {
+    let unasked = matches!(
+        mode,
+        PermissionMode::BypassPermissions | PermissionMode::DontAsk
+    );
     let mut counted: Vec<(Decision, &RuleMatch)> = matches
         .iter()
         .filter_map(|m| {
             let decision = match (mode, m.severity) {
                 (_, Severity::Deny) => Decision::Deny,
+                (_, Severity::Ask) if unasked && m.name.starts_with(SELF_PROTECTION) => {
+                    Decision::Deny
+                }
                 (PermissionMode::BypassPermissions, _) => return None,
                 (PermissionMode::DontAsk, _) => Decision::Context,
                 (_, Severity::Block) => Decision::Deny,
@@ -36,8 +49,14 @@ pub fn combine(matches: &[RuleMatch], mode: &PermissionMode) -> Option<Verdict> 
     let decision = counted.iter().map(|(d, _)| *d).max()?;
     let lines: Vec<String> = counted
         .iter()
-        .map(|(_, m)| {
-            if m.message.trim().is_empty() {
+        .map(|(d, m)| {
+            if *d == Decision::Deny && m.severity == Severity::Ask {
+                format!(
+                    "[nagger] {} (Refused, not asked: in this permission mode no question is \
+                     put, and this one is about nagger's own safety.)",
+                    m.message.trim().trim_start_matches("[nagger] ")
+                )
+            } else if m.message.trim().is_empty() {
                 format!(
                     "[nagger] {} rule \"{}\": {}",
                     m.kind.as_str(),
