@@ -588,15 +588,7 @@ fn quoted(code: &str, at: usize, raw: bool, triple: bool) -> (String, usize) {
                     i += 1;
                 }
             } else {
-                i += 1;
-                let e = match b[i] {
-                    b'n' => b'\n',
-                    b't' => b'\t',
-                    b'0' => 0,
-                    other => other,
-                };
-                text.push(e);
-                i += 1;
+                i = escape(b, i + 1, &mut text);
                 continue;
             }
         }
@@ -607,6 +599,78 @@ fn quoted(code: &str, at: usize, raw: bool, triple: bool) -> (String, usize) {
         String::from_utf8_lossy(&text).into_owned(),
         (i + 1).min(b.len()),
     )
+}
+
+/// The escape after a backslash, at `at`, decoded into `text` as the common languages
+/// decode it: C's letters, `\xHH`, `\uHHHH`, `\u{H…}`, `\UHHHHHHHH` and octal `\NNN`
+/// (`"\x2eclaude"`, `"\u002e"` and `"\056"` are all `.claude`). Returns the index after.
+fn escape(b: &[u8], at: usize, text: &mut Vec<u8>) -> usize {
+    let hex = |from: usize, max: usize| -> (Option<u32>, usize) {
+        let mut value: u32 = 0;
+        let mut k = from;
+        while k < b.len() && k - from < max && b[k].is_ascii_hexdigit() {
+            value = value * 16 + char::from(b[k]).to_digit(16).unwrap_or(0);
+            k += 1;
+        }
+        ((k > from).then_some(value), k)
+    };
+    let push_char = |code: u32, text: &mut Vec<u8>| {
+        let ch = char::from_u32(code).unwrap_or('\u{fffd}');
+        let mut utf8 = [0u8; 4];
+        text.extend_from_slice(ch.encode_utf8(&mut utf8).as_bytes());
+    };
+    let Some(&c) = b.get(at) else {
+        return at;
+    };
+    match c {
+        b'n' => text.push(b'\n'),
+        b't' => text.push(b'\t'),
+        b'r' => text.push(b'\r'),
+        b'a' => text.push(0x07),
+        b'b' => text.push(0x08),
+        b'f' => text.push(0x0c),
+        b'v' => text.push(0x0b),
+        b'e' => text.push(0x1b),
+        b'x' => {
+            // `\x{263A}` (Perl) or `\xHH`.
+            let (value, end) = if b.get(at + 1) == Some(&b'{') {
+                let (v, e) = hex(at + 2, 8);
+                (v, if b.get(e) == Some(&b'}') { e + 1 } else { e })
+            } else {
+                hex(at + 1, 2)
+            };
+            match value {
+                Some(v) => push_char(v, text),
+                None => text.push(b'x'),
+            }
+            return end;
+        }
+        b'u' | b'U' => {
+            let (value, end) = if b.get(at + 1) == Some(&b'{') {
+                let (v, e) = hex(at + 2, 8);
+                (v, if b.get(e) == Some(&b'}') { e + 1 } else { e })
+            } else {
+                hex(at + 1, if c == b'u' { 4 } else { 8 })
+            };
+            match value {
+                Some(v) => push_char(v, text),
+                None => text.push(c),
+            }
+            return end;
+        }
+        b'0'..=b'7' => {
+            let mut value: u32 = 0;
+            let mut k = at;
+            while k < b.len() && k - at < 3 && (b'0'..=b'7').contains(&b[k]) {
+                value = value * 8 + u32::from(b[k] - b'0');
+                k += 1;
+            }
+            push_char(value, text);
+            return k;
+        }
+        other => text.push(other),
+    }
+    at + 1
 }
 
 fn find(b: &[u8], from: usize, pat: &[u8]) -> Option<usize> {
@@ -635,4 +699,29 @@ fn long_bracket(b: &[u8], at: usize) -> Option<(usize, usize, usize)> {
         Some(e) => (body, e, e + close.len()),
         None => (body, b.len(), b.len()),
     })
+}
+
+#[cfg(test)]
+mod escape_tests {
+    use super::quoted;
+
+    #[test]
+    fn escapes_in_strings_decode_as_the_languages_decode_them() {
+        for (code, value) in [
+            (r#""\x2eclaude-nagger""#, ".claude-nagger"),
+            (r#""\u002eclaude""#, ".claude"),
+            (r#""\u{2e}claude""#, ".claude"),
+            (r#""\U0000002eclaude""#, ".claude"),
+            (r#""\056claude""#, ".claude"),
+            (r#""\x{2e}claude""#, ".claude"),
+            (r#""a\tb\n""#, "a\tb\n"),
+            (r#""\q""#, "q"),
+            (r#""\x""#, "x"),
+            (r#""\""#, "\""),
+        ] {
+            assert_eq!(quoted(code, 0, false, false).0, value, "{code}");
+        }
+        // Raw strings keep their backslashes.
+        assert_eq!(quoted(r#""\x2e""#, 0, true, false).0, r"\x2e");
+    }
 }
