@@ -55,6 +55,12 @@ fn weakening(key: &str, value: &str) -> Option<&'static str> {
     if key == "push.default" && value == "mirror" {
         return Some("makes every push a mirror push");
     }
+    if key == "core.worktree" && !value.is_empty() && value != "\0" {
+        return Some(
+            "points git's work tree at another folder, where checkouts, resets and restores \
+             then write",
+        );
+    }
     None
 }
 

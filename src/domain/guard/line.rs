@@ -162,6 +162,22 @@ pub(super) enum Program {
     Unknown(String),
 }
 
+/// The value of `x=$PWD/rest` or `x="$HOME/rest"` when the rest is spelled out: the
+/// path as the guard looks it up (`./rest`, `~/rest`), which is where it is as long as
+/// the line stays in its folder.
+fn here_or_home(a: &shell::Assignment) -> Option<String> {
+    if a.each || a.array || a.nameref {
+        return None;
+    }
+    let raw = a
+        .raw
+        .strip_prefix('"')
+        .and_then(|r| r.strip_suffix('"'))
+        .unwrap_or(&a.raw);
+    let path = super::paths::here_and_home(raw);
+    (path != raw && !path.contains(['$', '`', '"', '\'', '\\', '*', '?', '['])).then_some(path)
+}
+
 impl Line {
     /// Read `parsed` once, following `cd` from `start`.
     pub(super) fn scan(parsed: &Parsed, start: &Cwd) -> Line {
@@ -191,7 +207,7 @@ impl Line {
                 _ => Set {
                     at: a.at,
                     name: a.name.clone(),
-                    value: a.value.clone(),
+                    value: a.value.clone().or_else(|| here_or_home(a)),
                     raw: Some(a.raw.clone()),
                     each: a.each,
                     array: a.array,
@@ -322,6 +338,22 @@ impl Line {
         if !name.bytes().all(|b| b == b'_' || b.is_ascii_alphanumeric()) {
             // `$$`, `$?`, `$#`, `$!`, `$-`: numbers and flags.
             return false;
+        }
+        // Values the shell sets from what ran before them: the last word of the command
+        // before (`$_`), the folder left (`$OLDPWD`), a match (`BASH_REMATCH`), the folder
+        // stack, what `read` and `mapfile` read. The line chose them: only known as it runs.
+        if matches!(
+            name,
+            "_" | "OLDPWD"
+                | "BASH_REMATCH"
+                | "DIRSTACK"
+                | "REPLY"
+                | "MAPFILE"
+                | "BASH_ARGV"
+                | "FUNCNAME"
+                | "BASH_SOURCE"
+        ) {
+            return true;
         }
         // Worked out (spelled out, a loop's words too): filled in and judged as such; a
         // variable the line leaves alone is not feared.
@@ -752,6 +784,18 @@ pub(super) fn hidden_later(command: &SimpleCommand) -> Option<Finding> {
         return None;
     }
     written(command).into_iter().find_map(|(path, content, _)| {
+        // An agent, skill or command whose frontmatter adds hooks or skips asking
+        // (`printf -- '---\nhooks: …' > .claude/agents/x.md`).
+        if let Some(text) = &content
+            && super::important::component_file(&path)
+        {
+            let appended = command.appends_to.iter().any(|a| a == &path);
+            return super::important::component_weakens(
+                &path,
+                &text.replace("\\n", "\n"),
+                !appended,
+            );
+        }
         let config = super::important::git_config(&path);
         if !(config || super::important::runs_later(&path)) {
             return None;

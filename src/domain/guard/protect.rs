@@ -1641,21 +1641,43 @@ fn computed_names_nagger(command: &SimpleCommand, path: &str) -> bool {
 /// uninstall nagger`, `npm rm -g nagger` …
 fn removes_nagger(name: &str, args: &[String]) -> bool {
     let removing = |a: &str| matches!(a, "uninstall" | "remove" | "rm" | "un" | "r" | "purge");
+    // `pip3.11`, `pip-3.12`: pip under its versioned names.
+    let name = if name.starts_with("pip")
+        && name[3..]
+            .trim_start_matches('-')
+            .bytes()
+            .all(|b| b.is_ascii_digit() || b == b'.')
+        && name != "pipx"
+    {
+        "pip"
+    } else {
+        name
+    };
     let at = match name {
-        "pip" | "pip3" | "pipx" | "brew" | "npm" | "pnpm" | "yarn" | "bun" | "apt" | "apt-get"
-        | "dnf" | "yum" | "pacman" | "port" | "nix-env" | "conda" | "mamba" => 0,
+        "pip" | "pipx" | "brew" | "npm" | "pnpm" | "yarn" | "bun" | "apt" | "apt-get" | "dnf"
+        | "yum" | "pacman" | "port" | "nix-env" | "conda" | "mamba" => 0,
         "uv" if args.first().is_some_and(|a| a == "tool" || a == "pip") => 1,
+        "nix" if args.first().is_some_and(|a| a == "profile") => 1,
         _ => return false,
     };
     let Some(verb) = args.get(at) else {
         return false;
     };
+    // `pipx uninstall-all`, `uv tool uninstall --all`: every tool, nagger too.
+    if (name == "pipx" && verb == "uninstall-all")
+        || (name == "uv" && removing(verb) && args.iter().any(|a| a == "--all"))
+    {
+        return true;
+    }
     let pacman_remove = name == "pacman" && verb.starts_with("-R");
     let nix_remove = name == "nix-env" && (verb == "-e" || verb == "--uninstall");
     if !(removing(verb) || pacman_remove || nix_remove) {
         return false;
     }
+    // Package names are matched as their registries match them: any case, `_` for `-`.
     args[at + 1..].iter().any(|a| {
+        let a = a.to_ascii_lowercase();
+        let a = a.rsplit('/').next().unwrap_or(&a);
         a.strip_prefix("nagger").is_some_and(|rest| {
             rest.is_empty() || rest.starts_with(['=', '<', '>', '~', '!', '[', '@', ' '])
         })
@@ -2046,7 +2068,9 @@ fn changes<'c>(command: &'c SimpleCommand, fed: &'c [String], binary: Option<&st
             c.paths.extend(owned(files));
             c.paths.extend(fed.iter().cloned());
         }
-        "yq" if has_flag(args, "i", &["inplace"]) => c.paths.extend(owned(all())),
+        "yq" | "tomlq" | "xq" if has_flag(args, "i", &["inplace", "in-place"]) => {
+            c.paths.extend(owned(all()));
+        }
         "sort" => c
             .paths
             .extend(owned(option_values(args, &["-o"], &["--output"]))),
@@ -2426,6 +2450,8 @@ const KNOWN_CHANGERS: &[&str] = &[
     "sed",
     "gsed",
     "yq",
+    "tomlq",
+    "xq",
     "sort",
     "openssl",
     "gpg",
@@ -2498,10 +2524,10 @@ fn leaves_operands(name: &str, args: &[String]) -> bool {
         | "base64" | "base32" | "basenc" | "tr" | "cd" | "pushd" | "popd" | "find" | "xargs"
         | "parallel" | "docker" | "podman" | "nerdctl" | "kubectl" | "source" | "." | "zcat"
         | "bzcat" | "xzcat" | "zstdcat" | "zless" | "zmore" | "zipinfo" | "shellcheck"
-        | "json_pp" | "xmllint" | "tomlq" | "taplo" | "claude" | "git" | "nagger" | "set"
-        | "export" | "local" | "declare" | "readonly" | "unset" | "exit" | "return" | "sleep"
-        | "wait" | "kill" | "env" | "id" | "whoami" | "date" | "uname" | "hostname" => true,
-        "yq" => !has_flag(args, "i", &["inplace"]),
+        | "json_pp" | "xmllint" | "taplo" | "claude" | "git" | "nagger" | "set" | "export"
+        | "local" | "declare" | "readonly" | "unset" | "exit" | "return" | "sleep" | "wait"
+        | "kill" | "env" | "id" | "whoami" | "date" | "uname" | "hostname" => true,
+        "yq" | "tomlq" | "xq" => !has_flag(args, "i", &["inplace", "in-place"]),
         _ => false,
     }
 }

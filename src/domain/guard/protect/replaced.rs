@@ -98,16 +98,17 @@ fn replaces<'a>(
             if s.has_long("pathspec-from-file") {
                 return Some(Replace::Tree);
             }
+            // Forced, even onto the commit it is on, it drops local changes to every
+            // tracked file (`git checkout -f`, `git checkout --force HEAD --`).
+            let forced = s.has("f", &["force"]);
             if let Some(after) = &s.after {
                 return match (after.is_empty(), s.operands.first()) {
                     (false, _) => Some(Replace::Paths(after.clone())),
-                    (true, Some(rev)) if !is_head(rev) => Some(Replace::Tree),
+                    (true, Some(rev)) if !is_head(rev) || forced => Some(Replace::Tree),
+                    (true, None) if forced => Some(Replace::Tree),
                     _ => None,
                 };
             }
-            // Forced, even onto the commit it is on, it drops local changes to every
-            // tracked file (`git checkout -f`, `git checkout --force HEAD`).
-            let forced = s.has("f", &["force"]);
             let Some(&first) = s.operands.first() else {
                 return forced.then_some(Replace::Tree);
             };
@@ -551,6 +552,7 @@ mod tests {
             "git checkout -f main",
             "git checkout -f",
             "git checkout --force HEAD",
+            "git checkout -f --",
             "git switch -f",
             "git switch --discard-changes HEAD",
             "git checkout -b x origin/main",
