@@ -17,7 +17,8 @@ use std::time::{Duration, Instant};
 
 refinery::embed_migrations!("migrations");
 
-/// WAL size past which a closing connection checkpoints and truncates it. The
+/// WAL size past which a closing connection checkpoints it, and the size the log is
+/// cut back to when it restarts (`SQLITE_DEFAULT_JOURNAL_SIZE_LIMIT`). The
 /// first process to open the database reads the whole WAL to rebuild its index
 /// (the shared-memory index does not outlive the last connection), so the WAL is
 /// kept small; a checkpoint costs fsyncs, so it is not done on every close.
@@ -90,10 +91,19 @@ impl NaggerStateDB {
         }
         wait_for_wal_index(path)?;
         let mut report = OpenReport::default();
+        let before = identity(path);
         let mut conn = open_raw(path)?;
         // Fast path: a current schema needs nothing but the connection pragmas.
         match probe(&conn) {
-            Ok(v) if v == latest_version() => checkpoint_on_close(&conn, true),
+            // The file opened is the one at `path` still: SQLite opens the database when
+            // the connection opens, but its `-wal` and `-shm` by name at the first read.
+            // A file moved aside in between (a foreign database, by another hook) would
+            // leave this connection on the old file reading the new database's log, and
+            // a checkpoint would write nagger's pages into the file kept aside.
+            Ok(v) if v == latest_version() && before.is_some() && identity(path) == before => {
+                checkpoint_on_close(&conn, true);
+            }
+            Ok(v) if v == latest_version() => conn = migrate_locked(path, conn, &mut report)?,
             Ok(_) => conn = migrate_locked(path, conn, &mut report)?,
             Err(e) if is_not_a_database(&e) => conn = migrate_locked(path, conn, &mut report)?,
             // The file opened may have been moved aside (with its `-wal` and `-shm`) by
@@ -259,11 +269,16 @@ impl NaggerStateDB {
         let big = std::fs::metadata(PathBuf::from(wal)).is_ok_and(|m| m.len() > WAL_TRUNCATE_BYTES);
         if big {
             // Never wait here: if other connections are busy, one of them (or the
-            // next process) will checkpoint instead.
+            // next process) will checkpoint instead. PASSIVE, not TRUNCATE: a TRUNCATE
+            // checkpoint holds the write lock through its two fsyncs, and every hook
+            // of the agents running in parallel waits on a slow disk's fsync with it.
+            // A passive one lets them write meanwhile; the next writer restarts the
+            // log, and SQLite's journal size limit (WAL_TRUNCATE_BYTES, set at build
+            // time in `.cargo/config.toml`) cuts the file back then.
             let _ = self.conn.busy_timeout(Duration::ZERO);
             let _ = self
                 .conn
-                .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+                .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
         }
     }
 }
@@ -434,6 +449,18 @@ fn waited(start: Instant) -> Duration {
     Duration::from_millis(u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX))
 }
 
+/// Which file is at `path` (device and inode, through a link), if any.
+#[cfg(unix)]
+fn identity(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt as _;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+#[cfg(not(unix))]
+fn identity(path: &Path) -> Option<(u64, u64)> {
+    std::fs::metadata(path).ok().map(|_| (0, 0))
+}
+
 /// Opens the file without reading it (a file that is not a database fails later).
 pub(super) fn open_raw(path: &Path) -> StoreResult<Connection> {
     let conn = Connection::open(path).map_err(|source| StoreError::Sqlite {
@@ -577,7 +604,22 @@ fn lock_with_timeout(lock: &File, lock_path: &Path) -> StoreResult<()> {
     }
 }
 
+/// Switches the database to WAL (retrying: the switch ignores busy_timeout).
+///
+/// A new, empty database switches with its rollback journal in memory: the switch
+/// writes page 1, and a `-journal` file beside it would be taken for a hot journal by
+/// a hook still holding the file that was at `path` before (moved aside as foreign or
+/// damaged): that hook would "roll back" into the file kept aside, cutting it to the
+/// journal's original size, nothing. An empty database has nothing a crash in the
+/// switch could damage.
 pub(super) fn set_wal(conn: &Connection, path: &Path) -> StoreResult<()> {
+    let empty = conn
+        .query_row("PRAGMA page_count", [], |r| r.get::<_, i64>(0))
+        .is_ok_and(|pages| pages == 0);
+    if empty {
+        let _ =
+            conn.pragma_update_and_check(None, "journal_mode", "MEMORY", |r| r.get::<_, String>(0));
+    }
     let start = Instant::now();
     let end = budget::wait_end(start, BUSY_TIMEOUT);
     loop {
@@ -710,6 +752,52 @@ mod tests {
             None,
             "second open takes the fast path"
         );
+    }
+
+    #[test]
+    fn a_log_grown_past_its_bound_is_checkpointed_and_cut_back_while_another_writes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(".claude-nagger/state.db");
+        let wal = PathBuf::from(format!("{}-wal", path.display()));
+        let db = NaggerStateDB::open(&path).unwrap();
+        db.conn()
+            .execute_batch("CREATE TABLE scratch (x BLOB)")
+            .unwrap();
+        for _ in 0..200 {
+            db.conn()
+                .execute("INSERT INTO scratch VALUES (zeroblob(4000))", [])
+                .unwrap();
+        }
+        let grown = std::fs::metadata(&wal).unwrap().len();
+        assert!(grown > WAL_TRUNCATE_BYTES, "{grown}");
+        // Another process holds the write lock while this one closes: the checkpoint
+        // neither waits for it nor keeps it from writing.
+        let other = Connection::open(&path).unwrap();
+        other.execute_batch("BEGIN IMMEDIATE").unwrap();
+        drop(db);
+        other
+            .execute("INSERT INTO scratch VALUES (zeroblob(10))", [])
+            .unwrap();
+        other.execute_batch("COMMIT").unwrap();
+        // Everything but that last write is in the database file; the next writer
+        // restarts the log and cuts it back.
+        let next = NaggerStateDB::open(&path).unwrap();
+        next.conn()
+            .execute("INSERT INTO scratch VALUES (zeroblob(10))", [])
+            .unwrap();
+        let _ = next
+            .conn()
+            .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
+        next.conn()
+            .execute("INSERT INTO scratch VALUES (zeroblob(10))", [])
+            .unwrap();
+        let left = std::fs::metadata(&wal).unwrap().len();
+        assert!(left <= WAL_TRUNCATE_BYTES, "the log holds {left} bytes");
+        let n: i64 = next
+            .conn()
+            .query_row("SELECT count(*) FROM scratch", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(n, 203);
     }
 
     #[test]
