@@ -341,8 +341,9 @@ fn a_system_call_stuck_in_the_kernel_still_answers_within_a_second() {
 /// The deadline holds from the run's start, not only once the database is touched: a
 /// read stuck before the guard has decided (the config's, the trusted settings', the
 /// git configuration a command's alias is looked up in) is waited out by the run's own
-/// thread, and the call is asked about within the bound; after the guard decided, its
-/// answer comes out.
+/// thread. Near the deadline the guard decides the call again with its built-in
+/// settings, which read neither file: what it refuses is refused, anything else is
+/// asked about, within the bound; after the guard decided, its answer comes out.
 #[test]
 fn a_read_stuck_before_the_guard_decides_still_answers_within_a_second() {
     let p = Project::with_config("[guard]\nenabled = true\n");
@@ -359,12 +360,18 @@ fn a_read_stuck_before_the_guard_decides_still_answers_within_a_second() {
         ]
     };
     for (what, path, input, decision) in [
-        ("config", p.config_path(), p.rm_root(), "ask"),
+        ("config", p.config_path(), p.rm_root(), "deny"),
+        (
+            "config, a harmless call",
+            p.config_path(),
+            p.pre_tool_use("Bash", json!({"command": "ls -la"})),
+            "ask",
+        ),
         (
             "trusted settings",
             p.root.join(".claude-nagger/trusted.json"),
             p.rm_root(),
-            "ask",
+            "deny",
         ),
         (
             "git configuration",

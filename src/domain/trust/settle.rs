@@ -46,6 +46,19 @@ pub struct TrustReport {
 }
 
 impl TrustReport {
+    /// No snapshot looked at, nothing held back: the built-in settings alone are in
+    /// force (the guard's answer when the config could not be read in time).
+    pub fn built_in() -> Self {
+        TrustReport {
+            path: PathBuf::new(),
+            snapshot: SnapshotState::Missing,
+            held_back: Vec::new(),
+            write_error: None,
+            copy: None,
+            copy_keeps: Vec::new(),
+        }
+    }
+
     /// The held-back weakenings, joined: `guard off; `[guard] allow` gains `rm *``.
     pub fn summary(&self) -> Option<String> {
         if self.held_back.is_empty() {

@@ -427,6 +427,9 @@ fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
     SO_FAR.with(|so_far| {
         *so_far.borrow_mut() = not_decided(&event).map(|line| line.trim_end().to_owned());
     });
+    if not_decided(&event).is_some() {
+        deadline::fall_back_on(built_in_refusal(env, &input, &event, ambiguous.as_deref()));
+    }
     let (run, common) = prepare(env, input, event, ambiguous);
     let mut stderr: Vec<String> = run.loaded.warning().into_iter().collect();
     let common = match recordable(common, problem) {
@@ -629,6 +632,54 @@ impl Prepared {
         out.insert("permissionDecisionReason".into(), Value::String(reason));
         Some(value.to_string())
     }
+}
+
+/// For a run that has not decided its tool call near the deadline (its config or trust
+/// file on a disk that stalls): the guard with nagger's built-in settings, which read no
+/// file of nagger's. Only a refusal is taken: the project's config may add refusals
+/// and questions, so anything less stays a question.
+fn built_in_refusal(
+    env: &Env,
+    input: &HookInput,
+    event: &Event,
+    ambiguous: Option<&str>,
+) -> deadline::Fallback {
+    let env = env.clone();
+    let mode = event::permission_mode(input);
+    let cwd = input.cwd.clone().filter(|c| !c.trim().is_empty());
+    let session_id = input.session_id.clone().filter(|s| !s.trim().is_empty());
+    let event = event.clone();
+    let ambiguous = ambiguous.map(str::to_owned);
+    Box::new(move || {
+        let project_root = env.project_root(cwd.as_deref());
+        let mut loaded = LoadedConfig::default();
+        loaded.config.guard.binary = running_binary();
+        let run = Prepared {
+            event,
+            mode,
+            project_root,
+            loaded,
+            trust: TrustReport::built_in(),
+            cwd,
+            session_id,
+            safety: std::cell::OnceCell::new(),
+            reviewed: crate::domain::rules::GuardReview::default(),
+            ambiguous,
+        };
+        let answer = run.safety()?;
+        let denies = serde_json::from_str::<Value>(&answer)
+            .is_ok_and(|v| v["hookSpecificOutput"]["permissionDecision"].as_str() == Some("deny"));
+        denies.then(|| {
+            (
+                answer,
+                format!(
+                    "nagger: no answer within {} ms (reading the config took too long); the \
+                     guard refused the call with its built-in settings",
+                    deadline::HARD_LIMIT.as_millis()
+                ),
+            )
+        })
+    })
 }
 
 /// Finds the input's permission mode, project and config, and its common fields (an
