@@ -208,9 +208,10 @@ fn parallel_roles_once(version: &str, kind: Kind, mode: Mode) -> Accuracy {
         if !right {
             accuracy.wrong += 1;
             accuracy.details.push(format!(
-                "{tag}: first call refused={refused} shown {:?}; second call refused={second_refused} shown {:?}",
+                "{tag}: first call refused={refused} shown {:?}; second call refused={second_refused} shown {:?}; nagger's runs of the role: {}",
                 cut(&first),
-                cut(&second)
+                cut(&second),
+                project.runs_of_role(role)
             ));
         }
     }

@@ -365,6 +365,36 @@ impl Project {
             .unwrap_or_default()
     }
 
+    /// What nagger recorded of the runs of the subagents given `role`, in order: each
+    /// run's event, its result and how long it took. Said beside a wrong role, it tells a
+    /// run that never got its answer recorded (the database too busy or the machine too
+    /// slow for the hook's second) from one that answered wrongly.
+    pub fn runs_of_role(&self, role: &str) -> String {
+        let Ok(conn) = rusqlite::Connection::open(self.root.join(".claude-nagger/state.db")) else {
+            return "no database".into();
+        };
+        let Ok(mut stmt) = conn.prepare(
+            "SELECT h.event_type, h.result, h.duration_ms, h.role_source
+               FROM hook_log h
+              WHERE h.agent_id IN (SELECT agent_id FROM subagent_history WHERE role = ?1
+                                   UNION SELECT agent_id FROM subagents WHERE role = ?1)
+              ORDER BY h.id",
+        ) else {
+            return "no hook_log".into();
+        };
+        stmt.query_map([role], |r| {
+            Ok(format!(
+                "{} {} {:.0} ms {}",
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, Option<f64>>(2)?.unwrap_or(-1.0),
+                r.get::<_, Option<String>>(3)?.unwrap_or_default()
+            ))
+        })
+        .map(|rows| rows.filter_map(Result::ok).collect::<Vec<_>>().join("; "))
+        .unwrap_or_default()
+    }
+
     /// nagger's own view of the run: no errors in stats, doctor clean.
     pub fn assert_nagger_healthy(&self) {
         let stats = self.nagger_json(&["stats", "--json"]);
