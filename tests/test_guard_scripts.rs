@@ -573,3 +573,79 @@ fn a_folder_copied_into_gits_hooks_is_read_file_by_file() {
         assert_eq!(code, 0, "{line}: {stdout}");
     }
 }
+
+/// Programs that take their commands from a file named by an option, a variable or their
+/// input: the file is read as what the program makes of it, whatever the option's
+/// spelling; the same programs on harmless files pass.
+#[test]
+fn command_files_given_by_options_variables_and_input_are_read() {
+    let p = Project::new();
+    write(&p, "w.sed", "1d\nw .claude/settings.json\n");
+    write(&p, "ok.sed", "s/colour/color/g\n");
+    write(&p, "x.gdb", "shell rm -rf .claude-nagger\n");
+    write(&p, "ok.gdb", "break main\nrun\nbt\n");
+    write(&p, "x.vim", ":!rm -rf .claude-nagger\n");
+    write(&p, "ok.vim", "set number\n");
+    write(&p, "x.m4", "define(`x', 1)syscmd(`rm -rf .claude')\n");
+    write(
+        &p,
+        "pieced.m4",
+        "define(`run', `sys'`cmd')run(`rm -rf .claude')\n",
+    );
+    write(&p, "ok.m4", "define(`NAME', `nagger')Hello NAME\n");
+    write(&p, "x.dc", "2 3 +p\n!rm -rf .claude-nagger\n");
+    write(&p, "rc.sh", "rm -rf .claude-nagger\n");
+    write(&p, "ok-rc.sh", "export PS1='$ '\nalias ll='ls -l'\n");
+    write(&p, "start.py", "import shutil; shutil.rmtree('.claude')\n");
+    write(
+        &p,
+        "pre.js",
+        "require('fs').rmSync('.claude', {recursive: true})\n",
+    );
+    write(&p, "jobs.txt", "echo one\nrm -rf .claude-nagger\n");
+    write(&p, "ok-jobs.txt", "gzip -k a.log\ngzip -k b.log\n");
+    for line in [
+        "sed -f w.sed README",
+        "sed -nf w.sed README",
+        "sed --file=w.sed -i notes.txt",
+        "gdb -batch -x x.gdb ./app",
+        "gdb --command=x.gdb ./app",
+        "vim -S x.vim",
+        "vim -u x.vim notes.txt",
+        "m4 x.m4",
+        "m4 -D V=1 < x.m4",
+        "echo \"syscmd(rm -rf .claude)\" | m4",
+        "dc -f x.dc",
+        "bash --rcfile rc.sh -i",
+        "bash --init-file rc.sh",
+        "BASH_ENV=rc.sh bash -c true",
+        "ENV=./rc.sh sh -i",
+        "PYTHONSTARTUP=start.py python3 -i",
+        "NODE_OPTIONS='--require ./pre.js' node -e 1",
+        "parallel < jobs.txt",
+        "parallel -a jobs.txt",
+        "cat jobs.txt | parallel",
+        "at now < jobs.txt",
+        "batch < jobs.txt",
+        "echo 'rm -rf .claude-nagger' | at now + 1 minute",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, REFUSED, "{line}: {stdout}");
+    }
+    let (code, stdout) = check(&p, "m4 pieced.m4");
+    assert!(code == REFUSED || code == ASKED, "m4 pieced.m4: {stdout}");
+    for line in [
+        "sed -f ok.sed notes.txt",
+        "sed -i -f ok.sed notes.txt",
+        "gdb -batch -x ok.gdb ./app",
+        "vim -S ok.vim notes.txt",
+        "m4 ok.m4",
+        "bash --rcfile ok-rc.sh -i",
+        "parallel gzip ::: a.log b.log",
+        "parallel < ok-jobs.txt",
+        "at now < ok-jobs.txt",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, 0, "{line}: {stdout}");
+    }
+}

@@ -6,10 +6,11 @@ use std::io::Read as _;
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
-use super::super::finding::Finding;
+use super::super::finding::{Finding, operands};
 use super::super::line::Wrote;
+use super::super::programs::feeders;
 use super::super::protect::{Cwd, resolve};
-use super::super::shell;
+use super::super::shell::{self, Parsed};
 use crate::base::files::open_regular;
 
 /// Most bytes of one file that are read; past them, what was read is judged (a project's
@@ -309,4 +310,51 @@ pub(super) fn shebang(text: &str) -> Option<String> {
         first
     };
     Some(shell::basename(program).to_owned())
+}
+
+/// Most files printed into a pipe that are read for one command.
+const MAX_PIPED_FILES: usize = 8;
+
+/// What the stage before command `index` prints into its standard input, where the line
+/// shows it: `echo …` and `printf …` words, and the files `cat`, `head`, `tail` and the
+/// like print; each with where it came from.
+pub(super) fn piped_texts(
+    parsed: &Parsed,
+    index: usize,
+    cwd: &Cwd,
+    files: &View,
+    out: &mut Vec<Ran>,
+) -> Vec<(String, String)> {
+    let command = &parsed.commands[index];
+    let mut texts = Vec::new();
+    for j in feeders(parsed, index) {
+        let feeder = &parsed.commands[j];
+        if feeder.pipeline != command.pipeline {
+            continue;
+        }
+        match feeder.name() {
+            "echo" => {
+                let words: Vec<&str> = feeder
+                    .args()
+                    .iter()
+                    .map(String::as_str)
+                    .skip_while(|a| matches!(*a, "-n" | "-e" | "-E" | "-ne" | "-en"))
+                    .collect();
+                texts.push((words.join(" ").replace("\\n", "\n"), "`echo`".into()));
+            }
+            "printf" => {
+                let words: Vec<&str> = feeder.args().iter().map(String::as_str).collect();
+                texts.push((words.join(" ").replace("\\n", "\n"), "`printf`".into()));
+            }
+            "cat" | "tac" | "head" | "tail" | "zcat" | "gzcat" | "bzcat" | "xzcat" => {
+                for file in operands(feeder.args()).into_iter().take(MAX_PIPED_FILES) {
+                    if let Some((text, via)) = read_named(files.read(cwd, file), file, out) {
+                        texts.push((text, via));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    texts
 }

@@ -19,6 +19,7 @@ mod make;
 mod package;
 mod queries;
 mod runners;
+mod sources;
 #[cfg(test)]
 mod tests;
 
@@ -59,6 +60,7 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
     git_runs::runs(command, cwd, files, &mut out);
     builds::runs(command, cwd, files, &mut out);
     queries::runs(parsed, index, cwd, files, &mut out);
+    sources::runs(parsed, index, cwd, files, &mut out);
     // `bash < x.sh`, `python3 - < x.py`: the program is the file on standard input.
     if shell::reads_program_from_stdin(&command.argv) {
         for file in command
@@ -208,18 +210,7 @@ pub(super) fn fed_from_files(parsed: &Parsed, index: usize, cwd: &Cwd, files: Vi
     });
     // `parallel rm :::: list.txt`: the words after `::::` (up to the next `:::`) are files
     // of arguments.
-    let mut quad = false;
-    let quad_files: Vec<&str> = original
-        .iter()
-        .chain(command.argv.iter())
-        .filter_map(|w| {
-            if w.starts_with(":::") {
-                quad = w == "::::" || w == "::::+";
-                return None;
-            }
-            quad.then_some(w.as_str())
-        })
-        .collect();
+    let quad_files = sources::quad_files(original.iter().chain(command.argv.iter()));
     let arg_files = arg_files.chain(quad_files);
     // `cat list | xargs rm`, `sort -u list | xargs rm`: the files the stage before prints.
     let printers: Vec<&str> = super::programs::feeders(parsed, index)

@@ -5,11 +5,10 @@
 //! cmd`) is read as the shell command it runs.
 
 use super::super::finding::{Finding, operands};
-use super::super::programs::feeders;
 use super::super::protect::Cwd;
 use super::super::shell::{Parsed, SimpleCommand, option_values};
 use super::super::sql::{Dialect, destroys, dialect};
-use super::files::{Ran, View, read_named};
+use super::files::{Ran, View, piped_texts, read_named};
 
 /// Most files read for one command.
 const MAX_FILES: usize = 8;
@@ -30,35 +29,7 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: &View, out: 
         }
     }
     // `cat x.sql | psql`, `echo 'DROP …' | psql`: what the stage before prints.
-    for j in feeders(parsed, index) {
-        let feeder = &parsed.commands[j];
-        if feeder.pipeline != command.pipeline {
-            continue;
-        }
-        match feeder.name() {
-            "echo" => {
-                let words: Vec<&str> = feeder
-                    .args()
-                    .iter()
-                    .map(String::as_str)
-                    .skip_while(|a| matches!(*a, "-n" | "-e" | "-E" | "-ne" | "-en"))
-                    .collect();
-                texts.push((words.join(" ").replace("\\n", "\n"), "`echo`".into()));
-            }
-            "printf" => {
-                let words: Vec<&str> = feeder.args().iter().map(String::as_str).collect();
-                texts.push((words.join(" ").replace("\\n", "\n"), "`printf`".into()));
-            }
-            "cat" | "tac" | "head" | "tail" | "zcat" | "gzcat" | "bzcat" | "xzcat" => {
-                for file in operands(feeder.args()).into_iter().take(MAX_FILES) {
-                    if let Some((text, via)) = read_named(files.read(cwd, file), file, out) {
-                        texts.push((text, via));
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
+    texts.extend(piped_texts(parsed, index, cwd, files, out));
     for (text, via) in texts {
         for line in escapes(dialect, name, &text) {
             out.push(Ran::Script(
@@ -91,7 +62,7 @@ fn sources(command: &SimpleCommand, dialect: Dialect) -> Vec<String> {
         option_values(
             args,
             &["-f", "-init"],
-            &["file", "init", "queries-file", "input-file"],
+            &["--file", "--init", "--queries-file", "--input-file"],
         )
         .into_iter()
         .map(str::to_owned),
