@@ -571,11 +571,28 @@ pub(super) fn changed_by_other_tool(
         .collect();
     let says = |list: &[&str]| words.iter().any(|w| list.contains(&w.as_str()));
     let changing = says(CHANGING_WORDS);
+    let mut strings = Vec::new();
+    collect_strings(input, 0, &mut strings);
+    // SQL it is handed that writes a file (`COPY … TO 'f'`, `ATTACH 'f'`): that file.
+    let written = strings.iter().find_map(|text| {
+        super::sql::outputs(text)
+            .files
+            .into_iter()
+            .find_map(|file| {
+                let plain = as_path(&file);
+                let full = resolve(start, &plain);
+                let (what, _) = judge(full.as_deref().unwrap_or(&plain), scope)?;
+                Some((file, what))
+            })
+    });
+    if let Some((file, what)) = written {
+        return Some(finding(&format!(
+            "hands `{tool_name}` SQL that writes `{file}`, {what}"
+        )));
+    }
     if says(READING_WORDS) && !changing {
         return None;
     }
-    let mut strings = Vec::new();
-    collect_strings(input, 0, &mut strings);
     let (path, what) = strings.into_iter().find_map(|text| {
         let plain = as_path(text);
         let full = resolve(start, &plain);

@@ -48,6 +48,98 @@ pub(super) fn destroys(dialect: Dialect, text: &str) -> Option<String> {
     }
 }
 
+/// The files SQL text writes and the shell lines it runs, outside the database: what a
+/// server or client is told to write (`COPY … TO 'f'`, `… INTO OUTFILE 'f'`, `VACUUM INTO
+/// 'f'`, `ATTACH 'f'`, `EXPORT DATABASE 'd'`) or run (`COPY … TO PROGRAM 'cmd'`), and the
+/// client commands that send output to a file or a pipe (psql's `\o`, `\w`, `\g`,
+/// `\copy … to`; sqlite's `.output`, `.once`, `.save`, `.backup`).
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(super) struct Outputs {
+    pub files: Vec<String>,
+    pub commands: Vec<String>,
+}
+
+pub(super) fn outputs(text: &str) -> Outputs {
+    let text = &text[..floor(text, MAX_TEXT)];
+    let mut out = Outputs::default();
+    for line in text.lines().take(MAX_STATEMENTS) {
+        let line = line.trim_start();
+        let meta = |names: &[&str]| {
+            names.iter().find_map(|n| {
+                let rest = line.strip_prefix(n)?;
+                (rest.is_empty() || rest.starts_with(char::is_whitespace)).then(|| rest.trim())
+            })
+        };
+        let target = meta(&[
+            "\\o", "\\out", "\\w", "\\write", "\\g", "\\gx", ".output", ".once", ".save",
+        ])
+        .or_else(|| {
+            // `.backup ?DB? FILE`: the last word.
+            meta(&[".backup"]).and_then(|rest| rest.split_whitespace().last())
+        });
+        if let Some(target) = target.filter(|t| !t.is_empty()) {
+            let target = target
+                .trim_start_matches("-x ")
+                .trim_start_matches("-e ")
+                .trim();
+            match target.strip_prefix('|') {
+                Some(command) => out.commands.push(command.trim().to_owned()),
+                None => out.files.push(target.trim_matches(['\'', '"']).to_owned()),
+            }
+        }
+        if let Some(rest) = meta(&["\\copy"]) {
+            out_of_statement(&statements(&format!("copy {rest}")).0.concat(), &mut out);
+        }
+    }
+    for tokens in statements(text).0 {
+        out_of_statement(&tokens, &mut out);
+    }
+    out
+}
+
+/// What one statement writes outside the database or runs.
+fn out_of_statement(tokens: &[Token], out: &mut Outputs) {
+    for (k, token) in tokens.iter().enumerate() {
+        let Token::Word(w) = token else {
+            continue;
+        };
+        let next = tokens.get(k + 1);
+        let quoted_after = |at: usize| match tokens.get(at) {
+            Some(Token::Quoted(q)) => Some(q.clone()),
+            _ => None,
+        };
+        match w.as_str() {
+            // `COPY … TO 'f'`, `COPY … TO PROGRAM 'cmd'` (not `TO STDOUT`).
+            "to" if tokens
+                .first()
+                .is_some_and(|t| matches!(t, Token::Word(f) if f == "copy")) =>
+            {
+                if word(next) == "program" {
+                    out.commands.extend(quoted_after(k + 2));
+                } else {
+                    out.files.extend(quoted_after(k + 1));
+                }
+            }
+            "outfile" | "dumpfile" if k > 0 && word(tokens.get(k - 1)) == "into" => {
+                out.files.extend(quoted_after(k + 1));
+            }
+            "into" if k > 0 && word(tokens.get(k - 1)) == "vacuum" => {
+                out.files.extend(quoted_after(k + 1));
+            }
+            "attach" => {
+                let at = if word(next) == "database" {
+                    k + 2
+                } else {
+                    k + 1
+                };
+                out.files.extend(quoted_after(at));
+            }
+            "export" if word(next) == "database" => out.files.extend(quoted_after(k + 2)),
+            _ => {}
+        }
+    }
+}
+
 fn floor(text: &str, at: usize) -> usize {
     let mut at = at.min(text.len());
     while !text.is_char_boundary(at) {
@@ -342,6 +434,39 @@ fn mongo(text: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn files_written_and_commands_run_outside_the_database_are_found() {
+        let o = outputs(
+            "COPY (SELECT 1) TO '/p/.claude/settings.json' (FORMAT csv);\n\
+             copy t to program 'rm -rf x';\n\
+             SELECT * FROM t INTO OUTFILE '/tmp/o.csv';\n\
+             VACUUM INTO 'copy.db'; ATTACH DATABASE 'other.db' AS o; attach 'b.db' as b;\n\
+             EXPORT DATABASE 'dump';\n\
+             \\o out.txt\n.output |rm -rf y\n.once 'x.csv'\n.backup main b.bak\n\
+             \\copy t to 'c.csv' csv\nCOPY t TO STDOUT;",
+        );
+        assert_eq!(
+            o.files,
+            vec![
+                "out.txt",
+                "x.csv",
+                "b.bak",
+                "c.csv",
+                "/p/.claude/settings.json",
+                "/tmp/o.csv",
+                "copy.db",
+                "other.db",
+                "b.db",
+                "dump"
+            ]
+        );
+        assert_eq!(o.commands, vec!["rm -rf y", "rm -rf x"]);
+        assert_eq!(
+            outputs("SELECT 1; INSERT INTO t VALUES ('to'); COPY t FROM 'in.csv';"),
+            Outputs::default()
+        );
+    }
 
     #[test]
     fn statements_that_drop_or_empty_data_are_named() {

@@ -203,8 +203,9 @@ pub(super) fn lex(code: &str, lang: Language) -> Lexed {
             if j > i && j < b.len() && matches!(b[j], b'\'' | b'"') && !prev_is_word(b, i) {
                 let f = b[i..j].iter().any(|x| matches!(x, b'f' | b'F'));
                 let raw = b[i..j].iter().any(|x| matches!(x, b'r' | b'R'));
-                let (text, end) = quoted(code, j, raw, rule.triple);
-                let known = !(f && text.contains('{') && !text.contains("{{"));
+                let (text, end) = quoted(code, j, raw, rule.triple, lang);
+                let interpolated = f && text.contains('{') && !text.contains("{{");
+                let known = !(interpolated || text.contains('\u{fffd}'));
                 if f && !known {
                     nested.extend(interpolations(&text, "{", '}'));
                 }
@@ -218,8 +219,10 @@ pub(super) fn lex(code: &str, lang: Language) -> Lexed {
                 && lang != Language::Python
                 && lang != Language::Generic
                 && lang != Language::Js;
-            let (text, end) = quoted(code, i, raw, rule.triple);
-            let known = ch == b'\'' && lang != Language::Tcl || !interpolates(&text, lang);
+            let (text, end) = quoted(code, i, raw, rule.triple, lang);
+            // A character named in a way nagger does not know leaves the value unknown.
+            let known = (ch == b'\'' && lang != Language::Tcl || !interpolates(&text, lang))
+                && !text.contains('\u{fffd}');
             if !known {
                 nested.extend(interpolations(&text, open_of(lang), '}'));
             }
@@ -228,7 +231,7 @@ pub(super) fn lex(code: &str, lang: Language) -> Lexed {
             continue;
         }
         if ch == b'`' {
-            let (text, end) = quoted(code, i, false, false);
+            let (text, end) = quoted(code, i, false, false, lang);
             match rule.backtick {
                 Backtick::Command => {
                     let known = !interpolates(&text, lang);
@@ -568,13 +571,29 @@ fn slice(code: &str, mut from: usize, mut to: usize) -> String {
 }
 
 /// A quoted string starting at `at`: its value and the index after it.
-fn quoted(code: &str, at: usize, raw: bool, triple: bool) -> (String, usize) {
+fn quoted(code: &str, at: usize, raw: bool, triple: bool, lang: Language) -> (String, usize) {
     let b = code.as_bytes();
     let q = b[at];
     if triple && b[at..].starts_with(&[q, q, q]) {
         let body = at + 3;
         let end = find(b, body, &[q, q, q]).unwrap_or(b.len());
-        return (slice(code, body, end), (end + 3).min(b.len()));
+        let after = (end + 3).min(b.len());
+        if raw {
+            return (slice(code, body, end), after);
+        }
+        // A triple-quoted string decodes its escapes like any other.
+        let inner = &b[body..end.max(body)];
+        let mut text = Vec::new();
+        let mut i = 0;
+        while i < inner.len() {
+            if inner[i] == b'\\' && i + 1 < inner.len() {
+                i = escape(inner, i + 1, &mut text, lang);
+                continue;
+            }
+            text.push(inner[i]);
+            i += 1;
+        }
+        return (String::from_utf8_lossy(&text).into_owned(), after);
     }
     let mut text = Vec::new();
     let mut i = at + 1;
@@ -588,7 +607,7 @@ fn quoted(code: &str, at: usize, raw: bool, triple: bool) -> (String, usize) {
                     i += 1;
                 }
             } else {
-                i = escape(b, i + 1, &mut text);
+                i = escape(b, i + 1, &mut text, lang);
                 continue;
             }
         }
@@ -603,8 +622,11 @@ fn quoted(code: &str, at: usize, raw: bool, triple: bool) -> (String, usize) {
 
 /// The escape after a backslash, at `at`, decoded into `text` as the common languages
 /// decode it: C's letters, `\xHH`, `\uHHHH`, `\u{H…}`, `\UHHHHHHHH` and octal `\NNN`
-/// (`"\x2eclaude"`, `"\u002e"` and `"\056"` are all `.claude`). Returns the index after.
-fn escape(b: &[u8], at: usize, text: &mut Vec<u8>) -> usize {
+/// (`"\x2eclaude"`, `"\u002e"` and `"\056"` are all `.claude`); in Lua `\NNN` is
+/// decimal (`"\46"`), and Python names characters (`"\N{FULL STOP}"`). A character named
+/// in a way nagger does not know decodes as U+FFFD, which leaves the string unknown.
+/// Returns the index after.
+pub(super) fn escape(b: &[u8], at: usize, text: &mut Vec<u8>, lang: Language) -> usize {
     let hex = |from: usize, max: usize| -> (Option<u32>, usize) {
         let mut value: u32 = 0;
         let mut k = from;
@@ -658,6 +680,31 @@ fn escape(b: &[u8], at: usize, text: &mut Vec<u8>) -> usize {
             }
             return end;
         }
+        b'0'..=b'9' if lang == Language::Lua => {
+            let mut value: u32 = 0;
+            let mut k = at;
+            while k < b.len() && k - at < 3 && b[k].is_ascii_digit() {
+                value = value * 10 + u32::from(b[k] - b'0');
+                k += 1;
+            }
+            push_char(value, text);
+            return k;
+        }
+        b'N' if matches!(lang, Language::Python | Language::Generic)
+            && b.get(at + 1) == Some(&b'{') =>
+        {
+            let close = b[at + 2..]
+                .iter()
+                .position(|&c| c == b'}')
+                .map(|p| at + 2 + p);
+            let Some(close) = close else {
+                text.push(b'N');
+                return at + 1;
+            };
+            let name = String::from_utf8_lossy(&b[at + 2..close]).to_ascii_uppercase();
+            push_char(char_named(name.trim()).map_or(0xfffd, u32::from), text);
+            return close + 1;
+        }
         b'0'..=b'7' => {
             let mut value: u32 = 0;
             let mut k = at;
@@ -671,6 +718,70 @@ fn escape(b: &[u8], at: usize, text: &mut Vec<u8>) -> usize {
         other => text.push(other),
     }
     at + 1
+}
+
+/// The character a Unicode name names, for the names of ASCII characters a path is
+/// spelled with (`FULL STOP`, `SOLIDUS`, `LATIN SMALL LETTER C`, `DIGIT ZERO`).
+fn char_named(name: &str) -> Option<char> {
+    const DIGITS: [&str; 10] = [
+        "ZERO", "ONE", "TWO", "THREE", "FOUR", "FIVE", "SIX", "SEVEN", "EIGHT", "NINE",
+    ];
+    if let Some(letter) = name.strip_prefix("LATIN SMALL LETTER ") {
+        let mut chars = letter.chars();
+        return match (chars.next(), chars.next()) {
+            (Some(c), None) if c.is_ascii_uppercase() => Some(c.to_ascii_lowercase()),
+            _ => None,
+        };
+    }
+    if let Some(letter) = name.strip_prefix("LATIN CAPITAL LETTER ") {
+        let mut chars = letter.chars();
+        return match (chars.next(), chars.next()) {
+            (Some(c), None) if c.is_ascii_uppercase() => Some(c),
+            _ => None,
+        };
+    }
+    if let Some(digit) = name.strip_prefix("DIGIT ") {
+        let at = DIGITS.iter().position(|d| *d == digit)?;
+        return char::from_digit(u32::try_from(at).ok()?, 10);
+    }
+    Some(match name {
+        "FULL STOP" | "PERIOD" | "DOT" => '.',
+        "SOLIDUS" | "SLASH" => '/',
+        "REVERSE SOLIDUS" | "BACKSLASH" => '\\',
+        "HYPHEN-MINUS" | "HYPHEN" | "MINUS" => '-',
+        "LOW LINE" | "UNDERSCORE" => '_',
+        "TILDE" => '~',
+        "SPACE" => ' ',
+        "COLON" => ':',
+        "SEMICOLON" => ';',
+        "COMMA" => ',',
+        "ASTERISK" => '*',
+        "QUESTION MARK" => '?',
+        "COMMERCIAL AT" => '@',
+        "PLUS SIGN" => '+',
+        "EQUALS SIGN" => '=',
+        "DOLLAR SIGN" => '$',
+        "NUMBER SIGN" => '#',
+        "PERCENT SIGN" => '%',
+        "AMPERSAND" => '&',
+        "APOSTROPHE" => '\'',
+        "QUOTATION MARK" => '"',
+        "GRAVE ACCENT" => '`',
+        "VERTICAL LINE" => '|',
+        "EXCLAMATION MARK" => '!',
+        "LEFT PARENTHESIS" => '(',
+        "RIGHT PARENTHESIS" => ')',
+        "LEFT SQUARE BRACKET" => '[',
+        "RIGHT SQUARE BRACKET" => ']',
+        "LEFT CURLY BRACKET" => '{',
+        "RIGHT CURLY BRACKET" => '}',
+        "LESS-THAN SIGN" => '<',
+        "GREATER-THAN SIGN" => '>',
+        "CIRCUMFLEX ACCENT" => '^',
+        "LINE FEED" | "NEW LINE" => '\n',
+        "CHARACTER TABULATION" | "TAB" => '\t',
+        _ => return None,
+    })
 }
 
 fn find(b: &[u8], from: usize, pat: &[u8]) -> Option<usize> {
@@ -704,6 +815,7 @@ fn long_bracket(b: &[u8], at: usize) -> Option<(usize, usize, usize)> {
 #[cfg(test)]
 mod escape_tests {
     use super::quoted;
+    use crate::domain::guard::code::model::Language;
 
     #[test]
     fn escapes_in_strings_decode_as_the_languages_decode_them() {
@@ -719,9 +831,40 @@ mod escape_tests {
             (r#""\x""#, "x"),
             (r#""\""#, "\""),
         ] {
-            assert_eq!(quoted(code, 0, false, false).0, value, "{code}");
+            assert_eq!(
+                quoted(code, 0, false, false, Language::Python).0,
+                value,
+                "{code}"
+            );
         }
         // Raw strings keep their backslashes.
-        assert_eq!(quoted(r#""\x2e""#, 0, true, false).0, r"\x2e");
+        assert_eq!(
+            quoted(r#""\x2e""#, 0, true, false, Language::Python).0,
+            r"\x2e"
+        );
+        // Lua's `\NNN` is decimal; Python names characters; triple quotes decode too.
+        assert_eq!(
+            quoted(r#""\46claude""#, 0, false, false, Language::Lua).0,
+            ".claude"
+        );
+        assert_eq!(
+            quoted(
+                r#""\N{FULL STOP}claude\N{solidus}x""#,
+                0,
+                false,
+                false,
+                Language::Python
+            )
+            .0,
+            ".claude/x"
+        );
+        assert_eq!(
+            quoted(r#""\N{SNOWMAN}""#, 0, false, false, Language::Python).0,
+            "\u{fffd}"
+        );
+        assert_eq!(
+            quoted(r"'''\x2eclaude'''", 0, false, true, Language::Python).0,
+            ".claude"
+        );
     }
 }

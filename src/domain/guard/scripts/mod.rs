@@ -164,6 +164,15 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
         program_file(command, &file, name, cwd, files, &mut out);
     } else if let Some(file) = awk_program_file(command) {
         program_file(command, &file, "awk", cwd, files, &mut out);
+        // The files its `print >` and `printf >` write are judged from the command's
+        // folder as for the same program on the line.
+        if let Some((text, via)) = text_of(&file, cwd, files, &mut out) {
+            out.push(Ran::Script(
+                format!("awk '{}' /dev/null", text.replace('\'', r"'\''")),
+                via,
+                None,
+            ));
+        }
     } else if let Some(file) = super::foreign::program_file(command) {
         // A language the guard does not read: what names nagger's own files is refused.
         if let Some((text, _)) = text_of(file, cwd, files, &mut out)

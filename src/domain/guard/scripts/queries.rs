@@ -7,7 +7,7 @@
 use super::super::finding::{Finding, operands};
 use super::super::protect::Cwd;
 use super::super::shell::{Parsed, SimpleCommand, option_values};
-use super::super::sql::{Dialect, destroys, dialect};
+use super::super::sql::{Dialect, destroys, dialect, outputs};
 use super::files::{Ran, View, piped_texts, read_named};
 
 /// Most files read for one command.
@@ -30,7 +30,22 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: &View, out: 
     }
     // `cat x.sql | psql`, `echo 'DROP …' | psql`: what the stage before prints.
     texts.extend(piped_texts(parsed, index, cwd, files, out));
+    // What the command line itself hands it (`-c '\\o x'`, `".output x"`): only what it
+    // writes or runs outside the database is looked at here (what it drops is judged
+    // with the rest of the line).
+    if dialect == Dialect::Sql {
+        for word in command.args() {
+            let text = word
+                .strip_prefix("--")
+                .and_then(|long| long.split_once('=').map(|(_, v)| v))
+                .unwrap_or(word);
+            written_or_run(text, "its command line", name, out);
+        }
+    }
     for (text, via) in texts {
+        if dialect == Dialect::Sql {
+            written_or_run(&text, &via, name, out);
+        }
         for line in escapes(dialect, name, &text) {
             out.push(Ran::Script(
                 line,
@@ -111,4 +126,24 @@ fn escapes(dialect: Dialect, name: &str, text: &str) -> Vec<String> {
         })
         .take(64)
         .collect()
+}
+
+/// The files SQL text has `name` write and the shell lines it has it run, as the shell
+/// lines that do the same: a file written is `: > FILE`, judged from the command's folder.
+fn written_or_run(text: &str, via: &str, name: &str, out: &mut Vec<Ran>) {
+    let found = outputs(text);
+    for file in found.files.into_iter().take(MAX_FILES) {
+        out.push(Ran::Script(
+            format!(": > '{}'", file.replace('\'', r"'\''")),
+            format!("{via}: a file `{name}` writes"),
+            None,
+        ));
+    }
+    for command in found.commands.into_iter().take(MAX_FILES) {
+        out.push(Ran::Script(
+            command,
+            format!("{via}: a shell command `{name}` runs"),
+            None,
+        ));
+    }
 }

@@ -95,6 +95,16 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: &View, out: 
                 want(stdin_files(command), As::Script, "command lines");
             }
         }
+        // `tmux load-buffer F; tmux paste-buffer`: the file is typed into a pane.
+        "tmux" => want(tmux_loaded(args), As::Script, "text pasted into a terminal"),
+        // `script` without `-c` runs a shell that reads its input.
+        "script" if !runs_command(args) => {
+            want(
+                stdin_files(command),
+                As::Script,
+                "a terminal session's input",
+            );
+        }
         "at" | "batch" => {
             want(option_values(args, &["-f"], &[]), As::Script, "a job");
             want(stdin_files(command), As::Script, "a job");
@@ -152,6 +162,7 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: &View, out: 
             Some(As::Dc)
         }
         "parallel" if runs_its_input(args) => Some(As::Script),
+        "script" if !runs_command(args) => Some(As::Script),
         "at" | "batch" => Some(As::Script),
         _ => None,
     };
@@ -378,6 +389,32 @@ fn runs_its_input(args: &[String]) -> bool {
         return false;
     }
     true
+}
+
+/// The files `tmux load-buffer` reads into a paste buffer (`-b NAME` and `-t CLIENT` take
+/// a value).
+fn tmux_loaded(args: &[String]) -> Vec<&str> {
+    let Some(at) = args.iter().position(|a| a == "load-buffer" || a == "loadb") else {
+        return Vec::new();
+    };
+    let mut k = at + 1;
+    while let Some(arg) = args.get(k) {
+        match arg.as_str() {
+            "-b" | "-t" => k += 2,
+            a if a.starts_with('-') && a.len() > 1 => k += 1,
+            a => return vec![a],
+        }
+    }
+    Vec::new()
+}
+
+/// Whether `script` is given a command to run (`-c CMD`, `--command`), rather than a shell.
+fn runs_command(args: &[String]) -> bool {
+    args.iter().any(|a| {
+        a == "--command"
+            || a.starts_with("--command=")
+            || (a.starts_with('-') && !a.starts_with("--") && a.contains('c'))
+    })
 }
 
 /// `parallel … :::: F …`: the files after `::::` (up to the next `:::`).

@@ -211,11 +211,17 @@ impl Parser<'_, '_> {
                         | "run"
                         | "send-keys"
                         | "send"
+                        | "set-buffer"
+                        | "setb"
                 );
                 if runs {
                     let at = argv.iter().position(|a| *a == sub).unwrap_or(0);
                     let script = if matches!(sub.as_str(), "send-keys" | "send") {
                         tmux_typed(&argv[at + 1..])
+                    } else if matches!(sub.as_str(), "set-buffer" | "setb") {
+                        // The text a `paste-buffer` types into a pane.
+                        let j = skip_options(&argv, at + 1, "btn", &[]);
+                        argv[j.min(argv.len())..].join(" ")
                     } else {
                         let j = skip_options(&argv, at + 1, "stnecFxylTbp", &[]);
                         argv[j.min(argv.len())..].join(" ")
