@@ -840,6 +840,12 @@ fn git_replaced(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Fin
                 top.display()
             )
         }
+        replaced::Outcome::Redirected { sub, tree } => {
+            return Some(finding(&format!(
+                "runs `git {sub}` with its work tree in `{tree}`, among nagger's own files or \
+                 Claude Code's settings: it writes the repository's files there"
+            )));
+        }
         replaced::Outcome::Unreadable { sub, top, why } => format!(
             "runs `git {sub}`, which replaces tracked files, and the index of the repository \
              at `{}` cannot be read ({why}) to see whether it tracks nagger's own files or \

@@ -115,9 +115,13 @@ pub(super) enum Tracked {
     Unknown(String),
 }
 
-/// A path asked about: a file, or a folder (ending in `/`) whose files all count.
+/// A path asked about: a file, a folder (ending in `/`) whose files all count, or
+/// nothing (the empty path): every file.
 fn hits(entry: &[u8], wanted: &str) -> bool {
     let wanted = wanted.as_bytes();
+    if wanted.is_empty() {
+        return true;
+    }
     if wanted.ends_with(b"/") {
         entry.starts_with(wanted) || entry == &wanted[..wanted.len() - 1]
     } else {

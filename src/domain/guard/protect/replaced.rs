@@ -274,7 +274,8 @@ fn globals(command: &SimpleCommand) -> Option<Globals<'_>> {
         index_file: None,
         at: 0,
     };
-    for word in command.prefixed.iter().flatten() {
+    // `GIT_DIR=x git …` and `env GIT_DIR=x git …`.
+    for word in command.env.iter().chain(command.prefixed.iter().flatten()) {
         if let Some((name, value)) = word.split_once('=') {
             match name {
                 "GIT_DIR" => g.git_dir = Some(value),
@@ -314,25 +315,86 @@ fn globals(command: &SimpleCommand) -> Option<Globals<'_>> {
     Some(g)
 }
 
-/// The paths of nagger's files that matter in a work tree whose top is `top`: those at
-/// its top and those of the project, when the project lies inside it.
+/// The paths of nagger's files that matter in a work tree whose top is `top`, relative to
+/// it: those of the project and of the user's home that lie inside it (`.claude-nagger/`,
+/// `sub/.claude/settings.json`), and everything when the top itself lies inside one of
+/// nagger's folders (`git --work-tree=.claude-nagger checkout …` writes there whatever
+/// the index holds; `--work-tree=.claude` puts `settings.json` at the settings' place).
 fn wanted(top: &Path, root: &Path) -> Vec<String> {
-    let mut bases = vec![String::new()];
-    if let Ok(inside) = root.strip_prefix(top)
-        && !inside.as_os_str().is_empty()
-    {
-        bases.push(format!("{}/", inside.to_string_lossy()));
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let mut protected: Vec<(PathBuf, bool)> = vec![
+        (root.join(".claude-nagger"), true),
+        (root.join(".claude/settings.json"), false),
+        (root.join(".claude/settings.local.json"), false),
+    ];
+    if let Some(home) = home.filter(|h| h.is_absolute() && h.as_os_str().len() > 1) {
+        protected.push((home.join(".claude/settings.json"), false));
+        protected.push((home.join(".claude/settings.local.json"), false));
     }
-    bases
+    let mut out = Vec::new();
+    for (path, folder) in protected {
+        if folder && top.starts_with(&path) {
+            // The whole work tree lands inside the folder.
+            return vec![String::new()];
+        }
+        if let Ok(inside) = path.strip_prefix(top)
+            && !inside.as_os_str().is_empty()
+        {
+            let inside = inside.to_string_lossy();
+            out.push(if folder {
+                format!("{inside}/")
+            } else {
+                inside.into_owned()
+            });
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Whether a work tree given as `tree` (from folder `base`) is one of nagger's folders or
+/// lies inside one: named so whatever its prefix (`$PWD/.claude`, `"$(pwd)/.claude-nagger"`),
+/// or found there once resolved (`../proj/.claude`, the home's `.claude`).
+fn into_nagger(tree: &str, base: &Path, root: &Path) -> bool {
+    let v = tree.trim_matches(['"', '\'']).trim_end_matches('/');
+    let last = v.rsplit('/').next().unwrap_or(v);
+    if matches!(last, ".claude" | ".claude-nagger")
+        || v.starts_with(".claude-nagger/")
+        || v.contains("/.claude-nagger/")
+    {
+        return true;
+    }
+    if v.contains(['$', '`']) {
+        return false;
+    }
+    let path = match v.strip_prefix("~/").zip(std::env::var_os("HOME")) {
+        Some((rest, home)) => PathBuf::from(home).join(rest),
+        None => base.join(v),
+    };
+    let path = lexical(&path);
+    let mut folders = vec![root.join(".claude-nagger"), root.join(".claude")];
+    if let Some(home) = std::env::var_os("HOME").map(PathBuf::from) {
+        folders.push(home.join(".claude"));
+    }
+    folders
         .iter()
-        .flat_map(|b| {
-            [
-                format!("{b}.claude-nagger/"),
-                format!("{b}.claude/settings.json"),
-                format!("{b}.claude/settings.local.json"),
-            ]
-        })
-        .collect()
+        .any(|f| path == *f || path.starts_with(root.join(".claude-nagger")))
+}
+
+/// `path` with its `.` and `..` parts resolved by their names alone.
+fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 /// Whether another version of the tracked file `file` is harmless to nagger: the config,
@@ -421,6 +483,9 @@ pub(super) enum Outcome {
         top: PathBuf,
         known: bool,
     },
+    /// Its work tree is one of nagger's folders (`--work-tree=.claude`, `GIT_WORK_TREE`):
+    /// whatever the repository holds is written there.
+    Redirected { sub: String, tree: String },
     /// Whether it does cannot be told: the index cannot be read (why).
     Unreadable {
         sub: String,
@@ -490,6 +555,14 @@ pub(super) fn replaced(
             ..Where::default()
         }
     };
+    if let Some(tree) = work_tree.as_deref()
+        && into_nagger(tree, dir.as_deref().unwrap_or(root), root)
+    {
+        return Some(Outcome::Redirected {
+            sub: sub.to_owned(),
+            tree: tree.to_owned(),
+        });
+    }
     let repo = gittree::find(&at)?;
     let top = real(&repo.top);
     let root = real(root);
