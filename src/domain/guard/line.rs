@@ -924,9 +924,12 @@ fn fill_in_chains(sets: &mut [Set], opaque_from: Option<usize>, budget: &Cell<us
             out.push_str(&raw[k..k + d]);
             let at = k + d;
             let (reference, end) = reference_at(raw, at);
+            // A variable the line leaves alone stays as written (`x=${PWD%/*}/.claude`
+            // holds what `${PWD%/*}/.claude` spelled out on the command would).
             let value = reference.and_then(|r| match shell::evaluate(r.body, &vars) {
                 Outcome::Words(words) => Some(words.join(" ")),
-                Outcome::Unknown | Outcome::Raw => None,
+                Outcome::Raw => raw.get(at..end).map(str::to_owned),
+                Outcome::Unknown => None,
             });
             let Some(v) = value else {
                 known = false;

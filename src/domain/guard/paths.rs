@@ -53,6 +53,9 @@ pub fn normalize(path: &str) -> String {
 /// `${HOME}` as `~`: the spellings of the current folder and the home a command line
 /// uses, as paths the guard can look up.
 pub(super) fn here_and_home(path: &str) -> String {
+    if let Some(trimmed) = trimmed_here_or_home(path) {
+        return trimmed;
+    }
     for (word, with) in [
         ("$PWD", "."),
         ("${PWD}", "."),
@@ -68,6 +71,89 @@ pub(super) fn here_and_home(path: &str) -> String {
         }
     }
     path.to_owned()
+}
+
+/// `${HOME%/*}/bin`, `${PWD%/}/x`, `${PWD%/*}/y`: the home's value with a pattern taken
+/// off either end, and the current folder's parents, as paths the guard can look up.
+fn trimmed_here_or_home(path: &str) -> Option<String> {
+    let inner = path.strip_prefix("${")?;
+    let close = inner.find('}')?;
+    let (body, rest) = (&inner[..close], &inner[close + 1..]);
+    if !(rest.is_empty() || rest.starts_with('/')) {
+        return None;
+    }
+    if let Some(op) = body.strip_prefix("PWD") {
+        // The current folder never ends with `/`; each `/*` taken off is a parent.
+        let parents = match op {
+            "%/" => 0,
+            _ => {
+                let pattern = op.strip_prefix('%')?;
+                if pattern.is_empty() || pattern.len() % 2 != 0 || pattern.starts_with('%') {
+                    return None;
+                }
+                let ups = pattern.len() / 2;
+                (pattern == "/*".repeat(ups)).then_some(ups)?
+            }
+        };
+        let base = if parents == 0 {
+            ".".to_owned()
+        } else {
+            vec![".."; parents].join("/")
+        };
+        return Some(format!("{base}{rest}"));
+    }
+    let op = body.strip_prefix("HOME")?;
+    let home = std::env::var("HOME").ok().filter(|h| h.starts_with('/'))?;
+    let value = trim_value(&home, op)?;
+    value.starts_with('/').then(|| format!("{value}{rest}"))
+}
+
+/// `value` with the shortest (`%`, `#`) or longest (`%%`, `##`) end or start matching
+/// `pattern` taken off, as the shell's `${v%p}` does; `None` for any other operator.
+fn trim_value(value: &str, op: &str) -> Option<String> {
+    let (suffix, longest, pattern) = if let Some(p) = op.strip_prefix("%%") {
+        (true, true, p)
+    } else if let Some(p) = op.strip_prefix('%') {
+        (true, false, p)
+    } else if let Some(p) = op.strip_prefix("##") {
+        (false, true, p)
+    } else if let Some(p) = op.strip_prefix('#') {
+        (false, false, p)
+    } else {
+        return None;
+    };
+    if pattern.contains(['$', '`', '\\', '"', '\'']) {
+        return None;
+    }
+    let matches = |piece: &str| {
+        if pattern.contains(['*', '?', '[']) {
+            wildcard(pattern, piece)
+        } else {
+            piece == pattern
+        }
+    };
+    let cuts: Vec<usize> = (0..=value.len())
+        .filter(|&k| value.is_char_boundary(k))
+        .collect();
+    let found = if suffix {
+        let mut starts: Vec<usize> = cuts.clone();
+        if !longest {
+            starts.reverse();
+        }
+        starts
+            .into_iter()
+            .find(|&k| matches(&value[k..]))
+            .map(|k| value[..k].to_owned())
+    } else {
+        let mut ends = cuts;
+        if longest {
+            ends.reverse();
+        }
+        ends.into_iter()
+            .find(|&k| matches(&value[..k]))
+            .map(|k| value[k..].to_owned())
+    };
+    Some(found.unwrap_or_else(|| value.to_owned()))
 }
 
 /// Whether a one-part glob (`*`, `?`, `[…]` as one character) matches `name`.
@@ -143,6 +229,14 @@ impl Cwd {
 
 /// `path` as seen from where the line starts, when the folder it is relative to is known.
 pub(super) fn resolve(cwd: &Cwd, path: &str) -> Option<String> {
+    // `$PWD/x`, `${HOME%/*}/y`: the current folder and the home as the guard looks them up.
+    let spelled;
+    let path = if path.starts_with(['$', '`']) {
+        spelled = here_and_home(path);
+        spelled.as_str()
+    } else {
+        path
+    };
     if path.starts_with(['/', '~']) || path.starts_with("$HOME") || path.starts_with("${HOME}") {
         return Some(path.to_owned());
     }
@@ -222,5 +316,32 @@ mod tests {
         ] {
             assert!(!wildcard(pattern, name), "{pattern} {name}");
         }
+    }
+}
+
+#[cfg(test)]
+mod trim_tests {
+    use super::*;
+
+    #[test]
+    fn trimmed_home_and_current_folder_are_paths() {
+        assert_eq!(trim_value("/home/me", "%/*").as_deref(), Some("/home"));
+        assert_eq!(trim_value("/home/me", "%%/*").as_deref(), Some(""));
+        assert_eq!(trim_value("/home/me", "#/home").as_deref(), Some("/me"));
+        assert_eq!(trim_value("/home/me", "##*/").as_deref(), Some("me"));
+        assert_eq!(
+            trim_value("/home/me", "%/nothing").as_deref(),
+            Some("/home/me")
+        );
+        assert_eq!(trimmed_here_or_home("${PWD%/}/x").as_deref(), Some("./x"));
+        assert_eq!(
+            trimmed_here_or_home("${PWD%/*}/p/.claude").as_deref(),
+            Some("../p/.claude")
+        );
+        assert_eq!(
+            trimmed_here_or_home("${PWD%/*/*}").as_deref(),
+            Some("../..")
+        );
+        assert_eq!(trimmed_here_or_home("${PWD#x}/y"), None);
     }
 }

@@ -51,6 +51,41 @@ pub(super) fn split_words(text: &str) -> Vec<String> {
         .collect()
 }
 
+impl Parser<'_, '_> {
+    /// At a word's `~-`, `~+` or `~[+-]N` that ends there or at a `/`: what it stands
+    /// for (`$OLDPWD`, `$PWD`, `${DIRSTACK[N]}`), the tilde prefix consumed.
+    fn folder_tilde(&mut self) -> Option<String> {
+        if self.peek() != Some(b'~') {
+            return None;
+        }
+        let rest = &self.s[self.i + 1..];
+        let sign = rest.first().copied().filter(|c| matches!(c, b'+' | b'-'));
+        let digits = rest[usize::from(sign.is_some())..]
+            .iter()
+            .take_while(|c| c.is_ascii_digit())
+            .count();
+        let len = usize::from(sign.is_some()) + digits;
+        if len == 0 {
+            return None;
+        }
+        let ends = rest
+            .get(len)
+            .is_none_or(|c| matches!(c, b'/' | b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b')'));
+        if !ends {
+            return None;
+        }
+        let number = std::str::from_utf8(&rest[len - digits..len]).unwrap_or("0");
+        let stands_for = match (sign, digits) {
+            (Some(b'-'), 0) => "$OLDPWD".to_owned(),
+            (Some(b'+'), 0) => "$PWD".to_owned(),
+            (Some(b'-'), _) => format!("${{DIRSTACK[-{number}]}}"),
+            _ => format!("${{DIRSTACK[{number}]}}"),
+        };
+        self.i += 1 + len;
+        Some(stands_for)
+    }
+}
+
 /// Whether a `(` after the word text `before` opens a glob group rather than a subshell
 /// or a function's `()`: it follows text that is no assignment and does not close at once.
 fn glob_group(before: &[u8], after: Option<u8>) -> bool {
@@ -65,6 +100,13 @@ impl Parser<'_, '_> {
         let outer_expanded = std::mem::take(&mut self.expanded);
         let first_run = self.out.commands.len();
         let mut plain = true;
+        // `~-`, `~+`, `~2`, `~+1`, `~-1`: the folder left, the current folder, the folder
+        // stack's entries, as the variables that hold them (the stack's are only known as
+        // the line runs).
+        if let Some(stands_for) = self.folder_tilde() {
+            word.text.extend_from_slice(stands_for.as_bytes());
+            plain = false;
+        }
         // Past a glob group: the rest of this path component is part of the pattern.
         let mut in_group_name = false;
         while let Some(c) = self.peek() {

@@ -304,8 +304,10 @@ impl Parser<'_, '_> {
                 None | Some(b'\n' | b';' | b'|' | b')') => break,
                 Some(b'&') if self.peek_at(1) == Some(b'>') => self.redirect(&mut redirections),
                 Some(b'&') => break,
+                // `((…))`, and `for ((…; …; …))`.
                 Some(b'(')
-                    if words.is_empty()
+                    if (words.is_empty()
+                        || words.len() == 1 && !words[0].quoted && words[0].text == b"for")
                         && self.peek_at(1) == Some(b'(')
                         && self.closes_as_arithmetic() =>
                 {
@@ -626,6 +628,37 @@ impl Parser<'_, '_> {
                 let ctx = self
                     .ctx
                     .within(Via::Script(format!("`{name}` read as a number")), false);
+                parse_script(script.as_bytes(), self.depth + 1, &ctx, self.out);
+            }
+        }
+        // `[[ 1 -eq 'a[$(cmd)]' ]]`, `let 'n=a[$(cmd)]'`: bash reads these operands as
+        // numbers, quotes removed, and runs what an array subscript in them substitutes.
+        let body = &words[lead.min(words.len())..];
+        let numeric: Vec<&Word> = match body.first() {
+            Some(first) if !first.quoted && first.text == b"[[" => (1..body.len())
+                .filter(|&k| {
+                    let compares = |w: Option<&Word>| {
+                        w.is_some_and(|w| {
+                            !w.quoted
+                                && matches!(
+                                    w.text.as_slice(),
+                                    b"-eq" | b"-ne" | b"-lt" | b"-le" | b"-gt" | b"-ge"
+                                )
+                        })
+                    };
+                    compares(body.get(k - 1)) || compares(body.get(k + 1))
+                })
+                .map(|k| &body[k])
+                .collect(),
+            Some(first) if !first.quoted && first.text == b"let" => body[1..].iter().collect(),
+            _ => Vec::new(),
+        };
+        for word in numeric {
+            let text = String::from_utf8_lossy(&word.text).into_owned();
+            for script in super::words::subscript_commands(&text) {
+                let ctx = self
+                    .ctx
+                    .within(Via::Script("an operand read as a number".into()), false);
                 parse_script(script.as_bytes(), self.depth + 1, &ctx, self.out);
             }
         }
