@@ -84,16 +84,15 @@ fn trimmed_here_or_home(path: &str) -> Option<String> {
     }
     if let Some(op) = body.strip_prefix("PWD") {
         // The current folder never ends with `/`; each `/*` taken off is a parent.
-        let parents = match op {
-            "%/" => 0,
-            _ => {
-                let pattern = op.strip_prefix('%')?;
-                if pattern.is_empty() || pattern.len() % 2 != 0 || pattern.starts_with('%') {
-                    return None;
-                }
-                let ups = pattern.len() / 2;
-                (pattern == "/*".repeat(ups)).then_some(ups)?
+        let parents = if op == "%/" {
+            0
+        } else {
+            let pattern = op.strip_prefix('%')?;
+            if pattern.is_empty() || pattern.len() % 2 != 0 || pattern.starts_with('%') {
+                return None;
             }
+            let ups = pattern.len() / 2;
+            (pattern == "/*".repeat(ups)).then_some(ups)?
         };
         let base = if parents == 0 {
             ".".to_owned()
