@@ -649,3 +649,37 @@ fn command_files_given_by_options_variables_and_input_are_read() {
         assert_eq!(code, 0, "{line}: {stdout}");
     }
 }
+
+/// Walkers that follow links while they change what they walk reach nagger's files
+/// through a link on disk; without following links, or without changing anything, they
+/// pass.
+#[test]
+fn walkers_that_follow_links_into_nagger_are_asked_about() {
+    let p = Project::new();
+    write(&p, "src/main.rs", "fn main() {}\n");
+    std::fs::create_dir_all(p.root.join(".claude")).expect("folder");
+    std::os::unix::fs::symlink("../.claude", p.root.join("src/cl")).expect("link");
+    for line in [
+        "find -L src -name settings.local.json -delete",
+        "find src -follow -name '*.json' -exec rm {} +",
+        "find -L src -type f | xargs rm -f",
+        "chmod -R -L 000 src",
+        "chown -R -L nobody src",
+        "grep -rlR hooks src | xargs sed -i d",
+        "perl -pi -e 's/a/b/' $(find -L src -name '*.json')",
+        "fd -L json src -X rm",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, ASKED, "{line}: {stdout}");
+    }
+    for line in [
+        "find src -name '*.json' -delete",
+        "find -L src -name '*.rs'",
+        "grep -R hooks src",
+        "chmod -R 755 src",
+        "grep -rl TODO src | xargs sed -i s/a/b/",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, 0, "{line}: {stdout}");
+    }
+}

@@ -911,6 +911,25 @@ fn changed(command: &SimpleCommand, fed: &[String], cwd: &Cwd, scope: &Scope) ->
     if let Some(found) = stashes_untracked(command, cwd, scope) {
         return Some(found);
     }
+    // `find -L src -delete`, `grep -R x src | xargs rm`: links on disk lead the walk in.
+    let walk = follow::Walk {
+        base: match cwd {
+            Cwd::Known(dir) => on_disk(scope, if dir.is_empty() { "." } else { dir }),
+            Cwd::Unknown => None,
+        },
+        line: scope.line.map(|parsed| parsed.commands.as_slice()),
+        reaches: &|real| reaches_protected(scope, real),
+    };
+    if let Some((link, to)) = follow::followed(command, &walk) {
+        return Some(Finding::ask(
+            "guard:self-protect-unsure",
+            format!(
+                "follows the link `{link}` to `{to}` while it changes what it walks, which \
+                 reaches nagger's own files or Claude Code's settings"
+            ),
+            "Walk without following links (no `-L`), or keep the link out of the folders walked.",
+        ));
+    }
     if let Some(found) = find::reached(
         command,
         &find::Place {
@@ -3048,6 +3067,22 @@ fn later_in_line(command: &SimpleCommand, scope: &Scope) -> bool {
 /// Whether the folder `dir` (resolved) holds nagger's files or Claude Code's settings:
 /// the project's root or a folder above it, a home, or a folder with a `.claude/` or
 /// `.claude-nagger/` in it now. A folder only known when the shell runs is taken to.
+/// Whether a real path on disk is one of nagger's files or folders, or a folder above
+/// them (the project's root, the home, a folder holding either).
+fn reaches_protected(scope: &Scope, real: &Path) -> bool {
+    let text = real.to_string_lossy();
+    if judge(&text, scope).is_some() {
+        return true;
+    }
+    let root = std::fs::canonicalize(scope.root).unwrap_or_else(|_| scope.root.to_path_buf());
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let above = |folder: &Path| folder.starts_with(real);
+    above(&root.join(".claude-nagger"))
+        || above(&root.join(".claude"))
+        || home.is_some_and(|h| above(&h.join(".claude")))
+        || scope.binary.is_some_and(|b| Path::new(b).starts_with(real))
+}
+
 fn holds_protected(scope: &Scope, dir: &str) -> bool {
     let Some(path) = on_disk(scope, dir) else {
         return true;
@@ -3266,6 +3301,7 @@ fn finding(harm: &str) -> Finding {
 mod archives;
 mod containers;
 mod find;
+mod follow;
 mod gittree;
 mod globs;
 mod links;
