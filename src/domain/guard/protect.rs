@@ -911,6 +911,30 @@ fn changed(command: &SimpleCommand, fed: &[String], cwd: &Cwd, scope: &Scope) ->
     if let Some(found) = stashes_untracked(command, cwd, scope) {
         return Some(found);
     }
+    // `npm i -g --prefix P`, `PIPX_BIN_DIR=D pipx install`: programs put into the nagger
+    // program's folder, where one of them may take its name.
+    if let Some(folder) = installs::program_folders(command)
+        .into_iter()
+        .find(|folder| {
+            let place = resolve(cwd, folder).unwrap_or_else(|| folder.clone());
+            matches!(
+                protected(
+                    &format!("{}/nagger", place.trim_end_matches('/')),
+                    scope.binary
+                ),
+                Some((_, Kind::Held))
+            )
+        })
+    {
+        return Some(Finding::ask(
+            "guard:self-protect-unsure",
+            format!(
+                "installs programs into `{folder}`, the folder of the nagger program: one of \
+                 them may take its place"
+            ),
+            "Install into another folder, or ask the user to run it.",
+        ));
+    }
     // `find -L src -delete`, `grep -R x src | xargs rm`: links on disk lead the walk in.
     let walk = follow::Walk {
         base: match cwd {
@@ -3304,6 +3328,7 @@ mod find;
 mod follow;
 mod gittree;
 mod globs;
+mod installs;
 mod links;
 mod modes;
 mod outputs;

@@ -1,0 +1,161 @@
+//! Installs and builds that put programs into a folder they are told: `npm i -g --prefix
+//! P`, `pip install --prefix P` or `--target T`, `PYTHONUSERBASE=P pip install --user`,
+//! `PIPX_BIN_DIR=D pipx install`, `UV_TOOL_BIN_DIR=D uv tool install`, `cargo install
+//! --root R`, `GOBIN=D go install`, `go build -o D/`, `rustc --out-dir D`. Whatever a
+//! package calls its programs lands there, a `nagger` of its own included: told the
+//! folder of the nagger program, such a command may put another program in its place.
+
+use super::super::shell::{SimpleCommand, basename, option_values};
+
+/// The folders `command` writes programs into because it is told to, as written.
+pub(super) fn program_folders(command: &SimpleCommand) -> Vec<String> {
+    let env = |name: &str| {
+        command
+            .env
+            .iter()
+            .chain(command.prefixed.iter().flatten())
+            .rev()
+            .find_map(|w| {
+                w.strip_prefix(name)
+                    .and_then(|r| r.strip_prefix('='))
+                    .map(|v| v.trim_matches(['"', '\'']).to_owned())
+            })
+            .filter(|v| !v.is_empty())
+    };
+    let bin = |prefix: &str| format!("{}/bin", prefix.trim_end_matches('/'));
+    let mut args: &[String] = command.args();
+    let mut name = command.name();
+    // `python3 -m pip install …`
+    if name.starts_with("python") && args.len() >= 2 && args[0] == "-m" {
+        name = basename(&args[1]);
+        args = &args[2..];
+    }
+    let sub = args
+        .iter()
+        .find(|a| !a.starts_with('-'))
+        .map_or("", String::as_str);
+    let mut out = Vec::new();
+    match name {
+        "npm" | "pnpm" | "yarn" | "bun" => {
+            let global = args
+                .iter()
+                .any(|a| matches!(a.as_str(), "-g" | "--global" | "--location=global"));
+            let installs = matches!(
+                sub,
+                "i" | "install" | "add" | "link" | "ln" | "update" | "up" | "upgrade"
+            );
+            if installs && (global || matches!(sub, "link" | "ln")) {
+                let prefixes = option_values(args, &[], &["--prefix"]);
+                out.extend(prefixes.into_iter().map(bin));
+                for var in ["NPM_CONFIG_PREFIX", "npm_config_prefix"] {
+                    out.extend(env(var).as_deref().map(bin));
+                }
+            }
+        }
+        // `pip install`, `pip3.12 install`, `uv pip install`.
+        _ if (name.starts_with("pip") && name != "pipx" && sub == "install")
+            || (name == "uv" && sub == "pip") =>
+        {
+            out.extend(option_values(args, &[], &["--prefix"]).into_iter().map(bin));
+            out.extend(
+                option_values(args, &["-t"], &["--target"])
+                    .into_iter()
+                    .map(bin),
+            );
+            if args.iter().any(|a| a == "--user") {
+                out.extend(env("PYTHONUSERBASE").as_deref().map(bin));
+            }
+        }
+        "pipx"
+            if matches!(
+                sub,
+                "install" | "inject" | "upgrade" | "reinstall" | "install-all"
+            ) =>
+        {
+            out.extend(env("PIPX_BIN_DIR"));
+        }
+        "uv" if sub == "tool" => {
+            out.extend(env("UV_TOOL_BIN_DIR"));
+            out.extend(env("XDG_BIN_HOME"));
+        }
+        "cargo" if sub == "install" => {
+            out.extend(option_values(args, &[], &["--root"]).into_iter().map(bin));
+            out.extend(env("CARGO_INSTALL_ROOT").as_deref().map(bin));
+        }
+        "go" if sub == "install" => out.extend(env("GOBIN")),
+        "go" if sub == "build" => {
+            // `-o DIR/` (or a folder that exists): the program is named after its package.
+            out.extend(
+                option_values(args, &["-o"], &[])
+                    .into_iter()
+                    .filter(|o| o.ends_with('/') || std::path::Path::new(o).is_dir())
+                    .map(|o| o.trim_end_matches('/').to_owned()),
+            );
+        }
+        "rustc" => out.extend(
+            option_values(args, &[], &["--out-dir"])
+                .into_iter()
+                .map(str::to_owned),
+        ),
+        _ => {}
+    }
+    out.retain(|f| !f.is_empty());
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn folders(line: &str) -> Vec<String> {
+        let parsed = crate::domain::guard::shell::parse(line);
+        program_folders(parsed.commands.last().expect("a command"))
+    }
+
+    #[test]
+    fn folders_programs_are_installed_into_when_told() {
+        assert_eq!(folders("npm i -g --prefix /opt/x pkg"), vec!["/opt/x/bin"]);
+        assert_eq!(
+            folders("npm install -g pkg --prefix=/opt/x"),
+            vec!["/opt/x/bin"]
+        );
+        assert_eq!(
+            folders("NPM_CONFIG_PREFIX=/p npm install -g pkg"),
+            vec!["/p/bin"]
+        );
+        assert_eq!(folders("pip install --prefix /p pkg"), vec!["/p/bin"]);
+        assert_eq!(
+            folders("python3 -m pip install --prefix=/p pkg"),
+            vec!["/p/bin"]
+        );
+        assert_eq!(
+            folders("PYTHONUSERBASE=/p pip install --user pkg"),
+            vec!["/p/bin"]
+        );
+        assert_eq!(
+            folders("PIPX_BIN_DIR=/d pipx install --force pkg"),
+            vec!["/d"]
+        );
+        assert_eq!(
+            folders("UV_TOOL_BIN_DIR=/d uv tool install pkg"),
+            vec!["/d"]
+        );
+        assert_eq!(folders("cargo install --root /r x"), vec!["/r/bin"]);
+        assert_eq!(folders("GOBIN=/d go install ./..."), vec!["/d"]);
+        assert_eq!(folders("go build -o /d/ ./cmd/x"), vec!["/d"]);
+        assert_eq!(
+            folders("rustc main.rs --crate-name x --out-dir /d"),
+            vec!["/d"]
+        );
+        for plain in [
+            "npm install",
+            "npm i -g typescript",
+            "pip install -r requirements.txt",
+            "pipx install black",
+            "cargo install ripgrep",
+            "go build -o app ./cmd/app",
+        ] {
+            assert!(folders(plain).is_empty(), "{plain}");
+        }
+    }
+}
