@@ -911,6 +911,19 @@ fn changed(command: &SimpleCommand, fed: &[String], cwd: &Cwd, scope: &Scope) ->
     if let Some(found) = stashes_untracked(command, cwd, scope) {
         return Some(found);
     }
+    // `umount -l /work`, `mount -o remount,ro ~`, `mount --bind /tmp/x .claude`: what is
+    // seen at a folder holding nagger's files changes underneath it.
+    if let Some(folder) = mount_points(command).into_iter().find(|folder| {
+        let place = resolve(cwd, folder).and_then(|p| on_disk(scope, &p));
+        place.is_some_and(|p| {
+            reaches_protected(scope, &PathBuf::from(normalize(&p.to_string_lossy())))
+        })
+    }) {
+        return Some(finding(&format!(
+            "changes what is mounted at `{folder}`, which holds nagger's own files or Claude \
+             Code's settings"
+        )));
+    }
     // `npm i -g --prefix P`, `PIPX_BIN_DIR=D pipx install`: programs put into the nagger
     // program's folder, where one of them may take its name.
     if let Some(folder) = installs::program_folders(command)
@@ -3091,6 +3104,38 @@ fn later_in_line(command: &SimpleCommand, scope: &Scope) -> bool {
 /// Whether the folder `dir` (resolved) holds nagger's files or Claude Code's settings:
 /// the project's root or a folder above it, a home, or a folder with a `.claude/` or
 /// `.claude-nagger/` in it now. A folder only known when the shell runs is taken to.
+/// The folders whose mount `command` changes: `umount`'s operands, and where `mount`
+/// mounts (its last operand) or remounts.
+fn mount_points(command: &SimpleCommand) -> Vec<String> {
+    let args = command.args();
+    let operands: Vec<&String> = {
+        let mut out = Vec::new();
+        let mut k = 0;
+        while let Some(a) = args.get(k) {
+            match a.as_str() {
+                "-o" | "-t" | "-O" | "-L" | "-U" | "-N" | "--options" | "--types"
+                | "--namespace" => {
+                    k += 1;
+                }
+                a if a.starts_with('-') => {}
+                _ => out.push(a),
+            }
+            k += 1;
+        }
+        out
+    };
+    match command.name() {
+        "umount" | "umount2" | "fusermount" | "fusermount3" => {
+            operands.into_iter().cloned().collect()
+        }
+        "mount" => operands
+            .last()
+            .map(|t| vec![(*t).clone()])
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    }
+}
+
 /// Whether a real path on disk is one of nagger's files or folders, or a folder above
 /// them (the project's root, the home, a folder holding either).
 fn reaches_protected(scope: &Scope, real: &Path) -> bool {
