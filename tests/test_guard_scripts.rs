@@ -683,3 +683,19 @@ fn walkers_that_follow_links_into_nagger_are_asked_about() {
         assert_eq!(code, 0, "{line}: {stdout}");
     }
 }
+
+/// `pip uninstall -r FILE` removes what the file names: nagger among them is refused.
+#[test]
+fn requirement_files_of_an_uninstall_are_read() {
+    let p = Project::new();
+    write(
+        &p,
+        "reqs-dev.txt",
+        "# tools\nblack\nNagger==0.1  # the hook\n",
+    );
+    write(&p, "reqs-ok.txt", "black\nruff>=0.5\n");
+    let (code, stdout) = check(&p, "pip uninstall -y -r reqs-dev.txt");
+    assert_eq!(code, REFUSED, "{stdout}");
+    let (code, stdout) = check(&p, "pip uninstall -y -r reqs-ok.txt");
+    assert_eq!(code, 0, "{stdout}");
+}

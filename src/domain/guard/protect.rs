@@ -1763,6 +1763,45 @@ fn removes_nagger(name: &str, args: &[String]) -> bool {
     })
 }
 
+/// The operands of a package manager's command after its verb (its options left out).
+fn package_operands(args: &[String]) -> Vec<&String> {
+    args.iter()
+        .skip_while(|a| a.starts_with('-'))
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect()
+}
+
+/// The package names in the files `pip uninstall -r FILE` reads (bounded, a regular file
+/// only, never blocking): one per line, past comments and options.
+fn requirement_names(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Vec<String> {
+    let name = command.name();
+    if !(name.starts_with("pip") || name == "uv") || name == "pipx" {
+        return Vec::new();
+    }
+    let files = option_values(command.args(), &["-r"], &["--requirement"]);
+    let mut out = Vec::new();
+    for file in files.into_iter().take(4) {
+        let Some(path) = resolve(cwd, file).and_then(|p| on_disk(scope, &p)) else {
+            continue;
+        };
+        let Ok(handle) = crate::base::files::open_regular(&path) else {
+            continue;
+        };
+        let mut text = String::new();
+        let _ =
+            std::io::Read::read_to_string(&mut std::io::Read::take(handle, 64 * 1024), &mut text);
+        out.extend(
+            text.lines()
+                .map(|l| l.split('#').next().unwrap_or("").trim())
+                .filter(|l| !l.is_empty() && !l.starts_with('-'))
+                .take(512)
+                .map(str::to_owned),
+        );
+    }
+    out
+}
+
 /// A package manager putting another build of nagger where the hook runs it from:
 /// `cargo install nagger`, `cargo install --path .` of nagger's own sources (read from
 /// their `Cargo.toml`, bounded), `pip install nagger`, `pipx install ./nagger.whl`, `npm
@@ -1991,12 +2030,32 @@ fn own_command(
             .any(|a| matches!(a.as_str(), "uninstall" | "trust"));
     let own = own_subcommand(&words, &command.computed);
     let nagger = own != Own::Harmless && runs_nagger(command, cwd, scope, true);
-    if (nagger && own == Own::Weakens) || via_cargo || removes_nagger(name, args) {
+    // The packages it is handed by `xargs` and read from `-r FILE` count as its own.
+    let mut packages: Vec<String> = args.iter().chain(fed).cloned().collect();
+    packages.extend(requirement_names(command, cwd, scope));
+    if (nagger && own == Own::Weakens) || via_cargo || removes_nagger(name, &packages) {
         return Some(finding(&format!(
             "runs `{}`, which changes nagger's own state, its hook in Claude Code's settings \
              or what nagger trusts",
             command.display()
         )));
+    }
+    // `pip freeze | xargs pip uninstall -y`: every package its input names, unseen.
+    if command.under_xargs()
+        && fed.is_empty()
+        && removes_nagger(name, &[args, &["nagger".to_owned()]].concat())
+        && !removes_nagger(name, args)
+        && package_operands(args).is_empty()
+    {
+        return Some(Finding::ask(
+            "guard:self-protect-unsure",
+            format!(
+                "runs `{}` on packages named by its input, which nagger cannot see: nagger \
+                 itself may be one of them",
+                command.display()
+            ),
+            "Name the packages to remove.",
+        ));
     }
     if nagger && own == Own::Computed {
         return Some(Finding::ask(
