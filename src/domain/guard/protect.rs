@@ -701,9 +701,47 @@ pub(super) fn named_in_code(text: &str, binary: Option<&str>) -> bool {
         return true;
     }
     let held = |s: &str| held_name(s, binary);
+    // Perl's glob operator, `<.claude/*.json>`, holds no quoted string.
+    let angle_globs = text.split('<').skip(1).filter_map(|rest| {
+        let inner = &rest[..rest.find('>')?];
+        (!inner.contains(char::is_whitespace)).then_some(inner)
+    });
     code::strings(text)
         .iter()
-        .any(|s| held(s) || named_in_code_plain(s))
+        .any(|s| held(s) || named_in_code_plain(s) || glob_names_protected(s))
+        || angle_globs.take(64).any(glob_names_protected)
+}
+
+/// Whether a glob in code (`<.claude/*.json>` in Perl, `glob(".c*/*.json")`) can match
+/// one of nagger's files or Claude Code's settings in the project: part by part, a dot
+/// name matched only by a part that starts with a dot, as globs in code match them.
+fn glob_names_protected(s: &str) -> bool {
+    const PATHS: &[&str] = &[
+        ".claude/settings.json",
+        ".claude/settings.local.json",
+        ".claude-nagger/config.toml",
+        ".claude-nagger/state.db",
+        ".claude-nagger/trusted.json",
+        ".claude-nagger",
+        ".claude",
+    ];
+    if !s.contains(['*', '?', '[']) || s.len() > 256 {
+        return false;
+    }
+    let pattern = s.trim_start_matches("./");
+    let parts: Vec<&str> = pattern.split('/').filter(|p| !p.is_empty()).collect();
+    PATHS.iter().any(|path| {
+        let names: Vec<&str> = path.split('/').collect();
+        names.len() == parts.len()
+            && parts.iter().zip(&names).all(|(part, name)| {
+                if part.contains(['*', '?', '[']) {
+                    (part.starts_with('.') || !name.starts_with('.'))
+                        && super::paths::wildcard(part, name)
+                } else {
+                    part == name
+                }
+            })
+    })
 }
 
 /// Whether code in a language whose strings need no quotes (Tcl, a debugger's or an
