@@ -18,4 +18,6 @@ pub fn run(env: &Env) {
     if let Some(err) = run.stderr {
         let _ = writeln!(std::io::stderr(), "{err}");
     }
+    // Answered: a checkpoint the run put off now delays only the exit.
+    crate::storage::store::checkpoint_deferred();
 }

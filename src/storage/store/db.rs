@@ -249,12 +249,39 @@ pub fn close_by_exit() {
     CLOSED_BY_EXIT.store(true, std::sync::atomic::Ordering::Relaxed);
 }
 
+/// A hook process's connection whose log is due for a checkpoint, kept for
+/// [`checkpoint_deferred`] once the hook has answered.
+static DEFERRED: std::sync::Mutex<Option<Connection>> = std::sync::Mutex::new(None);
+
+/// Runs the checkpoint a hook process put off until it had answered: its fsyncs on a slow
+/// disk then delay only the process's exit, never its answer.
+pub fn checkpoint_deferred() {
+    let conn = DEFERRED.lock().ok().and_then(|mut slot| slot.take());
+    if let Some(conn) = conn {
+        checkpoint(&conn);
+        // The process ends now: its exit closes the file.
+        std::mem::forget(conn);
+    }
+}
+
 impl Drop for NaggerStateDB {
     fn drop(&mut self) {
-        if !self.read_only {
-            self.checkpoint_if_big();
+        let by_exit = CLOSED_BY_EXIT.load(std::sync::atomic::Ordering::Relaxed);
+        if !self.read_only && self.log_is_big() {
+            if by_exit {
+                // SAFETY: taken once, here; a connection closed by the exit is never
+                // dropped below.
+                let conn = unsafe { std::mem::ManuallyDrop::take(&mut self.conn) };
+                if let Ok(mut slot) = DEFERRED.lock()
+                    && let Some(earlier) = slot.replace(conn)
+                {
+                    std::mem::forget(earlier);
+                }
+                return;
+            }
+            checkpoint(&self.conn);
         }
-        if !CLOSED_BY_EXIT.load(std::sync::atomic::Ordering::Relaxed) {
+        if !by_exit {
             // SAFETY: dropped once, here, and never used again.
             unsafe { std::mem::ManuallyDrop::drop(&mut self.conn) };
         }
@@ -262,27 +289,25 @@ impl Drop for NaggerStateDB {
 }
 
 impl NaggerStateDB {
-    fn checkpoint_if_big(&self) {
+    fn log_is_big(&self) -> bool {
         let mut wal = self.path.as_os_str().to_os_string();
         wal.push("-wal");
-        let big = std::fs::metadata(PathBuf::from(wal)).is_ok_and(|m| m.len() > WAL_TRUNCATE_BYTES);
-        if big {
-            // Never wait here: if other connections are busy, one of them (or the
-            // next process) will checkpoint instead. First PASSIVE, which copies the log
-            // into the database and syncs it without holding the write lock, so that the
-            // hooks of agents running in parallel keep writing through a slow disk's
-            // fsync; then TRUNCATE, which finds nothing left to copy and only empties the
-            // log under the write lock. Emptied it must be: each hook process opens the
-            // database alone and replays the whole log to rebuild its index.
-            let _ = self.conn.busy_timeout(Duration::ZERO);
-            let _ = self
-                .conn
-                .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
-            let _ = self
-                .conn
-                .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
-        }
+        std::fs::metadata(PathBuf::from(wal)).is_ok_and(|m| m.len() > WAL_TRUNCATE_BYTES)
     }
+}
+
+/// Checkpoints and empties the log of `conn`'s database, never waiting for a lock.
+fn checkpoint(conn: &Connection) {
+    // Never wait here: if other connections are busy, one of them (or the next process)
+    // will checkpoint instead. First PASSIVE, which copies the log into the database and
+    // syncs it without holding the write lock, so that the hooks of agents running in
+    // parallel keep writing through a slow disk's fsync; then TRUNCATE, which finds
+    // nothing left to copy and only empties the log under the write lock. Emptied it
+    // must be: each hook process opens the database alone and replays the whole log to
+    // rebuild its index.
+    let _ = conn.busy_timeout(Duration::ZERO);
+    let _ = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
+    let _ = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
 }
 
 /// Checks that the database and each of its side files (`-wal`, `-shm`, `-journal`) is

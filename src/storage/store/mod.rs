@@ -26,8 +26,9 @@ pub use context::{
     ContextEntry, ContextRepository, FileChange, NewContextEntry, TaskDone, TaskRecord,
 };
 pub use db::{
-    BUSY_TIMEOUT, HOOK_WAL_BYTES, NaggerStateDB, OpenReport, close_by_exit, embedded_migrations,
-    immediate, latest_version, migration_lock_path, now_ms, quarantine, user_version,
+    BUSY_TIMEOUT, HOOK_WAL_BYTES, NaggerStateDB, OpenReport, checkpoint_deferred, close_by_exit,
+    embedded_migrations, immediate, latest_version, migration_lock_path, now_ms, quarantine,
+    user_version,
 };
 pub use error::{StoreError, StoreResult, is_busy, is_corrupt, is_corrupt_sqlite};
 pub use hook_log::{HookLogRecord, HookLogRepository, NewHookLog};
