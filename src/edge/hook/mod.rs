@@ -634,6 +634,46 @@ impl Prepared {
     }
 }
 
+/// Where an input comes from: its permission mode, working folder and session.
+struct Origin {
+    mode: PermissionMode,
+    cwd: Option<String>,
+    session_id: Option<String>,
+}
+
+impl Origin {
+    fn of(input: &HookInput) -> Origin {
+        Origin {
+            mode: event::permission_mode(input),
+            cwd: input.cwd.clone().filter(|c| !c.trim().is_empty()),
+            session_id: input.session_id.clone().filter(|s| !s.trim().is_empty()),
+        }
+    }
+}
+
+impl Prepared {
+    fn new(
+        event: Event,
+        origin: Origin,
+        project_root: PathBuf,
+        (loaded, trust): (LoadedConfig, TrustReport),
+        ambiguous: Option<String>,
+    ) -> Prepared {
+        Prepared {
+            event,
+            mode: origin.mode,
+            project_root,
+            loaded,
+            trust,
+            cwd: origin.cwd,
+            session_id: origin.session_id,
+            safety: std::cell::OnceCell::new(),
+            reviewed: crate::domain::rules::GuardReview::default(),
+            ambiguous,
+        }
+    }
+}
+
 /// For a run that has not decided its tool call near the deadline (its config or trust
 /// file on a disk that stalls): the guard with nagger's built-in settings, which read no
 /// file of nagger's. Only a refusal is taken: the project's config may add refusals
@@ -645,27 +685,15 @@ fn built_in_refusal(
     ambiguous: Option<&str>,
 ) -> deadline::Fallback {
     let env = env.clone();
-    let mode = event::permission_mode(input);
-    let cwd = input.cwd.clone().filter(|c| !c.trim().is_empty());
-    let session_id = input.session_id.clone().filter(|s| !s.trim().is_empty());
+    let origin = Origin::of(input);
     let event = event.clone();
     let ambiguous = ambiguous.map(str::to_owned);
     Box::new(move || {
-        let project_root = env.project_root(cwd.as_deref());
+        let project_root = env.project_root(origin.cwd.as_deref());
         let mut loaded = LoadedConfig::default();
         loaded.config.guard.binary = running_binary();
-        let run = Prepared {
-            event,
-            mode,
-            project_root,
-            loaded,
-            trust: TrustReport::built_in(),
-            cwd,
-            session_id,
-            safety: std::cell::OnceCell::new(),
-            reviewed: crate::domain::rules::GuardReview::default(),
-            ambiguous,
-        };
+        let trust = TrustReport::built_in();
+        let run = Prepared::new(event, origin, project_root, (loaded, trust), ambiguous);
         let answer = run.safety()?;
         let denies = serde_json::from_str::<Value>(&answer)
             .is_ok_and(|v| v["hookSpecificOutput"]["permissionDecision"].as_str() == Some("deny"));
@@ -690,27 +718,14 @@ fn prepare(
     event: Event,
     ambiguous: Option<String>,
 ) -> (Prepared, Result<Common, event::InputError>) {
-    let mode = event::permission_mode(&input);
-    let project_root = env.project_root(input.cwd.as_deref().filter(|c| !c.trim().is_empty()));
-    let cwd = input.cwd.clone().filter(|c| !c.trim().is_empty());
-    let session_id = input.session_id.clone().filter(|s| !s.trim().is_empty());
-    let common = event::common(input, &event, mode.clone());
+    let origin = Origin::of(&input);
+    let project_root = env.project_root(origin.cwd.as_deref());
+    let common = event::common(input, &event, origin.mode.clone());
     let mut loaded = LoadedConfig::load(&paths::config_path(&project_root));
     // The settings in force are never weaker than the ones the user last trusted.
     let trust = trust::settle(&mut loaded.config, &loaded.path, trust::Ratchet::Write);
     loaded.config.guard.binary = running_binary();
-    let run = Prepared {
-        event,
-        mode,
-        project_root,
-        loaded,
-        trust,
-        cwd,
-        session_id,
-        safety: std::cell::OnceCell::new(),
-        reviewed: crate::domain::rules::GuardReview::default(),
-        ambiguous,
-    };
+    let run = Prepared::new(event, origin, project_root, (loaded, trust), ambiguous);
     (run, common)
 }
 

@@ -372,7 +372,7 @@ fn into_nagger(tree: &str, base: &Path, root: &Path) -> bool {
         Some((rest, home)) => PathBuf::from(home).join(rest),
         None => base.join(v),
     };
-    let path = lexical(&path);
+    let path = PathBuf::from(super::super::paths::normalize(&path.to_string_lossy()));
     let mut folders = vec![root.join(".claude-nagger"), root.join(".claude")];
     if let Some(home) = std::env::var_os("HOME").map(PathBuf::from) {
         folders.push(home.join(".claude"));
@@ -380,21 +380,6 @@ fn into_nagger(tree: &str, base: &Path, root: &Path) -> bool {
     folders
         .iter()
         .any(|f| path == *f || path.starts_with(root.join(".claude-nagger")))
-}
-
-/// `path` with its `.` and `..` parts resolved by their names alone.
-fn lexical(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for part in path.components() {
-        match part {
-            std::path::Component::CurDir => {}
-            std::path::Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 /// Whether another version of the tracked file `file` is harmless to nagger: the config,

@@ -65,7 +65,7 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: &View, out: 
             As::Code("lldb"),
             "lldb commands",
         ),
-        _ if is_vim(name) => want(vim_files(name, args), As::Code("vim"), "Vim commands"),
+        _ if shell::is_vim(name) => want(vim_files(name, args), As::Code("vim"), "Vim commands"),
         _ if shell::is_shell(name) => want(
             option_values(args, &[], &["--rcfile", "--init-file"]),
             As::Script,
@@ -195,13 +195,6 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: &View, out: 
             }
         }
     }
-}
-
-fn is_vim(name: &str) -> bool {
-    matches!(
-        name,
-        "vim" | "nvim" | "vi" | "ex" | "view" | "vimdiff" | "gvim" | "nvi"
-    )
 }
 
 /// The files of standard input redirections (`< jobs.txt`).

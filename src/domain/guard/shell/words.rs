@@ -187,7 +187,7 @@ fn is_debugger(name: &str) -> bool {
     matches!(name, "gdb" | "lldb" | "gdb-multiarch" | "cgdb")
 }
 
-fn is_vim(name: &str) -> bool {
+pub(crate) fn is_vim(name: &str) -> bool {
     matches!(
         name,
         "vim" | "nvim" | "vi" | "ex" | "view" | "vimdiff" | "gvim" | "nvi"
