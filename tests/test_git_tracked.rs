@@ -71,9 +71,7 @@ fn git_commands_replacing_tracked_settings_are_asked_about_by_the_binary() {
     for command in [
         "git checkout other-branch",
         "git switch x",
-        "git pull",
-        "git merge x",
-        "git rebase x",
+        "git rebase --onto x HEAD~2",
         "git cherry-pick x",
         "git revert HEAD",
         "git stash pop",
@@ -99,6 +97,9 @@ fn git_commands_replacing_tracked_settings_are_asked_about_by_the_binary() {
         "git restore src",
         "cd src && git checkout main.rs",
         "git status",
+        "git pull",
+        "git merge x",
+        "git rebase x",
     ] {
         let r = p.run(&["check", "--command", command]);
         assert_eq!(r.code, 0, "{command}: {r:?}");

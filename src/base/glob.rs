@@ -50,10 +50,88 @@ pub fn build_glob(pattern: &str, literal_separator: bool) -> Result<Glob, GlobEr
     if let Some(problem) = glob_nesting_problem(pattern) {
         return Err(GlobError::TooDeep(problem));
     }
-    Ok(GlobBuilder::new(pattern)
+    let pattern = posix_classes(pattern);
+    Ok(GlobBuilder::new(&pattern)
         .literal_separator(literal_separator)
         .backslash_escape(true)
         .build()?)
+}
+
+/// `pattern` with the shell's character classes inside brackets (`[[:alpha:]]`,
+/// `[[:digit:]_]`), equivalence classes (`[[=e=]]`) and collating symbols (`[[.a.]]`)
+/// written as the plain ranges and characters they stand for in the C locale.
+pub fn posix_classes(pattern: &str) -> Cow<'_, str> {
+    if !pattern.contains("[:") && !pattern.contains("[=") && !pattern.contains("[.") {
+        return Cow::Borrowed(pattern);
+    }
+    const CLASSES: &[(&str, &str)] = &[
+        ("alpha", "a-zA-Z"),
+        ("lower", "a-z"),
+        ("upper", "A-Z"),
+        ("digit", "0-9"),
+        ("alnum", "a-zA-Z0-9"),
+        ("xdigit", "0-9a-fA-F"),
+        ("word", "a-zA-Z0-9_"),
+        ("space", " \t\n\r\x0b\x0c"),
+        ("blank", " \t"),
+        ("punct", "!-/:-@[-`{-~"),
+        ("graph", "!-~"),
+        ("print", " -~"),
+        ("cntrl", "\x00-\x1f\x7f"),
+    ];
+    let mut out = String::with_capacity(pattern.len() + 16);
+    let mut rest = pattern;
+    let mut in_bracket = false;
+    while let Some(c) = rest.chars().next() {
+        if in_bracket && c == '[' {
+            let kind = rest[1..].chars().next();
+            if let Some(kind @ (':' | '=' | '.')) = kind {
+                let close = format!("{kind}]");
+                if let Some(end) = rest[2..].find(&close) {
+                    let inner = &rest[2..2 + end];
+                    let written = match kind {
+                        ':' => CLASSES
+                            .iter()
+                            .find(|(name, _)| *name == inner)
+                            .map(|(_, set)| (*set).to_owned()),
+                        _ => Some(inner.to_owned()),
+                    };
+                    if let Some(written) = written {
+                        out.push_str(&written);
+                        rest = &rest[2 + end + 2..];
+                        continue;
+                    }
+                }
+            }
+        }
+        match c {
+            '\\' if rest.len() > 1 => {
+                let next = rest[1..].chars().next().map_or(0, char::len_utf8);
+                out.push_str(&rest[..=next]);
+                rest = &rest[1 + next..];
+                continue;
+            }
+            '[' if !in_bracket => {
+                in_bracket = true;
+                out.push('[');
+                rest = &rest[1..];
+                // `[]…]` and `[!]…]`: a `]` first is one of the characters.
+                for lead in ["!]", "^]", "]"] {
+                    if let Some(after) = rest.strip_prefix(lead) {
+                        out.push_str(lead);
+                        rest = after;
+                        break;
+                    }
+                }
+                continue;
+            }
+            ']' if in_bracket => in_bracket = false,
+            _ => {}
+        }
+        out.push(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    Cow::Owned(out)
 }
 
 /// A glob of a list that could not be compiled.
@@ -202,6 +280,37 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
+
+    #[test]
+    fn the_shells_character_classes_match_as_it_does() {
+        let hits = |pattern: &str, name: &str| {
+            build_glob(pattern, true)
+                .unwrap()
+                .compile_matcher()
+                .is_match(name)
+        };
+        for (pattern, name) in [
+            (".claude-nagge[[:lower:]]", ".claude-nagger"),
+            (".claude-nagge[[:alpha:][:digit:]]", ".claude-nagger"),
+            ("settings.local.js[[:alnum:]]n", "settings.local.json"),
+            ("[[:punct:]]claude", ".claude"),
+            ("[[:print:]]claude", ".claude"),
+            ("x[![:digit:]]", "xa"),
+            ("[[=a=]]b", "ab"),
+            ("[[.a.]]b", "ab"),
+            ("[]x]", "]"),
+        ] {
+            assert!(hits(pattern, name), "{pattern} {name}");
+        }
+        for (pattern, name) in [
+            (".claude-nagge[[:upper:]]", ".claude-nagger"),
+            ("x[[:digit:]]", "xa"),
+            ("x[![:alpha:]]", "xa"),
+        ] {
+            assert!(!hits(pattern, name), "{pattern} {name}");
+        }
+        assert_eq!(posix_classes("a[b]c"), "a[b]c");
+    }
 
     #[test]
     fn literal_prefilter_examples() {

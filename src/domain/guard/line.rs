@@ -219,7 +219,7 @@ impl Line {
         let mut folders = Folders::new(start.clone());
         let (mut opaque_from, mut positional_from) = (None, None);
         for (k, command) in parsed.commands.iter().enumerate() {
-            let cwd = folders.cwd().clone();
+            let cwd = folders.cwd_of(command);
             folders.step(command);
             match command.name() {
                 "read" => sets.extend(read_sets(command, k + 1)),

@@ -288,7 +288,7 @@ mod tests {
         let mut folders = Folders::new(Cwd::Known(String::new()));
         let root = Path::new("/work/acme/proj");
         for command in &parsed.commands {
-            let cwd = folders.cwd().clone();
+            let cwd = folders.cwd_of(command);
             folders.step(command);
             if let Some(f) = deleted(command, &cwd, &Cwd::Unknown, root) {
                 return Some(f.harm);

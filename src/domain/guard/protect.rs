@@ -77,6 +77,10 @@ pub(super) enum Kind {
     /// removing it or changing its mode weakens nagger; writing other programs into it
     /// does not.
     BinFolder,
+    /// A folder further above the nagger program (`~/.local/share/pipx/venvs`): moving,
+    /// removing or replacing it weakens nagger; its mode matters only where it takes
+    /// away the right to enter it, which is checked on its own.
+    AboveProgram,
 }
 
 /// What the guard knows of the place it runs in: the project and the running binary.
@@ -190,7 +194,20 @@ fn binary_part(normal: &str, binary: Option<&str>) -> Option<(&'static str, Kind
     if is_bin_folder(normal, running.as_deref()) || BIN_PARENTS.contains(&normal) {
         return Some((BINARY_FOLDER, Kind::BinFolder));
     }
+    if running.as_deref().is_some_and(|r| holds_program(normal, r)) {
+        return Some((BINARY_FOLDER, Kind::AboveProgram));
+    }
     None
+}
+
+/// A folder above the running program's folder (`~/.local/share/pipx/venvs` when the
+/// `nagger` on PATH links into a virtual environment): removing, moving or replacing it
+/// takes the program away. The root and the home have checks of their own.
+fn holds_program(folder: &str, running: &str) -> bool {
+    !matches!(folder, "/" | "~" | "." | "")
+        && running
+            .strip_prefix(folder)
+            .is_some_and(|rest| rest.starts_with('/'))
 }
 
 fn is_bin_folder(folder: &str, running: Option<&str>) -> bool {
@@ -264,6 +281,7 @@ impl Folders {
         }
     }
 
+    #[cfg(test)]
     pub(super) fn cwd(&self) -> &Cwd {
         &self.cwd
     }
@@ -293,6 +311,67 @@ impl Folders {
         }
     }
 
+    /// Where `command` itself runs: the current folder, or the one a wrapper it was
+    /// given moves it into (`env -C dir`, `env --chdir=dir`, `sudo -D dir`, `nsenter
+    /// --wd=dir`, `systemd-run --working-directory=dir`).
+    pub(super) fn cwd_of(&self, command: &SimpleCommand) -> Cwd {
+        let Some(words) = &command.prefixed else {
+            return self.cwd.clone();
+        };
+        let wrappers = &words[..words.len().saturating_sub(command.argv.len())];
+        let mut at = self.cwd.clone();
+        let mut current = "";
+        let mut k = 0;
+        while let Some(word) = wrappers.get(k) {
+            k += 1;
+            if !word.starts_with('-') {
+                if !word.contains('=') {
+                    current = super::shell::basename(word);
+                }
+                continue;
+            }
+            let (short, long): (&[u8], &[&str]) = match current {
+                "env" => (b"C", &["chdir"]),
+                "sudo" => (b"D", &["chdir"]),
+                "nsenter" | "unshare" => (b"w", &["wd"]),
+                "systemd-run" => (b"", &["working-directory"]),
+                _ => continue,
+            };
+            let value = if let Some(rest) = word.strip_prefix("--") {
+                match rest.split_once('=') {
+                    Some((key, value)) if long.contains(&key) => Some(value.to_owned()),
+                    None if long.contains(&rest) => {
+                        k += 1;
+                        wrappers.get(k - 1).cloned()
+                    }
+                    _ => None,
+                }
+            } else {
+                // A cluster of short options whose last letter (or one followed by the
+                // value itself) is the folder option: `-C dir`, `-iC dir`, `-Cdir`.
+                let letters = &word.as_bytes()[1..];
+                letters.iter().position(|b| short.contains(b)).map(|i| {
+                    let attached = &word[i + 2..];
+                    if attached.is_empty() {
+                        k += 1;
+                        wrappers.get(k - 1).cloned().unwrap_or_default()
+                    } else {
+                        attached.to_owned()
+                    }
+                })
+            };
+            if let Some(dir) = value {
+                let mover = Folders {
+                    cwd: at.clone(),
+                    stack: Vec::new(),
+                    old: self.old.clone(),
+                };
+                at = mover.moved(&dir);
+            }
+        }
+        at
+    }
+
     fn target(&self, command: &SimpleCommand) -> Cwd {
         let args: Vec<&str> = operands(command.args());
         let Some(dir) = args.first() else {
@@ -302,6 +381,14 @@ impl Folders {
                 Cwd::Known("~".into())
             };
         };
+        self.moved(dir)
+    }
+
+    /// Where `cd dir` from the current folder leads.
+    fn moved(&self, dir: &str) -> Cwd {
+        if dir.is_empty() {
+            return Cwd::Unknown;
+        }
         let mut dir = home_form(dir);
         // The project root and the current folder by name (`"$CLAUDE_PROJECT_DIR/.."`,
         // `"$(dirname "$PWD")"`).
@@ -921,6 +1008,9 @@ fn changed(command: &SimpleCommand, fed: &[String], cwd: &Cwd, scope: &Scope) ->
     if let Some(found) = patched(command, cwd, scope) {
         return Some(found);
     }
+    if let Some(found) = index_entry_made(command, cwd, scope) {
+        return Some(found);
+    }
     if let Some(found) = unpacked(command, cwd, scope) {
         return Some(found);
     }
@@ -967,7 +1057,13 @@ fn changed(command: &SimpleCommand, fed: &[String], cwd: &Cwd, scope: &Scope) ->
     if let Some(folder) = installs::program_folders(command)
         .into_iter()
         .find(|folder| {
-            let place = resolve(cwd, folder).unwrap_or_else(|| folder.clone());
+            let folder = super::paths::here_and_home(folder);
+            let place = resolve(cwd, &folder).unwrap_or_else(|| folder.clone());
+            let place = if place.starts_with(['/', '~']) {
+                place
+            } else {
+                normalize(&scope.root.join(&place).to_string_lossy())
+            };
             matches!(
                 protected(
                     &format!("{}/nagger", place.trim_end_matches('/')),
@@ -1041,8 +1137,12 @@ fn changed(command: &SimpleCommand, fed: &[String], cwd: &Cwd, scope: &Scope) ->
     for path in &changes.paths {
         match resolve(cwd, path) {
             Some(full) => {
-                if let Some((what, _)) = judge(&full, scope) {
-                    return Some(finding(&format!("{verb} `{path}`, {what}")));
+                match judge(&full, scope) {
+                    Some((_, Kind::AboveProgram)) if modes::changes_modes(name) => {}
+                    Some((what, _)) => {
+                        return Some(finding(&format!("{verb} `{path}`, {what}")));
+                    }
+                    None => {}
                 }
                 if unsure.is_none() && full.contains(['$', '`']) {
                     let wild = wildcards(&home_form(&full));
@@ -1230,8 +1330,18 @@ fn written_by_options(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Opti
 /// (see [`outputs::option_outputs`]): asked about.
 fn output_option_given(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding> {
     let name = command.name();
+    // The wrappers peeled off before the program (`strace -o F prog`, `time -o F prog`,
+    // `valgrind --log-file=F prog`) write through their own options too.
+    let wrapped: Vec<String> = command.prefixed.as_ref().map_or_else(Vec::new, |words| {
+        words[..words.len().saturating_sub(command.argv.len())].to_vec()
+    });
+    let wrapper_outputs = wrapped
+        .first()
+        .map(|w| outputs::option_outputs(super::shell::basename(w), &wrapped[1..]))
+        .unwrap_or_default();
     let value = outputs::option_outputs(name, command.args())
         .into_iter()
+        .chain(wrapper_outputs)
         .find_map(|v| {
             let full = resolve(cwd, v)?;
             match judge(&full, scope)? {
@@ -1940,17 +2050,43 @@ fn own_subcommand(words: &[&str], computed: &[String]) -> Own {
         return Own::Computed;
     }
     let rest = &words[k + 1..];
+    let options: Vec<&str> = rest.iter().copied().take_while(|w| *w != "--").collect();
     let flag = |f: &str| {
-        rest.iter()
+        options
+            .iter()
             .any(|w| *w == f || w.starts_with(&format!("{f}=")))
     };
-    let weakens = match sub {
-        "hook" | "uninstall" | "trust" => true,
-        "install" | "import" | "gc" => !flag("--dry-run"),
+    // Asked for its help, a subcommand prints it and does nothing else.
+    if options.iter().any(|w| matches!(*w, "--help" | "-h")) {
+        return Own::Harmless;
+    }
+    let weakens = |sub: &str| match sub {
+        "hook" | "trust" => true,
+        "uninstall" | "install" | "import" | "gc" => !options.contains(&"--dry-run"),
         "doctor" => flag("--fix"),
         _ => false,
     };
-    if weakens { Own::Weakens } else { Own::Harmless }
+    if weakens(sub) {
+        return Own::Weakens;
+    }
+    // A pattern the shell expands to a subcommand (`uninstal[l]`, `t?ust`, `*rust`): a
+    // file of that name in the folder is all it takes.
+    if sub.contains(['*', '?', '['])
+        && [
+            "hook",
+            "trust",
+            "uninstall",
+            "install",
+            "import",
+            "gc",
+            "doctor",
+        ]
+        .iter()
+        .any(|name| glob_hits(sub, name) && weakens(name))
+    {
+        return Own::Weakens;
+    }
+    Own::Harmless
 }
 
 /// Whether `command` runs the nagger program: by its name, a path to it, `$(which
@@ -1962,8 +2098,17 @@ fn runs_nagger(command: &SimpleCommand, cwd: &Cwd, scope: &Scope, on_disk_too: b
         .binary
         .and_then(|b| b.rsplit('/').next())
         .is_some_and(|file| !file.is_empty() && command.name() == file);
-    if command.name() == "nagger"
+    let name = command.name();
+    // A pattern the shell expands to the program (`bin/nag*`, `nagge?`, `~/.local/bin/n*r`).
+    let glob_of_running = name.contains(['*', '?', '['])
+        && (glob_hits(name, "nagger")
+            || scope
+                .binary
+                .and_then(|b| b.rsplit('/').next())
+                .is_some_and(|file| !file.is_empty() && glob_hits(name, file)));
+    if name == "nagger"
         || named_as_running
+        || glob_of_running
         || computed_names_nagger(command, program)
         || scope.aliases.borrow().iter().any(|a| a == program)
     {
@@ -2165,6 +2310,28 @@ fn changes<'c>(command: &'c SimpleCommand, fed: &'c [String], binary: Option<&st
         all
     };
     let owned = |v: Vec<&str>| v.into_iter().map(str::to_owned).collect::<Vec<_>>();
+    // A virtual environment made (or cleared) in a folder: `python3 -m venv --clear D`,
+    // `virtualenv D`, `uv venv D`. What was there is replaced.
+    let module_at = args
+        .iter()
+        .position(|a| a == "-m")
+        .filter(|_| name.starts_with("python") || name == "pypy3" || name == "pypy");
+    let venv_args = match (name, module_at) {
+        ("virtualenv", _) => Some(args),
+        ("uv", _) if args.first().is_some_and(|a| a == "venv") => Some(&args[1..]),
+        (_, Some(m))
+            if args
+                .get(m + 1)
+                .is_some_and(|v| v == "venv" || v == "virtualenv") =>
+        {
+            Some(&args[m + 2..])
+        }
+        _ => None,
+    };
+    if let Some(rest) = venv_args {
+        c.paths.extend(owned(operands(rest)));
+        return c;
+    }
     match name {
         "rm" | "rmdir" | "unlink" | "shred" | "truncate" | "chmod" | "chown" | "chgrp"
         | "chattr" | "chflags" | "setfacl" | "xattr" | "ln" | "link" | "tee" | "mkfifo"
@@ -2435,6 +2602,11 @@ fn changes<'c>(command: &'c SimpleCommand, fed: &'c [String], binary: Option<&st
                 || (name == "brotli" && has_flag(args, "j", &[])));
             if removes {
                 c.paths.extend(owned(all()));
+            }
+            // `lz4 IN OUT`: the second operand is the file written.
+            if name == "lz4" && !has_flag(args, "m", &["multiple"]) {
+                c.paths
+                    .extend(operands(args).get(1).map(|a| (*a).to_owned()));
             }
         }
         "uniq" | "xxd" => {
@@ -2857,10 +3029,15 @@ fn git_changes(args: &[String], c: &mut Changes) {
         }
         _ => {}
     }
-    for path in paths {
+    let mut magic_free: Vec<String> = paths.iter().filter_map(|p| pathspec_path(p)).collect();
+    if magic_free.is_empty() && !paths.is_empty() {
+        // Only exclusions: the rest of the tree.
+        magic_free.push(".".to_owned());
+    }
+    for path in magic_free {
         c.paths.push(match dir {
             Some(dir) => format!("{dir}/{path}"),
-            None => path.to_owned(),
+            None => path,
         });
     }
     if let Some(dir) = dir
@@ -2872,6 +3049,33 @@ fn git_changes(args: &[String], c: &mut Changes) {
         // A whole-tree operation run from a protected folder reaches into it.
         c.paths.push(format!("{dir}/."));
     }
+}
+
+/// The path a git pathspec names, its magic taken off (`:(glob).claude-nagger/**`,
+/// `:(top,icase).claude`, `:/x`); `None` for an exclusion, which names what is left alone.
+/// A pathspec from the top of the tree is taken from the folder the line starts in.
+fn pathspec_path(spec: &str) -> Option<String> {
+    if replaced::excluded_spec(spec).is_some() {
+        return None;
+    }
+    let Some(magic) = spec.strip_prefix(':') else {
+        return Some(spec.to_owned());
+    };
+    if let Some(rest) = magic.strip_prefix('/') {
+        return Some(if rest.is_empty() {
+            ".".to_owned()
+        } else {
+            rest.to_owned()
+        });
+    }
+    if let Some((_, rest)) = magic.strip_prefix('(').and_then(|m| m.split_once(')')) {
+        return Some(if rest.is_empty() {
+            ".".to_owned()
+        } else {
+            rest.to_owned()
+        });
+    }
+    Some(spec.to_owned())
 }
 
 /// A patch applied to the work tree (`git apply`, `git am`, `patch`) that changes a
@@ -2891,11 +3095,10 @@ fn patched(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding>
         )
     };
     for source in patches::sources(command) {
-        let (label, files) = match source {
-            patches::Source::Text(text) => (
-                "the patch on the command line".to_owned(),
-                patches::targets(text),
-            ),
+        let (label, text) = match source {
+            patches::Source::Text(text) => {
+                ("the patch on the command line".to_owned(), text.to_owned())
+            }
             patches::Source::Pipe => {
                 let here = resolve(cwd, ".").map_or_else(
                     || ".".to_owned(),
@@ -2921,7 +3124,7 @@ fn patched(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding>
                         |path| patches::read(&path),
                     );
                 match read {
-                    patches::Found::Files(files) => (format!("`{file}`"), files),
+                    patches::Found::Text(text) => (format!("`{file}`"), text),
                     patches::Found::Missing if !later_in_line(command, scope) => continue,
                     patches::Found::Missing => {
                         return Some(unseen(
@@ -2936,7 +3139,7 @@ fn patched(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding>
                 }
             }
         };
-        for target in &files {
+        for target in &patches::targets(&text) {
             for path in patches::stripped(target) {
                 let Some(full) = resolve(cwd, path) else {
                     continue;
@@ -2948,8 +3151,166 @@ fn patched(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding>
                 }
             }
         }
+        for (link, points_at) in patches::links(&text) {
+            for path in patches::stripped(&link) {
+                if let Some(found) = link_made(&label, &link, path, &points_at, cwd, scope) {
+                    return Some(found);
+                }
+            }
+        }
     }
     None
+}
+
+/// An index entry written by hand (`git update-index --cacheinfo`/`--index-info`) that
+/// the next checkout puts in the work tree: a symbolic link (mode `120000`, whose target
+/// is an object nagger does not read), or a version of one of nagger's files. Entries fed
+/// from input nagger cannot see are asked about too. Removing one of nagger's files from
+/// the index (`update-index --remove`) stages its deletion, which a
+/// commit, merge or checkout then carries out (`git rm --cached` of one is refused with
+/// the other removals).
+fn index_entry_made(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding> {
+    if command.name() != "git" {
+        return None;
+    }
+    let args = command.args();
+    let (i, dir) = git_subcommand_at(args);
+    let sub = args.get(i)?.as_str();
+    let rest = &args[i + 1..];
+    let at = |path: &str| match dir {
+        Some(dir) => format!("{dir}/{path}"),
+        None => path.to_owned(),
+    };
+    let protected_entry = |path: &str| resolve(cwd, &at(path)).and_then(|f| judge(&f, scope));
+    let ask = |harm: String| {
+        Some(Finding::ask(
+            "guard:self-protect-unsure",
+            harm,
+            "Change the work tree's files and let git see them (`git add`); the index \
+             entries nagger's files and links come from are yours to write.",
+        ))
+    };
+    // Entries as (mode, path).
+    let mut entries: Vec<(String, String)> = Vec::new();
+    let mut removed: Vec<&str> = Vec::new();
+    match sub {
+        "update-index" => {
+            let mut k = 0;
+            let mut removing = false;
+            while let Some(arg) = rest.get(k) {
+                k += 1;
+                match arg.as_str() {
+                    "--cacheinfo" => {
+                        let value = rest.get(k).map_or("", String::as_str);
+                        if value.contains(',') {
+                            let mut parts = value.splitn(3, ',');
+                            let mode = parts.next().unwrap_or("");
+                            let path = parts.nth(1).unwrap_or("");
+                            entries.push((mode.to_owned(), path.to_owned()));
+                            k += 1;
+                        } else {
+                            let mode = value;
+                            let path = rest.get(k + 2).map_or("", String::as_str);
+                            entries.push((mode.to_owned(), path.to_owned()));
+                            k += 3;
+                        }
+                    }
+                    "--index-info" => {
+                        let texts: Vec<&str> =
+                            command.stdin_texts.iter().map(String::as_str).collect();
+                        if texts.is_empty() {
+                            return ask("writes index entries read from its input, which nagger \
+                                 cannot see: they may be links to nagger's own files or \
+                                 Claude Code's settings, or versions of them that the next \
+                                 checkout puts in place"
+                                .to_owned());
+                        }
+                        for line in texts.iter().flat_map(|t| t.lines()) {
+                            let (info, path) = line.split_once('\t').unwrap_or((line, ""));
+                            let mode = info.split_whitespace().next().unwrap_or("");
+                            entries.push((mode.to_owned(), path.to_owned()));
+                        }
+                    }
+                    "--remove" | "--force-remove" => removing = true,
+                    a if a.starts_with('-') => {}
+                    path if removing => removed.push(path),
+                    _ => {}
+                }
+            }
+        }
+        _ => return None,
+    }
+    for (mode, path) in &entries {
+        if mode.trim_start_matches('0') == "120000" {
+            return ask(format!(
+                "writes an index entry that makes `{path}` a symbolic link whose target is \
+                 an object nagger does not read: the next checkout makes the link, and what \
+                 is written through it may land on nagger's own files or Claude Code's \
+                 settings"
+            ));
+        }
+        if let Some((what, _)) = protected_entry(path) {
+            return ask(format!(
+                "writes the index entry of `{path}`, {what}: the next checkout puts that \
+                 version in place"
+            ));
+        }
+    }
+    for path in removed {
+        if let Some((what, _)) = protected_entry(path) {
+            return ask(format!(
+                "removes `{path}`, {what}, from the index: a commit then deletes it from the \
+                 repository, and a merge or checkout of that commit from the work tree"
+            ));
+        }
+    }
+    None
+}
+
+/// A symbolic link `path` (as `shown`) made by `by` to `points_at`, judged as `ln -s`
+/// would be: one to a protected path is refused, one to a folder holding nagger's files
+/// (the project, a folder above it) is asked about, since what is written through it
+/// lands among them.
+fn link_made(
+    by: &str,
+    shown: &str,
+    path: &str,
+    points_at: &str,
+    cwd: &Cwd,
+    scope: &Scope,
+) -> Option<Finding> {
+    let full = resolve(cwd, path)?;
+    let target = if points_at.starts_with('/') {
+        normalize(points_at)
+    } else {
+        let parent = full.rsplit_once('/').map_or(".", |(p, _)| p);
+        let parent = if parent.is_empty() { "/" } else { parent };
+        normalize(&format!("{parent}/{points_at}"))
+    };
+    if let Some((what, _)) = judge(&target, scope) {
+        return Some(finding(&format!(
+            "applies {by}, which makes `{shown}` a link to `{points_at}`, {what}: what is \
+             written through it lands there"
+        )));
+    }
+    let here = PathBuf::from(normalize(&scope.root.join(&target).to_string_lossy()));
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let holds = scope.root.starts_with(&here)
+        || home.is_some_and(|h| h.starts_with(&here))
+        || [".claude", ".claude-nagger"]
+            .iter()
+            .any(|inner| std::fs::symlink_metadata(here.join(inner)).is_ok());
+    (points_at.is_empty() || holds).then(|| {
+        Finding::ask(
+            "guard:self-protect-unsure",
+            format!(
+                "applies {by}, which makes `{shown}` a link to `{points_at}`, a folder that \
+                 holds nagger's own files or Claude Code's settings: what is written through \
+                 it may land among them"
+            ),
+            "Make links to the folders you mean, not to the project or a folder above it.",
+        )
+    })
 }
 
 /// An archive unpacked: each member it lists is judged where it lands, through the links

@@ -355,7 +355,7 @@ impl<'a> Guard<'a> {
         let line = Line::scan(parsed, &start);
         let mut folders = Folders::new(start);
         for (index, (command, spellings)) in commands.each().enumerate() {
-            let cwd = folders.cwd().clone();
+            let cwd = folders.cwd_of(command);
             let old = folders.old().clone();
             folders.step(command);
             if allowed[index] {
@@ -760,7 +760,7 @@ impl<'a> Guard<'a> {
         let mut folders = Folders::new(at.cwd.clone());
         for index in 0..parsed.commands.len() {
             let inner = &parsed.commands[index];
-            let cwd = folders.cwd().clone();
+            let cwd = folders.cwd_of(inner);
             let old = folders.old().clone();
             folders.step(inner);
             if allowed[index] {

@@ -143,9 +143,42 @@ pub(super) fn tracked(index: &Path, wanted: &[String]) -> Tracked {
         Err(e) => return Tracked::Unknown(e.to_string()),
     };
     match read_entries(file, wanted) {
-        Ok(found) => Tracked::Paths(found),
+        Ok(found) => Tracked::Paths(found.into_iter().map(|(path, _)| path).collect()),
         Err(why) => Tracked::Unknown(why),
     }
+}
+
+/// Whether the work-tree file `path` (relative to `top`) is, by the stat data the index
+/// at `index` keeps for it, unchanged since it was staged: git's own quick test. An entry
+/// staged in the same second as the index was written ("racily clean"), a file that is
+/// missing or anything unreadable counts as changed.
+pub(super) fn unchanged(index: &Path, top: &Path, path: &str) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(file) = files::open_regular(index) else {
+        return false;
+    };
+    let Ok(written) = file.metadata() else {
+        return false;
+    };
+    let Ok(entries) = read_entries(file, &[path.to_owned()]) else {
+        return false;
+    };
+    let Some((_, stat)) = entries.iter().find(|(p, _)| p == path) else {
+        return false;
+    };
+    let Ok(meta) = std::fs::symlink_metadata(top.join(path)) else {
+        return false;
+    };
+    let word = |at: usize| u32::from_be_bytes([stat[at], stat[at + 1], stat[at + 2], stat[at + 3]]);
+    let (sec, nsec) = (i64::from(word(8)), i64::from(word(12)));
+    let racy = (written.mtime(), written.mtime_nsec()) <= (sec, nsec);
+    !racy
+        && meta.mtime() == sec
+        && meta.mtime_nsec() == nsec
+        // The index keeps the low 32 bits of each.
+        && (meta.ino() & 0xffff_ffff) == u64::from(word(20))
+        && (meta.size() & 0xffff_ffff) == u64::from(word(36))
+        && meta.mode() & 0o170_000 == word(24) & 0o170_000
 }
 
 /// Reads a file in chunks, bounded, keeping what is not consumed yet.
@@ -237,7 +270,8 @@ fn entry(b: &[u8], version: usize, hash: usize, previous: &[u8]) -> Option<(Vec<
     (named && !path.is_empty() && !path.starts_with(b"/")).then_some((path, size))
 }
 
-fn read_entries(file: File, wanted: &[String]) -> Result<Vec<String>, String> {
+/// The entries under the `wanted` paths, each with its 40 bytes of stat data.
+fn read_entries(file: File, wanted: &[String]) -> Result<Vec<(String, [u8; 40])>, String> {
     let mut s = Stream {
         file: file.take(MAX_INDEX),
         buf: Vec::new(),
@@ -283,13 +317,15 @@ fn read_entries(file: File, wanted: &[String]) -> Result<Vec<String>, String> {
             }
             return Err("an index entry nagger cannot read".into());
         };
+        let mut stat = [0; 40];
+        stat.copy_from_slice(&b[..40]);
         hash = Some(h);
         s.at += size;
         if wanted.iter().any(|w| hits(&path, w)) {
             // Each stage of a conflicted path is an entry of its own.
             let name = String::from_utf8_lossy(&path).into_owned();
-            if !found.contains(&name) {
-                found.push(name);
+            if !found.iter().any(|(n, _)| *n == name) {
+                found.push((name, stat));
             }
         }
         if wanted.iter().all(|w| past(&path, w)) {

@@ -25,6 +25,7 @@ pub(super) fn program_folders(command: &SimpleCommand) -> Vec<String> {
     let bin = |prefix: &str| format!("{}/bin", prefix.trim_end_matches('/'));
     let mut args: &[String] = command.args();
     let mut name = command.name();
+    let program = command.argv.first().map_or("", String::as_str);
     // `python3 -m pip install …`
     if name.starts_with("python") && args.len() >= 2 && args[0] == "-m" {
         name = basename(&args[1]);
@@ -35,6 +36,17 @@ pub(super) fn program_folders(command: &SimpleCommand) -> Vec<String> {
         .find(|a| !a.starts_with('-'))
         .map_or("", String::as_str);
     let mut out = Vec::new();
+    // `VENV/bin/python -m pip install`, `VENV/bin/pip install`: the environment's own
+    // folder of programs takes what the packages bring.
+    if (name.starts_with("pip") && name != "pipx" && sub == "install")
+        && let Some((folder, _)) = program.rsplit_once('/')
+    {
+        out.push(if folder.is_empty() {
+            "/".to_owned()
+        } else {
+            folder.to_owned()
+        });
+    }
     match name {
         "npm" | "pnpm" | "yarn" | "bun" => {
             let global = args
@@ -73,6 +85,19 @@ pub(super) fn program_folders(command: &SimpleCommand) -> Vec<String> {
             ) =>
         {
             out.extend(env("PIPX_BIN_DIR"));
+            // `--force` puts a package's programs over those already in pipx's folder.
+            if args.iter().any(|a| a == "--force" || a == "-f") {
+                out.push("~/.local/bin".to_owned());
+            }
+            // Packages put into the environment of `nagger` itself bring their programs
+            // into its folder of programs.
+            if matches!(sub, "inject" | "runpip") {
+                let ops: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
+                if let Some(venv) = ops.get(1) {
+                    let home = env("PIPX_HOME").unwrap_or_else(|| "~/.local/share/pipx".to_owned());
+                    out.push(format!("{}/venvs/{venv}/bin", home.trim_end_matches('/')));
+                }
+            }
         }
         "uv" if sub == "tool" => {
             out.extend(env("UV_TOOL_BIN_DIR"));
@@ -134,7 +159,7 @@ mod tests {
         );
         assert_eq!(
             folders("PIPX_BIN_DIR=/d pipx install --force pkg"),
-            vec!["/d"]
+            vec!["/d", "~/.local/bin"]
         );
         assert_eq!(
             folders("UV_TOOL_BIN_DIR=/d uv tool install pkg"),

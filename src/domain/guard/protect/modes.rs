@@ -7,6 +7,11 @@
 
 use super::super::shell::SimpleCommand;
 
+/// A program that changes only the modes, owners or attributes of its operands.
+pub(super) fn changes_modes(name: &str) -> bool {
+    matches!(name, "chmod" | "chown" | "chgrp" | "setfacl" | "chattr")
+}
+
 /// A `chmod` whose mode takes from the owner the right to enter a folder: the mode and
 /// the paths it is given (`--reference` modes are not known here).
 pub(super) fn takes_entry_of(command: &SimpleCommand) -> Option<(&str, Vec<&str>)> {

@@ -335,6 +335,13 @@ const OUTPUT_LONG: &[&str] = &[
     "temp-dir",
 ];
 
+/// Programs whose `-o` is a flag, or takes a value that is not a file they write.
+const DASH_O_FLAG: &[&str] = &[
+    "grep", "egrep", "fgrep", "zgrep", "rg", "ag", "ack", "git", "ls", "xargs", "tar", "bsdtar",
+    "unzip", "ps", "lsof", "mount", "ssh", "scp", "sftp", "autossh", "find", "cpio", "nc", "ncat",
+    "netstat", "sshfs", "pgrep", "pkill", "jq", "yq", "column", "od", "dmesg",
+];
+
 /// Programs whose `-o` names the file they write.
 const DASH_O: &[&str] = &[
     "cc",
@@ -410,10 +417,11 @@ pub(super) fn option_outputs<'a>(name: &str, args: &'a [String]) -> Vec<&'a str>
             Some((key, value)) => (key, Some(value)),
             None => (long, None),
         };
-        if !OUTPUT_LONG.contains(&key.to_ascii_lowercase().as_str()) {
+        if !output_like(&key.to_ascii_lowercase()) {
             continue;
         }
         match value {
+            Some("yes" | "no" | "true" | "false" | "0" | "1") => {}
             Some(value) => out.push(value),
             None => out.extend(
                 args.get(k + 1)
@@ -427,8 +435,98 @@ pub(super) fn option_outputs<'a>(name: &str, args: &'a [String]) -> Vec<&'a str>
         if name == "wget" {
             out.extend(option_values(args, &["-a"], &[]));
         }
+    } else if !DASH_O_FLAG.contains(&name) {
+        // Any other program: `-o F`, or a cluster of letters ending in `o` before its
+        // value (`strace -qqo F`, `time -ao F`), is taken as an output too.
+        for (k, arg) in args.iter().enumerate() {
+            if arg == "--" {
+                break;
+            }
+            let cluster = arg
+                .strip_prefix('-')
+                .filter(|c| !c.starts_with('-') && c.ends_with('o'))
+                .is_some_and(|c| c.bytes().all(|b| b.is_ascii_alphabetic()));
+            if cluster && let Some(value) = args.get(k + 1).filter(|v| !v.starts_with('-')) {
+                out.push(value.as_str());
+            }
+        }
     }
     out
+}
+
+/// A long option's name that reads as one naming what a program writes: one of
+/// [`OUTPUT_LONG`], or a name one of whose parts is about output, logs, dumps, traces or
+/// reports and none about what it reads or how it prints (`--xml-file`, `--log-file-path`,
+/// `--trace-out`; not `--input-file`, `--log-level`, `--stdout`).
+fn output_like(key: &str) -> bool {
+    if OUTPUT_LONG.contains(&key) {
+        return true;
+    }
+    let parts: Vec<&str> = key.split(['-', '_']).collect();
+    if parts.len() < 2 {
+        return false;
+    }
+    let writes = parts.iter().any(|p| {
+        matches!(
+            *p,
+            "out"
+                | "output"
+                | "outfile"
+                | "outdir"
+                | "outpath"
+                | "log"
+                | "logfile"
+                | "logs"
+                | "dump"
+                | "save"
+                | "write"
+                | "dest"
+                | "destination"
+                | "report"
+                | "xml"
+                | "trace"
+                | "record"
+                | "result"
+                | "results"
+                | "core"
+                | "journal"
+        )
+    });
+    let reads = parts.iter().any(|p| {
+        matches!(
+            *p,
+            "input"
+                | "in"
+                | "from"
+                | "read"
+                | "config"
+                | "conf"
+                | "env"
+                | "ignore"
+                | "include"
+                | "exclude"
+                | "source"
+                | "load"
+                | "rc"
+                | "level"
+                | "format"
+                | "timeout"
+                | "color"
+                | "colour"
+                | "stdout"
+                | "stderr"
+                | "style"
+                | "size"
+                | "max"
+                | "min"
+                | "limit"
+                | "on"
+                | "off"
+                | "no"
+                | "temps"
+        )
+    });
+    writes && !reads
 }
 
 #[cfg(test)]
@@ -512,6 +610,22 @@ mod tests {
         assert_eq!(o("gcc", "-o a.out x.c"), vec!["a.out"]);
         assert!(o("grep", "-o x f").is_empty());
         assert!(o("tool", "--output -v").is_empty());
+        // Output options by their names, and `-o` of a program not known to take it as a
+        // flag (tracers and timers, whose `-o` comes before the program they run).
+        assert_eq!(o("strace", "-qqo t.txt -e none"), vec!["t.txt"]);
+        assert_eq!(o("time", "-ao t.txt"), vec!["t.txt"]);
+        assert_eq!(o("valgrind", "--xml=yes --xml-file=v.xml"), vec!["v.xml"]);
+        assert_eq!(o("tool", "--trace-out=t.json"), vec!["t.json"]);
+        for (name, line) in [
+            ("git", "config --file ~/.gitconfig user.name x"),
+            ("git", "merge-file --stdout a b c"),
+            ("tool", "--log-level debug"),
+            ("tool", "--input-file in.txt"),
+            ("unzip", "-o a.zip"),
+            ("find", ". -name a -o -name b"),
+        ] {
+            assert!(o(name, line).is_empty(), "{name} {line}");
+        }
         assert_eq!(
             written("curl", &words("--output-dir d -O u")).dirs,
             vec!["d"]

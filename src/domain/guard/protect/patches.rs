@@ -173,8 +173,8 @@ fn operands_skipping<'c>(
 /// What reading a patch found.
 #[derive(Debug, PartialEq)]
 pub(super) enum Found {
-    /// The files it changes, each as written in it.
-    Files(Vec<String>),
+    /// Its text.
+    Text(String),
     /// No such file: the command fails before changing anything.
     Missing,
     /// A patch that is too big, not a regular file, or unreadable.
@@ -195,7 +195,50 @@ pub(super) fn read(full: &Path) -> Found {
     if text.len() as u64 > MAX_PATCH {
         return Found::Unseen(format!("larger than {} MiB", MAX_PATCH >> 20));
     }
-    Found::Files(targets(&String::from_utf8_lossy(&text)))
+    Found::Text(String::from_utf8_lossy(&text).into_owned())
+}
+
+/// The symbolic links a patch makes: each file it creates or turns into mode `120000`,
+/// as written in it, with the link's target (the text the file then holds).
+pub(super) fn links(text: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    // The file of the current `diff --git` section, whether it becomes a link, and its
+    // new text so far.
+    let mut file: Option<String> = None;
+    let mut link = false;
+    let mut target = String::new();
+    let mut flush = |file: &Option<String>, link: bool, target: &mut String| {
+        if let Some(file) = file
+            && link
+        {
+            out.push((file.clone(), std::mem::take(target)));
+        }
+        target.clear();
+    };
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("diff --git ") {
+            flush(&file, link, &mut target);
+            link = false;
+            file = rest
+                .find(" b/")
+                .or_else(|| rest.rfind(' '))
+                .map(|mid| rest[mid + 1..].trim().trim_matches('"').to_owned());
+        } else if line.starts_with("new file mode 120000") || line.starts_with("new mode 120000") {
+            link = true;
+        } else if let Some(rest) = line.strip_prefix("+++ ") {
+            let name = rest.split('\t').next().unwrap_or(rest).trim();
+            if name != "/dev/null" {
+                file = Some(name.trim_matches('"').to_owned());
+            }
+        } else if link
+            && let Some(added) = line.strip_prefix('+')
+            && target.is_empty()
+        {
+            added.clone_into(&mut target);
+        }
+    }
+    flush(&file, link, &mut target);
+    out
 }
 
 /// The files a patch changes: both sides of `diff --git`, `---`/`+++` headers, renames
@@ -341,6 +384,9 @@ mod tests {
         assert!(matches!(read(&big), Found::Unseen(_)));
         let small = dir.path().join("s.patch");
         std::fs::write(&small, "--- a/x\n+++ b/x\n").unwrap();
-        assert_eq!(read(&small), Found::Files(vec!["a/x".into(), "b/x".into()]));
+        let Found::Text(text) = read(&small) else {
+            panic!("not read")
+        };
+        assert_eq!(targets(&text), ["a/x", "b/x"]);
     }
 }

@@ -23,6 +23,9 @@ enum Replace<'a> {
     Tree,
     /// The tracked files these pathspecs cover.
     Paths(Vec<&'a str>),
+    /// Local changes to the tracked files these pathspecs cover (every file when there
+    /// are none) are put away (`git stash`): a file unchanged since it was staged stays.
+    Local(Vec<&'a str>),
 }
 
 /// The words of a git subcommand: options, operands before `--`, and after it.
@@ -174,7 +177,22 @@ fn replaces<'a>(
             let s = split(rest, &["--pathspec-from-file"]);
             tree_unless(!(s.has_long("hard") || s.has_long("merge") || s.has_long("keep")))
         }
-        "pull" | "merge" | "rebase" | "cherry-pick" | "revert" => {
+        // Bringing in history keeps what the branch has: a merge (or a rebase of the
+        // branch's own commits onto another) changes a tracked file only as the other side
+        // changed it, and git refuses to overwrite a file changed in the work tree. A
+        // rebase that chooses which commits to keep (`--onto`, `-i`, `--root`, `--skip`)
+        // can drop the commit that installed nagger's hooks, and is asked about.
+        "pull" | "merge" | "rebase" => {
+            let s = split(rest, &["--onto", "-x", "--exec", "-s", "--strategy", "-X"]);
+            let chooses = s.has("i", &["interactive", "root", "skip", "edit-todo"])
+                || s.has_long("onto")
+                || s.options.iter().any(|o| {
+                    o.strip_prefix("--rebase=")
+                        .is_some_and(|v| v.starts_with('i'))
+                });
+            chooses.then_some(Replace::Tree)
+        }
+        "cherry-pick" | "revert" => {
             let s = split(rest, &[]);
             tree_unless(
                 s.has("n", &["dry-run"])
@@ -245,11 +263,10 @@ fn replaces<'a>(
 }
 
 fn stash_paths<'a>(s: &Split<'a>) -> Replace<'a> {
-    let all = s.all();
-    if s.has_long("pathspec-from-file") || all.is_empty() {
+    if s.has_long("pathspec-from-file") {
         Replace::Tree
     } else {
-        Replace::Paths(all)
+        Replace::Local(s.all())
     }
 }
 
@@ -392,6 +409,43 @@ fn held_back_anyway(file: &str) -> bool {
 
 /// Whether pathspec `spec`, given in the folder `from` (relative to the top, `None`
 /// when unknown), covers the tracked path `file`.
+/// Whether a list of pathspecs covers `file`: one of its positive pathspecs does (or it
+/// has none, only exclusions: then it stands for the whole tree), and none of its
+/// exclusions (`:!x`, `:^x`, `:(exclude)x`) does.
+fn covered(specs: &[&str], from: Option<&str>, file: &str) -> bool {
+    let (excluded, positive): (Vec<Option<String>>, Vec<&str>) = (
+        specs.iter().map(|s| excluded_spec(s)).collect(),
+        specs
+            .iter()
+            .copied()
+            .filter(|s| excluded_spec(s).is_none())
+            .collect(),
+    );
+    (positive.is_empty() || positive.iter().any(|s| covers(s, from, file)))
+        && !excluded.iter().flatten().any(|s| covers(s, from, file))
+}
+
+/// The pathspec an exclusion leaves out, written as a positive one: `:!x` and `:^x` are
+/// `x`, `:(exclude,top)x` is `:(top)x`. `None` for a pathspec that is not an exclusion.
+pub(super) fn excluded_spec(spec: &str) -> Option<String> {
+    let magic = spec.strip_prefix(':')?;
+    if let Some(rest) = magic.strip_prefix(['!', '^']) {
+        return Some(rest.to_owned());
+    }
+    let inner = magic.strip_prefix('(')?;
+    let (words, rest) = inner.split_once(')')?;
+    let words: Vec<&str> = words.split(',').map(str::trim).collect();
+    if !words.contains(&"exclude") {
+        return None;
+    }
+    let others: Vec<&str> = words.into_iter().filter(|w| *w != "exclude").collect();
+    Some(if others.is_empty() {
+        rest.to_owned()
+    } else {
+        format!(":({}){rest}", others.join(","))
+    })
+}
+
 fn covers(spec: &str, from: Option<&str>, file: &str) -> bool {
     let from_top = if let Some(magic) = spec.strip_prefix(':') {
         if magic.starts_with(['!', '^']) || magic.starts_with("(exclude") {
@@ -576,7 +630,11 @@ pub(super) fn replaced(
         Replace::Tree => *tracked.first()?,
         Replace::Paths(specs) => *tracked
             .iter()
-            .find(|f| specs.iter().any(|s| covers(s, from.as_deref(), f)))?,
+            .find(|f| covered(specs, from.as_deref(), f))?,
+        Replace::Local(specs) => *tracked.iter().find(|f| {
+            (specs.is_empty() || covered(specs, from.as_deref(), f))
+                && !gittree::unchanged(&repo.index, &repo.top, f)
+        })?,
     };
     Some(Outcome::Tracked {
         sub: sub.to_owned(),
@@ -600,6 +658,7 @@ mod tests {
         replaces(sub, &args[g.at + 1..], command, &exists).map(|r| match r {
             Replace::Tree => "tree".to_owned(),
             Replace::Paths(p) => p.join(" "),
+            Replace::Local(p) => format!("local {}", p.join(" ")).trim_end().to_owned(),
         })
     }
 
@@ -621,15 +680,13 @@ mod tests {
             "git switch --detach HEAD~3",
             "git switch -c x origin/main",
             "git switch --orphan empty",
-            "git pull",
-            "git pull --rebase origin main",
-            "git merge x",
+            "git pull --rebase=interactive",
             "git rebase -i main",
-            "git rebase --continue",
+            "git rebase --onto old HEAD~2",
+            "git rebase --root",
+            "git rebase --skip",
             "git cherry-pick abc123",
             "git revert HEAD",
-            "git stash",
-            "git stash -u",
             "git stash pop",
             "git stash apply stash@{1}",
             "git am --continue",
@@ -639,7 +696,7 @@ mod tests {
             "git read-tree -u -m HEAD~1",
             "git checkout-index -a -f",
             "git -C sub checkout other",
-            "git --git-dir=.git --work-tree=. pull",
+            "git --git-dir=.git --work-tree=. checkout other",
             "git bisect start HEAD v1",
             "git sparse-checkout set src",
         ] {
@@ -658,7 +715,10 @@ mod tests {
             ("git checkout '*.json'", "*.json"),
             ("git restore .", "."),
             ("git restore --source HEAD~2 -- :/", ":/"),
-            ("git stash push -- .claude", ".claude"),
+            ("git stash push -- .claude", "local .claude"),
+            ("git stash", "local"),
+            ("git stash -u", "local"),
+            ("git stash push -m wip", "local"),
             (
                 "git checkout-index -f -- .claude/settings.json",
                 ".claude/settings.json",
@@ -687,6 +747,12 @@ mod tests {
             "git stash show -p",
             "git rebase --show-current-patch",
             "git merge --quit",
+            "git pull",
+            "git pull --rebase origin main",
+            "git merge x",
+            "git merge -s ours -X theirs x",
+            "git rebase main",
+            "git rebase --continue",
             "git rm --cached -r .",
             "git bisect log",
             "git status",
@@ -733,6 +799,16 @@ mod tests {
             assert!(!covers(spec, Some(from), settings), "{spec} from {from:?}");
         }
         assert!(covers(".claude/settings.json", Some(""), ".claude/"));
+        for (specs, hit) in [
+            (&[":(exclude)src"][..], true),
+            (&[":!src", ":^tests"][..], true),
+            (&[":!.claude"][..], false),
+            (&[".", ":(exclude,top).claude"][..], false),
+            (&["src", ":!tests"][..], false),
+            (&[".claude", ":!src"][..], true),
+        ] {
+            assert_eq!(covered(specs, Some(""), settings), hit, "{specs:?}");
+        }
         assert!(covers(".", Some("proj"), "proj/.claude-nagger/config.toml"));
     }
 }

@@ -51,6 +51,25 @@ fn protected_paths() {
         assert_eq!(protected(path, None), None, "{path}");
     }
     assert!(protected("/opt/n/nagger", Some("/opt/n/nagger")).is_some());
+    // A program linked from PATH into a virtual environment: the folders above it.
+    let venv = Some("/opt/pipx/venvs/nagger/bin/nagger");
+    for above in [
+        "/opt/pipx/venvs/nagger/bin",
+        "/opt/pipx/venvs/nagger",
+        "/opt/pipx/venvs/",
+        "/opt",
+    ] {
+        assert!(
+            matches!(
+                protected(above, venv),
+                Some((_, Kind::BinFolder | Kind::AboveProgram))
+            ),
+            "{above}"
+        );
+    }
+    for beside in ["/opt/pipx/venvs/other", "/opt/pipx/venvs/nagger2", "/", "."] {
+        assert_eq!(protected(beside, venv), None, "{beside}");
+    }
 }
 
 #[test]
@@ -438,9 +457,8 @@ fn git_commands_that_replace_tracked_settings_are_asked_about() {
     for line in [
         "git checkout other-branch",
         "git switch x",
-        "git pull",
-        "git merge x",
-        "git rebase x",
+        "git rebase --onto x HEAD~2",
+        "git pull --rebase=interactive",
         "git cherry-pick abc",
         "git revert HEAD",
         "git stash pop",
@@ -455,8 +473,8 @@ fn git_commands_that_replace_tracked_settings_are_asked_about() {
         "git restore -s HEAD~2 '*.json'",
         "cd src && git checkout ..",
         "cd src && git restore :/",
-        "git -C src pull",
-        "cd \"$DIR\" && git pull",
+        "git -C src checkout other",
+        "cd \"$DIR\" && git checkout other",
     ] {
         assert_eq!(tracked_check(line, root), asked, "{line}");
     }
@@ -477,6 +495,10 @@ fn git_commands_that_replace_tracked_settings_are_asked_about() {
         "git reset HEAD~1",
         "git fetch",
         "git stash list",
+        "git pull",
+        "git pull --rebase",
+        "git merge x",
+        "git rebase x",
     ] {
         assert_eq!(tracked_check(line, root), None, "{line}");
     }
@@ -485,6 +507,97 @@ fn git_commands_that_replace_tracked_settings_are_asked_about() {
         tracked_check("git checkout HEAD~1 -- .claude/settings.json", root),
         Some("guard:self-protect")
     );
+}
+
+#[test]
+fn a_stash_asks_only_when_the_tracked_settings_have_changes_of_their_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    repository(root, &[".claude/settings.json", "src/main.rs"]);
+    std::fs::write(root.join("src/main.rs"), "fn main() {}\n").unwrap();
+    // The settings are as staged: the stash puts away only the source file.
+    for line in ["git stash", "git stash push -m wip", "git stash -- src"] {
+        assert_eq!(tracked_check(line, root), None, "{line}");
+    }
+    // Changed in the work tree (hook entries not staged yet): the stash takes them away.
+    std::fs::write(root.join(".claude/settings.json"), "{\"hooks\": {}}\n").unwrap();
+    let asked = Some("guard:self-protect-tracked");
+    for line in [
+        "git stash",
+        "git stash push -m wip",
+        "git stash --keep-index",
+    ] {
+        assert_eq!(tracked_check(line, root), asked, "{line}");
+    }
+    assert_eq!(tracked_check("git stash -- src", root), None);
+    // Missing from the work tree counts as changed.
+    std::fs::remove_file(root.join(".claude/settings.json")).unwrap();
+    assert_eq!(tracked_check("git stash", root), asked);
+}
+
+#[test]
+fn index_entries_made_by_hand_for_links_or_naggers_files_are_asked_about() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    repository(root, &["src/main.rs"]);
+    let unsure = Some("guard:self-protect-unsure");
+    for line in [
+        "git update-index --add --cacheinfo 120000,e69de29bb2d1d6434b8b29ae775ad8c2e48c5391,src/c",
+        "git update-index --add --cacheinfo 120000 e69de29bb2d1d6434b8b29ae775ad8c2e48c5391 c",
+        "git update-index --cacheinfo 100644,e69de29bb2d1d6434b8b29ae775ad8c2e48c5391,.claude/settings.json",
+        "git update-index --index-info",
+        "printf '120000 e69de29bb2d1d6434b8b29ae775ad8c2e48c5391\\tc\\n' | git update-index --index-info",
+        "git update-index --index-info <<< '120000 e69de29bb2d1d6434b8b29ae775ad8c2e48c5391\tc'",
+        "git update-index --force-remove .claude/settings.json",
+    ] {
+        assert_eq!(tracked_check(line, root), unsure, "{line}");
+    }
+    for line in [
+        "git rm --cached .claude/settings.json",
+        "git -C .claude rm -q --cached settings.json",
+    ] {
+        assert!(tracked_check(line, root).is_some(), "{line}");
+    }
+    for line in [
+        "git update-index --add --cacheinfo 100644,e69de29bb2d1d6434b8b29ae775ad8c2e48c5391,src/x",
+        "git update-index --refresh",
+        "git update-index --assume-unchanged src/main.rs",
+        "git update-index --index-info <<< '100644 e69de29bb2d1d6434b8b29ae775ad8c2e48c5391\tsrc/y'",
+        "git rm --cached -r .",
+        "git rm --cached src/main.rs",
+    ] {
+        assert_eq!(tracked_check(line, root), None, "{line}");
+    }
+}
+
+#[test]
+fn a_patch_that_makes_a_link_is_judged_by_where_the_link_points() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join(".claude-nagger")).unwrap();
+    let patch = |name: &str, link: &str, target: &str| {
+        let text = format!(
+            "diff --git a/{link} b/{link}\nnew file mode 120000\nindex 0000000..c816185\n\
+             --- /dev/null\n+++ b/{link}\n@@ -0,0 +1 @@\n+{target}\n\\ No newline at end of file\n"
+        );
+        std::fs::write(root.join(name), text).unwrap();
+    };
+    patch("a.patch", "cl", ".claude");
+    patch("b.patch", "src/n", "../.claude-nagger");
+    patch("c.patch", "up", "..");
+    patch("d.patch", "lib/libx.so", "libx.so.1");
+    patch("e.patch", "docs/readme", "../README.md");
+    for (line, check) in [
+        ("git apply a.patch", Some("guard:self-protect")),
+        ("patch -p1 < a.patch", Some("guard:self-protect")),
+        ("git am b.patch", Some("guard:self-protect")),
+        ("git apply --index b.patch", Some("guard:self-protect")),
+        ("git apply c.patch", Some("guard:self-protect-unsure")),
+        ("git apply d.patch", None),
+        ("patch -p1 -i e.patch", None),
+    ] {
+        assert_eq!(tracked_check(line, root), check, "{line}");
+    }
 }
 
 #[test]
@@ -544,7 +657,7 @@ fn tracked_files_are_found_in_worktrees_subfolders_and_every_index_version() {
             "proj/src/a.rs",
         ],
     );
-    assert_eq!(tracked_check("git pull", &project), asked);
+    assert_eq!(tracked_check("git switch main", &project), asked);
     let git = |args: &[&str], at: &Path| {
         let out = std::process::Command::new("git")
             .args(args)
@@ -557,7 +670,7 @@ fn tracked_files_are_found_in_worktrees_subfolders_and_every_index_version() {
     };
     for version in ["2", "3", "4"] {
         git(&["update-index", "--index-version", version], &repo);
-        assert_eq!(tracked_check("git merge x", &project), asked, "v{version}");
+        assert_eq!(tracked_check("git switch x", &project), asked, "v{version}");
         assert_eq!(
             tracked_check("git checkout .", &project),
             asked,
@@ -594,7 +707,10 @@ fn tracked_files_are_found_in_worktrees_subfolders_and_every_index_version() {
         &repo,
     );
     assert!(worktree.join(".git").is_file());
-    assert_eq!(tracked_check("git pull", &worktree.join("proj")), asked);
+    assert_eq!(
+        tracked_check("git checkout other", &worktree.join("proj")),
+        asked
+    );
     // `--git-dir` and `--work-tree` (or `GIT_DIR` and `GIT_WORK_TREE`) name the
     // project's repository from elsewhere.
     let other = tempfile::tempdir().unwrap();
@@ -605,8 +721,10 @@ fn tracked_files_are_found_in_worktrees_subfolders_and_every_index_version() {
         format!("cd {elsewhere} && git --git-dir={git_dir} --work-tree={tree} checkout main"),
         format!("cd {elsewhere} && git --git-dir {git_dir} --work-tree {tree} checkout main"),
         format!("cd {elsewhere}; env GIT_DIR={git_dir} GIT_WORK_TREE={tree} git checkout main"),
-        format!("cd {elsewhere}; export GIT_DIR={git_dir} GIT_WORK_TREE={tree}; git pull"),
-        format!("export GIT_DIR=\"$X\"; cd {elsewhere}; git pull"),
+        format!(
+            "cd {elsewhere}; export GIT_DIR={git_dir} GIT_WORK_TREE={tree}; git checkout other"
+        ),
+        format!("export GIT_DIR=\"$X\"; cd {elsewhere}; git checkout other"),
     ] {
         assert_eq!(tracked_check(&line, &project), asked, "{line}");
     }

@@ -23,12 +23,13 @@ pub(super) fn expand(word: Word) -> Option<Vec<Word>> {
         .enumerate()
         .map(|(i, &b)| (b, word.active.binary_search(&i).is_ok()))
         .collect();
+    // A sequence of one (`{g..g}`) still expands: only a word with no group stays.
+    if first_group(&marked).is_none() {
+        return Some(vec![word]);
+    }
     let mut out = Vec::new();
     if !expand_into(&marked, &mut out) {
         return None;
-    }
-    if out.len() == 1 {
-        return Some(vec![word]);
     }
     let mut words: Vec<Word> = out
         .into_iter()
