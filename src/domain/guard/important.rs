@@ -305,6 +305,9 @@ fn hooks_path_word(command: &SimpleCommand) -> Option<String> {
 /// start-up file, every later command runs differently from what the guard reads.
 const STEERING_VARIABLES: &[&str] = &[
     "PATH",
+    // zsh's array tied to `PATH`, and fish's folders put before it.
+    "path",
+    "fish_user_paths",
     "BASH_ENV",
     "ENV",
     "PROMPT_COMMAND",

@@ -236,7 +236,7 @@ impl Line {
                 }
                 _ => {}
             }
-            sets.extend(other_sets(command, k + 1));
+            sets.extend(other_sets(command, k + 1, &sets));
             if writes.len() >= MAX_WRITES {
                 continue;
             }
@@ -523,16 +523,27 @@ impl Line {
         let mut lp = Loop::default();
         let mut changed = false;
         let mut words: Vec<String> = Vec::new();
+        // The same words with the values split where the shell splits an unquoted
+        // expansion, at the characters of `IFS` (`IFS=Z; d=.claude-naggerZ; rm -rf $d`,
+        // `d='.claude-nagger x'; rm -rf $d`). Whether a word was quoted is not kept: both
+        // readings are checked.
+        let ifs: String = match self.value("IFS", index) {
+            Value::Literal(v) => v.to_owned(),
+            Value::Unset => " \t\n".to_owned(),
+            Value::Computed => String::new(),
+        };
+        let mut split: Vec<String> = Vec::new();
         for word in &command.argv {
             let fill = (command.computed.contains(word) && word.contains('$'))
                 .then(|| self.fill(word, index, &mut lp))
                 .flatten();
-            match fill {
-                Some(forms) => {
-                    changed = true;
-                    words.extend(forms);
-                }
-                None => words.push(quote_word(word)),
+            if let Some(forms) = fill {
+                changed = true;
+                split.extend(forms.iter().map(|f| split_at(f, &ifs)));
+                words.extend(forms);
+            } else {
+                words.push(quote_word(word));
+                split.push(quote_word(word));
             }
         }
         // `X=/etc/passwd; > $X`, `for f in …; do : > "$f"; done`: redirections too, a
@@ -547,28 +558,47 @@ impl Line {
         if !changed {
             return None;
         }
-        let Some(values) = loop_values else {
-            return Some(words.join(" "));
+        let redirections = &words[split.len()..];
+        let render = |words: &[String], split: bool| {
+            let Some(values) = &loop_values else {
+                return words.join(" ");
+            };
+            let quote = |v: &str| {
+                if split {
+                    split_at(&quote_word(v), &ifs)
+                } else {
+                    quote_word(v)
+                }
+            };
+            let each: Vec<String> = values
+                .iter()
+                .map(|v| {
+                    let filled: Vec<String> = words
+                        .iter()
+                        .map(|w| {
+                            if let Some(target) =
+                                w.strip_prefix('>').filter(|t| t.contains('\u{0}'))
+                            {
+                                format!(">{}", quote_word(&target.replace('\u{0}', v)))
+                            } else if w.contains('\u{0}') {
+                                quote(&w.replace('\u{0}', v))
+                            } else {
+                                w.clone()
+                            }
+                        })
+                        .collect();
+                    filled.join(" ")
+                })
+                .collect();
+            each.join("; ")
         };
-        let each: Vec<String> = values
-            .iter()
-            .map(|v| {
-                let filled: Vec<String> = words
-                    .iter()
-                    .map(|w| {
-                        if let Some(target) = w.strip_prefix('>').filter(|t| t.contains('\u{0}')) {
-                            format!(">{}", quote_word(&target.replace('\u{0}', v)))
-                        } else if w.contains('\u{0}') {
-                            quote_word(&w.replace('\u{0}', v))
-                        } else {
-                            w.clone()
-                        }
-                    })
-                    .collect();
-                filled.join(" ")
-            })
-            .collect();
-        Some(each.join("; "))
+        let whole = render(&words, false);
+        split.extend(redirections.iter().cloned());
+        let split = render(&split, true);
+        if split == whole {
+            return Some(whole);
+        }
+        Some(format!("{whole}; {split}"))
     }
 
     /// `word` with the variables the line spelled out filled in (every one of them: `"$a$b"`,
@@ -977,6 +1007,12 @@ impl shell::Vars for SetsAt<'_> {
             let Some(set) = set else {
                 return if self.opaque {
                     Var::Unknown
+                } else if name == "PATH"
+                    && let Some(path) = std::env::var("PATH").ok().filter(|p| !p.is_empty())
+                {
+                    // The folders programs are found in, as the hook sees them: where
+                    // `${PATH%%:*}/nagger` lands.
+                    Var::Scalar(path)
                 } else {
                     Var::Outside
                 };
@@ -1168,7 +1204,7 @@ fn bounded_output(text: &str) -> bool {
 
 /// Variables a command sets besides assignments and `read`: `printf -v x …`, `mapfile
 /// a`, `readarray a`, `getopts spec x`, `${x:=word}` in its words.
-fn other_sets(command: &SimpleCommand, at: usize) -> Vec<Set> {
+fn other_sets(command: &SimpleCommand, at: usize, before: &[Set]) -> Vec<Set> {
     let args = command.args();
     let unknown = |name: &str| Set {
         at,
@@ -1224,10 +1260,35 @@ fn other_sets(command: &SimpleCommand, at: usize) -> Vec<Set> {
                 && let Some(default) = r.default
                 && r.assigns
             {
-                out.push(Set {
-                    value: (!default.contains(['$', '`'])).then(|| default.to_owned()),
-                    ..unknown(r.name)
-                });
+                // The word is assigned only when the variable is unset (or, with `:`,
+                // empty): a value the line gave it earlier stays.
+                let colon = r.body[r.name.len()..].starts_with(':');
+                let earlier = before
+                    .iter()
+                    .chain(out.iter())
+                    .rev()
+                    .find(|s| s.name == r.name && s.at <= at);
+                let word = || (!default.contains(['$', '`'])).then(|| default.to_owned());
+                let value = match earlier {
+                    None => Some(word()),
+                    Some(Set {
+                        value: Some(v),
+                        each: false,
+                        ..
+                    }) if v.is_empty() && colon => Some(word()),
+                    Some(Set {
+                        value: Some(_),
+                        each: false,
+                        ..
+                    }) => None,
+                    Some(_) => Some(None),
+                };
+                if let Some(value) = value {
+                    out.push(Set {
+                        value,
+                        ..unknown(r.name)
+                    });
+                }
             }
             if from >= word.len() {
                 break;
@@ -1268,6 +1329,28 @@ fn variable_name(word: &str) -> Option<VarRef<'_>> {
 }
 
 /// `word` quoted for a shell as one word, when it needs quotes.
+/// A word as [`quote_word`] wrote it, split where its value holds a character of `ifs`
+/// (each piece quoted on its own; empty pieces dropped, as the shell drops them at the
+/// ends).
+fn split_at(form: &str, ifs: &str) -> String {
+    if ifs.is_empty() || form.contains('\u{0}') {
+        return form.to_owned();
+    }
+    let value = match form.strip_prefix('\'').and_then(|f| f.strip_suffix('\'')) {
+        Some(inner) => inner.replace(r"'\''", "'"),
+        None => form.to_owned(),
+    };
+    if !value.contains(|c| ifs.contains(c)) {
+        return form.to_owned();
+    }
+    value
+        .split(|c| ifs.contains(c))
+        .filter(|p| !p.is_empty())
+        .map(quote_word)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 fn quote_word(word: &str) -> String {
     if !word.is_empty()
         && word
@@ -1477,7 +1560,10 @@ mod tests {
             ("t=/srv; r=t; rm -rf \"${!r}\"", "rm -rf /srv"),
             ("declare -n r=t; t=/srv; rm -rf \"$r\"", "rm -rf /srv"),
             ("x=/s; x+=rv; rm -rf \"$x\"", "rm -rf /srv"),
-            ("a=(/srv x); IFS=:; rm -rf \"${a[*]}\"", "rm -rf /srv:x"),
+            (
+                "a=(/srv x); IFS=:; rm -rf \"${a[*]}\"",
+                "rm -rf /srv:x; rm -rf /srv x",
+            ),
             ("a=(/srv x); rm -rf \"${a[@]}\"", "rm -rf /srv x"),
             ("p=/srv; rm -rf \"$(pwd)/${p#/}\"", "rm -rf '$(pwd)/srv'"),
             (

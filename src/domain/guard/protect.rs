@@ -197,7 +197,53 @@ fn binary_part(normal: &str, binary: Option<&str>) -> Option<(&'static str, Kind
     if running.as_deref().is_some_and(|r| holds_program(normal, r)) {
         return Some((BINARY_FOLDER, Kind::AboveProgram));
     }
+    // A `nagger` on PATH that is a link (`~/.local/bin/nagger` into a pipx environment):
+    // the program it leads to, and the folders above that.
+    if normal.starts_with(['/', '~']) {
+        for target in linked_programs() {
+            if target == normal {
+                return Some((BINARY, Kind::Held));
+            }
+            if holds_program(normal, target) {
+                return Some((BINARY_FOLDER, Kind::AboveProgram));
+            }
+        }
+    }
     None
+}
+
+/// Where each `nagger` on PATH (or in the usual program folders) that is a symbolic link
+/// leads, looked up once per process.
+fn linked_programs() -> &'static [String] {
+    static LINKED: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    LINKED.get_or_init(|| {
+        let home = std::env::var("HOME").unwrap_or_default();
+        let path = std::env::var("PATH").unwrap_or_default();
+        let folders = BIN_FOLDERS
+            .iter()
+            .map(|f| match f.strip_prefix('~') {
+                Some(rest) => format!("{home}{rest}"),
+                None => (*f).to_owned(),
+            })
+            .chain(path.split(':').filter(|d| !d.is_empty()).map(str::to_owned))
+            .take(64);
+        let mut out: Vec<String> = Vec::new();
+        for folder in folders {
+            let link = Path::new(&folder).join("nagger");
+            let is_link =
+                std::fs::symlink_metadata(&link).is_ok_and(|m| m.file_type().is_symlink());
+            if !is_link {
+                continue;
+            }
+            if let Ok(real) = std::fs::canonicalize(&link) {
+                let real = normalize(&home_form(&real.to_string_lossy()));
+                if !out.contains(&real) {
+                    out.push(real);
+                }
+            }
+        }
+        out
+    })
 }
 
 /// A folder above the running program's folder (`~/.local/share/pipx/venvs` when the
@@ -433,7 +479,14 @@ fn real_path(scope: &Scope, path: &str) -> Option<String> {
         return None;
     }
     scope.lookups.set(left - 1);
-    let path = normalize(path);
+    // `..` after a link climbs from where the link leads (`src/cl/..` is the folder
+    // above what `src/cl` points at), so a path with one is walked on disk first.
+    let physical = path.split('/').any(|p| p == "..");
+    let path = if physical {
+        path.to_owned()
+    } else {
+        normalize(path)
+    };
     let full = match path.strip_prefix('~') {
         Some(rest) if rest.is_empty() || rest.starts_with('/') => {
             PathBuf::from(std::env::var_os("HOME")?).join(rest.trim_start_matches('/'))
@@ -441,6 +494,7 @@ fn real_path(scope: &Scope, path: &str) -> Option<String> {
         Some(_) => return None,
         None => scope.root.join(&path),
     };
+    let full = if physical { climbed(&full) } else { full };
     // A link whose target does not exist yet (writing it creates the target).
     let mut full = full;
     for _ in 0..8 {
@@ -469,6 +523,26 @@ fn real_path(scope: &Scope, path: &str) -> Option<String> {
         real.push(name);
     }
     Some(real.to_string_lossy().into_owned())
+}
+
+/// `full` with each `..` taken from where the folder before it really is: a link
+/// followed first (bounded), lexically where nothing is on disk.
+fn climbed(full: &Path) -> PathBuf {
+    let mut out = PathBuf::from("/");
+    for part in full.components() {
+        match part {
+            std::path::Component::ParentDir => {
+                if let Ok(real) = std::fs::canonicalize(&out) {
+                    out = real;
+                }
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            std::path::Component::Normal(name) => out.push(name),
+            std::path::Component::RootDir | std::path::Component::Prefix(_) => {}
+        }
+    }
+    out
 }
 
 /// The protected path a changed `path` is, lexically or through links on disk.
@@ -1690,11 +1764,14 @@ pub(super) fn handed_unknown(
     const HANDED: &str = "\u{0}handed";
     let marker = [HANDED.to_owned()];
     let changes = changes(command, &marker, scope.binary);
+    // A shell or an interpreter handed names (`xargs -I% sh -c ': > %'`, `xargs sh -c
+    // 'rm "$1"' _`) runs a script on them: judged like the writers.
     let handed = changes.paths.iter().any(|p| p == HANDED)
         || changes
             .into
             .iter()
-            .any(|l| l.dest == HANDED || l.sources.contains(&HANDED));
+            .any(|l| l.dest == HANDED || l.sources.contains(&HANDED))
+        || shell::is_interpreter(command.name());
     if !handed {
         return None;
     }
@@ -1722,7 +1799,8 @@ pub(super) fn handed_unknown(
             _ => return false,
         }
         match printer.name() {
-            "grep" | "egrep" | "fgrep" | "rg" | "ag" | "ack" | "fd" | "fdfind"
+            "fd" | "fdfind" => ops = fd_operands(printer.args()),
+            "grep" | "egrep" | "fgrep" | "rg" | "ag" | "ack"
                 if !printer
                     .args()
                     .iter()
@@ -2926,6 +3004,21 @@ fn unknown_given(
                 return Some(unknown_finding(name, candidate, what));
             }
         }
+        // Code given inline (`ipython -c '…'`, `tsx -e '…'`, `crystal eval '…'`), in a
+        // language nagger does not read: naming nagger's files is enough to ask.
+        if !shell::is_interpreter(name)
+            && word.contains([' ', '(', '"', '\'', ';', '\n'])
+            && (named_in_code(word, scope.binary) || named_bare(word, scope.binary))
+        {
+            return Some(Finding::ask(
+                "guard:self-protect-unknown",
+                format!(
+                    "hands `{name}`, a program nagger does not know, text that names nagger's \
+                     own files or Claude Code's settings: it may be code that changes them"
+                ),
+                "Run it yourself in your terminal if it only reads them.",
+            ));
+        }
     }
     // Code on its standard input, in a language nagger does not read (`tclsh <<< …`).
     if command
@@ -2936,7 +3029,8 @@ fn unknown_given(
         return Some(Finding::ask(
             "guard:self-protect-unknown",
             format!(
-                "hands `{name}`, a program nagger does not know, text on its standard input                  that names nagger's own files or Claude Code's settings"
+                "hands `{name}`, a program nagger does not know, text on its standard input \
+                 that names nagger's own files or Claude Code's settings"
             ),
             "Run it yourself in your terminal if it only reads them.",
         ));
@@ -2948,7 +3042,8 @@ fn unknown_finding(program: &str, path: &str, what: &str) -> Finding {
     Finding::ask(
         "guard:self-protect-unknown",
         format!(
-            "hands `{path}`, {what}, to `{program}`, a program nagger does not know to leave              it as it is"
+            "hands `{path}`, {what}, to `{program}`, a program nagger does not know to leave \
+             it as it is"
         ),
         "Read it with `cat`, `jq` or `grep`, or run the program yourself in your terminal.",
     )
@@ -3076,6 +3171,59 @@ fn pathspec_path(spec: &str) -> Option<String> {
         });
     }
     Some(spec.to_owned())
+}
+
+/// The folders `fd PATTERN [PATH…]` walks (its options' values and the pattern left
+/// out), or what it is told with `--search-path`/`--base-directory`.
+fn fd_operands(args: &[String]) -> Vec<&str> {
+    const VALUED: &[&str] = &[
+        "-t",
+        "--type",
+        "-e",
+        "--extension",
+        "-E",
+        "--exclude",
+        "-d",
+        "--max-depth",
+        "--min-depth",
+        "--exact-depth",
+        "-S",
+        "--size",
+        "--changed-within",
+        "--changed-before",
+        "-o",
+        "--owner",
+        "-x",
+        "--exec",
+        "-X",
+        "--exec-batch",
+        "-j",
+        "--threads",
+        "--max-results",
+        "-c",
+        "--color",
+        "--format",
+        "--ignore-file",
+        "--path-separator",
+        "--batch-size",
+        "--max-buffer-time",
+    ];
+    let mut given = Vec::new();
+    let mut positional = Vec::new();
+    let mut k = 0;
+    while let Some(arg) = args.get(k) {
+        k += 1;
+        if matches!(arg.as_str(), "--search-path" | "--base-directory") {
+            given.extend(args.get(k).map(String::as_str));
+            k += 1;
+        } else if VALUED.contains(&arg.as_str()) {
+            k += 1;
+        } else if !arg.starts_with('-') {
+            positional.push(arg.as_str());
+        }
+    }
+    given.extend(positional.into_iter().skip(1));
+    given
 }
 
 /// A patch applied to the work tree (`git apply`, `git am`, `patch`) that changes a
@@ -3319,10 +3467,89 @@ fn link_made(
 /// `ln` would be. One that cannot be listed is asked about where nagger's files could land
 /// (a folder that holds the project's `.claude/` or `.claude-nagger/`, or a home).
 fn unpacked(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding> {
+    // `TAR_OPTIONS='-C dir --transform=…' tar xf a.tar`: tar reads options from its
+    // environment too, set for it or exported earlier in the line.
+    if matches!(command.name(), "tar" | "gtar")
+        && let Some(options) = variable_for(command, scope, "TAR_OPTIONS")
+    {
+        let Given::Known(options) = options else {
+            return extraction(command).map(|_| {
+                Finding::ask(
+                    "guard:self-protect-unsure",
+                    "unpacks an archive with options from `TAR_OPTIONS`, only known when the \
+                     shell runs: they may name where it lands"
+                        .to_owned(),
+                    "Give tar its options on the command line.",
+                )
+            });
+        };
+        let mut with = command.clone();
+        with.argv
+            .extend(options.split_whitespace().map(str::to_owned));
+        with.env.retain(|e| !e.starts_with("TAR_OPTIONS="));
+        if let Some(found) = unpacked_as_given(&with, cwd, scope) {
+            return Some(found);
+        }
+    }
+    unpacked_as_given(command, cwd, scope)
+}
+
+/// A value the line gives a variable.
+enum Given {
+    /// As written.
+    Known(String),
+    /// Only known when the shell runs.
+    Computed,
+}
+
+/// The value of environment variable `name` for `command`: set before it on its own
+/// (`X=v cmd`, `env X=v cmd`) or exported earlier in the line; `None` when the line does
+/// not set it.
+fn variable_for(command: &SimpleCommand, scope: &Scope, name: &str) -> Option<Given> {
+    let known = |value: Option<&str>| match value {
+        Some(v) if !v.contains(['$', '`']) => Given::Known(v.to_owned()),
+        _ => Given::Computed,
+    };
+    let own = command
+        .env
+        .iter()
+        .chain(command.prefixed.iter().flatten())
+        .rev()
+        .find_map(|w| w.strip_prefix(name).and_then(|r| r.strip_prefix('=')));
+    if let Some(value) = own {
+        return Some(known(Some(value)));
+    }
+    let parsed = scope.line?;
+    let at = parsed
+        .commands
+        .iter()
+        .position(|c| std::ptr::eq(c, command))?;
+    parsed
+        .assignments
+        .iter()
+        .rev()
+        .find(|a| a.at <= at && !a.each && a.name == name)
+        .map(|a| known(a.value.as_deref()))
+}
+
+fn unpacked_as_given(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding> {
     let (archive, dest) = extraction(command)?;
     let dest_full = resolve(cwd, dest)?;
     let renames = archives::renames(command.name(), command.args());
-    let holds = holds_protected(scope, &dest_full);
+    let dest_judged = judge(&dest_full, scope);
+    if let Some((what, Kind::Held)) = dest_judged {
+        let shown = archive.unwrap_or("standard input");
+        return Some(finding(&format!("unpacks `{shown}` into `{dest}`, {what}")));
+    }
+    let holds = holds_protected(scope, &dest_full)
+        || dest_judged.is_some()
+        || real_path(scope, &dest_full).is_some_and(|real| {
+            let real = PathBuf::from(real);
+            scope.root.starts_with(&real)
+                || [".claude", ".claude-nagger"]
+                    .iter()
+                    .any(|inner| std::fs::symlink_metadata(real.join(inner)).is_ok())
+        });
     let listing = match archive {
         Some(archive) => match resolve(cwd, archive).and_then(|full| on_disk(scope, &full)) {
             Some(path) => archives::list(&path),
@@ -3432,6 +3659,15 @@ fn unpacked_members(
         if let Some(what) = reached_by_member(&landed, landing, scope) {
             return Some(finding(&format!(
                 "unpacks `{shown}`, whose `{member}` lands in `{dest}`, {what}"
+            )));
+        }
+        // A member renamed to an absolute path (`pax -s ',^,/usr/local/bin/,'`) lands
+        // there when the extractor keeps absolute names.
+        if member.starts_with('/')
+            && let Some((what, _)) = judge(&normalize(&member), scope)
+        {
+            return Some(finding(&format!(
+                "unpacks `{shown}`, whose `{member}` is {what}"
             )));
         }
         let Some(link) = &stored.link else {

@@ -178,9 +178,42 @@ pub(super) fn sqlite(args: &[String], stdin: &[String], reads_unknown: bool) -> 
         && writes
         && !readonly
     {
-        files.insert(0, db.to_owned());
+        files.insert(0, uri_path(db));
     }
     files
+}
+
+/// The file a database name stands for: itself, or the path of a URI filename
+/// (`file:state.db?nolock=1`, `file:///abs/state.db`, percent-escapes decoded).
+fn uri_path(db: &str) -> String {
+    let Some(rest) = db.strip_prefix("file:") else {
+        return db.to_owned();
+    };
+    let rest = rest.split(['?', '#']).next().unwrap_or("");
+    // `file://host/path`: the authority (empty or `localhost`) goes.
+    let rest = match rest.strip_prefix("//") {
+        Some(after) => after.find('/').map_or("", |k| &after[k..]),
+        None => rest,
+    };
+    let bytes = rest.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut k = 0;
+    while k < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        if bytes[k] == b'%'
+            && let (Some(hi), Some(lo)) = (
+                bytes.get(k + 1).copied().and_then(hex),
+                bytes.get(k + 2).copied().and_then(hex),
+            )
+        {
+            out.push(u8::try_from(hi * 16 + lo).unwrap_or(b'?'));
+            k += 3;
+        } else {
+            out.push(bytes[k]);
+            k += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// Whether SQLite shell input `text` only reads; the files it writes are added to
@@ -540,6 +573,27 @@ mod tests {
     fn sql(args: &[&str]) -> Vec<String> {
         let args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
         sqlite(&args, &[], false)
+    }
+
+    #[test]
+    fn a_uri_filename_names_its_file() {
+        assert_eq!(uri_path("s.db"), "s.db");
+        assert_eq!(
+            uri_path("file:.claude-nagger/state.db?nolock=1"),
+            ".claude-nagger/state.db"
+        );
+        assert_eq!(uri_path("file:///w/p/state.db?mode=rw"), "/w/p/state.db");
+        assert_eq!(
+            uri_path("file://localhost/w/%2eclaude-nagger/s.db"),
+            "/w/.claude-nagger/s.db"
+        );
+        assert_eq!(
+            sql(&[
+                "file:.claude-nagger/state.db?nolock=1",
+                "PRAGMA journal_mode=DELETE"
+            ]),
+            vec![".claude-nagger/state.db"]
+        );
     }
 
     #[test]

@@ -194,6 +194,10 @@ fn replaces<'a>(
         }
         "cherry-pick" | "revert" => {
             let s = split(rest, &[]);
+            // Stopping a sequence puts back the tree it started from.
+            if s.has_long("abort") || s.has_long("quit") {
+                return None;
+            }
             tree_unless(
                 s.has("n", &["dry-run"])
                     || s.has_long("quit")
