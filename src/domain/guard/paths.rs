@@ -26,6 +26,24 @@ pub fn relative_path(path: &str, project_root: &Path) -> String {
 
 /// A path with `.`, empty parts and `..` resolved lexically: nothing is looked up on disk.
 pub fn normalize(path: &str) -> String {
+    // `~/..`: climbing out of the home leaves it, so the home's own path is needed.
+    if let Some(rest) = path.strip_prefix('~')
+        && (rest.is_empty() || rest.starts_with('/'))
+    {
+        let mut depth = 0usize;
+        let mut leaves = false;
+        for part in rest.split('/') {
+            match part {
+                "" | "." => {}
+                ".." if depth == 0 => leaves = true,
+                ".." => depth -= 1,
+                _ => depth += 1,
+            }
+        }
+        if leaves && let Some(home) = std::env::var("HOME").ok().filter(|h| h.starts_with('/')) {
+            return normalize(&format!("{home}{rest}"));
+        }
+    }
     let absolute = path.starts_with('/');
     let mut parts: Vec<&str> = Vec::new();
     for part in path.split('/') {

@@ -124,6 +124,18 @@ pub(super) fn protected(path: &str, binary: Option<&str>) -> Option<(&'static st
     if path.is_empty() || path.len() > 4096 {
         return None;
     }
+    // `~/../bin`: the folder above the home, not a folder of it.
+    let expanded;
+    let path = match path.strip_prefix('~') {
+        Some(rest) if rest.split('/').any(|p| p == "..") => match std::env::var("HOME") {
+            Ok(home) if !home.is_empty() => {
+                expanded = normalize(&format!("{home}{rest}"));
+                expanded.as_str()
+            }
+            _ => path,
+        },
+        _ => path,
+    };
     let normal = normalize(&home_form(path));
     // Case-insensitive filesystems (macOS) take `.Claude-Nagger` for the folder too.
     let lower = normal.to_ascii_lowercase();
@@ -371,8 +383,22 @@ impl Folders {
         while let Some(word) = wrappers.get(k) {
             k += 1;
             if !word.starts_with('-') {
-                if !word.contains('=') {
-                    current = super::shell::basename(word);
+                let name = super::shell::basename(word);
+                const MOVERS: &[&str] = &[
+                    "env",
+                    "sudo",
+                    "nsenter",
+                    "unshare",
+                    "systemd-run",
+                    "bwrap",
+                    "proot",
+                ];
+                if MOVERS.contains(&name) {
+                    current = name;
+                } else if !word.contains(['=', '/']) {
+                    // Another wrapper; a path is a value of the current one's options
+                    // (`bwrap --bind / /`).
+                    current = "";
                 }
                 continue;
             }
@@ -381,8 +407,23 @@ impl Folders {
                 "sudo" => (b"D", &["chdir"]),
                 "nsenter" | "unshare" => (b"w", &["wd"]),
                 "systemd-run" => (b"", &["working-directory"]),
+                "bwrap" => (b"", &["chdir"]),
+                "proot" => (b"w", &["cwd"]),
                 _ => continue,
             };
+            // Options of the wrapper that take a value of their own (`env -u NAME`).
+            let valued: &[u8] = match current {
+                "env" => b"uSa",
+                "sudo" => b"ugpChrtTU",
+                _ => b"",
+            };
+            if word.len() == 2
+                && valued.contains(&word.as_bytes()[1])
+                && !short.contains(&word.as_bytes()[1])
+            {
+                k += 1;
+                continue;
+            }
             let value = if let Some(rest) = word.strip_prefix("--") {
                 match rest.split_once('=') {
                     Some((key, value)) if long.contains(&key) => Some(value.to_owned()),
@@ -1284,6 +1325,45 @@ fn changed(command: &SimpleCommand, fed: &[String], cwd: &Cwd, scope: &Scope) ->
     }
     if let Some(found) = output_option_given(command, cwd, scope) {
         return Some(found);
+    }
+    // `GIT_TRACE=F git status`, `SSLKEYLOGFILE=F curl …`: a program told by its
+    // environment to write a file may write there.
+    if let Some((var, path, what)) = command
+        .env
+        .iter()
+        .chain(command.prefixed.iter().flatten())
+        .filter_map(|w| w.split_once('='))
+        .filter(|(n, _)| !n.is_empty() && n.bytes().all(|b| b == b'_' || b.is_ascii_alphanumeric()))
+        .find_map(|(n, v)| {
+            let full = resolve(cwd, v)?;
+            match judge(&full, scope)? {
+                (what, Kind::Held)
+                    if !matches!(
+                        n,
+                        "CLAUDE_PROJECT_DIR"
+                            | "CLAUDE_CONFIG_DIR"
+                            | "NAGGER_DB"
+                            | "GIT_DIR"
+                            | "GIT_WORK_TREE"
+                            | "PWD"
+                            | "OLDPWD"
+                            | "HOME"
+                    ) =>
+                {
+                    Some((n, v, what))
+                }
+                _ => None,
+            }
+        })
+    {
+        return Some(Finding::ask(
+            "guard:self-protect-output",
+            format!(
+                "gives `{path}`, {what}, to `{name}` in `{var}`: a program told a file by its \
+                 environment may write there"
+            ),
+            "Point the variable at another file, or run it yourself in your terminal.",
+        ));
     }
     if !changes.known
         && let Some(found) = unknown_given(command, fed, cwd, scope)
@@ -2289,7 +2369,17 @@ fn own_command(
             .iter()
             .skip_while(|a| *a != "--")
             .any(|a| matches!(a.as_str(), "uninstall" | "trust"));
-    let own = own_subcommand(&words, &command.computed);
+    let mut own = own_subcommand(&words, &command.computed);
+    // `echo uninstall | xargs -I{} nagger {} --local`: what xargs hands it may stand
+    // first, where its subcommand goes.
+    if own == Own::Harmless && command.under_xargs() && !fed.is_empty() {
+        let fed_first: Vec<&str> = fed
+            .iter()
+            .map(String::as_str)
+            .chain(args.iter().map(String::as_str))
+            .collect();
+        own = own_subcommand(&fed_first, &command.computed);
+    }
     let nagger = own != Own::Harmless && runs_nagger(command, cwd, scope, true);
     // The packages it is handed by `xargs` and read from `-r FILE` count as its own.
     let mut packages: Vec<String> = args.iter().chain(fed).cloned().collect();
@@ -2408,6 +2498,20 @@ fn changes<'c>(command: &'c SimpleCommand, fed: &'c [String], binary: Option<&st
     };
     if let Some(rest) = venv_args {
         c.paths.extend(owned(operands(rest)));
+        return c;
+    }
+    // `cargo clean` removes its target folder: `--target-dir D`, `CARGO_TARGET_DIR=D`.
+    if name == "cargo" && args.first().is_some_and(|a| a == "clean") {
+        c.paths
+            .extend(owned(option_values(args, &[], &["--target-dir"])));
+        c.paths.extend(
+            command
+                .env
+                .iter()
+                .chain(command.prefixed.iter().flatten())
+                .filter_map(|w| w.strip_prefix("CARGO_TARGET_DIR="))
+                .map(str::to_owned),
+        );
         return c;
     }
     match name {
@@ -2727,7 +2831,10 @@ fn changes<'c>(command: &'c SimpleCommand, fed: &'c [String], binary: Option<&st
                         | "--log-out"
                         | "--log-io"
                         | "--log-timing"
-                ) {
+                ) || short_cluster(a)
+                    .is_some_and(|f| f.ends_with(['c', 'E', 'I', 'O', 'B', 'T', 'm']))
+                {
+                    // `-qc CMD`: a cluster ending in an option that takes a value.
                     k += 2;
                     continue;
                 }

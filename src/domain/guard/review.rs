@@ -460,6 +460,23 @@ impl<'a> Guard<'a> {
         if let Some(script) = at.line.expanded(parsed, index) {
             // What the variables hold is known: no need to fear them empty.
             findings.retain(|f| f.check != "guard:rm-empty-variable");
+            // A prompt string or a variable run as a command (`PS4=$x bash -x`,
+            // `PROMPT_COMMAND=$c`) is expanded again when used: the substitutions in the
+            // value the line gave it run then.
+            let expanded_again = command.via.last().is_some_and(|via| {
+                matches!(via, shell::Via::Script(s) if s.strip_suffix('=')
+                    .is_some_and(|name| shell::value_script(name, "$x").is_some()))
+            });
+            if expanded_again {
+                let raw = script
+                    .replace(r"'\''", "\u{1}")
+                    .replace('\'', "")
+                    .replace('\u{1}', "'");
+                run.push(Program::Script(
+                    raw,
+                    "the value the line gives it, expanded again when it is used".into(),
+                ));
+            }
             run.push(Program::Script(
                 script,
                 "the line's variables filled in".into(),

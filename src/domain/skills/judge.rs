@@ -1,7 +1,7 @@
 //! A skill's or command's shell lines judged as the Bash calls they are: the guard and
 //! the config's deny rules, decided from the config alone, as for a Bash PreToolUse.
 
-use super::lines::shell_lines;
+use super::lines::{hook_commands, shell_lines};
 use super::locate::{self, MAX_FILE_BYTES, Roots, SkillFile};
 use crate::base::decision::Decision;
 use crate::base::mode::PermissionMode;
@@ -98,27 +98,79 @@ fn judge_file(
             ));
             continue;
         }
-        let input = json!({ "command": line.command });
-        let matches = rules::decide_without_state(
-            &config.rules,
-            &config.guard,
-            &rules::ToolCall {
-                tool_name: "Bash",
-                tool_input: &input,
-            },
-            &roots.project_root,
-        );
-        let Some(verdict) = rules::combine(&matches, mode) else {
-            continue;
-        };
-        let reason = format!("{head}:\n{}", verdict.reason);
-        match verdict.decision {
-            Decision::Deny => out.deny.push(reason),
-            Decision::Ask => out.ask.push(reason),
-            Decision::Context => continue,
-        }
-        out.fired.extend(matches);
+        judge_line(&line.command, &head, roots, config, mode, out);
     }
+    for command in hook_commands(&file.text) {
+        out.lines += 1;
+        let head = format!(
+            "[nagger] /{name} ({shown}) runs `{}` as a hook of its own while it is active",
+            crate::base::text::one_line(&command, 200)
+        );
+        judge_line(&command, &head, roots, config, mode, out);
+    }
+}
+
+/// An agent's hooks (`hooks:` in its file's frontmatter), which Claude Code runs while
+/// the agent works, where no PreToolUse shows them: found by the agent's name among the
+/// project's and the user's agent files, and judged like the Bash calls they are.
+pub fn check_agent(
+    name: &str,
+    roots: &Roots,
+    config: &Config,
+    mode: &PermissionMode,
+) -> SkillCheck {
+    let mut out = SkillCheck::default();
+    for file in locate::find_agent(name, roots) {
+        let shown = shown_path(&file.path, &roots.project_root);
+        if file.cut {
+            out.ask.push(format!(
+                "[nagger] agent `{name}` ({shown}) is longer than {} KiB: nagger read only \
+                 its start and cannot vouch for the hooks it runs",
+                MAX_FILE_BYTES / 1024
+            ));
+        }
+        for command in hook_commands(&file.text) {
+            out.lines += 1;
+            let head = format!(
+                "[nagger] agent `{name}` ({shown}) runs `{}` as a hook of its own while it works",
+                crate::base::text::one_line(&command, 200)
+            );
+            judge_line(&command, &head, roots, config, mode, &mut out);
+        }
+        out.files.push(file.path);
+    }
+    out
+}
+
+/// One command judged as a Bash call, its reason under `head`.
+fn judge_line(
+    command: &str,
+    head: &str,
+    roots: &Roots,
+    config: &Config,
+    mode: &PermissionMode,
+    out: &mut SkillCheck,
+) {
+    let input = json!({ "command": command });
+    let matches = rules::decide_without_state(
+        &config.rules,
+        &config.guard,
+        &rules::ToolCall {
+            tool_name: "Bash",
+            tool_input: &input,
+        },
+        &roots.project_root,
+    );
+    let Some(verdict) = rules::combine(&matches, mode) else {
+        return;
+    };
+    let reason = format!("{head}:\n{}", verdict.reason);
+    match verdict.decision {
+        Decision::Deny => out.deny.push(reason),
+        Decision::Ask => out.ask.push(reason),
+        Decision::Context => return,
+    }
+    out.fired.extend(matches);
 }
 
 /// The path relative to the project when inside it.
@@ -155,6 +207,43 @@ mod tests {
             session_id: Some("sess"),
         };
         check(&call, roots, &Config::default(), mode)
+    }
+
+    #[test]
+    fn hooks_a_skill_or_an_agent_declares_are_judged_like_its_lines() {
+        let (_d, roots) = project();
+        skill(
+            &roots,
+            "---\nname: s\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        \
+             - type: command\n          command: \"rm -rf .claude-nagger\"\n---\nDo it.\n",
+        );
+        let c = run(&roots, Some(""), &PermissionMode::Default);
+        assert_eq!(c.decision(), Some(Decision::Deny), "{c:?}");
+        assert!(c.deny[0].contains("as a hook of its own"), "{}", c.deny[0]);
+        let agents = roots.project_root.join(".claude/agents");
+        std::fs::create_dir_all(&agents).unwrap();
+        // Found by the name its frontmatter gives, whatever the file is called.
+        std::fs::write(
+            agents.join("helper-agent.md"),
+            "---\nname: helper\nhooks:\n  Stop:\n    - hooks:\n        - {type: command, \
+             command: 'git push --force origin main'}\n---\nHelp.\n",
+        )
+        .unwrap();
+        std::fs::write(
+            agents.join("reviewer.md"),
+            "---\nname: reviewer\nhooks:\n  PostToolUse:\n    - hooks:\n        \
+             - type: command\n          command: cargo fmt\n---\nReview.\n",
+        )
+        .unwrap();
+        let config = Config::default();
+        let mode = PermissionMode::Default;
+        let helper = check_agent("helper", &roots, &config, &mode);
+        assert!(helper.decision().is_some(), "{helper:?}");
+        assert_eq!(helper.lines, 1);
+        let reviewer = check_agent("reviewer", &roots, &config, &mode);
+        assert_eq!(reviewer.decision(), None, "{reviewer:?}");
+        assert_eq!(reviewer.lines, 1);
+        assert_eq!(check_agent("none", &roots, &config, &mode).lines, 0);
     }
 
     #[test]

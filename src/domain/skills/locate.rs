@@ -190,6 +190,66 @@ pub fn find(name: &str, roots: &Roots) -> Vec<SkillFile> {
     found
 }
 
+/// Most agent files of one folder looked through for an agent's name.
+const MAX_AGENT_FILES: usize = 64;
+
+/// The agent files that may define the agent `name`: `<name>.md` in the agents folders of
+/// the project (and those between the working folder and it) and of the user, and any
+/// file there whose frontmatter says `name: <name>`. Each is read bounded.
+pub fn find_agent(name: &str, roots: &Roots) -> Vec<SkillFile> {
+    let Some(parts) = name_parts(name) else {
+        return Vec::new();
+    };
+    let file_name = parts.join(":");
+    let mut dirs: Vec<PathBuf> = roots
+        .project_dirs()
+        .into_iter()
+        .map(|d| d.join("agents"))
+        .collect();
+    dirs.extend(roots.user_dir.iter().map(|d| d.join("agents")));
+    let mut found: Vec<SkillFile> = Vec::new();
+    let push = |path: PathBuf, dir: &Path, found: &mut Vec<SkillFile>| {
+        if found.iter().any(|f| f.path == path) {
+            return;
+        }
+        if let Ok((text, cut)) = read_bounded(&path, MAX_FILE_BYTES) {
+            found.push(SkillFile {
+                path,
+                dir: dir.to_path_buf(),
+                text,
+                cut,
+            });
+        }
+    };
+    for dir in &dirs {
+        push(dir.join(format!("{file_name}.md")), dir, &mut found);
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            continue;
+        };
+        for entry in entries.flatten().take(MAX_AGENT_FILES) {
+            let path = entry.path();
+            if path.extension().is_none_or(|e| e != "md") {
+                continue;
+            }
+            let Ok((head, _)) = read_bounded(&path, 4096) else {
+                continue;
+            };
+            let named = head
+                .lines()
+                .skip(1)
+                .take_while(|l| l.trim() != "---")
+                .any(|l| {
+                    l.strip_prefix("name:")
+                        .is_some_and(|v| v.trim().trim_matches(['"', '\'']) == name)
+                });
+            if named {
+                push(path, dir, &mut found);
+            }
+        }
+    }
+    found
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

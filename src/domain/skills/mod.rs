@@ -7,6 +7,6 @@ mod judge;
 mod lines;
 mod locate;
 
-pub use judge::{Invocation, SkillCheck, check};
+pub use judge::{Invocation, SkillCheck, check, check_agent};
 pub use lines::{ShellLine, shell_lines};
 pub use locate::{MAX_FILE_BYTES, Roots};

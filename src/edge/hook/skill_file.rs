@@ -166,6 +166,12 @@ pub fn for_tool(
             let (name, args) = typed_command(line)?;
             (name, Some(args))
         }
+        // A subagent started by the Task (Agent) tool runs the hooks its file declares.
+        "Task" | "Agent" => {
+            let name = call.tool_input.get("subagent_type")?.as_str()?;
+            let check = skills::check_agent(name, &place.roots(), config, mode);
+            return Some(FileAnswer::new(name, check, false));
+        }
         _ => return None,
     };
     let check = skills::check(

@@ -324,6 +324,10 @@ struct Invocation {
     /// `exec`: the container runs already; its mounts are those of a `run` or `create`
     /// earlier in the line that named it, if any.
     exec: bool,
+    /// `-e NAME=VALUE`: what the command's environment holds, as written.
+    env: Vec<(String, String)>,
+    /// `--volumes-from C`: mounts taken from another container.
+    volumes_from: Option<String>,
 }
 
 /// The paths `command`, a container engine or `cp` out of one, writes on the host through
@@ -346,9 +350,50 @@ fn reached_at(command: &SimpleCommand, cwd: &Cwd, scope: &Host, depth: usize) ->
     if let Some((source, dest)) = copied_out(command) {
         return copy_out(source, dest, cwd, scope);
     }
+    if let Some(dest) = copied_in(command) {
+        return Some(Finding::ask(
+            "guard:self-protect-unsure",
+            format!(
+                "copies into `{dest}` in a container, a path with the name of nagger's own \
+                 files or Claude Code's settings: the container may have the project's \
+                 folder mounted there"
+            ),
+            "Copy into another path of the container, or check its mounts first \
+             (`docker inspect`).",
+        ));
+    }
     let mut run = invocation(command, cwd, scope)?;
     if run.exec {
         run.mounts = started_earlier(command, &run, cwd, scope)?;
+    }
+    // `-e X=v`: the container's command sees the value (`sh -c 'rm -rf /w/$X'`).
+    let filled = |word: &String| {
+        let mut word = word.clone();
+        for (name, value) in &run.env {
+            for spelled in [format!("${{{name}}}"), format!("${name}")] {
+                word = word.replace(&spelled, value);
+            }
+        }
+        word
+    };
+    run.command = run.command.iter().map(filled).collect();
+    if let Some(from) = &run.volumes_from {
+        // Mounts taken from another container, which nagger cannot see: a command naming
+        // nagger's files may reach them there.
+        let named = run.command.iter().any(|w| {
+            w.split_whitespace()
+                .any(|part| (scope.protected)(part.trim_matches(['\'', '"', ';'])))
+        });
+        if named {
+            return Some(Finding::ask(
+                "guard:self-protect-unsure",
+                format!(
+                    "runs a command naming nagger's own files or Claude Code's settings in a \
+                     container given the mounts of `{from}`, which nagger cannot see"
+                ),
+                "Give the container its mounts yourself (`-v`), read-only where it only reads.",
+            ));
+        }
     }
     let writable: Vec<&Mount> = run.mounts.iter().filter(|m| m.writable).collect();
     if writable.is_empty() {
@@ -1007,6 +1052,15 @@ fn option(run: &mut Invocation, key: &str, value: Option<String>, cwd: &Cwd, sco
             }
         }
         "w" | "workdir" => run.workdir = value,
+        "e" | "env" => {
+            if let Some((name, value)) = value.as_deref().and_then(|v| v.split_once('='))
+                && !name.is_empty()
+                && !value.contains(['$', '`'])
+            {
+                run.env.push((name.to_owned(), value.to_owned()));
+            }
+        }
+        "volumes-from" => run.volumes_from = value,
         "entrypoint" => run.entrypoint = value,
         "name" => run.name = value,
         "i" | "interactive" => run.interactive = true,
@@ -1159,6 +1213,26 @@ fn copied_out(command: &SimpleCommand) -> Option<(&str, &str)> {
         return None;
     };
     (in_container(source) && !in_container(dest) && *dest != "-").then_some((*source, *dest))
+}
+
+/// `docker cp SRC CTR:PATH` (and `podman`, `kubectl cp`): the path in the container it
+/// writes, when it has the name of nagger's own files or Claude Code's settings.
+fn copied_in(command: &SimpleCommand) -> Option<String> {
+    let args = command.args();
+    let at = args.iter().position(|a| a == "cp")?;
+    let ops: Vec<&String> = args[at + 1..]
+        .iter()
+        .filter(|a| !a.starts_with('-') || *a == "-")
+        .collect();
+    let dest = ops.last()?;
+    if !in_container(dest) {
+        return None;
+    }
+    let (_, path) = dest.split_once(':')?;
+    let named = path.split('/').any(|part| {
+        part.eq_ignore_ascii_case(".claude-nagger") || part.eq_ignore_ascii_case(".claude")
+    }) || path.ends_with("managed-settings.json");
+    named.then(|| (*dest).clone())
 }
 
 /// `ctr:/path`, `ns/pod:path`: a path in a container (a host path with a `:` in it is

@@ -670,9 +670,20 @@ pub fn subscript_commands(value: &str) -> Vec<String> {
 /// Environment variables whose value a program runs as a command line
 /// (`GIT_SSH_COMMAND='…' git fetch`, `export PAGER='…'`).
 pub fn runs_value(name: &str) -> bool {
+    // Build tools' wrappers and runners: cargo runs `RUSTC_WRAPPER rustc …` and a target's
+    // runner with the program built; npm runs scripts through its script shell.
+    if name.starts_with("CARGO_TARGET_") && name.ends_with("_RUNNER") {
+        return true;
+    }
     matches!(
         name,
-        "GIT_SSH_COMMAND"
+        "RUSTC_WRAPPER"
+            | "RUSTC_WORKSPACE_WRAPPER"
+            | "CARGO_BUILD_RUSTC_WRAPPER"
+            | "CARGO_BUILD_RUSTC_WORKSPACE_WRAPPER"
+            | "npm_config_script_shell"
+            | "NPM_CONFIG_SCRIPT_SHELL"
+            | "GIT_SSH_COMMAND"
             | "GIT_SSH"
             | "GIT_EDITOR"
             | "GIT_SEQUENCE_EDITOR"

@@ -87,6 +87,30 @@ impl Parser<'_, '_> {
             if let Some((script, params)) = shell_c_script(&argv) {
                 let ctx = inner(format!("{name} -c"));
                 let script = with_positional(script, params);
+                // `f=x sh -c 'rm -rf $f'`, `env f=x sh -c …`: the script sees what its
+                // shell was given in its environment.
+                let given: Vec<String> = self
+                    .out
+                    .commands
+                    .last()
+                    .map(|c| {
+                        c.env
+                            .iter()
+                            .chain(c.prefixed.iter().flatten())
+                            .filter_map(|w| w.split_once('='))
+                            .filter(|(n, _)| {
+                                !n.is_empty()
+                                    && n.bytes().all(|b| b == b'_' || b.is_ascii_alphanumeric())
+                            })
+                            .map(|(n, v)| format!("export {n}={}", super::words::shell_quote(v)))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let script = if given.is_empty() {
+                    script
+                } else {
+                    format!("{}; {script}", given.join("; "))
+                };
                 parse_script(script.as_bytes(), depth + 1, &ctx, self.out);
             } else if reads_program_from_stdin(&argv) {
                 let mut elevated = ctx.clone();
@@ -1369,6 +1393,8 @@ pub fn git_config_commands(text: &str) -> Vec<(String, String)> {
 fn git_scripts(argv: &[String]) -> Vec<(String, GitRun)> {
     let mut out = Vec::new();
     let mut i = 1;
+    // `git -c alias.s='!cmd' s args`: the alias runs with the arguments after it.
+    let mut aliases: Vec<(String, String)> = Vec::new();
     while let Some(arg) = argv.get(i) {
         if !arg.starts_with('-') {
             break;
@@ -1377,6 +1403,14 @@ fn git_scripts(argv: &[String]) -> Vec<(String, GitRun)> {
             if let Some((key, value)) = argv.get(i + 1).and_then(|kv| kv.split_once('='))
                 && let Some(run) = git_value_run(key, value)
             {
+                if let Some(name) = key
+                    .get(..6)
+                    .filter(|p| p.eq_ignore_ascii_case("alias."))
+                    .map(|_| &key[6..])
+                    && let Some(script) = value.strip_prefix('!')
+                {
+                    aliases.push((name.to_owned(), script.to_owned()));
+                }
                 out.push((format!("git -c {key}"), run));
             }
             i += 2;
@@ -1395,6 +1429,35 @@ fn git_scripts(argv: &[String]) -> Vec<(String, GitRun)> {
         return out;
     };
     let rest = &argv[i + 1..];
+    if let Some((_, script)) = aliases.iter().rev().find(|(name, _)| name == sub) {
+        let args: Vec<String> = rest.iter().map(|a| super::words::shell_quote(a)).collect();
+        out.push((
+            format!("git alias `{sub}`"),
+            GitRun::Shell(format!("{script} {}", args.join(" "))),
+        ));
+    }
+    // Options whose value is a command git runs through the shell: the other side of a
+    // transport (`--upload-pack`, `--receive-pack`, `--exec`, `clone -u`), and the pager
+    // `git grep -O` opens the matching files with.
+    for (k, a) in rest.iter().enumerate() {
+        let (key, attached) = match a.split_once('=') {
+            Some((key, value)) if key.starts_with("--") => (key, Some(value.to_owned())),
+            _ => (a.as_str(), None),
+        };
+        let runs = matches!(key, "--upload-pack" | "--receive-pack" | "--exec")
+            || (sub == "clone" && key == "-u")
+            || (sub == "grep" && key == "--open-files-in-pager");
+        let value = if runs {
+            attached.or_else(|| rest.get(k + 1).cloned())
+        } else if sub == "grep" && a.starts_with("-O") && a.len() > 2 {
+            Some(a[2..].to_owned())
+        } else {
+            None
+        };
+        if let Some(script) = value.filter(|v| !v.is_empty()) {
+            out.push((format!("git {sub} {key}"), GitRun::Shell(script)));
+        }
+    }
     match sub.as_str() {
         "config" => {
             let words: Vec<&String> = rest
