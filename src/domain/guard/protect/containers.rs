@@ -551,6 +551,28 @@ impl Container<'_, '_> {
         if let Some(found) = judged.or_else(|| self.unseen_input(&run, &host)) {
             return Some(self.inside(command, &found));
         }
+        // A word the container's shell computes (`rm -rf $(echo x)`, `rm -rf $X`) where a
+        // mount holds nagger's files: were it one of them, would the command change it?
+        if self.reaches && matches!(host, Cwd::Known(_)) {
+            let computed: Vec<usize> = (1..command.argv.len())
+                .filter(|&k| command.computed.contains(&command.argv[k]))
+                .collect();
+            if let Some(&k) = computed.first()
+                && command.argv.len() == run.argv.len()
+            {
+                let mut probe = run.clone();
+                for &j in &computed {
+                    probe.argv[j] = ".claude-nagger".into();
+                }
+                if self.judged(&probe, &host).is_some() {
+                    return Some(self.unsure(&format!(
+                        "runs `{}`, whose `{}` is only known when the container's shell runs",
+                        command.display(),
+                        command.argv[k]
+                    )));
+                }
+            }
+        }
         if let Some(found) = code.iter().find_map(|text| self.code(text, here)) {
             return Some(found);
         }

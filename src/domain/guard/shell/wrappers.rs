@@ -618,6 +618,12 @@ fn option_scripts(argv: &[String]) -> Vec<(String, String)> {
             }
         }
         "ssh" | "scp" | "sftp" | "sshfs" => {
+            // `scp -S prog`, `sftp -S prog`: the program run in place of ssh.
+            if matches!(name, "scp" | "sftp") {
+                for v in values(&["-S"], &[]) {
+                    push("-S", Some(v));
+                }
+            }
             for v in values(&["-o"], &[]) {
                 let (key, value) = match v.split_once(['=', ' ']) {
                     Some((k, v)) => (k.trim(), v.trim()),
