@@ -1473,8 +1473,21 @@ fn written_by_options(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Opti
         }
     }
     for dir in &written.dirs {
-        if let Some((what, Kind::Held)) = resolve(cwd, dir).and_then(|full| judge(&full, scope)) {
-            return Some(finding(&format!("writes into `{dir}`, {what}")));
+        match resolve(cwd, dir).and_then(|full| judge(&full, scope)) {
+            Some((what, Kind::Held)) => {
+                return Some(finding(&format!("writes into `{dir}`, {what}")));
+            }
+            Some((what, Kind::BinFolder)) => {
+                return Some(Finding::ask(
+                    "guard:self-protect-binary",
+                    format!(
+                        "writes files named by what it fetches into `{dir}`, {what}: one of \
+                         them may take the nagger program's place"
+                    ),
+                    "Download into another folder, then look at what came.",
+                ));
+            }
+            _ => {}
         }
     }
     None

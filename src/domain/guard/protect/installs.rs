@@ -31,10 +31,19 @@ pub(super) fn program_folders(command: &SimpleCommand) -> Vec<String> {
         name = basename(&args[1]);
         args = &args[2..];
     }
-    let sub = args
-        .iter()
-        .find(|a| !a.starts_with('-'))
-        .map_or("", String::as_str);
+    // The subcommand: the first word that is neither an option nor the value of one
+    // (`npm --prefix P install -g x`).
+    let sub = {
+        let mut k = 0;
+        loop {
+            match args.get(k).map(String::as_str) {
+                None => break "",
+                Some("--prefix" | "--root" | "-C" | "--cwd" | "--dir") => k += 2,
+                Some(a) if a.starts_with('-') => k += 1,
+                Some(a) => break a,
+            }
+        }
+    };
     let mut out = Vec::new();
     // `VENV/bin/python -m pip install`, `VENV/bin/pip install`: the environment's own
     // folder of programs takes what the packages bring.
@@ -59,7 +68,7 @@ pub(super) fn program_folders(command: &SimpleCommand) -> Vec<String> {
             if installs && (global || matches!(sub, "link" | "ln")) {
                 let prefixes = option_values(args, &[], &["--prefix"]);
                 out.extend(prefixes.into_iter().map(bin));
-                for var in ["NPM_CONFIG_PREFIX", "npm_config_prefix"] {
+                for var in ["NPM_CONFIG_PREFIX", "npm_config_prefix", "PREFIX"] {
                     out.extend(env(var).as_deref().map(bin));
                 }
             }
@@ -102,6 +111,10 @@ pub(super) fn program_folders(command: &SimpleCommand) -> Vec<String> {
         "uv" if sub == "tool" => {
             out.extend(env("UV_TOOL_BIN_DIR"));
             out.extend(env("XDG_BIN_HOME"));
+            // `--force` puts a package's programs over those already there.
+            if args.iter().any(|a| a == "--force") {
+                out.push("~/.local/bin".to_owned());
+            }
         }
         "cargo" if sub == "install" => {
             out.extend(option_values(args, &[], &["--root"]).into_iter().map(bin));

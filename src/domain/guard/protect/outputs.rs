@@ -24,6 +24,13 @@ pub(super) fn written(name: &str, args: &[String]) -> Written {
                     .map(str::to_owned),
             );
         }
+        "wget" => {
+            out.dirs.extend(
+                option_values(args, &["-P"], &["--directory-prefix"])
+                    .into_iter()
+                    .map(str::to_owned),
+            );
+        }
         "socat" => out.files.extend(socat_writes(args)),
         _ => {}
     }
@@ -344,6 +351,13 @@ fn sql_words(statement: &str) -> (Vec<String>, Vec<String>) {
 
 /// Long options whose value is a file or folder a program writes.
 const OUTPUT_LONG: &[&str] = &[
+    // `go test`'s profiles and traces.
+    "coverprofile",
+    "cpuprofile",
+    "memprofile",
+    "blockprofile",
+    "mutexprofile",
+    "trace",
     "output",
     "output-dir",
     "output-directory",
@@ -443,14 +457,21 @@ pub(super) fn option_outputs<'a>(name: &str, args: &'a [String]) -> Vec<&'a str>
         if arg == "--" {
             break;
         }
-        let Some(long) = arg.strip_prefix("--") else {
-            continue;
+        // `--output=F`, and Go's single-dash long flags (`-coverprofile=F`), taken only
+        // when the whole name is a known output.
+        let (long, go_style) = match arg.strip_prefix("--") {
+            Some(long) => (long, false),
+            None => match arg.strip_prefix('-') {
+                Some(long) if long.len() > 2 && !long.starts_with('-') => (long, true),
+                _ => continue,
+            },
         };
         let (key, value) = match long.split_once('=') {
             Some((key, value)) => (key, Some(value)),
             None => (long, None),
         };
-        if !output_like(&key.to_ascii_lowercase()) {
+        let key = key.to_ascii_lowercase();
+        if (go_style && !OUTPUT_LONG.contains(&key.as_str())) || !output_like(&key) {
             continue;
         }
         match value {
