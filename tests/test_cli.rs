@@ -209,10 +209,14 @@ fn a_hook_never_ends_in_a_usage_error_whatever_stands_around_it() {
     let ls = p.pre_tool_use("Bash", serde_json::json!({"command": "ls"}));
     let elsewhere = p.root.join("elsewhere.db");
     let elsewhere = elsewhere.to_str().unwrap();
+    // A folder that does not exist, whatever the machine holds at its root.
+    let missing = p.root.join("no-such-folder");
+    let missing = missing.to_str().unwrap();
+    let missing_eq = format!("--project={missing}");
     for args in [
-        &["--project", "/nonexistent", "hook"][..],
-        &["hook", "--project", "/nonexistent"],
-        &["--project=/nonexistent", "hook"],
+        &["--project", missing, "hook"][..],
+        &["hook", "--project", missing],
+        &[missing_eq.as_str(), "hook"],
         &["--bogus", "hook"],
         &["-q", "hook"],
         &["--bogus", "value", "hook", "--other"],
