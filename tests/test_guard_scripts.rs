@@ -699,3 +699,31 @@ fn requirement_files_of_an_uninstall_are_read() {
     let (code, stdout) = check(&p, "pip uninstall -y -r reqs-ok.txt");
     assert_eq!(code, 0, "{stdout}");
 }
+
+/// Names `xargs` hands a shell or a writer where its replace string stands, and the
+/// tree's own layout through links: judged as the `find -exec` the line amounts to.
+#[test]
+fn names_xargs_puts_where_its_replace_string_stands_are_judged() {
+    let p = Project::new();
+    write(&p, "src/main.rs", "fn main() {}\n");
+    write(&p, ".claude-nagger/config.toml", "[guard]\n");
+    std::fs::create_dir_all(p.root.join(".claude")).expect("folder");
+    std::os::unix::fs::symlink("../.claude", p.root.join("src/cl")).expect("link");
+    for line in [
+        "find . -name '*.toml' | xargs -I% sh -c ': > %'",
+        "find . -name '*.toml' | xargs -I{} truncate -s0 {}",
+        "find . -name '*.toml' | xargs --replace=@ sh -c 'rm -f @'",
+        "tar xf /dev/null -C src/cl/..",
+        "sed -i d src/cl/../.claude-nagger/config.toml",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_ne!(code, 0, "{line}: {stdout}");
+    }
+    for line in [
+        "find src -name '*.rs' | xargs -I% rustfmt %",
+        "find . -name '*.toml' | xargs -I % cp % /tmp/",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, 0, "{line}: {stdout}");
+    }
+}

@@ -1871,11 +1871,21 @@ pub(super) fn handed_unknown(
     if let [finder] = feeders
         && finder.name() == "find"
     {
-        // `find ARGS | xargs CMD` is `find ARGS -exec CMD {} +`.
+        // `find ARGS | xargs CMD` is `find ARGS -exec CMD {} +`; with `xargs -I R`, each
+        // name stands where `R` does: `find ARGS -exec CMD… {} …\;`.
+        let replace = xargs_replace(command);
         let mut argv = finder.argv.clone();
         argv.push("-exec".into());
-        argv.extend(command.argv.iter().cloned());
-        argv.extend(["{}".to_owned(), "+".to_owned()]);
+        match &replace {
+            Some(r) => {
+                argv.extend(command.argv.iter().map(|w| w.replace(r.as_str(), "{}")));
+                argv.push(";".to_owned());
+            }
+            None => {
+                argv.extend(command.argv.iter().cloned());
+                argv.extend(["{}".to_owned(), "+".to_owned()]);
+            }
+        }
         let run = SimpleCommand {
             argv,
             ..(*finder).clone()
@@ -3291,6 +3301,36 @@ fn pathspec_path(spec: &str) -> Option<String> {
         });
     }
     Some(spec.to_owned())
+}
+
+/// The replace string of the `xargs` that runs `command` (`-I R`, `-IR`, `-i`,
+/// `--replace[=R]`), when it has one.
+fn xargs_replace(command: &SimpleCommand) -> Option<String> {
+    let words = command.prefixed.as_ref()?;
+    let at = words.iter().position(|w| basename(w) == "xargs")?;
+    let mut k = at + 1;
+    while let Some(w) = words.get(k) {
+        if !w.starts_with('-') {
+            break;
+        }
+        if w == "-I" {
+            return words.get(k + 1).cloned();
+        }
+        if let Some(r) = w.strip_prefix("-I") {
+            return Some(r.to_owned());
+        }
+        if w == "-i" || w == "--replace" {
+            return Some("{}".to_owned());
+        }
+        if let Some(r) = w.strip_prefix("--replace=") {
+            return Some(r.to_owned());
+        }
+        if let Some(r) = w.strip_prefix("-i") {
+            return Some(r.to_owned());
+        }
+        k += 1;
+    }
+    None
 }
 
 /// The folders `fd PATTERN [PATH…]` walks (its options' values and the pattern left
