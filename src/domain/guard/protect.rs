@@ -1876,15 +1876,12 @@ pub(super) fn handed_unknown(
         let replace = xargs_replace(command);
         let mut argv = finder.argv.clone();
         argv.push("-exec".into());
-        match &replace {
-            Some(r) => {
-                argv.extend(command.argv.iter().map(|w| w.replace(r.as_str(), "{}")));
-                argv.push(";".to_owned());
-            }
-            None => {
-                argv.extend(command.argv.iter().cloned());
-                argv.extend(["{}".to_owned(), "+".to_owned()]);
-            }
+        if let Some(r) = &replace {
+            argv.extend(command.argv.iter().map(|w| w.replace(r.as_str(), "{}")));
+            argv.push(";".to_owned());
+        } else {
+            argv.extend(command.argv.iter().cloned());
+            argv.extend(["{}".to_owned(), "+".to_owned()]);
         }
         let run = SimpleCommand {
             argv,
