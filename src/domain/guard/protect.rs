@@ -824,7 +824,12 @@ fn as_path(text: &str) -> String {
     else {
         return text.to_owned();
     };
-    let bytes = url.as_bytes();
+    percent_decoded(url)
+}
+
+/// `text` with its `%XX` escapes decoded, as a URL's path is.
+pub(super) fn percent_decoded(text: &str) -> String {
+    let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut k = 0;
     while k < bytes.len() {

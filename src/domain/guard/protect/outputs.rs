@@ -202,25 +202,7 @@ fn uri_path(db: &str) -> String {
         Some(after) => after.find('/').map_or("", |k| &after[k..]),
         None => rest,
     };
-    let bytes = rest.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut k = 0;
-    while k < bytes.len() {
-        let hex = |b: u8| (b as char).to_digit(16);
-        if bytes[k] == b'%'
-            && let (Some(hi), Some(lo)) = (
-                bytes.get(k + 1).copied().and_then(hex),
-                bytes.get(k + 2).copied().and_then(hex),
-            )
-        {
-            out.push(u8::try_from(hi * 16 + lo).unwrap_or(b'?'));
-            k += 3;
-        } else {
-            out.push(bytes[k]);
-            k += 1;
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    super::percent_decoded(rest)
 }
 
 /// Whether SQLite shell input `text` only reads; the files it writes are added to
