@@ -53,6 +53,29 @@ pub fn json_kind(value: &serde_json::Value) -> &'static str {
     }
 }
 
+/// `text` with its `%XX` escapes decoded, as a URL's path is.
+pub fn percent_decoded(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut k = 0;
+    while k < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        if bytes[k] == b'%'
+            && let (Some(hi), Some(lo)) = (
+                bytes.get(k + 1).copied().and_then(hex),
+                bytes.get(k + 2).copied().and_then(hex),
+            )
+        {
+            out.push(u8::try_from(hi * 16 + lo).unwrap_or(b'%'));
+            k += 3;
+            continue;
+        }
+        out.push(bytes[k]);
+        k += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -72,5 +95,12 @@ mod tests {
         assert_eq!(one_line("a\n  b\tc", 10), "a b c");
         assert_eq!(one_line("abcdef", 3), "ab…");
         assert!(one_line(&"word ".repeat(1000), 400).chars().count() <= 400);
+    }
+
+    #[test]
+    fn percent_escapes_decode_and_broken_ones_stay() {
+        assert_eq!(percent_decoded("a%2Eb%2fc"), "a.b/c");
+        assert_eq!(percent_decoded("100%"), "100%");
+        assert_eq!(percent_decoded("%zz%4"), "%zz%4");
     }
 }

@@ -824,30 +824,7 @@ fn as_path(text: &str) -> String {
     else {
         return text.to_owned();
     };
-    percent_decoded(url)
-}
-
-/// `text` with its `%XX` escapes decoded, as a URL's path is.
-pub(super) fn percent_decoded(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut k = 0;
-    while k < bytes.len() {
-        let hex = |b: u8| (b as char).to_digit(16);
-        if bytes[k] == b'%'
-            && let (Some(hi), Some(lo)) = (
-                bytes.get(k + 1).copied().and_then(hex),
-                bytes.get(k + 2).copied().and_then(hex),
-            )
-        {
-            out.push(u8::try_from(hi * 16 + lo).unwrap_or(b'%'));
-            k += 3;
-            continue;
-        }
-        out.push(bytes[k]);
-        k += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    crate::base::text::percent_decoded(url)
 }
 
 /// The words of a camel-case name: `writeFile` → `write`, `file`.

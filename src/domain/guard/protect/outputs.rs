@@ -202,7 +202,7 @@ fn uri_path(db: &str) -> String {
         Some(after) => after.find('/').map_or("", |k| &after[k..]),
         None => rest,
     };
-    super::percent_decoded(rest)
+    crate::base::text::percent_decoded(rest)
 }
 
 /// Whether SQLite shell input `text` only reads; the files it writes are added to
