@@ -311,6 +311,31 @@ fn find(args: &[String]) -> Option<Finding> {
         return None;
     }
     let starts = if starts.is_empty() { vec!["."] } else { starts };
+    // `find . -name .git -exec rm -rf {} +`: the name picks the repositories' own
+    // history (unless `-prune` or a negation leaves those folders out).
+    let pruned = args
+        .iter()
+        .skip_while(|a| *a != "-prune")
+        .any(|a| matches!(a.as_str(), "-o" | "-or"));
+    if !pruned
+        && let Some(name) = args
+            .windows(3)
+            .filter(|w| !matches!(w[0].as_str(), "!" | "-not"))
+            .find_map(|w| {
+                let name = match w[1].as_str() {
+                    "-name" => w[2].clone(),
+                    "-iname" => w[2].to_ascii_lowercase(),
+                    _ => return None,
+                };
+                (name == ".git" || super::paths::wildcard(&name, ".git")).then(|| w[2].as_str())
+            })
+    {
+        return Some(Finding::deny(
+            "guard:find-delete",
+            format!("deletes every repository's .git directory it finds (`-name {name}`)"),
+            SPECIFIC_PATHS,
+        ));
+    }
     let filtered = args.iter().any(|a| FIND_FILTERS.contains(&a.as_str()));
     let what = if filtered {
         starts.iter().find_map(|s| {
@@ -563,6 +588,25 @@ mod tests {
         }
         for mode in ["755", "0644", "+w", "u+w", "g+w", "o-w", "a-w", "a+rx", ""] {
             assert!(!world_writable(mode), "{mode}");
+        }
+    }
+
+    #[test]
+    fn finding_and_deleting_the_repositories_history_is_refused() {
+        let words = |line: &str| line.split(' ').map(str::to_owned).collect::<Vec<_>>();
+        for line in [
+            ". -name .git -exec rm -rf {} +",
+            ". -type d -iname .GIT -delete",
+            "/work -name .gi? -prune -exec rm -rf {} ;",
+        ] {
+            assert!(find(&words(line)).is_some(), "{line}");
+        }
+        for line in [
+            ". -name .git -prune -o -name *.o -exec rm {} +",
+            ". ! -name .git -name *.o -delete",
+            ". -name *.o -delete",
+        ] {
+            assert!(find(&words(line)).is_none(), "{line}");
         }
     }
 }

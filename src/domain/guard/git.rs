@@ -101,7 +101,7 @@ pub(super) fn git_danger(args: &[String]) -> Option<Finding> {
         Some(Finding::deny(check, harm, advice))
     };
     match sub {
-        "push" if has_flag(rest, "n", &["dry-run"]) => None,
+        "push" | "send-pack" if has_flag(rest, "n", &["dry-run"]) => None,
         "push"
             if mirror
                 || settings.iter().any(|(k, v)| {
@@ -118,7 +118,8 @@ pub(super) fn git_danger(args: &[String]) -> Option<Finding> {
                 "Push without rewriting or deleting remote refs; if that is needed, ask the user.",
             )
         }
-        "push" => push(rest),
+        // `git send-pack` is the plumbing under `git push`, with its options.
+        "push" | "send-pack" => push(rest),
         "config" => {
             let words: Vec<&String> = rest.iter().filter(|a| !a.starts_with('-')).collect();
             let words: Vec<&String> = match words.first() {

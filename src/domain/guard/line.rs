@@ -117,6 +117,8 @@ pub(super) struct Line {
     /// From the command at this index on, the positional parameters hold what the line
     /// set them to (`set -- a b`).
     positional_from: Option<usize>,
+    /// The absolute folder each command runs in, when known: what `$PWD` holds there.
+    heres: Vec<Option<String>>,
     /// Steps of work parameter expansions may still take (see [`MAX_EXPANSION_WORK`]).
     budget: Cell<usize>,
 }
@@ -179,8 +181,9 @@ fn here_or_home(a: &shell::Assignment) -> Option<String> {
 }
 
 impl Line {
-    /// Read `parsed` once, following `cd` from `start`.
-    pub(super) fn scan(parsed: &Parsed, start: &Cwd) -> Line {
+    /// Read `parsed` once, following `cd` from `start` (relative to `root`, the project
+    /// root, when known).
+    pub(super) fn scan(parsed: &Parsed, start: &Cwd, root: Option<&std::path::Path>) -> Line {
         let mut sets: Vec<Set> = parsed
             .assignments
             .iter()
@@ -218,8 +221,10 @@ impl Line {
         let mut writes = Vec::new();
         let mut folders = Folders::new(start.clone());
         let (mut opaque_from, mut positional_from) = (None, None);
+        let mut heres = Vec::with_capacity(parsed.commands.len());
         for (k, command) in parsed.commands.iter().enumerate() {
             let cwd = folders.cwd_of(command);
+            heres.push(absolute_folder(&cwd, root));
             folders.step(command);
             match command.name() {
                 "read" => sets.extend(read_sets(command, k + 1)),
@@ -253,13 +258,14 @@ impl Line {
         }
         sets.sort_by_key(|s| s.at);
         let budget = Cell::new(MAX_EXPANSION_WORK);
-        fill_in_chains(&mut sets, opaque_from, &budget);
+        fill_in_chains(&mut sets, opaque_from, &heres, &budget);
         Line {
             sets,
             writes,
             functions: parsed.functions.clone(),
             opaque_from,
             positional_from,
+            heres,
             budget,
         }
     }
@@ -388,6 +394,7 @@ impl Line {
             sets: &self.sets,
             index,
             opaque: self.opaque_from.is_some_and(|at| at <= index),
+            here: self.heres.get(index).and_then(Option::as_deref),
             budget: &self.budget,
         }
     }
@@ -928,7 +935,12 @@ struct Reference<'w> {
 
 /// `y=$x` after `x=.claude`, `t="$d/x"`, `z=${x%.txt}`: a variable set from variables the
 /// line spelled out earlier holds what they expand to put together.
-fn fill_in_chains(sets: &mut [Set], opaque_from: Option<usize>, budget: &Cell<usize>) {
+fn fill_in_chains(
+    sets: &mut [Set],
+    opaque_from: Option<usize>,
+    heres: &[Option<String>],
+    budget: &Cell<usize>,
+) {
     for i in 0..sets.len() {
         let (done, rest) = sets.split_at_mut(i);
         let set = &mut rest[0];
@@ -945,6 +957,9 @@ fn fill_in_chains(sets: &mut [Set], opaque_from: Option<usize>, budget: &Cell<us
             sets: done,
             index: set.at,
             opaque: opaque_from.is_some_and(|at| at <= set.at),
+            here: heres
+                .get(set.at.saturating_sub(1))
+                .and_then(Option::as_deref),
             budget,
         };
         let mut out = String::new();
@@ -985,10 +1000,41 @@ struct SetsAt<'s> {
     index: usize,
     /// Any variable the line does not set may hold what it computed.
     opaque: bool,
+    /// The absolute folder the command runs in, when known (`$PWD`).
+    here: Option<&'s str>,
     budget: &'s Cell<usize>,
 }
 
+/// The absolute path of `cwd`, a folder relative to the project `root`, absolute or
+/// under the home; `None` when not known.
+fn absolute_folder(cwd: &Cwd, root: Option<&std::path::Path>) -> Option<String> {
+    let Cwd::Known(dir) = cwd else {
+        return None;
+    };
+    let full = if dir.starts_with('/') {
+        dir.clone()
+    } else if let Some(rest) = dir.strip_prefix('~') {
+        let home = std::env::var("HOME").ok().filter(|h| h.starts_with('/'))?;
+        format!("{home}{rest}")
+    } else {
+        let root = root?.to_str()?;
+        format!("{root}/{dir}")
+    };
+    Some(normalize(&full))
+}
+
 impl shell::Vars for SetsAt<'_> {
+    fn outside(&self, name: &str) -> Option<String> {
+        if self.opaque {
+            return None;
+        }
+        match name {
+            "HOME" => std::env::var("HOME").ok().filter(|h| h.starts_with('/')),
+            "PWD" => self.here.map(str::to_owned),
+            _ => None,
+        }
+    }
+
     fn spend(&self, cost: usize) -> bool {
         let left = self.budget.get();
         self.budget.set(left.saturating_sub(cost));
@@ -1467,7 +1513,7 @@ mod tests {
 
     fn line(text: &str) -> (Parsed, Line) {
         let parsed = shell::parse(text);
-        let line = Line::scan(&parsed, &Cwd::Known(String::new()));
+        let line = Line::scan(&parsed, &Cwd::Known(String::new()), None);
         (parsed, line)
     }
 

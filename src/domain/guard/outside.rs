@@ -80,6 +80,27 @@ pub(super) fn outside(command: &SimpleCommand) -> Option<Finding> {
                 ASK_USER,
             ))
         }
+        // `killall5` signals every process outside its own session.
+        "killall5" => Some(Finding::deny(
+            "guard:outside",
+            "kills every process of the machine (`killall5`)".into(),
+            ASK_USER,
+        )),
+        "userdel" | "deluser" | "groupdel" | "delgroup" | "passwd" | "usermod" | "chpasswd"
+        | "chage"
+            if accounts_changed(name, args) =>
+        {
+            let root = ops.contains(&"root");
+            let harm = format!(
+                "changes the machine's user accounts (`{}`)",
+                command.display()
+            );
+            Some(if root {
+                Finding::deny("guard:outside", harm, ASK_USER)
+            } else {
+                ask(harm)
+            })
+        }
         "pkill" | "killall" if has("-u") || has("--user") || has_flag(args, "", &["user"]) => {
             Some(ask(format!("kills every process of a user (`{name} -u`)")))
         }
@@ -442,6 +463,17 @@ fn unhooked_client(args: &[String]) -> Option<Finding> {
         ),
         "Start it without that option, or ask the user.",
     ))
+}
+
+/// Whether an account tool changes accounts: removing one, or locking, deleting or
+/// expiring its password, rather than showing what it holds (`passwd -S`).
+fn accounts_changed(name: &str, args: &[String]) -> bool {
+    match name {
+        "passwd" => has_flag(args, "dle", &["delete", "lock", "expire"]),
+        "usermod" => has_flag(args, "Lep", &["lock", "expiredate", "password"]),
+        "chage" => has_flag(args, "EdM", &["expiredate", "lastday", "maxdays"]),
+        _ => !args.iter().any(|a| a == "--help" || a == "-h"),
+    }
 }
 
 #[cfg(test)]

@@ -1686,6 +1686,13 @@ fn expansions(word: &str) -> Vec<std::ops::Range<usize>> {
                 i = end;
                 continue;
             }
+            // `$@`, `$*`: empty where the Bash tool runs a line; `$#`, `$?`, `$$`, `$!`,
+            // `$-` are short values nagger does not know.
+            (b'$', Some(c)) if b"@*#?$!-".contains(c) => {
+                out.push(i..i + 2);
+                i += 2;
+                continue;
+            }
             (b'$', Some(c)) if c.is_ascii_alphanumeric() || *c == b'_' => {
                 let end = bytes[i + 1..]
                     .iter()

@@ -352,7 +352,7 @@ impl<'a> Guard<'a> {
         let scope = Scope::new(root, self.binary).in_line(parsed);
         let files = Files::new(root);
         let start = Cwd::start(root, cwd);
-        let line = Line::scan(parsed, &start);
+        let line = Line::scan(parsed, &start, Some(root));
         let mut folders = Folders::new(start);
         for (index, (command, spellings)) in commands.each().enumerate() {
             let cwd = folders.cwd_of(command);
@@ -773,7 +773,7 @@ impl<'a> Guard<'a> {
                 self.allow.could_match(&variants.join("\n")) && self.allow.any_match(&variants)
             })
             .collect();
-        let line = Line::scan(&parsed, at.cwd);
+        let line = Line::scan(&parsed, at.cwd, Some(at.scope.root));
         let mut folders = Folders::new(at.cwd.clone());
         for index in 0..parsed.commands.len() {
             let inner = &parsed.commands[index];

@@ -35,6 +35,12 @@ pub fn array_items(value: &str) -> Option<Vec<String>> {
 /// The variables an expansion reads.
 pub trait Vars {
     fn var(&self, name: &str) -> Var;
+    /// The value of a variable the line leaves alone, when nagger knows it as the
+    /// shell will (`HOME`, `PWD`): read only to take a part of it (`${HOME:0:1}`,
+    /// `${PWD%%w*}`), which spelled as written would name nothing.
+    fn outside(&self, _name: &str) -> Option<String> {
+        None
+    }
     /// Takes `cost` steps of work from what one command line may spend; false when
     /// they are not left (what is left is then unknown).
     fn spend(&self, cost: usize) -> bool;
@@ -129,8 +135,24 @@ fn eval(body: &str, vars: &dyn Vars, depth: usize) -> Outcome {
     let Some((param, op)) = parameter(body) else {
         return Outcome::Unknown;
     };
-    let val = value(param, vars, depth);
+    let mut val = value(param, vars, depth);
+    if matches!(val, Val::Outside)
+        && takes_part(op)
+        && let Param::Name(name, None) = param
+        && let Some(known) = vars.outside(name)
+    {
+        val = Val::Scalars(vec![Some(known)]);
+    }
     operate(val, op, vars, depth)
+}
+
+/// Whether `op` makes a value out of part of the variable's (`:1:2`, `%w*`, `/a/b`,
+/// `^^`), rather than standing it in for a default or leaving it whole.
+fn takes_part(op: &str) -> bool {
+    !op.is_empty()
+        && ![":-", "-", ":=", "=", ":+", "+", ":?", "?"]
+            .iter()
+            .any(|d| op.starts_with(d))
 }
 
 /// A parameter's name and subscript.
@@ -938,6 +960,10 @@ mod tests {
             }
         }
 
+        fn outside(&self, name: &str) -> Option<String> {
+            (name == "PWD").then(|| "/work/proj".to_owned())
+        }
+
         fn spend(&self, cost: usize) -> bool {
             let left = self.1.get();
             self.1.set(left.saturating_sub(cost));
@@ -1006,6 +1032,21 @@ mod tests {
         assert_eq!(one("q/#/pre"), "pre.claude-XX");
         assert_eq!(one("q/XX/\"$r\""), ".claude-p");
         assert_eq!(evaluate("q/XX/&", &vars()), Outcome::Unknown);
+    }
+
+    #[test]
+    fn a_known_outside_value_is_read_only_to_take_a_part_of_it() {
+        assert_eq!(one("PWD::1"), "/");
+        assert_eq!(one("PWD%%o*"), "/w");
+        assert_eq!(one("PWD/proj/build"), "/work/build");
+        assert_eq!(one("PWD^^"), "/WORK/PROJ");
+        for whole in ["PWD", "PWD:-/x", "PWD:+y", "OLDPWD::1"] {
+            assert!(
+                !matches!(evaluate(whole, &vars()), Outcome::Words(ref w) if w[0].starts_with("/w")),
+                "{whole}"
+            );
+        }
+        assert_eq!(evaluate("PWD", &vars()), Outcome::Raw);
     }
 
     #[test]
