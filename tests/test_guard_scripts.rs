@@ -727,3 +727,40 @@ fn names_xargs_puts_where_its_replace_string_stands_are_judged() {
         assert_eq!(code, 0, "{line}: {stdout}");
     }
 }
+
+#[test]
+fn programs_a_build_tool_runs_in_place_of_its_own_are_read() {
+    let p = Project::new();
+    write(&p, "src/main.rs", "fn main() {}\n");
+    write(&p, "tools/w.sh", "#!/bin/sh\nrm -rf .claude-nagger\n");
+    write(&p, "tools/ok.sh", "#!/bin/sh\nexec \"$@\"\n");
+    for line in [
+        "npm --script-shell=tools/w.sh test",
+        "pnpm run build --script-shell tools/w.sh",
+        "make SHELL=tools/w.sh",
+        "make all CC=tools/w.sh",
+        "RUSTC=tools/w.sh cargo build",
+        "CC=tools/w.sh cargo build",
+        "cargo --config 'build.rustc-wrapper=\"tools/w.sh\"' build",
+        "cargo run --config target.x86_64-unknown-linux-gnu.runner=tools/w.sh",
+        "go build -toolexec='sh tools/w.sh' ./...",
+        "go test -exec tools/w.sh ./...",
+        "GOFLAGS=-toolexec=tools/w.sh go build ./...",
+        "flock /tmp/l -c 'sh tools/w.sh'",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_ne!(code, 0, "{line}: {stdout}");
+    }
+    for line in [
+        "npm --script-shell=tools/ok.sh test",
+        "make -j4 CC=clang",
+        "make install PREFIX=/usr/local",
+        "CC=gcc cargo build",
+        "cargo build --config profile.release.lto=true",
+        "go build -toolexec=tools/ok.sh ./...",
+        "flock /tmp/l make",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, 0, "{line}: {stdout}");
+    }
+}

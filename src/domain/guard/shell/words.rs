@@ -672,12 +672,24 @@ pub fn subscript_commands(value: &str) -> Vec<String> {
 pub fn runs_value(name: &str) -> bool {
     // Build tools' wrappers and runners: cargo runs `RUSTC_WRAPPER rustc …` and a target's
     // runner with the program built; npm runs scripts through its script shell.
-    if name.starts_with("CARGO_TARGET_") && name.ends_with("_RUNNER") {
+    if name.starts_with("CARGO_TARGET_") && (name.ends_with("_RUNNER") || name.ends_with("_LINKER"))
+    {
         return true;
     }
     matches!(
         name,
-        "RUSTC_WRAPPER"
+        // Compilers and tools a build runs by the name it is given.
+        "RUSTC"
+            | "RUSTDOC"
+            | "CARGO_BUILD_RUSTC"
+            | "CARGO_BUILD_RUSTDOC"
+            | "CC"
+            | "CXX"
+            | "CPP"
+            | "LD"
+            | "AR"
+            | "FC"
+            | "RUSTC_WRAPPER"
             | "RUSTC_WORKSPACE_WRAPPER"
             | "CARGO_BUILD_RUSTC_WRAPPER"
             | "CARGO_BUILD_RUSTC_WORKSPACE_WRAPPER"
@@ -713,6 +725,32 @@ pub fn runs_value(name: &str) -> bool {
 pub fn value_script(name: &str, value: &str) -> Option<String> {
     if runs_value(name) {
         Some(value.to_owned())
+    } else if name == "GOFLAGS" {
+        // `GOFLAGS=-toolexec=prog`: go runs each tool through the program.
+        let runs: Vec<&str> = value
+            .split_whitespace()
+            .filter_map(|f| {
+                f.strip_prefix("-toolexec=")
+                    .or_else(|| f.strip_prefix("--toolexec="))
+                    .or_else(|| f.strip_prefix("-exec="))
+            })
+            .collect();
+        (!runs.is_empty()).then(|| runs.join("; "))
+    } else if name == "NODE_OPTIONS" {
+        // `NODE_OPTIONS='--require ./x.js'`: every node process loads the module first.
+        let words: Vec<&str> = value.split_whitespace().collect();
+        let mut modules = Vec::new();
+        for (k, w) in words.iter().enumerate() {
+            let (flag, inline) = w.split_once('=').map_or((*w, None), |(f, v)| (f, Some(v)));
+            if matches!(
+                flag,
+                "-r" | "--require" | "--import" | "--loader" | "--experimental-loader"
+            ) && let Some(module) = inline.or_else(|| words.get(k + 1).copied())
+            {
+                modules.push(format!("node {}", shell_quote(module)));
+            }
+        }
+        (!modules.is_empty()).then(|| modules.join("; "))
     } else if matches!(name, "PS0" | "PS1" | "PS2" | "PS3" | "PS4") && value.contains(['$', '`']) {
         Some(format!(": {value}"))
     } else {

@@ -71,7 +71,7 @@ impl Parser<'_, '_> {
             env: io.env,
         };
         let name = command.name().to_owned();
-        let runs_scripts = follows(&name);
+        let runs_scripts = follows(&name) || builds_with(&name);
         let argv = if runs_scripts {
             command.argv.clone()
         } else {
@@ -119,7 +119,7 @@ impl Parser<'_, '_> {
             }
             return None;
         }
-        if option_runs(&name) {
+        if option_runs(&name) || builds_with(&name) {
             for (how, script) in option_scripts(&argv) {
                 if !self.out.charge(script.len()) {
                     break;
@@ -478,6 +478,16 @@ fn option_runs(name: &str) -> bool {
         )
 }
 
+/// Build tools that run a program an option names in place of their own (npm's script
+/// shell, `make SHELL=`, cargo's wrappers, go's `-toolexec`): those programs are read,
+/// while what else the tool runs stays the tool's to tell.
+fn builds_with(name: &str) -> bool {
+    matches!(
+        name,
+        "npm" | "pnpm" | "yarn" | "npx" | "make" | "gmake" | "bmake" | "cargo" | "go"
+    )
+}
+
 /// `words` as one command line that runs them as they are.
 fn quoted_line(words: &[String]) -> String {
     words
@@ -605,6 +615,54 @@ fn option_scripts(argv: &[String]) -> Vec<(String, String)> {
                 for v in values(short, long) {
                     push(how, Some(v));
                 }
+            }
+        }
+        // Programs a build tool runs in place of its own: npm's script shell, make's
+        // `SHELL=`, cargo's wrappers, runners and linkers, go's `-toolexec` and `-exec`.
+        "npm" | "pnpm" | "yarn" | "npx" => {
+            for v in values(&[], &["--script-shell"]) {
+                push("--script-shell", Some(shell_quote(&v)));
+            }
+        }
+        "make" | "gmake" | "bmake" => {
+            for a in args.iter().take_while(|a| *a != "--") {
+                // `make SHELL=prog`, `make CC=prog`: a variable given on the command line
+                // names a program the rules run.
+                let Some((var, v)) = a.split_once('=') else {
+                    continue;
+                };
+                let var = var.trim_end_matches([':', ':', '+', '?', '!']);
+                if matches!(var, "SHELL" | "MAKESHELL") || super::words::runs_value(var) {
+                    push(&format!("{var}="), Some(shell_quote(v)));
+                }
+            }
+        }
+        "cargo" => {
+            for v in values(&[], &["--config"]) {
+                let Some((key, value)) = v.split_once('=') else {
+                    continue;
+                };
+                let key = key.trim().to_ascii_lowercase();
+                let runs = matches!(
+                    key.as_str(),
+                    "build.rustc-wrapper"
+                        | "build.rustc-workspace-wrapper"
+                        | "build.rustc"
+                        | "build.rustdoc"
+                ) || (key.starts_with("target.")
+                    && (key.ends_with(".runner") || key.ends_with(".linker")));
+                if runs {
+                    let value = value.trim().trim_matches(['"', '\'']);
+                    push("--config", Some(shell_quote(value)));
+                }
+            }
+        }
+        "go" => {
+            for v in values(&["-toolexec", "-exec"], &["--toolexec", "--exec"]) {
+                push(
+                    "-toolexec",
+                    Some(v.strip_prefix('=').unwrap_or(&v).to_owned()),
+                );
             }
         }
         "zip" => {
@@ -985,11 +1043,19 @@ fn peel_prefixes(mut args: Vec<String>) -> Peeled {
             ),
             "flock" => {
                 let j = skip_options(&args, start + 1, "wE", &["timeout", "conflict-exit-code"]);
+                let command_option = |a: &String| {
+                    a == "-c"
+                        || a.starts_with("--command")
+                        || short_cluster(a).is_some_and(|f| f.ends_with('c'))
+                };
+                // `flock file -c script`, `flock -c script file`: the script is unwrapped
+                // later.
                 if args
-                    .get(j + 1)
-                    .is_some_and(|a| a == "-c" || a.starts_with("--command"))
+                    .get(start + 1..=j + 1)
+                    .is_some_and(|a| a.iter().any(command_option))
+                    || args.get(j + 1).is_some_and(command_option)
                 {
-                    break; // `flock file -c script`: the script is unwrapped later
+                    break;
                 }
                 j + 1
             }
