@@ -1335,9 +1335,15 @@ fn git_key_runs(key: &str) -> bool {
         || key.starts_with("mergetool.") && last == "cmd"
         || key.starts_with("merge.") && last == "driver"
         || key.starts_with("credential") && last == "helper"
+        // `remote.<name>.uploadpack`: the program run for `git fetch <name>` (through the
+        // shell for a local remote); `browser.<tool>.cmd`, `man.<tool>.cmd`: viewers.
+        || key.starts_with("remote.") && matches!(last, "uploadpack" | "receivepack")
+        || (key.starts_with("browser.") || key.starts_with("man.")) && last == "cmd"
+        || key.starts_with("sendemail.") && matches!(last, "tocmd" | "cccmd" | "headercmd")
         || matches!(
             key.as_str(),
             "core.sshcommand"
+                | "core.alternaterefscommand"
                 | "core.pager"
                 | "core.editor"
                 | "core.fsmonitor"
