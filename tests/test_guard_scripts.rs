@@ -747,6 +747,8 @@ fn programs_a_build_tool_runs_in_place_of_its_own_are_read() {
         "go test -exec tools/w.sh ./...",
         "GOFLAGS=-toolexec=tools/w.sh go build ./...",
         "flock /tmp/l -c 'sh tools/w.sh'",
+        "npm config set script-shell tools/w.sh",
+        "echo 'script-shell=tools/w.sh' >> .npmrc",
     ] {
         let (code, stdout) = check(&p, line);
         assert_ne!(code, 0, "{line}: {stdout}");
@@ -759,6 +761,7 @@ fn programs_a_build_tool_runs_in_place_of_its_own_are_read() {
         "cargo build --config profile.release.lto=true",
         "go build -toolexec=tools/ok.sh ./...",
         "flock /tmp/l make",
+        "npm config set registry https://registry.example.com",
     ] {
         let (code, stdout) = check(&p, line);
         assert_eq!(code, 0, "{line}: {stdout}");

@@ -442,6 +442,8 @@ pub(super) fn later_unseen(path: &str, text: &str) -> Option<Finding> {
     let startup = runs_later(path) && !lexical(path).contains(".git/hooks/");
     let scripts = if git_config(path) {
         shell::git_config_runs(text)
+    } else if tool_config(path) {
+        tool_config_runs(path, text)
     } else if runs_later(path) || hook_file(path) {
         vec![text.to_owned()]
     } else {
@@ -532,6 +534,90 @@ pub(super) fn git_config(path: &str) -> bool {
         || lexical.ends_with("/.gitconfig")
         || home == "~/.config/git/config"
         || lexical.contains(".git/worktrees/") && lexical.ends_with("/config.worktree")
+}
+
+/// Configuration a tool reads to choose a program it runs in place of its own: npm's and
+/// yarn's settings (`script-shell`, `node-options`, `yarnPath`), cargo's (`runner`,
+/// `rustc-wrapper`, `linker`), and what Python runs at every start (`.pth` files in
+/// site-packages, `usercustomize.py`, `sitecustomize.py`).
+pub(super) fn tool_config(path: &str) -> bool {
+    let lexical = lexical(path);
+    let name = lexical.rsplit('/').next().unwrap_or(&lexical);
+    let parent = lexical.rsplit('/').nth(1).unwrap_or("");
+    matches!(name, ".npmrc" | ".yarnrc" | ".yarnrc.yml")
+        || lexical == "/etc/npmrc"
+        || lexical.ends_with("/npm/npmrc")
+        || (parent == ".cargo" && matches!(name, "config" | "config.toml"))
+        || (pth(name) || matches!(name, "usercustomize.py" | "sitecustomize.py"))
+            && (lexical.contains("site-packages") || lexical.contains("dist-packages"))
+        || matches!(name, "usercustomize.py" | "sitecustomize.py")
+}
+
+/// Whether `name` is a `.pth` file, whose `import` lines Python runs at every start.
+fn pth(name: &str) -> bool {
+    std::path::Path::new(name)
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("pth"))
+}
+
+/// The command lines that `text`, written into the tool configuration `path` (see
+/// [`tool_config`]), makes the tool run later.
+pub(super) fn tool_config_runs(path: &str, text: &str) -> Vec<String> {
+    let lexical = lexical(path);
+    let name = lexical.rsplit('/').next().unwrap_or(&lexical);
+    let quote = |v: &str| shell::shell_quote(v);
+    if matches!(name, "usercustomize.py" | "sitecustomize.py") {
+        return vec![format!("python3 -c {}", quote(text))];
+    }
+    let mut out = Vec::new();
+    for line in text.lines().take(4096) {
+        let line = line.trim();
+        if pth(name) {
+            // A `.pth` line that starts with `import` is run as Python at every start.
+            if line.starts_with("import ") || line.starts_with("import\t") {
+                out.push(format!("python3 -c {}", quote(line)));
+            }
+            continue;
+        }
+        let Some((key, value)) = line.split_once(['=', ':']).or_else(|| {
+            // `.yarnrc`: `yarn-path "x.js"`.
+            line.split_once(char::is_whitespace)
+        }) else {
+            continue;
+        };
+        let key = key.trim().trim_matches('"').to_ascii_lowercase();
+        let value = value.trim();
+        let unquoted = value.trim_matches(['"', '\'']);
+        match key.as_str() {
+            "script-shell" | "shell" | "git" | "editor" | "browser" | "viewer" => {
+                out.push(quote(unquoted));
+            }
+            "node-options" => out.extend(shell::value_script("NODE_OPTIONS", unquoted)),
+            "yarnpath" | "yarn-path" => out.push(format!("node {}", quote(unquoted))),
+            "runner"
+            | "rustc-wrapper"
+            | "rustc-workspace-wrapper"
+            | "rustc"
+            | "rustdoc"
+            | "linker" => {
+                // A TOML string, or an array of the program and its arguments.
+                let words: Vec<String> = match value.strip_prefix('[') {
+                    Some(list) => list
+                        .trim_end_matches(']')
+                        .split(',')
+                        .map(|w| w.trim().trim_matches(['"', '\'']).to_owned())
+                        .filter(|w| !w.is_empty())
+                        .collect(),
+                    None => unquoted.split_whitespace().map(str::to_owned).collect(),
+                };
+                if !words.is_empty() {
+                    out.push(words.iter().map(|w| quote(w)).collect::<Vec<_>>().join(" "));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 /// What writing over or removing `path` (spelled out by interpreter code) does, when it
@@ -751,6 +837,40 @@ pub(super) fn written(command: &SimpleCommand, fed: &[String], cwd: &Cwd) -> Opt
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tool_configuration_names_the_programs_its_tool_runs() {
+        assert!(tool_config(".cargo/config.toml"));
+        assert!(tool_config("~/.npmrc"));
+        assert!(tool_config("/usr/lib/python3/dist-packages/x.pth"));
+        assert!(!tool_config("src/config.toml"));
+        assert!(!tool_config("docs/x.pth"));
+        let runs = |path: &str, text: &str| tool_config_runs(path, text);
+        assert_eq!(
+            runs(
+                ".cargo/config.toml",
+                "[target.x]\nrunner = [\"qemu\", \"-L\"]\njobs = 2"
+            ),
+            vec!["'qemu' '-L'"]
+        );
+        assert_eq!(
+            runs(".npmrc", "script-shell = /bin/zsh\nregistry=x"),
+            vec!["'/bin/zsh'"]
+        );
+        assert_eq!(
+            runs(".npmrc", "node-options=--require ./a.js"),
+            vec!["node './a.js'"]
+        );
+        assert_eq!(
+            runs(".yarnrc.yml", "yarnPath: .yarn/r.cjs"),
+            vec!["node '.yarn/r.cjs'"]
+        );
+        assert_eq!(
+            runs("/site-packages/a.pth", "/opt/x\nimport os"),
+            vec!["python3 -c 'import os'"]
+        );
+        assert!(runs(".npmrc", "registry=https://r.example.com").is_empty());
+    }
     use crate::domain::guard::shell;
 
     fn judged(line: &str) -> Option<(bool, String)> {

@@ -834,15 +834,16 @@ pub(super) fn hidden_later(command: &SimpleCommand) -> Option<Finding> {
             );
         }
         let config = super::important::git_config(&path);
-        if !(config || super::important::runs_later(&path)) {
+        if !(config || super::important::runs_later(&path) || super::important::tool_config(&path))
+        {
             return None;
         }
         match content {
             None => Some(Finding::ask(
                 "guard:hidden-later",
                 format!(
-                    "writes `{path}`, which git or the shell runs by itself later, with \
-                     contents nagger cannot see"
+                    "writes `{path}`, which git, the shell or a tool runs by itself later, \
+                     with contents nagger cannot see"
                 ),
                 "Write it with the file tools, or spell the text out on the command line, so \
                  it can be checked.",
@@ -877,6 +878,12 @@ pub(super) fn scripts_run_later(path: &str, text: Option<&str>) -> Vec<(String, 
         return shell::git_config_runs(text)
             .into_iter()
             .map(|script| (script, format!("{path} (a command git runs)")))
+            .collect();
+    }
+    if super::important::tool_config(path) {
+        return super::important::tool_config_runs(path, text)
+            .into_iter()
+            .map(|script| (script, format!("{path} (a program a tool runs)")))
             .collect();
     }
     Vec::new()

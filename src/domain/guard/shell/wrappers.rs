@@ -623,6 +623,39 @@ fn option_scripts(argv: &[String]) -> Vec<(String, String)> {
             for v in values(&[], &["--script-shell"]) {
                 push("--script-shell", Some(shell_quote(&v)));
             }
+            // `npm config set script-shell prog`, `npm config set node-options=…`: stored
+            // for every later run.
+            let ops: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
+            if let [config, set, pairs @ ..] = ops.as_slice()
+                && matches!(config.as_str(), "config" | "c")
+                && set.as_str() == "set"
+            {
+                let mut k = 0;
+                while let Some(word) = pairs.get(k) {
+                    let (key, value) = if let Some((key, value)) = word.split_once('=') {
+                        (key, Some(value.to_owned()))
+                    } else {
+                        k += 1;
+                        (word.as_str(), pairs.get(k).map(|v| (*v).clone()))
+                    };
+                    k += 1;
+                    let Some(value) = value else {
+                        continue;
+                    };
+                    match key {
+                        "script-shell" | "shell" | "git" | "editor" | "browser" => {
+                            push("config set", Some(shell_quote(&value)));
+                        }
+                        "node-options" => {
+                            push(
+                                "config set",
+                                super::words::value_script("NODE_OPTIONS", &value),
+                            );
+                        }
+                        _ => {}
+                    }
+                }
+            }
         }
         "make" | "gmake" | "bmake" => {
             for a in args.iter().take_while(|a| *a != "--") {
