@@ -373,88 +373,14 @@ impl Folders {
     /// given moves it into (`env -C dir`, `env --chdir=dir`, `sudo -D dir`, `nsenter
     /// --wd=dir`, `systemd-run --working-directory=dir`).
     pub(super) fn cwd_of(&self, command: &SimpleCommand) -> Cwd {
-        let Some(words) = &command.prefixed else {
-            return self.cwd.clone();
-        };
-        let wrappers = &words[..words.len().saturating_sub(command.argv.len())];
         let mut at = self.cwd.clone();
-        let mut current = "";
-        let mut k = 0;
-        while let Some(word) = wrappers.get(k) {
-            k += 1;
-            if !word.starts_with('-') {
-                let name = super::shell::basename(word);
-                const MOVERS: &[&str] = &[
-                    "env",
-                    "sudo",
-                    "nsenter",
-                    "unshare",
-                    "systemd-run",
-                    "bwrap",
-                    "proot",
-                ];
-                if MOVERS.contains(&name) {
-                    current = name;
-                } else if !word.contains(['=', '/']) {
-                    // Another wrapper; a path is a value of the current one's options
-                    // (`bwrap --bind / /`).
-                    current = "";
-                }
-                continue;
-            }
-            let (short, long): (&[u8], &[&str]) = match current {
-                "env" => (b"C", &["chdir"]),
-                "sudo" => (b"D", &["chdir"]),
-                "nsenter" | "unshare" => (b"w", &["wd"]),
-                "systemd-run" => (b"", &["working-directory"]),
-                "bwrap" => (b"", &["chdir"]),
-                "proot" => (b"w", &["cwd"]),
-                _ => continue,
+        for dir in super::shell::wrapper_folders(command) {
+            let mover = Folders {
+                cwd: at.clone(),
+                stack: Vec::new(),
+                old: self.old.clone(),
             };
-            // Options of the wrapper that take a value of their own (`env -u NAME`).
-            let valued: &[u8] = match current {
-                "env" => b"uSa",
-                "sudo" => b"ugpChrtTU",
-                _ => b"",
-            };
-            if word.len() == 2
-                && valued.contains(&word.as_bytes()[1])
-                && !short.contains(&word.as_bytes()[1])
-            {
-                k += 1;
-                continue;
-            }
-            let value = if let Some(rest) = word.strip_prefix("--") {
-                match rest.split_once('=') {
-                    Some((key, value)) if long.contains(&key) => Some(value.to_owned()),
-                    None if long.contains(&rest) => {
-                        k += 1;
-                        wrappers.get(k - 1).cloned()
-                    }
-                    _ => None,
-                }
-            } else {
-                // A cluster of short options whose last letter (or one followed by the
-                // value itself) is the folder option: `-C dir`, `-iC dir`, `-Cdir`.
-                let letters = &word.as_bytes()[1..];
-                letters.iter().position(|b| short.contains(b)).map(|i| {
-                    let attached = &word[i + 2..];
-                    if attached.is_empty() {
-                        k += 1;
-                        wrappers.get(k - 1).cloned().unwrap_or_default()
-                    } else {
-                        attached.to_owned()
-                    }
-                })
-            };
-            if let Some(dir) = value {
-                let mover = Folders {
-                    cwd: at.clone(),
-                    stack: Vec::new(),
-                    old: self.old.clone(),
-                };
-                at = mover.moved(&dir);
-            }
+            at = mover.moved(&dir);
         }
         at
     }

@@ -111,6 +111,22 @@ impl Parser<'_, '_> {
                 } else {
                     format!("{}; {script}", given.join("; "))
                 };
+                // `env -C dir sh -c '…'`: the script starts in the wrapper's folder.
+                let folders = self
+                    .out
+                    .commands
+                    .last()
+                    .map(wrapper_folders)
+                    .unwrap_or_default();
+                let script = if folders.is_empty() {
+                    script
+                } else {
+                    let cds: Vec<String> = folders
+                        .iter()
+                        .map(|d| format!("cd {}", shell_quote(d)))
+                        .collect();
+                    format!("{} && {{ {script}\n}}", cds.join(" && "))
+                };
                 parse_script(script.as_bytes(), depth + 1, &ctx, self.out);
             } else if reads_program_from_stdin(&argv) {
                 let mut elevated = ctx.clone();
@@ -392,6 +408,89 @@ impl Parser<'_, '_> {
 /// Programs whose words the parser follows into the commands they run: shells, `eval`,
 /// `watch`, `su -c`, `ssh`, `find -exec`, `fd -x`, `git`'s aliases and commands, `trap`,
 /// `alias`, `tmux`, `script`, the declarations that set command-holding variables,
+/// The folders the wrappers in front of `command` move it into, in order: `env -C dir`
+/// (past `-u NAME`), `sudo -D dir`, `nsenter`/`unshare --wd`, `systemd-run
+/// --working-directory`, `bwrap --chdir`, `proot -w`.
+pub fn wrapper_folders(command: &SimpleCommand) -> Vec<String> {
+    let Some(words) = &command.prefixed else {
+        return Vec::new();
+    };
+    let wrappers = &words[..words.len().saturating_sub(command.argv.len())];
+    let mut out = Vec::new();
+    let mut current = "";
+    let mut k = 0;
+    while let Some(word) = wrappers.get(k) {
+        k += 1;
+        if !word.starts_with('-') {
+            let name = basename(word);
+            const MOVERS: &[&str] = &[
+                "env",
+                "sudo",
+                "nsenter",
+                "unshare",
+                "systemd-run",
+                "bwrap",
+                "proot",
+            ];
+            if MOVERS.contains(&name) {
+                current = name;
+            } else if !word.contains(['=', '/']) {
+                // Another wrapper; a path is a value of the current one's options
+                // (`bwrap --bind / /`).
+                current = "";
+            }
+            continue;
+        }
+        let (short, long): (&[u8], &[&str]) = match current {
+            "env" => (b"C", &["chdir"]),
+            "sudo" => (b"D", &["chdir"]),
+            "nsenter" | "unshare" => (b"w", &["wd"]),
+            "systemd-run" => (b"", &["working-directory"]),
+            "bwrap" => (b"", &["chdir"]),
+            "proot" => (b"w", &["cwd"]),
+            _ => continue,
+        };
+        // Options of the wrapper that take a value of their own (`env -u NAME`).
+        let valued: &[u8] = match current {
+            "env" => b"uSa",
+            "sudo" => b"ugpChrtTU",
+            _ => b"",
+        };
+        if word.len() == 2
+            && valued.contains(&word.as_bytes()[1])
+            && !short.contains(&word.as_bytes()[1])
+        {
+            k += 1;
+            continue;
+        }
+        let value = if let Some(rest) = word.strip_prefix("--") {
+            match rest.split_once('=') {
+                Some((key, value)) if long.contains(&key) => Some(value.to_owned()),
+                None if long.contains(&rest) => {
+                    k += 1;
+                    wrappers.get(k - 1).cloned()
+                }
+                _ => None,
+            }
+        } else {
+            // A cluster of short options whose last letter (or one followed by the
+            // value itself) is the folder option: `-C dir`, `-iC dir`, `-Cdir`.
+            let letters = &word.as_bytes()[1..];
+            letters.iter().position(|b| short.contains(b)).map(|i| {
+                let attached = &word[i + 2..];
+                if attached.is_empty() {
+                    k += 1;
+                    wrappers.get(k - 1).cloned().unwrap_or_default()
+                } else {
+                    attached.to_owned()
+                }
+            })
+        };
+        out.extend(value);
+    }
+    out
+}
+
 /// `parallel :::`, and the programs that take a command line in an option.
 pub fn follows(name: &str) -> bool {
     is_shell(name)
@@ -761,10 +860,19 @@ fn option_scripts(argv: &[String]) -> Vec<(String, String)> {
                 "bwrap" => skip_bwrap_options(argv, 1),
                 _ => skip_options(argv, 1, "p", &["pid"]),
             };
+            // `bwrap --chdir dir cmd`: the command starts in that folder.
+            let cd = if name == "bwrap" {
+                values(&[], &["--chdir"])
+                    .last()
+                    .map(|d| format!("cd {} && ", shell_quote(d)))
+                    .unwrap_or_default()
+            } else {
+                String::new()
+            };
             push(
                 "",
                 argv.get(j..)
-                    .and_then(|w| (!w.is_empty()).then(|| quoted_line(w))),
+                    .and_then(|w| (!w.is_empty()).then(|| format!("{cd}{}", quoted_line(w)))),
             );
         }
         _ if TERMINALS.contains(&name) => {
