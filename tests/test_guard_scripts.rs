@@ -767,3 +767,34 @@ fn programs_a_build_tool_runs_in_place_of_its_own_are_read() {
         assert_eq!(code, 0, "{line}: {stdout}");
     }
 }
+
+#[test]
+fn packages_unpacked_where_nagger_lives_are_asked_about() {
+    let p = Project::new();
+    write(&p, ".claude-nagger/config.toml", "[guard]\n");
+    write(
+        &p,
+        "pkg.deb",
+        "!<arch>\ndebian-binary   0           0     0     100644  4         `\n2.0\n",
+    );
+    write(&p, "x.cab", "MSCF\0\0\0\0");
+    for line in [
+        "dpkg-deb -x pkg.deb .",
+        "dpkg-deb --raw-extract pkg.deb ./",
+        "dpkg -x pkg.deb .",
+        "cabextract -d . x.cab",
+        "unsquashfs -f -d . pkg.deb",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, 4, "{line}: {stdout}");
+    }
+    for line in [
+        "dpkg-deb -x pkg.deb /tmp/out",
+        "dpkg-deb -c pkg.deb",
+        "unsquashfs pkg.deb",
+        "cabextract -d vendor x.cab",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, 0, "{line}: {stdout}");
+    }
+}

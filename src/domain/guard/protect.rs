@@ -4002,6 +4002,35 @@ fn extraction(command: &SimpleCommand) -> Option<(Option<&str>, &str)> {
             Some((Some(archive.as_str()), dest))
         }
         "cpio" if has_flag(args, "i", &["extract"]) => Some((None, ".")),
+        // `dpkg-deb -x pkg.deb dir`, `cabextract -d dir x.cab`, `unsquashfs -f -d dir
+        // x.sqsh`: contents nagger does not list.
+        "dpkg-deb" | "dpkg"
+            if has_flag(
+                args,
+                if command.name() == "dpkg" {
+                    "xX"
+                } else {
+                    "xXR"
+                },
+                &["extract", "vextract", "raw-extract"],
+            ) =>
+        {
+            let ops = super::finding::operands(args);
+            Some((ops.first().copied(), ops.get(1).copied().unwrap_or(".")))
+        }
+        "cabextract" | "unsquashfs" | "sqfs2tar" => {
+            let dest = option_values(args, &["-d"], &["directory", "dest"])
+                .last()
+                .copied();
+            let ops = super::finding::operands(args);
+            let archive = ops.last().copied()?;
+            match (command.name(), dest) {
+                ("cabextract", dest) => Some((Some(archive), dest.unwrap_or("."))),
+                // unsquashfs makes a fresh `squashfs-root` unless told where.
+                (_, Some(dest)) => Some((Some(archive), dest)),
+                _ => None,
+            }
+        }
         // `jar xf x.jar`, `ar x lib.a`: letters bundled, the archive next.
         "jar" | "ar" => {
             let first = args.first().map_or("", String::as_str);

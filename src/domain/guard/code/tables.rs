@@ -145,6 +145,10 @@ pub(super) const TABLE: &[Entry] = &[
     e(PY, SHUTIL, "copytree", Cap::Write(&[1])),
     e(PY, SHUTIL, "chown", Cap::Write(&[0])),
     e(PY, SHUTIL, "unpack_archive", Cap::Unpack),
+    // `venv.create(dir, clear=True)`, `venv.EnvBuilder(clear=True).create(dir)`: a
+    // folder emptied and filled with programs.
+    e(PY, &["venv"], "create", Cap::Tree(0)),
+    e(PY, &["virtualenv"], "cli_run", Cap::Write(&[0])),
     // `tarfile.open(x).extractall()`, `zipfile.ZipFile(x).extract(m)`: any receiver.
     e(PY, &[], "extractall", Cap::Unpack),
     e(PY, &[], "extract", Cap::Unpack),

@@ -431,6 +431,7 @@ pub fn wrapper_folders(command: &SimpleCommand) -> Vec<String> {
                 "systemd-run",
                 "bwrap",
                 "proot",
+                "firejail",
             ];
             if MOVERS.contains(&name) {
                 current = name;
@@ -441,6 +442,25 @@ pub fn wrapper_folders(command: &SimpleCommand) -> Vec<String> {
             }
             continue;
         }
+        // `systemd-run -p WorkingDirectory=dir`: a property of the unit.
+        if current == "systemd-run" {
+            let property = match word.as_str() {
+                "-p" | "--property" => {
+                    k += 1;
+                    wrappers.get(k - 1).map(String::as_str)
+                }
+                w => w
+                    .strip_prefix("--property=")
+                    .or_else(|| w.strip_prefix("-p")),
+            };
+            if let Some(dir) = property.and_then(|p| p.strip_prefix("WorkingDirectory=")) {
+                out.push(dir.trim_start_matches(['-', '!']).to_owned());
+                continue;
+            }
+            if property.is_some() {
+                continue;
+            }
+        }
         let (short, long): (&[u8], &[&str]) = match current {
             "env" => (b"C", &["chdir"]),
             "sudo" => (b"D", &["chdir"]),
@@ -448,6 +468,7 @@ pub fn wrapper_folders(command: &SimpleCommand) -> Vec<String> {
             "systemd-run" => (b"", &["working-directory"]),
             "bwrap" => (b"", &["chdir"]),
             "proot" => (b"w", &["cwd"]),
+            "firejail" => (b"", &["private-cwd"]),
             _ => continue,
         };
         // Options of the wrapper that take a value of their own (`env -u NAME`).
@@ -1220,7 +1241,26 @@ fn peel_prefixes(mut args: Vec<String>) -> Peeled {
                 ],
             ),
             "caffeinate" => skip_options(&args, start + 1, "tw", &[]),
-            "unshare" | "nsenter" | "setpriv" | "firejail" | "systemd-run" => skip_options(
+            // `systemd-run -t`: a terminal, no value.
+            "systemd-run" => skip_options(
+                &args,
+                start + 1,
+                "puEHM",
+                &[
+                    "unit",
+                    "property",
+                    "setenv",
+                    "host",
+                    "machine",
+                    "description",
+                    "slice",
+                    "uid",
+                    "gid",
+                    "nice",
+                    "working-directory",
+                ],
+            ),
+            "unshare" | "nsenter" | "setpriv" | "firejail" => skip_options(
                 &args,
                 start + 1,
                 "tSGpuCw",
