@@ -34,6 +34,9 @@ pub(super) struct Collector {
     pub(super) truncated: bool,
     pub(super) assignments: Vec<Assignment>,
     pub(super) functions: Vec<(String, String)>,
+    /// Aliases the line defined so far (`alias n=nagger`): name and value. The shell a
+    /// tool call runs in expands them (`expand_aliases` is on) in the lines after.
+    pub(super) aliases: Vec<(String, String)>,
 }
 
 impl Collector {

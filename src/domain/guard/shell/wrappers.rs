@@ -17,6 +17,9 @@ use super::words::{
 /// Most wrapper prefixes peeled off one simple command.
 const MAX_PREFIXES: usize = 32;
 
+/// Most aliases of one line remembered for the commands after them.
+const MAX_ALIASES: usize = 64;
+
 impl Parser<'_, '_> {
     /// Record one simple command and the commands it runs in turn. Returns the context
     /// and name of a shell that reads its program from stdin, for here-documents.
@@ -39,6 +42,37 @@ impl Parser<'_, '_> {
         if argv.is_empty() || self.out.full() {
             return None;
         }
+        // `alias n=nagger` on an earlier line, then `n uninstall`: the alias's value
+        // with the words after it (an alias is not expanded again inside itself).
+        let argv = match self
+            .out
+            .aliases
+            .iter()
+            .rposition(|(name, _)| *name == argv[0])
+        {
+            Some(at) => {
+                let (name, value) = self.out.aliases.remove(at);
+                let expanded = if value.contains([';', '|', '&', '<', '>', '(', '`', '$', '\n']) {
+                    // A command line of its own: read whole, and the redirections of
+                    // the use kept on a command of their own.
+                    let rest: Vec<String> = argv[1..].iter().map(|w| shell_quote(w)).collect();
+                    let script = format!("{value} {}", rest.join(" "));
+                    let inner = ctx.within(Via::Script(format!("alias {name}")), ctx.sudo);
+                    parse_script(script.as_bytes(), depth + 1, &inner, self.out);
+                    vec![":".to_owned()]
+                } else {
+                    let mut words = split_words(&value);
+                    words.extend(argv[1..].iter().cloned());
+                    words
+                };
+                self.out.aliases.insert(at, (name, value));
+                if expanded.is_empty() {
+                    return None;
+                }
+                expanded
+            }
+            None => argv,
+        };
         let peeled = peel_prefixes(argv);
         if peeled.argv.is_empty() {
             return None;
@@ -164,6 +198,11 @@ impl Parser<'_, '_> {
                 for value in argv[1..].iter().filter_map(|a| a.split_once('=')) {
                     let ctx = inner(format!("alias {}", value.0));
                     parse_script(value.1.as_bytes(), depth + 1, &ctx, self.out);
+                    if self.out.aliases.len() < MAX_ALIASES {
+                        self.out
+                            .aliases
+                            .push((value.0.to_owned(), value.1.to_owned()));
+                    }
                 }
             }
             "export" | "declare" | "typeset" | "local" | "readonly" => {
