@@ -17,6 +17,37 @@ use super::words::{
 /// Most wrapper prefixes peeled off one simple command.
 const MAX_PREFIXES: usize = 32;
 
+/// `text` with each `$$name` / `$${name}` read as `${!name}`, when it holds one.
+fn escaped_reference(text: &str) -> Option<String> {
+    let mut out = String::with_capacity(text.len());
+    let mut found = false;
+    let mut rest = text;
+    while let Some(at) = rest.find("$$") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 2..];
+        let braced = after.strip_prefix('{');
+        let body = braced.unwrap_or(after);
+        let len = body
+            .bytes()
+            .take_while(|b| *b == b'_' || b.is_ascii_alphanumeric())
+            .count();
+        let starts = body
+            .bytes()
+            .next()
+            .is_some_and(|b| b == b'_' || b.is_ascii_alphabetic());
+        if !starts || (braced.is_some() && body.as_bytes().get(len) != Some(&b'}')) {
+            out.push_str("$$");
+            rest = after;
+            continue;
+        }
+        found = true;
+        out.push_str(&format!("${{!{}}}", &body[..len]));
+        rest = &body[len + usize::from(braced.is_some())..];
+    }
+    out.push_str(rest);
+    found.then_some(out)
+}
+
 /// Most aliases of one line remembered for the commands after them.
 const MAX_ALIASES: usize = 64;
 
@@ -348,7 +379,13 @@ impl Parser<'_, '_> {
             }
             "eval" => {
                 let script = argv[1..].join(" ");
-                parse_script(script.as_bytes(), depth + 1, &inner(name), self.out);
+                parse_script(script.as_bytes(), depth + 1, &inner(name.clone()), self.out);
+                // `eval rm -rf \$$x`: an escaped `$` before a reference, which the first
+                // expansion turns into a reference to the variable `x` names. Its words
+                // reach here as `$$x`; that reading is `${!x}`.
+                if let Some(indirect) = escaped_reference(&script) {
+                    parse_script(indirect.as_bytes(), depth + 1, &inner(name), self.out);
+                }
             }
             "watch" => {
                 let j = skip_options(&argv, 1, "nq", &["interval"]);
