@@ -41,7 +41,9 @@ fn escaped_reference(text: &str) -> Option<String> {
             continue;
         }
         found = true;
-        out.push_str(&format!("${{!{}}}", &body[..len]));
+        out.push_str("${!");
+        out.push_str(&body[..len]);
+        out.push('}');
         rest = &body[len + usize::from(braced.is_some())..];
     }
     out.push_str(rest);
