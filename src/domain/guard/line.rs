@@ -951,7 +951,7 @@ fn fill_in_chains(
     for i in 0..sets.len() {
         let (done, rest) = sets.split_at_mut(i);
         let set = &mut rest[0];
-        if set.value.is_some() || set.each || set.array || set.nameref {
+        if set.value.is_some() || set.each || set.nameref {
             continue;
         }
         let Some(raw) = set.raw.as_deref() else {
@@ -969,36 +969,57 @@ fn fill_in_chains(
                 .and_then(Option::as_deref),
             budget,
         };
-        let mut out = String::new();
-        let mut k = 0;
-        let mut known = true;
-        while let Some(d) = raw[k..].find('$') {
-            out.push_str(&raw[k..k + d]);
-            let at = k + d;
-            let (reference, end) = reference_at(raw, at);
-            // A variable the line leaves alone stays as written (`x=${PWD%/*}/.claude`
-            // holds what `${PWD%/*}/.claude` spelled out on the command would).
-            let value = reference.and_then(|r| match shell::evaluate(r.body, &vars) {
-                Outcome::Words(words) => Some(words.join(" ")),
-                Outcome::Raw => raw.get(at..end).map(str::to_owned),
-                Outcome::Unknown => None,
-            });
-            let Some(v) = value else {
-                known = false;
+        if !set.array {
+            set.value = filled_text(raw, &vars);
+            continue;
+        }
+        // `a=(${PATH//:/ })`, `a=($d/x y)`: each element filled in; one that a value
+        // filled in splits at blanks, as an unquoted expansion does.
+        let Some(items) = shell::array_items(raw) else {
+            continue;
+        };
+        let mut elements = Vec::new();
+        for item in items {
+            let Some(value) = filled_text(&item, &vars) else {
+                elements.clear();
                 break;
             };
-            out.push_str(&v);
-            k = end.max(at + 1);
-            if out.len() > MAX_WORD {
-                known = false;
-                break;
+            if value == item {
+                elements.push(shell::shell_quote(&item));
+            } else {
+                elements.extend(value.split_whitespace().map(shell::shell_quote));
             }
         }
-        if known {
-            out.push_str(&raw[k..]);
-            set.value = Some(out);
+        if !elements.is_empty() && elements.len() <= 256 {
+            set.value = Some(elements.join(" "));
         }
     }
+}
+
+/// `raw` with the references the line can work out filled in (a variable the line leaves
+/// alone stays as written); `None` when one is only known as the shell runs.
+fn filled_text(raw: &str, vars: &SetsAt) -> Option<String> {
+    let mut out = String::new();
+    let mut k = 0;
+    while let Some(d) = raw[k..].find('$') {
+        out.push_str(&raw[k..k + d]);
+        let at = k + d;
+        let (reference, end) = reference_at(raw, at);
+        // A variable the line leaves alone stays as written (`x=${PWD%/*}/.claude`
+        // holds what `${PWD%/*}/.claude` spelled out on the command would).
+        let value = reference.and_then(|r| match shell::evaluate(r.body, vars) {
+            Outcome::Words(words) => Some(words.join(" ")),
+            Outcome::Raw => raw.get(at..end).map(str::to_owned),
+            Outcome::Unknown => None,
+        })?;
+        out.push_str(&value);
+        k = end.max(at + 1);
+        if out.len() > MAX_WORD {
+            return None;
+        }
+    }
+    out.push_str(&raw[k..]);
+    Some(out)
 }
 
 /// The variables the line set, as command `index` sees them.
