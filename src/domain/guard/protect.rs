@@ -1419,10 +1419,10 @@ fn output_option_given(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Opt
         .chain(wrapper_outputs)
         .find_map(|v| {
             let full = resolve(cwd, v)?;
-            match judge(&full, scope)? {
-                (what, Kind::Held) => Some((v, what)),
-                _ => None,
-            }
+            // A folder holding the nagger program or above it (`-o ~/.cargo/bin`): what
+            // is written there under the program's name takes its place.
+            let (what, _) = judge(&full, scope)?;
+            Some((v, what))
         })?;
     Some(Finding::ask(
         "guard:self-protect-output",

@@ -360,6 +360,7 @@ const OUTPUT_LONG: &[&str] = &[
     "destination",
     "directory-prefix",
     "target-dir",
+    "artifact-dir",
     "cache-dir",
     "temp-dir",
 ];
@@ -487,7 +488,19 @@ pub(super) fn option_outputs<'a>(name: &str, args: &'a [String]) -> Vec<&'a str>
             }
         }
     }
-    out
+    // `docker build -o type=local,dest=DIR`, `--output type=tar,dest=F`: the folder or
+    // file is the `dest` of the exporter's settings.
+    out.into_iter()
+        .map(|v| {
+            v.split(',')
+                .find_map(|kv| {
+                    kv.strip_prefix("dest=")
+                        .or_else(|| kv.strip_prefix("dest:"))
+                })
+                .filter(|_| v.contains('='))
+                .unwrap_or(v)
+        })
+        .collect()
 }
 
 /// A long option's name that reads as one naming what a program writes: one of
