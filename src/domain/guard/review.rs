@@ -88,8 +88,8 @@ impl<'a> Guard<'a> {
     /// The checks that fire for `call`, its command line read here when its tool is one
     /// of the shell tools.
     pub fn review(&self, call: &ToolCall) -> Verdict {
-        let commands =
-            command_line(self.shell_tools, call.tool_name, call.tool_input).map(Commands::new);
+        let commands = command_line(self.shell_tools, call.tool_name, call.tool_input)
+            .map(|l| Commands::new(&l));
         self.review_read(call, commands.as_ref())
     }
 

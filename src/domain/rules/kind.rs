@@ -131,7 +131,8 @@ impl<'c> Call<'c> {
     pub(super) fn commands(&self) -> Option<&Commands> {
         self.commands
             .get_or_init(|| {
-                command_line(self.shell_tools, self.tool_name, self.input).map(Commands::new)
+                command_line(self.shell_tools, self.tool_name, self.input)
+                    .map(|l| Commands::new(&l))
             })
             .as_ref()
     }

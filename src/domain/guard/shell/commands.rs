@@ -1,6 +1,8 @@
 //! A command line read once for everything matched against it: its simple commands and,
 //! for each, every spelling a glob may match.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use super::command::{Parsed, SimpleCommand};
@@ -53,9 +55,9 @@ pub fn command_line<'v>(
     shell_tools: &[String],
     tool_name: &str,
     input: &'v Value,
-) -> Option<&'v str> {
+) -> Option<Cow<'v, str>> {
     if shell_tools.iter().any(|t| t == tool_name) {
-        return input.get("command")?.as_str();
+        return input.get("command")?.as_str().map(Cow::Borrowed);
     }
     // Another tool (an MCP server's) whose name says it runs commands: its command line
     // is what it runs (`mcp__shell__execute_command`, `mcp__tmux__send_keys`).
@@ -67,9 +69,35 @@ pub fn command_line<'v>(
     if !runs {
         return None;
     }
-    SHELL_FIELDS
+    // `{"command": "rm", "args": ["-rf", "x"]}`, `{"command": ["rm", "-rf", "x"]}`,
+    // `{"argv": […]}`: a program and its arguments, run as they are.
+    let words = |value: &Value| -> Option<Vec<String>> {
+        let items = value.as_array()?;
+        items
+            .iter()
+            .take(1024)
+            .map(|v| v.as_str().map(super::words::shell_quote))
+            .collect()
+    };
+    let args = ["args", "arguments", "argv"]
         .iter()
-        .find_map(|field| input.get(*field)?.as_str())
+        .find_map(|field| words(input.get(*field)?))
+        .unwrap_or_default();
+    let line = SHELL_FIELDS.iter().find_map(|field| {
+        let value = input.get(*field)?;
+        match value.as_str() {
+            Some(text) if args.is_empty() => Some(Cow::Borrowed(text)),
+            Some(text) => Some(Cow::Owned(format!("{text} {}", args.join(" ")))),
+            None => Some(Cow::Owned(
+                words(value)?
+                    .into_iter()
+                    .chain(args.clone())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            )),
+        }
+    });
+    line.or_else(|| (!args.is_empty()).then(|| Cow::Owned(args.join(" "))))
 }
 
 /// The code an MCP server's tool runs (`mcp__jupyter__execute {"code": …}`,

@@ -653,3 +653,26 @@ fn a_shared_guard_review_gives_the_full_check_the_answer_decided_without_state()
         );
     }
 }
+
+#[test]
+fn a_running_tool_given_a_program_and_its_arguments_is_read_as_that_command() {
+    let defaults = GuardConfig::default();
+    for input in [
+        json!({ "args": ["rm", "-rf", "/"] }),
+        json!({ "command": "rm", "args": ["-rf", "/"] }),
+        json!({ "command": ["rm", "-rf", "/"] }),
+        json!({ "cmd": "rm", "arguments": ["-r", "-f", "/"] }),
+    ] {
+        let found = evaluate_with(&defaults, "mcp__exec__run_command", input.clone());
+        assert_eq!(
+            found.first().map(|m| m.name.as_str()),
+            Some("guard:rm-rf"),
+            "{input}"
+        );
+    }
+    let harmless = json!({ "command": "ls", "args": ["-la", "src"] });
+    assert!(evaluate_with(&defaults, "mcp__exec__run_command", harmless).is_empty());
+    // A tool that runs nothing keeps its arguments to itself.
+    let data = json!({ "args": ["rm", "-rf", "/"] });
+    assert!(evaluate_with(&defaults, "mcp__github__get_issue", data).is_empty());
+}
