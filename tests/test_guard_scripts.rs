@@ -798,3 +798,38 @@ fn packages_unpacked_where_nagger_lives_are_asked_about() {
         assert_eq!(code, 0, "{line}: {stdout}");
     }
 }
+
+#[test]
+fn installers_told_to_put_programs_where_nagger_runs_from_are_asked_about() {
+    let p = Project::new();
+    write(&p, "src/main.rs", "fn main() {}\n");
+    let bin = crate::common::bin_dir().to_string_lossy().into_owned();
+    let prefix = crate::common::bin_dir()
+        .parent()
+        .expect("a parent")
+        .to_string_lossy()
+        .into_owned();
+    for line in [
+        format!("PIP_PREFIX={prefix} pip install ./pkg"),
+        format!("pip install --config-settings=--install-scripts={bin} ./pkg"),
+        format!("gem install --bindir {bin} x.gem"),
+        format!("GEM_HOME={prefix} gem install x.gem"),
+        format!("make install PREFIX={prefix}"),
+        format!("make install DESTDIR={prefix} PREFIX=/"),
+        format!("cmake --install build --prefix {prefix}"),
+        format!("stow -d pkgs -t {bin} tool"),
+        format!("PNPM_HOME={bin} pnpm add -g ./pkg"),
+    ] {
+        let (code, stdout) = check(&p, &line);
+        assert_eq!(code, ASKED, "{line}: {stdout}");
+    }
+    for line in [
+        "make install PREFIX=/tmp/stage".to_owned(),
+        format!("PATH={bin}:$PATH cargo build"),
+        format!("ls {bin}"),
+        "gem install --bindir /tmp/gems x.gem".to_owned(),
+    ] {
+        let (code, stdout) = check(&p, &line);
+        assert_eq!(code, 0, "{line}: {stdout}");
+    }
+}

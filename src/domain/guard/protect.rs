@@ -1273,6 +1273,9 @@ fn changed(command: &SimpleCommand, fed: &[String], cwd: &Cwd, scope: &Scope) ->
             "Point the variable at another file, or run it yourself in your terminal.",
         ));
     }
+    if let Some(found) = program_folder_given(command, cwd, scope) {
+        return Some(found);
+    }
     if !changes.known
         && let Some(found) = unknown_given(command, fed, cwd, scope)
     {
@@ -2998,6 +3001,151 @@ fn leaves_operands(name: &str, args: &[String]) -> bool {
         "yq" | "tomlq" | "xq" => !has_flag(args, "i", &["inplace", "in-place"]),
         _ => false,
     }
+}
+
+/// The nagger program's folder, a folder above it, or a prefix whose `bin` is that folder,
+/// given to a program that does not only read it, as an option's value, a `KEY=value`
+/// word or in its environment (`--bindir D`, `--prefix P`, `make install PREFIX=P`,
+/// `PNPM_HOME=D`, `stow -t D`): an installer told to put programs there may put one of
+/// the nagger program's name in its place. Asked about. Copies, moves and archives are
+/// judged by what lands where, elsewhere.
+fn program_folder_given(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding> {
+    let name = command.name();
+    let args = command.args();
+    if leaves_operands(name, args)
+        || matches!(
+            name,
+            "cp" | "mv"
+                | "install"
+                | "ln"
+                | "rsync"
+                | "scp"
+                | "tar"
+                | "bsdtar"
+                | "unzip"
+                | "cpio"
+                | "dd"
+                | "tee"
+                | "touch"
+                | "mkdir"
+                | "rm"
+                | "rmdir"
+                | "chmod"
+                | "chown"
+                | "chgrp"
+                | "git"
+                | "cd"
+                | "pushd"
+                | "test"
+                | "["
+                | "[["
+                | "echo"
+                | "printf"
+        )
+    {
+        return None;
+    }
+    let mut given: Vec<(&str, &str)> = Vec::new();
+    let mut after_option = false;
+    for word in args.iter().take(256) {
+        if word == "--" {
+            break;
+        }
+        if let Some(long) = word.strip_prefix("--") {
+            match long.split_once('=') {
+                Some((key, value)) => given.push((key, value)),
+                None => after_option = true,
+            }
+            continue;
+        }
+        if word.starts_with('-') {
+            after_option = word.len() == 2;
+            continue;
+        }
+        if let Some((key, value)) = word.split_once('=')
+            && !key.is_empty()
+            && key.bytes().all(|b| b == b'_' || b.is_ascii_alphanumeric())
+        {
+            given.push((key, value));
+        } else if after_option {
+            given.push(("", word));
+        }
+        after_option = false;
+    }
+    for word in command.env.iter().chain(command.prefixed.iter().flatten()) {
+        if let Some((key, value)) = word.split_once('=')
+            && !key.is_empty()
+            && key.bytes().all(|b| b == b'_' || b.is_ascii_alphanumeric())
+        {
+            given.push((key, value));
+        }
+    }
+    // `--config-settings=--install-scripts=D`: a setting handed on, with its own value.
+    let nested: Vec<(&str, &str)> = given
+        .iter()
+        .filter_map(|(_, value)| {
+            let (key, inner) = value.trim_start_matches('-').split_once('=')?;
+            Some((key, inner))
+        })
+        .collect();
+    given.extend(nested);
+    let (key, value, what) = given.into_iter().find_map(|(key, value)| {
+        if value.is_empty()
+            || value.contains([':', '$', '`'])
+            || key.ends_with("PATH")
+            || matches!(key, "HOME" | "PWD" | "OLDPWD" | "CLAUDE_PROJECT_DIR")
+        {
+            return None;
+        }
+        let full = normalize(&home_form(&resolve(cwd, value)?));
+        let full = full.trim_end_matches('/');
+        // The running program's own folder, a folder above it, or a prefix whose `bin`
+        // it is; other folders on PATH are where installers routinely put programs.
+        let homes = program_homes(scope);
+        let found = homes.iter().find_map(|home| {
+            if home == full {
+                Some(BINARY_FOLDER)
+            } else if home
+                .strip_prefix(full)
+                .is_some_and(|rest| rest.starts_with('/'))
+                && !matches!(full, "" | "~" | "/")
+            {
+                Some("a folder above the nagger program Claude Code runs as its hook")
+            } else {
+                None
+            }
+        })?;
+        Some((key, value, found))
+    })?;
+    let how = if key.is_empty() {
+        "as an option's value".to_owned()
+    } else {
+        format!("in `{key}`")
+    };
+    Some(Finding::ask(
+        "guard:self-protect-binary",
+        format!(
+            "gives `{value}`, {what}, to `{name}` {how}: a program it puts there may take \
+             the nagger program's place"
+        ),
+        "Install into another folder, or run it yourself in your terminal.",
+    ))
+}
+
+/// The folders the running nagger program is in: the one that runs, and where each
+/// `nagger` on PATH that is a link leads; relative to the home as `~/…`.
+fn program_homes(scope: &Scope) -> Vec<String> {
+    let running = scope.binary.map(|b| normalize(&home_form(b)));
+    running
+        .into_iter()
+        .chain(linked_programs().iter().cloned())
+        .filter_map(|program| {
+            program
+                .rsplit_once('/')
+                .map(|(folder, _)| folder.to_owned())
+        })
+        .filter(|folder| !folder.is_empty())
+        .collect()
 }
 
 /// An operand of a program self-protection does not know (see [`leaves_operands`]) that
