@@ -239,13 +239,31 @@ pub(super) fn git_danger(args: &[String]) -> Option<Finding> {
             )
         }),
         "clean" => {
-            (has_flag(rest, "f", &["force"]) && !has_flag(rest, "n", &["dry-run"])).then(|| {
-                Finding::deny(
-                    "guard:git-clean-force",
-                    "deletes untracked files for good (`git clean -f`)".into(),
-                    "List them with `git clean -n` and ask the user.",
-                )
-            })
+            // `git clean -fd build/`: only what is untracked under the paths named goes;
+            // the whole tree (no pathspec, `.`, `:/`, `..`) is refused.
+            let mut specs: Vec<String> = vec!["--".to_owned()];
+            let mut k = 0;
+            while let Some(a) = rest.get(k) {
+                k += 1;
+                if matches!(a.as_str(), "-e" | "--exclude") {
+                    k += 1;
+                } else if a == "--" {
+                    specs.extend(rest[k..].iter().cloned());
+                    break;
+                } else if !a.starts_with('-') {
+                    specs.push(a.clone());
+                }
+            }
+            let named = specs.len() > 1 && whole_tree_pathspec(&specs).is_none();
+            (has_flag(rest, "f", &["force"]) && !has_flag(rest, "n", &["dry-run"]) && !named).then(
+                || {
+                    Finding::deny(
+                        "guard:git-clean-force",
+                        "deletes untracked files for good (`git clean -f`)".into(),
+                        "List them with `git clean -n` and ask the user.",
+                    )
+                },
+            )
         }
         "checkout" | "restore" => {
             let staged_only = sub == "restore"

@@ -2661,6 +2661,29 @@ fn changes<'c>(command: &'c SimpleCommand, fed: &'c [String], binary: Option<&st
             }
         }
         _ if shell::is_interpreter(name) && !shell::is_shell(name) => {
+            // `python3 -m json.tool F`, `-m pydoc F`, `-m tokenize F`: modules of the
+            // standard library that read their operands and print (`json.tool IN OUT`
+            // writes its second).
+            let at = args
+                .iter()
+                .position(|a| a == "-m")
+                .filter(|_| name.starts_with("python") || name.starts_with("pypy"));
+            let module = at.and_then(|m| args.get(m + 1)).map(String::as_str);
+            match module {
+                Some("json.tool") => {
+                    let after = at.map_or(&[][..], |m| &args[(m + 2).min(args.len())..]);
+                    let ops: Vec<&String> = after
+                        .iter()
+                        .filter(|a| !a.starts_with('-') && a.parse::<u32>().is_err())
+                        .collect();
+                    c.paths.extend(ops.get(1).map(|o| (*o).clone()));
+                    return c;
+                }
+                Some("pydoc" | "tokenize" | "tabnanny" | "pickletools" | "dis" | "ast") => {
+                    return c;
+                }
+                _ => {}
+            }
             c.paths.extend(owned(all()));
             let code: Vec<&str> = shell::inline_code(&command.argv)
                 .into_iter()
@@ -4268,9 +4291,26 @@ pub(super) fn named_finding(program: &str) -> Finding {
 pub(super) fn code_written(path: &str, texts: &[&str], binary: Option<&str>) -> Option<Finding> {
     let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
     let extension = name.rsplit_once('.').map_or("", |(_, e)| e);
+    // Prose, and lists of paths a tool leaves out (`.gitignore`, `.dockerignore`): no
+    // program runs them.
     if matches!(
         extension,
-        "md" | "markdown" | "mdx" | "txt" | "rst" | "adoc" | "org" | "rtf" | "tex"
+        "md" | "markdown"
+            | "mdx"
+            | "txt"
+            | "rst"
+            | "adoc"
+            | "org"
+            | "rtf"
+            | "tex"
+            | "gitignore"
+            | "dockerignore"
+            | "npmignore"
+            | "prettierignore"
+            | "eslintignore"
+            | "ignore"
+            | "rgignore"
+            | "fdignore"
     ) {
         return None;
     }

@@ -201,6 +201,17 @@ pub(super) fn destroying(command: &SimpleCommand, known: bool) -> Option<Finding
     {
         return None;
     }
+    // A dependency taken out of a project's manifest (`cargo rm serde`, `poetry remove
+    // x`, `pip uninstall x`): routine, and added back as easily.
+    if matches!(
+        command.name(),
+        "cargo" | "poetry" | "uv" | "pip" | "pip3" | "pdm" | "rye" | "gem" | "bundle" | "dotnet"
+    ) && leading
+        .first()
+        .is_some_and(|w| matches!(*w, "rm" | "remove" | "uninstall"))
+    {
+        return None;
+    }
     let verb = leading
         .into_iter()
         .find(|w| {
