@@ -69,6 +69,12 @@ pub(super) fn command_findings(
             findings.extend(find(args));
             findings.extend(runs_found(args));
         }
+        // `ddrescue [options] infile outfile [mapfile]`.
+        "ddrescue" | "dd_rescue" => {
+            if let Some(device) = operands(args).get(1).filter(|t| is_raw_device(t)) {
+                findings.push(device_write(device));
+            }
+        }
         "dd" => {
             if let Some(device) = args
                 .iter()

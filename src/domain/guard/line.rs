@@ -1059,7 +1059,8 @@ impl shell::Vars for SetsAt<'_> {
         match name {
             "HOME" => std::env::var("HOME").ok().filter(|h| h.starts_with('/')),
             "PWD" => self.here.map(str::to_owned),
-            _ => None,
+            // The environment the hook shares with the agent's shell (`${SHELL%%b*}`).
+            _ => std::env::var(name).ok().filter(|v| !v.is_empty()),
         }
     }
 

@@ -80,6 +80,19 @@ pub(super) fn outside(command: &SimpleCommand) -> Option<Finding> {
                 ASK_USER,
             ))
         }
+        // `pkill -9 .`, `killall -r '.*'`: a pattern every process name matches.
+        "pkill" | "killall"
+            if (name == "pkill" || has_flag(args, "r", &["regexp"]))
+                && ops
+                    .first()
+                    .is_some_and(|p| matches!(*p, "." | ".*" | "^" | "$" | "^.*" | ".+" | "")) =>
+        {
+            Some(Finding::deny(
+                "guard:outside",
+                format!("kills every process of the machine (`{name}` of a pattern all match)"),
+                ASK_USER,
+            ))
+        }
         // `killall5` signals every process outside its own session.
         "killall5" => Some(Finding::deny(
             "guard:outside",

@@ -130,6 +130,19 @@ impl<'t> Parts<'t> {
 /// Describes `target` when an operation of `reach` on it is a disaster: the filesystem
 /// root, a system folder, a home, the working directory or above it, a `.git` folder.
 pub(super) fn dangerous_target(target: &str, reach: Reach) -> Option<String> {
+    // `"$(git rev-parse --git-dir)"`: what git prints is the repository's `.git`.
+    for form in [
+        "$(git rev-parse --git-dir)",
+        "$(git rev-parse --git-common-dir)",
+        "$(git rev-parse --absolute-git-dir)",
+        "`git rev-parse --git-dir`",
+    ] {
+        if let Some(rest) = target.strip_prefix(form)
+            && (rest.is_empty() || rest.starts_with('/'))
+        {
+            return dangerous_target(&format!(".git{rest}"), reach);
+        }
+    }
     let Parts {
         base,
         parts,
@@ -145,7 +158,12 @@ pub(super) fn dangerous_target(target: &str, reach: Reach) -> Option<String> {
     if reach == Reach::Entry || (reach == Reach::SystemTree && matches!(base, Base::WorkingDir)) {
         return None;
     }
-    if parts.last() == Some(&".git") && reach == Reach::Tree {
+    // `.git`, or a pattern the shell expands to it (`.gi?`, `.gi[t]`, `.g*t`).
+    if parts
+        .last()
+        .is_some_and(|p| *p == ".git" || super::paths::wildcard(p, ".git"))
+        && reach == Reach::Tree
+    {
         return Some("the repository's .git directory".into());
     }
     match (base, parts.as_slice()) {
@@ -289,6 +307,11 @@ fn split_base(target: &str) -> (Base, &str) {
         "${PWD}",
         "$(pwd)",
         "`pwd`",
+        "$(pwd -P)",
+        "$(pwd -L)",
+        "`pwd -P`",
+        "$(realpath .)",
+        "$(readlink -f .)",
         "$CLAUDE_PROJECT_DIR",
         "${CLAUDE_PROJECT_DIR}",
         "$(git rev-parse --show-toplevel)",

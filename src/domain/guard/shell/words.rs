@@ -725,6 +725,10 @@ pub fn runs_value(name: &str) -> bool {
 pub fn value_script(name: &str, value: &str) -> Option<String> {
     if runs_value(name) {
         Some(value.to_owned())
+    } else if name.starts_with("BASH_FUNC_") {
+        // `env 'BASH_FUNC_echo%%=() { …; }' bash -c echo`: a function the shell started
+        // with that environment defines, and runs where the name is called.
+        Some(value.trim_start().trim_start_matches("()").to_owned())
     } else if name == "GOFLAGS" {
         // `GOFLAGS=-toolexec=prog`: go runs each tool through the program.
         let runs: Vec<&str> = value

@@ -144,6 +144,44 @@ impl Parser<'_, '_> {
         } else {
             Vec::new()
         };
+        // Builtins that take a variable's name read an array's subscript as a number,
+        // running what it substitutes (`test -v 'a[$(…)]'`, `printf -v 'a[$(…)]' x`,
+        // `unset 'a[$(…)]'`, `read 'a[$(…)]'`).
+        if matches!(
+            name.as_str(),
+            "test"
+                | "["
+                | "[["
+                | "printf"
+                | "unset"
+                | "read"
+                | "let"
+                | "mapfile"
+                | "readarray"
+                | "wait"
+                | "getopts"
+        ) {
+            let scripts: Vec<String> = command.argv[1..]
+                .iter()
+                .flat_map(|a| subscript_commands(a))
+                .take(16)
+                .collect();
+            for script in scripts {
+                let ctx = ctx.within(
+                    Via::Script(format!("`{name}` read as a variable's subscript")),
+                    sudo,
+                );
+                parse_script(script.as_bytes(), depth + 1, &ctx, self.out);
+            }
+        }
+        // `hash -p /bin/rm ls`: from now on `ls` runs that program.
+        if name == "hash"
+            && let Some(k) = command.argv.iter().position(|a| a == "-p")
+            && let (Some(program), Some(alias)) = (command.argv.get(k + 1), command.argv.get(k + 2))
+            && self.out.aliases.len() < MAX_ALIASES
+        {
+            self.out.aliases.push((alias.clone(), shell_quote(program)));
+        }
         self.out.commands.push(command);
         if !runs_scripts {
             return None;
