@@ -420,6 +420,15 @@ const OUTPUTS: &[Output] = &[
         stdout: &[],
     },
     Output {
+        // `git credential-store --file=F store`: the credentials file it writes.
+        verbs: &["credential-store"],
+        options: &["--file"],
+        valued: &[],
+        lead: None,
+        operand: None,
+        stdout: &[],
+    },
+    Output {
         verbs: &["bundle"],
         options: &[],
         valued: &["--version"],

@@ -3018,10 +3018,12 @@ fn leaves_operands(name: &str, args: &[String]) -> bool {
         | "base64" | "base32" | "basenc" | "tr" | "cd" | "pushd" | "popd" | "find" | "xargs"
         | "parallel" | "docker" | "podman" | "nerdctl" | "kubectl" | "source" | "." | "zcat"
         | "bzcat" | "xzcat" | "zstdcat" | "zless" | "zmore" | "zipinfo" | "shellcheck"
-        | "json_pp" | "xmllint" | "taplo" | "claude" | "git" | "nagger" | "set" | "export"
-        | "local" | "declare" | "readonly" | "unset" | "exit" | "return" | "sleep" | "wait"
-        | "kill" | "env" | "id" | "whoami" | "date" | "uname" | "hostname" => true,
+        | "json_pp" | "xmllint" | "claude" | "git" | "nagger" | "set" | "export" | "local"
+        | "declare" | "readonly" | "unset" | "exit" | "return" | "sleep" | "wait" | "kill"
+        | "env" | "id" | "whoami" | "date" | "uname" | "hostname" => true,
         "yq" | "tomlq" | "xq" => !has_flag(args, "i", &["inplace", "in-place"]),
+        // `taplo fmt F` formats in place; `taplo check`, `lint`, `get` read.
+        "taplo" => !args.iter().any(|a| matches!(a.as_str(), "fmt" | "format")),
         _ => false,
     }
 }

@@ -361,6 +361,10 @@ const OUTPUT_LONG: &[&str] = &[
     "directory-prefix",
     "target-dir",
     "artifact-dir",
+    // `openssl req -keyout F -out G`, node's `--redirect-warnings=F`.
+    "keyout",
+    "certout",
+    "redirect-warnings",
     "cache-dir",
     "temp-dir",
 ];
@@ -485,6 +489,45 @@ pub(super) fn option_outputs<'a>(name: &str, args: &'a [String]) -> Vec<&'a str>
                 .is_some_and(|c| c.bytes().all(|b| b.is_ascii_alphabetic()));
             if cluster && let Some(value) = args.get(k + 1).filter(|v| !v.starts_with('-')) {
                 out.push(value.as_str());
+            }
+        }
+    }
+    // `cc -Wl,-Map=F`, `-Wl,-Map,F`, `-Xlinker -Map=F`: the linker's map file.
+    for (k, arg) in args.iter().enumerate() {
+        let items: Vec<&str> = if let Some(list) = arg.strip_prefix("-Wl,") {
+            list.split(',').collect()
+        } else if arg == "-Xlinker" {
+            args.get(k + 1).map(String::as_str).into_iter().collect()
+        } else {
+            continue;
+        };
+        for (i, item) in items.iter().enumerate() {
+            let item = item.trim_start_matches('-');
+            if let Some(file) = item.strip_prefix("Map=") {
+                out.push(file);
+            } else if item == "Map" || (item == "o" && arg.starts_with("-Wl,")) {
+                out.extend(items.get(i + 1).copied());
+            }
+        }
+    }
+    // `rustc --emit=link=F,asm=G`: each kind written to the file named.
+    if name == "rustc" {
+        for value in option_values(args, &[], &["--emit"]) {
+            out.extend(
+                value
+                    .split(',')
+                    .filter_map(|kind| kind.split_once('=').map(|(_, f)| f)),
+            );
+        }
+    }
+    // `wget -e output_document=F`: a wgetrc command naming a file it writes.
+    if name == "wget" {
+        for command in option_values(args, &["-e"], &["--execute"]) {
+            if let Some((key, value)) = command.split_once('=') {
+                let key = key.trim().to_ascii_lowercase().replace(['_', '-'], "");
+                if matches!(key.as_str(), "outputdocument" | "logfile" | "dirprefix") {
+                    out.push(value.trim());
+                }
             }
         }
     }

@@ -1641,6 +1641,7 @@ fn git_key_runs(key: &str) -> bool {
             key.as_str(),
             "core.sshcommand"
                 | "core.alternaterefscommand"
+                | "instaweb.httpd"
                 | "core.pager"
                 | "core.editor"
                 | "core.fsmonitor"
@@ -1705,8 +1706,10 @@ pub fn git_config_commands(text: &str) -> Vec<(String, String)> {
         if line.is_empty() || line.starts_with(['#', ';']) {
             continue;
         }
+        let mut line = line;
         if let Some(header) = line.strip_prefix('[') {
-            let header = header.split(']').next().unwrap_or("").trim();
+            let (header, after) = header.split_once(']').unwrap_or((header, ""));
+            let header = header.trim();
             // `[diff "tool"]` → `diff.tool`; `[alias]` → `alias`.
             let (name, sub) = match header.split_once(char::is_whitespace) {
                 Some((name, sub)) => (name, Some(sub.trim().trim_matches('"'))),
@@ -1716,7 +1719,11 @@ pub fn git_config_commands(text: &str) -> Vec<(String, String)> {
                 Some(sub) => format!("{}.{sub}", name.to_ascii_lowercase()),
                 None => name.to_ascii_lowercase(),
             });
-            continue;
+            // `[alias] s = !cmd`: a key may follow its header on the same line.
+            line = after.trim();
+            if line.is_empty() || line.starts_with(['#', ';']) {
+                continue;
+            }
         }
         let (key, value) = match line.split_once('=') {
             Some((k, v)) => (k.trim(), v.trim()),
@@ -1821,9 +1828,15 @@ fn git_scripts(argv: &[String]) -> Vec<(String, GitRun)> {
         };
         let runs = matches!(key, "--upload-pack" | "--receive-pack" | "--exec")
             || (sub == "clone" && key == "-u")
-            || (sub == "grep" && key == "--open-files-in-pager");
+            || (sub == "grep" && key == "--open-files-in-pager")
+            || (sub == "send-email"
+                && matches!(
+                    key,
+                    "--to-cmd" | "--cc-cmd" | "--header-cmd" | "--sendmail-cmd"
+                ))
+            || (sub == "instaweb" && matches!(key, "--httpd" | "-d"));
         let value = if runs {
-            attached.or_else(|| rest.get(k + 1).cloned())
+            attached.clone().or_else(|| rest.get(k + 1).cloned())
         } else if sub == "grep" && a.starts_with("-O") && a.len() > 2 {
             Some(a[2..].to_owned())
         } else {
@@ -1831,6 +1844,15 @@ fn git_scripts(argv: &[String]) -> Vec<(String, GitRun)> {
         };
         if let Some(script) = value.filter(|v| !v.is_empty()) {
             out.push((format!("git {sub} {key}"), GitRun::Shell(script)));
+        }
+        // `git clone --template=DIR`, `git init --template DIR`: the template's hooks are
+        // copied in and run (`post-checkout` at once).
+        if matches!(sub.as_str(), "clone" | "init") && key == "--template" {
+            let dir = attached.or_else(|| rest.get(k + 1).cloned());
+            if let Some(dir) = dir.filter(|d| !d.is_empty()) {
+                let hook = format!("{}/hooks/post-checkout", dir.trim_end_matches('/'));
+                out.push((format!("git {sub} --template"), GitRun::Argv(vec![hook])));
+            }
         }
     }
     match sub.as_str() {
