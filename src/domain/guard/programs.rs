@@ -66,13 +66,24 @@ pub(super) fn xargs_fed(parsed: &Parsed, index: usize) -> Vec<String> {
         .collect();
     // `xargs -a <(echo ~) rm -rf`: its input from a file the line prints.
     let original = command.prefixed.as_deref().unwrap_or(&[]);
-    for (k, w) in original.iter().enumerate() {
-        let file = if w == "-a" || w == "--arg-file" {
-            original.get(k + 1).map(String::as_str)
-        } else {
-            w.strip_prefix("--arg-file=")
-        };
-        if let Some(file) = file.filter(|f| f.starts_with("<("))
+    // `xargs rm -rf < <(echo ~)`: its standard input from one.
+    let from_stdin = command.reads_from.iter().map(String::as_str);
+    let files = original
+        .iter()
+        .enumerate()
+        .filter_map(|(k, w)| {
+            // `-a F`, `-0a F` (a cluster ending in the option), `--arg-file[=]F`.
+            let cluster = shell::short_cluster(w).is_some_and(|c| c.ends_with('a'));
+            if cluster || w == "--arg-file" {
+                original.get(k + 1).map(String::as_str)
+            } else {
+                w.strip_prefix("--arg-file=")
+            }
+        })
+        .chain(from_stdin)
+        .collect::<Vec<_>>();
+    for file in files {
+        if let Some(file) = Some(file).filter(|f| f.starts_with("<("))
             && let Some(text) = substituted_text(parsed, command, file)
         {
             fed.extend(
@@ -503,6 +514,10 @@ fn shown_output(parsed: &Parsed, index: usize, depth: usize) -> Shown {
             return Shown::Hidden;
         }
         return Shown::Text(vec![printed_text(command)]);
+    }
+    // `ls -d .claude*`: the names it is given, as the shell expands them.
+    if command.name() == "ls" && shell::has_flag(command.args(), "d", &["directory"]) {
+        return Shown::Text(vec![operands(command.args()).join("\n")]);
     }
     if !command.stdin_texts.is_empty() && passes_input_on(command) {
         return Shown::Text(command.stdin_texts.clone());

@@ -1418,6 +1418,20 @@ fn peel_prefixes(mut args: Vec<String>) -> Peeled {
         start = next;
     }
     args.drain(..start.min(args.len()));
+    // `parallel sh -c ::: 'script'`, `parallel rm -rf ::: a b`: the arguments after
+    // `:::` are appended to the command parallel was given.
+    if prefixes.last().is_some_and(|p| p == "parallel")
+        && let Some(at) = args.iter().position(|a| a == ":::")
+        && at > 0
+    {
+        let given: Vec<String> = args[at + 1..]
+            .iter()
+            .take_while(|a| !a.starts_with(":::"))
+            .cloned()
+            .collect();
+        args.truncate(at);
+        args.extend(given);
+    }
     Peeled {
         argv: args,
         prefixes,
