@@ -240,7 +240,14 @@ fn sigkill_at_random_points_leaves_no_partial_claim_or_registration() {
             &transcript,
         );
         for _ in 0..=STARTS {
-            let r = p.hook(&call);
+            // A run starved of CPU by other tests may reach its deadline and answer
+            // without state, as designed: it is made again, a few times at most.
+            let mut r = p.hook(&call);
+            for _ in 0..3 {
+                if r.code == 0 && late_line(&r.stderr) {
+                    r = p.hook(&call);
+                }
+            }
             assert_eq!((r.code, r.stderr.as_str()), (0, ""), "{session}");
         }
         let c = p.db();
