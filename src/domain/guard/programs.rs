@@ -307,10 +307,24 @@ pub(super) fn programs(
     }
     if matches!(name, "sqlite3" | "sqlite" | "duckdb") {
         // `.shell cmd` and `.system cmd` run a command line.
-        for arg in command.args() {
+        // `.read '|cmd'`, `.output '|cmd'`, `.once '|cmd'`: a command line read from or
+        // written to through a pipe. Each line of an argument is a command of its own.
+        let lines = command
+            .args()
+            .iter()
+            .chain(command.stdin_texts.iter())
+            .flat_map(|a| a.lines())
+            .map(str::trim);
+        for arg in lines {
+            let piped = [".read ", ".output ", ".once ", ".import "]
+                .iter()
+                .find_map(|dot| arg.strip_prefix(dot))
+                .map(|rest| rest.trim().trim_matches(['\'', '"']))
+                .and_then(|target| target.strip_prefix('|'));
             let script = arg
                 .strip_prefix(".shell ")
-                .or_else(|| arg.strip_prefix(".system "));
+                .or_else(|| arg.strip_prefix(".system "))
+                .or(piped);
             if let Some(script) = script {
                 out.push(Program::Script(
                     script.to_owned(),
