@@ -833,6 +833,14 @@ pub(super) fn hidden_later(command: &SimpleCommand) -> Option<Finding> {
                 !appended,
             );
         }
+        // Code written into a file a tool loads by itself (`> jest.config.js`, `>
+        // conftest.py`, `> vite.config.ts`) that names nagger's files: asked about, as the
+        // file tools' writes are.
+        if let Some(text) = &content
+            && let Some(found) = super::protect::code_written(&path, &[text.as_str()], None)
+        {
+            return Some(found);
+        }
         let config = super::important::git_config(&path);
         if !(config || super::important::runs_later(&path) || super::important::tool_config(&path))
         {
