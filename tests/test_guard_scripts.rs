@@ -833,3 +833,33 @@ fn installers_told_to_put_programs_where_nagger_runs_from_are_asked_about() {
         assert_eq!(code, 0, "{line}: {stdout}");
     }
 }
+
+#[test]
+fn front_ends_that_unpack_any_archive_are_read_like_tar() {
+    let p = Project::new();
+    write(&p, ".claude-nagger/config.toml", "[guard]\n");
+    let made = std::process::Command::new("tar")
+        .args(["cf", "cfg.tar", ".claude-nagger/config.toml"])
+        .current_dir(&p.root)
+        .status()
+        .expect("tar runs");
+    assert!(made.success());
+    for line in [
+        "atool -x cfg.tar",
+        "dtrx -f cfg.tar",
+        "patool extract cfg.tar",
+        "cmake -E tar xf cfg.tar",
+        "7zr x -y cfg.tar",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, REFUSED, "{line}: {stdout}");
+    }
+    for line in [
+        "atool -l cfg.tar",
+        "patool list cfg.tar",
+        "cmake -E tar tf cfg.tar",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, 0, "{line}: {stdout}");
+    }
+}

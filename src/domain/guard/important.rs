@@ -456,6 +456,19 @@ pub(super) fn later_unseen(path: &str, text: &str) -> Option<Finding> {
             "Ask the user to make this change in their terminal.",
         ))
     };
+    // `prefix=P` in npm's settings: where every later global install puts its programs.
+    if tool_config(path)
+        && lexical(path).ends_with("npmrc")
+        && let Some(line) = text.lines().find(|l| {
+            l.split_once('=')
+                .is_some_and(|(k, _)| matches!(k.trim(), "prefix" | "globalconfig"))
+        })
+    {
+        return ask(format!(
+            "`{}`, which chooses the folder later global installs put programs in",
+            line.trim()
+        ));
+    }
     for script in scripts.iter().take(64) {
         if let Some(file) = runs_a_file(script) {
             return ask(format!(

@@ -1243,6 +1243,20 @@ fn changed(command: &SimpleCommand, fed: &[String], cwd: &Cwd, scope: &Scope) ->
         .filter_map(|w| w.split_once('='))
         .filter(|(n, _)| !n.is_empty() && n.bytes().all(|b| b == b'_' || b.is_ascii_alphanumeric()))
         .find_map(|(n, v)| {
+            // `NODE_OPTIONS='--redirect-warnings=F'`: options in a variable, with the
+            // files their output options name.
+            if v.starts_with('-') {
+                let words: Vec<String> = v.split_whitespace().map(str::to_owned).collect();
+                return outputs::option_outputs("", &words)
+                    .into_iter()
+                    .find_map(|file| {
+                        let full = resolve(cwd, file)?;
+                        match judge(&full, scope)? {
+                            (what, Kind::Held) => Some((n, file.to_owned(), what)),
+                            _ => None,
+                        }
+                    });
+            }
             let full = resolve(cwd, v)?;
             match judge(&full, scope)? {
                 (what, Kind::Held)
@@ -1258,7 +1272,7 @@ fn changed(command: &SimpleCommand, fed: &[String], cwd: &Cwd, scope: &Scope) ->
                             | "HOME"
                     ) =>
                 {
-                    Some((n, v, what))
+                    Some((n, v.to_owned(), what))
                 }
                 _ => None,
             }
@@ -1417,8 +1431,34 @@ fn output_option_given(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Opt
         .first()
         .map(|w| outputs::option_outputs(super::shell::basename(w), &wrapped[1..]))
         .unwrap_or_default();
+    // `curl -K - <<< 'output = "F"'`: options read from a config on standard input.
+    let config_outputs: Vec<&str> = if name == "curl"
+        && option_values(command.args(), &["-K"], &["--config"])
+            .iter()
+            .any(|v| matches!(*v, "-" | "/dev/stdin"))
+    {
+        command
+            .stdin_texts
+            .iter()
+            .flat_map(|t| t.lines())
+            .filter_map(|line| {
+                let line = line.trim().trim_start_matches('-');
+                let (key, value) = line
+                    .split_once(['=', ':', ' ', '\t'])
+                    .map(|(k, v)| (k.trim(), v.trim().trim_start_matches(['=', ':']).trim()))?;
+                matches!(
+                    key,
+                    "output" | "o" | "dump-header" | "D" | "trace" | "stderr"
+                )
+                .then(|| value.trim_matches('"'))
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     let value = outputs::option_outputs(name, command.args())
         .into_iter()
+        .chain(config_outputs)
         .chain(wrapper_outputs)
         .find_map(|v| {
             let full = resolve(cwd, v)?;
@@ -2607,7 +2647,7 @@ fn changes<'c>(command: &'c SimpleCommand, fed: &'c [String], binary: Option<&st
                 c.paths.extend(members.map(|m| format!("{dir}/{m}")));
             }
         }
-        "7z" | "7za" | "7zz" if args.first().is_some_and(|a| a == "x" || a == "e") => {
+        "7z" | "7za" | "7zz" | "7zr" if args.first().is_some_and(|a| a == "x" || a == "e") => {
             let dirs: Vec<&str> = args.iter().filter_map(|a| a.strip_prefix("-o")).collect();
             c.into
                 .push(Landing::tree(dirs.last().copied().unwrap_or(".")));
@@ -3141,14 +3181,17 @@ fn program_folder_given(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Op
         .collect();
     given.extend(nested);
     let (key, value, what) = given.into_iter().find_map(|(key, value)| {
+        // `$HOME/..`, `${HOME}/x`: the home as the guard looks it up.
+        let spelled = super::paths::here_and_home(value);
         if value.is_empty()
-            || value.contains([':', '$', '`'])
+            || value.contains(':')
+            || spelled.contains(['$', '`'])
             || key.ends_with("PATH")
             || matches!(key, "HOME" | "PWD" | "OLDPWD" | "CLAUDE_PROJECT_DIR")
         {
             return None;
         }
-        let full = normalize(&home_form(&resolve(cwd, value)?));
+        let full = normalize(&home_form(&resolve(cwd, &spelled)?));
         let full = full.trim_end_matches('/');
         // The running program's own folder, a folder above it, or a prefix whose `bin`
         // it is; other folders on PATH are where installers routinely put programs.
@@ -4189,7 +4232,7 @@ fn extraction(command: &SimpleCommand) -> Option<(Option<&str>, &str)> {
             })?;
             Some((Some(archive.as_str()), dest))
         }
-        "7z" | "7za" | "7zz" if args.first().is_some_and(|a| a == "x" || a == "e") => {
+        "7z" | "7za" | "7zz" | "7zr" if args.first().is_some_and(|a| a == "x" || a == "e") => {
             let dest = args
                 .iter()
                 .rev()
@@ -4201,6 +4244,34 @@ fn extraction(command: &SimpleCommand) -> Option<(Option<&str>, &str)> {
             Some((Some(archive.as_str()), dest))
         }
         "cpio" if has_flag(args, "i", &["extract"]) => Some((None, ".")),
+        // Front ends that unpack any archive into the current folder: `atool -x`,
+        // `dtrx`, `patool extract`, `ark -b`, `file-roller -h`, `p7zip -d`.
+        "atool" | "dtrx" | "patool" | "ark" | "file-roller" | "p7zip" | "unp" | "xtract" => {
+            let extracts = match command.name() {
+                "atool" => has_flag(args, "xX", &["extract"]),
+                "patool" => args.first().is_some_and(|a| a == "extract"),
+                "ark" => has_flag(args, "b", &["batch"]),
+                "file-roller" => has_flag(args, "he", &["extract-here", "extract-to"]),
+                "p7zip" => has_flag(args, "d", &["decompress"]),
+                _ => true,
+            };
+            let ops = super::finding::operands(args);
+            let archive = ops
+                .iter()
+                .copied()
+                .find(|o| *o != "extract" && !o.starts_with('-'))?;
+            extracts.then_some((Some(archive), "."))
+        }
+        // `cmake -E tar xf a.tar`: tar's own letters.
+        "cmake"
+            if args.first().is_some_and(|a| a == "-E")
+                && args.get(1).is_some_and(|a| a == "tar") =>
+        {
+            let letters = args.get(2).map_or("", String::as_str);
+            (letters.contains('x') && letters.contains('f'))
+                .then(|| args.get(3).map(|a| (Some(a.as_str()), ".")))
+                .flatten()
+        }
         // `dpkg-deb -x pkg.deb dir`, `cabextract -d dir x.cab`, `unsquashfs -f -d dir
         // x.sqsh`: contents nagger does not list.
         "dpkg-deb" | "dpkg"

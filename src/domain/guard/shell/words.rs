@@ -133,8 +133,12 @@ impl Interpreter {
     /// flags whose value is a number (`perl -0777`, `-l015`, `ruby -l`) take only digits,
     /// so `perl -lne CODE` is `-l -n -e CODE`.
     fn takes_rest(&self, flag: char, rest: &str) -> bool {
+        // Perl's `-l` and `-0` take an octal number (`-0x` a hexadecimal one): `-nle`
+        // is `-n -l -e`.
         self.attached_flags.contains(flag)
-            && (!matches!(flag, '0' | 'l') || rest.starts_with(|c: char| c.is_ascii_hexdigit()))
+            && (!matches!(flag, '0' | 'l')
+                || rest.starts_with(|c: char| ('0'..='7').contains(&c))
+                || (flag == '0' && rest.starts_with(['x', 'X'])))
     }
 }
 

@@ -1430,7 +1430,15 @@ fn peel_prefixes(mut args: Vec<String>) -> Peeled {
             .cloned()
             .collect();
         args.truncate(at);
-        args.extend(given);
+        // `parallel nagger {} ::: uninstall`: the argument stands where `{}` does.
+        if args.iter().any(|a| a.contains("{}")) {
+            let first = given.first().cloned().unwrap_or_default();
+            for a in &mut args {
+                *a = a.replace("{}", &first);
+            }
+        } else {
+            args.extend(given);
+        }
     }
     Peeled {
         argv: args,
@@ -1808,6 +1816,14 @@ fn git_scripts(argv: &[String]) -> Vec<(String, GitRun)> {
                     aliases.push((name.to_owned(), script.to_owned()));
                 }
                 out.push((format!("git -c {key}"), run));
+            }
+            // `git -c init.templateDir=DIR clone …`: the template's hooks run.
+            if let Some((key, dir)) = argv.get(i + 1).and_then(|kv| kv.split_once('='))
+                && key.eq_ignore_ascii_case("init.templateDir")
+                && !dir.is_empty()
+            {
+                let hook = format!("{}/hooks/post-checkout", dir.trim_end_matches('/'));
+                out.push((format!("git -c {key}"), GitRun::Argv(vec![hook])));
             }
             i += 2;
             continue;
