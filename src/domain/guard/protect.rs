@@ -3154,7 +3154,15 @@ fn program_folder_given(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Op
         || given
             .iter()
             .any(|(k, v)| *k == "PIP_USER" && matches!(*v, "1" | "true" | "yes" | "on"));
-    if pip && user && !given.iter().any(|(k, _)| *k == "PYTHONUSERBASE") {
+    // Only a package the agent can have written counts (a folder, a file, a URL, a
+    // requirements file): an index's `black` brings the programs its name says.
+    let own_package = operands(args).iter().any(|o| {
+        let lower = o.to_ascii_lowercase();
+        o.contains(['/', ':'])
+            || o.starts_with('.')
+            || [".whl", ".gz", ".zip"].iter().any(|e| lower.ends_with(e))
+    }) || has_flag(args, "re", &["requirement", "editable"]);
+    if pip && user && own_package && !given.iter().any(|(k, _)| *k == "PYTHONUSERBASE") {
         given.push(("--user", "~/.local"));
     }
     // `npm config set prefix P`: where every later global install goes.
