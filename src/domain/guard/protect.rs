@@ -3145,40 +3145,6 @@ fn program_folder_given(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Op
             given.push((key, value));
         }
     }
-    // `pip install --user`, `PIP_USER=1 pip install`: programs go to the user base's
-    // `bin` (`PYTHONUSERBASE`, else `~/.local`).
-    let pip = matches!(name, "pip" | "pip3")
-        || ((name.starts_with("python") || name == "pypy3")
-            && args.windows(2).any(|w| w[0] == "-m" && w[1] == "pip"));
-    let user = args.iter().any(|a| a == "--user")
-        || given
-            .iter()
-            .any(|(k, v)| *k == "PIP_USER" && matches!(*v, "1" | "true" | "yes" | "on"));
-    // Only a package the agent can have written counts (a folder, a file, a URL, a
-    // requirements file): an index's `black` brings the programs its name says.
-    let own_package = operands(args).iter().any(|o| {
-        let lower = o.to_ascii_lowercase();
-        o.contains(['/', ':'])
-            || o.starts_with('.')
-            || [".whl", ".gz", ".zip"].iter().any(|e| lower.ends_with(e))
-    }) || has_flag(args, "re", &["requirement", "editable"]);
-    if pip && user && own_package && !given.iter().any(|(k, _)| *k == "PYTHONUSERBASE") {
-        given.push(("--user", "~/.local"));
-    }
-    // `npm config set prefix P`: where every later global install goes.
-    if matches!(name, "npm" | "pnpm" | "yarn") {
-        let ops: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
-        if let [config, set, rest @ ..] = ops.as_slice()
-            && config.as_str() == "config"
-            && set.as_str() == "set"
-        {
-            for (k, word) in rest.iter().enumerate() {
-                if word.as_str() == "prefix" {
-                    given.extend(rest.get(k + 1).map(|v| ("prefix", v.as_str())));
-                }
-            }
-        }
-    }
     // `--config-settings=--install-scripts=D`: a setting handed on, with its own value.
     let nested: Vec<(&str, &str)> = given
         .iter()

@@ -65,6 +65,15 @@ pub(super) fn program_folders(command: &SimpleCommand) -> Vec<String> {
                 sub,
                 "i" | "install" | "add" | "link" | "ln" | "update" | "up" | "upgrade"
             );
+            // `npm config set prefix P`: where every later global install goes.
+            let words: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
+            if let [config, set, rest @ ..] = words.as_slice()
+                && config.as_str() == "config"
+                && set.as_str() == "set"
+                && let Some(k) = rest.iter().position(|w| w.as_str() == "prefix")
+            {
+                out.extend(rest.get(k + 1).map(|p| bin(p)));
+            }
             if installs && (global || matches!(sub, "link" | "ln")) {
                 let prefixes = option_values(args, &[], &["--prefix"]);
                 out.extend(prefixes.into_iter().map(bin));
@@ -83,8 +92,27 @@ pub(super) fn program_folders(command: &SimpleCommand) -> Vec<String> {
                     .into_iter()
                     .map(bin),
             );
-            if args.iter().any(|a| a == "--user") {
-                out.extend(env("PYTHONUSERBASE").as_deref().map(bin));
+            // `--user`, `PIP_USER=1`: the user base's `bin` (`PYTHONUSERBASE`, else
+            // `~/.local`). Without a base given, only a package the agent can have
+            // written counts (a path, URL, wheel, `-r`/`-e`): an index's `black` brings
+            // the programs its name says.
+            let user = args.iter().any(|a| a == "--user")
+                || env("PIP_USER")
+                    .is_some_and(|v| matches!(v.as_str(), "1" | "true" | "yes" | "on"));
+            let own_package = args.iter().filter(|a| !a.starts_with('-')).any(|o| {
+                let lower = o.to_ascii_lowercase();
+                o.contains(['/', ':'])
+                    || o.starts_with('.')
+                    || [".whl", ".gz", ".zip"].iter().any(|e| lower.ends_with(e))
+            }) || args
+                .iter()
+                .any(|a| matches!(a.as_str(), "-r" | "-e" | "--requirement" | "--editable"));
+            if user {
+                match env("PYTHONUSERBASE") {
+                    Some(base) => out.push(bin(&base)),
+                    None if own_package => out.push("~/.local/bin".to_owned()),
+                    None => {}
+                }
             }
         }
         "pipx"

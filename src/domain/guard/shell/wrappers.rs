@@ -1643,6 +1643,14 @@ enum GitRun {
     Argv(Vec<String>),
 }
 
+/// The hook a clone or init from the template folder `dir` runs at once.
+fn template_hook(dir: &str) -> GitRun {
+    GitRun::Argv(vec![format!(
+        "{}/hooks/post-checkout",
+        dir.trim_end_matches('/')
+    )])
+}
+
 /// Configuration keys whose value git runs as a command line.
 fn git_key_runs(key: &str) -> bool {
     let key = key.to_ascii_lowercase();
@@ -1822,8 +1830,7 @@ fn git_scripts(argv: &[String]) -> Vec<(String, GitRun)> {
                 && key.eq_ignore_ascii_case("init.templateDir")
                 && !dir.is_empty()
             {
-                let hook = format!("{}/hooks/post-checkout", dir.trim_end_matches('/'));
-                out.push((format!("git -c {key}"), GitRun::Argv(vec![hook])));
+                out.push((format!("git -c {key}"), template_hook(dir)));
             }
             i += 2;
             continue;
@@ -1880,8 +1887,7 @@ fn git_scripts(argv: &[String]) -> Vec<(String, GitRun)> {
         if matches!(sub.as_str(), "clone" | "init") && key == "--template" {
             let dir = attached.or_else(|| rest.get(k + 1).cloned());
             if let Some(dir) = dir.filter(|d| !d.is_empty()) {
-                let hook = format!("{}/hooks/post-checkout", dir.trim_end_matches('/'));
-                out.push((format!("git {sub} --template"), GitRun::Argv(vec![hook])));
+                out.push((format!("git {sub} --template"), template_hook(&dir)));
             }
         }
     }
