@@ -863,3 +863,25 @@ fn front_ends_that_unpack_any_archive_are_read_like_tar() {
         assert_eq!(code, 0, "{line}: {stdout}");
     }
 }
+
+#[test]
+fn parts_of_the_environment_the_agent_shares_are_worked_out_or_asked_about() {
+    let p = Project::new();
+    let answer = |shell: Option<&str>, line: &str| {
+        let mut cmd = p.command(&["check", "--tool", "Bash", "--command", line]);
+        match shell {
+            Some(s) => cmd.env("SHELL", s),
+            None => cmd.env_remove("SHELL"),
+        };
+        cmd.output().expect("nagger runs").status.code()
+    };
+    // `/bin/bash` up to its `b` is `/`.
+    assert_eq!(
+        answer(Some("/bin/bash"), "rm -rf ${SHELL%%b*}"),
+        Some(REFUSED)
+    );
+    assert_eq!(answer(Some("/bin/bash"), "ls ${SHELL%/*}"), Some(0));
+    // Unknown to nagger, the part could still be `/`.
+    assert_eq!(answer(None, "rm -rf ${SHELL%%b*}"), Some(ASKED));
+    assert_eq!(answer(None, "echo ${SHELL%%b*}"), Some(0));
+}

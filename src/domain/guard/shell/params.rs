@@ -139,8 +139,12 @@ fn eval(body: &str, vars: &dyn Vars, depth: usize) -> Outcome {
     if matches!(val, Val::Outside)
         && takes_part(op)
         && let Param::Name(name, None) = param
-        && let Some(known) = vars.outside(name)
     {
+        // A part of a value nagger does not know is not known either: kept as written
+        // it would name nothing, while the shell may well make `/` of it.
+        let Some(known) = vars.outside(name) else {
+            return Outcome::Unknown;
+        };
         val = Val::Scalars(vec![Some(known)]);
     }
     operate(val, op, vars, depth)
@@ -1073,7 +1077,8 @@ mod tests {
         assert_eq!(one("#a[@]"), "3");
         assert_eq!(one("p:-$(cat f)"), "X.claude-nagger");
         assert_eq!(evaluate("e:-$(cat f)", &vars()), Outcome::Unknown);
-        assert_eq!(evaluate("zz%x", &vars()), Outcome::Raw);
+        assert_eq!(evaluate("zz%x", &vars()), Outcome::Unknown);
+        assert_eq!(evaluate("zz", &vars()), Outcome::Raw);
         assert_eq!(evaluate("1", &vars()), Outcome::Raw);
         assert_eq!(evaluate("c%x", &vars()), Outcome::Unknown);
     }
