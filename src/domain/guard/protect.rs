@@ -988,6 +988,35 @@ fn git_replaced(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Fin
                 top.display()
             )
         }
+        replaced::Outcome::Holds {
+            sub,
+            file,
+            rev,
+            via,
+            top,
+        } => {
+            let what =
+                protected(file.trim_end_matches('/'), None).map_or(NAGGER_FILES, |(what, _)| what);
+            let how = match via {
+                replaced::Via::To => {
+                    format!("puts `{rev}`'s version of `{file}` in place of the one there now")
+                }
+                replaced::Via::Changes => format!("brings the change `{rev}` makes to `{file}`"),
+                replaced::Via::Joined => {
+                    format!("may bring `{rev}`'s version of `{file}`, which differs from `HEAD`'s")
+                }
+            };
+            format!(
+                "runs `git {sub}`, which {how} (the repository at `{}`): it is {what}",
+                top.display()
+            )
+        }
+        replaced::Outcome::Unresolved { sub, top, why } => format!(
+            "runs `git {sub}`, which moves the work tree to another revision, and which \
+             versions of nagger's own files and Claude Code's settings that revision holds \
+             cannot be read in the repository at `{}` ({why})",
+            top.display()
+        ),
         replaced::Outcome::Redirected { sub, tree } => {
             return Some(finding(&format!(
                 "runs `git {sub}` with its work tree in `{tree}`, among nagger's own files or \
@@ -4427,6 +4456,7 @@ mod archives;
 mod containers;
 mod find;
 mod follow;
+mod gitobjects;
 mod gittree;
 mod globs;
 mod installs;

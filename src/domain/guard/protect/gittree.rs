@@ -27,6 +27,8 @@ pub(super) struct Repo {
     pub(super) top: PathBuf,
     /// The index file.
     pub(super) index: PathBuf,
+    /// The git folder (a work tree's own, for worktrees).
+    pub(super) git_dir: PathBuf,
 }
 
 /// Where a git command looks for its repository.
@@ -81,7 +83,11 @@ pub(super) fn find(at: &Where) -> Option<Repo> {
         .index_file
         .as_ref()
         .map_or_else(|| git_dir.join("index"), under);
-    Some(Repo { top, index })
+    Some(Repo {
+        top,
+        index,
+        git_dir,
+    })
 }
 
 /// A git folder, or the folder a `.git` file (`gitdir: …`) points to.
@@ -143,7 +149,15 @@ pub(super) fn tracked(index: &Path, wanted: &[String]) -> Tracked {
         Err(e) => return Tracked::Unknown(e.to_string()),
     };
     match read_entries(file, wanted) {
-        Ok(found) => Tracked::Paths(found.into_iter().map(|(path, _)| path).collect()),
+        Ok(found) => {
+            let mut paths: Vec<String> = Vec::new();
+            for entry in found {
+                if paths.last() != Some(&entry.path) {
+                    paths.push(entry.path);
+                }
+            }
+            Tracked::Paths(paths)
+        }
         Err(why) => Tracked::Unknown(why),
     }
 }
@@ -163,7 +177,7 @@ pub(super) fn unchanged(index: &Path, top: &Path, path: &str) -> bool {
     let Ok(entries) = read_entries(file, &[path.to_owned()]) else {
         return false;
     };
-    let Some((_, stat)) = entries.iter().find(|(p, _)| p == path) else {
+    let Some(Staged { stat, .. }) = entries.iter().find(|e| e.path == path) else {
         return false;
     };
     let Ok(meta) = std::fs::symlink_metadata(top.join(path)) else {
@@ -179,6 +193,35 @@ pub(super) fn unchanged(index: &Path, top: &Path, path: &str) -> bool {
         // `core.checkStat=minimal` leaves it: a copied repository keeps its times.
         && (meta.size() & 0xffff_ffff) == u64::from(word(36))
         && meta.mode() & 0o170_000 == word(24) & 0o170_000
+}
+
+/// One entry of the index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Staged {
+    /// Relative to the top of the work tree.
+    pub(super) path: String,
+    /// The stat data git keeps: times, device, inode, mode, ids, size.
+    stat: [u8; 40],
+    pub(super) oid: Vec<u8>,
+    /// 0, or 1 to 3 for the sides of a conflict.
+    pub(super) stage: u16,
+}
+
+impl Staged {
+    /// The mode, as a tree keeps it (`0o100644`, `0o120000` …).
+    pub(super) fn mode(&self) -> u32 {
+        u32::from_be_bytes([self.stat[24], self.stat[25], self.stat[26], self.stat[27]])
+    }
+}
+
+/// The entries of the index at `index` that are (or lie under) the `wanted` paths, with
+/// their ids: empty when there is no index yet.
+pub(super) fn staged(index: &Path, wanted: &[String]) -> Result<Vec<Staged>, String> {
+    match files::open_regular(index) {
+        Ok(file) => read_entries(file, wanted),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 /// Reads a file in chunks, bounded, keeping what is not consumed yet.
@@ -271,7 +314,7 @@ fn entry(b: &[u8], version: usize, hash: usize, previous: &[u8]) -> Option<(Vec<
 }
 
 /// The entries under the `wanted` paths, each with its 40 bytes of stat data.
-fn read_entries(file: File, wanted: &[String]) -> Result<Vec<(String, [u8; 40])>, String> {
+fn read_entries(file: File, wanted: &[String]) -> Result<Vec<Staged>, String> {
     let mut s = Stream {
         file: file.take(MAX_INDEX),
         buf: Vec::new(),
@@ -319,14 +362,18 @@ fn read_entries(file: File, wanted: &[String]) -> Result<Vec<(String, [u8; 40])>
         };
         let mut stat = [0; 40];
         stat.copy_from_slice(&b[..40]);
+        let oid = b[40..40 + h].to_vec();
+        let stage = (u16::from_be_bytes([b[40 + h], b[41 + h]]) >> 12) & 3;
         hash = Some(h);
         s.at += size;
         if wanted.iter().any(|w| hits(&path, w)) {
             // Each stage of a conflicted path is an entry of its own.
-            let name = String::from_utf8_lossy(&path).into_owned();
-            if !found.iter().any(|(n, _)| *n == name) {
-                found.push((name, stat));
-            }
+            found.push(Staged {
+                path: String::from_utf8_lossy(&path).into_owned(),
+                stat,
+                oid,
+                stage,
+            });
         }
         if wanted.iter().all(|w| past(&path, w)) {
             break;

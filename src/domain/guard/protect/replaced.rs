@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use super::super::paths::normalize;
 use super::super::shell::{SimpleCommand, has_flag, is_long};
+use super::gitobjects::{Entry, Problem, Store, hex};
 use super::gittree::{self, Tracked, Where};
 use super::patches;
 use crate::base::glob::build_glob;
@@ -83,6 +84,303 @@ fn is_head(rev: &str) -> bool {
     matches!(rev, "HEAD" | "@")
 }
 
+/// Whether a checkout's first operand is written as a pathspec, not a revision.
+fn path_like(first: &str) -> bool {
+    matches!(first, "." | "..")
+        || first.starts_with("./")
+        || first.starts_with("../")
+        || first.starts_with(':')
+        || first.contains(['*', '?', '['])
+}
+
+/// Where a git command moves the work tree, told by revisions, so that what those hold
+/// of nagger's files can be compared with what is there now.
+#[derive(Debug, PartialEq, Eq)]
+enum Moves<'a> {
+    /// The index and work tree become these trees (`None`: the empty tree). git changes
+    /// the files whose version differs from `HEAD`'s, keeping local changes elsewhere;
+    /// `from_index`: from the index's, dropping local changes (`reset --hard`, forced
+    /// moves, `read-tree -u`).
+    To {
+        revs: Vec<Option<&'a str>>,
+        from_index: bool,
+    },
+    /// The changes these commits made are brought in, or undone.
+    Changes(Vec<&'a str>),
+    /// These histories are joined with `HEAD`'s.
+    Joined(Vec<&'a str>),
+}
+
+/// The revisions `git <sub> <rest>` moves to, when it names them all.
+fn moves<'a>(sub: &str, rest: &'a [String], exists: &dyn Fn(&str) -> bool) -> Option<Moves<'a>> {
+    let to = |revs: Vec<Option<&'a str>>| {
+        Some(Moves::To {
+            revs,
+            from_index: sub == "read-tree" || discards(sub, rest),
+        })
+    };
+    let ends = |s: &Split| {
+        ["abort", "continue", "quit", "skip", "stdin", "edit-todo"]
+            .iter()
+            .any(|l| s.has_long(l))
+    };
+    match sub {
+        "checkout" => {
+            let s = split(
+                rest,
+                &["-b", "-B", "--orphan", "--conflict", "--pathspec-from-file"],
+            );
+            if s.has_long("pathspec-from-file") || s.after.as_ref().is_some_and(|a| !a.is_empty()) {
+                return None;
+            }
+            let new_branch = s
+                .options
+                .iter()
+                .any(|o| matches!(*o, "-b" | "-B") || is_long(o, "orphan"));
+            match s.operands.as_slice() {
+                [] => to(vec![Some("HEAD")]),
+                [rev] if new_branch || s.after.is_some() || !(path_like(rev) || exists(rev)) => {
+                    to(vec![Some(*rev)])
+                }
+                _ => None,
+            }
+        }
+        "switch" => {
+            let s = split(
+                rest,
+                &[
+                    "-c",
+                    "-C",
+                    "--create",
+                    "--force-create",
+                    "--orphan",
+                    "--conflict",
+                ],
+            );
+            if s.has_long("orphan") {
+                return to(vec![None]);
+            }
+            match s.operands.as_slice() {
+                [] => to(vec![Some("HEAD")]),
+                [rev] => to(vec![Some(*rev)]),
+                _ => None,
+            }
+        }
+        "reset" => {
+            let s = split(rest, &["--pathspec-from-file"]);
+            if !(s.has_long("hard") || s.has_long("merge") || s.has_long("keep"))
+                || s.after.as_ref().is_some_and(|a| !a.is_empty())
+            {
+                return None;
+            }
+            match s.operands.as_slice() {
+                [] => to(vec![Some("HEAD")]),
+                [rev] => to(vec![Some(*rev)]),
+                _ => None,
+            }
+        }
+        "read-tree" => {
+            let s = split(
+                rest,
+                &["--prefix", "--index-output", "--exclude-per-directory"],
+            );
+            if !s.has("u", &[]) || s.options.iter().any(|o| is_long(o, "prefix")) {
+                return None;
+            }
+            if s.has_long("empty") {
+                return to(vec![None]);
+            }
+            if s.operands.is_empty() {
+                return None;
+            }
+            to(s.operands.iter().map(|o| Some(*o)).collect())
+        }
+        "cherry-pick" | "revert" => {
+            let s = split(
+                rest,
+                &[
+                    "-m",
+                    "--mainline",
+                    "-X",
+                    "--strategy-option",
+                    "-s",
+                    "--strategy",
+                ],
+            );
+            let named = !s.operands.is_empty()
+                && !s
+                    .operands
+                    .iter()
+                    .any(|o| o.contains("..") || o.starts_with('^'));
+            (named && !ends(&s) && !s.has("m", &["mainline"]))
+                .then(|| Moves::Changes(s.operands.clone()))
+        }
+        "merge" | "rebase" => {
+            let s = split(
+                rest,
+                &[
+                    "-m",
+                    "-F",
+                    "--file",
+                    "-s",
+                    "--strategy",
+                    "-X",
+                    "--strategy-option",
+                    "--into-name",
+                    "--onto",
+                    "-x",
+                    "--exec",
+                ],
+            );
+            (!s.operands.is_empty() && !ends(&s)).then(|| Moves::Joined(s.operands.clone()))
+        }
+        _ => None,
+    }
+}
+
+/// Whether `git <sub> <rest>` drops local changes to tracked files even where the
+/// revision it moves to holds the same version (`checkout -f`, `reset --hard`).
+fn discards(sub: &str, rest: &[String]) -> bool {
+    let s = split(rest, &[]);
+    match sub {
+        "checkout" => s.has("f", &["force"]),
+        "switch" => s.has("f", &["force"]) || s.has_long("discard-changes"),
+        "reset" => s.has_long("hard"),
+        "read-tree" => s.has_long("reset"),
+        _ => false,
+    }
+}
+
+/// What a move's revisions hold of nagger's files, next to what is there now.
+#[derive(Debug, PartialEq, Eq)]
+enum Compared {
+    /// Nothing of them changes.
+    Same,
+    /// `rev` holds (or brings) another version of `file`.
+    Differs { file: String, rev: String },
+    /// A revision names nothing the repository has: git fails on it.
+    Missing,
+    /// It cannot be told, and why.
+    Unknown(String),
+}
+
+/// The first path whose entry differs between two sorted lists of entries.
+fn first_difference(a: &[Entry], b: &[Entry]) -> Option<String> {
+    a.iter()
+        .filter(|e| !b.contains(e))
+        .chain(b.iter().filter(|e| !a.contains(e)))
+        .map(|e| e.path.clone())
+        .min()
+}
+
+/// What the revisions of `moved` hold of the `wanted` paths of `repo`, next to its
+/// index (`To`), their parents (`Changes`) or `HEAD` (`Joined`).
+fn compare(repo: &gittree::Repo, wanted: &[String], moved: &Moves) -> Compared {
+    match compared(repo, wanted, moved) {
+        Ok(Some((file, rev))) => Compared::Differs { file, rev },
+        Ok(None) => Compared::Same,
+        Err(Problem::Missing(_)) => Compared::Missing,
+        Err(Problem::Unreadable(why)) => Compared::Unknown(why),
+    }
+}
+
+fn compared(
+    repo: &gittree::Repo,
+    wanted: &[String],
+    moved: &Moves,
+) -> Result<Option<(String, String)>, Problem> {
+    let store = Store::open(&repo.git_dir);
+    let keep = |entries: Vec<Entry>| -> Vec<Entry> {
+        entries
+            .into_iter()
+            .filter(|e| !held_back_anyway(&e.path))
+            .collect()
+    };
+    let tree_of = |commit: Option<&[u8]>| -> Result<Vec<Entry>, Problem> {
+        match commit {
+            Some(c) => {
+                let tree = store.tree(&hex(c), false)?;
+                Ok(store.entries(Some(&tree), wanted).map(keep)?)
+            }
+            None => Ok(Vec::new()),
+        }
+    };
+    match moved {
+        Moves::To { revs, from_index } => {
+            let staged = gittree::staged(&repo.index, wanted)?;
+            if let Some(conflict) = staged
+                .iter()
+                .find(|e| e.stage != 0 && !held_back_anyway(&e.path))
+            {
+                return Ok(Some((conflict.path.clone(), "HEAD".into())));
+            }
+            let now = if *from_index {
+                let mut now: Vec<Entry> = keep(
+                    staged
+                        .iter()
+                        .map(|e| Entry {
+                            path: e.path.clone(),
+                            mode: e.mode(),
+                            oid: e.oid.clone(),
+                        })
+                        .collect(),
+                );
+                now.sort();
+                now
+            } else {
+                tree_of(store.commit("HEAD", false)?.as_deref())?
+            };
+            for rev in revs {
+                let then = match rev {
+                    None => Vec::new(),
+                    Some("HEAD") if store.commit("HEAD", false)?.is_none() => Vec::new(),
+                    Some(rev) => {
+                        let tree = store.tree(rev, true)?;
+                        store.entries(Some(&tree), wanted).map(keep)?
+                    }
+                };
+                if let Some(file) = first_difference(&now, &then) {
+                    return Ok(Some((file, rev.unwrap_or("an empty tree").to_owned())));
+                }
+            }
+            Ok(None)
+        }
+        Moves::Changes(commits) => {
+            for rev in commits {
+                let commit = store
+                    .commit(rev, false)?
+                    .ok_or_else(|| Problem::Missing(format!("`{rev}` is no commit yet")))?;
+                let parent = store.first_parent(&commit)?;
+                let before = tree_of(parent.as_deref())?;
+                let after = tree_of(Some(&commit))?;
+                if let Some(file) = first_difference(&before, &after) {
+                    return Ok(Some((file, (*rev).to_owned())));
+                }
+            }
+            Ok(None)
+        }
+        Moves::Joined(revs) => {
+            let head = store.commit("HEAD", false)?;
+            let ours = tree_of(head.as_deref())?;
+            for rev in revs {
+                let theirs = store
+                    .commit(rev, true)?
+                    .ok_or_else(|| Problem::Missing(format!("`{rev}` is no commit yet")))?;
+                // Already in the branch's history: joining it changes nothing.
+                if let Some(head) = &head
+                    && store.reaches(head, &theirs)?
+                {
+                    continue;
+                }
+                if let Some(file) = first_difference(&ours, &tree_of(Some(&theirs))?) {
+                    return Ok(Some((file, (*rev).to_owned())));
+                }
+            }
+            Ok(None)
+        }
+    }
+}
+
 /// What `git <sub> <rest>` puts in place among tracked files. `exists`: whether an
 /// operand names a file in the folder it runs in (then it is a pathspec, not a branch).
 fn replaces<'a>(
@@ -125,12 +423,7 @@ fn replaces<'a>(
             if s.operands.len() == 1 && is_head(first) {
                 return forced.then_some(Replace::Tree);
             }
-            let path_like = matches!(first, "." | "..")
-                || first.starts_with("./")
-                || first.starts_with("../")
-                || first.starts_with(':')
-                || first.contains(['*', '?', '[']);
-            if path_like || exists(first) {
+            if path_like(first) || exists(first) {
                 return Some(Replace::Paths(s.operands.clone()));
             }
             match s.operands.get(1..) {
@@ -515,6 +808,17 @@ pub(super) fn git_dirs(command: &SimpleCommand) -> Option<Vec<&str>> {
     (command.name() == "git").then(|| globals(command).map(|g| g.dirs).unwrap_or_default())
 }
 
+/// How a revision reaches the work tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Via {
+    /// The work tree becomes it.
+    To,
+    /// Its changes are brought in or undone.
+    Changes,
+    /// Its history is joined with `HEAD`'s.
+    Joined,
+}
+
 /// What a git command that replaces tracked files found in its repository.
 #[derive(Debug, PartialEq, Eq)]
 pub(super) enum Outcome {
@@ -529,6 +833,21 @@ pub(super) enum Outcome {
     /// Its work tree is one of nagger's folders (`--work-tree=.claude`, `GIT_WORK_TREE`):
     /// whatever the repository holds is written there.
     Redirected { sub: String, tree: String },
+    /// A revision it moves to holds `file` in another version than the one there now,
+    /// a commit it brings changes it, or a history it joins holds another than `HEAD`'s.
+    Holds {
+        sub: String,
+        file: String,
+        rev: String,
+        via: Via,
+        top: PathBuf,
+    },
+    /// What the revisions it moves to hold cannot be read (why).
+    Unresolved {
+        sub: String,
+        top: PathBuf,
+        why: String,
+    },
     /// Whether it does cannot be told: the index cannot be read (why).
     Unreadable {
         sub: String,
@@ -557,7 +876,18 @@ pub(super) fn replaced(
         dir.as_ref()
             .is_some_and(|d| std::fs::symlink_metadata(d.join(operand)).is_ok())
     };
-    let what = replaces(sub, args.get(g.at + 1..).unwrap_or(&[]), command, &exists)?;
+    let rest = args.get(g.at + 1..).unwrap_or(&[]);
+    let what = replaces(sub, rest, command, &exists);
+    let moved = moves(sub, rest, &exists);
+    // By revision: moves that replace the tree, or join another history.
+    let by_revision = match (&what, moved) {
+        (Some(Replace::Tree), Some(m @ (Moves::To { .. } | Moves::Changes(_)))) => Some(m),
+        (None, Some(m @ Moves::Joined(_))) => Some(m),
+        _ => None,
+    };
+    if what.is_none() && by_revision.is_none() {
+        return None;
+    }
     let value = |v: Option<&str>| {
         v.filter(|v| !v.contains(['$', '`'])).map(|v| {
             match v.strip_prefix("~/").zip(std::env::var_os("HOME")) {
@@ -609,7 +939,11 @@ pub(super) fn replaced(
     let repo = gittree::find(&at)?;
     let top = real(&repo.top);
     let root = real(root);
-    let tracked = match gittree::tracked(&repo.index, &wanted(&top, &root)) {
+    let wanted = wanted(&top, &root);
+    if wanted.is_empty() {
+        return None;
+    }
+    let tracked = match gittree::tracked(&repo.index, &wanted) {
         Tracked::Paths(paths) => paths,
         Tracked::Unknown(why) => {
             return Some(Outcome::Unreadable {
@@ -630,6 +964,56 @@ pub(super) fn replaced(
     // A version of `.gitignore` changes nothing that protects. Named by a pathspec of
     // their own, they are refused by the check of protected paths.
     let tracked: Vec<&String> = tracked.iter().filter(|f| !held_back_anyway(f)).collect();
+    // What the revisions hold, compared with what is there: the same versions change
+    // nothing (but local changes a forced move drops); another version, or one that
+    // cannot be read, is asked about.
+    if let Some(moved) = &by_revision
+        && !wanted.iter().any(String::is_empty)
+    {
+        match compare(&repo, &wanted, moved) {
+            Compared::Same => {
+                let dropped = discards(sub, rest)
+                    .then(|| {
+                        tracked
+                            .iter()
+                            .find(|f| !gittree::unchanged(&repo.index, &repo.top, f))
+                    })
+                    .flatten();
+                return dropped.map(|file| Outcome::Tracked {
+                    sub: sub.to_owned(),
+                    file: (*file).clone(),
+                    top,
+                    known,
+                });
+            }
+            Compared::Differs { file, rev } => {
+                return Some(Outcome::Holds {
+                    sub: sub.to_owned(),
+                    file,
+                    rev,
+                    via: match moved {
+                        Moves::To { .. } => Via::To,
+                        Moves::Changes(_) => Via::Changes,
+                        Moves::Joined(_) => Via::Joined,
+                    },
+                    top,
+                });
+            }
+            // Joining a history nagger cannot read passes, as a pull does.
+            Compared::Unknown(_) | Compared::Missing if what.is_none() => return None,
+            // Naming nothing, it fails; tracked files are asked about as before.
+            Compared::Missing => {}
+            Compared::Unknown(why) if tracked.is_empty() => {
+                return Some(Outcome::Unresolved {
+                    sub: sub.to_owned(),
+                    top,
+                    why,
+                });
+            }
+            Compared::Unknown(_) => {}
+        }
+    }
+    let what = what?;
     let file = match &what {
         Replace::Tree => *tracked.first()?,
         Replace::Paths(specs) => *tracked

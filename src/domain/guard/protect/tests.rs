@@ -897,3 +897,158 @@ fn folders_above_naggers_files_keep_their_owners_entry_and_the_binary_folder_its
         );
     }
 }
+
+/// `git` in `root` with a fixed author and no user configuration.
+fn git_in(root: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .args(args)
+        .current_dir(root)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "a")
+        .env("GIT_AUTHOR_EMAIL", "a@b")
+        .env("GIT_COMMITTER_NAME", "a")
+        .env("GIT_COMMITTER_EMAIL", "a@b")
+        .output()
+        .expect("git runs");
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+#[test]
+fn revisions_that_hold_other_settings_than_the_work_trees_are_asked_about() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let put = |path: &str, text: &str| {
+        let full = root.join(path);
+        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+        std::fs::write(full, text).unwrap();
+    };
+    // The first commit tracked a local settings file, the second stopped tracking it and
+    // ignores it; the one there now holds nagger's hooks.
+    git_in(root, &["init", "-q", "-b", "main"]);
+    put(".claude/settings.local.json", "{\"hooks\":\"elsewhere\"}\n");
+    put("src/a.rs", "fn a() {}\n");
+    git_in(root, &["add", "-A"]);
+    git_in(root, &["commit", "-qm", "first"]);
+    git_in(root, &["tag", "first"]);
+    git_in(
+        root,
+        &["rm", "-q", "--cached", ".claude/settings.local.json"],
+    );
+    put(".gitignore", ".claude/settings.local.json\n");
+    git_in(root, &["add", "-A"]);
+    git_in(root, &["commit", "-qm", "second"]);
+    git_in(root, &["branch", "feature"]);
+    put("src/a.rs", "fn a() { 1 }\n");
+    git_in(root, &["commit", "-qam", "third"]);
+    put(".claude/settings.local.json", "{\"hooks\":\"nagger\"}\n");
+    let first = git_in(root, &["rev-parse", "--short", "first"]);
+    let asked = Some("guard:self-protect-tracked");
+    for line in [
+        "git checkout HEAD~2".to_owned(),
+        "git checkout -q @~2".to_owned(),
+        "git checkout first".to_owned(),
+        format!("git checkout --detach {first}"),
+        "git switch -d HEAD~2".to_owned(),
+        "git switch -f --detach first".to_owned(),
+        "git checkout -b again first".to_owned(),
+        "git reset --merge HEAD~2".to_owned(),
+        "git reset --keep first".to_owned(),
+        "git read-tree -m -u first".to_owned(),
+        "git read-tree -u --reset HEAD~2".to_owned(),
+        "git cherry-pick first".to_owned(),
+        "git revert HEAD~1".to_owned(),
+        // Forms nagger does not read are asked about.
+        "git checkout HEAD@{3}".to_owned(),
+        "git checkout main^{/first}".to_owned(),
+    ] {
+        assert_eq!(tracked_check(&line, root), asked, "{line}");
+    }
+    // Revisions that hold none of it, a name nothing has, and history already merged.
+    for line in [
+        "git checkout HEAD~1",
+        "git checkout feature",
+        "git switch feature",
+        "git reset --keep HEAD~1",
+        "git checkout -b topic",
+        "git switch -c topic feature",
+        "git cherry-pick HEAD",
+        "git revert HEAD",
+        "git merge feature",
+        "git merge first",
+        "git checkout no-such-branch",
+        "git read-tree -u -m HEAD~1",
+    ] {
+        assert_eq!(tracked_check(line, root), None, "{line}");
+    }
+    // A commit made without touching the work tree that brings a settings file in.
+    git_in(root, &["checkout", "-q", "-b", "crafted", "feature"]);
+    put(".claude/settings.json", "{\"disableAllHooks\":true}\n");
+    git_in(root, &["add", ".claude/settings.json"]);
+    git_in(root, &["commit", "-qm", "crafted"]);
+    git_in(root, &["checkout", "-q", "main"]);
+    put(".claude/settings.local.json", "{\"hooks\":\"nagger\"}\n");
+    for line in [
+        "git merge crafted",
+        "git rebase crafted",
+        "git cherry-pick crafted",
+    ] {
+        assert_eq!(tracked_check(line, root), asked, "{line}");
+    }
+    // The same from packs.
+    git_in(root, &["gc", "-q"]);
+    for line in [
+        "git merge crafted",
+        "git checkout first",
+        "git switch -d HEAD~2",
+    ] {
+        assert_eq!(tracked_check(line, root), asked, "{line}");
+    }
+    assert_eq!(tracked_check("git switch feature", root), None);
+}
+
+#[test]
+fn switching_between_branches_with_the_same_tracked_settings_passes() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join(".claude")).unwrap();
+    std::fs::write(root.join(".claude/settings.json"), "{\"hooks\":{}}\n").unwrap();
+    std::fs::write(root.join("README.md"), "x\n").unwrap();
+    git_in(root, &["init", "-q", "-b", "main"]);
+    git_in(root, &["add", "-A"]);
+    git_in(root, &["commit", "-qm", "one"]);
+    git_in(root, &["branch", "other"]);
+    std::fs::write(root.join("README.md"), "y\n").unwrap();
+    git_in(root, &["commit", "-qam", "two"]);
+    for line in [
+        "git checkout other",
+        "git switch other",
+        "git checkout -f other",
+    ] {
+        assert_eq!(tracked_check(line, root), None, "{line}");
+    }
+    // A local change a forced move would drop is still asked about.
+    std::fs::write(
+        root.join(".claude/settings.json"),
+        "{\"hooks\":{\"x\":1}}\n",
+    )
+    .unwrap();
+    assert_eq!(
+        tracked_check("git checkout -f other", root),
+        Some("guard:self-protect-tracked")
+    );
+    assert_eq!(tracked_check("git checkout other", root), None);
+    // Staged, it is carried over by a move between commits that agree on it.
+    git_in(root, &["add", ".claude/settings.json"]);
+    assert_eq!(tracked_check("git switch other", root), None);
+    assert_eq!(
+        tracked_check("git switch --discard-changes other", root),
+        Some("guard:self-protect-tracked")
+    );
+    // An orphan branch holds nothing: the tracked settings would go.
+    assert_eq!(
+        tracked_check("git switch --orphan empty", root),
+        Some("guard:self-protect-tracked")
+    );
+}
