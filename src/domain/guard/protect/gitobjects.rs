@@ -31,7 +31,11 @@ const MAX_REFLOG: u64 = 1 << 20;
 /// The most ids of one pack's fan-out bucket read at once.
 const MAX_BUCKET: u64 = 64 << 20;
 /// The most commits walked for `~N` or looking for an ancestor.
-const MAX_WALK: usize = 4096;
+const MAX_WALK: usize = 2048;
+/// The most objects one store reads, and the most bytes it inflates: what one command
+/// may cost the hook.
+const MAX_READS: usize = 8192;
+const MAX_INFLATED: u64 = 256 << 20;
 /// The most files listed under a folder asked about.
 const MAX_ENTRIES: usize = 4096;
 /// The most refs that point to other refs, followed.
@@ -95,13 +99,41 @@ pub(super) struct Store {
     hash: usize,
     object_dirs: OnceCell<Vec<PathBuf>>,
     packs: OnceCell<Result<Vec<Pack>, String>>,
+    /// Objects read and bytes inflated so far.
+    reads: std::cell::Cell<usize>,
+    inflated: std::cell::Cell<u64>,
 }
 
 /// A pack and what its index says first.
 struct Pack {
-    idx: PathBuf,
-    pack: PathBuf,
+    /// The pack index and the pack, opened once.
+    idx: File,
+    pack: File,
     fanout: Vec<u32>,
+}
+
+/// A reader of `file` from a position, by positioned reads (the file is shared).
+struct At<'f> {
+    file: &'f File,
+    pos: u64,
+}
+
+impl Read for At<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        use std::os::unix::fs::FileExt;
+        let n = self.file.read_at(buf, self.pos)?;
+        self.pos += n as u64;
+        Ok(n)
+    }
+}
+
+/// Exactly `len` bytes of `file` at `at`.
+fn read_at(file: &File, at: u64, len: usize) -> Result<Vec<u8>, String> {
+    use std::os::unix::fs::FileExt;
+    let mut buf = vec![0; len];
+    file.read_exact_at(&mut buf, at)
+        .map_err(|e| format!("a pack index cut short: {e}"))?;
+    Ok(buf)
 }
 
 pub(super) fn hex(oid: &[u8]) -> String {
@@ -175,6 +207,8 @@ impl Store {
             hash: if sha256 { 32 } else { 20 },
             object_dirs: OnceCell::new(),
             packs: OnceCell::new(),
+            reads: std::cell::Cell::new(0),
+            inflated: std::cell::Cell::new(0),
         }
     }
 
@@ -217,9 +251,12 @@ impl Store {
                         return Err(format!("more than {MAX_PACKS} packs"));
                     }
                     let fanout = fanout(&idx)?;
+                    let open = |path: &Path| {
+                        files::open_regular(path).map_err(|e| format!("{}: {e}", path.display()))
+                    };
                     packs.push(Pack {
-                        pack: idx.with_extension("pack"),
-                        idx,
+                        pack: open(&idx.with_extension("pack"))?,
+                        idx: open(&idx)?,
                         fanout,
                     });
                 }
@@ -234,6 +271,22 @@ impl Store {
         if depth > MAX_DELTAS {
             return Err(format!("deltas deeper than {MAX_DELTAS}"));
         }
+        self.reads.set(self.reads.get() + 1);
+        if self.reads.get() > MAX_READS {
+            return Err(format!("more than {MAX_READS} objects to read"));
+        }
+        let got = self.read_object(oid, depth)?;
+        self.inflated.set(self.inflated.get() + got.1.len() as u64);
+        if self.inflated.get() > MAX_INFLATED {
+            return Err(format!(
+                "more than {} MiB of objects to read",
+                MAX_INFLATED >> 20
+            ));
+        }
+        Ok(got)
+    }
+
+    fn read_object(&self, oid: &[u8], depth: usize) -> Result<(Kind, Vec<u8>), String> {
         let name = hex(oid);
         for dir in self.object_dirs() {
             let loose = dir.join(&name[..2]).join(&name[2..]);
@@ -253,17 +306,16 @@ impl Store {
 
     /// The object at `offset` in `pack`, its deltas applied.
     fn packed(&self, pack: &Pack, offset: u64, depth: usize) -> Result<(Kind, Vec<u8>), String> {
-        let file = files::open_regular(&pack.pack).map_err(|e| format!("{e}"))?;
-        let mut reader = BufReader::new(file);
         let mut deltas = Vec::new();
         let mut at = offset;
         let (kind, mut data) = loop {
             if deltas.len() > MAX_DELTAS {
                 return Err(format!("deltas deeper than {MAX_DELTAS}"));
             }
-            reader
-                .seek(SeekFrom::Start(at))
-                .map_err(|e| e.to_string())?;
+            let mut reader = BufReader::new(At {
+                file: &pack.pack,
+                pos: at,
+            });
             let (kind, size) = pack_header(&mut reader)?;
             match kind {
                 1..=4 => {
@@ -850,25 +902,13 @@ fn fanout(idx: &Path) -> Result<Vec<u32>, String> {
         .collect())
 }
 
-fn read_at(file: &mut File, at: u64, len: u64) -> Result<Vec<u8>, String> {
-    file.seek(SeekFrom::Start(at)).map_err(|e| e.to_string())?;
-    let mut buf = Vec::new();
-    file.take(len)
-        .read_to_end(&mut buf)
-        .map_err(|e| e.to_string())?;
-    if buf.len() as u64 != len {
-        return Err("a pack index cut short".into());
-    }
-    Ok(buf)
-}
-
 impl Pack {
     fn count(&self) -> u64 {
         u64::from(self.fanout[255])
     }
 
-    /// The ids in the fan-out bucket of first byte `first`, and the position of the first.
-    fn bucket(&self, first: u8, hash: usize) -> Result<(File, u64, Vec<u8>), String> {
+    /// The positions of the ids whose first byte is `first`.
+    fn bucket(&self, first: u8) -> Result<(u64, u64), String> {
         let lo = if first == 0 {
             0
         } else {
@@ -878,32 +918,42 @@ impl Pack {
         if hi < lo || hi > self.count() {
             return Err("a pack index whose fan-out is out of order".into());
         }
-        let len = (hi - lo) * hash as u64;
-        if len > MAX_BUCKET {
-            return Err("a pack index too large to read".into());
-        }
-        let mut file = files::open_regular(&self.idx).map_err(|e| e.to_string())?;
-        let ids = read_at(&mut file, 8 + 1024 + lo * hash as u64, len)?;
-        Ok((file, lo, ids))
+        Ok((lo, hi))
     }
 
-    /// Where `oid` starts in the pack, if the pack holds it.
+    /// The id at position `k`.
+    fn id(&self, k: u64, hash: usize) -> Result<Vec<u8>, String> {
+        read_at(&self.idx, 8 + 1024 + k * hash as u64, hash)
+    }
+
+    /// Where `oid` starts in the pack, if the pack holds it: a binary search of its
+    /// bucket, one id read per step.
     fn find(&self, oid: &[u8], hash: usize) -> Result<Option<u64>, String> {
-        let (mut file, lo, ids) = self.bucket(oid[0], hash)?;
-        let ids: Vec<&[u8]> = ids.chunks_exact(hash).collect();
-        let Ok(k) = ids.binary_search(&oid) else {
+        let (mut lo, mut hi) = self.bucket(oid[0])?;
+        let mut found = None;
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match self.id(mid, hash)?.as_slice().cmp(oid) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => {
+                    found = Some(mid);
+                    break;
+                }
+            }
+        }
+        let Some(at) = found else {
             return Ok(None);
         };
         let n = self.count();
-        let at = lo + k as u64;
         let table = 8 + 1024 + n * hash as u64 + n * 4;
-        let small = read_at(&mut file, table + at * 4, 4)?;
+        let small = read_at(&self.idx, table + at * 4, 4)?;
         let small = u32::from_be_bytes([small[0], small[1], small[2], small[3]]);
         if small & 0x8000_0000 == 0 {
             return Ok(Some(u64::from(small)));
         }
         let large = read_at(
-            &mut file,
+            &self.idx,
             table + n * 4 + u64::from(small & 0x7fff_ffff) * 8,
             8,
         )?;
@@ -913,7 +963,16 @@ impl Pack {
     /// The ids the pack holds that start with the hex digits `prefix`.
     fn with_prefix(&self, prefix: &str, hash: usize) -> Result<Vec<Oid>, String> {
         let first = u8::from_str_radix(&prefix[..2], 16).map_err(|e| e.to_string())?;
-        let (_, _, ids) = self.bucket(first, hash)?;
+        let (lo, hi) = self.bucket(first)?;
+        let len = (hi - lo) * hash as u64;
+        if len > MAX_BUCKET {
+            return Err("a pack index too large to read".into());
+        }
+        let ids = read_at(
+            &self.idx,
+            8 + 1024 + lo * hash as u64,
+            usize::try_from(len).map_err(|e| e.to_string())?,
+        )?;
         Ok(ids
             .chunks_exact(hash)
             .filter(|id| hex(id).starts_with(prefix))
