@@ -95,7 +95,14 @@ pub(super) struct Scope<'a> {
     aliases: RefCell<Vec<String>>,
     /// The command line being checked, when known: the variables it sets.
     line: Option<&'a Parsed>,
+    /// The guard's refusal of what a command destroys (a repository's history, a
+    /// disk), for commands self-protection puts back as the host sees them (a
+    /// container's, through its mounts).
+    destroys: Option<&'a Destroys>,
 }
+
+/// The guard's check of what one command destroys.
+pub(super) type Destroys = dyn Fn(&SimpleCommand) -> Option<Finding>;
 
 impl<'a> Scope<'a> {
     pub(super) fn new(root: &'a Path, binary: Option<&'a str>) -> Scope<'a> {
@@ -105,6 +112,15 @@ impl<'a> Scope<'a> {
             lookups: Cell::new(MAX_LOOKUPS),
             aliases: RefCell::new(Vec::new()),
             line: None,
+            destroys: None,
+        }
+    }
+
+    /// The scope with the guard's check of what a command destroys.
+    pub(super) fn judging_destruction(self, destroys: &'a Destroys) -> Scope<'a> {
+        Scope {
+            destroys: Some(destroys),
+            ..self
         }
     }
 
@@ -1081,6 +1097,7 @@ fn changed(command: &SimpleCommand, fed: &[String], cwd: &Cwd, scope: &Scope) ->
             command: &|run, dir| {
                 let dir = dir.map_or(Cwd::Unknown, |d| Cwd::Known(d.to_owned()));
                 written_by(run, &[], &dir, scope)
+                    .or_else(|| scope.destroys.and_then(|destroys| destroys(run)))
             },
             unpacks: &|run| extraction(run).map(|(a, d)| (a.map(str::to_owned), d.to_owned())),
             refuse: &finding,

@@ -349,7 +349,15 @@ impl<'a> Guard<'a> {
         let deny_possible = self.deny.could_match(&commands.haystack);
         let budget = Cell::new(MAX_SCRIPT_BYTES);
         let handed = Cell::new(MAX_HANDED_BYTES);
-        let scope = Scope::new(root, self.binary).in_line(parsed);
+        // What a container destroys through its mounts, judged as on the host.
+        let destroys = |run: &SimpleCommand| {
+            command_findings(run, &[], None)
+                .into_iter()
+                .find(|f| f.severity == Severity::Deny)
+        };
+        let scope = Scope::new(root, self.binary)
+            .in_line(parsed)
+            .judging_destruction(&destroys);
         let files = Files::new(root);
         let start = Cwd::start(root, cwd);
         let line = Line::scan(parsed, &start, Some(root));
