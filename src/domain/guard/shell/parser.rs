@@ -670,16 +670,20 @@ impl Parser<'_, '_> {
             let at = self.out.commands.len();
             for word in words.iter().filter(|w| w.assignment) {
                 let text = String::from_utf8_lossy(&word.text);
-                if let Some((name, value)) = text.split_once('=') {
+                if let Some((written, value)) = text.split_once('=') {
+                    let name = written.trim_end_matches('+');
+                    // `m[k]=v`: one element set, an array changed in a way only known
+                    // as the shell runs (its keys may be any words).
+                    let element = name.split_once('[').map(|(base, _)| base);
                     self.out.assignments.push(Assignment {
                         at,
-                        name: name.trim_end_matches('+').to_owned(),
-                        value: (!word.computed).then(|| value.to_owned()),
+                        name: element.unwrap_or(name).to_owned(),
+                        value: (!word.computed && element.is_none()).then(|| value.to_owned()),
                         raw: value.to_owned(),
                         each: false,
-                        array: word.array,
+                        array: word.array || element.is_some(),
                         nameref: false,
-                        append: name.ends_with('+'),
+                        append: written.ends_with('+') || element.is_some(),
                     });
                 }
             }
