@@ -885,3 +885,29 @@ fn parts_of_the_environment_the_agent_shares_are_worked_out_or_asked_about() {
     assert_eq!(answer(None, "rm -rf ${SHELL%%b*}"), Some(ASKED));
     assert_eq!(answer(None, "echo ${SHELL%%b*}"), Some(0));
 }
+
+#[test]
+fn code_naming_the_program_or_its_folder_without_quote_marks_is_refused() {
+    let p = Project::new();
+    let bin = crate::common::bin_dir().to_string_lossy().into_owned();
+    for line in [
+        format!("perl -e 'unlink q({bin}/nagger)'"),
+        format!("perl -e 'unlink qq{{{bin}/nagger}}'"),
+        format!("perl -e 'rename q!{bin}/nagger!, q!/tmp/n!'"),
+        format!("ruby -e 'File.delete(%q({bin}/nagger))'"),
+        format!("tclsh <<< 'file delete -force {bin}'"),
+        format!("echo 'file rename {bin}/nagger /tmp/n' | tclsh"),
+        "perl -e 'unlink q(.claude-nagger/config.toml)'".to_owned(),
+    ] {
+        let (code, stdout) = check(&p, &line);
+        assert_ne!(code, 0, "{line}: {stdout}");
+    }
+    for line in [
+        "perl -e 'print q(hello), qq{\\n}'".to_owned(),
+        "tclsh <<< 'file delete -force build'".to_owned(),
+        "ruby -e 'puts %w(a b c).join'".to_owned(),
+    ] {
+        let (code, stdout) = check(&p, &line);
+        assert_eq!(code, 0, "{line}: {stdout}");
+    }
+}

@@ -834,8 +834,65 @@ pub(super) fn named_in_code(text: &str, binary: Option<&str>) -> bool {
     });
     code::strings(text)
         .iter()
+        .chain(quote_like(text).iter())
         .any(|s| held(s) || named_in_code_plain(s) || glob_names_protected(s))
         || angle_globs.take(64).any(glob_names_protected)
+}
+
+/// The strings of Perl's and Ruby's quote-like operators, which use no quote marks:
+/// `q(…)`, `qq{…}`, `qw[…]`, `q!…!`, `%q(…)`, `%Q{…}`, `%w(…)`, `%(…)` (each word of a
+/// word list on its own).
+fn quote_like(text: &str) -> Vec<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() && out.len() < 256 {
+        let after_word = i > 0 && (bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_');
+        let op_len = if after_word {
+            0
+        } else if bytes[i] == b'%' {
+            match bytes.get(i + 1) {
+                Some(b'q' | b'Q' | b'w' | b'W') => 2,
+                Some(b'(' | b'{' | b'[' | b'<') => 1,
+                _ => 0,
+            }
+        } else if bytes[i] == b'q' {
+            match bytes.get(i + 1) {
+                Some(b'q' | b'w') => 2,
+                _ => 1,
+            }
+        } else {
+            0
+        };
+        let Some(&open) = bytes.get(i + op_len).filter(|_| op_len > 0) else {
+            i += 1;
+            continue;
+        };
+        let close = match open {
+            b'(' => b')',
+            b'{' => b'}',
+            b'[' => b']',
+            b'<' => b'>',
+            c if c.is_ascii_punctuation() && !matches!(c, b'_' | b'\\' | b'=' | b',' | b';') => c,
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        let start = i + op_len + 1;
+        let Some(len) = bytes
+            .get(start..)
+            .and_then(|rest| rest.iter().position(|c| *c == close))
+        else {
+            i += 1;
+            continue;
+        };
+        let inner = &text[start..start + len];
+        out.push(inner.to_owned());
+        out.extend(inner.split_whitespace().take(64).map(str::to_owned));
+        i = start + len + 1;
+    }
+    out
 }
 
 /// Whether a glob in code (`<.claude/*.json>` in Perl, `glob(".c*/*.json")`) can match
@@ -882,8 +939,16 @@ pub(super) fn named_bare(text: &str, binary: Option<&str>) -> bool {
                 ';' | '(' | ')' | '{' | '}' | '[' | ']' | '"' | '\'' | '`' | ',' | '<' | '>'
             )
     })
-    .filter(|w| w.contains(".claude") || w.contains("nagger") || w.contains("claude-code"))
-    .any(held)
+    .any(|w| {
+        if w.contains(".claude") || w.contains("nagger") || w.contains("claude-code") {
+            return held(w);
+        }
+        // An absolute path to the nagger program, the folder that holds it, or one above.
+        (w.starts_with('/') || w.starts_with("~/"))
+            && w.len() > 1
+            && !w.contains(['*', '?', '$'])
+            && protected(w, binary).is_some()
+    })
 }
 
 /// Whether a name in code is one of nagger's files or a folder holding them. Code does
