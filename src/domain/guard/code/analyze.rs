@@ -8,7 +8,7 @@ use super::lexer::{Tok, lex};
 use super::model::{Effect, Language, MAX_EFFECTS, Nested, quote_words};
 use super::tables::{
     CWD_NAMES, Cap, DISPATCH, ENV_NAMES, HOME_NAMES, LOADERS, OPAQUE_NAMES, PATH_BUILDERS,
-    RECEIVER_METHODS, TABLE, applies, bare_calls,
+    RECEIVER_METHODS, TABLE, UNPACK_METHODS, applies, bare_calls,
 };
 use crate::domain::guard::targets::{Reach, dangerous_target};
 
@@ -537,6 +537,12 @@ impl Scan<'_> {
             Val::Str(_) | Val::List(_) | Val::Unknown => return Val::Unknown,
         };
         let (args, kw) = self.keywords(args);
+        if UNPACK_METHODS.contains(&name.as_str())
+            && (qual.starts_with(['\u{0}', '\u{1}']) || !module_of_power(&qual))
+        {
+            self.push(Effect::Writes(None));
+            return Val::Unknown;
+        }
         if qual == "\u{1}" {
             let tree = RECEIVER_METHODS
                 .iter()

@@ -164,6 +164,20 @@ pub(super) const TABLE: &[Entry] = &[
     ),
     e(RB, &[], "extract", Cap::Unpack),
     e(PL, &[], "extract", Cap::Unpack),
+    // Archive::Tar, Archive::Zip.
+    e(PL, &[], "extract_archive", Cap::Unpack),
+    e(PL, &[], "extract_file", Cap::Unpack),
+    e(PL, &[], "extractTree", Cap::Unpack),
+    e(PL, &[], "extractMember", Cap::Unpack),
+    e(PL, &[], "extractMemberWithoutPaths", Cap::Unpack),
+    // Gem::Package, Minitar.
+    e(RB, &[], "extract_files", Cap::Unpack),
+    e(
+        RB,
+        &["Minitar", "Archive::Tar::Minitar"],
+        "unpack",
+        Cap::Unpack,
+    ),
     e(PHP, &[], "extractTo", Cap::Unpack),
     e(PY, &[""], "open", Cap::Open),
     e(PY, &["io", "codecs", "builtins"], "open", Cap::Open),
@@ -502,6 +516,27 @@ pub(super) const RECEIVER_METHODS: &[(&str, Option<bool>)] = &[
     ("extractAllTo", None),
     ("extractEntryTo", None),
     ("extractTo", None),
+    ("extract_archive", None),
+    ("extract_file", None),
+    ("extract_files", None),
+    ("extractTree", None),
+    ("extractMember", None),
+    ("extractMemberWithoutPaths", None),
+];
+
+/// Methods that unpack an archive, whatever they are called on: they write names only the
+/// archive knows (`$tar->extract_file(…)`, `zip.extractall()`).
+pub(super) const UNPACK_METHODS: &[&str] = &[
+    "extractall",
+    "extractAllTo",
+    "extractEntryTo",
+    "extractTo",
+    "extract_archive",
+    "extract_file",
+    "extract_files",
+    "extractTree",
+    "extractMember",
+    "extractMemberWithoutPaths",
 ];
 
 /// Whether `lang` lets a call take its arguments without brackets (`system "ls"`).
