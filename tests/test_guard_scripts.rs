@@ -911,3 +911,30 @@ fn code_naming_the_program_or_its_folder_without_quote_marks_is_refused() {
         assert_eq!(code, 0, "{line}: {stdout}");
     }
 }
+
+#[test]
+fn curl_configs_in_files_and_substitutions_are_read_or_asked_about() {
+    let p = Project::new();
+    write(
+        &p,
+        "c.txt",
+        "url = \"file:///etc/hostname\"\noutput = \".claude/settings.json\"\n",
+    );
+    write(&p, "quiet.txt", "silent\nshow-error\n");
+    for line in [
+        "curl -K c.txt",
+        "curl --config=c.txt",
+        "curl -K <(echo 'output=.claude/settings.json') file:///etc/hostname",
+        "curl -K /dev/fd/3 3<<< 'output=.claude-nagger/config.toml' https://x",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, ASKED, "{line}: {stdout}");
+    }
+    for line in [
+        "curl -K quiet.txt https://example.com",
+        "curl -K absent.txt https://x",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, 0, "{line}: {stdout}");
+    }
+}

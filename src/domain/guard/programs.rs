@@ -81,6 +81,15 @@ pub(super) fn xargs_fed(parsed: &Parsed, index: usize) -> Vec<String> {
             }
         })
         .chain(from_stdin)
+        // `parallel rm -rf :::: <(echo ~)`: its arguments from files.
+        .chain(
+            original
+                .iter()
+                .skip_while(|w| !w.starts_with("::::"))
+                .skip(1)
+                .take_while(|w| !w.starts_with(":::"))
+                .map(String::as_str),
+        )
         .collect::<Vec<_>>();
     for file in files {
         if let Some(file) = Some(file).filter(|f| f.starts_with("<("))

@@ -1529,6 +1529,15 @@ fn written_by_options(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Opti
     None
 }
 
+/// The text of a program's config file on disk, bounded and opened without blocking.
+fn read_config(path: &str) -> Option<String> {
+    use std::io::Read;
+    let file = crate::base::files::open_regular(std::path::Path::new(path)).ok()?;
+    let mut text = String::new();
+    file.take(64 * 1024).read_to_string(&mut text).ok()?;
+    Some(text)
+}
+
 /// A protected path given as the value of an output-like option of any program
 /// (see [`outputs::option_outputs`]): asked about.
 fn output_option_given(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding> {
@@ -1542,31 +1551,60 @@ fn output_option_given(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Opt
         .first()
         .map(|w| outputs::option_outputs(super::shell::basename(w), &wrapped[1..]))
         .unwrap_or_default();
-    // `curl -K - <<< 'output = "F"'`: options read from a config on standard input.
-    let config_outputs: Vec<&str> = if name == "curl"
-        && option_values(command.args(), &["-K"], &["--config"])
-            .iter()
-            .any(|v| matches!(*v, "-" | "/dev/stdin"))
-    {
-        command
-            .stdin_texts
-            .iter()
-            .flat_map(|t| t.lines())
-            .filter_map(|line| {
-                let line = line.trim().trim_start_matches('-');
-                let (key, value) = line
-                    .split_once(['=', ':', ' ', '\t'])
-                    .map(|(k, v)| (k.trim(), v.trim().trim_start_matches(['=', ':']).trim()))?;
-                matches!(
-                    key,
-                    "output" | "o" | "dump-header" | "D" | "trace" | "stderr"
-                )
-                .then(|| value.trim_matches('"'))
-            })
-            .collect()
+    // `curl -K - <<< 'output = "F"'`, `curl -K cfg.txt`: options read from a config on
+    // standard input or in a file; one nagger cannot see (`-K <(…)`) is asked about.
+    let configs = if name == "curl" {
+        option_values(command.args(), &["-K"], &["--config"])
     } else {
         Vec::new()
     };
+    let mut texts: Vec<String> = Vec::new();
+    for config in &configs {
+        match *config {
+            "-" | "/dev/stdin" => texts.extend(command.stdin_texts.iter().cloned()),
+            c if c.contains(['$', '`']) || c.starts_with("<(") || c.starts_with("/dev/fd/") => {
+                return Some(Finding::ask(
+                    "guard:self-protect-unsure",
+                    format!(
+                        "runs `curl` with options read from `{c}`, which nagger cannot see: \
+                         they may write nagger's own files or Claude Code's settings"
+                    ),
+                    "Give curl its options on the command line.",
+                ));
+            }
+            c => {
+                if let Some(text) = resolve(cwd, c).and_then(|full| read_config(&full)) {
+                    texts.push(text);
+                }
+            }
+        }
+    }
+    let config_outputs: Vec<&str> = texts
+        .iter()
+        .flat_map(|t| t.lines())
+        .filter_map(|line| {
+            let line = line.trim().trim_start_matches('-');
+            let (key, value) = line
+                .split_once(['=', ':', ' ', '\t'])
+                .map(|(k, v)| (k.trim(), v.trim().trim_start_matches(['=', ':']).trim()))?;
+            matches!(
+                key,
+                "output"
+                    | "o"
+                    | "dump-header"
+                    | "D"
+                    | "trace"
+                    | "trace-ascii"
+                    | "stderr"
+                    | "etag-save"
+                    | "cookie-jar"
+                    | "c"
+                    | "libcurl"
+                    | "output-dir"
+            )
+            .then(|| value.trim_matches('"'))
+        })
+        .collect();
     let value = outputs::option_outputs(name, command.args())
         .into_iter()
         .chain(config_outputs)

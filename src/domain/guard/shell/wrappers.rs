@@ -1420,13 +1420,16 @@ fn peel_prefixes(mut args: Vec<String>) -> Peeled {
     args.drain(..start.min(args.len()));
     // `parallel sh -c ::: 'script'`, `parallel rm -rf ::: a b`: the arguments after
     // `:::` are appended to the command parallel was given.
+    // `parallel rm -rf :::: list`: the arguments are read from files (judged where the
+    // files are known, as `xargs -a`'s are).
     if prefixes.last().is_some_and(|p| p == "parallel")
-        && let Some(at) = args.iter().position(|a| a == ":::")
+        && let Some(at) = args.iter().position(|a| a.starts_with(":::"))
         && at > 0
     {
+        let from_files = args[at].starts_with("::::");
         let given: Vec<String> = args[at + 1..]
             .iter()
-            .take_while(|a| !a.starts_with(":::"))
+            .take_while(|a| !a.starts_with(":::") && !from_files)
             .cloned()
             .collect();
         args.truncate(at);
