@@ -1708,8 +1708,16 @@ fn git_value_run(key: &str, value: &str) -> Option<GitRun> {
         return Some(GitRun::Argv(run));
     }
     if lower.starts_with("credential") {
-        // A helper without `!` is `git credential-<name>`.
-        return None;
+        // A helper given by an absolute path runs as written; one by name is
+        // `git credential-<name> <args>` (`store --file=F` writes `F`).
+        if value.starts_with('/') {
+            return Some(GitRun::Shell(value.to_owned()));
+        }
+        let words = super::lexer::split_words(value);
+        let (first, rest) = words.split_first()?;
+        let mut run = vec!["git".to_owned(), format!("credential-{first}")];
+        run.extend(rest.iter().cloned());
+        return Some(GitRun::Argv(run));
     }
     if matches!(value, "true" | "false" | "0" | "1" | "") && lower == "core.fsmonitor" {
         return None;
