@@ -362,6 +362,9 @@ fn reached_at(command: &SimpleCommand, cwd: &Cwd, scope: &Host, depth: usize) ->
              (`docker inspect`).",
         ));
     }
+    if let Some(found) = volume_bound(command, cwd, scope) {
+        return Some(found);
+    }
     let mut run = invocation(command, cwd, scope)?;
     if run.exec {
         run.mounts = started_earlier(command, &run, cwd, scope)?;
@@ -1118,6 +1121,12 @@ fn bind_mount(spec: &str, cwd: &Cwd, scope: &Host) -> Option<Mount> {
         match key {
             "type" => kind = value,
             "source" | "src" => source = Some(value),
+            // A volume of the local driver bound to a host folder
+            // (`volume-opt=type=none,volume-opt=o=bind,volume-opt=device=/x`).
+            "volume-opt" if value.starts_with("device=") => {
+                kind = "bind";
+                source = value.strip_prefix("device=");
+            }
             "target" | "destination" | "dst" => target = Some(value),
             "readonly" | "ro" => {
                 read_only = !matches!(value, "false" | "0");
@@ -1133,6 +1142,41 @@ fn bind_mount(spec: &str, cwd: &Cwd, scope: &Host) -> Option<Mount> {
         target: container_target(target?)?,
         source,
         writable: !read_only,
+    })
+}
+
+/// `docker volume create --opt type=none --opt o=bind --opt device=/x v`: a named volume
+/// bound to a host folder, which any later container given `v` writes. Bound to a folder
+/// holding nagger's files or Claude Code's settings, it is asked about.
+fn volume_bound(command: &SimpleCommand, cwd: &Cwd, scope: &Host) -> Option<Finding> {
+    if !ENGINES.contains(&command.name()) {
+        return None;
+    }
+    let args = command.args();
+    let at = args.iter().position(|a| a == "volume")?;
+    if args.get(at + 1).map(String::as_str) != Some("create") {
+        return None;
+    }
+    let words = &args[at + 2..];
+    let device = words.iter().enumerate().find_map(|(k, w)| {
+        let value = match w.as_str() {
+            "-o" | "--opt" => words.get(k + 1).map(String::as_str),
+            w => w.strip_prefix("--opt=").or_else(|| w.strip_prefix("-o")),
+        }?;
+        value.strip_prefix("device=")
+    })?;
+    let source = host_source(device, cwd, scope)?;
+    let reaches =
+        source.contains(['$', '`']) || (scope.holds)(&source) || (scope.protected)(&source);
+    reaches.then(|| {
+        Finding::ask(
+            "guard:self-protect-unsure",
+            format!(
+                "creates a volume bound to `{source}`, which holds nagger's own files or \
+                 Claude Code's settings: any container given the volume writes them"
+            ),
+            "Bind a folder that holds none of them, or mount it read-only where it is used.",
+        )
     })
 }
 
