@@ -191,6 +191,15 @@ pub(super) fn outside(command: &SimpleCommand) -> Option<Finding> {
                 .then(|| format!("deletes cloud resources (`{name}`)"))
                 .map(ask)
         }
+        // `gh api -X PATCH repos/o/r/git/refs/heads/main -f sha=… -F force=true`: a
+        // branch moved on the remote whatever it held, as `git push --force` does.
+        "gh" if first == "api" && forces_ref(args) => Some(Finding::deny(
+            "guard:git-push-force",
+            "moves a branch on the remote by force through GitHub's API (`force=true`), \
+             overwriting its history"
+                .into(),
+            "Update the branch without `force`, or ask the user to do it.",
+        )),
         "npm" | "pnpm" | "yarn" | "cargo" | "twine" | "gem" | "poetry" | "flit" | "mvn" | "gh"
             if (matches!(
                 first,
@@ -487,6 +496,28 @@ fn accounts_changed(name: &str, args: &[String]) -> bool {
         "chage" => has_flag(args, "EdM", &["expiredate", "lastday", "maxdays"]),
         _ => !args.iter().any(|a| a == "--help" || a == "-h"),
     }
+}
+
+/// Whether `gh api` ARGS update a git ref with `force` set (`-F force=true`,
+/// `--field=force=true`, `-f force=1`).
+fn forces_ref(args: &[String]) -> bool {
+    let refs = args.iter().any(|a| a.contains("git/refs"));
+    let mut fields: Vec<&str> = Vec::new();
+    for (k, a) in args.iter().enumerate() {
+        match a.as_str() {
+            "-f" | "-F" | "--field" | "--raw-field" => {
+                fields.extend(args.get(k + 1).map(String::as_str));
+            }
+            a => fields.extend(
+                ["--field=", "--raw-field=", "-f", "-F"]
+                    .iter()
+                    .find_map(|p| a.strip_prefix(p)),
+            ),
+        }
+    }
+    refs && fields.iter().any(
+        |f| matches!(f.split_once('='), Some(("force", v)) if matches!(v, "true" | "1" | "yes")),
+    )
 }
 
 #[cfg(test)]

@@ -102,7 +102,7 @@ pub(super) struct Scope<'a> {
 }
 
 /// The guard's check of what one command destroys.
-pub(super) type Destroys = dyn Fn(&SimpleCommand) -> Option<Finding>;
+pub(super) type Destroys = dyn Fn(&SimpleCommand, &Cwd) -> Option<Finding>;
 
 impl<'a> Scope<'a> {
     pub(super) fn new(root: &'a Path, binary: Option<&'a str>) -> Scope<'a> {
@@ -1162,7 +1162,7 @@ fn changed(command: &SimpleCommand, fed: &[String], cwd: &Cwd, scope: &Scope) ->
             command: &|run, dir| {
                 let dir = dir.map_or(Cwd::Unknown, |d| Cwd::Known(d.to_owned()));
                 written_by(run, &[], &dir, scope)
-                    .or_else(|| scope.destroys.and_then(|destroys| destroys(run)))
+                    .or_else(|| scope.destroys.and_then(|destroys| destroys(run, &dir)))
             },
             unpacks: &|run| extraction(run).map(|(a, d)| (a.map(str::to_owned), d.to_owned())),
             refuse: &finding,

@@ -350,9 +350,10 @@ impl<'a> Guard<'a> {
         let budget = Cell::new(MAX_SCRIPT_BYTES);
         let handed = Cell::new(MAX_HANDED_BYTES);
         // What a container destroys through its mounts, judged as on the host.
-        let destroys = |run: &SimpleCommand| {
+        let destroys = |run: &SimpleCommand, cwd: &Cwd| {
             command_findings(run, &[], None)
                 .into_iter()
+                .chain(important::written(run, &[], cwd))
                 .find(|f| f.severity == Severity::Deny)
         };
         let scope = Scope::new(root, self.binary)

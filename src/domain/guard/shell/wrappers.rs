@@ -474,6 +474,16 @@ impl Parser<'_, '_> {
                 }
             }
             "find" if depth < MAX_DEPTH => {
+                // With `-maxdepth 0` the only files found are the start points: `{}` is
+                // each of them (`find ~/.local/bin -maxdepth 0 -exec cp x {}/nagger \;`).
+                let starts: Vec<String> = argv[1..]
+                    .iter()
+                    .take_while(|a| !a.starts_with('-') && !matches!(a.as_str(), "(" | "!"))
+                    .take(8)
+                    .cloned()
+                    .collect();
+                let only_starts = argv.windows(2).any(|w| w[0] == "-maxdepth" && w[1] == "0")
+                    && !starts.is_empty();
                 let mut k = 1;
                 while k < argv.len() {
                     let action = argv[k].as_str();
@@ -491,6 +501,13 @@ impl Parser<'_, '_> {
                         break;
                     }
                     let ctx = inner(format!("find {action}"));
+                    if only_starts && action == "-exec" && run.iter().any(|a| a.contains("{}")) {
+                        for start in &starts {
+                            let filled = run.iter().map(|a| a.replace("{}", start)).collect();
+                            self.emit(filled, &ctx, Io::default(), pipeline, stage, depth + 1);
+                        }
+                        continue;
+                    }
                     self.emit(run, &ctx, Io::default(), pipeline, stage, depth + 1);
                 }
             }
