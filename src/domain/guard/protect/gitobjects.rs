@@ -1342,6 +1342,90 @@ mod tests {
     }
 
     #[test]
+    fn sha256_repositories_worktrees_and_alternates_are_read() {
+        // SHA-256 ids, loose and packed.
+        let dir = tempfile::tempdir().expect("a folder");
+        let d = dir.path();
+        git(d, &["init", "-q", "-b", "main", "--object-format=sha256"]);
+        write(d, ".claude/settings.json", "{}\n");
+        git(d, &["add", "-A"]);
+        git(d, &["commit", "-qm", "1"]);
+        write(d, ".claude/settings.json", "{\"x\":1}\n");
+        git(d, &["commit", "-qam", "2"]);
+        for pack in [false, true] {
+            if pack {
+                git(d, &["gc", "-q"]);
+            }
+            let store = Store::open(&d.join(".git"));
+            let want = git(d, &["rev-parse", "HEAD~1:.claude/settings.json"]);
+            let tree = store.tree("HEAD~1", false).expect("a tree");
+            let entries = store
+                .entries(Some(&tree), &[".claude/settings.json".to_owned()])
+                .expect("entries");
+            assert_eq!(hex(&entries[0].oid), want);
+        }
+        // A worktree keeps its own HEAD and shares refs and objects.
+        let wt = d.join("wt");
+        git(
+            d,
+            &[
+                "worktree",
+                "add",
+                "-q",
+                "-b",
+                "w",
+                &wt.to_string_lossy(),
+                "HEAD~1",
+            ],
+        );
+        let own = d.join(".git/worktrees/wt");
+        let store = Store::open(&own);
+        assert_eq!(
+            hex(&store
+                .commit("HEAD", false)
+                .expect("head")
+                .expect("a commit")),
+            git(d, &["rev-parse", "HEAD~1"])
+        );
+        assert_eq!(
+            hex(&store
+                .commit("main", false)
+                .expect("main")
+                .expect("a commit")),
+            git(d, &["rev-parse", "main"])
+        );
+        // A clone that borrows its objects through alternates.
+        let other = tempfile::tempdir().expect("a folder");
+        let clone = other.path().join("c");
+        git(
+            other.path(),
+            &[
+                "clone",
+                "-q",
+                "--shared",
+                &d.to_string_lossy(),
+                &clone.to_string_lossy(),
+            ],
+        );
+        let store = Store::open(&clone.join(".git"));
+        let tree = store.tree("origin/main~1", false).expect("a tree");
+        assert_eq!(
+            store
+                .entries(Some(&tree), &[".claude/settings.json".to_owned()])
+                .expect("entries")
+                .len(),
+            1
+        );
+        // `git switch w` guesses the remote's branch `origin/w`; by itself `w` names
+        // nothing in the clone.
+        assert_eq!(
+            hex(&store.commit("w", true).expect("w").expect("a commit")),
+            git(d, &["rev-parse", "w"])
+        );
+        assert!(matches!(store.commit("w", false), Err(Problem::Missing(_))));
+    }
+
+    #[test]
     fn an_unborn_branch_has_no_commit() {
         let dir = tempfile::tempdir().expect("a folder");
         git(dir.path(), &["init", "-q"]);
