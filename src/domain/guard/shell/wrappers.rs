@@ -1835,6 +1835,8 @@ fn git_scripts(argv: &[String]) -> Vec<(String, GitRun)> {
     let mut i = 1;
     // `git -c alias.s='!cmd' s args`: the alias runs with the arguments after it.
     let mut aliases: Vec<(String, String)> = Vec::new();
+    // `git -c alias.co=checkout co HEAD~2`: git's own command, with the arguments after.
+    let mut plain: Vec<(String, String)> = Vec::new();
     while let Some(arg) = argv.get(i) {
         if !arg.starts_with('-') {
             break;
@@ -1847,9 +1849,11 @@ fn git_scripts(argv: &[String]) -> Vec<(String, GitRun)> {
                     .get(..6)
                     .filter(|p| p.eq_ignore_ascii_case("alias."))
                     .map(|_| &key[6..])
-                    && let Some(script) = value.strip_prefix('!')
                 {
-                    aliases.push((name.to_owned(), script.to_owned()));
+                    match value.strip_prefix('!') {
+                        Some(script) => aliases.push((name.to_owned(), script.to_owned())),
+                        None => plain.push((name.to_owned(), value.to_owned())),
+                    }
                 }
                 out.push((format!("git -c {key}"), run));
             }
@@ -1882,6 +1886,11 @@ fn git_scripts(argv: &[String]) -> Vec<(String, GitRun)> {
             format!("git alias `{sub}`"),
             GitRun::Shell(format!("{script} {}", args.join(" "))),
         ));
+    } else if let Some((_, value)) = plain.iter().rev().find(|(name, _)| name == sub) {
+        let mut run: Vec<String> = argv[..i].to_vec();
+        run.extend(super::lexer::split_words(value));
+        run.extend(rest.iter().cloned());
+        out.push((format!("git alias `{sub}`"), GitRun::Argv(run)));
     }
     // Options whose value is a command git runs through the shell: the other side of a
     // transport (`--upload-pack`, `--receive-pack`, `--exec`, `clone -u`), and the pager
