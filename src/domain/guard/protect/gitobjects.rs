@@ -697,6 +697,46 @@ impl Store {
         Ok(self.tree_of(&oid)?)
     }
 
+    /// The stash entry `stash@{n}`: `refs/stash` itself, or an older entry from its reflog.
+    pub(super) fn stash(&self, n: usize) -> Result<Oid, Problem> {
+        if n == 0 {
+            return self
+                .reference("refs/stash")?
+                .ok_or_else(|| Problem::Missing("there is no stash".into()));
+        }
+        let path = self.common.join("logs/refs/stash");
+        let mut file = match files::open_regular(&path) {
+            Ok(file) => file,
+            Err(e) if not_found(&e) => return Err(Problem::Missing("there is no stash".into())),
+            Err(e) => return Err(format!("the stash's reflog: {e}").into()),
+        };
+        let len = file.metadata().map_err(|e| e.to_string())?.len();
+        let start = len.saturating_sub(MAX_REFLOG);
+        file.seek(SeekFrom::Start(start))
+            .map_err(|e| e.to_string())?;
+        let mut text = Vec::new();
+        file.take(MAX_REFLOG)
+            .read_to_end(&mut text)
+            .map_err(|e| e.to_string())?;
+        let text = String::from_utf8_lossy(&text);
+        let mut lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+        if start > 0 && !lines.is_empty() {
+            lines.remove(0);
+        }
+        let line = lines.iter().rev().nth(n).ok_or_else(|| {
+            Problem::Missing(format!("the stash holds fewer than {} entries", n + 1))
+        })?;
+        let id = line.split_whitespace().nth(1).unwrap_or("");
+        from_hex(id)
+            .filter(|o| o.len() == self.hash)
+            .ok_or_else(|| "a stash reflog line nagger cannot read".into())
+    }
+
+    /// A commit's parents.
+    pub(super) fn parents_of(&self, commit: &[u8]) -> Result<Vec<Oid>, Problem> {
+        Ok(self.parents(commit)?)
+    }
+
     /// The commit's first parent, if it has one.
     pub(super) fn first_parent(&self, commit: &[u8]) -> Result<Option<Oid>, String> {
         Ok(self.parents(commit)?.into_iter().next())

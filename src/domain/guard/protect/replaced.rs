@@ -109,6 +109,9 @@ enum Moves<'a> {
     Changes(Vec<&'a str>),
     /// These histories are joined with `HEAD`'s.
     Joined(Vec<&'a str>),
+    /// The stash entry `stash@{n}` is applied: its changes to the work tree and the
+    /// index, and the untracked files it keeps.
+    Stash(usize),
 }
 
 /// The revisions `git <sub> <rest>` moves to, when it names them all.
@@ -214,6 +217,21 @@ fn moves<'a>(sub: &str, rest: &'a [String], exists: &dyn Fn(&str) -> bool) -> Op
                     .any(|o| o.contains("..") || o.starts_with('^'));
             (named && !ends(&s) && !s.has("m", &["mainline"]))
                 .then(|| Moves::Changes(s.operands.clone()))
+        }
+        "stash" if matches!(rest.first().map(String::as_str), Some("pop" | "apply")) => {
+            let s = split(&rest[1..], &[]);
+            let n = match s.operands.as_slice() {
+                [] => 0,
+                [entry] => {
+                    let n = entry
+                        .strip_prefix("stash@{")
+                        .and_then(|e| e.strip_suffix('}'))
+                        .unwrap_or(entry);
+                    n.parse().ok()?
+                }
+                _ => return None,
+            };
+            Some(Moves::Stash(n))
         }
         "merge" | "rebase" => {
             let s = split(
@@ -355,6 +373,27 @@ fn compared(
                 let after = tree_of(Some(&commit))?;
                 if let Some(file) = first_difference(&before, &after) {
                     return Ok(Some((file, (*rev).to_owned())));
+                }
+            }
+            Ok(None)
+        }
+        Moves::Stash(n) => {
+            let stash = store.stash(*n)?;
+            let parents = store.parents_of(&stash)?;
+            let name = format!("stash@{{{n}}}");
+            let before = tree_of(parents.first().map(Vec::as_slice))?;
+            // The work tree it keeps, the index (`--index`), and its untracked files.
+            for kept in std::iter::once(Some(stash.as_slice()))
+                .chain(parents.iter().skip(1).take(2).map(|p| Some(p.as_slice())))
+            {
+                let after = tree_of(kept)?;
+                let changed = if parents.get(2).is_some_and(|u| Some(u.as_slice()) == kept) {
+                    after.first().map(|e| e.path.clone())
+                } else {
+                    first_difference(&before, &after)
+                };
+                if let Some(file) = changed {
+                    return Ok(Some((file, name)));
                 }
             }
             Ok(None)
@@ -881,7 +920,10 @@ pub(super) fn replaced(
     let moved = moves(sub, rest, &exists);
     // By revision: moves that replace the tree, or join another history.
     let by_revision = match (&what, moved) {
-        (Some(Replace::Tree), Some(m @ (Moves::To { .. } | Moves::Changes(_)))) => Some(m),
+        (
+            Some(Replace::Tree),
+            Some(m @ (Moves::To { .. } | Moves::Changes(_) | Moves::Stash(_))),
+        ) => Some(m),
         (None, Some(m @ Moves::Joined(_))) => Some(m),
         _ => None,
     };
@@ -993,7 +1035,7 @@ pub(super) fn replaced(
                     rev,
                     via: match moved {
                         Moves::To { .. } => Via::To,
-                        Moves::Changes(_) => Via::Changes,
+                        Moves::Changes(_) | Moves::Stash(_) => Via::Changes,
                         Moves::Joined(_) => Via::Joined,
                     },
                     top,

@@ -1052,3 +1052,41 @@ fn switching_between_branches_with_the_same_tracked_settings_passes() {
         Some("guard:self-protect-tracked")
     );
 }
+
+#[test]
+fn stash_entries_are_judged_by_the_changes_they_keep() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join(".claude")).unwrap();
+    std::fs::write(root.join(".claude/settings.json"), "{}\n").unwrap();
+    std::fs::write(root.join("README.md"), "a\n").unwrap();
+    git_in(root, &["init", "-q", "-b", "main"]);
+    git_in(root, &["add", "-A"]);
+    git_in(root, &["commit", "-qm", "one"]);
+    let asked = Some("guard:self-protect-tracked");
+    // A stash of a README change: applying it changes no settings.
+    std::fs::write(root.join("README.md"), "b\n").unwrap();
+    git_in(root, &["stash", "-q"]);
+    for line in [
+        "git stash pop",
+        "git stash apply",
+        "git stash apply stash@{0}",
+        "git stash pop 0",
+    ] {
+        assert_eq!(tracked_check(line, root), None, "{line}");
+    }
+    // A stash of the settings on top of it.
+    std::fs::write(root.join(".claude/settings.json"), "{\"x\":1}\n").unwrap();
+    git_in(root, &["stash", "-q"]);
+    assert_eq!(tracked_check("git stash pop", root), asked);
+    assert_eq!(tracked_check("git stash apply stash@{1}", root), None);
+    assert_eq!(tracked_check("git stash pop 1", root), None);
+    // Untracked settings kept by `stash -u`.
+    std::fs::write(root.join(".claude/settings.local.json"), "{}\n").unwrap();
+    git_in(root, &["stash", "-u", "-q"]);
+    assert_eq!(tracked_check("git stash pop", root), asked);
+    assert_eq!(tracked_check("git stash apply 1", root), asked);
+    assert_eq!(tracked_check("git stash apply 2", root), None);
+    // An entry the stash does not hold asks as before where settings are tracked.
+    assert_eq!(tracked_check("git stash pop stash@{9}", root), asked);
+}
