@@ -448,16 +448,15 @@ impl Store {
         Ok(found.into_iter().map(|(_, oid)| oid).collect())
     }
 
-    /// The branch or commit the `n`th last `checkout: moving from A to B` of `HEAD`'s
-    /// reflog left (`@{-n}`, `-`).
-    fn previous_checkout(&self, n: usize) -> Result<String, Problem> {
-        let path = self.git_dir.join("logs/HEAD");
-        let mut file = match files::open_regular(&path) {
+    /// The lines of the end of a reflog (its last [`MAX_REFLOG`] bytes, a line cut there
+    /// left out); `what` names it when it is missing.
+    fn reflog_tail(path: &Path, what: &str) -> Result<Vec<String>, Problem> {
+        let mut file = match files::open_regular(path) {
             Ok(file) => file,
             Err(e) if not_found(&e) => {
-                return Err(Problem::Missing("HEAD has no reflog".into()));
+                return Err(Problem::Missing(format!("{what} has no reflog")));
             }
-            Err(e) => return Err(format!("HEAD's reflog: {e}").into()),
+            Err(e) => return Err(format!("{what}'s reflog: {e}").into()),
         };
         let len = file.metadata().map_err(|e| e.to_string())?.len();
         let start = len.saturating_sub(MAX_REFLOG);
@@ -468,11 +467,22 @@ impl Store {
             .read_to_end(&mut text)
             .map_err(|e| e.to_string())?;
         let text = String::from_utf8_lossy(&text);
-        let mut lines: Vec<&str> = text.lines().collect();
+        let mut lines: Vec<String> = text
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(str::to_owned)
+            .collect();
         if start > 0 && !lines.is_empty() {
             // The first line read may be cut.
             lines.remove(0);
         }
+        Ok(lines)
+    }
+
+    /// The branch or commit the `n`th last `checkout: moving from A to B` of `HEAD`'s
+    /// reflog left (`@{-n}`, `-`).
+    fn previous_checkout(&self, n: usize) -> Result<String, Problem> {
+        let lines = Self::reflog_tail(&self.git_dir.join("logs/HEAD"), "HEAD")?;
         lines
             .iter()
             .rev()
@@ -704,25 +714,7 @@ impl Store {
                 .reference("refs/stash")?
                 .ok_or_else(|| Problem::Missing("there is no stash".into()));
         }
-        let path = self.common.join("logs/refs/stash");
-        let mut file = match files::open_regular(&path) {
-            Ok(file) => file,
-            Err(e) if not_found(&e) => return Err(Problem::Missing("there is no stash".into())),
-            Err(e) => return Err(format!("the stash's reflog: {e}").into()),
-        };
-        let len = file.metadata().map_err(|e| e.to_string())?.len();
-        let start = len.saturating_sub(MAX_REFLOG);
-        file.seek(SeekFrom::Start(start))
-            .map_err(|e| e.to_string())?;
-        let mut text = Vec::new();
-        file.take(MAX_REFLOG)
-            .read_to_end(&mut text)
-            .map_err(|e| e.to_string())?;
-        let text = String::from_utf8_lossy(&text);
-        let mut lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-        if start > 0 && !lines.is_empty() {
-            lines.remove(0);
-        }
+        let lines = Self::reflog_tail(&self.common.join("logs/refs/stash"), "the stash")?;
         let line = lines.iter().rev().nth(n).ok_or_else(|| {
             Problem::Missing(format!("the stash holds fewer than {} entries", n + 1))
         })?;
@@ -1144,12 +1136,13 @@ fn apply_delta(base: &[u8], delta: &[u8]) -> Result<Vec<u8>, String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use std::fmt::Write;
     use std::process::Command;
 
-    fn git(dir: &Path, args: &[&str]) -> String {
+    /// `git` in `dir` with a fixed author and no user configuration: its output.
+    pub(in crate::domain::guard::protect) fn git(dir: &Path, args: &[&str]) -> String {
         let out = Command::new("git")
             .args(args)
             .current_dir(dir)

@@ -84,6 +84,18 @@ fn is_head(rev: &str) -> bool {
     matches!(rev, "HEAD" | "@")
 }
 
+/// The options of `git checkout`, `git switch` and `git read-tree` that take a value.
+const CHECKOUT_VALUED: &[&str] = &["-b", "-B", "--orphan", "--conflict", "--pathspec-from-file"];
+const SWITCH_VALUED: &[&str] = &[
+    "-c",
+    "-C",
+    "--create",
+    "--force-create",
+    "--orphan",
+    "--conflict",
+];
+const READ_TREE_VALUED: &[&str] = &["--prefix", "--index-output", "--exclude-per-directory"];
+
 /// Whether a checkout's first operand is written as a pathspec, not a revision.
 fn path_like(first: &str) -> bool {
     matches!(first, "." | "..")
@@ -129,10 +141,7 @@ fn moves<'a>(sub: &str, rest: &'a [String], exists: &dyn Fn(&str) -> bool) -> Op
     };
     match sub {
         "checkout" => {
-            let s = split(
-                rest,
-                &["-b", "-B", "--orphan", "--conflict", "--pathspec-from-file"],
-            );
+            let s = split(rest, CHECKOUT_VALUED);
             if s.has_long("pathspec-from-file") || s.after.as_ref().is_some_and(|a| !a.is_empty()) {
                 return None;
             }
@@ -149,17 +158,7 @@ fn moves<'a>(sub: &str, rest: &'a [String], exists: &dyn Fn(&str) -> bool) -> Op
             }
         }
         "switch" => {
-            let s = split(
-                rest,
-                &[
-                    "-c",
-                    "-C",
-                    "--create",
-                    "--force-create",
-                    "--orphan",
-                    "--conflict",
-                ],
-            );
+            let s = split(rest, SWITCH_VALUED);
             if s.has_long("orphan") {
                 return to(vec![None]);
             }
@@ -183,10 +182,7 @@ fn moves<'a>(sub: &str, rest: &'a [String], exists: &dyn Fn(&str) -> bool) -> Op
             }
         }
         "read-tree" => {
-            let s = split(
-                rest,
-                &["--prefix", "--index-output", "--exclude-per-directory"],
-            );
+            let s = split(rest, READ_TREE_VALUED);
             if !s.has("u", &[]) || s.options.iter().any(|o| is_long(o, "prefix")) {
                 return None;
             }
@@ -431,10 +427,7 @@ fn replaces<'a>(
     let tree_unless = |read_only: bool| (!read_only).then_some(Replace::Tree);
     match sub {
         "checkout" => {
-            let s = split(
-                rest,
-                &["-b", "-B", "--orphan", "--conflict", "--pathspec-from-file"],
-            );
+            let s = split(rest, CHECKOUT_VALUED);
             if s.has_long("pathspec-from-file") {
                 return Some(Replace::Tree);
             }
@@ -471,17 +464,7 @@ fn replaces<'a>(
             }
         }
         "switch" => {
-            let s = split(
-                rest,
-                &[
-                    "-c",
-                    "-C",
-                    "--create",
-                    "--force-create",
-                    "--orphan",
-                    "--conflict",
-                ],
-            );
+            let s = split(rest, SWITCH_VALUED);
             if s.has_long("orphan") {
                 return Some(Replace::Tree);
             }
@@ -564,10 +547,7 @@ fn replaces<'a>(
             }
         }
         "read-tree" => {
-            let s = split(
-                rest,
-                &["--prefix", "--index-output", "--exclude-per-directory"],
-            );
+            let s = split(rest, READ_TREE_VALUED);
             tree_unless(!s.has("u", &[]))
         }
         "checkout-index" => {

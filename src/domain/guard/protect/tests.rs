@@ -898,22 +898,7 @@ fn folders_above_naggers_files_keep_their_owners_entry_and_the_binary_folder_its
     }
 }
 
-/// `git` in `root` with a fixed author and no user configuration.
-fn git_in(root: &Path, args: &[&str]) -> String {
-    let out = std::process::Command::new("git")
-        .args(args)
-        .current_dir(root)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "a")
-        .env("GIT_AUTHOR_EMAIL", "a@b")
-        .env("GIT_COMMITTER_NAME", "a")
-        .env("GIT_COMMITTER_EMAIL", "a@b")
-        .output()
-        .expect("git runs");
-    assert!(out.status.success(), "git {args:?}: {out:?}");
-    String::from_utf8_lossy(&out.stdout).trim().to_owned()
-}
+use super::gitobjects::tests::git as git_in;
 
 #[test]
 fn revisions_that_hold_other_settings_than_the_work_trees_are_asked_about() {
