@@ -174,3 +174,18 @@ fn everyday_git_use_is_unchanged_in_a_repository_that_tracks_none_of_naggers_fil
         lines.len()
     );
 }
+
+#[test]
+fn a_settings_file_touched_or_saved_with_the_same_bytes_counts_as_unchanged() {
+    let p = repository(&[".claude/settings.json", "src/main.rs"]);
+    std::fs::write(p.root.join("src/main.rs"), "fn main() {}\n").unwrap();
+    assert_eq!(answer(&p.root, "git stash"), None);
+    // Saved again with the same bytes: the stat data git keeps no longer match, the
+    // content does, as `git status` tells.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    std::fs::write(p.root.join(".claude/settings.json"), "{}\n").unwrap();
+    assert_eq!(answer(&p.root, "git stash"), None);
+    // Other bytes: the stash takes the local change away and asks.
+    std::fs::write(p.root.join(".claude/settings.json"), "{\"x\": 1}\n").unwrap();
+    assert_eq!(answer(&p.root, "git stash"), Some(Decision::Ask));
+}

@@ -98,6 +98,10 @@ fn everyday_project_files_pass() {
     write(&p, "report.awk", "{ total += $2 } END { print total }\n");
     write(&p, "stale.txt", "build/tmp\ndist\n");
     write(&p, "test/runtests.jl", "using Test\n@test 1 + 1 == 2\n");
+    // The project's own files, committed: what they leave to the running shell is theirs.
+    git(&p.root, &["init", "-q", "-b", "main"]);
+    git(&p.root, &["add", "-A"]);
+    git(&p.root, &["commit", "-qm", "project"]);
     for line in [
         "bash scripts/build.sh",
         "chmod +x scripts/build.sh && ./scripts/build.sh",
@@ -937,4 +941,66 @@ fn curl_configs_in_files_and_substitutions_are_read_or_asked_about() {
         let (code, stdout) = check(&p, line);
         assert_eq!(code, 0, "{line}: {stdout}");
     }
+}
+
+fn git(root: &std::path::Path, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .args(args)
+        .current_dir(root)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "n")
+        .env("GIT_AUTHOR_EMAIL", "n@x")
+        .env("GIT_COMMITTER_NAME", "n")
+        .env("GIT_COMMITTER_EMAIL", "n@x")
+        .output()
+        .expect("git runs");
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+}
+
+#[test]
+fn a_file_git_does_not_keep_unchanged_is_judged_as_strictly_as_the_command_line() {
+    let p = Project::new();
+    git(&p.root, &["init", "-q", "-b", "main"]);
+    // Names spelled so that no literal check sees them, and a loop over what only the
+    // shell knows: what a project's own long scripts do, and what an agent's payload does.
+    let hidden = "f=$(echo nosj.sgnittes/edualc. | rev)\nrm -f \"$f\"\n";
+    let py = "import os\nos.remove(chr(46) + 'claude/settings.json')\n";
+    let recipe = "clean:\n\tf=$$(printf '%s' '.clau' 'de'); rm -rf \"$$f\"\n";
+    write(&p, "tools/clean.sh", hidden);
+    write(&p, "tools/clean.py", py);
+    write(&p, "Makefile", recipe);
+    write(
+        &p,
+        "package.json",
+        r#"{"scripts": {"clean": "f=$(echo .clau)de; rm -rf \"$f\""}}"#,
+    );
+    let lines = [
+        "bash tools/clean.sh",
+        ". tools/clean.sh",
+        "python3 tools/clean.py",
+        "make clean",
+        "npm run clean",
+    ];
+    // New files, not in git: each is asked about.
+    for line in lines {
+        let (code, out) = check(&p, line);
+        assert_eq!(code, ASKED, "{line}: {out}");
+    }
+    // Committed and unchanged: what they leave to the running shell is theirs.
+    git(&p.root, &["add", "tools", "Makefile", "package.json"]);
+    git(&p.root, &["commit", "-qm", "tools"]);
+    for line in lines {
+        let (code, out) = check(&p, line);
+        assert_eq!(code, 0, "{line}: {out}");
+    }
+    // Changed after the commit, even by a line: asked again.
+    write(&p, "tools/clean.sh", &format!("{hidden}echo done\n"));
+    let (code, out) = check(&p, "bash tools/clean.sh");
+    assert_eq!(code, ASKED, "{out}");
+    // Touched with the same bytes: still git's version.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    write(&p, "tools/clean.py", py);
+    let (code, out) = check(&p, "python3 tools/clean.py");
+    assert_eq!(code, 0, "{out}");
 }

@@ -219,7 +219,7 @@ impl Line {
             })
             .collect();
         let mut writes = Vec::new();
-        let mut folders = Folders::new(start.clone());
+        let mut folders = Folders::new(start.clone()).in_line(parsed);
         let (mut opaque_from, mut positional_from) = (None, None);
         let mut heres = Vec::with_capacity(parsed.commands.len());
         for (k, command) in parsed.commands.iter().enumerate() {

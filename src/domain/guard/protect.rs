@@ -344,6 +344,8 @@ pub(super) struct Folders {
     stack: Vec<Cwd>,
     /// `$OLDPWD`: unknown until the line changes folder.
     old: Cwd,
+    /// `cd name` may search `CDPATH` first: set in the shell's environment, or by the line.
+    cdpath: bool,
 }
 
 impl Folders {
@@ -352,7 +354,24 @@ impl Folders {
             cwd,
             stack: Vec::new(),
             old: Cwd::Unknown,
+            cdpath: std::env::var_os("CDPATH").is_some_and(|v| !v.is_empty()),
         }
+    }
+
+    /// Followed across `parsed`, which may set `CDPATH` in any form (`CDPATH=..`, `read
+    /// CDPATH`, `export CDPATH`, `env CDPATH=… bash -c`): then a `cd` to a bare name may
+    /// lead anywhere.
+    pub(super) fn in_line(mut self, parsed: &Parsed) -> Folders {
+        self.cdpath = self.cdpath
+            || parsed.assignments.iter().any(|a| a.name == "CDPATH")
+            || parsed.commands.iter().any(|c| {
+                c.argv
+                    .iter()
+                    .chain(c.env.iter())
+                    .chain(c.prefixed.iter().flatten())
+                    .any(|w| w.contains("CDPATH"))
+            });
+        self
     }
 
     #[cfg(test)]
@@ -395,6 +414,7 @@ impl Folders {
                 cwd: at.clone(),
                 stack: Vec::new(),
                 old: self.old.clone(),
+                cdpath: false,
             };
             at = mover.moved(&dir);
         }
@@ -443,7 +463,17 @@ impl Folders {
                 break;
             }
         }
+        // A script's own folder, its name filled in: `"$(dirname 'scripts/x.sh')/.."`.
+        if let Some((parent, rest)) = dirname_of_literal(&dir) {
+            dir = format!("{parent}{rest}");
+        }
         if dir == "-" || dir.starts_with(['+', '-']) || dir.contains(['$', '`']) {
+            return Cwd::Unknown;
+        }
+        // With `CDPATH` set, a name that starts with neither `/`, `~`, `.` nor `..` is
+        // looked for in its folders first.
+        let first = dir.split('/').next().unwrap_or_default();
+        if self.cdpath && !dir.starts_with(['/', '~']) && !matches!(first, "." | "..") {
             return Cwd::Unknown;
         }
         match resolve(&self.cwd, &dir) {
@@ -451,6 +481,64 @@ impl Folders {
             None => Cwd::Unknown,
         }
     }
+}
+
+/// `$(dirname P)` (or `$(cd "$(dirname P)" && pwd)`) at the start of `word`, with `P`
+/// written out: the folder it prints and the rest of the word after it.
+fn dirname_of_literal(word: &str) -> Option<(String, &str)> {
+    let word = word.strip_prefix('"').unwrap_or(word);
+    let inner_start = word.strip_prefix("$(")?;
+    // The matching `)`: the first one after the operand, which holds none.
+    let (body, rest) = {
+        let mut depth = 1usize;
+        let mut end = None;
+        for (k, c) in inner_start.char_indices() {
+            match c {
+                '(' => depth += 1,
+                ')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = Some(k);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let end = end?;
+        (&inner_start[..end], &inner_start[end + 1..])
+    };
+    let rest = rest.strip_prefix('"').unwrap_or(rest);
+    let body = body.trim();
+    let operand = if let Some(op) = body.strip_prefix("dirname ") {
+        op.trim()
+    } else {
+        // `cd "$(dirname P)" && pwd`
+        let inner = body.strip_prefix("cd ")?.strip_suffix("pwd")?.trim_end();
+        let inner = inner
+            .strip_suffix("&&")
+            .or_else(|| inner.strip_suffix(';'))?
+            .trim_end();
+        let (parent, after) =
+            dirname_of_literal(inner.strip_suffix(">/dev/null").unwrap_or(inner).trim())?;
+        return after.trim_matches('"').is_empty().then_some((parent, rest));
+    };
+    let operand = operand
+        .strip_prefix('\'')
+        .and_then(|o| o.strip_suffix('\''))
+        .or_else(|| operand.strip_prefix('"').and_then(|o| o.strip_suffix('"')))
+        .unwrap_or(operand);
+    if operand.is_empty() || operand.contains(['$', '`', '\'', '"', ' ', '*', '?', '[']) {
+        return None;
+    }
+    let trimmed = operand.trim_end_matches('/');
+    let parent = match trimmed.rfind('/') {
+        Some(0) => "/".to_owned(),
+        Some(k) => trimmed[..k].to_owned(),
+        None if trimmed.is_empty() => "/".to_owned(),
+        None => ".".to_owned(),
+    };
+    Some((parent, rest))
 }
 
 /// `path` through the symbolic links of its existing folders on disk: the nearest existing
@@ -537,17 +625,41 @@ fn judge(path: &str, scope: &Scope) -> Option<(&'static str, Kind)> {
         })
         .or_else(|| hard_linked(path, scope))
         .or_else(|| {
-            globs::expanded(scope.root, path, dot_names_matched(scope))
+            let dots = dot_names_matched(scope) || reaches_dot_names(path);
+            globs::expanded(scope.root, path, dots)
                 .iter()
                 .find_map(|found| protected(found, scope.binary))
         })
+}
+
+/// A glob made to reach a dot name (`[.]claude`, `?claude-nagger`): without `dotglob` it
+/// matches nothing that starts with a dot, so nobody writes it for other names, and an
+/// option turned on where the guard cannot see it would make it one.
+fn reaches_dot_names(path: &str) -> bool {
+    path.split('/').any(|part| part.starts_with(['[', '?']))
 }
 
 /// Whether the line makes `*` match dot names too: `shopt -s dotglob`, or `GLOBIGNORE`
 /// set to anything (which turns `dotglob` on).
 fn dot_names_matched(scope: &Scope) -> bool {
     scope.line.is_some_and(|parsed| {
-        parsed.assignments.iter().any(|a| a.name == "GLOBIGNORE")
+        parsed
+            .assignments
+            .iter()
+            .any(|a| matches!(a.name.as_str(), "GLOBIGNORE" | "BASHOPTS"))
+            // Named anywhere: `read GLOBIGNORE`, `printf -v GLOBIGNORE`, `: ${GLOBIGNORE:=x}`,
+            // `env BASHOPTS=dotglob bash -c …`.
+            || parsed.commands.iter().any(|c| {
+                c.argv
+                    .iter()
+                    .chain(c.env.iter())
+                    .chain(c.prefixed.iter().flatten())
+                    .any(|w| w.contains("GLOBIGNORE") || w.contains("BASHOPTS") || w.contains("dotglob"))
+            })
+            // An option only known when the shell runs: `shopt -s $o`, `shopt -s "$(…)"`.
+            || parsed.commands.iter().any(|c| {
+                c.name() == "shopt" && c.args().iter().any(|a| a.contains(['$', '`']))
+            })
             || parsed.commands.iter().any(|c| {
                 c.name() == "shopt"
                     && c.args()
@@ -4561,6 +4673,44 @@ pub(super) fn code_written(path: &str, texts: &[&str], binary: Option<&str>) -> 
                 "Leave nagger's files to the user, or ask the user to confirm this file.",
             )
         })
+}
+
+/// Whether the file at `full` (a program a command runs from disk) is one the user
+/// settled rather than one an agent may have just written: tracked by the git repository
+/// it is in and unchanged since it was staged. A file in the project (`root`), the home
+/// folder or a temporary folder that git does not keep unchanged is not; the system's own
+/// files elsewhere (`/usr/bin/…`, `/etc/profile`) and a shell's start-up files, judged as
+/// they are written, are.
+pub(super) fn settled(root: &Path, full: &Path) -> bool {
+    let home = crate::base::paths::home_dir();
+    let writable = full.starts_with(root)
+        || home.as_deref().is_some_and(|h| full.starts_with(h))
+        || ["/tmp", "/var/tmp", "/dev/shm", "/run/user"]
+            .iter()
+            .any(|t| full.starts_with(t))
+        || std::env::var_os("TMPDIR").is_some_and(|t| !t.is_empty() && full.starts_with(&t));
+    // A shell's start-up files are the user's: what is written into them is judged as
+    // the command line it becomes when it is written.
+    if !writable || super::important::runs_later(&full.to_string_lossy()) {
+        return true;
+    }
+    let Some(dir) = full.parent() else {
+        return false;
+    };
+    let at = gittree::Where {
+        dir: dir.to_path_buf(),
+        ..gittree::Where::default()
+    };
+    let Some(repo) = gittree::find(&at) else {
+        return false;
+    };
+    let Ok(rel) = full.strip_prefix(&repo.top) else {
+        return false;
+    };
+    let Some(rel) = rel.to_str() else {
+        return false;
+    };
+    gittree::unchanged(&repo.index, &repo.top, rel)
 }
 
 fn finding(harm: &str) -> Finding {

@@ -190,6 +190,7 @@ impl<'a> Guard<'a> {
     }
 
     /// Secrets read and protected files written by a non-shell tool call.
+    #[allow(clippy::too_many_lines)]
     fn check_tool(&self, call: &ToolCall) -> Vec<Objection> {
         let (tool_name, input, project_root) = (call.tool_name, call.tool_input, call.project_root);
         if !self.enabled {
@@ -226,10 +227,22 @@ impl<'a> Guard<'a> {
                         .filter_map(|e| e.get("new_string")?.as_str()),
                 )
                 .collect();
+            // Judged where it lands: `../home/.bashrc` from the project is `~/.bashrc`.
+            let full = landing_path(project_root, call.cwd, path);
+            let path = full.as_str();
             // A hook by its name; a start-up file; git's configuration.
             let runs_later = super::important::git_config(path)
                 || super::important::hook_file(path)
                 || super::important::runs_later(path) && !path.contains(".git/hooks/");
+            // An edit of a file that runs later is judged by the whole file it leaves:
+            // two edits may each add half of what runs.
+            let edited = (runs_later || super::important::tool_config(path))
+                .then(|| edited_whole(tool_name, input, path))
+                .flatten();
+            let texts: Vec<&str> = match &edited {
+                Some(whole) => vec![whole.as_str()],
+                None => texts,
+            };
             if texts.is_empty() && runs_later {
                 matches.push(tool_match(
                     tool_name,
@@ -362,7 +375,7 @@ impl<'a> Guard<'a> {
         let files = Files::new(root);
         let start = Cwd::start(root, cwd);
         let line = Line::scan(parsed, &start, Some(root));
-        let mut folders = Folders::new(start);
+        let mut folders = Folders::new(start).in_line(parsed);
         for (index, (command, spellings)) in commands.each().enumerate() {
             let cwd = folders.cwd_of(command);
             let old = folders.old().clone();
@@ -698,11 +711,20 @@ impl<'a> Guard<'a> {
 
     /// The checks that fire on what command `index` runs from files on disk (a script, a
     /// program file, a Makefile's recipes, `package.json` scripts), as far as they carry
-    /// over from a project's own files ([`scripts::carries_over`]).
+    /// over from a project's own files ([`scripts::carries_over`]; all of them from a file
+    /// git does not keep unchanged, [`scripts::carries_over_fresh`]).
     fn disk_findings(&self, parsed: &Parsed, index: usize, at: At) -> Vec<Finding> {
         let line = at.line;
         let written = |cwd: &Cwd, path: &str| line.wrote(cwd, path, index);
+        at.files.take_fresh();
         let ran = scripts::runs(parsed, index, at.cwd, View::new(at.files, &written));
+        // A file not settled in git may be the agent's own, written to be run: judged as
+        // strictly as the command line.
+        let carries: fn(&Finding) -> bool = if at.files.take_fresh() {
+            scripts::carries_over_fresh
+        } else {
+            scripts::carries_over
+        };
         let mut findings = Vec::new();
         if at.depth >= MAX_SCRIPT_DEPTH {
             // Files running files (a `setup.py` that runs itself, recursive `make`) are
@@ -729,13 +751,13 @@ impl<'a> Guard<'a> {
                     findings.extend(
                         self.script_findings(&script, &via, here)
                             .into_iter()
-                            .filter(scripts::carries_over),
+                            .filter(carries),
                     );
                 }
                 Ran::Code(code, interpreter, via) => {
                     for program in interpreter_code(&code, &interpreter, self.binary) {
                         match program {
-                            Program::Finding(f) if scripts::carries_over(&f) => {
+                            Program::Finding(f) if carries(&f) => {
                                 findings.push(Finding {
                                     harm: format!("runs {via}, whose code {}", f.harm),
                                     ..f
@@ -745,7 +767,7 @@ impl<'a> Guard<'a> {
                             Program::Script(script, how) => findings.extend(
                                 self.script_findings(&script, &format!("{how} in {via}"), inner)
                                     .into_iter()
-                                    .filter(scripts::carries_over),
+                                    .filter(carries),
                             ),
                         }
                     }
@@ -783,7 +805,7 @@ impl<'a> Guard<'a> {
             })
             .collect();
         let line = Line::scan(&parsed, at.cwd, Some(at.scope.root));
-        let mut folders = Folders::new(at.cwd.clone());
+        let mut folders = Folders::new(at.cwd.clone()).in_line(&parsed);
         for index in 0..parsed.commands.len() {
             let inner = &parsed.commands[index];
             let cwd = folders.cwd_of(inner);
@@ -964,4 +986,55 @@ fn tool_match(tool_name: &str, finding: &Finding) -> Objection {
         ),
         why: format!("{tool_name} {}", finding.harm),
     }
+}
+
+/// Where a file tool's `file_path` lands, lexically: relative paths from the call's
+/// folder (the project root when not given), `..` taken out.
+fn landing_path(root: &Path, cwd: Option<&Path>, path: &str) -> String {
+    if path.starts_with(['/', '~']) {
+        return super::paths::normalize(path);
+    }
+    let base = cwd.unwrap_or(root);
+    super::paths::normalize(&base.join(path).to_string_lossy())
+}
+
+/// Most bytes of a file read to work out what an Edit leaves in it.
+const MAX_EDITED: u64 = 256 * 1024;
+
+/// The whole text an Edit or MultiEdit leaves in the file at `path`, read bounded and
+/// without blocking: `None` for a Write, or when the file cannot be read or an edit does
+/// not apply (the tool fails then).
+fn edited_whole(tool_name: &str, input: &Value, path: &str) -> Option<String> {
+    use std::io::Read as _;
+    if !matches!(tool_name, "Edit" | "MultiEdit") {
+        return None;
+    }
+    let full = match path.strip_prefix('~') {
+        Some(rest) => crate::base::paths::home_dir()?.join(rest.trim_start_matches('/')),
+        None => std::path::PathBuf::from(path),
+    };
+    let file = crate::base::files::open_regular(&full).ok()?;
+    let mut bytes = Vec::new();
+    file.take(MAX_EDITED + 1).read_to_end(&mut bytes).ok()?;
+    if bytes.len() as u64 > MAX_EDITED {
+        return None;
+    }
+    let mut text = String::from_utf8(bytes).ok()?;
+    let edits: Vec<&Value> = match input.get("edits").and_then(Value::as_array) {
+        Some(edits) => edits.iter().collect(),
+        None => vec![input],
+    };
+    for edit in edits {
+        let old = edit.get("old_string")?.as_str()?;
+        let new = edit.get("new_string")?.as_str()?;
+        if old.is_empty() || !text.contains(old) {
+            return None;
+        }
+        text = if edit.get("replace_all").and_then(Value::as_bool) == Some(true) {
+            text.replace(old, new)
+        } else {
+            text.replacen(old, new, 1)
+        };
+    }
+    Some(text)
 }

@@ -162,10 +162,11 @@ pub(super) fn tracked(index: &Path, wanted: &[String]) -> Tracked {
     }
 }
 
-/// Whether the work-tree file `path` (relative to `top`) is, by the stat data the index
-/// at `index` keeps for it, unchanged since it was staged: git's own quick test. An entry
-/// staged in the same second as the index was written ("racily clean"), a file that is
-/// missing or anything unreadable counts as changed.
+/// Whether the work-tree file `path` (relative to `top`) is unchanged since it was
+/// staged, as `git status` tells: by the stat data the index at `index` keeps for it, git's
+/// quick test, and where that differs or cannot tell (an entry staged in the same second
+/// as the index was written, "racily clean"; a file touched or saved with the same bytes)
+/// by hashing its content. A file that is missing or anything unreadable counts as changed.
 pub(super) fn unchanged(index: &Path, top: &Path, path: &str) -> bool {
     use std::os::unix::fs::MetadataExt;
     let Ok(file) = files::open_regular(index) else {
@@ -183,16 +184,68 @@ pub(super) fn unchanged(index: &Path, top: &Path, path: &str) -> bool {
     let Ok(meta) = std::fs::symlink_metadata(top.join(path)) else {
         return false;
     };
+    let entry = entries
+        .iter()
+        .find(|e| e.path == path)
+        .expect("found above");
     let word = |at: usize| u32::from_be_bytes([stat[at], stat[at + 1], stat[at + 2], stat[at + 3]]);
     let (sec, nsec) = (i64::from(word(8)), i64::from(word(12)));
     let racy = (written.mtime(), written.mtime_nsec()) <= (sec, nsec);
-    !racy
+    let same_stat = !racy
         && meta.mtime() == sec
         && meta.mtime_nsec() == nsec
         // The index keeps the low 32 bits of the size. The inode is left out, as git's
         // `core.checkStat=minimal` leaves it: a copied repository keeps its times.
-        && (meta.size() & 0xffff_ffff) == u64::from(word(36))
-        && meta.mode() & 0o170_000 == word(24) & 0o170_000
+        && (meta.size() & 0xffff_ffff) == u64::from(word(36));
+    meta.mode() & 0o170_000 == word(24) & 0o170_000
+        && (same_stat || same_content(&top.join(path), &meta, &entry.oid))
+}
+
+/// Most bytes of a work-tree file hashed to tell whether its content is the staged one.
+const MAX_HASHED: u64 = 8 << 20;
+
+/// Whether the file at `full` holds the blob `oid` (SHA-1 or SHA-256 by its length), as
+/// `git status` tells after stat data alone cannot (a file touched, copied or saved with
+/// the same bytes). Read bounded and without blocking; anything unreadable differs.
+fn same_content(full: &Path, meta: &std::fs::Metadata, oid: &[u8]) -> bool {
+    use sha2::Digest as _;
+    use std::io::Read as _;
+    let bytes = if meta.file_type().is_symlink() {
+        match std::fs::read_link(full) {
+            Ok(target) => target.into_os_string().into_encoded_bytes(),
+            Err(_) => return false,
+        }
+    } else {
+        if !meta.is_file() || meta.len() > MAX_HASHED {
+            return false;
+        }
+        let Ok(file) = files::open_regular(full) else {
+            return false;
+        };
+        let mut bytes = Vec::new();
+        if file.take(MAX_HASHED + 1).read_to_end(&mut bytes).is_err()
+            || bytes.len() as u64 > MAX_HASHED
+        {
+            return false;
+        }
+        bytes
+    };
+    let header = format!("blob {}\0", bytes.len());
+    match oid.len() {
+        20 => {
+            let mut h = sha1::Sha1::new();
+            h.update(header.as_bytes());
+            h.update(&bytes);
+            h.finalize().as_slice() == oid
+        }
+        32 => {
+            let mut h = sha2::Sha256::new();
+            h.update(header.as_bytes());
+            h.update(&bytes);
+            h.finalize().as_slice() == oid
+        }
+        _ => false,
+    }
 }
 
 /// One entry of the index.

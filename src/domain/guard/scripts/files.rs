@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use super::super::finding::{Finding, operands};
 use super::super::line::Wrote;
 use super::super::programs::feeders;
-use super::super::protect::{Cwd, resolve};
+use super::super::protect::{Cwd, resolve, settled};
 use super::super::shell::{self, Parsed};
 use crate::base::files::open_regular;
 
@@ -30,6 +30,9 @@ pub(crate) struct Files<'a> {
     left: Cell<usize>,
     /// Bytes of their programs left to parse for this call.
     budget: Cell<usize>,
+    /// Whether a file read since this was last cleared is not [`settled`]: what it holds
+    /// is judged as strictly as the command line.
+    fresh: Cell<bool>,
 }
 
 impl<'a> Files<'a> {
@@ -38,12 +41,19 @@ impl<'a> Files<'a> {
             root,
             left: Cell::new(MAX_FILES),
             budget: Cell::new(MAX_PARSED),
+            fresh: Cell::new(false),
         }
     }
 
     /// The bytes of programs from files left to parse for this call.
     pub(crate) fn budget(&self) -> &Cell<usize> {
         &self.budget
+    }
+
+    /// Whether a file read since the last call of this was not settled (tracked by git and
+    /// unchanged), clearing the mark.
+    pub(crate) fn take_fresh(&self) -> bool {
+        self.fresh.replace(false)
     }
 
     /// Where `path`, as a command in `cwd` names it, is on disk; `None` when only the
@@ -132,6 +142,9 @@ impl<'a> Files<'a> {
         }
         let truncated = bytes.len() > MAX_FILE_BYTES;
         bytes.truncate(MAX_FILE_BYTES);
+        if !settled(self.root, full) {
+            self.fresh.set(true);
+        }
         Content::Text {
             text: String::from_utf8_lossy(&bytes).into_owned(),
             truncated,

@@ -8,7 +8,10 @@
 //! A project's own files are long and use what only the running shell knows (`$1`,
 //! functions, loops), so of what their content yields only what names a risk is kept
 //! ([`carries_over`]): refusals, and asks about a named danger. An ask that only says a
-//! part could not be analysed is not raised for them.
+//! part could not be analysed is not raised for them: for the files git keeps unchanged.
+//! A file that is new or changed may be one an agent just wrote, with its danger spelled
+//! so that no literal check sees it; what it holds is judged like the command line
+//! ([`carries_over_fresh`]).
 
 mod builds;
 mod files;
@@ -48,6 +51,14 @@ const NOT_CARRIED: &[&str] = &[
 /// runs it: every other refusal and every ask about a named danger.
 pub(super) fn carries_over(finding: &Finding) -> bool {
     !NOT_CARRIED.contains(&finding.check)
+}
+
+/// Whether a finding made on the content of a file that is not settled (new, or changed
+/// since git last kept it: what an agent may have just written) is raised: all but reads
+/// of secrets. Such a file is the agent's own command line, put off by a call, and
+/// judged as strictly.
+pub(super) fn carries_over_fresh(finding: &Finding) -> bool {
+    finding.check != "guard:secret"
 }
 
 /// Everything command `index` of `parsed`, run in `cwd`, runs from files on disk.
@@ -317,13 +328,17 @@ fn shell_file(
 }
 
 /// A script's positional parameters filled in from the command that runs it, when no
-/// function or `shift` gives `$1` another meaning.
+/// function or `shift` gives `$1` another meaning; its own name (`$0`) always.
 fn filled(text: &str, params: &[String]) -> String {
     let other_meaning = ["()", "function ", "shift", "getopts", "set --"]
         .iter()
         .any(|w| text.contains(w));
     if params.len() < 2 || other_meaning {
-        return text.to_owned();
+        // Its own name means the same in functions and without arguments.
+        return match params.first() {
+            Some(name) if text.contains('$') => shell::with_script_name(text, name),
+            _ => text.to_owned(),
+        };
     }
     shell::with_positional(text, params)
 }

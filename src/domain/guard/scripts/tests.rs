@@ -31,6 +31,28 @@ fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
     dir
 }
 
+/// `root` made a git repository with everything in it committed: files the user settled.
+fn commit_all(root: &Path) {
+    for args in [
+        &["init", "-q", "-b", "main"][..],
+        &["add", "-A"],
+        &["commit", "-qm", "project"],
+    ] {
+        let out = std::process::Command::new("git")
+            .args(args)
+            .current_dir(root)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_AUTHOR_NAME", "a")
+            .env("GIT_AUTHOR_EMAIL", "a@b")
+            .env("GIT_COMMITTER_NAME", "a")
+            .env("GIT_COMMITTER_EMAIL", "a@b")
+            .output()
+            .expect("git runs");
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+    }
+}
+
 fn refuses(root: &Path, line: &str) -> String {
     let v = verdict(root, line);
     assert!(v.denies(), "{line}: not refused: {v:#?}");
@@ -207,7 +229,7 @@ fn everyday_build_files_pass_without_asking() {
         ),
     ]);
     let root = dir.path();
-    for line in [
+    let lines = [
         "bash build.sh",
         "./build.sh",
         "make",
@@ -216,7 +238,17 @@ fn everyday_build_files_pass_without_asking() {
         "npm test",
         "npm install",
         "yarn",
-    ] {
+    ];
+    // New, they may be what an agent just wrote: what they leave to the running shell is
+    // asked about.
+    let v = verdict(root, "bash build.sh");
+    assert!(
+        !v.objections.is_empty() && !v.denies(),
+        "a new build.sh: {v:#?}"
+    );
+    // Committed and unchanged, they are the project's own.
+    commit_all(root);
+    for line in lines {
         passes(root, line);
     }
 }

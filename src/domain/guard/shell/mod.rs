@@ -24,7 +24,8 @@ pub use params::{Outcome, Var, Vars, array_items, evaluate};
 pub use parser::parse;
 pub use words::*;
 pub use wrappers::{
-    follows, git_config_commands, git_config_runs, shell_c_script, with_positional, wrapper_folders,
+    follows, git_config_commands, git_config_runs, shell_c_script, with_positional,
+    with_script_name, wrapper_folders,
 };
 
 #[cfg(test)]

@@ -760,7 +760,13 @@ pub fn value_script(name: &str, value: &str) -> Option<String> {
         }
         (!modules.is_empty()).then(|| modules.join("; "))
     } else if matches!(name, "PS0" | "PS1" | "PS2" | "PS3" | "PS4") && value.contains(['$', '`']) {
-        Some(format!(": {value}"))
+        // Expanded as one word in double quotes, not run: `PS1="(.venv) ${PS1:-}"` runs
+        // nothing, `PS1='$(x)'` runs `x`.
+        let mut word = value.replace('"', "\\\"");
+        if word.ends_with('\\') {
+            word.push(' ');
+        }
+        Some(format!(": \"{word}\""))
     } else {
         None
     }

@@ -1567,6 +1567,17 @@ pub fn shell_c_script(argv: &[String]) -> Option<(&str, &[String])> {
 /// words it is given after its name (`bash -c '"$@"' _ rm -rf /` runs `rm -rf /`), each
 /// quoted as one word. Unchanged when it names none or is given none.
 pub fn with_positional(script: &str, params: &[String]) -> String {
+    fill_positional(script, params, false)
+}
+
+/// `script` with its own name filled in where it asks for it (`$0`, `${BASH_SOURCE[0]}`),
+/// the script run as `name`: `cd "$(dirname "$0")"` then leads somewhere known. Other
+/// parameters are left as they are.
+pub fn with_script_name(script: &str, name: &str) -> String {
+    fill_positional(script, &[name.to_owned()], true)
+}
+
+fn fill_positional(script: &str, params: &[String], only_name: bool) -> String {
     let Some((_, args)) = params.split_first() else {
         return script.to_owned();
     };
@@ -1601,11 +1612,22 @@ pub fn with_positional(script: &str, params: &[String]) -> String {
                     Some(end) if end > 0 => (&inner[..end], end + 2),
                     _ => ("", 0),
                 }
+            } else if rest.starts_with("BASH_SOURCE")
+                && !rest[11..]
+                    .starts_with(|c: char| c == '_' || c == '[' || c.is_ascii_alphanumeric())
+            {
+                ("BASH_SOURCE", 11)
             } else {
                 match rest.chars().next() {
                     Some(p) if p == '@' || p == '*' || p.is_ascii_digit() => (&rest[..1], 1),
                     _ => ("", 0),
                 }
+            };
+            // The script's own name, by bash's array of sourced files too.
+            let which = match which {
+                "BASH_SOURCE" | "BASH_SOURCE[0]" => "0",
+                _ if only_name && which != "0" => "",
+                other => other,
             };
             let value = match which {
                 "@" | "*" => Some(all.clone()),
