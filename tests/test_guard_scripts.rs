@@ -1004,3 +1004,113 @@ fn a_file_git_does_not_keep_unchanged_is_judged_as_strictly_as_the_command_line(
     let (code, out) = check(&p, "python3 tools/clean.py");
     assert_eq!(code, 0, "{out}");
 }
+
+#[test]
+fn globs_made_to_reach_dot_names_and_dotglob_in_any_form_match_them() {
+    let p = Project::new();
+    write(&p, ".claude/settings.json", "{}\n");
+    write(&p, ".claude-nagger/config.toml", "");
+    write(&p, "src/main.rs", "fn main() {}\n");
+    for line in [
+        "o=dotglob; shopt -s $o; rm -f [.]claude/settings.json",
+        "shopt -s \"$(echo dotglob)\"; rm -f */settings.json",
+        "read GLOBIGNORE <<< x; rm -rf */config.toml",
+        "printf -v GLOBIGNORE x; rm -f */settings.json",
+        ": ${GLOBIGNORE:=x}; rm -f */settings.json",
+        "env BASHOPTS=dotglob bash -c 'rm -f */settings.json'",
+        "rm -f ?claude/settings.json",
+        "find [.]claude -name settings.json -delete",
+        "shopt -s dotglob; find * -name settings.json -delete",
+        "for d in [.]claude; do echo '{}' > $d/settings.local.json; done",
+        "shopt -s dotglob; for d in *; do truncate -s0 $d/config.toml; done",
+    ] {
+        let (code, out) = check(&p, line);
+        assert_eq!(code, REFUSED, "{line}: {out}");
+    }
+    // Without dotglob, `*` leaves dot names alone.
+    for line in [
+        "rm -f */settings.json",
+        "find * -name '*.pyc' -delete",
+        "for f in src/*; do cp $f $f.bak; done",
+    ] {
+        let (code, out) = check(&p, line);
+        assert_eq!(code, 0, "{line}: {out}");
+    }
+}
+
+#[test]
+fn modules_a_program_loads_from_beside_it_are_read_with_it() {
+    let p = Project::new();
+    let payload = "import os\nos.remove(chr(46) + 'claude/settings.json')\n";
+    write(&p, "tools/helper.py", payload);
+    write(&p, "tools/main.py", "import helper\nprint(helper)\n");
+    write(&p, "app.py", "from tools import helper\n");
+    write(&p, "pkg/__init__.py", "from .inner import run\n");
+    write(&p, "pkg/inner.py", payload);
+    write(&p, "random.py", payload);
+    write(
+        &p,
+        "lib/clean.js",
+        "require('fs').rmSync(['.clau', 'de'].join(''), {recursive: true});\n",
+    );
+    write(&p, "main.js", "const c = require('./lib/clean');\n");
+    write(&p, "esm.mjs", "import './lib/clean.js';\n");
+    write(
+        &p,
+        "node_modules/evil/index.js",
+        "require('fs').rmSync(['.clau', 'de'].join(''), {recursive: true});\n",
+    );
+    write(&p, "uses.js", "require('evil');\n");
+    for line in [
+        "python3 tools/main.py",
+        "python3 app.py",
+        "python3 -c 'import pkg'",
+        "python3 -m pkg",
+        "python3 -c 'import random; print(random.random())'",
+        "node main.js",
+        "node esm.mjs",
+        "node uses.js",
+        "node -e \"require('./lib/clean')\"",
+    ] {
+        let (code, out) = check(&p, line);
+        assert_eq!(code, ASKED, "{line}: {out}");
+        assert!(out.contains("module"), "{line}: {out}");
+    }
+    // Modules of other names, and those of the standard library, are not looked for.
+    write(
+        &p,
+        "ok.py",
+        "import json, os\nfrom pathlib import Path\nprint(json.dumps({}))\n",
+    );
+    let (code, out) = check(&p, "python3 ok.py");
+    assert_eq!(code, 0, "{out}");
+}
+
+#[test]
+fn pythons_start_up_files_in_the_user_site_are_read_for_every_python() {
+    let p = Project::new();
+    let home = tempfile::tempdir().expect("a home");
+    let site = home.path().join(".local/lib/python3.11/site-packages");
+    std::fs::create_dir_all(&site).expect("a site folder");
+    std::fs::write(
+        site.join("distutils-precedence.pth"),
+        "import os; var = 'SETUPTOOLS_USE_DISTUTILS'; enabled = os.environ.get(var, 'local') == 'local'; enabled and __import__('_distutils_hack').add_shim(); \n",
+    )
+    .expect("a .pth file");
+    let run = |line: &str| {
+        let out = p
+            .command(&["check", "--tool", "Bash", "--command", line])
+            .env("HOME", home.path())
+            .output()
+            .expect("nagger runs");
+        out.status.code().unwrap_or(-1)
+    };
+    assert_eq!(run("python3 -c 'print(1)'"), 0);
+    std::fs::write(
+        site.join("usercustomize.py"),
+        "import os\nos.remove(chr(46) + 'claude/settings.json')\n",
+    )
+    .expect("a start-up file");
+    assert_eq!(run("python3 -c 'print(1)'"), ASKED);
+    assert_eq!(run("python3 -I -c 'print(1)'"), 0);
+}

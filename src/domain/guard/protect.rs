@@ -99,6 +99,8 @@ pub(super) struct Scope<'a> {
     /// disk), for commands self-protection puts back as the host sees them (a
     /// container's, through its mounts).
     destroys: Option<&'a Destroys>,
+    /// Whether the line makes `*` match dot names, worked out once.
+    dots: std::cell::OnceCell<bool>,
 }
 
 /// The guard's check of what one command destroys.
@@ -113,6 +115,7 @@ impl<'a> Scope<'a> {
             aliases: RefCell::new(Vec::new()),
             line: None,
             destroys: None,
+            dots: std::cell::OnceCell::new(),
         }
     }
 
@@ -128,6 +131,7 @@ impl<'a> Scope<'a> {
     pub(super) fn in_line(self, parsed: &'a Parsed) -> Scope<'a> {
         Scope {
             line: Some(parsed),
+            dots: std::cell::OnceCell::new(),
             ..self
         }
     }
@@ -642,6 +646,10 @@ fn reaches_dot_names(path: &str) -> bool {
 /// Whether the line makes `*` match dot names too: `shopt -s dotglob`, or `GLOBIGNORE`
 /// set to anything (which turns `dotglob` on).
 fn dot_names_matched(scope: &Scope) -> bool {
+    *scope.dots.get_or_init(|| dot_names_in_line(scope))
+}
+
+fn dot_names_in_line(scope: &Scope) -> bool {
     scope.line.is_some_and(|parsed| {
         parsed
             .assignments
@@ -1228,6 +1236,19 @@ fn git_replaced(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Fin
 
 /// The protected path a shell command changes by name (see [`written_by`]).
 fn changed(command: &SimpleCommand, fed: &[String], cwd: &Cwd, scope: &Scope) -> Option<Finding> {
+    // A refusal of what is named comes first; then what the program names as it runs.
+    match changed_by_name(command, fed, cwd, scope) {
+        Some(found) if found.severity == Severity::Deny => Some(found),
+        other => named_as_it_runs(command, cwd, scope).or(other),
+    }
+}
+
+fn changed_by_name(
+    command: &SimpleCommand,
+    fed: &[String],
+    cwd: &Cwd,
+    scope: &Scope,
+) -> Option<Finding> {
     let name = command.name();
     if command.prefixes.iter().any(|p| p == "flock")
         && let Some((path, what)) = command
@@ -1351,6 +1372,7 @@ fn changed(command: &SimpleCommand, fed: &[String], cwd: &Cwd, scope: &Scope) ->
         command,
         &find::Place {
             root: scope.root,
+            dot_names: dot_names_matched(scope),
             cwd: match cwd {
                 Cwd::Known(dir) => Some(dir.as_str()),
                 Cwd::Unknown => None,
@@ -1636,6 +1658,71 @@ fn written_by_options(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Opti
                 ));
             }
             _ => {}
+        }
+    }
+    None
+}
+
+/// Files a program names as it runs (see [`composed`]): a path joined from the line's
+/// words is judged as written; a folder such a name lands in that directly holds one of
+/// nagger's files, Claude Code's settings or the nagger program, or a tree holding them,
+/// is asked about.
+fn named_as_it_runs(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding> {
+    let made = composed::composed(command);
+    for path in &made.paths {
+        if let Some((what, _)) = resolve(cwd, path).and_then(|full| judge(&full, scope)) {
+            return Some(finding(&format!("writes `{path}` ({}), {what}", made.how)));
+        }
+    }
+    let ask = |dir: &str, what: &str| {
+        Some(Finding::ask(
+            "guard:self-protect-composed",
+            format!(
+                "writes files whose names it makes as it runs ({}) into `{dir}`, {what}",
+                made.how
+            ),
+            "Name the files it writes, or write them somewhere else.",
+        ))
+    };
+    for dir in &made.into {
+        let Some(full) = resolve(cwd, dir) else {
+            continue;
+        };
+        let names = [
+            "settings.json",
+            "settings.local.json",
+            "managed-settings.json",
+            "config.toml",
+            "state.db",
+            "state.db-wal",
+            "state.db-shm",
+            "state.db.lock",
+            "trusted.json",
+            "nagger",
+        ];
+        let program = scope.binary.map(basename);
+        if let Some((what, _)) = names
+            .iter()
+            .copied()
+            .chain(program)
+            .find_map(|n| judge(&format!("{}/{n}", full.trim_end_matches('/')), scope))
+        {
+            return ask(dir, what);
+        }
+    }
+    for dir in &made.under {
+        let Some(full) = resolve(cwd, dir) else {
+            continue;
+        };
+        let here = normalize(&scope.root.join(&full).to_string_lossy());
+        if let Some((what, _)) = judge(&full, scope) {
+            return ask(dir, what);
+        }
+        if holds_protected(scope, &here) {
+            return ask(
+                dir,
+                "a folder holding nagger's files or Claude Code's settings",
+            );
         }
     }
     None
@@ -4675,25 +4762,9 @@ pub(super) fn code_written(path: &str, texts: &[&str], binary: Option<&str>) -> 
         })
 }
 
-/// Whether the file at `full` (a program a command runs from disk) is one the user
-/// settled rather than one an agent may have just written: tracked by the git repository
-/// it is in and unchanged since it was staged. A file in the project (`root`), the home
-/// folder or a temporary folder that git does not keep unchanged is not; the system's own
-/// files elsewhere (`/usr/bin/…`, `/etc/profile`) and a shell's start-up files, judged as
-/// they are written, are.
-pub(super) fn settled(root: &Path, full: &Path) -> bool {
-    let home = crate::base::paths::home_dir();
-    let writable = full.starts_with(root)
-        || home.as_deref().is_some_and(|h| full.starts_with(h))
-        || ["/tmp", "/var/tmp", "/dev/shm", "/run/user"]
-            .iter()
-            .any(|t| full.starts_with(t))
-        || std::env::var_os("TMPDIR").is_some_and(|t| !t.is_empty() && full.starts_with(&t));
-    // A shell's start-up files are the user's: what is written into them is judged as
-    // the command line it becomes when it is written.
-    if !writable || super::important::runs_later(&full.to_string_lossy()) {
-        return true;
-    }
+/// Whether the file at `full` is tracked by the git repository it is in and unchanged
+/// since it was staged (by its stat data, else by its content), as `git status` tells.
+pub(super) fn unchanged_in_git(full: &Path) -> bool {
     let Some(dir) = full.parent() else {
         return false;
     };
@@ -4723,6 +4794,7 @@ fn finding(harm: &str) -> Finding {
 }
 
 mod archives;
+mod composed;
 mod containers;
 mod find;
 mod follow;

@@ -60,6 +60,8 @@ pub(super) struct Place<'a> {
     pub(super) cwd: Option<&'a str>,
     /// The nagger program that runs as the hook, when known.
     pub(super) binary: Option<&'a str>,
+    /// Whether `*` matches dot names too (`dotglob` on, in whatever form).
+    pub(super) dot_names: bool,
     /// What a path is, when it is in the protected set (lexically).
     pub(super) protected: &'a dyn Fn(&str) -> Option<&'static str>,
     /// What a written path is, when it is in the protected set (through links on disk).
@@ -1037,7 +1039,10 @@ fn expanded(place: &Place, word: &str, pattern: &str) -> Vec<(String, String)> {
         }
         let hit = parts.iter().zip(&names).all(|(p, n)| {
             if p.contains(['*', '?', '[']) {
-                (p.starts_with('.') || !n.starts_with('.')) && glob(p, n, false) == Some(true)
+                // A dot name by a pattern that starts with a dot, or one made to reach
+                // it (`[.]claude`), or any with `dotglob` on.
+                (place.dot_names || p.starts_with(['.', '[', '?']) || !n.starts_with('.'))
+                    && glob(p, n, false) == Some(true)
             } else {
                 p == n
             }
@@ -1933,6 +1938,7 @@ mod tests {
             root,
             cwd,
             binary: None,
+            dot_names: false,
             protected: &protected_here,
             judge: &protected_here,
             changed: &changed_here,

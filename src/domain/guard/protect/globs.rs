@@ -118,7 +118,11 @@ pub(super) fn expanded(root: &Path, path: &str, dot_names: bool) -> Vec<String> 
             continue;
         };
         let at = real_parent.join(&name);
-        if std::fs::symlink_metadata(&at).is_err() {
+        // A last name written out is kept where the folders before it matched: a loop's
+        // `for d in [.]claude` hands on what the glob matched, and `$d/settings.json`
+        // is made there.
+        let literal_last = parts.last().is_some_and(|p| !p.contains(['*', '?', '[']));
+        if std::fs::symlink_metadata(&at).is_err() && !literal_last {
             continue;
         }
         if let Some(target) = budget.link_target(&at) {

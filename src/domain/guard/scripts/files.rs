@@ -7,9 +7,10 @@ use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
 use super::super::finding::{Finding, operands};
+use super::super::important::runs_later;
 use super::super::line::Wrote;
 use super::super::programs::feeders;
-use super::super::protect::{Cwd, resolve, settled};
+use super::super::protect::{Cwd, resolve, unchanged_in_git};
 use super::super::shell::{self, Parsed};
 use crate::base::files::open_regular;
 
@@ -197,6 +198,13 @@ impl<'a> View<'a> {
         }
     }
 
+    /// Whether `path` (as a command in `cwd` names it) is a file the line writes or one on
+    /// disk.
+    pub(super) fn is_file(&self, cwd: &Cwd, path: &str) -> bool {
+        (self.written)(cwd, path).is_some()
+            || self.files.locate(cwd, path).is_some_and(|p| p.is_file())
+    }
+
     /// Whether `path` (as a command in `cwd` names it) is a folder on disk.
     pub(super) fn is_dir(&self, cwd: &Cwd, path: &str) -> bool {
         self.files.locate(cwd, path).is_some_and(|p| p.is_dir())
@@ -370,4 +378,26 @@ pub(super) fn piped_texts(
         }
     }
     texts
+}
+
+/// Whether the file at `full` (a program a command runs from disk) is one the user
+/// settled rather than one an agent may have just written: tracked by the git repository
+/// it is in and unchanged since it was staged. A file in the project (`root`), the home
+/// folder or a temporary folder that git does not keep unchanged is not; the system's own
+/// files elsewhere (`/usr/bin/…`, `/etc/profile`) and a shell's start-up files, judged as
+/// they are written, are.
+fn settled(root: &Path, full: &Path) -> bool {
+    let home = crate::base::paths::home_dir();
+    let writable = full.starts_with(root)
+        || home.as_deref().is_some_and(|h| full.starts_with(h))
+        || ["/tmp", "/var/tmp", "/dev/shm", "/run/user"]
+            .iter()
+            .any(|t| full.starts_with(t))
+        || std::env::var_os("TMPDIR").is_some_and(|t| !t.is_empty() && full.starts_with(&t));
+    // A shell's start-up files are the user's: what is written into them is judged as
+    // the command line it becomes when it is written.
+    if !writable || runs_later(&full.to_string_lossy()) {
+        return true;
+    }
+    unchanged_in_git(full)
 }

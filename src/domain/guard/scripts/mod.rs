@@ -16,6 +16,7 @@
 mod builds;
 mod files;
 mod git_runs;
+mod imports;
 mod later;
 mod lookup;
 mod make;
@@ -72,6 +73,9 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
     builds::runs(command, cwd, files, &mut out);
     queries::runs(parsed, index, cwd, files, &mut out);
     sources::runs(parsed, index, cwd, files, &mut out);
+    // Python's start-up files, and the modules inline code loads.
+    imports::python_startup(command, files, &mut out);
+    imports::inline(command, cwd, files, &mut out);
     // `bash < x.sh`, `python3 - < x.py`: the program is the file on standard input.
     if shell::reads_program_from_stdin(&command.argv) {
         for file in command
@@ -308,6 +312,7 @@ fn program_file(
         return;
     }
     if let Some((text, via)) = text_of(file, cwd, files, out) {
+        imports::follow(&text, runner, Some(file), cwd, files, out);
         out.push(Ran::Code(text, runner.to_owned(), via));
     }
 }
