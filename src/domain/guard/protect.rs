@@ -1019,6 +1019,63 @@ fn quote_like(text: &str) -> Vec<String> {
 /// one of nagger's files or Claude Code's settings in the project: part by part, a dot
 /// name matched only by a part that starts with a dot, as globs in code match them.
 fn glob_names_protected(s: &str) -> bool {
+    // `glob("{.c,x}laude/settings.json")`: braces give each alternative.
+    if s.contains('{') && s.contains(',') && s.len() <= 256 {
+        let mut alternatives = Vec::new();
+        braces(s, &mut alternatives, 64);
+        if alternatives.len() > 1 {
+            return alternatives
+                .iter()
+                .any(|a| named_in_code_plain(a) || glob_names_protected(a));
+        }
+    }
+    glob_names_protected_plain(s)
+}
+
+/// `word` with its brace alternatives (`a{b,c}d` → `abd`, `acd`) into `out`, at most `max`.
+fn braces(word: &str, out: &mut Vec<String>, max: usize) {
+    if out.len() >= max {
+        return;
+    }
+    let Some(open) = word.find('{') else {
+        out.push(word.to_owned());
+        return;
+    };
+    let mut depth = 0;
+    let mut commas = Vec::new();
+    let mut close = None;
+    for (k, c) in word[open..].char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    close = Some(open + k);
+                    break;
+                }
+            }
+            ',' if depth == 1 => commas.push(open + k),
+            _ => {}
+        }
+    }
+    let Some(close) = close.filter(|_| !commas.is_empty()) else {
+        out.push(word.to_owned());
+        return;
+    };
+    let mut start = open + 1;
+    for end in commas.into_iter().chain([close]) {
+        let joined = format!(
+            "{}{}{}",
+            &word[..open],
+            &word[start..end],
+            &word[close + 1..]
+        );
+        braces(&joined, out, max);
+        start = end + 1;
+    }
+}
+
+fn glob_names_protected_plain(s: &str) -> bool {
     const PATHS: &[&str] = &[
         ".claude/settings.json",
         ".claude/settings.local.json",
@@ -1038,7 +1095,8 @@ fn glob_names_protected(s: &str) -> bool {
         names.len() == parts.len()
             && parts.iter().zip(&names).all(|(part, name)| {
                 if part.contains(['*', '?', '[']) {
-                    (part.starts_with('.') || !name.starts_with('.'))
+                    // A pattern made to reach a dot name reaches it (`[.]claude`).
+                    (part.starts_with(['.', '[', '?']) || !name.starts_with('.'))
                         && super::paths::wildcard(part, name)
                 } else {
                     part == name

@@ -230,6 +230,19 @@ pub(super) fn composed(command: &SimpleCommand) -> Composed {
             }
             c.how = "a prefix put before each path as text";
         }
+        "sqlite3" | "sqlite"
+            if args.iter().any(|a| {
+                a.starts_with("-A") && a.contains('x') || matches!(a.as_str(), "--extract")
+            }) || args.windows(2).any(|w| w[0] == "-A" && w[1].contains('x')) =>
+        {
+            // `sqlite3 a.sqlar -Ax`: an SQLite archive unpacked, names from its table.
+            let dirs = option_values(args, &["-C"], &["--directory"]);
+            c.under.push(
+                dirs.last()
+                    .map_or_else(|| ".".to_owned(), |d| (*d).to_owned()),
+            );
+            c.how = "an SQLite archive's names";
+        }
         "rsync" if has_flag(args, "R", &["relative"]) => {
             let ops = operands(args);
             if let Some((dest, sources)) = ops.split_last() {

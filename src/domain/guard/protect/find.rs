@@ -132,7 +132,81 @@ pub(super) fn reached(command: &SimpleCommand, place: &Place) -> Option<Finding>
             }
         }
     }
+    if unsure.is_none()
+        && let Some(word) = composed_write(&line, place, base.as_deref())
+    {
+        return Some(Finding::ask(
+            "guard:self-protect-composed",
+            format!(
+                "writes `{word}`, a name made of each path it finds, where it finds nagger's \
+                 files or Claude Code's settings: one such name may be theirs"
+            ),
+            ASK_ADVICE,
+        ));
+    }
     unsure.map(|harm| Finding::ask("guard:self-protect-unsure", harm, ASK_ADVICE))
+}
+
+/// The names of the files nagger keeps or depends on, for names made of a found path and
+/// text (`{}.json`).
+const PROTECTED_NAMES: &[&str] = &[
+    "settings.json",
+    "settings.local.json",
+    "managed-settings.json",
+    "config.toml",
+    "state.db",
+    "state.db-wal",
+    "state.db-shm",
+    "state.db.lock",
+    "trusted.json",
+    "nagger",
+];
+
+/// A word of an `-exec` program that joins `{}` with other text (`{}.json`, `out/{}`) and
+/// that the program writes, when the name it makes may be a protected one: text after
+/// `{}` that a protected name ends with, or text before it naming a protected folder.
+fn composed_write(line: &Line, place: &Place, base: Option<&str>) -> Option<String> {
+    const FOUND: &str = "nagger-found-path";
+    for action in &line.actions {
+        let Action::Run { argv, .. } = action else {
+            continue;
+        };
+        for word in argv
+            .iter()
+            .filter(|w| w.contains("{}") && w.as_str() != "{}")
+        {
+            let filled: Vec<String> = argv.iter().map(|w| w.replace("{}", FOUND)).collect();
+            let text = filled
+                .iter()
+                .map(|w| shell_quote(w))
+                .collect::<Vec<_>>()
+                .join(" ");
+            let parsed = shell::parse(&text);
+            let made = word.replace("{}", FOUND);
+            let written = parsed
+                .commands
+                .iter()
+                .flat_map(|run| (place.changed)(run))
+                .any(|p| p.contains(&made));
+            if !written {
+                continue;
+            }
+            let (before, after) = word.split_once("{}").unwrap_or((word, ""));
+            let after = after.split("{}").next().unwrap_or(after);
+            let by_suffix = !after.is_empty()
+                && !after.contains('/')
+                && PROTECTED_NAMES
+                    .iter()
+                    .any(|n| n.ends_with(after) && *n != after);
+            let by_folder = !before.is_empty()
+                && resolved(place, before.trim_end_matches('/'), base)
+                    .is_some_and(|dir| (place.judge)(&dir).is_some());
+            if by_suffix || by_folder || after.contains('/') {
+                return Some(word.clone());
+            }
+        }
+    }
+    None
 }
 
 /// Three values: what a test or an expression is for one file, as far as it is known

@@ -262,9 +262,13 @@ fn statement_reads(statement: &str, files: &mut Vec<String>) -> bool {
     if words.iter().any(|w| w == "vacuum" || w == "attach") {
         files.extend(strings.first().cloned());
     }
-    // `writefile('F', data)`: any literal may be the file it writes.
+    // `writefile('F', data)`: any literal may be the file it writes; a name the
+    // statement computes (`'nag' || 'ger'`, `char(46) || …`, a column) is not known.
     if words.iter().any(|w| w == "writefile") {
         files.extend(strings.iter().take(16).cloned());
+        if writefile_computed(statement) {
+            files.push("$(writefile …)".to_owned());
+        }
     }
     let writing = [
         "insert",
@@ -294,6 +298,34 @@ fn statement_reads(statement: &str, files: &mut Vec<String>) -> bool {
         "select" | "values" | "explain" | "with" | "pragma"
     ) && !words.iter().any(|w| writing.contains(&w.as_str()))
         && !(first == "pragma" && statement.contains('='))
+}
+
+/// Whether a `writefile(…)` call of `statement` has a first argument other than one
+/// string literal.
+fn writefile_computed(statement: &str) -> bool {
+    let lower = statement.to_ascii_lowercase();
+    lower.match_indices("writefile").any(|(at, _)| {
+        let rest = statement[at + "writefile".len()..].trim_start();
+        let Some(rest) = rest.strip_prefix('(') else {
+            return false;
+        };
+        let rest = rest.trim_start();
+        let Some(quote) = rest.chars().next().filter(|c| *c == '\'') else {
+            return true;
+        };
+        // The literal, with `''` for a quote inside it, then a comma.
+        let mut chars = rest[1..].char_indices().peekable();
+        while let Some((k, c)) = chars.next() {
+            if c == quote {
+                if chars.peek().is_some_and(|(_, n)| *n == quote) {
+                    chars.next();
+                    continue;
+                }
+                return !rest[1 + k + 1..].trim_start().starts_with(',');
+            }
+        }
+        true
+    })
 }
 
 /// The lower-case words of a SQL statement outside its string literals, and the literals.
