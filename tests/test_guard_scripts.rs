@@ -1114,3 +1114,45 @@ fn pythons_start_up_files_in_the_user_site_are_read_for_every_python() {
     assert_eq!(run("python3 -c 'print(1)'"), ASKED);
     assert_eq!(run("python3 -I -c 'print(1)'"), 0);
 }
+
+#[test]
+fn a_scripts_own_folder_install_scripts_and_a_folders_entry_are_followed() {
+    let p = Project::new();
+    write(&p, "scripts/lib.sh", "rm -rf .claude\n");
+    write(&p, "scripts/a.sh", ". \"$(dirname \"$0\")/lib.sh\"\n");
+    write(
+        &p,
+        "scripts/b.sh",
+        "#!/bin/bash\nsource \"${BASH_SOURCE%/*}/lib.sh\"\n",
+    );
+    write(
+        &p,
+        "scripts/c.sh",
+        "#!/bin/bash\nDIR=\"$(cd \"$(dirname \"$0\")\" && pwd)\"\n. \"$DIR/lib.sh\"\n",
+    );
+    write(&p, "app/package.json", r#"{"main": "server.js"}"#);
+    write(
+        &p,
+        "app/server.js",
+        "require('fs').rmSync('.claude', {recursive: true});\n",
+    );
+    write(
+        &p,
+        "package.json",
+        r#"{"scripts": {"postinstall": "rm -rf .claude-nagger"}}"#,
+    );
+    for line in [
+        "bash scripts/a.sh",
+        "bash scripts/b.sh",
+        "bash scripts/c.sh",
+        "node app",
+        "npm install --no-audit --no-fund",
+        "npm ci --offline",
+    ] {
+        let (code, out) = check(&p, line);
+        assert_eq!(code, REFUSED, "{line}: {out}");
+    }
+    // Scripts switched off: nothing of the package runs.
+    let (code, out) = check(&p, "npm install --ignore-scripts");
+    assert_eq!(code, 0, "{out}");
+}

@@ -396,7 +396,10 @@ fn settled(root: &Path, full: &Path) -> bool {
         || std::env::var_os("TMPDIR").is_some_and(|t| !t.is_empty() && full.starts_with(&t));
     // A shell's start-up files are the user's: what is written into them is judged as
     // the command line it becomes when it is written.
-    if !writable || runs_later(&full.to_string_lossy()) {
+    // What a package manager installed (`node_modules`) is the packages' own; read as a
+    // project's files are, what names a danger is still raised.
+    let installed = full.components().any(|c| c.as_os_str() == "node_modules");
+    if !writable || installed || runs_later(&full.to_string_lossy()) {
         return true;
     }
     unchanged_in_git(full)

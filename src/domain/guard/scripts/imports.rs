@@ -78,7 +78,10 @@ pub(super) fn follow(
             if let Content::Text { text, .. } = files.read(cwd, &path) {
                 let via = format!("the module `{path}` it loads");
                 out.push(Ran::Code(text.clone(), runner.to_owned(), via));
-                queue.push((text, folder_prefix(&path), depth + 1));
+                // An installed package's own modules are not followed further.
+                if !path.contains("node_modules/") {
+                    queue.push((text, folder_prefix(&path), depth + 1));
+                }
             }
         }
     }
@@ -124,8 +127,15 @@ fn candidates(lang: Lang, code: &str, dir: &str, cwd: &Cwd, files: &View) -> Vec
                         }
                     }
                 } else if !spec.starts_with("node:") {
-                    // A package: its `main`, or `index.js`.
-                    let package = format!("{dir}node_modules/{spec}");
+                    // A package: its `main`, or `index.js`, in the nearest `node_modules`
+                    // from the program's folder up.
+                    let Some(package) = ["", "../", "../../", "../../../"]
+                        .iter()
+                        .map(|up| format!("{dir}{up}node_modules/{spec}"))
+                        .find(|p| files.is_dir(cwd, p))
+                    else {
+                        continue;
+                    };
                     let main = match files.read(cwd, &format!("{package}/package.json")) {
                         Content::Text { text, .. } => {
                             serde_json::from_str::<serde_json::Value>(&text)
@@ -247,9 +257,24 @@ fn node_names(code: &str) -> Vec<String> {
     out
 }
 
+/// The file `node DIR` runs: the folder's `package.json` `main`, else its `index.js`.
+pub(super) fn node_entry(dir: &str, cwd: &Cwd, files: &View) -> Option<String> {
+    let dir = dir.trim_end_matches('/');
+    let main = match files.read(cwd, &format!("{dir}/package.json")) {
+        Content::Text { text, .. } => serde_json::from_str::<serde_json::Value>(&text)
+            .ok()
+            .and_then(|v| v.get("main")?.as_str().map(str::to_owned)),
+        _ => None,
+    };
+    main.map(|m| format!("{dir}/{}", m.trim_start_matches("./")))
+        .into_iter()
+        .chain([format!("{dir}/index.js")])
+        .find(|p| files.is_file(cwd, p))
+}
+
 /// Python's start-up files in the user's site folders, for a command that runs Python:
 /// `usercustomize.py`, `sitecustomize.py` and the `import` lines of `.pth` files.
-pub(super) fn python_startup(command: &SimpleCommand, files: &View, out: &mut Vec<Ran>) {
+pub(super) fn python_startup(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) {
     let name = command.name();
     if lang_of(name) != Some(Lang::Python) {
         return;
@@ -262,6 +287,29 @@ pub(super) fn python_startup(command: &SimpleCommand, files: &View, out: &mut Ve
         .any(|a| a.len() > 1 && !a.starts_with("--") && a[1..].contains(['I', 's', 'S']))
     {
         return;
+    }
+    // `PYTHONPATH=lib python3 …`: `sitecustomize.py` and `usercustomize.py` there too.
+    let here = cwd;
+    for dirs in command
+        .env
+        .iter()
+        .chain(command.prefixed.iter().flatten())
+        .filter_map(|w| w.strip_prefix("PYTHONPATH="))
+    {
+        for dir in dirs
+            .split(':')
+            .filter(|d| !d.is_empty() && !d.contains('$'))
+            .take(8)
+        {
+            for file in ["sitecustomize.py", "usercustomize.py"] {
+                let path = format!("{}/{file}", dir.trim_end_matches('/'));
+                if let Content::Text { text, .. } = files.read(here, &path) {
+                    let via = format!("`{path}`, which Python runs at its start from `PYTHONPATH`");
+                    follow(&text, name, Some(&path), here, files, out);
+                    out.push(Ran::Code(text, name.to_owned(), via));
+                }
+            }
+        }
     }
     let home = Cwd::Known(String::new());
     let lib = "~/.local/lib";
@@ -278,6 +326,7 @@ pub(super) fn python_startup(command: &SimpleCommand, files: &View, out: &mut Ve
             let path = format!("{site}/{file}");
             if let Content::Text { text, .. } = files.read(&home, &path) {
                 let via = format!("`{path}`, which Python runs at every start");
+                follow(&text, name, Some(&path), &home, files, out);
                 out.push(Ran::Code(text, name.to_owned(), via));
             }
         }

@@ -74,7 +74,7 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
     queries::runs(parsed, index, cwd, files, &mut out);
     sources::runs(parsed, index, cwd, files, &mut out);
     // Python's start-up files, and the modules inline code loads.
-    imports::python_startup(command, files, &mut out);
+    imports::python_startup(command, cwd, files, &mut out);
     imports::inline(command, cwd, files, &mut out);
     // `bash < x.sh`, `python3 - < x.py`: the program is the file on standard input.
     if shell::reads_program_from_stdin(&command.argv) {
@@ -311,6 +311,19 @@ fn program_file(
         shell_file(file, params, &format!("run by `{runner}`"), cwd, files, out);
         return;
     }
+    // `node .`, `node app/`: the folder's entry.
+    let entry;
+    let file = if matches!(runner, "node" | "nodejs") && files.is_dir(cwd, file) {
+        match imports::node_entry(file, cwd, files) {
+            Some(found) => {
+                entry = found;
+                entry.as_str()
+            }
+            None => return,
+        }
+    } else {
+        file
+    };
     if let Some((text, via)) = text_of(file, cwd, files, out) {
         imports::follow(&text, runner, Some(file), cwd, files, out);
         out.push(Ran::Code(text, runner.to_owned(), via));
@@ -335,6 +348,14 @@ fn shell_file(
 /// A script's positional parameters filled in from the command that runs it, when no
 /// function or `shift` gives `$1` another meaning; its own name (`$0`) always.
 fn filled(text: &str, params: &[String]) -> String {
+    let own_folder;
+    let text = match params.first() {
+        Some(name) if text.contains('$') => {
+            own_folder = with_own_folder(text, name);
+            own_folder.as_str()
+        }
+        _ => text,
+    };
     let other_meaning = ["()", "function ", "shift", "getopts", "set --"]
         .iter()
         .any(|w| text.contains(w));
@@ -352,6 +373,50 @@ fn filled(text: &str, params: &[String]) -> String {
 /// onto `out`); `None` when there is nothing to check.
 fn text_of(file: &str, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) -> Option<(String, String)> {
     read_named(files.read(cwd, file), file, out)
+}
+
+/// `text` with the spellings of its own folder (`$(dirname "$0")`, `${BASH_SOURCE%/*}`,
+/// `${0%/*}`) written out, the script run as `name`: `. "$(dirname "$0")/lib.sh"` then
+/// names the file it sources.
+fn with_own_folder(text: &str, name: &str) -> String {
+    let folder = match name.rsplit_once('/') {
+        Some(("", _)) => "/".to_owned(),
+        Some((dir, _)) => dir.to_owned(),
+        None => ".".to_owned(),
+    };
+    if folder.contains(['$', '`', '"', '\'', '\\']) {
+        return text.to_owned();
+    }
+    let mut out = text.to_owned();
+    for source in [
+        "$0",
+        "${0}",
+        "$BASH_SOURCE",
+        "${BASH_SOURCE}",
+        "${BASH_SOURCE[0]}",
+    ] {
+        for form in [
+            format!("\"$(dirname \"{source}\")\""),
+            format!("$(dirname \"{source}\")"),
+            format!("$(dirname {source})"),
+        ] {
+            out = out.replace(&form, &folder);
+        }
+    }
+    for form in ["${0%/*}", "${BASH_SOURCE%/*}", "${BASH_SOURCE[0]%/*}"] {
+        out = out.replace(form, &folder);
+    }
+    // `DIR="$(cd "$(dirname "$0")" && pwd)"`: the same folder, made absolute.
+    for form in [
+        format!("$(cd {folder} && pwd)"),
+        format!("$(cd \"{folder}\" && pwd)"),
+        format!("$(cd {folder}; pwd)"),
+        format!("$(cd {folder} >/dev/null && pwd)"),
+        format!("$(cd {folder} &>/dev/null && pwd)"),
+    ] {
+        out = out.replace(&form, &folder);
+    }
+    out
 }
 
 /// The file whose text a command runs as code by printing it: as the command itself

@@ -167,6 +167,10 @@ pub(super) fn runs(
         all.extend(rest.iter().copied());
         all
     };
+    // `npm install --offline --no-fund`: installing the package itself, with options;
+    // `--ignore-scripts` runs none of its scripts.
+    let installs_itself = words.iter().skip(1).all(|w| w.starts_with('-'))
+        && !words.iter().any(|w| *w == "--ignore-scripts");
     let (names, extra): (Vec<&str>, Vec<&str>) = match (manager, first) {
         ("npm", Some("run" | "run-script" | "rum" | "urn")) => match words.get(1) {
             Some(name) => (vec![name], after(2)),
@@ -174,12 +178,12 @@ pub(super) fn runs(
         },
         ("npm", Some("t" | "tst")) => (vec!["test"], after(1)),
         ("npm", Some(name)) if NPM_LIFECYCLE.contains(&name) => (vec![name], after(1)),
-        ("npm", Some("install" | "i" | "ci" | "in" | "ins" | "isnt")) if words.len() == 1 => {
+        ("npm", Some("install" | "i" | "ci" | "in" | "ins" | "isnt")) if installs_itself => {
             (INSTALL.to_vec(), Vec::new())
         }
         ("npm", _) => return None,
         ("yarn" | "pnpm", None) => (INSTALL.to_vec(), Vec::new()),
-        ("yarn" | "pnpm", Some("install" | "i")) if words.len() == 1 => {
+        ("yarn" | "pnpm", Some("install" | "i")) if installs_itself => {
             (INSTALL.to_vec(), Vec::new())
         }
         ("yarn" | "pnpm", Some("run" | "run-script")) => match words.get(1) {
@@ -192,7 +196,7 @@ pub(super) fn runs(
             Some(name) => (vec![name], after(2)),
             None => return None,
         },
-        ("bun", Some("install" | "i")) if words.len() == 1 => (INSTALL.to_vec(), Vec::new()),
+        ("bun", Some("install" | "i")) if installs_itself => (INSTALL.to_vec(), Vec::new()),
         ("bun", Some(name)) if !BUILTINS.contains(&name) && name != "test" => {
             (vec![name], after(1))
         }
