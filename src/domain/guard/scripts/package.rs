@@ -169,8 +169,8 @@ pub(super) fn runs(
     };
     // `npm install --offline --no-fund`: installing the package itself, with options;
     // `--ignore-scripts` runs none of its scripts.
-    let installs_itself = words.iter().skip(1).all(|w| w.starts_with('-'))
-        && !words.iter().any(|w| *w == "--ignore-scripts");
+    let installs_itself =
+        words.iter().skip(1).all(|w| w.starts_with('-')) && !words.contains(&"--ignore-scripts");
     let (names, extra): (Vec<&str>, Vec<&str>) = match (manager, first) {
         ("npm", Some("run" | "run-script" | "rum" | "urn")) => match words.get(1) {
             Some(name) => (vec![name], after(2)),
