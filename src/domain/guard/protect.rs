@@ -952,10 +952,27 @@ pub(super) fn named_in_code(text: &str, binary: Option<&str>) -> bool {
         let inner = &rest[..rest.find('>')?];
         (!inner.contains(char::is_whitespace)).then_some(inner)
     });
+    let named = |s: &str| held(s) || named_in_code_plain(s) || glob_names_protected(s);
     code::strings(text)
         .iter()
         .chain(quote_like(text).iter())
-        .any(|s| held(s) || named_in_code_plain(s) || glob_names_protected(s))
+        .any(|s| {
+            named(s)
+                // `glob("{.c,x}laude")`, `glob("{~,x}/../bin/nagger")`: each alternative,
+                // the protected folders by their names too.
+                || s.contains('{') && s.contains(',') && s.len() <= 256 && {
+                    let mut alternatives = Vec::new();
+                    braces(s, &mut alternatives, 64);
+                    alternatives.len() > 1
+                        && alternatives.iter().any(|a| {
+                            named(a)
+                                || matches!(
+                                    a.trim_start_matches("./").trim_end_matches('/'),
+                                    ".claude" | ".claude-nagger" | "~/.claude"
+                                )
+                        })
+                }
+        })
         || angle_globs.take(64).any(glob_names_protected)
 }
 

@@ -202,6 +202,15 @@ pub(super) fn composed(command: &SimpleCommand) -> Composed {
             }
             c.how = "output named from its input (or the name the input keeps)";
         }
+        _ if compresses_with_suffix(name, args) => {
+            // `gzip -S .json -f .claude/settings`: the input's name with the suffix.
+            for op in operands_with(args, &["-S"], &["suffix"]) {
+                if op != "-" {
+                    c.into.push(folder_of(op));
+                }
+            }
+            c.how = "output named from its input and a suffix";
+        }
         "cp" | "gcp" if args.iter().any(|a| a == "--parents") => {
             let ops = operands_with(args, &["-S", "-t"], &["suffix", "target-directory"]);
             let targets = option_values(args, &["-t"], &["--target-directory"]);
@@ -299,6 +308,17 @@ fn in_place_suffix<'a>(name: &str, args: &'a [String]) -> Option<&'a str> {
     None
 }
 
+/// Whether the command compresses files into files named with a suffix it is given.
+fn compresses_with_suffix(name: &str, args: &[String]) -> bool {
+    matches!(
+        name,
+        "gzip" | "bzip2" | "xz" | "lzma" | "zstd" | "lz4" | "lzip" | "pigz" | "compress"
+    ) && !has_flag(args, "c", &["stdout", "to-stdout"])
+        && args.iter().any(|a| {
+            a == "-S" || a.starts_with("--suffix") || (a.starts_with("-S") && !a.starts_with("--"))
+        })
+}
+
 /// Whether the command decompresses files into files beside them.
 fn decompresses(name: &str, args: &[String]) -> bool {
     let to_stdout = has_flag(args, "c", &["stdout", "to-stdout"])
@@ -363,6 +383,7 @@ mod tests {
         assert_eq!(of("gunzip -f .claude/settings.json.gz").into, [".claude"]);
         assert_eq!(of("gzip -dfN .claude/x.gz").into, [".claude"]);
         assert!(of("gzip -dc x.gz").into.is_empty());
+        assert_eq!(of("gzip -S .json -f .claude/settings").into, [".claude"]);
         assert!(of("gzip x").into.is_empty());
         assert_eq!(
             of("cp --parents .claude/settings.json ..").paths,

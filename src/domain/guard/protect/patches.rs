@@ -246,15 +246,19 @@ pub(super) fn links(text: &str) -> Vec<(String, String)> {
 pub(super) fn targets(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut push = |path: &str| {
-        let path = path.trim().trim_matches('"');
-        if !path.is_empty() && path != "/dev/null" && !out.iter().any(|p| p == path) {
-            out.push(path.to_owned());
+        let path = c_unquoted(path.trim());
+        if !path.is_empty() && path != "/dev/null" && !out.iter().any(|p| *p == path) {
+            out.push(path);
         }
     };
     for line in text.lines() {
         if let Some(rest) = line.strip_prefix("diff --git ") {
             // `a/x b/y`: split where ` b/` (or the second path's own prefix) starts.
-            match rest.find(" b/").or_else(|| rest.rfind(' ')) {
+            match rest
+                .find(" \"b/")
+                .or_else(|| rest.find(" b/"))
+                .or_else(|| rest.rfind(' '))
+            {
                 Some(mid) => {
                     push(&rest[..mid]);
                     push(&rest[mid + 1..]);
@@ -276,6 +280,50 @@ pub(super) fn targets(text: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// A name as git and patch write it: in double quotes with C escapes (`"a/.claude\056x"`,
+/// octal bytes, `\t`, `\n`, `\"`, `\\`) when it holds odd bytes; as it is otherwise.
+fn c_unquoted(name: &str) -> String {
+    let Some(inner) = name.strip_prefix('"').and_then(|n| n.strip_suffix('"')) else {
+        return name.to_owned();
+    };
+    let bytes = inner.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut k = 0;
+    while k < bytes.len() {
+        if bytes[k] != b'\\' || k + 1 >= bytes.len() {
+            out.push(bytes[k]);
+            k += 1;
+            continue;
+        }
+        let next = bytes[k + 1];
+        let octal = bytes[k + 1..]
+            .iter()
+            .take(3)
+            .take_while(|b| (b'0'..=b'7').contains(b))
+            .count();
+        if octal == 3 {
+            let value = bytes[k + 1..k + 4]
+                .iter()
+                .fold(0u32, |v, b| v * 8 + u32::from(b - b'0'));
+            out.push(u8::try_from(value & 0xff).unwrap_or(0));
+            k += 4;
+            continue;
+        }
+        out.push(match next {
+            b'n' => b'\n',
+            b't' => b'\t',
+            b'r' => b'\r',
+            b'a' => 7,
+            b'b' => 8,
+            b'f' => 12,
+            b'v' => 11,
+            other => other,
+        });
+        k += 2;
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// A patch path with 0 to [`MAX_STRIP`] leading folders taken off, as `-pN` would.
@@ -363,6 +411,25 @@ mod tests {
                 "new.txt",
                 "added.txt"
             ]
+        );
+        // Names with odd bytes, quoted with C escapes as git and patch write them.
+        let quoted = "diff --git \"a/.claude/settings\\056json\" \"b/.claude/settings\\056json\"\n\
+                      --- \"a/\\056claude/settings.json\"\n+++ \"b/x\\ty\"\n";
+        assert_eq!(
+            targets(quoted),
+            [
+                "a/.claude/settings.json",
+                "b/.claude/settings.json",
+                "a/.claude/settings.json",
+                "b/x\ty"
+            ]
+            .iter()
+            .fold(Vec::<String>::new(), |mut v, p| {
+                if !v.iter().any(|q| q == p) {
+                    v.push((*p).to_owned());
+                }
+                v
+            })
         );
         assert_eq!(
             stripped("b/x/.claude/settings.json"),
