@@ -247,7 +247,7 @@ pub(super) fn targets(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut push = |path: &str| {
         let path = c_unquoted(path.trim());
-        if !path.is_empty() && path != "/dev/null" && !out.iter().any(|p| *p == path) {
+        if !path.is_empty() && path != "/dev/null" && !out.contains(&path) {
             out.push(path);
         }
     };
