@@ -366,16 +366,23 @@ impl Folders {
     /// CDPATH`, `export CDPATH`, `env CDPATH=… bash -c`): then a `cd` to a bare name may
     /// lead anywhere.
     pub(super) fn in_line(mut self, parsed: &Parsed) -> Folders {
-        self.cdpath = self.cdpath
-            || parsed.assignments.iter().any(|a| a.name == "CDPATH")
-            || parsed.commands.iter().any(|c| {
-                c.argv
-                    .iter()
-                    .chain(c.env.iter())
-                    .chain(c.prefixed.iter().flatten())
-                    .any(|w| w.contains("CDPATH"))
-            });
+        self.cdpath = self.cdpath_in(Some(parsed));
         self
+    }
+
+    /// Whether `cd` searches `CDPATH`: set in the environment, or by `parsed`.
+    pub(super) fn cdpath_in(&self, parsed: Option<&Parsed>) -> bool {
+        self.cdpath
+            || parsed.is_some_and(|parsed| {
+                parsed.assignments.iter().any(|a| a.name == "CDPATH")
+                    || parsed.commands.iter().any(|c| {
+                        c.argv
+                            .iter()
+                            .chain(c.env.iter())
+                            .chain(c.prefixed.iter().flatten())
+                            .any(|w| w.contains("CDPATH"))
+                    })
+            })
     }
 
     #[cfg(test)]
@@ -1494,7 +1501,13 @@ fn changed_by_name(
                     }
                 }
             }
-            None if unsure.is_none() && may_be_protected(path) => unsure = Some(path.clone()),
+            None if unsure.is_none()
+                && (may_be_protected(path)
+                    || whole_folder_in_unknown(command, cwd, path)
+                        && Folders::new(Cwd::Unknown).cdpath_in(scope.line)) =>
+            {
+                unsure = Some(path.clone());
+            }
             None => {}
         }
         if computed_names_nagger(command, path) {
@@ -2405,6 +2418,19 @@ fn may_be_protected(path: &str) -> bool {
         || last == ".."
         || PROTECTED_NAMES.iter().any(|n| is(last, n))
         || last.starts_with("state.db")
+}
+
+/// A relative path removed or moved whole (`rm -r`, `mv`) from a folder `cd name` found
+/// through `CDPATH`: there it may be the folder of the nagger program or of Claude Code's
+/// settings.
+fn whole_folder_in_unknown(command: &SimpleCommand, cwd: &Cwd, path: &str) -> bool {
+    matches!(cwd, Cwd::Unknown)
+        && !path.starts_with(['/', '~', '$'])
+        && match command.name() {
+            "rm" => has_flag(command.args(), "rR", &["recursive"]),
+            "mv" | "rmdir" => true,
+            _ => false,
+        }
 }
 
 /// `$(which nagger)`, `"$(command -v nagger)"`: a word only known when the shell runs
