@@ -189,3 +189,35 @@ fn a_settings_file_touched_or_saved_with_the_same_bytes_counts_as_unchanged() {
     std::fs::write(p.root.join(".claude/settings.json"), "{\"x\": 1}\n").unwrap();
     assert_eq!(answer(&p.root, "git stash"), Some(Decision::Ask));
 }
+
+#[test]
+fn stashing_untracked_files_asks_only_where_it_takes_one_of_naggers() {
+    let p = repository(&[".claude-nagger/config.toml", "src/main.rs"]);
+    let write = |path: &str, text: &str| {
+        let full = p.root.join(path);
+        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+        std::fs::write(full, text).unwrap();
+    };
+    write(
+        ".claude-nagger/.gitignore",
+        "state.db\nstate.db-*\ntrusted.json\n",
+    );
+    git(&p.root, &["add", ".claude-nagger/.gitignore"]);
+    git(&p.root, &["commit", "-qm", "ignore"]);
+    write(".claude-nagger/state.db", "");
+    write(".claude-nagger/state.db-wal", "");
+    write(".claude-nagger/trusted.json", "{}");
+    write("scratch.txt", "x");
+    // Ignored files stay where they are with `-u`.
+    assert_eq!(answer(&p.root, "git stash -u"), None);
+    assert_eq!(answer(&p.root, "git stash push --include-untracked"), None);
+    // `-a` takes ignored files too.
+    assert_eq!(answer(&p.root, "git stash -a"), Some(Decision::Ask));
+    // Claude Code's local settings, untracked and not ignored, go with `-u`.
+    write(".claude/settings.local.json", "{}");
+    assert_eq!(answer(&p.root, "git stash -u"), Some(Decision::Ask));
+    write(".gitignore", ".claude/settings.local.json\n");
+    assert_eq!(answer(&p.root, "git stash -u"), None);
+    write(".gitignore", "settings.local.json\n!settings.local.json\n");
+    assert_eq!(answer(&p.root, "git stash -u"), Some(Decision::Ask));
+}

@@ -4511,6 +4511,14 @@ fn stashes_untracked(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Optio
     if !holds_protected(scope, &full) {
         return None;
     }
+    // `-u` leaves ignored files where they are (nagger's own `.gitignore` keeps its
+    // database and trust copy out of git); `-a` takes them too.
+    let all = rest.iter().any(|a| {
+        a == "--all" || (!a.starts_with("--") && short_cluster(a).is_some_and(|c| c.contains('a')))
+    });
+    if !all && !untracked_protected_unignored(Path::new(&full)) {
+        return None;
+    }
     Some(Finding::ask(
         "guard:self-protect-stash",
         "stashes untracked files, which takes nagger's own files in .claude-nagger (and \
@@ -4518,6 +4526,113 @@ fn stashes_untracked(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Optio
             .to_owned(),
         "Stash named paths (`git stash push -u -- src/`), or run it yourself.",
     ))
+}
+
+/// Whether the repository at `dir` has one of nagger's files or Claude Code's project
+/// settings on disk that git neither tracks nor ignores: what `git stash -u` takes away.
+/// Ignored is read from the `.gitignore` files on the way to it and `info/exclude`, by
+/// their plain patterns; anything that cannot be read counts as not ignored.
+fn untracked_protected_unignored(dir: &Path) -> bool {
+    let at = gittree::Where {
+        dir: dir.to_path_buf(),
+        ..gittree::Where::default()
+    };
+    let Some(repo) = gittree::find(&at) else {
+        return true;
+    };
+    let files = [
+        ".claude/settings.json",
+        ".claude/settings.local.json",
+        ".claude-nagger/config.toml",
+        ".claude-nagger/state.db",
+        ".claude-nagger/state.db-wal",
+        ".claude-nagger/state.db-shm",
+        ".claude-nagger/state.db.lock",
+        ".claude-nagger/trusted.json",
+    ];
+    let present: Vec<String> = files
+        .iter()
+        .filter(|f| std::fs::symlink_metadata(repo.top.join(f)).is_ok())
+        .map(|f| (*f).to_owned())
+        .collect();
+    if present.is_empty() {
+        return false;
+    }
+    let tracked = match gittree::tracked(&repo.index, &present) {
+        gittree::Tracked::Paths(paths) => paths,
+        gittree::Tracked::Unknown(_) => return true,
+    };
+    present
+        .iter()
+        .filter(|f| !tracked.contains(f))
+        .any(|f| !ignored(&repo.top, &repo.git_dir, f))
+}
+
+/// Whether `path` (relative to `top`) is ignored by the plain patterns of the
+/// `.gitignore` files of its folders and of `info/exclude` (names, globs, `dir/`, anchored
+/// `/x`; a later `!` undoes). Read bounded.
+fn ignored(top: &Path, git_dir: &Path, path: &str) -> bool {
+    let parts: Vec<&str> = path.split('/').collect();
+    let mut lists: Vec<(String, PathBuf)> = vec![(String::new(), git_dir.join("info/exclude"))];
+    for k in 0..parts.len() {
+        let base = parts[..k].join("/");
+        lists.push((base.clone(), top.join(&base).join(".gitignore")));
+    }
+    let matches =
+        |pattern: &str, name: &str| pattern == name || super::paths::wildcard(pattern, name);
+    let mut verdict = false;
+    for (base, file) in lists {
+        let Some(text) = read_text_bounded(&file, 64 * 1024) else {
+            continue;
+        };
+        let rel = if base.is_empty() {
+            path.to_owned()
+        } else {
+            match path.strip_prefix(&format!("{base}/")) {
+                Some(r) => r.to_owned(),
+                None => continue,
+            }
+        };
+        for line in text.lines() {
+            let line = line.trim_end();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let (negated, pattern) = match line.strip_prefix('!') {
+                Some(p) => (true, p),
+                None => (false, line),
+            };
+            let dir_only = pattern.ends_with('/');
+            let pattern = pattern.trim_end_matches('/');
+            let anchored = pattern.starts_with('/') || pattern.contains('/');
+            let pattern = pattern.trim_start_matches('/');
+            let segments: Vec<&str> = rel.split('/').collect();
+            let hit = if anchored {
+                // Against the path from this folder, or a folder of it.
+                (1..=segments.len()).any(|n| {
+                    (n < segments.len() || !dir_only) && matches(pattern, &segments[..n].join("/"))
+                })
+            } else {
+                segments
+                    .iter()
+                    .enumerate()
+                    .any(|(n, seg)| (n + 1 < segments.len() || !dir_only) && matches(pattern, seg))
+            };
+            if hit {
+                verdict = !negated;
+            }
+        }
+    }
+    verdict
+}
+
+/// The text of a regular file, opened without blocking and read up to `max` bytes.
+fn read_text_bounded(path: &Path, max: u64) -> Option<String> {
+    use std::io::Read as _;
+    let file = crate::base::files::open_regular(path).ok()?;
+    let mut bytes = Vec::new();
+    file.take(max).read_to_end(&mut bytes).ok()?;
+    Some(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 /// Whether `command` comes after another command of the line being checked: a file it
