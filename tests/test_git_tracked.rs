@@ -221,3 +221,31 @@ fn stashing_untracked_files_asks_only_where_it_takes_one_of_naggers() {
     write(".gitignore", "settings.local.json\n!settings.local.json\n");
     assert_eq!(answer(&p.root, "git stash -u"), Some(Decision::Ask));
 }
+
+#[test]
+fn popping_the_stash_the_same_line_made_passes_where_no_other_stash_is_kept() {
+    let p = repository(&[".claude/settings.json", "src/main.rs"]);
+    std::fs::write(p.root.join("src/main.rs"), "fn main() { }\n").unwrap();
+    assert_eq!(
+        answer(&p.root, "git stash && make test && git stash pop"),
+        None
+    );
+    assert_eq!(
+        answer(&p.root, "git stash push -m wip; git stash apply"),
+        None
+    );
+    // Alone, or for an older entry, it is judged by the entry.
+    assert_eq!(answer(&p.root, "git stash pop"), Some(Decision::Ask));
+    assert_eq!(
+        answer(&p.root, "git stash && git stash pop stash@{1}"),
+        Some(Decision::Ask)
+    );
+    // A stash kept already that changes the settings: a line whose own stash takes
+    // nothing would pop that one.
+    std::fs::write(p.root.join(".claude/settings.json"), "{\"x\": 1}\n").unwrap();
+    git(&p.root, &["stash"]);
+    assert_eq!(
+        answer(&p.root, "git stash && git stash pop"),
+        Some(Decision::Ask)
+    );
+}

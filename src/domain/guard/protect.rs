@@ -1211,9 +1211,77 @@ pub(super) fn written_by(
     }
 }
 
+/// `git stash && make test && git stash pop`: the newest stash popped or applied after
+/// the line stashed the work tree itself brings back what that stash took, no other
+/// version (the stash itself is judged on its own).
+fn pops_own_stash(command: &SimpleCommand, scope: &Scope) -> bool {
+    let stash_words = |c: &SimpleCommand| -> Option<Vec<String>> {
+        if c.name() != "git" {
+            return None;
+        }
+        let args = c.args();
+        let (i, _) = git_subcommand_at(args);
+        (args.get(i).map(String::as_str) == Some("stash")).then(|| args[i + 1..].to_vec())
+    };
+    let Some(rest) = stash_words(command) else {
+        return false;
+    };
+    // Where a stash is kept already, a line whose stash takes nothing pops that one: it
+    // is judged as any other.
+    let (_, dir) = git_subcommand_at(command.args());
+    let at = gittree::Where {
+        dir: scope.root.to_path_buf(),
+        ..gittree::Where::default()
+    };
+    let Some(repo) = gittree::find(&at) else {
+        return false;
+    };
+    let common = std::fs::read_to_string(repo.git_dir.join("commondir"))
+        .ok()
+        .map_or_else(|| repo.git_dir.clone(), |c| repo.git_dir.join(c.trim()));
+    let kept = std::fs::symlink_metadata(common.join("refs/stash")).is_ok()
+        || read_text_bounded(&common.join("packed-refs"), 1 << 20)
+            .is_some_and(|t| t.lines().any(|l| l.ends_with(" refs/stash")));
+    if dir.is_some() || kept || command.env.iter().any(|e| e.starts_with("GIT_")) {
+        return false;
+    }
+    let newest = match rest.first().map(String::as_str) {
+        Some("pop" | "apply") => {
+            let ops: Vec<&String> = rest[1..].iter().filter(|a| !a.starts_with('-')).collect();
+            ops.is_empty()
+                || ops.len() == 1 && matches!(ops[0].as_str(), "0" | "stash@{0}" | "@{0}")
+        }
+        _ => false,
+    };
+    if !newest {
+        return false;
+    }
+    let Some(parsed) = scope.line else {
+        return false;
+    };
+    let Some(at) = parsed
+        .commands
+        .iter()
+        .position(|c| std::ptr::eq(c, command))
+    else {
+        return false;
+    };
+    parsed.commands[..at]
+        .iter()
+        .filter_map(stash_words)
+        .any(|before| match before.first().map(String::as_str) {
+            None => true,
+            Some("push" | "save") => true,
+            Some(a) => a.starts_with('-'),
+        })
+}
+
 /// A git command that may put another version of one of nagger's tracked files in
 /// place (see [`replaced`]): asked about, naming the file.
 fn git_replaced(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding> {
+    if pops_own_stash(command, scope) {
+        return None;
+    }
     let dirs = replaced::git_dirs(command)?;
     let mut dir = match cwd {
         Cwd::Known(path) => Some(path.clone()),
