@@ -753,6 +753,34 @@ impl Store {
         Ok(false)
     }
 
+    /// The commits `to`'s history holds and `from`'s does not (`from..to`, as `git
+    /// rev-list` lists them), newest first; an error past [`MAX_WALK`] commits on either
+    /// side.
+    pub(super) fn range(&self, from: &[u8], to: &[u8]) -> Result<Vec<Oid>, String> {
+        let walk = |start: &[u8], stop: &[Oid]| -> Result<Vec<Oid>, String> {
+            let mut seen: Vec<Oid> = Vec::new();
+            let mut queue: Vec<Oid> = vec![start.to_vec()];
+            let mut next = 0;
+            while next < queue.len() {
+                if next >= MAX_WALK {
+                    return Err(format!("more than {MAX_WALK} commits in a range"));
+                }
+                let commit = queue[next].clone();
+                next += 1;
+                if stop.contains(&commit) || seen.contains(&commit) {
+                    continue;
+                }
+                for parent in self.parents(&commit)? {
+                    queue.push(parent);
+                }
+                seen.push(commit);
+            }
+            Ok(seen)
+        };
+        let excluded = walk(from, &[])?;
+        walk(to, &excluded)
+    }
+
     /// The entries of tree `tree` for the `wanted` paths: a file's own, every file under a
     /// folder asked about (ending in `/`). A path the tree does not hold has none.
     pub(super) fn entries(

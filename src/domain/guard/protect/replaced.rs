@@ -119,6 +119,8 @@ enum Moves<'a> {
     },
     /// The changes these commits made are brought in, or undone.
     Changes(Vec<&'a str>),
+    /// The changes of the commits of these ranges (`A..B`) are brought in, or undone.
+    Ranges(Vec<(&'a str, &'a str)>),
     /// These histories are joined with `HEAD`'s.
     Joined(Vec<&'a str>),
     /// The stash entry `stash@{n}` is applied: its changes to the work tree and the
@@ -211,8 +213,23 @@ fn moves<'a>(sub: &str, rest: &'a [String], exists: &dyn Fn(&str) -> bool) -> Op
                     .operands
                     .iter()
                     .any(|o| o.contains("..") || o.starts_with('^'));
-            (named && !ends(&s) && !s.has("m", &["mainline"]))
-                .then(|| Moves::Changes(s.operands.clone()))
+            // `main..feature`: the commits of one history and not of the other.
+            let ranges: Option<Vec<(&str, &str)>> = s
+                .operands
+                .iter()
+                .map(|o| {
+                    let (a, b) = o.split_once("..")?;
+                    (!a.is_empty() && !b.is_empty() && !b.starts_with('.')).then_some((a, b))
+                })
+                .collect();
+            if ends(&s) || s.has("m", &["mainline"]) {
+                return None;
+            }
+            if named {
+                Some(Moves::Changes(s.operands.clone()))
+            } else {
+                ranges.filter(|r| !r.is_empty()).map(Moves::Ranges)
+            }
         }
         "stash" if matches!(rest.first().map(String::as_str), Some("pop" | "apply")) => {
             let s = split(&rest[1..], &[]);
@@ -369,6 +386,25 @@ fn compared(
                 let after = tree_of(Some(&commit))?;
                 if let Some(file) = first_difference(&before, &after) {
                     return Ok(Some((file, (*rev).to_owned())));
+                }
+            }
+            Ok(None)
+        }
+        Moves::Ranges(ranges) => {
+            for (from, to) in ranges {
+                let resolve = |rev: &str| -> Result<Vec<u8>, Problem> {
+                    store
+                        .commit(rev, false)?
+                        .ok_or_else(|| Problem::Missing(format!("`{rev}` is no commit yet")))
+                };
+                let (a, b) = (resolve(from)?, resolve(to)?);
+                for commit in store.range(&a, &b)? {
+                    let parent = store.first_parent(&commit)?;
+                    let before = tree_of(parent.as_deref())?;
+                    let after = tree_of(Some(&commit))?;
+                    if let Some(file) = first_difference(&before, &after) {
+                        return Ok(Some((file, format!("{from}..{to}"))));
+                    }
                 }
             }
             Ok(None)
@@ -902,7 +938,7 @@ pub(super) fn replaced(
     let by_revision = match (&what, moved) {
         (
             Some(Replace::Tree),
-            Some(m @ (Moves::To { .. } | Moves::Changes(_) | Moves::Stash(_))),
+            Some(m @ (Moves::To { .. } | Moves::Changes(_) | Moves::Ranges(_) | Moves::Stash(_))),
         ) => Some(m),
         (None, Some(m @ Moves::Joined(_))) => Some(m),
         _ => None,
@@ -1015,7 +1051,7 @@ pub(super) fn replaced(
                     rev,
                     via: match moved {
                         Moves::To { .. } => Via::To,
-                        Moves::Changes(_) | Moves::Stash(_) => Via::Changes,
+                        Moves::Changes(_) | Moves::Ranges(_) | Moves::Stash(_) => Via::Changes,
                         Moves::Joined(_) => Via::Joined,
                     },
                     top,

@@ -978,9 +978,17 @@ fn revisions_that_hold_other_settings_than_the_work_trees_are_asked_about() {
         "git merge crafted",
         "git rebase crafted",
         "git cherry-pick crafted",
+        "git cherry-pick main..crafted",
+        "git revert feature..crafted",
     ] {
         assert_eq!(tracked_check(line, root), asked, "{line}");
     }
+    // A range whose commits change no settings file.
+    assert_eq!(tracked_check("git cherry-pick main..feature", root), None);
+    assert_eq!(
+        tracked_check("git cherry-pick crafted..feature", root),
+        None
+    );
     // The same from packs.
     git_in(root, &["gc", "-q"]);
     for line in [
