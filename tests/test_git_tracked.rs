@@ -5,7 +5,7 @@
 //! tests/fixtures/guard/everyday.txt passes there, and in one that tracks them, all but
 //! those that replace tracked files).
 
-use crate::common::Project;
+use crate::common::{Project, git};
 use nagger::base::decision::Decision;
 use nagger::domain::guard::GuardConfig;
 use nagger::domain::rules::{self, RulesConfig, ToolCall};
@@ -13,21 +13,6 @@ use serde_json::json;
 use std::path::Path;
 
 const EVERYDAY: &str = include_str!("fixtures/guard/everyday.txt");
-
-fn git(root: &Path, args: &[&str]) {
-    let out = std::process::Command::new("git")
-        .args(args)
-        .current_dir(root)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "n")
-        .env("GIT_AUTHOR_EMAIL", "n@x")
-        .env("GIT_COMMITTER_NAME", "n")
-        .env("GIT_COMMITTER_EMAIL", "n@x")
-        .output()
-        .expect("git runs");
-    assert!(out.status.success(), "git {args:?}: {out:?}");
-}
 
 /// A project that is a repository with `files` committed.
 fn repository(files: &[&str]) -> Project {

@@ -2,7 +2,7 @@
 //! or a `package.json` written in one call and run in the next is read and judged like
 //! the same text on the command line; a project's everyday build files pass.
 
-use crate::common::Project;
+use crate::common::{Project, git};
 use serde_json::json;
 
 /// Exit code of `nagger check` for a refusal.
@@ -941,21 +941,6 @@ fn curl_configs_in_files_and_substitutions_are_read_or_asked_about() {
         let (code, stdout) = check(&p, line);
         assert_eq!(code, 0, "{line}: {stdout}");
     }
-}
-
-fn git(root: &std::path::Path, args: &[&str]) {
-    let out = std::process::Command::new("git")
-        .args(args)
-        .current_dir(root)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "n")
-        .env("GIT_AUTHOR_EMAIL", "n@x")
-        .env("GIT_COMMITTER_NAME", "n")
-        .env("GIT_COMMITTER_EMAIL", "n@x")
-        .output()
-        .expect("git runs");
-    assert!(out.status.success(), "git {args:?}: {out:?}");
 }
 
 #[test]

@@ -13,6 +13,23 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 
+/// `git` in `root` with a fixed author and no user or system configuration; it must
+/// succeed.
+pub fn git(root: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(root)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "n")
+        .env("GIT_AUTHOR_EMAIL", "n@x")
+        .env("GIT_COMMITTER_NAME", "n")
+        .env("GIT_COMMITTER_EMAIL", "n@x")
+        .output()
+        .expect("git runs");
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+}
+
 pub fn nagger_bin() -> &'static str {
     env!("CARGO_BIN_EXE_nagger")
 }

@@ -358,7 +358,7 @@ impl Folders {
             cwd,
             stack: Vec::new(),
             old: Cwd::Unknown,
-            cdpath: std::env::var_os("CDPATH").is_some_and(|v| !v.is_empty()),
+            cdpath: cdpath_in_environment(),
         }
     }
 
@@ -366,23 +366,8 @@ impl Folders {
     /// CDPATH`, `export CDPATH`, `env CDPATH=… bash -c`): then a `cd` to a bare name may
     /// lead anywhere.
     pub(super) fn in_line(mut self, parsed: &Parsed) -> Folders {
-        self.cdpath = self.cdpath_in(Some(parsed));
+        self.cdpath = self.cdpath || cdpath_set_by(parsed);
         self
-    }
-
-    /// Whether `cd` searches `CDPATH`: set in the environment, or by `parsed`.
-    pub(super) fn cdpath_in(&self, parsed: Option<&Parsed>) -> bool {
-        self.cdpath
-            || parsed.is_some_and(|parsed| {
-                parsed.assignments.iter().any(|a| a.name == "CDPATH")
-                    || parsed.commands.iter().any(|c| {
-                        c.argv
-                            .iter()
-                            .chain(c.env.iter())
-                            .chain(c.prefixed.iter().flatten())
-                            .any(|w| w.contains("CDPATH"))
-                    })
-            })
     }
 
     #[cfg(test)]
@@ -492,6 +477,24 @@ impl Folders {
             None => Cwd::Unknown,
         }
     }
+}
+
+/// Whether the shell's environment sets `CDPATH`.
+fn cdpath_in_environment() -> bool {
+    std::env::var_os("CDPATH").is_some_and(|v| !v.is_empty())
+}
+
+/// Whether `parsed` sets `CDPATH` in any form (`CDPATH=..`, `read CDPATH`, `export
+/// CDPATH`, `env CDPATH=… bash -c`).
+fn cdpath_set_by(parsed: &Parsed) -> bool {
+    parsed.assignments.iter().any(|a| a.name == "CDPATH")
+        || parsed.commands.iter().any(|c| {
+            c.argv
+                .iter()
+                .chain(c.env.iter())
+                .chain(c.prefixed.iter().flatten())
+                .any(|w| w.contains("CDPATH"))
+        })
 }
 
 /// `$(dirname P)` (or `$(cd "$(dirname P)" && pwd)`) at the start of `word`, with `P`
@@ -1572,7 +1575,7 @@ fn changed_by_name(
             None if unsure.is_none()
                 && (may_be_protected(path)
                     || whole_folder_in_unknown(command, cwd, path)
-                        && Folders::new(Cwd::Unknown).cdpath_in(scope.line)) =>
+                        && (cdpath_in_environment() || scope.line.is_some_and(cdpath_set_by))) =>
             {
                 unsure = Some(path.clone());
             }
@@ -1844,20 +1847,8 @@ fn named_as_it_runs(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option
         let Some(full) = resolve(cwd, dir) else {
             continue;
         };
-        let names = [
-            "settings.json",
-            "settings.local.json",
-            "managed-settings.json",
-            "config.toml",
-            "state.db",
-            "state.db-wal",
-            "state.db-shm",
-            "state.db.lock",
-            "trusted.json",
-            "nagger",
-        ];
         let program = scope.binary.map(basename);
-        if let Some((what, _)) = names
+        if let Some((what, _)) = composed::FILE_NAMES
             .iter()
             .copied()
             .chain(program)
@@ -1886,11 +1877,7 @@ fn named_as_it_runs(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option
 
 /// The text of a program's config file on disk, bounded and opened without blocking.
 fn read_config(path: &str) -> Option<String> {
-    use std::io::Read;
-    let file = crate::base::files::open_regular(std::path::Path::new(path)).ok()?;
-    let mut text = String::new();
-    file.take(64 * 1024).read_to_string(&mut text).ok()?;
-    Some(text)
+    read_text_bounded(Path::new(path), 64 * 1024)
 }
 
 /// A protected path given as the value of an output-like option of any program

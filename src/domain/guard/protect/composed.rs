@@ -10,6 +10,21 @@
 use super::super::finding::operands;
 use super::super::shell::{SimpleCommand, basename, has_flag, option_values, short_cluster};
 
+/// The names of the files nagger keeps or depends on, wherever they are: for names a
+/// program makes as it runs (`{}.json`, a backup suffix), which may end as one of them.
+pub(super) const FILE_NAMES: &[&str] = &[
+    "settings.json",
+    "settings.local.json",
+    "managed-settings.json",
+    "config.toml",
+    "state.db",
+    "state.db-wal",
+    "state.db-shm",
+    "state.db.lock",
+    "trusted.json",
+    "nagger",
+];
+
 /// What a command writes under names it makes.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub(super) struct Composed {

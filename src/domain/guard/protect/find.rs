@@ -147,21 +147,6 @@ pub(super) fn reached(command: &SimpleCommand, place: &Place) -> Option<Finding>
     unsure.map(|harm| Finding::ask("guard:self-protect-unsure", harm, ASK_ADVICE))
 }
 
-/// The names of the files nagger keeps or depends on, for names made of a found path and
-/// text (`{}.json`).
-const PROTECTED_NAMES: &[&str] = &[
-    "settings.json",
-    "settings.local.json",
-    "managed-settings.json",
-    "config.toml",
-    "state.db",
-    "state.db-wal",
-    "state.db-shm",
-    "state.db.lock",
-    "trusted.json",
-    "nagger",
-];
-
 /// A word of an `-exec` program that joins `{}` with other text (`{}.json`, `out/{}`) and
 /// that the program writes, when the name it makes may be a protected one: text after
 /// `{}` that a protected name ends with, or text before it naming a protected folder.
@@ -195,7 +180,7 @@ fn composed_write(line: &Line, place: &Place, base: Option<&str>) -> Option<Stri
             let after = after.split("{}").next().unwrap_or(after);
             let by_suffix = !after.is_empty()
                 && !after.contains('/')
-                && PROTECTED_NAMES
+                && super::composed::FILE_NAMES
                     .iter()
                     .any(|n| n.ends_with(after) && *n != after);
             let by_folder = !before.is_empty()

@@ -359,11 +359,14 @@ pub(super) fn python_startup(command: &SimpleCommand, cwd: &Cwd, files: &View, o
 /// Inline code of an interpreter that loads modules (`python3 -c 'import helper'`,
 /// `node -e "require('./x')"`): followed from the command's folder.
 pub(super) fn inline(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) {
+    let Some(lang) = lang_of(command.name()) else {
+        return;
+    };
     if let Some(code) = shell::inline_code(&command.argv) {
         follow(code, command.name(), None, cwd, files, out);
     }
     // `python3 -m tools.clean`: the module beside the command first.
-    if lang_of(command.name()) == Some(Lang::Python)
+    if lang == Lang::Python
         && let Some(at) = command.argv.iter().position(|a| a == "-m")
         && let Some(module) = command.argv.get(at + 1)
     {
