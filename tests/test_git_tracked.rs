@@ -234,3 +234,53 @@ fn popping_the_stash_the_same_line_made_passes_where_no_other_stash_is_kept() {
         Some(Decision::Ask)
     );
 }
+
+#[test]
+fn history_pulled_or_fetched_from_a_repository_on_this_machine_is_read_before_it_is_joined() {
+    let p = repository(&[".claude/settings.json", "src/main.rs"]);
+    let far = tempfile::tempdir().unwrap();
+    let up = far.path().join("up");
+    let up_s = up.to_str().unwrap().to_owned();
+    git(far.path(), &["clone", "-q", p.root.to_str().unwrap(), "up"]);
+    // A change of the code only: joining it passes.
+    std::fs::write(up.join("src/main.rs"), "fn main() { }\n").unwrap();
+    git(&up, &["commit", "-qam", "code"]);
+    let lines = |url: &str| {
+        vec![
+            format!("git pull {url} main"),
+            format!("git pull --rebase -q file://{url} main"),
+            format!("git pull {url}"),
+            format!("git fetch -q {url} main && git merge FETCH_HEAD"),
+            format!("git fetch {url} main:up && git merge up"),
+            format!("git remote add o {url} && git fetch o && git merge o/main"),
+        ]
+    };
+    for line in lines(&up_s) {
+        assert_eq!(answer(&p.root, &line), None, "{line}");
+    }
+    // One that empties the settings: every way of joining it is asked about.
+    std::fs::write(up.join(".claude/settings.json"), "{\"x\": 1}\n").unwrap();
+    git(&up, &["commit", "-qam", "tidy"]);
+    for line in lines(&up_s) {
+        assert_eq!(answer(&p.root, &line), Some(Decision::Ask), "{line}");
+    }
+    // The upstream of the branch, fetched already or fetched by the pull.
+    git(&p.root, &["remote", "add", "origin", &up_s]);
+    git(&p.root, &["fetch", "-q", "origin"]);
+    git(&p.root, &["branch", "-q", "-u", "origin/main"]);
+    for line in ["git pull", "git merge", "git rebase", "git merge @{u}"] {
+        assert_eq!(answer(&p.root, line), Some(Decision::Ask), "{line}");
+    }
+    // A remote reached over the network is not read before it is fetched.
+    assert_eq!(
+        answer(&p.root, "git pull https://example.com/x.git main"),
+        None
+    );
+    // Ways of letting another repository move the branch the work tree is on.
+    for line in [
+        "git config receive.denyCurrentBranch updateInstead",
+        "git fetch --update-head-ok origin main:main",
+    ] {
+        assert_eq!(answer(&p.root, line), Some(Decision::Ask), "{line}");
+    }
+}

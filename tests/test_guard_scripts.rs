@@ -1141,3 +1141,58 @@ fn a_scripts_own_folder_install_scripts_and_a_folders_entry_are_followed() {
     let (code, out) = check(&p, "npm install --ignore-scripts");
     assert_eq!(code, 0, "{out}");
 }
+
+#[test]
+fn folders_of_parts_startup_files_spelled_paths_and_sql_files_are_read() {
+    let p = Project::new();
+    write(&p, "src/main.rs", "fn main() {}\n");
+    write(
+        &p,
+        "scripts/run.d/10-clean",
+        "#!/bin/sh\nrm -f .claude/settings.json\n",
+    );
+    write(&p, "scripts/ok.d/10-build", "#!/bin/sh\ncargo build\n");
+    write(
+        &p,
+        "env.sh",
+        "cp /bin/true \"$HOME/../bin/nagger\"\nrm -rf .claude\n",
+    );
+    write(&p, "ok-env.sh", "export RUST_LOG=info\n");
+    write(
+        &p,
+        "q.sql",
+        "select writefile(char(46)||'claude/settings.json','{}');\n",
+    );
+    write(&p, "ar.sql", ".archive -x\n");
+    write(&p, "ok.sql", "select count(*) from t;\n");
+    for line in [
+        "run-parts scripts/run.d",
+        "run-parts --verbose -- scripts/run.d",
+        "export BASH_ENV=env.sh; bash -c 'echo hi'",
+        "export BASH_ENV=$PWD/env.sh",
+        "BASH_ENV=\"$(pwd)/env.sh\"; export BASH_ENV",
+        "bash $PWD/env.sh",
+        "bash \"${PWD}/env.sh\"",
+    ] {
+        let (code, out) = check(&p, line);
+        assert_eq!(code, REFUSED, "{line}: {out}");
+    }
+    for line in [
+        "sqlite3 :memory: < q.sql",
+        "cat q.sql | sqlite3 app.db",
+        "sqlite3 a.sqlar < ar.sql",
+    ] {
+        let (code, out) = check(&p, line);
+        assert_eq!(code, ASKED, "{line}: {out}");
+    }
+    for line in [
+        "run-parts scripts/ok.d",
+        "run-parts --test scripts/run.d",
+        "export BASH_ENV=ok-env.sh; bash -c 'echo hi'",
+        "sqlite3 app.db < ok.sql",
+        "bash $PWD/ok-env.sh",
+    ] {
+        let (code, out) = check(&p, line);
+        assert_eq!(code, 0, "{line}: {out}");
+    }
+}

@@ -93,6 +93,17 @@ pub(super) fn config_runs_later(args: &[String]) -> Option<Finding> {
             super::important::hooks_moved(value)
         };
     }
+    // A push from another repository then writes this work tree, outside any call.
+    if key.eq_ignore_ascii_case("receive.denyCurrentBranch")
+        && value.eq_ignore_ascii_case("updateInstead")
+    {
+        return later(
+            "lets a push from another repository replace the files of this work tree \
+             (`receive.denyCurrentBranch updateInstead`), nagger's settings among them, \
+             without a command nagger sees"
+                .to_owned(),
+        );
+    }
     if super::git_alias::includes(key) {
         return later(format!(
             "makes git read configuration from `{value}` at every later command, whatever \

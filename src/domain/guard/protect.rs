@@ -1314,14 +1314,33 @@ fn git_replaced(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Fin
             )
         })
         .unwrap_or_default();
+    // The words after `fetch` of the last `git fetch` earlier in the line, which sets
+    // what `FETCH_HEAD` names.
+    // and the remotes it added (`git remote add o ../c`).
+    let before: &[SimpleCommand] = scope
+        .line
+        .and_then(|parsed| {
+            let at = parsed
+                .commands
+                .iter()
+                .position(|c| std::ptr::eq(c, command))?;
+            Some(&parsed.commands[..at])
+        })
+        .unwrap_or(&[]);
+    let earlier = || replaced::Earlier {
+        fetch: before.iter().rev().find_map(replaced::fetch_args),
+        remotes: before.iter().filter_map(replaced::remote_added).collect(),
+        dir: None,
+    };
     // A variable set without `export` is not git's: both ways are looked at.
-    let found = replaced::replaced(command, dir.as_deref(), scope.root, &exported).or_else(|| {
-        if exported.is_empty() {
-            None
-        } else {
-            replaced::replaced(command, dir.as_deref(), scope.root, &[])
-        }
-    });
+    let found = replaced::replaced(command, dir.as_deref(), scope.root, &exported, earlier())
+        .or_else(|| {
+            if exported.is_empty() {
+                None
+            } else {
+                replaced::replaced(command, dir.as_deref(), scope.root, &[], earlier())
+            }
+        });
     let harm = match found? {
         replaced::Outcome::Tracked {
             sub,
@@ -1387,8 +1406,41 @@ fn git_replaced(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Fin
     Some(Finding::ask("guard:self-protect-tracked", harm, advice))
 }
 
+/// Most commands written out for the words an `xargs -I` hands in.
+const MAX_HANDED_RUNS: usize = 32;
+
 /// The protected path a shell command changes by name (see [`written_by`]).
 fn changed(command: &SimpleCommand, fed: &[String], cwd: &Cwd, scope: &Scope) -> Option<Finding> {
+    // `echo .claude/settings | xargs -I{} mv {} {}.json`: each word handed in stands
+    // where the replace string does, inside words too; each command is judged as
+    // written out.
+    if command.under_xargs()
+        && !fed.is_empty()
+        && let Some(r) = xargs_replace(command).filter(|r| !r.is_empty())
+        && command.argv.iter().any(|w| w.contains(r.as_str()))
+    {
+        let real: Vec<&String> = fed.iter().filter(|f| !f.starts_with('\u{0}')).collect();
+        let mut worst: Option<Finding> = None;
+        for word in real.iter().take(MAX_HANDED_RUNS) {
+            let run = SimpleCommand {
+                argv: command
+                    .argv
+                    .iter()
+                    .map(|w| w.replace(r.as_str(), word))
+                    .collect(),
+                ..command.clone()
+            };
+            if let Some(found) = changed(&run, &[], cwd, scope) {
+                if found.severity == Severity::Deny {
+                    return Some(found);
+                }
+                worst.get_or_insert(found);
+            }
+        }
+        if worst.is_some() || real.len() == fed.len() {
+            return worst;
+        }
+    }
     // A refusal of what is named comes first; then what the program names as it runs.
     match changed_by_name(command, fed, cwd, scope) {
         Some(found) if found.severity == Severity::Deny => Some(found),
@@ -1541,6 +1593,7 @@ fn changed_by_name(
                     .collect()
             },
             refuse: &finding,
+            holds: &|dir| holds_protected(scope, dir),
         },
     ) {
         return Some(found);

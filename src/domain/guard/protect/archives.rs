@@ -25,7 +25,7 @@ pub(super) struct Member {
 }
 
 /// A member that unpacks as a link rather than a file.
-#[derive(Debug, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub(super) enum Link {
     /// A symbolic link to the path stored (relative to the folder the link lands in), or
     /// to a path that cannot be read without unpacking (a zip's compressed data).
@@ -180,13 +180,50 @@ fn zip_members(file: &mut File) -> Result<Vec<Member>, String> {
         let made_on_unix = directory.get(at + 5) == Some(&3);
         let mode = u32_at(directory, at + 38).ok_or("short entry")? >> 16;
         let link = (made_on_unix && mode & 0o170_000 == 0o120_000).then_some(Link::Symbolic(None));
-        members.push(Member {
-            name: String::from_utf8_lossy(name).into_owned(),
-            link,
-        });
-        at = stop + usize::try_from(extra + comment).map_err(|e| e.to_string())?;
+        let extra_stop = stop + usize::try_from(extra).map_err(|e| e.to_string())?;
+        let extras = directory.get(stop..extra_stop).unwrap_or(&[]);
+        for name in zip_names(name, extras) {
+            members.push(Member {
+                name,
+                link: link.clone(),
+            });
+        }
+        at = extra_stop + usize::try_from(comment).map_err(|e| e.to_string())?;
     }
     Ok(members)
+}
+
+/// Every name one zip entry may unpack as: the stored name; the same with `\` read as a
+/// folder separator (`unzip` does so for names made on systems that write paths that way);
+/// and the name of a Unicode path extra field (`0x7075`), which `unzip` uses instead of the
+/// stored one.
+fn zip_names(stored: &[u8], extras: &[u8]) -> Vec<String> {
+    let mut names = vec![String::from_utf8_lossy(stored).into_owned()];
+    let mut at = 0usize;
+    while let (Some(id), Some(size)) = (u16_at(extras, at), u16_at(extras, at + 2)) {
+        let start = at + 4;
+        let Some(data) = usize::try_from(size)
+            .ok()
+            .and_then(|size| extras.get(start..start + size))
+        else {
+            break;
+        };
+        // Version (1 byte) and the CRC-32 of the stored name (4), then the name.
+        if id == 0x7075
+            && let Some(unicode) = data.get(5..)
+        {
+            names.push(String::from_utf8_lossy(unicode).into_owned());
+        }
+        at = start + data.len();
+    }
+    for i in 0..names.len() {
+        if names[i].contains('\\') {
+            let turned = names[i].replace('\\', "/");
+            names.push(turned);
+        }
+    }
+    names.dedup();
+    names
 }
 
 /// An octal number field of a tar header.
@@ -346,6 +383,31 @@ mod tests {
                     .collect()
             )
         );
+    }
+
+    #[test]
+    fn a_zip_name_is_also_read_as_unzip_turns_it() {
+        let mut unicode = vec![1u8, 0, 0, 0, 0];
+        unicode.extend(b".claude/settings.json");
+        let mut extras = 0x5455u16.to_le_bytes().to_vec();
+        extras.extend(1u16.to_le_bytes());
+        extras.push(0);
+        extras.extend(0x7075u16.to_le_bytes());
+        extras.extend(u16::try_from(unicode.len()).unwrap().to_le_bytes());
+        extras.extend(unicode);
+        assert_eq!(
+            zip_names(b"innocent.txt", &extras),
+            ["innocent.txt", ".claude/settings.json"]
+        );
+        assert_eq!(
+            zip_names(b".claude\\settings.local.json", &[]),
+            [
+                ".claude\\settings.local.json",
+                ".claude/settings.local.json"
+            ]
+        );
+        // A field that claims more than is there ends the reading.
+        assert_eq!(zip_names(b"a", &[0x75, 0x70, 0xff, 0xff, 1]), ["a"]);
     }
 
     #[test]

@@ -176,7 +176,23 @@ pub(super) fn composed(command: &SimpleCommand) -> Composed {
                 .iter()
                 .any(|a| a.starts_with("--backup") || a.starts_with("--suffix")) =>
         {
-            let dirs = option_values(args, &["-C"], &["--directory"]);
+            let mut dirs = option_values(args, &["-C"], &["--directory"]);
+            // `.ar -x -C DIR`, `.archive --extract --directory=DIR` in the shell's text.
+            for text in args.iter().filter(|a| archive_extract_dot(a)) {
+                for line in text.lines() {
+                    let words: Vec<&str> = line.split_whitespace().collect();
+                    for (k, w) in words.iter().enumerate() {
+                        if let Some(dir) = w.strip_prefix("--directory=") {
+                            dirs.push(dir);
+                        } else if (*w == "--directory"
+                            || w.starts_with('-') && !w.starts_with("--") && w.ends_with('C'))
+                            && let Some(dir) = words.get(k + 1)
+                        {
+                            dirs.push(*dir);
+                        }
+                    }
+                }
+            }
             c.under.push(
                 dirs.last()
                     .map_or_else(|| ".".to_owned(), |d| (*d).to_owned()),
@@ -256,11 +272,29 @@ pub(super) fn composed(command: &SimpleCommand) -> Composed {
         }
         "sqlite3" | "sqlite"
             if args.iter().any(|a| {
-                a.starts_with("-A") && a.contains('x') || matches!(a.as_str(), "--extract")
+                a.starts_with("-A") && a.contains('x')
+                    || matches!(a.as_str(), "--extract")
+                    || archive_extract_dot(a)
             }) || args.windows(2).any(|w| w[0] == "-A" && w[1].contains('x')) =>
         {
             // `sqlite3 a.sqlar -Ax`: an SQLite archive unpacked, names from its table.
-            let dirs = option_values(args, &["-C"], &["--directory"]);
+            let mut dirs = option_values(args, &["-C"], &["--directory"]);
+            // `.ar -x -C DIR`, `.archive --extract --directory=DIR` in the shell's text.
+            for text in args.iter().filter(|a| archive_extract_dot(a)) {
+                for line in text.lines() {
+                    let words: Vec<&str> = line.split_whitespace().collect();
+                    for (k, w) in words.iter().enumerate() {
+                        if let Some(dir) = w.strip_prefix("--directory=") {
+                            dirs.push(dir);
+                        } else if (*w == "--directory"
+                            || w.starts_with('-') && !w.starts_with("--") && w.ends_with('C'))
+                            && let Some(dir) = words.get(k + 1)
+                        {
+                            dirs.push(*dir);
+                        }
+                    }
+                }
+            }
             c.under.push(
                 dirs.last()
                     .map_or_else(|| ".".to_owned(), |d| (*d).to_owned()),
@@ -359,6 +393,20 @@ fn decompresses(name: &str, args: &[String]) -> bool {
             | "pigz"
             | "pbzip2"
     ) && has_flag(args, "d", &["decompress", "uncompress"])
+}
+
+/// Whether SQLite shell text holds an `.archive` (`.ar`) dot-command that unpacks:
+/// `.archive -x`, `.ar --extract`, `.ar -xvf a.sqlar`.
+fn archive_extract_dot(text: &str) -> bool {
+    text.lines().any(|line| {
+        let mut words = line.split_whitespace();
+        words
+            .next()
+            .is_some_and(|dot| matches!(dot, ".ar" | ".archive"))
+            && words.any(|w| {
+                w == "--extract" || w.starts_with('-') && !w.starts_with("--") && w.contains('x')
+            })
+    })
 }
 
 #[cfg(test)]

@@ -70,6 +70,9 @@ pub(super) struct Place<'a> {
     pub(super) changed: &'a dyn Fn(&SimpleCommand) -> Vec<String>,
     /// The refusal for what a command does to a protected path.
     pub(super) refuse: &'a dyn Fn(&str) -> Finding,
+    /// Whether a folder (absolute) is protected or holds nagger's files or Claude Code's
+    /// settings.
+    pub(super) holds: &'a dyn Fn(&str) -> bool,
 }
 
 /// The refusal or question for a `find` whose expression reaches a protected path with a
@@ -114,7 +117,8 @@ pub(super) fn reached(command: &SimpleCommand, place: &Place) -> Option<Finding>
     }
     let candidates = candidates(place, &starts);
     if candidates.is_empty() {
-        return None;
+        // Found paths joined under a folder holding protected files.
+        return composed_write(&line, place, base.as_deref(), false).map(|word| composed_finding(&word));
     }
     let mut judge = Judging {
         place,
@@ -133,16 +137,9 @@ pub(super) fn reached(command: &SimpleCommand, place: &Place) -> Option<Finding>
         }
     }
     if unsure.is_none()
-        && let Some(word) = composed_write(&line, place, base.as_deref())
+        && let Some(word) = composed_write(&line, place, base.as_deref(), true)
     {
-        return Some(Finding::ask(
-            "guard:self-protect-composed",
-            format!(
-                "writes `{word}`, a name made of each path it finds, where it finds nagger's \
-                 files or Claude Code's settings: one such name may be theirs"
-            ),
-            ASK_ADVICE,
-        ));
+        return Some(composed_finding(&word));
     }
     unsure.map(|harm| Finding::ask("guard:self-protect-unsure", harm, ASK_ADVICE))
 }
@@ -150,48 +147,75 @@ pub(super) fn reached(command: &SimpleCommand, place: &Place) -> Option<Finding>
 /// A word of an `-exec` program that joins `{}` with other text (`{}.json`, `out/{}`) and
 /// that the program writes, when the name it makes may be a protected one: text after
 /// `{}` that a protected name ends with, or text before it naming a protected folder.
-fn composed_write(line: &Line, place: &Place, base: Option<&str>) -> Option<String> {
+fn composed_write(
+    line: &Line,
+    place: &Place,
+    base: Option<&str>,
+    finds_protected: bool,
+) -> Option<String> {
     const FOUND: &str = "nagger-found-path";
     for action in &line.actions {
         let Action::Run { argv, .. } = action else {
             continue;
         };
-        for word in argv
-            .iter()
-            .filter(|w| w.contains("{}") && w.as_str() != "{}")
-        {
-            let filled: Vec<String> = argv.iter().map(|w| w.replace("{}", FOUND)).collect();
-            let text = filled
+        if !argv.iter().any(|w| w.contains("{}")) {
+            continue;
+        }
+        let filled: Vec<String> = argv.iter().map(|w| w.replace("{}", FOUND)).collect();
+        // `sh -c 'mv "$1" "$1.json"' _ {}`: the script with its parameters filled in.
+        let text = match shell::shell_c_script(&filled) {
+            Some((script, params)) => shell::with_positional(script, params),
+            None => filled
                 .iter()
                 .map(|w| shell_quote(w))
                 .collect::<Vec<_>>()
-                .join(" ");
-            let parsed = shell::parse(&text);
-            let made = word.replace("{}", FOUND);
-            let written = parsed
-                .commands
-                .iter()
-                .flat_map(|run| (place.changed)(run))
-                .any(|p| p.contains(&made));
-            if !written {
-                continue;
-            }
-            let (before, after) = word.split_once("{}").unwrap_or((word, ""));
-            let after = after.split("{}").next().unwrap_or(after);
-            let by_suffix = !after.is_empty()
-                && !after.contains('/')
-                && super::composed::FILE_NAMES
-                    .iter()
-                    .any(|n| n.ends_with(after) && *n != after);
-            let by_folder = !before.is_empty()
-                && resolved(place, before.trim_end_matches('/'), base)
-                    .is_some_and(|dir| (place.judge)(&dir).is_some());
-            if by_suffix || by_folder || after.contains('/') {
-                return Some(word.clone());
+                .join(" "),
+        };
+        let parsed = shell::parse(&text);
+        for run in &parsed.commands {
+            let mut paths = (place.changed)(run);
+            paths.extend(super::composed::composed(run).paths);
+            for path in paths {
+                let Some(at) = path.find(FOUND) else {
+                    continue;
+                };
+                let before = &path[..at];
+                let after = &path[at + FOUND.len()..];
+                let after = after.split(FOUND).next().unwrap_or(after);
+                if before.is_empty() && after.is_empty() {
+                    continue;
+                }
+                // Text after the path that a protected name ends with, where find reaches
+                // protected files.
+                let by_suffix = finds_protected
+                    && !after.is_empty()
+                    && !after.contains('/')
+                    && super::composed::FILE_NAMES
+                        .iter()
+                        .any(|n| n.ends_with(after) && *n != after);
+                // A path found joined under a folder that is protected or holds nagger's
+                // files or Claude Code's settings (`cp --parents {} ..`, `mv {} ../{}`).
+                let by_folder = !before.is_empty()
+                    && resolved(place, before.trim_end_matches('/'), base)
+                        .is_some_and(|dir| (place.judge)(&dir).is_some() || (place.holds)(&dir));
+                if by_suffix || by_folder || finds_protected && after.contains('/') {
+                    return Some(path.replace(FOUND, "{}"));
+                }
             }
         }
     }
     None
+}
+
+fn composed_finding(word: &str) -> Finding {
+    Finding::ask(
+        "guard:self-protect-composed",
+        format!(
+            "writes `{word}`, a name made of each path it finds, which may be one of nagger's \
+             files or Claude Code's settings"
+        ),
+        ASK_ADVICE,
+    )
 }
 
 /// Three values: what a test or an expression is for one file, as far as it is known
@@ -2002,6 +2026,7 @@ mod tests {
             judge: &protected_here,
             changed: &changed_here,
             refuse: &refuse,
+            holds: &|dir| root.starts_with(dir),
         };
         reached(command, &place).map(|f| (f.severity, f.harm))
     }

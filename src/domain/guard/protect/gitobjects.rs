@@ -136,6 +136,14 @@ fn read_at(file: &File, at: u64, len: usize) -> Result<Vec<u8>, String> {
     Ok(buf)
 }
 
+/// The branch of `B@{upstream}`, `@{u}` (empty: the current one), when `rev` is such a
+/// form.
+fn upstream_of(rev: &str) -> Option<&str> {
+    let (branch, at) = rev.split_once("@{")?;
+    let at = at.strip_suffix('}')?;
+    (at.eq_ignore_ascii_case("u") || at.eq_ignore_ascii_case("upstream")).then_some(branch)
+}
+
 pub(super) fn hex(oid: &[u8]) -> String {
     use std::fmt::Write;
     oid.iter().fold(String::new(), |mut out, b| {
@@ -497,6 +505,67 @@ impl Store {
             })
     }
 
+    /// The last value of `key` in the section `section` (`branch "main"`, `remote
+    /// "origin"`: the name lower-cased, the quoted part as it is) of the repository's own
+    /// configuration.
+    pub(super) fn config(&self, section: &str, key: &str) -> Option<String> {
+        let text = read_small(&self.common.join("config"), MAX_SMALL).ok()?;
+        let text = String::from_utf8_lossy(&text);
+        let mut current = String::new();
+        let mut found = None;
+        for line in text.lines() {
+            let line = line.trim();
+            if let Some(header) = line.strip_prefix('[') {
+                let header = header.split(']').next().unwrap_or("").trim();
+                current = match header.split_once(char::is_whitespace) {
+                    Some((name, sub)) => format!("{} {}", name.to_ascii_lowercase(), sub.trim()),
+                    None => header.to_ascii_lowercase(),
+                };
+                continue;
+            }
+            if current != section {
+                continue;
+            }
+            if let Some((k, v)) = line.split_once('=')
+                && k.trim().eq_ignore_ascii_case(key)
+            {
+                found = Some(v.trim().trim_matches('"').to_owned());
+            }
+        }
+        found
+    }
+
+    /// The branch `HEAD` is on (`main` for `refs/heads/main`), when it is on one.
+    pub(super) fn current_branch(&self) -> Option<String> {
+        let text = read_small(&self.git_dir.join("HEAD"), MAX_SMALL).ok()?;
+        let text = String::from_utf8_lossy(&text);
+        let target = text.lines().next()?.strip_prefix("ref:")?.trim();
+        Some(target.strip_prefix("refs/heads/")?.to_owned())
+    }
+
+    /// The ref a branch's upstream is kept in (`refs/remotes/origin/main`, or a branch of
+    /// this repository): `branch` empty for the one `HEAD` is on.
+    fn upstream(&self, branch: &str) -> Result<String, Problem> {
+        let branch = if branch.is_empty() {
+            self.current_branch()
+                .ok_or_else(|| Problem::Missing("HEAD is on no branch".into()))?
+        } else {
+            branch.to_owned()
+        };
+        let section = format!("branch \"{branch}\"");
+        let (Some(remote), Some(merge)) = (
+            self.config(&section, "remote"),
+            self.config(&section, "merge"),
+        ) else {
+            return Err(Problem::Missing(format!("`{branch}` has no upstream")));
+        };
+        if remote == "." {
+            return Ok(merge);
+        }
+        let short = merge.strip_prefix("refs/heads/").unwrap_or(&merge);
+        Ok(format!("refs/remotes/{remote}/{short}"))
+    }
+
     /// The object a revision's base names (before any `~`, `^`).
     fn base(&self, base: &str, remote_branch: bool) -> Result<Oid, Problem> {
         if std::fs::symlink_metadata(self.common.join("reftable")).is_ok() {
@@ -511,7 +580,10 @@ impl Store {
                     .map_err(|_| format!("`{b}` is no earlier checkout"))?;
                 self.previous_checkout(n)?
             }
-            b => b.to_owned(),
+            b => match upstream_of(b) {
+                Some(branch) => self.upstream(branch)?,
+                None => b.to_owned(),
+            },
         };
         let base = base.as_str();
         if base.contains("@{") || base.contains(':') {

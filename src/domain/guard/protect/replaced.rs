@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use super::super::paths::normalize;
 use super::super::shell::{SimpleCommand, has_flag, is_long};
-use super::gitobjects::{Entry, Problem, Store, hex};
+use super::gitobjects::{self, Entry, Problem, Store, hex};
 use super::gittree::{self, Tracked, Where};
 use super::patches;
 use crate::base::glob::build_glob;
@@ -123,6 +123,13 @@ enum Moves<'a> {
     Ranges(Vec<(&'a str, &'a str)>),
     /// These histories are joined with `HEAD`'s.
     Joined(Vec<&'a str>),
+    /// The history a pull (or a fetch the line made before) takes from a remote is joined
+    /// with `HEAD`'s: the remote given (a name or a URL; `None`: the branch's upstream's)
+    /// and the refs named.
+    Pulled {
+        remote: Option<String>,
+        refs: Vec<String>,
+    },
     /// The stash entry `stash@{n}` is applied: its changes to the work tree and the
     /// index, and the untracked files it keeps.
     Stash(usize),
@@ -246,6 +253,17 @@ fn moves<'a>(sub: &str, rest: &'a [String], exists: &dyn Fn(&str) -> bool) -> Op
             };
             Some(Moves::Stash(n))
         }
+        "pull" => {
+            let s = split(rest, PULL_VALUED);
+            if ends(&s) {
+                return None;
+            }
+            let mut operands = s.operands.iter().map(|o| (*o).to_owned());
+            Some(Moves::Pulled {
+                remote: operands.next(),
+                refs: operands.collect(),
+            })
+        }
         "merge" | "rebase" => {
             let s = split(
                 rest,
@@ -263,10 +281,183 @@ fn moves<'a>(sub: &str, rest: &'a [String], exists: &dyn Fn(&str) -> bool) -> Op
                     "--exec",
                 ],
             );
-            (!s.operands.is_empty() && !ends(&s)).then(|| Moves::Joined(s.operands.clone()))
+            if ends(&s) {
+                return None;
+            }
+            // With no revision, the branch's upstream as last fetched.
+            let revs = if s.operands.is_empty() {
+                vec!["@{upstream}"]
+            } else if sub == "rebase" {
+                // `git rebase UPSTREAM [BRANCH]`: the branch is moved onto the upstream.
+                s.operands[..1].to_vec()
+            } else {
+                s.operands.clone()
+            };
+            Some(Moves::Joined(revs))
         }
         _ => None,
     }
+}
+
+/// Options of `git pull` (and `git fetch`) that take a value as the next word.
+const PULL_VALUED: &[&str] = &[
+    "-s",
+    "--strategy",
+    "-X",
+    "--strategy-option",
+    "--depth",
+    "--deepen",
+    "--shallow-since",
+    "--shallow-exclude",
+    "-o",
+    "--server-option",
+    "--upload-pack",
+    "-j",
+    "--jobs",
+    "--negotiation-tip",
+    "--refmap",
+    "--recurse-submodules-default",
+];
+
+/// What the line did before a git command that a later one names: the words after
+/// `fetch` of its last `git fetch`, and the remotes it added (`git remote add NAME URL`);
+/// the folder the command runs in.
+#[derive(Debug, Default)]
+pub(super) struct Earlier<'a> {
+    pub(super) fetch: Option<&'a [String]>,
+    pub(super) remotes: Vec<(&'a str, &'a str)>,
+    pub(super) dir: Option<PathBuf>,
+}
+
+impl Earlier<'_> {
+    /// The remote and refs the line's fetch takes `rev` from, when that fetch makes it:
+    /// `FETCH_HEAD`, a refspec's destination (`main:up`), or a remote's branch
+    /// (`o/main` after `git fetch o`).
+    fn fetched_as(&self, rev: &str) -> Option<(Option<String>, Vec<String>)> {
+        let s = split(self.fetch?, PULL_VALUED);
+        let remote = s.operands.first().map(|r| (*r).to_owned());
+        let refs: Vec<&str> = s.operands.iter().skip(1).copied().collect();
+        if rev == "FETCH_HEAD" {
+            return Some((remote, refs.iter().map(|r| (*r).to_owned()).collect()));
+        }
+        for spec in &refs {
+            let spec = spec.trim_start_matches('+');
+            if let Some((src, dst)) = spec.split_once(':') {
+                let dst = dst.strip_prefix("refs/heads/").unwrap_or(dst);
+                if dst == rev || spec.split_once(':').is_some_and(|(_, d)| d == rev) {
+                    return Some((remote, vec![src.to_owned()]));
+                }
+            }
+        }
+        let rest = rev.strip_prefix("refs/remotes/").unwrap_or(rev);
+        let (name, branch) = rest.split_once('/')?;
+        (remote.as_deref().unwrap_or("origin") == name).then(|| (remote, vec![branch.to_owned()]))
+    }
+}
+
+/// What joining the history a pull or fetch from `remote` of `refs` brings changes of the
+/// `wanted` paths, next to `ours` (`HEAD`'s entries).
+#[allow(clippy::too_many_arguments)]
+fn joined_from_remote(
+    store: &Store,
+    earlier: &Earlier,
+    remote: Option<&str>,
+    refs: &[String],
+    head: Option<&[u8]>,
+    ours: &[Entry],
+    keep: &dyn Fn(Vec<Entry>) -> Vec<Entry>,
+    wanted: &[String],
+) -> Result<Option<(String, String)>, Problem> {
+    let (other, theirs, label) = pulled(store, earlier, remote, refs)?;
+    // Already in the branch's history: joining it changes nothing.
+    if let Some(head) = head
+        && store.reaches(head, &theirs).unwrap_or(false)
+    {
+        return Ok(None);
+    }
+    let tree = other.tree(&hex(&theirs), false)?;
+    let entries = keep(other.entries(Some(&tree), wanted)?);
+    Ok(first_difference(ours, &entries).map(|file| (file, label)))
+}
+
+/// The commit a pull or fetch from `remote` (a remote's name or a URL; `None`: the
+/// current branch's upstream's remote) of `refs` brings, read from a repository on this
+/// machine, with the store it is read from. A remote reached over the network cannot be
+/// read before it is fetched.
+fn pulled(
+    store: &Store,
+    earlier: &Earlier,
+    remote: Option<&str>,
+    refs: &[String],
+) -> Result<(Store, gitobjects::Oid, String), Problem> {
+    let branch = store.current_branch();
+    let section = branch.as_ref().map(|b| format!("branch \"{b}\""));
+    let upstream_remote = section
+        .as_ref()
+        .and_then(|s| store.config(s, "remote"))
+        .unwrap_or_else(|| "origin".to_owned());
+    let name = remote.unwrap_or(&upstream_remote);
+    let url = earlier
+        .remotes
+        .iter()
+        .rev()
+        .find(|(n, _)| *n == name)
+        .map(|(_, url)| (*url).to_owned())
+        .or_else(|| store.config(&format!("remote \"{name}\""), "url"))
+        .unwrap_or_else(|| name.to_owned());
+    // The first ref named, else the upstream's branch (pulling from its remote), else the
+    // remote's `HEAD`.
+    let wanted = refs
+        .iter()
+        .map(|r| r.trim_start_matches('+'))
+        .map(|r| r.split(':').next().unwrap_or(r))
+        .find(|r| !r.is_empty())
+        .map(str::to_owned)
+        .or_else(|| {
+            (name == upstream_remote)
+                .then(|| section.as_ref().and_then(|s| store.config(s, "merge")))
+                .flatten()
+        })
+        .unwrap_or_else(|| "HEAD".to_owned());
+    let from = earlier.dir.clone().unwrap_or_default();
+    let path = local_repository(&url, &from).ok_or_else(|| {
+        Problem::Unreadable(format!("`{url}` is not a repository on this machine"))
+    })?;
+    let other = Store::open(&path);
+    let commit = other
+        .commit(&wanted, false)?
+        .ok_or_else(|| Problem::Missing(format!("`{url}` has no commit yet")))?;
+    Ok((other, commit, format!("{wanted} of {url}")))
+}
+
+/// The git folder of the repository a remote URL names on this machine: a path or a
+/// `file://` URL, to a work tree (its `.git`) or a bare repository.
+fn local_repository(url: &str, from: &Path) -> Option<PathBuf> {
+    let path = match url.strip_prefix("file://") {
+        Some(rest) => rest.to_owned(),
+        // `host:path` and `scheme://` are reached over the network.
+        None if url.contains("://") => return None,
+        None if url
+            .split('/')
+            .next()
+            .is_some_and(|first| first.contains(':')) =>
+        {
+            return None;
+        }
+        None => url.to_owned(),
+    };
+    // `file://$PWD/../c`: the folder the command runs in.
+    let path = super::super::paths::here_and_home(&path);
+    if path.contains(['$', '`']) {
+        return None;
+    }
+    let path = match path.strip_prefix("~/") {
+        Some(rest) => PathBuf::from(std::env::var_os("HOME")?).join(rest),
+        None => from.join(&path),
+    };
+    [path.join(".git"), path.with_extension("git"), path]
+        .into_iter()
+        .find(|dir| dir.join("HEAD").is_file() && dir.join("objects").is_dir())
 }
 
 /// Whether `git <sub> <rest>` drops local changes to tracked files even where the
@@ -306,8 +497,8 @@ fn first_difference(a: &[Entry], b: &[Entry]) -> Option<String> {
 
 /// What the revisions of `moved` hold of the `wanted` paths of `repo`, next to its
 /// index (`To`), their parents (`Changes`) or `HEAD` (`Joined`).
-fn compare(repo: &gittree::Repo, wanted: &[String], moved: &Moves) -> Compared {
-    match compared(repo, wanted, moved) {
+fn compare(repo: &gittree::Repo, wanted: &[String], moved: &Moves, earlier: &Earlier) -> Compared {
+    match compared(repo, wanted, moved, earlier) {
         Ok(Some((file, rev))) => Compared::Differs { file, rev },
         Ok(None) => Compared::Same,
         Err(Problem::Missing(_)) => Compared::Missing,
@@ -319,6 +510,7 @@ fn compared(
     repo: &gittree::Repo,
     wanted: &[String],
     moved: &Moves,
+    earlier: &Earlier,
 ) -> Result<Option<(String, String)>, Problem> {
     let store = Store::open(&repo.git_dir);
     let keep = |entries: Vec<Entry>| -> Vec<Entry> {
@@ -430,13 +622,52 @@ fn compared(
             }
             Ok(None)
         }
+        Moves::Pulled { remote, refs } => {
+            let head = store.commit("HEAD", false)?;
+            let ours = tree_of(head.as_deref())?;
+            joined_from_remote(
+                &store,
+                earlier,
+                remote.as_deref(),
+                refs,
+                head.as_deref(),
+                &ours,
+                &keep,
+                wanted,
+            )
+        }
         Moves::Joined(revs) => {
             let head = store.commit("HEAD", false)?;
             let ours = tree_of(head.as_deref())?;
             for rev in revs {
-                let theirs = store
-                    .commit(rev, true)?
-                    .ok_or_else(|| Problem::Missing(format!("`{rev}` is no commit yet")))?;
+                let theirs = match store.commit(rev, true) {
+                    Ok(Some(theirs)) => theirs,
+                    // A ref the line's own fetch makes (`git fetch ../c main:up && git
+                    // merge up`, `git fetch o && git merge o/main`): what that fetch brings.
+                    Err(Problem::Missing(why)) => match earlier.fetched_as(rev) {
+                        Some((remote, refs)) => {
+                            let found = joined_from_remote(
+                                &store,
+                                earlier,
+                                remote.as_deref(),
+                                &refs,
+                                head.as_deref(),
+                                &ours,
+                                &keep,
+                                wanted,
+                            )?;
+                            if found.is_some() {
+                                return Ok(found);
+                            }
+                            continue;
+                        }
+                        None => return Err(Problem::Missing(why)),
+                    },
+                    Ok(None) => {
+                        return Err(Problem::Missing(format!("`{rev}` is no commit yet")));
+                    }
+                    Err(e) => return Err(e),
+                };
                 // Already in the branch's history: joining it changes nothing.
                 if let Some(head) = &head
                     && store.reaches(head, &theirs)?
@@ -543,6 +774,10 @@ fn replaces<'a>(
                 });
             chooses.then_some(Replace::Tree)
         }
+        // `git fetch --update-head-ok ../c main:main` moves the branch the work tree is
+        // on: the next `git reset --merge` or `git stash` puts the other history's files
+        // in place.
+        "fetch" => tree_unless(!split(rest, PULL_VALUED).has_long("update-head-ok")),
         "cherry-pick" | "revert" => {
             let s = split(rest, &[]);
             // Stopping a sequence puts back the tree it started from.
@@ -632,6 +867,33 @@ struct Globals<'a> {
     work_tree: Option<&'a str>,
     index_file: Option<&'a str>,
     at: usize,
+}
+
+/// The name and URL of a remote `command` adds (`git remote add [options] NAME URL`).
+pub(super) fn remote_added(command: &SimpleCommand) -> Option<(&str, &str)> {
+    if command.name() != "git" {
+        return None;
+    }
+    let g = globals(command)?;
+    let args = command.args();
+    if args.get(g.at)? != "remote" || args.get(g.at + 1)? != "add" {
+        return None;
+    }
+    let s = split(args.get(g.at + 2..)?, &["-t", "--track", "-m", "--master"]);
+    match s.operands.as_slice() {
+        [name, url] => Some((name, url)),
+        _ => None,
+    }
+}
+
+/// The words after `fetch` when `command` is a `git fetch`.
+pub(super) fn fetch_args(command: &SimpleCommand) -> Option<&[String]> {
+    if command.name() != "git" {
+        return None;
+    }
+    let g = globals(command)?;
+    let args = command.args();
+    (args.get(g.at)? == "fetch").then(|| args.get(g.at + 1..).unwrap_or(&[]))
 }
 
 fn globals(command: &SimpleCommand) -> Option<Globals<'_>> {
@@ -919,6 +1181,7 @@ pub(super) fn replaced(
     dir: Option<&Path>,
     root: &Path,
     exported: &[(&str, Option<&str>)],
+    earlier: Earlier,
 ) -> Option<Outcome> {
     if command.name() != "git" {
         return None;
@@ -933,14 +1196,24 @@ pub(super) fn replaced(
     };
     let rest = args.get(g.at + 1..).unwrap_or(&[]);
     let what = replaces(sub, rest, command, &exists);
-    let moved = moves(sub, rest, &exists);
+    let moved = match moves(sub, rest, &exists) {
+        // `git fetch ../c main && git merge FETCH_HEAD`: what the line's fetch brings.
+        Some(Moves::Joined(revs)) if revs == ["FETCH_HEAD"] => {
+            match earlier.fetched_as("FETCH_HEAD") {
+                Some((remote, refs)) => Some(Moves::Pulled { remote, refs }),
+                None => Some(Moves::Joined(revs)),
+            }
+        }
+        other => other,
+    };
+
     // By revision: moves that replace the tree, or join another history.
     let by_revision = match (&what, moved) {
         (
             Some(Replace::Tree),
             Some(m @ (Moves::To { .. } | Moves::Changes(_) | Moves::Ranges(_) | Moves::Stash(_))),
         ) => Some(m),
-        (None, Some(m @ Moves::Joined(_))) => Some(m),
+        (None, Some(m @ (Moves::Joined(_) | Moves::Pulled { .. }))) => Some(m),
         _ => None,
     };
     if what.is_none() && by_revision.is_none() {
@@ -995,6 +1268,10 @@ pub(super) fn replaced(
         });
     }
     let repo = gittree::find(&at)?;
+    let earlier = Earlier {
+        dir: Some(dir.clone().unwrap_or_else(|| repo.top.clone())),
+        ..earlier
+    };
     let top = real(&repo.top);
     let root = real(root);
     let wanted = wanted(&top, &root);
@@ -1028,7 +1305,7 @@ pub(super) fn replaced(
     if let Some(moved) = &by_revision
         && !wanted.iter().any(String::is_empty)
     {
-        match compare(&repo, &wanted, moved) {
+        match compare(&repo, &wanted, moved, &earlier) {
             Compared::Same => {
                 let dropped = discards(sub, rest)
                     .then(|| {
@@ -1052,7 +1329,7 @@ pub(super) fn replaced(
                     via: match moved {
                         Moves::To { .. } => Via::To,
                         Moves::Changes(_) | Moves::Ranges(_) | Moves::Stash(_) => Via::Changes,
-                        Moves::Joined(_) => Via::Joined,
+                        Moves::Joined(_) | Moves::Pulled { .. } => Via::Joined,
                     },
                     top,
                 });

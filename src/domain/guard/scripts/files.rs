@@ -60,14 +60,12 @@ impl<'a> Files<'a> {
     /// Where `path`, as a command in `cwd` names it, is on disk; `None` when only the
     /// running shell knows (`$DIR/x.sh`, a glob, an unknown folder).
     fn locate(&self, cwd: &Cwd, path: &str) -> Option<PathBuf> {
-        if path.is_empty() || path == "-" || path.contains(['`', '*', '?', '[', '\0']) {
+        if path.is_empty() || path == "-" || path.contains(['*', '?', '[', '\0']) {
             return None;
         }
-        let path = ["$HOME", "${HOME}"]
-            .iter()
-            .find_map(|h| path.strip_prefix(h))
-            .map_or_else(|| path.to_owned(), |rest| format!("~{rest}"));
-        if path.contains('$') {
+        // `$PWD/x`, `$(pwd)/x`, `$HOME/x`, `${HOME%/*}/x`: spellings of known folders.
+        let path = super::super::paths::here_and_home(path);
+        if path.contains(['$', '`']) {
             return None;
         }
         let full = resolve(cwd, &path)?;
@@ -78,7 +76,11 @@ impl<'a> Files<'a> {
             } else {
                 rest.strip_prefix('/')?
             };
-            return Some(crate::base::paths::home_dir()?.join(rest));
+            let home = crate::base::paths::home_dir()?.join(rest);
+            // `~/../proj/x.sh`: out of the home and into a folder beside it.
+            return Some(PathBuf::from(super::super::paths::normalize(
+                &home.to_string_lossy(),
+            )));
         }
         Some(self.root.join(full))
     }

@@ -163,6 +163,8 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
     }
     if matches!(name, "make" | "gmake") {
         make::runs(parsed, index, cwd, files, &mut out);
+    } else if name == "run-parts" {
+        run_parts(command, cwd, files, &mut out);
     } else if let Some(ran) = package::runs(command, cwd, files, &mut out) {
         // `bun run x.ts`, `bun x.ts`: a program file.
         program_file(command, &ran, "bun", cwd, files, &mut out);
@@ -446,6 +448,54 @@ fn printed_file(word: &str) -> Option<&str> {
         .trim_matches(['"', '\'']);
     (!file.is_empty() && !file.contains(['$', '`', ' ', '(', ')', ';', '|', '&', '<', '>']))
         .then_some(file)
+}
+
+/// Most files of one folder `run-parts` is read for.
+const MAX_PARTS: usize = 64;
+
+/// `run-parts [options] DIR`: every file of the folder run by its path, in name order
+/// (`--test` and `--list` only print them).
+fn run_parts(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) {
+    let args = command.args();
+    let mut folder = None;
+    let mut k = 0;
+    while let Some(a) = args.get(k) {
+        match a.as_str() {
+            "--test" | "--list" | "--help" | "--version" | "-V" => return,
+            "-a" | "-u" | "--arg" | "--umask" | "--regex" => k += 1,
+            "--" => {
+                folder = args.get(k + 1);
+                break;
+            }
+            a if a.starts_with('-') => {}
+            _ => {
+                folder = Some(a);
+                break;
+            }
+        }
+        k += 1;
+    }
+    let Some(folder) = folder else {
+        return;
+    };
+    let mut names = files.list(cwd, folder, MAX_PARTS + 1);
+    if names.len() > MAX_PARTS {
+        out.push(Ran::Finding(Finding::ask(
+            "guard:found-program",
+            format!(
+                "runs every file of `{folder}` (more than {MAX_PARTS}), which nagger does not \
+                 read one by one"
+            ),
+            "Run the scripts by their paths.",
+        )));
+        return;
+    }
+    names.sort();
+    for name in names {
+        let mut part = command.clone();
+        part.argv = vec![format!("{}/{name}", folder.trim_end_matches('/'))];
+        executed(&part, cwd, files, out);
+    }
 }
 
 /// A file run by its path: its `#!` line names the interpreter; a text file without one

@@ -6,7 +6,7 @@
 
 use super::super::finding::{Finding, operands};
 use super::super::protect::Cwd;
-use super::super::shell::{Parsed, SimpleCommand, option_values};
+use super::super::shell::{Parsed, SimpleCommand, option_values, shell_quote};
 use super::super::sql::{Dialect, destroys, dialect, outputs};
 use super::files::{Ran, View, piped_texts, read_named};
 
@@ -45,6 +45,23 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: &View, out: 
     for (text, via) in texts {
         if dialect == Dialect::Sql {
             written_or_run(&text, &via, name, out);
+        }
+        // The SQLite shell reads a file or pipe as it reads SQL on its command line
+        // (`writefile()` of a computed name, `.archive -x`): judged as that line.
+        if matches!(name, "sqlite3" | "sqlite") {
+            let mut line: Vec<String> = std::iter::once(name.to_owned())
+                .chain(command.args().iter().cloned())
+                .map(|w| shell_quote(&w))
+                .collect();
+            if command.args().iter().all(|a| a.starts_with('-')) {
+                line.push("':memory:'".to_owned());
+            }
+            line.push(shell_quote(&text));
+            out.push(Ran::Script(
+                line.join(" "),
+                format!("{via}, read by `{name}` as SQL on its command line"),
+                None,
+            ));
         }
         for line in escapes(dialect, name, &text) {
             out.push(Ran::Script(

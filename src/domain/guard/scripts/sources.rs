@@ -146,7 +146,33 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: &View, out: 
             _ => {}
         }
     }
+    // `export BASH_ENV=env.sh`, `BASH_ENV=env.sh; export BASH_ENV`: every shell the line
+    // or the session starts later without a terminal reads the file first.
+    let set = if matches!(
+        name,
+        "export" | "declare" | "typeset" | "readonly" | "local"
+    ) {
+        args.iter().map(String::as_str).collect::<Vec<_>>()
+    } else if name.is_empty() {
+        command.env.iter().map(String::as_str).collect()
+    } else {
+        Vec::new()
+    };
     let mut texts: Vec<(String, As, String)> = Vec::new();
+    for word in set.into_iter().take(MAX_FILES) {
+        if let Some((var, value)) = word.split_once('=')
+            && matches!(var, "ENV" | "BASH_ENV")
+        {
+            let file = value.trim_matches(['"', '\'']);
+            if let Some((text, via)) = read_named(files.read(cwd, file), file, out) {
+                texts.push((
+                    text,
+                    As::Script,
+                    format!("{via}, which every shell started later reads first (`{var}`)"),
+                ));
+            }
+        }
+    }
     for (file, how, what) in wanted.into_iter().take(MAX_FILES) {
         if let Some((text, via)) = read_named(files.read(cwd, &file), &file, out) {
             texts.push((text, how, format!("{via}, {what} run by `{name}`")));
