@@ -1196,3 +1196,25 @@ fn folders_of_parts_startup_files_spelled_paths_and_sql_files_are_read() {
         assert_eq!(code, 0, "{line}: {out}");
     }
 }
+
+#[test]
+fn folders_copied_into_the_programs_folder_named_from_the_home_are_read() {
+    let p = Project::new();
+    write(&p, "src/main.rs", "fn main() {}\n");
+    write(&p, "stage/nagger", "#!/bin/sh\nexit 0\n");
+    write(&p, "stage/README", "tools\n");
+    // The program's folder reached from the home (the project's root here) by climbing.
+    let bin = crate::common::bin_dir();
+    let ups = "../".repeat(p.root.components().count() - 1);
+    let from_home = format!("{ups}{}", bin.to_string_lossy().trim_start_matches('/'));
+    for line in [
+        format!("cp -r stage/. $HOME/{from_home}/"),
+        format!("cp -rT stage ~/{from_home}"),
+        format!("cd stage && cp -a . \"$HOME/{from_home}\""),
+    ] {
+        let (code, out) = check(&p, &line);
+        assert_eq!(code, REFUSED, "{line}: {out}");
+    }
+    let (code, out) = check(&p, "cp -r stage/. out/");
+    assert_eq!(code, 0, "{out}");
+}

@@ -1914,7 +1914,7 @@ fn named_as_it_runs(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option
         let Some(full) = resolve(cwd, dir) else {
             continue;
         };
-        let here = normalize(&scope.root.join(&full).to_string_lossy());
+        let here = absolute_in(scope, &full);
         if let Some((what, _)) = judge(&full, scope) {
             return ask(dir, what);
         }
@@ -2039,7 +2039,7 @@ fn landed(
     if into.sources.is_empty() {
         return None;
     }
-    let here = normalize(&scope.root.join(full).to_string_lossy());
+    let here = absolute_in(scope, full);
     // A folder holding the nagger program takes what lands there by name, too.
     let bin_folder = matches!(judge(full, scope), Some((_, Kind::BinFolder)));
     if !bin_folder && !holds_protected(scope, &here) {
@@ -2449,13 +2449,13 @@ pub(super) fn handed_unknown(
                 && !op.starts_with(':')
             {
                 return resolve(cwd, op).is_some_and(|full| {
-                    let full = normalize(&scope.root.join(&full).to_string_lossy());
+                    let full = absolute_in(scope, &full);
                     !pathspec_may_be_protected(&full, scope)
                 });
             }
             !op.contains(['$', '`', '*', '?', '['])
                 && resolve(cwd, op).is_some_and(|full| {
-                    let full = normalize(&scope.root.join(&full).to_string_lossy());
+                    let full = absolute_in(scope, &full);
                     judge(&full, scope).is_none() && !holds_protected(scope, &full)
                 })
         })
@@ -5007,6 +5007,13 @@ fn name_takes_file(program: &str, letters: &str) -> bool {
 }
 
 /// Where a resolved path lies on disk: from the project root when relative.
+/// The absolute path `path` (relative to the project root, absolute, or under the home
+/// as `~/…`, which may climb out of it) names, resolved lexically.
+fn absolute_in(scope: &Scope, path: &str) -> String {
+    let full = on_disk(scope, path).unwrap_or_else(|| scope.root.join(path));
+    normalize(&full.to_string_lossy())
+}
+
 fn on_disk(scope: &Scope, path: &str) -> Option<PathBuf> {
     if path.contains(['$', '`']) {
         return None;
