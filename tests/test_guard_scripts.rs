@@ -1218,3 +1218,52 @@ fn folders_copied_into_the_programs_folder_named_from_the_home_are_read() {
     let (code, out) = check(&p, "cp -r stage/. out/");
     assert_eq!(code, 0, "{out}");
 }
+
+#[test]
+fn package_programs_run_from_node_modules_bin_are_read_unless_a_manager_installed_them() {
+    let p = Project::new();
+    write(&p, "src/main.rs", "fn main() {}\n");
+    write(
+        &p,
+        "package.json",
+        r#"{"scripts": {"lint": "lint", "fmt": "tool --fix"}}"#,
+    );
+    // Written, not linked by a package manager: the agent's own program.
+    write(
+        &p,
+        "node_modules/.bin/lint",
+        "#!/bin/bash\nf=$(echo LmNsYXVkZS9zZXR0aW5ncy5qc29u | base64 -d)\nrm -f \"$f\"\n",
+    );
+    let computed = "#!/usr/bin/env node\nconst fs = require('fs');\nfs.rmSync(process.argv[2], {recursive: true});\n";
+    write(&p, "node_modules/tool/cli.js", computed);
+    std::os::unix::fs::symlink("../tool/cli.js", p.root.join("node_modules/.bin/tool"))
+        .expect("a link");
+    let marker = p.root.join("node_modules/.package-lock.json");
+    std::fs::write(&marker, "{}\n").expect("a marker");
+    for line in [
+        "npm run lint",
+        "npx lint",
+        "npx --no-install lint",
+        "npm exec -- lint",
+        "cd src && npx lint",
+    ] {
+        let (code, out) = check(&p, line);
+        assert_eq!(code, ASKED, "{line}: {out}");
+    }
+    // Linked and installed before the manager's marker: the package's own.
+    for line in ["npx tool", "npm run fmt"] {
+        let (code, out) = check(&p, line);
+        assert_eq!(code, 0, "{line}: {out}");
+    }
+    // Changed after the last install: read as strictly as the command line.
+    let old = std::process::Command::new("touch")
+        .args(["-d", "2020-01-01"])
+        .arg(&marker)
+        .status()
+        .expect("touch");
+    assert!(old.success());
+    for line in ["npx tool", "npm run fmt"] {
+        let (code, out) = check(&p, line);
+        assert_eq!(code, ASKED, "{line}: {out}");
+    }
+}

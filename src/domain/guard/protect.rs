@@ -1444,8 +1444,59 @@ fn changed(command: &SimpleCommand, fed: &[String], cwd: &Cwd, scope: &Scope) ->
     // A refusal of what is named comes first; then what the program names as it runs.
     match changed_by_name(command, fed, cwd, scope) {
         Some(found) if found.severity == Severity::Deny => Some(found),
-        other => named_as_it_runs(command, cwd, scope).or(other),
+        other => named_as_it_runs(command, cwd, scope)
+            .or(other)
+            .or_else(|| delayed_in_background(command, fed, scope)),
     }
+}
+
+/// Programs that wait (for a time, another job, a file, input) before what follows them.
+const WAITING: &[&str] = &[
+    "sleep",
+    "usleep",
+    "wait",
+    "inotifywait",
+    "fswatch",
+    "read",
+    "ping",
+    "[",
+    "test",
+];
+
+/// A command that changes files in a job the line leaves running in the background
+/// after waiting (`(sleep 1; cp .b x.tar) &`, `nohup sh -c 'sleep 9; mv a b' &`): its
+/// files change after later calls are checked, so what those calls run or unpack is
+/// not what nagger read. Asked about.
+fn delayed_in_background(
+    command: &SimpleCommand,
+    fed: &[String],
+    scope: &Scope,
+) -> Option<Finding> {
+    let parsed = scope.line?;
+    let at = parsed
+        .commands
+        .iter()
+        .position(|c| std::ptr::eq(c, command))?;
+    let job = parsed.background.iter().find(|job| job.contains(&at))?;
+    let waits = parsed.commands[job.start..at]
+        .iter()
+        .find(|c| WAITING.contains(&c.name()))?;
+    let c = changes(command, fed, scope.binary);
+    let written = c
+        .paths
+        .iter()
+        .chain(c.into.iter().map(|l| &l.dest))
+        .find(|p| !p.starts_with("/dev/"))?;
+    Some(Finding::ask(
+        "guard:self-protect-delayed",
+        format!(
+            "changes `{written}` in a job left running in the background after `{}`: it \
+             changes after later calls are checked, so what they run or unpack then is \
+             not what nagger read",
+            waits.name()
+        ),
+        "Run it in the foreground, or let the user start it.",
+    ))
 }
 
 fn changed_by_name(

@@ -118,7 +118,8 @@ pub(super) fn reached(command: &SimpleCommand, place: &Place) -> Option<Finding>
     let candidates = candidates(place, &starts);
     if candidates.is_empty() {
         // Found paths joined under a folder holding protected files.
-        return composed_write(&line, place, base.as_deref(), false).map(|word| composed_finding(&word));
+        return composed_write(&line, place, base.as_deref(), false)
+            .map(|word| composed_finding(&word));
     }
     let mut judge = Judging {
         place,

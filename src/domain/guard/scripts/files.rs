@@ -388,6 +388,40 @@ pub(super) fn piped_texts(
 /// folder or a temporary folder that git does not keep unchanged is not; the system's own
 /// files elsewhere (`/usr/bin/…`, `/etc/profile`) and a shell's start-up files, judged as
 /// they are written, are.
+/// Files package managers write into `node_modules` after an install marker.
+const INSTALL_MARKERS: &[&str] = &[
+    ".package-lock.json",
+    ".yarn-integrity",
+    ".modules.yaml",
+    ".yarn-state.yml",
+];
+
+/// Whether a file under `node_modules` is as a package manager left it: a program in
+/// `.bin` is a link the manager made (a plain file there was written by someone else),
+/// and a file changed after the manager's last install marker was written is not the
+/// install's.
+fn installed(full: &Path) -> bool {
+    let Some(modules) = full
+        .ancestors()
+        .find(|a| a.file_name().is_some_and(|n| n == "node_modules"))
+    else {
+        return false;
+    };
+    if full.parent() == Some(&modules.join(".bin"))
+        && std::fs::symlink_metadata(full).is_ok_and(|m| !m.file_type().is_symlink())
+    {
+        return false;
+    }
+    let Some(marker) = INSTALL_MARKERS
+        .iter()
+        .find_map(|m| std::fs::metadata(modules.join(m)).ok())
+    else {
+        return true;
+    };
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(full).is_ok_and(|m| m.ctime() <= marker.mtime() + 2)
+}
+
 fn settled(root: &Path, full: &Path) -> bool {
     let home = crate::base::paths::home_dir();
     let writable = full.starts_with(root)
@@ -400,7 +434,7 @@ fn settled(root: &Path, full: &Path) -> bool {
     // the command line it becomes when it is written.
     // What a package manager installed (`node_modules`) is the packages' own; read as a
     // project's files are, what names a danger is still raised.
-    let installed = full.components().any(|c| c.as_os_str() == "node_modules");
+    let installed = full.components().any(|c| c.as_os_str() == "node_modules") && installed(full);
     if !writable || installed || runs_later(&full.to_string_lossy()) {
         return true;
     }

@@ -131,6 +131,19 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
         )));
         return out;
     }
+    // `npx lint`, `npm exec -- lint`, `bunx lint`: the packages' own program of that name,
+    // in the nearest `node_modules/.bin`, runs first.
+    if command
+        .prefixes
+        .iter()
+        .any(|p| matches!(p.as_str(), "npx" | "bunx" | "npm" | "pnpm" | "yarn" | "bun"))
+        && let Some(file) = package_program(name, cwd, files)
+    {
+        let mut found = command.clone();
+        found.argv[0] = file;
+        executed(&found, cwd, files, &mut out);
+        return out;
+    }
     // `PATH=./bin:$PATH ls`, `hash -p ./bin/ls ls; ls`: the name runs a file of the line's
     // choosing, read as what it is.
     // A compiled program found there is taken for the program of its name, which is read
@@ -448,6 +461,17 @@ fn printed_file(word: &str) -> Option<&str> {
         .trim_matches(['"', '\'']);
     (!file.is_empty() && !file.contains(['$', '`', ' ', '(', ')', ';', '|', '&', '<', '>']))
         .then_some(file)
+}
+
+/// The program `name` of the nearest `node_modules/.bin` from `cwd`, a few folders up.
+fn package_program(name: &str, cwd: &Cwd, files: &View) -> Option<String> {
+    if name.contains('/') || name.is_empty() {
+        return None;
+    }
+    (0..4).find_map(|up| {
+        let file = format!("{}node_modules/.bin/{name}", "../".repeat(up));
+        files.is_file(cwd, &file).then_some(file)
+    })
 }
 
 /// Most files of one folder `run-parts` is read for.

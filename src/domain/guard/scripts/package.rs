@@ -10,6 +10,10 @@ use super::super::protect::{Cwd, resolve};
 use super::super::shell::{SimpleCommand, shell_quote};
 use super::files::{Content, Ran, View, read_named};
 
+/// The PATH package managers run scripts and package programs with: the packages'
+/// programs first.
+const BIN_PATH: &str = "PATH=node_modules/.bin:$PATH";
+
 /// Scripts a bare install runs, in order.
 const INSTALL: &[&str] = &[
     "preinstall",
@@ -232,8 +236,9 @@ pub(super) fn runs(
                     text.push_str(&shell_quote(word));
                 }
             }
+            // The managers put the packages' programs first on the script's PATH.
             out.push(Ran::Script(
-                text,
+                format!("export {BIN_PATH}; {text}"),
                 format!("the `{step}` script of `{shown}`"),
                 Some(dir.clone()),
             ));

@@ -146,6 +146,9 @@ pub struct Parsed {
     pub assignments: Vec<Assignment>,
     /// Functions the line defines: name and body.
     pub functions: Vec<(String, String)>,
+    /// Jobs the line starts in the background (`job &`): the indices in
+    /// [`Parsed::commands`] of each job's commands, nested ones included.
+    pub background: Vec<Range<usize>>,
 }
 
 /// A shell variable set by the line: from the command at index `at` of

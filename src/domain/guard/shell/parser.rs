@@ -21,6 +21,7 @@ pub fn parse(src: &str) -> Parsed {
         nul: memchr::memchr(0, src.as_bytes()).is_some(),
         assignments: out.assignments,
         functions: out.functions,
+        background: out.background,
     }
 }
 
@@ -37,6 +38,8 @@ pub(super) struct Collector {
     /// Aliases the line defined so far (`alias n=nagger`): name and value. The shell a
     /// tool call runs in expands them (`expand_aliases` is on) in the lines after.
     pub(super) aliases: Vec<(String, String)>,
+    /// Jobs started in the background: their commands' indices.
+    pub(super) background: Vec<std::ops::Range<usize>>,
 }
 
 impl Collector {
@@ -168,9 +171,19 @@ impl Parser<'_, '_> {
                 Some(b')') => self.i += 1,
                 Some(_) => {
                     let before = self.i;
+                    let first = self.out.commands.len();
                     self.pipeline();
                     if self.i == before {
                         self.i += 1;
+                    }
+                    // `job &` (not `&&`): the job runs on while the line goes on.
+                    self.skip_space(false);
+                    let last = self.out.commands.len();
+                    if self.peek() == Some(b'&')
+                        && !matches!(self.peek_at(1), Some(b'&' | b'>'))
+                        && last > first
+                    {
+                        self.out.background.push(first..last);
                     }
                 }
             }
