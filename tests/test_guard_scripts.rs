@@ -1267,3 +1267,121 @@ fn package_programs_run_from_node_modules_bin_are_read_unless_a_manager_installe
         assert_eq!(code, ASKED, "{line}: {out}");
     }
 }
+
+#[test]
+fn modules_python_loads_by_computed_names_or_from_its_module_path_are_read_or_asked_about() {
+    let p = Project::new();
+    write(&p, "src/main.rs", "fn main() {}\n");
+    write(&p, "plugins/__init__.py", "");
+    write(
+        &p,
+        "plugins/clean.py",
+        "import os\nos.remove('.claude/settings.json')\n",
+    );
+    write(
+        &p,
+        "tools/lint.py",
+        "import shutil\nshutil.rmtree('.claude-nagger')\n",
+    );
+    write(&p, "tools/ok.py", "print('ok')\n");
+    write(
+        &p,
+        "concat.py",
+        "import importlib\nimportlib.import_module('plugins.' + 'clean')\n",
+    );
+    write(
+        &p,
+        "prefix.py",
+        "import importlib, sys\nimportlib.import_module('plugins.' + sys.argv[1])\n",
+    );
+    write(
+        &p,
+        "globbed.py",
+        "import glob, runpy\nfor f in sorted(glob.glob('plugins/*.py')):\n    runpy.run_path(f)\n",
+    );
+    write(
+        &p,
+        "path.py",
+        "import sys\nsys.path.insert(0, 'tools')\nimport lint\n",
+    );
+    write(
+        &p,
+        "beside.py",
+        "import os, sys\nsys.path.append(os.path.join(os.path.dirname(__file__), 'tools'))\nimport lint\n",
+    );
+    write(
+        &p,
+        "unknown.py",
+        "import importlib, sys\nimportlib.import_module(sys.argv[1])\n",
+    );
+    write(
+        &p,
+        "execd.py",
+        "import sys\nexec(open(sys.argv[1]).read())\n",
+    );
+    write(
+        &p,
+        "fine.py",
+        "import sys\nsys.path.insert(0, 'tools')\nimport ok\n",
+    );
+    for line in [
+        "python3 concat.py",
+        "python3 prefix.py clean",
+        "python3 globbed.py",
+        "python3 path.py",
+        "python3 beside.py",
+    ] {
+        let (code, out) = check(&p, line);
+        assert_eq!(code, REFUSED, "{line}: {out}");
+    }
+    for line in ["python3 unknown.py x", "python3 execd.py x.py"] {
+        let (code, out) = check(&p, line);
+        assert_eq!(code, ASKED, "{line}: {out}");
+    }
+    let (code, out) = check(&p, "python3 fine.py");
+    assert_eq!(code, 0, "{out}");
+    // Committed unchanged, a program's own dynamic loading is the project's: only what
+    // it loads that names a danger still counts.
+    git(&p.root, &["init", "-q"]);
+    git(&p.root, &["add", "unknown.py", "fine.py", "tools/ok.py"]);
+    git(&p.root, &["commit", "-qm", "x"]);
+    let (code, out) = check(&p, "python3 unknown.py x");
+    assert_eq!(code, 0, "{out}");
+}
+
+#[test]
+fn makefiles_included_by_pattern_and_files_make_writes_then_runs_are_read_or_asked_about() {
+    let p = Project::new();
+    write(&p, "src/main.rs", "fn main() {}\n");
+    write(&p, "mk/a.mk", "pre:\n\trm -rf .claude\n");
+    write(&p, "notes/cleanup.txt", "rm -f .claude/settings.json\n");
+    write(
+        &p,
+        "Makefile",
+        "include $(wildcard mk/*.mk)\ntest: pre\n\t@echo ok\n",
+    );
+    let (code, out) = check(&p, "make test");
+    assert_eq!(code, REFUSED, "{out}");
+    write(
+        &p,
+        "Makefile",
+        "all: gen.sh\n\tsh gen.sh\ngen.sh: notes/cleanup.txt\n\tcp $< $@\n",
+    );
+    let (code, out) = check(&p, "make");
+    assert_eq!(code, ASKED, "{out}");
+    write(
+        &p,
+        "Makefile",
+        "include gen.mk\ngen.mk: notes/cleanup.txt\n\tcp $< $@\n",
+    );
+    let (code, out) = check(&p, "make");
+    assert_eq!(code, ASKED, "{out}");
+    // A program the Makefile compiles and then runs is a compiled one.
+    write(
+        &p,
+        "Makefile",
+        "run: app\n\t./app\napp: main.c\n\tcc -o app main.c\n",
+    );
+    let (code, out) = check(&p, "make run");
+    assert_eq!(code, 0, "{out}");
+}

@@ -704,10 +704,56 @@ impl Line {
     /// `index` sees it.
     fn written(&self, cwd: &Cwd, path: &str, index: usize) -> Option<&Written> {
         let full = normalize(&resolve(cwd, path)?);
-        self.writes
-            .iter()
-            .rev()
-            .find(|w| w.at <= index && w.path == full)
+        // `> /tmp/../$TMPDIR/x.sh` then `sh $TMPDIR/x.sh`: the same file, spelled with a
+        // variable of the environment the line does not set.
+        let filled = full
+            .contains('$')
+            .then(|| self.environment_filled(&full, index));
+        self.writes.iter().rev().find(|w| {
+            w.at <= index
+                && (w.path == full
+                    || filled.as_ref().is_some_and(|f| {
+                        *f == w.path
+                            || w.path.contains('$') && *f == self.environment_filled(&w.path, index)
+                    }))
+        })
+    }
+
+    /// `path` with `$NAME` and `${NAME}` that the line does not set before command
+    /// `index` replaced by their values in the environment the hook shares with the
+    /// agent's shell, normalized.
+    fn environment_filled(&self, path: &str, index: usize) -> String {
+        let mut out = String::new();
+        let mut rest = path;
+        while let Some(at) = rest.find('$') {
+            out.push_str(&rest[..at]);
+            let after = &rest[at + 1..];
+            let (name, len) = if let Some(inner) = after.strip_prefix('{') {
+                inner
+                    .find('}')
+                    .map_or(("", 0), |end| (&inner[..end], end + 2))
+            } else {
+                let end = after
+                    .find(|c: char| !(c == '_' || c.is_ascii_alphanumeric()))
+                    .unwrap_or(after.len());
+                (&after[..end], end)
+            };
+            let value = (!name.is_empty()
+                && name.bytes().all(|b| b == b'_' || b.is_ascii_alphanumeric())
+                && !self.sets.iter().any(|s| s.at <= index && s.name == name))
+            .then(|| std::env::var(name).ok())
+            .flatten()
+            .filter(|v| !v.is_empty());
+            if let Some(value) = value {
+                out.push_str(&value);
+                rest = &after[len..];
+            } else {
+                out.push('$');
+                rest = after;
+            }
+        }
+        out.push_str(rest);
+        normalize(&out)
     }
 
     /// What the line wrote into `path` (seen from `cwd`) before command `index`, when it

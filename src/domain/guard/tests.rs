@@ -203,3 +203,30 @@ fn self_protection_and_harmless_corpora_through_the_guard_alone() {
         wrong.join("\n")
     );
 }
+
+#[test]
+fn a_file_the_line_writes_is_known_however_a_variable_of_the_environment_spells_it() {
+    let settings = GuardConfig::default();
+    let guard = Guard::new(&settings);
+    // `CARGO_MANIFEST_DIR` is in the environment of every test run, and not set by the line.
+    for line in [
+        "git show HEAD~1:x.txt > /tmp/../$CARGO_MANIFEST_DIR/x.sh; sh $CARGO_MANIFEST_DIR/x.sh",
+        "git show HEAD~1:x.txt > ${CARGO_MANIFEST_DIR}/./x.sh; bash \"$CARGO_MANIFEST_DIR/x.sh\"",
+    ] {
+        let input = json!({ "command": line });
+        let call = ToolCall {
+            tool_name: "Bash",
+            tool_input: &input,
+            project_root: Path::new("/nonexistent/p"),
+            cwd: None,
+        };
+        let verdict = guard.review(&call);
+        assert!(
+            verdict
+                .objections
+                .iter()
+                .any(|o| o.why.contains("writes with contents")),
+            "{line}: {verdict:?}"
+        );
+    }
+}

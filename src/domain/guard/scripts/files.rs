@@ -207,6 +207,16 @@ impl<'a> View<'a> {
             || self.files.locate(cwd, path).is_some_and(|p| p.is_file())
     }
 
+    /// Whether `path` (as a command in `cwd` names it) is a settled file: one the project
+    /// keeps unchanged in git, a package's, the system's (see [`settled`]).
+    pub(super) fn settled(&self, cwd: &Cwd, path: &str) -> bool {
+        (self.written)(cwd, path).is_none()
+            && self
+                .files
+                .locate(cwd, path)
+                .is_some_and(|full| settled(self.files.root, &full))
+    }
+
     /// Whether `path` (as a command in `cwd` names it) is a folder on disk.
     pub(super) fn is_dir(&self, cwd: &Cwd, path: &str) -> bool {
         self.files.locate(cwd, path).is_some_and(|p| p.is_dir())

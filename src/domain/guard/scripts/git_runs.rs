@@ -110,10 +110,15 @@ pub(super) fn runs(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut V
             other => read_named(other, &shown, out),
         };
         if let Some((text, via)) = text {
+            let top = Cwd::Known(repo.top.to_string_lossy().into_owned());
+            // What a hook in Python or Node loads, from beside it or its module path.
+            if let Some(runner) = super::files::shebang(&text) {
+                super::imports::follow(&text, &runner, Some(&shown), &top, files, out);
+            }
             judged_as_hook(
                 text,
                 format!("{via}, the `{hook}` hook `git {sub}` runs"),
-                Some(Cwd::Known(repo.top.to_string_lossy().into_owned())),
+                Some(top),
                 out,
             );
         }

@@ -7,6 +7,7 @@
 //! folder (`usercustomize.py`, `sitecustomize.py`, the `import` lines of `.pth` files) run
 //! before any Python program and are read for every one.
 
+use super::super::finding::Finding;
 use super::super::protect::Cwd;
 use super::super::shell::{self, SimpleCommand, basename};
 use super::files::{Content, Ran, View};
@@ -65,12 +66,31 @@ pub(super) fn follow(
         text.to_owned(),
         file.map(folder_prefix).unwrap_or_default(),
         0,
+        file.map(str::to_owned),
     )];
-    while let Some((code, dir, depth)) = queue.pop() {
+    while let Some((code, dir, depth, of)) = queue.pop() {
         if depth >= MAX_DEPTH {
             continue;
         }
-        for path in candidates(lang, &code, &dir, cwd, files) {
+        let mut found = candidates(lang, &code, &dir, cwd, files);
+        if lang == Lang::Python {
+            let dynamic = python_dynamic(&code, &dir, cwd, files);
+            found.extend(dynamic.files);
+            // A settled file's own ways of loading are the project's.
+            if let Some(call) = dynamic.unresolved
+                && !of.as_deref().is_some_and(|f| files.settled(cwd, f))
+            {
+                out.push(Ran::Finding(Finding::ask(
+                    "guard:computed-command",
+                    format!(
+                        "runs Python code that loads code by a name it computes (`{call}`), \
+                         which nagger cannot read before it runs"
+                    ),
+                    "Load the modules by their names, or run the program yourself.",
+                )));
+            }
+        }
+        for path in found {
             if seen.contains(&path) {
                 continue;
             }
@@ -80,7 +100,7 @@ pub(super) fn follow(
                 out.push(Ran::Code(text.clone(), runner.to_owned(), via));
                 // An installed package's own modules are not followed further.
                 if !path.contains("node_modules/") {
-                    queue.push((text, folder_prefix(&path), depth + 1));
+                    queue.push((text, folder_prefix(&path), depth + 1, Some(path.clone())));
                 }
             }
         }
@@ -93,20 +113,26 @@ fn candidates(lang: Lang, code: &str, dir: &str, cwd: &Cwd, files: &View) -> Vec
     let mut out = Vec::new();
     match lang {
         Lang::Python => {
+            // Folders the code puts on its module path are searched after its own.
+            let mut bases = vec![dir.to_owned()];
+            bases.extend(python_paths(code, dir));
             for (dots, module) in python_names(code) {
                 // `from . import x` and `from .m import x` are relative to the package;
                 // a plain name is looked up beside the program first.
-                let mut base = dir.to_owned();
-                for _ in 1..dots {
-                    base.push_str("../");
-                }
                 let rel = module.replace('.', "/");
-                for path in [
-                    format!("{base}{rel}.py"),
-                    format!("{base}{rel}/__init__.py"),
-                ] {
-                    if exists(&path) {
-                        out.push(path);
+                let searched = if dots > 0 { &bases[..1] } else { &bases[..] };
+                for start in searched {
+                    let mut base = start.clone();
+                    for _ in 1..dots {
+                        base.push_str("../");
+                    }
+                    for path in [
+                        format!("{base}{rel}.py"),
+                        format!("{base}{rel}/__init__.py"),
+                    ] {
+                        if exists(&path) {
+                            out.push(path);
+                        }
                     }
                 }
             }
@@ -221,6 +247,188 @@ fn python_names(code: &str) -> Vec<(usize, String)> {
         }
     }
     out
+}
+
+/// Most folders Python code adds to its module path that are searched.
+const MAX_PATHS: usize = 8;
+/// Most files one computed load may stand for.
+const MAX_LOADED: usize = 32;
+
+/// The folders Python code puts on its module path, as a command in the program's
+/// folder names them: `sys.path.insert(0, 'tools')`, `sys.path.append("lib")`,
+/// `site.addsitedir('x')` (relative to where it runs) and the same joined to the
+/// program's own folder (`os.path.join(os.path.dirname(__file__), 'lib')`).
+fn python_paths(code: &str, dir: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for call in ["sys.path.insert(", "sys.path.append(", "site.addsitedir("] {
+        for (at, _) in code.match_indices(call).take(MAX_PATHS) {
+            let args = call_args(&code[at + call.len()..]);
+            let Some(folder) = string_literals(args).pop() else {
+                continue;
+            };
+            let base = if args.contains("__file__") { dir } else { "" };
+            let path = format!("{base}{}/", folder.trim_end_matches('/'));
+            if !out.contains(&path) && out.len() < MAX_PATHS {
+                out.push(path);
+            }
+        }
+    }
+    out
+}
+
+/// What Python code loads by a name it computes (`import_module('plugins.' + x)`,
+/// `runpy.run_path(f)` over `glob.glob('plugins/*.py')`, `exec(open(p).read())`): the files
+/// it may load, and the call when what it loads cannot be told.
+#[derive(Default)]
+struct Dynamic {
+    files: Vec<String>,
+    unresolved: Option<String>,
+}
+
+fn python_dynamic(code: &str, dir: &str, cwd: &Cwd, files: &View) -> Dynamic {
+    let mut found = Dynamic::default();
+    // Patterns the code globs for: a loaded name that is not spelled out may be any file
+    // they match.
+    let mut patterns: Vec<String> = Vec::new();
+    for call in ["glob(", "iglob(", ".glob(", ".rglob("] {
+        for (at, _) in code.match_indices(call).take(MAX_PATHS) {
+            patterns.extend(string_literals(call_args(&code[at + call.len()..])));
+        }
+    }
+    let listed = |pattern: &str, found: &mut Dynamic| {
+        let (folder, name) = pattern.rsplit_once('/').unwrap_or(("", pattern));
+        let shown = if folder.is_empty() { "." } else { folder };
+        for entry in files.list(cwd, shown, MAX_LOADED) {
+            if super::super::paths::wildcard(name, &entry)
+                && std::path::Path::new(&entry)
+                    .extension()
+                    .is_some_and(|e| e.eq_ignore_ascii_case("py"))
+            {
+                let path = if folder.is_empty() {
+                    entry
+                } else {
+                    format!("{folder}/{entry}")
+                };
+                if !found.files.contains(&path) {
+                    found.files.push(path);
+                }
+            }
+        }
+    };
+    const LOADERS: &[(&str, bool)] = &[
+        // (call, whether it takes a module name rather than a path)
+        ("import_module(", true),
+        ("__import__(", true),
+        ("run_module(", true),
+        ("run_path(", false),
+        ("spec_from_file_location(", false),
+        ("load_source(", false),
+        ("exec(open(", false),
+        ("exec(compile(open(", false),
+    ];
+    for &(call, by_module) in LOADERS {
+        for (at, _) in code.match_indices(call).take(MAX_NAMES) {
+            let args = call_args(&code[at + call.len()..]);
+            // `spec_from_file_location(name, path)`: the path is the second argument.
+            let arg = if call.starts_with("spec_from") || call.starts_with("load_source") {
+                args.split_once(',').map_or("", |(_, rest)| rest)
+            } else {
+                args.split(',').next().unwrap_or("")
+            }
+            .trim();
+            match literal_prefix(arg) {
+                // Spelled out whole: a module name is read with the other imports.
+                Some((text, true)) if by_module => {
+                    let rel = text.replace('.', "/");
+                    for path in [format!("{dir}{rel}.py"), format!("{dir}{rel}/__init__.py")] {
+                        if files.is_file(cwd, &path) && !found.files.contains(&path) {
+                            found.files.push(path);
+                        }
+                    }
+                }
+                Some((text, true)) => found.files.push(text),
+                // `'plugins.' + name`: any module of that package.
+                Some((text, false)) if !text.is_empty() => {
+                    let pattern = if by_module {
+                        format!("{dir}{}/*", text.trim_end_matches('.').replace('.', "/"))
+                    } else {
+                        format!("{text}*")
+                    };
+                    listed(&pattern, &mut found);
+                }
+                _ if !patterns.is_empty() => {
+                    for pattern in &patterns {
+                        listed(pattern, &mut found);
+                    }
+                }
+                _ => {
+                    found
+                        .unresolved
+                        .get_or_insert_with(|| format!("{call}{arg})"));
+                }
+            }
+        }
+    }
+    found.files.truncate(MAX_LOADED);
+    found
+}
+
+/// The text of a call's arguments: `rest` is what follows its `(`, up to the `)` that
+/// closes it.
+fn call_args(rest: &str) -> &str {
+    let mut depth = 0usize;
+    let mut quote: Option<char> = None;
+    for (k, c) in rest.char_indices() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '(' | '[') => depth += 1,
+            (None, ')' | ']') if depth == 0 => return &rest[..k],
+            (None, ')' | ']') => depth -= 1,
+            (None, '\n') if depth == 0 => return &rest[..k],
+            _ => {}
+        }
+    }
+    rest
+}
+
+/// The string literals in `text`, in order.
+fn string_literals(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find(['"', '\'']) {
+        let q = rest[start..].chars().next().unwrap_or('"');
+        let after = &rest[start + 1..];
+        let Some(end) = after.find(q) else { break };
+        out.push(after[..end].to_owned());
+        rest = &after[end + 1..];
+    }
+    out
+}
+
+/// The text an expression starts with when it starts with string literals joined by
+/// `+`, and whether that is the whole expression (`'a.' + 'b'`: `("a.b", true)`;
+/// `'plugins.' + x`: `("plugins.", false)`); `None` when it starts with no literal.
+fn literal_prefix(expr: &str) -> Option<(String, bool)> {
+    let mut text = String::new();
+    let mut rest = expr.trim();
+    loop {
+        let q = rest.chars().next().filter(|c| matches!(c, '"' | '\''))?;
+        let end = rest[1..].find(q)?;
+        text.push_str(&rest[1..=end]);
+        rest = rest[end + 2..].trim_start();
+        if rest.is_empty() {
+            return Some((text, true));
+        }
+        let Some(next) = rest.strip_prefix('+') else {
+            return Some((text, false));
+        };
+        rest = next.trim_start();
+        if !rest.starts_with(['"', '\'']) {
+            return Some((text, false));
+        }
+    }
 }
 
 /// The modules JavaScript code names: `require('x')`, `import … from 'x'`, `import 'x'`,

@@ -6,10 +6,11 @@
 
 use std::collections::{HashMap, HashSet};
 
+use super::super::finding::Finding;
 use super::super::paths::normalize;
 use super::super::programs::{feeders, printed_text};
 use super::super::protect::{Cwd, resolve};
-use super::super::shell::Parsed;
+use super::super::shell::{self, Parsed};
 use super::files::{Content, Ran, View, read_named};
 
 /// Most targets whose recipes are followed from the goals.
@@ -212,21 +213,60 @@ fn judge(text: &str, via: &str, call: &Call, dir: &Cwd, files: &View, out: &mut 
     let mut makefile = Makefile::default();
     makefile.read(text);
     let mut includes = 0;
-    while let Some(path) = makefile.includes.pop() {
+    while let Some(line) = makefile.includes.pop() {
         if includes >= MAX_INCLUDES {
             break;
         }
-        includes += 1;
         let vars = Vars {
             makefile: &makefile,
             call,
             dir,
         };
-        let path = vars.expand(&path, &Auto::default(), 0);
-        if path.contains('$') {
-            continue;
+        // `include $(wildcard mk/*.mk)`: every file the pattern matches.
+        let line = without_wildcard(&line);
+        let expanded = vars.expand(&line, &Auto::default(), 0);
+        let mut paths: Vec<String> = Vec::new();
+        for word in expanded.split_whitespace() {
+            if word.contains('$') {
+                continue;
+            }
+            if word.contains(['*', '?', '[']) {
+                let (folder, name) = word.rsplit_once('/').unwrap_or(("", word));
+                let shown = if folder.is_empty() { "." } else { folder };
+                let mut matched: Vec<String> = files
+                    .list(dir, shown, MAX_INCLUDES * 4)
+                    .into_iter()
+                    .filter(|entry| super::super::paths::wildcard(name, entry))
+                    .map(|entry| {
+                        if folder.is_empty() {
+                            entry
+                        } else {
+                            format!("{folder}/{entry}")
+                        }
+                    })
+                    .collect();
+                matched.sort();
+                paths.extend(matched);
+            } else {
+                paths.push(word.to_owned());
+            }
         }
-        if let Content::Text { text, .. } = files.read(dir, &path) {
+        let mut texts = Vec::new();
+        for path in paths {
+            if includes >= MAX_INCLUDES {
+                break;
+            }
+            includes += 1;
+            match files.read(dir, &path) {
+                Content::Text { text, .. } => texts.push(text),
+                // Missing, and a rule makes it: make makes it, then reads it.
+                _ if !files.is_file(dir, &path) && makes(&makefile, &vars, &path) => {
+                    out.push(Ran::Finding(generated(&path, "includes", via)));
+                }
+                _ => {}
+            }
+        }
+        for text in texts {
             makefile.read(&text);
         }
     }
@@ -331,6 +371,22 @@ fn judge(text: &str, via: &str, call: &Call, dir: &Cwd, files: &View, out: &mut 
                 .iter()
                 .map(|line| vars.expand(line, &auto, 0))
                 .collect();
+            // `sh gen.sh` where a rule of the file makes `gen.sh`: what it runs is only
+            // written as make runs.
+            for line in &script {
+                let line = line.trim_start_matches(['@', '-', '+']);
+                for command in shell::parse(line).commands {
+                    let program = shell::program_file(&command.argv)
+                        .map(|j| command.argv[j].clone())
+                        .or_else(|| command.argv.first().filter(|a| a.contains('/')).cloned());
+                    if let Some(program) = program
+                        && !files.is_file(dir, &program)
+                        && makes(&makefile, &vars, &program)
+                    {
+                        out.push(Ran::Finding(generated(&program, "runs", via)));
+                    }
+                }
+            }
             out.push(Ran::Script(
                 script.join("\n"),
                 format!("the recipe for `{target}` in {via}"),
@@ -338,6 +394,63 @@ fn judge(text: &str, via: &str, call: &Call, dir: &Cwd, files: &View, out: &mut 
             ));
         }
     }
+}
+
+/// `text` with `$(wildcard P)` and `${wildcard P}` as the patterns `P`.
+fn without_wildcard(text: &str) -> String {
+    let mut out = text.to_owned();
+    for open in ["$(wildcard ", "${wildcard "] {
+        while let Some(at) = out.find(open) {
+            let close = if open.starts_with("$(") { ')' } else { '}' };
+            let Some(end) = out[at..].find(close) else {
+                break;
+            };
+            let inner = out[at + open.len()..at + end].to_owned();
+            out.replace_range(at..=at + end, &inner);
+        }
+    }
+    out
+}
+
+/// Compilers and linkers: what they make is a compiled program, which nagger does not
+/// read whenever it is made.
+const COMPILERS: &[&str] = &[
+    "cc", "gcc", "g++", "c++", "clang", "clang++", "ld", "lld", "rustc", "cargo", "go", "javac",
+    "as", "ar", "nvcc", "zig", "swiftc", "ghc", "gfortran", "strip", "$(CC)", "$(CXX)",
+];
+
+/// Whether a rule of `makefile` makes `path` (an explicit target or a pattern one) with
+/// a recipe that writes text (copies, prints, generates), not only compiles.
+fn makes(makefile: &Makefile, vars: &Vars, path: &str) -> bool {
+    let path = path.trim_start_matches("./");
+    makefile.rules.iter().any(|r| {
+        !r.recipe.is_empty()
+            && !r.recipe.iter().all(|line| {
+                let line = vars.expand(line, &Auto::default(), 0);
+                let first = line.trim_start_matches(['@', '-', '+', ' ', '\t']);
+                let first = first.split_whitespace().next().unwrap_or("");
+                COMPILERS.contains(&shell::basename(first))
+            })
+            && r.targets.iter().any(|t| {
+                let t = vars.expand(t, &Auto::default(), 0);
+                t.split_whitespace().any(|t| {
+                    t.trim_start_matches("./") == path || matches_pattern(t, path).is_some()
+                })
+            })
+    })
+}
+
+/// A file make writes from a rule of its own and then `how` (includes, runs): what it
+/// holds is only known as make runs.
+fn generated(path: &str, how: &str, via: &str) -> Finding {
+    Finding::ask(
+        "guard:computed-command",
+        format!(
+            "{how} `{path}` ({via}), which make writes from one of its rules as it runs: \
+             what it holds then cannot be read now"
+        ),
+        "Build the file first, read it, then run make.",
+    )
 }
 
 /// `target` against a pattern target (`%.o`, `build/%`): the stem when it matches.
@@ -414,8 +527,7 @@ impl Makefile {
             match word {
                 "ifeq" | "ifneq" | "ifdef" | "ifndef" | "else" | "endif" => continue,
                 "include" | "-include" | "sinclude" => {
-                    self.includes
-                        .extend(trimmed[word.len()..].split_whitespace().map(str::to_owned));
+                    self.includes.push(trimmed[word.len()..].trim().to_owned());
                     continue;
                 }
                 "define" => {

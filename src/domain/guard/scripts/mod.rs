@@ -543,6 +543,7 @@ fn executed(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec<Ran>
     } else if shell::is_interpreter(runner)
         && shell::program_file(&[runner.to_owned(), file.to_owned()]).is_some()
     {
+        imports::follow(&text, runner, Some(file), cwd, files, out);
         out.push(Ran::Code(text, runner.to_owned(), via));
     }
 }
