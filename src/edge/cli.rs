@@ -526,7 +526,10 @@ pub fn hook_words(args: &[std::ffi::OsString]) -> Option<HookWords> {
             "--db" => &mut words.db,
             _ if word.starts_with('-') => continue,
             _ => {
-                if subcommand.is_none() && is_subcommand(word) {
+                // `nagger HOOK`: no other command shares the word in any case.
+                if subcommand.is_none() && word.eq_ignore_ascii_case("hook") {
+                    subcommand = Some("hook");
+                } else if subcommand.is_none() && is_subcommand(word) {
                     subcommand = Some(word);
                 }
                 continue;
@@ -560,6 +563,8 @@ mod tests {
             hook_words(&args)
         };
         assert_eq!(words(&["hook"]), Some(HookWords::default()));
+        assert_eq!(words(&["HOOK"]), Some(HookWords::default()));
+        assert_eq!(words(&["--bogus", "Hook"]), Some(HookWords::default()));
         assert_eq!(
             words(&["--bogus", "hook", "-q"]),
             Some(HookWords::default())

@@ -23,6 +23,9 @@ use std::time::{Duration, Instant};
 pub const STDIN_LIMIT: Duration = Duration::from_millis(600);
 /// How long after its start a run may wait for the database, all waits together.
 pub const WAIT_BUDGET: Duration = Duration::from_millis(750);
+/// The same for a run whose answer the guard gave before the database (a refusal or a
+/// question), which the database only records.
+pub const DECIDED_WAIT_BUDGET: Duration = Duration::from_millis(400);
 /// When, after its start, a run that has not answered answers with what it has.
 pub const HARD_LIMIT: Duration = Duration::from_millis(900);
 /// The least time the watchdog waits, when the run is already late.

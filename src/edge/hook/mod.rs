@@ -450,7 +450,14 @@ fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
     let safety = run.safety();
     let _deadline = arm_deadline(started, safety.as_deref(), &stderr);
     SO_FAR.with(|so_far| so_far.borrow_mut().clone_from(&safety));
-    let _waits = limit_waits(started + deadline::WAIT_BUDGET);
+    // With the guard's answer in hand, the database only records it: a shorter wait, so
+    // the answer comes well inside the second.
+    let budget = if safety.is_some() {
+        deadline::DECIDED_WAIT_BUDGET
+    } else {
+        deadline::WAIT_BUDGET
+    };
+    let _waits = limit_waits(started + budget);
     // Opening runs the migrations, whose library panics on some damaged histories: the
     // database is then as unusable as one that cannot be opened.
     let db = match catch_panic(|| NaggerStateDB::open_for_hook(&db_path), "unknown panic") {
