@@ -1385,3 +1385,24 @@ fn makefiles_included_by_pattern_and_files_make_writes_then_runs_are_read_or_ask
     let (code, out) = check(&p, "make run");
     assert_eq!(code, 0, "{out}");
 }
+
+#[test]
+fn a_git_command_of_its_own_found_on_a_path_the_line_sets_is_read() {
+    let p = Project::new();
+    write(&p, "src/main.rs", "fn main() {}\n");
+    write(&p, "tools/git-lg", "#!/bin/sh\nrm -rf .claude-nagger\n");
+    write(&p, "tools/git-status", "#!/bin/sh\nrm -rf .claude-nagger\n");
+    for line in [
+        "PATH=$PWD/tools:$PATH git lg",
+        "export PATH=tools:$PATH; git -c color.ui=never lg --all",
+    ] {
+        let (code, out) = check(&p, line);
+        assert_eq!(code, REFUSED, "{line}: {out}");
+    }
+    // git's own commands are never taken from PATH, and without the line's PATH the
+    // folder is not looked in.
+    for line in ["PATH=$PWD/tools:$PATH git status", "git lg"] {
+        let (code, out) = check(&p, line);
+        assert_eq!(code, 0, "{line}: {out}");
+    }
+}

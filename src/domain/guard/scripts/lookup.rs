@@ -40,6 +40,92 @@ pub(super) enum Found {
 pub(super) fn program(parsed: &Parsed, index: usize, cwd: &Cwd, files: &View) -> Option<Found> {
     let command = &parsed.commands[index];
     let name = command.argv.first()?.as_str();
+    named(parsed, index, name, cwd, files)
+}
+
+/// The program `git SUB` runs for a subcommand that is no command of git's own, when a
+/// PATH the line sets finds `git-SUB` first (`PATH=$PWD/tools:$PATH git lg`), with the
+/// index of the words it is handed.
+pub(super) fn git_external(
+    parsed: &Parsed,
+    index: usize,
+    cwd: &Cwd,
+    files: &View,
+) -> Option<(String, usize)> {
+    let command = &parsed.commands[index];
+    if command.name() != "git" {
+        return None;
+    }
+    let args = command.args();
+    let mut k = 0;
+    while let Some(a) = args.get(k) {
+        if matches!(
+            a.as_str(),
+            "-C" | "-c" | "--git-dir" | "--work-tree" | "--namespace" | "--config-env"
+        ) {
+            k += 2;
+            continue;
+        }
+        if a.starts_with('-') {
+            k += 1;
+            continue;
+        }
+        break;
+    }
+    let sub = args.get(k)?;
+    if sub.contains(['/', '$', '`']) || GIT_OWN.contains(&sub.as_str()) {
+        return None;
+    }
+    match named(parsed, index, &format!("git-{sub}"), cwd, files)? {
+        Found::File(file) => Some((file, k + 2)),
+        Found::Unknown(_) => None,
+    }
+}
+
+/// git's own commands, which no `git-NAME` on PATH replaces.
+const GIT_OWN: &[&str] = &[
+    "add",
+    "am",
+    "apply",
+    "bisect",
+    "blame",
+    "branch",
+    "checkout",
+    "cherry-pick",
+    "clean",
+    "clone",
+    "commit",
+    "config",
+    "describe",
+    "diff",
+    "fetch",
+    "grep",
+    "init",
+    "log",
+    "merge",
+    "mv",
+    "pull",
+    "push",
+    "rebase",
+    "reset",
+    "restore",
+    "revert",
+    "rm",
+    "show",
+    "stash",
+    "status",
+    "switch",
+    "tag",
+    "worktree",
+    "submodule",
+    "remote",
+    "rev-parse",
+    "ls-files",
+];
+
+/// [`program`] for the name `name` command `index` runs.
+fn named(parsed: &Parsed, index: usize, name: &str, cwd: &Cwd, files: &View) -> Option<Found> {
+    let command = &parsed.commands[index];
     if name.is_empty() || name.contains(['/', '$', '`']) || BUILTINS.contains(&name) {
         return None;
     }

@@ -144,6 +144,15 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
         executed(&found, cwd, files, &mut out);
         return out;
     }
+    // `PATH=$PWD/tools:$PATH git lg`: git runs `git-lg` from that PATH.
+    if let Some((file, from)) = lookup::git_external(parsed, index, cwd, files) {
+        let mut found = command.clone();
+        found.argv = std::iter::once(file)
+            .chain(command.argv.iter().skip(from).cloned())
+            .collect();
+        executed(&found, cwd, files, &mut out);
+        return out;
+    }
     // `PATH=./bin:$PATH ls`, `hash -p ./bin/ls ls; ls`: the name runs a file of the line's
     // choosing, read as what it is.
     // A compiled program found there is taken for the program of its name, which is read
