@@ -40,6 +40,10 @@ pub(super) struct Collector {
     pub(super) aliases: Vec<(String, String)>,
     /// Jobs started in the background: their commands' indices.
     pub(super) background: Vec<std::ops::Range<usize>>,
+    /// The indices at which the compound commands still open began.
+    pub(super) openers: Vec<usize>,
+    /// Where the compound command a closing word just ended began.
+    pub(super) closed: Option<usize>,
 }
 
 impl Collector {
@@ -158,32 +162,69 @@ impl Parser<'_, '_> {
 
     /// Commands separated by `;`, `&`, `&&`, `||` and newlines, up to `close` or the end.
     pub(super) fn list(&mut self, close: Option<u8>) {
+        // The first command of the and-or list being read (`a && b || c`), and whether
+        // the last separator joined the next pipeline to it.
+        let mut chain: Option<usize> = None;
+        let mut joined = false;
         loop {
             if self.out.full() {
                 self.i = self.s.len();
                 return;
             }
+            let at = self.i;
             self.skip_space(true);
+            if !joined && self.s[at..self.i].contains(&b'\n') {
+                chain = None;
+            }
             match self.peek() {
                 None => return,
-                Some(b';' | b'&' | b'|') => self.i += 1,
+                Some(b'&') if self.peek_at(1) == Some(b'&') => {
+                    self.i += 2;
+                    joined = true;
+                }
+                Some(b'|') if self.peek_at(1) == Some(b'|') => {
+                    self.i += 2;
+                    joined = true;
+                }
+                Some(b';' | b'&' | b'|') => {
+                    self.i += 1;
+                    chain = None;
+                    joined = false;
+                }
                 Some(b')') if close == Some(b')') => return,
                 Some(b')') => self.i += 1,
                 Some(_) => {
                     let before = self.i;
                     let first = self.out.commands.len();
+                    if !joined || chain.is_none() {
+                        chain = Some(first);
+                    }
+                    joined = false;
+                    self.out.closed = None;
                     self.pipeline();
                     if self.i == before {
                         self.i += 1;
                     }
-                    // `job &` (not `&&`): the job runs on while the line goes on.
+                    // `job &` (not `&&`): the job runs on while the line goes on; after
+                    // a compound command's closing word, the whole compound command.
                     self.skip_space(false);
                     let last = self.out.commands.len();
+                    // A compound command that ended here began the and-or list where it
+                    // began; `a && b &`: the whole and-or list is the job.
+                    let closed = self.out.closed.take();
+                    if let Some(opened) = closed
+                        && chain == Some(first)
+                    {
+                        chain = Some(opened);
+                    }
+                    let start = closed
+                        .or((last > first).then_some(first))
+                        .map(|s| chain.map_or(s, |c| c.min(s)));
                     if self.peek() == Some(b'&')
                         && !matches!(self.peek_at(1), Some(b'&' | b'>'))
-                        && last > first
+                        && let Some(start) = start.filter(|s| *s < last)
                     {
-                        self.out.background.push(first..last);
+                        self.out.background.push(start..last);
                     }
                 }
             }
@@ -590,6 +631,22 @@ impl Parser<'_, '_> {
             .iter()
             .take_while(|w| (!w.quoted && RESERVED.contains(&w.text.as_slice())) || w.assignment)
             .count();
+        // Where compound commands open and close, for a job that is one (`{ …; } &`).
+        for word in words
+            .iter()
+            .take(skip + 1)
+            .filter(|w| !w.assignment && !w.quoted)
+        {
+            match word.text.as_slice() {
+                b"{" | b"for" | b"while" | b"until" | b"if" | b"case" | b"select"
+                    if self.out.openers.len() < 64 =>
+                {
+                    self.out.openers.push(self.out.commands.len());
+                }
+                b"}" | b"done" | b"fi" | b"esac" => self.out.closed = self.out.openers.pop(),
+                _ => {}
+            }
+        }
         // A loop can open a body (`do for f in …`, `then for …`): its own words follow
         // the reserved words that lead in.
         let lead = words
