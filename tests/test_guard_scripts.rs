@@ -1171,6 +1171,8 @@ fn folders_of_parts_startup_files_spelled_paths_and_sql_files_are_read() {
         "export BASH_ENV=env.sh; bash -c 'echo hi'",
         "export BASH_ENV=$PWD/env.sh",
         "BASH_ENV=\"$(pwd)/env.sh\"; export BASH_ENV",
+        "BASH_ENV=env.sh; export BASH_ENV; bash -c true",
+        "env BASH_ENV=env.sh make",
         "bash $PWD/env.sh",
         "bash \"${PWD}/env.sh\"",
     ] {

@@ -112,13 +112,23 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: &View, out: 
         _ => {}
     }
     // Files the shell or an interpreter reads at start because a variable names them.
-    for assignment in &command.env {
+    // Set before it (`X=v cmd`) or by a wrapper (`env X=v cmd`, `sudo X=v cmd`).
+    let wrapped: &[String] = command.prefixed.as_deref().map_or(&[], |words| {
+        &words[..words.len().saturating_sub(command.argv.len())]
+    });
+    let given = wrapped.iter().filter(|w| {
+        w.split_once('=').is_some_and(|(name, _)| {
+            !name.is_empty() && name.bytes().all(|b| b == b'_' || b.is_ascii_alphanumeric())
+        })
+    });
+    for assignment in command.env.iter().chain(given) {
         let Some((var, value)) = assignment.split_once('=') else {
             continue;
         };
         let value = value.trim_matches(['"', '\'']);
         match var {
-            "ENV" | "BASH_ENV" if shell::is_shell(name) => {
+            // Any program handed it may start a shell (`BASH_ENV=x make`).
+            "ENV" | "BASH_ENV" => {
                 want(vec![value], As::Script, "a startup file");
             }
             "PYTHONSTARTUP" if name.starts_with("python") => {
@@ -148,7 +158,7 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: &View, out: 
     }
     // `export BASH_ENV=env.sh`, `BASH_ENV=env.sh; export BASH_ENV`: every shell the line
     // or the session starts later without a terminal reads the file first.
-    let set = if matches!(
+    let mut set = if matches!(
         name,
         "export" | "declare" | "typeset" | "readonly" | "local"
     ) {
@@ -158,6 +168,14 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: &View, out: 
     } else {
         Vec::new()
     };
+    // `BASH_ENV=x.sh; export BASH_ENV; bash -c …`: set by the line before this command.
+    let assigned: Vec<String> = parsed
+        .assignments
+        .iter()
+        .filter(|a| a.at == index && matches!(a.name.as_str(), "ENV" | "BASH_ENV"))
+        .filter_map(|a| Some(format!("{}={}", a.name, a.value.as_deref()?)))
+        .collect();
+    set.extend(assigned.iter().map(String::as_str));
     let mut texts: Vec<(String, As, String)> = Vec::new();
     for word in set.into_iter().take(MAX_FILES) {
         if let Some((var, value)) = word.split_once('=')
