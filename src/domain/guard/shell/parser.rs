@@ -25,6 +25,31 @@ pub fn parse(src: &str) -> Parsed {
     }
 }
 
+/// Whether `command` starts what it runs in a process of its own that outlives it, as `&`
+/// does: `setsid -f`, `daemonize`, `screen -dm`, `tmux new -d`, `start-stop-daemon -b`.
+fn forks_away(command: &SimpleCommand) -> bool {
+    let words = command.prefixed.as_deref().unwrap_or(&command.argv);
+    words.iter().enumerate().any(|(k, w)| {
+        let rest = &words[k + 1..];
+        let flag = |short: char, long: &str| {
+            rest.iter()
+                .take_while(|a| a.starts_with('-'))
+                .any(|a| a == long || a.len() > 1 && !a.starts_with("--") && a[1..].contains(short))
+        };
+        match super::words::basename(w) {
+            "setsid" => flag('f', "--fork"),
+            "daemonize" => true,
+            "screen" => flag('d', "--detach"),
+            "start-stop-daemon" => flag('b', "--background"),
+            "tmux" => {
+                rest.first().is_some_and(|s| s.starts_with("new"))
+                    && rest.iter().skip(1).any(|a| a == "-d")
+            }
+            _ => false,
+        }
+    })
+}
+
 /// Everything found in one command line, shared by the parsers of its nested scripts.
 #[derive(Default)]
 pub(super) struct Collector {
@@ -220,8 +245,10 @@ impl Parser<'_, '_> {
                     let start = closed
                         .or((last > first).then_some(first))
                         .map(|s| chain.map_or(s, |c| c.min(s)));
-                    if self.peek() == Some(b'&')
-                        && !matches!(self.peek_at(1), Some(b'&' | b'>'))
+                    let forked = self.out.commands[first..last].iter().any(forks_away);
+                    if (forked
+                        || self.peek() == Some(b'&')
+                            && !matches!(self.peek_at(1), Some(b'&' | b'>')))
                         && let Some(start) = start.filter(|s| *s < last)
                     {
                         self.out.background.push(start..last);
