@@ -76,6 +76,26 @@ pub fn percent_decoded(text: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// `text` with each `$` whose following text `matches` (length taken after the `$`,
+/// replacement) replaced.
+pub fn replace_dollar(text: &str, matches: impl Fn(&str) -> Option<(usize, String)>) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        if let Some((len, value)) = matches(after) {
+            out.push_str(&value);
+            rest = &after[len..];
+        } else {
+            out.push('$');
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -723,37 +723,25 @@ impl Line {
     /// `index` replaced by their values in the environment the hook shares with the
     /// agent's shell, normalized.
     fn environment_filled(&self, path: &str, index: usize) -> String {
-        let mut out = String::new();
-        let mut rest = path;
-        while let Some(at) = rest.find('$') {
-            out.push_str(&rest[..at]);
-            let after = &rest[at + 1..];
+        let filled = crate::base::text::replace_dollar(path, |after| {
             let (name, len) = if let Some(inner) = after.strip_prefix('{') {
-                inner
-                    .find('}')
-                    .map_or(("", 0), |end| (&inner[..end], end + 2))
+                inner.find('}').map(|end| (&inner[..end], end + 2))?
             } else {
                 let end = after
                     .find(|c: char| !(c == '_' || c.is_ascii_alphanumeric()))
                     .unwrap_or(after.len());
                 (&after[..end], end)
             };
-            let value = (!name.is_empty()
+            let outside = !name.is_empty()
                 && name.bytes().all(|b| b == b'_' || b.is_ascii_alphanumeric())
-                && !self.sets.iter().any(|s| s.at <= index && s.name == name))
-            .then(|| std::env::var(name).ok())
-            .flatten()
-            .filter(|v| !v.is_empty());
-            if let Some(value) = value {
-                out.push_str(&value);
-                rest = &after[len..];
-            } else {
-                out.push('$');
-                rest = after;
+                && !self.sets.iter().any(|s| s.at <= index && s.name == name);
+            if !outside {
+                return None;
             }
-        }
-        out.push_str(rest);
-        normalize(&out)
+            let value = std::env::var(name).ok().filter(|v| !v.is_empty())?;
+            Some((len, value))
+        });
+        normalize(&filled)
     }
 
     /// What the line wrote into `path` (seen from `cwd`) before command `index`, when it

@@ -107,6 +107,17 @@ pub(super) struct Scope<'a> {
 pub(super) type Destroys = dyn Fn(&SimpleCommand, &Cwd) -> Option<Finding>;
 
 impl<'a> Scope<'a> {
+    /// The line being checked and where `command` stands in it, when it is one of its
+    /// commands.
+    fn place_of(&self, command: &SimpleCommand) -> Option<(&'a Parsed, usize)> {
+        let parsed = self.line?;
+        let at = parsed
+            .commands
+            .iter()
+            .position(|c| std::ptr::eq(c, command))?;
+        Some((parsed, at))
+    }
+
     pub(super) fn new(root: &'a Path, binary: Option<&'a str>) -> Scope<'a> {
         Scope {
             root,
@@ -1259,14 +1270,7 @@ fn pops_own_stash(command: &SimpleCommand, scope: &Scope) -> bool {
     if !newest {
         return false;
     }
-    let Some(parsed) = scope.line else {
-        return false;
-    };
-    let Some(at) = parsed
-        .commands
-        .iter()
-        .position(|c| std::ptr::eq(c, command))
-    else {
+    let Some((parsed, at)) = scope.place_of(command) else {
         return false;
     };
     parsed.commands[..at]
@@ -1297,36 +1301,20 @@ fn git_replaced(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Fin
     let advice = "A version without nagger's hooks or rules would switch them off: check \
                   what it brings first (`git diff HEAD <rev> -- .claude .claude-nagger`), or \
                   run it yourself in your terminal.";
-    let exported: Vec<(&str, Option<&str>)> = scope
-        .line
-        .and_then(|parsed| {
-            let at = parsed
-                .commands
+    let place = scope.place_of(command);
+    let exported: Vec<(&str, Option<&str>)> = place
+        .map(|(parsed, at)| {
+            parsed
+                .assignments
                 .iter()
-                .position(|c| std::ptr::eq(c, command))?;
-            Some(
-                parsed
-                    .assignments
-                    .iter()
-                    .filter(|a| a.at <= at && !a.each && a.name.starts_with("GIT_"))
-                    .map(|a| (a.name.as_str(), a.value.as_deref()))
-                    .collect(),
-            )
+                .filter(|a| a.at <= at && !a.each && a.name.starts_with("GIT_"))
+                .map(|a| (a.name.as_str(), a.value.as_deref()))
+                .collect()
         })
         .unwrap_or_default();
-    // The words after `fetch` of the last `git fetch` earlier in the line, which sets
-    // what `FETCH_HEAD` names.
-    // and the remotes it added (`git remote add o ../c`).
-    let before: &[SimpleCommand] = scope
-        .line
-        .and_then(|parsed| {
-            let at = parsed
-                .commands
-                .iter()
-                .position(|c| std::ptr::eq(c, command))?;
-            Some(&parsed.commands[..at])
-        })
-        .unwrap_or(&[]);
+    // The commands before it: the last `git fetch` sets what `FETCH_HEAD` names, and
+    // the remotes they add (`git remote add o ../c`) can be fetched from.
+    let before: &[SimpleCommand] = place.map_or(&[], |(parsed, at)| &parsed.commands[..at]);
     let earlier = || replaced::Earlier {
         fetch: before.iter().rev().find_map(replaced::fetch_args),
         remotes: before.iter().filter_map(replaced::remote_added).collect(),
@@ -1472,11 +1460,7 @@ fn delayed_in_background(
     fed: &[String],
     scope: &Scope,
 ) -> Option<Finding> {
-    let parsed = scope.line?;
-    let at = parsed
-        .commands
-        .iter()
-        .position(|c| std::ptr::eq(c, command))?;
+    let (parsed, at) = scope.place_of(command)?;
     let job = parsed.background.iter().find(|job| job.contains(&at))?;
     let waits = parsed.commands[job.start..at]
         .iter()
@@ -4415,11 +4399,7 @@ fn variable_for(command: &SimpleCommand, scope: &Scope, name: &str) -> Option<Gi
     if let Some(value) = own {
         return Some(known(Some(value)));
     }
-    let parsed = scope.line?;
-    let at = parsed
-        .commands
-        .iter()
-        .position(|c| std::ptr::eq(c, command))?;
+    let (parsed, at) = scope.place_of(command)?;
     parsed
         .assignments
         .iter()
@@ -4797,13 +4777,7 @@ fn read_text_bounded(path: &Path, max: u64) -> Option<String> {
 /// Whether `command` comes after another command of the line being checked: a file it
 /// reads that is missing now may be written before it runs.
 fn later_in_line(command: &SimpleCommand, scope: &Scope) -> bool {
-    scope.line.is_some_and(|parsed| {
-        parsed
-            .commands
-            .iter()
-            .position(|c| std::ptr::eq(c, command))
-            .is_some_and(|at| at > 0)
-    })
+    scope.place_of(command).is_some_and(|(_, at)| at > 0)
 }
 
 /// Whether the folder `dir` (resolved) holds nagger's files or Claude Code's settings:

@@ -2,6 +2,7 @@
 //! loads: `` !`cmd` `` after the start of a line or a blank, and fenced blocks opened with
 //! ```` ```! ````, after the file's arguments were filled in.
 
+use crate::base::text::replace_dollar;
 use std::sync::LazyLock;
 
 /// A fenced block whose opening fence is ```` ```! ````: its text runs as one command.
@@ -281,26 +282,6 @@ fn fill_arguments(text: &str, args: &str, names: &[String]) -> String {
         })
     });
     text.replace("$ARGUMENTS", args)
-}
-
-/// `text` with each `$` whose following text `matches` (length taken after the `$`,
-/// replacement) replaced.
-fn replace_dollar(text: &str, matches: impl Fn(&str) -> Option<(usize, String)>) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(at) = rest.find('$') {
-        out.push_str(&rest[..at]);
-        let after = &rest[at + 1..];
-        if let Some((len, value)) = matches(after) {
-            out.push_str(&value);
-            rest = &after[len..];
-        } else {
-            out.push('$');
-            rest = after;
-        }
-    }
-    out.push_str(rest);
-    out
 }
 
 /// Whether a command uses the file's arguments: `$ARGUMENTS`, `$n`, or a named one.

@@ -176,23 +176,7 @@ pub(super) fn composed(command: &SimpleCommand) -> Composed {
                 .iter()
                 .any(|a| a.starts_with("--backup") || a.starts_with("--suffix")) =>
         {
-            let mut dirs = option_values(args, &["-C"], &["--directory"]);
-            // `.ar -x -C DIR`, `.archive --extract --directory=DIR` in the shell's text.
-            for text in args.iter().filter(|a| archive_extract_dot(a)) {
-                for line in text.lines() {
-                    let words: Vec<&str> = line.split_whitespace().collect();
-                    for (k, w) in words.iter().enumerate() {
-                        if let Some(dir) = w.strip_prefix("--directory=") {
-                            dirs.push(dir);
-                        } else if (*w == "--directory"
-                            || w.starts_with('-') && !w.starts_with("--") && w.ends_with('C'))
-                            && let Some(dir) = words.get(k + 1)
-                        {
-                            dirs.push(*dir);
-                        }
-                    }
-                }
-            }
+            let dirs = option_values(args, &["-C"], &["--directory"]);
             c.under.push(
                 dirs.last()
                     .map_or_else(|| ".".to_owned(), |d| (*d).to_owned()),
@@ -280,21 +264,7 @@ pub(super) fn composed(command: &SimpleCommand) -> Composed {
             // `sqlite3 a.sqlar -Ax`: an SQLite archive unpacked, names from its table.
             let mut dirs = option_values(args, &["-C"], &["--directory"]);
             // `.ar -x -C DIR`, `.archive --extract --directory=DIR` in the shell's text.
-            for text in args.iter().filter(|a| archive_extract_dot(a)) {
-                for line in text.lines() {
-                    let words: Vec<&str> = line.split_whitespace().collect();
-                    for (k, w) in words.iter().enumerate() {
-                        if let Some(dir) = w.strip_prefix("--directory=") {
-                            dirs.push(dir);
-                        } else if (*w == "--directory"
-                            || w.starts_with('-') && !w.starts_with("--") && w.ends_with('C'))
-                            && let Some(dir) = words.get(k + 1)
-                        {
-                            dirs.push(*dir);
-                        }
-                    }
-                }
-            }
+            dirs.extend(args.iter().flat_map(|a| archive_dot_dirs(a)));
             c.under.push(
                 dirs.last()
                     .map_or_else(|| ".".to_owned(), |d| (*d).to_owned()),
@@ -393,6 +363,29 @@ fn decompresses(name: &str, args: &[String]) -> bool {
             | "pigz"
             | "pbzip2"
     ) && has_flag(args, "d", &["decompress", "uncompress"])
+}
+
+/// The folders the unpacking `.archive` dot-commands of SQLite shell text name (`-C
+/// DIR`, `--directory DIR`, `--directory=DIR`).
+fn archive_dot_dirs(text: &str) -> Vec<&str> {
+    let mut dirs = Vec::new();
+    if !archive_extract_dot(text) {
+        return dirs;
+    }
+    for line in text.lines() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        for (k, w) in words.iter().enumerate() {
+            if let Some(dir) = w.strip_prefix("--directory=") {
+                dirs.push(dir);
+            } else if (*w == "--directory"
+                || w.starts_with('-') && !w.starts_with("--") && w.ends_with('C'))
+                && let Some(dir) = words.get(k + 1)
+            {
+                dirs.push(*dir);
+            }
+        }
+    }
+    dirs
 }
 
 /// Whether SQLite shell text holds an `.archive` (`.ar`) dot-command that unpacks:
