@@ -1408,3 +1408,26 @@ fn a_git_command_of_its_own_found_on_a_path_the_line_sets_is_read() {
         assert_eq!(code, 0, "{line}: {out}");
     }
 }
+
+#[test]
+fn a_call_run_in_the_background_is_one_job_left_running() {
+    let p = Project::new();
+    for (line, background, expected) in [
+        ("sleep 3; cp evil.sh run.sh", true, Some("ask")),
+        ("python3 -c 'import time; time.sleep(3)'; mv a.tar x.tar", true, Some("ask")),
+        ("while :; do cp evil.sh run.sh; done", true, Some("ask")),
+        ("sleep 3; cp evil.sh run.sh", false, None),
+        ("npm run dev", true, None),
+        ("cd web && npm install && npm run dev > ../dev.log 2>&1", true, None),
+        ("cargo build --release 2>&1 | tee build.log", true, None),
+    ] {
+        let input = json!({ "command": line, "run_in_background": background });
+        let result = p.hook(&p.pre_tool_use("Bash", input));
+        assert_eq!(
+            result.decision().as_deref(),
+            expected,
+            "{line} (background: {background}): {}",
+            result.stdout
+        );
+    }
+}

@@ -1451,10 +1451,20 @@ const WAITING: &[&str] = &[
     "test",
 ];
 
-/// A command that changes files in a job the line leaves running in the background
-/// after waiting (`(sleep 1; cp .b x.tar) &`, `nohup sh -c 'sleep 9; mv a b' &`): its
-/// files change after later calls are checked, so what those calls run or unpack is
-/// not what nagger read. Asked about.
+/// Commands that return at once: what follows them in a job runs as the job starts.
+const INSTANT: &[&str] = &[
+    "cd", "pushd", "popd", "pwd", "echo", "printf", "true", "false", ":", "export", "set", "unset",
+    "declare", "typeset", "local", "readonly", "umask", "shift", "let", "shopt", "alias", "hash",
+    "type", "mkdir", "touch",
+];
+
+/// A command that changes files in a job the line leaves running in the background,
+/// after a command that waits or may take its time (`(sleep 1; cp .b x.tar) &`,
+/// `nohup sh -c 'find / >/dev/null; mv a b' &`, a call run with `run_in_background`)
+/// or over and over in a loop (`while :; do cp a b; done &`): its files change after
+/// later calls are checked, so what those calls run or unpack is not what nagger read.
+/// Asked about. A log the job writes with `>` after a slow step (`make > build.log`)
+/// is not feared.
 fn delayed_in_background(
     command: &SimpleCommand,
     fed: &[String],
@@ -1462,22 +1472,39 @@ fn delayed_in_background(
 ) -> Option<Finding> {
     let (parsed, at) = scope.place_of(command)?;
     let job = parsed.background.iter().find(|job| job.contains(&at))?;
-    let waits = parsed.commands[job.start..at]
+    let before = &parsed.commands[job.start..at];
+    let waits = before.iter().find(|c| WAITING.contains(&c.name()));
+    let slow = before
         .iter()
-        .find(|c| WAITING.contains(&c.name()))?;
+        .find(|c| c.pipeline != command.pipeline && !INSTANT.contains(&c.name()));
+    let looped = parsed
+        .loops
+        .iter()
+        .any(|l| l.contains(&at) && job.contains(&l.start));
+    let when = match (waits, slow) {
+        (Some(c), _) => format!("after `{}`", c.name()),
+        _ if looped => "over and over in a loop".to_owned(),
+        (None, Some(c)) => format!("after `{}`, which may take its time", c.name()),
+        (None, None) => return None,
+    };
+    let strict = waits.is_some() || looped;
     let c = changes(command, fed, scope.binary);
     let written = c
         .paths
         .iter()
         .chain(c.into.iter().map(|l| &l.dest))
-        .find(|p| !p.starts_with("/dev/"))?;
+        .find(|p| {
+            !p.starts_with("/dev/")
+                && (strict
+                    || !(p.to_ascii_lowercase().ends_with(".log")
+                        && command.writes_to.iter().any(|w| w == *p)))
+        })?;
     Some(Finding::ask(
         "guard:self-protect-delayed",
         format!(
-            "changes `{written}` in a job left running in the background after `{}`: it \
+            "changes `{written}` in a job left running in the background {when}: it \
              changes after later calls are checked, so what they run or unpack then is \
-             not what nagger read",
-            waits.name()
+             not what nagger read"
         ),
         "Run it in the foreground, or let the user start it.",
     ))

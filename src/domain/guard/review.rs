@@ -24,7 +24,7 @@ use super::protect::{self, Cwd, Folders, Scope};
 use super::scripts::{self, Files, Ran, View};
 use super::secrets::Secrets;
 use super::settings::GuardConfig;
-use super::shell::{self, Commands, Parsed, SimpleCommand, command_line};
+use super::shell::{self, Commands, Parsed, SimpleCommand};
 use super::unknown;
 use super::verdict::{Objection, Severity, Verdict};
 use crate::base::glob::LazyGlobs;
@@ -88,8 +88,7 @@ impl<'a> Guard<'a> {
     /// The checks that fire for `call`, its command line read here when its tool is one
     /// of the shell tools.
     pub fn review(&self, call: &ToolCall) -> Verdict {
-        let commands = command_line(self.shell_tools, call.tool_name, call.tool_input)
-            .map(|l| Commands::new(&l));
+        let commands = Commands::of_call(self.shell_tools, call.tool_name, call.tool_input);
         self.review_read(call, commands.as_ref())
     }
 

@@ -54,8 +54,7 @@ fn a_command_line_read_by_the_caller_gets_the_same_verdict() {
             project_root: Path::new("/p"),
             cwd: None,
         };
-        let commands = command_line(guard.shell_tools(), call.tool_name, call.tool_input)
-            .map(|l| Commands::new(&l));
+        let commands = Commands::of_call(guard.shell_tools(), call.tool_name, call.tool_input);
         assert!(commands.is_some(), "{line}");
         assert_eq!(
             guard.review(&call),

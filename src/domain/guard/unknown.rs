@@ -299,14 +299,27 @@ pub(super) fn handed(command: &SimpleCommand) -> Vec<(String, String)> {
     out
 }
 
-/// A word that may be a program's name: a plain name, as a runner takes it.
+/// A word that may be a program's name: a plain name, as a runner takes it, or a path
+/// spelled as a program's (`/bin/sh`, `./run`, `../tools/x`) or ending in a program the
+/// guard knows (`venv/bin/python3`).
 fn names_a_program(word: &str) -> bool {
-    let first = word.chars().next();
-    first.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
-        && word
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '+'))
-        && basename(word) == word
+    let plain = |name: &str| {
+        name.chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '+'))
+    };
+    let name = basename(word);
+    if name == word {
+        return plain(word);
+    }
+    plain(name)
+        && (word.starts_with('/')
+            || word.starts_with("./")
+            || word.starts_with("../")
+            || protect::known_program(name))
 }
 
 #[cfg(test)]
@@ -360,9 +373,15 @@ mod tests {
         let c = command("uvx tool rm -rf ~");
         let lines: Vec<String> = handed(&c).into_iter().map(|(l, _)| l).collect();
         assert!(lines.contains(&"'rm' '-rf' '~'".to_owned()), "{lines:?}");
-        // Paths and options start no command line.
-        let c = command("x ./a /bin/b -c");
-        assert!(handed(&c).is_empty());
+        // A program spelled as a path starts one: `chronic /bin/sh x.sh`.
+        let c = command("chronic /bin/sh x.sh");
+        let lines: Vec<String> = handed(&c).into_iter().map(|(l, _)| l).collect();
+        assert!(lines.contains(&"'/bin/sh' 'x.sh'".to_owned()), "{lines:?}");
+        let c = command("x venv/bin/python3 t.py");
+        assert_eq!(handed(&c).len(), 1, "{:?}", handed(&c));
+        // Options, plain files and folders start none.
+        let c = command("x -c --flag src/a.txt docs/ a=b");
+        assert!(handed(&c).is_empty(), "{:?}", handed(&c));
     }
 
     #[test]

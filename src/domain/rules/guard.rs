@@ -6,7 +6,7 @@
 //! `guard_kind.rs`.
 
 pub(super) use crate::domain::guard::{
-    Commands, Guard, GuardConfig, ToolCall as GuardCall, command_line, relative_path,
+    Commands, Guard, GuardConfig, ToolCall as GuardCall, relative_path,
 };
 use crate::domain::guard::{Objection, PatternProblem, Severity as GuardSeverity};
 

@@ -12,7 +12,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::error::RuleError;
-use super::guard::{Commands, GuardConfig, command_line, relative_path};
+use super::guard::{Commands, GuardConfig, relative_path};
 use super::matching::{GuardReview, MatchContext, RuleMatch, ToolCall};
 use super::spec::{RulesConfig, Severity};
 use crate::base::rule_kind::RuleKind;
@@ -130,10 +130,7 @@ impl<'c> Call<'c> {
     /// `command` is a shell command line; tokenised on first use.
     pub(super) fn commands(&self) -> Option<&Commands> {
         self.commands
-            .get_or_init(|| {
-                command_line(self.shell_tools, self.tool_name, self.input)
-                    .map(|l| Commands::new(&l))
-            })
+            .get_or_init(|| Commands::of_call(self.shell_tools, self.tool_name, self.input))
             .as_ref()
     }
 }

@@ -149,6 +149,9 @@ pub struct Parsed {
     /// Jobs the line starts in the background (`job &`): the indices in
     /// [`Parsed::commands`] of each job's commands, nested ones included.
     pub background: Vec<Range<usize>>,
+    /// Loops the line runs (`for`, `while`, `until`, `select`): the indices in
+    /// [`Parsed::commands`] of each loop's commands, its condition's included.
+    pub loops: Vec<Range<usize>>,
 }
 
 /// A shell variable set by the line: from the command at index `at` of

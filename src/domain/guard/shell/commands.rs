@@ -40,6 +40,23 @@ impl Commands {
         }
     }
 
+    /// The command line of a call of one of `shell_tools`, read. A call its tool runs in
+    /// the background (`"run_in_background": true`) is one job the line leaves running,
+    /// as `( … ) &` is: its commands run on while later calls are checked.
+    pub fn of_call(shell_tools: &[String], tool_name: &str, input: &Value) -> Option<Commands> {
+        let mut commands = Commands::new(&command_line(shell_tools, tool_name, input)?);
+        let background = match input.get("run_in_background") {
+            Some(Value::Bool(b)) => *b,
+            Some(Value::String(s)) => s.trim().eq_ignore_ascii_case("true"),
+            _ => false,
+        };
+        let all = commands.parsed.commands.len();
+        if background && all > 0 {
+            commands.parsed.background.insert(0, 0..all);
+        }
+        Some(commands)
+    }
+
     /// Each simple command with its spellings.
     pub fn each(&self) -> impl Iterator<Item = (&SimpleCommand, &[String])> {
         self.parsed

@@ -22,6 +22,7 @@ pub fn parse(src: &str) -> Parsed {
         assignments: out.assignments,
         functions: out.functions,
         background: out.background,
+        loops: out.loops,
     }
 }
 
@@ -65,8 +66,11 @@ pub(super) struct Collector {
     pub(super) aliases: Vec<(String, String)>,
     /// Jobs started in the background: their commands' indices.
     pub(super) background: Vec<std::ops::Range<usize>>,
-    /// The indices at which the compound commands still open began.
-    pub(super) openers: Vec<usize>,
+    /// The indices at which the compound commands still open began, and whether each
+    /// is a loop (`for`, `while`, `until`, `select`).
+    pub(super) openers: Vec<(usize, bool)>,
+    /// Loops: their commands' indices.
+    pub(super) loops: Vec<std::ops::Range<usize>>,
     /// Where the compound command a closing word just ended began.
     pub(super) closed: Option<usize>,
 }
@@ -665,12 +669,21 @@ impl Parser<'_, '_> {
             .filter(|w| !w.assignment && !w.quoted)
         {
             match word.text.as_slice() {
-                b"{" | b"for" | b"while" | b"until" | b"if" | b"case" | b"select"
+                opener @ (b"{" | b"for" | b"while" | b"until" | b"if" | b"case" | b"select")
                     if self.out.openers.len() < 64 =>
                 {
-                    self.out.openers.push(self.out.commands.len());
+                    let looped = matches!(opener, b"for" | b"while" | b"until" | b"select");
+                    self.out.openers.push((self.out.commands.len(), looped));
                 }
-                b"}" | b"done" | b"fi" | b"esac" => self.out.closed = self.out.openers.pop(),
+                b"}" | b"done" | b"fi" | b"esac" => {
+                    let opened = self.out.openers.pop();
+                    if let Some((start, true)) = opened
+                        && self.out.loops.len() < 64
+                    {
+                        self.out.loops.push(start..self.out.commands.len());
+                    }
+                    self.out.closed = opened.map(|(start, _)| start);
+                }
                 _ => {}
             }
         }

@@ -501,3 +501,28 @@ fn commands_in_subscripts_of_a_value_are_scripts_of_their_own() {
         .collect();
     assert_eq!(names, ["shred"]);
 }
+
+#[test]
+fn jobs_and_loops_are_recorded_with_their_commands() {
+    let pairs = |v: &[Range<usize>]| v.iter().map(|r| (r.start, r.end)).collect::<Vec<_>>();
+    let p = parse("(sleep 1; cp a b) & while :; do cp c d; done; echo x");
+    assert_eq!(pairs(&p.background), [(0, 2)]);
+    assert_eq!(pairs(&p.loops), [(2, 4)]);
+    let p = parse("for f in a b; do for g in c; do cp $f $g; done; rm $f; done &");
+    let names: Vec<&str> = p.commands.iter().map(SimpleCommand::name).collect();
+    assert_eq!(names, ["for", "for", "cp", "rm"]);
+    assert_eq!(pairs(&p.loops), [(1, 3), (0, 4)]);
+    assert_eq!(pairs(&p.background), [(0, 4)]);
+    // Neither a group nor a condition is a loop.
+    assert!(
+        parse("{ cp a b; } && if true; then cp c d; fi")
+            .loops
+            .is_empty()
+    );
+    let call = serde_json::json!({"command": "sleep 1; cp a b", "run_in_background": true});
+    let c = Commands::of_call(&["Bash".to_owned()], "Bash", &call).expect("a command line");
+    assert_eq!(pairs(&c.parsed.background), [(0, 2)]);
+    let call = serde_json::json!({"command": "sleep 1; cp a b", "run_in_background": false});
+    let c = Commands::of_call(&["Bash".to_owned()], "Bash", &call).expect("a command line");
+    assert!(c.parsed.background.is_empty());
+}

@@ -1212,6 +1212,8 @@ fn peel_prefixes(mut args: Vec<String>) -> Peeled {
                 skip_options(&args, start + 1, "", &[])
             }
             "builtin" | "nohup" | "setsid" => skip_options(&args, start + 1, "", &[]),
+            // `daemonize [-c dir] [-o file] … /path/prog args…`: prog runs detached.
+            "daemonize" => skip_options(&args, start + 1, "ceElopru", &[]),
             // `podman unshare CMD`: CMD runs on this machine's files, in a user namespace.
             "podman" | "buildah" if args.get(start + 1).is_some_and(|a| a == "unshare") => {
                 skip_options(&args, start + 2, "", &[])
