@@ -1414,11 +1414,19 @@ fn a_call_run_in_the_background_is_one_job_left_running() {
     let p = Project::new();
     for (line, background, expected) in [
         ("sleep 3; cp evil.sh run.sh", true, Some("ask")),
-        ("python3 -c 'import time; time.sleep(3)'; mv a.tar x.tar", true, Some("ask")),
+        (
+            "python3 -c 'import time; time.sleep(3)'; mv a.tar x.tar",
+            true,
+            Some("ask"),
+        ),
         ("while :; do cp evil.sh run.sh; done", true, Some("ask")),
         ("sleep 3; cp evil.sh run.sh", false, None),
         ("npm run dev", true, None),
-        ("cd web && npm install && npm run dev > ../dev.log 2>&1", true, None),
+        (
+            "cd web && npm install && npm run dev > ../dev.log 2>&1",
+            true,
+            None,
+        ),
         ("cargo build --release 2>&1 | tee build.log", true, None),
     ] {
         let input = json!({ "command": line, "run_in_background": background });

@@ -480,11 +480,24 @@ impl WalIndexLocked {
 }
 
 #[test]
-fn ui_answers_503_while_another_process_locks_the_database_and_serves_again_after() {
+fn ui_answers_in_time_while_another_process_locks_the_database_and_serves_again_after() {
     let (p, ui) = start();
-    assert_eq!(ui.get("/api/changes").status, 200);
+    let before = ui.get("/api/changes");
+    assert_eq!(before.status, 200);
     let locked = WalIndexLocked::take(&p.db_path());
-    for path in ["/api/changes", "/api/sessions", "/api/stats"] {
+    // What was read before is served again, marked stale with its age.
+    let reply = ui.get("/api/changes");
+    assert_eq!(reply.status, 200, "{reply:?}");
+    assert_eq!(reply.body, before.body);
+    assert!(
+        reply
+            .head
+            .to_ascii_lowercase()
+            .contains("x-nagger-stale-ms:"),
+        "{reply:?}"
+    );
+    // What was never read is unavailable, and says why.
+    for path in ["/api/sessions", "/api/stats"] {
         let reply = ui.get(path);
         assert_eq!(reply.status, 503, "{path}: {reply:?}");
         assert!(reply.body.contains("database unavailable"), "{reply:?}");

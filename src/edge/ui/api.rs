@@ -19,10 +19,49 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-/// Time an endpoint's answer may take. Past it the answer is 503 and the read goes on
-/// alone until it ends (SQLite retries a WAL index locked by another process for ten
-/// seconds; waits for a busy database end with this time too).
+/// Time an endpoint's answer may take. Past it the answer is the last one read in full,
+/// marked stale, or 503; the read goes on alone until it ends, within [`READ_TIME`].
+pub const ANSWER_TIME: Duration = Duration::from_secs(1);
+/// Time a read may wait for the database (SQLite retries a WAL index locked by another
+/// process for ten seconds; waits for a busy database end with this time).
 pub const READ_TIME: Duration = Duration::from_secs(3);
+/// Answers kept for when a fresh read does not come in time, and the largest kept.
+const KEPT_ANSWERS: usize = 64;
+const KEPT_BYTES: usize = 4 << 20;
+/// The header of an answer served from an earlier read: its age in milliseconds.
+pub const STALE_HEADER: &str = "X-Nagger-Stale-Ms";
+
+/// The last answer read in full for each endpoint and parameters, and when.
+#[derive(Default)]
+pub struct Answered(std::collections::HashMap<String, (Instant, Arc<Vec<u8>>)>);
+
+impl Answered {
+    fn keep(&mut self, key: String, body: &[u8]) {
+        if body.len() > KEPT_BYTES {
+            self.0.remove(&key);
+            return;
+        }
+        if self.0.len() >= KEPT_ANSWERS
+            && !self.0.contains_key(&key)
+            && let Some(oldest) = self
+                .0
+                .iter()
+                .min_by_key(|(_, (at, _))| *at)
+                .map(|(k, _)| k.clone())
+        {
+            self.0.remove(&oldest);
+        }
+        self.0
+            .insert(key, (Instant::now(), Arc::new(body.to_vec())));
+    }
+
+    fn stale(&self, key: &str) -> Option<Answer> {
+        let (at, body) = self.0.get(key)?;
+        let mut answer = http::body(200, "application/json", body.as_ref().clone());
+        answer.add_header(STALE_HEADER, &at.elapsed().as_millis().to_string());
+        Some(answer)
+    }
+}
 /// Reads at once, counting those that outlived their answer; past it, 503 at once.
 pub const MAX_READS: usize = 8;
 /// The database's side files, which SQLite opens next to it.
@@ -47,27 +86,43 @@ impl<E: std::fmt::Display> From<E> for Failure {
 /// The answer of `/api/{endpoint}`, read on a thread of its own, or 503 when it does not
 /// come within [`READ_TIME`] or [`MAX_READS`] reads are under way already.
 pub fn answer_in_time(ui: &Arc<Ui>, endpoint: String, target: Target) -> Answer {
+    let key = target.key();
+    let stale_or = |why: &str| {
+        ui.answered
+            .lock()
+            .ok()
+            .and_then(|kept| kept.stale(&key))
+            .unwrap_or_else(|| unavailable(why))
+    };
     let Some(turn) = ReadTurn::take(&ui.reads) else {
-        return unavailable("the database is still busy with earlier requests");
+        return stale_or("the database is still busy with earlier requests");
     };
     let (sender, answered) = std::sync::mpsc::sync_channel(1);
     let reader = Arc::clone(ui);
+    let read_key = key.clone();
     let spawned = std::thread::Builder::new()
         .name("nagger-ui-read".into())
         .spawn(move || {
             let _turn = turn;
             let _budget = crate::storage::store::limit_waits(Instant::now() + READ_TIME);
-            let _ = sender.send(answer(&reader, &endpoint, &target));
+            let fresh = answer(&reader, &endpoint, &target);
+            if fresh.status == 200
+                && let Ok(mut kept) = reader.answered.lock()
+            {
+                kept.keep(read_key, &fresh.body);
+            }
+            let _ = sender.send(fresh);
         });
     if spawned.is_err() {
-        return unavailable("no thread could be started to read it");
+        return stale_or("no thread could be started to read it");
     }
-    answered.recv_timeout(READ_TIME).unwrap_or_else(|_| {
-        unavailable(&format!(
+    match answered.recv_timeout(ANSWER_TIME) {
+        Ok(fresh) => fresh,
+        Err(_) => stale_or(&format!(
             "it did not answer within {} s (another process may hold a lock on it)",
-            READ_TIME.as_secs()
-        ))
-    })
+            ANSWER_TIME.as_secs()
+        )),
+    }
 }
 
 fn unavailable(why: &str) -> Answer {

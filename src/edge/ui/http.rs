@@ -74,6 +74,19 @@ pub struct Target {
 }
 
 impl Target {
+    /// The path and its parameters in one canonical spelling: two targets with the same
+    /// key ask for the same answer.
+    pub fn key(&self) -> String {
+        let mut key = self.path.clone();
+        for (k, v) in &self.params {
+            key.push(if key.contains('?') { '&' } else { '?' });
+            key.push_str(k);
+            key.push('=');
+            key.push_str(v);
+        }
+        key
+    }
+
     pub fn parse(url: &str) -> Target {
         let (path, query) = url.split_once('?').unwrap_or((url, ""));
         let params = query

@@ -62,6 +62,7 @@ pub fn run(env: &Env, options: &Options) -> anyhow::Result<()> {
         token: http::new_token()?,
         port,
         reads: std::sync::Arc::default(),
+        answered: std::sync::Mutex::default(),
     });
     // Count the runs per session now, not on the first look at the sessions page (a
     // million-row log takes a second or so).

@@ -15,4 +15,7 @@ pub struct Ui {
     pub(super) port: u16,
     /// Database reads under way, counting those that outlived their request.
     pub(super) reads: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    /// The last answer of each endpoint and parameters read in full, served marked as
+    /// stale when a fresh read does not come in time.
+    pub(super) answered: std::sync::Mutex<super::api::Answered>,
 }

@@ -67,8 +67,13 @@ async function api(path) {
   }
   const body = await res.json().catch(() => ({ error: res.statusText }));
   if (!res.ok) throw new Error(body.error || res.statusText);
+  const stale = res.headers.get("X-Nagger-Stale-Ms");
+  staleMs = stale === null ? null : Number(stale);
   return body;
 }
+
+/** Age of the last answer when the database was busy and an earlier read was shown. */
+let staleMs = null;
 
 function pad(n, w = 2) { return String(n).padStart(w, "0"); }
 
@@ -548,8 +553,13 @@ async function poll() {
   const status = document.getElementById("status");
   try {
     const change = JSON.stringify(await api("changes"));
-    status.className = "status live";
-    status.textContent = "live · " + clock(Date.now());
+    if (staleMs === null) {
+      status.className = "status live";
+      status.textContent = "live · " + clock(Date.now());
+    } else {
+      status.className = "status down";
+      status.textContent = "database busy · showing what was read " + duration(staleMs) + " ago";
+    }
     if (lastChange !== null && change !== lastChange) await refresh();
     lastChange = change;
   } catch (e) {
