@@ -1439,3 +1439,39 @@ fn a_call_run_in_the_background_is_one_job_left_running() {
         );
     }
 }
+
+#[test]
+fn the_home_outside_the_project_is_known_however_it_is_spelled() {
+    let p = Project::new();
+    let home = tempfile::tempdir().expect("a home");
+    let home = home.path();
+    let name = home.file_name().and_then(|n| n.to_str()).expect("a name");
+    let up = "../".repeat(p.root.components().count() - 1);
+    let relative = format!("{up}{}", home.display().to_string().trim_start_matches('/'));
+    let judged = |line: &str| {
+        let out = p
+            .command(&["check", "--tool", "Bash", "--command", line])
+            .env("HOME", home)
+            .output()
+            .expect("run nagger");
+        out.status.code().unwrap_or(-1)
+    };
+    for line in [
+        format!("rm -rf {relative}"),
+        format!("mv {relative} {relative}.old"),
+        format!("cd {relative}/.. && rm -rf {name}"),
+        format!("rm -rf {}/../{name}", home.display()),
+        format!("python3 -c \"import shutil; shutil.rmtree('{relative}')\""),
+        format!("perl -e 'rename \"{relative}\", \"x\"'"),
+        format!("node -e \"require('fs').rmSync('{relative}', {{recursive: true}})\""),
+    ] {
+        assert_eq!(judged(&line), 3, "{line}");
+    }
+    for line in [
+        format!("rm -rf {relative}/scratch"),
+        format!("python3 -c \"import shutil; shutil.copytree('src', '{relative}/backup')\""),
+        "python3 -c \"import shutil; shutil.rmtree('../elsewhere')\"".to_owned(),
+    ] {
+        assert_eq!(judged(&line), 0, "{line}");
+    }
+}

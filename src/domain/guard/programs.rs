@@ -742,6 +742,19 @@ fn code_programs_of(
                         harm: format!("{} (in `{interpreter}` code)", f.harm),
                         ..f
                     })
+                })
+                .or_else(|| {
+                    // A path out of the working folder (`../proj`, `/home/me`): judged
+                    // as the same path moved away by the shell, from where the code runs,
+                    // so the project, the home and the folders holding them are known.
+                    let away = path.starts_with('/') || path.split('/').any(|p| p == "..");
+                    (away && !path.starts_with("/dev/")).then(|| {
+                        let q = super::shell::shell_quote(&path);
+                        Program::Script(
+                            format!("mv -- {q} {q}.moved"),
+                            format!("a path `{interpreter}` code writes, moves or deletes"),
+                        )
+                    })
                 }),
             Effect::Unknown(why) => {
                 unknown.get_or_insert(why);

@@ -160,7 +160,13 @@ pub(super) fn deleted(
             }
             root.clone_into(&mut full);
         }
-        let what = holds(&full, root)?;
+        let what = holds(&full, root, "the project").or_else(|| {
+            // The home, however it is spelled (`../home`, `/home/me`): Claude Code's
+            // user settings and nagger's trusted copy of its config live there.
+            let home = normalize(&std::env::var("HOME").ok()?);
+            let outside = names.is_empty() && home.len() > 1 && !root.starts_with(&home);
+            outside.then(|| holds(&full, &home, "the home directory"))?
+        })?;
         let verb = if name == "mv" { "moves" } else { verb };
         Some(Finding::deny(
             "guard:project",
@@ -246,9 +252,9 @@ fn absolute(target: &str, here: &str, root: &str) -> Option<String> {
     Some(normalize(&full))
 }
 
-/// What deleting `path` takes with it of the project: the project itself, or a folder
-/// holding it. Globs in a part are matched against the project's own path.
-fn holds(path: &str, root: &str) -> Option<String> {
+/// What deleting `path` takes with it of the folder `root` (`noun`: "the project"): the
+/// folder itself, or a folder holding it. Globs in a part are matched against `root`.
+fn holds(path: &str, root: &str, noun: &str) -> Option<String> {
     let path = path.trim_end_matches('/');
     let (path, everything) = match path.strip_suffix("/*").or_else(|| path.strip_suffix("/.*")) {
         Some(dir) => (dir, true),
@@ -271,9 +277,9 @@ fn holds(path: &str, root: &str) -> Option<String> {
     }
     let all = if everything { "everything in " } else { "" };
     Some(if parts.len() == root_parts.len() {
-        format!("{all}the project itself ({root})")
+        format!("{all}{noun} itself ({root})")
     } else {
-        format!("{all}a folder holding the project ({root})")
+        format!("{all}a folder holding {noun} ({root})")
     })
 }
 

@@ -526,3 +526,10 @@ fn jobs_and_loops_are_recorded_with_their_commands() {
     let c = Commands::of_call(&["Bash".to_owned()], "Bash", &call).expect("a command line");
     assert!(c.parsed.background.is_empty());
 }
+
+#[test]
+fn more_wrappers_than_are_peeled_leave_the_line_not_understood() {
+    let line = format!("{}rm -rf /", "env ".repeat(40));
+    assert!(parse(&line).too_deep);
+    assert!(!parse(&format!("{}rm -rf /", "env ".repeat(8))).too_deep);
+}

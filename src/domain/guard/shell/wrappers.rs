@@ -107,6 +107,9 @@ impl Parser<'_, '_> {
             None => argv,
         };
         let peeled = peel_prefixes(argv);
+        if peeled.exhausted {
+            self.out.too_deep = true;
+        }
         if peeled.argv.is_empty() {
             return None;
         }
@@ -1142,6 +1145,8 @@ struct Peeled {
     /// The words before peeling, when anything was peeled.
     original: Option<Vec<String>>,
     sudo: bool,
+    /// Wrappers were still left after [`MAX_PREFIXES`] were peeled.
+    exhausted: bool,
 }
 
 fn peel_prefixes(mut args: Vec<String>) -> Peeled {
@@ -1149,8 +1154,14 @@ fn peel_prefixes(mut args: Vec<String>) -> Peeled {
     let mut prefixes = Vec::new();
     let mut original = None;
     let mut sudo = false;
-    for _ in 0..MAX_PREFIXES {
+    let mut exhausted = false;
+    for round in 0..=MAX_PREFIXES {
         let Some(first) = args.get(start) else { break };
+        if round == MAX_PREFIXES {
+            // More wrappers than are peeled: what runs is not known.
+            exhausted = true;
+            break;
+        }
         let name = basename(first);
         let mut elevated = false;
         let mut split = None;
@@ -1467,6 +1478,7 @@ fn peel_prefixes(mut args: Vec<String>) -> Peeled {
         prefixes,
         original,
         sudo,
+        exhausted,
     }
 }
 
