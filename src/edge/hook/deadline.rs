@@ -28,6 +28,9 @@ pub const WAIT_BUDGET: Duration = Duration::from_millis(750);
 pub const DECIDED_WAIT_BUDGET: Duration = Duration::from_millis(400);
 /// When, after its start, a run that has not answered answers with what it has.
 pub const HARD_LIMIT: Duration = Duration::from_millis(900);
+/// The same under a profiler (`NAGGER_NO_DEADLINE=1`, [`stretch`]), which runs a process
+/// tens of times slower: still below the timeout `nagger install` writes.
+pub const STRETCHED_LIMIT: Duration = Duration::from_secs(8);
 /// The least time the watchdog waits, when the run is already late.
 const LEAST: Duration = Duration::from_millis(20);
 /// The watchdog's stack: it only sleeps, compares and writes.
@@ -63,6 +66,22 @@ const FALLBACK_STACK: usize = 16 * 1024 * 1024;
 /// and exit are the hook's answer.
 pub fn enable() {
     ENABLED.store(true, Ordering::Relaxed);
+}
+
+static STRETCHED: AtomicBool = AtomicBool::new(false);
+
+/// Gives runs of this process [`STRETCHED_LIMIT`] instead of [`HARD_LIMIT`].
+pub fn stretch() {
+    STRETCHED.store(true, Ordering::Relaxed);
+}
+
+/// When, after its start, a run of this process that has not answered answers.
+pub fn hard_limit() -> Duration {
+    if STRETCHED.load(Ordering::Relaxed) {
+        STRETCHED_LIMIT
+    } else {
+        HARD_LIMIT
+    }
 }
 
 /// Whether this process may arm the deadline.

@@ -57,13 +57,14 @@ pub struct HookRun {
 pub fn run_stdin(env: &Env) -> HookRun {
     let started = Instant::now();
     // Profilers (valgrind runs a process tens of times slower) count a whole run with
-    // `NAGGER_NO_DEADLINE=1`. It only ever delays an answer: the guard decides first.
-    if std::env::var_os("NAGGER_NO_DEADLINE").is_none_or(|v| v != "1") {
-        deadline::enable();
+    // `NAGGER_NO_DEADLINE=1`: the deadline comes later, never not at all.
+    if std::env::var_os("NAGGER_NO_DEADLINE").is_some_and(|v| v == "1") {
+        deadline::stretch();
     }
+    deadline::enable();
     let _deadline = deadline::enabled().then(|| {
         deadline::arm(
-            started + deadline::HARD_LIMIT,
+            started + deadline::hard_limit(),
             None,
             &late_line("reading and checking the input"),
         )
@@ -96,7 +97,7 @@ fn late_line(doing: &str) -> String {
     format!(
         "nagger: no answer within {} ms ({doing} took too long; passing, or asking about a \
          tool call the guard had not decided yet)",
-        deadline::HARD_LIMIT.as_millis()
+        deadline::hard_limit().as_millis()
     )
 }
 
@@ -516,13 +517,13 @@ fn arm_deadline(started: Instant, safety: Option<&str>, stderr: &[String]) -> de
     lines.push(format!(
         "state database unavailable ({what}): no answer within {} ms (a slow disk, or a file \
          of the database's that blocks: `nagger doctor`)",
-        deadline::HARD_LIMIT.as_millis()
+        deadline::hard_limit().as_millis()
     ));
     let late = answer(None, &lines);
     deadline::answer_with(safety);
     deadline::tell(late.stderr.as_deref().unwrap_or_default());
     deadline::arm(
-        started + deadline::HARD_LIMIT,
+        started + deadline::hard_limit(),
         safety,
         late.stderr.as_deref().unwrap_or_default(),
     )
@@ -710,7 +711,7 @@ fn built_in_refusal(
                 format!(
                     "nagger: no answer within {} ms (reading the config took too long); the \
                      guard refused the call with its built-in settings",
-                    deadline::HARD_LIMIT.as_millis()
+                    deadline::hard_limit().as_millis()
                 ),
             )
         })
