@@ -29,6 +29,12 @@ const SETTINGS_FOLDER: &str =
 const MANAGED: &str = "Claude Code's managed settings, which can turn every hook off";
 const BINARY: &str = "the nagger program Claude Code runs as its hook";
 const BINARY_FOLDER: &str = "the folder of the nagger program Claude Code runs as its hook";
+const BESIDE_BINARY: &str = "a program in the folder of the nagger program, found on PATH \
+     before the system's: every later command of that name runs it";
+const CLAUDE_RUNS: &str = "a file Claude Code runs or loads by itself (its shell snapshots, \
+     session environment, plugins, hook scripts or user configuration), outside the guard";
+/// What Claude Code keeps under its configuration folder and runs or loads by itself.
+const CLAUDE_RUN_FOLDERS: &[&str] = &["shell-snapshots", "session-env", "plugins", "hooks"];
 
 /// Folders the nagger program is installed in, besides those on `PATH`.
 const BIN_FOLDERS: &[&str] = &[
@@ -199,6 +205,17 @@ pub(super) fn protected(path: &str, binary: Option<&str>) -> Option<(&'static st
     if parts.last().is_some_and(|p| is(p, ".claude")) {
         return Some((SETTINGS_FOLDER, Kind::Held));
     }
+    // `.claude/hooks/x.sh`, `~/.claude/shell-snapshots/…`, `~/.claude.json`.
+    if let Some(at) = parts.iter().position(|p| is(p, ".claude"))
+        && parts
+            .get(at + 1)
+            .is_some_and(|p| CLAUDE_RUN_FOLDERS.iter().any(|f| is(p, f)))
+    {
+        return Some((CLAUDE_RUNS, Kind::Held));
+    }
+    if normal == "~/.claude.json" || normal.starts_with("~/.claude.json.") {
+        return Some((CLAUDE_RUNS, Kind::Held));
+    }
     if let [.., dir, file] = parts.as_slice()
         && is(dir, ".claude")
         && (is(file, "settings.json") || is(file, "settings.local.json"))
@@ -231,8 +248,22 @@ fn binary_part(normal: &str, binary: Option<&str>) -> Option<(&'static str, Kind
     }
     let (parent, name) = normal.rsplit_once('/').unwrap_or((".", normal));
     let parent = if parent.is_empty() { "/" } else { parent };
-    if is(name, "nagger") && is_bin_folder(parent, running.as_deref()) {
+    // A `nagger` in a program folder, on PATH now or later (`~/bin`, which a login
+    // shell puts first when it exists).
+    let program_folder = matches!(basename(parent), "bin" | "sbin" | ".bin")
+        && ["~/", "/usr/", "/opt/", "/snap/"]
+            .iter()
+            .any(|p| parent.starts_with(p));
+    if is(name, "nagger") && (is_bin_folder(parent, running.as_deref()) || program_folder) {
         return Some((BINARY, Kind::Held));
+    }
+    // Another program beside the running one: ahead of the system's on PATH.
+    if running
+        .as_deref()
+        .and_then(|r| r.rsplit_once('/'))
+        .is_some_and(|(folder, _)| folder == parent && !matches!(parent, "/usr/bin" | "/bin"))
+    {
+        return Some((BESIDE_BINARY, Kind::Held));
     }
     if is_bin_folder(normal, running.as_deref()) || BIN_PARENTS.contains(&normal) {
         return Some((BINARY_FOLDER, Kind::BinFolder));

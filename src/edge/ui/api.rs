@@ -25,43 +25,7 @@ pub const ANSWER_TIME: Duration = Duration::from_secs(1);
 /// Time a read may wait for the database (SQLite retries a WAL index locked by another
 /// process for ten seconds; waits for a busy database end with this time).
 pub const READ_TIME: Duration = Duration::from_secs(3);
-/// Answers kept for when a fresh read does not come in time, and the largest kept.
-const KEPT_ANSWERS: usize = 64;
-const KEPT_BYTES: usize = 4 << 20;
-/// The header of an answer served from an earlier read: its age in milliseconds.
-pub const STALE_HEADER: &str = "X-Nagger-Stale-Ms";
 
-/// The last answer read in full for each endpoint and parameters, and when.
-#[derive(Default)]
-pub struct Answered(std::collections::HashMap<String, (Instant, Arc<Vec<u8>>)>);
-
-impl Answered {
-    fn keep(&mut self, key: String, body: &[u8]) {
-        if body.len() > KEPT_BYTES {
-            self.0.remove(&key);
-            return;
-        }
-        if self.0.len() >= KEPT_ANSWERS
-            && !self.0.contains_key(&key)
-            && let Some(oldest) = self
-                .0
-                .iter()
-                .min_by_key(|(_, (at, _))| *at)
-                .map(|(k, _)| k.clone())
-        {
-            self.0.remove(&oldest);
-        }
-        self.0
-            .insert(key, (Instant::now(), Arc::new(body.to_vec())));
-    }
-
-    fn stale(&self, key: &str) -> Option<Answer> {
-        let (at, body) = self.0.get(key)?;
-        let mut answer = http::body(200, "application/json", body.as_ref().clone());
-        answer.add_header(STALE_HEADER, &at.elapsed().as_millis().to_string());
-        Some(answer)
-    }
-}
 /// Reads at once, counting those that outlived their answer; past it, 503 at once.
 pub const MAX_READS: usize = 8;
 /// The database's side files, which SQLite opens next to it.

@@ -888,12 +888,20 @@ fn folders_above_naggers_files_keep_their_owners_entry_and_the_binary_folder_its
         "chmod go-w ..".to_owned(),
         "chmod 000 src".to_owned(),
         "chmod -R u+rwX .".to_owned(),
-        format!("cp -r {src}/. {bin}/"),
-        format!("rsync -a {src}/ {bin}/"),
     ] {
         assert!(
             line_finding(&line, &root, Some(&binary)).is_none(),
             "{line}: refused"
+        );
+    }
+    // Other programs landing beside it come before the system's on PATH too.
+    for line in [
+        format!("cp -r {src}/. {bin}/"),
+        format!("rsync -a {src}/ {bin}/"),
+    ] {
+        assert!(
+            line_finding(&line, &root, Some(&binary)).is_some(),
+            "{line}: passed"
         );
     }
 }
