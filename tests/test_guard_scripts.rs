@@ -1475,3 +1475,23 @@ fn the_home_outside_the_project_is_known_however_it_is_spelled() {
         assert_eq!(judged(&line), 0, "{line}");
     }
 }
+
+#[test]
+fn the_powershell_tool_is_read_as_powershell_code_and_asked_about() {
+    let p = Project::new();
+    for command in [
+        "Remove-Item -Recurse -Force /",
+        "Set-Content .claude/settings.json ''",
+        "ri -r -fo ~",
+        "Get-ChildItem",
+    ] {
+        for tool in ["PowerShell", "powershell"] {
+            let result = p.hook(&p.pre_tool_use(tool, json!({ "command": command })));
+            assert!(
+                matches!(result.decision().as_deref(), Some("ask" | "deny")),
+                "{tool} {command}: {}",
+                result.stdout
+            );
+        }
+    }
+}

@@ -76,6 +76,16 @@ pub fn command_line<'v>(
     if shell_tools.iter().any(|t| t == tool_name) {
         return input.get("command")?.as_str().map(Cow::Borrowed);
     }
+    // Claude Code's PowerShell tool: its command is PowerShell code, read as `pwsh` is
+    // handed it on a command line (code in a language the guard does not read is asked
+    // about).
+    if tool_name.trim().eq_ignore_ascii_case("powershell") {
+        let code = input.get("command")?.as_str()?;
+        return Some(Cow::Owned(format!(
+            "pwsh -Command {}",
+            super::words::shell_quote(code)
+        )));
+    }
     // Another tool (an MCP server's) whose name says it runs commands: its command line
     // is what it runs (`mcp__shell__execute_command`, `mcp__tmux__send_keys`).
     let short = tool_name.strip_prefix("mcp__")?.rsplit("__").next()?;
