@@ -318,13 +318,29 @@ pub(super) fn programs(
         // `.shell cmd` and `.system cmd` run a command line.
         // `.read '|cmd'`, `.output '|cmd'`, `.once '|cmd'`: a command line read from or
         // written to through a pipe. Each line of an argument is a command of its own.
-        let lines = command
+        let texts: Vec<String> = command
             .args()
             .iter()
             .chain(command.stdin_texts.iter())
-            .flat_map(|a| a.lines())
-            .map(str::trim);
+            .map(|a| super::sql::full_dots(a).into_owned())
+            .collect();
+        let lines = texts.iter().flat_map(|a| a.lines()).map(str::trim);
         for arg in lines {
+            // `.cd DIR` moves what later dot-commands name; `.load` runs a library's
+            // native code; `edit()` runs an editor the SQL names.
+            let dot = arg.split_whitespace().next().unwrap_or_default();
+            let edits = arg.to_ascii_lowercase().replace(' ', "").contains("edit(");
+            if matches!(dot, ".cd" | ".load") || edits || arg.contains("load_extension") {
+                out.push(Program::Finding(Finding::ask(
+                    "guard:sql-runs",
+                    format!(
+                        "gives `{name}` `{}`, which changes its folder or runs a program or \
+                         native code nagger cannot read",
+                        arg.chars().take(80).collect::<String>()
+                    ),
+                    "Run the statements without it, or ask the user.",
+                )));
+            }
             let piped = [".read ", ".output ", ".once ", ".import "]
                 .iter()
                 .find_map(|dot| arg.strip_prefix(dot))

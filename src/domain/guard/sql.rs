@@ -59,8 +59,65 @@ pub(super) struct Outputs {
     pub commands: Vec<String>,
 }
 
+/// The dot-commands of the SQLite shell that write, read, run or move, with the fewest
+/// letters it takes for each (it takes any unique prefix: `.sh` is `.shell`, `.o` is
+/// `.output`), in the order it tries them.
+const DOT_COMMANDS: &[(&str, usize)] = &[
+    ("archive", 2),
+    ("backup", 3),
+    ("save", 3),
+    ("cd", 2),
+    ("excel", 1),
+    ("import", 2),
+    ("load", 2),
+    ("once", 2),
+    ("output", 1),
+    ("open", 2),
+    ("read", 3),
+    ("restore", 3),
+    ("shell", 2),
+    ("system", 2),
+];
+
+/// SQLite shell text with every dot-command spelled in full (`.sh x` → `.shell x`,
+/// `.o f` → `.output f`), as the shell reads a prefix of one.
+pub(super) fn full_dots(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains('.') {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut changed = false;
+    let lines: Vec<String> = text
+        .lines()
+        .map(|line| {
+            let start = line.len() - line.trim_start().len();
+            let Some(rest) = line[start..].strip_prefix('.') else {
+                return line.to_owned();
+            };
+            let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+            let word = &rest[..end];
+            let full = DOT_COMMANDS
+                .iter()
+                .find(|(name, least)| word.len() >= *least && name.starts_with(word));
+            match full {
+                Some((name, _)) if *name != word => {
+                    changed = true;
+                    format!("{}.{name}{}", &line[..start], &rest[end..])
+                }
+                _ => line.to_owned(),
+            }
+        })
+        .collect();
+    if changed {
+        std::borrow::Cow::Owned(lines.join("\n"))
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    }
+}
+
 pub(super) fn outputs(text: &str) -> Outputs {
     let text = &text[..floor(text, MAX_TEXT)];
+    let full = full_dots(text);
+    let text = full.as_ref();
     let mut out = Outputs::default();
     for line in text.lines().take(MAX_STATEMENTS) {
         let line = line.trim_start();

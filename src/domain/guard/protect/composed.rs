@@ -258,13 +258,19 @@ pub(super) fn composed(command: &SimpleCommand) -> Composed {
             if args.iter().any(|a| {
                 a.starts_with("-A") && a.contains('x')
                     || matches!(a.as_str(), "--extract")
-                    || archive_extract_dot(a)
+                    || archive_extract_dot(&crate::domain::guard::sql::full_dots(a))
             }) || args.windows(2).any(|w| w[0] == "-A" && w[1].contains('x')) =>
         {
             // `sqlite3 a.sqlar -Ax`: an SQLite archive unpacked, names from its table.
-            let mut dirs = option_values(args, &["-C"], &["--directory"]);
+            let mut dirs: Vec<String> = option_values(args, &["-C"], &["--directory"])
+                .into_iter()
+                .map(str::to_owned)
+                .collect();
             // `.ar -x -C DIR`, `.archive --extract --directory=DIR` in the shell's text.
-            dirs.extend(args.iter().flat_map(|a| archive_dot_dirs(a)));
+            for a in args {
+                let full = crate::domain::guard::sql::full_dots(a);
+                dirs.extend(archive_dot_dirs(&full).into_iter().map(str::to_owned));
+            }
             c.under.push(
                 dirs.last()
                     .map_or_else(|| ".".to_owned(), |d| (*d).to_owned()),

@@ -242,7 +242,26 @@ fn inline_pieces(argv: &[String]) -> Vec<&str> {
         return flag_values(argv, flags, Some("args"));
     }
     if is_vim(name) {
-        let mut out = flag_values(argv, &["c", "cmd"], Some(""));
+        let mut out = flag_values(argv, &["cmd"], Some(""));
+        // `-c CMD`, `-cCMD`, and `c` closing a group of flags (`-esc CMD`, `-nesc CMD`).
+        let mut j = 1;
+        while let Some(arg) = argv.get(j) {
+            if arg == "--" {
+                break;
+            }
+            if let Some(flags) = arg.strip_prefix('-').filter(|f| !f.starts_with('-'))
+                && let Some(at) = flags.find('c')
+            {
+                let rest = &flags[at + 1..];
+                if rest.is_empty() {
+                    out.extend(argv.get(j + 1).map(String::as_str));
+                    j += 1;
+                } else {
+                    out.push(rest);
+                }
+            }
+            j += 1;
+        }
         out.extend(
             argv[1..]
                 .iter()
@@ -307,7 +326,10 @@ fn inline_pieces(argv: &[String]) -> Vec<&str> {
                 break;
             }
             if it.code_flags.contains(flag) && flag != 'm' {
-                if rest.is_empty() {
+                // node takes `-pe CODE` as `-p -e CODE`.
+                let grouped = matches!(family(name), "node" | "nodejs" | "bun")
+                    && rest.chars().all(|c| it.code_flags.contains(c));
+                if rest.is_empty() || grouped {
                     out.extend(argv.get(j + 1).map(String::as_str));
                     j += 1;
                 } else {
