@@ -271,10 +271,8 @@ pub(super) fn composed(command: &SimpleCommand) -> Composed {
                 let full = crate::domain::guard::sql::full_dots(a);
                 dirs.extend(archive_dot_dirs(&full).into_iter().map(str::to_owned));
             }
-            c.under.push(
-                dirs.last()
-                    .map_or_else(|| ".".to_owned(), |d| (*d).to_owned()),
-            );
+            c.under
+                .push(dirs.last().map_or_else(|| ".".to_owned(), Clone::clone));
             c.how = "an SQLite archive's names";
         }
         "rsync" if has_flag(args, "R", &["relative"]) => {
