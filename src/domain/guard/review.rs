@@ -532,6 +532,7 @@ impl<'a> Guard<'a> {
                 "`xargs` handing its input to a shell".into(),
             ));
         }
+        findings.extend(xargs_pasted_into_code(parsed, index, &fed));
         match xargs_program(command, &fed) {
             Some(Ok(scripts)) => run.extend(
                 scripts
@@ -927,6 +928,47 @@ fn xargs_script(command: &SimpleCommand, fed: &[String]) -> Option<String> {
     }
     let last = command.args().last()?;
     (last == "-c" || (last.starts_with('-') && last.ends_with('c'))).then_some(input)
+}
+
+/// `find src | xargs -I{} sh -c 'cp {} {}.bak'`: each name fed in is pasted into shell
+/// code, where a name holding `;`, `$(…)` or a quote runs as a command of its own.
+/// Asked about unless every name fed in is known and plain.
+fn xargs_pasted_into_code(parsed: &Parsed, index: usize, fed: &[String]) -> Option<Finding> {
+    let command = &parsed.commands[index];
+    if !command.under_xargs() || !shell::is_shell(command.name()) {
+        return None;
+    }
+    let replace = xargs_replace(command).filter(|r| !r.is_empty())?;
+    let (script, _) = shell::shell_c_script(&command.argv)?;
+    if !script.contains(replace.as_str()) {
+        return None;
+    }
+    let plain = |w: &String| {
+        !w.is_empty()
+            && w.chars().all(|c| {
+                c.is_ascii_alphanumeric()
+                    || matches!(c, '.' | '_' | '/' | '-' | '+' | ',' | '=' | ':' | '@')
+            })
+    };
+    // Names are known only as written on the line (`echo a b |`) or read from a file
+    // (`< list`); a program's output (`find src |`) is known when it runs.
+    let listed = parsed
+        .commands
+        .iter()
+        .find(|c| c.pipeline == command.pipeline && c.stage + 1 == command.stage)
+        .is_none_or(|c| matches!(c.name(), "echo" | "printf") && c.computed.is_empty());
+    if listed && !fed.is_empty() && fed.iter().all(plain) {
+        return None;
+    }
+    Some(Finding::ask(
+        "guard:computed-command",
+        format!(
+            "pastes each name it is fed into shell code (`{replace}` in `{}`): a name holding \
+             `;`, `$(…)` or a quote runs as a command of its own",
+            script.chars().take(80).collect::<String>()
+        ),
+        "Hand the names as arguments instead: `sh -c '… \"$1\"' _ {}`.",
+    ))
 }
 
 /// Why nagger cannot vouch for a command line, if it cannot.
