@@ -399,6 +399,64 @@ impl Line {
         }
     }
 
+    /// `code` with each `$name` and `${name}` outside single quotes replaced by the value
+    /// the line gave `name` as command `index` sees it, where that value is a plain word;
+    /// `None` when none was.
+    fn filled_at(&self, code: &str, index: usize) -> Option<String> {
+        let plain = |v: &str| {
+            !v.is_empty()
+                && v.chars().all(|c| {
+                    c.is_ascii_alphanumeric()
+                        || matches!(c, '.' | '_' | '/' | '-' | '+' | ',' | '=' | ':' | '@' | '~')
+                })
+        };
+        let bytes = code.as_bytes();
+        let mut out = String::with_capacity(code.len());
+        let (mut single, mut double, mut changed) = (false, false, false);
+        let mut i = 0;
+        while i < bytes.len() {
+            let b = bytes[i];
+            match b {
+                b'\\' if !single => {
+                    let end = (i + 2).min(bytes.len());
+                    out.push_str(&code[i..end]);
+                    i = end;
+                    continue;
+                }
+                b'\'' if !double => single = !single,
+                b'"' if !single => double = !double,
+                b'$' if !single => {
+                    let braced = bytes.get(i + 1) == Some(&b'{');
+                    let start = i + 1 + usize::from(braced);
+                    let mut end = start;
+                    while end < bytes.len()
+                        && (bytes[end].is_ascii_alphanumeric() || bytes[end] == b'_')
+                    {
+                        end += 1;
+                    }
+                    let closed = !braced || bytes.get(end) == Some(&b'}');
+                    let name = &code[start..end];
+                    if end > start
+                        && closed
+                        && !name.as_bytes()[0].is_ascii_digit()
+                        && let Value::Literal(v) = self.value(name, index)
+                        && plain(v)
+                    {
+                        out.push_str(v);
+                        changed = true;
+                        i = end + usize::from(braced);
+                        continue;
+                    }
+                }
+                _ => {}
+            }
+            let ch = code[i..].chars().next().map_or(1, char::len_utf8);
+            out.push_str(&code[i..i + ch]);
+            i += ch;
+        }
+        changed.then_some(out)
+    }
+
     /// The value of variable `name` as command `index` sees it.
     fn value(&self, name: &str, index: usize) -> Value<'_> {
         match self
@@ -423,13 +481,25 @@ impl Line {
         let Some(first) = command.argv.first() else {
             return Program::Known;
         };
-        // A function of the line called with arguments: its body with them filled in.
-        if !command.args().is_empty()
-            && let Some((name, body)) = self.functions.iter().rev().find(|(n, _)| n == first)
+        // A function of the line: its body with the arguments it is called with and the
+        // variables as they stand where it is called (`g() { rm "$x"; }; x=…; g`).
+        if let Some((name, body)) = self.functions.iter().rev().find(|(n, _)| n == first)
             && body.contains('$')
         {
-            let script = shell::with_positional(body, &command.argv);
-            return Program::Script(script, format!("{name} {}", command.args().join(" ")));
+            let filled = self.filled_at(body, index);
+            if !command.args().is_empty() || filled.is_some() {
+                let body = filled.as_deref().unwrap_or(body);
+                let script = shell::with_positional(body, &command.argv);
+                return Program::Script(script, format!("{name} {}", command.args().join(" ")));
+            }
+        }
+        // A trap's command runs later (at the end, on an error, before each command):
+        // with the variables as they stand when the line ends.
+        if first == "trap"
+            && let Some(script) = command.args().first().filter(|a| !a.starts_with('-'))
+            && let Some(filled) = self.filled_at(script, parsed.commands.len())
+        {
+            return Program::Script(filled, "the command `trap` sets, run later".into());
         }
         let computed = command.computed.iter().any(|w| w == first)
             || first.contains('`')
@@ -527,6 +597,14 @@ impl Line {
         if command.computed.is_empty() && !redirected {
             return None;
         }
+        // A variable's value that runs later (`PS4='$(rm "$x")'`, `PROMPT_COMMAND`): with
+        // the variables as they stand when the line ends.
+        let late = command.via.iter().any(|v| {
+            matches!(v, shell::Via::Script(s) if s
+                .strip_suffix('=')
+                .is_some_and(|name| shell::value_script(name, "$x").is_some()))
+        });
+        let index = if late { parsed.commands.len() } else { index };
         let mut lp = Loop::default();
         let mut changed = false;
         let mut words: Vec<String> = Vec::new();
