@@ -258,7 +258,8 @@ impl Parser<'_, '_> {
                 self.double_quoted(buf);
                 true
             }
-            Some(b'(') if self.peek_at(2) == Some(b'(') => {
+            // `$((x+1))`; but `$((rm x) )` is a substitution holding a subshell.
+            Some(b'(') if self.peek_at(2) == Some(b'(') && self.dollar_arithmetic() => {
                 self.i += 1;
                 self.arithmetic(buf);
                 false
@@ -349,6 +350,14 @@ impl Parser<'_, '_> {
 
     /// `((…))` from its first `(`, kept as written: nested parentheses cost no depth, and
     /// the substitutions inside are collected.
+    /// Whether the `$((` at the cursor is arithmetic, as bash reads it.
+    fn dollar_arithmetic(&mut self) -> bool {
+        self.i += 1;
+        let arithmetic = self.closes_as_arithmetic();
+        self.i -= 1;
+        arithmetic
+    }
+
     pub(super) fn arithmetic(&mut self, buf: &mut Vec<u8>) {
         self.expanded = true;
         let start = self.i;

@@ -71,6 +71,8 @@ pub(super) struct Collector {
     pub(super) openers: Vec<(usize, bool)>,
     /// Loops: their commands' indices.
     pub(super) loops: Vec<std::ops::Range<usize>>,
+    /// `case` commands still open: a `)` in one ends a pattern, not a substitution.
+    pub(super) cases_open: usize,
     /// Where the compound command a closing word just ended began.
     pub(super) closed: Option<usize>,
 }
@@ -195,6 +197,7 @@ impl Parser<'_, '_> {
         // the last separator joined the next pipeline to it.
         let mut chain: Option<usize> = None;
         let mut joined = false;
+        let cases_before = self.out.cases_open;
         loop {
             if self.out.full() {
                 self.i = self.s.len();
@@ -220,7 +223,10 @@ impl Parser<'_, '_> {
                     chain = None;
                     joined = false;
                 }
-                Some(b')') if close == Some(b')') => return,
+                // `$(case x in x) …;; esac)`: a pattern's `)` inside.
+                Some(b')') if close == Some(b')') && self.out.cases_open <= cases_before => {
+                    return;
+                }
                 Some(b')') => self.i += 1,
                 Some(_) => {
                     let before = self.i;
@@ -364,7 +370,7 @@ impl Parser<'_, '_> {
     /// Whether the `((` at the cursor is arithmetic: as bash reads it, only when the `)`
     /// that closes its inside is followed by another (`((x++))`); otherwise it is a
     /// subshell in a subshell (`((rm -rf /) )`, `((true) ; rm x)`).
-    fn closes_as_arithmetic(&self) -> bool {
+    pub(super) fn closes_as_arithmetic(&self) -> bool {
         let mut depth = 0usize;
         let mut j = self.i + 2;
         while j < self.s.len() {
@@ -674,8 +680,14 @@ impl Parser<'_, '_> {
                 {
                     let looped = matches!(opener, b"for" | b"while" | b"until" | b"select");
                     self.out.openers.push((self.out.commands.len(), looped));
+                    if opener == b"case" {
+                        self.out.cases_open += 1;
+                    }
                 }
                 b"}" | b"done" | b"fi" | b"esac" => {
+                    if word.text.as_slice() == b"esac" {
+                        self.out.cases_open = self.out.cases_open.saturating_sub(1);
+                    }
                     let opened = self.out.openers.pop();
                     if let Some((start, true)) = opened
                         && self.out.loops.len() < 64

@@ -533,3 +533,20 @@ fn more_wrappers_than_are_peeled_leave_the_line_not_understood() {
     assert!(parse(&line).too_deep);
     assert!(!parse(&format!("{}rm -rf /", "env ".repeat(8))).too_deep);
 }
+
+#[test]
+fn substitutions_end_where_bash_ends_them() {
+    let names = |line: &str| -> Vec<String> {
+        parse(line)
+            .commands
+            .iter()
+            .map(|c| c.name().to_owned())
+            .collect()
+    };
+    // A case pattern's `)` does not end `$(…)`; `$((…) )` is a substitution of a subshell.
+    assert!(names("echo $(case x in x) rm -f a;; esac)").contains(&"rm".to_owned()));
+    assert!(names("echo $((rm -f a) )").contains(&"rm".to_owned()));
+    assert_eq!(names("echo $((1+2)) $(( (1+2)*3 ))"), ["echo"]);
+    let after = names("y=$(case $1 in a) echo 1;; *) echo 2;; esac); ls");
+    assert_eq!(after.last().map(String::as_str), Some("ls"), "{after:?}");
+}
