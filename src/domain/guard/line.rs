@@ -481,6 +481,15 @@ impl Line {
         let Some(first) = command.argv.first() else {
             return Program::Known;
         };
+        // `BASH_CMDS[ls]=/bin/rm; ls x`, `BASH_ALIASES[ls]='rm -f'`: the name runs what
+        // the line put in its place.
+        let replaced = parsed
+            .assignments
+            .iter()
+            .any(|a| a.at <= index && matches!(a.name.as_str(), "BASH_CMDS" | "BASH_ALIASES"));
+        if replaced {
+            return Program::Unknown(first.clone());
+        }
         // A function of the line: its body with the arguments it is called with and the
         // variables as they stand where it is called (`g() { rm "$x"; }; x=…; g`).
         if let Some((name, body)) = self.functions.iter().rev().find(|(n, _)| n == first)

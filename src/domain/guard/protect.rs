@@ -1465,8 +1465,138 @@ fn changed(command: &SimpleCommand, fed: &[String], cwd: &Cwd, scope: &Scope) ->
         Some(found) if found.severity == Severity::Deny => Some(found),
         other => named_as_it_runs(command, cwd, scope)
             .or(other)
-            .or_else(|| delayed_in_background(command, fed, scope)),
+            .or_else(|| delayed_in_background(command, fed, scope))
+            .or_else(|| after_unfollowed(command, fed, scope)),
     }
+}
+
+/// Shell builtins a function of the line may take the name of, changing what later
+/// commands of that name do.
+const BUILTINS: &[&str] = &[
+    "cd",
+    "pushd",
+    "popd",
+    "builtin",
+    "command",
+    "source",
+    ".",
+    "eval",
+    "exec",
+    "set",
+    "shopt",
+    "export",
+    "declare",
+    "typeset",
+    "local",
+    "alias",
+    "unalias",
+    "hash",
+    "type",
+    "trap",
+    "test",
+    "[",
+    "echo",
+    "printf",
+    "read",
+    "mapfile",
+    "readarray",
+    "unset",
+    "enable",
+];
+
+/// Variables of bash that change what commands run, where `~` points or what a
+/// command's arguments are, when the line assigns them.
+const SHELL_STATE: &[&str] = &[
+    "BASH_ARGV0",
+    "BASH_CMDS",
+    "BASH_ALIASES",
+    "BASH_ARGV",
+    "HOME",
+];
+
+/// What earlier in the line changes how bash reads what follows in a way the guard does
+/// not follow: a name reference, an array given as text to `declare`, `getopts`, a
+/// function named like a builtin, `cdable_vars`, glob options, bash's own state
+/// variables. Described, for the first of them before command `at`.
+fn unfollowed(parsed: &Parsed, at: usize) -> Option<String> {
+    for c in &parsed.commands[..at] {
+        let name = c.name();
+        let args = c.args();
+        let declares = matches!(
+            name,
+            "declare" | "typeset" | "local" | "readonly" | "export"
+        );
+        if declares && args.iter().any(|a| a.starts_with('-') && a.contains('n')) {
+            return Some(format!("a name reference (`{name} -n`)"));
+        }
+        if declares && args.iter().any(|a| a.contains("=(") || a.contains("=\\(")) {
+            return Some(format!("an array given to `{name}` as text"));
+        }
+        if name == "getopts" {
+            return Some("`getopts`, which sets variables from arguments".into());
+        }
+        if name == "shopt"
+            && args.iter().any(|a| {
+                matches!(
+                    a.as_str(),
+                    "cdable_vars" | "extglob" | "nocaseglob" | "globskipdots" | "globstar"
+                )
+            })
+        {
+            return Some(format!("`shopt {}`", args.join(" ")));
+        }
+        if name == "enable" && args.iter().any(|a| a.starts_with("-f")) {
+            return Some("`enable -f`, which loads a builtin from a library".into());
+        }
+    }
+    if let Some((f, _)) = parsed
+        .functions
+        .iter()
+        .find(|(f, _)| BUILTINS.contains(&f.as_str()))
+    {
+        return Some(format!("a function named like the shell's own `{f}`"));
+    }
+    parsed
+        .assignments
+        .iter()
+        .filter(|a| a.at <= at)
+        .find(|a| {
+            let base = a.name.split('[').next().unwrap_or(&a.name);
+            SHELL_STATE.contains(&base)
+        })
+        .map(|a| format!("`{}=`, bash's own state", a.name))
+}
+
+/// A command that changes files after something on the line the guard does not follow
+/// ([`unfollowed`]): what it changes may not be what it reads as. Asked about.
+fn after_unfollowed(command: &SimpleCommand, fed: &[String], scope: &Scope) -> Option<Finding> {
+    let (parsed, at) = scope.place_of(command)?;
+    let c = changes(command, fed, scope.binary);
+    let history = command.name() == "history"
+        && command
+            .args()
+            .iter()
+            .any(|a| a.starts_with('-') && a.contains(['w', 'a']));
+    let written = c
+        .paths
+        .iter()
+        .chain(c.into.iter().map(|l| &l.dest))
+        .find(|p| !p.starts_with("/dev/"))
+        .cloned()
+        .or_else(|| history.then(|| "$HISTFILE".to_owned()))?;
+    let why = unfollowed(parsed, at).or_else(|| {
+        // `HISTFILE=F; history -w`: the history written to a file the line names.
+        (history && parsed.assignments.iter().any(|a| a.name == "HISTFILE"))
+            .then(|| "`HISTFILE=`".to_owned())
+    })?;
+    Some(Finding::ask(
+        "guard:self-protect-unfollowed",
+        format!(
+            "changes `{written}` after {why} earlier on the line, which changes how the \
+             shell reads what follows in a way nagger does not follow"
+        ),
+        "Write the paths and commands out plainly, or ask the user.",
+    ))
 }
 
 /// Programs that wait (for a time, another job, a file, input) before what follows them.
