@@ -1495,3 +1495,55 @@ fn the_powershell_tool_is_read_as_powershell_code_and_asked_about() {
         }
     }
 }
+
+#[test]
+fn programs_in_less_known_git_settings_and_settings_files_are_read() {
+    let p = Project::new();
+    git(&p.root, &["init", "-q", "-b", "main"]);
+    write(&p, "notes.txt", "rm -f .claude/settings.json\n");
+    // Set on the command line: each is what a later git command runs.
+    for line in [
+        "git config tar.tgz.command 'rm -rf .claude; gzip -cn'",
+        "git config gpg.ssh.defaultKeyCommand 'rm -rf .claude-nagger'",
+        "git config url.'ext::rm -rf .claude #'.insteadOf https://github.com/",
+        "git config interactive.diffFilter 'rm -rf .claude'",
+        "git config submodule.x.update '!rm -rf .claude'",
+        "git config trailer.sign.cmd 'rm -rf .claude'",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, REFUSED, "{line}: {stdout}");
+    }
+    for line in [
+        "git config init.templateDir /tmp/somewhere",
+        "git config trailer.sign.cmd 'sh notes.txt'",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_ne!(code, 0, "{line}: {stdout}");
+    }
+    for line in [
+        "git config user.name someone",
+        "git config url.git@github.com:.insteadOf https://github.com/",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, 0, "{line}: {stdout}");
+    }
+    // Settings files git reads that are not the repository's `config`.
+    let fsmonitor = "[core]\n\tfsmonitor = rm -rf .claude\n";
+    write(&p, ".git/config.worktree", fsmonitor);
+    assert_eq!(check(&p, "git status").0, REFUSED);
+    std::fs::remove_file(p.root.join(".git/config.worktree")).expect("removed");
+    assert_eq!(check(&p, "git status").0, 0);
+    write(&p, "x/.config/git/config", fsmonitor);
+    assert_eq!(check(&p, "XDG_CONFIG_HOME=x/.config git status").0, REFUSED);
+    write(&p, "fixtures/repo/HEAD", "ref: refs/heads/main\n");
+    write(&p, "fixtures/repo/config", fsmonitor);
+    std::fs::create_dir_all(p.root.join("fixtures/repo/objects")).expect("folder");
+    std::fs::create_dir_all(p.root.join("fixtures/repo/refs")).expect("folder");
+    for line in [
+        "cd fixtures/repo && git status",
+        "git -C fixtures/repo status",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, REFUSED, "{line}: {stdout}");
+    }
+}

@@ -261,6 +261,15 @@ pub(super) fn git_dir_and_top(here: &Path) -> Option<(PathBuf, PathBuf)> {
     for dir in here.ancestors().take(64) {
         let dot = dir.join(".git");
         let Ok(meta) = std::fs::metadata(&dot) else {
+            // A folder that is a git folder itself (`HEAD`, `objects`, `refs`): git takes
+            // it as a bare repository, and its `config`.
+            let is = |name: &str, folder: bool| {
+                std::fs::symlink_metadata(dir.join(name))
+                    .is_ok_and(|m| if folder { m.is_dir() } else { m.is_file() })
+            };
+            if is("HEAD", false) && is("objects", true) && is("refs", true) {
+                return Some((dir.to_path_buf(), dir.to_path_buf()));
+            }
             continue;
         };
         if meta.is_dir() {

@@ -73,7 +73,17 @@ pub(super) fn runs(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut V
     let Some(repo) = found else {
         return;
     };
-    let configured = configured(&repo, files);
+    // `XDG_CONFIG_HOME=D git …`: git reads `D/git/config` as the user's configuration.
+    let xdg = command
+        .env
+        .iter()
+        .chain(command.prefixed.iter().flatten())
+        .find_map(|w| w.strip_prefix("XDG_CONFIG_HOME="))
+        .map(str::to_owned)
+        .or_else(|| std::env::var("XDG_CONFIG_HOME").ok())
+        .filter(|d| !d.is_empty() && !d.contains(['$', '`']))
+        .and_then(|d| files.full(&here, &d));
+    let configured = configured(&repo, xdg.as_deref(), files);
     let mut judged = 0;
     for (key, script) in &configured {
         if judged >= MAX_CONFIGURED {
@@ -158,16 +168,18 @@ impl Repository {
 /// The commands git's configuration names, as `(key, command line)` in the order git
 /// reads them: the user's files, then the repository's (and a worktree's own), each
 /// followed by what it includes. `core.hooksPath` comes along under its own key.
-fn configured(repo: &Repository, files: &View) -> Vec<(String, String)> {
+fn configured(repo: &Repository, xdg: Option<&Path>, files: &View) -> Vec<(String, String)> {
     let mut queue: Vec<PathBuf> = Vec::new();
+    if let Some(xdg) = xdg {
+        queue.push(xdg.join("git/config"));
+    }
     if let Some(home) = crate::base::paths::home_dir() {
         queue.push(home.join(".gitconfig"));
         queue.push(home.join(".config/git/config"));
     }
     queue.push(repo.common.join("config"));
-    if repo.own != repo.common {
-        queue.push(repo.own.join("config.worktree"));
-    }
+    // A worktree's own settings (`extensions.worktreeConfig`), the main one's too.
+    queue.push(repo.own.join("config.worktree"));
     let mut out = Vec::new();
     let mut k = 0;
     let mut read = 0;

@@ -1722,7 +1722,13 @@ fn git_key_runs(key: &str) -> bool {
         // shell for a local remote); `browser.<tool>.cmd`, `man.<tool>.cmd`: viewers.
         || key.starts_with("remote.") && matches!(last, "uploadpack" | "receivepack")
         || (key.starts_with("browser.") || key.starts_with("man.")) && last == "cmd"
-        || key.starts_with("sendemail.") && matches!(last, "tocmd" | "cccmd" | "headercmd")
+        || key.starts_with("sendemail.")
+            && matches!(last, "tocmd" | "cccmd" | "headercmd" | "sendmailcmd")
+        // `tar.<format>.command`: the filter `git archive` pipes through; `trailer.<t>.cmd`
+        // and `guitool.<t>.cmd`: commands git runs for them.
+        || key.starts_with("tar.") && last == "command"
+        || key.starts_with("trailer.") && matches!(last, "cmd" | "command")
+        || key.starts_with("guitool.") && last == "cmd"
         || matches!(
             key.as_str(),
             "core.sshcommand"
@@ -1737,6 +1743,9 @@ fn git_key_runs(key: &str) -> bool {
                 | "gpg.program"
                 | "gpg.ssh.program"
                 | "gpg.x509.program"
+                | "gpg.ssh.defaultkeycommand"
+                | "interactive.difffilter"
+                | "imap.tunnel"
                 | "uploadpack.packobjectshook"
                 | "ssh.variant"
                 | "pager.log"
@@ -1748,10 +1757,37 @@ fn git_key_runs(key: &str) -> bool {
 
 /// How git runs the value of `key`: an alias without `!` is a git command of its own.
 fn git_value_run(key: &str, value: &str) -> Option<GitRun> {
+    let lower = key.to_ascii_lowercase();
+    // `url.<base>.insteadOf`: URLs are rewritten to `<base>`; an `ext::` base is a
+    // command line git runs as the transport (`ext::sh x #` for every `https://…`).
+    if lower.starts_with("url.")
+        && (lower.ends_with(".insteadof") || lower.ends_with(".pushinsteadof"))
+        && let Some(base) = key.get(4..key.rfind('.')?)
+    {
+        return base
+            .get(..5)
+            .filter(|p| p.eq_ignore_ascii_case("ext::"))
+            .map(|_| GitRun::Shell(base[5..].replace("%%", "%")));
+    }
+    // `submodule.<name>.update = !cmd`: run at `git submodule update`.
+    if lower.starts_with("submodule.") && lower.ends_with(".update") {
+        return value.strip_prefix('!').map(|s| GitRun::Shell(s.to_owned()));
+    }
+    // `remote.<name>.vcs = x`: git runs `git-remote-x` for the remote.
+    if lower.starts_with("remote.") && lower.rsplit('.').next() == Some("vcs") && !value.is_empty()
+    {
+        return Some(GitRun::Argv(vec![
+            "git".to_owned(),
+            format!("remote-{value}"),
+        ]));
+    }
+    // `init.templateDir`: the template's hooks are copied in and run at the next init.
+    if lower == "init.templatedir" && !value.is_empty() {
+        return Some(template_hook(value));
+    }
     if !git_key_runs(key) {
         return None;
     }
-    let lower = key.to_ascii_lowercase();
     if let Some(script) = value.strip_prefix('!') {
         return Some(GitRun::Shell(script.to_owned()));
     }
