@@ -58,6 +58,21 @@ pub(super) fn deleted(
                 .filter(|o| !is_archive(o))
                 .collect()
         }
+        // `gzip -r .`, `zstd -r --rm .`: every file below replaced by its compressed copy.
+        "gzip" | "bzip2" | "xz" | "lzma" | "lzip" | "pigz" | "pbzip2" | "zstd" | "lz4"
+        | "brotli" | "compress"
+            if has_flag(args, "r", &["recursive"])
+                && !has_flag(
+                    args,
+                    "cdtlk",
+                    &["stdout", "decompress", "test", "list", "keep"],
+                )
+                && (!matches!(name, "zstd" | "lz4" | "brotli")
+                    || args.iter().any(|a| a == "--rm")) =>
+        {
+            verb = "compresses away every file of";
+            operands(args)
+        }
         "zip" if has_flag(args, "m", &["move"]) => operands(args)
             .into_iter()
             .filter(|o| !is_archive(o))
@@ -173,6 +188,39 @@ pub(super) fn deleted(
             format!("{verb} {what}"),
             "Delete specific paths inside the project instead.",
         ))
+    })
+}
+
+/// An archiver told to remove what it archives, with names it reads from its input or a
+/// file, or matches by a pattern below the folder (`zip -m x.zip -@`, `zip -mR x.zip
+/// '*.json'`, `tar --remove-files -T list`): which files go is not on the line. Asked
+/// about.
+pub(super) fn removes_unnamed(command: &SimpleCommand) -> Option<Finding> {
+    let args = command.args();
+    let unnamed = match command.name() {
+        "zip" if has_flag(args, "m", &["move"]) => {
+            has_flag(args, "@R", &["names-stdin", "recurse-patterns"])
+                || args.iter().any(|a| a == "-i" || a.starts_with("--include"))
+        }
+        "tar" | "bsdtar" | "gtar" if args.iter().any(|a| a == "--remove-files") => {
+            args.iter().any(|a| {
+                a == "-T" || a.starts_with("--files-from") || a.starts_with("-T") && a.len() > 2
+            }) || args
+                .first()
+                .is_some_and(|a| !a.starts_with('-') && a.contains('T'))
+        }
+        _ => false,
+    };
+    unnamed.then(|| {
+        Finding::ask(
+            "guard:self-protect-unsure",
+            format!(
+                "removes the files `{}` archives, named by its input, a list file or a \
+                 pattern, which may be nagger's own files or Claude Code's settings",
+                command.name()
+            ),
+            "Name the files, or archive without removing them.",
+        )
     })
 }
 

@@ -2340,7 +2340,9 @@ pub(super) fn computed_change(
     unknown: impl Fn(&str) -> Option<std::ops::Range<usize>>,
 ) -> Option<Finding> {
     let name = command.name();
-    let interpreter = shell::is_interpreter(name) && !shell::is_shell(name);
+    // `perl -pi -e … FILES` edits its files in place: those are changed for sure.
+    let interpreter =
+        shell::is_interpreter(name) && !shell::is_shell(name) && !in_place(name, command.args());
     let changes = changes(command, fed, scope.binary);
     let mut words: Vec<&str> = command.writes_to.iter().map(String::as_str).collect();
     if !interpreter {
@@ -3279,6 +3281,11 @@ fn changes<'c>(command: &'c SimpleCommand, fed: &'c [String], binary: Option<&st
         | "hx" | "code" | "subl" | "touch" | "srm" | "trash" | "trash-put" | "gio" | "rename"
         | "patch" | "sponge" | "sd" | "mount" | "umount" | "bindfs" => {
             c.paths.extend(owned(all()));
+            // `ln -st DIR x`, `ln -t.claude x`: made in the folder named.
+            if matches!(name, "ln" | "link") {
+                c.paths
+                    .extend(owned(option_values(args, &["-t"], &["--target-directory"])));
+            }
         }
         "sqlite3" | "sqlite" => c.paths.extend(outputs::sqlite(
             args,
@@ -4310,6 +4317,19 @@ fn patched(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding>
              apply it.",
         )
     };
+    // `patch -d DIR`, `--directory=DIR`; `git apply --directory=DIR`: the folder the
+    // patch's names are taken in (git's is put before each name).
+    let name = command.name();
+    let args = command.args();
+    let prefix = if matches!(name, "patch" | "gpatch") {
+        option_values(args, &["-d"], &["--directory"])
+            .last()
+            .copied()
+    } else if name == "git" && args.iter().any(|a| a == "apply" || a == "am") {
+        option_values(args, &[], &["--directory"]).last().copied()
+    } else {
+        None
+    };
     for source in patches::sources(command) {
         let (label, text) = match source {
             patches::Source::Text(text) => {
@@ -4357,6 +4377,14 @@ fn patched(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding>
         };
         for target in &patches::targets(&text) {
             for path in patches::stripped(target) {
+                let placed;
+                let path = match prefix {
+                    Some(dir) => {
+                        placed = format!("{}/{path}", dir.trim_end_matches('/'));
+                        placed.as_str()
+                    }
+                    None => path,
+                };
                 let Some(full) = resolve(cwd, path) else {
                     continue;
                 };

@@ -522,6 +522,16 @@ pub(super) fn option_outputs<'a>(name: &str, args: &'a [String]) -> Vec<&'a str>
             if cluster && let Some(value) = args.get(k + 1).filter(|v| !v.starts_with('-')) {
                 out.push(value.as_str());
             }
+            // The value glued on: `strace -o.claude/x`, `time -qo../out`.
+            if let Some(c) = arg.strip_prefix('-').filter(|c| !c.starts_with('-'))
+                && let Some(at) = c.find('o')
+                && c[..at].bytes().all(|b| b.is_ascii_alphabetic())
+                && c[at + 1..]
+                    .bytes()
+                    .any(|b| matches!(b, b'.' | b'/' | b'~' | b'$'))
+            {
+                out.push(&c[at + 1..]);
+            }
         }
     }
     // `cc -Wl,-Map=F`, `-Wl,-Map,F`, `-Xlinker -Map=F`: the linker's map file.

@@ -1011,6 +1011,9 @@ fn into_nagger(tree: &str, base: &Path, root: &Path) -> bool {
     folders
         .iter()
         .any(|f| path == *f || path.starts_with(root.join(".claude-nagger")))
+        // A folder holding a `nagger` program (the one on PATH), or the managed settings.
+        || std::fs::symlink_metadata(path.join("nagger")).is_ok()
+        || path.starts_with("/etc/claude-code")
 }
 
 /// Whether another version of the tracked file `file` is harmless to nagger: the config,

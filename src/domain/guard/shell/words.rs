@@ -71,26 +71,35 @@ pub fn option_values<'c>(args: &'c [String], short: &[&str], long: &[&str]) -> V
                 continue;
             }
             let letter = s.strip_prefix('-').filter(|l| l.len() == 1);
-            match (letter, short_cluster(arg)) {
-                (Some(letter), Some(cluster)) => {
-                    let Some(at) = cluster.find(letter) else {
-                        continue;
-                    };
-                    if !cluster[..at].bytes().all(|b| b.is_ascii_alphabetic()) {
-                        continue;
-                    }
-                    let rest = &cluster[at + 1..];
-                    if rest.is_empty() {
-                        out.extend(next());
-                    } else {
-                        out.push(rest);
-                    }
+            if let (Some(letter), Some(cluster)) = (letter, short_cluster(arg)) {
+                let Some(at) = cluster.find(letter) else {
+                    continue;
+                };
+                if !cluster[..at].bytes().all(|b| b.is_ascii_alphabetic()) {
+                    continue;
                 }
-                _ => {
-                    if let Some(v) = arg.strip_prefix(s) {
-                        out.push(v);
-                    }
+                let rest = &cluster[at + 1..];
+                if rest.is_empty() {
+                    out.extend(next());
+                } else {
+                    out.push(rest);
                 }
+                continue;
+            }
+            // `-sft.claude`: letters, then the option, then its value glued on.
+            let glued = letter.zip(arg.strip_prefix('-')).and_then(|(l, body)| {
+                let at = body.find(l)?;
+                (at > 0 && body[..at].bytes().all(|b| b.is_ascii_alphabetic()))
+                    .then(|| &body[at + l.len()..])
+            });
+            if let Some(v) = glued {
+                if v.is_empty() {
+                    out.extend(next());
+                } else {
+                    out.push(v);
+                }
+            } else if let Some(v) = arg.strip_prefix(s) {
+                out.push(v);
             }
         }
         for l in long {
