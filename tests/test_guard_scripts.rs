@@ -1547,3 +1547,39 @@ fn programs_in_less_known_git_settings_and_settings_files_are_read() {
         assert_eq!(code, REFUSED, "{line}: {stdout}");
     }
 }
+
+#[test]
+fn runners_that_find_or_preload_a_projects_files_read_them() {
+    let p = Project::new();
+    let py = "import os\nos.remove(''.join(['.cla', 'ude/set', 'tings.json']))\n";
+    let js = "require('fs').unlinkSync(['.cla', 'ude/settings.json'].join(''))\n";
+    for line in [
+        "python3 -m unittest",
+        "python3 -m pytest -q",
+        "pytest",
+        "node --test",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, 0, "{line} with no tests: {stdout}");
+    }
+    write(&p, "tests/test_x.py", py);
+    write(&p, "x.py", py);
+    write(&p, "x.mjs", js);
+    write(&p, "x.test.js", js);
+    for line in [
+        "python3 -m unittest",
+        "python3 -m unittest discover",
+        "python3 -m pytest -q",
+        "pytest tests",
+        "python3 -m cProfile x.py",
+        "python3 -m pdb x.py",
+        "python3 -m trace --count x.py",
+        "node --test",
+        "node --import=./x.mjs -e 1",
+        "node -r ./x.mjs -e 1",
+        "node --require=./x.mjs -e 1",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_ne!(code, 0, "{line}: {stdout}");
+    }
+}

@@ -23,6 +23,7 @@ pub(super) fn runs(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut V
         "composer" => composer(command, cwd, files, out),
         "pre-commit" | "prek" => pre_commit(command, cwd, files, out),
         name if name.starts_with("python") => return python(command, cwd, files, out),
+        "pytest" | "py.test" => discovered_tests(command.args(), cwd, files, out),
         _ => return false,
     }
     true
@@ -410,10 +411,43 @@ fn composer(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec<Ran>
 /// runs in: `pkg.py` or `pkg/__main__.py`).
 fn python(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) -> bool {
     let args = command.args();
-    let module = args
-        .iter()
-        .position(|a| a == "-m")
-        .and_then(|k| args.get(k + 1));
+    let at = args.iter().position(|a| a == "-m");
+    let module = at.and_then(|k| args.get(k + 1));
+    let after = at.map_or(&[][..], |k| args.get(k + 2..).unwrap_or(&[]));
+    let runner = command.name().to_owned();
+    match module.map(String::as_str) {
+        // The standard library's runners of a script: `-m cProfile x.py`, `-m pdb x.py`.
+        Some("cProfile" | "profile" | "trace" | "pdb" | "doctest") => {
+            let mut read = false;
+            for file in after.iter().filter(|a| is_python(a)).take(8) {
+                if let Some((text, via)) = read_named(files.read(cwd, file), file, out) {
+                    out.push(Ran::Code(text, runner.clone(), via));
+                    read = true;
+                }
+            }
+            return read;
+        }
+        // `-m timeit -s 'import x' 'stmt'`: its words are Python code.
+        Some("timeit") => {
+            let code: Vec<&str> = after
+                .iter()
+                .filter(|a| !a.starts_with('-'))
+                .map(String::as_str)
+                .collect();
+            out.push(Ran::Code(
+                code.join("\n"),
+                runner,
+                "`-m timeit` code".into(),
+            ));
+            return true;
+        }
+        // Test runners find their files by name: `test*.py`, `*_test.py`, `conftest.py`.
+        Some("unittest" | "pytest") => {
+            discovered_tests(after, cwd, files, out);
+            return true;
+        }
+        _ => {}
+    }
     let candidates: Vec<String> = match module {
         Some(m) if !m.contains('/') => {
             let path = m.replace('.', "/");
@@ -439,6 +473,126 @@ fn python(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) 
         }
     }
     false
+}
+
+/// What node loads before its program or instead of one: the files of `-r`/`--require`,
+/// `--import` and `--loader` (each form), and under `--test` the test files it finds
+/// (`*.test.js`, `*_test.mjs`, `test-*.js`, the files of `test` folders) or is given.
+pub(super) fn node_loads(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) {
+    let args = command.args();
+    let mut loaded: Vec<String> = Vec::new();
+    for (k, a) in args.iter().enumerate() {
+        if a == "--" || !a.starts_with('-') && k > 0 && !args[k - 1].starts_with('-') {
+            break;
+        }
+        let file = match a.as_str() {
+            "-r" | "--require" | "--import" | "--loader" | "--experimental-loader" => {
+                args.get(k + 1).map(String::as_str)
+            }
+            a => [
+                "--require=",
+                "--import=",
+                "--loader=",
+                "--experimental-loader=",
+            ]
+            .iter()
+            .find_map(|p| a.strip_prefix(p)),
+        };
+        if let Some(file) = file.filter(|f| f.starts_with('.') || f.starts_with('/')) {
+            loaded.push(file.to_owned());
+        }
+    }
+    if args.iter().any(|a| a == "--test") {
+        let given: Vec<&String> = args
+            .iter()
+            .filter(|a| !a.starts_with('-') && !loaded.contains(a))
+            .collect();
+        let test_file = |n: &str| {
+            let code = [".js", ".mjs", ".cjs", ".ts", ".mts"]
+                .iter()
+                .any(|e| n.ends_with(e));
+            code && (n.contains(".test.")
+                || n.contains("-test.")
+                || n.contains("_test.")
+                || n.starts_with("test-")
+                || n.starts_with("test."))
+        };
+        if given.is_empty() {
+            for folder in [".", "test", "tests"] {
+                for name in files.list(cwd, folder, 256) {
+                    if folder != "." || test_file(&name) {
+                        loaded.push(format!("{folder}/{name}"));
+                    }
+                }
+            }
+        } else {
+            loaded.extend(given.into_iter().cloned());
+        }
+    }
+    for file in loaded.iter().take(MAX_TEST_FILES) {
+        if let Some((text, via)) = read_named(files.read(cwd, file), file, out) {
+            out.push(Ran::Code(text, "node".into(), via));
+        }
+    }
+}
+
+/// Whether `name` is a Python source file's.
+fn is_python(name: &str) -> bool {
+    std::path::Path::new(name)
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("py"))
+}
+
+/// Most test files a test runner's discovery is read in.
+const MAX_TEST_FILES: usize = 32;
+
+/// The files a Python test runner finds and imports (`python3 -m unittest`, `pytest`):
+/// `test*.py`, `*_test.py` and `conftest.py` in the folders it is given (else where it
+/// runs) and in their `test`/`tests` folders, and the files it is given by name.
+fn discovered_tests(args: &[String], cwd: &Cwd, files: &View, out: &mut Vec<Ran>) {
+    let mut folders: Vec<String> = Vec::new();
+    let mut named: Vec<String> = Vec::new();
+    for a in args
+        .iter()
+        .filter(|a| !a.starts_with('-') && *a != "discover")
+    {
+        let path = a.split("::").next().unwrap_or(a);
+        if is_python(path) {
+            named.push(path.to_owned());
+        } else if files.is_dir(cwd, path) {
+            folders.push(path.trim_end_matches('/').to_owned());
+        } else if !path.contains('/') {
+            // `python3 -m unittest test_x.Case`: a module by its dotted name.
+            let module = path.split('.').next().unwrap_or(path);
+            named.push(format!("{module}.py"));
+        }
+    }
+    if folders.is_empty() && named.is_empty() {
+        folders.push(".".to_owned());
+    }
+    let test_file = |n: &str| {
+        is_python(n) && (n.starts_with("test") || n.ends_with("_test.py") || n == "conftest.py")
+    };
+    for folder in folders.clone() {
+        for sub in ["test", "tests"] {
+            let path = format!("{folder}/{sub}");
+            if files.is_dir(cwd, &path) {
+                folders.push(path);
+            }
+        }
+    }
+    for folder in &folders {
+        for name in files.list(cwd, folder, 256) {
+            if test_file(&name) {
+                named.push(format!("{folder}/{name}"));
+            }
+        }
+    }
+    for file in named.iter().take(MAX_TEST_FILES) {
+        if let Some((text, via)) = read_named(files.read(cwd, file), file, out) {
+            out.push(Ran::Code(text, "python3".into(), via));
+        }
+    }
 }
 
 /// `pre-commit run [HOOK]` (and `prek`): the local hooks of `.pre-commit-config.yaml`
