@@ -197,6 +197,15 @@ impl<'de> Visitor<'de> for KnownFields {
                 if let Some(inner) = twice.into_inner() {
                     ambiguous.push(format!("key {inner:?} of its {key} is given twice"));
                 }
+                // An event named twice, once as a tool call about to run: read as that
+                // call, so the guard checks it (and asks, the input being ambiguous).
+                let checked = key == "hook_event_name"
+                    && known.get(&key).and_then(Value::as_str) == Some("PreToolUse");
+                let value = if checked {
+                    Value::String("PreToolUse".into())
+                } else {
+                    value
+                };
                 if known.insert(key.clone(), value).is_some() {
                     problems.push(format!(
                         "field {key} is given more than once (the last one is read)"
@@ -777,6 +786,24 @@ mod tests {
             r.problems,
             ["field tool_name is given more than once (the last one is read)"]
         );
+    }
+
+    #[test]
+    fn an_event_named_twice_once_as_a_tool_call_is_read_as_the_tool_call() {
+        for text in [
+            r#"{"hook_event_name":"PreToolUse","hook_event_name":"PostToolUse"}"#,
+            r#"{"hook_event_name":"PreToolUse","hook_event_nam\u0065":"Stop"}"#,
+            r#"{"hook_event_name":"PostToolUse","hook_event_name":"PreToolUse"}"#,
+        ] {
+            let r = read(text);
+            assert_eq!(
+                r.input.hook_event_name.as_deref(),
+                Some("PreToolUse"),
+                "{text}"
+            );
+        }
+        let r = read(r#"{"hook_event_name":"Stop","hook_event_name":"SessionEnd"}"#);
+        assert_eq!(r.input.hook_event_name.as_deref(), Some("SessionEnd"));
     }
 
     #[test]
