@@ -1583,3 +1583,57 @@ fn runners_that_find_or_preload_a_projects_files_read_them() {
         assert_ne!(code, 0, "{line}: {stdout}");
     }
 }
+
+#[test]
+fn other_tools_are_read_for_paths_at_any_depth_in_keys_and_joined_fields() {
+    let p = Project::new();
+    let root = p.root.display().to_string();
+    let mut many: Vec<serde_json::Value> = (0..40)
+        .map(|k| json!({ "path": format!("f{k}.txt"), "content": "x" }))
+        .collect();
+    many.push(json!({ "path": ".claude/settings.local.json", "content": "{}" }));
+    for (tool, input) in [
+        ("mcp__fs__write_multiple_files", json!({ "files": many })),
+        (
+            "mcp__x__write",
+            json!({"a":{"b":{"c":{"d":{"e":{"f":{"path": ".claude/settings.local.json"}}}}}}}),
+        ),
+        (
+            "mcp__x__write_files",
+            json!({ "files": { ".claude/settings.local.json": "{}" } }),
+        ),
+        (
+            "mcp__x__write_file",
+            json!({ "path": "x\n/../.claude/settings.local.json" }),
+        ),
+        (
+            "mcp__x__create_file",
+            json!({ "directory": ".claude/agents", "filename": "../settings.local.json" }),
+        ),
+        (
+            "mcp__fs__move_file",
+            json!({ "source": root, "destination": "/tmp/elsewhere" }),
+        ),
+        (
+            "mcp__fetch__fetch",
+            json!({ "url": "http://x", "output_path": ".claude-nagger/config.toml" }),
+        ),
+    ] {
+        let result = p.hook(&p.pre_tool_use(tool, input.clone()));
+        result.assert_deny(&format!("{tool} {input}"));
+    }
+    for (tool, input) in [
+        (
+            "mcp__fs__write_file",
+            json!({ "path": "src/new.rs", "content": "fn x() {}" }),
+        ),
+        ("mcp__fs__list_directory", json!({ "path": "." })),
+        (
+            "mcp__fs__read_file",
+            json!({ "path": ".claude/settings.json" }),
+        ),
+    ] {
+        let result = p.hook(&p.pre_tool_use(tool, input.clone()));
+        assert_eq!(result.decision(), None, "{tool} {input}: {}", result.stdout);
+    }
+}

@@ -791,9 +791,11 @@ const READING_WORDS: &[&str] = &[
     "exists", "lookup", "count",
 ];
 /// Most strings of one tool call's input looked at as paths.
-const MAX_TOOL_PATHS: usize = 16;
+const MAX_TOOL_PATHS: usize = 512;
+/// How deep in a tool's input its strings are read.
+const MAX_TOOL_DEPTH: usize = 16;
 /// Longest string of a tool call's input looked at as a path.
-const MAX_TOOL_PATH: usize = 1024;
+const MAX_TOOL_PATH: usize = 4096;
 
 /// Words of a tool's name that say it changes what it is handed.
 const CHANGING_WORDS: &[&str] = &[
@@ -886,9 +888,9 @@ pub(super) fn changed_by_other_tool(
         .filter(|w| !w.is_empty())
         .collect();
     let says = |list: &[&str]| words.iter().any(|w| list.contains(&w.as_str()));
-    let changing = says(CHANGING_WORDS);
+    let changing = says(CHANGING_WORDS) || writes_by_field(input, 0);
     let mut strings = Vec::new();
-    collect_strings(input, 0, &mut strings);
+    let whole = collect_strings(input, 0, &mut strings);
     // SQL it is handed that writes a file (`COPY … TO 'f'`, `ATTACH 'f'`): that file.
     let written = strings.iter().find_map(|text| {
         super::sql::outputs(text)
@@ -909,12 +911,44 @@ pub(super) fn changed_by_other_tool(
     if says(READING_WORDS) && !changing {
         return None;
     }
-    let (path, what) = strings.into_iter().find_map(|text| {
+    let found = strings.iter().find_map(|text| {
         let plain = as_path(text);
         let full = resolve(start, &plain);
-        let (what, _) = judge(full.as_deref().unwrap_or(&plain), scope)?;
-        Some((text, what))
-    })?;
+        let full = full.as_deref().unwrap_or(&plain);
+        if let Some((what, _)) = judge(full, scope) {
+            return Some((text.to_string(), what));
+        }
+        // The project, the home, or a folder holding one: everything of nagger's in it.
+        let holds = |place: &str| {
+            let place = place.trim_end_matches('/');
+            let full = absolute_in(scope, full);
+            let full = full.trim_end_matches('/');
+            !place.is_empty()
+                && !full.is_empty()
+                && (place == full || place.starts_with(&format!("{full}/")))
+        };
+        let root = scope.root.to_string_lossy();
+        let home = std::env::var("HOME").unwrap_or_default();
+        (changing && (holds(&root) || !home.is_empty() && holds(&home))).then(|| {
+            (
+                text.to_string(),
+                "a folder holding nagger's own files or Claude Code's settings",
+            )
+        })
+    });
+    let Some((path, what)) = found else {
+        if whole || !changing && says(READING_WORDS) {
+            return None;
+        }
+        return Some(Finding::ask(
+            "guard:self-protect-unsure",
+            format!(
+                "hands `{tool_name}` more than nagger reads (deeper, longer or more fields than \
+                 it looks at), which may name nagger's own files or Claude Code's settings"
+            ),
+            "Ask the user to do it, or to confirm.",
+        ));
+    };
     if changing {
         return Some(finding(&format!("hands `{tool_name}` `{path}`, {what}")));
     }
@@ -955,29 +989,103 @@ fn split_camel(word: &str) -> Vec<String> {
     out
 }
 
-/// The strings of a tool call's input that may be paths: short, one line, at most
-/// [`MAX_TOOL_PATHS`] of them, from fields four levels deep at most.
-fn collect_strings<'a>(value: &'a serde_json::Value, depth: usize, out: &mut Vec<&'a str>) {
-    if out.len() >= MAX_TOOL_PATHS || depth > 4 {
-        return;
+/// Field names of a tool's input that name a folder, and those that name a file in it:
+/// `{"directory": "d", "filename": "f"}` is the path `d/f`.
+const FOLDER_FIELDS: &[&str] = &[
+    "dir",
+    "directory",
+    "folder",
+    "cwd",
+    "root",
+    "base",
+    "parent",
+];
+const NAME_FIELDS: &[&str] = &["file", "filename", "file_name", "name", "basename"];
+/// Field names that say a tool writes where they point, whatever its name says.
+const OUTPUT_FIELDS: &[&str] = &[
+    "output",
+    "output_path",
+    "output_file",
+    "out",
+    "outfile",
+    "dest",
+    "destination",
+    "target",
+    "save_to",
+    "save_path",
+    "write_to",
+    "in_place",
+    "inplace",
+];
+
+/// The strings of a tool call's input that may be paths (values and keys, and a folder
+/// field joined with a file field beside it), from any depth up to a bound; `false` when
+/// the input holds more than was read.
+fn collect_strings<'a>(
+    value: &'a serde_json::Value,
+    depth: usize,
+    out: &mut Vec<std::borrow::Cow<'a, str>>,
+) -> bool {
+    if out.len() >= MAX_TOOL_PATHS || depth > MAX_TOOL_DEPTH {
+        return false;
     }
+    let path_like = |s: &str| !s.is_empty() && s.len() <= MAX_TOOL_PATH;
     match value {
-        serde_json::Value::String(s)
-            if !s.is_empty() && s.len() <= MAX_TOOL_PATH && !s.contains('\n') =>
-        {
-            out.push(s);
+        serde_json::Value::String(s) if path_like(s) => {
+            out.push(std::borrow::Cow::Borrowed(s));
+            true
         }
+        serde_json::Value::String(s) => s.is_empty() || !s.contains(['/', '.']),
         serde_json::Value::Array(items) => {
-            for item in items.iter().take(64) {
-                collect_strings(item, depth + 1, out);
+            let mut whole = items.len() <= 256;
+            for item in items.iter().take(256) {
+                whole &= collect_strings(item, depth + 1, out);
             }
+            whole
         }
         serde_json::Value::Object(map) => {
-            for item in map.values().take(64) {
-                collect_strings(item, depth + 1, out);
+            let mut whole = map.len() <= 256;
+            let field = |names: &[&str]| {
+                map.iter()
+                    .find(|(k, v)| {
+                        names.contains(&k.to_ascii_lowercase().as_str()) && v.is_string()
+                    })
+                    .and_then(|(_, v)| v.as_str())
+            };
+            if let (Some(dir), Some(name)) = (field(FOLDER_FIELDS), field(NAME_FIELDS)) {
+                out.push(std::borrow::Cow::Owned(format!(
+                    "{}/{name}",
+                    dir.trim_end_matches('/')
+                )));
             }
+            for (key, item) in map.iter().take(256) {
+                if path_like(key) && (key.contains('/') || key.starts_with('.')) {
+                    out.push(std::borrow::Cow::Borrowed(key));
+                }
+                whole &= collect_strings(item, depth + 1, out);
+            }
+            whole
         }
-        _ => {}
+        _ => true,
+    }
+}
+
+/// Whether the input of a tool names a field that says it writes (`output_path`, …).
+fn writes_by_field(value: &serde_json::Value, depth: usize) -> bool {
+    match value {
+        serde_json::Value::Object(map) if depth <= MAX_TOOL_DEPTH => {
+            map.iter().take(256).any(|(k, v)| {
+                let key = k.to_ascii_lowercase();
+                OUTPUT_FIELDS.contains(&key.as_str())
+                    && !matches!(v, serde_json::Value::Null | serde_json::Value::Bool(false))
+                    || writes_by_field(v, depth + 1)
+            })
+        }
+        serde_json::Value::Array(items) if depth <= MAX_TOOL_DEPTH => items
+            .iter()
+            .take(256)
+            .any(|v| writes_by_field(v, depth + 1)),
+        _ => false,
     }
 }
 
