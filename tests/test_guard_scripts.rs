@@ -1637,3 +1637,22 @@ fn other_tools_are_read_for_paths_at_any_depth_in_keys_and_joined_fields() {
         assert_eq!(result.decision(), None, "{tool} {input}: {}", result.stdout);
     }
 }
+
+#[test]
+fn the_module_npm_init_runs_is_read() {
+    let p = Project::new();
+    let js = "require('fs').unlinkSync('.claude/settings.json')\n";
+    assert_eq!(check(&p, "npm init -y").0, 0);
+    // `HOME` is the project's root here: `~/.npm-init.js`.
+    write(&p, ".npm-init.js", js);
+    write(&p, "tools/init.js", js);
+    for line in [
+        "npm init -y",
+        "npm init --init-module=tools/init.js -y",
+        "npm config set init-module tools/init.js",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, REFUSED, "{line}: {stdout}");
+    }
+    assert_eq!(check(&p, "npm init vite@latest").0, 0);
+}

@@ -606,7 +606,9 @@ pub(super) fn tool_config_runs(path: &str, text: &str) -> Vec<String> {
                 out.push(quote(unquoted));
             }
             "node-options" => out.extend(shell::value_script("NODE_OPTIONS", unquoted)),
-            "yarnpath" | "yarn-path" => out.push(format!("node {}", quote(unquoted))),
+            "yarnpath" | "yarn-path" | "init-module" | "init.module" => {
+                out.push(format!("node {}", quote(unquoted)));
+            }
             "runner"
             | "rustc-wrapper"
             | "rustc-workspace-wrapper"

@@ -879,6 +879,23 @@ fn option_scripts(argv: &[String]) -> Vec<(String, String)> {
             for v in values(&[], &["--script-shell"]) {
                 push("--script-shell", Some(shell_quote(&v)));
             }
+            // `--editor=prog`, `--browser=prog`: run by `npm config edit`, `npm docs` ….
+            for (how, long) in [("--editor", "--editor"), ("--browser", "--browser")] {
+                for v in values(&[], &[long]) {
+                    push(how, Some(v));
+                }
+            }
+            // `npm init` runs its init module: `--init-module=F`, else `~/.npm-init.js`.
+            let ops: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
+            if ops.len() == 1 && matches!(ops[0].as_str(), "init" | "create" | "innit") {
+                let modules = values(&[], &["--init-module"]);
+                if modules.is_empty() {
+                    push("init", Some("node ~/.npm-init.js".into()));
+                }
+                for v in modules {
+                    push("--init-module", Some(format!("node {}", shell_quote(&v))));
+                }
+            }
             // `npm config set script-shell prog`, `npm config set node-options=…`: stored
             // for every later run.
             let ops: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
@@ -901,6 +918,9 @@ fn option_scripts(argv: &[String]) -> Vec<(String, String)> {
                     match key {
                         "script-shell" | "shell" | "git" | "editor" | "browser" => {
                             push("config set", Some(shell_quote(&value)));
+                        }
+                        "init-module" | "init.module" => {
+                            push("config set", Some(format!("node {}", shell_quote(&value))));
                         }
                         "node-options" => {
                             push(
