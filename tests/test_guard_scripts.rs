@@ -1656,3 +1656,29 @@ fn the_module_npm_init_runs_is_read() {
     }
     assert_eq!(check(&p, "npm init vite@latest").0, 0);
 }
+
+#[test]
+fn commands_an_ssh_configuration_runs_are_read() {
+    let p = Project::new();
+    write(&p, "notes.txt", "rm -f .claude/settings.json\n");
+    write(&p, "a.cfg", "Match exec \"sh notes.txt\"\n  User deploy\n");
+    write(&p, "b.cfg", "Host *\n  ProxyCommand rm -rf .claude\n");
+    write(&p, "ok.cfg", "Host x\n  User me\n  ProxyCommand none\n");
+    for line in [
+        "ssh -F a.cfg -G build-host",
+        "ssh -F b.cfg host true",
+        "scp -F b.cfg a host:b",
+        "git -c core.sshCommand='ssh -F b.cfg' fetch origin",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, REFUSED, "{line}: {stdout}");
+    }
+    assert_eq!(check(&p, "ssh -F ok.cfg x uptime").0, 0);
+    // `HOME` is the project's root here: `~/.ssh/config`.
+    write(
+        &p,
+        ".ssh/config",
+        "Host *\n  LocalCommand rm -rf .claude-nagger\n",
+    );
+    assert_eq!(check(&p, "ssh host uptime").0, REFUSED);
+}

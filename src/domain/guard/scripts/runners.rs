@@ -24,6 +24,7 @@ pub(super) fn runs(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut V
         "pre-commit" | "prek" => pre_commit(command, cwd, files, out),
         name if name.starts_with("python") => return python(command, cwd, files, out),
         "pytest" | "py.test" => discovered_tests(command.args(), cwd, files, out),
+        "ssh" | "scp" | "sftp" => ssh_config(command, cwd, files, out),
         _ => return false,
     }
     true
@@ -541,6 +542,45 @@ fn is_python(name: &str) -> bool {
     std::path::Path::new(name)
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("py"))
+}
+
+/// The commands an ssh configuration makes ssh run: `ProxyCommand`, `LocalCommand`,
+/// `KnownHostsCommand` and `Match exec "…"`, from the file `-F` names (else
+/// `~/.ssh/config`). Even `ssh -G` (which only prints) runs `Match exec`.
+fn ssh_config(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) {
+    let args = command.args();
+    let given = shell::option_values(args, &["-F"], &[]);
+    let file = given
+        .last()
+        .map_or_else(|| "~/.ssh/config".to_owned(), |f| (*f).to_owned());
+    let Some((text, via)) = read_named(files.read(cwd, &file), &file, out) else {
+        return;
+    };
+    for line in text.lines().take(4096) {
+        let line = line.trim();
+        let (key, rest) = line
+            .split_once(|c: char| c.is_whitespace() || c == '=')
+            .unwrap_or((line, ""));
+        let rest = rest.trim_start_matches(|c: char| c.is_whitespace() || c == '=');
+        let key = key.to_ascii_lowercase();
+        let script = match key.as_str() {
+            "proxycommand" | "localcommand" | "knownhostscommand" => Some(rest.to_owned()),
+            "match" => {
+                let lower = rest.to_ascii_lowercase();
+                lower.find("exec").map(|at| {
+                    let after = rest[at + 4..].trim_start();
+                    match after.strip_prefix('"') {
+                        Some(q) => q.split('"').next().unwrap_or(q).to_owned(),
+                        None => after.split_whitespace().next().unwrap_or("").to_owned(),
+                    }
+                })
+            }
+            _ => None,
+        };
+        if let Some(script) = script.filter(|s| !s.is_empty() && s != "none") {
+            out.push(Ran::Script(script, format!("{via}, which ssh runs"), None));
+        }
+    }
 }
 
 /// Most test files a test runner's discovery is read in.
