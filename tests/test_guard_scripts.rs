@@ -1682,3 +1682,32 @@ fn commands_an_ssh_configuration_runs_are_read() {
     );
     assert_eq!(check(&p, "ssh host uptime").0, REFUSED);
 }
+
+#[test]
+fn python_bytecode_run_as_a_program_is_asked_about() {
+    let p = Project::new();
+    write(&p, "h.py", "print(1)\n");
+    let status = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import py_compile; py_compile.compile('h.py', cfile='build.pyc')",
+        ])
+        .current_dir(&p.root)
+        .status();
+    if !status.is_ok_and(|s| s.success()) {
+        // No Python here: write bytes that are no text.
+        std::fs::write(
+            p.root.join("build.pyc"),
+            [0x61u8, 0x0d, 0x0d, 0x0a, 0, 0, 0, 0xff],
+        )
+        .expect("a file");
+    }
+    std::fs::copy(p.root.join("build.pyc"), p.root.join("mod.pyc")).expect("a copy");
+    for line in ["python3 build.pyc", "python3 -m mod"] {
+        let (code, stdout) = check(&p, line);
+        assert_ne!(code, 0, "{line}: {stdout}");
+    }
+    for line in ["python3 h.py", "python3 -m h"] {
+        assert_eq!(check(&p, line).0, 0, "{line}");
+    }
+}

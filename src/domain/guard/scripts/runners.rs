@@ -449,6 +449,38 @@ fn python(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) 
         }
         _ => {}
     }
+    // Bytecode or a zip application (`python3 x.pyc`, `python3 app.pyz`), or a module
+    // found only as bytecode: code nagger cannot read.
+    let bytecode = |name: &str| {
+        std::path::Path::new(name).extension().is_some_and(|e| {
+            ["pyc", "pyo", "pyz", "zip"]
+                .iter()
+                .any(|b| e.eq_ignore_ascii_case(b))
+        })
+    };
+    let script = args
+        .iter()
+        .take_while(|a| !matches!(a.as_str(), "-c" | "-m"))
+        .find(|a| !a.starts_with('-'));
+    let module_bytecode = module.filter(|m| !m.contains('/')).and_then(|m| {
+        let path = m.replace('.', "/");
+        let source = [format!("{path}.py"), format!("{path}/__main__.py")];
+        (!source.iter().any(|f| files.is_file(cwd, f)))
+            .then(|| format!("{path}.pyc"))
+            .filter(|f| files.is_file(cwd, f))
+    });
+    if let Some(file) = script
+        .filter(|f| bytecode(f) && files.is_file(cwd, f))
+        .cloned()
+        .or(module_bytecode)
+    {
+        out.push(Ran::Finding(super::super::finding::Finding::ask(
+            "guard:code-unknown",
+            format!("runs `{file}`, Python bytecode or a zipped program nagger cannot read"),
+            "Run its source, or ask the user.",
+        )));
+        return true;
+    }
     let candidates: Vec<String> = match module {
         Some(m) if !m.contains('/') => {
             let path = m.replace('.', "/");
