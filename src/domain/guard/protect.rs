@@ -2444,6 +2444,7 @@ fn copied_unseen(source: &str, full: &str) -> Finding {
 pub(super) fn computed_change(
     command: &SimpleCommand,
     fed: &[String],
+    cwd: &Cwd,
     scope: &Scope,
     unknown: impl Fn(&str) -> Option<std::ops::Range<usize>>,
 ) -> Option<Finding> {
@@ -2493,6 +2494,22 @@ pub(super) fn computed_change(
             .strip_prefix("$(")
             .and_then(|p| p.strip_suffix(')'))
             .or_else(|| part.strip_prefix('`').and_then(|p| p.strip_suffix('`')));
+        // `sed -i … $(git ls-files 'src/*.rs')`: names a printer lists under folders that
+        // hold none of nagger's files, as `git ls-files … | xargs sed -i` is read.
+        if part == word
+            && let Some(inner) = inner
+        {
+            let listed = shell::parse(inner);
+            if !listed.commands.is_empty()
+                && listed.commands.len() <= 4
+                && listed
+                    .commands
+                    .iter()
+                    .all(|c| c.via.is_empty() && walks_clear(c, cwd, scope))
+            {
+                return None;
+            }
+        }
         if let Some(inner) = inner
             && shell::parse(inner).commands.iter().any(shell::is_decoder)
         {
@@ -2514,6 +2531,102 @@ pub(super) fn computed_change(
             ),
             "Spell the path out, or list what it stands for first and use that.",
         ))
+    })
+}
+
+/// Whether the names `printer` prints (`git ls-files src`, `grep -rl x src`, `find src
+/// -name '*.rs'`, `ls build`) all lie under folders that hold none of nagger's files nor
+/// Claude Code's settings, nor are one.
+fn walks_clear(printer: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> bool {
+    let mut ops = operands(printer.args());
+    match printer.name() {
+        "grep" | "egrep" | "fgrep" | "rg" | "ag" | "ack" | "fd" | "fdfind" | "git" | "ls"
+        | "du" | "tree" => {}
+        // Filters of what another printer prints, reading no file of their own.
+        "sort" | "head" | "tail" | "uniq" | "tac" | "shuf" => return ops.is_empty(),
+        "find" => {
+            let starts: Vec<&str> = printer
+                .args()
+                .iter()
+                .take_while(|a| !a.starts_with('-') && !matches!(a.as_str(), "(" | "!"))
+                .map(String::as_str)
+                .collect();
+            let acts = printer.args().iter().any(|a| {
+                a.starts_with("-exec")
+                    || a.starts_with("-ok")
+                    || a == "-delete"
+                    || a.starts_with("-fprint")
+            });
+            ops = if starts.is_empty() { vec!["."] } else { starts };
+            if acts {
+                return false;
+            }
+            return ops.iter().all(|op| {
+                !op.contains(['$', '`', '*', '?', '['])
+                    && resolve(cwd, op).is_some_and(|full| {
+                        let full = absolute_in(scope, &full);
+                        judge(&full, scope).is_none() && !holds_protected(scope, &full)
+                    })
+            });
+        }
+        _ => return false,
+    }
+    match printer.name() {
+        "fd" | "fdfind" => ops = fd_operands(printer.args()),
+        "grep" | "egrep" | "fgrep" | "rg" | "ag" | "ack"
+            if !printer
+                .args()
+                .iter()
+                .any(|a| matches!(a.as_str(), "-e" | "-f" | "--regexp" | "--file")) =>
+        {
+            ops = ops.into_iter().skip(1).collect();
+        }
+        "git" => {
+            let at = ops
+                .iter()
+                .position(|o| matches!(*o, "ls-files" | "diff" | "grep"));
+            let grep = at.is_some_and(|at| ops[at] == "grep")
+                && !printer
+                    .args()
+                    .iter()
+                    .any(|a| matches!(a.as_str(), "-e" | "-f"));
+            let dashes = printer.args().iter().position(|a| a == "--");
+            ops = match (at, dashes) {
+                (None, _) => Vec::new(),
+                // What follows `--` are paths; revisions stand before it.
+                (Some(_), Some(d)) => printer.args()[d + 1..].iter().map(String::as_str).collect(),
+                // `git diff REV`: its words are revisions, the names any.
+                (Some(at), None) if ops[at] == "diff" => Vec::new(),
+                (Some(at), None) => ops[at + 1..]
+                    .iter()
+                    .skip(usize::from(grep))
+                    .copied()
+                    .collect(),
+            };
+        }
+        _ => {}
+    }
+    if ops.is_empty() {
+        ops.push(".");
+    }
+    ops.iter().all(|op| {
+        // A git pathspec's `*` crosses folders (`*.toml` is every TOML file):
+        // walked when it can match none of nagger's files nor Claude Code's settings.
+        if printer.name() == "git"
+            && op.contains(['*', '?', '['])
+            && !op.contains(['$', '`'])
+            && !op.starts_with(':')
+        {
+            return resolve(cwd, op).is_some_and(|full| {
+                let full = absolute_in(scope, &full);
+                !pathspec_may_be_protected(&full, scope)
+            });
+        }
+        !op.contains(['$', '`', '*', '?', '['])
+            && resolve(cwd, op).is_some_and(|full| {
+                let full = absolute_in(scope, &full);
+                judge(&full, scope).is_none() && !holds_protected(scope, &full)
+            })
     })
 }
 
@@ -2726,73 +2839,9 @@ pub(super) fn handed_unknown(
     }
     // What the printers walk: the names they print lie under those folders. A printer of
     // what files hold (`cat list.txt` of a list that is not there yet) walks nothing.
-    let walked = feeders.iter().all(|printer| {
-        let mut ops = operands(printer.args());
-        match printer.name() {
-            "grep" | "egrep" | "fgrep" | "rg" | "ag" | "ack" | "fd" | "fdfind" | "git" | "ls"
-            | "du" | "tree" => {}
-            _ => return false,
-        }
-        match printer.name() {
-            "fd" | "fdfind" => ops = fd_operands(printer.args()),
-            "grep" | "egrep" | "fgrep" | "rg" | "ag" | "ack"
-                if !printer
-                    .args()
-                    .iter()
-                    .any(|a| matches!(a.as_str(), "-e" | "-f" | "--regexp" | "--file")) =>
-            {
-                ops = ops.into_iter().skip(1).collect();
-            }
-            "git" => {
-                let at = ops
-                    .iter()
-                    .position(|o| matches!(*o, "ls-files" | "diff" | "grep"));
-                let grep = at.is_some_and(|at| ops[at] == "grep")
-                    && !printer
-                        .args()
-                        .iter()
-                        .any(|a| matches!(a.as_str(), "-e" | "-f"));
-                let dashes = printer.args().iter().position(|a| a == "--");
-                ops = match (at, dashes) {
-                    (None, _) => Vec::new(),
-                    // What follows `--` are paths; revisions stand before it.
-                    (Some(_), Some(d)) => {
-                        printer.args()[d + 1..].iter().map(String::as_str).collect()
-                    }
-                    // `git diff REV`: its words are revisions, the names any.
-                    (Some(at), None) if ops[at] == "diff" => Vec::new(),
-                    (Some(at), None) => ops[at + 1..]
-                        .iter()
-                        .skip(usize::from(grep))
-                        .copied()
-                        .collect(),
-                };
-            }
-            _ => {}
-        }
-        if ops.is_empty() {
-            ops.push(".");
-        }
-        ops.iter().all(|op| {
-            // A git pathspec's `*` crosses folders (`*.toml` is every TOML file):
-            // walked when it can match none of nagger's files nor Claude Code's settings.
-            if printer.name() == "git"
-                && op.contains(['*', '?', '['])
-                && !op.contains(['$', '`'])
-                && !op.starts_with(':')
-            {
-                return resolve(cwd, op).is_some_and(|full| {
-                    let full = absolute_in(scope, &full);
-                    !pathspec_may_be_protected(&full, scope)
-                });
-            }
-            !op.contains(['$', '`', '*', '?', '['])
-                && resolve(cwd, op).is_some_and(|full| {
-                    let full = absolute_in(scope, &full);
-                    judge(&full, scope).is_none() && !holds_protected(scope, &full)
-                })
-        })
-    });
+    let walked = feeders
+        .iter()
+        .all(|printer| walks_clear(printer, cwd, scope));
     if walked {
         return None;
     }

@@ -474,9 +474,13 @@ impl<'a> Guard<'a> {
             Vec::new()
         };
         findings.extend(protect::handed_unknown(command, &feeders, &fed, cwd, scope));
-        findings.extend(protect::computed_change(command, &fed, scope, |word| {
-            at.line.unknown_part(index, word)
-        }));
+        findings.extend(protect::computed_change(
+            command,
+            &fed,
+            cwd,
+            scope,
+            |word| at.line.unknown_part(index, word),
+        ));
         let mut run = programs::programs(parsed, index, allowed, self.binary);
         run.extend(foreign_code(command, self.binary));
         if let Some(script) = at.line.expanded(parsed, index) {
