@@ -399,6 +399,31 @@ impl Line {
         }
     }
 
+    /// The prompt and trace strings the line sets (`PS4='$(…)'`, `PROMPT_COMMAND=…`),
+    /// with the variables as they stand when the line ends: a shell expands them later.
+    pub(super) fn late_values(&self, parsed: &Parsed) -> Vec<String> {
+        parsed
+            .assignments
+            .iter()
+            .filter(|a| {
+                matches!(
+                    a.name.as_str(),
+                    "PS0" | "PS1" | "PS2" | "PS3" | "PS4" | "PROMPT_COMMAND"
+                )
+            })
+            .filter_map(|a| {
+                let value = a.value.as_deref()?;
+                let filled = self.filled_at(value, parsed.commands.len())?;
+                if a.name == "PROMPT_COMMAND" {
+                    Some(filled)
+                } else {
+                    Some(format!(": {filled}"))
+                }
+            })
+            .take(8)
+            .collect()
+    }
+
     /// `code` with each `$name` and `${name}` outside single quotes replaced by the value
     /// the line gave `name` as command `index` sees it, where that value is a plain word;
     /// `None` when none was.
@@ -486,7 +511,12 @@ impl Line {
         let replaced = parsed
             .assignments
             .iter()
-            .any(|a| a.at <= index && matches!(a.name.as_str(), "BASH_CMDS" | "BASH_ALIASES"));
+            .any(|a| a.at <= index && matches!(a.name.as_str(), "BASH_CMDS" | "BASH_ALIASES"))
+            || parsed.commands[..index].iter().any(|c| {
+                c.argv
+                    .first()
+                    .is_some_and(|w| w.starts_with("BASH_CMDS[") || w.starts_with("BASH_ALIASES["))
+            });
         if replaced {
             return Program::Unknown(first.clone());
         }
@@ -505,10 +535,22 @@ impl Line {
         // A trap's command runs later (at the end, on an error, before each command):
         // with the variables as they stand when the line ends.
         if first == "trap"
-            && let Some(script) = command.args().first().filter(|a| !a.starts_with('-'))
-            && let Some(filled) = self.filled_at(script, parsed.commands.len())
+            && let Some(script) = command
+                .args()
+                .iter()
+                .find(|a| *a != "--")
+                .filter(|a| !a.starts_with('-'))
         {
-            return Program::Script(filled, "the command `trap` sets, run later".into());
+            // `trap g EXIT`: a function of the line, run with the values of the end.
+            let script = self
+                .functions
+                .iter()
+                .rev()
+                .find(|(n, _)| n == script)
+                .map_or(script.as_str(), |(_, body)| body.as_str());
+            if let Some(filled) = self.filled_at(script, parsed.commands.len()) {
+                return Program::Script(filled, "the command `trap` sets, run later".into());
+            }
         }
         let computed = command.computed.iter().any(|w| w == first)
             || first.contains('`')

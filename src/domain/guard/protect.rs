@@ -1637,6 +1637,10 @@ fn unfollowed(parsed: &Parsed, at: usize) -> Option<String> {
         if declares && args.iter().any(|a| a.starts_with('-') && a.contains('n')) {
             return Some(format!("a name reference (`{name} -n`)"));
         }
+        if declares && args.iter().any(|a| a.starts_with('-') && a.contains('A')) {
+            return Some(format!("an associative array (`{name} -A`)"));
+        }
+
         if declares && args.iter().any(|a| a.contains("=(") || a.contains("=\\(")) {
             return Some(format!("an array given to `{name}` as text"));
         }
@@ -1647,7 +1651,12 @@ fn unfollowed(parsed: &Parsed, at: usize) -> Option<String> {
             && args.iter().any(|a| {
                 matches!(
                     a.as_str(),
-                    "cdable_vars" | "extglob" | "nocaseglob" | "globskipdots" | "globstar"
+                    "cdable_vars"
+                        | "extglob"
+                        | "nocaseglob"
+                        | "nocasematch"
+                        | "globskipdots"
+                        | "globstar"
                 )
             })
         {
@@ -1656,6 +1665,18 @@ fn unfollowed(parsed: &Parsed, at: usize) -> Option<String> {
         if name == "enable" && args.iter().any(|a| a.starts_with("-f")) {
             return Some("`enable -f`, which loads a builtin from a library".into());
         }
+    }
+    // `env 'BASH_FUNC_cd%%=() { …; }' bash -c …`: a builtin's name given a function in
+    // the environment of a shell whose commands are read with (and before) it.
+    let imported = parsed.commands.iter().find_map(|c| {
+        c.env.iter().chain(c.prefixed.iter().flatten()).find(|w| {
+            w.strip_prefix("BASH_FUNC_")
+                .and_then(|r| r.split_once("%%="))
+                .is_some_and(|(f, _)| BUILTINS.contains(&f))
+        })
+    });
+    if let Some(word) = imported {
+        return Some(format!("`{}`", word.split('=').next().unwrap_or(word)));
     }
     if let Some((f, _)) = parsed
         .functions

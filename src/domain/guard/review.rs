@@ -561,6 +561,32 @@ impl<'a> Guard<'a> {
                 "Spell the command out so it can be checked.",
             )),
         }
+        // `declare -a a='($(cmd))'`: a compound value given as text is read again by
+        // `declare`, its substitutions run.
+        if matches!(
+            command.name(),
+            "declare" | "typeset" | "local" | "readonly" | "export"
+        ) {
+            for arg in command.args().iter().take(64) {
+                if let Some((_, value)) = arg.split_once("=(")
+                    && let Some(inner) = value.strip_suffix(')')
+                    && inner.contains(['$', '`'])
+                {
+                    run.push(Program::Script(
+                        format!(": {inner}"),
+                        format!("a compound value `{}` reads as it assigns", command.name()),
+                    ));
+                }
+            }
+        }
+        if index + 1 == parsed.commands.len() {
+            for script in at.line.late_values(parsed) {
+                run.push(Program::Script(
+                    script,
+                    "a prompt or trace string the line sets, expanded later".into(),
+                ));
+            }
+        }
         for (script, path) in line::written_scripts(command) {
             run.push(Program::Script(
                 script,

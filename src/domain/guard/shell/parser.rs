@@ -501,12 +501,18 @@ impl Parser<'_, '_> {
         let save = self.i;
         self.skip_space(true);
         let start = self.i;
-        if self.peek() != Some(b'{') || self.out.functions.len() >= 64 {
+        // `f() { …; }`, or a body run in a subshell: `f() ( … )`.
+        let (open, close) = match self.peek() {
+            Some(b'{') => (b'{', b'}'),
+            Some(b'(') => (b'(', b')'),
+            _ => (0, 0),
+        };
+        if open == 0 || self.out.functions.len() >= 64 {
             self.i = save;
             return;
         }
         self.i += 1;
-        self.skip_closed(b'{', b'}');
+        self.skip_closed(open, close);
         let end = self.i.min(self.s.len());
         let body = &self.s[(start + 1).min(end)..end.saturating_sub(1).max(start + 1).min(end)];
         self.out

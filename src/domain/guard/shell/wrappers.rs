@@ -1232,9 +1232,17 @@ fn peel_prefixes(mut args: Vec<String>) -> Peeled {
                 skip_options(&args, start + 1, "uC", &[])
             }
             "env" => {
-                let (j, value) = skip_env_options(&args, start + 1);
+                let (mut j, value) = skip_env_options(&args, start + 1);
                 split = value;
-                skip_assignments(&args, j)
+                // env takes any word holding `=` for a variable, whatever its name
+                // (`BASH_FUNC_cd%%=() { …; }`).
+                while args
+                    .get(j)
+                    .is_some_and(|a| a.find('=').is_some_and(|k| k > 0))
+                {
+                    j += 1;
+                }
+                j
             }
             "command" => {
                 if has_flag(&args[start + 1..], "vV", &[]) {
