@@ -1711,3 +1711,44 @@ fn python_bytecode_run_as_a_program_is_asked_about() {
         assert_eq!(check(&p, line).0, 0, "{line}");
     }
 }
+
+#[test]
+fn patches_applied_from_another_folder_and_modules_found_only_as_bytecode_are_read() {
+    let p = Project::new();
+    write(&p, ".claude/settings.json", "{\n");
+    write(&p, "pd/a/settings.json", "{\n");
+    write(&p, "pd/b/settings.json", "{}\n");
+    write(
+        &p,
+        "x.diff",
+        "--- pd/a/settings.json\n+++ pd/b/settings.json\n@@ -1 +1 @@\n-{\n+{}\n",
+    );
+    for line in [
+        "patch -p2 --directory=.claude -i ../x.diff",
+        "patch -p2 -d.claude -i ../x.diff",
+        "git -C .claude apply -p2 ../x.diff",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, REFUSED, "{line}: {stdout}");
+    }
+    assert_eq!(check(&p, "patch -p2 -d src -i ../x.diff").0, 0);
+    // A module beside the program only as bytecode.
+    std::fs::write(
+        p.root.join("helper.pyc"),
+        [0x61u8, 0x0d, 0x0d, 0x0a, 0, 0, 0, 0xff],
+    )
+    .expect("a file");
+    write(&p, "main.py", "import helper\n");
+    for line in ["python3 -c 'import helper'", "python3 main.py"] {
+        let (code, stdout) = check(&p, line);
+        assert_ne!(code, 0, "{line}: {stdout}");
+    }
+    // `--env-file` setting NODE_OPTIONS that preloads a module.
+    write(
+        &p,
+        "x.js",
+        "require('fs').unlinkSync(['.cla', 'ude/settings.json'].join(''))\n",
+    );
+    write(&p, "x.env", "NODE_OPTIONS=--require=./x.js\n");
+    assert_ne!(check(&p, "node --env-file=x.env -e 1").0, 0);
+}

@@ -62,11 +62,18 @@ pub(super) fn deleted(
         "gzip" | "bzip2" | "xz" | "lzma" | "lzip" | "pigz" | "pbzip2" | "zstd" | "lz4"
         | "brotli" | "compress"
             if has_flag(args, "r", &["recursive"])
-                && !has_flag(
-                    args,
-                    "cdtlk",
-                    &["stdout", "decompress", "test", "list", "keep"],
-                )
+                && !args.iter().any(|a| {
+                    // `-S .bak` takes a value: only the letters before it are flags.
+                    let flags = a
+                        .strip_prefix('-')
+                        .filter(|f| !f.starts_with('-'))
+                        .map(|f| f.split('S').next().unwrap_or(f));
+                    flags.is_some_and(|f| f.contains(['c', 'd', 't', 'l', 'k']))
+                        || matches!(
+                            a.as_str(),
+                            "--stdout" | "--decompress" | "--test" | "--list" | "--keep"
+                        )
+                })
                 && (!matches!(name, "zstd" | "lz4" | "brotli")
                     || args.iter().any(|a| a == "--rm")) =>
         {
@@ -202,6 +209,10 @@ pub(super) fn removes_unnamed(command: &SimpleCommand) -> Option<Finding> {
             has_flag(args, "@R", &["names-stdin", "recurse-patterns"])
                 || args.iter().any(|a| a == "-i" || a.starts_with("--include"))
         }
+        // `systemd-tmpfiles --remove CONF`: what its configuration names, globs too.
+        "systemd-tmpfiles" => args
+            .iter()
+            .any(|a| matches!(a.as_str(), "--remove" | "--create" | "--clean" | "--purge")),
         "tar" | "bsdtar" | "gtar" if args.iter().any(|a| a == "--remove-files") => {
             args.iter().any(|a| {
                 a == "-T" || a.starts_with("--files-from") || a.starts_with("-T") && a.len() > 2

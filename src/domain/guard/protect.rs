@@ -4525,15 +4525,37 @@ fn patched(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding>
              apply it.",
         )
     };
-    // `patch -d DIR`, `--directory=DIR`; `git apply --directory=DIR`: the folder the
-    // patch's names are taken in (git's is put before each name).
+    // `patch -d DIR` works from DIR (its `-i` file too); `git -C DIR apply` likewise.
+    // `git apply --directory=DIR` puts DIR before each name of the patch.
     let name = command.name();
     let args = command.args();
-    let prefix = if matches!(name, "patch" | "gpatch") {
+    let moved_to: Vec<&str> = if matches!(name, "patch" | "gpatch") {
         option_values(args, &["-d"], &["--directory"])
-            .last()
-            .copied()
-    } else if name == "git" && args.iter().any(|a| a == "apply" || a == "am") {
+    } else if name == "git" {
+        let mut dirs = Vec::new();
+        let mut k = 0;
+        while let Some(a) = args.get(k) {
+            match a.as_str() {
+                "-C" => dirs.extend(args.get(k + 1).map(String::as_str)),
+                "-c" | "--git-dir" | "--work-tree" | "--namespace" => {}
+                a if a.starts_with('-') => {
+                    k += 1;
+                    continue;
+                }
+                _ => break,
+            }
+            k += 2;
+        }
+        dirs
+    } else {
+        Vec::new()
+    };
+    let mut here = cwd.clone();
+    for dir in moved_to {
+        here = resolve(&here, dir).map_or(Cwd::Unknown, Cwd::Known);
+    }
+    let cwd = &here;
+    let prefix = if name == "git" && args.iter().any(|a| a == "apply" || a == "am") {
         option_values(args, &[], &["--directory"]).last().copied()
     } else {
         None

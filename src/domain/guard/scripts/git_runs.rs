@@ -81,6 +81,12 @@ pub(super) fn runs(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut V
         .find_map(|w| w.strip_prefix("XDG_CONFIG_HOME="))
         .map(str::to_owned)
         .or_else(|| std::env::var("XDG_CONFIG_HOME").ok())
+        .map(|d| {
+            ["$PWD/", "${PWD}/"]
+                .iter()
+                .find_map(|p| d.strip_prefix(p))
+                .map_or(d.clone(), str::to_owned)
+        })
         .filter(|d| !d.is_empty() && !d.contains(['$', '`']))
         .and_then(|d| files.full(&here, &d));
     let configured = configured(&repo, xdg.as_deref(), files);

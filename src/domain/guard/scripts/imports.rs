@@ -95,6 +95,14 @@ pub(super) fn follow(
                 continue;
             }
             seen.push(path.clone());
+            if path.rsplit('.').next() == Some("pyc") {
+                out.push(Ran::Finding(Finding::ask(
+                    "guard:code-unknown",
+                    format!("loads `{path}`, Python bytecode nagger cannot read"),
+                    "Keep the module's source beside it, or ask the user.",
+                )));
+                continue;
+            }
             if let Content::Text { text, .. } = files.read(cwd, &path) {
                 let via = format!("the module `{path}` it loads");
                 out.push(Ran::Code(text.clone(), runner.to_owned(), via));
@@ -126,13 +134,21 @@ fn candidates(lang: Lang, code: &str, dir: &str, cwd: &Cwd, files: &View) -> Vec
                     for _ in 1..dots {
                         base.push_str("../");
                     }
-                    for path in [
+                    let sources = [
                         format!("{base}{rel}.py"),
                         format!("{base}{rel}/__init__.py"),
-                    ] {
+                    ];
+                    let mut any = false;
+                    for path in sources {
                         if exists(&path) {
                             out.push(path);
+                            any = true;
                         }
+                    }
+                    // Found only as bytecode (`helper.pyc` beside it): loaded all the same.
+                    let compiled = format!("{base}{rel}.pyc");
+                    if !any && exists(&compiled) {
+                        out.push(compiled);
                     }
                 }
             }

@@ -531,8 +531,50 @@ pub(super) fn node_loads(command: &SimpleCommand, cwd: &Cwd, files: &View, out: 
             .iter()
             .find_map(|p| a.strip_prefix(p)),
         };
+        // `--import 'data:text/javascript,CODE'`: the code itself.
+        if let Some(code) = file
+            .and_then(|f| f.strip_prefix("data:"))
+            .and_then(|d| d.split_once(','))
+            .map(|(_, code)| crate::base::text::percent_decoded(code))
+        {
+            out.push(Ran::Code(
+                code,
+                "node".into(),
+                "a data: module node loads".into(),
+            ));
+            continue;
+        }
         if let Some(file) = file.filter(|f| f.starts_with('.') || f.starts_with('/')) {
             loaded.push(file.to_owned());
+        }
+        // `--env-file=F`: the `NODE_OPTIONS` it sets loads modules too.
+        let env_file = match a.as_str() {
+            "--env-file" | "--env-file-if-exists" => args.get(k + 1).map(String::as_str),
+            a => a
+                .strip_prefix("--env-file=")
+                .or_else(|| a.strip_prefix("--env-file-if-exists=")),
+        };
+        if let Some(env_file) = env_file
+            && let Some((text, _)) = read_named(files.read(cwd, env_file), env_file, out)
+        {
+            for line in text.lines().take(256) {
+                let line = line.trim().trim_start_matches("export ");
+                let Some(value) = line.strip_prefix("NODE_OPTIONS=") else {
+                    continue;
+                };
+                let words: Vec<&str> = value.trim_matches(['"', '\'']).split_whitespace().collect();
+                for (i, w) in words.iter().enumerate() {
+                    let f = match *w {
+                        "-r" | "--require" | "--import" | "--loader" => words.get(i + 1).copied(),
+                        w => ["--require=", "--import=", "--loader="]
+                            .iter()
+                            .find_map(|p| w.strip_prefix(p)),
+                    };
+                    if let Some(f) = f.filter(|f| f.starts_with('.') || f.starts_with('/')) {
+                        loaded.push(f.to_owned());
+                    }
+                }
+            }
         }
     }
     if args.iter().any(|a| a == "--test") {

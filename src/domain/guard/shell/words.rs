@@ -339,12 +339,22 @@ fn inline_pieces(argv: &[String]) -> Vec<&str> {
                 let grouped = matches!(family(name), "node" | "nodejs" | "bun")
                     && rest.chars().all(|c| it.code_flags.contains(c));
                 if rest.is_empty() || grouped {
-                    out.extend(argv.get(j + 1).map(String::as_str));
-                    j += 1;
+                    // `node -p -e CODE`: the next word is another option, not the code.
+                    let option_follows = it.code_flags.len() > 1
+                        && argv.get(j + 1).is_some_and(|n| {
+                            n.strip_prefix('-').is_some_and(|f| {
+                                !f.is_empty() && f.chars().all(|c| it.code_flags.contains(c))
+                            }) || ["--eval", "--print"].iter().any(|o| n.starts_with(o))
+                        });
+                    if !option_follows {
+                        out.extend(argv.get(j + 1).map(String::as_str));
+                        j += 1;
+                        took_code = true;
+                    }
                 } else {
                     out.push(rest);
+                    took_code = true;
                 }
-                took_code = true;
                 break;
             }
             if it.value_flags.contains(flag) || flag == 'm' {

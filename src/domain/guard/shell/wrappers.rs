@@ -1797,6 +1797,15 @@ fn git_value_run(key: &str, value: &str) -> Option<GitRun> {
             .filter(|p| p.eq_ignore_ascii_case("ext::"))
             .map(|_| GitRun::Shell(base[5..].replace("%%", "%")));
     }
+    // `remote.<name>.url = ext::cmd`: the transport is a command line.
+    if lower.starts_with("remote.")
+        && matches!(lower.rsplit('.').next(), Some("url" | "pushurl"))
+        && value
+            .get(..5)
+            .is_some_and(|p| p.eq_ignore_ascii_case("ext::"))
+    {
+        return Some(GitRun::Shell(value[5..].replace("%%", "%")));
+    }
     // `submodule.<name>.update = !cmd`: run at `git submodule update`.
     if lower.starts_with("submodule.") && lower.ends_with(".update") {
         return value.strip_prefix('!').map(|s| GitRun::Shell(s.to_owned()));
