@@ -1752,3 +1752,14 @@ fn patches_applied_from_another_folder_and_modules_found_only_as_bytecode_are_re
     write(&p, "x.env", "NODE_OPTIONS=--require=./x.js\n");
     assert_ne!(check(&p, "node --env-file=x.env -e 1").0, 0);
 }
+
+#[test]
+fn sources_a_compiler_is_told_the_language_of_are_read_whatever_their_name() {
+    let p = Project::new();
+    let c =
+        "#include <stdlib.h>\nint main(void){return system(\"rm -f .claude/settings.json\");}\n";
+    write(&p, "notes/h.txt", c);
+    write(&p, "ok.txt", "int main(void){return 0;}\n");
+    assert_eq!(check(&p, "gcc -x c -o build/fmt notes/h.txt").0, REFUSED);
+    assert_eq!(check(&p, "gcc -x c -o build/ok ok.txt").0, 0);
+}

@@ -830,11 +830,17 @@ pub(super) fn compiled_sources(command: &SimpleCommand) -> Vec<&str> {
     if !runs {
         return Vec::new();
     }
+    // `gcc -x c notes.txt`: the language named, every file after it is source.
+    let named_language = args.iter().any(|a| a.starts_with("-x"));
+    let outputs = shell::option_values(args, &["-o"], &["--output"]);
     operands(args)
         .into_iter()
         .filter(|a| {
             a.rsplit_once('.')
                 .is_some_and(|(stem, ext)| !stem.is_empty() && SOURCE_EXTENSIONS.contains(&ext))
+                || named_language
+                    && !outputs.contains(a)
+                    && !matches!(*a, "c" | "c++" | "assembler" | "none" | "objective-c")
         })
         .take(16)
         .collect()
