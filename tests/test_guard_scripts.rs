@@ -1763,3 +1763,37 @@ fn sources_a_compiler_is_told_the_language_of_are_read_whatever_their_name() {
     assert_eq!(check(&p, "gcc -x c -o build/fmt notes/h.txt").0, REFUSED);
     assert_eq!(check(&p, "gcc -x c -o build/ok ok.txt").0, 0);
 }
+
+#[test]
+fn modules_runners_and_perl_load_by_name_are_read() {
+    let p = Project::new();
+    write(
+        &p,
+        "x.py",
+        "import os\nos.remove(''.join(['.cla', 'ude/set', 'tings.json']))\n",
+    );
+    write(&p, "lib/Y.pm", "unlink(\".claude/settings.json\");\n1;\n");
+    write(
+        &p,
+        "lib/Devel/Z.pm",
+        "unlink(\".claude/settings.json\");\n1;\n",
+    );
+    for line in [
+        "python3 -m runpy x",
+        "python3 -m doctest x",
+        "perl -Ilib -MY -e 1",
+        "perl -I lib -d:Z -e 1",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_ne!(code, 0, "{line}: {stdout}");
+    }
+    // `HOME` is the project's root here: a user site's customisation only as bytecode.
+    std::fs::create_dir_all(p.root.join(".local/lib/python3.11/site-packages")).expect("site");
+    std::fs::write(
+        p.root
+            .join(".local/lib/python3.11/site-packages/usercustomize.pyc"),
+        [0x61u8, 0x0d, 0x0d, 0x0a, 0, 0, 0, 0xff],
+    )
+    .expect("a file");
+    assert_ne!(check(&p, "python3 -c 'print(1)'").0, 0);
+}

@@ -459,7 +459,22 @@ impl Line {
                     {
                         end += 1;
                     }
-                    let closed = !braced || bytes.get(end) == Some(&b'}');
+                    // `${x:-default}`, `${x-…}`, `${x:=…}`: the value, where it is set.
+                    let defaulted = braced
+                        && [":-", "-", ":=", "="]
+                            .iter()
+                            .any(|op| code[end..].starts_with(op))
+                        && !code[end..]
+                            .split('}')
+                            .next()
+                            .unwrap_or("")
+                            .contains(['{', '$']);
+                    let closing = if defaulted {
+                        code[end..].find('}').map_or(end, |k| end + k)
+                    } else {
+                        end
+                    };
+                    let closed = !braced || bytes.get(closing) == Some(&b'}');
                     let name = &code[start..end];
                     if end > start
                         && closed
@@ -469,7 +484,7 @@ impl Line {
                     {
                         out.push_str(v);
                         changed = true;
-                        i = end + usize::from(braced);
+                        i = closing + usize::from(braced);
                         continue;
                     }
                 }

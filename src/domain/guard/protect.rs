@@ -4554,6 +4554,8 @@ fn patched(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding>
     for dir in moved_to {
         here = resolve(&here, dir).map_or(Cwd::Unknown, Cwd::Known);
     }
+    // `$PWD` in the patch file's name is the shell's folder, not the one patch moves to.
+    let shell_cwd = cwd;
     let cwd = &here;
     let prefix = if name == "git" && args.iter().any(|a| a == "apply" || a == "am") {
         option_values(args, &[], &["--directory"]).last().copied()
@@ -4579,7 +4581,12 @@ fn patched(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding>
                 continue;
             }
             patches::Source::File(file) => {
-                let read = resolve(cwd, file)
+                let from = if file.starts_with("$PWD") || file.starts_with("${PWD}") {
+                    shell_cwd
+                } else {
+                    cwd
+                };
+                let read = resolve(from, file)
                     .and_then(|full| on_disk(scope, &full))
                     .map_or_else(
                         || {

@@ -553,6 +553,15 @@ pub(super) fn python_startup(command: &SimpleCommand, cwd: &Cwd, files: &View, o
                 follow(&text, name, Some(&path), &home, files, out);
                 out.push(Ran::Code(text, name.to_owned(), via));
             }
+            // Only as bytecode: run all the same, and not readable.
+            let compiled = format!("{path}c");
+            if !files.is_file(&home, &path) && files.is_file(&home, &compiled) {
+                out.push(Ran::Finding(Finding::ask(
+                    "guard:code-unknown",
+                    format!("starts Python, which runs `{compiled}`, bytecode nagger cannot read"),
+                    "Remove it, or ask the user.",
+                )));
+            }
         }
         let mut pth: Vec<String> = files
             .list(&home, &site, 4096)

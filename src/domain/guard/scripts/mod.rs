@@ -186,6 +186,9 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
     if matches!(name, "node" | "nodejs" | "bun") {
         runners::node_loads(command, cwd, files, &mut out);
     }
+    if name.starts_with("perl") {
+        runners::perl_loads(command, cwd, files, &mut out);
+    }
     if matches!(name, "make" | "gmake") {
         make::runs(parsed, index, cwd, files, &mut out);
     } else if name == "run-parts" {

@@ -418,6 +418,26 @@ fn python(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) 
     let runner = command.name().to_owned();
     match module.map(String::as_str) {
         // The standard library's runners of a script: `-m cProfile x.py`, `-m pdb x.py`.
+        // `-m runpy MODULE`, `-m doctest MODULE`: a module run by its name.
+        Some("runpy" | "doctest")
+            if after
+                .iter()
+                .find(|a| !a.starts_with('-'))
+                .is_some_and(|m| !is_python(m)) =>
+        {
+            let module = after
+                .iter()
+                .find(|a| !a.starts_with('-'))
+                .map_or("", String::as_str);
+            let path = module.replace('.', "/");
+            for file in [format!("{path}.py"), format!("{path}/__main__.py")] {
+                if let Some((text, via)) = read_named(files.read(cwd, &file), &file, out) {
+                    out.push(Ran::Code(text, runner, via));
+                    return true;
+                }
+            }
+            return true;
+        }
         Some("cProfile" | "profile" | "trace" | "pdb" | "doctest") => {
             let mut read = false;
             for file in after.iter().filter(|a| is_python(a)).take(8) {
@@ -607,6 +627,44 @@ pub(super) fn node_loads(command: &SimpleCommand, cwd: &Cwd, files: &View, out: 
     for file in loaded.iter().take(MAX_TEST_FILES) {
         if let Some((text, via)) = read_named(files.read(cwd, file), file, out) {
             out.push(Ran::Code(text, "node".into(), via));
+        }
+    }
+}
+
+/// The modules perl loads before its program: `-MMod`, `-mMod`, `-d:Mod` (`Devel::Mod`),
+/// looked up in the folders `-I` names.
+pub(super) fn perl_loads(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) {
+    let args = command.args();
+    let mut dirs: Vec<&str> = Vec::new();
+    let mut modules: Vec<String> = Vec::new();
+    let mut k = 0;
+    while let Some(a) = args.get(k) {
+        if a == "--" || !a.starts_with('-') {
+            break;
+        }
+        if a == "-I" {
+            dirs.extend(args.get(k + 1).map(String::as_str));
+            k += 1;
+        } else if let Some(d) = a.strip_prefix("-I") {
+            dirs.push(d);
+        } else if let Some(m) = a.strip_prefix("-M").or_else(|| a.strip_prefix("-m")) {
+            let m = m.trim_start_matches('-');
+            modules.push(m.split(['=', ' ']).next().unwrap_or(m).to_owned());
+        } else if let Some(m) = a.strip_prefix("-d:") {
+            modules.push(format!("Devel::{}", m.split('=').next().unwrap_or(m)));
+        } else if matches!(a.as_str(), "-e" | "-E") {
+            k += 1;
+        }
+        k += 1;
+    }
+    for module in modules.iter().take(8) {
+        let rel = format!("{}.pm", module.replace("::", "/"));
+        for dir in &dirs {
+            let file = format!("{}/{rel}", dir.trim_end_matches('/'));
+            if let Some((text, via)) = read_named(files.read(cwd, &file), &file, out) {
+                out.push(Ran::Code(text, "perl".into(), via));
+                break;
+            }
         }
     }
 }

@@ -170,7 +170,7 @@ pub(super) fn interpreter(name: &str) -> Option<Interpreter> {
         "python" | "pypy" => ("cm", "WX", "", false),
         "perl" => ("eE", "MmI", "0liFCxdDV", true),
         "ruby" | "jruby" => ("e", "IrCE", "F0lKTWx", true),
-        "node" | "nodejs" | "bun" => ("ep", "r", "", false),
+        "node" | "nodejs" | "bun" => ("ep", "r", "", true),
         "deno" => ("", "", "", false),
         "php" => ("rRBE", "cdz", "", false),
         "lua" | "luajit" => ("e", "l", "", true),
