@@ -497,6 +497,27 @@ impl Line {
         changed.then_some(out)
     }
 
+    /// What a loop variable runs through when that is one substitution's output (`for f
+    /// in $(find src -name '*.rs')`): the substitution's command line.
+    pub(super) fn loop_listing(&self, index: usize, name: &str) -> Option<String> {
+        let set = self
+            .sets
+            .iter()
+            .rev()
+            .find(|s| s.at <= index && s.name == name)?;
+        if !set.each {
+            return None;
+        }
+        let value = set.value.as_deref().or(set.raw.as_deref())?.trim();
+        let value = value.trim_matches('"');
+        value
+            .strip_prefix("$(")
+            .and_then(|v| v.strip_suffix(')'))
+            .or_else(|| value.strip_prefix('`').and_then(|v| v.strip_suffix('`')))
+            .filter(|inner| !inner.contains("$("))
+            .map(str::to_owned)
+    }
+
     /// The value of variable `name` as command `index` sees it.
     fn value(&self, name: &str, index: usize) -> Value<'_> {
         match self

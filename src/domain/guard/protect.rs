@@ -2468,6 +2468,7 @@ pub(super) fn computed_change(
     cwd: &Cwd,
     scope: &Scope,
     unknown: impl Fn(&str) -> Option<std::ops::Range<usize>>,
+    listing: impl Fn(&str) -> Option<String>,
 ) -> Option<Finding> {
     let name = command.name();
     // `perl -pi -e … FILES` edits its files in place: those are changed for sure.
@@ -2516,7 +2517,25 @@ pub(super) fn computed_change(
             .and_then(|p| p.strip_suffix(')'))
             .or_else(|| part.strip_prefix('`').and_then(|p| p.strip_suffix('`')));
         // `sed -i … $(git ls-files 'src/*.rs')`: names a printer lists under folders that
-        // hold none of nagger's files, as `git ls-files … | xargs sed -i` is read.
+        // hold none of nagger's files, as `git ls-files … | xargs sed -i` is read; so is
+        // a loop's variable that runs through such a list.
+        let name = part
+            .trim_start_matches('$')
+            .trim_start_matches('{')
+            .trim_end_matches('}');
+        let looped = (part.starts_with('$')
+            && !name.is_empty()
+            && name.bytes().all(|b| b == b'_' || b.is_ascii_alphanumeric()))
+        .then(|| listing(name))
+        .flatten();
+        let inner_owned;
+        let inner = match looped {
+            Some(list) if part == word => {
+                inner_owned = list;
+                Some(inner_owned.as_str())
+            }
+            _ => inner,
+        };
         if part == word
             && let Some(inner) = inner
         {

@@ -480,6 +480,7 @@ impl<'a> Guard<'a> {
             cwd,
             scope,
             |word| at.line.unknown_part(index, word),
+            |name| at.line.loop_listing(index, name),
         ));
         let mut run = programs::programs(parsed, index, allowed, self.binary);
         run.extend(foreign_code(command, self.binary));
