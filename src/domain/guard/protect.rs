@@ -107,6 +107,8 @@ pub(super) struct Scope<'a> {
     destroys: Option<&'a Destroys>,
     /// Whether the line makes `*` match dot names, worked out once.
     dots: std::cell::OnceCell<bool>,
+    /// What in the line the guard does not follow, worked out once.
+    unfollowed: std::cell::OnceCell<Vec<(usize, String)>>,
 }
 
 /// The guard's check of what one command destroys.
@@ -133,6 +135,7 @@ impl<'a> Scope<'a> {
             line: None,
             destroys: None,
             dots: std::cell::OnceCell::new(),
+            unfollowed: std::cell::OnceCell::new(),
         }
     }
 
@@ -149,6 +152,7 @@ impl<'a> Scope<'a> {
         Scope {
             line: Some(parsed),
             dots: std::cell::OnceCell::new(),
+            unfollowed: std::cell::OnceCell::new(),
             ..self
         }
     }
@@ -1622,32 +1626,28 @@ const SHELL_STATE: &[&str] = &[
     "HOME",
 ];
 
-/// What earlier in the line changes how bash reads what follows in a way the guard does
-/// not follow: a name reference, an array given as text to `declare`, `getopts`, a
-/// function named like a builtin, `cdable_vars`, glob options, bash's own state
-/// variables. Described, for the first of them before command `at`.
-fn unfollowed(parsed: &Parsed, at: usize) -> Option<String> {
-    for c in &parsed.commands[..at] {
+/// What in the line changes how bash reads what follows in a way the guard does not
+/// follow: a name reference, an array given as text to `declare`, `getopts`, a function
+/// named like a builtin, `cdable_vars`, glob options, bash's own state variables. Each
+/// with the index of the command from which it holds, read once per line.
+fn unfollowed_all(parsed: &Parsed) -> Vec<(usize, String)> {
+    let mut out: Vec<(usize, String)> = Vec::new();
+    for (k, c) in parsed.commands.iter().enumerate() {
         let name = c.name();
         let args = c.args();
         let declares = matches!(
             name,
             "declare" | "typeset" | "local" | "readonly" | "export"
         );
-        if declares && args.iter().any(|a| a.starts_with('-') && a.contains('n')) {
-            return Some(format!("a name reference (`{name} -n`)"));
-        }
-        if declares && args.iter().any(|a| a.starts_with('-') && a.contains('A')) {
-            return Some(format!("an associative array (`{name} -A`)"));
-        }
-
-        if declares && args.iter().any(|a| a.contains("=(") || a.contains("=\\(")) {
-            return Some(format!("an array given to `{name}` as text"));
-        }
-        if name == "getopts" {
-            return Some("`getopts`, which sets variables from arguments".into());
-        }
-        if name == "shopt"
+        let why = if declares && args.iter().any(|a| a.starts_with('-') && a.contains('n')) {
+            Some(format!("a name reference (`{name} -n`)"))
+        } else if declares && args.iter().any(|a| a.starts_with('-') && a.contains('A')) {
+            Some(format!("an associative array (`{name} -A`)"))
+        } else if declares && args.iter().any(|a| a.contains("=(") || a.contains("=\\(")) {
+            Some(format!("an array given to `{name}` as text"))
+        } else if name == "getopts" {
+            Some("`getopts`, which sets variables from arguments".into())
+        } else if name == "shopt"
             && args.iter().any(|a| {
                 matches!(
                     a.as_str(),
@@ -1660,40 +1660,59 @@ fn unfollowed(parsed: &Parsed, at: usize) -> Option<String> {
                 )
             })
         {
-            return Some(format!("`shopt {}`", args.join(" ")));
+            Some(format!("`shopt {}`", args.join(" ")))
+        } else if name == "enable" && args.iter().any(|a| a.starts_with("-f")) {
+            Some("`enable -f`, which loads a builtin from a library".into())
+        } else {
+            // `env 'BASH_FUNC_cd%%=() { …; }' bash -c …`: a builtin's name given a
+            // function in the environment of a shell whose commands are read with (and
+            // before) it: from the start of the line.
+            c.env
+                .iter()
+                .chain(c.prefixed.iter().flatten())
+                .find(|w| {
+                    w.strip_prefix("BASH_FUNC_")
+                        .and_then(|r| r.split_once("%%="))
+                        .is_some_and(|(f, _)| BUILTINS.contains(&f))
+                })
+                .map(|w| {
+                    out.push((0, format!("`{}`", w.split('=').next().unwrap_or(w))));
+                    String::new()
+                })
+                .filter(|w| !w.is_empty())
+        };
+        if let Some(why) = why {
+            out.push((k + 1, why));
         }
-        if name == "enable" && args.iter().any(|a| a.starts_with("-f")) {
-            return Some("`enable -f`, which loads a builtin from a library".into());
+        if out.len() >= 16 {
+            break;
         }
-    }
-    // `env 'BASH_FUNC_cd%%=() { …; }' bash -c …`: a builtin's name given a function in
-    // the environment of a shell whose commands are read with (and before) it.
-    let imported = parsed.commands.iter().find_map(|c| {
-        c.env.iter().chain(c.prefixed.iter().flatten()).find(|w| {
-            w.strip_prefix("BASH_FUNC_")
-                .and_then(|r| r.split_once("%%="))
-                .is_some_and(|(f, _)| BUILTINS.contains(&f))
-        })
-    });
-    if let Some(word) = imported {
-        return Some(format!("`{}`", word.split('=').next().unwrap_or(word)));
     }
     if let Some((f, _)) = parsed
         .functions
         .iter()
         .find(|(f, _)| BUILTINS.contains(&f.as_str()))
     {
-        return Some(format!("a function named like the shell's own `{f}`"));
+        out.push((0, format!("a function named like the shell's own `{f}`")));
     }
-    parsed
-        .assignments
+    for a in &parsed.assignments {
+        let base = a.name.split('[').next().unwrap_or(&a.name);
+        if SHELL_STATE.contains(&base) {
+            out.push((a.at, format!("`{}=`, bash's own state", a.name)));
+            break;
+        }
+    }
+    out
+}
+
+/// The first of [`unfollowed_all`] that holds at command `at`.
+fn unfollowed(scope: &Scope, parsed: &Parsed, at: usize) -> Option<String> {
+    scope
+        .unfollowed
+        .get_or_init(|| unfollowed_all(parsed))
         .iter()
-        .filter(|a| a.at <= at)
-        .find(|a| {
-            let base = a.name.split('[').next().unwrap_or(&a.name);
-            SHELL_STATE.contains(&base)
-        })
-        .map(|a| format!("`{}=`, bash's own state", a.name))
+        .find(|(from, _)| *from <= at)
+        .map(|(_, why)| why.clone())
 }
 
 /// A command that changes files after something on the line the guard does not follow
@@ -1713,7 +1732,7 @@ fn after_unfollowed(command: &SimpleCommand, fed: &[String], scope: &Scope) -> O
         .find(|p| !p.starts_with("/dev/"))
         .cloned()
         .or_else(|| history.then(|| "$HISTFILE".to_owned()))?;
-    let why = unfollowed(parsed, at).or_else(|| {
+    let why = unfollowed(scope, parsed, at).or_else(|| {
         // `HISTFILE=F; history -w`: the history written to a file the line names.
         (history && parsed.assignments.iter().any(|a| a.name == "HISTFILE"))
             .then(|| "`HISTFILE=`".to_owned())
