@@ -316,9 +316,19 @@ fn inline_pieces(argv: &[String]) -> Vec<&str> {
                     out.push(code);
                     found = true;
                 } else if long == flag {
-                    out.extend(argv.get(j + 1).map(String::as_str));
-                    j += 1;
-                    found = true;
+                    // `node --print -e CODE`: the next word is another code option.
+                    let next = argv.get(j + 1).map(String::as_str);
+                    let option = next.is_some_and(|n| {
+                        n.strip_prefix('-').is_some_and(|f| {
+                            !f.is_empty() && f.chars().all(|c| it.code_flags.contains(c))
+                        }) || n.starts_with("--eval")
+                            || n.starts_with("--print")
+                    });
+                    if !option {
+                        out.extend(next);
+                        j += 1;
+                        found = true;
+                    }
                 }
             }
             if found && !it.many {
