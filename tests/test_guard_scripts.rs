@@ -1796,4 +1796,19 @@ fn modules_runners_and_perl_load_by_name_are_read() {
     )
     .expect("a file");
     assert_ne!(check(&p, "python3 -c 'print(1)'").0, 0);
+    // A folder run as a program whose `__main__` is only bytecode; node's `-r` by a name
+    // without its extension.
+    std::fs::create_dir_all(p.root.join("app")).expect("a folder");
+    std::fs::write(
+        p.root.join("app/__main__.pyc"),
+        [0x61u8, 0x0d, 0x0d, 0x0a, 0, 0, 0, 0xff],
+    )
+    .expect("a file");
+    assert_ne!(check(&p, "python3 app").0, 0);
+    write(
+        &p,
+        "pre.js",
+        "require('fs').unlinkSync(['.cla', 'ude/settings.json'].join(''))\n",
+    );
+    assert_ne!(check(&p, "node -r ./pre -e 1").0, 0);
 }

@@ -515,7 +515,17 @@ fn python(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) 
             else {
                 return false;
             };
-            vec![format!("{}/__main__.py", target.trim_end_matches('/'))]
+            let main = format!("{}/__main__.py", target.trim_end_matches('/'));
+            // `python3 app` of a folder holding only `__main__.pyc`: bytecode.
+            if !files.is_file(cwd, &main) && files.is_file(cwd, &format!("{main}c")) {
+                out.push(Ran::Finding(super::super::finding::Finding::ask(
+                    "guard:code-unknown",
+                    format!("runs `{main}c`, Python bytecode nagger cannot read"),
+                    "Run its source, or ask the user.",
+                )));
+                return true;
+            }
+            vec![main]
         }
     };
     let runner = command.name().to_owned();
@@ -625,7 +635,15 @@ pub(super) fn node_loads(command: &SimpleCommand, cwd: &Cwd, files: &View, out: 
         }
     }
     for file in loaded.iter().take(MAX_TEST_FILES) {
-        if let Some((text, via)) = read_named(files.read(cwd, file), file, out) {
+        // `-r ./x`: node tries the name as given, then with its extensions.
+        let found = ["", ".js", ".cjs", ".mjs", "/index.js"]
+            .iter()
+            .map(|ext| format!("{file}{ext}"))
+            .find(|f| files.is_file(cwd, f));
+        let Some(file) = found else {
+            continue;
+        };
+        if let Some((text, via)) = read_named(files.read(cwd, &file), &file, out) {
             out.push(Ran::Code(text, "node".into(), via));
         }
     }
