@@ -888,23 +888,8 @@ impl Line {
     /// `index` replaced by their values in the environment the hook shares with the
     /// agent's shell, normalized.
     fn environment_filled(&self, path: &str, index: usize) -> String {
-        let filled = crate::base::text::replace_dollar(path, |after| {
-            let (name, len) = if let Some(inner) = after.strip_prefix('{') {
-                inner.find('}').map(|end| (&inner[..end], end + 2))?
-            } else {
-                let end = after
-                    .find(|c: char| !(c == '_' || c.is_ascii_alphanumeric()))
-                    .unwrap_or(after.len());
-                (&after[..end], end)
-            };
-            let outside = !name.is_empty()
-                && name.bytes().all(|b| b == b'_' || b.is_ascii_alphanumeric())
-                && !self.sets.iter().any(|s| s.at <= index && s.name == name);
-            if !outside {
-                return None;
-            }
-            let value = std::env::var(name).ok().filter(|v| !v.is_empty())?;
-            Some((len, value))
+        let filled = super::paths::environment_filled(path, |name| {
+            self.sets.iter().any(|s| s.at <= index && s.name == name)
         });
         normalize(&filled)
     }

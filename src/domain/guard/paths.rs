@@ -362,3 +362,25 @@ mod trim_tests {
         assert_eq!(trimmed_here_or_home("${PWD#x}/y"), None);
     }
 }
+
+/// `word` with `$NAME` and `${NAME}` replaced by their values in the environment the hook
+/// shares with the agent's shell, but for the names `kept` says to leave as written (those
+/// the line sets, `PWD`) and names not set there.
+pub(super) fn environment_filled(word: &str, kept: impl Fn(&str) -> bool) -> String {
+    crate::base::text::replace_dollar(word, |after| {
+        let (name, len) = if let Some(inner) = after.strip_prefix('{') {
+            inner.find('}').map(|end| (&inner[..end], end + 2))?
+        } else {
+            let end = after
+                .find(|c: char| !(c == '_' || c.is_ascii_alphanumeric()))
+                .unwrap_or(after.len());
+            (&after[..end], end)
+        };
+        let plain =
+            !name.is_empty() && name.bytes().all(|b| b == b'_' || b.is_ascii_alphanumeric());
+        if !plain || kept(name) {
+            return None;
+        }
+        Some((len, std::env::var(name).ok().filter(|v| !v.is_empty())?))
+    })
+}

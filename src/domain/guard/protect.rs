@@ -4219,26 +4219,6 @@ fn program_homes(scope: &Scope) -> Vec<String> {
         .collect()
 }
 
-/// `word` with the variables of the environment nagger runs in filled in, but `PWD`.
-fn environment_filled(word: &str) -> String {
-    crate::base::text::replace_dollar(word, |after| {
-        let (name, len) = if let Some(inner) = after.strip_prefix('{') {
-            inner.find('}').map(|end| (&inner[..end], end + 2))?
-        } else {
-            let end = after
-                .find(|c: char| !(c == '_' || c.is_ascii_alphanumeric()))
-                .unwrap_or(after.len());
-            (&after[..end], end)
-        };
-        let plain =
-            !name.is_empty() && name.bytes().all(|b| b == b'_' || b.is_ascii_alphanumeric());
-        if !plain || name == "PWD" {
-            return None;
-        }
-        Some((len, std::env::var(name).ok().filter(|v| !v.is_empty())?))
-    })
-}
-
 /// An operand of a program self-protection does not know (see [`leaves_operands`]) that
 /// names one of nagger's files: the word itself, the value of `--opt=value`, `-ovalue` or
 /// `key=value`.
@@ -4274,7 +4254,7 @@ fn unknown_given(
             // in (`$PWD` is where the command runs, left to `resolve`).
             let filled;
             let candidate = if candidate.contains('$') && !candidate.contains(['`', '(']) {
-                filled = environment_filled(candidate);
+                filled = super::paths::environment_filled(candidate, |name| name == "PWD");
                 filled.as_str()
             } else {
                 candidate
