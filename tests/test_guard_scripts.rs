@@ -1812,3 +1812,175 @@ fn modules_runners_and_perl_load_by_name_are_read() {
     );
     assert_ne!(check(&p, "node -r ./pre -e 1").0, 0);
 }
+
+#[test]
+fn doctests_profilers_and_string_joins_in_modules_are_read() {
+    let p = Project::new();
+    let remove = "import os\nos.remove(''.join(['.cla', 'ude/set', 'tings.json']))\n";
+    write(&p, "x.py", remove);
+    write(
+        &p,
+        "notes.txt",
+        ">>> import os\n>>> os.remove('.claude/settings.json')\n",
+    );
+    write(
+        &p,
+        "docs/d.py",
+        "def f():\n    \"\"\"\n    >>> import os; os.remove('.claude/settings.json')\n    \"\"\"\n",
+    );
+    write(
+        &p,
+        "t/test_doc.txt",
+        ">>> import shutil; shutil.rmtree('.claude')\n",
+    );
+    write(&p, "t2/test_a.py", "import helper\n");
+    write(
+        &p,
+        "t2/helper.py",
+        "import shutil; shutil.rmtree('.claude')\n",
+    );
+    write(
+        &p,
+        "X.pm",
+        "package X; unlink join('', '.cla', 'ude/set', 'tings.json'); 1;\n",
+    );
+    for line in [
+        "python3 -m doctest notes.txt",
+        "python3 -m doctest -v docs/d.py",
+        "python3 -m cProfile -m x",
+        "python3 -m pdb -m x",
+        "python3 -m timeit -s 'import x' 1",
+        "pytest t",
+        "cd t && python3 -m pytest",
+        "pytest t2",
+        "perl -I. -MX -e 1",
+        "perl -I. -e 'require X'",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_ne!(code, 0, "{line}: {stdout}");
+    }
+    write(&p, "ok.py", "print(1)\n");
+    write(&p, "ok.txt", ">>> 1 + 1\n2\n");
+    write(&p, "Y.pm", "package Y; print join(', ', 'a', 'b'); 1;\n");
+    for line in [
+        "python3 -m doctest ok.txt",
+        "python3 -m cProfile -s time ok.py",
+        "python3 -m timeit '1 + 1'",
+        "perl -I. -MY -e 1",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, 0, "{line}: {stdout}");
+    }
+}
+
+#[test]
+fn python_bytecode_put_in_place_is_asked_about() {
+    let p = Project::new();
+    write(
+        &p,
+        "notes/h.txt",
+        "import os\nos.remove('.claude/settings.json')\n",
+    );
+    write(&p, "src/m.py", "print(1)\n");
+    for line in [
+        "python3 -m py_compile notes/h.txt",
+        "mkdir -p app && cp notes/__pycache__/h.cpython-311.pyc app/__main__.pyc",
+        "cp build/h.bin src/__pycache__/m.cpython-311.pyc",
+        "mv notes/__pycache__ src/",
+        "cat x.bin > lib/sitecustomize.pyc",
+        "python3 -c \"import py_compile; py_compile.compile('notes/h.txt', cfile='src/__pycache__/m.cpython-311.pyc')\"",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, ASKED, "{line}: {stdout}");
+    }
+    for line in [
+        "python3 -m py_compile src/m.py",
+        "python3 -m compileall -q src",
+        "find . -name '*.pyc' -delete",
+        "rm -rf src/__pycache__",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, 0, "{line}: {stdout}");
+    }
+}
+
+#[test]
+fn a_repositorys_work_tree_and_user_settings_folder_are_where_git_takes_them() {
+    let p = Project::new();
+    write(&p, "notes/h.txt", "rm -f .claude/settings.json\n");
+    write(
+        &p,
+        "fixtures/repo/config",
+        "[core]\n\tbare = false\n\tworktree = ../..\n[alias]\n\tst = !sh notes/h.txt\n",
+    );
+    write(&p, "fixtures/repo/HEAD", "ref: refs/heads/main\n");
+    std::fs::create_dir_all(p.root.join("fixtures/repo/objects")).expect("objects");
+    std::fs::create_dir_all(p.root.join("fixtures/repo/refs")).expect("refs");
+    let (code, stdout) = check(&p, "cd fixtures/repo && git st");
+    assert_eq!(code, REFUSED, "{stdout}");
+    write(
+        &p,
+        "cfg/git/config",
+        "[core]\n\tfsmonitor = sh notes/h.txt\n",
+    );
+    for line in [
+        "export XDG_CONFIG_HOME=cfg; git status",
+        "XDG_CONFIG_HOME=cfg; export XDG_CONFIG_HOME; git status",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, REFUSED, "{line}: {stdout}");
+    }
+}
+
+#[test]
+fn names_ls_prints_are_judged_where_the_command_takes_them() {
+    let p = Project::new();
+    write(&p, "docs/a.md", "a\n");
+    for line in [
+        "ls docs | xargs -I{} rm -rf ../{}",
+        "ls docs | xargs -I{} rm -f .claude/{}",
+        "ls -d .cl* | xargs rm -rf",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_ne!(code, 0, "{line}: {stdout}");
+    }
+    for line in [
+        "ls docs | xargs -I{} rm -f docs/{}",
+        "ls docs | xargs -n1 echo",
+        "ls *.md | xargs rm -f",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, 0, "{line}: {stdout}");
+    }
+    // A folder holding an entry named like Claude Code's settings folder.
+    std::fs::create_dir_all(p.root.join("src/.claude")).expect("a folder");
+    let (code, stdout) = check(&p, "ls -A src | xargs rm -rf");
+    assert_eq!(code, ASKED, "{stdout}");
+}
+
+#[test]
+fn compiled_c_that_builds_its_commands_or_names_is_stopped() {
+    let p = Project::new();
+    write(
+        &p,
+        "tools/fmt.c",
+        "#include <stdlib.h>\nint main(void){unsigned char k[]={88,71,0};\
+         for(int i=0;k[i];i++)k[i]^=0x2a;return system((char*)k);}\n",
+    );
+    write(
+        &p,
+        "tools/u.c",
+        "#include <unistd.h>\n#include <string.h>\nint main(void){char p[64];\
+         strcpy(p,\".cla\");strcat(p,\"ude/set\");strcat(p,\"tings.json\");unlink(p);return 0;}\n",
+    );
+    write(
+        &p,
+        "tools/ok.c",
+        "#include <stdio.h>\nint main(int c,char**v){FILE*f=fopen(v[1],\"w\");\
+         fprintf(f,\"hi\");return system(\"ls\");}\n",
+    );
+    assert_eq!(check(&p, "gcc -O2 -o build/fmt tools/fmt.c").0, ASKED);
+    assert_eq!(check(&p, "cc -shared -fPIC -o x.so tools/fmt.c").0, ASKED);
+    assert_eq!(check(&p, "gcc -o u tools/u.c").0, REFUSED);
+    assert_eq!(check(&p, "gcc -o ok tools/ok.c").0, 0);
+}

@@ -193,7 +193,15 @@ pub(super) fn expanded(
     let value = alias(&here, sub)?;
     let rest: Vec<String> = args[k + 1..].iter().map(|a| shell_quote(a)).collect();
     let script = match value.strip_prefix('!') {
-        Some(shell) => format!("{shell} {}", rest.join(" ")),
+        // git runs a shell alias from the top of the work tree.
+        Some(shell) => match git_dir_and_top(&here) {
+            Some((_, top)) if top != here => format!(
+                "cd {} && {shell} {}",
+                shell_quote(&top.to_string_lossy()),
+                rest.join(" ")
+            ),
+            _ => format!("{shell} {}", rest.join(" ")),
+        },
         None => format!("git {value} {}", rest.join(" ")),
     };
     Some((script, sub.clone()))
@@ -268,12 +276,14 @@ pub(super) fn git_dir_and_top(here: &Path) -> Option<(PathBuf, PathBuf)> {
                     .is_ok_and(|m| if folder { m.is_dir() } else { m.is_file() })
             };
             if is("HEAD", false) && is("objects", true) && is("refs", true) {
-                return Some((dir.to_path_buf(), dir.to_path_buf()));
+                let top = work_tree_of(dir).unwrap_or_else(|| dir.to_path_buf());
+                return Some((dir.to_path_buf(), top));
             }
             continue;
         };
         if meta.is_dir() {
-            return Some((dot, dir.to_path_buf()));
+            let top = work_tree_of(&dot).unwrap_or_else(|| dir.to_path_buf());
+            return Some((dot, top));
         }
         let text = read_bounded(&dot)?;
         let target = text
@@ -282,9 +292,51 @@ pub(super) fn git_dir_and_top(here: &Path) -> Option<(PathBuf, PathBuf)> {
             .strip_prefix("gitdir:")?
             .trim()
             .to_owned();
-        return Some((dir.join(target), dir.to_path_buf()));
+        let git_dir = dir.join(target);
+        let top = work_tree_of(&git_dir).unwrap_or_else(|| dir.to_path_buf());
+        return Some((git_dir, top));
     }
     None
+}
+
+/// The work tree a git folder's own `config` names (`core.worktree`, relative to the git
+/// folder): where git runs its aliases, filters and hooks from.
+fn work_tree_of(git_dir: &Path) -> Option<PathBuf> {
+    let text = read_bounded(&git_dir.join("config"))?;
+    let mut section = String::new();
+    let mut found = None;
+    for line in text.lines() {
+        let line = line.trim();
+        if let Some(header) = section_header(line) {
+            section = header;
+            continue;
+        }
+        if section != "core" {
+            continue;
+        }
+        if let Some((key, value)) = line.split_once('=')
+            && key.trim().eq_ignore_ascii_case("worktree")
+        {
+            let value = value.trim().trim_matches('"');
+            if !value.is_empty() {
+                found = Some(git_dir.join(value));
+            }
+        }
+    }
+    // `a/b/../..` as the folder it names, without following links.
+    found.map(|p| {
+        let mut out = PathBuf::new();
+        for part in p.components() {
+            match part {
+                std::path::Component::ParentDir => {
+                    out.pop();
+                }
+                std::path::Component::CurDir => {}
+                other => out.push(other),
+            }
+        }
+        out
+    })
 }
 
 /// The text of a regular file, at most [`MAX_CONFIG`] bytes, opened without waiting.
@@ -542,9 +594,20 @@ pub(super) fn config_runs(
             None => {}
         }
     }
-    for name in ["GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG"] {
+    for name in [
+        "GIT_CONFIG_GLOBAL",
+        "GIT_CONFIG_SYSTEM",
+        "GIT_CONFIG",
+        "XDG_CONFIG_HOME",
+    ] {
         if let Some((_, value)) = env.iter().rev().find(|(n, _)| n == name) {
             match value {
+                // git reads `$XDG_CONFIG_HOME/git/config` as the user's configuration.
+                Some(v) if name == "XDG_CONFIG_HOME" => files.push((
+                    format!("{}/git/config", v.trim_end_matches('/')),
+                    name.to_owned(),
+                    here.clone(),
+                )),
                 Some(v) => files.push((v.clone(), name.to_owned(), here.clone())),
                 None => asks.push(unknown(&format!(
                     "from `{name}`, only known when the shell runs"

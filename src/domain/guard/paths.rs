@@ -264,6 +264,19 @@ pub(super) fn resolve(cwd: &Cwd, path: &str) -> Option<String> {
     }
 }
 
+/// Python bytecode, or a folder of it: a `*.pyc`/`*.pyo` file, or anything in a
+/// `__pycache__` folder.
+pub(crate) fn python_bytecode(path: &str) -> bool {
+    let lexical = normalize(path);
+    let name = lexical.rsplit('/').next().unwrap_or(&lexical);
+    let ext = std::path::Path::new(name)
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    matches!(ext.as_deref(), Some("pyc" | "pyo"))
+        || lexical.split('/').any(|part| part == "__pycache__")
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeMap;

@@ -742,6 +742,11 @@ fn code_programs_of(
             }
             Effect::Writes(Some(path)) => super::important::judged(&path)
                 .or_else(|| {
+                    // `unlink join('', '.cla', 'ude/settings.json')` in a module it loads.
+                    let (what, _) = protect::protected(&path, binary)?;
+                    Some(protect::finding(&format!("changes `{path}`, {what}")))
+                })
+                .or_else(|| {
                     if path.starts_with("/dev/") {
                         return None;
                     }

@@ -1973,6 +1973,9 @@ fn changed_by_name(
     if changes.named {
         return Some(named_finding(name));
     }
+    if let Some(found) = bytecode_placed(command, &changes) {
+        return Some(found);
+    }
     let verb = match name {
         "sqlite3" | "sqlite" => "opens",
         "flock" => "locks",
@@ -2133,6 +2136,42 @@ fn changed_by_name(
             "`cd` to a folder written out, or use a path that does not depend on it.",
         )
     })
+}
+
+/// Python bytecode put in place (`cp h.pyc app/__main__.pyc`, `mv x __pycache__/m.cpython-311.pyc`,
+/// code writing `*.pyc`): Python runs it in place of the source beside it, or alone, and
+/// nagger cannot read it. Removing bytecode, or changing its modes, only makes Python
+/// compile the source again.
+fn bytecode_placed(command: &SimpleCommand, changes: &Changes) -> Option<Finding> {
+    let name = command.name();
+    if matches!(
+        name,
+        "rm" | "rmdir" | "unlink" | "shred" | "srm" | "trash" | "trash-put" | "touch"
+    ) || modes::changes_modes(name)
+    {
+        return None;
+    }
+    let landed = changes.into.iter().flat_map(|l| {
+        let dest = l.dest.trim_end_matches('/');
+        std::iter::once(dest.to_owned()).chain(
+            l.sources
+                .iter()
+                .map(move |s| format!("{dest}/{}", basename(s.trim_end_matches('/')))),
+        )
+    });
+    let placed = changes
+        .paths
+        .iter()
+        .cloned()
+        .chain(landed)
+        .find(|p| super::paths::python_bytecode(p))?;
+    Some(Finding::ask(
+        "guard:code-unknown",
+        format!(
+            "puts Python bytecode at `{placed}`: Python runs it in place of the source beside              it, and nagger cannot read it"
+        ),
+        "Let Python compile the project's sources itself, or ask the user.",
+    ))
 }
 
 /// A `chmod` that takes from the owner the right to enter a folder holding nagger's
@@ -2683,10 +2722,53 @@ fn walks_clear(printer: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> bool {
         }
         !op.contains(['$', '`', '*', '?', '['])
             && resolve(cwd, op).is_some_and(|full| {
-                let full = absolute_in(scope, &full);
-                judge(&full, scope).is_none() && !holds_protected(scope, &full)
+                let absolute = absolute_in(scope, &full);
+                judge(&absolute, scope).is_none()
+                    && !holds_protected(scope, &absolute)
+                    && (printer.name() != "ls" || listed_clear(printer, &full, cwd, scope))
             })
     })
+}
+
+/// Most entries of a folder `ls` lists that are looked at.
+const MAX_LISTED: usize = 256;
+
+/// `ls DIR` prints the names of DIR's entries, which a command after it takes as names
+/// in its own folder (`ls -A src | xargs rm -rf` removes `./x` for `src/x`): clear when
+/// each of them, there, is none of nagger's files nor holds one. `ls -d` prints the
+/// names it is given.
+fn listed_clear(printer: &SimpleCommand, full: &str, cwd: &Cwd, scope: &Scope) -> bool {
+    if has_flag(printer.args(), "d", &["directory"]) {
+        return true;
+    }
+    let Some(real) = on_disk(scope, full) else {
+        return false;
+    };
+    let Ok(meta) = std::fs::metadata(&real) else {
+        // Not there: `ls` prints nothing, unless the line makes it first.
+        return std::fs::symlink_metadata(&real).is_err() && !later_in_line(printer, scope);
+    };
+    if !meta.is_dir() {
+        return true;
+    }
+    let Ok(entries) = std::fs::read_dir(&real) else {
+        return false;
+    };
+    for (k, entry) in entries.enumerate() {
+        if k >= MAX_LISTED {
+            return false;
+        }
+        let Ok(entry) = entry else { return false };
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(there) = resolve(cwd, &name) else {
+            return false;
+        };
+        let there = absolute_in(scope, &there);
+        if judge(&there, scope).is_some() || holds_protected(scope, &there) {
+            return false;
+        }
+    }
+    true
 }
 
 /// Where `word` expands parameters or commands: `$name`, `${…}`, `$(…)` and backticks.
@@ -2851,6 +2933,88 @@ pub(super) fn handed_unknown(
     cwd: &Cwd,
     scope: &Scope,
 ) -> Option<Finding> {
+    if command.under_xargs()
+        && let Some(word) = fed.iter().find(|w| {
+            globs::is_glob(w)
+                && resolve(cwd, w).is_some_and(|full| {
+                    let full = absolute_in(scope, &full);
+                    let dots = dot_names_matched(scope) || reaches_dot_names(&full);
+                    globs::expanded(scope.root, &full, dots)
+                        .iter()
+                        .any(|found| judge(found, scope).is_some() || holds_protected(scope, found))
+                })
+        })
+    {
+        return Some(Finding::ask(
+            "guard:self-protect-unsure",
+            format!(
+                "hands `{}` the names `{word}` matches, which hold nagger's own files or \
+                 Claude Code's settings",
+                command.name()
+            ),
+            "Name the paths.",
+        ));
+    }
+    // `xargs -I{} rm -rf ../{}`: each name lands in the folder the word puts before it,
+    // which must hold none of nagger's files either.
+    let placed_clear = !command.under_xargs()
+        || xargs_replace(command).is_none_or(|r| {
+            command.argv.iter().all(|word| {
+                let Some(at) = word.find(r.as_str()) else {
+                    return true;
+                };
+                let Some((folder, _)) = word[..at].rsplit_once('/') else {
+                    return true;
+                };
+                let folder = if folder.is_empty() { "/" } else { folder };
+                !folder.contains(['$', '`', '*', '?', '['])
+                    && resolve(cwd, folder).is_some_and(|full| {
+                        let full = absolute_in(scope, &full);
+                        judge(&full, scope).is_none() && !holds_protected(scope, &full)
+                    })
+            })
+        });
+    if !placed_clear && !feeders.is_empty() && {
+        let marker = ["\u{0}handed".to_owned()];
+        let handed = changes(command, &marker, scope.binary);
+        !handed.paths.is_empty() || !handed.into.is_empty()
+    } {
+        return Some(Finding::ask(
+            "guard:self-protect-unsure",
+            format!(
+                "hands `{}` names the line prints, put into a folder that holds nagger's own \
+                 files or Claude Code's settings",
+                command.name()
+            ),
+            "Name the paths.",
+        ));
+    }
+    // `ls -A src | xargs rm -rf`: `ls` of a folder prints the names in it, which the
+    // command takes in its own folder.
+    if command.under_xargs()
+        && let Some(lister) = feeders.iter().find(|f| {
+            f.name() == "ls"
+                && !has_flag(f.args(), "d", &["directory"])
+                && !walks_clear(f, cwd, scope)
+                && !operands(f.args()).iter().any(|a| globs::is_glob(a))
+        })
+        && !operands(lister.args()).is_empty()
+        && {
+            let marker = ["\u{0}handed".to_owned()];
+            let handed = changes(command, &marker, scope.binary);
+            !handed.paths.is_empty() || !handed.into.is_empty()
+        }
+    {
+        return Some(Finding::ask(
+            "guard:self-protect-unsure",
+            format!(
+                "hands `{}` the names in the folders `ls` lists, taken in the folder it runs \
+                 in, where they may be nagger's own files or Claude Code's settings",
+                command.name()
+            ),
+            "Name the paths.",
+        ));
+    }
     // `git ls-files | xargs …` is fed a marker for every tracked file, which other checks
     // read; what a writer is handed is still only known as the line runs.
     if !command.under_xargs()
@@ -2861,6 +3025,8 @@ pub(super) fn handed_unknown(
     {
         return None;
     }
+    // `cd ..; ls -d h* | xargs rm -rf`: a glob the printer is given is expanded where the
+    // line runs, and what it matches is judged as the names handed on.
     const HANDED: &str = "\u{0}handed";
     let marker = [HANDED.to_owned()];
     let changes = changes(command, &marker, scope.binary);
@@ -3725,6 +3891,21 @@ fn changes<'c>(command: &'c SimpleCommand, fed: &'c [String], binary: Option<&st
                 Some("pydoc" | "tokenize" | "tabnanny" | "pickletools" | "dis" | "ast") => {
                     return c;
                 }
+                // `-m py_compile notes.txt`: bytecode of a file that is no module, which
+                // Python may later run in place of a module's source.
+                Some("py_compile" | "compileall") => {
+                    let after = at.map_or(&[][..], |m| &args[(m + 2).min(args.len())..]);
+                    for op in after.iter().filter(|a| !a.starts_with('-')) {
+                        let stem = op.rsplit('/').next().unwrap_or(op);
+                        let plain = std::path::Path::new(stem)
+                            .extension()
+                            .is_some_and(|e| e.eq_ignore_ascii_case("py"));
+                        if module == Some("py_compile") && !plain {
+                            c.paths.push(format!("__pycache__/{stem}.pyc"));
+                        }
+                    }
+                    return c;
+                }
                 _ => {}
             }
             c.paths.extend(owned(all()));
@@ -3738,7 +3919,7 @@ fn changes<'c>(command: &'c SimpleCommand, fed: &'c [String], binary: Option<&st
             c.named = code.iter().any(|t| named_in_code(t, binary))
                 && !code.iter().all(|t| only_reads(lang, t));
             // Files the code names, relative to the folder the line `cd`-ed to.
-            for effect in code.iter().flat_map(|t| code::effects(t)) {
+            for effect in code.iter().flat_map(|t| code::effects_in(t, lang)) {
                 if let code::Effect::Writes(Some(path)) = effect {
                     c.paths.push(path);
                 }
@@ -5611,7 +5792,7 @@ pub(super) fn unchanged_in_git(full: &Path) -> bool {
     gittree::unchanged(&repo.index, &repo.top, rel)
 }
 
-fn finding(harm: &str) -> Finding {
+pub(super) fn finding(harm: &str) -> Finding {
     Finding::deny(
         "guard:self-protect",
         harm.to_owned(),

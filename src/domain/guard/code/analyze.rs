@@ -629,6 +629,17 @@ impl Scan<'_> {
                 None => Val::Unknown,
             };
         }
+        if qual.is_empty() && matches!(name, "join" | "implode") {
+            // Perl's and PHP's `join(SEP, LIST)` and Tcl's `join LIST SEP` join strings,
+            // not paths; a language not known may mean either.
+            let parts: Vec<Val> = args.iter().map(|&(a, b)| self.value(a, b)).collect();
+            match self.lang {
+                Language::Perl | Language::Php => return string_join(parts, true),
+                Language::Tcl => return string_join(parts, false),
+                Language::Generic => return Val::Unknown,
+                _ => {}
+            }
+        }
         if PATH_BUILDERS.contains(&name) || (name == "path" && ql == "file") {
             if name == "Path" && args.is_empty() {
                 return Val::Str(".".into());
@@ -1319,6 +1330,41 @@ fn join(parts: Vec<Val>) -> Val {
         return Val::Unknown;
     }
     Val::Str(out)
+}
+
+/// Joins strings with a separator: given first (`join(SEP, LIST)`) or last
+/// (`join LIST SEP`, a space when left out); unknown when any piece is.
+fn string_join(parts: Vec<Val>, separator_first: bool) -> Val {
+    let mut parts = parts;
+    let sep = if separator_first {
+        if parts.is_empty() {
+            return Val::Unknown;
+        }
+        parts.remove(0)
+    } else if parts.len() > 1 {
+        parts.pop().unwrap_or(Val::Unknown)
+    } else {
+        Val::Str(" ".into())
+    };
+    let Val::Str(sep) = sep else {
+        return Val::Unknown;
+    };
+    let mut pieces = Vec::new();
+    for p in parts {
+        match p {
+            Val::Str(s) => pieces.push(s),
+            Val::List(items) => {
+                for i in items {
+                    let Val::Str(s) = i else {
+                        return Val::Unknown;
+                    };
+                    pieces.push(s);
+                }
+            }
+            _ => return Val::Unknown,
+        }
+    }
+    Val::Str(pieces.join(&sep))
 }
 
 /// A shell command line running the words of an argument list; `None` when any is unknown.

@@ -192,6 +192,18 @@ pub(super) const TABLE: &[Entry] = &[
     ),
     e(
         PY,
+        &["py_compile"],
+        "compile",
+        Cap::Opaque("compiles code into bytecode, which Python may run in place of a source"),
+    ),
+    e(
+        PY,
+        &["compileall"],
+        "compile_file",
+        Cap::Opaque("compiles code into bytecode, which Python may run in place of a source"),
+    ),
+    e(
+        PY,
         &["ctypes", "cffi"],
         "CDLL",
         Cap::Opaque("calls native code"),

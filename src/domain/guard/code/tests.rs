@@ -441,3 +441,35 @@ fn code_that_only_reads() {
         assert!(!reads_only(code, lang), "{code}");
     }
 }
+
+#[test]
+fn string_joins_are_not_path_joins() {
+    // Perl's and PHP's `join(SEP, LIST)` glue strings: the name is `.claude/settings.json`.
+    for (code, lang) in [
+        ("unlink join('', '.cla','ude/set','tings.json');", Perl),
+        ("unlink(join(q(), q(.cla), q(ude/settings.json)));", Perl),
+        ("unlink(implode('', ['.cla', 'ude/settings.json']));", Php),
+    ] {
+        let named = run(code, lang).into_iter().any(|e| match e {
+            Effect::Writes(Some(p)) | Effect::Deletes(p) => p == ".claude/settings.json",
+            _ => false,
+        });
+        assert!(named, "{lang:?} {code}: {:?}", run(code, lang));
+    }
+    // A separator the code computes leaves the name unknown.
+    assert!(unknown("unlink join($s, 'a', 'b');", Perl));
+    assert!(unknown(
+        "my $f = join '', ('.cla', 'ude/x'); unlink $f;",
+        Perl
+    ));
+    // Path joins stay path joins.
+    let code = "import os; os.remove(os.path.join('.claude', 'settings.json'))";
+    assert!(
+        run(code, Python).into_iter().any(|e| matches!(
+            e,
+            Effect::Writes(Some(p)) | Effect::Deletes(p) if p == ".claude/settings.json"
+        )),
+        "{:?}",
+        run(code, Python)
+    );
+}

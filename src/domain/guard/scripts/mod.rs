@@ -229,12 +229,28 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
     } else if let sources @ [_, ..] = runners::compiled_sources(command).as_slice() {
         // Compiled and run in one step, in a language the guard does not read: what names
         // nagger's own files is refused.
+        // C and its kin, by their extension or `-x c`.
+        let c_language = command
+            .args()
+            .iter()
+            .any(|a| a.starts_with("-x") && !a.ends_with("none"));
         for file in sources {
-            if let Some((text, _)) = text_of(file, cwd, files, &mut out)
-                && (super::protect::named_in_code(&text, None)
-                    || super::protect::named_bare(&text, None))
+            let Some((text, _)) = text_of(file, cwd, files, &mut out) else {
+                continue;
+            };
+            if super::protect::named_in_code(&text, None) || super::protect::named_bare(&text, None)
             {
                 out.push(Ran::Finding(super::protect::named_finding(name)));
+                break;
+            }
+            let ext = file.rsplit_once('.').map_or("", |(_, e)| e);
+            let c_family = c_language
+                || matches!(
+                    ext,
+                    "c" | "cc" | "cpp" | "cxx" | "C" | "c++" | "m" | "mm" | "h" | "hpp"
+                );
+            if let Some(found) = runners::compiled_unknown(file, &text, c_family) {
+                out.push(Ran::Finding(found));
                 break;
             }
         }

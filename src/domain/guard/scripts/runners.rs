@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use super::super::finding::operands;
+use super::super::finding::{Finding, operands};
 use super::super::protect::{Cwd, resolve};
 use super::super::shell::{self, SimpleCommand, basename};
 use super::files::{Ran, View, read_named};
@@ -23,7 +23,7 @@ pub(super) fn runs(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut V
         "composer" => composer(command, cwd, files, out),
         "pre-commit" | "prek" => pre_commit(command, cwd, files, out),
         name if name.starts_with("python") => return python(command, cwd, files, out),
-        "pytest" | "py.test" => discovered_tests(command.args(), cwd, files, out),
+        "pytest" | "py.test" => discovered_tests(command.args(), true, cwd, files, out),
         "ssh" | "scp" | "sftp" => ssh_config(command, cwd, files, out),
         _ => return false,
     }
@@ -417,36 +417,62 @@ fn python(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) 
     let after = at.map_or(&[][..], |k| args.get(k + 2..).unwrap_or(&[]));
     let runner = command.name().to_owned();
     match module.map(String::as_str) {
-        // The standard library's runners of a script: `-m cProfile x.py`, `-m pdb x.py`.
-        // `-m runpy MODULE`, `-m doctest MODULE`: a module run by its name.
-        Some("runpy" | "doctest")
-            if after
-                .iter()
-                .find(|a| !a.starts_with('-'))
-                .is_some_and(|m| !is_python(m)) =>
-        {
-            let module = after
-                .iter()
-                .find(|a| !a.starts_with('-'))
-                .map_or("", String::as_str);
-            let path = module.replace('.', "/");
-            for file in [format!("{path}.py"), format!("{path}/__main__.py")] {
-                if let Some((text, via)) = read_named(files.read(cwd, &file), &file, out) {
-                    out.push(Ran::Code(text, runner, via));
-                    return true;
+        // The standard library's runners of a script or module: `-m cProfile x.py`,
+        // `-m pdb -m pkg`, `-m runpy MODULE`, `-m doctest x.txt` (whose examples run).
+        Some(runner_module @ ("runpy" | "doctest" | "cProfile" | "profile" | "trace" | "pdb")) => {
+            let doctest = runner_module == "doctest";
+            let mut k = 0;
+            let mut taken = 0;
+            while let Some(a) = after.get(k) {
+                k += 1;
+                if taken >= 8 {
+                    break;
+                }
+                // Options with a value: `-o FILE`, `-s SORT`, `-c CMD` (pdb's commands run
+                // as the debugger's; the program is what matters here).
+                if matches!(a.as_str(), "-o" | "-s" | "-c" | "--outfile" | "--sort") {
+                    k += 1;
+                    continue;
+                }
+                let module = if a == "-m" || a == "--module" {
+                    let Some(m) = after.get(k) else { break };
+                    k += 1;
+                    Some(m.as_str())
+                } else if a.starts_with('-') {
+                    continue;
+                } else if runner_module == "runpy"
+                    || (doctest && !is_python(a) && !a.contains('/') && !files.is_file(cwd, a))
+                {
+                    Some(a.as_str())
+                } else {
+                    None
+                };
+                taken += 1;
+                let candidates = match module {
+                    Some(m) => {
+                        let path = m.replace('.', "/");
+                        vec![format!("{path}.py"), format!("{path}/__main__.py")]
+                    }
+                    None => vec![a.clone()],
+                };
+                for file in candidates {
+                    if let Some((text, via)) = read_named(files.read(cwd, &file), &file, out) {
+                        if doctest {
+                            // A doctest file's examples, and a module's docstrings', run.
+                            push_examples(&text, &via, cwd, files, out);
+                        }
+                        if module.is_some() || is_python(&file) {
+                            python_code(text, Some(&file), &runner, via, cwd, files, out);
+                        }
+                        break;
+                    }
+                }
+                // The rest are the program's own arguments.
+                if !doctest {
+                    break;
                 }
             }
             return true;
-        }
-        Some("cProfile" | "profile" | "trace" | "pdb" | "doctest") => {
-            let mut read = false;
-            for file in after.iter().filter(|a| is_python(a)).take(8) {
-                if let Some((text, via)) = read_named(files.read(cwd, file), file, out) {
-                    out.push(Ran::Code(text, runner.clone(), via));
-                    read = true;
-                }
-            }
-            return read;
         }
         // `-m timeit -s 'import x' 'stmt'`: its words are Python code.
         Some("timeit") => {
@@ -455,16 +481,13 @@ fn python(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) 
                 .filter(|a| !a.starts_with('-'))
                 .map(String::as_str)
                 .collect();
-            out.push(Ran::Code(
-                code.join("\n"),
-                runner,
-                "`-m timeit` code".into(),
-            ));
+            let via = "`-m timeit` code".to_owned();
+            python_code(code.join("\n"), None, &runner, via, cwd, files, out);
             return true;
         }
         // Test runners find their files by name: `test*.py`, `*_test.py`, `conftest.py`.
-        Some("unittest" | "pytest") => {
-            discovered_tests(after, cwd, files, out);
+        Some(tests @ ("unittest" | "pytest")) => {
+            discovered_tests(after, tests == "pytest", cwd, files, out);
             return true;
         }
         _ => {}
@@ -653,29 +676,89 @@ pub(super) fn node_loads(command: &SimpleCommand, cwd: &Cwd, files: &View, out: 
 /// looked up in the folders `-I` names.
 pub(super) fn perl_loads(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) {
     let args = command.args();
-    let mut dirs: Vec<&str> = Vec::new();
+    let mut dirs: Vec<String> = Vec::new();
     let mut modules: Vec<String> = Vec::new();
+    let mut code: Vec<String> = Vec::new();
+    // `PERL5LIB=. perl …`: folders searched before the system's.
+    for word in command.env.iter().chain(command.prefixed.iter().flatten()) {
+        if let Some(list) = word
+            .strip_prefix("PERL5LIB=")
+            .or_else(|| word.strip_prefix("PERLLIB="))
+        {
+            dirs.extend(list.split(':').filter(|d| !d.is_empty()).map(str::to_owned));
+        }
+    }
     let mut k = 0;
+    let mut script = None;
     while let Some(a) = args.get(k) {
-        if a == "--" || !a.starts_with('-') {
+        if a == "--" {
+            script = args.get(k + 1);
+            break;
+        }
+        if !a.starts_with('-') {
+            script = Some(a);
             break;
         }
         if a == "-I" {
-            dirs.extend(args.get(k + 1).map(String::as_str));
+            dirs.extend(args.get(k + 1).cloned());
             k += 1;
         } else if let Some(d) = a.strip_prefix("-I") {
-            dirs.push(d);
+            dirs.push(d.to_owned());
         } else if let Some(m) = a.strip_prefix("-M").or_else(|| a.strip_prefix("-m")) {
             let m = m.trim_start_matches('-');
-            modules.push(m.split(['=', ' ']).next().unwrap_or(m).to_owned());
+            let (name, list) = m.split_once('=').unwrap_or((m, ""));
+            // `-Mlib=.`: a folder searched first.
+            if name == "lib" {
+                dirs.extend(list.split(',').filter(|d| !d.is_empty()).map(str::to_owned));
+            } else {
+                modules.push(name.split(' ').next().unwrap_or(name).to_owned());
+            }
         } else if let Some(m) = a.strip_prefix("-d:") {
             modules.push(format!("Devel::{}", m.split('=').next().unwrap_or(m)));
         } else if matches!(a.as_str(), "-e" | "-E") {
+            code.extend(args.get(k + 1).cloned());
             k += 1;
         }
         k += 1;
     }
-    for module in modules.iter().take(8) {
+    if let Some(file) = script
+        && let super::files::Content::Text { text, .. } = files.read(cwd, file)
+    {
+        code.push(text);
+    }
+    // What the code loads by name: `use X;`, `require X;`, and the folders `use lib` adds.
+    let mut seen: Vec<String> = Vec::new();
+    let mut queue: Vec<(String, usize)> = code.into_iter().map(|c| (c, 0)).collect();
+    let mut read = 0;
+    while let Some((text, depth)) = queue.pop() {
+        let (named, libs) = perl_uses(&text);
+        dirs.extend(libs);
+        let wanted: Vec<String> = if depth == 0 {
+            modules.drain(..).chain(named).collect()
+        } else {
+            named
+        };
+        for module in wanted {
+            if seen.contains(&module) || read >= 16 {
+                continue;
+            }
+            seen.push(module.clone());
+            let rel = format!("{}.pm", module.replace("::", "/"));
+            for dir in &dirs {
+                let file = format!("{}/{rel}", dir.trim_end_matches('/'));
+                if let Some((text, via)) = read_named(files.read(cwd, &file), &file, out) {
+                    read += 1;
+                    if depth < 3 {
+                        queue.push((text.clone(), depth + 1));
+                    }
+                    out.push(Ran::Code(text, "perl".into(), via));
+                    break;
+                }
+            }
+        }
+    }
+    // Modules named only by options, with no code to read.
+    for module in modules.into_iter().take(8) {
         let rel = format!("{}.pm", module.replace("::", "/"));
         for dir in &dirs {
             let file = format!("{}/{rel}", dir.trim_end_matches('/'));
@@ -685,6 +768,59 @@ pub(super) fn perl_loads(command: &SimpleCommand, cwd: &Cwd, files: &View, out: 
             }
         }
     }
+}
+
+/// The modules Perl code loads by name (`use X::Y;`, `require X;`, not pragmas) and the
+/// folders its `use lib` lines add.
+fn perl_uses(code: &str) -> (Vec<String>, Vec<String>) {
+    const PRAGMAS: &[&str] = &[
+        "strict",
+        "warnings",
+        "utf8",
+        "feature",
+        "vars",
+        "constant",
+        "parent",
+        "base",
+        "integer",
+        "bytes",
+        "open",
+        "overload",
+        "sort",
+        "subs",
+        "version",
+        "diagnostics",
+        "autodie",
+    ];
+    let mut modules = Vec::new();
+    let mut dirs = Vec::new();
+    for statement in code.split([';', '\n', '{', '}']).take(4096) {
+        let words: Vec<&str> = statement.split_whitespace().collect();
+        let (Some(&verb), Some(&name)) = (words.first(), words.get(1)) else {
+            continue;
+        };
+        if !matches!(verb, "use" | "require" | "no") {
+            continue;
+        }
+        if name == "lib" {
+            for w in &words[2..] {
+                let d = w.trim_matches(|c: char| "'\"(),qw".contains(c));
+                if !d.is_empty() {
+                    dirs.push(d.to_owned());
+                }
+            }
+            continue;
+        }
+        let name = name.trim_end_matches(['(', ')']);
+        let bare = name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':')
+            && name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_');
+        if bare && !PRAGMAS.contains(&name) && modules.len() < 64 {
+            modules.push(name.to_owned());
+        }
+    }
+    (modules, dirs)
 }
 
 /// Whether `name` is a Python source file's.
@@ -739,13 +875,37 @@ const MAX_TEST_FILES: usize = 32;
 /// The files a Python test runner finds and imports (`python3 -m unittest`, `pytest`):
 /// `test*.py`, `*_test.py` and `conftest.py` in the folders it is given (else where it
 /// runs) and in their `test`/`tests` folders, and the files it is given by name.
-fn discovered_tests(args: &[String], cwd: &Cwd, files: &View, out: &mut Vec<Ran>) {
+fn discovered_tests(args: &[String], pytest: bool, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) {
     let mut folders: Vec<String> = Vec::new();
     let mut named: Vec<String> = Vec::new();
-    for a in args
-        .iter()
-        .filter(|a| !a.starts_with('-') && *a != "discover")
-    {
+    // pytest runs the examples of `test*.txt` (or `--doctest-glob`'s files) and, with
+    // `--doctest-modules`, of every module's docstrings.
+    let globs: Vec<&str> = shell::option_values(args, &[], &["--doctest-glob"]);
+    let doctest_glob = |n: &str| {
+        pytest
+            && if globs.is_empty() {
+                n.starts_with("test")
+                    && std::path::Path::new(n)
+                        .extension()
+                        .is_some_and(|e| e == "txt")
+            } else {
+                globs.iter().any(|g| simple_glob(g, n))
+            }
+    };
+    let doctest_modules = pytest && args.iter().any(|a| a == "--doctest-modules");
+    let mut examples: Vec<String> = Vec::new();
+    let mut skip_value = false;
+    for a in args {
+        if std::mem::take(&mut skip_value) {
+            continue;
+        }
+        if a == "--doctest-glob" {
+            skip_value = true;
+            continue;
+        }
+        if a.starts_with('-') || a == "discover" {
+            continue;
+        }
         let path = a.split("::").next().unwrap_or(a);
         if is_python(path) {
             named.push(path.to_owned());
@@ -775,14 +935,87 @@ fn discovered_tests(args: &[String], cwd: &Cwd, files: &View, out: &mut Vec<Ran>
         for name in files.list(cwd, folder, 256) {
             if test_file(&name) {
                 named.push(format!("{folder}/{name}"));
+            } else if doctest_glob(&name) || doctest_modules && is_python(&name) {
+                examples.push(format!("{folder}/{name}"));
             }
         }
     }
     for file in named.iter().take(MAX_TEST_FILES) {
         if let Some((text, via)) = read_named(files.read(cwd, file), file, out) {
-            out.push(Ran::Code(text, "python3".into(), via));
+            if doctest_modules {
+                push_examples(&text, &via, cwd, files, out);
+            }
+            python_code(text, Some(file), "python3", via, cwd, files, out);
         }
     }
+    for file in examples.iter().take(MAX_TEST_FILES) {
+        if let Some((text, via)) = read_named(files.read(cwd, file), file, out) {
+            push_examples(&text, &via, cwd, files, out);
+            // `--doctest-modules` imports each module.
+            if is_python(file) {
+                python_code(text, Some(file), "python3", via, cwd, files, out);
+            }
+        }
+    }
+}
+
+/// The doctest examples of `text` (read through `via`), judged as Python code.
+fn push_examples(text: &str, via: &str, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) {
+    let code = doctest_examples(text);
+    if !code.is_empty() {
+        let via = format!("the examples of {via}");
+        python_code(code, None, "python3", via, cwd, files, out);
+    }
+}
+
+/// A file name against a pattern of `*` wildcards (`test*.txt`, `*.rst`).
+fn simple_glob(pattern: &str, name: &str) -> bool {
+    let pattern = pattern.rsplit('/').next().unwrap_or(pattern);
+    match pattern.split_once('*') {
+        None => pattern == name,
+        Some((head, rest)) => {
+            let Some(tail) = name.strip_prefix(head) else {
+                return false;
+            };
+            if rest.is_empty() {
+                return true;
+            }
+            (0..=tail.len())
+                .filter(|&i| tail.is_char_boundary(i))
+                .any(|i| simple_glob(rest, &tail[i..]))
+        }
+    }
+}
+
+/// Python code that runs: judged, with the project's modules it imports.
+fn python_code(
+    text: String,
+    file: Option<&str>,
+    runner: &str,
+    via: String,
+    cwd: &Cwd,
+    files: &View,
+    out: &mut Vec<Ran>,
+) {
+    super::imports::follow(&text, runner, file, cwd, files, out);
+    out.push(Ran::Code(text, runner.to_owned(), via));
+}
+
+/// The code of the examples in a doctest text or docstrings: the lines after `>>> ` and
+/// their `... ` continuations.
+fn doctest_examples(text: &str) -> String {
+    let mut code = Vec::new();
+    for line in text.lines() {
+        let t = line.trim_start();
+        if let Some(rest) = t.strip_prefix(">>>") {
+            code.push(rest.strip_prefix(' ').unwrap_or(rest).to_owned());
+        } else if let Some(rest) = t.strip_prefix("...")
+            && !code.is_empty()
+        {
+            code.push(format!(" {}", rest.strip_prefix(' ').unwrap_or(rest)));
+        }
+    }
+    code.join("\n")
 }
 
 /// `pre-commit run [HOOK]` (and `prek`): the local hooks of `.pre-commit-config.yaml`
@@ -920,4 +1153,74 @@ pub(super) fn compiled_sources(command: &SimpleCommand) -> Vec<&str> {
         })
         .take(16)
         .collect()
+}
+
+/// Functions of C and its kin that run a command line or a program.
+const C_RUNNERS: &[&str] = &[
+    "system",
+    "popen",
+    "execl",
+    "execlp",
+    "execle",
+    "execv",
+    "execvp",
+    "execvpe",
+    "execve",
+    "fexecve",
+    "posix_spawn",
+    "posix_spawnp",
+    "wordexp",
+];
+
+/// Compiled code nagger does not read as a language: asked about when, in C and its kin,
+/// it runs a command line or program it builds as it runs (`system(buf)` of a decoded
+/// array), and refused when literal pieces side by side name nagger's files
+/// (`strcpy(p, ".cla"); strcat(p, "ude/settings.json")`).
+pub(super) fn compiled_unknown(file: &str, text: &str, c_family: bool) -> Option<Finding> {
+    let pieces = super::super::code::strings(text);
+    for window in 2..=4 {
+        for run in pieces.windows(window).take(4096) {
+            if super::super::protect::named_in_code(&format!("\"{}\"", run.concat()), None) {
+                return Some(super::super::protect::named_finding(file));
+            }
+        }
+    }
+    if !c_family {
+        return None;
+    }
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if !(bytes[i].is_ascii_alphabetic() || bytes[i] == b'_')
+            || i > 0 && (bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_')
+        {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+            i += 1;
+        }
+        let word = &text[start..i];
+        if !C_RUNNERS.contains(&word) {
+            continue;
+        }
+        let rest = text[i..].trim_start();
+        let Some(args) = rest.strip_prefix('(') else {
+            continue;
+        };
+        let args = args.trim_start();
+        // A declaration (`int system(const char *)`) or a literal command is read elsewhere.
+        if args.starts_with('"') || args.starts_with("const ") || args.starts_with("char") {
+            continue;
+        }
+        return Some(Finding::ask(
+            "guard:code-unknown",
+            format!(
+                "compiles `{file}`, whose `{word}` runs a command or program it builds as it                  runs, which nagger cannot read"
+            ),
+            "Spell the command out in the source, or ask the user.",
+        ));
+    }
+    None
 }
