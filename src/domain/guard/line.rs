@@ -227,7 +227,19 @@ impl Line {
             heres.push(absolute_folder(&cwd, root));
             folders.step(command);
             match command.name() {
-                "read" => sets.extend(read_sets(command, k + 1)),
+                "read" => {
+                    let mut read = read_sets(command, k + 1);
+                    // `find src … | while read f; do …; done`: one name a printer's lines run
+                    // through, as a `for` over its substitution does.
+                    if let [only] = read.as_mut_slice()
+                        && only.value.is_none()
+                        && let Some(listing) = read_listing(parsed, k)
+                    {
+                        only.each = true;
+                        only.raw = Some(format!("$({listing})"));
+                    }
+                    sets.extend(read);
+                }
                 "source" | "." | "eval" => {
                     opaque_from.get_or_insert(k + 1);
                 }
@@ -1631,6 +1643,63 @@ fn quote_word(word: &str) -> String {
 }
 
 /// `read -r a b <<< 'text'`: the variables it sets, the first holding the text.
+/// The command line whose output a `read` at `index` takes its lines from: the stages
+/// of its pipeline before it (`find src | while read f`), or the process substitution
+/// the loop reads (`done < <(git ls-files src)`). `None` for anything else.
+fn read_listing(parsed: &Parsed, index: usize) -> Option<String> {
+    let read = &parsed.commands[index];
+    if read
+        .args()
+        .iter()
+        .any(|a| a.starts_with('-') && a.contains(['a', 'u']))
+    {
+        return None;
+    }
+    let quoted = |c: &SimpleCommand| {
+        c.argv
+            .iter()
+            .map(|w| shell::shell_quote(w))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    if read.stage > 0 {
+        let stages: Vec<&SimpleCommand> = parsed.commands[..index]
+            .iter()
+            .filter(|c| c.pipeline == read.pipeline && c.stage < read.stage)
+            .collect();
+        if stages.is_empty() || stages.len() > 4 || stages.iter().any(|c| !c.via.is_empty()) {
+            return None;
+        }
+        return Some(
+            stages
+                .iter()
+                .map(|c| quoted(c))
+                .collect::<Vec<_>>()
+                .join(" | "),
+        );
+    }
+    // The loop's own redirection, carried by a `:` after its body.
+    let carrier = parsed.commands[index + 1..]
+        .iter()
+        .take(64)
+        .find(|c| c.name() == ":" && !c.reads_from.is_empty())?;
+    let [word] = carrier.reads_from.as_slice() else {
+        return None;
+    };
+    let (_, runs) = carrier.substitutions.iter().find(|(w, _)| w == word)?;
+    let inner: Vec<&SimpleCommand> = parsed.commands.get(runs.clone())?.iter().collect();
+    if inner.is_empty() || inner.len() > 4 {
+        return None;
+    }
+    Some(
+        inner
+            .iter()
+            .map(|c| quoted(c))
+            .collect::<Vec<_>>()
+            .join(" | "),
+    )
+}
+
 fn read_sets(command: &SimpleCommand, at: usize) -> Vec<Set> {
     let args = command.args();
     let mut names = Vec::new();
