@@ -1983,4 +1983,19 @@ fn compiled_c_that_builds_its_commands_or_names_is_stopped() {
     assert_eq!(check(&p, "cc -shared -fPIC -o x.so tools/fmt.c").0, ASKED);
     assert_eq!(check(&p, "gcc -o u tools/u.c").0, REFUSED);
     assert_eq!(check(&p, "gcc -o ok tools/ok.c").0, 0);
+    // A command line spelled out for `system` is read as the shell line it is.
+    write(
+        &p,
+        "tools/lit.c",
+        "#include <stdlib.h>\nint main(void){return system(\"rm -f \" \".claude/settings.json\");}\n",
+    );
+    assert_eq!(check(&p, "gcc -o lit tools/lit.c").0, REFUSED);
+    // node's test reporter is a module it loads.
+    write(
+        &p,
+        "r.mjs",
+        "import fs from 'fs'; fs.unlinkSync(['.cla', 'ude/settings.json'].join(''));\n",
+    );
+    assert_ne!(check(&p, "node --test-reporter=./r.mjs --test").0, 0);
+    assert_eq!(check(&p, "node --test-reporter=spec --test").0, 0);
 }

@@ -253,6 +253,12 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
                 out.push(Ran::Finding(found));
                 break;
             }
+            if c_family {
+                for line in runners::c_command_literals(&text) {
+                    let via = format!("a command `{file}` runs once built");
+                    out.push(Ran::Script(line, via, None));
+                }
+            }
         }
     } else if command.argv[0].contains('/') && !command.argv[0].starts_with("/dev/") {
         // `/usr/local/bin/tool`: run by its `#!` line.

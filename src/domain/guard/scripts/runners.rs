@@ -561,6 +561,27 @@ fn python(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) 
     false
 }
 
+/// The module an option of node's loads (`-r F`, `--import=F`, `--loader F`,
+/// `--test-reporter=./r.mjs`), given the option and the word after it.
+pub(super) fn node_module_option<'a>(word: &'a str, next: Option<&'a str>) -> Option<&'a str> {
+    const TAKES: &[&str] = &[
+        "-r",
+        "--require",
+        "--import",
+        "--loader",
+        "--experimental-loader",
+        "--test-reporter",
+    ];
+    if TAKES.contains(&word) {
+        return next;
+    }
+    let (name, value) = word.split_once('=')?;
+    TAKES
+        .iter()
+        .any(|t| t.starts_with("--") && *t == name)
+        .then_some(value)
+}
+
 /// What node loads before its program or instead of one: the files of `-r`/`--require`,
 /// `--import` and `--loader` (each form), and under `--test` the test files it finds
 /// (`*.test.js`, `*_test.mjs`, `test-*.js`, the files of `test` folders) or is given.
@@ -571,19 +592,7 @@ pub(super) fn node_loads(command: &SimpleCommand, cwd: &Cwd, files: &View, out: 
         if a == "--" || !a.starts_with('-') && k > 0 && !args[k - 1].starts_with('-') {
             break;
         }
-        let file = match a.as_str() {
-            "-r" | "--require" | "--import" | "--loader" | "--experimental-loader" => {
-                args.get(k + 1).map(String::as_str)
-            }
-            a => [
-                "--require=",
-                "--import=",
-                "--loader=",
-                "--experimental-loader=",
-            ]
-            .iter()
-            .find_map(|p| a.strip_prefix(p)),
-        };
+        let file = node_module_option(a, args.get(k + 1).map(String::as_str));
         // `--import 'data:text/javascript,CODE'`: the code itself.
         if let Some(code) = file
             .and_then(|f| f.strip_prefix("data:"))
@@ -617,12 +626,7 @@ pub(super) fn node_loads(command: &SimpleCommand, cwd: &Cwd, files: &View, out: 
                 };
                 let words: Vec<&str> = value.trim_matches(['"', '\'']).split_whitespace().collect();
                 for (i, w) in words.iter().enumerate() {
-                    let f = match *w {
-                        "-r" | "--require" | "--import" | "--loader" => words.get(i + 1).copied(),
-                        w => ["--require=", "--import=", "--loader="]
-                            .iter()
-                            .find_map(|p| w.strip_prefix(p)),
-                    };
+                    let f = node_module_option(w, words.get(i + 1).copied());
                     if let Some(f) = f.filter(|f| f.starts_with('.') || f.starts_with('/')) {
                         loaded.push(f.to_owned());
                     }
@@ -1171,6 +1175,53 @@ const C_RUNNERS: &[&str] = &[
     "posix_spawnp",
     "wordexp",
 ];
+
+/// The command lines C code hands `system` or `popen` as string literals (side by side
+/// literals joined, escapes read): run once the program is built and run.
+pub(super) fn c_command_literals(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for call in ["system", "popen"] {
+        let mut from = 0;
+        while let Some(at) = text[from..].find(call) {
+            let start = from + at;
+            from = start + call.len();
+            let before = text[..start].chars().next_back();
+            if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
+                continue;
+            }
+            let Some(args) = text[from..].trim_start().strip_prefix('(') else {
+                continue;
+            };
+            let mut rest = args.trim_start();
+            let mut command = String::new();
+            while let Some(body) = rest.strip_prefix('"') {
+                let mut chars = body.char_indices();
+                let mut end = None;
+                while let Some((i, c)) = chars.next() {
+                    match c {
+                        '\\' => match chars.next() {
+                            Some((_, 'n')) => command.push('\n'),
+                            Some((_, 't')) => command.push('\t'),
+                            Some((_, other)) => command.push(other),
+                            None => {}
+                        },
+                        '"' => {
+                            end = Some(i + 1);
+                            break;
+                        }
+                        c => command.push(c),
+                    }
+                }
+                let Some(end) = end else { break };
+                rest = body[end..].trim_start();
+            }
+            if !command.is_empty() && out.len() < 32 {
+                out.push(command);
+            }
+        }
+    }
+    out
+}
 
 /// Compiled code nagger does not read as a language: asked about when, in C and its kin,
 /// it runs a command line or program it builds as it runs (`system(buf)` of a decoded

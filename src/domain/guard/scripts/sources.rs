@@ -476,15 +476,7 @@ fn node_preloads(value: &str) -> Vec<&str> {
     let words: Vec<&str> = value.split_whitespace().collect();
     let mut out = Vec::new();
     for (k, w) in words.iter().enumerate() {
-        let file = match *w {
-            "-r" | "--require" | "--import" | "--loader" | "--experimental-loader" => {
-                words.get(k + 1).copied()
-            }
-            w => w
-                .strip_prefix("--require=")
-                .or_else(|| w.strip_prefix("--import="))
-                .or_else(|| w.strip_prefix("--loader=")),
-        };
+        let file = super::runners::node_module_option(w, words.get(k + 1).copied());
         if let Some(file) = file.filter(|f| f.starts_with('.') || f.starts_with('/')) {
             out.push(file);
         }
