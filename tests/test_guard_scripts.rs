@@ -1999,3 +1999,30 @@ fn compiled_c_that_builds_its_commands_or_names_is_stopped() {
     assert_ne!(check(&p, "node --test-reporter=./r.mjs --test").0, 0);
     assert_eq!(check(&p, "node --test-reporter=spec --test").0, 0);
 }
+
+#[test]
+fn folders_named_by_the_environment_the_line_leaves_alone_are_where_they_are() {
+    let p = Project::new();
+    let tmp = tempfile::tempdir().expect("a folder");
+    let with_tmpdir = |line: &str| {
+        let out = p
+            .command(&["check", "--tool", "Bash", "--command", line])
+            .env("TMPDIR", tmp.path())
+            .output()
+            .expect("run nagger");
+        out.status.code().unwrap_or(-1)
+    };
+    for line in [
+        "tar -cf - src | tar -xf - -C $TMPDIR",
+        "git archive HEAD src | tar -x -C \"$TMPDIR\"",
+    ] {
+        assert_eq!(with_tmpdir(line), 0, "{line}");
+    }
+    // Given a value by the line, or unset: judged as before.
+    assert_eq!(
+        with_tmpdir("TMPDIR=.claude; tar -cf - src | tar -xf - -C $TMPDIR"),
+        REFUSED
+    );
+    assert_ne!(with_tmpdir("read TMPDIR; tar -xf - -C $TMPDIR < x.tar"), 0);
+    assert_ne!(check(&p, "tar -cf - src | tar -xf - -C $TMPDIR").0, 0);
+}

@@ -5692,6 +5692,17 @@ fn absolute_in(scope: &Scope, path: &str) -> String {
 }
 
 fn on_disk(scope: &Scope, path: &str) -> Option<PathBuf> {
+    let filled;
+    let path = if path.contains('$') && !path.contains('`') {
+        // `tar -xf - -C $TMPDIR`: a variable of the environment the hook shares with the
+        // agent's shell, which the line leaves alone, holds what it holds there.
+        filled = super::paths::environment_filled(path, |name| {
+            matches!(name, "PWD" | "OLDPWD") || line_names(scope, name)
+        });
+        filled.as_str()
+    } else {
+        path
+    };
     if path.contains(['$', '`']) {
         return None;
     }
@@ -5702,6 +5713,28 @@ fn on_disk(scope: &Scope, path: &str) -> Option<PathBuf> {
         Some(_) => None,
         None => Some(scope.root.join(path)),
     }
+}
+
+/// Whether the line may give the variable `name` a value: assigned (`X=…`, `export
+/// X=…`), or named as a word of any command (`read X`, `declare X`, `for X in`,
+/// `printf -v X`, `unset X`).
+fn line_names(scope: &Scope, name: &str) -> bool {
+    let Some(parsed) = scope.line else {
+        return true;
+    };
+    parsed.assignments.iter().any(|a| a.name == name)
+        || parsed.commands.iter().any(|c| {
+            c.argv
+                .iter()
+                .chain(c.env.iter())
+                .chain(c.prefixed.iter().flatten())
+                .any(|w| {
+                    w == name
+                        || w.strip_prefix(name).is_some_and(|rest| {
+                            rest.starts_with('=') || rest.starts_with("+=") || rest.starts_with('[')
+                        })
+                })
+        })
 }
 
 /// Code of `program` that names a protected path.
