@@ -2586,17 +2586,22 @@ pub(super) fn computed_change(
             && name.bytes().all(|b| b == b'_' || b.is_ascii_alphanumeric()))
         .then(|| listing(name))
         .flatten();
+        // The names themselves, or a path below them (`$d/.keep`): under the same folders.
+        let whole = part == word
+            || word.strip_prefix(part).is_some_and(|rest| {
+                rest.starts_with('/')
+                    && !rest.contains(['$', '`'])
+                    && !rest.split('/').any(|c| c == "..")
+            });
         let inner_owned;
         let inner = match looped {
-            Some(list) if part == word => {
+            Some(list) if whole => {
                 inner_owned = list;
                 Some(inner_owned.as_str())
             }
             _ => inner,
         };
-        if part == word
-            && let Some(inner) = inner
-        {
+        if whole && let Some(inner) = inner {
             let listed = shell::parse(inner);
             if !listed.commands.is_empty()
                 && listed.commands.len() <= 4
@@ -2718,6 +2723,21 @@ fn walks_clear(printer: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> bool {
             return resolve(cwd, op).is_some_and(|full| {
                 let full = absolute_in(scope, &full);
                 !pathspec_may_be_protected(&full, scope)
+            });
+        }
+        // `ls -d src/*/`, `ls src/*.rs`: what the glob matches on disk now, each judged
+        // as the name it is.
+        if printer.name() == "ls" && globs::is_glob(op) {
+            return resolve(cwd, op).is_some_and(|full| {
+                let dots = dot_names_matched(scope) || reaches_dot_names(&full);
+                let pattern = absolute_in(scope, &full);
+                let matches = globs::expanded(scope.root, &pattern, dots);
+                matches.len() < 256
+                    && matches.iter().all(|found| {
+                        judge(found, scope).is_none()
+                            && !holds_protected(scope, found)
+                            && listed_clear(printer, found, cwd, scope)
+                    })
             });
         }
         !op.contains(['$', '`', '*', '?', '['])
