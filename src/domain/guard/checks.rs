@@ -35,10 +35,25 @@ pub(super) fn command_findings(
     let mut targets: Vec<&str> = operands(args);
     targets.extend(fed.iter().map(String::as_str));
     // `shred -u $(git ls-files)`, `git ls-files | xargs rm`: every file git keeps.
-    let tracked = targets
-        .iter()
-        .any(|t| t.starts_with("$(git ls-files") || t.starts_with("`git ls-files"))
-        || fed.iter().any(|f| f == "\u{0}git-ls-files");
+    let tracked = targets.iter().any(|t| {
+        let inner = t
+            .strip_prefix("$(")
+            .and_then(|i| i.strip_suffix(')'))
+            .or_else(|| t.strip_prefix('`').and_then(|i| i.strip_suffix('`')));
+        inner.is_some_and(|inner| {
+            let words: Vec<&str> = inner.split_whitespace().collect();
+            words.first() == Some(&"git")
+                && words
+                    .iter()
+                    .position(|w| *w == "ls-files")
+                    .is_some_and(|at| {
+                        // `--others`, `--modified`, a pathspec: a part of them, judged elsewhere.
+                        words[at + 1..].iter().all(|w| {
+                            w.starts_with("--full") || matches!(*w, "-z" | "--cached" | "-c")
+                        })
+                    })
+        })
+    }) || fed.iter().any(|f| f == "\u{0}git-ls-files");
     if tracked && matches!(name, "rm" | "shred" | "unlink" | "srm" | "truncate") {
         findings.push(Finding::deny(
             "guard:rm-rf",
