@@ -2015,6 +2015,8 @@ fn folders_named_by_the_environment_the_line_leaves_alone_are_where_they_are() {
     for line in [
         "tar -cf - src | tar -xf - -C $TMPDIR",
         "git archive HEAD src | tar -x -C \"$TMPDIR\"",
+        "tar -cf - src | (cd $TMPDIR && tar -xf -)",
+        "cd \"$TMPDIR\" && rm -rf ./*",
     ] {
         assert_eq!(with_tmpdir(line), 0, "{line}");
     }
@@ -2024,5 +2026,6 @@ fn folders_named_by_the_environment_the_line_leaves_alone_are_where_they_are() {
         REFUSED
     );
     assert_ne!(with_tmpdir("read TMPDIR; tar -xf - -C $TMPDIR < x.tar"), 0);
+    assert_ne!(with_tmpdir("TMPDIR=.; cd $TMPDIR && rm -rf .claude"), 0);
     assert_ne!(check(&p, "tar -cf - src | tar -xf - -C $TMPDIR").0, 0);
 }

@@ -396,6 +396,11 @@ pub(super) struct Folders {
     old: Cwd,
     /// `cd name` may search `CDPATH` first: set in the shell's environment, or by the line.
     cdpath: bool,
+    /// Names the line may give a value (assigned, or a word of a command): the others
+    /// hold what the environment the hook shares with the shell holds.
+    named: Vec<String>,
+    /// Whether `named` was taken from the line (else no variable is filled in).
+    in_line: bool,
 }
 
 impl Folders {
@@ -405,6 +410,8 @@ impl Folders {
             stack: Vec::new(),
             old: Cwd::Unknown,
             cdpath: cdpath_in_environment(),
+            named: Vec::new(),
+            in_line: false,
         }
     }
 
@@ -413,6 +420,26 @@ impl Folders {
     /// lead anywhere.
     pub(super) fn in_line(mut self, parsed: &Parsed) -> Folders {
         self.cdpath = self.cdpath || cdpath_set_by(parsed);
+        self.named = parsed
+            .assignments
+            .iter()
+            .map(|a| a.name.clone())
+            .chain(parsed.commands.iter().flat_map(|c| {
+                c.argv
+                    .iter()
+                    .chain(c.env.iter())
+                    .chain(c.prefixed.iter().flatten())
+                    .map(|w| {
+                        w.split(['=', '[', '+'])
+                            .next()
+                            .unwrap_or_default()
+                            .to_owned()
+                    })
+            }))
+            .filter(|n| !n.is_empty() && n.bytes().all(|b| b == b'_' || b.is_ascii_alphanumeric()))
+            .take(4096)
+            .collect();
+        self.in_line = true;
         self
     }
 
@@ -457,6 +484,8 @@ impl Folders {
                 stack: Vec::new(),
                 old: self.old.clone(),
                 cdpath: false,
+                named: Vec::new(),
+                in_line: false,
             };
             at = mover.moved(&dir);
         }
@@ -508,6 +537,12 @@ impl Folders {
         // A script's own folder, its name filled in: `"$(dirname 'scripts/x.sh')/.."`.
         if let Some((parent, rest)) = dirname_of_literal(&dir) {
             dir = format!("{parent}{rest}");
+        }
+        // `cd $TMPDIR`: a variable the line leaves alone holds what the environment holds.
+        if self.in_line && dir.contains('$') && !dir.contains('`') {
+            dir = super::paths::environment_filled(&dir, |name| {
+                matches!(name, "PWD" | "OLDPWD") || self.named.iter().any(|n| n == name)
+            });
         }
         if dir == "-" || dir.starts_with(['+', '-']) || dir.contains(['$', '`']) {
             return Cwd::Unknown;
