@@ -2016,6 +2016,8 @@ fn folders_named_by_the_environment_the_line_leaves_alone_are_where_they_are() {
         "tar -cf - src | tar -xf - -C $TMPDIR",
         "git archive HEAD src | tar -x -C \"$TMPDIR\"",
         "tar -cf - src | (cd $TMPDIR && tar -xf -)",
+        "d=$(mktemp -d) && tar -cf - src | tar -xf - -C \"$d\" && ls \"$d\"",
+        "t=$(mktemp -t notes.XXXXXX); git log -1 > \"$t\"; rm -f \"$t\"",
         "cd \"$TMPDIR\" && rm -rf ./*",
     ] {
         assert_eq!(with_tmpdir(line), 0, "{line}");
@@ -2028,4 +2030,12 @@ fn folders_named_by_the_environment_the_line_leaves_alone_are_where_they_are() {
     assert_ne!(with_tmpdir("read TMPDIR; tar -xf - -C $TMPDIR < x.tar"), 0);
     assert_ne!(with_tmpdir("TMPDIR=.; cd $TMPDIR && rm -rf .claude"), 0);
     assert_ne!(check(&p, "tar -cf - src | tar -xf - -C $TMPDIR").0, 0);
+    // A name mktemp makes anywhere but the temporary folder is only known as it runs.
+    for line in [
+        "d=$(mktemp -d .claude/XXXX); cp x \"$d/../settings.json\"",
+        "d=$(mktemp -d -p .claude); tar -xf - -C \"$d/..\" < x.tar",
+        "d=$(mktemp -d --tmpdir=.claude-nagger); cp x \"$d/../config.toml\"",
+    ] {
+        assert_ne!(with_tmpdir(line), 0, "{line}");
+    }
 }

@@ -131,8 +131,7 @@ const MAX_EXPANSION_WORK: usize = 4_000_000;
 /// number, the user's or the machine's name, the folder the line runs in (which the
 /// other checks follow). A path built from them is not feared.
 const BOUNDED_OUTPUT: &[&str] = &[
-    "mktemp", "date", "nproc", "whoami", "id", "uname", "hostname", "getconf", "uuidgen", "seq",
-    "pwd",
+    "date", "nproc", "whoami", "id", "uname", "hostname", "getconf", "uuidgen", "seq", "pwd",
 ];
 
 /// Longest word taken apart for the parts the line computes.
@@ -1471,6 +1470,8 @@ fn bounded_output(text: &str) -> bool {
             let args = c.args();
             match c.name() {
                 "date" => !args.iter().any(|a| a.contains('/')),
+                // A fresh name in the temporary folder; `-p DIR` or `DIR/XXXX` puts it anywhere.
+                "mktemp" => shell::fresh_temporary(&format!("$({})", c.argv.join(" "))).is_some(),
                 // Object names, refs and the repository's own folders.
                 "git" => {
                     args.first().is_some_and(|a| a == "rev-parse")

@@ -5751,7 +5751,26 @@ fn on_disk(scope: &Scope, path: &str) -> Option<PathBuf> {
     let path = if path.contains('$') && !path.contains('`') {
         // `tar -xf - -C $TMPDIR`: a variable of the environment the hook shares with the
         // agent's shell, which the line leaves alone, holds what it holds there.
-        filled = super::paths::environment_filled(path, |name| {
+        // One the line gives one known value (`d=$(mktemp -d)`, `X=/tmp/x`) holds that.
+        let given = crate::base::text::replace_dollar(path, |after| {
+            let (name, len) = if let Some(inner) = after.strip_prefix('{') {
+                inner.find('}').map(|end| (&inner[..end], end + 2))?
+            } else {
+                let end = after
+                    .find(|c: char| !(c == '_' || c.is_ascii_alphanumeric()))
+                    .unwrap_or(after.len());
+                (&after[..end], end)
+            };
+            let parsed = scope.line?;
+            let mut sets = parsed.assignments.iter().filter(|a| a.name == name);
+            let only = sets.next()?;
+            if sets.next().is_some() || only.each || only.array || only.nameref || only.append {
+                return None;
+            }
+            let value = only.value.as_ref()?;
+            (!value.contains(['$', '`'])).then(|| (len, value.clone()))
+        });
+        filled = super::paths::environment_filled(&given, |name| {
             matches!(name, "PWD" | "OLDPWD") || line_names(scope, name)
         });
         filled.as_str()

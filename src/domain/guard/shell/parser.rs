@@ -806,7 +806,13 @@ impl Parser<'_, '_> {
                     self.out.assignments.push(Assignment {
                         at,
                         name: element.unwrap_or(name).to_owned(),
-                        value: (!word.computed && element.is_none()).then(|| value.to_owned()),
+                        value: if element.is_some() {
+                            None
+                        } else if word.computed {
+                            super::words::fresh_temporary(value)
+                        } else {
+                            Some(value.to_owned())
+                        },
                         raw: value.to_owned(),
                         each: false,
                         array: word.array || element.is_some(),

@@ -870,3 +870,43 @@ pub fn decoding_call(code: &str) -> Option<&'static str> {
         .copied()
         .find(|call| code.contains(call))
 }
+
+/// `d=$(mktemp -d)`, `f=$(mktemp)`, `t=$(mktemp -t x.XXXXXX)`: a name made fresh in the
+/// temporary folder (`$TMPDIR`, else `/tmp`), or beside the line's folder for a template
+/// without `-t`; its `X`s stand as they are written. `None` for other options (`-p DIR`,
+/// `--tmpdir=DIR`, a template with a folder), which are judged as computed.
+pub fn fresh_temporary(raw: &str) -> Option<String> {
+    let raw = raw.trim_matches('"');
+    let inner = raw
+        .strip_prefix("$(")
+        .and_then(|r| r.strip_suffix(')'))
+        .or_else(|| raw.strip_prefix('`').and_then(|r| r.strip_suffix('`')))?;
+    let words: Vec<&str> = inner.split_whitespace().collect();
+    let (&program, args) = words.split_first()?;
+    if program != "mktemp" {
+        return None;
+    }
+    let mut template = None;
+    let mut in_tmp = false;
+    for arg in args {
+        match *arg {
+            "-d" | "--directory" | "-q" | "--quiet" | "-u" | "--dry-run" => {}
+            "-t" => in_tmp = true,
+            a if a.starts_with('-') => return None,
+            a if a.contains(['/', '$', '`', '\'', '"', '*', '?', '[', '{']) => return None,
+            a if template.is_none() && a.contains("XXX") => template = Some(a),
+            _ => return None,
+        }
+    }
+    let tmp = || {
+        std::env::var("TMPDIR")
+            .ok()
+            .filter(|t| t.starts_with('/') && !t.contains(['$', '`']))
+            .unwrap_or_else(|| "/tmp".to_owned())
+    };
+    Some(match template {
+        None => format!("{}/tmp.XXXXXXXXXX", tmp().trim_end_matches('/')),
+        Some(t) if in_tmp => format!("{}/{t}", tmp().trim_end_matches('/')),
+        Some(t) => t.to_owned(),
+    })
+}
