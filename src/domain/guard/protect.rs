@@ -2181,7 +2181,7 @@ fn bytecode_placed(command: &SimpleCommand, changes: &Changes) -> Option<Finding
     let name = command.name();
     if matches!(
         name,
-        "rm" | "rmdir" | "unlink" | "shred" | "srm" | "trash" | "trash-put" | "touch"
+        "rm" | "rmdir" | "unlink" | "shred" | "srm" | "trash" | "trash-put" | "touch" | "mkdir"
     ) || modes::changes_modes(name)
     {
         return None;
