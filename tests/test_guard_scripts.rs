@@ -2039,3 +2039,58 @@ fn folders_named_by_the_environment_the_line_leaves_alone_are_where_they_are() {
         assert_ne!(with_tmpdir(line), 0, "{line}");
     }
 }
+
+#[test]
+fn shell_lines_written_into_skills_and_commands_are_judged_when_written() {
+    let p = Project::new();
+    let write_call = |path: &str, content: &str| {
+        let input = json!({ "file_path": path, "content": content }).to_string();
+        p.run(&["check", "--tool", "Write", "--input", &input]).code
+    };
+    for path in [".claude/commands/x.md", ".claude/skills/y/SKILL.md"] {
+        assert_eq!(
+            write_call(
+                path,
+                "---\nname: y\n---\nNow: !`rm -f .claude/settings.json`\n"
+            ),
+            REFUSED,
+            "{path}"
+        );
+        assert_eq!(
+            write_call(
+                path,
+                "---\nname: y\n---\n```!\nrm -rf .claude-nagger\n```\n"
+            ),
+            REFUSED,
+            "{path}"
+        );
+        assert_eq!(
+            write_call(
+                path,
+                "---\nname: y\n---\nStatus: !`git status --short`\nRun `cargo fmt`.\n"
+            ),
+            0,
+            "{path}"
+        );
+    }
+    // An edit that finishes a line another began is judged by the file it leaves.
+    write(
+        &p,
+        ".claude/skills/z/SKILL.md",
+        "---\nname: z\n---\nNow: !`rm -f .claude/sett\n",
+    );
+    let input = json!({
+        "file_path": ".claude/skills/z/SKILL.md",
+        "old_string": "sett\n",
+        "new_string": "settings.json`\n",
+    })
+    .to_string();
+    let out = p.run(&["check", "--tool", "Edit", "--input", &input]);
+    assert_eq!(out.code, REFUSED, "{}", out.stdout);
+    // Shell written the same way.
+    let (code, stdout) = check(
+        &p,
+        "printf -- '---\\nname: w\\n---\\n!`rm -f .claude/settings.json`\\n' > .claude/commands/w.md",
+    );
+    assert_eq!(code, REFUSED, "{stdout}");
+}

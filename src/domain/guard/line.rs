@@ -1077,6 +1077,20 @@ pub(super) fn scripts_run_later(path: &str, text: Option<&str>) -> Vec<(String, 
     if super::important::runs_later(path) || super::important::hook_file(path) {
         return vec![(text.to_owned(), path.to_owned())];
     }
+    // A skill's or command's `` !`…` `` lines run when it loads, where a typed `/name`
+    // in some clients reaches no hook first.
+    if super::important::component_file(path) {
+        return crate::base::skill_lines::shell_lines(text, None, &[])
+            .into_iter()
+            .take(64)
+            .map(|line| {
+                (
+                    line.command,
+                    format!("{path} (a line the skill or command runs when it loads)"),
+                )
+            })
+            .collect();
+    }
     if super::important::git_config(path) {
         return shell::git_config_runs(text)
             .into_iter()

@@ -235,9 +235,12 @@ impl<'a> Guard<'a> {
                 || super::important::runs_later(path) && !path.contains(".git/hooks/");
             // An edit of a file that runs later is judged by the whole file it leaves:
             // two edits may each add half of what runs.
-            let edited = (runs_later || super::important::tool_config(path))
-                .then(|| edited_whole(tool_name, input, path))
-                .flatten();
+            // So is a skill's or command's: an edit may finish a `` !`…` `` line another began.
+            let edited = (runs_later
+                || super::important::tool_config(path)
+                || super::important::component_file(path))
+            .then(|| edited_whole(tool_name, input, path))
+            .flatten();
             let texts: Vec<&str> = match &edited {
                 Some(whole) => vec![whole.as_str()],
                 None => texts,
@@ -255,7 +258,7 @@ impl<'a> Guard<'a> {
                     ),
                 ));
             }
-            let whole = tool_name == "Write";
+            let whole = tool_name == "Write" || edited.is_some();
             if let Some(finding) = texts
                 .iter()
                 .find_map(|t| super::important::component_weakens(path, t, whole))

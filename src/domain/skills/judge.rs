@@ -1,10 +1,10 @@
 //! A skill's or command's shell lines judged as the Bash calls they are: the guard and
 //! the config's deny rules, decided from the config alone, as for a Bash PreToolUse.
 
-use super::lines::{hook_commands, shell_lines};
 use super::locate::{self, MAX_FILE_BYTES, Roots, SkillFile};
 use crate::base::decision::Decision;
 use crate::base::mode::PermissionMode;
+use crate::base::skill_lines::{hook_commands, shell_lines};
 use crate::domain::config::Config;
 use crate::domain::rules::{self, RuleMatch};
 use serde_json::json;

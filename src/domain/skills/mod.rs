@@ -4,9 +4,8 @@
 //! typed `/name` prompt); Claude Code 2.1.332 sends each line as `PreSkillShellCommand`.
 
 mod judge;
-mod lines;
 mod locate;
 
+pub use crate::base::skill_lines::{ShellLine, shell_lines};
 pub use judge::{Invocation, SkillCheck, check, check_agent};
-pub use lines::{ShellLine, shell_lines};
 pub use locate::{MAX_FILE_BYTES, Roots};
