@@ -219,6 +219,9 @@ impl Line {
             .collect();
         let mut writes = Vec::new();
         let mut folders = Folders::new(start.clone()).in_line(parsed);
+        if let Some(root) = root {
+            folders = folders.at_root(root);
+        }
         let (mut opaque_from, mut positional_from) = (None, None);
         let mut heres = Vec::with_capacity(parsed.commands.len());
         for (k, command) in parsed.commands.iter().enumerate() {
@@ -648,8 +651,11 @@ impl Line {
                 // `eval "$(echo '…')"`: what is printed is run.
                 return Program::Script(format!("{text} {rest}"), first.clone());
             }
-            if lookup || evaluated {
+            if lookup || evaluated && super::programs::tool_setup(parsed, command, first) {
                 return Program::Known;
+            }
+            if evaluated {
+                return unknown();
             }
         }
         // `${X/…/…}`, `${!r}`, `${a[1]}`: an operator worked out on what the line set.

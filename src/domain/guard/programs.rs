@@ -358,6 +358,25 @@ pub(super) fn programs(
             }
         }
     }
+    if parsed.coprocess && index == 0 {
+        out.push(Program::Finding(Finding::ask(
+            "guard:unseen-script",
+            "starts a coprocess (`coproc`), whose input the line writes to it later, which \
+             nagger cannot see"
+                .into(),
+            "Write the script to a file, read it, and run the file.",
+        )));
+    }
+    if let Some(found) = code_from_elsewhere(command) {
+        out.push(found);
+        return out;
+    }
+    if let Some(script) = filter_command(command) {
+        out.push(Program::Script(
+            script,
+            format!("the command `{name}` runs"),
+        ));
+    }
     if matches!(name, "crontab" | "at" | "batch") {
         out.extend(scheduled(parsed, index));
         return out;
@@ -397,7 +416,7 @@ pub(super) fn programs(
             Some(text) => out.extend(code_programs(&text, name, binary)),
             // `source <(kubectl completion bash)`: a tool's own set-up for the shell, as
             // `eval "$(tool init)"`; its command is checked on its own.
-            None if sourced => {}
+            None if sourced && tool_setup(parsed, command, first) => {}
             None => out.push(unseen(&via)),
         }
         return out;
@@ -418,9 +437,11 @@ pub(super) fn programs(
         return out;
     }
     let stdin_file = matches!(name, "source" | ".")
-        && operands(command.args())
-            .first()
-            .is_some_and(|f| matches!(*f, "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0" | "-"));
+        && operands(command.args()).first().is_some_and(|f| {
+            matches!(*f, "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0" | "-")
+                    // `source /dev/fd/3 3<<< '…'`: the text the line gives that descriptor.
+                    || f.starts_with("/dev/fd/") && !command.stdin_texts.is_empty()
+        });
     if !(shell::reads_program_from_stdin(&command.argv) || stdin_file || login_shell)
         || (shell::is_shell(name) && shell::has_flag(command.args(), "n", &["noexec"]))
     {
@@ -576,6 +597,129 @@ fn shown_output(parsed: &Parsed, index: usize, depth: usize) -> Shown {
         }
     }
     Shown::Text(texts)
+}
+
+/// Code reaching a shell or a builtin where the line does not show it: a shell reading
+/// its program from a `>(…)` it sits in (`tee >(sh)`, `exec 3> >(sh)`), a coprocess
+/// (`coproc sh`, written to later through its descriptors), `mapfile -C` (a callback run
+/// with each line read), `compgen -C`/`complete -C` of a computed command, `enable -f`
+/// (native code loaded into bash), `source /dev/fd/3` of a descriptor the line opens on
+/// a file. Asked about.
+fn code_from_elsewhere(command: &SimpleCommand) -> Option<Program> {
+    let name = command.name();
+    let args = command.args();
+    let ask = |what: String| {
+        Some(Program::Finding(Finding::ask(
+            "guard:unseen-script",
+            format!("{what}, which nagger cannot see"),
+            "Write the script to a file, read it, and run the file.",
+        )))
+    };
+    let in_output_substitution =
+        matches!(command.via.last(), Some(shell::Via::ProcessSubstitution));
+    if in_output_substitution && shell::reads_program_from_stdin(&command.argv) {
+        return ask(format!(
+            "runs `{name}` inside `>(…)`, reading as its program what is written there"
+        ));
+    }
+    if name == "coproc" || command.prefixes.iter().any(|p| p == "coproc") {
+        return ask("starts a coprocess, whose input the line writes to it later".into());
+    }
+    if matches!(name, "mapfile" | "readarray") && shell::has_flag(args, "C", &[]) {
+        return ask(format!(
+            "gives `{name}` a callback run with each line it reads"
+        ));
+    }
+    if matches!(name, "compgen" | "complete")
+        && let Some(value) = shell::option_values(args, &["-C"], &[]).first()
+        && (value.contains(['$', '`']) || command.computed.iter().any(|w| w == value))
+    {
+        return ask(format!(
+            "gives `{name} -C` a command only known when the shell runs"
+        ));
+    }
+    // `split --filter=sh`: a shell reading its program from each piece it is handed.
+    if let Some(script) = filter_command(command)
+        && shell::parse(&script)
+            .commands
+            .iter()
+            .any(|c| shell::reads_program_from_stdin(&c.argv))
+    {
+        return ask(format!(
+            "runs `{script}` on what `{name}` hands it, as its program"
+        ));
+    }
+    if name == "enable"
+        && args
+            .iter()
+            .any(|a| a.starts_with("-f") || a.contains('f') && a.starts_with('-'))
+    {
+        return ask("loads native code into the shell (`enable -f`)".into());
+    }
+    if matches!(name, "source" | ".")
+        && let Some(file) = operands(args).first()
+    {
+        let descriptor = file
+            .strip_prefix("/dev/fd/")
+            .or_else(|| file.strip_prefix("/proc/self/fd/"))
+            .or_else(|| {
+                file.strip_prefix("/proc/")
+                    .and_then(|r| r.split_once("/fd/"))
+                    .map(|(_, n)| n)
+            });
+        if descriptor.is_some_and(|n| n != "0") && command.stdin_texts.is_empty() {
+            return ask(format!(
+                "reads its program from `{file}`, a descriptor the line opens"
+            ));
+        }
+    }
+    None
+}
+
+/// The command line a program runs on what it produces: `split --filter=CMD`.
+fn filter_command(command: &SimpleCommand) -> Option<String> {
+    if command.name() != "split" {
+        return None;
+    }
+    let value = shell::option_values(command.args(), &[], &["--filter"])
+        .first()
+        .map(|v| (*v).to_owned())?;
+    Some(value)
+}
+
+/// Programs whose output is what a project's files or its programs hold: a printer of
+/// files, or a runner of the project's code. What they print is no tool's own set-up.
+const PROJECT_PRINTERS: &[&str] = &[
+    "cat", "tac", "head", "tail", "sort", "uniq", "cut", "paste", "nl", "less", "more", "grep",
+    "egrep", "fgrep", "rg", "sed", "awk", "gawk", "mawk", "tr", "rev", "column", "fold", "fmt",
+    "base64", "base32", "xxd", "od", "dd", "tee", "envsubst", "m4", "cpp", "jq", "yq", "git",
+    "make", "gmake", "npm", "npx", "yarn", "pnpm", "bun", "just", "task", "cargo", "go", "mvn",
+    "gradle", "rake", "bundle", "composer", "xargs", "find", "env", "command", "exec", "sudo",
+    "readlink", "realpath", "basename", "dirname", "printenv", "strings", "zcat", "gzip", "bzcat",
+    "xzcat", "zstdcat", "unzip", "tar", "curl", "wget",
+];
+
+/// Whether the commands of the substitution in `word` of `command` print a tool's own
+/// set-up for the shell (`ssh-agent -s`, `kubectl completion bash`, `direnv hook bash`):
+/// installed programs, none of which prints a file or runs the project's code. Their
+/// output is then left to them; anything else evaluated is only known as it runs.
+pub(super) fn tool_setup(parsed: &Parsed, command: &SimpleCommand, word: &str) -> bool {
+    let Some((_, runs)) = command.substitutions.iter().find(|(w, _)| w == word) else {
+        return false;
+    };
+    let end = runs.end.min(parsed.commands.len());
+    let inner = &parsed.commands[runs.start.min(end)..end];
+    !inner.is_empty()
+        && inner.len() <= 4
+        && inner.iter().all(|c| {
+            let name = c.name();
+            !c.argv[0].contains(['/', '$', '`'])
+                && !shell::is_interpreter(name)
+                && !PROJECT_PRINTERS.contains(&name)
+                && c.prefixes.is_empty()
+                && c.reads_from.is_empty()
+                && c.stdin_texts.is_empty()
+        })
 }
 
 /// The text a `<(…)` word's commands print, when they only print text the line shows.

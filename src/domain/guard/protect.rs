@@ -401,6 +401,36 @@ pub(super) struct Folders {
     named: Vec<String>,
     /// Whether `named` was taken from the line (else no variable is filled in).
     in_line: bool,
+    /// What the line tells of where a `cd` holds: its subshells, jobs and scripts run
+    /// by other shells (a `cd` there ends with them), and which commands run only after
+    /// the one before succeeded. Empty unless taken from the line.
+    shape: std::rc::Rc<LineShape>,
+    /// Index of the next command stepped over, when stepping through the line.
+    next: usize,
+    /// Where each frame of the line stands (see [`shell::Parsed::frames`]): its folder,
+    /// folder stack and `$OLDPWD`, once a command of it was reached.
+    states: Vec<Option<(Cwd, Vec<Cwd>, Cwd)>>,
+    /// The project's root on disk, to see whether a `cd`'s folder is there.
+    root: Option<PathBuf>,
+}
+
+/// The shape of a line a [`Folders`] follows.
+#[derive(Debug, Default)]
+struct LineShape {
+    /// Each command's frame, and each frame's (after the top) parent and whether it runs
+    /// in a shell of its own.
+    frame_of: Vec<u32>,
+    frames: Vec<(u32, bool)>,
+    /// Jobs the line leaves running: their commands.
+    background: Vec<std::ops::Range<usize>>,
+    /// Commands run only when the one before succeeded.
+    and_joined: Vec<usize>,
+    /// Commands in a pipeline of several stages (each in a subshell).
+    piped: Vec<bool>,
+    /// Each command's words, to see what an earlier one names.
+    words: Vec<Vec<String>>,
+    /// `enable -n cd`: the builtins that change folder may be switched off.
+    builtins_off: bool,
 }
 
 impl Folders {
@@ -412,7 +442,17 @@ impl Folders {
             cdpath: cdpath_in_environment(),
             named: Vec::new(),
             in_line: false,
+            shape: std::rc::Rc::default(),
+            next: 0,
+            states: Vec::new(),
+            root: None,
         }
+    }
+
+    /// Looks on disk under `root` (the project's root) whether a `cd`'s folder is there.
+    pub(super) fn at_root(mut self, root: &Path) -> Folders {
+        self.root = Some(root.to_path_buf());
+        self
     }
 
     /// Followed across `parsed`, which may set `CDPATH` in any form (`CDPATH=..`, `read
@@ -440,6 +480,7 @@ impl Folders {
             .take(4096)
             .collect();
         self.in_line = true;
+        self.shape = std::rc::Rc::new(line_shape(parsed));
         self
     }
 
@@ -455,18 +496,125 @@ impl Folders {
 
     /// Where the commands after `command` run.
     pub(super) fn step(&mut self, command: &SimpleCommand) {
+        let k = self.next;
+        self.next += 1;
+        let frame = self.frame_at(k);
+        self.change(command, k);
+        if self.in_line {
+            // The next command runs where its own frame stands: a subshell's `cd` ends
+            // with it, a script of another shell's starts where this one is.
+            self.save(frame);
+            if k + 1 < self.shape.frame_of.len() {
+                let next = self.frame_at(k + 1);
+                self.load(next);
+            }
+        }
+    }
+
+    /// The frame whose folder command `k` uses: its own, or the one around it when it
+    /// runs in the same shell (`eval`).
+    fn frame_at(&self, k: usize) -> usize {
+        let mut f = self.shape.frame_of.get(k).copied().unwrap_or(0) as usize;
+        for _ in 0..64 {
+            match self.shape.frames.get(f.wrapping_sub(1)) {
+                Some(&(parent, false)) if f > 0 => f = parent as usize,
+                _ => break,
+            }
+        }
+        if f > self.shape.frames.len() { 0 } else { f }
+    }
+
+    fn save(&mut self, frame: usize) {
+        if frame >= self.states.len() {
+            self.states.resize(frame + 1, None);
+        }
+        self.states[frame] = Some((self.cwd.clone(), self.stack.clone(), self.old.clone()));
+    }
+
+    /// Makes `frame`'s place the current one: where it stood, or (first reached) where
+    /// the frame around it stands now.
+    fn load(&mut self, frame: usize) {
+        let mut f = frame;
+        let mut chain = Vec::new();
+        for _ in 0..64 {
+            if let Some(Some(state)) = self.states.get(f) {
+                let (cwd, stack, old) = state.clone();
+                self.cwd = cwd;
+                self.stack = stack;
+                self.old = old;
+                break;
+            }
+            if f == 0 {
+                break;
+            }
+            chain.push(f);
+            f = self
+                .shape
+                .frames
+                .get(f - 1)
+                .map_or(0, |&(parent, _)| parent as usize);
+        }
+        for f in chain {
+            self.save(f);
+        }
+    }
+
+    /// What `cd`, `pushd` and `popd` (command `k`) do to the folder.
+    fn change(&mut self, command: &SimpleCommand, k: usize) {
+        let name = command.name();
+        if !matches!(name, "cd" | "chdir" | "pushd" | "popd") {
+            return;
+        }
         let before = self.cwd.clone();
-        match command.name() {
-            "cd" | "chdir" => self.cwd = self.target(command),
+        if self.in_line {
+            // `nice cd x`, `env cd x`: a program of that name, which changes no folder of
+            // the shell's; one stage of several in a pipeline runs in a subshell.
+            let wrapped = command
+                .prefixes
+                .iter()
+                .any(|p| !matches!(p.as_str(), "builtin" | "command"));
+            if wrapped || self.shape.piped.get(k).copied().unwrap_or(false) {
+                return;
+            }
+            // `cd x &`: a job of its own; a job of several commands leaves it unknown.
+            let frame = |i: usize| self.shape.frame_of.get(i).copied();
+            if let Some(job) = self
+                .shape
+                .background
+                .iter()
+                .find(|r| r.contains(&k) && frame(r.start) == frame(k))
+            {
+                if job.len() > 1 {
+                    self.cwd = Cwd::Unknown;
+                }
+                return;
+            }
+            if self.shape.builtins_off {
+                self.cwd = Cwd::Unknown;
+                return;
+            }
+            // `pushd -n`, `popd -n`: the stack alone changes.
+            if matches!(name, "pushd" | "popd") && command.args().iter().any(|a| a == "-n") {
+                if name == "popd" {
+                    self.stack.pop();
+                }
+                return;
+            }
+        }
+        match name {
+            "cd" | "chdir" => {
+                let to = self.target(command);
+                self.cwd = self.succeeds(command, k, to, &before);
+            }
             "pushd" => {
                 let to = self.target(command);
-                if self.stack.len() < 64 {
+                let to = self.succeeds(command, k, to, &before);
+                if to != before && self.stack.len() < 64 {
                     self.stack.push(self.cwd.clone());
                 }
                 self.cwd = to;
             }
-            "popd" => self.cwd = self.stack.pop().unwrap_or(Cwd::Unknown),
-            _ => return,
+            _ => self.cwd = self.stack.pop().unwrap_or(Cwd::Unknown),
         }
         if self.cwd != before {
             self.old = before;
@@ -486,10 +634,84 @@ impl Folders {
                 cdpath: false,
                 named: Vec::new(),
                 in_line: false,
+                shape: std::rc::Rc::default(),
+                next: 0,
+                states: Vec::new(),
+                root: None,
             };
             at = mover.moved(&dir);
         }
         at
+    }
+
+    /// Where the shell is after `cd` (command `k`) to `to` from `before`: there when the
+    /// folder is there now, or when what follows runs only if it got there (`cd x &&
+    /// …`); still in `before` when it is not there and nothing on the line names it
+    /// (the `cd` fails); otherwise only known as the line runs.
+    fn succeeds(&self, command: &SimpleCommand, k: usize, to: Cwd, before: &Cwd) -> Cwd {
+        if !self.in_line {
+            return to;
+        }
+        let ops = operands(command.args());
+        let bad_option = command.args().iter().any(|a| {
+            a.starts_with('-')
+                && a != "-"
+                && a != "--"
+                && !a[1..].chars().all(|c| "LPe@".contains(c))
+        });
+        // `cd a b` and unknown options fail; `cd -` and a bare `cd` are judged as before.
+        if ops.len() > 1 || bad_option {
+            return before.clone();
+        }
+        let Cwd::Known(dir) = &to else {
+            return to;
+        };
+        let Some(root) = &self.root else {
+            return to;
+        };
+        let full = match dir.strip_prefix('~') {
+            Some(rest) => match std::env::var_os("HOME") {
+                Some(home) => PathBuf::from(home).join(rest.trim_start_matches('/')),
+                None => return to,
+            },
+            None => root.join(dir),
+        };
+        let enterable = std::fs::metadata(&full).is_ok_and(|m| {
+            use std::os::unix::fs::PermissionsExt as _;
+            m.is_dir() && m.permissions().mode() & 0o111 != 0
+        });
+        let guarded = self.shape.and_joined.contains(&(k + 1));
+        // One of nagger's folders is taken as entered even when not there yet: what is
+        // judged there is judged as strictly as it can be.
+        if enterable || guarded || protected(dir, None).is_some() {
+            return to;
+        }
+        let word = ops
+            .first()
+            .copied()
+            .unwrap_or_default()
+            .trim_end_matches('/');
+        // The commands just before it (a bounded look back).
+        let upto = k.min(self.shape.words.len());
+        let earlier = &self.shape.words[upto.saturating_sub(256)..upto];
+        // `mkdir -p build; cd build`: made by the line where nothing stands in its way.
+        let made = !word.is_empty()
+            && std::fs::symlink_metadata(&full).is_err()
+            && !["/proc", "/sys", "/dev"].iter().any(|p| dir.starts_with(p))
+            && earlier.iter().any(|ws| {
+                ws.first().is_some_and(|n| n == "mkdir")
+                    && ws[1..].iter().any(|w| w.trim_end_matches('/') == word)
+            });
+        if made {
+            return to;
+        }
+        let named_before =
+            !word.is_empty() && earlier.iter().any(|ws| ws.iter().any(|w| w.contains(word)));
+        if named_before {
+            Cwd::Unknown
+        } else {
+            before.clone()
+        }
     }
 
     fn target(&self, command: &SimpleCommand) -> Cwd {
@@ -557,6 +779,38 @@ impl Folders {
             Some(path) => Cwd::Known(normalize(&path)),
             None => Cwd::Unknown,
         }
+    }
+}
+
+/// Where a `cd` of `parsed` holds (see [`LineShape`]).
+fn line_shape(parsed: &Parsed) -> LineShape {
+    let mut stages: std::collections::HashMap<u32, u32> = std::collections::HashMap::new();
+    for c in &parsed.commands {
+        let most = stages.entry(c.pipeline).or_insert(0);
+        *most = (*most).max(c.stage);
+    }
+    let piped = parsed
+        .commands
+        .iter()
+        .map(|c| stages.get(&c.pipeline).is_some_and(|most| *most > 0))
+        .collect();
+    let builtins_off = parsed.commands.iter().any(|c| {
+        c.name() == "enable"
+            && c.args()
+                .iter()
+                .any(|a| a.starts_with('-') && a.contains('n'))
+            && c.args()
+                .iter()
+                .any(|a| matches!(a.as_str(), "cd" | "pushd" | "popd" | "chdir"))
+    });
+    LineShape {
+        frame_of: parsed.commands.iter().map(|c| c.frame).collect(),
+        frames: parsed.frames.clone(),
+        background: parsed.background.clone(),
+        and_joined: parsed.and_joined.clone(),
+        piped,
+        words: parsed.commands.iter().map(|c| c.argv.clone()).collect(),
+        builtins_off,
     }
 }
 

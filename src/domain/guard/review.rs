@@ -377,7 +377,7 @@ impl<'a> Guard<'a> {
         let files = Files::new(root);
         let start = Cwd::start(root, cwd);
         let line = Line::scan(parsed, &start, Some(root));
-        let mut folders = Folders::new(start).in_line(parsed);
+        let mut folders = Folders::new(start).in_line(parsed).at_root(root);
         for (index, (command, spellings)) in commands.each().enumerate() {
             let cwd = folders.cwd_of(command);
             let old = folders.old().clone();
@@ -840,7 +840,9 @@ impl<'a> Guard<'a> {
             })
             .collect();
         let line = Line::scan(&parsed, at.cwd, Some(at.scope.root));
-        let mut folders = Folders::new(at.cwd.clone()).in_line(&parsed);
+        let mut folders = Folders::new(at.cwd.clone())
+            .in_line(&parsed)
+            .at_root(at.scope.root);
         for index in 0..parsed.commands.len() {
             let inner = &parsed.commands[index];
             let cwd = folders.cwd_of(inner);

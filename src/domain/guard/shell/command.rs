@@ -65,6 +65,8 @@ pub struct SimpleCommand {
     /// Variables set for this command alone, as written before it (`X=1 git status`):
     /// `NAME=value`, the value as the shell reads it (substitutions left as written).
     pub env: Vec<String>,
+    /// The frame it was found in (see [`Parsed::frames`]): 0 at the top of the line.
+    pub frame: u32,
 }
 
 impl SimpleCommand {
@@ -132,6 +134,7 @@ impl SimpleCommand {
 
 /// The simple commands of one command line.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[allow(clippy::struct_excessive_bools)] // independent facts of one line, read apart
 pub struct Parsed {
     pub commands: Vec<SimpleCommand>,
     /// Nesting went past [`MAX_DEPTH`](super::limits::MAX_DEPTH) (or quotes inside a word past their own bound);
@@ -152,6 +155,17 @@ pub struct Parsed {
     /// Loops the line runs (`for`, `while`, `until`, `select`): the indices in
     /// [`Parsed::commands`] of each loop's commands, its condition's included.
     pub loops: Vec<Range<usize>>,
+    /// The line starts a coprocess (`coproc …`), which it may write to later.
+    pub coprocess: bool,
+    /// Subshells (`( … )`): the indices in [`Parsed::commands`] of each one's commands.
+    pub subshells: Vec<Range<usize>>,
+    /// The indices of commands that begin a pipeline run only when the one before it
+    /// succeeded (`a && b`: `b`'s).
+    pub and_joined: Vec<usize>,
+    /// Frame `k + 1`'s parent frame (0 is the top of the line), and whether its commands
+    /// run in a shell of their own (a subshell, a substitution, a script handed to
+    /// another program) rather than the one around it (`eval`).
+    pub frames: Vec<(u32, bool)>,
 }
 
 /// A shell variable set by the line: from the command at index `at` of

@@ -4,6 +4,9 @@
 pub const MAX_DEPTH: usize = 64;
 /// Most simple commands collected from one command line.
 pub const MAX_COMMANDS: usize = 16_384;
+/// Most subshells, substitutions and scripts told apart in one line (see
+/// [`Parsed::frames`](super::Parsed::frames)).
+pub const MAX_FRAMES: usize = 4096;
 /// Most bytes scanned for one command line, counting every re-scan of an unwrapped
 /// script: bounds the work on any input.
 pub const MAX_SCANNED_BYTES: usize = 4 << 20;

@@ -6,7 +6,7 @@ use std::ops::Range;
 
 use super::braces;
 use super::command::{Assignment, Parsed, SimpleCommand, Via};
-use super::limits::{MAX_ASSIGNMENTS, MAX_COMMANDS, MAX_DEPTH, MAX_SCANNED_BYTES};
+use super::limits::{MAX_ASSIGNMENTS, MAX_COMMANDS, MAX_DEPTH, MAX_FRAMES, MAX_SCANNED_BYTES};
 use super::token::Word;
 use super::words::RESERVED;
 
@@ -23,6 +23,10 @@ pub fn parse(src: &str) -> Parsed {
         functions: out.functions,
         background: out.background,
         loops: out.loops,
+        coprocess: out.coprocess,
+        subshells: out.subshells,
+        and_joined: out.and_joined,
+        frames: out.frames,
     }
 }
 
@@ -73,11 +77,30 @@ pub(super) struct Collector {
     pub(super) loops: Vec<std::ops::Range<usize>>,
     /// `case` commands still open: a `)` in one ends a pattern, not a substitution.
     pub(super) cases_open: usize,
+    /// A `coproc` was read.
+    pub(super) coprocess: bool,
+    /// Subshells `( … )`: their commands' indices.
+    pub(super) subshells: Vec<std::ops::Range<usize>>,
+    /// Commands that begin a pipeline run only when the one before succeeded (`&&`).
+    pub(super) and_joined: Vec<usize>,
+    /// Frames after the top one: parent and whether each runs in a shell of its own.
+    pub(super) frames: Vec<(u32, bool)>,
     /// Where the compound command a closing word just ended began.
     pub(super) closed: Option<usize>,
 }
 
 impl Collector {
+    /// A new frame inside `parent`; `own`: its commands run in a shell of their own.
+    pub(super) fn new_frame(&mut self, parent: u32, own: bool) -> u32 {
+        if self.frames.len() >= MAX_FRAMES {
+            // Past the bound, in a shell of their own under the top: a `cd` there holds
+            // for no command outside.
+            return u32::try_from(self.frames.len()).unwrap_or(u32::MAX);
+        }
+        self.frames.push((parent, own));
+        u32::try_from(self.frames.len()).unwrap_or(u32::MAX)
+    }
+
     pub(super) fn full(&mut self) -> bool {
         if self.commands.len() >= MAX_COMMANDS {
             self.truncated = true;
@@ -100,6 +123,10 @@ impl Collector {
 pub(super) struct Context {
     pub(super) via: Vec<Via>,
     pub(super) sudo: bool,
+    /// The frame commands found here belong to (see [`Parsed::frames`]), and how many of
+    /// `via` stood when it began.
+    pub(super) frame: u32,
+    pub(super) frame_via: usize,
 }
 
 impl Context {
@@ -119,12 +146,19 @@ pub(super) fn parse_script(src: &[u8], depth: usize, ctx: &Context, out: &mut Co
     if !out.charge(src.len()) {
         return;
     }
+    let mut ctx = ctx.clone();
+    // A script handed to another program: its own shell, but for `eval`'s.
+    if ctx.via.len() > ctx.frame_via {
+        let own = !matches!(ctx.via.last(), Some(Via::Script(how)) if how == "eval");
+        ctx.frame = out.new_frame(ctx.frame, own);
+        ctx.frame_via = ctx.via.len();
+    }
     let mut parser = Parser {
         s: src,
         i: 0,
         depth,
         word_nesting: 0,
-        ctx: ctx.clone(),
+        ctx,
         out,
         pending: Vec::new(),
         expanded: false,
@@ -197,6 +231,7 @@ impl Parser<'_, '_> {
         // the last separator joined the next pipeline to it.
         let mut chain: Option<usize> = None;
         let mut joined = false;
+        let mut and = false;
         let cases_before = self.out.cases_open;
         loop {
             if self.out.full() {
@@ -213,15 +248,18 @@ impl Parser<'_, '_> {
                 Some(b'&') if self.peek_at(1) == Some(b'&') => {
                     self.i += 2;
                     joined = true;
+                    and = true;
                 }
                 Some(b'|') if self.peek_at(1) == Some(b'|') => {
                     self.i += 2;
                     joined = true;
+                    and = false;
                 }
                 Some(b';' | b'&' | b'|') => {
                     self.i += 1;
                     chain = None;
                     joined = false;
+                    and = false;
                 }
                 // `$(case x in x) …;; esac)`: a pattern's `)` inside.
                 Some(b')') if close == Some(b')') && self.out.cases_open <= cases_before => {
@@ -234,7 +272,12 @@ impl Parser<'_, '_> {
                     if !joined || chain.is_none() {
                         chain = Some(first);
                     }
+                    // `cd x && rm y`: `rm` runs only when what stands before it succeeded.
+                    if joined && and && self.out.and_joined.len() < 4096 {
+                        self.out.and_joined.push(first);
+                    }
                     joined = false;
+                    and = false;
                     self.out.closed = None;
                     self.pipeline();
                     if self.i == before {
@@ -480,16 +523,23 @@ impl Parser<'_, '_> {
             self.skip_balanced();
             return;
         }
-        let saved = via.is_some().then(|| self.ctx.clone());
+        let subshell = via.is_none();
+        let saved = self.ctx.clone();
         if let Some(via) = via {
             self.ctx.via.push(via);
         }
+        // A subshell, or a substitution: commands in a shell of their own.
+        self.ctx.frame = self.out.new_frame(self.ctx.frame, true);
+        self.ctx.frame_via = self.ctx.via.len();
+        let first = self.out.commands.len();
         self.depth += 1;
         self.list(Some(b')'));
         self.depth -= 1;
-        if let Some(ctx) = saved {
-            self.ctx = ctx;
+        let last = self.out.commands.len();
+        if subshell && last > first && self.out.subshells.len() < 256 {
+            self.out.subshells.push(first..last);
         }
+        self.ctx = saved;
         if self.peek() == Some(b')') {
             self.i += 1;
         }
@@ -674,6 +724,12 @@ impl Parser<'_, '_> {
             .iter()
             .take_while(|w| (!w.quoted && RESERVED.contains(&w.text.as_slice())) || w.assignment)
             .count();
+        if words[..skip]
+            .iter()
+            .any(|w| !w.quoted && w.text == b"coproc")
+        {
+            self.out.coprocess = true;
+        }
         // Where compound commands open and close, for a job that is one (`{ …; } &`).
         for word in words
             .iter()

@@ -139,6 +139,7 @@ impl Parser<'_, '_> {
             computed: io.computed,
             stdin_texts: io.stdin_texts,
             env: io.env,
+            frame: ctx.frame,
         };
         let name = command.name().to_owned();
         let runs_scripts = follows(&name) || builds_with(&name);
