@@ -10,6 +10,7 @@ mod commands;
 mod fd;
 mod lexer;
 mod limits;
+mod longopts;
 mod params;
 mod parser;
 mod remote;

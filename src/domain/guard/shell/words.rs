@@ -107,6 +107,19 @@ pub fn option_values<'c>(args: &'c [String], short: &[&str], long: &[&str]) -> V
                 out.extend(next());
             } else if let Some(v) = arg.strip_prefix(l).and_then(|r| r.strip_prefix('=')) {
                 out.push(v);
+            } else if l.starts_with("--") && arg.starts_with("--") && arg.len() > 2 {
+                // `--ta=DIR`, `--targ DIR`: getopt and most parsers take any prefix of a
+                // long name that no other of the program's names shares.
+                let (name, value) = match arg.split_once('=') {
+                    Some((n, v)) => (n, Some(v)),
+                    None => (arg, None),
+                };
+                if name.len() < l.len() && l.starts_with(name) {
+                    match value {
+                        Some(v) => out.push(v),
+                        None => out.extend(next()),
+                    }
+                }
             }
         }
     }

@@ -124,8 +124,17 @@ impl Parser<'_, '_> {
                 parse_script(script.as_bytes(), depth + 1, &ctx, self.out);
             }
         }
+        let mut argv = peeled.argv;
+        // `cp --ta=D`: the long option it abbreviates, spelled out for every check.
+        if let Some(first) = argv.first()
+            && let Some(spelled) =
+                super::longopts::spelled_out(super::words::basename(first), &argv[1..])
+        {
+            argv.truncate(1);
+            argv.extend(spelled);
+        }
         let command = SimpleCommand {
-            argv: peeled.argv,
+            argv,
             prefixes: peeled.prefixes,
             prefixed: peeled.original,
             sudo,
