@@ -179,6 +179,38 @@ fn here_or_home(a: &shell::Assignment) -> Option<String> {
     (path != raw && !path.contains(['$', '`', '"', '\'', '\\', '*', '?', '['])).then_some(path)
 }
 
+/// Whether a value written as `raw` is a number: an arithmetic expansion, or what a
+/// counter prints (`$(wc -l < f)`, `$(grep -c x f)`, `$(git rev-list --count HEAD)`,
+/// `$(seq 1 9)`, `$(date +%s)`).
+fn number_source(raw: &str) -> bool {
+    let raw = raw.trim().trim_matches('"');
+    if raw.starts_with("$((") && raw.ends_with("))") || raw.bytes().all(|b| b.is_ascii_digit()) {
+        return !raw.is_empty();
+    }
+    let Some(inner) = raw
+        .strip_prefix("$(")
+        .and_then(|r| r.strip_suffix(')'))
+        .or_else(|| raw.strip_prefix('`').and_then(|r| r.strip_suffix('`')))
+    else {
+        return false;
+    };
+    let parsed = shell::parse(inner);
+    let Some(last) = parsed.commands.iter().rfind(|c| c.via.is_empty()) else {
+        return false;
+    };
+    let args = last.args();
+    match last.name() {
+        "wc" | "expr" | "seq" | "nproc" => true,
+        "date" => args
+            .iter()
+            .all(|a| a.starts_with('+') && !a.contains(['/', '$'])),
+        "grep" | "egrep" | "fgrep" | "rg" => shell::has_flag(args, "c", &["count"]),
+        "git" => args.iter().any(|a| a == "--count"),
+        "id" => shell::has_flag(args, "ug", &[]),
+        _ => false,
+    }
+}
+
 impl Line {
     /// Read `parsed` once, following `cd` from `start` (relative to `root`, the project
     /// root, when known).
@@ -411,6 +443,106 @@ impl Line {
             here: self.heres.get(index).and_then(Option::as_deref),
             budget: &self.budget,
         }
+    }
+
+    /// What bash reads again from the line's variables: a value read as an expression or
+    /// a name (`(( x ))`, `$((x+1))`, `${a[$i]}`, `${!x}`, `[[ -v $x ]]`, `printf -v
+    /// "$x"`, `read "$x"`, `unset "$x"`) runs the substitutions of its array subscripts;
+    /// one expanded as a prompt (`${x@P}`) runs its own. A value the line spells out is
+    /// handed back as a script (`Ok`); one it reads or computes, not known to be a
+    /// number, is named (`Err`).
+    pub(super) fn read_again(&self, parsed: &Parsed) -> Vec<Result<String, String>> {
+        let mut out: Vec<Result<String, String>> = Vec::new();
+        let mut uses: Vec<(usize, &str, bool)> = parsed
+            .evaluated
+            .iter()
+            .map(|(at, n)| (*at, n.as_str(), false))
+            .chain(
+                parsed
+                    .prompted
+                    .iter()
+                    .map(|(at, n)| (*at, n.as_str(), true)),
+            )
+            .collect();
+        // Words that name a variable by another's value.
+        let mut named: Vec<(usize, String)> = Vec::new();
+        for (k, command) in parsed.commands.iter().enumerate() {
+            let args = command.args();
+            let takes_names = matches!(
+                command.name(),
+                "read"
+                    | "unset"
+                    | "declare"
+                    | "typeset"
+                    | "local"
+                    | "export"
+                    | "readonly"
+                    | "mapfile"
+                    | "readarray"
+                    | "getopts"
+                    | "printf"
+                    | "test"
+                    | "["
+                    | "[["
+                    | "compgen"
+            );
+            if !takes_names {
+                continue;
+            }
+            for (i, arg) in args.iter().enumerate().take(64) {
+                let by_value = arg.starts_with('$') || arg.starts_with("\"$");
+                let name_slot = match command.name() {
+                    "printf" => i > 0 && args[i - 1] == "-v",
+                    "test" | "[" | "[[" => i > 0 && args[i - 1] == "-v",
+                    "compgen" => i > 0 && args[i - 1] == "-W",
+                    _ => !arg.starts_with('-'),
+                };
+                if by_value && name_slot {
+                    for name in super::shell::variable_names(arg) {
+                        named.push((k, name));
+                    }
+                }
+            }
+        }
+        uses.extend(named.iter().map(|(k, n)| (*k, n.as_str(), false)));
+        let mut seen: Vec<&str> = Vec::new();
+        for (at, name, prompt) in uses.into_iter().take(256) {
+            if seen.contains(&name) || out.len() >= 16 {
+                continue;
+            }
+            let set = self
+                .sets
+                .iter()
+                .rev()
+                .find(|s| s.at <= at.max(1) && s.name == name)
+                .or_else(|| self.sets.iter().rev().find(|s| s.name == name));
+            let Some(set) = set else {
+                continue;
+            };
+            seen.push(name);
+            match (&set.value, prompt) {
+                // A loop's values, each in turn.
+                (Some(values), _) if set.each => {
+                    for value in values.lines().take(64) {
+                        if prompt {
+                            out.push(Ok(format!(": \"{}\"", value.replace('"', "\\\""))));
+                        } else {
+                            out.extend(super::shell::subscript_commands(value).into_iter().map(Ok));
+                        }
+                    }
+                }
+                (Some(value), true) => {
+                    out.push(Ok(format!(": \"{}\"", value.replace('"', "\\\""))));
+                }
+                (Some(value), false) => {
+                    let scripts = super::shell::subscript_commands(value);
+                    out.extend(scripts.into_iter().map(Ok));
+                }
+                _ if !prompt && set.raw.as_deref().is_some_and(number_source) => {}
+                _ => out.push(Err(name.to_owned())),
+            }
+        }
+        out
     }
 
     /// The prompt and trace strings the line sets (`PS4='$(…)'`, `PROMPT_COMMAND=…`),

@@ -32,12 +32,20 @@ pub(super) fn feeders(parsed: &Parsed, index: usize) -> Vec<usize> {
     if command.stage == 0 {
         return Vec::new();
     }
-    let same_pipeline: Vec<usize> = (0..index)
-        .filter(|&j| {
-            let c = &parsed.commands[j];
-            c.pipeline == command.pipeline && c.stage + 1 == command.stage
-        })
-        .collect();
+    // Back from the command, up to the stage before the one feeding it.
+    let mut same_pipeline: Vec<usize> = Vec::new();
+    for j in (0..index).rev() {
+        let c = &parsed.commands[j];
+        if c.pipeline != command.pipeline {
+            continue;
+        }
+        if c.stage + 1 == command.stage {
+            same_pipeline.push(j);
+        } else if c.stage + 1 < command.stage {
+            break;
+        }
+    }
+    same_pipeline.reverse();
     if !same_pipeline.is_empty() {
         return same_pipeline;
     }

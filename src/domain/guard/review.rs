@@ -584,6 +584,26 @@ impl<'a> Guard<'a> {
             }
         }
         if index + 1 == parsed.commands.len() {
+            // Values read again as expressions, names or prompts (`(( x ))`, `${!x}`,
+            // `${x@P}`): their substitutions run.
+            for again in at.line.read_again(parsed) {
+                match again {
+                    Ok(script) => run.push(Program::Script(
+                        script,
+                        "a value the line expands again (`${x@P}`, an array subscript)".into(),
+                    )),
+                    Err(name) => findings.push(Finding::ask(
+                        "guard:computed-command",
+                        format!(
+                            "reads `{name}`, which the line reads or computes, as an \
+                             expression, a name or a prompt: a value holding `a[$(…)]` or \
+                             `$(…)` runs a command nagger cannot see"
+                        ),
+                        "Give the variable a value the line spells out, or check it is a \
+                         number first.",
+                    )),
+                }
+            }
             for script in at.line.late_values(parsed) {
                 run.push(Program::Script(
                     script,

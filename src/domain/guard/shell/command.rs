@@ -166,6 +166,12 @@ pub struct Parsed {
     /// run in a shell of their own (a subshell, a substitution, a script handed to
     /// another program) rather than the one around it (`eval`).
     pub frames: Vec<(u32, bool)>,
+    /// Variables whose values bash reads as expressions (in `$((…))`, `((…))`, `let`,
+    /// number operands of `[[`, array subscripts, `${!x}`), with the index of the command
+    /// they stand at: an array subscript in such a value runs what it substitutes.
+    pub evaluated: Vec<(usize, String)>,
+    /// Variables expanded again as prompt strings (`${x@P}`), with where they stand.
+    pub prompted: Vec<(usize, String)>,
 }
 
 /// A shell variable set by the line: from the command at index `at` of

@@ -345,6 +345,8 @@ impl Parser<'_, '_> {
             }
         }
         self.word_nesting -= 1;
+        let text = String::from_utf8_lossy(&self.s[start..self.i]).into_owned();
+        self.out.note_parameter(&text);
         buf.extend_from_slice(&self.s[start..self.i]);
     }
 
@@ -395,6 +397,8 @@ impl Parser<'_, '_> {
             scratch.clear();
         }
         self.word_nesting -= 1;
+        let text = String::from_utf8_lossy(&self.s[start..self.i]).into_owned();
+        self.out.note_evaluated(&text);
         buf.extend_from_slice(&self.s[start..self.i]);
     }
 

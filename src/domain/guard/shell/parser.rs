@@ -27,6 +27,8 @@ pub fn parse(src: &str) -> Parsed {
         subshells: out.subshells,
         and_joined: out.and_joined,
         frames: out.frames,
+        evaluated: out.evaluated,
+        prompted: out.prompted,
     }
 }
 
@@ -85,11 +87,85 @@ pub(super) struct Collector {
     pub(super) and_joined: Vec<usize>,
     /// Frames after the top one: parent and whether each runs in a shell of its own.
     pub(super) frames: Vec<(u32, bool)>,
+    /// Variables read as expressions, and `${x@P}`'s, with the command they stand at.
+    pub(super) evaluated: Vec<(usize, String)>,
+    pub(super) prompted: Vec<(usize, String)>,
     /// Where the compound command a closing word just ended began.
     pub(super) closed: Option<usize>,
 }
 
+/// The names of variables `text` refers to (`x`, `$x`, `${x…}`): words that start with a
+/// letter or `_`, not right after another word's letters.
+fn names_in(text: &str) -> Vec<String> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut k = 0;
+    while k < b.len() && out.len() < 64 {
+        let c = b[k];
+        if (c.is_ascii_alphabetic() || c == b'_')
+            && (k == 0
+                || !(b[k - 1].is_ascii_alphanumeric() || b[k - 1] == b'_' || b[k - 1] == b'#'))
+        {
+            let start = k;
+            while k < b.len() && (b[k].is_ascii_alphanumeric() || b[k] == b'_') {
+                k += 1;
+            }
+            out.push(text[start..k].to_owned());
+        } else {
+            k += 1;
+        }
+    }
+    out
+}
+
 impl Collector {
+    /// Variables whose values `text` (an arithmetic expression, a number operand) reads
+    /// as expressions: their values' array subscripts run what they substitute.
+    pub(super) fn note_evaluated(&mut self, text: &str) {
+        let at = self.commands.len();
+        for name in names_in(text) {
+            if self.evaluated.len() < 4096 {
+                self.evaluated.push((at, name));
+            }
+        }
+    }
+
+    /// `${!x}` (the variable `x` names), `${a[i]}` (a subscript read as a number),
+    /// `${s:o:l}` (offsets read as numbers), `${x@P}` (the value expanded again, its
+    /// substitutions run).
+    pub(super) fn note_parameter(&mut self, text: &str) {
+        let Some(body) = text.strip_prefix("${").and_then(|t| t.strip_suffix('}')) else {
+            return;
+        };
+        let at = self.commands.len();
+        if let Some(name) = body.strip_prefix('!') {
+            let name: String = name
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            if !name.is_empty() && self.evaluated.len() < 4096 {
+                self.evaluated.push((at, name));
+            }
+        }
+        let name: String = body
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        let rest = &body[name.len()..];
+        if rest.starts_with("@P") && !name.is_empty() && self.prompted.len() < 256 {
+            self.prompted.push((at, name));
+        } else if let Some(sub) = rest.strip_prefix('[') {
+            let inner = sub.split(']').next().unwrap_or_default();
+            if inner != "@" && inner != "*" {
+                self.note_evaluated(inner);
+            }
+        } else if let Some(offsets) = rest.strip_prefix(':')
+            && !offsets.starts_with(['-', '=', '?', '+'])
+        {
+            self.note_evaluated(offsets);
+        }
+    }
+
     /// A new frame inside `parent`; `own`: its commands run in a shell of their own.
     pub(super) fn new_frame(&mut self, parent: u32, own: bool) -> u32 {
         if self.frames.len() >= MAX_FRAMES {
@@ -842,6 +918,7 @@ impl Parser<'_, '_> {
         };
         for word in numeric {
             let text = String::from_utf8_lossy(&word.text).into_owned();
+            self.out.note_evaluated(&text);
             for script in super::words::subscript_commands(&text) {
                 let ctx = self
                     .ctx

@@ -923,3 +923,34 @@ pub fn fresh_temporary(raw: &str) -> Option<String> {
         Some(t) => t.to_owned(),
     })
 }
+
+/// The variables a word refers to: `$x`, `${x}`, `${x:-…}`, `${!x}` (each name once).
+pub fn variable_names(word: &str) -> Vec<String> {
+    let b = word.as_bytes();
+    let mut out: Vec<String> = Vec::new();
+    let mut k = 0;
+    while k < b.len() && out.len() < 16 {
+        if b[k] != b'$' {
+            k += 1;
+            continue;
+        }
+        k += 1;
+        if b.get(k) == Some(&b'{') {
+            k += 1;
+            if b.get(k) == Some(&b'!') {
+                k += 1;
+            }
+        }
+        let start = k;
+        while k < b.len() && (b[k].is_ascii_alphanumeric() || b[k] == b'_') {
+            k += 1;
+        }
+        let name = &word[start..k];
+        if name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && !out.iter().any(|n| n == name)
+        {
+            out.push(name.to_owned());
+        }
+    }
+    out
+}
