@@ -429,6 +429,58 @@ fn a_stop_with_no_final_message_to_judge_passes() {
 }
 
 #[test]
+fn a_final_message_that_shows_nothing_or_is_still_being_written_passes() {
+    let p = Project::with_config("");
+    let user_line = json!({
+        "type": "user",
+        "message": {"role": "user", "content": "Fix the bug in src/a.rs"},
+    });
+    // Only characters a reader cannot see, given or in the transcript.
+    for (i, invisible) in [
+        "\u{200b}\u{200b}",
+        "\u{202e}\u{2066}",
+        "\u{feff}",
+        "\u{ad}\u{0301}",
+        "\u{0}\u{7}",
+        "\u{fffd}",
+        "\u{e0041}\u{fe0f}",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let given = format!("given-{i}");
+        p.hook(&p.subagent_start(&given, "coder"));
+        let r = p.hook(&p.subagent_stop(&given, "coder", Some(invisible), false));
+        assert_eq!((r.code, r.stdout.trim()), (0, ""), "{invisible:?}: {r:?}");
+        let read = format!("read-{i}");
+        p.hook(&p.subagent_start(&read, "coder"));
+        let path = p.agent_transcript(&read);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, "").unwrap();
+        append_lines(
+            &path,
+            &[user_line.clone(), assistant_text_line("m1", invisible)],
+        );
+        let r = stop_without_message(&p, &read);
+        assert_eq!((r.code, r.stdout.trim()), (0, ""), "{invisible:?}: {r:?}");
+    }
+    // The last line half written: an older message is not the final one.
+    p.hook(&p.subagent_start("torn", "coder"));
+    let path = p.agent_transcript("torn");
+    append_lines(
+        &path,
+        &[user_line, assistant_text_line("m1", "Working on it.")],
+    );
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str(
+        r#"{"type":"assistant","message":{"id":"m2","content":[{"type":"text","text":"[COMPRESS"#,
+    );
+    std::fs::write(&path, text).unwrap();
+    let r = stop_without_message(&p, "torn");
+    assert_eq!((r.code, r.stdout.trim()), (0, ""), "{r:?}");
+}
+
+#[test]
 fn a_blank_final_message_with_nothing_in_the_transcript_passes() {
     let p = Project::with_config("");
     p.hook(&p.subagent_start("ag-1", "coder"));

@@ -28,6 +28,9 @@ pub(super) fn unreadable(
                 .filter(|v| shell && !v.is_string() && !v.is_null())
             {
                 format!("its `command` is {}, not a string", json_kind(command))
+            } else if shell && fields.get("command").is_none_or(Value::is_null) {
+                // A shell call runs something: what, it does not say.
+                "it gives no `command`".to_owned()
             } else if let Some((field, value)) = PATH_FIELDS.iter().find_map(|f| {
                 fields
                     .get(*f)
@@ -89,9 +92,11 @@ mod tests {
     #[test]
     fn inputs_as_the_tool_takes_them_pass_here() {
         assert!(!asks("Bash", &json!({"command": "ls"})));
-        assert!(!asks("Bash", &json!({})));
-        assert!(!asks("Bash", &json!({"command": null})));
         assert!(!asks("Bash", &Value::Null));
+        // A shell call that says nothing of what it runs is asked about.
+        assert!(asks("Bash", &json!({})));
+        assert!(asks("Bash", &json!({"command": null})));
+        assert!(asks("Bash", &json!({"cmd": "rm -rf /"})));
         assert!(!asks(
             "Write",
             &json!({"file_path": "a.txt", "content": "x"})

@@ -178,7 +178,7 @@ fn final_message(ctx: &Ctx<'_>, stop: &Stop) -> FinalMessage {
     if let Some(text) = stop
         .last_assistant_message
         .as_deref()
-        .filter(|t| !t.trim().is_empty())
+        .filter(|t| says_something(t))
     {
         return FinalMessage::Text(text.to_string());
     }
@@ -186,13 +186,47 @@ fn final_message(ctx: &Ctx<'_>, stop: &Stop) -> FinalMessage {
         return FinalMessage::Unknown;
     };
     match transcript::last_assistant_text(&path) {
-        Ok(Some(text)) if !text.trim().is_empty() => FinalMessage::Text(text),
+        Ok(Some(text)) if says_something(&text) => FinalMessage::Text(text),
         Ok(_) => FinalMessage::Empty,
         Err(e) => {
             ctx.warn(format!("cannot read {}: {e}", path.display()));
             FinalMessage::Unknown
         }
     }
+}
+
+/// Whether `text` shows anything to a reader: a character that is not blank, a control,
+/// a mark of format (zero-width, bidirectional, soft hyphen, byte-order mark), a
+/// combining or variation mark on its own, a tag, or the replacement character.
+fn says_something(text: &str) -> bool {
+    text.chars().any(|c| {
+        let u = u32::from(c);
+        !(c.is_whitespace()
+            || c.is_control()
+            || matches!(
+                u,
+                0xAD | 0x034F
+                    | 0x061C
+                    | 0x115F..=0x1160
+                    | 0x17B4..=0x17B5
+                    | 0x180B..=0x180F
+                    | 0x200B..=0x200F
+                    | 0x2028..=0x202F
+                    | 0x205F..=0x206F
+                    | 0x3164
+                    | 0xFE00..=0xFE0F
+                    | 0xFEFF
+                    | 0xFFA0
+                    | 0xFFF0..=0xFFFD
+                    | 0x1D173..=0x1D17A
+                    | 0xE0000..=0xE0FFF
+                    | 0x0300..=0x036F
+                    | 0x1AB0..=0x1AFF
+                    | 0x1DC0..=0x1DFF
+                    | 0x20D0..=0x20FF
+                    | 0xFE20..=0xFE2F
+            ))
+    })
 }
 
 /// What the agent leaves for later agents.

@@ -124,8 +124,18 @@ pub(super) fn last_assistant_text_in(lines: &mut ReverseLines) -> io::Result<Opt
     let mut message_id: Option<Option<String>> = None;
     let mut texts: Vec<Vec<String>> = Vec::new();
     let mut parsed = 0usize;
+    // The file's last line, when it is not whole JSON, is being written: what the agent
+    // said last is not known yet, whatever the lines before it say (no text is found).
+    let mut last_line_torn = None;
     let gave_up = lines
         .try_for_each(|line| {
+            if last_line_torn.is_none() && !line.iter().all(u8::is_ascii_whitespace) {
+                let torn = serde_json::from_slice::<serde::de::IgnoredAny>(line).is_err();
+                last_line_torn = Some(torn);
+                if torn {
+                    return ControlFlow::Break(true);
+                }
+            }
             if assistant.find(line).is_none() {
                 return ControlFlow::Continue(());
             }
@@ -161,6 +171,9 @@ pub(super) fn last_assistant_text_in(lines: &mut ReverseLines) -> io::Result<Opt
             ControlFlow::Continue(())
         })?
         .unwrap_or(false);
+    if last_line_torn == Some(true) {
+        return Ok(None);
+    }
     if texts.is_empty() {
         if lines.exhausted() || gave_up {
             return Err(io::Error::other(format!(

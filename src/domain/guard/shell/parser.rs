@@ -526,6 +526,22 @@ impl Parser<'_, '_> {
                 {
                     let mut scratch = Vec::new();
                     self.arithmetic(&mut scratch);
+                    // `sh -c '((rm -rf /))'`: dash and other POSIX shells read `((` as two
+                    // subshells, and run what bash would count with.
+                    if words.is_empty()
+                        && scratch.len() > 4
+                        && scratch.starts_with(b"((")
+                        && scratch.ends_with(b"))")
+                    {
+                        let inner = scratch[1..scratch.len() - 1].to_vec();
+                        let ctx = self
+                            .ctx
+                            .within(Via::Script("`((…))` as sh reads it".into()), false);
+                        // Run in subshells there: no variable of the line changes.
+                        let kept = self.out.assignments.len();
+                        parse_script(&inner, self.depth + 1, &ctx, self.out);
+                        self.out.assignments.truncate(kept);
+                    }
                 }
                 Some(b'(') => {
                     self.i += 1;

@@ -206,20 +206,44 @@ fn last_text(content: &str) -> Option<String> {
 fn last_text_joins_the_text_blocks_of_the_last_message_with_text() {
     let content = [
         assistant("msg_1", json!([text("old answer")]), usage(1, 1, 1, 1)),
-        assistant("msg_2", json!([{"type": "thinking", "thinking": "hm"}]), usage(1, 1, 1, 1)),
-        assistant("msg_2", json!([text("[COMPRESSED] agent_type: coder")]), usage(1, 1, 1, 1)),
+        assistant(
+            "msg_2",
+            json!([{"type": "thinking", "thinking": "hm"}]),
+            usage(1, 1, 1, 1),
+        ),
+        assistant(
+            "msg_2",
+            json!([text("[COMPRESSED] agent_type: coder")]),
+            usage(1, 1, 1, 1),
+        ),
         tool_result("t0", "interleaved"),
-        assistant("msg_2", json!([text("Changed files: a.rs"), text("Result: ok")]), usage(1, 1, 1, 1)),
-        assistant("msg_2", json!([tool_use("t1", "Bash", json!({"command": "ls"}))]), usage(1, 1, 1, 1)),
+        assistant(
+            "msg_2",
+            json!([text("Changed files: a.rs"), text("Result: ok")]),
+            usage(1, 1, 1, 1),
+        ),
+        assistant(
+            "msg_2",
+            json!([tool_use("t1", "Bash", json!({"command": "ls"}))]),
+            usage(1, 1, 1, 1),
+        ),
         tool_result("t1", "a.rs"),
-        assistant("msg_3", json!([tool_use("t2", "Bash", json!({"command": "ls"}))]), usage(1, 1, 1, 1)),
-        "{\"type\":\"assistant\",\"message\":{\"id\":\"msg_4\",\"content\":[{\"type\":\"text\",\"text\":\"cut".into(),
+        assistant(
+            "msg_3",
+            json!([tool_use("t2", "Bash", json!({"command": "ls"}))]),
+            usage(1, 1, 1, 1),
+        ),
     ]
     .concat();
     assert_eq!(
         last_text(&content).as_deref(),
         Some("[COMPRESSED] agent_type: coder\nChanged files: a.rs\nResult: ok")
     );
+    // A last line still being written: the final message is not known, and no older one
+    // stands in for it.
+    let cut = content
+        + "{\"type\":\"assistant\",\"message\":{\"id\":\"msg_4\",\"content\":[{\"type\":\"text\",\"text\":\"cut";
+    assert_eq!(last_text(&cut), None);
 }
 
 #[test]
