@@ -21,7 +21,9 @@ use std::time::{Duration, Instant};
 
 /// Time an endpoint's answer may take. Past it the answer is the last one read in full,
 /// marked stale, or 503; the read goes on alone until it ends, within [`READ_TIME`].
-pub const ANSWER_TIME: Duration = Duration::from_secs(1);
+/// Below a second by what reading the request and writing the answer may take, so that
+/// every answer leaves within one.
+pub const ANSWER_TIME: Duration = Duration::from_millis(750);
 /// Time a read may wait for the database (SQLite retries a WAL index locked by another
 /// process for ten seconds; waits for a busy database end with this time).
 pub const READ_TIME: Duration = Duration::from_secs(3);
@@ -83,8 +85,8 @@ pub fn answer_in_time(ui: &Arc<Ui>, endpoint: String, target: Target) -> Answer 
     match answered.recv_timeout(ANSWER_TIME) {
         Ok(fresh) => fresh,
         Err(_) => stale_or(&format!(
-            "it did not answer within {} s (another process may hold a lock on it)",
-            ANSWER_TIME.as_secs()
+            "it did not answer within {} ms (another process may hold a lock on it)",
+            ANSWER_TIME.as_millis()
         )),
     }
 }
