@@ -179,6 +179,16 @@ fn here_or_home(a: &shell::Assignment) -> Option<String> {
     (path != raw && !path.contains(['$', '`', '"', '\'', '\\', '*', '?', '['])).then_some(path)
 }
 
+/// The script a value expanded as a prompt runs: its substitutions, read as the shell
+/// reads them inside double quotes (a value holding quotes of its own is read bare).
+fn prompt_script(value: &str) -> String {
+    if value.contains('"') {
+        format!(": {value}")
+    } else {
+        format!(": \"{value}\"")
+    }
+}
+
 /// Whether a value written as `raw` is a number: an arithmetic expansion, or what a
 /// counter prints (`$(wc -l < f)`, `$(grep -c x f)`, `$(git rev-list --count HEAD)`,
 /// `$(seq 1 9)`, `$(date +%s)`).
@@ -525,14 +535,14 @@ impl Line {
                 (Some(values), _) if set.each => {
                     for value in values.lines().take(64) {
                         if prompt {
-                            out.push(Ok(format!(": \"{}\"", value.replace('"', "\\\""))));
+                            out.push(Ok(prompt_script(value)));
                         } else {
                             out.extend(super::shell::subscript_commands(value).into_iter().map(Ok));
                         }
                     }
                 }
                 (Some(value), true) => {
-                    out.push(Ok(format!(": \"{}\"", value.replace('"', "\\\""))));
+                    out.push(Ok(prompt_script(value)));
                 }
                 (Some(value), false) => {
                     let scripts = super::shell::subscript_commands(value);
