@@ -117,6 +117,37 @@ pub(super) fn outside(command: &SimpleCommand) -> Option<Finding> {
         "pkill" | "killall" if has("-u") || has("--user") || has_flag(args, "", &["user"]) => {
             Some(ask(format!("kills every process of a user (`{name} -u`)")))
         }
+        // `pkill -U root`, `pkill -P 1`, `pkill -v x`: processes chosen by owner, parent,
+        // group, session or terminal, or all but a name.
+        "pkill" | "killall"
+            if has_flag(
+                args,
+                "UPgstv",
+                &["uid", "parent", "pgroup", "session", "terminal", "inverse", "ns", "older"],
+            ) =>
+        {
+            Some(ask(format!(
+                "kills processes chosen by owner, parent, group, session or terminal, or \
+                 all but some (`{}`)",
+                command.display()
+            )))
+        }
+        // `kill -9 $(pgrep -u root)`, `kill $(ps -e -o pid=)`: processes a lister of
+        // many picks as the line runs.
+        "kill"
+            if args.iter().any(|a| {
+                a.contains(['$', '`'])
+                    && (a.contains("pgrep") || a.contains("ps ") || a.contains("pidof"))
+                    && [" -u", " -U", " -v", " -P", " -g", " -s", " -e", " -A", " ax", " aux", "init", "systemd", "pgrep ."]
+                        .iter()
+                        .any(|m| a.contains(m))
+            }) =>
+        {
+            Some(ask(format!(
+                "kills the processes a lister picks as the line runs (`{}`)",
+                command.display()
+            )))
+        }
         "systemctl" | "service"
             if ["stop", "disable", "mask", "kill"]
                 .iter()
