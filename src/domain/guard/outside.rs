@@ -123,7 +123,9 @@ pub(super) fn outside(command: &SimpleCommand) -> Option<Finding> {
             if has_flag(
                 args,
                 "UPgstv",
-                &["uid", "parent", "pgroup", "session", "terminal", "inverse", "ns", "older"],
+                &[
+                    "uid", "parent", "pgroup", "session", "terminal", "inverse", "ns", "older",
+                ],
             ) =>
         {
             Some(ask(format!(
@@ -138,9 +140,12 @@ pub(super) fn outside(command: &SimpleCommand) -> Option<Finding> {
             if args.iter().any(|a| {
                 a.contains(['$', '`'])
                     && (a.contains("pgrep") || a.contains("ps ") || a.contains("pidof"))
-                    && [" -u", " -U", " -v", " -P", " -g", " -s", " -e", " -A", " ax", " aux", "init", "systemd", "pgrep ."]
-                        .iter()
-                        .any(|m| a.contains(m))
+                    && [
+                        " -u", " -U", " -v", " -P", " -g", " -s", " -e", " -A", " ax", " aux",
+                        "init", "systemd", "pgrep .",
+                    ]
+                    .iter()
+                    .any(|m| a.contains(m))
             }) =>
         {
             Some(ask(format!(
