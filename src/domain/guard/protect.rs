@@ -119,11 +119,14 @@ impl<'a> Scope<'a> {
     /// commands.
     fn place_of(&self, command: &SimpleCommand) -> Option<(&'a Parsed, usize)> {
         let parsed = self.line?;
-        let at = parsed
-            .commands
-            .iter()
-            .position(|c| std::ptr::eq(c, command))?;
-        Some((parsed, at))
+        // Where in the line's commands it sits, by its address (no walk over the line).
+        let range = parsed.commands.as_ptr_range();
+        let at = std::ptr::from_ref(command);
+        if !range.contains(&at) {
+            return None;
+        }
+        let offset = (at as usize) - (range.start as usize);
+        Some((parsed, offset / std::mem::size_of::<SimpleCommand>()))
     }
 
     pub(super) fn new(root: &'a Path, binary: Option<&'a str>) -> Scope<'a> {

@@ -10,7 +10,7 @@ use super::finding::{Finding, operands};
 use super::paths::wildcard;
 use super::problem::PatternProblem;
 use super::protect;
-use super::shell::SimpleCommand;
+use super::shell::{SimpleCommand, has_flag};
 use crate::base::glob::LazyGlobs;
 
 /// The default `[guard] secrets`.
@@ -602,6 +602,42 @@ impl<'a> Secrets<'a> {
         base: Option<&str>,
     ) -> Option<Finding> {
         let name = command.name();
+        // Overwritten whole: `> ~/.ssh/id_rsa`, `cp /dev/null ~/.aws/credentials`, `dd
+        // of=KEY`, `tee KEY`.
+        let args = command.args();
+        let mut overwritten: Vec<&str> = command
+            .writes_to
+            .iter()
+            .filter(|w| !command.appends_to.contains(w))
+            .map(String::as_str)
+            .collect();
+        match name {
+            "cp" | "mv" | "install" | "ln" | "rsync" => {
+                let ops = operands(args);
+                if ops.len() >= 2 && !has_flag(args, "t", &["target-directory"]) {
+                    overwritten.extend(ops.last().copied());
+                }
+            }
+            "tee" if !has_flag(args, "a", &["append"]) => overwritten.extend(operands(args)),
+            "dd" => overwritten.extend(args.iter().filter_map(|a| a.strip_prefix("of="))),
+            _ => {}
+        }
+        if let Some(found) = overwritten.into_iter().find_map(|op| {
+            if !(op.starts_with('~') || op.starts_with('$') || op.starts_with('/')) {
+                return None;
+            }
+            let pattern = self.matching(op).or_else(|| self.glob_matching(op))?;
+            Some(Finding::deny(
+                "guard:secret",
+                format!(
+                    "overwrites `{op}`, which holds secrets (`[guard] secrets` matches \
+                     `{pattern}`) that cannot be made again"
+                ),
+                "Ask the user.",
+            ))
+        }) {
+            return Some(found);
+        }
         if !matches!(
             name,
             "rm" | "unlink" | "shred" | "srm" | "truncate" | "trash" | "trash-put"
