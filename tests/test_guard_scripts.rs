@@ -2094,3 +2094,34 @@ fn shell_lines_written_into_skills_and_commands_are_judged_when_written() {
     );
     assert_eq!(code, REFUSED, "{stdout}");
 }
+
+#[test]
+fn a_file_tools_path_is_read_as_no_shell_reads_it() {
+    let p = Project::new();
+    let write_call = |path: &str| {
+        let input = json!({ "file_path": path, "content": "{}" }).to_string();
+        p.run(&["check", "--tool", "Write", "--input", &input]).code
+    };
+    // Shell syntax is letters of names here: a folder `x[1]`, `x$y`, climbed with `..`.
+    for dir in ["docs/x[1]", "docs/x$y", "docs/x`a`", "~x"] {
+        std::fs::create_dir_all(p.root.join(dir)).expect("a folder");
+        let path = format!("{dir}/../../.claude/settings.json");
+        let depth = dir.matches('/').count() + 1;
+        let path = if depth == 1 {
+            format!("{dir}/../.claude/settings.json")
+        } else {
+            path
+        };
+        assert_eq!(write_call(&path), REFUSED, "{path}");
+    }
+    // A link named with such letters, made by an earlier call, written through.
+    std::os::unix::fs::symlink("../.claude", p.root.join("docs/c[1]")).expect("a link");
+    assert_eq!(write_call("docs/c[1]/settings.local.json"), REFUSED);
+    // Spaces and a byte-order mark the client trims away.
+    assert_eq!(write_call(".claude/settings.local.json\u{feff}"), REFUSED);
+    assert_eq!(write_call(" \u{feff}.claude/settings.json"), REFUSED);
+    // A relative symbolic link's target is read from the link's own folder.
+    let (code, stdout) = check(&p, "ln -s ../.claude 'docs/l[1]'");
+    assert_eq!(code, REFUSED, "{stdout}");
+    assert_eq!(write_call("docs/notes[1].md"), 0);
+}

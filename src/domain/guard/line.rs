@@ -499,7 +499,19 @@ impl Line {
             if !takes_names {
                 continue;
             }
+            // `declare -i n=$x`, `declare -n r="$x"`: the value read as a number or a name.
+            let typed = matches!(
+                command.name(),
+                "declare" | "typeset" | "local" | "export" | "readonly"
+            ) && args
+                .iter()
+                .any(|a| a.starts_with('-') && a.contains(['i', 'n']));
             for (i, arg) in args.iter().enumerate().take(64) {
+                if typed && let Some((_, value)) = arg.split_once('=') {
+                    for name in super::shell::variable_names(value) {
+                        named.push((k, name));
+                    }
+                }
                 let by_value = arg.starts_with('$') || arg.starts_with("\"$");
                 let name_slot = match command.name() {
                     "printf" => i > 0 && args[i - 1] == "-v",

@@ -660,7 +660,7 @@ impl Folders {
             a.starts_with('-')
                 && a != "-"
                 && a != "--"
-                && !a[1..].chars().all(|c| "LPe@".contains(c))
+                && !a[1..].chars().all(|c| "LPe".contains(c))
         });
         // `cd a b` and unknown options fail; `cd -` and a bare `cd` are judged as before.
         if ops.len() > 1 || bad_option {
@@ -897,8 +897,16 @@ fn dirname_of_literal(word: &str) -> Option<(String, &str)> {
 /// ancestor canonicalised and the missing rest appended. `None` when nothing could be
 /// looked up, or the lookups of this call are spent.
 fn real_path(scope: &Scope, path: &str) -> Option<String> {
+    if path.contains(['$', '`', '*', '?', '[']) {
+        return None;
+    }
+    real_path_of(scope, path)
+}
+
+/// [`real_path`] of a path no shell reads (a file tool's): `$`, `*`, `[` are letters.
+fn real_path_of(scope: &Scope, path: &str) -> Option<String> {
     let left = scope.lookups.get();
-    if left == 0 || path.contains(['$', '`', '*', '?', '[']) || path.starts_with("/dev/") {
+    if left == 0 || path.starts_with("/dev/") {
         return None;
     }
     scope.lookups.set(left - 1);
@@ -944,6 +952,17 @@ fn real_path(scope: &Scope, path: &str) -> Option<String> {
     let mut real = real;
     for name in missing.iter().rev() {
         real.push(name);
+        // A link on the way whose target is not there yet (`docs/c -> ../.claude`
+        // before `.claude` is made): where it leads, as text.
+        for _ in 0..8 {
+            match std::fs::read_link(&real) {
+                Ok(target) => {
+                    let joined = real.parent()?.join(target);
+                    real = PathBuf::from(normalize(&joined.to_string_lossy()));
+                }
+                Err(_) => break,
+            }
+        }
     }
     Some(real.to_string_lossy().into_owned())
 }
@@ -1051,10 +1070,43 @@ pub(super) fn written_by_tool(
     }
     ["file_path", "notebook_path"].iter().find_map(|field| {
         let path = input.get(field)?.as_str()?;
-        let full = resolve(start, path);
-        let (what, _) = judge(full.as_deref().unwrap_or(path), scope)?;
+        let (what, _) = judge_tool_path(path, scope, start)?;
         Some(finding(&format!("changes `{path}`, {what}")))
     })
+}
+
+/// A tool's path as the client takes it before it writes: trimmed as JavaScript trims
+/// (a byte-order mark and Unicode spaces too), and `~` the home only as `~` or `~/…`
+/// (`~x/..` is a folder named `~x`).
+fn client_path(path: &str) -> String {
+    let trimmed = path.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
+    match trimmed.strip_prefix('~') {
+        Some(rest) if !(rest.is_empty() || rest.starts_with('/')) => format!("./{trimmed}"),
+        _ => trimmed.to_owned(),
+    }
+}
+
+/// The protected path a tool's `path` (from `start`) is, read as no shell reads it: its
+/// `$`, `*`, `[` are letters of names; `..` taken both as text (as the client resolves
+/// it) and on disk (after the links it passes), and hard links found by inode. Either
+/// reading that is protected makes it so.
+fn judge_tool_path(path: &str, scope: &Scope, start: &Cwd) -> Option<(&'static str, Kind)> {
+    let path = client_path(path);
+    let full = resolve(start, &path).unwrap_or_else(|| path.clone());
+    protected(&normalize(&full), scope.binary)
+        .or_else(|| protected(&full, scope.binary))
+        .or_else(|| {
+            let real = real_path_of(scope, &full)?;
+            protected(&real, scope.binary)
+        })
+        .or_else(|| {
+            let literal = match full.strip_prefix("~/") {
+                Some(rest) => PathBuf::from(std::env::var_os("HOME")?).join(rest),
+                None => scope.root.join(&full),
+            };
+            let twin = links::twin(&literal, scope.root, scope.binary)?;
+            protected(&twin, scope.binary)
+        })
 }
 
 /// Claude Code's own tools that change no file, or whose paths other checks read.
@@ -1194,8 +1246,7 @@ pub(super) fn changed_by_other_tool(
             .into_iter()
             .find_map(|file| {
                 let plain = as_path(&file);
-                let full = resolve(start, &plain);
-                let (what, _) = judge(full.as_deref().unwrap_or(&plain), scope)?;
+                let (what, _) = judge_tool_path(&plain, scope, start)?;
                 Some((file, what))
             })
     });
@@ -1209,11 +1260,11 @@ pub(super) fn changed_by_other_tool(
     }
     let found = strings.iter().find_map(|text| {
         let plain = as_path(text);
-        let full = resolve(start, &plain);
-        let full = full.as_deref().unwrap_or(&plain);
-        if let Some((what, _)) = judge(full, scope) {
+        if let Some((what, _)) = judge_tool_path(&plain, scope, start) {
             return Some((text.to_string(), what));
         }
+        let full = resolve(start, &plain);
+        let full = full.as_deref().unwrap_or(&plain);
         // The project, the home, or a folder holding one: everything of nagger's in it.
         let holds = |place: &str| {
             let place = place.trim_end_matches('/');
@@ -3977,8 +4028,33 @@ fn changes<'c>(command: &'c SimpleCommand, fed: &'c [String], binary: Option<&st
             c.paths.extend(owned(all()));
             // `ln -st DIR x`, `ln -t.claude x`: made in the folder named.
             if matches!(name, "ln" | "link") {
-                c.paths
-                    .extend(owned(option_values(args, &["-t"], &["--target-directory"])));
+                let dirs = option_values(args, &["-t"], &["--target-directory"]);
+                c.paths.extend(owned(dirs.clone()));
+                // `ln -s ../../bin docs/b`: a relative target is read from the link's own
+                // folder (the link's name's, or the folder it is made in).
+                if name == "ln" && has_flag(args, "s", &["symbolic"]) {
+                    let ops = all();
+                    let (places, targets): (Vec<String>, Vec<&str>) = match dirs.first() {
+                        Some(dir) => (vec![(*dir).to_owned()], ops.clone()),
+                        None => match ops.split_last() {
+                            Some((link, targets)) if !targets.is_empty() => {
+                                let parent = link
+                                    .trim_end_matches('/')
+                                    .rsplit_once('/')
+                                    .map_or(".", |(p, _)| p)
+                                    .to_owned();
+                                (vec![parent, (*link).to_owned()], targets.to_vec())
+                            }
+                            _ => (Vec::new(), Vec::new()),
+                        },
+                    };
+                    for target in targets.iter().filter(|t| !t.starts_with(['/', '~', '$'])) {
+                        for place in &places {
+                            c.paths
+                                .push(format!("{}/{target}", place.trim_end_matches('/')));
+                        }
+                    }
+                }
             }
         }
         "sqlite3" | "sqlite" => c.paths.extend(outputs::sqlite(

@@ -378,6 +378,23 @@ impl<'a> Guard<'a> {
         let start = Cwd::start(root, cwd);
         let line = Line::scan(parsed, &start, Some(root));
         let mut folders = Folders::new(start).in_line(parsed).at_root(root);
+        // A line of assignments alone (`x='$(…)'; y=${x@P}`) still reads values again.
+        if parsed.commands.is_empty() {
+            for again in line.read_again(parsed) {
+                match again {
+                    Ok(script) => {
+                        let inner = Commands::new(&script);
+                        if !inner.parsed.commands.is_empty() {
+                            matches.extend(self.check_commands(&inner, root, cwd));
+                        }
+                    }
+                    Err(name) => matches.push(unanalysable_match(&format!(
+                        "reads `{name}`, which it reads or computes, as an expression, a name \
+                         or a prompt, whose substitutions would run"
+                    ))),
+                }
+            }
+        }
         for (index, (command, spellings)) in commands.each().enumerate() {
             let cwd = folders.cwd_of(command);
             let old = folders.old().clone();

@@ -152,8 +152,12 @@ impl Collector {
             .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
             .collect();
         let rest = &body[name.len()..];
-        if rest.starts_with("@P") && !name.is_empty() && self.prompted.len() < 256 {
-            self.prompted.push((at, name));
+        // `${x@P}`, `${a[0]@P}`.
+        let prompted = rest.starts_with("@P") || rest.starts_with('[') && rest.ends_with("]@P");
+        if prompted && !name.is_empty() && self.prompted.len() < 256 {
+            self.prompted.push((at, name.clone()));
+        }
+        if prompted {
         } else if let Some(sub) = rest.strip_prefix('[') {
             let inner = sub.split(']').next().unwrap_or_default();
             if inner != "@" && inner != "*" {
