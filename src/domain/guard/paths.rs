@@ -264,6 +264,18 @@ pub(super) fn resolve(cwd: &Cwd, path: &str) -> Option<String> {
     }
 }
 
+/// The name a `$` refers to, given the text after it (`NAME…` or `{NAME}…`), with how
+/// many bytes of that text the reference takes.
+pub(super) fn reference_after_dollar(after: &str) -> Option<(&str, usize)> {
+    if let Some(inner) = after.strip_prefix('{') {
+        return inner.find('}').map(|end| (&inner[..end], end + 2));
+    }
+    let end = after
+        .find(|c: char| !(c == '_' || c.is_ascii_alphanumeric()))
+        .unwrap_or(after.len());
+    Some((&after[..end], end))
+}
+
 /// Python bytecode, or a folder of it: a `*.pyc`/`*.pyo` file, or anything in a
 /// `__pycache__` folder.
 pub(crate) fn python_bytecode(path: &str) -> bool {
@@ -381,14 +393,7 @@ mod trim_tests {
 /// the line sets, `PWD`) and names not set there.
 pub(super) fn environment_filled(word: &str, kept: impl Fn(&str) -> bool) -> String {
     crate::base::text::replace_dollar(word, |after| {
-        let (name, len) = if let Some(inner) = after.strip_prefix('{') {
-            inner.find('}').map(|end| (&inner[..end], end + 2))?
-        } else {
-            let end = after
-                .find(|c: char| !(c == '_' || c.is_ascii_alphanumeric()))
-                .unwrap_or(after.len());
-            (&after[..end], end)
-        };
+        let (name, len) = reference_after_dollar(after)?;
         let plain =
             !name.is_empty() && name.bytes().all(|b| b == b'_' || b.is_ascii_alphanumeric());
         if !plain || kept(name) {

@@ -927,16 +927,7 @@ fn real_path_of(scope: &Scope, path: &str) -> Option<String> {
     };
     let full = if physical { climbed(&full) } else { full };
     // A link whose target does not exist yet (writing it creates the target).
-    let mut full = full;
-    for _ in 0..8 {
-        match std::fs::read_link(&full) {
-            Ok(target) => {
-                let joined = full.parent()?.join(target);
-                full = PathBuf::from(normalize(&joined.to_string_lossy()));
-            }
-            Err(_) => break,
-        }
-    }
+    let full = link_followed(full)?;
     let mut missing = Vec::new();
     let mut dir: &Path = &full;
     let real = loop {
@@ -954,17 +945,22 @@ fn real_path_of(scope: &Scope, path: &str) -> Option<String> {
         real.push(name);
         // A link on the way whose target is not there yet (`docs/c -> ../.claude`
         // before `.claude` is made): where it leads, as text.
-        for _ in 0..8 {
-            match std::fs::read_link(&real) {
-                Ok(target) => {
-                    let joined = real.parent()?.join(target);
-                    real = PathBuf::from(normalize(&joined.to_string_lossy()));
-                }
-                Err(_) => break,
-            }
-        }
+        real = link_followed(real)?;
     }
     Some(real.to_string_lossy().into_owned())
+}
+
+/// Where `path` leads when it is a link (followed a few times), as text: its target
+/// need not be there.
+fn link_followed(mut path: PathBuf) -> Option<PathBuf> {
+    for _ in 0..8 {
+        let Ok(target) = std::fs::read_link(&path) else {
+            break;
+        };
+        let joined = path.parent()?.join(target);
+        path = PathBuf::from(normalize(&joined.to_string_lossy()));
+    }
+    Some(path)
 }
 
 /// `full` with each `..` taken from where the folder before it really is: a link
@@ -6086,14 +6082,7 @@ fn on_disk(scope: &Scope, path: &str) -> Option<PathBuf> {
         // agent's shell, which the line leaves alone, holds what it holds there.
         // One the line gives one known value (`d=$(mktemp -d)`, `X=/tmp/x`) holds that.
         let given = crate::base::text::replace_dollar(path, |after| {
-            let (name, len) = if let Some(inner) = after.strip_prefix('{') {
-                inner.find('}').map(|end| (&inner[..end], end + 2))?
-            } else {
-                let end = after
-                    .find(|c: char| !(c == '_' || c.is_ascii_alphanumeric()))
-                    .unwrap_or(after.len());
-                (&after[..end], end)
-            };
+            let (name, len) = super::paths::reference_after_dollar(after)?;
             let parsed = scope.line?;
             let mut sets = parsed.assignments.iter().filter(|a| a.name == name);
             let only = sets.next()?;
