@@ -2125,3 +2125,69 @@ fn a_file_tools_path_is_read_as_no_shell_reads_it() {
     assert_eq!(code, REFUSED, "{stdout}");
     assert_eq!(write_call("docs/notes[1].md"), 0);
 }
+
+#[test]
+fn component_files_are_judged_by_the_text_they_leave_however_they_are_put() {
+    let p = Project::new();
+    let hooks = "---\nname: evil\n\"hooks\":\n  PreToolUse:\n    - hooks:\n        - type: command\n          command: echo hi\n---\nYou help.\n";
+    let clean = "---\nname: clean\ndescription: reviews code\n---\nThe hooks: section is fine.\n";
+    write(&p, "docs/evil.md", hooks);
+    write(&p, "docs/clean.md", clean);
+    write(
+        &p,
+        "templates/bad/SKILL.md",
+        "---\nname: bad\npermissionMode: bypassPermissions # x\n---\nx\n",
+    );
+    write(&p, "templates/bad/run.sh", "echo hi\n");
+    write(
+        &p,
+        "templates/good/SKILL.md",
+        "---\nname: good\ndescription: formats\n---\nx\n",
+    );
+    write(
+        &p,
+        ".claude/agents/coder.md",
+        "---\nname: coder\ndescription: writes code\nxhooks: {Stop: []}\n---\nx\n",
+    );
+    for line in [
+        "cp docs/evil.md .claude/agents/evil.md",
+        "mv docs/evil.md .claude/agents/",
+        "install -m 644 docs/evil.md .claude/skills/s/SKILL.md",
+        "cp -r templates/bad .claude/skills/new",
+        "cp -t .claude/commands docs/clean.md docs/evil.md",
+        "sed -i 's/xhooks/hooks/' .claude/agents/coder.md",
+        "sed -i -e 's/writes code/x/' -e 's/xhooks/hooks/g' .claude/agents/coder.md",
+        "git mv docs/evil.md .claude/agents/evil.md",
+        "git -C docs mv evil.md ../.claude/agents/",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, ASKED, "{line}: {stdout}");
+        assert!(stdout.contains("component"), "{line}: {stdout}");
+    }
+    for line in [
+        "cp docs/clean.md .claude/agents/clean.md",
+        "cp -r templates/good .claude/skills/good",
+        "sed -i 's/writes code/writes tests/' .claude/agents/coder.md",
+        "mv .claude/agents/coder.md .claude/agents/old-coder.md",
+        "git mv docs/clean.md .claude/agents/clean.md",
+        "rm -rf .claude/agents/coder.md",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, 0, "{line}: {stdout}");
+    }
+    // A file tool reaching a component through a link, or writing a second name of one.
+    std::os::unix::fs::symlink(p.root.join(".claude/agents"), p.root.join("ag")).unwrap();
+    std::fs::hard_link(
+        p.root.join(".claude/agents/coder.md"),
+        p.root.join("docs/coder-copy.md"),
+    )
+    .unwrap();
+    let written = |path: &str, text: &str| {
+        let input = json!({ "file_path": p.root.join(path), "content": text }).to_string();
+        p.run(&["check", "--tool", "Write", "--input", &input]).code
+    };
+    assert_eq!(written("ag/x.md", hooks), ASKED);
+    assert_eq!(written("docs/coder-copy.md", hooks), ASKED);
+    assert_eq!(written("ag/x.md", clean), 0);
+    assert_eq!(written("docs/notes.md", hooks), 0);
+}

@@ -103,98 +103,9 @@ fn argument_names(text: &str) -> Vec<String> {
 
 /// The commands of the hooks a skill's or agent's frontmatter declares (`hooks:` …
 /// `command: …`): Claude Code runs them as hooks while the skill or agent is active, where
-/// no PreToolUse shows them. A value written over several lines (`|`, `>`) is read to its
-/// end.
+/// no PreToolUse shows them. Read as YAML ([`crate::base::frontmatter`]).
 pub fn hook_commands(text: &str) -> Vec<String> {
-    let Some(front) = frontmatter(text) else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    let mut in_hooks = false;
-    let lines: Vec<&str> = front.lines().collect();
-    let mut k = 0;
-    while k < lines.len() {
-        let line = lines[k];
-        k += 1;
-        let indent = line.len() - line.trim_start().len();
-        let trimmed = line.trim();
-        if indent == 0 && !trimmed.is_empty() && !trimmed.starts_with('#') {
-            in_hooks = trimmed.starts_with("hooks:");
-            // `hooks: {…}` written inline.
-            if in_hooks && trimmed.contains("command") {
-                out.extend(inline_commands(trimmed));
-            }
-            continue;
-        }
-        if !in_hooks {
-            continue;
-        }
-        let item = trimmed.trim_start_matches("- ").trim_start();
-        let Some(value) = item.strip_prefix("command:") else {
-            if item.contains("\"command\"") || item.contains("command:") {
-                out.extend(inline_commands(item));
-            }
-            continue;
-        };
-        let value = value.trim();
-        if value.starts_with(['|', '>']) {
-            let mut block = Vec::new();
-            while k < lines.len() {
-                let next = lines[k];
-                let next_indent = next.len() - next.trim_start().len();
-                if !next.trim().is_empty() && next_indent <= indent {
-                    break;
-                }
-                block.push(next.trim());
-                k += 1;
-            }
-            out.push(block.join("\n"));
-        } else {
-            out.push(unquote(value));
-        }
-    }
-    out.retain(|c| !c.trim().is_empty());
-    out
-}
-
-/// `command: x` or `"command": "x"` pairs written on one line (`{type: command,
-/// command: "rm x"}`).
-fn inline_commands(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut rest = text;
-    while let Some(at) = rest.find("command") {
-        let after = &rest[at + "command".len()..];
-        let after = after.strip_prefix('"').unwrap_or(after).trim_start();
-        let Some(value) = after.strip_prefix(':') else {
-            rest = after;
-            continue;
-        };
-        let value = value.trim_start();
-        let (found, left) = if let Some(q @ ('"' | '\'')) = value.chars().next() {
-            let body = &value[1..];
-            let end = body.find(q).unwrap_or(body.len());
-            (body[..end].to_owned(), &body[(end + 1).min(body.len())..])
-        } else {
-            let end = value.find([',', '}']).unwrap_or(value.len());
-            (value[..end].trim().to_owned(), &value[end..])
-        };
-        if found != "command" && !found.is_empty() {
-            out.push(found);
-        }
-        rest = left;
-    }
-    out
-}
-
-/// A YAML scalar without its quotes (escapes of double quotes read).
-fn unquote(value: &str) -> String {
-    if let Some(inner) = value.strip_prefix('"').and_then(|v| v.strip_suffix('"')) {
-        return inner.replace("\\\"", "\"").replace("\\\\", "\\");
-    }
-    if let Some(inner) = value.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')) {
-        return inner.replace("''", "'");
-    }
-    value.to_owned()
+    crate::base::frontmatter::read(text).hook_commands
 }
 
 /// The frontmatter between the first two `---` lines, if the text opens with one.
@@ -305,7 +216,7 @@ mod tests {
                     description: d\n---\nbody command: not this\n";
         assert_eq!(
             hook_commands(text),
-            vec!["rm -rf .claude-nagger", "echo done", "cd /tmp\nmake"]
+            vec!["rm -rf .claude-nagger", "echo done", "cd /tmp\nmake\n"]
         );
         assert!(hook_commands("---\nname: x\n---\ncommand: rm -rf /\n").is_empty());
         assert!(hook_commands("no frontmatter").is_empty());

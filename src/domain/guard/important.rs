@@ -383,55 +383,6 @@ pub(super) fn startup_replaced(path: &str) -> Option<Finding> {
     ))
 }
 
-/// Claude Code's component files, in a project's or the user's `.claude`: agents,
-/// skills and commands, whose frontmatter can add hooks and change the permission mode.
-pub(super) fn component_file(path: &str) -> bool {
-    let lexical = lexical(path);
-    let parts: Vec<&str> = lexical.split('/').collect();
-    parts.windows(2).any(|w| {
-        w[0] == ".claude" && matches!(w[1], "agents" | "skills" | "commands" | "output-styles")
-    }) && lexical.to_ascii_lowercase().ends_with(".md")
-}
-
-/// A component file's text that weakens nagger: frontmatter `hooks` (commands Claude Code
-/// runs by itself, past every tool nagger judges) or a `permissionMode` that skips asking
-/// (`bypassPermissions`, `dontAsk`), under which nagger's questions are not put. `whole`:
-/// the text is the whole file, so only its frontmatter is read; otherwise (an edit's new
-/// text) every line is.
-pub(super) fn component_weakens(path: &str, text: &str, whole: bool) -> Option<Finding> {
-    if !component_file(path) {
-        return None;
-    }
-    let mut lines = text.lines();
-    let front: Vec<&str> = if whole {
-        if lines.next().map(str::trim_end) != Some("---") {
-            return None;
-        }
-        lines.take_while(|l| l.trim_end() != "---").collect()
-    } else {
-        lines.collect()
-    };
-    let what = front.iter().find_map(|line| {
-        let (key, value) = line.split_once(':')?;
-        let key = key.trim_end();
-        let value = value.trim().trim_matches(['"', '\'']);
-        if key == "hooks" {
-            Some("adds hooks, commands Claude Code runs by itself past every check of nagger's")
-        } else if matches!(key.trim_start(), "permissionMode" | "permission-mode")
-            && matches!(value, "bypassPermissions" | "dontAsk")
-        {
-            Some("sets a permission mode that skips asking, so nagger's questions are not put")
-        } else {
-            None
-        }
-    })?;
-    Some(Finding::ask(
-        "guard:self-protect-component",
-        format!("writes `{path}`, whose frontmatter {what}"),
-        "Ask the user to add it.",
-    ))
-}
-
 /// What makes text written into a file git or the shell runs by itself later (a git
 /// hook, a shell start-up file, a git configuration's commands) run what the guard cannot
 /// read now: a program or script named by path or by a word only known as it runs

@@ -1179,14 +1179,10 @@ pub(super) fn hidden_later(command: &SimpleCommand) -> Option<Finding> {
         // An agent, skill or command whose frontmatter adds hooks or skips asking
         // (`printf -- '---\nhooks: …' > .claude/agents/x.md`).
         if let Some(text) = &content
-            && super::important::component_file(&path)
+            && super::component::file(&path)
         {
             let appended = command.appends_to.iter().any(|a| a == &path);
-            return super::important::component_weakens(
-                &path,
-                &text.replace("\\n", "\n"),
-                !appended,
-            );
+            return super::component::weakens(&path, &text.replace("\\n", "\n"), !appended);
         }
         // Code written into a file a tool loads by itself (`> jest.config.js`, `>
         // conftest.py`, `> vite.config.ts`) that names nagger's files: asked about, as the
@@ -1218,6 +1214,15 @@ pub(super) fn hidden_later(command: &SimpleCommand) -> Option<Finding> {
     })
 }
 
+/// The files `command` writes whose text the line spells out (`printf '…' > f`).
+pub(super) fn shown_writes(command: &SimpleCommand) -> Vec<String> {
+    written(command)
+        .into_iter()
+        .filter(|(_, content, _)| content.is_some())
+        .map(|(path, _, _)| path)
+        .collect()
+}
+
 /// Scripts `command` writes into files a shell runs by itself later (`echo '…' >>
 /// ~/.bashrc`, a git hook), with where they go.
 pub(super) fn written_scripts(command: &SimpleCommand) -> Vec<(String, String)> {
@@ -1239,7 +1244,7 @@ pub(super) fn scripts_run_later(path: &str, text: Option<&str>) -> Vec<(String, 
     }
     // A skill's or command's `` !`…` `` lines run when it loads, where a typed `/name`
     // in some clients reaches no hook first.
-    if super::important::component_file(path) {
+    if super::component::file(path) {
         return crate::base::skill_lines::shell_lines(text, None, &[])
             .into_iter()
             .take(64)

@@ -11,6 +11,8 @@
 mod aliases;
 mod checks;
 mod code;
+mod component;
+mod component_shell;
 mod finding;
 mod foreign;
 mod git;

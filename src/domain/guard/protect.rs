@@ -1661,11 +1661,11 @@ fn named_in_code_plain(s: &str) -> bool {
 }
 
 /// A folder (or file) a command writes into, with the names of what it writes there.
-struct Landing<'c> {
-    dest: String,
-    sources: Vec<&'c str>,
+pub(super) struct Landing<'c> {
+    pub(super) dest: String,
+    pub(super) sources: Vec<&'c str>,
     /// Copies whole trees (`cp -r`, `rsync`, extracting an archive): anything may land.
-    tree: bool,
+    pub(super) tree: bool,
 }
 
 impl<'c> Landing<'c> {
@@ -1681,9 +1681,9 @@ impl<'c> Landing<'c> {
 /// What one command changes: paths it writes, moves, deletes or changes the mode of, and
 /// folders it writes into (with the names of what it writes there).
 #[derive(Default)]
-struct Changes<'c> {
-    paths: Vec<String>,
-    into: Vec<Landing<'c>>,
+pub(super) struct Changes<'c> {
+    pub(super) paths: Vec<String>,
+    pub(super) into: Vec<Landing<'c>>,
     /// A protected path is named in a program the command runs.
     named: bool,
     /// What the program does to its operands is known: those it changes are listed
@@ -3947,7 +3947,7 @@ fn own_command(
 
 /// Whether `args` turn on in-place editing for `sed`, `perl` or `ruby`: `-i`, `-i.bak`,
 /// `-Ei`, `-pi`, `--in-place`.
-fn in_place(name: &str, args: &[String]) -> bool {
+pub(super) fn in_place(name: &str, args: &[String]) -> bool {
     let before: &str = match name {
         "sed" | "gsed" => "Enrsuz",
         "perl" => "pnlaewsTtWXU0",
@@ -3965,7 +3965,11 @@ fn in_place(name: &str, args: &[String]) -> bool {
 }
 
 /// What `command` does to its operands, by its program.
-fn changes<'c>(command: &'c SimpleCommand, fed: &'c [String], binary: Option<&str>) -> Changes<'c> {
+pub(super) fn changes<'c>(
+    command: &'c SimpleCommand,
+    fed: &'c [String],
+    binary: Option<&str>,
+) -> Changes<'c> {
     let name = command.name();
     let args = command.args();
     let mut c = Changes {
@@ -5812,7 +5816,7 @@ fn read_text_bounded(path: &Path, max: u64) -> Option<String> {
 
 /// Whether `command` comes after another command of the line being checked: a file it
 /// reads that is missing now may be written before it runs.
-fn later_in_line(command: &SimpleCommand, scope: &Scope) -> bool {
+pub(super) fn later_in_line(command: &SimpleCommand, scope: &Scope) -> bool {
     scope.place_of(command).is_some_and(|(_, at)| at > 0)
 }
 
@@ -6070,12 +6074,12 @@ fn name_takes_file(program: &str, letters: &str) -> bool {
 /// Where a resolved path lies on disk: from the project root when relative.
 /// The absolute path `path` (relative to the project root, absolute, or under the home
 /// as `~/…`, which may climb out of it) names, resolved lexically.
-fn absolute_in(scope: &Scope, path: &str) -> String {
+pub(super) fn absolute_in(scope: &Scope, path: &str) -> String {
     let full = on_disk(scope, path).unwrap_or_else(|| scope.root.join(path));
     normalize(&full.to_string_lossy())
 }
 
-fn on_disk(scope: &Scope, path: &str) -> Option<PathBuf> {
+pub(super) fn on_disk(scope: &Scope, path: &str) -> Option<PathBuf> {
     let filled;
     let path = if path.contains('$') && !path.contains('`') {
         // `tar -xf - -C $TMPDIR`: a variable of the environment the hook shares with the

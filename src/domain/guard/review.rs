@@ -236,11 +236,12 @@ impl<'a> Guard<'a> {
             // An edit of a file that runs later is judged by the whole file it leaves:
             // two edits may each add half of what runs.
             // So is a skill's or command's: an edit may finish a `` !`…` `` line another began.
-            let edited = (runs_later
-                || super::important::tool_config(path)
-                || super::important::component_file(path))
-            .then(|| edited_whole(tool_name, input, path))
-            .flatten();
+            // A component file by its name, through a link on the way, or as one of the
+            // names of a file that has several (a hard link made into `.claude/agents`).
+            let component = super::component::file(path) || component_on_disk(path);
+            let edited = (runs_later || super::important::tool_config(path) || component)
+                .then(|| edited_whole(tool_name, input, path))
+                .flatten();
             let texts: Vec<&str> = match &edited {
                 Some(whole) => vec![whole.as_str()],
                 None => texts,
@@ -261,7 +262,8 @@ impl<'a> Guard<'a> {
             let whole = tool_name == "Write" || edited.is_some();
             if let Some(finding) = texts
                 .iter()
-                .find_map(|t| super::important::component_weakens(path, t, whole))
+                .filter(|_| component)
+                .find_map(|t| super::component::text_weakens(path, t, whole))
             {
                 matches.push(tool_match(tool_name, &finding));
             }
@@ -484,6 +486,13 @@ impl<'a> Guard<'a> {
             }
         }
         findings.extend(protect::written_by(command, &fed, cwd, scope));
+        findings.extend(super::component_shell::placed(
+            command,
+            &fed,
+            cwd,
+            scope,
+            &super::line::shown_writes(command),
+        ));
         let feeders: Vec<&SimpleCommand> = if command.under_xargs() {
             programs::feeders(parsed, index)
                 .into_iter()
@@ -1111,6 +1120,41 @@ fn landing_path(root: &Path, cwd: Option<&Path>, path: &str) -> String {
     }
     let base = cwd.unwrap_or(root);
     super::paths::normalize(&base.join(path).to_string_lossy())
+}
+
+/// Whether the file a file tool writes at `path` (already made absolute) is a component
+/// file on disk though not by its name: a link on the way leads into a component folder,
+/// or the file has other names (hard links), one of which may be a component's.
+fn component_on_disk(path: &str) -> bool {
+    use std::os::unix::fs::MetadataExt as _;
+    let full = match path.strip_prefix('~') {
+        Some(rest) => match crate::base::paths::home_dir() {
+            Some(home) => home.join(rest.trim_start_matches('/')),
+            None => return false,
+        },
+        None => std::path::PathBuf::from(path),
+    };
+    if std::fs::symlink_metadata(&full).is_ok_and(|m| m.is_file() && m.nlink() > 1) {
+        return true;
+    }
+    // The deepest folder on the way that is there, with its links followed.
+    let mut existing = full.as_path();
+    let mut rest = Vec::new();
+    while !existing.exists() {
+        let (Some(parent), Some(name)) = (existing.parent(), existing.file_name()) else {
+            return false;
+        };
+        rest.push(name);
+        existing = parent;
+    }
+    let Ok(mut real) = std::fs::canonicalize(existing) else {
+        return false;
+    };
+    for name in rest.iter().rev() {
+        real.push(name);
+    }
+    real.to_str()
+        .is_some_and(|r| r != path && super::component::file(r))
 }
 
 /// Most bytes of a file read to work out what an Edit leaves in it.

@@ -190,8 +190,48 @@ pub fn find(name: &str, roots: &Roots) -> Vec<SkillFile> {
     found
 }
 
-/// Most agent files of one folder looked through for an agent's name.
+/// Most agent files of one folder (and its subfolders) looked through for an agent's name.
 const MAX_AGENT_FILES: usize = 64;
+/// Most folders below an agents folder looked into, and how deep.
+const MAX_AGENT_DIRS: usize = 32;
+const MAX_AGENT_DEPTH: usize = 4;
+/// How much of an agent file is read for the name its frontmatter gives.
+const MAX_HEAD_BYTES: u64 = 16 * 1024;
+
+/// The `.md` files of an agents folder and of its subfolders, bounded.
+fn agent_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut folders = vec![(dir.to_path_buf(), 0)];
+    let mut seen = 0;
+    while let Some((folder, depth)) = folders.pop() {
+        seen += 1;
+        if seen > MAX_AGENT_DIRS {
+            break;
+        }
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        for entry in entries.flatten().take(MAX_AGENT_FILES) {
+            let path = entry.path();
+            // Through links, as the client reads them.
+            let Ok(meta) = std::fs::metadata(&path) else {
+                continue;
+            };
+            if meta.is_dir() {
+                if depth < MAX_AGENT_DEPTH {
+                    folders.push((path, depth + 1));
+                }
+            } else if path
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("md"))
+                && files.len() < MAX_AGENT_FILES
+            {
+                files.push(path);
+            }
+        }
+    }
+    files
+}
 
 /// The agent files that may define the agent `name`: `<name>.md` in the agents folders of
 /// the project (and those between the working folder and it) and of the user, and any
@@ -223,26 +263,15 @@ pub fn find_agent(name: &str, roots: &Roots) -> Vec<SkillFile> {
     };
     for dir in &dirs {
         push(dir.join(format!("{file_name}.md")), dir, &mut found);
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            continue;
-        };
-        for entry in entries.flatten().take(MAX_AGENT_FILES) {
-            let path = entry.path();
-            if path.extension().is_none_or(|e| e != "md") {
-                continue;
-            }
-            let Ok((head, _)) = read_bounded(&path, 4096) else {
+        // Every agent file of the folder and its subfolders (Claude Code reads them all),
+        // by the name its frontmatter gives as YAML reads it.
+        for path in agent_files(dir) {
+            let Ok((head, _)) = read_bounded(&path, MAX_HEAD_BYTES) else {
                 continue;
             };
-            let named = head
-                .lines()
-                .skip(1)
-                .take_while(|l| l.trim() != "---")
-                .any(|l| {
-                    l.strip_prefix("name:")
-                        .is_some_and(|v| v.trim().trim_matches(['"', '\'']) == name)
-                });
-            if named {
+            let front = crate::base::frontmatter::read(&head);
+            let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+            if stem == file_name || front.names.iter().any(|n| n == name) {
                 push(path, dir, &mut found);
             }
         }

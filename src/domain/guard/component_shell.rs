@@ -1,0 +1,489 @@
+//! Component files (agents, skills, commands and output styles in a `.claude` folder)
+//! put in place by the shell. Their frontmatter can add hooks Claude Code runs by itself
+//! and set a permission mode that skips asking, so a file put there is judged by the
+//! whole text it leaves, read as YAML: a copy, move or install by its source on disk
+//! (a folder's files each), an in-place `sed` of literal substitutions by the text it
+//! makes of the file now there. What leaves text nagger cannot read there (an archive
+//! extracted, a stream written, a link made, an interpreter's write) is asked about.
+//! Removing a component, or changing its mode, weakens nothing.
+
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+
+use super::code::{Effect, Language, effects_in};
+use super::component::{file as component_file, text_weakens as component_text_weakens};
+use super::finding::{Finding, operands};
+use super::paths::normalize;
+use super::protect::{Cwd, Scope, absolute_in, changes, in_place, later_in_line, on_disk, resolve};
+use super::shell::{SimpleCommand, basename, has_flag, inline_code, is_interpreter, option_values};
+
+/// Most bytes of a file read to judge what it leaves in a component folder.
+const MAX_READ: u64 = 256 * 1024;
+/// Most files of a copied folder judged.
+const MAX_FILES: usize = 64;
+/// Most folders of a copied folder walked.
+const MAX_DIRS: usize = 32;
+
+/// Programs that only remove files or change their modes and times: a component removed
+/// weakens nothing.
+const LEAVE_NOTHING: &[&str] = &[
+    "rm",
+    "rmdir",
+    "unlink",
+    "shred",
+    "srm",
+    "trash",
+    "trash-put",
+    "chmod",
+    "chown",
+    "chgrp",
+    "touch",
+    "truncate",
+    "mkdir",
+];
+
+/// Whether `full` (absolute) is a component file, or a component folder or a folder
+/// inside one, where a file put lands as a component.
+fn component_place(full: &str) -> bool {
+    if component_file(full) {
+        return true;
+    }
+    let parts: Vec<&str> = full.split('/').collect();
+    parts.windows(2).any(|w| {
+        w[0].eq_ignore_ascii_case(".claude")
+            && ["agents", "skills", "commands", "output-styles"]
+                .iter()
+                .any(|f| w[1].eq_ignore_ascii_case(f))
+    })
+}
+
+/// Where `path` (seen from `cwd`) is, when that is a component place. Where it lands is
+/// not known: a name of a component folder is taken for one.
+fn component_at(cwd: &Cwd, scope: &Scope, path: &str) -> Option<String> {
+    match resolve(cwd, path) {
+        Some(p) => Some(absolute_in(scope, &p)).filter(|f| component_place(f)),
+        None => component_place(&format!("/{path}")).then(|| path.to_owned()),
+    }
+}
+
+/// A component file the shell command puts in place with text that weakens nagger, or
+/// with text nagger cannot read. `shown`: the paths whose text the line spells out
+/// (`printf '…' > f`), judged where the line is read.
+pub(super) fn placed(
+    command: &SimpleCommand,
+    fed: &[String],
+    cwd: &Cwd,
+    scope: &Scope,
+    shown: &[String],
+) -> Option<Finding> {
+    let name = command.name();
+    // git's own versions of tracked files are judged as git commands (what they bring
+    // back was written, and judged, before it was committed).
+    if LEAVE_NOTHING.contains(&name) {
+        return None;
+    }
+    let place = |path: &str| component_at(cwd, scope, path);
+    if name == "git" {
+        return git_placed(command, cwd, scope, shown, &place);
+    }
+    let c = changes(command, fed, scope.binary);
+    // Links: a link made into a component folder leads to a file that can change
+    // unseen; a second name of a component file is a way to change it unseen.
+    if matches!(name, "ln" | "link" | "gln" | "glink")
+        || (matches!(name, "cp" | "gcp")
+            && has_flag(command.args(), "ls", &["link", "symbolic-link"]))
+    {
+        let args = command.args();
+        let mut all = operands(args);
+        all.extend(option_values(args, &["-t"], &["--target-directory"]));
+        if let Some(p) = all.iter().find_map(|p| place(p)) {
+            return Some(unseen(
+                &p,
+                "makes a link there (or a second name of one), through which what it holds \
+                 can change without nagger reading it",
+            ));
+        }
+        return None;
+    }
+    for into in &c.into {
+        let Some(here) = place(&into.dest) else {
+            continue;
+        };
+        if into.sources.is_empty() {
+            return Some(unseen(
+                &here,
+                "puts files there whose text nagger cannot read",
+            ));
+        }
+        // Into a folder (or a path that ends in one): each source lands under its name.
+        let into_folder = into.dest.ends_with('/')
+            || into.sources.len() > 1
+            || Path::new(&here).is_dir()
+            || !option_values(command.args(), &["-t"], &["--target-directory"]).is_empty();
+        for source in &into.sources {
+            let landing = if into_folder {
+                format!(
+                    "{}/{}",
+                    here.trim_end_matches('/'),
+                    basename(source.trim_end_matches('/'))
+                )
+            } else {
+                here.clone()
+            };
+            if let Some(found) = judge_source(command, source, &landing, cwd, scope) {
+                return Some(found);
+            }
+        }
+    }
+    // An interpreter's (or awk's) writes are what its code writes and its redirections:
+    // the files it is handed may be only read. A write to a name the code computes asks
+    // when the code names a component folder.
+    let lang = Language::of(name);
+    let editor = matches!(lang, Language::Vim | Language::Ed);
+    if (is_interpreter(name) || lang == Language::Awk) && !editor && !in_place(name, command.args())
+    {
+        let mut code: Vec<&str> = inline_code(&command.argv).into_iter().collect();
+        if lang == Language::Awk {
+            code.extend(operands(command.args()).first());
+        }
+        code.extend(command.stdin_texts.iter().map(String::as_str));
+        let mut writes: Vec<String> = command.writes_to.clone();
+        for effect in code.iter().flat_map(|t| effects_in(t, lang)) {
+            match effect {
+                Effect::Writes(Some(path)) => writes.push(path),
+                Effect::Writes(None) if code.iter().any(|t| names_component_folder(t)) => {
+                    return Some(unseen(
+                        ".claude",
+                        "runs code that writes a file whose name it computes, near a \
+                         component folder it names",
+                    ));
+                }
+                _ => {}
+            }
+        }
+        return writes
+            .iter()
+            .filter(|p| !shown.contains(p))
+            .find_map(|p| place(p))
+            .map(|here| unseen(&here, "writes it with code whose text nagger cannot read"));
+    }
+    let mv_sources: Vec<&str> = if name == "mv" {
+        c.into
+            .iter()
+            .flat_map(|i| i.sources.iter().copied())
+            .collect()
+    } else {
+        Vec::new()
+    };
+    for path in &c.paths {
+        if mv_sources.contains(&path.as_str()) {
+            // Moved away: judged where it lands.
+            continue;
+        }
+        let Some(here) = place(path) else {
+            continue;
+        };
+        if shown.iter().any(|s| s == path) {
+            continue;
+        }
+        if matches!(name, "sed" | "gsed")
+            && in_place(name, command.args())
+            && let Some(text) = sed_result(command.args(), &here)
+        {
+            if let Some(found) = component_text_weakens(&here, &text, true) {
+                return Some(found);
+            }
+            continue;
+        }
+        return Some(unseen(&here, "changes it in a way nagger cannot read"));
+    }
+    None
+}
+
+/// A git command's part: what its output is redirected into, and what `git mv` moves
+/// (judged by the file it moves). The versions of tracked files other git commands
+/// bring back were written, and judged, before they were committed.
+fn git_placed(
+    command: &SimpleCommand,
+    cwd: &Cwd,
+    scope: &Scope,
+    shown: &[String],
+    place: &dyn Fn(&str) -> Option<String>,
+) -> Option<Finding> {
+    if let Some(here) = command
+        .writes_to
+        .iter()
+        .filter(|p| !shown.contains(p))
+        .find_map(|p| place(p))
+    {
+        return Some(unseen(
+            &here,
+            "writes git's output there, which nagger cannot read",
+        ));
+    }
+    let args = command.args();
+    // The subcommand, past git's own options (`-C dir`, `-c k=v`); `-C` moves where the
+    // paths after it start.
+    let mut at = 0;
+    let mut moved = cwd.clone();
+    while let Some(a) = args.get(at) {
+        if a == "-C" {
+            moved = match args.get(at + 1).and_then(|d| resolve(&moved, d)) {
+                Some(dir) => Cwd::Known(dir),
+                None => Cwd::Unknown,
+            };
+            at += 2;
+        } else if matches!(
+            a.as_str(),
+            "-c" | "--git-dir" | "--work-tree" | "--namespace"
+        ) {
+            at += 2;
+        } else if a.starts_with('-') {
+            at += 1;
+        } else {
+            break;
+        }
+    }
+    args.get(at)?;
+    if args[at] != "mv" {
+        return None;
+    }
+    let ops = operands(&args[at + 1..]);
+    let (dest, sources) = ops.split_last()?;
+    let cwd = &moved;
+    let here = component_at(cwd, scope, dest)?;
+    let into_folder = dest.ends_with('/') || sources.len() > 1 || Path::new(&here).is_dir();
+    sources.iter().find_map(|source| {
+        let landing = if into_folder {
+            format!("{}/{}", here.trim_end_matches('/'), basename(source))
+        } else {
+            here.clone()
+        };
+        judge_source(command, source, &landing, cwd, scope)
+    })
+}
+
+/// Whether code names one of the folders component files are read from.
+fn names_component_folder(code: &str) -> bool {
+    ["agents", "skills", "commands", "output-styles"]
+        .iter()
+        .any(|f| code.contains(f))
+}
+
+/// A copy's source judged by the text it leaves at `landing`: a file by its text, a
+/// folder by each of its files. A source that is not there is nothing unless an earlier
+/// command of the line may make it.
+fn judge_source(
+    command: &SimpleCommand,
+    source: &str,
+    landing: &str,
+    cwd: &Cwd,
+    scope: &Scope,
+) -> Option<Finding> {
+    let Some(path) = resolve(cwd, source).and_then(|s| on_disk(scope, &s)) else {
+        return Some(unseen(
+            landing,
+            &format!("copies `{source}` there, which nagger cannot find"),
+        ));
+    };
+    let Ok(meta) = std::fs::symlink_metadata(&path) else {
+        if later_in_line(command, scope) {
+            return Some(unseen(
+                landing,
+                &format!("copies `{source}` there, which the line may make first"),
+            ));
+        }
+        return None;
+    };
+    if meta.file_type().is_symlink() {
+        return Some(unseen(
+            landing,
+            &format!("puts `{source}`, a link, there: what it leads to can change unseen"),
+        ));
+    }
+    if meta.is_file() {
+        return judge_file(&path, landing);
+    }
+    if !meta.is_dir() {
+        return Some(unseen(
+            landing,
+            &format!("copies `{source}` there, which is no file"),
+        ));
+    }
+    let mut folders = vec![(path, PathBuf::from(landing))];
+    let (mut files, mut dirs) = (0, 0);
+    while let Some((dir, at)) = folders.pop() {
+        dirs += 1;
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            return Some(unseen(landing, &format!("copies `{source}` there, unread")));
+        };
+        for entry in entries.flatten() {
+            let (from, to) = (entry.path(), at.join(entry.file_name()));
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            files += 1;
+            if files > MAX_FILES || dirs > MAX_DIRS || kind.is_symlink() {
+                return Some(unseen(
+                    landing,
+                    &format!("copies `{source}` there, more than nagger reads or with links"),
+                ));
+            }
+            if kind.is_dir() {
+                folders.push((from, to));
+            } else if kind.is_file()
+                && let Some(found) = judge_file(&from, &to.to_string_lossy())
+            {
+                return Some(found);
+            }
+        }
+    }
+    None
+}
+
+/// A file's text judged as the component it becomes at `landing`.
+fn judge_file(path: &Path, landing: &str) -> Option<Finding> {
+    let Some(text) = read(path) else {
+        return Some(unseen(
+            landing,
+            &format!(
+                "puts `{}` there, which nagger cannot read whole",
+                path.display()
+            ),
+        ));
+    };
+    component_text_weakens(landing, &text, true)
+}
+
+/// A file's text, read bounded and without blocking; `None` when it is longer or not
+/// UTF-8.
+fn read(path: &Path) -> Option<String> {
+    let file = crate::base::files::open_regular(path).ok()?;
+    let mut bytes = Vec::new();
+    file.take(MAX_READ + 1).read_to_end(&mut bytes).ok()?;
+    if bytes.len() as u64 > MAX_READ {
+        return None;
+    }
+    String::from_utf8(bytes).ok()
+}
+
+/// What `sed -i` leaves in the file at `full`, when every script is a substitution of
+/// literal text by literal text (`s/old/new/`, `s|a|b|g`) nagger can carry out: `None`
+/// otherwise, or when the file cannot be read. A file that is not there stays so.
+fn sed_result(args: &[String], full: &str) -> Option<String> {
+    let mut scripts: Vec<&str> = option_values(args, &["-e"], &["--expression"]);
+    let given_file = args.iter().any(|a| {
+        a == "-f" || a == "-s" || a == "-z" || a.starts_with("--file") || a.starts_with("--null")
+    });
+    if given_file {
+        return None;
+    }
+    if scripts.is_empty() {
+        scripts.extend(operands(args).first());
+    }
+    let subs: Vec<(String, String, bool)> = scripts
+        .iter()
+        .map(|s| literal_substitution(s))
+        .collect::<Option<_>>()?;
+    let path = Path::new(full);
+    if std::fs::symlink_metadata(path).is_err() {
+        return Some(String::new());
+    }
+    let text = read(path)?;
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let (body, end) = match line.strip_suffix('\n') {
+            Some(b) => (b, "\n"),
+            None => (line, ""),
+        };
+        let mut body = body.to_owned();
+        for (old, new, all) in &subs {
+            body = if *all {
+                body.replace(old.as_str(), new)
+            } else {
+                body.replacen(old.as_str(), new, 1)
+            };
+        }
+        out.push_str(&body);
+        out.push_str(end);
+    }
+    Some(out)
+}
+
+/// `s/old/new/` with flags `g` (or none) whose old text has no character a regular
+/// expression gives meaning to and whose new text has no `\` or `&`: the old text, the
+/// new, and whether every match is replaced.
+fn literal_substitution(script: &str) -> Option<(String, String, bool)> {
+    let script = script.trim();
+    let rest = script.strip_prefix('s')?;
+    let delim = rest.chars().next()?;
+    if delim.is_alphanumeric() || delim == '\\' || delim == '\n' || delim == ' ' {
+        return None;
+    }
+    let mut parts = rest[delim.len_utf8()..].split(delim);
+    let (old, new, flags) = (parts.next()?, parts.next()?, parts.next()?);
+    if parts.next().is_some() || old.is_empty() {
+        return None;
+    }
+    let meta = |c: char| "\\.*[]^$+?(){}|\n".contains(c);
+    if old.contains(meta) || new.contains(['\\', '&', '\n']) {
+        return None;
+    }
+    let all = match flags.trim() {
+        "" => false,
+        "g" => true,
+        _ => return None,
+    };
+    Some((old.to_owned(), new.to_owned(), all))
+}
+
+fn unseen(place: &str, what: &str) -> Finding {
+    Finding::ask(
+        "guard:self-protect-component",
+        format!(
+            "puts a component file in `{}` (an agent, skill or command, whose frontmatter \
+             can add hooks Claude Code runs by itself): it {what}",
+            normalize(place)
+        ),
+        "Write it with the file tools, so nagger reads what it says, or ask the user.",
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literal_substitutions_are_carried_out_and_others_are_not() {
+        assert_eq!(
+            literal_substitution("s/x/y/"),
+            Some(("x".into(), "y".into(), false))
+        );
+        assert_eq!(
+            literal_substitution("s|a b|c|g"),
+            Some(("a b".into(), "c".into(), true))
+        );
+        for script in [
+            "s/^.../x/",
+            "s/x/\\n/",
+            "s/x/&&/",
+            "2a permissionMode: bypassPermissions",
+            "s/x/y/w out",
+            "s/x/y/I",
+            "y/abc/hoo/",
+            "5d",
+            "s/x/y/;s/a/b/",
+        ] {
+            assert_eq!(literal_substitution(script), None, "{script}");
+        }
+    }
+
+    #[test]
+    fn component_places_are_the_folders_claude_code_reads() {
+        assert!(component_place("/p/.claude/agents"));
+        assert!(component_place("/p/.claude/skills/new/SKILL.md"));
+        assert!(component_place("/h/.claude/commands/x.md"));
+        assert!(!component_place("/p/docs/agents/x.md"));
+        assert!(!component_place("/p/.claude"));
+    }
+}
