@@ -532,6 +532,27 @@ impl Line {
             if seen.contains(&name) || out.len() >= 16 {
                 continue;
             }
+            // `${!r@P}`: what `r` names, expanded as a prompt; not followed.
+            if name.starts_with('!') {
+                seen.push(name);
+                out.push(Err(name.to_owned()));
+                continue;
+            }
+            // `${1@P}`, `${@@P}`: what the line's `set` and calls of its functions give
+            // the positional parameters.
+            if name.starts_with(|c: char| c.is_ascii_digit() || "@*".contains(c)) {
+                seen.push(name);
+                for (given, computed) in self.positional_values(parsed).into_iter().take(64) {
+                    if computed {
+                        out.push(Err(name.to_owned()));
+                    } else if prompt {
+                        out.push(Ok(prompt_script(&given)));
+                    } else {
+                        out.extend(super::shell::subscript_commands(&given).into_iter().map(Ok));
+                    }
+                }
+                continue;
+            }
             let set = self
                 .sets
                 .iter()
@@ -542,6 +563,11 @@ impl Line {
                 continue;
             };
             seen.push(name);
+            // A name reference stands for another variable, not followed here.
+            if set.nameref && prompt {
+                out.push(Err(name.to_owned()));
+                continue;
+            }
             match (&set.value, prompt) {
                 // A loop's values, each in turn.
                 (Some(values), _) if set.each => {
@@ -562,6 +588,35 @@ impl Line {
                 }
                 _ if !prompt && set.raw.as_deref().is_some_and(number_source) => {}
                 _ => out.push(Err(name.to_owned())),
+            }
+        }
+        out
+    }
+
+    /// The words the line gives the positional parameters: the operands of its `set`
+    /// commands and the arguments of calls to the functions it defines, each with
+    /// whether the shell computes it as it runs.
+    fn positional_values(&self, parsed: &Parsed) -> Vec<(String, bool)> {
+        let mut out = Vec::new();
+        for command in &parsed.commands {
+            let args = command.args();
+            let given: &[String] = match command.name() {
+                "set" => {
+                    let k = args.iter().position(|a| a == "--" || a == "-").map_or_else(
+                        || {
+                            args.iter()
+                                .position(|a| !a.starts_with(['-', '+']))
+                                .unwrap_or(args.len())
+                        },
+                        |k| k + 1,
+                    );
+                    &args[k..]
+                }
+                name if self.functions.iter().any(|(f, _)| f == name) => args,
+                _ => continue,
+            };
+            for word in given.iter().take(64) {
+                out.push((word.clone(), command.computed.contains(word)));
             }
         }
         out

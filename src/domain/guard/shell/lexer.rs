@@ -277,6 +277,11 @@ impl Parser<'_, '_> {
                 self.parameter(buf);
                 false
             }
+            // `$[x+1]`: bash's old spelling of `$((x+1))`.
+            Some(b'[') => {
+                self.old_arithmetic(buf);
+                false
+            }
             Some(c) if c.is_ascii_alphanumeric() || b"_@*#?!$-".contains(&c) => {
                 self.expanded = true;
                 buf.push(b'$');
@@ -358,6 +363,46 @@ impl Parser<'_, '_> {
         let arithmetic = self.closes_as_arithmetic();
         self.i -= 1;
         arithmetic
+    }
+
+    /// `$[…]`, kept as written: an arithmetic expression whose variables are read as
+    /// expressions, with the substitutions inside collected.
+    fn old_arithmetic(&mut self, buf: &mut Vec<u8>) {
+        self.expanded = true;
+        let start = self.i;
+        self.i += 2;
+        if self.word_nesting >= MAX_WORD_NESTING {
+            self.out.too_deep = true;
+        }
+        self.word_nesting += 1;
+        let mut open = 1usize;
+        let mut scratch = Vec::new();
+        while let Some(c) = self.peek() {
+            match c {
+                b'\\' => self.i = (self.i + 2).min(self.s.len()),
+                b'[' => {
+                    open += 1;
+                    self.i += 1;
+                }
+                b']' => {
+                    open -= 1;
+                    self.i += 1;
+                    if open == 0 {
+                        break;
+                    }
+                }
+                b'$' if self.word_nesting < MAX_WORD_NESTING => {
+                    self.dollar(&mut scratch, true);
+                }
+                b'`' if self.word_nesting < MAX_WORD_NESTING => self.backticks(&mut scratch),
+                _ => self.i += 1,
+            }
+            scratch.clear();
+        }
+        self.word_nesting -= 1;
+        let text = String::from_utf8_lossy(&self.s[start..self.i]).into_owned();
+        self.out.note_evaluated(&text);
+        buf.extend_from_slice(&self.s[start..self.i]);
     }
 
     pub(super) fn arithmetic(&mut self, buf: &mut Vec<u8>) {

@@ -67,6 +67,8 @@ pub(super) struct Collector {
     pub(super) truncated: bool,
     pub(super) assignments: Vec<Assignment>,
     pub(super) functions: Vec<(String, String)>,
+    /// Names the line declared integers so far (`declare -i n`).
+    pub(super) integers: Vec<String>,
     /// Aliases the line defined so far (`alias n=nagger`): name and value. The shell a
     /// tool call runs in expands them (`expand_aliases` is on) in the lines after.
     pub(super) aliases: Vec<(String, String)>,
@@ -74,7 +76,7 @@ pub(super) struct Collector {
     pub(super) background: Vec<std::ops::Range<usize>>,
     /// The indices at which the compound commands still open began, and whether each
     /// is a loop (`for`, `while`, `until`, `select`).
-    pub(super) openers: Vec<(usize, bool)>,
+    pub(super) openers: Vec<(usize, bool, bool)>,
     /// Loops: their commands' indices.
     pub(super) loops: Vec<std::ops::Range<usize>>,
     /// `case` commands still open: a `)` in one ends a pattern, not a substitution.
@@ -138,7 +140,8 @@ impl Collector {
             return;
         };
         let at = self.commands.len();
-        if let Some(name) = body.strip_prefix('!') {
+        let indirect = body.strip_prefix('!');
+        if let Some(name) = indirect {
             let name: String = name
                 .chars()
                 .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
@@ -147,23 +150,40 @@ impl Collector {
                 self.evaluated.push((at, name));
             }
         }
-        let name: String = body
-            .chars()
-            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-            .collect();
+        let body = indirect.unwrap_or(body);
+        // A positional or special parameter (`${1@P}`, `${@@P}`) is one character.
+        let name: String = match body.chars().next() {
+            Some(c) if c.is_ascii_digit() || "@*#?$!-".contains(c) => c.to_string(),
+            _ => body
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect(),
+        };
         let rest = &body[name.len()..];
-        // `${x@P}`, `${a[0]@P}`.
+        // `${x@P}`, `${a[0]@P}`; through a name (`${!r@P}`), what `r` names is expanded
+        // as a prompt, and nagger does not follow it: the positional parameters stand for
+        // what the line's `set` and function calls give them.
         let prompted = rest.starts_with("@P") || rest.starts_with('[') && rest.ends_with("]@P");
         if prompted && !name.is_empty() && self.prompted.len() < 256 {
-            self.prompted.push((at, name.clone()));
+            let shown = if indirect.is_some() {
+                format!("!{name}")
+            } else {
+                name.clone()
+            };
+            self.prompted.push((at, shown));
         }
-        if prompted {
-        } else if let Some(sub) = rest.strip_prefix('[') {
-            let inner = sub.split(']').next().unwrap_or_default();
-            if inner != "@" && inner != "*" {
-                self.note_evaluated(inner);
-            }
-        } else if let Some(offsets) = rest.strip_prefix(':')
+        let after_subscript = rest
+            .strip_prefix('[')
+            .and_then(|sub| sub.split_once(']'))
+            .map(|(inner, after)| {
+                if inner != "@" && inner != "*" {
+                    self.note_evaluated(inner);
+                }
+                after
+            });
+        // `${s:o:l}`, `${a[@]:o}`: offsets read as numbers.
+        if !prompted
+            && let Some(offsets) = after_subscript.unwrap_or(rest).strip_prefix(':')
             && !offsets.starts_with(['-', '=', '?', '+'])
         {
             self.note_evaluated(offsets);
@@ -395,10 +415,22 @@ impl Parser<'_, '_> {
         let id = self.out.next_pipeline;
         self.out.next_pipeline = id.wrapping_add(1);
         let mut stage = 0u32;
+        let mut apart: Option<usize> = None;
         loop {
             self.command(id, stage);
             self.skip_space(false);
-            if self.peek() != Some(b'|') || self.peek_at(1) == Some(b'|') || self.out.full() {
+            let piped = self.peek() == Some(b'|') && self.peek_at(1) != Some(b'|');
+            // A compound command that is a stage (`{ cd ..; } | cat`, `… | while read f;
+            // do …; done`) runs in a shell of its own: its commands get a frame of their
+            // own, so a `cd` in it holds for nothing after the pipeline.
+            if (piped || stage > 0)
+                && let Some(start) = self.out.closed
+                && apart != Some(start)
+            {
+                apart = Some(start);
+                self.stage_apart(start);
+            }
+            if !piped || self.out.full() {
                 return;
             }
             self.i += 1;
@@ -407,6 +439,18 @@ impl Parser<'_, '_> {
             }
             self.skip_space(true);
             stage = stage.saturating_add(1);
+        }
+    }
+
+    /// The commands from `start` on, a compound stage of a pipeline, moved into a frame
+    /// of their own.
+    fn stage_apart(&mut self, start: usize) {
+        let here = self.ctx.frame;
+        let own = self.out.new_frame(here, true);
+        for c in self.out.commands.iter_mut().skip(start) {
+            if c.frame == here {
+                c.frame = own;
+            }
         }
     }
 
@@ -837,7 +881,9 @@ impl Parser<'_, '_> {
                     if self.out.openers.len() < 64 =>
                 {
                     let looped = matches!(opener, b"for" | b"while" | b"until" | b"select");
-                    self.out.openers.push((self.out.commands.len(), looped));
+                    self.out
+                        .openers
+                        .push((self.out.commands.len(), looped, stage > 0));
                     if opener == b"case" {
                         self.out.cases_open += 1;
                     }
@@ -847,12 +893,16 @@ impl Parser<'_, '_> {
                         self.out.cases_open = self.out.cases_open.saturating_sub(1);
                     }
                     let opened = self.out.openers.pop();
-                    if let Some((start, true)) = opened
+                    if let Some((start, true, _)) = opened
                         && self.out.loops.len() < 64
                     {
                         self.out.loops.push(start..self.out.commands.len());
                     }
-                    self.out.closed = opened.map(|(start, _)| start);
+                    // Opened after a `|`: the compound command is a stage of its own.
+                    if let Some((start, _, true)) = opened {
+                        self.stage_apart(start);
+                    }
+                    self.out.closed = opened.map(|(start, _, _)| start);
                 }
                 _ => {}
             }
@@ -912,6 +962,46 @@ impl Parser<'_, '_> {
                     .ctx
                     .within(Via::Script(format!("`{name}` read as a number")), false);
                 parse_script(script.as_bytes(), self.depth + 1, &ctx, self.out);
+            }
+            let base = name.trim_end_matches('+');
+            // `a[x]=1`: an indexed array's subscript is read as an expression.
+            if let Some((_, sub)) = base.split_once('[') {
+                self.out.note_evaluated(sub.trim_end_matches(']'));
+            }
+            // `n+=$x` after `declare -i n`: the value is read as an expression.
+            if self.out.integers.iter().any(|n| n == base) {
+                self.out.note_evaluated(value);
+            }
+            // `PS4="$x"`: a prompt string is expanded again when it is used, and the
+            // values of the variables in it with it.
+            if matches!(base, "PS0" | "PS1" | "PS2" | "PS3" | "PS4") {
+                let at = self.out.commands.len();
+                for var in super::words::variable_names(value).into_iter().take(16) {
+                    if self.out.prompted.len() < 256 {
+                        self.out.prompted.push((at, var));
+                    }
+                }
+            }
+        }
+        // Names declared integers (`declare -i n`, `local -i n=0`): what is later
+        // assigned to them is read as an expression.
+        if let Some(first) = words.get(skip)
+            && matches!(
+                first.text.as_slice(),
+                b"declare" | b"typeset" | b"local" | b"export" | b"readonly"
+            )
+            && words[skip + 1..].iter().any(|w| {
+                w.text.starts_with(b"-") && w.text.contains(&b'i') && !w.text.starts_with(b"--")
+            })
+        {
+            for w in &words[skip + 1..] {
+                let text = String::from_utf8_lossy(&w.text);
+                let name = text.split(['=', '[']).next().unwrap_or_default();
+                if !text.starts_with('-') && !name.is_empty() && self.out.integers.len() < 256 {
+                    self.out
+                        .integers
+                        .push(name.trim_end_matches('+').to_owned());
+                }
             }
         }
         // `[[ 1 -eq 'a[$(cmd)]' ]]`, `let 'n=a[$(cmd)]'`: bash reads these operands as

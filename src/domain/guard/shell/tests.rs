@@ -553,3 +553,25 @@ fn substitutions_end_where_bash_ends_them() {
     let after = names("y=$(case $1 in a) echo 1;; *) echo 2;; esac); ls");
     assert_eq!(after.last().map(String::as_str), Some("ls"), "{after:?}");
 }
+
+#[test]
+fn a_compound_pipeline_stage_is_a_frame_of_its_own() {
+    let p = parse("cd .claude; { cd ..; } | cat; rm -f settings.json");
+    let cd = p
+        .commands
+        .iter()
+        .find(|c| c.args() == ["..".to_owned()])
+        .unwrap();
+    let rm = p.commands.iter().find(|c| c.name() == "rm").unwrap();
+    assert_ne!(cd.frame, rm.frame);
+    let p = parse("cd src; ls | while read f; do cd \"$f\"; done; rm x");
+    let inner = p
+        .commands
+        .iter()
+        .find(|c| c.args() == ["$f".to_owned()])
+        .unwrap();
+    assert_ne!(inner.frame, p.commands[0].frame);
+    // Not a stage: the group runs in the shell itself.
+    let p = parse("{ cd ..; }; rm x");
+    assert_eq!(p.commands[0].frame, p.commands[1].frame);
+}
