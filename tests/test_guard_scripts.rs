@@ -2191,3 +2191,28 @@ fn component_files_are_judged_by_the_text_they_leave_however_they_are_put() {
     assert_eq!(written("ag/x.md", clean), 0);
     assert_eq!(written("docs/notes.md", hooks), 0);
 }
+
+#[test]
+fn a_pattern_character_in_a_folder_name_is_a_letter_on_the_way_to_nagger() {
+    let p = Project::new();
+    std::fs::create_dir_all(p.root.join("docs/x[1]")).expect("a folder");
+    std::fs::create_dir_all(p.root.join("~")).expect("a folder named ~");
+    write(&p, "notes/g.sh", "#!/bin/sh\n");
+    // From the project root up to `/`, then down to the folder of the binary under test.
+    let up = "../".repeat(p.root.components().count() - 1);
+    let bin = crate::common::bin_dir().to_string_lossy();
+    let beside = format!("docs/x[1]/../../{up}{}/git", bin.trim_start_matches('/'));
+    for line in [
+        format!("install -m755 notes/g.sh '{beside}'"),
+        format!("cp notes/g.sh '{beside}'"),
+    ] {
+        let (code, stdout) = check(&p, &line);
+        assert_eq!(code, REFUSED, "{line}: {stdout}");
+    }
+    assert_eq!(check(&p, "cp notes/g.sh 'docs/x[1]/a.sh'").0, 0);
+    // A file tool's `~/…` taken literally too, where a folder named `~` stands.
+    let literal = format!("~/../{up}{}/nagger", bin.trim_start_matches('/'));
+    let input = json!({ "file_path": literal, "content": "#!/bin/sh\n" }).to_string();
+    let out = p.run(&["check", "--tool", "Write", "--input", &input]);
+    assert_eq!(out.code, REFUSED, "{}", out.stdout);
+}

@@ -896,8 +896,10 @@ fn dirname_of_literal(word: &str) -> Option<(String, &str)> {
 /// `path` through the symbolic links of its existing folders on disk: the nearest existing
 /// ancestor canonicalised and the missing rest appended. `None` when nothing could be
 /// looked up, or the lookups of this call are spent.
+/// A pattern (`*`, `?`, `[`) is read as its letters: that is the name the shell uses
+/// when it is quoted or matches nothing (what it matches is looked up on its own).
 fn real_path(scope: &Scope, path: &str) -> Option<String> {
-    if path.contains(['$', '`', '*', '?', '[']) {
+    if path.contains(['$', '`']) {
         return None;
     }
     real_path_of(scope, path)
@@ -1088,7 +1090,21 @@ fn client_path(path: &str) -> String {
 /// reading that is protected makes it so.
 fn judge_tool_path(path: &str, scope: &Scope, start: &Cwd) -> Option<(&'static str, Kind)> {
     let path = client_path(path);
+    // `~/…` is the home to the client; a folder named `~` where the call starts would
+    // take the same path as well, where a tool reads it literally: both are judged.
+    if let Some(rest) = path.strip_prefix("~/")
+        && let Some(found) = resolve(start, &format!("./~/{rest}"))
+            .and_then(|literal| judge_tool_path_at(&literal, scope))
+    {
+        return Some(found);
+    }
     let full = resolve(start, &path).unwrap_or_else(|| path.clone());
+    judge_tool_path_at(&full, scope)
+}
+
+/// [`judge_tool_path`] of a path made absolute (or home-based).
+fn judge_tool_path_at(full: &str, scope: &Scope) -> Option<(&'static str, Kind)> {
+    let full = full.to_owned();
     protected(&normalize(&full), scope.binary)
         .or_else(|| protected(&full, scope.binary))
         .or_else(|| {
