@@ -208,6 +208,14 @@ impl<'a> Guard<'a> {
                 matches.push(tool_match(tool_name, &finding));
             }
         }
+        // An MCP server's tool putting text into an agent, skill or command.
+        if tool_name.starts_with("mcp__")
+            && let Some(finding) = super::component::other_tool(tool_name, input, &|p| {
+                landing_path(project_root, call.cwd, p.trim())
+            })
+        {
+            matches.push(tool_match(tool_name, &finding));
+        }
         // What a file tool writes into a file that runs later (a git hook, a shell's
         // start-up file, a git config's aliases and commands) is checked as the shell
         // lines it runs.
