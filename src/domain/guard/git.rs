@@ -188,6 +188,13 @@ pub(super) fn git_danger(args: &[String]) -> Option<Finding> {
             "throws away uncommitted changes (`git switch --discard-changes`)".into(),
             "Commit or `git stash` first, or ask the user.",
         ),
+        "read-tree" if has_flag(rest, "u", &[]) && before_dashes().any(|a| a == "--reset") => deny(
+            "guard:git-discard",
+            "puts a tree in place of the working tree's uncommitted changes (`git read-tree \
+                 --reset -u`)"
+                .into(),
+            "Commit or `git stash` first, or ask the user.",
+        ),
         "update-ref" if has_flag(rest, "d", &[]) => deny(
             "guard:git-ref-delete",
             "deletes a ref, losing what only it points to (`git update-ref -d`)".into(),
@@ -269,8 +276,10 @@ pub(super) fn git_danger(args: &[String]) -> Option<Finding> {
             let staged_only = sub == "restore"
                 && has_flag(rest, "S", &["staged"])
                 && !has_flag(rest, "W", &["worktree"]);
-            let pathspec = whole_tree_pathspec(rest)?;
-            (!staged_only).then(|| {
+            if staged_only {
+                return None;
+            }
+            whole_tree_pathspec(rest).map(|pathspec| {
                 Finding::deny(
                     "guard:git-discard",
                     format!(
@@ -280,6 +289,33 @@ pub(super) fn git_danger(args: &[String]) -> Option<Finding> {
                 )
             })
         }
+        // A ref moved or removed where the reflog may not keep what it pointed to.
+        "update-ref" => Some(Finding::ask(
+            "guard:git-ref-move",
+            "moves a ref by hand (`git update-ref`), which can leave commits nothing points to"
+                .into(),
+            "Use `git branch`/`git reset`, or ask the user.",
+        )),
+        "branch"
+            if has_flag(
+                &before_dashes().cloned().collect::<Vec<_>>(),
+                "fMC",
+                &["force"],
+            ) =>
+        {
+            Some(Finding::ask(
+                "guard:git-ref-move",
+                "moves or overwrites an existing branch (`git branch -f`/`-M`/`-C`), leaving \
+                 its commits behind"
+                    .into(),
+                "Make a new branch, or ask the user.",
+            ))
+        }
+        "tag" if has_flag(rest, "d", &["delete"]) => Some(Finding::ask(
+            "guard:git-ref-move",
+            "deletes tags, which have no reflog to bring them back (`git tag -d`)".into(),
+            "Ask the user.",
+        )),
         _ => None,
     }
 }

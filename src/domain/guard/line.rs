@@ -1359,6 +1359,63 @@ pub(super) fn calls_itself(line: &Line, command: &SimpleCommand) -> Option<Findi
     })
 }
 
+/// A loop without end (`while true`, `while :`) that starts a job in the background at
+/// each turn, or interpreter code that forks in a loop without end (`perl -e 'fork while
+/// 1'`, `python3 -c 'while True: os.fork()'`): run, it multiplies until the machine
+/// stops. `index`: the command's place in `parsed`.
+pub(super) fn forks_without_end(
+    parsed: &Parsed,
+    index: usize,
+    command: &SimpleCommand,
+) -> Option<Finding> {
+    let endless_loop = parsed.loops.iter().find(|l| {
+        l.start == index
+            && matches!(command.argv.as_slice(), [c] if c == "true" || c == ":")
+            && parsed
+                .background
+                .iter()
+                .any(|job| job.start > l.start && job.start < l.end)
+    });
+    let code = shell::is_interpreter(command.name())
+        && !shell::is_shell(command.name())
+        && shell::inline_program(&command.argv)
+            .iter()
+            .chain(command.stdin_texts.iter())
+            .any(|code| forking_loop(code));
+    (endless_loop.is_some() || code).then(|| {
+        Finding::deny(
+            "guard:fork-bomb",
+            format!(
+                "runs `{}`, which starts processes in a loop without end",
+                command.argv.join(" ")
+            ),
+            "Do not run it.",
+        )
+    })
+}
+
+/// Code that forks inside a loop without end.
+fn forking_loop(code: &str) -> bool {
+    let lower = code.to_ascii_lowercase();
+    let compact: String = lower.chars().filter(|c| !c.is_whitespace()).collect();
+    let forks = compact.contains("fork") || compact.contains("spawn(");
+    forks
+        && [
+            "while1",
+            "whiletrue",
+            "while(1)",
+            "while(true)",
+            "loop{",
+            "loopdo",
+            "for(;;)",
+            "until0",
+            "1whilefork",
+            "whilefork",
+        ]
+        .iter()
+        .any(|l| compact.contains(l))
+}
+
 /// The loop variable [`Line::expanded`] fills in once per value.
 #[derive(Default)]
 struct Loop {
