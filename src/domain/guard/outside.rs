@@ -73,6 +73,114 @@ pub(super) fn outside(command: &SimpleCommand) -> Option<Finding> {
                 ASK_USER,
             ))
         }
+        // The machine taken down by another verb: a rescue or emergency shell, a target
+        // that powers off, the kernel replaced, the user sessions ended.
+        "systemctl"
+            if matches!(first, "rescue" | "emergency")
+                || (matches!(first, "isolate" | "start" | "restart" | "default")
+                    && ops.iter().skip(1).any(|t| stops_machine(t))) =>
+        {
+            Some(Finding::deny(
+                "guard:outside",
+                format!("takes the machine down (`{}`)", command.display()),
+                ASK_USER,
+            ))
+        }
+        "systemctl" if first == "set-default" && ops.iter().skip(1).any(|t| stops_machine(t)) => {
+            Some(ask(format!(
+                "makes the machine start without its services next time (`{}`)",
+                command.display()
+            )))
+        }
+        "kexec" if has_flag(args, "e", &["exec"]) => Some(Finding::deny(
+            "guard:outside",
+            "replaces the running kernel at once (`kexec -e`)".into(),
+            ASK_USER,
+        )),
+        "loginctl"
+            if matches!(
+                first,
+                "terminate-user"
+                    | "kill-user"
+                    | "terminate-session"
+                    | "kill-session"
+                    | "terminate-seat"
+            ) =>
+        {
+            Some(ask(format!(
+                "ends users' sessions (`{}`)",
+                command.display()
+            )))
+        }
+        "busctl" | "dbus-send" | "gdbus"
+            if args
+                .iter()
+                .any(|a| a.contains("login1") || a.contains("systemd1"))
+                && args.iter().any(|a| {
+                    [
+                        "PowerOff",
+                        "Reboot",
+                        "Halt",
+                        "KExec",
+                        "Suspend",
+                        "Hibernate",
+                        "StartUnit",
+                    ]
+                    .iter()
+                    .any(|m| a.contains(m))
+                }) =>
+        {
+            Some(ask(format!(
+                "asks the system manager to stop or restart the machine (`{name}`)"
+            )))
+        }
+        // `crontab file`, `crontab -`, `crontab < /dev/null`: the user's table replaced.
+        "crontab"
+            if !has_flag(args, "lr", &[])
+                && (!ops.is_empty()
+                    || args.iter().any(|a| a == "-")
+                    || !command.reads_from.is_empty()
+                    || command.stage > 0) =>
+        {
+            Some(ask(format!(
+                "replaces the user's whole crontab (`{}`)",
+                command.display()
+            )))
+        }
+        "rmmod" | "insmod" => Some(ask(format!(
+            "removes or loads a kernel module (`{}`)",
+            command.display()
+        ))),
+        "modprobe"
+            if has_flag(args, "r", &["remove"])
+                || ops.iter().any(|o| {
+                    std::path::Path::new(o)
+                        .extension()
+                        .is_some_and(|e| e.eq_ignore_ascii_case("ko"))
+                }) =>
+        {
+            Some(ask(format!(
+                "removes or loads a kernel module (`{}`)",
+                command.display()
+            )))
+        }
+        "mount"
+            if ops.last().is_some_and(|t| system_folder(t)) && ops.len() >= 2
+                || args.iter().any(|a| a == "--bind" || a == "-B")
+                    && ops.last().is_some_and(|t| system_folder(t)) =>
+        {
+            Some(ask(format!(
+                "mounts over a system folder, hiding what it holds (`{}`)",
+                command.display()
+            )))
+        }
+        "efibootmgr" if has_flag(args, "B", &["delete-bootnum"]) => {
+            Some(ask("deletes a boot entry (`efibootmgr -B`)".into()))
+        }
+        "chsh" if ops.contains(&"root") => Some(ask(format!(
+            "changes root's login shell (`{}`)",
+            command.display()
+        ))),
         "kill" if args.iter().any(|a| a == "-1") && args.len() >= 2 || ops.contains(&"1") => {
             Some(Finding::deny(
                 "guard:outside",
@@ -300,8 +408,81 @@ pub(super) fn outside(command: &SimpleCommand) -> Option<Finding> {
             database(name, args, &command.stdin_texts)
         }
         "curl" => deletes_remotely(args),
+        // Any other program handed a disk or a partition (`e2fsck -y /dev/sda1`,
+        // `grub-install /dev/sda`, `xfs_repair -L`): what it does to it is not known.
+        _ if !DEVICE_READERS.contains(&name) && ops.iter().any(|o| block_device(o)) => {
+            Some(ask(format!(
+                "works on a disk or partition (`{}`), which nagger does not know to leave \
+                 as it is",
+                command.display()
+            )))
+        }
         _ => None,
     }
+}
+
+/// Programs that only read what a disk holds or tell about it.
+const DEVICE_READERS: &[&str] = &[
+    "lsblk",
+    "blkid",
+    "df",
+    "du",
+    "ls",
+    "stat",
+    "file",
+    "cat",
+    "head",
+    "tail",
+    "hexdump",
+    "xxd",
+    "od",
+    "smartctl",
+    "udevadm",
+    "findmnt",
+    "lsof",
+    "fuser",
+    "strings",
+    "cmp",
+    "md5sum",
+    "sha256sum",
+    "sha1sum",
+    "readlink",
+    "realpath",
+    "test",
+    "[",
+    "echo",
+    "printf",
+    "mount",
+    "umount",
+    "dd",
+    "mkfs",
+    "wipefs",
+    "fdisk",
+    "sfdisk",
+    "gdisk",
+    "sgdisk",
+    "parted",
+    "shred",
+    "blkdiscard",
+    "cryptsetup",
+    "mdadm",
+    "pvcreate",
+    "vgcreate",
+    "mkswap",
+    "swapon",
+    "swapoff",
+];
+
+/// A disk or partition's device file (`/dev/sda1`, `/dev/nvme0n1`, `/dev/mapper/x`).
+fn block_device(path: &str) -> bool {
+    let Some(name) = path.trim().strip_prefix("/dev/") else {
+        return false;
+    };
+    [
+        "sd", "hd", "vd", "xvd", "nvme", "mmcblk", "md", "dm-", "loop", "mapper/", "disk/",
+    ]
+    .iter()
+    .any(|p| name.starts_with(p))
 }
 
 /// Told only to show what it would do: `--dry-run` (not `--dry-run=none`), `--dryrun`,
@@ -405,6 +586,35 @@ fn container(name: &str, args: &[String], ops: &[&str]) -> Option<Finding> {
     prunes
         .then(|| format!("deletes containers, images or volumes for good (`{name} {first}`)"))
         .map(ask)
+}
+
+/// A systemd target that leaves the machine down or without its services.
+fn stops_machine(target: &str) -> bool {
+    let unit = target.strip_suffix(".target").unwrap_or(target);
+    matches!(
+        unit,
+        "rescue"
+            | "emergency"
+            | "poweroff"
+            | "reboot"
+            | "halt"
+            | "kexec"
+            | "shutdown"
+            | "runlevel0"
+            | "runlevel1"
+            | "runlevel6"
+    )
+}
+
+/// A folder of the system a mount over would hide.
+fn system_folder(path: &str) -> bool {
+    let path = path.trim_end_matches('/');
+    path.is_empty()
+        || [
+            "/etc", "/usr", "/bin", "/sbin", "/lib", "/lib64", "/boot", "/home", "/root", "/var",
+            "/opt", "/srv",
+        ]
+        .contains(&path)
 }
 
 /// Statements that drop or empty whole databases, tables or stores.
