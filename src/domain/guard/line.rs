@@ -1382,6 +1382,22 @@ pub(super) fn forks_without_end(
             .iter()
             .chain(command.stdin_texts.iter())
             .any(|code| forking_loop(code));
+    let kills_all = shell::is_interpreter(command.name())
+        && !shell::is_shell(command.name())
+        && shell::inline_program(&command.argv)
+            .iter()
+            .chain(command.stdin_texts.iter())
+            .any(|code| kills_every_process(code));
+    if kills_all {
+        return Some(Finding::deny(
+            "guard:outside",
+            format!(
+                "runs `{}`, whose code signals every process it may (`kill(-1, …)`)",
+                command.name()
+            ),
+            "Do not run it.",
+        ));
+    }
     (endless_loop.is_some() || code).then(|| {
         Finding::deny(
             "guard:fork-bomb",
@@ -1392,6 +1408,24 @@ pub(super) fn forks_without_end(
             "Do not run it.",
         )
     })
+}
+
+/// Code that signals process -1 (every process the user may signal): `os.kill(-1, 9)`,
+/// `process.kill(-1)`, perl's `kill 9, -1`, ruby's `Process.kill(9, -1)`.
+fn kills_every_process(code: &str) -> bool {
+    let compact: String = code
+        .to_ascii_lowercase()
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    compact.contains("kill(-1")
+        || compact.contains("kill(0,")
+        || compact.match_indices("kill").any(|(at, _)| {
+            let rest = &compact[at + 4..];
+            let end = rest.find([';', ')', '\n']).unwrap_or(rest.len());
+            let call = &rest[..end];
+            call.ends_with(",-1") || call.ends_with("=>-1") || call.contains(",-1,")
+        })
 }
 
 /// Code that forks inside a loop without end.
