@@ -700,6 +700,7 @@ impl<'a> Guard<'a> {
             findings.extend(unknown::destroying(command, known));
         }
         findings.extend(unknown::trees_over_whole(command, cwd));
+        findings.extend(unknown::unread_code(command));
         if !known
             && !self.only_checks(command)
             && findings.iter().all(|f| f.severity != Severity::Deny)

@@ -322,6 +322,157 @@ fn names_a_program(word: &str) -> bool {
             || protect::known_program(name))
 }
 
+/// Programs that run code in languages nagger does not read.
+const UNREAD_RUNNERS: &[&str] = &[
+    "swift",
+    "kotlin",
+    "kotlinc",
+    "ocaml",
+    "jshell",
+    "zx",
+    "scala",
+    "scala-cli",
+    "groovy",
+    "elixir",
+    "iex",
+    "erl",
+    "escript",
+    "clojure",
+    "clj",
+    "bb",
+    "racket",
+    "guile",
+    "sbcl",
+    "clisp",
+    "gforth",
+    "nim",
+    "crystal",
+    "dart",
+    "runghc",
+    "ghci",
+    "csi",
+    "fsi",
+    "octave",
+];
+
+/// Words of code in any language through which it runs programs or changes files.
+const EFFECT_WORDS: &[&str] = &[
+    "exec",
+    "spawn",
+    "system(",
+    "system.cmd",
+    "sys.command",
+    "runtime",
+    "processbuilder",
+    "process.",
+    "popen",
+    "shell",
+    "delete",
+    "remove",
+    "unlink",
+    "rmdir",
+    "rmtree",
+    "rm -",
+    "rm(",
+    "write",
+    "kill",
+    "fork",
+    "$`",
+    "file.",
+    "files.",
+    "directory.",
+    "filemanager",
+    "os.",
+    "io.file",
+    "truncate",
+    "chmod",
+    "move",
+    "rename",
+    "copy",
+    "eval",
+    "load",
+    "require",
+    "import",
+    "include",
+    "open",
+    "`",
+];
+
+/// Whether code may reach a way to run programs or change files.
+fn reaches_effects(code: &str) -> bool {
+    let lower = code.to_ascii_lowercase();
+    EFFECT_WORDS.iter().any(|w| lower.contains(w))
+}
+
+/// A program that runs code in a language nagger does not read, given that code inline
+/// (`swift -e`, `kotlin -e`, `dotnet script -e`), on its standard input (`jshell <<<`,
+/// `zx <<<`, `… | scala`), or from `/dev/stdin` (`go run /dev/stdin`): asked about, as
+/// nagger cannot tell what it does.
+pub(super) fn unread_code(command: &SimpleCommand) -> Option<Finding> {
+    let name = command.name();
+    let args = command.args();
+    let stdin = !command.stdin_texts.is_empty()
+        || command.stage > 0
+        || command
+            .reads_from
+            .iter()
+            .any(|r| !r.starts_with("/dev/null"));
+    let from_stdin_file = args
+        .iter()
+        .any(|a| matches!(a.as_str(), "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0"));
+    let runs = match name {
+        "go" => {
+            args.first().is_some_and(|a| a == "run")
+                && (from_stdin_file || args.iter().any(|a| a == "-"))
+        }
+        "dotnet" => {
+            args.first().is_some_and(|a| a == "script" || a == "fsi")
+                && (args.iter().any(|a| matches!(a.as_str(), "-e" | "--eval"))
+                    || stdin
+                    || from_stdin_file)
+        }
+        "java" => args
+            .iter()
+            .any(|a| matches!(a.as_str(), "/dev/stdin" | "-")),
+        _ if UNREAD_RUNNERS.contains(&name) => {
+            args.iter().any(|a| {
+                matches!(
+                    a.as_str(),
+                    "-e" | "--eval"
+                        | "-c"
+                        | "--command"
+                        | "-x"
+                        | "--expression"
+                        | "-eval"
+                        | "-Command"
+                )
+            }) || (stdin && operands(args).is_empty())
+                || from_stdin_file
+        }
+        _ => false,
+    };
+    // Code that reaches none of the ways to change or run anything (`IO.puts(…)`,
+    // `println(1 + 1)`) is let through.
+    let code: Vec<&str> = args
+        .iter()
+        .map(String::as_str)
+        .chain(command.stdin_texts.iter().map(String::as_str))
+        .collect();
+    let acts = command.stage > 0
+        || !command.reads_from.is_empty()
+        || code.iter().any(|c| reaches_effects(c));
+    (runs && acts).then(|| {
+        Finding::ask(
+            "guard:unread-code",
+            format!(
+                "runs code in a language nagger does not read (`{}`)",
+                command.display()
+            ),
+            "Run it as a file nagger can read first, or ask the user.",
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -473,8 +473,10 @@ fn interpolations(text: &str, open: &str, close: char) -> Vec<String> {
     out
 }
 
+/// `qw(a b)`: a list of words, as `("a", "b")` (so `exec qw(rm -rf x)` is the call
+/// `exec("rm", "-rf", "x")`).
 fn list(toks: &mut Vec<Tok>, text: &str) {
-    toks.push(Tok::Punct("["));
+    toks.push(Tok::Punct("("));
     for (k, w) in text.split_whitespace().enumerate() {
         if k > 0 {
             toks.push(Tok::Punct(","));
@@ -484,7 +486,7 @@ fn list(toks: &mut Vec<Tok>, text: &str) {
             known: true,
         });
     }
-    toks.push(Tok::Punct("]"));
+    toks.push(Tok::Punct(")"));
 }
 
 fn prev_is_word(b: &[u8], i: usize) -> bool {

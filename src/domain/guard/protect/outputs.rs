@@ -32,6 +32,12 @@ pub(super) fn written(name: &str, args: &[String]) -> Written {
             );
         }
         "socat" => out.files.extend(socat_writes(args)),
+        // `find … -fprint F`, `-fprint0 F`, `-fls F`, `-fprintf F FORMAT`: F is written.
+        "find" | "gfind" => out.files.extend(
+            args.windows(2)
+                .filter(|w| matches!(w[0].as_str(), "-fprint" | "-fprint0" | "-fls" | "-fprintf"))
+                .map(|w| w[1].clone()),
+        ),
         _ => {}
     }
     out
