@@ -177,12 +177,29 @@ fn rm(args: &[String], targets: &[&str]) -> Option<Finding> {
 
 /// `chmod -R`, `chown -R`, `chgrp -R` over a system folder or home, and world-writable trees.
 fn ownership(name: &str, args: &[String], targets: &[&str]) -> Option<Finding> {
-    if !has_flag(args, "R", &["recursive"]) {
-        return None;
-    }
     // The first operand is the mode or owner, unless given by `--reference`.
     let by_reference = args.iter().any(|a| is_long(a, "reference"));
     let paths = targets.get(usize::from(!by_reference)..).unwrap_or(&[]);
+    if !has_flag(args, "R", &["recursive"]) {
+        // `chmod 000 /*`, `chown nobody ~`: the root, a home or every top folder of one
+        // at once, which every program and login goes through.
+        let what = paths.iter().find_map(|p| super::targets::whole_tree(p))?;
+        if name != "chmod" {
+            return Some(Finding::ask(
+                "guard:recursive-permissions",
+                format!("changes the owner of {what}"),
+                SPECIFIC_PATHS,
+            ));
+        }
+        let mode = targets.first().filter(|_| !by_reference)?;
+        return (world_writable(mode) || locks_owner_out(mode)).then(|| {
+            Finding::deny(
+                "guard:recursive-permissions",
+                format!("changes the permissions of {what} to `{mode}`"),
+                SPECIFIC_PATHS,
+            )
+        });
+    }
     if let Some(what) = first_dangerous(paths.iter().copied(), Reach::SystemTree) {
         let verb = if name == "chmod" {
             "changes the permissions of"
@@ -535,6 +552,29 @@ fn disk(name: &str, args: &[String], targets: &[&str]) -> Option<Finding> {
 }
 
 /// Whether a chmod mode lets everyone write: `777`, `0666`, `a+w`, `o=rwx`.
+/// A mode that takes reading or entering away from the owner (`000`, `600` on a folder,
+/// `u-x`, `a=`): a folder with it can no longer be walked.
+fn locks_owner_out(mode: &str) -> bool {
+    if !mode.is_empty() && mode.bytes().all(|b| (b'0'..=b'7').contains(&b)) {
+        let digits = mode.trim_start_matches('0');
+        let owner = if digits.len() >= 3 {
+            digits.as_bytes()[digits.len() - 3] - b'0'
+        } else {
+            0
+        };
+        return owner & 5 != 5;
+    }
+    mode.split(',').any(|clause| {
+        let who_len = clause.bytes().take_while(|b| b"ugoa".contains(b)).count();
+        let who = &clause[..who_len];
+        let owner = who.is_empty() || who.contains('u') || who.contains('a');
+        let rest = &clause[who_len..];
+        owner
+            && ((rest.starts_with('-') && rest.contains(['r', 'x']))
+                || (rest.starts_with('=') && !(rest.contains('r') && rest.contains('x'))))
+    })
+}
+
 pub(super) fn world_writable(mode: &str) -> bool {
     if !mode.is_empty() && mode.bytes().all(|b| (b'0'..=b'7').contains(&b)) {
         return mode

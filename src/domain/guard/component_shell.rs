@@ -76,6 +76,37 @@ pub(super) fn placed(
     scope: &Scope,
     shown: &[String],
 ) -> Option<Finding> {
+    // Nothing on the command may lead into a component folder: no lookups.
+    let near = |w: &str| {
+        let lower = w.to_ascii_lowercase();
+        [
+            "claude",
+            "agents",
+            "skills",
+            "commands",
+            "output-styles",
+            "$",
+            "`",
+            "..",
+        ]
+        .iter()
+        .any(|n| lower.contains(n))
+    };
+    let cwd_near = match cwd {
+        Cwd::Known(dir) => near(dir),
+        Cwd::Unknown => true,
+    };
+    if !cwd_near
+        && !command
+            .argv
+            .iter()
+            .chain(command.writes_to.iter())
+            .chain(fed.iter())
+            .chain(command.stdin_texts.iter())
+            .any(|w| near(w))
+    {
+        return None;
+    }
     let name = command.name();
     // git's own versions of tracked files are judged as git commands (what they bring
     // back was written, and judged, before it was committed).

@@ -691,6 +691,31 @@ fn targets(command: &SimpleCommand, fed: &[String]) -> (Vec<String>, Vec<String>
             let by_reference = args.iter().any(|a| a.starts_with("--reference"));
             over.extend(owned(ops.get(usize::from(!by_reference)..).unwrap_or(&[])));
         }
+        // `setfacl -m o::rwx /etc/shadow`: the files whose access lists change (the
+        // entries follow `-m`/`-x`/`-M`/`-X`/`--set`/`--modify`).
+        "setfacl" => {
+            let mut skip = false;
+            for a in args {
+                if skip {
+                    skip = false;
+                } else if matches!(
+                    a.as_str(),
+                    "-m" | "-x"
+                        | "-M"
+                        | "-X"
+                        | "--set"
+                        | "--set-file"
+                        | "--modify"
+                        | "--modify-file"
+                        | "--remove"
+                        | "--remove-file"
+                ) {
+                    skip = true;
+                } else if !a.starts_with('-') {
+                    over.push(a.clone());
+                }
+            }
+        }
         _ => {}
     }
     over.extend(super::protect::option_written_files(command.name(), args));
@@ -736,7 +761,7 @@ pub(super) fn written(command: &SimpleCommand, fed: &[String], cwd: &Cwd) -> Opt
         ));
     }
     let verb = match command.name() {
-        "chmod" | "chown" | "chgrp" | "chattr" => "changes who may read or write",
+        "chmod" | "chown" | "chgrp" | "chattr" | "setfacl" => "changes who may read or write",
         _ => "overwrites or removes",
     };
     let modes = verb != "overwrites or removes";

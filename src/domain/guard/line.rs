@@ -564,7 +564,23 @@ impl Line {
             };
             seen.push(name);
             // A name reference stands for another variable, not followed here.
-            if set.nameref && prompt {
+            if set.nameref {
+                out.push(Err(name.to_owned()));
+                continue;
+            }
+            // `y=$x`: a copy of another variable, read or computed.
+            if !set.each
+                && let Some(value) = &set.value
+                && value.contains('$')
+                && super::shell::variable_names(value).iter().any(|v| {
+                    self.sets.iter().any(|s| {
+                        s.name == *v
+                            && (s.value.is_none()
+                                || s.value.as_deref().is_some_and(|x| x.contains(['$', '`'])))
+                            && !s.raw.as_deref().is_some_and(number_source)
+                    })
+                })
+            {
                 out.push(Err(name.to_owned()));
                 continue;
             }
@@ -1408,6 +1424,226 @@ pub(super) fn forks_without_end(
             "Do not run it.",
         )
     })
+}
+
+/// Variables of the shell that choose what later commands run, where they look, what a
+/// prompt or trace runs, or where history goes.
+const SPECIAL_VARIABLES: &[&str] = &[
+    "PATH",
+    "BASH_ENV",
+    "ENV",
+    "PS0",
+    "PS1",
+    "PS2",
+    "PS3",
+    "PS4",
+    "PROMPT_COMMAND",
+    "HISTFILE",
+    "BASH_CMDS",
+    "BASH_ALIASES",
+    "HOME",
+    "CDPATH",
+    "IFS",
+    "GLOBIGNORE",
+    "SHELLOPTS",
+    "BASHOPTS",
+    "DIRSTACK",
+    "BASH_ARGV0",
+    "BASH_XTRACEFD",
+    "EXECIGNORE",
+    "OLDPWD",
+    "PWD",
+    "BASH_LOADABLES_PATH",
+    "LD_PRELOAD",
+    "LD_LIBRARY_PATH",
+    "INPUTRC",
+    "TMPDIR",
+];
+
+/// What bash does that nagger does not follow, asked about where the line uses it: `set
+/// -k` (assignments anywhere on a command line go to its environment), `fc` (commands run
+/// again from the history), a special variable set by a builtin that takes its name
+/// (`read -r PATH`, `printf -v PS4`, `mapfile BASH_ALIASES`, `declare -n a=BASH_CMDS`,
+/// `export PS4=$x`), and `. name` looked up on a PATH the line changed.
+pub(super) fn unfollowed_here(
+    parsed: &Parsed,
+    index: usize,
+    command: &SimpleCommand,
+) -> Option<Finding> {
+    let name = command.name();
+    let args = command.args();
+    let ask = |what: String| {
+        Some(Finding::ask(
+            "guard:shell-unfollowed",
+            what,
+            "Write the commands and values out plainly, or ask the user.",
+        ))
+    };
+    let special = |word: &str| {
+        let base = word.split(['[', '=', '+']).next().unwrap_or(word);
+        SPECIAL_VARIABLES.contains(&base)
+    };
+    match name {
+        "set"
+            if args
+                .iter()
+                .any(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('k'))
+                || args.windows(2).any(|w| w[0] == "-o" && w[1] == "keyword") =>
+        {
+            return ask(
+                "turns on `set -k`, under which any `NAME=value` word of a later command goes \
+                 to its environment"
+                    .into(),
+            );
+        }
+        "fc" if !args.iter().any(|a| a.starts_with('-') && a.contains('l')) => {
+            return ask(
+                "runs commands again from the shell's history (`fc`), which nagger \
+                        cannot see"
+                    .into(),
+            );
+        }
+        _ => {}
+    }
+    // Names a builtin sets by name.
+    let mut named: Vec<&str> = Vec::new();
+    match name {
+        "read" => {
+            let mut skip = false;
+            for a in args {
+                if skip {
+                    skip = false;
+                } else if a.starts_with('-') {
+                    // `-a NAME` names the array; other options with a value take it next.
+                    skip =
+                        a.len() == 2 && a.strip_prefix('-').is_some_and(|f| "dinNptu".contains(f));
+                    if a == "-a" {
+                        skip = false;
+                    }
+                } else {
+                    named.push(a);
+                }
+            }
+            if named.is_empty() {
+                named.push("REPLY");
+            }
+        }
+        "mapfile" | "readarray" => named.extend(operands(args).last().copied()),
+        "printf" => named.extend(
+            args.windows(2)
+                .filter(|w| w[0] == "-v")
+                .map(|w| w[1].as_str()),
+        ),
+        "getopts" => named.extend(operands(args).get(1).copied()),
+        "declare" | "typeset" | "local" | "export" | "readonly" => {
+            let nameref = args.iter().any(|a| a.starts_with('-') && a.contains('n'));
+            for a in args.iter().filter(|a| !a.starts_with('-')) {
+                match a.split_once('=') {
+                    // `declare -n a=BASH_ALIASES`: `a` stands for the special variable.
+                    Some((_, target)) if nameref && special(target) => named.push(target),
+                    // `export PS4=$x`: a value read or computed as the line runs (the
+                    // folders of PATH and HOME are followed as assignments are).
+                    Some((n, v))
+                        if special(n)
+                            && !matches!(
+                                n,
+                                "PATH" | "HOME" | "TMPDIR" | "CDPATH" | "PWD" | "OLDPWD"
+                            )
+                            && (v.contains("$(")
+                                || v.contains('`')
+                                || shell::variable_names(v)
+                                    .iter()
+                                    .any(|r| read_or_computed(parsed, index, r))) =>
+                    {
+                        named.push(n);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        _ => {}
+    }
+    if let Some(var) = named.iter().find(|n| special(n)) {
+        return ask(format!(
+            "sets `{var}` by `{name}`, which changes what later commands run or how the shell \
+             reads them, to a value nagger does not follow"
+        ));
+    }
+    // `printf -v 'q[x]' 1`, `read 'a[x]'`: the subscript of a name given to a builtin is
+    // read as an expression; one from a value read or computed asks.
+    if let Some(var) = named.iter().find(|n| {
+        n.split_once('[').is_some_and(|(_, sub)| {
+            shell::variable_names(sub)
+                .iter()
+                .chain(bare_names(sub).iter())
+                .any(|v| read_or_computed(parsed, index, v))
+        })
+    }) {
+        return ask(format!(
+            "gives `{name}` the name `{var}`, whose subscript bash reads as an expression from \
+             a value read or computed"
+        ));
+    }
+    // `PATH=docs:$PATH; . cmd`, `PATH=docs:$PATH bash cmd`: a script name without a slash
+    // is looked up on PATH; `xargs` without a command runs `echo` from PATH.
+    let searched = matches!(name, "." | "source" | "xargs") || shell::is_shell(name);
+    let path_changed = || {
+        parsed.assignments.iter().any(|a| a.name == "PATH")
+            || parsed
+                .commands
+                .iter()
+                .take(4096)
+                .any(|c| c.env.iter().any(|e| e.starts_with("PATH=")))
+    };
+    if searched && path_changed() {
+        let script = match name {
+            "." | "source" => args.first().map(String::as_str),
+            _ if shell::is_shell(name) => operands(args).first().copied().filter(|_| {
+                !args
+                    .iter()
+                    .any(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('c'))
+            }),
+            _ => None,
+        };
+        if let Some(file) = script.filter(|f| !f.contains('/')) {
+            return ask(format!(
+                "runs `{file}`, which the shell may find on the PATH the line changed"
+            ));
+        }
+        if name == "xargs" && operands(args).is_empty() {
+            return ask(
+                "runs `xargs` without a command: it runs `echo`, found on the PATH the line \
+                 changed"
+                    .into(),
+            );
+        }
+    }
+    None
+}
+
+/// Whether the variable `name` holds, before command `index`, a value the line reads or
+/// computes: assigned from a substitution, or set by `read`, `mapfile` or `printf -v`.
+fn read_or_computed(parsed: &Parsed, index: usize, name: &str) -> bool {
+    parsed
+        .assignments
+        .iter()
+        .any(|a| a.name == name && a.at <= index && a.value.is_none())
+        || parsed.commands[..index.min(parsed.commands.len())]
+            .iter()
+            .any(|c| match c.name() {
+                "read" | "mapfile" | "readarray" => c.args().iter().any(|a| a == name),
+                "printf" => c.args().windows(2).any(|w| w[0] == "-v" && w[1] == name),
+                _ => false,
+            })
+}
+
+/// Bare names in an arithmetic text (`x`, `i+1`): the variables it reads.
+fn bare_names(text: &str) -> Vec<String> {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'))
+        .take(16)
+        .map(str::to_owned)
+        .collect()
 }
 
 /// Code that signals process -1 (every process the user may signal): `os.kill(-1, 9)`,

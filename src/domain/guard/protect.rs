@@ -575,8 +575,19 @@ impl Folders {
             let wrapped = command
                 .prefixes
                 .iter()
-                .any(|p| !matches!(p.as_str(), "builtin" | "command"));
+                .any(|p| !matches!(p.as_str(), "builtin" | "command" | "time"));
             if wrapped || self.shape.piped.get(k).copied().unwrap_or(false) {
+                return;
+            }
+            // `HOME=$PWD/.claude cd`: a variable given to the builtin itself (`HOME`,
+            // `CDPATH`, `OLDPWD`) changes where it goes; `cd /dev/fd/3` goes where that
+            // descriptor was opened.
+            if !command.env.is_empty()
+                || command.args().iter().any(|a| {
+                    a.starts_with("/dev/fd") || a.starts_with("/proc/") || a.starts_with("/dev/std")
+                })
+            {
+                self.cwd = Cwd::Unknown;
                 return;
             }
             // `cd x &`: a job of its own; a job of several commands leaves it unknown.
@@ -1716,11 +1727,72 @@ pub(super) fn written_by(
     cwd: &Cwd,
     scope: &Scope,
 ) -> Option<Finding> {
+    if let Some(found) = stdin_reopened(command, fed, cwd, scope) {
+        return Some(found);
+    }
     match changed(command, fed, cwd, scope) {
         Some(found) if found.severity == Severity::Deny => Some(found),
         // A git command that brings other versions of tracked files asks, naming them.
         other => git_replaced(command, cwd, scope).or(other),
     }
+}
+
+/// `cp /bin/true /dev/stdin < ../bin/nagger`, `cat x 3<f > /dev/fd/3`: a write to
+/// `/dev/stdin` or `/dev/fd/N` opens again, for writing, the file that descriptor was
+/// opened on for reading.
+fn stdin_reopened(
+    command: &SimpleCommand,
+    fed: &[String],
+    cwd: &Cwd,
+    scope: &Scope,
+) -> Option<Finding> {
+    let descriptor = |w: &String| {
+        w.contains("/dev/fd") || w.contains("/dev/stdin") || w.contains("/proc/self/fd")
+    };
+    if !command
+        .argv
+        .iter()
+        .chain(command.writes_to.iter())
+        .any(descriptor)
+    {
+        return None;
+    }
+    let c = changes(command, fed, scope.binary);
+    let reopens = c
+        .paths
+        .iter()
+        .chain(c.into.iter().map(|l| &l.dest))
+        .chain(command.writes_to.iter())
+        .find(|p| {
+            matches!(p.as_str(), "/dev/stdin" | "/proc/self/fd/0")
+                || p.strip_prefix("/dev/fd/")
+                    .or_else(|| p.strip_prefix("/proc/self/fd/"))
+                    .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        });
+    let reopens = reopens?;
+    // The files the command, or the line around it (`done 3<f`), opened for reading.
+    let line_reads = scope
+        .line
+        .map(|parsed| {
+            parsed
+                .commands
+                .iter()
+                .take(256)
+                .flat_map(|c| c.reads_from.iter())
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_default();
+    command
+        .reads_from
+        .iter()
+        .chain(line_reads)
+        .find_map(|source| {
+            let full = resolve(cwd, source)?;
+            let (what, _) = judge(&full, scope)?;
+            Some(finding(&format!(
+                "writes `{reopens}`, which is `{source}` opened again, {what}"
+            )))
+        })
 }
 
 /// `git stash && make test && git stash pop`: the newest stash popped or applied after
@@ -1974,6 +2046,7 @@ const BUILTINS: &[&str] = &[
 /// Variables of bash that change what commands run, where `~` points or what a
 /// command's arguments are, when the line assigns them.
 const SHELL_STATE: &[&str] = &[
+    "DIRSTACK",
     "BASH_ARGV0",
     "BASH_CMDS",
     "BASH_ALIASES",
@@ -2007,6 +2080,7 @@ fn unfollowed_all(parsed: &Parsed) -> Vec<(usize, String)> {
                 matches!(
                     a.as_str(),
                     "cdable_vars"
+                        | "lastpipe"
                         | "extglob"
                         | "nocaseglob"
                         | "nocasematch"
@@ -2018,6 +2092,10 @@ fn unfollowed_all(parsed: &Parsed) -> Vec<(usize, String)> {
             Some(format!("`shopt {}`", args.join(" ")))
         } else if name == "enable" && args.iter().any(|a| a.starts_with("-f")) {
             Some("`enable -f`, which loads a builtin from a library".into())
+        } else if name == "exec" && args.is_empty() && !c.reads_from.is_empty() {
+            // `exec 3<.claude`: a descriptor the shell keeps, through which `/dev/fd/3`
+            // names the file or folder (`cd /dev/fd/3`, `: > /dev/fd/3`).
+            Some("a file descriptor the shell keeps open (`exec N<…`)".into())
         } else {
             // `env 'BASH_FUNC_cd%%=() { …; }' bash -c …`: a builtin's name given a
             // function in the environment of a shell whose commands are read with (and
@@ -2084,7 +2162,11 @@ fn after_unfollowed(command: &SimpleCommand, fed: &[String], scope: &Scope) -> O
         .paths
         .iter()
         .chain(c.into.iter().map(|l| &l.dest))
-        .find(|p| !p.starts_with("/dev/"))
+        .find(|p| {
+            !p.starts_with("/dev/")
+                || p.starts_with("/dev/fd/")
+                || matches!(p.as_str(), "/dev/stdin" | "/dev/stdout")
+        })
         .cloned()
         .or_else(|| history.then(|| "$HISTFILE".to_owned()))?;
     let why = unfollowed(scope, parsed, at).or_else(|| {

@@ -654,6 +654,7 @@ impl<'a> Guard<'a> {
         findings.extend(line::hidden_later(command));
         findings.extend(line::calls_itself(at.line, command));
         findings.extend(line::forks_without_end(parsed, index, command));
+        findings.extend(line::unfollowed_here(parsed, index, command));
         match at.line.runs_written(command, index, cwd) {
             Some(Run::Script(script, via)) => run.push(Program::Script(script, via)),
             Some(Run::Code(code, interpreter)) => {

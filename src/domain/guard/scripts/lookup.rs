@@ -126,13 +126,41 @@ const GIT_OWN: &[&str] = &[
 /// [`program`] for the name `name` command `index` runs.
 fn named(parsed: &Parsed, index: usize, name: &str, cwd: &Cwd, files: &View) -> Option<Found> {
     let command = &parsed.commands[index];
-    if name.is_empty() || name.contains(['/', '$', '`']) || BUILTINS.contains(&name) {
+    if name.is_empty() || name.contains(['/', '$', '`']) {
         return None;
+    }
+    // A builtin's name runs the program of that name through a wrapper (`env echo`,
+    // `nice true`, `exec echo`) or once the line turned the builtin off (`enable -n`).
+    // Looked for only once the line set PATH or hashed the name: a scan of the line per
+    // command would grow with its square.
+    if BUILTINS.contains(&name) {
+        let hashes = parsed.lookups_changed.iter().any(|n| n == "hash");
+        let looked_up = hashes && hashed(parsed, index, name).is_some()
+            || path_value(parsed, index, command).is_some();
+        let external = || {
+            command
+                .prefixes
+                .iter()
+                .any(|p| !matches!(p.as_str(), "builtin" | "command" | "time" | "noglob"))
+                || parsed.lookups_changed.iter().any(|n| n == "enable")
+                    && parsed.commands[..index].iter().any(|c| {
+                        c.name() == "enable"
+                            && c.args()
+                                .iter()
+                                .any(|a| a.starts_with('-') && a.contains('n'))
+                            && c.args().iter().any(|a| a == name)
+                    })
+        };
+        if !looked_up || !external() {
+            return None;
+        }
     }
     if parsed.functions.iter().any(|(f, _)| f == name) {
         return None;
     }
-    if let Some(file) = hashed(parsed, index, name) {
+    if parsed.lookups_changed.iter().any(|n| n == "hash")
+        && let Some(file) = hashed(parsed, index, name)
+    {
         return Some(Found::File(file));
     }
     let value = path_value(parsed, index, command)?;

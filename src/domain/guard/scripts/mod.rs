@@ -202,7 +202,23 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
         let args = command.args();
         if let Some(file) = operands(args).first() {
             let at = args.iter().position(|a| a == file).unwrap_or(0);
-            shell_file(file, &args[at..], "sourced", cwd, files, &mut out);
+            // Sourced without arguments, the file sees the shell's own positional
+            // parameters: those the last `set` before it gave.
+            let mut given = args[at..].to_vec();
+            if given.len() == 1
+                && let Some(set) = parsed.commands[..index]
+                    .iter()
+                    .rev()
+                    .find(|c| c.name() == "set" && c.args().iter().any(|a| a == "--"))
+            {
+                let from = set
+                    .args()
+                    .iter()
+                    .position(|a| a == "--")
+                    .map_or(0, |k| k + 1);
+                given.extend(set.args()[from..].iter().take(64).cloned());
+            }
+            shell_file(file, &given, "sourced", cwd, files, &mut out);
         }
     } else if let Some(j) = shell::program_file(&command.argv) {
         let file = command.argv[j].clone();

@@ -157,6 +157,10 @@ pub struct Parsed {
     pub loops: Vec<Range<usize>>,
     /// The line starts a coprocess (`coproc …`), which it may write to later.
     pub coprocess: bool,
+    /// Names of commands the line runs as `hash` or `enable` (each once), for the lookups
+    /// that follow them: `hash -p FILE NAME` gives a name a program, `enable -n NAME`
+    /// turns a builtin off.
+    pub lookups_changed: Vec<String>,
     /// Subshells (`( … )`): the indices in [`Parsed::commands`] of each one's commands.
     pub subshells: Vec<Range<usize>>,
     /// The indices of commands that begin a pipeline run only when the one before it

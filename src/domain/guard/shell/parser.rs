@@ -24,6 +24,7 @@ pub fn parse(src: &str) -> Parsed {
         background: out.background,
         loops: out.loops,
         coprocess: out.coprocess,
+        lookups_changed: out.lookups_changed,
         subshells: out.subshells,
         and_joined: out.and_joined,
         frames: out.frames,
@@ -69,6 +70,8 @@ pub(super) struct Collector {
     pub(super) functions: Vec<(String, String)>,
     /// Names the line declared integers so far (`declare -i n`).
     pub(super) integers: Vec<String>,
+    /// `hash` and `enable` run by the line (see [`super::Parsed::lookups_changed`]).
+    pub(super) lookups_changed: Vec<String>,
     /// Aliases the line defined so far (`alias n=nagger`): name and value. The shell a
     /// tool call runs in expands them (`expand_aliases` is on) in the lines after.
     pub(super) aliases: Vec<(String, String)>,
@@ -128,6 +131,26 @@ impl Collector {
         for name in names_in(text) {
             if self.evaluated.len() < 4096 {
                 self.evaluated.push((at, name));
+            }
+        }
+    }
+
+    /// The subscripts of a compound assignment's elements (`([x]=1 [$i]=2)`), each read as
+    /// an expression.
+    pub(super) fn note_compound_subscripts(&mut self, value: &str) {
+        let mut rest = value;
+        let mut seen = 0;
+        while let Some(open) = rest.find('[') {
+            let after = &rest[open + 1..];
+            let Some(close) = after.find("]=").or_else(|| after.find("]+=")) else {
+                break;
+            };
+            let sub = after[..close].to_owned();
+            self.note_evaluated(&sub);
+            rest = &after[close + 1..];
+            seen += 1;
+            if seen >= 64 {
+                break;
             }
         }
     }
@@ -728,8 +751,17 @@ impl Parser<'_, '_> {
                     let before = self.i;
                     let word = self.word();
                     computed |= word.computed;
+                    let text = word.into_string();
+                    // `([x]=1)`: an element's subscript is read as an expression.
+                    if let Some(sub) = text
+                        .strip_prefix('[')
+                        .and_then(|t| t.split_once("]=").or_else(|| t.split_once("]+=")))
+                        .map(|(sub, _)| sub.to_owned())
+                    {
+                        self.out.note_evaluated(&sub);
+                    }
                     if items.len() < 256 {
-                        items.push(super::words::shell_quote(&word.into_string()));
+                        items.push(super::words::shell_quote(&text));
                     }
                     if self.i == before {
                         self.i += 1;
@@ -968,9 +1000,20 @@ impl Parser<'_, '_> {
             if let Some((_, sub)) = base.split_once('[') {
                 self.out.note_evaluated(sub.trim_end_matches(']'));
             }
-            // `n+=$x` after `declare -i n`: the value is read as an expression.
-            if self.out.integers.iter().any(|n| n == base) {
+            // `n+=$x` after `declare -i n`, `RANDOM=$x`: the value is read as an
+            // expression.
+            if self.out.integers.iter().any(|n| n == base)
+                || matches!(
+                    base,
+                    "RANDOM" | "SRANDOM" | "OPTIND" | "SECONDS" | "LINENO" | "HISTCMD"
+                )
+            {
                 self.out.note_evaluated(value);
+            }
+            // `a=([x]=1)`, `a+=([$i]=v)`: each element's subscript is read as an
+            // expression.
+            if value.starts_with('(') {
+                self.out.note_compound_subscripts(value);
             }
             // `PS4="$x"`: a prompt string is expanded again when it is used, and the
             // values of the variables in it with it.
@@ -981,6 +1024,30 @@ impl Parser<'_, '_> {
                         self.out.prompted.push((at, var));
                     }
                 }
+            }
+        }
+        // `declare -a a=([x]=1)`: the elements' subscripts, as in a plain assignment.
+        if let Some(first) = words.get(skip)
+            && matches!(
+                first.text.as_slice(),
+                b"declare" | b"typeset" | b"local" | b"export" | b"readonly"
+            )
+        {
+            for w in &words[skip + 1..] {
+                let text = String::from_utf8_lossy(&w.text).into_owned();
+                if let Some((_, value)) = text.split_once('=')
+                    && value.starts_with('(')
+                {
+                    self.out.note_compound_subscripts(value);
+                }
+            }
+        }
+        if let Some(first) = words.get(skip)
+            && matches!(first.text.as_slice(), b"hash" | b"enable")
+        {
+            let name = String::from_utf8_lossy(&first.text).into_owned();
+            if !self.out.lookups_changed.contains(&name) {
+                self.out.lookups_changed.push(name);
             }
         }
         // Names declared integers (`declare -i n`, `local -i n=0`): what is later

@@ -575,3 +575,15 @@ fn a_compound_pipeline_stage_is_a_frame_of_its_own() {
     let p = parse("{ cd ..; }; rm x");
     assert_eq!(p.commands[0].frame, p.commands[1].frame);
 }
+
+#[test]
+fn compound_assignment_subscripts_are_read_as_expressions() {
+    for line in ["a=([x]=1)", "a+=([x]=1)", "declare -a a=([x]=1)"] {
+        let p = parse(line);
+        assert!(
+            p.evaluated.iter().any(|(_, n)| n == "x"),
+            "{line}: {:?}",
+            p.evaluated
+        );
+    }
+}
