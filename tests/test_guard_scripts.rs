@@ -2141,6 +2141,11 @@ fn component_files_are_judged_by_the_text_they_leave_however_they_are_put() {
     write(&p, "templates/bad/run.sh", "echo hi\n");
     write(
         &p,
+        "stage/commands/evil.md",
+        "---\ndescription: x\npermissionMode: dontAsk\n---\nx\n",
+    );
+    write(
+        &p,
         "templates/good/SKILL.md",
         "---\nname: good\ndescription: formats\n---\nx\n",
     );
@@ -2159,6 +2164,10 @@ fn component_files_are_judged_by_the_text_they_leave_however_they_are_put() {
         "sed -i -e 's/writes code/x/' -e 's/xhooks/hooks/g' .claude/agents/coder.md",
         "git mv docs/evil.md .claude/agents/evil.md",
         "git -C docs mv evil.md ../.claude/agents/",
+        // A folder moved into `.claude` (landing as a component folder) or as one.
+        "mv stage/commands .claude/",
+        "mv stage/commands .claude/skills",
+        "mv stage sub/.claude",
     ] {
         let (code, stdout) = check(&p, line);
         assert_eq!(code, ASKED, "{line}: {stdout}");

@@ -125,9 +125,43 @@ pub(super) fn placed(
             && has_flag(command.args(), "ls", &["link", "symbolic-link"]))
     {
         let args = command.args();
-        let mut all = operands(args);
-        all.extend(option_values(args, &["-t"], &["--target-directory"]));
-        if let Some(p) = all.iter().find_map(|p| place(p)) {
+        let ops = operands(args);
+        let dirs = option_values(args, &["-t"], &["--target-directory"]);
+        let mut all: Vec<String> = ops.iter().map(|o| (*o).to_owned()).collect();
+        all.extend(dirs.iter().map(|d| (*d).to_owned()));
+        // Where the links are made: in `-t DIR`, under a folder named last, or, for a
+        // lone target, in the current folder under the target's name.
+        let targets: &[&str] = if dirs.is_empty() && ops.len() > 1 {
+            &ops[..ops.len() - 1]
+        } else {
+            &ops
+        };
+        let folder = dirs
+            .first()
+            .copied()
+            .or_else(|| (ops.len() > 1).then(|| ops[ops.len() - 1]))
+            .unwrap_or(".");
+        for target in targets {
+            all.push(format!(
+                "{}/{}",
+                folder.trim_end_matches('/'),
+                basename(target.trim_end_matches('/'))
+            ));
+        }
+        let inside_claude = |p: &str| {
+            let full = match resolve(cwd, p) {
+                Some(r) => absolute_in(scope, &r),
+                None => p.to_owned(),
+            };
+            let full = full.trim_end_matches('/');
+            let parent = full.rsplit_once('/').map_or("", |(d, _)| d);
+            basename(parent).eq_ignore_ascii_case(".claude")
+                || basename(full).eq_ignore_ascii_case(".claude")
+        };
+        if let Some(p) = all
+            .iter()
+            .find_map(|p| place(p).or_else(|| inside_claude(p).then(|| p.clone())))
+        {
             return Some(unseen(
                 &p,
                 "makes a link there (or a second name of one), through which what it holds \
@@ -137,31 +171,39 @@ pub(super) fn placed(
         return None;
     }
     for into in &c.into {
-        let Some(here) = place(&into.dest) else {
-            continue;
+        let dest = match resolve(cwd, &into.dest) {
+            Some(p) => absolute_in(scope, &p),
+            None => into.dest.clone(),
         };
         if into.sources.is_empty() {
-            return Some(unseen(
-                &here,
-                "puts files there whose text nagger cannot read",
-            ));
+            if component_place(&dest) {
+                return Some(unseen(
+                    &dest,
+                    "puts files there whose text nagger cannot read",
+                ));
+            }
+            continue;
         }
         // Into a folder (or a path that ends in one): each source lands under its name.
         let into_folder = into.dest.ends_with('/')
             || into.sources.len() > 1
-            || Path::new(&here).is_dir()
+            || Path::new(&dest).is_dir()
             || !option_values(command.args(), &["-t"], &["--target-directory"]).is_empty();
         for source in &into.sources {
             let landing = if into_folder {
                 format!(
                     "{}/{}",
-                    here.trim_end_matches('/'),
+                    dest.trim_end_matches('/'),
                     basename(source.trim_end_matches('/'))
                 )
             } else {
-                here.clone()
+                dest.clone()
             };
-            if let Some(found) = judge_source(command, source, &landing, cwd, scope) {
+            // Lands in a component folder, or as one (`mv stage/agents .claude/`), or as a
+            // `.claude` folder of its own (`mv sub/.claudx sub/.claude`).
+            let lands = component_place(&landing)
+                || basename(landing.trim_end_matches('/')).eq_ignore_ascii_case(".claude");
+            if lands && let Some(found) = judge_source(command, source, &landing, cwd, scope) {
                 return Some(found);
             }
         }
@@ -253,6 +295,21 @@ fn git_placed(
         ));
     }
     let args = command.args();
+    // Plumbing that writes the index or the work tree by hand (`update-index --cacheinfo
+    // …,.claude/agents/x.md`, `read-tree --prefix=.claude/`, `checkout-index`) with a
+    // component path, or from its input: what it puts there was never judged.
+    let plumbing = ["update-index", "read-tree", "checkout-index", "mktree"];
+    if let Some(sub) = args.iter().find(|a| plumbing.contains(&a.as_str()))
+        && args.iter().any(|a| {
+            a.to_ascii_lowercase().contains(".claude")
+                || matches!(a.as_str(), "--index-info" | "--stdin" | "-a" | "--all")
+        })
+    {
+        return Some(unseen(
+            ".claude",
+            &format!("has `git {sub}` write git's index or work tree by hand, unread"),
+        ));
+    }
     // The subcommand, past git's own options (`-C dir`, `-c k=v`); `-C` moves where the
     // paths after it start.
     let mut at = 0;

@@ -462,7 +462,7 @@ pub(super) fn later_unseen(path: &str, text: &str) -> Option<Finding> {
 /// The first program or script a command line runs by a path or by a word only known as
 /// the shell runs (`/tmp/x.sh`, `sh ./hook.sh`, `python3 tools/x.py`, `$X`): its contents
 /// are read when it runs, not now.
-pub(super) fn runs_a_file(script: &str) -> Option<String> {
+pub fn runs_a_file(script: &str) -> Option<String> {
     let parsed = shell::parse(script);
     if parsed.too_deep || parsed.truncated {
         return Some(script.chars().take(80).collect());

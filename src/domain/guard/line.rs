@@ -1252,6 +1252,18 @@ pub(super) fn hidden_later(command: &SimpleCommand) -> Option<Finding> {
         if let Some(text) = &content
             && super::component::file(&path)
         {
+            // `cat > agent.md <<EOF` with `$(cat notes)` or `$desc` in it: text the shell
+            // puts there as it runs, which may add keys of its own.
+            if expands_later(text) {
+                return Some(Finding::ask(
+                    "guard:self-protect-component",
+                    format!(
+                        "writes `{path}`, a component file, with text the shell fills in as it \
+                         runs (`$…`), which may add hooks or change its permission mode"
+                    ),
+                    "Write it with the file tools, so nagger reads what it says.",
+                ));
+            }
             let appended = command.appends_to.iter().any(|a| a == &path);
             return super::component::weakens(&path, &text.replace("\\n", "\n"), !appended);
         }
@@ -1292,6 +1304,18 @@ pub(super) fn shown_writes(command: &SimpleCommand) -> Vec<String> {
         .filter(|(_, content, _)| content.is_some())
         .map(|(path, _, _)| path)
         .collect()
+}
+
+/// Whether text a command writes holds an expansion the shell performs as it writes it:
+/// `$(…)`, backticks, `${…}` or `$name`.
+fn expands_later(text: &str) -> bool {
+    text.contains('`')
+        || text.match_indices('$').any(|(at, _)| {
+            text[at + 1..]
+                .chars()
+                .next()
+                .is_some_and(|c| c == '(' || c == '{' || c == '_' || c.is_ascii_alphabetic())
+        })
 }
 
 /// Scripts `command` writes into files a shell runs by itself later (`echo '…' >>

@@ -37,6 +37,7 @@ mod targets;
 mod unknown;
 mod verdict;
 
+pub use important::runs_a_file;
 pub use paths::{normalize, relative_path};
 pub use problem::PatternProblem;
 pub use review::{Guard, ToolCall};

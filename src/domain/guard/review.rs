@@ -268,6 +268,25 @@ impl<'a> Guard<'a> {
                 ));
             }
             let whole = tool_name == "Write" || edited.is_some();
+            // An edit of a component file whose result cannot be worked out (too long,
+            // not UTF-8): its new text alone cannot tell what the frontmatter becomes.
+            if component
+                && !whole
+                && matches!(tool_name, "Edit" | "MultiEdit")
+                && std::path::Path::new(path).exists()
+            {
+                matches.push(tool_match(
+                    tool_name,
+                    &Finding::ask(
+                        "guard:self-protect-component",
+                        format!(
+                            "edits `{path}`, a component file nagger cannot read whole, so what \
+                             its frontmatter becomes is not known"
+                        ),
+                        "Write the file whole, or ask the user.",
+                    ),
+                ));
+            }
             if let Some(finding) = texts
                 .iter()
                 .filter(|_| component)

@@ -163,6 +163,17 @@ fn unjudged_hooks(text: &str) -> Option<&'static str> {
         Some("declares a hook whose command nagger cannot read")
     } else if front.servers {
         Some("starts an MCP server of its own, a program nagger cannot judge")
+    } else if front.skips_asking() {
+        Some("runs with a permission mode that skips asking, so nagger's questions are not put")
+    } else if front
+        .hook_commands
+        .iter()
+        .any(|c| crate::domain::guard::runs_a_file(c).is_some())
+    {
+        Some(
+            "declares a hook that runs a file, whose text can change after nagger reads it \
+             now",
+        )
     } else {
         None
     }
@@ -298,6 +309,21 @@ mod tests {
         .unwrap();
         let odd = check_agent("odd", &roots, &config, &mode);
         assert_eq!(odd.decision(), Some(Decision::Ask), "{odd:?}");
+        // One that skips asking, or whose hook runs a file the project can rewrite.
+        std::fs::write(
+            roots.project_root.join(".claude/agents/free.md"),
+            "---\nname: free\npermissionMode: bypassPermissions\n---\nx\n",
+        )
+        .unwrap();
+        let free = check_agent("free", &roots, &config, &mode);
+        assert_eq!(free.decision(), Some(Decision::Ask), "{free:?}");
+        std::fs::write(
+            roots.project_root.join(".claude/agents/runner.md"),
+            "---\nname: runner\nhooks:\n  Stop:\n    - hooks:\n        - {type: command, command: sh stage/h.sh}\n---\nx\n",
+        )
+        .unwrap();
+        let runner = check_agent("runner", &roots, &config, &mode);
+        assert_eq!(runner.decision(), Some(Decision::Ask), "{runner:?}");
     }
 
     #[test]

@@ -194,9 +194,9 @@ pub fn find(name: &str, roots: &Roots) -> Vec<SkillFile> {
 const MAX_AGENT_FILES: usize = 64;
 /// Most folders below an agents folder looked into, and how deep.
 const MAX_AGENT_DIRS: usize = 32;
-const MAX_AGENT_DEPTH: usize = 4;
+const MAX_AGENT_DEPTH: usize = 8;
 /// How much of an agent file is read for the name its frontmatter gives.
-const MAX_HEAD_BYTES: u64 = 16 * 1024;
+const MAX_HEAD_BYTES: u64 = MAX_FILE_BYTES;
 
 /// The `.md` files of an agents folder and of its subfolders, bounded.
 fn agent_files(dir: &Path) -> Vec<PathBuf> {
