@@ -113,6 +113,16 @@ pub(super) fn placed(
     if LEAVE_NOTHING.contains(&name) {
         return None;
     }
+    // `… | xargs -I{} mv {} .claude/`: each word handed in stands where `{}` does.
+    if command.under_xargs() && !fed.is_empty() && command.argv.iter().any(|w| w.contains("{}")) {
+        return fed.iter().take(32).find_map(|word| {
+            let run = SimpleCommand {
+                argv: command.argv.iter().map(|w| w.replace("{}", word)).collect(),
+                ..command.clone()
+            };
+            placed(&run, &[], cwd, scope, shown)
+        });
+    }
     let place = |path: &str| component_at(cwd, scope, path);
     if name == "git" {
         return git_placed(command, cwd, scope, shown, &place);
@@ -189,7 +199,21 @@ pub(super) fn placed(
             || into.sources.len() > 1
             || Path::new(&dest).is_dir()
             || !option_values(command.args(), &["-t"], &["--target-directory"]).is_empty();
+        let dest_near = component_place(&dest)
+            || basename(dest.trim_end_matches('/')).eq_ignore_ascii_case(".claude");
         for source in &into.sources {
+            // A name only known as it runs (`find … -exec mv {} .claude/ \;`, `xargs -I{}`,
+            // `$x`): where it lands and what it holds are not known.
+            if dest_near
+                && (source.contains("{}")
+                    || source.contains(['$', '`'])
+                    || command.computed.iter().any(|c| c == source))
+            {
+                return Some(unseen(
+                    &dest,
+                    &format!("moves or copies `{source}` there, a name only known as it runs"),
+                ));
+            }
             let landing = if into_folder {
                 format!(
                     "{}/{}",

@@ -899,28 +899,61 @@ pub fn fresh_temporary(raw: &str) -> Option<String> {
     if program != "mktemp" {
         return None;
     }
-    let mut template = None;
-    let mut in_tmp = false;
-    for arg in args {
-        match *arg {
-            "-d" | "--directory" | "-q" | "--quiet" | "-u" | "--dry-run" => {}
-            "-t" => in_tmp = true,
-            a if a.starts_with('-') => return None,
-            a if a.contains(['/', '$', '`', '\'', '"', '*', '?', '[', '{']) => return None,
-            a if template.is_none() && a.contains("XXX") => template = Some(a),
-            _ => return None,
-        }
-    }
     let tmp = || {
         std::env::var("TMPDIR")
             .ok()
             .filter(|t| t.starts_with('/') && !t.contains(['$', '`']))
             .unwrap_or_else(|| "/tmp".to_owned())
     };
-    Some(match template {
-        None => format!("{}/tmp.XXXXXXXXXX", tmp().trim_end_matches('/')),
-        Some(t) if in_tmp => format!("{}/{t}", tmp().trim_end_matches('/')),
-        Some(t) => t.to_owned(),
+    // A folder written out, or the temporary folder by its variable.
+    let folder = |dir: &str| -> Option<String> {
+        let dir = dir.trim_matches('"');
+        for spelled in ["$TMPDIR", "${TMPDIR}", "${TMPDIR:-/tmp}"] {
+            if let Some(rest) = dir.strip_prefix(spelled)
+                && (rest.is_empty() || rest.starts_with('/'))
+                && !rest.contains(['$', '`'])
+            {
+                return Some(format!("{}{rest}", tmp().trim_end_matches('/')));
+            }
+        }
+        (dir.starts_with('/') && !dir.contains(['$', '`', '\'', '"', '*', '?', '[', '{', '.']))
+            .then(|| dir.to_owned())
+    };
+    let mut template: Option<String> = None;
+    let mut in_tmp = false;
+    let mut within: Option<String> = None;
+    let mut k = 0;
+    while let Some(arg) = args.get(k) {
+        k += 1;
+        match *arg {
+            "-d" | "--directory" | "-q" | "--quiet" | "-u" | "--dry-run" => {}
+            "-t" => in_tmp = true,
+            "-p" => within = Some(folder(args.get(k)?)?).inspect(|_| k += 1),
+            a if a.starts_with("--tmpdir=") => within = Some(folder(&a["--tmpdir=".len()..])?),
+            a if a.starts_with("--suffix=") => {}
+            a if a.starts_with('-') => return None,
+            a if template.is_none() && a.contains("XXX") => {
+                let a = a.trim_matches('"');
+                // `"$TMPDIR/build.XXXXXX"`, `/tmp/x.XXXXXX`: a name made in that folder.
+                template = Some(match a.rsplit_once('/') {
+                    Some((dir, name)) if !name.contains(['$', '`', '*', '?', '[', '{']) => {
+                        format!("{}/{name}", folder(dir)?)
+                    }
+                    Some(_) => return None,
+                    None if a.contains(['$', '`', '\'', '"', '*', '?', '[', '{']) => return None,
+                    None => a.to_owned(),
+                });
+            }
+            _ => return None,
+        }
+    }
+    Some(match (template, within) {
+        (Some(t), _) if t.starts_with('/') => t,
+        (None, Some(dir)) => format!("{}/tmp.XXXXXXXXXX", dir.trim_end_matches('/')),
+        (Some(t), Some(dir)) => format!("{}/{t}", dir.trim_end_matches('/')),
+        (None, None) => format!("{}/tmp.XXXXXXXXXX", tmp().trim_end_matches('/')),
+        (Some(t), None) if in_tmp => format!("{}/{t}", tmp().trim_end_matches('/')),
+        (Some(t), None) => t,
     })
 }
 
