@@ -1254,7 +1254,10 @@ pub(super) fn hidden_later(command: &SimpleCommand) -> Option<Finding> {
         {
             // `cat > agent.md <<EOF` with `$(cat notes)` or `$desc` in it: text the shell
             // puts there as it runs, which may add keys of its own.
-            if expands_later(text) {
+            // Text spelled on the command line (`printf '…'`) holds no expansion left;
+            // a here-document or here-string's is filled in unless its delimiter is quoted.
+            let from_input = command.stdin_texts.iter().any(|t| t == text);
+            if from_input && !command.stdin_literal && expands_later(text) {
                 return Some(Finding::ask(
                     "guard:self-protect-component",
                     format!(

@@ -62,6 +62,9 @@ pub struct SimpleCommand {
     /// What the command reads on standard input as written on the line: here-strings
     /// and here-document bodies.
     pub stdin_texts: Vec<String>,
+    /// A here-document it reads is taken as written (its delimiter quoted): `$…` and
+    /// backticks in it stay as they are.
+    pub stdin_literal: bool,
     /// Variables set for this command alone, as written before it (`X=1 git status`):
     /// `NAME=value`, the value as the shell reads it (substitutions left as written).
     pub env: Vec<String>,

@@ -520,6 +520,7 @@ impl Parser<'_, '_> {
                 command
                     .stdin_texts
                     .push(String::from_utf8_lossy(body).into_owned());
+                command.stdin_literal |= !doc.expands;
             }
             if let Some((ctx, shell)) = doc.script_for {
                 let label = format!("{shell} <<{}", String::from_utf8_lossy(&doc.delimiter));

@@ -147,6 +147,7 @@ impl Parser<'_, '_> {
             substitutions: io.substitutions,
             computed: io.computed,
             stdin_texts: io.stdin_texts,
+            stdin_literal: false,
             env: io.env,
             frame: ctx.frame,
         };
