@@ -479,74 +479,17 @@ fn read(path: &Path) -> Option<String> {
     String::from_utf8(bytes).ok()
 }
 
-/// What `sed -i` leaves in the file at `full`, when every script is a substitution of
-/// literal text by literal text (`s/old/new/`, `s|a|b|g`) nagger can carry out: `None`
-/// otherwise, or when the file cannot be read. A file that is not there stays so.
+/// What `sed -i` leaves in the file at `full`, when nagger can carry its program out
+/// ([`super::sed_script`]): `None` otherwise, or when the file cannot be read. A file
+/// that is not there stays so.
 fn sed_result(args: &[String], full: &str) -> Option<String> {
-    let mut scripts: Vec<&str> = option_values(args, &["-e"], &["--expression"]);
-    let given_file = args.iter().any(|a| {
-        a == "-f" || a == "-s" || a == "-z" || a.starts_with("--file") || a.starts_with("--null")
-    });
-    if given_file {
-        return None;
-    }
-    if scripts.is_empty() {
-        scripts.extend(operands(args).first());
-    }
-    let subs: Vec<(String, String, bool)> = scripts
-        .iter()
-        .map(|s| literal_substitution(s))
-        .collect::<Option<_>>()?;
     let path = Path::new(full);
     if std::fs::symlink_metadata(path).is_err() {
-        return Some(String::new());
+        // Carried out on nothing, to know the program is one nagger reads.
+        return super::sed_script::edited(args, "").map(|_| String::new());
     }
     let text = read(path)?;
-    let mut out = String::with_capacity(text.len());
-    for line in text.split_inclusive('\n') {
-        let (body, end) = match line.strip_suffix('\n') {
-            Some(b) => (b, "\n"),
-            None => (line, ""),
-        };
-        let mut body = body.to_owned();
-        for (old, new, all) in &subs {
-            body = if *all {
-                body.replace(old.as_str(), new)
-            } else {
-                body.replacen(old.as_str(), new, 1)
-            };
-        }
-        out.push_str(&body);
-        out.push_str(end);
-    }
-    Some(out)
-}
-
-/// `s/old/new/` with flags `g` (or none) whose old text has no character a regular
-/// expression gives meaning to and whose new text has no `\` or `&`: the old text, the
-/// new, and whether every match is replaced.
-fn literal_substitution(script: &str) -> Option<(String, String, bool)> {
-    let script = script.trim();
-    let rest = script.strip_prefix('s')?;
-    let delim = rest.chars().next()?;
-    if delim.is_alphanumeric() || delim == '\\' || delim == '\n' || delim == ' ' {
-        return None;
-    }
-    let mut parts = rest[delim.len_utf8()..].split(delim);
-    let (old, new, flags) = (parts.next()?, parts.next()?, parts.next()?);
-    if parts.next().is_some() || old.is_empty() {
-        return None;
-    }
-    let meta = |c: char| "\\.*[]^$+?(){}|\n".contains(c);
-    if old.contains(meta) || new.contains(['\\', '&', '\n']) {
-        return None;
-    }
-    let all = match flags.trim() {
-        "" => false,
-        "g" => true,
-        _ => return None,
-    };
-    Some((old.to_owned(), new.to_owned(), all))
+    super::sed_script::edited(args, &text)
 }
 
 fn unseen(place: &str, what: &str) -> Finding {
@@ -564,31 +507,6 @@ fn unseen(place: &str, what: &str) -> Finding {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn literal_substitutions_are_carried_out_and_others_are_not() {
-        assert_eq!(
-            literal_substitution("s/x/y/"),
-            Some(("x".into(), "y".into(), false))
-        );
-        assert_eq!(
-            literal_substitution("s|a b|c|g"),
-            Some(("a b".into(), "c".into(), true))
-        );
-        for script in [
-            "s/^.../x/",
-            "s/x/\\n/",
-            "s/x/&&/",
-            "2a permissionMode: bypassPermissions",
-            "s/x/y/w out",
-            "s/x/y/I",
-            "y/abc/hoo/",
-            "5d",
-            "s/x/y/;s/a/b/",
-        ] {
-            assert_eq!(literal_substitution(script), None, "{script}");
-        }
-    }
 
     #[test]
     fn component_places_are_the_folders_claude_code_reads() {

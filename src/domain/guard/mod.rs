@@ -29,6 +29,7 @@ mod protect;
 mod review;
 mod scripts;
 mod secrets;
+mod sed_script;
 mod settings;
 mod shape;
 pub mod shell;

@@ -1,0 +1,365 @@
+//! A `sed` program carried out on a file's text, for the forms an in-place edit of a
+//! component file takes in practice: substitutions (`s/re/new/flags`) one after the
+//! other (`;`, new lines, several `-e`), each with an optional address (a line number,
+//! `$`, or `/re/`), in basic or extended regular expressions with `&` and `\1` in the
+//! replacement. Anything else (other commands, ranges, `w`/`e` flags, script files) is
+//! not carried out: the caller asks.
+
+use regex::{Regex, RegexBuilder};
+
+/// Largest compiled expression accepted.
+const MAX_REGEX: usize = 1 << 20;
+/// Most commands of one program carried out.
+const MAX_COMMANDS: usize = 32;
+
+/// Where a command applies.
+enum Address {
+    All,
+    Line(usize),
+    Last,
+    Matching(Regex),
+}
+
+/// One substitution.
+struct Substitution {
+    address: Address,
+    pattern: Regex,
+    replacement: String,
+    all: bool,
+}
+
+/// The text `sed` leaves of `text` with `args` (its options and scripts, the files
+/// aside), when nagger can carry the program out.
+pub(super) fn edited(args: &[String], text: &str) -> Option<String> {
+    // `-E`, `-r`, or a cluster of flags holding one (`-Ei`, `-ri`).
+    let extended = args.iter().any(|a| {
+        a == "--regexp-extended"
+            || a.strip_prefix('-').is_some_and(|flags| {
+                !flags.is_empty()
+                    && flags.chars().all(|c| "Einrsu".contains(c))
+                    && flags.contains(['E', 'r'])
+            })
+    });
+    if args.iter().any(|a| {
+        matches!(
+            a.as_str(),
+            "-f" | "-s" | "-z" | "--separate" | "--null-data"
+        ) || a.starts_with("--file")
+    }) {
+        return None;
+    }
+    let mut scripts: Vec<&str> = Vec::new();
+    let mut k = 0;
+    while let Some(a) = args.get(k) {
+        k += 1;
+        if a == "-e" || a == "--expression" {
+            scripts.push(args.get(k)?);
+            k += 1;
+        } else if let Some(s) = a.strip_prefix("--expression=") {
+            scripts.push(s);
+        }
+    }
+    if scripts.is_empty() {
+        scripts.push(args.iter().find(|a| !a.starts_with('-'))?);
+    }
+    let mut commands = Vec::new();
+    for script in scripts {
+        parse(script, extended, &mut commands)?;
+    }
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let last = lines.len();
+    let mut out = String::with_capacity(text.len());
+    for (n, line) in lines.iter().enumerate() {
+        let (body, end) = match line.strip_suffix('\n') {
+            Some(b) => (b, "\n"),
+            None => (*line, ""),
+        };
+        let mut body = body.to_owned();
+        for c in &commands {
+            let applies = match &c.address {
+                Address::All => true,
+                Address::Line(k) => *k == n + 1,
+                Address::Last => n + 1 == last,
+                Address::Matching(re) => re.is_match(&body),
+            };
+            if applies {
+                body = if c.all {
+                    c.pattern
+                        .replace_all(&body, c.replacement.as_str())
+                        .into_owned()
+                } else {
+                    c.pattern
+                        .replace(&body, c.replacement.as_str())
+                        .into_owned()
+                };
+            }
+        }
+        out.push_str(&body);
+        out.push_str(end);
+    }
+    Some(out)
+}
+
+/// The substitutions of one script, appended to `out`; `None` for anything else.
+fn parse(script: &str, extended: bool, out: &mut Vec<Substitution>) -> Option<()> {
+    let chars: Vec<char> = script.chars().collect();
+    let mut i = 0;
+    loop {
+        while i < chars.len() && (chars[i].is_whitespace() || chars[i] == ';') {
+            i += 1;
+        }
+        if i >= chars.len() {
+            return Some(());
+        }
+        if out.len() >= MAX_COMMANDS {
+            return None;
+        }
+        // The address.
+        let address = match chars[i] {
+            c if c.is_ascii_digit() => {
+                let start = i;
+                while i < chars.len() && chars[i].is_ascii_digit() {
+                    i += 1;
+                }
+                Address::Line(chars[start..i].iter().collect::<String>().parse().ok()?)
+            }
+            '$' => {
+                i += 1;
+                Address::Last
+            }
+            '/' => {
+                let (re, next) = delimited(&chars, i + 1, '/')?;
+                i = next;
+                Address::Matching(compile(&re, extended, false)?)
+            }
+            _ => Address::All,
+        };
+        while i < chars.len() && chars[i] == ' ' {
+            i += 1;
+        }
+        // Only `s`, and no range (`1,3s`) or negation (`1!s`).
+        if chars.get(i) != Some(&'s') {
+            return None;
+        }
+        let delim = *chars.get(i + 1)?;
+        if delim.is_alphanumeric() || delim == '\\' || delim == '\n' || delim == ' ' {
+            return None;
+        }
+        let (pattern, next) = delimited(&chars, i + 2, delim)?;
+        let (replacement, next) = delimited(&chars, next, delim)?;
+        i = next;
+        let mut all = false;
+        let mut fold = false;
+        while let Some(&f) = chars.get(i) {
+            match f {
+                'g' => all = true,
+                'I' | 'i' => fold = true,
+                'p' => {}
+                ';' | '\n' | '}' | ' ' => break,
+                _ => return None,
+            }
+            i += 1;
+        }
+        if pattern.is_empty() {
+            return None;
+        }
+        out.push(Substitution {
+            address,
+            pattern: compile(&pattern, extended, fold)?,
+            replacement: replacement_of(&replacement)?,
+            all,
+        });
+    }
+}
+
+/// The text up to the next unescaped `delim` from `start` (escapes of the delimiter
+/// taken out), and the index after it.
+fn delimited(chars: &[char], start: usize, delim: char) -> Option<(String, usize)> {
+    let mut out = String::new();
+    let mut i = start;
+    let mut in_class = false;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '\\' {
+            let next = *chars.get(i + 1)?;
+            if next == delim && delim != '&' {
+                out.push(next);
+            } else {
+                out.push('\\');
+                out.push(next);
+            }
+            i += 2;
+            continue;
+        }
+        if c == '[' && !in_class {
+            in_class = true;
+        } else if c == ']' && in_class {
+            in_class = false;
+        } else if c == delim && !in_class {
+            return Some((out, i + 1));
+        } else if c == '\n' {
+            return None;
+        }
+        out.push(c);
+        i += 1;
+    }
+    None
+}
+
+/// A sed expression as the `regex` crate writes it.
+fn compile(pattern: &str, extended: bool, fold: bool) -> Option<Regex> {
+    let chars: Vec<char> = pattern.chars().collect();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        match c {
+            '\\' => {
+                let next = *chars.get(i + 1)?;
+                i += 2;
+                match next {
+                    '(' | ')' | '{' | '}' | '+' | '?' | '|' if !extended => out.push(next),
+                    '<' | '>' => out.push_str(r"\b"),
+                    'n' => out.push_str(r"\n"),
+                    't' => out.push_str(r"\t"),
+                    'w' | 'W' | 's' | 'S' | 'b' | 'B' => {
+                        out.push('\\');
+                        out.push(next);
+                    }
+                    d if d.is_ascii_digit() => return None,
+                    other => out.push_str(&regex::escape(&other.to_string())),
+                }
+                continue;
+            }
+            '(' | ')' | '{' | '}' | '+' | '?' | '|' if !extended => {
+                out.push_str(&regex::escape(&c.to_string()));
+            }
+            '*' if out.is_empty() || out.ends_with('^') => out.push_str(r"\*"),
+            '[' => {
+                // A bracket expression as written (`[]a]`, `[^]a]`, `[[:alpha:]]`).
+                let start = i;
+                i += 1;
+                if chars.get(i) == Some(&'^') {
+                    i += 1;
+                }
+                if chars.get(i) == Some(&']') {
+                    i += 1;
+                }
+                while i < chars.len() && chars[i] != ']' {
+                    if chars[i] == '[' && matches!(chars.get(i + 1), Some(':' | '.' | '=')) {
+                        let close = chars[i + 2..]
+                            .windows(2)
+                            .position(|w| w[1] == ']' && matches!(w[0], ':' | '.' | '='))?;
+                        i += close + 4;
+                    } else {
+                        i += 1;
+                    }
+                }
+                if i >= chars.len() {
+                    return None;
+                }
+                let class: String = chars[start..=i].iter().collect();
+                let class = class.replacen("[]", r"[\]", 1).replacen("[^]", r"[^\]", 1);
+                out.push_str(&class.replace('\\', r"\\").replace(r"\\]", r"\]"));
+                i += 1;
+                continue;
+            }
+            _ => out.push(c),
+        }
+        i += 1;
+    }
+    RegexBuilder::new(&out)
+        .case_insensitive(fold)
+        .size_limit(MAX_REGEX)
+        .build()
+        .ok()
+}
+
+/// A sed replacement as the `regex` crate writes it: `&` the match, `\1` a group.
+fn replacement_of(text: &str) -> Option<String> {
+    let mut out = String::new();
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => match chars.next()? {
+                d if d.is_ascii_digit() => {
+                    out.push_str("${");
+                    out.push(d);
+                    out.push('}');
+                }
+                'n' => out.push('\n'),
+                't' => out.push('\t'),
+                '$' => out.push_str("$$"),
+                other => out.push(other),
+            },
+            '&' => out.push_str("${0}"),
+            '$' => out.push_str("$$"),
+            '\n' => return None,
+            other => out.push(other),
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(args: &[&str], text: &str) -> Option<String> {
+        let args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
+        edited(&args, text)
+    }
+
+    #[test]
+    fn substitutions_are_carried_out_as_sed_does() {
+        let text = "---\nname: coder\ndescription: writes code\n---\nRun cargo fmt.\n";
+        assert_eq!(
+            run(
+                &[
+                    "-i",
+                    "s/name: coder/name: tester/; s/writes code/writes tests/"
+                ],
+                text
+            )
+            .unwrap(),
+            "---\nname: tester\ndescription: writes tests\n---\nRun cargo fmt.\n"
+        );
+        assert_eq!(
+            run(&["-i", "s/^name: coder$/name: x/"], text).unwrap(),
+            "---\nname: x\ndescription: writes code\n---\nRun cargo fmt.\n"
+        );
+        assert_eq!(
+            run(&["-i", "/^description:/s/code/& \\& tests/"], text).unwrap(),
+            "---\nname: coder\ndescription: writes code & tests\n---\nRun cargo fmt.\n"
+        );
+        assert_eq!(
+            run(&["-i", "-E", "3s/(writes) (code)/\\2 \\1/"], text).unwrap(),
+            "---\nname: coder\ndescription: code writes\n---\nRun cargo fmt.\n"
+        );
+        assert_eq!(
+            run(&["-i", "s/Run cargo fmt./Run cargo fmt --all./"], text).unwrap(),
+            "---\nname: coder\ndescription: writes code\n---\nRun cargo fmt --all.\n"
+        );
+        // The closing fence taken away: what follows is read as frontmatter then.
+        assert_eq!(
+            run(&["-i", "4s/^...$//"], text).unwrap(),
+            "---\nname: coder\ndescription: writes code\n\nRun cargo fmt.\n"
+        );
+    }
+
+    #[test]
+    fn programs_nagger_does_not_carry_out_are_left() {
+        for script in [
+            "2a permissionMode: bypassPermissions",
+            "1,3s/a/b/",
+            "s/x/y/w out",
+            "y/abc/xyz/",
+            "5d",
+            "s/x/y/2",
+            "$!s/a/b/",
+        ] {
+            assert_eq!(run(&["-i", script], "a\n"), None, "{script}");
+        }
+        assert_eq!(run(&["-i", "-f", "x.sed"], "a\n"), None);
+    }
+}
