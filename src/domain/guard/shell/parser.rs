@@ -72,6 +72,9 @@ pub(super) struct Collector {
     pub(super) integers: Vec<String>,
     /// `hash` and `enable` run by the line (see [`super::Parsed::lookups_changed`]).
     pub(super) lookups_changed: Vec<String>,
+    /// Names the line declared associative arrays (`declare -A m`), whose subscripts are
+    /// words.
+    pub(super) associative: Vec<String>,
     /// Aliases the line defined so far (`alias n=nagger`): name and value. The shell a
     /// tool call runs in expands them (`expand_aliases` is on) in the lines after.
     pub(super) aliases: Vec<(String, String)>,
@@ -199,7 +202,9 @@ impl Collector {
             .strip_prefix('[')
             .and_then(|sub| sub.split_once(']'))
             .map(|(inner, after)| {
-                if inner != "@" && inner != "*" {
+                // An associative array's keys are words, not expressions.
+                let associative = self.associative.contains(&name);
+                if inner != "@" && inner != "*" && !associative {
                     self.note_evaluated(inner);
                 }
                 after
@@ -998,7 +1003,9 @@ impl Parser<'_, '_> {
             }
             let base = name.trim_end_matches('+');
             // `a[x]=1`: an indexed array's subscript is read as an expression.
-            if let Some((_, sub)) = base.split_once('[') {
+            if let Some((array, sub)) = base.split_once('[')
+                && !self.out.associative.iter().any(|a| a == array)
+            {
                 self.out.note_evaluated(sub.trim_end_matches(']'));
             }
             // `n+=$x` after `declare -i n`, `RANDOM=$x`: the value is read as an
@@ -1049,6 +1056,21 @@ impl Parser<'_, '_> {
             let name = String::from_utf8_lossy(&first.text).into_owned();
             if !self.out.lookups_changed.contains(&name) {
                 self.out.lookups_changed.push(name);
+            }
+        }
+        // Names declared associative arrays (`declare -A m`, `local -A m=(…)`).
+        if let Some(first) = words.get(skip)
+            && matches!(first.text.as_slice(), b"declare" | b"typeset" | b"local")
+            && words[skip + 1..].iter().any(|w| {
+                w.text.starts_with(b"-") && w.text.contains(&b'A') && !w.text.starts_with(b"--")
+            })
+        {
+            for w in &words[skip + 1..] {
+                let text = String::from_utf8_lossy(&w.text);
+                let name = text.split(['=', '[']).next().unwrap_or_default();
+                if !text.starts_with('-') && !name.is_empty() && self.out.associative.len() < 256 {
+                    self.out.associative.push(name.to_owned());
+                }
             }
         }
         // Names declared integers (`declare -i n`, `local -i n=0`): what is later
