@@ -2187,6 +2187,12 @@ fn component_files_are_judged_by_the_text_they_leave_however_they_are_put() {
         let (code, stdout) = check(&p, line);
         assert_eq!(code, 0, "{line}: {stdout}");
     }
+    // An archive whose members land as components where it is unpacked.
+    let mut tar = tar_member(".claude/agents/evil.md", b'0', "", hooks.as_bytes());
+    tar.extend([0u8; 1024]);
+    std::fs::write(p.root.join("x.tar"), &tar).expect("x.tar");
+    let (code, stdout) = check(&p, "tar -xf x.tar");
+    assert_eq!(code, ASKED, "{stdout}");
     // A file tool reaching a component through a link, or writing a second name of one.
     std::os::unix::fs::symlink(p.root.join(".claude/agents"), p.root.join("ag")).unwrap();
     std::fs::hard_link(

@@ -5675,6 +5675,20 @@ fn unpacked_members(
                 "unpacks `{shown}`, whose `{member}` lands in `{dest}`, {what}"
             )));
         }
+        // An agent, skill or command unpacked where Claude Code reads it: its frontmatter
+        // may add hooks, and what the archive holds is not read here.
+        if super::component::file(&landed) {
+            return Some(Finding::ask(
+                "guard:self-protect-component",
+                format!(
+                    "unpacks `{shown}`, whose `{member}` lands as a component file (an agent, \
+                     skill or command, whose frontmatter can add hooks Claude Code runs by \
+                     itself) that nagger cannot read there"
+                ),
+                "Unpack it into a folder of its own and write the component with the file \
+                 tools.",
+            ));
+        }
         // A member renamed to an absolute path (`pax -s ',^,/usr/local/bin/,'`) lands
         // there when the extractor keeps absolute names.
         if member.starts_with('/')
