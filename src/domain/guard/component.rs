@@ -11,9 +11,18 @@ use super::targets::lexical;
 pub(super) fn file(path: &str) -> bool {
     let lexical = lexical(path);
     let parts: Vec<&str> = lexical.split('/').collect();
-    parts.windows(2).any(|w| {
-        w[0] == ".claude" && matches!(w[1], "agents" | "skills" | "commands" | "output-styles")
-    }) && lexical.to_ascii_lowercase().ends_with(".md")
+    let Some(kind) = parts.windows(2).find_map(|w| {
+        (w[0] == ".claude" && matches!(w[1], "agents" | "skills" | "commands" | "output-styles"))
+            .then_some(w[1])
+    }) else {
+        return false;
+    };
+    let name = parts.last().copied().unwrap_or_default();
+    // A skill is its folder's `SKILL.md`; the other files there are what it refers to.
+    if kind == "skills" {
+        return name.eq_ignore_ascii_case("SKILL.md");
+    }
+    name.to_ascii_lowercase().ends_with(".md")
 }
 
 /// A component file's text that weakens nagger: frontmatter `hooks` (commands Claude Code

@@ -168,8 +168,17 @@ pub(super) fn placed(
             basename(parent).eq_ignore_ascii_case(".claude")
                 || basename(full).eq_ignore_ascii_case(".claude")
         };
+        // A link named as a file no component is (a skill's reference `guide.md`) is
+        // read by nobody as a component.
+        let named_file = |p: &str| {
+            std::path::Path::new(p)
+                .extension()
+                .is_some_and(|e| !e.eq_ignore_ascii_case("md"))
+                || p.to_ascii_lowercase().ends_with(".md") && !component_file(p)
+        };
         if let Some(p) = all
             .iter()
+            .filter(|p| !named_file(p))
             .find_map(|p| place(p).or_else(|| inside_claude(p).then(|| p.clone())))
         {
             return Some(unseen(

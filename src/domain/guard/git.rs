@@ -311,11 +311,6 @@ pub(super) fn git_danger(args: &[String]) -> Option<Finding> {
                 "Make a new branch, or ask the user.",
             ))
         }
-        "tag" if has_flag(rest, "d", &["delete"]) => Some(Finding::ask(
-            "guard:git-ref-move",
-            "deletes tags, which have no reflog to bring them back (`git tag -d`)".into(),
-            "Ask the user.",
-        )),
         _ => None,
     }
 }

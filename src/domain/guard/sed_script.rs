@@ -20,12 +20,15 @@ enum Address {
     Matching(Regex),
 }
 
-/// One substitution.
+/// One substitution, or a line of text added after, before or in place of a line
+/// (`a text`, `i text`, `c text`).
 struct Substitution {
     address: Address,
     pattern: Regex,
     replacement: String,
     all: bool,
+    /// `a`, `i` or `c` with its text, in place of a substitution.
+    text: Option<(char, String)>,
 }
 
 /// The text `sed` leaves of `text` with `args` (its options and scripts, the files
@@ -75,6 +78,8 @@ pub(super) fn edited(args: &[String], text: &str) -> Option<String> {
             None => (*line, ""),
         };
         let mut body = body.to_owned();
+        let (mut before, mut after) = (String::new(), String::new());
+        let mut replaced = false;
         for c in &commands {
             let applies = match &c.address {
                 Address::All => true,
@@ -82,20 +87,39 @@ pub(super) fn edited(args: &[String], text: &str) -> Option<String> {
                 Address::Last => n + 1 == last,
                 Address::Matching(re) => re.is_match(&body),
             };
-            if applies {
-                body = if c.all {
-                    c.pattern
-                        .replace_all(&body, c.replacement.as_str())
-                        .into_owned()
-                } else {
-                    c.pattern
-                        .replace(&body, c.replacement.as_str())
-                        .into_owned()
-                };
+            if !applies || replaced {
+                continue;
+            }
+            match &c.text {
+                Some(('a', text)) => {
+                    after.push_str(text);
+                    after.push('\n');
+                }
+                Some(('i', text)) => {
+                    before.push_str(text);
+                    before.push('\n');
+                }
+                Some((_, text)) => {
+                    body.clone_from(text);
+                    replaced = true;
+                }
+                None => {
+                    body = if c.all {
+                        c.pattern
+                            .replace_all(&body, c.replacement.as_str())
+                            .into_owned()
+                    } else {
+                        c.pattern
+                            .replace(&body, c.replacement.as_str())
+                            .into_owned()
+                    };
+                }
             }
         }
+        out.push_str(&before);
         out.push_str(&body);
-        out.push_str(end);
+        out.push_str(if after.is_empty() { end } else { "\n" });
+        out.push_str(&after);
     }
     Some(out)
 }
@@ -103,6 +127,7 @@ pub(super) fn edited(args: &[String], text: &str) -> Option<String> {
 /// The substitutions of one script, appended to `out`; `None` for anything else.
 fn parse(script: &str, extended: bool, out: &mut Vec<Substitution>) -> Option<()> {
     let chars: Vec<char> = script.chars().collect();
+    let empty = Regex::new("^$").ok()?;
     let mut i = 0;
     loop {
         while i < chars.len() && (chars[i].is_whitespace() || chars[i] == ';') {
@@ -137,7 +162,24 @@ fn parse(script: &str, extended: bool, out: &mut Vec<Substitution>) -> Option<()
         while i < chars.len() && chars[i] == ' ' {
             i += 1;
         }
-        // Only `s`, and no range (`1,3s`) or negation (`1!s`).
+        // `a text`, `i text`, `c text` (GNU's one-line form): the rest of the script.
+        if let Some(&kind @ ('a' | 'i' | 'c')) = chars.get(i) {
+            let rest: String = chars[i + 1..].iter().collect();
+            let rest = rest.strip_prefix('\\').unwrap_or(&rest);
+            let text = rest.trim_start().trim_end_matches('\n');
+            if text.contains(['\n', '\\']) {
+                return None;
+            }
+            out.push(Substitution {
+                address,
+                pattern: empty.clone(),
+                replacement: String::new(),
+                all: false,
+                text: Some((kind, text.to_owned())),
+            });
+            return Some(());
+        }
+        // Otherwise only `s`, and no range (`1,3s`) or negation (`1!s`).
         if chars.get(i) != Some(&'s') {
             return None;
         }
@@ -168,6 +210,7 @@ fn parse(script: &str, extended: bool, out: &mut Vec<Substitution>) -> Option<()
             pattern: compile(&pattern, extended, fold)?,
             replacement: replacement_of(&replacement)?,
             all,
+            text: None,
         });
     }
 }
@@ -340,6 +383,20 @@ mod tests {
             run(&["-i", "s/Run cargo fmt./Run cargo fmt --all./"], text).unwrap(),
             "---\nname: coder\ndescription: writes code\n---\nRun cargo fmt --all.\n"
         );
+        // A line added after, before or in place of one.
+        assert_eq!(
+            run(
+                &["-i", "2a permissionMode: bypassPermissions"],
+                "---\nname: x\n---\n"
+            )
+            .unwrap(),
+            "---\nname: x\npermissionMode: bypassPermissions\n---\n"
+        );
+        assert_eq!(
+            run(&["-i", "/^description:/a model: sonnet"], text).unwrap(),
+            "---\nname: coder\ndescription: writes code\nmodel: sonnet\n---\nRun cargo fmt.\n"
+        );
+        assert_eq!(run(&["-i", "1i # top"], "a\n").unwrap(), "# top\na\n");
         // The closing fence taken away: what follows is read as frontmatter then.
         assert_eq!(
             run(&["-i", "4s/^...$//"], text).unwrap(),
@@ -350,7 +407,6 @@ mod tests {
     #[test]
     fn programs_nagger_does_not_carry_out_are_left() {
         for script in [
-            "2a permissionMode: bypassPermissions",
             "1,3s/a/b/",
             "s/x/y/w out",
             "y/abc/xyz/",
