@@ -374,35 +374,7 @@ impl Parser<'_, '_> {
         if self.word_nesting >= MAX_WORD_NESTING {
             self.out.too_deep = true;
         }
-        self.word_nesting += 1;
-        let mut open = 1usize;
-        let mut scratch = Vec::new();
-        while let Some(c) = self.peek() {
-            match c {
-                b'\\' => self.i = (self.i + 2).min(self.s.len()),
-                b'[' => {
-                    open += 1;
-                    self.i += 1;
-                }
-                b']' => {
-                    open -= 1;
-                    self.i += 1;
-                    if open == 0 {
-                        break;
-                    }
-                }
-                b'$' if self.word_nesting < MAX_WORD_NESTING => {
-                    self.dollar(&mut scratch, true);
-                }
-                b'`' if self.word_nesting < MAX_WORD_NESTING => self.backticks(&mut scratch),
-                _ => self.i += 1,
-            }
-            scratch.clear();
-        }
-        self.word_nesting -= 1;
-        let text = String::from_utf8_lossy(&self.s[start..self.i]).into_owned();
-        self.out.note_evaluated(&text);
-        buf.extend_from_slice(&self.s[start..self.i]);
+        self.expression(start, (b'[', b']'), 1, MAX_WORD_NESTING, buf);
     }
 
     pub(super) fn arithmetic(&mut self, buf: &mut Vec<u8>) {
@@ -416,27 +388,42 @@ impl Parser<'_, '_> {
             buf.extend_from_slice(&self.s[start..self.i]);
             return;
         }
+        self.expression(start, (b'(', b')'), 2, MAX_WORD_NESTING + 1, buf);
+    }
+
+    /// The rest of an arithmetic expression begun at `start`, up to the bracket that
+    /// closes the `open` ones: the substitutions inside collected (not past the nesting
+    /// bound `descend_below`), its variables noted as read as expressions, the text kept
+    /// as written.
+    fn expression(
+        &mut self,
+        start: usize,
+        (opening, closing): (u8, u8),
+        open: usize,
+        descend_below: usize,
+        buf: &mut Vec<u8>,
+    ) {
         self.word_nesting += 1;
-        let mut open = 2usize;
+        let mut open = open;
         let mut scratch = Vec::new();
         while let Some(c) = self.peek() {
             match c {
                 b'\\' => self.i = (self.i + 2).min(self.s.len()),
-                b'(' => {
+                c if c == opening => {
                     open += 1;
                     self.i += 1;
                 }
-                b')' => {
+                c if c == closing => {
                     open -= 1;
                     self.i += 1;
                     if open == 0 {
                         break;
                     }
                 }
-                b'$' => {
+                b'$' if self.word_nesting < descend_below => {
                     self.dollar(&mut scratch, true);
                 }
-                b'`' => self.backticks(&mut scratch),
+                b'`' if self.word_nesting < descend_below => self.backticks(&mut scratch),
                 _ => self.i += 1,
             }
             scratch.clear();
