@@ -2164,6 +2164,10 @@ fn component_files_are_judged_by_the_text_they_leave_however_they_are_put() {
         "sed -i -e 's/writes code/x/' -e 's/xhooks/hooks/g' .claude/agents/coder.md",
         "sed -i -E 's/^x(h[a-z]+):/\\1:/' .claude/agents/coder.md",
         "sed -i '2a permissionMode: bypassPermissions' .claude/agents/coder.md",
+        // Ranges of lines, and `!`.
+        "sed -i '/^---$/,/^---$/ s/^xhooks/hooks/' .claude/agents/coder.md",
+        "sed -i '1,3 s/^description: .*/permissionMode: dontAsk/' .claude/agents/coder.md",
+        "sed -i '1,2!s/^x//' .claude/agents/coder.md",
         "git mv docs/evil.md .claude/agents/evil.md",
         "git -C docs mv evil.md ../.claude/agents/",
         // A folder moved into `.claude` (landing as a component folder) or as one.
@@ -2180,6 +2184,8 @@ fn component_files_are_judged_by_the_text_they_leave_however_they_are_put() {
         "cp -r templates/good .claude/skills/good",
         "sed -i 's/writes code/writes tests/' .claude/agents/coder.md",
         "sed -i 's/^name: coder$/name: implementer/; /^description:/s/code/& \\& tests/' .claude/agents/coder.md",
+        "sed -i '/^---$/,/^---$/ s/^description: .*/description: Writes code and tests/' .claude/agents/coder.md",
+        "sed -i '5,$ s/^xhooks/hooks/' .claude/agents/coder.md",
         "mv .claude/agents/coder.md .claude/agents/old-coder.md",
         "git mv docs/clean.md .claude/agents/clean.md",
         "rm -rf .claude/agents/coder.md",

@@ -92,6 +92,10 @@ enum Value<'a> {
 }
 
 /// A variable set by the line: `value` `None` when only known as the shell runs.
+#[allow(
+    clippy::struct_excessive_bools,
+    reason = "independent facts the shell's grammar gives an assignment"
+)]
 struct Set {
     at: usize,
     name: String,
@@ -104,6 +108,8 @@ struct Set {
     array: bool,
     /// A name reference: `value` names the variable it stands for.
     nameref: bool,
+    /// An element given a number (`count[$w]=$((…))`), whose value is not kept.
+    number: bool,
 }
 
 /// The variables, functions and written files of one line.
@@ -194,7 +200,9 @@ fn prompt_script(value: &str) -> String {
 /// `$(seq 1 9)`, `$(date +%s)`).
 fn number_source(raw: &str) -> bool {
     let raw = raw.trim().trim_matches('"');
-    if raw.starts_with("$((") && raw.ends_with("))") || raw.bytes().all(|b| b.is_ascii_digit()) {
+    // `$((…))`, kept as `((…))` by the reader of words.
+    let arithmetic = |r: &str| r.starts_with("((") && r.ends_with("))");
+    if arithmetic(raw.strip_prefix('$').unwrap_or(raw)) || raw.bytes().all(|b| b.is_ascii_digit()) {
         return !raw.is_empty();
     }
     let Some(inner) = raw
@@ -238,6 +246,7 @@ impl Line {
                     each: false,
                     array: false,
                     nameref: false,
+                    number: false,
                 },
                 (true, true) => Set {
                     at: a.at,
@@ -247,6 +256,7 @@ impl Line {
                     each: false,
                     array: true,
                     nameref: false,
+                    number: number_source(&a.raw),
                 },
                 _ => Set {
                     at: a.at,
@@ -256,6 +266,7 @@ impl Line {
                     each: a.each,
                     array: a.array,
                     nameref: a.nameref,
+                    number: false,
                 },
             })
             .collect();
@@ -568,13 +579,20 @@ impl Line {
                 out.push(Err(name.to_owned()));
                 continue;
             }
-            // `y=$x`: a copy of another variable, read or computed.
+            // `y=$x`: a copy of another variable, read or computed; `y=$(( … $x … ))` (a
+            // number only when what it reads is one).
+            let copied = match (&set.value, &set.raw) {
+                (Some(value), _) => Some(value.as_str()),
+                (None, Some(raw)) if raw.trim_matches('"').starts_with("((") => Some(raw.as_str()),
+                _ => None,
+            };
             if !set.each
-                && let Some(value) = &set.value
+                && let Some(value) = copied
                 && value.contains('$')
                 && super::shell::variable_names(value).iter().any(|v| {
                     self.sets.iter().any(|s| {
                         s.name == *v
+                            && s.name != name
                             && (s.value.is_none()
                                 || s.value.as_deref().is_some_and(|x| x.contains(['$', '`'])))
                             && !s.raw.as_deref().is_some_and(number_source)
@@ -587,6 +605,12 @@ impl Line {
             match (&set.value, prompt) {
                 // A loop's values, each in turn.
                 (Some(values), _) if set.each => {
+                    // `for f in *`: the names of files, which any earlier call may have
+                    // made (`x[$(…)]`).
+                    if values.lines().any(|v| v.contains(['*', '?', '['])) {
+                        out.push(Err(name.to_owned()));
+                        continue;
+                    }
                     for value in values.lines().take(64) {
                         if prompt {
                             out.push(Ok(prompt_script(value)));
@@ -603,6 +627,16 @@ impl Line {
                     out.extend(scripts.into_iter().map(Ok));
                 }
                 _ if !prompt && set.raw.as_deref().is_some_and(number_source) => {}
+                // Elements given numbers: when every value the line gives the array is one.
+                _ if !prompt
+                    && set.number
+                    && self.sets.iter().filter(|s| s.name == name).all(|s| {
+                        s.number
+                            || s.raw.as_deref().is_some_and(number_source)
+                            || s.value
+                                .as_deref()
+                                .is_some_and(|v| v.bytes().all(|b| b.is_ascii_digit() || b == b'-'))
+                    }) => {}
                 _ => out.push(Err(name.to_owned())),
             }
         }
@@ -962,10 +996,24 @@ impl Line {
         }
         // `X=/etc/passwd; > $X`, `for f in …; do : > "$f"; done`: redirections too, a
         // loop's once per value.
-        for target in command.writes_to.iter().filter(|t| t.contains('$')) {
-            if let Some(forms) = self.fill(target, index, &mut lp) {
-                changed = true;
-                words.extend(forms.into_iter().map(|f| format!(">{f}")));
+        // The others as they stand, so the expanded commands write where it writes (`>>`
+        // where it appends).
+        for target in command.writes_to.iter().filter(|t| !t.starts_with("/dev/")) {
+            let to = if command.appends_to.contains(target) {
+                ">>"
+            } else {
+                ">"
+            };
+            match target
+                .contains('$')
+                .then(|| self.fill(target, index, &mut lp))
+                .flatten()
+            {
+                Some(forms) => {
+                    changed = true;
+                    words.extend(forms.into_iter().map(|f| format!("{to}{f}")));
+                }
+                None => words.push(format!("{to}{}", quote_word(target))),
             }
         }
         let loop_values = lp.values;
@@ -990,10 +1038,10 @@ impl Line {
                     let filled: Vec<String> = words
                         .iter()
                         .map(|w| {
-                            if let Some(target) =
-                                w.strip_prefix('>').filter(|t| t.contains('\u{0}'))
+                            let to = if w.starts_with(">>") { ">>" } else { ">" };
+                            if let Some(target) = w.strip_prefix(to).filter(|t| t.contains('\u{0}'))
                             {
-                                format!(">{}", quote_word(&target.replace('\u{0}', v)))
+                                format!("{to}{}", quote_word(&target.replace('\u{0}', v)))
                             } else if w.contains('\u{0}') {
                                 quote(&w.replace('\u{0}', v))
                             } else {
@@ -1031,10 +1079,12 @@ impl Line {
         while k < bytes.len() && count < 16 {
             match bytes[k] {
                 b'`' => {
+                    lp.unfilled = true;
                     k = word[k + 1..].find('`').map_or(word.len(), |e| k + 2 + e);
                     continue;
                 }
                 b'$' if bytes.get(k + 1) == Some(&b'(') => {
+                    lp.unfilled = true;
                     k = closing(word, k + 1).max(k + 2);
                     continue;
                 }
@@ -1065,6 +1115,7 @@ impl Line {
                     && lp.name.as_deref().is_none_or(|name| name == reference.name) =>
                 {
                     if lp.name.is_none() {
+                        lp.unfilled |= v.lines().count() > 16;
                         lp.values = Some(v.lines().take(16).map(str::to_owned).collect());
                         lp.name = Some(reference.name.to_owned());
                     }
@@ -1078,16 +1129,16 @@ impl Line {
             };
             let before = &word[from..k];
             let spelled = &word[k..end];
-            forms = match with {
-                Some(with) => {
-                    filled = true;
-                    forms
-                        .iter()
-                        .flat_map(|f| with.iter().map(move |w| format!("{f}{before}{w}")))
-                        .take(64)
-                        .collect()
-                }
-                None => forms.into_iter().map(|f| f + before + spelled).collect(),
+            forms = if let Some(with) = with {
+                filled = true;
+                forms
+                    .iter()
+                    .flat_map(|f| with.iter().map(move |w| format!("{f}{before}{w}")))
+                    .take(64)
+                    .collect()
+            } else {
+                lp.unfilled = true;
+                forms.into_iter().map(|f| f + before + spelled).collect()
             };
             from = end;
             k = end.max(k + 1);
@@ -1096,6 +1147,7 @@ impl Line {
             return None;
         }
         let rest = &word[from.min(word.len())..];
+        lp.unfilled |= k < bytes.len() && rest.contains(['$', '`']);
         Some(
             forms
                 .into_iter()
@@ -1105,6 +1157,31 @@ impl Line {
                 })
                 .collect(),
         )
+    }
+
+    /// Whether [`Self::expanded`] spells out every expansion of command `index`: each
+    /// computed word and redirection target is filled in whole from values the line shows
+    /// (a loop's words, assignments of literal text), so the expanded commands do all it
+    /// does and judging them is judging it.
+    pub(super) fn fully_expanded(&self, parsed: &Parsed, index: usize) -> bool {
+        let command = &parsed.commands[index];
+        if !command.via.is_empty() {
+            return false;
+        }
+        let mut lp = Loop::default();
+        let words = command.argv.iter().filter(|w| command.computed.contains(w));
+        let targets = command.writes_to.iter().filter(|t| t.contains(['$', '`']));
+        if command.under_xargs() {
+            return false;
+        }
+        let mut any = false;
+        for word in words.chain(targets) {
+            if !word.contains('$') || self.fill(word, index, &mut lp).is_none() {
+                return false;
+            }
+            any = true;
+        }
+        any && !lp.unfilled
     }
 
     /// The file the line wrote that `path` (seen from `cwd`) names, if any, as command
@@ -1718,6 +1795,9 @@ fn forking_loop(code: &str) -> bool {
 struct Loop {
     name: Option<String>,
     values: Option<Vec<String>>,
+    /// A part of a word was left as the shell spells it: a reference whose value the
+    /// line does not show, a command substitution, or more than can be filled in.
+    unfilled: bool,
 }
 
 /// A parameter reference: `$x`, `${x}`, `${x:-default}`, `$1`, `$@`.
@@ -2082,6 +2162,7 @@ fn other_sets(command: &SimpleCommand, at: usize, before: &[Set]) -> Vec<Set> {
         each: false,
         array: false,
         nameref: false,
+        number: false,
     };
     let mut out = Vec::new();
     match command.name() {
@@ -2328,6 +2409,7 @@ fn read_sets(command: &SimpleCommand, at: usize) -> Vec<Set> {
             each: false,
             array: false,
             nameref: false,
+            number: false,
         })
         .collect()
 }
@@ -2377,8 +2459,21 @@ fn written(command: &SimpleCommand) -> Vec<(String, Option<String>, bool)> {
                 _ => ops.last().copied().into_iter().collect(),
             };
             let touched = name == "touch";
+            // `tee f <<'EOF'`: what it writes is the here-document (not when it appends,
+            // or is handed several texts).
+            let teed = (name == "tee"
+                && command.stdin_texts.len() == 1
+                && !args.iter().any(|a| {
+                    a == "--append" || a.starts_with('-') && !a.starts_with("--") && a.contains('a')
+                }))
+            .then(|| command.stdin_texts[0].clone());
             for t in targets {
-                out.push((t.to_owned(), touched.then(String::new), false));
+                let content = if touched {
+                    Some(String::new())
+                } else {
+                    teed.clone()
+                };
+                out.push((t.to_owned(), content, false));
             }
         }
         _ => {}

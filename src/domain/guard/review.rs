@@ -513,13 +513,17 @@ impl<'a> Guard<'a> {
             }
         }
         findings.extend(protect::written_by(command, &fed, cwd, scope));
-        findings.extend(super::component_shell::placed(
-            command,
-            &fed,
-            cwd,
-            scope,
-            &super::line::shown_writes(command),
-        ));
+        // A command whose every expansion the line spells out (`for a in x y; do printf …
+        // $a > .claude/agents/$a.md; done`) is judged by the commands it expands to.
+        if !(at.depth < MAX_SCRIPT_DEPTH && at.line.fully_expanded(parsed, index)) {
+            findings.extend(super::component_shell::placed(
+                command,
+                &fed,
+                cwd,
+                scope,
+                &super::line::shown_writes(command),
+            ));
+        }
         let feeders: Vec<&SimpleCommand> = if command.under_xargs() {
             programs::feeders(parsed, index)
                 .into_iter()

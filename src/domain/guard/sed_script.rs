@@ -1,9 +1,9 @@
 //! A `sed` program carried out on a file's text, for the forms an in-place edit of a
 //! component file takes in practice: substitutions (`s/re/new/flags`) one after the
 //! other (`;`, new lines, several `-e`), each with an optional address (a line number,
-//! `$`, or `/re/`), in basic or extended regular expressions with `&` and `\1` in the
-//! replacement. Anything else (other commands, ranges, `w`/`e` flags, script files) is
-//! not carried out: the caller asks.
+//! `$`, `/re/`, a range of two, `!`), in basic or extended regular expressions with `&`
+//! and `\1` in the replacement. Anything else (other commands, `w`/`e` flags, script
+//! files) is not carried out: the caller asks.
 
 use regex::{Regex, RegexBuilder};
 
@@ -12,7 +12,7 @@ const MAX_REGEX: usize = 1 << 20;
 /// Most commands of one program carried out.
 const MAX_COMMANDS: usize = 32;
 
-/// Where a command applies.
+/// One line a command's address picks.
 enum Address {
     All,
     Line(usize),
@@ -20,10 +20,30 @@ enum Address {
     Matching(Regex),
 }
 
+impl Address {
+    /// Whether line `n` (from 1) of `last`, holding `body`, is this one.
+    fn picks(&self, n: usize, last: usize, body: &str) -> bool {
+        match self {
+            Address::All => true,
+            Address::Line(k) => *k == n,
+            Address::Last => n == last,
+            Address::Matching(re) => re.is_match(body),
+        }
+    }
+}
+
+/// Where a command applies: one address, or a range from the line the first picks to the
+/// next line the second picks (`/^---$/,/^---$/`, `1,5`, `3,$`); `!` turns it around.
+struct Place {
+    first: Address,
+    to: Option<Address>,
+    negated: bool,
+}
+
 /// One substitution, or a line of text added after, before or in place of a line
 /// (`a text`, `i text`, `c text`).
 struct Substitution {
-    address: Address,
+    address: Place,
     pattern: Regex,
     replacement: String,
     all: bool,
@@ -72,6 +92,8 @@ pub(super) fn edited(args: &[String], text: &str) -> Option<String> {
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
     let last = lines.len();
     let mut out = String::with_capacity(text.len());
+    // Whether each command's range is open.
+    let mut open = vec![false; commands.len()];
     for (n, line) in lines.iter().enumerate() {
         let (body, end) = match line.strip_suffix('\n') {
             Some(b) => (b, "\n"),
@@ -80,14 +102,33 @@ pub(super) fn edited(args: &[String], text: &str) -> Option<String> {
         let mut body = body.to_owned();
         let (mut before, mut after) = (String::new(), String::new());
         let mut replaced = false;
-        for c in &commands {
-            let applies = match &c.address {
-                Address::All => true,
-                Address::Line(k) => *k == n + 1,
-                Address::Last => n + 1 == last,
-                Address::Matching(re) => re.is_match(&body),
+        for (c, open) in commands.iter().zip(open.iter_mut()) {
+            let n = n + 1;
+            let inside = match &c.address.to {
+                None => c.address.first.picks(n, last, &body),
+                Some(to) if *open => {
+                    // Closed by the line the second address picks (a line number already
+                    // passed closes it here).
+                    *open = !match to {
+                        Address::Line(k) => n >= *k,
+                        other => other.picks(n, last, &body),
+                    };
+                    true
+                }
+                Some(to) => {
+                    let opens = c.address.first.picks(n, last, &body);
+                    // A second address that is a line number at or before this one
+                    // picks this line alone; a pattern is looked for from the next line.
+                    *open = opens
+                        && match to {
+                            Address::Line(k) => *k > n,
+                            Address::Last => n < last,
+                            _ => true,
+                        };
+                    opens
+                }
             };
-            if !applies || replaced {
+            if inside == c.address.negated || replaced {
                 continue;
             }
             match &c.text {
@@ -139,31 +180,37 @@ fn parse(script: &str, extended: bool, out: &mut Vec<Substitution>) -> Option<()
         if out.len() >= MAX_COMMANDS {
             return None;
         }
-        // The address.
-        let address = match chars[i] {
-            c if c.is_ascii_digit() => {
-                let start = i;
-                while i < chars.len() && chars[i].is_ascii_digit() {
-                    i += 1;
-                }
-                Address::Line(chars[start..i].iter().collect::<String>().parse().ok()?)
+        // The address: one, or two as a range, then `!`.
+        let first = address(&chars, &mut i, extended)?;
+        let to = if chars.get(i) == Some(&',') && !matches!(first, Address::All) {
+            i += 1;
+            match address(&chars, &mut i, extended)? {
+                Address::All => return None,
+                to => Some(to),
             }
-            '$' => {
-                i += 1;
-                Address::Last
-            }
-            '/' => {
-                let (re, next) = delimited(&chars, i + 1, '/')?;
-                i = next;
-                Address::Matching(compile(&re, extended, false)?)
-            }
-            _ => Address::All,
+        } else {
+            None
         };
         while i < chars.len() && chars[i] == ' ' {
             i += 1;
         }
+        let negated = chars.get(i) == Some(&'!');
+        if negated {
+            if matches!(first, Address::All) {
+                return None;
+            }
+            i += 1;
+            while i < chars.len() && chars[i] == ' ' {
+                i += 1;
+            }
+        }
+        let address = Place { first, to, negated };
         // `a text`, `i text`, `c text` (GNU's one-line form): the rest of the script.
         if let Some(&kind @ ('a' | 'i' | 'c')) = chars.get(i) {
+            // `c` over a range puts its text once, at the range's end: not carried out.
+            if kind == 'c' && (address.to.is_some() || address.negated) {
+                return None;
+            }
             let rest: String = chars[i + 1..].iter().collect();
             let rest = rest.strip_prefix('\\').unwrap_or(&rest);
             let text = rest.trim_start().trim_end_matches('\n');
@@ -179,7 +226,7 @@ fn parse(script: &str, extended: bool, out: &mut Vec<Substitution>) -> Option<()
             });
             return Some(());
         }
-        // Otherwise only `s`, and no range (`1,3s`) or negation (`1!s`).
+        // Otherwise only `s`.
         if chars.get(i) != Some(&'s') {
             return None;
         }
@@ -213,6 +260,57 @@ fn parse(script: &str, extended: bool, out: &mut Vec<Substitution>) -> Option<()
             text: None,
         });
     }
+}
+
+/// The address at `chars[*i]` (a line number, `$`, `/re/` or `\%re%`), `i` moved past it;
+/// [`Address::All`] when there is none there.
+fn address(chars: &[char], i: &mut usize, extended: bool) -> Option<Address> {
+    Some(match chars.get(*i)? {
+        c if c.is_ascii_digit() => {
+            let start = *i;
+            while *i < chars.len() && chars[*i].is_ascii_digit() {
+                *i += 1;
+            }
+            let n: usize = chars[start..*i].iter().collect::<String>().parse().ok()?;
+            // `0,/re/` and `first~step` are GNU forms not carried out.
+            if n == 0 || chars.get(*i) == Some(&'~') {
+                return None;
+            }
+            Address::Line(n)
+        }
+        '$' => {
+            *i += 1;
+            Address::Last
+        }
+        '/' => {
+            let (re, next) = delimited(chars, *i + 1, '/')?;
+            *i = next;
+            address_pattern(&re, chars, i, extended)?
+        }
+        '\\' => {
+            let delim = *chars.get(*i + 1)?;
+            if delim.is_alphanumeric() || delim == '\\' || delim == '\n' {
+                return None;
+            }
+            let (re, next) = delimited(chars, *i + 2, delim)?;
+            *i = next;
+            address_pattern(&re, chars, i, extended)?
+        }
+        _ => Address::All,
+    })
+}
+
+/// A pattern address, with GNU's `I` (any case) after it; an empty pattern (the last one
+/// used) or `M` is not carried out.
+fn address_pattern(re: &str, chars: &[char], i: &mut usize, extended: bool) -> Option<Address> {
+    if re.is_empty() || chars.get(*i) == Some(&'M') {
+        return None;
+    }
+    let fold = chars.get(*i) == Some(&'I');
+    if fold {
+        *i += 1;
+    }
+    Some(Address::Matching(compile(re, extended, fold)?))
 }
 
 /// The text up to the next unescaped `delim` from `start` (escapes of the delimiter
@@ -397,6 +495,28 @@ mod tests {
             "---\nname: coder\ndescription: writes code\nmodel: sonnet\n---\nRun cargo fmt.\n"
         );
         assert_eq!(run(&["-i", "1i # top"], "a\n").unwrap(), "# top\na\n");
+        // Ranges, and `!`.
+        let doc = "---\nname: a\n---\nname: b\n";
+        assert_eq!(
+            run(&["-i", "/^---$/,/^---$/ s/^name: .*/name: c/"], doc).unwrap(),
+            "---\nname: c\n---\nname: b\n"
+        );
+        assert_eq!(
+            run(&["-i", "2,$ s/name/key/"], doc).unwrap(),
+            "---\nkey: a\n---\nkey: b\n"
+        );
+        assert_eq!(
+            run(&["-i", "3,1s/-/+/g"], doc).unwrap(),
+            "---\nname: a\n+++\nname: b\n"
+        );
+        assert_eq!(
+            run(&["-i", "1,/^---$/!s/name/key/"], doc).unwrap(),
+            "---\nname: a\n---\nkey: b\n"
+        );
+        assert_eq!(
+            run(&["-i", "\\%^name: b%Is/b/hooks/"], doc).unwrap(),
+            "---\nname: a\n---\nname: hooks\n"
+        );
         // The closing fence taken away: what follows is read as frontmatter then.
         assert_eq!(
             run(&["-i", "4s/^...$//"], text).unwrap(),
@@ -407,12 +527,14 @@ mod tests {
     #[test]
     fn programs_nagger_does_not_carry_out_are_left() {
         for script in [
-            "1,3s/a/b/",
+            "0,/a/s/a/b/",
+            "1~2s/a/b/",
+            "1,3c x",
             "s/x/y/w out",
             "y/abc/xyz/",
             "5d",
             "s/x/y/2",
-            "$!s/a/b/",
+            "$!d",
         ] {
             assert_eq!(run(&["-i", script], "a\n"), None, "{script}");
         }

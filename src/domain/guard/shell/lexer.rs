@@ -109,7 +109,16 @@ impl Parser<'_, '_> {
         }
         // Past a glob group: the rest of this path component is part of the pattern.
         let mut in_group_name = false;
+        // Brackets open in `name[…]` of a word that may be an assignment (`seen[$w]=1`):
+        // what stands in them does not keep it from being one.
+        let mut subscript = 0usize;
         while let Some(c) = self.peek() {
+            let was_plain = plain;
+            let opens = c == b'['
+                && plain
+                && subscript == 0
+                && !word.text.contains(&b'[')
+                && is_assignment_name(&word.text);
             match c {
                 b'(' if glob_group(&word.text, self.peek_at(1)) => {
                     // `!(x)`, `@(a|b)` (extended globs), `n(#i)AGGER`, `*(.)`, `(a|b)`
@@ -183,6 +192,14 @@ impl Parser<'_, '_> {
                     word.text.push(c);
                     self.i += 1;
                 }
+            }
+            if opens || subscript > 0 {
+                match c {
+                    b'[' => subscript += 1,
+                    b']' => subscript -= 1,
+                    _ => {}
+                }
+                plain = was_plain;
             }
         }
         word.runs = first_run..self.out.commands.len();

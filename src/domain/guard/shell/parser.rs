@@ -126,6 +126,13 @@ fn names_in(text: &str) -> Vec<String> {
     out
 }
 
+/// What follows `name` at the start of `body` (`Some`), or nothing.
+fn name_rest(body: Option<&str>, name: &str) -> String {
+    body.and_then(|b| b.strip_prefix(name))
+        .unwrap_or_default()
+        .to_owned()
+}
+
 impl Collector {
     /// Variables whose values `text` (an arithmetic expression, a number operand) reads
     /// as expressions: their values' array subscripts run what they substitute.
@@ -172,7 +179,10 @@ impl Collector {
                 .chars()
                 .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
                 .collect();
-            if !name.is_empty() && self.evaluated.len() < 4096 {
+            // `${!a[@]}`, `${!a[*]}` (an array's keys) and `${!pre*}`, `${!pre@}` (the
+            // names that begin so) name no variable by a value.
+            let listing = matches!(&name_rest(indirect, &name)[..], "[@]" | "[*]" | "*" | "@");
+            if !name.is_empty() && !listing && self.evaluated.len() < 4096 {
                 self.evaluated.push((at, name));
             }
         }
@@ -973,7 +983,9 @@ impl Parser<'_, '_> {
             self.out.assignments.push(Assignment {
                 at: self.out.commands.len(),
                 name: String::from_utf8_lossy(&name.text).into_owned(),
+                // A value with a line break in it would be read as two values.
                 value: (!values.is_empty()
+                    && !values.iter().any(|v| v.contains('\n'))
                     && !values
                         .iter()
                         .zip(words.iter().skip(lead + 3))
