@@ -14,7 +14,9 @@ use super::code::{Effect, Language, effects_in};
 use super::component::{file as component_file, text_weakens as component_text_weakens};
 use super::finding::{Finding, operands};
 use super::paths::normalize;
-use super::protect::{Cwd, Scope, absolute_in, changes, in_place, later_in_line, on_disk, resolve};
+use super::protect::{
+    Cwd, Scope, absolute_in, changed_earlier, changes, in_place, later_in_line, on_disk, resolve,
+};
 use super::shell::{SimpleCommand, basename, has_flag, inline_code, is_interpreter, option_values};
 
 /// Most bytes of a file read to judge what it leaves in a component folder.
@@ -301,9 +303,73 @@ pub(super) fn placed(
             }
             continue;
         }
+        if let Some(text) = copied_text(command, path, &here, cwd, scope) {
+            if let Some(found) = component_text_weakens(&here, &text, true) {
+                return Some(found);
+            }
+            continue;
+        }
         return Some(unseen(&here, "changes it in a way nagger cannot read"));
     }
     None
+}
+
+/// What a command that copies files' text leaves in `path` (`here` on disk): `cat a b >
+/// f`, `cat a >> f`, `tee f < a`, when every file it reads can be read whole. With `>>`
+/// (or `tee -a`) the file's own text comes first.
+fn copied_text(
+    command: &SimpleCommand,
+    path: &str,
+    here: &str,
+    cwd: &Cwd,
+    scope: &Scope,
+) -> Option<String> {
+    let args = command.args();
+    if !command.stdin_texts.is_empty() || args.iter().any(|a| a.starts_with('-')) {
+        return None;
+    }
+    let redirected = command.writes_to.iter().any(|t| t == path);
+    let (sources, appends): (Vec<&str>, bool) = match command.name() {
+        "cat" if redirected && !args.is_empty() => (
+            args.iter().map(String::as_str).collect(),
+            command.appends_to.iter().any(|t| t == path),
+        ),
+        "tee" if !redirected && command.reads_from.len() == 1 => (
+            command
+                .reads_from
+                .iter()
+                .map(String::as_str)
+                .filter(|r| !r.starts_with('&'))
+                .collect(),
+            false,
+        ),
+        _ => return None,
+    };
+    if sources.is_empty() || sources.len() > 16 {
+        return None;
+    }
+    let mut text = String::new();
+    if appends {
+        text = if std::fs::symlink_metadata(here).is_ok() {
+            read(Path::new(here))?
+        } else {
+            String::new()
+        };
+    }
+    for source in sources {
+        if source.contains(['$', '`', '*', '?', '[']) {
+            return None;
+        }
+        if changed_earlier(command, source, scope) {
+            return None;
+        }
+        let full = resolve(cwd, source).and_then(|s| on_disk(scope, &s))?;
+        text.push_str(&read(&full)?);
+        if text.len() as u64 > MAX_READ {
+            return None;
+        }
+    }
+    Some(text)
 }
 
 /// A git command's part: what its output is redirected into, and what `git mv` moves
@@ -401,12 +467,31 @@ fn judge_source(
     cwd: &Cwd,
     scope: &Scope,
 ) -> Option<Finding> {
+    // An empty file weakens nothing; a here-document handed as the file to copy is
+    // judged by its text.
+    if command.name() != "mv" {
+        match source {
+            "/dev/null" => return None,
+            "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0"
+                if command.stdin_texts.len() == 1 && command.stdin_literal =>
+            {
+                return component_text_weakens(landing, &command.stdin_texts[0], true);
+            }
+            _ => {}
+        }
+    }
     let Some(path) = resolve(cwd, source).and_then(|s| on_disk(scope, &s)) else {
         return Some(unseen(
             landing,
             &format!("copies `{source}` there, which nagger cannot find"),
         ));
     };
+    if changed_earlier(command, source, scope) {
+        return Some(unseen(
+            landing,
+            &format!("copies `{source}` there, which the line may change first"),
+        ));
+    }
     let Ok(meta) = std::fs::symlink_metadata(&path) else {
         if later_in_line(command, scope) {
             return Some(unseen(

@@ -4161,7 +4161,42 @@ pub(super) fn changes<'c>(
             !command.reads_from.is_empty(),
         )),
         "mv" | "cp" | "install" | "rsync" | "scp" | "ditto" => {
-            let ops = all();
+            // The values of options given as the next word are no files (`install -m 644
+            // src dest`, `cp -S .bak a b`).
+            let valued: &[&str] = match name {
+                "install" => &[
+                    "-m",
+                    "--mode",
+                    "-o",
+                    "--owner",
+                    "-g",
+                    "--group",
+                    "-S",
+                    "--suffix",
+                    "-t",
+                    "--target-directory",
+                ],
+                "mv" | "cp" => &["-S", "--suffix", "-t", "--target-directory"],
+                _ => &[],
+            };
+            let ops = if valued.is_empty() {
+                all()
+            } else {
+                let mut ops: Vec<&str> = Vec::new();
+                let (mut k, mut plain) = (0, false);
+                while let Some(a) = args.get(k) {
+                    if !plain && a == "--" {
+                        plain = true;
+                    } else if !plain && a.starts_with('-') && a != "-" {
+                        k += usize::from(valued.contains(&a.as_str()));
+                    } else {
+                        ops.push(a.as_str());
+                    }
+                    k += 1;
+                }
+                ops.extend(fed.iter().map(String::as_str));
+                ops
+            };
             let target_dir = option_values(args, &["-t"], &["--target-directory"]);
             let (dest, sources) = match target_dir.first() {
                 Some(dir) => (Some(*dir), ops.clone()),
@@ -5930,6 +5965,31 @@ fn read_text_bounded(path: &Path, max: u64) -> Option<String> {
 /// reads that is missing now may be written before it runs.
 pub(super) fn later_in_line(command: &SimpleCommand, scope: &Scope) -> bool {
     scope.place_of(command).is_some_and(|(_, at)| at > 0)
+}
+
+/// Whether a command of the line before `command` may change the file or folder `source`
+/// names before `command` reads it: one that writes a path of that name (or one only
+/// known as it runs), or a program whose writes nagger does not know (`make`, `python3
+/// gen.py`). What is on disk now is then not what it reads.
+pub(super) fn changed_earlier(command: &SimpleCommand, source: &str, scope: &Scope) -> bool {
+    let Some((parsed, at)) = scope.place_of(command) else {
+        return false;
+    };
+    let name = basename(source.trim_end_matches('/'));
+    parsed.commands[..at].iter().rev().take(256).any(|earlier| {
+        let c = changes(earlier, &[], scope.binary);
+        !c.known
+            || super::shell::is_interpreter(earlier.name())
+            || c.paths
+                .iter()
+                .map(String::as_str)
+                .chain(c.into.iter().map(|l| l.dest.as_str()))
+                .any(|p| {
+                    p.contains(['$', '`', '*', '?', '['])
+                        || basename(p.trim_end_matches('/')) == name
+                        || p.trim_end_matches('/').is_empty()
+                })
+    })
 }
 
 /// Whether the folder `dir` (resolved) holds nagger's files or Claude Code's settings:

@@ -36,7 +36,7 @@ struct Split<'a> {
     after: Option<Vec<&'a str>>,
 }
 
-fn split<'a>(rest: &'a [String], with_value: &[&str]) -> Split<'a> {
+fn split<'a>(rest: &'a [String], with_value: &[&'static str]) -> Split<'a> {
     let mut out = Split {
         options: Vec::new(),
         operands: Vec::new(),
@@ -53,6 +53,21 @@ fn split<'a>(rest: &'a [String], with_value: &[&str]) -> Split<'a> {
             out.options.push(arg.as_str());
             if with_value.contains(&arg.as_str()) {
                 k += 1;
+            } else if !arg.starts_with("--") {
+                // A cluster of short options (`-qb name`): the first that takes a value
+                // takes the rest of the cluster, or the next word when it ends it.
+                let letters = &arg[1..];
+                if let Some((at, option)) = letters.char_indices().find_map(|(at, c)| {
+                    with_value
+                        .iter()
+                        .find(|v| v.len() == 2 && v.ends_with(c))
+                        .map(|v| (at, *v))
+                }) {
+                    out.options.push(option);
+                    if at + 1 == letters.len() {
+                        k += 1;
+                    }
+                }
             }
         } else {
             out.operands.push(arg.as_str());
@@ -780,8 +795,13 @@ fn replaces<'a>(
         "fetch" => tree_unless(!split(rest, PULL_VALUED).has_long("update-head-ok")),
         "cherry-pick" | "revert" => {
             let s = split(rest, &[]);
-            // Stopping a sequence puts back the tree it started from.
-            if s.has_long("abort") || s.has_long("quit") {
+            // Stopping a sequence puts back the tree it started from; going on (or
+            // leaving out the commit that stopped it) picks the commits the command that
+            // began it named, judged then.
+            if ["abort", "quit", "continue", "skip"]
+                .iter()
+                .any(|l| s.has_long(l))
+            {
                 return None;
             }
             tree_unless(
@@ -792,13 +812,29 @@ fn replaces<'a>(
             )
         }
         // A patch that can be read is judged by the files it names.
-        "am" => tree_unless(!patches::sources(command).is_empty()),
-        "bisect" => tree_unless(!rest.first().is_some_and(|a| {
-            matches!(
-                a.as_str(),
-                "start" | "good" | "bad" | "new" | "old" | "skip" | "reset" | "replay"
+        // Showing the patch it stopped at, or stopping and going back to where it began,
+        // brings in no patch.
+        "am" => {
+            let s = split(rest, &[]);
+            let ends = ["show-current-patch", "abort", "quit"]
+                .iter()
+                .any(|l| s.has_long(l));
+            tree_unless(ends || !patches::sources(command).is_empty())
+        }
+        "bisect" => {
+            let verb = rest.first().map_or("", String::as_str);
+            let given = split(rest.get(1..).unwrap_or(&[]), &[]);
+            // `start` with no revision checks nothing out, `reset` with none goes back
+            // to the branch the bisection began on.
+            let still = matches!(verb, "start" | "reset") && given.all().is_empty();
+            tree_unless(
+                still
+                    || !matches!(
+                        verb,
+                        "start" | "good" | "bad" | "new" | "old" | "skip" | "reset" | "replay"
+                    ),
             )
-        })),
+        }
         "stash" => {
             let verb = rest.first().map_or("push", String::as_str);
             match verb {
