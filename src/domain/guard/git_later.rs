@@ -82,6 +82,13 @@ pub(super) fn config_runs_later(args: &[String]) -> Option<Finding> {
             "Set it yourself in your terminal once you have read what it runs.",
         ))
     };
+    // Every later git command appends its trace there, outside any call nagger sees.
+    if super::shell::trace_target(&key.to_ascii_lowercase(), value).is_some() {
+        return later(format!(
+            "makes every later git command append its trace to `{value}` (`{key}`), which \
+             nagger does not see as a write"
+        ));
+    }
     // A hooks folder of the project (`.githooks`, `.husky`) holds project files, whose
     // hooks are judged as they are written; one elsewhere is read by no check.
     if key.eq_ignore_ascii_case("core.hooksPath") {

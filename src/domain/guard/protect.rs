@@ -1462,7 +1462,16 @@ fn writes_by_field(value: &serde_json::Value, depth: usize) -> bool {
 /// Whether interpreter code (or an `awk` or `sed` program) names a protected path, even
 /// assembled from pieces (`'.claude' + '-nagger'`, `os.path.join('.claude', …)`).
 pub(super) fn named_in_code(text: &str, binary: Option<&str>) -> bool {
-    let lower = text.to_ascii_lowercase();
+    let mut lower = text.to_ascii_lowercase();
+    // `./.claude//settings.json`, `.claude/./settings.json`: the same file.
+    if lower.contains("//") || lower.contains("/./") {
+        while lower.contains("//") {
+            lower = lower.replace("//", "/");
+        }
+        while lower.contains("/./") {
+            lower = lower.replace("/./", "/");
+        }
+    }
     if [
         ".claude-nagger",
         ".claude/settings",
@@ -2561,6 +2570,14 @@ fn changed_by_name(
     if !changes.known
         && let Some(found) = unknown_given(command, fed, cwd, scope)
     {
+        return Some(found);
+    }
+    if !leaves_operands(name, command.args())
+        && let Some(found) = option_value_given(command, &changes, cwd, scope)
+    {
+        return Some(found);
+    }
+    if let Some(found) = gpg_names_output(command, cwd, scope) {
         return Some(found);
     }
     unsure.map(|path| {
@@ -4924,6 +4941,174 @@ fn program_homes(scope: &Scope) -> Vec<String> {
 /// An operand of a program self-protection does not know (see [`leaves_operands`]) that
 /// names one of nagger's files: the word itself, the value of `--opt=value`, `-ovalue` or
 /// `key=value`.
+/// One of nagger's files (or Claude Code's settings, or the nagger program) given as an
+/// option's value to a program that does not only read (`gpg --status-file F`, `openssl
+/// rand -writerand F`, `tar --index-file=F`, `vim -V20F`, `node --cpu-prof-name=F`):
+/// nagger knows what the program does to its operands, not to every option's value, and
+/// an option that takes a file may write it. Asked about; the paths the program is known
+/// to change or copy are judged as such elsewhere.
+fn option_value_given(
+    command: &SimpleCommand,
+    changes: &Changes,
+    cwd: &Cwd,
+    scope: &Scope,
+) -> Option<Finding> {
+    let name = command.name();
+    let args = command.args();
+    let judged = |v: &str| {
+        changes.paths.iter().any(|p| p == v)
+            || changes
+                .into
+                .iter()
+                .any(|l| l.dest == v || l.sources.contains(&v))
+    };
+    for (k, arg) in args.iter().enumerate().take(256) {
+        if arg == "--" {
+            break;
+        }
+        if !arg.starts_with('-') || arg.len() < 2 {
+            continue;
+        }
+        let mut candidates: Vec<&str> = Vec::new();
+        // The next word, for an option whose name says it takes a file or a folder
+        // (`--status-file F`, `-writerand F`, `--homedir D`, `-o F`).
+        let named = arg.trim_start_matches('-').to_ascii_lowercase();
+        let takes_file = named == "o"
+            || [
+                "file", "out", "log", "dir", "keyring", "rand", "name", "path", "dump", "save",
+                "write", "serial", "db", "trace", "home", "target", "report", "record", "cache",
+                "store", "lock", "pid", "sock", "tmp", "temp",
+            ]
+            .iter()
+            .any(|w| named.contains(w));
+        if let Some((_, value)) = arg.split_once('=') {
+            candidates.push(value);
+        } else if takes_file && let Some(next) = args.get(k + 1).filter(|n| !n.starts_with('-')) {
+            candidates.push(next);
+        }
+        if !arg.starts_with("--") && !arg.contains('=') {
+            // A value glued to a short option, after a verbosity level (`-V20file`).
+            let glued = &arg[2..];
+            candidates.push(glued);
+            candidates.push(glued.trim_start_matches(|c: char| c.is_ascii_digit()));
+        }
+        for value in candidates {
+            if value.is_empty() || value.contains(['$', '`']) || judged(value) {
+                continue;
+            }
+            let Some(full) = resolve(cwd, value) else {
+                continue;
+            };
+            if let Some((what, Kind::Held)) = judge(&full, scope) {
+                return Some(Finding::ask(
+                    "guard:self-protect-output",
+                    format!(
+                        "gives `{value}`, {what}, to `{name}` with the option `{arg}`: an \
+                         option that takes a file may write it"
+                    ),
+                    "Give the program another file, or run it yourself in your terminal.",
+                ));
+            }
+        }
+    }
+    None
+}
+
+/// `gpg` without `-o` names what it writes after what it reads: `x.json.gpg` (`.asc`,
+/// `.pgp`, `.sig`) decrypts to `x.json`; with `--use-embedded-filename` the name the
+/// message carries, and `--decrypt-files` with no operand reads the names from its input.
+/// The first is judged as the file it writes; the others are asked about.
+fn gpg_names_output(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding> {
+    if !matches!(command.name(), "gpg" | "gpg2") {
+        return None;
+    }
+    let args = command.args();
+    if !option_values(args, &["-o"], &["--output"]).is_empty() {
+        return None;
+    }
+    let long = |l: &str| {
+        args.iter().any(|a| {
+            a.len() > 6 && a.starts_with("--") && l.starts_with(a.split('=').next().unwrap_or(a))
+        })
+    };
+    let ops: Vec<&str> = {
+        // The values of options that take one are no files it reads.
+        const VALUED: &[&str] = &[
+            "-r",
+            "-R",
+            "-u",
+            "-f",
+            "-z",
+            "--recipient",
+            "--hidden-recipient",
+            "--local-user",
+            "--passphrase",
+            "--passphrase-fd",
+            "--passphrase-file",
+            "--pinentry-mode",
+            "--homedir",
+            "--trust-model",
+            "--compress-level",
+            "--cipher-algo",
+            "--digest-algo",
+            "--keyserver",
+            "--default-key",
+            "--status-fd",
+            "--logger-fd",
+            "--command-fd",
+            "--set-filename",
+        ];
+        let mut out = Vec::new();
+        let mut k = 0;
+        while let Some(a) = args.get(k) {
+            if a == "--" {
+                out.extend(args[k + 1..].iter().map(String::as_str));
+                break;
+            }
+            if a.starts_with('-') && a != "-" {
+                k += usize::from(VALUED.contains(&a.as_str()));
+            } else {
+                out.push(a.as_str());
+            }
+            k += 1;
+        }
+        out
+    };
+    let ask = |why: &str| {
+        Some(Finding::ask(
+            "guard:self-protect-output",
+            format!("has `gpg` write files named {why}, which may be nagger's own files"),
+            "Name the output with `-o`, or run it yourself in your terminal.",
+        ))
+    };
+    if long("--use-embedded-filename") {
+        return ask("by the message it decrypts");
+    }
+    if (long("--decrypt-files") || long("--multifile")) && ops.is_empty() {
+        return ask("on its standard input");
+    }
+    for op in ops {
+        let stripped = [".gpg", ".asc", ".pgp", ".sig"]
+            .iter()
+            .find_map(|suffix| op.strip_suffix(suffix));
+        let Some(out) = stripped.filter(|o| !o.contains('`')) else {
+            continue;
+        };
+        // `$HOME/.claude/settings.json.gpg`: the environment's values filled in.
+        let filled = super::paths::environment_filled(out, |name| name == "PWD");
+        if filled.contains('$') {
+            return ask(&format!("after `{op}`, only known when the shell runs"));
+        }
+        let out = filled.as_str();
+        if let Some((what, _)) = resolve(cwd, out).and_then(|full| judge(&full, scope)) {
+            return Some(finding(&format!(
+                "writes `{out}` (gpg names it after `{op}`), {what}"
+            )));
+        }
+    }
+    None
+}
+
 fn unknown_given(
     command: &SimpleCommand,
     fed: &[String],
@@ -6184,9 +6369,32 @@ fn extraction(command: &SimpleCommand) -> Option<(Option<&str>, &str)> {
                 _ => None,
             }
         }
+        // gpg's tar, whose members nagger does not list (they may be encrypted).
+        "gpgtar" | "gpg-zip"
+            if has_flag(args, "xd", &["extract", "decrypt"])
+                && !has_flag(args, "t", &["list-archive"]) =>
+        {
+            let dest = option_values(args, &["-C"], &["--directory"])
+                .last()
+                .copied()
+                .unwrap_or(".");
+            Some((None, dest))
+        }
         // `jar xf x.jar`, `ar x lib.a`: letters bundled, the archive next.
         "jar" | "ar" => {
+            // ar's long options (`--target=bfd`, `--plugin p`) stand before its key.
+            let mut k = 0;
+            while command.name() == "ar"
+                && let Some(a) = args.get(k).filter(|a| a.starts_with("--"))
+            {
+                k += if a.contains('=') || a == "--" { 1 } else { 2 };
+            }
+            let args = &args[k.min(args.len())..];
             let first = args.first().map_or("", String::as_str);
+            // Options read from a file (`ar @opts`): the key is not known.
+            if command.name() == "ar" && first.starts_with('@') {
+                return Some((None, "."));
+            }
             let letters = first.trim_start_matches('-');
             if !letters.contains('x') {
                 return None;

@@ -266,7 +266,16 @@ fn statement_reads(statement: &str, files: &mut Vec<String>) -> bool {
         return true;
     };
     if words.iter().any(|w| w == "vacuum" || w == "attach") {
-        files.extend(strings.first().cloned());
+        // `ATTACH 'file:x.db?mode=rwc'`: a URI names the file past `file:`, before `?`;
+        // a name the statement joins (`'file:' || 'x'`) is only known as it runs.
+        files.extend(strings.first().map(|f| {
+            let f = f.strip_prefix("file:").unwrap_or(f);
+            let f = f.split(['?', '#']).next().unwrap_or(f);
+            f.strip_prefix("//localhost").unwrap_or(f).to_owned()
+        }));
+        if statement.contains("||") {
+            files.push("$(attach …)".to_owned());
+        }
     }
     // `writefile('F', data)`: any literal may be the file it writes; a name the
     // statement computes (`'nag' || 'ger'`, `char(46) || …`, a column) is not known.

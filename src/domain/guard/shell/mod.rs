@@ -25,7 +25,7 @@ pub use params::{Outcome, Var, Vars, array_items, evaluate};
 pub use parser::parse;
 pub use words::*;
 pub use wrappers::{
-    follows, git_config_commands, git_config_runs, shell_c_script, with_positional,
+    follows, git_config_commands, git_config_runs, shell_c_script, trace_target, with_positional,
     with_script_name, wrapper_folders,
 };
 

@@ -1795,6 +1795,20 @@ fn git_key_runs(key: &str) -> bool {
 }
 
 /// How git runs the value of `key`: an alias without `!` is a git command of its own.
+/// The file a `trace2.*Target` setting (`key` in lower case) has git write to: a path,
+/// not a descriptor number, a boolean or a socket.
+pub fn trace_target<'v>(key: &str, value: &'v str) -> Option<&'v str> {
+    let target = key.starts_with("trace2.") && key.ends_with("target");
+    let plain = !value.is_empty()
+        && !value.bytes().all(|b| b.is_ascii_digit())
+        && !matches!(
+            value.to_ascii_lowercase().as_str(),
+            "true" | "false" | "yes" | "no" | "on" | "off"
+        )
+        && !value.starts_with("af_unix:");
+    (target && plain).then_some(value)
+}
+
 fn git_value_run(key: &str, value: &str) -> Option<GitRun> {
     let lower = key.to_ascii_lowercase();
     // `url.<base>.insteadOf`: URLs are rewritten to `<base>`; an `ext::` base is a
@@ -1828,6 +1842,11 @@ fn git_value_run(key: &str, value: &str) -> Option<GitRun> {
             "git".to_owned(),
             format!("remote-{value}"),
         ]));
+    }
+    // `trace2.eventTarget = /path`: every git command appends its trace to that file, as
+    // a redirection would.
+    if let Some(file) = trace_target(&lower, value) {
+        return Some(GitRun::Shell(format!(": >> {}", super::shell_quote(file))));
     }
     // `init.templateDir`: the template's hooks are copied in and run at the next init.
     if lower == "init.templatedir" && !value.is_empty() {
