@@ -195,38 +195,53 @@ fn final_message(ctx: &Ctx<'_>, stop: &Stop) -> FinalMessage {
     }
 }
 
-/// Whether `text` shows anything to a reader: a character that is not blank, a control,
-/// a mark of format (zero-width, bidirectional, soft hyphen, byte-order mark), a
-/// combining or variation mark on its own, a tag, or the replacement character.
+/// Whether `text` shows anything to a reader: a letter (Unicode's identifier-start
+/// property, which leaves out marks, format characters, private-use, unassigned and
+/// noncharacter code points), a digit, ASCII punctuation, or a pictograph, once terminal
+/// escape sequences are taken out. Blanks, controls, zero-width and bidirectional marks,
+/// combining marks on their own, tags, braille blanks and the like say nothing.
 fn says_something(text: &str) -> bool {
-    text.chars().any(|c| {
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        // `ESC [ … letter`: a terminal's colour or cursor command; `ESC ] … BEL` (or
+        // `ESC \`): one that sets a title.
+        if c == '\u{1b}' {
+            match chars.peek() {
+                Some('[') => {
+                    chars.next();
+                    for n in chars.by_ref() {
+                        if !(n.is_ascii_digit() || ";?:<=>".contains(n)) {
+                            break;
+                        }
+                    }
+                }
+                Some(']') => {
+                    while let Some(n) = chars.next() {
+                        if n == '\u{7}' || n == '\u{1b}' && chars.next_if_eq(&'\\').is_some() {
+                            break;
+                        }
+                    }
+                }
+                _ => {}
+            }
+            continue;
+        }
         let u = u32::from(c);
-        !(c.is_whitespace()
-            || c.is_control()
-            || matches!(
-                u,
-                0xAD | 0x034F
-                    | 0x061C
-                    | 0x115F..=0x1160
-                    | 0x17B4..=0x17B5
-                    | 0x180B..=0x180F
-                    | 0x200B..=0x200F
-                    | 0x2028..=0x202F
-                    | 0x205F..=0x206F
-                    | 0x3164
-                    | 0xFE00..=0xFE0F
-                    | 0xFEFF
-                    | 0xFFA0
-                    | 0xFFF0..=0xFFFD
-                    | 0x1D173..=0x1D17A
-                    | 0xE0000..=0xE0FFF
-                    | 0x0300..=0x036F
-                    | 0x1AB0..=0x1AFF
-                    | 0x1DC0..=0x1DFF
-                    | 0x20D0..=0x20FF
-                    | 0xFE20..=0xFE2F
-            ))
-    })
+        // Arrows, symbols, dingbats and emoji (braille, from U+2800, is left out), but
+        // not a skin tone on its own.
+        let pictograph = matches!(u, 0x2190..=0x27BF | 0x2B00..=0x2BFF | 0x1F000..=0x1FAFF)
+            && !matches!(u, 0x1F3FB..=0x1F3FF);
+        // Hangul fillers are letters that show nothing.
+        let filler = matches!(u, 0x115F | 0x1160 | 0x3164 | 0xFFA0);
+        if (unicode_ident::is_xid_start(c) && !filler)
+            || c.is_numeric()
+            || c.is_ascii_graphic()
+            || pictograph
+        {
+            return true;
+        }
+    }
+    false
 }
 
 /// What the agent leaves for later agents.
@@ -327,4 +342,44 @@ fn agent_tokens(ctx: &Ctx<'_>, stop: &Stop) -> Option<i64> {
     transcript::total_usage(&path)
         .ok()
         .map(|u| to_i64(u.total()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::says_something;
+
+    #[test]
+    fn only_text_a_reader_sees_says_something() {
+        for text in [
+            "done",
+            "[COMPRESSED]",
+            "42",
+            "完了",
+            "готово",
+            "✅",
+            "...",
+            "\u{1b}[1mok\u{1b}[0m",
+        ] {
+            assert!(says_something(text), "{text:?}");
+        }
+        for text in [
+            "",
+            "  \n\t",
+            "\u{200b}\u{2060}\u{feff}",
+            "\u{2800}",
+            "\u{e000}\u{f8ff}\u{f0000}",
+            "\u{ffff}\u{fffe}",
+            "\u{1bca0}\u{13430}\u{0600}\u{06dd}",
+            "\u{064b}\u{0591}\u{0e31}\u{0301}",
+            "\u{e0041}\u{e007f}",
+            "\u{1b}[0m\u{1b}[2J",
+            "\u{00a0}\u{3000}",
+            "\u{fffd}",
+            "\u{1f3fb}",
+            "\u{1160}\u{3164}",
+            "\u{1b}]0;title\u{7}",
+        ] {
+            assert!(!says_something(text), "{text:?}");
+        }
+    }
 }

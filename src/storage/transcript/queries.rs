@@ -120,41 +120,80 @@ pub fn last_assistant_text(path: &Path) -> io::Result<Option<String>> {
 
 pub(super) fn last_assistant_text_in(lines: &mut ReverseLines) -> io::Result<Option<String>> {
     let assistant = Finder::new(b"\"assistant\"");
-    // The message found, and its texts line by line, last line first.
+    // The newest assistant entry's id, once found, and its texts line by line, last line
+    // first. Only lines of that entry belong to the final message: when they hold no
+    // text, there is none (an older message is not the final one).
     let mut message_id: Option<Option<String>> = None;
     let mut texts: Vec<Vec<String>> = Vec::new();
     let mut parsed = 0usize;
-    // The file's last line, when it is not whole JSON, is being written: what the agent
-    // said last is not known yet, whatever the lines before it say (no text is found).
-    let mut last_line_torn = None;
+    // Before the newest assistant entry is found, a line nagger cannot read (torn, too
+    // long, not an object, an assistant line that does not parse) may be it: what the
+    // agent said last is then not known (no text is found).
+    let mut unreadable = false;
     let gave_up = lines
-        .try_for_each(|line| {
-            if last_line_torn.is_none() && !line.iter().all(u8::is_ascii_whitespace) {
-                let torn = serde_json::from_slice::<serde::de::IgnoredAny>(line).is_err();
-                last_line_torn = Some(torn);
-                if torn {
-                    return ControlFlow::Break(true);
+        .try_for_each_marked(|line| {
+            let found = message_id.is_some();
+            let Some(line) = line else {
+                if found {
+                    return ControlFlow::Break(false);
                 }
+                unreadable = true;
+                return ControlFlow::Break(false);
+            };
+            let blank = line.iter().all(u8::is_ascii_whitespace);
+            if blank {
+                return ControlFlow::Continue(());
             }
             if assistant.find(line).is_none() {
+                if found {
+                    // A tool's result between the lines of the final message.
+                    return ControlFlow::Continue(());
+                }
+                // Another kind of entry after the final message (a system note): read on,
+                // when it is one.
+                let object = line.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
+                    && serde_json::from_slice::<serde::de::IgnoredAny>(line).is_ok();
+                if !object {
+                    unreadable = true;
+                    return ControlFlow::Break(false);
+                }
                 return ControlFlow::Continue(());
             }
             parsed += 1;
-            if parsed > MAX_PARSED_PER_SCAN && texts.is_empty() {
+            if parsed > MAX_PARSED_PER_SCAN && !found {
                 return ControlFlow::Break(true);
             }
-            let Ok(raw) = serde_json::from_slice::<RawLine>(line) else {
-                return ControlFlow::Continue(());
+            let raw = match serde_json::from_slice::<RawLine>(line) {
+                Ok(raw) => raw,
+                Err(_) if found => return ControlFlow::Break(false),
+                Err(_) => {
+                    // Torn, or an assistant entry of a shape nagger does not read.
+                    unreadable = true;
+                    return ControlFlow::Break(false);
+                }
             };
-            let Some(message) = raw.message.0.as_ref().filter(|_| raw.kind.is("assistant")) else {
+            if !raw.kind.is("assistant") {
+                // A user's or tool's entry that quotes the word; an entry of no kind nagger
+                // reads, before the final message is found, may be it.
+                if raw.kind.get().is_none() && !found {
+                    unreadable = true;
+                    return ControlFlow::Break(false);
+                }
                 return ControlFlow::Continue(());
+            }
+            let Some(message) = raw.message.0.as_ref() else {
+                if !found {
+                    unreadable = true;
+                }
+                return ControlFlow::Break(false);
             };
             let id = message.id.owned();
-            if let Some(found) = &message_id
-                && (found.is_none() || *found != id)
+            if let Some(newest) = &message_id
+                && (newest.is_none() || *newest != id)
             {
                 return ControlFlow::Break(false);
             }
+            message_id.get_or_insert(id);
             let line_texts: Vec<String> = message
                 .content
                 .0
@@ -165,17 +204,16 @@ pub(super) fn last_assistant_text_in(lines: &mut ReverseLines) -> io::Result<Opt
                 .map(str::to_owned)
                 .collect();
             if !line_texts.is_empty() {
-                message_id.get_or_insert(id);
                 texts.push(line_texts);
             }
             ControlFlow::Continue(())
         })?
         .unwrap_or(false);
-    if last_line_torn == Some(true) {
+    if unreadable {
         return Ok(None);
     }
     if texts.is_empty() {
-        if lines.exhausted() || gave_up {
+        if message_id.is_none() && (lines.exhausted() || gave_up) {
             return Err(io::Error::other(format!(
                 "no assistant text in the {} KiB from its end that one hook reads",
                 lines.bytes_read() / 1024

@@ -33,6 +33,8 @@ pub struct ReverseLines {
     /// The read budget ran out before the start of the file.
     exhausted: bool,
     bytes_read: u64,
+    /// Over-long lines dropped so far.
+    skipped: u64,
 }
 
 impl ReverseLines {
@@ -62,6 +64,7 @@ impl ReverseLines {
             done: false,
             exhausted: false,
             bytes_read: 0,
+            skipped: 0,
         })
     }
 
@@ -79,6 +82,11 @@ impl ReverseLines {
     /// The line before the one returned last (without its `\n`), or `None` at the
     /// start of the file.
     pub fn next_line(&mut self) -> io::Result<Option<&[u8]>> {
+        Ok(self.next_range()?.map(|(start, end)| &self.buf[start..end]))
+    }
+
+    /// Where the next line stands in `buf`.
+    fn next_range(&mut self) -> io::Result<Option<(usize, usize)>> {
         if !self.started {
             self.started = true;
             if self.pos == 0 {
@@ -100,9 +108,10 @@ impl ReverseLines {
                 if self.skipping {
                     // Only the first bytes of the over-long line were left; drop them.
                     self.skipping = false;
+                    self.skipped += 1;
                     continue;
                 }
-                return Ok(Some(&self.buf[newline + 1..line_end]));
+                return Ok(Some((newline + 1, line_end)));
             }
             if self.pos > 0 && (self.bytes_read >= self.limits.budget || run_budget_left() == 0) {
                 // The first bytes kept are the end of a line whose start is unread.
@@ -112,6 +121,7 @@ impl ReverseLines {
             }
             if self.pos == 0 {
                 if self.done || self.skipping {
+                    self.skipped += u64::from(self.skipping && !self.done);
                     self.done = true;
                     return Ok(None);
                 }
@@ -119,7 +129,7 @@ impl ReverseLines {
                 let (start, end) = (self.start, self.end);
                 self.end = start;
                 self.searched = 0;
-                return Ok(Some(&self.buf[start..end]));
+                return Ok(Some((start, end)));
             }
             if self.skipping || self.end - self.start > self.limits.max_line {
                 self.skipping = true;
@@ -128,6 +138,29 @@ impl ReverseLines {
             }
             self.searched = self.end - self.start;
             self.fill()?;
+        }
+    }
+
+    /// [`Self::try_for_each`], with `None` handed to `f` where a line too long to keep
+    /// stood.
+    pub fn try_for_each_marked<B>(
+        &mut self,
+        mut f: impl FnMut(Option<&[u8]>) -> ControlFlow<B>,
+    ) -> io::Result<Option<B>> {
+        loop {
+            let before = self.skipped;
+            let next = self.next_range()?;
+            if self.skipped != before
+                && let ControlFlow::Break(value) = f(None)
+            {
+                return Ok(Some(value));
+            }
+            let Some((start, end)) = next else {
+                return Ok(None);
+            };
+            if let ControlFlow::Break(value) = f(Some(&self.buf[start..end])) {
+                return Ok(Some(value));
+            }
         }
     }
 

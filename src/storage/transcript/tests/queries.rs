@@ -228,17 +228,30 @@ fn last_text_joins_the_text_blocks_of_the_last_message_with_text() {
             usage(1, 1, 1, 1),
         ),
         tool_result("t1", "a.rs"),
-        assistant(
-            "msg_3",
-            json!([tool_use("t2", "Bash", json!({"command": "ls"}))]),
-            usage(1, 1, 1, 1),
-        ),
     ]
     .concat();
     assert_eq!(
         last_text(&content).as_deref(),
         Some("[COMPRESSED] agent_type: coder\nChanged files: a.rs\nResult: ok")
     );
+    // A newest message without text (a tool call): the final message says nothing, and
+    // no older one stands in for it.
+    let after = content.clone()
+        + &assistant(
+            "msg_3",
+            json!([tool_use("t2", "Bash", json!({"command": "ls"}))]),
+            usage(1, 1, 1, 1),
+        );
+    assert_eq!(last_text(&after), None);
+    // Nor a newest line that is no entry nagger reads.
+    for tail in [
+        "null\n",
+        "[1]\n",
+        "\"x\"\n",
+        "{\"type\":\"assistant\",\"message\":null}\n",
+    ] {
+        assert_eq!(last_text(&(content.clone() + tail)), None, "{tail}");
+    }
     // A last line still being written: the final message is not known, and no older one
     // stands in for it.
     let cut = content
@@ -247,14 +260,16 @@ fn last_text_joins_the_text_blocks_of_the_last_message_with_text() {
 }
 
 #[test]
-fn last_text_without_message_id_is_that_line_only() {
+fn last_text_without_message_id_is_that_line_only_even_blank() {
     let content = [
         "{\"type\":\"assistant\",\"message\":{\"content\":[{\"type\":\"text\",\"text\":\"first\"}]}}\n",
         "{\"type\":\"assistant\",\"message\":{\"content\":[{\"type\":\"text\",\"text\":\"second\"}]}}\n",
         "{\"type\":\"assistant\",\"message\":{\"content\":[{\"type\":\"text\",\"text\":\"  \"}]}}\n",
     ]
     .concat();
-    assert_eq!(last_text(&content).as_deref(), Some("second"));
+    assert_eq!(last_text(&content), None);
+    let without_blank = content.lines().take(2).collect::<Vec<_>>().join("\n") + "\n";
+    assert_eq!(last_text(&without_blank).as_deref(), Some("second"));
 }
 
 #[test]
