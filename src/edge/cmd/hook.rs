@@ -18,6 +18,7 @@ pub fn run(env: &Env) {
     if let Some(err) = run.stderr {
         let _ = writeln!(std::io::stderr(), "{err}");
     }
+    crate::edge::hook::answer_written();
     // Answered: a checkpoint the run put off now delays only the exit.
     crate::storage::store::checkpoint_deferred();
 }

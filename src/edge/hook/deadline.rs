@@ -44,6 +44,12 @@ const ARMED: u8 = 1;
 const ANSWERED: u8 = 2;
 /// The watchdog answers; the run must never print.
 const FIRED: u8 = 3;
+/// The run's answer is written: what is left (a checkpoint's fsyncs on a busy disk) only
+/// delays the exit, which Claude Code waits for; the deadline ends the process then.
+const PRINTED: u8 = 4;
+/// How long past the deadline the watchdog waits for a run that has answered to finish
+/// writing its answer before it ends the process anyway.
+const PRINT_GRACE: Duration = Duration::from_millis(250);
 
 static ENABLED: AtomicBool = AtomicBool::new(false);
 static STATE: AtomicU8 = AtomicU8::new(IDLE);
@@ -183,6 +189,12 @@ fn start_fallback() {
         });
 }
 
+/// Tells the watchdog the run's answer is written whole: from the deadline on, the
+/// process may end whatever it is still doing.
+pub fn printed() {
+    let _ = STATE.compare_exchange(ANSWERED, PRINTED, Ordering::AcqRel, Ordering::Acquire);
+}
+
 /// Replaces the stderr line an armed deadline prints: what the run is waiting on now.
 pub fn tell(stderr: &str) {
     if STATE.load(Ordering::Acquire) != ARMED {
@@ -248,7 +260,18 @@ fn watch(at: Instant) {
         .compare_exchange(ARMED, FIRED, Ordering::AcqRel, Ordering::Acquire)
         .is_err()
     {
-        return;
+        // The run answered: once its answer is written (or a short grace has passed),
+        // whatever it still does after it ends here, and the exit comes in time too.
+        let grace = Instant::now() + PRINT_GRACE;
+        while STATE.load(Ordering::Acquire) == ANSWERED && Instant::now() < grace {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        if STATE.load(Ordering::Acquire) == FIRED {
+            return;
+        }
+        // SAFETY: ends the process at once; the answer is out, and SQLite's log and
+        // database survive an exit in the middle of a checkpoint.
+        unsafe { libc::_exit(0) }
     }
     for (fd, line) in [(1, &OUT), (2, &ERR)] {
         let line = line.load(Ordering::Acquire);

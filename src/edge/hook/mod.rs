@@ -50,6 +50,12 @@ pub struct HookRun {
     pub stderr: Option<String>,
 }
 
+/// Tells the deadline the answer of [`run_stdin`] is written: from the deadline on, what
+/// the process still does (a checkpoint) ends with it.
+pub fn answer_written() {
+    deadline::printed();
+}
+
 /// Runs one hook invocation on the process's stdin, waiting for it with `poll` so that
 /// a stdin never closed costs [`STDIN_TIMEOUT`] at most, not a hang. From the start, the
 /// hard deadline holds: whatever runs long (stdin, the config, the checks, the
