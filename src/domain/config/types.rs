@@ -104,7 +104,7 @@ impl RoleConfig {
     }
 }
 
-#[derive(Debug, Clone, Default, Deserialize, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct RoleResolution {
     /// agent_type (or tag) prefix -> role; the longest matching prefix wins.

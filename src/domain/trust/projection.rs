@@ -7,7 +7,7 @@ use std::fmt;
 
 use sha2::{Digest as _, Sha256};
 
-use crate::domain::config::printable;
+use crate::domain::config::{Config, RoleResolution, printable};
 use crate::domain::guard::GuardConfig;
 use crate::domain::rules::{PatternRule, RulesConfig, Severity, ToolRule};
 
@@ -31,6 +31,12 @@ pub struct Projection {
     pub file: Vec<PatternRule>,
     pub command: Vec<PatternRule>,
     pub tool: Vec<ToolRule>,
+    /// `[session] token_threshold`, which block and ask rules without a threshold of
+    /// their own fall back on (`None`: no opinion, the built-in defaults).
+    pub threshold: Option<u64>,
+    /// `[role_resolution]`, which decides which agents a scoped rule reaches (`None`:
+    /// no opinion).
+    pub roles: Option<RoleResolution>,
 }
 
 /// One way a config is weaker than the settings it is compared with.
@@ -44,6 +50,12 @@ pub enum Weakening {
     ShellToolRemoved(String),
     /// A deny, block or ask rule removed or narrowed: its table and name.
     RuleRemoved(&'static str, String),
+    /// `[session] token_threshold` raised (from, to) while block or ask rules fall back
+    /// on it: they speak less often.
+    ThresholdRaised(u64, u64),
+    /// `[role_resolution]` changed while rules are scoped to roles: they may reach other
+    /// agents.
+    RolesChanged,
 }
 
 impl fmt::Display for Weakening {
@@ -74,6 +86,14 @@ impl fmt::Display for Weakening {
                     printable(name)
                 )
             }
+            Weakening::ThresholdRaised(from, to) => write!(
+                f,
+                "`[session] token_threshold` raised from {from} to {to}, which block and ask rules fall back on"
+            ),
+            Weakening::RolesChanged => write!(
+                f,
+                "`[role_resolution]` changed, which decides which agents rules scoped to roles reach"
+            ),
         }
     }
 }
@@ -290,8 +310,25 @@ fn digest_parts(
     enabled: bool,
     sets: [Vec<&str>; 5],
     (file, command, tool): (&[PatternRule], &[PatternRule], &[ToolRule]),
+    (threshold, roles): (Option<u64>, Option<&RoleResolution>),
 ) -> Digest {
     let mut h = Hasher::new();
+    // What the rules fall back on, when there is an opinion: a digest without it stays
+    // what it was.
+    if let Some(t) = threshold {
+        h.str("threshold");
+        h.u64(t);
+    }
+    if let Some(r) = roles {
+        h.str("roles");
+        for map in [&r.prefixes, &r.aliases] {
+            h.u64(map.len() as u64);
+            for (k, v) in map {
+                h.str(k);
+                h.str(v);
+            }
+        }
+    }
     h.u64(u64::from(enabled));
     for set in sets {
         h.u64(set.len() as u64);
@@ -401,7 +438,43 @@ impl Projection {
             file: safety_rules(file),
             command: safety_rules(command),
             tool: safety_rules(tool),
+            threshold: None,
+            roles: None,
         }
+    }
+
+    /// The projection of a whole config: [`Self::of`] with what its rules fall back on.
+    pub fn of_config(config: &Config) -> Projection {
+        Projection {
+            threshold: Some(config.session.token_threshold),
+            roles: Some(config.role_resolution.clone()),
+            ..Projection::of(&config.guard, &config.rules)
+        }
+    }
+
+    /// Whether a block or ask rule falls back on the session's threshold.
+    fn relies_on_threshold(&self) -> bool {
+        let relies = |severity: Severity, own: Option<u64>| {
+            own.is_none() && matches!(severity, Severity::Block | Severity::Ask)
+        };
+        self.file
+            .iter()
+            .chain(&self.command)
+            .any(|r| relies(r.severity, r.token_threshold))
+            || self
+                .tool
+                .iter()
+                .any(|r| relies(r.severity, r.token_threshold))
+    }
+
+    /// Whether a rule is scoped to roles (not only to the main agent).
+    fn scoped_to_roles(&self) -> bool {
+        let scoped = |scope: &[String]| scope.iter().any(|s| s != "leader");
+        self.file
+            .iter()
+            .chain(&self.command)
+            .any(|r| scoped(&r.scope))
+            || self.tool.iter().any(|r| scoped(&r.scope))
     }
 
     /// The built-in defaults: what is trusted when nothing else is.
@@ -424,12 +497,33 @@ impl Projection {
                 list(&self.shell_tools),
             ],
             (&self.file, &self.command, &self.tool),
+            (self.threshold, self.roles.as_ref()),
         )
     }
 
-    /// The digest of the projection of `guard` and `rules`, without building it: what
-    /// every hook run computes.
+    /// The digest of [`Self::of_config`], without building it: what every hook run
+    /// computes.
+    pub fn digest_of_config(config: &Config) -> Digest {
+        Self::digest_with(
+            &config.guard,
+            &config.rules,
+            (
+                Some(config.session.token_threshold),
+                Some(&config.role_resolution),
+            ),
+        )
+    }
+
+    /// The digest of the projection of `guard` and `rules`, without building it.
     pub fn digest_of(guard: &GuardConfig, rules: &RulesConfig) -> Digest {
+        Self::digest_with(guard, rules, (None, None))
+    }
+
+    fn digest_with(
+        guard: &GuardConfig,
+        rules: &RulesConfig,
+        behaviour: (Option<u64>, Option<&RoleResolution>),
+    ) -> Digest {
         fn list(items: &[String], keep: fn(&str) -> bool) -> Vec<&str> {
             let mut v: Vec<&str> = items
                 .iter()
@@ -450,6 +544,7 @@ impl Projection {
                 list(&guard.shell_tools, |_| true),
             ],
             (&rules.file, &rules.command, &rules.tool),
+            behaviour,
         )
     }
 
@@ -464,6 +559,8 @@ impl Projection {
             && same_rules(&self.file, &other.file)
             && same_rules(&self.command, &other.command)
             && same_rules(&self.tool, &other.tool)
+            && self.threshold == other.threshold
+            && self.roles == other.roles
     }
 
     /// Every way `self` is weaker than `trusted`, in the order of the config's keys.
@@ -519,6 +616,21 @@ impl Projection {
         ] {
             out.extend(names.into_iter().map(|n| Weakening::RuleRemoved(table, n)));
         }
+        if let Some(t) = trusted.threshold
+            && trusted.relies_on_threshold()
+            && self.threshold.is_none_or(|own| own > t)
+        {
+            out.push(Weakening::ThresholdRaised(
+                t,
+                self.threshold.unwrap_or(u64::MAX),
+            ));
+        }
+        if let Some(r) = &trusted.roles
+            && trusted.scoped_to_roles()
+            && self.roles.as_ref() != Some(r)
+        {
+            out.push(Weakening::RolesChanged);
+        }
         out
     }
 
@@ -539,6 +651,13 @@ impl Projection {
             file: merge_rules(&self.file, &other.file),
             command: merge_rules(&self.command, &other.command),
             tool: merge_rules(&self.tool, &other.tool),
+            threshold: match (self.threshold, other.threshold) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            },
+            // Maps have no stronger of two: the other side's (the one trusted longer, as
+            // nagger combines them) when both have an opinion.
+            roles: other.roles.clone().or_else(|| self.roles.clone()),
         }
     }
 }

@@ -84,7 +84,10 @@ pub fn trusted(path: &Path) -> (Projection, SnapshotState) {
     let (own, state) = read_snapshot(path).0;
     let trusted = match read_copy(path) {
         Some((_, copy)) => own.combine(&copy),
-        None => own,
+        // Only a confirmation writes a snapshot weaker than the built-in defaults, and a
+        // confirmation writes nagger's copy too: without one, what the snapshot gives up
+        // of the defaults was not confirmed here.
+        None => own.combine(&Projection::defaults()),
     };
     (trusted, state)
 }
@@ -133,7 +136,7 @@ fn read_copy(path: &Path) -> Option<(PathBuf, Projection)> {
 /// two files' headers and nothing more.
 pub fn settle(config: &mut Config, config_path: &Path, ratchet: Ratchet) -> TrustReport {
     let path = snapshot::snapshot_path(config_path);
-    let digest = Projection::digest_of(&config.guard, &config.rules);
+    let digest = Projection::digest_of_config(config);
     let mut report = TrustReport {
         path,
         snapshot: SnapshotState::Present,
@@ -143,10 +146,22 @@ pub fn settle(config: &mut Config, config_path: &Path, ratchet: Ratchet) -> Trus
         copy_keeps: Vec::new(),
     };
     let quiet = |p: &Path| matches!(snapshot::read_digest(p), Ok(Some(stored)) if stored == digest);
-    // No copy kept (a project confirmed before nagger kept one): nothing to combine.
+    // No copy kept (the project moved, another home, or confirmed before nagger kept
+    // one): the snapshot counts with the built-in defaults, so the config is quiet only
+    // when it keeps them.
     let no_copy = |p: &Path| matches!(snapshot::read_digest(p), Err(e) if e.kind() == std::io::ErrorKind::NotFound);
     let copy_path = snapshot::copy_path(&report.path);
-    if quiet(&report.path) && copy_path.as_deref().is_none_or(|c| quiet(c) || no_copy(c)) {
+    let keeps_defaults = || {
+        Projection::of(&config.guard, &config.rules)
+            .weakenings(&Projection::defaults())
+            .is_empty()
+    };
+    if quiet(&report.path)
+        && match copy_path.as_deref() {
+            Some(c) => quiet(c) || no_copy(c) && keeps_defaults(),
+            None => keeps_defaults(),
+        }
+    {
         return report;
     }
     let ((own, state), stored) = read_snapshot(&report.path);
@@ -158,9 +173,14 @@ pub fn settle(config: &mut Config, config_path: &Path, ratchet: Ratchet) -> Trus
             report.copy = Some(at.clone());
             own.combine(kept)
         }
-        None => own.clone(),
+        // See [`trusted`]: without a copy, the defaults count too.
+        None => {
+            let defaults = Projection::defaults();
+            report.copy_keeps = own.weakenings(&defaults);
+            own.combine(&defaults)
+        }
     };
-    let current = Projection::of(&config.guard, &config.rules);
+    let current = Projection::of_config(config);
     report.held_back = current.weakenings(&trusted);
     if !report.held_back.is_empty() {
         apply(config, &trusted);
@@ -215,6 +235,20 @@ pub fn apply(config: &mut Config, trusted: &Projection) {
     add_rules(&mut config.rules.file, &trusted.file);
     add_rules(&mut config.rules.command, &trusted.command);
     add_rules(&mut config.rules.tool, &trusted.tool);
+    // What the trusted rules fall back on, where the config would make them speak less
+    // often or reach other agents.
+    let current = Projection::of_config(config);
+    for weakening in current.weakenings(trusted) {
+        match weakening {
+            Weakening::ThresholdRaised(t, _) => config.session.token_threshold = t,
+            Weakening::RolesChanged => {
+                if let Some(roles) = &trusted.roles {
+                    config.role_resolution.clone_from(roles);
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 fn add_missing(list: &mut Vec<String>, trusted: &std::collections::BTreeSet<String>) {

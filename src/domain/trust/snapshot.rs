@@ -94,12 +94,20 @@ struct File {
     guard: GuardConfig,
     #[serde(default)]
     rules: RulesConfig,
+    #[serde(default)]
+    session_token_threshold: Option<u64>,
+    #[serde(default)]
+    role_resolution: Option<crate::domain::config::RoleResolution>,
 }
 
 /// The projection the snapshot holds, or why it cannot be read.
 pub fn parse(text: &str) -> Result<Projection, String> {
     let file: File = serde_json::from_str(text).map_err(|e| one_line(&e.to_string()))?;
-    Ok(Projection::of(&file.guard, &file.rules))
+    Ok(Projection {
+        threshold: file.session_token_threshold,
+        roles: file.role_resolution,
+        ..Projection::of(&file.guard, &file.rules)
+    })
 }
 
 /// A reason the snapshot cannot be read, on one line and shown as text: it may quote the
@@ -182,6 +190,10 @@ struct Out<'a> {
     projection: String,
     guard: OutGuard<'a>,
     rules: OutRules<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    session_token_threshold: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    role_resolution: Option<&'a crate::domain::config::RoleResolution>,
 }
 
 fn strs(set: &std::collections::BTreeSet<String>) -> Vec<&str> {
@@ -207,6 +219,8 @@ pub fn render(p: &Projection) -> String {
             command: p.command.iter().map(OutPatternRule::from).collect(),
             tool: p.tool.iter().map(OutToolRule::from).collect(),
         },
+        session_token_threshold: p.threshold,
+        role_resolution: p.roles.as_ref(),
     };
     let mut text = serde_json::to_string_pretty(&out).unwrap_or_default();
     text.push('\n');

@@ -409,3 +409,77 @@ fn a_weakening_shows_what_the_config_says_as_text() {
         vec!["`[guard] allow` gains `make test\\u{1b}[2K\\r\\u{1b}[1A`"]
     );
 }
+
+#[test]
+fn a_snapshot_weaker_than_the_defaults_counts_only_with_a_copy_of_a_confirmation() {
+    let dir = tempfile::tempdir().unwrap();
+    let config_path = dir.path().join("config.toml");
+    let mut weak = Config::default();
+    weak.guard.enabled = false;
+    // Written as a hook would, without the copy a confirmation leaves outside the project.
+    super::snapshot::write(&snapshot_path(&config_path), &Projection::of_config(&weak)).unwrap();
+    let mut config = weak.clone();
+    let report = settle(&mut config, &config_path, Ratchet::Write);
+    assert!(config.guard.enabled, "the built-in defaults stay in force");
+    assert!(report.held_back.contains(&Weakening::GuardOff));
+    assert!(report.copy.is_none());
+    assert!(!report.copy_keeps.is_empty(), "doctor is told why");
+}
+
+#[test]
+fn what_trusted_rules_fall_back_on_is_trusted_with_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let config_path = dir.path().join("config.toml");
+    let mut trusted = Config::default();
+    let mut ask = rule("push", "git push*", Severity::Ask);
+    ask.scope = vec!["worker".into()];
+    trusted.rules.command.push(ask);
+    trusted
+        .role_resolution
+        .aliases
+        .insert("general-purpose".into(), "worker".into());
+    super::snapshot::write(
+        &snapshot_path(&config_path),
+        &Projection::of_config(&trusted),
+    )
+    .unwrap();
+    // The session's threshold raised: the ask rule, which has none of its own, would
+    // speak less often.
+    let mut config = trusted.clone();
+    config.session.token_threshold = u64::MAX;
+    let report = settle(&mut config, &config_path, Ratchet::Write);
+    assert!(matches!(
+        report.held_back.as_slice(),
+        [Weakening::ThresholdRaised(50_000, u64::MAX)]
+    ));
+    assert_eq!(config.session.token_threshold, 50_000);
+    // The alias that makes `general-purpose` a worker removed: the rule reaches fewer.
+    let mut config = trusted.clone();
+    config.role_resolution.aliases.clear();
+    let report = settle(&mut config, &config_path, Ratchet::Write);
+    assert!(report.held_back.contains(&Weakening::RolesChanged));
+    assert_eq!(config.role_resolution, trusted.role_resolution);
+    // Lowering the threshold, or roles without a scoped rule, weakens nothing.
+    let mut lower = trusted.clone();
+    lower.session.token_threshold = 1_000;
+    assert!(
+        Projection::of_config(&lower)
+            .weakenings(&Projection::of_config(&trusted))
+            .is_empty()
+    );
+    let mut unscoped = Config::default();
+    unscoped
+        .rules
+        .command
+        .push(rule("push", "git push*", Severity::Ask));
+    let mut changed = unscoped.clone();
+    changed
+        .role_resolution
+        .aliases
+        .insert("x".into(), "y".into());
+    assert!(
+        Projection::of_config(&changed)
+            .weakenings(&Projection::of_config(&unscoped))
+            .is_empty()
+    );
+}

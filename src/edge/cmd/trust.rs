@@ -16,7 +16,7 @@ pub fn run(env: &Env, out: &mut Output) -> CommandResult {
     let root = env.project_root(None);
     let loaded = LoadedConfig::load_full(&paths::config_path(&root));
     let path = trust::snapshot_path(&loaded.path);
-    let current = Projection::of(&loaded.config.guard, &loaded.config.rules);
+    let current = Projection::of_config(&loaded.config);
     let (trusted, state) = trust::trusted(&path);
     if let SnapshotState::Unreadable(why) = &state {
         out.line(&format!(
@@ -95,7 +95,7 @@ pub fn run(env: &Env, out: &mut Output) -> CommandResult {
         path.display()
     ))?;
     let now = LoadedConfig::load_full(&paths::config_path(&root));
-    if !Projection::of(&now.config.guard, &now.config.rules).same(&current) {
+    if !Projection::of_config(&now.config).same(&current) {
         out.line(
             "the config changed while you read this: nagger trusted what it showed you; \
              run `nagger trust` again to see the rest",

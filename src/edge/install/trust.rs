@@ -13,7 +13,7 @@ use crate::domain::trust::{self, Projection, SnapshotState};
 /// differs from the snapshot there is.
 pub fn trust_installed_config(config_path: &Path) -> Result<(), InstallError> {
     let loaded = LoadedConfig::load(config_path);
-    let current = Projection::of(&loaded.config.guard, &loaded.config.rules);
+    let current = Projection::of_config(&loaded.config);
     let path = trust::snapshot_path(config_path);
     let (trusted, state) = trust::trusted(&path);
     let combined = current.combine(&trusted);

@@ -17,6 +17,17 @@ pub fn check_trust(report: &TrustReport) -> Vec<Check> {
             ),
         );
     }
+    if report.copy.is_none() && !report.copy_keeps.is_empty() {
+        let keeps: Vec<String> = report.copy_keeps.iter().map(ToString::to_string).collect();
+        checks.push(
+            "trust",
+            Status::Warn,
+            format!(
+                "{shown} gives up built-in safety ({}) and nagger keeps no copy of a confirmation of it (the project moved, or another home): the built-in defaults stay in force until you run `nagger trust` in your terminal",
+                keeps.join("; ")
+            ),
+        );
+    }
     if let Some(copy) = &report.copy {
         let copy = copy.display();
         if report.snapshot == SnapshotState::Missing {
@@ -24,7 +35,7 @@ pub fn check_trust(report: &TrustReport) -> Vec<Check> {
                 "trust",
                 Status::Warn,
                 format!(
-                    "{shown} is missing: nagger keeps the settings last trusted (its copy at {copy}) with the built-in defaults in force; `nagger trust` rewrites it"
+                    "{shown} is missing: nagger keeps the settings you last confirmed (its copy at {copy}) and the built-in defaults in force; rules added since without `nagger trust` are not in that copy; `nagger trust` rewrites it"
                 ),
             );
         } else if !report.copy_keeps.is_empty() {
