@@ -166,20 +166,14 @@ pub fn settle(config: &mut Config, config_path: &Path, ratchet: Ratchet) -> Trus
     }
     let ((own, state), stored) = read_snapshot(&report.path);
     report.snapshot = state;
-    let copy = read_copy(&report.path);
-    let trusted = match &copy {
-        Some((at, kept)) => {
-            report.copy_keeps = own.weakenings(kept);
-            report.copy = Some(at.clone());
-            own.combine(kept)
-        }
-        // See [`trusted`]: without a copy, the defaults count too.
-        None => {
-            let defaults = Projection::defaults();
-            report.copy_keeps = own.weakenings(&defaults);
-            own.combine(&defaults)
-        }
+    // See [`trusted`]: without a copy, the defaults count in its place.
+    let (at, kept) = match read_copy(&report.path) {
+        Some((at, kept)) => (Some(at), kept),
+        None => (None, Projection::defaults()),
     };
+    report.copy_keeps = own.weakenings(&kept);
+    report.copy = at;
+    let trusted = own.combine(&kept);
     let current = Projection::of_config(config);
     report.held_back = current.weakenings(&trusted);
     if !report.held_back.is_empty() {
