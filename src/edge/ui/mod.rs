@@ -42,11 +42,13 @@ pub struct Options {
 pub fn run(env: &Env, options: &Options) -> anyhow::Result<()> {
     let project_root = env.project_root(None);
     let db_path = env.db_path(&project_root);
-    // SQLite would wait for ever on a FIFO there.
-    api::check_db_files(&db_path)?;
-    // Without a database (nagger installed, no hook run yet) the dashboard is empty, and
-    // fills once the first hook run has created one: nothing is created here.
-    let pool = ui_queries::read_pool(&db_path, READERS)
+    // SQLite would wait for ever on a FIFO there: such a file is not opened. Without a
+    // database (nagger installed, no hook run yet) the dashboard is empty, and fills once
+    // the first hook run has created one: nothing is created here. A database that cannot
+    // be read now (another process holds it, a FIFO in place of a file) does not keep the
+    // dashboard from starting: its pages say so, and each request tries again.
+    let readable = api::check_db_files(&db_path).is_ok();
+    let (pool, unavailable) = ui_queries::read_pool_lenient(&db_path, READERS, readable)
         .with_context(|| format!("reading {}", db_path.display()))?;
     let listener = TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, options.port)))
         .map_err(|e| anyhow::anyhow!("cannot listen on 127.0.0.1:{}: {e}", options.port))?;
@@ -69,7 +71,8 @@ pub fn run(env: &Env, options: &Options) -> anyhow::Result<()> {
     {
         let ui = Arc::clone(&ui);
         std::thread::spawn(move || {
-            if let Ok(conn) = ui.pool.get()
+            if api::check_db_files(&ui.db_path).is_ok()
+                && let Ok(conn) = ui.pool.get()
                 && let Ok(mut counts) = ui.counts.lock()
             {
                 let _ = counts.refresh(&conn);
@@ -79,7 +82,12 @@ pub fn run(env: &Env, options: &Options) -> anyhow::Result<()> {
     // The token in the fragment: a browser never sends that part of an address anywhere.
     let url = format!("http://127.0.0.1:{port}/#token={}", ui.token);
     // A reader that went away does not stop the server.
-    let reading = if ui.pool.has_file() {
+    let reading = if let Some(why) = &unavailable {
+        format!(
+            "the database at {} cannot be read now ({why}): the pages say so until it can",
+            ui.db_path.display()
+        )
+    } else if ui.pool.has_file() {
         format!("reading {} (read-only)", ui.db_path.display())
     } else {
         format!(

@@ -179,13 +179,6 @@ impl ReadPool {
 /// writes anything; fails when the file there is not a database this binary can read.
 /// Without a file, the pool reads an empty database in memory until one appears.
 pub fn read_pool(path: &Path, size: u32) -> StoreResult<ReadPool> {
-    // Each connection its own private, empty database in memory.
-    let manager =
-        r2d2_sqlite::SqliteConnectionManager::file(":memory:").with_init(|c| create_latest(c));
-    let empty = r2d2::Pool::builder()
-        .max_size(size)
-        .min_idle(Some(1))
-        .build(manager)?;
     let file = std::sync::OnceLock::new();
     if path.try_exists().unwrap_or(false) {
         let _ = file.set(file_pool(path, size)?);
@@ -194,18 +187,61 @@ pub fn read_pool(path: &Path, size: u32) -> StoreResult<ReadPool> {
         path: path.to_path_buf(),
         size,
         file,
-        empty,
+        empty: empty_pool(size)?,
     })
+}
+
+/// [`read_pool`] that starts whatever the database is: when the file cannot be read now
+/// (`readable` false: a FIFO or device in place of one of its files; or held by another
+/// process, or not a database), the pool tries it again at each request, and says why
+/// it could not now.
+pub fn read_pool_lenient(
+    path: &Path,
+    size: u32,
+    readable: bool,
+) -> StoreResult<(ReadPool, Option<String>)> {
+    let file = std::sync::OnceLock::new();
+    let mut why = None;
+    if !readable {
+        why = Some("one of its files is not a regular file".to_owned());
+    } else if path.try_exists().unwrap_or(false) {
+        match file_pool(path, size) {
+            Ok(pool) => {
+                let _ = file.set(pool);
+            }
+            Err(e) => why = Some(e.to_string()),
+        }
+    }
+    let pool = ReadPool {
+        path: path.to_path_buf(),
+        size,
+        file,
+        empty: empty_pool(size)?,
+    };
+    Ok((pool, why))
+}
+
+/// Each connection its own private, empty database in memory.
+fn empty_pool(size: u32) -> StoreResult<Pool> {
+    let manager =
+        r2d2_sqlite::SqliteConnectionManager::file(":memory:").with_init(|c| create_latest(c));
+    Ok(r2d2::Pool::builder()
+        .max_size(size)
+        .min_idle(Some(1))
+        .build(manager)?)
 }
 
 fn file_pool(path: &Path, size: u32) -> StoreResult<Pool> {
     let manager = r2d2_sqlite::SqliteConnectionManager::file(path)
         .with_flags(READ_ONLY)
         .with_init(|c| read_only_pragmas(c));
+    // A connection not had in well under a second (a lock held, a slow disk) is an
+    // answer the dashboard gives at once: the database is unavailable for now.
     let pool = r2d2::Pool::builder()
         .max_size(size)
         .min_idle(Some(1))
-        .build(manager)?;
+        .connection_timeout(std::time::Duration::from_millis(700))
+        .build_unchecked(manager);
     // The first connection proves the file is a database this binary can read.
     let conn = pool.get()?;
     user_version(&conn).map_err(|source| StoreError::Sqlite {
