@@ -543,6 +543,15 @@ impl Line {
             if seen.contains(&name) || out.len() >= 16 {
                 continue;
             }
+            // `$(( $(cmd) + 1 ))`: what the command prints is read as an expression; a
+            // counter's number is harmless.
+            if name.starts_with("$(") || name.starts_with('`') {
+                seen.push(name);
+                if !number_source(name) {
+                    out.push(Err(name.to_owned()));
+                }
+                continue;
+            }
             // `${!r@P}`: what `r` names, expanded as a prompt; not followed.
             if name.starts_with('!') {
                 seen.push(name);

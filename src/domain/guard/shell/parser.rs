@@ -103,12 +103,41 @@ pub(super) struct Collector {
 }
 
 /// The names of variables `text` refers to (`x`, `$x`, `${x…}`): words that start with a
-/// letter or `_`, not right after another word's letters.
+/// letter or `_`, not right after another word's letters. A command substitution
+/// (`$(wc -l < "$f")`, backticks) is a command line whose output is read, not its words:
+/// it stands as itself, whole.
 fn names_in(text: &str) -> Vec<String> {
     let b = text.as_bytes();
     let mut out = Vec::new();
     let mut k = 0;
     while k < b.len() && out.len() < 64 {
+        if b[k] == b'`' {
+            let end = memchr::memchr(b'`', &b[k + 1..]).map_or(b.len(), |e| k + 2 + e);
+            out.push(text[k..end].to_owned());
+            k = end;
+            continue;
+        }
+        if b[k] == b'$' && b.get(k + 1) == Some(&b'(') && b.get(k + 2) != Some(&b'(') {
+            let mut depth = 0usize;
+            let mut j = k + 1;
+            while j < b.len() {
+                match b[j] {
+                    b'(' => depth += 1,
+                    b')' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+            let end = (j + 1).min(b.len());
+            out.push(text[k..end].to_owned());
+            k = end;
+            continue;
+        }
         let c = b[k];
         if (c.is_ascii_alphabetic() || c == b'_')
             && (k == 0
