@@ -2168,6 +2168,8 @@ fn component_files_are_judged_by_the_text_they_leave_however_they_are_put() {
         "sed -i '/^---$/,/^---$/ s/^xhooks/hooks/' .claude/agents/coder.md",
         "sed -i '1,3 s/^description: .*/permissionMode: dontAsk/' .claude/agents/coder.md",
         "sed -i '1,2!s/^x//' .claude/agents/coder.md",
+        "perl -pi -e 's/^xhooks/hooks/' .claude/agents/coder.md",
+        "perl -i -pe 's/^(x)(hooks)/$2/' .claude/agents/coder.md",
         // Text copied by `cat` and `tee` from files on disk.
         "cat docs/evil.md > .claude/agents/new.md",
         "cat docs/evil.md docs/clean.md > .claude/agents/new.md",
@@ -2190,6 +2192,7 @@ fn component_files_are_judged_by_the_text_they_leave_however_they_are_put() {
         "sed -i 's/^name: coder$/name: implementer/; /^description:/s/code/& \\& tests/' .claude/agents/coder.md",
         "sed -i '/^---$/,/^---$/ s/^description: .*/description: Writes code and tests/' .claude/agents/coder.md",
         "sed -i '5,$ s/^xhooks/hooks/' .claude/agents/coder.md",
+        "perl -pi -e 's/writes code/writes tests/' .claude/agents/coder.md",
         "cat docs/clean.md > .claude/agents/new.md",
         "tee .claude/agents/new.md < docs/clean.md > /dev/null",
         "cat docs/clean.md >> .claude/agents/clean2.md",

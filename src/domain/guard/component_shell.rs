@@ -294,9 +294,14 @@ pub(super) fn placed(
         if shown.iter().any(|s| s == path) {
             continue;
         }
-        if matches!(name, "sed" | "gsed")
-            && in_place(name, command.args())
-            && let Some(text) = sed_result(command.args(), &here)
+        let program = match name {
+            "sed" | "gsed" => Some(command.args().to_vec()),
+            "perl" => perl_as_sed(command.args()),
+            _ => None,
+        };
+        if in_place(name, command.args())
+            && let Some(program) = program
+            && let Some(text) = sed_result(&program, &here)
         {
             if let Some(found) = component_text_weakens(&here, &text, true) {
                 return Some(found);
@@ -576,6 +581,126 @@ fn read(path: &Path) -> Option<String> {
 /// What `sed -i` leaves in the file at `full`, when nagger can carry its program out
 /// ([`super::sed_script`]): `None` otherwise, or when the file cannot be read. A file
 /// that is not there stays so.
+/// `perl -pi -e 's/RE/NEW/flags' FILE` as the `sed -E` program that does the same, when
+/// the code is one substitution sed's reader carries out alike: a pattern without Perl's
+/// own escapes and groups, a replacement that only names groups (`$1`, `$&`), flags `g`
+/// and `i`. `None` for anything else (other code, `-0`, `-n`, modules), which is asked
+/// about.
+fn perl_as_sed(args: &[String]) -> Option<Vec<String>> {
+    let mut code: Option<&str> = None;
+    let mut files = Vec::new();
+    let mut k = 0;
+    let (mut print, mut in_place) = (false, false);
+    while let Some(a) = args.get(k) {
+        k += 1;
+        if let Some(flags) = a
+            .strip_prefix('-')
+            .filter(|f| !f.is_empty() && !a.starts_with("--"))
+        {
+            // `-pi`, `-pi.bak`, `-i -pe CODE`, `-p -i -e CODE`.
+            let mut chars = flags.chars();
+            while let Some(c) = chars.next() {
+                match c {
+                    'p' => print = true,
+                    'l' => {}
+                    'i' => {
+                        in_place = true;
+                        break;
+                    }
+                    'e' | 'E' => {
+                        let rest: String = chars.collect();
+                        code = Some(if rest.is_empty() {
+                            k += 1;
+                            args.get(k - 1)?.as_str()
+                        } else {
+                            return None;
+                        });
+                        break;
+                    }
+                    _ => return None,
+                }
+            }
+            continue;
+        }
+        files.push(a.clone());
+    }
+    let code = code?.trim().trim_end_matches(';').trim();
+    if !(print && in_place) || code.contains(['\n', ';', '@']) {
+        return None;
+    }
+    let rest = code.strip_prefix('s')?;
+    let delim = rest
+        .chars()
+        .next()
+        .filter(|d| *d == '/' || *d == '|' || *d == '#')?;
+    let parts: Vec<&str> = rest[1..].split(delim).collect();
+    let [pattern, replacement, flags] = parts.as_slice() else {
+        return None;
+    };
+    if pattern.is_empty()
+        || !flags.chars().all(|f| f == 'g' || f == 'i')
+        || pattern.contains("(?")
+        || pattern.match_indices('\\').any(|(at, _)| {
+            !matches!(
+                pattern[at + 1..].chars().next(),
+                Some(
+                    '.' | '/'
+                        | 's'
+                        | 'w'
+                        | 'b'
+                        | '\\'
+                        | '('
+                        | ')'
+                        | '['
+                        | ']'
+                        | '-'
+                        | '+'
+                        | '*'
+                        | '?'
+                        | '$'
+                        | '^'
+                        | '|'
+                )
+            )
+        })
+    {
+        return None;
+    }
+    // `$1`, `${1}`, `$&` are sed's `\1`, `&`; a literal `&` is escaped; any other `$` or
+    // `\` interpolates what nagger does not follow.
+    let mut sed_new = String::new();
+    let mut chars = replacement.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '$' => match chars.next()? {
+                '&' => sed_new.push('&'),
+                d if d.is_ascii_digit() => {
+                    sed_new.push('\\');
+                    sed_new.push(d);
+                }
+                '{' => {
+                    let d = chars.next().filter(char::is_ascii_digit)?;
+                    chars.next().filter(|c| *c == '}')?;
+                    sed_new.push('\\');
+                    sed_new.push(d);
+                }
+                _ => return None,
+            },
+            '&' => sed_new.push_str("\\&"),
+            '\\' => return None,
+            other => sed_new.push(other),
+        }
+    }
+    let flags = flags.replace('i', "I");
+    let mut program = vec![
+        "-E".to_owned(),
+        "-i".to_owned(),
+        format!("s{delim}{pattern}{delim}{sed_new}{delim}{flags}"),
+    ];
+    program.extend(files);
+    Some(program)
+}
+
 fn sed_result(args: &[String], full: &str) -> Option<String> {
     let path = Path::new(full);
     if std::fs::symlink_metadata(path).is_err() {

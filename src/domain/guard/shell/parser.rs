@@ -1008,7 +1008,18 @@ impl Parser<'_, '_> {
                 .take(64)
                 .map(|w| String::from_utf8_lossy(&w.text).into_owned())
                 .collect();
-            let raw = values.join(" ");
+            let mut raw = values.join(" ");
+            // `for i in "${!a[@]}"` over an array not declared associative: its indices,
+            // numbers (what a counter like `seq` prints).
+            if let [only] = values.as_slice()
+                && let Some(array) = only
+                    .strip_prefix("${!")
+                    .and_then(|v| v.strip_suffix("[@]}").or_else(|| v.strip_suffix("[*]}")))
+                && super::words::is_assignment_name(array.as_bytes())
+                && !self.out.associative.iter().any(|a| a == array)
+            {
+                raw = format!("$(seq 0 \"${{#{array}[@]}}\")");
+            }
             self.out.assignments.push(Assignment {
                 at: self.out.commands.len(),
                 name: String::from_utf8_lossy(&name.text).into_owned(),
