@@ -966,7 +966,9 @@ impl Line {
     pub(super) fn expanded(&self, parsed: &Parsed, index: usize) -> Option<String> {
         let command = &parsed.commands[index];
         let redirected = command.writes_to.iter().any(|t| t.contains('$'));
-        if command.computed.is_empty() && !redirected {
+        let filled_text =
+            !command.stdin_literal && command.stdin_texts.iter().any(|t| t.contains(['$', '`']));
+        if command.computed.is_empty() && !redirected && !filled_text {
             return None;
         }
         // A variable's value that runs later (`PS4='$(rm "$x")'`, `PROMPT_COMMAND`): with
@@ -1025,14 +1027,43 @@ impl Line {
                 None => words.push(format!("{to}{}", quote_word(target))),
             }
         }
+        // A here-document's text, its variables filled in too, so the expanded commands
+        // read what it reads (`for n in a b; do cat > "$n.md" <<EOF … name: $n …`).
+        let heredoc: Option<String> = match command.stdin_texts.as_slice() {
+            [text] if command.stdin_literal || !text.contains(['$', '`']) => Some(text.clone()),
+            [text] => match self.fill(text, index, &mut lp).as_deref() {
+                Some([form]) => {
+                    changed = true;
+                    Some(unquote_word(form))
+                }
+                _ => None,
+            },
+            _ => None,
+        };
         let loop_values = lp.values;
         if !changed {
             return None;
         }
+        // A text of at most MAX_WORD bytes cannot hold every one of these.
+        let delimiter = (0..=MAX_WORD)
+            .map(|n| format!("NAGGER_TEXT_{n}"))
+            .find(|d| heredoc.as_ref().is_none_or(|h| !h.contains(d.as_str())))
+            .unwrap_or_default();
+        let with_text = |line: String, value: Option<&str>| match &heredoc {
+            Some(text) => {
+                let text = match value {
+                    Some(v) => text.replace('\u{0}', v),
+                    None => text.clone(),
+                };
+                format!("{line} <<'{delimiter}'\n{text}\n{delimiter}")
+            }
+            None => line,
+        };
+        let between = if heredoc.is_some() { "\n" } else { "; " };
         let redirections = &words[split.len()..];
         let render = |words: &[String], split: bool| {
             let Some(values) = &loop_values else {
-                return words.join(" ");
+                return with_text(words.join(" "), None);
             };
             let quote = |v: &str| {
                 if split {
@@ -1058,10 +1089,10 @@ impl Line {
                             }
                         })
                         .collect();
-                    filled.join(" ")
+                    with_text(filled.join(" "), Some(v))
                 })
                 .collect();
-            each.join("; ")
+            each.join(between)
         };
         let whole = render(&words, false);
         split.extend(redirections.iter().cloned());
@@ -1069,7 +1100,7 @@ impl Line {
         if split == whole {
             return Some(whole);
         }
-        Some(format!("{whole}; {split}"))
+        Some(format!("{whole}{between}{split}"))
     }
 
     /// `word` with the variables the line spelled out filled in (every one of them: `"$a$b"`,
@@ -1184,6 +1215,18 @@ impl Line {
             return false;
         }
         let mut any = false;
+        // A here-document the shell fills in: whole, or the command is not spelled out.
+        match command.stdin_texts.as_slice() {
+            [] => {}
+            [text] if command.stdin_literal || !text.contains(['$', '`']) => {}
+            [text] => {
+                if !matches!(self.fill(text, index, &mut lp).as_deref(), Some([_])) {
+                    return false;
+                }
+                any = true;
+            }
+            _ => return false,
+        }
         for word in words.chain(targets) {
             if !word.contains('$') || self.fill(word, index, &mut lp).is_none() {
                 return false;
@@ -1797,6 +1840,14 @@ fn forking_loop(code: &str) -> bool {
         ]
         .iter()
         .any(|l| compact.contains(l))
+}
+
+/// A word [`quote_word`] quoted, as the text it stands for.
+fn unquote_word(word: &str) -> String {
+    match word.strip_prefix('\'').and_then(|w| w.strip_suffix('\'')) {
+        Some(inner) if word.len() >= 2 => inner.replace("'\\''", "'"),
+        _ => word.to_owned(),
+    }
 }
 
 /// The loop variable [`Line::expanded`] fills in once per value.

@@ -515,7 +515,8 @@ impl<'a> Guard<'a> {
         findings.extend(protect::written_by(command, &fed, cwd, scope));
         // A command whose every expansion the line spells out (`for a in x y; do printf …
         // $a > .claude/agents/$a.md; done`) is judged by the commands it expands to.
-        if !(at.depth < MAX_SCRIPT_DEPTH && at.line.fully_expanded(parsed, index)) {
+        let spelled_out = at.depth < MAX_SCRIPT_DEPTH && at.line.fully_expanded(parsed, index);
+        if !spelled_out {
             findings.extend(super::component_shell::placed(
                 command,
                 &fed,
@@ -674,7 +675,9 @@ impl<'a> Guard<'a> {
                 format!("written into `{path}`, which runs by itself later"),
             ));
         }
-        findings.extend(line::hidden_later(command));
+        if !spelled_out {
+            findings.extend(line::hidden_later(command));
+        }
         findings.extend(line::calls_itself(at.line, command));
         findings.extend(line::forks_without_end(parsed, index, command));
         findings.extend(line::unfollowed_here(parsed, index, command));
