@@ -1030,7 +1030,9 @@ impl Line {
         // A here-document's text, its variables filled in too, so the expanded commands
         // read what it reads (`for n in a b; do cat > "$n.md" <<EOF … name: $n …`).
         let heredoc: Option<String> = match command.stdin_texts.as_slice() {
-            [text] if command.stdin_literal || !text.contains(['$', '`']) => Some(text.clone()),
+            [text] if command.stdin_literal || !text.contains(['$', '`']) => {
+                (text.len() <= MAX_WORD).then(|| text.clone())
+            }
             [text] => match self.fill(text, index, &mut lp).as_deref() {
                 Some([form]) => {
                     changed = true;
