@@ -1388,7 +1388,17 @@ pub(super) fn hidden_later(command: &SimpleCommand) -> Option<Finding> {
             // Text spelled on the command line (`printf '…'`) holds no expansion left;
             // a here-document or here-string's is filled in unless its delimiter is quoted.
             let from_input = command.stdin_texts.iter().any(|t| t == text);
-            if from_input && !command.stdin_literal && expands_later(text) {
+            // An agent's or output style's body is read, not run: what the shell fills
+            // in there adds nothing. A skill's or command's body may hold lines it runs.
+            let prose = {
+                let lower = path.to_ascii_lowercase();
+                lower.contains("agents/") || lower.contains("output-styles/")
+            };
+            if from_input
+                && !command.stdin_literal
+                && expands_later(text)
+                && !(prose && in_body(text))
+            {
                 return Some(Finding::ask(
                     "guard:self-protect-component",
                     format!(
@@ -1440,16 +1450,45 @@ pub(super) fn shown_writes(command: &SimpleCommand) -> Vec<String> {
         .collect()
 }
 
+/// Whether every expansion of a here-document's `text` stands where it cannot make or
+/// change frontmatter: after a frontmatter closed before it (`---`, keys, `---`, then
+/// `Branch: $(git branch --show-current)`), or after text that opens none.
+fn in_body(text: &str) -> bool {
+    let Some(first) = first_expansion(text) else {
+        return true;
+    };
+    let before = text[..first].trim_start_matches(['\u{feff}', ' ', '\t', '\r', '\n']);
+    if before.is_empty() {
+        return false;
+    }
+    let Some(after_open) = before.strip_prefix("---") else {
+        // The file does not open with a fence: it has no frontmatter.
+        return true;
+    };
+    // The fence's line, then the next `---` wherever it stands closes it.
+    after_open
+        .split_once('\n')
+        .is_some_and(|(_, rest)| rest.contains("---"))
+}
+
+/// Where the first expansion of `text` begins (an unescaped `$` or backtick).
+fn first_expansion(text: &str) -> Option<usize> {
+    let b = text.as_bytes();
+    (0..b.len()).find(|&at| {
+        let escaped = b[..at].iter().rev().take_while(|&&c| c == b'\\').count() % 2 == 1;
+        !escaped
+            && (b[at] == b'`'
+                || b[at] == b'$'
+                    && b.get(at + 1).is_some_and(|&c| {
+                        c == b'(' || c == b'{' || c == b'_' || c.is_ascii_alphabetic()
+                    }))
+    })
+}
+
 /// Whether text a command writes holds an expansion the shell performs as it writes it:
-/// `$(…)`, backticks, `${…}` or `$name`.
+/// `$(…)`, backticks, `${…}` or `$name` (not one escaped with `\`).
 fn expands_later(text: &str) -> bool {
-    text.contains('`')
-        || text.match_indices('$').any(|(at, _)| {
-            text[at + 1..]
-                .chars()
-                .next()
-                .is_some_and(|c| c == '(' || c == '{' || c == '_' || c.is_ascii_alphabetic())
-        })
+    first_expansion(text).is_some()
 }
 
 /// Scripts `command` writes into files a shell runs by itself later (`echo '…' >>
