@@ -36,7 +36,7 @@ fn malformed_stdin_fails_open_with_a_message_that_says_what_was_wrong() {
         ),
         (
             "wrong types",
-            br#"{"hook_event_name":"PreToolUse","session_id":42,"tool_name":"Bash"}"#.to_vec(),
+            br#"{"hook_event_name":"PreToolUse","session_id":42,"tool_name":"Bash","tool_input":{"command":"ls"}}"#.to_vec(),
             "session_id",
         ),
         (

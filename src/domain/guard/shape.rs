@@ -42,7 +42,9 @@ pub(super) fn unreadable(
                 return None;
             }
         }
-        // Absent: nothing to run or write.
+        // A shell call without input runs something nagger cannot read; another tool's
+        // absent input writes nothing.
+        Value::Null if shell => "it gives no input".to_owned(),
         Value::Null => return None,
         other if shell || FILE_TOOLS.contains(&tool_name) => {
             format!("its input is {}, not an object", json_kind(other))
@@ -92,8 +94,9 @@ mod tests {
     #[test]
     fn inputs_as_the_tool_takes_them_pass_here() {
         assert!(!asks("Bash", &json!({"command": "ls"})));
-        assert!(!asks("Bash", &Value::Null));
+        assert!(!asks("Write", &Value::Null));
         // A shell call that says nothing of what it runs is asked about.
+        assert!(asks("Bash", &Value::Null));
         assert!(asks("Bash", &json!({})));
         assert!(asks("Bash", &json!({"command": null})));
         assert!(asks("Bash", &json!({"cmd": "rm -rf /"})));
