@@ -444,12 +444,18 @@ impl Projection {
     }
 
     /// The projection of a whole config: [`Self::of`] with what its rules fall back on.
+    /// Only what its rules fall back on is part of it: a config without block or ask
+    /// rules that lack a threshold of their own, or without rules scoped to roles, has the
+    /// projection (and the digest) of its `[guard]` and `[rules]` alone.
     pub fn of_config(config: &Config) -> Projection {
-        Projection {
-            threshold: Some(config.session.token_threshold),
-            roles: Some(config.role_resolution.clone()),
-            ..Projection::of(&config.guard, &config.rules)
+        let mut p = Projection::of(&config.guard, &config.rules);
+        if p.relies_on_threshold() {
+            p.threshold = Some(config.session.token_threshold);
         }
+        if p.scoped_to_roles() {
+            p.roles = Some(config.role_resolution.clone());
+        }
+        p
     }
 
     /// Whether a block or ask rule falls back on the session's threshold.
@@ -504,12 +510,34 @@ impl Projection {
     /// The digest of [`Self::of_config`], without building it: what every hook run
     /// computes.
     pub fn digest_of_config(config: &Config) -> Digest {
+        let rules = &config.rules;
+        let guarding = |severity: Severity| guards(severity);
+        let relies = |severity: Severity, own: Option<u64>| {
+            own.is_none() && matches!(severity, Severity::Block | Severity::Ask)
+        };
+        let scoped = |scope: &[String]| scope.iter().any(|s| s != "leader");
+        let patterns = rules.file.iter().chain(&rules.command);
+        let relies_on_threshold = patterns
+            .clone()
+            .any(|r| relies(r.severity, r.token_threshold))
+            || rules
+                .tool
+                .iter()
+                .any(|r| relies(r.severity, r.token_threshold));
+        let scoped_to_roles = patterns
+            .filter(|r| guarding(r.severity))
+            .any(|r| scoped(&r.scope))
+            || rules
+                .tool
+                .iter()
+                .filter(|r| guarding(r.severity))
+                .any(|r| scoped(&r.scope));
         Self::digest_with(
             &config.guard,
-            &config.rules,
+            rules,
             (
-                Some(config.session.token_threshold),
-                Some(&config.role_resolution),
+                relies_on_threshold.then_some(config.session.token_threshold),
+                scoped_to_roles.then_some(&config.role_resolution),
             ),
         )
     }

@@ -443,6 +443,18 @@ fn what_trusted_rules_fall_back_on_is_trusted_with_them() {
         &Projection::of_config(&trusted),
     )
     .unwrap();
+    // What every hook run computes is the digest of the projection; a config without such
+    // rules has the digest of its `[guard]` and `[rules]` alone.
+    for config in [&trusted, &Config::default()] {
+        assert_eq!(
+            Projection::digest_of_config(config),
+            Projection::of_config(config).digest()
+        );
+    }
+    assert_eq!(
+        Projection::digest_of_config(&Config::default()),
+        Projection::digest_of(&Config::default().guard, &Config::default().rules)
+    );
     // The session's threshold raised: the ask rule, which has none of its own, would
     // speak less often.
     let mut config = trusted.clone();
