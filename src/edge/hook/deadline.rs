@@ -20,14 +20,14 @@ use std::time::{Duration, Instant};
 
 /// How long after its start a run waits for stdin to hold a whole input; what comes
 /// later leaves the guard too little of the second every hook answers in.
-pub const STDIN_LIMIT: Duration = Duration::from_millis(600);
+pub const STDIN_LIMIT: Duration = Duration::from_millis(500);
 /// How long after its start a run may wait for the database, all waits together.
-pub const WAIT_BUDGET: Duration = Duration::from_millis(750);
+pub const WAIT_BUDGET: Duration = Duration::from_millis(650);
 /// The same for a run whose answer the guard gave before the database (a refusal or a
 /// question), which the database only records.
-pub const DECIDED_WAIT_BUDGET: Duration = Duration::from_millis(400);
+pub const DECIDED_WAIT_BUDGET: Duration = Duration::from_millis(350);
 /// When, after its start, a run that has not answered answers with what it has.
-pub const HARD_LIMIT: Duration = Duration::from_millis(900);
+pub const HARD_LIMIT: Duration = Duration::from_millis(800);
 /// The same under a profiler (`NAGGER_NO_DEADLINE=1`, [`stretch`]), which runs a process
 /// tens of times slower: still below the timeout `nagger install` writes.
 pub const STRETCHED_LIMIT: Duration = Duration::from_secs(8);
@@ -64,7 +64,7 @@ pub type Fallback = Box<dyn FnOnce() -> Option<(String, String)> + Send>;
 static FALLBACK: std::sync::Mutex<Option<(Fallback, usize)>> = std::sync::Mutex::new(None);
 /// How long before the deadline a run that has not decided hands its call to the
 /// fallback: the built-in guard takes a few milliseconds.
-const FALLBACK_LEAD: Duration = Duration::from_millis(300);
+const FALLBACK_LEAD: Duration = Duration::from_millis(250);
 /// The fallback's stack: the guard's readers recurse into nested commands.
 const FALLBACK_STACK: usize = 16 * 1024 * 1024;
 

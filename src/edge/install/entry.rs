@@ -23,7 +23,7 @@ pub fn events_for(version: Option<ClientVersion>) -> Vec<&'static str> {
 }
 
 /// Claude Code lets a hook that times out fail open; nagger's budgets are milliseconds.
-/// Far above nagger's worst case: a run answers within its hard deadline (0.9 s after
+/// Far above nagger's worst case: a run answers within its hard deadline (0.8 s after
 /// it began, whatever the database does) and a stdin that never ends costs 2 s.
 pub const HOOK_TIMEOUT_SECS: u64 = 10;
 
