@@ -4987,19 +4987,59 @@ fn option_value_given(
             candidates.push(next);
         }
         if !arg.starts_with("--") && !arg.contains('=') {
-            // A value glued to a short option, after a verbosity level (`-V20file`).
+            // A value glued to a short option, after a verbosity level (`-V20file`), when
+            // it reads as a path.
             let glued = &arg[2..];
-            candidates.push(glued);
-            candidates.push(glued.trim_start_matches(|c: char| c.is_ascii_digit()));
+            let pathlike = |v: &str| v.contains('/') || v.starts_with(['.', '~', '$']);
+            for v in [
+                glued,
+                glued.trim_start_matches(|c: char| c.is_ascii_digit()),
+            ] {
+                if pathlike(v) {
+                    candidates.push(v);
+                }
+            }
+        } else if arg.starts_with("--")
+            && !arg.contains('=')
+            && let Some(next) = args.get(k + 1).filter(|n| !n.starts_with('-'))
+            && !candidates.contains(&next.as_str())
+        {
+            // A long option's next word, whatever its name says (`--status-fi F`).
+            candidates.push(next);
         }
         for value in candidates {
-            if value.is_empty() || value.contains(['$', '`']) || judged(value) {
+            if value.is_empty() || value.contains('`') || judged(value) {
                 continue;
             }
+            // `$HOME/.claude/settings.json`: the environment's values filled in.
+            let filled;
+            let value = if value.contains('$') {
+                filled = super::paths::environment_filled(value, |name| name == "PWD");
+                if filled.contains('$') {
+                    continue;
+                }
+                filled.as_str()
+            } else {
+                value
+            };
             let Some(full) = resolve(cwd, value) else {
                 continue;
             };
-            if let Some((what, Kind::Held)) = judge(&full, scope) {
+            // A bare word is judged by its name alone: no lookup on disk spent on it.
+            let judged_as = if value.contains('/') {
+                judge(&full, scope)
+            } else {
+                protected(&full, scope.binary)
+            };
+            let found = match judged_as {
+                Some((what, Kind::Held)) => Some(what.to_string()),
+                // An agent, skill or command: what the program writes there may add hooks.
+                _ if super::component::file(&full) => {
+                    Some("a component file of Claude Code's".to_owned())
+                }
+                _ => None,
+            };
+            if let Some(what) = found {
                 return Some(Finding::ask(
                     "guard:self-protect-output",
                     format!(
