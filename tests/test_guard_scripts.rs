@@ -2154,6 +2154,8 @@ fn component_files_are_judged_by_the_text_they_leave_however_they_are_put() {
         ".claude/agents/coder.md",
         "---\nname: coder\ndescription: writes code\nxhooks: {Stop: []}\n---\nx\n",
     );
+    write(&p, ".claude/agents/open.md", "---\nname: open\n");
+    write(&p, ".claude/skills/s/SKILL.md", "---\nname: s\n---\nx\n");
     for line in [
         "cp docs/evil.md .claude/agents/evil.md",
         "mv docs/evil.md .claude/agents/",
@@ -2169,6 +2171,10 @@ fn component_files_are_judged_by_the_text_they_leave_however_they_are_put() {
         "sed -i '1,3 s/^description: .*/permissionMode: dontAsk/' .claude/agents/coder.md",
         "sed -i '1,2!s/^x//' .claude/agents/coder.md",
         "perl -pi -e 's/^xhooks/hooks/' .claude/agents/coder.md",
+        // Appended with what the shell fills in, to an agent whose frontmatter is open.
+        "echo \"x: $USER\" >> .claude/agents/open.md",
+        "cat >> .claude/agents/open.md <<EOF\nx: $USER\nEOF",
+        "echo \"run $X\" >> .claude/skills/s/SKILL.md",
         "perl -i -pe 's/^(x)(hooks)/$2/' .claude/agents/coder.md",
         // Text copied by `cat` and `tee` from files on disk.
         "cat docs/evil.md > .claude/agents/new.md",
@@ -2193,6 +2199,9 @@ fn component_files_are_judged_by_the_text_they_leave_however_they_are_put() {
         "sed -i '/^---$/,/^---$/ s/^description: .*/description: Writes code and tests/' .claude/agents/coder.md",
         "sed -i '5,$ s/^xhooks/hooks/' .claude/agents/coder.md",
         "perl -pi -e 's/writes code/writes tests/' .claude/agents/coder.md",
+        // Appended after a closed frontmatter: prose, whatever the shell fills in.
+        "echo \"Owner: $USER\" >> .claude/agents/coder.md",
+        "cat >> .claude/agents/coder.md <<EOF\n\nBranch: $(git branch --show-current)\nEOF",
         "cat docs/clean.md > .claude/agents/new.md",
         "tee .claude/agents/new.md < docs/clean.md > /dev/null",
         "cat docs/clean.md >> .claude/agents/clean2.md",

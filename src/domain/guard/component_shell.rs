@@ -291,6 +291,27 @@ pub(super) fn placed(
         let Some(here) = place(path) else {
             continue;
         };
+        // Appended to an agent or output style (prose, run by nothing) whose frontmatter
+        // on disk is closed: what comes after it cannot change it, whatever the shell
+        // fills in (`echo "Owner: $USER" >> agent.md`).
+        let appended = command.appends_to.iter().any(|a| a == path);
+        if appended && prose(&here) {
+            let settled = !changed_earlier(command, path, scope)
+                && read(Path::new(&here)).is_some_and(|text| frontmatter_settled(&text));
+            if settled {
+                continue;
+            }
+            let fills_in = command.computed.iter().any(|w| command.argv.contains(w))
+                || !command.stdin_literal
+                    && command.stdin_texts.iter().any(|t| t.contains(['$', '`']));
+            if fills_in {
+                return Some(unseen(
+                    &here,
+                    "appends text the shell fills in to it, whose frontmatter on disk is not \
+                     closed",
+                ));
+            }
+        }
         if shown.iter().any(|s| s == path) {
             continue;
         }
@@ -709,6 +730,28 @@ fn sed_result(args: &[String], full: &str) -> Option<String> {
     }
     let text = read(path)?;
     super::sed_script::edited(args, &text)
+}
+
+/// An agent's or output style's file: its body is prose, which nothing runs.
+fn prose(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    lower.contains("/agents/") || lower.contains("/output-styles/")
+}
+
+/// Whether text appended to a file holding `text` can no longer make or change its
+/// frontmatter: the file opens with none (something other than blanks and `---` comes
+/// first), or the one it opens has closed (a second `---` after the opening line).
+fn frontmatter_settled(text: &str) -> bool {
+    let start = text.trim_start_matches(['\u{feff}', ' ', '\t', '\r', '\n']);
+    if start.is_empty() {
+        return false;
+    }
+    match start.strip_prefix("---") {
+        None => true,
+        Some(after) => after
+            .split_once('\n')
+            .is_some_and(|(_, rest)| rest.contains("---")),
+    }
 }
 
 fn unseen(place: &str, what: &str) -> Finding {

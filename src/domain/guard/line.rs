@@ -1394,10 +1394,13 @@ pub(super) fn hidden_later(command: &SimpleCommand) -> Option<Finding> {
                 let lower = path.to_ascii_lowercase();
                 lower.contains("agents/") || lower.contains("output-styles/")
             };
+            let appended = command.appends_to.iter().any(|a| a == &path);
+            // Appended to an agent: what the file on disk holds decides, where nagger
+            // looks at it (`component_shell::placed`).
             if from_input
                 && !command.stdin_literal
                 && expands_later(text)
-                && !(prose && in_body(text))
+                && !(prose && (appended || in_body(text)))
             {
                 return Some(Finding::ask(
                     "guard:self-protect-component",
@@ -1408,7 +1411,6 @@ pub(super) fn hidden_later(command: &SimpleCommand) -> Option<Finding> {
                     "Write it with the file tools, so nagger reads what it says.",
                 ));
             }
-            let appended = command.appends_to.iter().any(|a| a == &path);
             return super::component::weakens(&path, &text.replace("\\n", "\n"), !appended);
         }
         // Code written into a file a tool loads by itself (`> jest.config.js`, `>
