@@ -4962,6 +4962,68 @@ fn option_value_given(
                 .iter()
                 .any(|l| l.dest == v || l.sources.contains(&v))
     };
+    // A folder and a name given apart (`--cpu-prof-dir=D --cpu-prof-name=N`): the file
+    // is the two joined.
+    let valued = |suffix: &str| {
+        args.iter().enumerate().find_map(|(k, a)| {
+            let (option, value) = match a.split_once('=') {
+                Some((o, v)) => (o, Some(v)),
+                None => (a.as_str(), args.get(k + 1).map(String::as_str)),
+            };
+            (option.starts_with("--") && option.ends_with(suffix))
+                .then_some(value)
+                .flatten()
+        })
+    };
+    let joined = valued("-name").map(|name| {
+        format!(
+            "{}/{name}",
+            valued("-dir").unwrap_or(".").trim_end_matches('/')
+        )
+    });
+    // The value `value` of the option `arg`, judged.
+    let given = |value: &str, arg: &str| -> Option<Finding> {
+        if value.is_empty() || value.contains('`') || judged(value) {
+            return None;
+        }
+        // `$HOME/.claude/settings.json`: the environment's values filled in.
+        let filled;
+        let value = if value.contains('$') {
+            filled = super::paths::environment_filled(value, |name| name == "PWD");
+            if filled.contains('$') {
+                return None;
+            }
+            filled.as_str()
+        } else {
+            value
+        };
+        let full = resolve(cwd, value)?;
+        // A bare word is judged by its name alone: no lookup on disk spent on it.
+        let judged_as = if value.contains('/') {
+            judge(&full, scope)
+        } else {
+            protected(&full, scope.binary)
+        };
+        let what = match judged_as {
+            Some((what, Kind::Held)) => what.to_string(),
+            // An agent, skill or command: what the program writes there may add hooks.
+            _ if super::component::file(&full) => "a component file of Claude Code's".to_owned(),
+            _ => return None,
+        };
+        Some(Finding::ask(
+            "guard:self-protect-output",
+            format!(
+                "gives `{value}`, {what}, to `{name}` with the option `{arg}`: an option that \
+                 takes a file may write it"
+            ),
+            "Give the program another file, or run it yourself in your terminal.",
+        ))
+    };
+    if let Some(joined) = &joined
+        && let Some(found) = given(joined, "--…-dir and --…-name")
+    {
+        return Some(found);
+    }
     for (k, arg) in args.iter().enumerate().take(256) {
         if arg == "--" {
             break;
@@ -5008,46 +5070,8 @@ fn option_value_given(
             candidates.push(next);
         }
         for value in candidates {
-            if value.is_empty() || value.contains('`') || judged(value) {
-                continue;
-            }
-            // `$HOME/.claude/settings.json`: the environment's values filled in.
-            let filled;
-            let value = if value.contains('$') {
-                filled = super::paths::environment_filled(value, |name| name == "PWD");
-                if filled.contains('$') {
-                    continue;
-                }
-                filled.as_str()
-            } else {
-                value
-            };
-            let Some(full) = resolve(cwd, value) else {
-                continue;
-            };
-            // A bare word is judged by its name alone: no lookup on disk spent on it.
-            let judged_as = if value.contains('/') {
-                judge(&full, scope)
-            } else {
-                protected(&full, scope.binary)
-            };
-            let found = match judged_as {
-                Some((what, Kind::Held)) => Some(what.to_string()),
-                // An agent, skill or command: what the program writes there may add hooks.
-                _ if super::component::file(&full) => {
-                    Some("a component file of Claude Code's".to_owned())
-                }
-                _ => None,
-            };
-            if let Some(what) = found {
-                return Some(Finding::ask(
-                    "guard:self-protect-output",
-                    format!(
-                        "gives `{value}`, {what}, to `{name}` with the option `{arg}`: an \
-                         option that takes a file may write it"
-                    ),
-                    "Give the program another file, or run it yourself in your terminal.",
-                ));
+            if let Some(found) = given(value, arg) {
+                return Some(found);
             }
         }
     }
