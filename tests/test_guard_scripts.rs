@@ -2259,3 +2259,27 @@ fn a_pattern_character_in_a_folder_name_is_a_letter_on_the_way_to_nagger() {
     let out = p.run(&["check", "--tool", "Write", "--input", &input]);
     assert_eq!(out.code, REFUSED, "{}", out.stdout);
 }
+
+#[test]
+fn a_programs_options_file_naming_nagger_files_is_read_as_its_options() {
+    let p = Project::new();
+    write(
+        &p,
+        "gpg.opts",
+        "# logs\nstatus-file ./.claude//settings.json\n",
+    );
+    write(&p, "plain.opts", "keyserver hkps://keys.openpgp.org\n");
+    let (code, stdout) = check(&p, "gpg --batch --options gpg.opts --list-keys");
+    assert_eq!(code, ASKED, "{stdout}");
+    assert!(stdout.contains("options file"), "{stdout}");
+    let (code, stdout) = check(&p, "gpg --batch --options plain.opts --list-keys");
+    assert_eq!(code, 0, "{stdout}");
+    // The same option on the command line, and a folder and a name given apart.
+    for line in [
+        "gpg --batch --status-fi .claude/settings.json -k",
+        "node --cpu-prof --cpu-prof-dir=.claude/agents --cpu-prof-name=coder.md -e 1",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, ASKED, "{line}: {stdout}");
+    }
+}

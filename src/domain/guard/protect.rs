@@ -2580,6 +2580,9 @@ fn changed_by_name(
     if let Some(found) = gpg_names_output(command, cwd, scope) {
         return Some(found);
     }
+    if let Some(found) = gpg_options_read(command, cwd, scope) {
+        return Some(found);
+    }
     unsure.map(|path| {
         Finding::ask(
             "guard:self-protect-unsure",
@@ -5073,6 +5076,81 @@ fn option_value_given(
             if let Some(found) = given(value, arg) {
                 return Some(found);
             }
+        }
+    }
+    None
+}
+
+/// Most bytes of a gpg options file read.
+const MAX_GPG_OPTIONS: u64 = 64 * 1024;
+
+/// The options file `gpg` reads (`--options F`, else `gpg.conf` in `--homedir`,
+/// `$GNUPGHOME` or `~/.gnupg`), when one of its options names one of nagger's files, the
+/// nagger program or a component file (`status-file ../bin/nagger`): gpg writes many of
+/// the files its options name, so this asks as the same option on the command line does.
+fn gpg_options_read(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding> {
+    if !matches!(command.name(), "gpg" | "gpg2") {
+        return None;
+    }
+    let args = command.args();
+    let given = |long: &str| {
+        option_values(args, &[], &[long])
+            .last()
+            .copied()
+            .map(str::to_owned)
+    };
+    let file = match given("--options") {
+        Some(f) => f,
+        None if args.iter().any(|a| a == "--no-options") => return None,
+        None => {
+            let home = given("--homedir")
+                .or_else(|| std::env::var("GNUPGHOME").ok())
+                .unwrap_or_else(|| "~/.gnupg".to_owned());
+            format!("{}/gpg.conf", home.trim_end_matches('/'))
+        }
+    };
+    let file = super::paths::environment_filled(&file, |name| name == "PWD");
+    let path = resolve(cwd, &file).and_then(|f| on_disk(scope, &f))?;
+    // Opened without blocking, a regular file only, read bounded.
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(
+        &mut std::io::Read::take(
+            crate::base::files::open_regular(&path).ok()?,
+            MAX_GPG_OPTIONS,
+        ),
+        &mut bytes,
+    )
+    .ok()?;
+    let text = String::from_utf8_lossy(&bytes);
+    for line in text.lines().take(1024) {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let Some((key, value)) = line.split_once(char::is_whitespace) else {
+            continue;
+        };
+        let value = value.trim().trim_matches('"');
+        let filled = super::paths::environment_filled(value, |name| name == "PWD");
+        let Some(full) = resolve(cwd, &filled) else {
+            continue;
+        };
+        let held = match judge(&full, scope) {
+            Some((what, Kind::Held)) => Some(what.to_string()),
+            _ if super::component::file(&full) => {
+                Some("a component file of Claude Code's".to_owned())
+            }
+            _ => None,
+        };
+        if let Some(what) = held {
+            return Some(Finding::ask(
+                "guard:self-protect-output",
+                format!(
+                    "runs `gpg`, whose options file `{file}` gives `{value}`, {what}, to its \
+                     option `{key}`: an option that takes a file may write it"
+                ),
+                "Take the option out of the file, or run gpg yourself in your terminal.",
+            ));
         }
     }
     None
