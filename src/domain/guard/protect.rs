@@ -6542,7 +6542,14 @@ fn extraction(command: &SimpleCommand) -> Option<(Option<&str>, &str)> {
                 return None;
             }
             let archive = if name_takes_file(command.name(), letters) {
-                args.get(1).map(String::as_str)
+                // ar's long options may follow its key too (`ar xP --plugin p x.a`).
+                let mut k = 1;
+                while command.name() == "ar"
+                    && let Some(a) = args.get(k).filter(|a| a.starts_with("--"))
+                {
+                    k += if a.contains('=') || a == "--" { 1 } else { 2 };
+                }
+                args.get(k).map(String::as_str)
             } else {
                 reads
             };
