@@ -25,6 +25,13 @@ pub(super) fn file(path: &str) -> bool {
     name.to_ascii_lowercase().ends_with(".md")
 }
 
+/// An agent's or output style's file: its body is prose, which nothing runs (a skill's
+/// or command's may hold `` !`cmd` `` lines).
+pub(super) fn prose(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    lower.contains("agents/") || lower.contains("output-styles/")
+}
+
 /// A component file's text that weakens nagger: frontmatter `hooks` (commands Claude Code
 /// runs by itself, past every tool nagger judges), a `permissionMode` that skips asking
 /// (under which nagger's questions are not put), MCP servers it starts, or frontmatter

@@ -295,7 +295,7 @@ pub(super) fn placed(
         // on disk is closed: what comes after it cannot change it, whatever the shell
         // fills in (`echo "Owner: $USER" >> agent.md`).
         let appended = command.appends_to.iter().any(|a| a == path);
-        if appended && prose(&here) {
+        if appended && super::component::prose(&here) {
             let settled = !changed_earlier(command, path, scope)
                 && read(Path::new(&here)).is_some_and(|text| frontmatter_settled(&text));
             if settled {
@@ -730,12 +730,6 @@ fn sed_result(args: &[String], full: &str) -> Option<String> {
     }
     let text = read(path)?;
     super::sed_script::edited(args, &text)
-}
-
-/// An agent's or output style's file: its body is prose, which nothing runs.
-fn prose(path: &str) -> bool {
-    let lower = path.to_ascii_lowercase();
-    lower.contains("/agents/") || lower.contains("/output-styles/")
 }
 
 /// Whether text appended to a file holding `text` can no longer make or change its

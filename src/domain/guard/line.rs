@@ -1390,10 +1390,7 @@ pub(super) fn hidden_later(command: &SimpleCommand) -> Option<Finding> {
             let from_input = command.stdin_texts.iter().any(|t| t == text);
             // An agent's or output style's body is read, not run: what the shell fills
             // in there adds nothing. A skill's or command's body may hold lines it runs.
-            let prose = {
-                let lower = path.to_ascii_lowercase();
-                lower.contains("agents/") || lower.contains("output-styles/")
-            };
+            let prose = super::component::prose(&path);
             let appended = command.appends_to.iter().any(|a| a == &path);
             // Appended to an agent: what the file on disk holds decides, where nagger
             // looks at it (`component_shell::placed`).

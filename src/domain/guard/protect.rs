@@ -4941,9 +4941,6 @@ fn program_homes(scope: &Scope) -> Vec<String> {
         .collect()
 }
 
-/// An operand of a program self-protection does not know (see [`leaves_operands`]) that
-/// names one of nagger's files: the word itself, the value of `--opt=value`, `-ovalue` or
-/// `key=value`.
 /// One of nagger's files (or Claude Code's settings, or the nagger program) given as an
 /// option's value to a program that does not only read (`gpg --status-file F`, `openssl
 /// rand -writerand F`, `tar --index-file=F`, `vim -V20F`, `node --cpu-prof-name=F`):
@@ -5002,17 +4999,7 @@ fn option_value_given(
         };
         let full = resolve(cwd, value)?;
         // A bare word is judged by its name alone: no lookup on disk spent on it.
-        let judged_as = if value.contains('/') {
-            judge(&full, scope)
-        } else {
-            protected(&full, scope.binary)
-        };
-        let what = match judged_as {
-            Some((what, Kind::Held)) => what.to_string(),
-            // An agent, skill or command: what the program writes there may add hooks.
-            _ if super::component::file(&full) => "a component file of Claude Code's".to_owned(),
-            _ => return None,
-        };
+        let what = held_or_component(&full, value.contains('/'), scope)?;
         Some(Finding::ask(
             "guard:self-protect-output",
             format!(
@@ -5081,6 +5068,23 @@ fn option_value_given(
     None
 }
 
+/// What the file at `full` is, when a program writing it weakens nagger: one of nagger's
+/// files, Claude Code's settings, the nagger program, or a component (an agent, skill or
+/// command, whose frontmatter can add hooks). `on_disk`: looked up through links;
+/// otherwise judged by its name alone.
+fn held_or_component(full: &str, on_disk: bool, scope: &Scope) -> Option<String> {
+    let judged = if on_disk {
+        judge(full, scope)
+    } else {
+        protected(full, scope.binary)
+    };
+    match judged {
+        Some((what, Kind::Held)) => Some(what.to_string()),
+        _ if super::component::file(full) => Some("a component file of Claude Code's".to_owned()),
+        _ => None,
+    }
+}
+
 /// Most bytes of a gpg options file read.
 const MAX_GPG_OPTIONS: u64 = 64 * 1024;
 
@@ -5135,14 +5139,7 @@ fn gpg_options_read(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option
         let Some(full) = resolve(cwd, &filled) else {
             continue;
         };
-        let held = match judge(&full, scope) {
-            Some((what, Kind::Held)) => Some(what.to_string()),
-            _ if super::component::file(&full) => {
-                Some("a component file of Claude Code's".to_owned())
-            }
-            _ => None,
-        };
-        if let Some(what) = held {
+        if let Some(what) = held_or_component(&full, true, scope) {
             return Some(Finding::ask(
                 "guard:self-protect-output",
                 format!(
@@ -5251,6 +5248,9 @@ fn gpg_names_output(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option
     None
 }
 
+/// An operand of a program self-protection does not know (see [`leaves_operands`]) that
+/// names one of nagger's files: the word itself, the value of `--opt=value`, `-ovalue` or
+/// `key=value`.
 fn unknown_given(
     command: &SimpleCommand,
     fed: &[String],

@@ -342,6 +342,30 @@ fn digest_parts(
     h.finish()
 }
 
+/// Whether a block or ask rule of these falls back on the session's threshold (has none
+/// of its own).
+fn relies_on_threshold(file: &[PatternRule], command: &[PatternRule], tool: &[ToolRule]) -> bool {
+    let relies = |severity: Severity, own: Option<u64>| {
+        own.is_none() && matches!(severity, Severity::Block | Severity::Ask)
+    };
+    file.iter()
+        .chain(command)
+        .any(|r| relies(r.severity, r.token_threshold))
+        || tool.iter().any(|r| relies(r.severity, r.token_threshold))
+}
+
+/// Whether a deny, block or ask rule of these is scoped to roles (not only to the main
+/// agent).
+fn scoped_to_roles(file: &[PatternRule], command: &[PatternRule], tool: &[ToolRule]) -> bool {
+    let scoped = |severity: Severity, scope: &[String]| {
+        guards(severity) && scope.iter().any(|s| s != "leader")
+    };
+    file.iter()
+        .chain(command)
+        .any(|r| scoped(r.severity, &r.scope))
+        || tool.iter().any(|r| scoped(r.severity, &r.scope))
+}
+
 /// The deny, block and ask rules of `rules`, each once.
 fn safety_rules<R: SafetyRule>(rules: &[R]) -> Vec<R> {
     let mut out: Vec<R> = Vec::new();
@@ -460,27 +484,12 @@ impl Projection {
 
     /// Whether a block or ask rule falls back on the session's threshold.
     fn relies_on_threshold(&self) -> bool {
-        let relies = |severity: Severity, own: Option<u64>| {
-            own.is_none() && matches!(severity, Severity::Block | Severity::Ask)
-        };
-        self.file
-            .iter()
-            .chain(&self.command)
-            .any(|r| relies(r.severity, r.token_threshold))
-            || self
-                .tool
-                .iter()
-                .any(|r| relies(r.severity, r.token_threshold))
+        relies_on_threshold(&self.file, &self.command, &self.tool)
     }
 
     /// Whether a rule is scoped to roles (not only to the main agent).
     fn scoped_to_roles(&self) -> bool {
-        let scoped = |scope: &[String]| scope.iter().any(|s| s != "leader");
-        self.file
-            .iter()
-            .chain(&self.command)
-            .any(|r| scoped(&r.scope))
-            || self.tool.iter().any(|r| scoped(&r.scope))
+        scoped_to_roles(&self.file, &self.command, &self.tool)
     }
 
     /// The built-in defaults: what is trusted when nothing else is.
@@ -511,33 +520,13 @@ impl Projection {
     /// computes.
     pub fn digest_of_config(config: &Config) -> Digest {
         let rules = &config.rules;
-        let guarding = |severity: Severity| guards(severity);
-        let relies = |severity: Severity, own: Option<u64>| {
-            own.is_none() && matches!(severity, Severity::Block | Severity::Ask)
-        };
-        let scoped = |scope: &[String]| scope.iter().any(|s| s != "leader");
-        let patterns = rules.file.iter().chain(&rules.command);
-        let relies_on_threshold = patterns
-            .clone()
-            .any(|r| relies(r.severity, r.token_threshold))
-            || rules
-                .tool
-                .iter()
-                .any(|r| relies(r.severity, r.token_threshold));
-        let scoped_to_roles = patterns
-            .filter(|r| guarding(r.severity))
-            .any(|r| scoped(&r.scope))
-            || rules
-                .tool
-                .iter()
-                .filter(|r| guarding(r.severity))
-                .any(|r| scoped(&r.scope));
+        let (file, command, tool) = (&rules.file, &rules.command, &rules.tool);
         Self::digest_with(
             &config.guard,
             rules,
             (
-                relies_on_threshold.then_some(config.session.token_threshold),
-                scoped_to_roles.then_some(&config.role_resolution),
+                relies_on_threshold(file, command, tool).then_some(config.session.token_threshold),
+                scoped_to_roles(file, command, tool).then_some(&config.role_resolution),
             ),
         )
     }
