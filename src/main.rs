@@ -25,8 +25,43 @@ pub extern "C" fn main(
         libc::signal(libc::SIGPIPE, libc::SIG_IGN);
         libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
     }
-    let code = nagger::edge::cmd::main();
+    let code = if main_stack_is_small() {
+        // A stack limit set low (`ulimit -s 32`) would end the process on its first deep
+        // call before it answers. The work then runs on a thread whose stack nagger sizes
+        // itself; the limit does not bound it.
+        std::thread::Builder::new()
+            .stack_size(WORK_STACK)
+            .spawn(nagger::edge::cmd::main)
+            .ok()
+            .and_then(|worker| worker.join().ok())
+            .unwrap_or(1)
+    } else {
+        nagger::edge::cmd::main()
+    };
     // A reader that went away leaves nothing more to do.
     let _ = std::io::stdout().flush();
     std::ffi::c_int::from(code)
+}
+
+/// The stack nagger's work is given when the main thread's limit is below it.
+#[cfg(not(test))]
+const WORK_STACK: usize = 8 << 20;
+
+/// Whether the main thread's stack limit is below [`WORK_STACK`] (one system call).
+#[cfg(not(test))]
+fn main_stack_is_small() -> bool {
+    #[cfg(unix)]
+    {
+        let mut limit = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: `getrlimit` writes only into the struct it is given.
+        let got = unsafe { libc::getrlimit(libc::RLIMIT_STACK, &raw mut limit) };
+        got == 0 && limit.rlim_cur != libc::RLIM_INFINITY && limit.rlim_cur < WORK_STACK as u64
+    }
+    #[cfg(not(unix))]
+    {
+        false
+    }
 }

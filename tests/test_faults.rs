@@ -414,6 +414,34 @@ fn full_disk_hook(p: &Project, input: &Value) -> HookResult {
     run_with(sh, input)
 }
 
+/// `nagger hook` in a shell whose stack limit is tiny (`ulimit -s 32`, 32 KiB): it still
+/// answers, and a command nested deep still gets a decision rather than a crash.
+#[test]
+fn a_small_stack_limit_still_answers() {
+    let p = Project::new();
+    let nested = format!("{}rm -rf /{}", "echo $(".repeat(60), ")".repeat(60));
+    for (command, expected) in [("rm -rf /", "deny"), (nested.as_str(), "deny"), ("ls", "")] {
+        let input = p.pre_tool_use("Bash", json!({ "command": command }));
+        let mut sh = Command::new("/bin/sh");
+        sh.arg("-c")
+            .arg("ulimit -s 32 && exec \"$0\" hook")
+            .arg(nagger_bin())
+            .env_clear()
+            .env("CLAUDE_PROJECT_DIR", &p.root)
+            .env("HOME", &p.root)
+            .env("TZ", "UTC")
+            .current_dir(&p.root);
+        let r = run_with(sh, &input);
+        assert_eq!(r.code, 0, "{command}: {}", r.stderr);
+        assert_eq!(
+            r.decision().unwrap_or_default(),
+            expected,
+            "{command}: {}",
+            r.stdout
+        );
+    }
+}
+
 #[test]
 fn a_full_disk_fails_open_and_nothing_is_quarantined() {
     // An existing database that cannot grow.
