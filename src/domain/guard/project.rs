@@ -19,6 +19,14 @@ const PROJECT_WORDS: &[&str] = &[
 /// Words that stand for the folder the command runs in.
 const HERE_WORDS: &[&str] = &["$PWD", "${PWD}", "$(pwd)", "`pwd`"];
 
+/// What a command deletes (or locks away) whole: `verb` says how, `names` are the names a
+/// `find` looks for below `targets` (empty: the targets themselves).
+struct Deletion<'c> {
+    verb: &'static str,
+    names: Vec<&'c str>,
+    targets: Vec<&'c str>,
+}
+
 /// A deletion or move of the project or a folder holding it by `command`, run in `cwd`
 /// (relative to the project `root`).
 pub(super) fn deleted(
@@ -27,6 +35,72 @@ pub(super) fn deleted(
     old: &Cwd,
     root: &Path,
 ) -> Option<Finding> {
+    let Deletion {
+        verb,
+        names,
+        targets,
+    } = deletion(command)?;
+    let name = command.name();
+    let root = root.to_str()?;
+    let here = absolute_cwd(cwd, root)?;
+    let project_name = root.rsplit('/').next().unwrap_or(root);
+    if name == "rm"
+        && matches!(old, Cwd::Unknown)
+        && let Some(word) = targets
+            .iter()
+            .find(|t| t.starts_with("$OLDPWD") || t.starts_with("${OLDPWD}"))
+    {
+        return Some(Finding::ask(
+            "guard:project",
+            format!(
+                "deletes `{word}`, the folder before the last `cd`, which this line does not show"
+            ),
+            "Write the path out.",
+        ));
+    }
+    targets.into_iter().find_map(|target| {
+        let rest = target
+            .strip_prefix("$OLDPWD")
+            .or_else(|| target.strip_prefix("${OLDPWD}"));
+        let target = match (rest, old) {
+            (Some(rest), Cwd::Known(_)) => format!("{}{rest}", absolute_cwd(old, root)?),
+            _ => target.to_owned(),
+        };
+        let mut full = absolute(&target, &here, root)?;
+        if !names.is_empty() {
+            // Start points are searched for the names: the project when one fits it.
+            let fits = names
+                .iter()
+                .any(|n| *n == project_name || wildcard(n, project_name));
+            let parent = match root.rsplit_once('/') {
+                Some((p, _)) if !p.is_empty() => p,
+                _ => "/",
+            };
+            let above =
+                full == parent || root.starts_with(&format!("{}/", full.trim_end_matches('/')));
+            if !(fits && above) {
+                return None;
+            }
+            root.clone_into(&mut full);
+        }
+        let what = holds(&full, root, "the project").or_else(|| {
+            // The home, however it is spelled (`../home`, `/home/me`): Claude Code's
+            // user settings and nagger's trusted copy of its config live there.
+            let home = normalize(&std::env::var("HOME").ok()?);
+            let outside = names.is_empty() && home.len() > 1 && !root.starts_with(&home);
+            outside.then(|| holds(&full, &home, "the home directory"))?
+        })?;
+        let verb = if name == "mv" { "moves" } else { verb };
+        Some(Finding::deny(
+            "guard:project",
+            format!("{verb} {what}"),
+            "Delete specific paths inside the project instead.",
+        ))
+    })
+}
+
+/// What `command` deletes or locks away whole, if anything.
+fn deletion(command: &SimpleCommand) -> Option<Deletion<'_>> {
     let args = command.args();
     let name = command.name();
     let mut verb = "deletes";
@@ -140,60 +214,143 @@ pub(super) fn deleted(
         }
         _ => return None,
     };
+    Some(Deletion {
+        verb,
+        names,
+        targets,
+    })
+}
+
+/// Folder names that hold what a build, a test run or a tool makes again, or scratch:
+/// deleting them anywhere is routine (`rm -rf ../sibling/out`, `rm -rf /work/target`).
+const REMADE: &[&str] = &[
+    "build",
+    "builds",
+    "_build",
+    "out",
+    "output",
+    "dist",
+    "target",
+    "node_modules",
+    "cache",
+    "caches",
+    "Caches",
+    "tmp",
+    "temp",
+    "coverage",
+    "__pycache__",
+    "venv",
+    "obj",
+    "artifacts",
+    "logs",
+    "log",
+    "DerivedData",
+];
+
+/// Temporary folders, where anything may be deleted.
+const TEMPORARY: &[&str] = &[
+    "/tmp/",
+    "/var/tmp/",
+    "/dev/shm/",
+    "/private/tmp/",
+    "/private/var/folders/",
+    "/var/folders/",
+    "/run/user/",
+];
+
+/// A deletion outside the project of something no build makes again: another
+/// repository, a data folder, another user's files, the home's own folders
+/// (`rm -rf /data`, `rm -rf ../other-project`, `cd /srv/app && rm -rf *`,
+/// `find ~/Documents -delete`). The project and the folders holding it, system folders
+/// and homes whole have refusals of their own; temporary folders, the home's hidden
+/// folders (caches and tools' state) and build output pass. Asked about: the guard cannot
+/// tell what such a folder holds.
+pub(super) fn elsewhere(command: &SimpleCommand, cwd: &Cwd, root: &Path) -> Option<Finding> {
+    let name = command.name();
+    let args = command.args();
+    let (verb, targets) = match deletion(command) {
+        Some(d) if d.names.is_empty() && !matches!(name, "rsync" | "mv") => (d.verb, d.targets),
+        Some(_) => return None,
+        None => match name {
+            "rm" | "unlink" | "shred" | "srm" => ("deletes", operands(args)),
+            "truncate" => {
+                // `-s 0`, `-r ref`: the values of its options are no files.
+                let mut files = Vec::new();
+                let mut skip = false;
+                for arg in args {
+                    if skip {
+                        skip = false;
+                    } else if matches!(arg.as_str(), "-s" | "-r" | "--size" | "--reference") {
+                        skip = true;
+                    } else if !arg.starts_with('-') {
+                        files.push(arg.as_str());
+                    }
+                }
+                ("empties", files)
+            }
+            _ => return None,
+        },
+    };
     let root = root.to_str()?;
-    let here = absolute_cwd(cwd, root)?;
-    let project_name = root.rsplit('/').next().unwrap_or(root);
-    if name == "rm"
-        && matches!(old, Cwd::Unknown)
-        && let Some(word) = targets
-            .iter()
-            .find(|t| t.starts_with("$OLDPWD") || t.starts_with("${OLDPWD}"))
-    {
-        return Some(Finding::ask(
-            "guard:project",
-            format!(
-                "deletes `{word}`, the folder before the last `cd`, which this line does not show"
-            ),
-            "Write the path out.",
-        ));
-    }
+    let here = absolute_cwd(cwd, root);
+    let home = std::env::var("HOME")
+        .ok()
+        .filter(|h| h.starts_with('/'))
+        .map(|h| normalize(&h));
     targets.into_iter().find_map(|target| {
-        let rest = target
-            .strip_prefix("$OLDPWD")
-            .or_else(|| target.strip_prefix("${OLDPWD}"));
-        let target = match (rest, old) {
-            (Some(rest), Cwd::Known(_)) => format!("{}{rest}", absolute_cwd(old, root)?),
-            _ => target.to_owned(),
+        let full = match &here {
+            Some(here) => absolute(target, here, root)?,
+            None if target.starts_with(['/', '~']) => absolute(target, "/", root)?,
+            None => return None,
         };
-        let mut full = absolute(&target, &here, root)?;
-        if !names.is_empty() {
-            // Start points are searched for the names: the project when one fits it.
-            let fits = names
-                .iter()
-                .any(|n| *n == project_name || wildcard(n, project_name));
-            let parent = match root.rsplit_once('/') {
-                Some((p, _)) if !p.is_empty() => p,
-                _ => "/",
-            };
-            let above =
-                full == parent || root.starts_with(&format!("{}/", full.trim_end_matches('/')));
-            if !(fits && above) {
+        let full = full.trim_end_matches('/').to_owned();
+        let inside = |dir: &str| full == dir || full.starts_with(&format!("{dir}/"));
+        if full.is_empty()
+            || inside(root)
+            || holds(&full, root, "the project").is_some()
+            || TEMPORARY.iter().any(|t| full.starts_with(t))
+            || full.contains('$')
+        {
+            return None;
+        }
+        // The filesystem root, system folders and whole homes are refused elsewhere.
+        if super::targets::dangerous_target(&full, super::targets::Reach::Tree).is_some() {
+            return None;
+        }
+        let below_home = home
+            .as_deref()
+            .filter(|h| *h != "/")
+            .and_then(|h| full.strip_prefix(h)?.strip_prefix('/'));
+        if let Some(rest) = below_home {
+            let mut parts = rest.split('/');
+            let first = parts.next().unwrap_or("");
+            let whole_config = matches!(first, ".config" | ".local")
+                && parts
+                    .clone()
+                    .next()
+                    .is_none_or(|p| p == "share" && parts.nth(1).is_none());
+            if first.starts_with('.') && !whole_config {
                 return None;
             }
-            root.clone_into(&mut full);
         }
-        let what = holds(&full, root, "the project").or_else(|| {
-            // The home, however it is spelled (`../home`, `/home/me`): Claude Code's
-            // user settings and nagger's trusted copy of its config live there.
-            let home = normalize(&std::env::var("HOME").ok()?);
-            let outside = names.is_empty() && home.len() > 1 && !root.starts_with(&home);
-            outside.then(|| holds(&full, &home, "the home directory"))?
-        })?;
-        let verb = if name == "mv" { "moves" } else { verb };
-        Some(Finding::deny(
-            "guard:project",
-            format!("{verb} {what}"),
-            "Delete specific paths inside the project instead.",
+        // `build`, `proj-build`, `out_debug`, `app.log`.
+        let remade = |part: &str| {
+            std::path::Path::new(part)
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("log"))
+                || REMADE.contains(&part)
+                || part
+                    .split(['-', '_', '.'])
+                    .any(|token| REMADE.contains(&token))
+        };
+        if full.split('/').any(remade) {
+            return None;
+        }
+        Some(Finding::ask(
+            "guard:elsewhere",
+            format!("{verb} `{target}`, outside the project ({full}), which no build makes again"),
+            "Ask the user to do it, or to confirm; work inside the project or a temporary \
+             folder.",
         ))
     })
 }
@@ -360,6 +517,60 @@ mod tests {
             }
         }
         None
+    }
+
+    fn elsewhere_judged(line: &str) -> Option<String> {
+        let parsed = shell::parse(line);
+        let mut folders = Folders::new(Cwd::Known(String::new()));
+        let root = Path::new("/work/acme/proj");
+        parsed.commands.iter().find_map(|command| {
+            let cwd = folders.cwd_of(command);
+            folders.step(command);
+            elsewhere(command, &cwd, root).map(|f| f.harm)
+        })
+    }
+
+    #[test]
+    fn deletions_outside_the_project_ask_unless_remade_or_temporary() {
+        for line in [
+            "rm -rf /data",
+            "rm -rf /data/*",
+            "rm -r ../other-project",
+            "rm -rf ../../work2",
+            "cd /srv/app && rm -rf ./*",
+            "cd ..; rm -rf other",
+            "pushd ../web && rm -rf src",
+            "find /backups -delete",
+            "find ../notes -type f -delete",
+            "rmdir /data/empty",
+            "rm /data/users.db",
+            "unlink ../other/README.md",
+            "shred -u /archive/*.tar",
+            "truncate -s 0 /data/app.db",
+            "chmod -R 000 /data",
+            "chown -R nobody ../shared",
+            "rm -rf /work/acme/docs",
+        ] {
+            assert!(elsewhere_judged(line).is_some(), "{line}");
+        }
+        for line in [
+            "rm -rf build",
+            "rm -rf /work/acme/proj/build",
+            "rm -rf /tmp/x /var/tmp/y",
+            "rm -rf ../sibling/out",
+            "rm -rf ../proj-build",
+            "rm -rf /work/target",
+            "rm -rf ../web/node_modules",
+            "rm -f /data/logs/app.log",
+            "rsync -a --delete ./ ../backup/",
+            "mv ../old /tmp/",
+            "find /data -name '*.pyc' -delete",
+            "rm -rf \"$BUILD_DIR\"",
+            "chmod -R u+w ../shared",
+            "cd /tmp/x && rm -rf *",
+        ] {
+            assert_eq!(elsewhere_judged(line), None, "{line}");
+        }
     }
 
     #[test]

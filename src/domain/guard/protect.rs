@@ -5041,7 +5041,8 @@ fn option_value_given(
         if !arg.starts_with("--") && !arg.contains('=') {
             // A value glued to a short option, after a verbosity level (`-V20file`), when
             // it reads as a path.
-            let glued = &arg[2..];
+            // After the dash and the option's letter, whatever that letter is.
+            let glued = arg.char_indices().nth(2).map_or("", |(at, _)| &arg[at..]);
             let pathlike = |v: &str| v.contains('/') || v.starts_with(['.', '~', '$']);
             for v in [
                 glued,

@@ -1179,6 +1179,9 @@ impl Scan<'_> {
                     if let Some(what) = dangerous_target(&path, reach) {
                         self.push(Effect::Deletes(format!("deletes {what}")));
                     }
+                    if let Some(removal) = super::model::removal_away(&path, reach == Reach::Tree) {
+                        self.push(removal);
+                    }
                 }
                 self.push(Effect::Writes(Some(path)));
             }

@@ -179,6 +179,7 @@ fn delete(out: &mut Vec<Effect>, path: &str, tree: bool) {
     if let Some(what) = dangerous_target(path, reach) {
         out.push(Effect::Deletes(format!("deletes {what}")));
     }
+    out.extend(super::model::removal_away(path, tree));
     out.push(Effect::Writes(Some(path.to_owned())));
 }
 

@@ -93,3 +93,22 @@ fn quote(w: &str) -> String {
     }
     format!("'{}'", w.replace('\'', r"'\''"))
 }
+
+/// A path deleted out of the working folder (`/data`, `../other`), as the shell's `rm`
+/// of it: judged from where the code runs, against the project and what lies outside it.
+pub(super) fn removal_away(path: &str, tree: bool) -> Option<Effect> {
+    let away = path.starts_with(['/', '~']) || path.split('/').any(|p| p == "..");
+    let plain = !path.contains(['\n', '\0']) && !path.starts_with("/dev/");
+    (away && plain).then(|| {
+        let flags = if tree { "-rf" } else { "-f" };
+        // `~/x` keeps its tilde outside the quotes, so the shell still reads it as the home.
+        let (tilde, rest) = match path.strip_prefix("~/") {
+            Some(rest) => ("~/", rest),
+            None => ("", path),
+        };
+        Effect::Shell(format!(
+            "rm {flags} -- {tilde}{}",
+            quote_words(&[rest.to_owned()])
+        ))
+    })
+}
