@@ -229,12 +229,15 @@ fn mv(args: &[String], targets: &[&str]) -> Option<Finding> {
     let into_dir = args.iter().any(|a| {
         is_long(a, "target-directory") || short_cluster(a).is_some_and(|f| f.contains('t'))
     });
+    // `-t DIR`: the folder they go into is no source.
+    let into: Vec<&str> = super::shell::option_values(args, &["-t"], &["--target-directory"]);
     let sources = if into_dir || targets.len() < 2 {
         targets
     } else {
         &targets[..targets.len() - 1]
     };
-    let what = first_dangerous(sources.iter().copied(), Reach::Tree)?;
+    let sources = sources.iter().copied().filter(|s| !into.contains(s));
+    let what = first_dangerous(sources, Reach::Tree)?;
     Some(Finding::deny(
         "guard:mv-away",
         format!("moves {what} away"),

@@ -174,7 +174,9 @@ fn deletion(command: &SimpleCommand) -> Option<Deletion<'_>> {
         "mv" => {
             let ops = operands(args);
             if has_flag(args, "t", &["target-directory"]) {
-                ops
+                // `-t DIR`: the folder they go into is no source.
+                let into = super::shell::option_values(args, &["-t"], &["--target-directory"]);
+                ops.into_iter().filter(|o| !into.contains(o)).collect()
             } else {
                 ops.split_last()
                     .map(|(_, rest)| rest.to_vec())

@@ -620,6 +620,19 @@ impl<'a> Secrets<'a> {
             }
             "tee" if !has_flag(args, "a", &["append"]) => overwritten.extend(operands(args)),
             "dd" => overwritten.extend(args.iter().filter_map(|a| a.strip_prefix("of="))),
+            // A key made at `-f KEY` (an existing one replaced once `y` answers its
+            // question), or its passphrase changed or taken off (`-p`). Its other modes
+            // read the key: `-y`, `-l`, `-e`, `-F`, `-R`, `-H`, `-Y`.
+            "ssh-keygen" => {
+                let reads = args.iter().any(|a| {
+                    super::shell::short_cluster(a).is_some_and(|c| {
+                        c.contains(['y', 'l', 'e', 'i', 'F', 'R', 'H', 'Y', 'L', 'Q', 'D', 'B'])
+                    })
+                });
+                if !reads {
+                    overwritten.extend(super::shell::option_values(args, &["-f"], &[]));
+                }
+            }
             _ => {}
         }
         if let Some(found) = overwritten.into_iter().find_map(|op| {
@@ -637,6 +650,53 @@ impl<'a> Secrets<'a> {
             ))
         }) {
             return Some(found);
+        }
+        // Keys deleted from the keyring they live in.
+        let keyring = match name {
+            "gpg" | "gpg2" => args
+                .iter()
+                .find(|a| a.starts_with("--delete-secret") || a.starts_with("--delete-key")),
+            "security" => args.iter().find(|a| {
+                matches!(
+                    a.as_str(),
+                    "delete-keychain" | "delete-identity" | "delete-certificate"
+                ) || a.starts_with("delete-") && a.ends_with("-password")
+            }),
+            _ => None,
+        };
+        if let Some(verb) = keyring {
+            return Some(Finding::ask(
+                "guard:secret",
+                format!("deletes keys or passwords from where they are kept (`{name} {verb}`)"),
+                "Ask the user.",
+            ));
+        }
+        // `mv ~/.ssh/id_rsa /tmp/`: the key taken from where it is used.
+        if name == "mv" {
+            let ops = operands(args);
+            let sources = if has_flag(args, "t", &["target-directory"]) {
+                &ops[..]
+            } else {
+                ops.split_last().map_or(&[][..], |(_, rest)| rest)
+            };
+            let into = super::shell::option_values(args, &["-t"], &["--target-directory"]);
+            return sources.iter().find_map(|op| {
+                if !op.starts_with(['~', '$', '/']) || into.contains(op) {
+                    return None;
+                }
+                let pattern = self
+                    .matching(op)
+                    .or_else(|| self.glob_matching(op))
+                    .or_else(|| self.folder_holding(op))?;
+                Some(Finding::ask(
+                    "guard:secret",
+                    format!(
+                        "moves `{op}`, which holds secrets (`[guard] secrets` matches \
+                         `{pattern}`), away from where it is used"
+                    ),
+                    "Ask the user.",
+                ))
+            });
         }
         if !matches!(
             name,
