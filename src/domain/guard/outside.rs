@@ -242,22 +242,37 @@ pub(super) fn outside(command: &SimpleCommand) -> Option<Finding> {
                 command.display()
             )))
         }
-        // `kill -9 $(pgrep -u root)`, `kill $(ps -e -o pid=)`: processes a lister of
-        // many picks as the line runs.
+        // `kill -9 $(pgrep -f .)`, `kill $(ps -e -o pid=)`, `kill -9 $(pidof sshd)`:
+        // processes a lister of many, or of vital ones, picks as the line runs.
         "kill"
             if args.iter().any(|a| {
-                a.contains(['$', '`'])
-                    && (a.contains("pgrep") || a.contains("ps ") || a.contains("pidof"))
-                    && [
-                        " -u", " -U", " -v", " -P", " -g", " -s", " -e", " -A", " ax", " aux",
-                        "init", "systemd", "pgrep .",
-                    ]
-                    .iter()
-                    .any(|m| a.contains(m))
+                substitutions(a).any(|inner| pipeline_picks_broadly(&split_pipeline(inner)))
             }) =>
         {
             Some(ask(format!(
                 "kills the processes a lister picks as the line runs (`{}`)",
+                command.display()
+            )))
+        }
+        // `kill $PPID`: the program that runs this shell, the agent's own client.
+        "kill"
+            if args
+                .iter()
+                .any(|a| a.contains("$PPID") || a.contains("${PPID}")) =>
+        {
+            Some(ask(format!(
+                "kills the program that started this shell, the agent's own client (`{}`)",
+                command.display()
+            )))
+        }
+        // `pkill -9 sshd`, `killall dockerd`, `pkill node`: a process the machine, its
+        // logins or the agent itself (Claude Code runs in node) lives on.
+        "pkill" | "killall" | "skill"
+            if ops.first().is_some_and(|p| vital(p)) && !has_flag(args, "l", &["list"]) =>
+        {
+            Some(ask(format!(
+                "kills `{}`, which the machine, its logins or the agent itself run on (`{}`)",
+                ops[0],
                 command.display()
             )))
         }
@@ -764,6 +779,145 @@ fn forces_ref(args: &[String]) -> bool {
     refs && fields.iter().any(
         |f| matches!(f.split_once('='), Some(("force", v)) if matches!(v, "true" | "1" | "yes")),
     )
+}
+
+/// Processes the machine, its logins, its containers or the agent itself run on.
+const VITAL: &[&str] = &[
+    "init",
+    "systemd",
+    "sshd",
+    "dockerd",
+    "containerd",
+    "kubelet",
+    "NetworkManager",
+    "dbus-daemon",
+    "systemd-journald",
+    "systemd-logind",
+    "systemd-udevd",
+    "udevd",
+    "cron",
+    "crond",
+    "rsyslogd",
+    "polkitd",
+    "Xorg",
+    "Xwayland",
+    "gdm",
+    "gdm3",
+    "sddm",
+    "lightdm",
+    "gnome-shell",
+    "plasmashell",
+    "launchd",
+    "WindowServer",
+    "loginwindow",
+    "agetty",
+    "login",
+    "node",
+    "claude",
+    "bash",
+    "zsh",
+    "sh",
+    "fish",
+    "tmux",
+    "screen",
+];
+
+/// Whether a process name or pattern stands for a vital process (`sshd`, `^sshd$`).
+fn vital(pattern: &str) -> bool {
+    let name = pattern.trim_start_matches('^').trim_end_matches('$');
+    VITAL.contains(&name)
+}
+
+/// The command substitutions inside one word (`$(…)`, `` `…` ``), innermost text each.
+fn substitutions(word: &str) -> impl Iterator<Item = &str> {
+    let dollar = word.match_indices("$(").map(move |(at, _)| {
+        let rest = &word[at + 2..];
+        let mut depth = 1usize;
+        for (i, c) in rest.char_indices() {
+            match c {
+                '(' => depth += 1,
+                ')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return &rest[..i];
+                    }
+                }
+                _ => {}
+            }
+        }
+        rest
+    });
+    let backtick = word.split('`').skip(1).step_by(2);
+    dollar.chain(backtick)
+}
+
+/// A pipeline's text as its commands' words (`pgrep -f . | head` → two commands).
+fn split_pipeline(text: &str) -> Vec<Vec<String>> {
+    text.split('|')
+        .map(|stage| {
+            stage
+                .split_whitespace()
+                .map(|w| w.trim_matches(['\'', '"']).to_owned())
+                .collect::<Vec<_>>()
+        })
+        .filter(|words| !words.is_empty())
+        .collect()
+}
+
+/// Whether a pipeline lists many processes, or vital ones, for a killer: `pgrep -f .`,
+/// `pgrep -u root`, `pidof sshd`, `ps -e -o pid=`, `ps aux | awk '{print $2}'`, `ls
+/// /proc`, a pid file of the system's. A `grep` stage filters the list to what it names.
+pub(super) fn pipeline_picks_broadly(stages: &[Vec<String>]) -> bool {
+    let Some(first) = stages.first() else {
+        return false;
+    };
+    let filtered = stages.iter().skip(1).any(|stage| {
+        let name = stage.first().map_or("", |n| super::shell::basename(n));
+        let inverse = stage.iter().any(|w| w == "-v" || w == "--invert-match");
+        // A pattern that names something (`grep node`), not one every number matches
+        // (`grep -E '^[0-9]+$'`).
+        let names = stage[1..].iter().filter(|w| !w.starts_with('-')).any(|w| {
+            w.replace("0-9", "")
+                .bytes()
+                .any(|b| b.is_ascii_alphabetic())
+        });
+        matches!(name, "grep" | "egrep" | "fgrep" | "rg") && !inverse && names
+    });
+    let name = first.first().map_or("", |n| super::shell::basename(n));
+    let args = &first[1..];
+    let ops: Vec<&str> = args
+        .iter()
+        .filter(|a| !a.starts_with('-'))
+        .map(String::as_str)
+        .collect();
+    match name {
+        "pgrep" => {
+            let flags = args
+                .iter()
+                .filter(|a| a.starts_with('-') && !a.starts_with("--"))
+                .any(|a| a.contains(['v', 'u', 'U', 'P', 'g', 's', 't', 'G']));
+            flags
+                || ops.is_empty()
+                || ops
+                    .iter()
+                    .any(|p| matches!(*p, "." | ".*" | "^" | "$" | "^.*" | ".+") || vital(p))
+        }
+        "pidof" => ops.iter().any(|p| vital(p)),
+        "ps" => {
+            let chosen = args.iter().any(|a| {
+                matches!(
+                    a.as_str(),
+                    "-p" | "--pid" | "-C" | "-q" | "--quick-pid" | "--ppid"
+                )
+            });
+            !chosen && !filtered
+        }
+        "ls" | "echo" | "printf" => args.iter().any(|a| a.starts_with("/proc")) && !filtered,
+        "cat" | "head" | "tail" => ops
+            .iter()
+            .any(|p| p.starts_with("/run/") || p.starts_with("/var/run/")),
+        _ => false,
+    }
 }
 
 #[cfg(test)]

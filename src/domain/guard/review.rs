@@ -504,6 +504,25 @@ impl<'a> Guard<'a> {
         }
         findings.extend(important::written(command, &fed, cwd));
         findings.extend(outside(command));
+        // `pgrep . | xargs kill -9`, `ps -e -o pid= | xargs kill`: the list fed to it.
+        if matches!(command.name(), "kill" | "skill") && command.under_xargs() {
+            let mut stages: Vec<&SimpleCommand> = parsed.commands[..index]
+                .iter()
+                .filter(|c| c.pipeline == command.pipeline && c.stage < command.stage)
+                .collect();
+            stages.sort_by_key(|c| c.stage);
+            let words: Vec<Vec<String>> = stages.iter().map(|c| c.argv.clone()).collect();
+            if super::outside::pipeline_picks_broadly(&words) {
+                findings.push(Finding::ask(
+                    "guard:outside",
+                    format!(
+                        "kills the processes a lister picks as the line runs (`{}`)",
+                        command.display()
+                    ),
+                    "Ask the user to do it, or to confirm.",
+                ));
+            }
+        }
         findings.extend(self.secrets.read_by(command, &fed));
         findings.extend(self.secrets.destroyed_by(command, below));
         if shell::is_interpreter(command.name()) && !shell::is_shell(command.name()) {
