@@ -2283,3 +2283,54 @@ fn a_programs_options_file_naming_nagger_files_is_read_as_its_options() {
         assert_eq!(code, ASKED, "{line}: {stdout}");
     }
 }
+
+/// Files an editor, a debugger, a database shell, make or an interpreter loads from
+/// inside its own commands (not only from its usual options) are read, or asked about.
+#[test]
+fn files_loaded_from_inside_a_programs_own_commands_are_not_a_way_past() {
+    let p = Project::new();
+    let settings = "echo '{\"disableAllHooks\":true}' > .claude/settings.json\n";
+    write(&p, "notes.txt", settings);
+    write(&p, "sq.txt", &format!(".shell {settings}"));
+    write(&p, "rules.txt", &format!("all:\n\t{settings}"));
+    write(&p, "code.txt", "require('fs').writeFileSync('x','y')\n");
+    for line in [
+        "ed -s notes.txt <<< ',w !sh'",
+        "printf '1,$w !bash\\nq\\n' | ed -s notes.txt",
+        "vim -es -c 'so notes.txt' -c 'q!'",
+        "vim -es +'source notes.txt' +q",
+        "ex -c 'exe \"so \" . \"notes.txt\"' -c q",
+        "vim -es --cmd 'set rtp^=.' -c 'ru notes.txt' -c q",
+        "gdb -batch -ex 'source notes.txt'",
+        "gdb -batch --eval-command='so notes.txt'",
+        "echo 'source notes.txt' | tclsh",
+        "perl -e 'do \"./notes.txt\"'",
+        "ruby -e 'load \"notes.txt\"'",
+        "node -e 'require(process.cwd() + \"/code.txt\")'",
+        "lua -e 'dofile(\"code.txt\")'",
+        "export MAKEFILES=$(ls r*); make -f /dev/null all",
+    ] {
+        let (code, out) = check(&p, line);
+        assert!(code == ASKED || code == REFUSED, "{line}: {code}\n{out}");
+    }
+    for line in [
+        "sqlite3 :memory: '.read sq.txt'",
+        "sqlite3 :memory: <<< '.read sq.txt'",
+        "sqlite3 -init sq.txt :memory: .quit",
+        "make -E 'include rules.txt' -f /dev/null all",
+        "MAKEFILES=rules.txt make -f /dev/null all",
+        "export MAKEFILES=rules.txt; make -f /dev/null all",
+    ] {
+        let (code, out) = check(&p, line);
+        assert_eq!(code, REFUSED, "{line}\n{out}");
+    }
+    for line in [
+        "node -e 'console.log(require(\"./package.json\").version)'",
+        "ruby -e 'require \"json\"; puts 1'",
+        "perl -e 'do { print 1 } while 0'",
+        "vim -es -c '%s/a/b/g' -c 'wq' notes.txt",
+    ] {
+        let (code, out) = check(&p, line);
+        assert_eq!(code, 0, "{line}\n{out}");
+    }
+}

@@ -148,6 +148,43 @@ impl Scan<'_> {
                     };
                     self.push(e);
                 }
+                // Perl's `do "FILE"` / `do("FILE")` / `do $f`: the file's code runs.
+                Tok::Ident(word)
+                    if word == "do"
+                        && self.lang == Language::Perl
+                        && !is(toks.get(i + 1), "{")
+                        && toks.get(i + 1).is_some_and(|t| !matches!(t, Tok::End)) =>
+                {
+                    let named = match toks.get(i + 1) {
+                        Some(Tok::Str { text, .. }) => format!("`{text}`"),
+                        _ => "a file it names".to_owned(),
+                    };
+                    self.push(Effect::Unknown(format!(
+                        "runs the code of {named} (`do`), which is not read here"
+                    )));
+                }
+                // `require "./o.txt"`, `load "o.rb"`, `dofile "o.lua"` written without
+                // brackets: the file's code runs.
+                Tok::Ident(word)
+                    if matches!(
+                        word.as_str(),
+                        "require" | "require_relative" | "load" | "dofile"
+                    ) && matches!(
+                        self.lang,
+                        Language::Perl | Language::Ruby | Language::Lua
+                    ) && matches!(
+                        toks.get(i + 1),
+                        Some(Tok::Str { text, .. })
+                            if word == "require_relative" || word == "load" || loads_a_file(text)
+                                || word == "dofile"
+                    ) =>
+                {
+                    if let Some(Tok::Str { text, .. }) = toks.get(i + 1) {
+                        self.push(Effect::Unknown(format!(
+                            "loads code from the file `{text}` (`{word}`), which is not read here"
+                        )));
+                    }
+                }
                 Tok::Ident(word) if !is_member_op(i.checked_sub(1).and_then(|k| toks.get(k))) => {
                     self.imports(i, word);
                     self.assignment(i);
@@ -570,8 +607,26 @@ impl Scan<'_> {
             self.judge(cap, &qual, &name, &args, &kw);
             return Val::Unknown;
         }
+        // Perl's `do FILE` runs the file; `do { … }` is a block.
+        let perl_do = name == "do" && self.lang == Language::Perl && qual.is_empty();
+        if perl_do {
+            if let Some(Val::Str(file)) = args.first().map(|&(a, b)| self.value(a, b)) {
+                self.push(Effect::Unknown(format!(
+                    "runs the code of the file `{file}` (`do`), which is not read here"
+                )));
+            }
+            return Val::Unknown;
+        }
         if LOADERS.contains(&name.as_str()) && qual.is_empty() || name == "import_module" {
             return match args.first().map(|&(a, b)| self.value(a, b)) {
+                // `require('./o.txt')`, `require "/tmp/x.pl"`: code loaded from a file by
+                // its path, not a module (data as JSON is only read).
+                Some(Val::Str(m)) if loads_a_file(&m) || name == "dofile" => {
+                    self.push(Effect::Unknown(format!(
+                        "loads code from the file `{m}` (`{name}`), which is not read here"
+                    )));
+                    Val::Unknown
+                }
                 Some(Val::Str(m)) => Val::Name(strip_node(&m).to_owned()),
                 Some(_) if self.lang != Language::Lua || name != "dofile" => {
                     self.push(Effect::Unknown(format!(
@@ -1267,6 +1322,17 @@ impl Scan<'_> {
 
 /// Whether a command line is a shell or interpreter reading its program from its input
 /// (`sh`, `bash -s`, `python3 -`), so what the code writes to it runs.
+/// Whether a loader's argument is a file's path rather than a module's name (`./o.txt`,
+/// `/tmp/x.pl`, `lib/x.rb`), leaving JSON out: `require('./package.json')` only reads.
+fn loads_a_file(name: &str) -> bool {
+    let pathlike = name.starts_with(['.', '/', '~']) || name.contains('/') && name.contains('.');
+    let scoped_package = name.starts_with('@');
+    let json = std::path::Path::new(name)
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+    pathlike && !scoped_package && !json && !name.starts_with("node:")
+}
+
 pub(super) fn reads_commands(line: &str) -> bool {
     let mut words = line.split_whitespace();
     let Some(first) = words.next() else {

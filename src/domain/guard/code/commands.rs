@@ -155,6 +155,11 @@ fn words_line(words: &[Word]) -> Option<String> {
     Some(quote_words(&texts))
 }
 
+/// [`command`], for where a local of that name hides it.
+fn command_of(out: &mut Vec<Effect>, line: Option<String>, what: &str) {
+    command(out, line, what);
+}
+
 fn command(out: &mut Vec<Effect>, line: Option<String>, what: &str) {
     if line.as_deref().is_some_and(super::analyze::reads_commands) {
         out.push(Effect::Unknown(format!(
@@ -294,6 +299,9 @@ pub(super) fn tcl(code: &str, depth: usize, nested: Nested) -> Vec<Effect> {
                 out.extend(nested(&script.join(" "), Language::Tcl, depth + 1));
             }
             "load" => out.push(Effect::Unknown("loads native code (`load`)".into())),
+            "source" => out.push(Effect::Unknown(
+                "runs the Tcl code of a file it loads (`source`)".into(),
+            )),
             _ if !first.known => out.push(Effect::Unknown(
                 "calls a command whose name the code computes".into(),
             )),
@@ -353,7 +361,10 @@ pub(super) fn debugger(code: &str, depth: usize, nested: Nested) -> Vec<Effect> 
             "guile" | "gu" => out.push(Effect::Unknown("runs Guile code in the debugger".into())),
             "call" | "print" | "p" | "output" | "expr" | "expression" | "set"
             | "init-if-undefined" => out.extend(nested(rest, Language::Generic, depth + 1)),
-            "source" | "command" if rest.starts_with("script") || head == "source" => {}
+            // `source FILE`: the commands of a file nagger does not read here.
+            "source" | "so" => out.push(Effect::Unknown(format!(
+                "runs the debugger commands of a file it loads (`{head} {rest}`)"
+            ))),
             "dump" | "append" | "restore" => out.push(Effect::Writes(None)),
             _ => {}
         }
@@ -521,6 +532,14 @@ fn ex_command(line: &str, depth: usize, nested: Nested, out: &mut Vec<Effect>) {
             out.extend(vimscript(expr, depth, nested));
         }
         "libcall" => out.push(Effect::Unknown("calls native code".into())),
+        // `:source FILE`, `:runtime NAME`, `:pyfile F`: the commands or code of a file.
+        "so" | "sou" | "sour" | "sourc" | "source" | "ru" | "run" | "runt" | "runti" | "runtim"
+        | "runtime" | "pyf" | "pyfile" | "py3f" | "py3file" | "pyxf" | "pyxfile" | "luafile"
+        | "rubyf" | "rubyfile" | "perlf" | "perlfile" | "tclf" | "tclfile" => {
+            out.push(Effect::Unknown(format!(
+                "runs the commands of a file it loads (`:{head} {rest_t}`)"
+            )));
+        }
         _ => {}
     }
 }
@@ -757,7 +776,7 @@ pub(super) fn ed(code: &str) -> Vec<Effect> {
         let Some(&command) = b.get(i) else { continue };
         let mut rest = line.get(i + 1..).unwrap_or("");
         if command == b'!' {
-            out.push(Effect::Shell(rest.trim().to_owned()));
+            command_of(&mut out, Some(rest.trim().to_owned()), "ed's `!`");
             continue;
         }
         if !matches!(command, b'w' | b'W' | b'r' | b'e' | b'E') {
@@ -768,7 +787,8 @@ pub(super) fn ed(code: &str) -> Vec<Effect> {
         }
         let rest = rest.trim();
         if let Some(cmd) = rest.strip_prefix('!') {
-            out.push(Effect::Shell(cmd.trim().to_owned()));
+            // `,w !sh`: the edited text handed to the command, a script when it reads one.
+            command_of(&mut out, Some(cmd.trim().to_owned()), "ed's `w !`");
         } else if matches!(command, b'w' | b'W') && !rest.is_empty() {
             out.push(Effect::Writes(Some(rest.to_owned())));
         }

@@ -98,6 +98,11 @@ fn read_call(args: &[String]) -> Call {
                     call.dirs.extend(value());
                     break;
                 }
+                // `-E TEXT`: `--eval`'s short form.
+                'E' => {
+                    call.evals.extend(value());
+                    break;
+                }
                 'I' | 'o' | 'W' => {
                     value();
                     break;
@@ -144,7 +149,28 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: &View, out: 
             }
         }
     }
-    for file in &call.files {
+    // `MAKEFILES=rules.mk make`: files make reads before the others, from its
+    // environment.
+    // Set earlier on the line (`export MAKEFILES=x; make`) too; set to a value the line
+    // does not show, which files it names is not known.
+    let mut from_env: Vec<String> = command
+        .env
+        .iter()
+        .filter_map(|e| e.strip_prefix("MAKEFILES="))
+        .flat_map(str::split_whitespace)
+        .map(str::to_owned)
+        .collect();
+    for set in parsed.assignments.iter().filter(|a| a.name == "MAKEFILES") {
+        match &set.value {
+            Some(value) => from_env.extend(value.split_whitespace().map(str::to_owned)),
+            None => out.push(Ran::Finding(crate::domain::guard::finding::Finding::ask(
+                "guard:unseen-script",
+                "runs the Makefiles `MAKEFILES` names, set to a value the line computes".into(),
+                "Name the Makefile with `-f`, so it can be read.",
+            ))),
+        }
+    }
+    for file in from_env.iter().chain(&call.files) {
         if file == "-" || file == "/dev/stdin" {
             // `make -f - <<EOF`, `printf 'all:\n\t…' | make -f -`.
             let mut stdin = command.stdin_texts.clone();

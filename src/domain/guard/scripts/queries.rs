@@ -49,11 +49,25 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: &View, out: 
         // The SQLite shell reads a file or pipe as it reads SQL on its command line
         // (`writefile()` of a computed name, `.archive -x`): judged as that line.
         if matches!(name, "sqlite3" | "sqlite") {
+            // Without the `.read F` and `-init F` that brought the text in: read again,
+            // they would only fold the file into itself until the budget is spent.
+            let mut kept: Vec<String> = Vec::new();
+            let mut skip = false;
+            for arg in command.args() {
+                if std::mem::take(&mut skip) {
+                    continue;
+                }
+                if matches!(arg.as_str(), "-init" | "--init") {
+                    skip = true;
+                } else if !arg.trim_start().starts_with(".read") {
+                    kept.push(arg.clone());
+                }
+            }
             let mut line: Vec<String> = std::iter::once(name.to_owned())
-                .chain(command.args().iter().cloned())
+                .chain(kept.iter().cloned())
                 .map(|w| shell_quote(&w))
                 .collect();
-            if command.args().iter().all(|a| a.starts_with('-')) {
+            if kept.iter().all(|a| a.starts_with('-')) {
                 line.push("':memory:'".to_owned());
             }
             line.push(shell_quote(&text));
@@ -99,8 +113,13 @@ fn sources(command: &SimpleCommand, dialect: Dialect) -> Vec<String> {
         .into_iter()
         .map(str::to_owned),
     );
-    for arg in args {
-        if let Some(file) = arg.trim().strip_prefix(".read ") {
+    // On its command line, or in a here-string or here-document it reads.
+    let lines = args
+        .iter()
+        .chain(command.stdin_texts.iter())
+        .flat_map(|text| text.lines());
+    for line in lines.take(256) {
+        if let Some(file) = line.trim().strip_prefix(".read ") {
             out.push(file.trim().trim_matches(['\'', '"']).to_owned());
         }
     }
