@@ -258,7 +258,10 @@ pub(super) fn outside(command: &SimpleCommand) -> Option<Finding> {
         "kill"
             if args
                 .iter()
-                .any(|a| a.contains("$PPID") || a.contains("${PPID}")) =>
+                .any(|a| a.contains("$PPID") || a.contains("${PPID}"))
+                && !args
+                    .iter()
+                    .any(|a| matches!(a.as_str(), "-0" | "-s0" | "-n0")) =>
         {
             Some(ask(format!(
                 "kills the program that started this shell, the agent's own client (`{}`)",
@@ -812,7 +815,6 @@ const VITAL: &[&str] = &[
     "loginwindow",
     "agetty",
     "login",
-    "node",
     "claude",
     "bash",
     "zsh",

@@ -307,10 +307,21 @@ pub(super) fn elsewhere(command: &SimpleCommand, cwd: &Cwd, root: &Path) -> Opti
         };
         let full = full.trim_end_matches('/').to_owned();
         let inside = |dir: &str| full == dir || full.starts_with(&format!("{dir}/"));
+        let below_home = home
+            .as_deref()
+            .filter(|h| *h != "/")
+            .and_then(|h| full.strip_prefix(h)?.strip_prefix('/'));
+        // A temporary folder, unless the home or the project's own folder lies there.
+        let neighbour = root.rsplit_once('/').is_some_and(|(parent, _)| {
+            let shared = TEMPORARY.iter().any(|t| t.trim_end_matches('/') == parent);
+            !parent.is_empty() && !shared && inside(parent)
+        });
+        let temporary =
+            TEMPORARY.iter().any(|t| full.starts_with(t)) && below_home.is_none() && !neighbour;
         if full.is_empty()
             || inside(root)
             || holds(&full, root, "the project").is_some()
-            || TEMPORARY.iter().any(|t| full.starts_with(t))
+            || temporary
             || full.contains('$')
         {
             return None;
@@ -319,10 +330,6 @@ pub(super) fn elsewhere(command: &SimpleCommand, cwd: &Cwd, root: &Path) -> Opti
         if super::targets::dangerous_target(&full, super::targets::Reach::Tree).is_some() {
             return None;
         }
-        let below_home = home
-            .as_deref()
-            .filter(|h| *h != "/")
-            .and_then(|h| full.strip_prefix(h)?.strip_prefix('/'));
         if let Some(rest) = below_home {
             let mut parts = rest.split('/');
             let first = parts.next().unwrap_or("");

@@ -492,6 +492,10 @@ impl<'a> Guard<'a> {
             }
             _ => None,
         };
+        // `shutdown --help`, `terraform destroy --help`: help printed, nothing done.
+        if asks_for_help(command) {
+            return Vec::new();
+        }
         let mut findings = command_findings(command, &fed, below);
         findings.extend(project::deleted(command, cwd, at.old, at.scope.root));
         findings.extend(project::removes_unnamed(command));
@@ -1253,4 +1257,27 @@ fn edited_whole(tool_name: &str, input: &Value, path: &str) -> Option<String> {
         };
     }
     Some(text)
+}
+
+/// Whether a command only asks for its help: `--help` (or `-help`) after nothing but
+/// subcommand names, run by no shell, interpreter or wrapper that would read it otherwise.
+fn asks_for_help(command: &SimpleCommand) -> bool {
+    let args = command.args();
+    let name = command.name();
+    let plain = |a: &str| {
+        !a.is_empty()
+            && a.len() <= 32
+            && a.bytes().all(|b| b.is_ascii_lowercase() || b == b'-')
+            && !a.starts_with('-')
+    };
+    let help = |a: &str| matches!(a, "--help" | "-help");
+    args.last().is_some_and(|a| help(a))
+        && args[..args.len() - 1].iter().all(|a| plain(a))
+        && command.via.is_empty()
+        && !shell::is_interpreter(name)
+        && !matches!(
+            name,
+            "sudo" | "env" | "xargs" | "nohup" | "timeout" | "exec" | "eval"
+        )
+        && command.writes_to.is_empty()
 }
