@@ -217,6 +217,11 @@ fn literal_prefix(pattern: &str) -> (&str, bool) {
     let Some(stop) = pattern.find(|c: char| "\\.+*?()[]{}^$".contains(c)) else {
         return (pattern, true);
     };
+    // `a)?(.*`: a `)` closes the group the pattern is wrapped in, and what follows may
+    // make everything before it optional.
+    if pattern.as_bytes()[stop] == b')' {
+        return ("", false);
+    }
     let mut prefix = &pattern[..stop];
     if matches!(pattern.as_bytes()[stop], b'?' | b'*' | b'{' | b'+')
         && let Some((last, _)) = prefix.char_indices().next_back()

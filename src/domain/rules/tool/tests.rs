@@ -124,6 +124,7 @@ fn literal_prefix_examples() {
     assert_eq!(literal_prefix("a|b"), ("", false));
     assert_eq!(literal_prefix("(?i)bash"), ("", false));
     assert_eq!(literal_prefix("é+x"), ("", false));
+    assert_eq!(literal_prefix("é)?(.*"), ("", false));
 }
 
 proptest! {
