@@ -2308,6 +2308,7 @@ fn files_loaded_from_inside_a_programs_own_commands_are_not_a_way_past() {
         "ruby -e 'load \"notes.txt\"'",
         "node -e 'require(process.cwd() + \"/code.txt\")'",
         "lua -e 'dofile(\"code.txt\")'",
+        "sqlite3 :memory: \".read '|cat sq.txt'\"",
         "export MAKEFILES=$(ls r*); make -f /dev/null all",
     ] {
         let (code, out) = check(&p, line);
@@ -2319,6 +2320,7 @@ fn files_loaded_from_inside_a_programs_own_commands_are_not_a_way_past() {
         "sqlite3 -init sq.txt :memory: .quit",
         "make -E 'include rules.txt' -f /dev/null all",
         "MAKEFILES=rules.txt make -f /dev/null all",
+        "make MAKEFILES=rules.txt -f /dev/null all",
         "export MAKEFILES=rules.txt; make -f /dev/null all",
     ] {
         let (code, out) = check(&p, line);
@@ -2332,5 +2334,48 @@ fn files_loaded_from_inside_a_programs_own_commands_are_not_a_way_past() {
     ] {
         let (code, out) = check(&p, line);
         assert_eq!(code, 0, "{line}\n{out}");
+    }
+}
+
+/// Writers whose text nagger cannot read, and git work trees, put into a component
+/// folder are asked about; the same writers elsewhere pass.
+#[test]
+fn unread_writers_and_git_work_trees_in_component_folders_ask() {
+    let p = Project::new();
+    write(&p, "a.txt", "---\nname: x\nhooks: {}\n---\nENDX\n");
+    write(
+        &p,
+        ".claude/skills/fmt/SKILL.md",
+        "---\nname: fmt\n---\nx\n",
+    );
+    for line in [
+        "csplit -s -f .claude/skills/fmt/SKILL -b '.md%.0d' a.txt '/^ENDX/'",
+        "csplit -s -f.claude/commands/go -b.md%.0d a.txt '/^ENDX/'",
+        "split -n1 --additional-suffix=.md a.txt .claude/skills/fmt/SKILL",
+        "ed -s a.txt <<< 'w .claude/skills/fmt/SKILL.md'",
+        "vim -es -c 'set nomore' -c 'w! .claude/output-styles/st.md' -c 'q!' a.txt",
+        "find a.txt -fprintf .claude/commands/go.md 'x'",
+        "git worktree add -q .claude/skills/evil HEAD",
+        "git worktree move wt .claude/skills/evil",
+        "git clone -q -b main . .claude/skills/evil",
+        "git -C .claude/skills clone -q ../../ev",
+        "git submodule add ./ev .claude/agents/ev",
+        "git init -q .claude/skills/evil",
+        "GIT_WORK_TREE=.claude/skills/evil git checkout -f HEAD",
+        "cd .claude/skills/fmt && git pull -q ../../../ev",
+    ] {
+        let (code, out) = check(&p, line);
+        assert_eq!(code, ASKED, "{line}: {out}");
+    }
+    for line in [
+        "csplit -s -f out/part a.txt '/^ENDX/'",
+        "split -l 100 a.txt chunks/part-",
+        "ed -s a.txt <<< 'w notes.md'",
+        "find . -name '*.rs' -fprint files.txt",
+        "git worktree add ../wt-feature HEAD",
+        "git clone -q https://example.com/x/y.git vendor/y",
+    ] {
+        let (code, out) = check(&p, line);
+        assert_eq!(code, 0, "{line}: {out}");
     }
 }

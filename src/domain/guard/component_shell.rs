@@ -103,6 +103,7 @@ pub(super) fn placed(
             .argv
             .iter()
             .chain(command.writes_to.iter())
+            .chain(command.env.iter())
             .chain(fed.iter())
             .chain(command.stdin_texts.iter())
             .any(|w| near(w))
@@ -128,6 +129,54 @@ pub(super) fn placed(
     let place = |path: &str| component_at(cwd, scope, path);
     if name == "git" {
         return git_placed(command, cwd, scope, shown, &place);
+    }
+    // Files named from a prefix (`csplit -f DIR/SKILL -b '.md%d'`, `split … DIR/SKILL`),
+    // `find`'s output files, and what an editor's own commands write (`ed <<< 'w F'`,
+    // `vim -c 'w! F'`): their text is the input's or the buffer's, unread here.
+    let args = command.args();
+    let mut unread: Vec<String> = Vec::new();
+    match name {
+        "csplit" | "gcsplit" => {
+            unread.extend(
+                option_values(args, &["-f"], &["--prefix"])
+                    .into_iter()
+                    .map(str::to_owned),
+            );
+        }
+        "split" | "gsplit" => {
+            let ops = operands(args);
+            if ops.len() == 2 {
+                unread.push(ops[1].to_owned());
+            }
+        }
+        "find" | "gfind" => {
+            for w in args.windows(2) {
+                if matches!(w[0].as_str(), "-fprint" | "-fprint0" | "-fprintf" | "-fls") {
+                    unread.push(w[1].clone());
+                }
+            }
+        }
+        _ => {
+            let lang = Language::of(name);
+            if matches!(lang, Language::Vim | Language::Ed) {
+                let program = super::shell::inline_program(&command.argv);
+                let code = program
+                    .iter()
+                    .map(String::as_str)
+                    .chain(command.stdin_texts.iter().map(String::as_str));
+                for effect in code.flat_map(|t| effects_in(t, lang)) {
+                    if let Effect::Writes(Some(path)) = effect {
+                        unread.push(path);
+                    }
+                }
+            }
+        }
+    }
+    if let Some(here) = unread.iter().find_map(|p| place(p)) {
+        return Some(unseen(
+            &here,
+            &format!("has `{name}` write a file there whose text nagger cannot read"),
+        ));
     }
     let c = changes(command, fed, scope.binary);
     // Links: a link made into a component folder leads to a file that can change
@@ -458,6 +507,84 @@ fn git_placed(
         }
     }
     args.get(at)?;
+    let cwd_here = &moved;
+    // A whole work tree put in a component folder (`worktree add`, `clone`, `submodule
+    // add`, `init` there, or git run inside one or told its work tree is one): the files
+    // it checks out were never judged as components.
+    let sub = args[at].as_str();
+    let rest = operands(&args[at + 1..]);
+    let tree_at: Vec<String> = match sub {
+        "worktree" => match rest.first().copied() {
+            Some("add") => rest.get(1).map(|p| (*p).to_owned()).into_iter().collect(),
+            Some("move") => rest.get(2).map(|p| (*p).to_owned()).into_iter().collect(),
+            _ => Vec::new(),
+        },
+        // `clone [-b B] REPO [DIR]`: without DIR, a folder named after the repository.
+        // Any of its words may be the folder, as option values are not told apart.
+        "clone" => {
+            let mut all: Vec<String> = rest.iter().map(|p| (*p).to_owned()).collect();
+            if let Some(repo) = rest.last() {
+                all.push(
+                    basename(repo.trim_end_matches('/'))
+                        .trim_end_matches(".git")
+                        .to_owned(),
+                );
+            }
+            all
+        }
+        "submodule" if rest.first() == Some(&"add") => {
+            rest.iter().skip(1).map(|p| (*p).to_owned()).collect()
+        }
+        "init" => rest.first().map(|p| (*p).to_owned()).into_iter().collect(),
+        _ => Vec::new(),
+    };
+    if let Some(here) = tree_at
+        .iter()
+        .find_map(|p| component_at(cwd_here, scope, p))
+    {
+        return Some(unseen(
+            &here,
+            &format!("has `git {sub}` put a work tree there, whose files nagger cannot read"),
+        ));
+    }
+    // Run inside a component folder, or with one as its work tree, anything that checks
+    // files out puts them there unread.
+    let work_tree = command
+        .env
+        .iter()
+        .filter_map(|e| e.strip_prefix("GIT_WORK_TREE="))
+        .chain(option_values(&args[..at], &[], &["--work-tree"]))
+        .find_map(|p| component_at(cwd, scope, p));
+    let inside = match cwd_here {
+        Cwd::Known(dir) => component_at(cwd_here, scope, ".").filter(|_| !dir.is_empty()),
+        Cwd::Unknown => None,
+    };
+    let checks_out = matches!(
+        sub,
+        "pull"
+            | "checkout"
+            | "switch"
+            | "reset"
+            | "merge"
+            | "restore"
+            | "read-tree"
+            | "stash"
+            | "rebase"
+            | "cherry-pick"
+            | "revert"
+            | "am"
+            | "apply"
+            | "clone"
+            | "worktree"
+            | "submodule"
+            | "bisect"
+    );
+    if checks_out && let Some(here) = work_tree.or(inside) {
+        return Some(unseen(
+            &here,
+            &format!("has `git {sub}` check files out there, which nagger cannot read"),
+        ));
+    }
     if args[at] != "mv" {
         return None;
     }

@@ -364,6 +364,18 @@ pub(super) fn programs(
                     format!("`{name}` dot-command"),
                 ));
             }
+            // `.read '|cmd'`: what the command prints is run as SQL and dot-commands.
+            if arg.starts_with(".read ") && piped.is_some() {
+                out.push(Program::Finding(Finding::ask(
+                    "guard:unseen-script",
+                    format!(
+                        "gives `{name}` `{}`, whose output it runs as its own commands, which \
+                         nagger cannot see",
+                        arg.chars().take(80).collect::<String>()
+                    ),
+                    "Write the commands to a file, read it, and `.read` the file.",
+                )));
+            }
         }
     }
     if parsed.coprocess && index == 0 {

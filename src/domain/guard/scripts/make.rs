@@ -157,6 +157,7 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: &View, out: 
         .env
         .iter()
         .filter_map(|e| e.strip_prefix("MAKEFILES="))
+        .chain(call.vars.get("MAKEFILES").map(String::as_str))
         .flat_map(str::split_whitespace)
         .map(str::to_owned)
         .collect();
