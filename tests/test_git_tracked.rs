@@ -79,7 +79,7 @@ fn git_commands_replacing_tracked_settings_are_asked_about_by_the_binary() {
     for command in [
         "git checkout -b x",
         "git switch -c x",
-        "git restore src",
+        "git restore src/main.rs",
         "cd src && git checkout main.rs",
         "git status",
         "git pull",

@@ -315,6 +315,90 @@ pub(super) fn git_danger(args: &[String]) -> Option<Finding> {
     }
 }
 
+/// `git checkout -- src/`, `git restore src`, `git restore '*.rs'`: the uncommitted
+/// changes of every file in a folder (`is_dir` tells, from where git runs) or matching a
+/// glob thrown away. Asked about: a single file's are routine.
+pub(super) fn discards_many(args: &[String], is_dir: &dyn Fn(&str) -> bool) -> Option<Finding> {
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
+        if !arg.starts_with('-') {
+            break;
+        }
+        i += if GLOBAL_WITH_VALUE.contains(&arg.as_str()) {
+            2
+        } else {
+            1
+        };
+    }
+    let sub = args.get(i)?.as_str();
+    let rest = args.get(i + 1..).unwrap_or(&[]);
+    // `git clean -fd src`: the untracked files of a folder, new work not yet added,
+    // deleted for good. Folders of build output are routine.
+    if sub == "clean" && has_flag(rest, "f", &["force"]) && !has_flag(rest, "n", &["dry-run"]) {
+        let mut skip = false;
+        let specs = rest.iter().filter(|a| {
+            if std::mem::take(&mut skip) {
+                return false;
+            }
+            if matches!(a.as_str(), "-e" | "--exclude") {
+                skip = true;
+            }
+            !a.starts_with('-')
+        });
+        let kept = |p: &str| super::targets::remade(p);
+        return specs
+            .map(String::as_str)
+            .find(|p| !kept(p) && (p.ends_with('/') || is_dir(p) || p.contains('*')))
+            .map(|p| {
+                Finding::ask(
+                    "guard:git-clean-force",
+                    format!("deletes the untracked files under `{p}` for good (`git clean -f`)"),
+                    "List them with `git clean -n` and ask the user.",
+                )
+            });
+    }
+    if !matches!(sub, "checkout" | "restore") {
+        return None;
+    }
+    if sub == "restore" && has_flag(rest, "S", &["staged"]) && !has_flag(rest, "W", &["worktree"]) {
+        return None;
+    }
+    let dashes = rest.iter().position(|a| a == "--");
+    // Pathspecs: after `--`; for restore, every operand past its options' values; for
+    // checkout without `--`, only what is a folder (a branch's name is no folder).
+    let specs: Vec<&str> = if let Some(k) = dashes {
+        rest[k + 1..].iter().map(String::as_str).collect()
+    } else {
+        let mut out = Vec::new();
+        let mut skip = false;
+        for a in rest {
+            if std::mem::take(&mut skip) {
+                continue;
+            }
+            if matches!(a.as_str(), "-s" | "--source" | "--pathspec-from-file") {
+                skip = true;
+            } else if !a.starts_with('-') {
+                out.push(a.as_str());
+            }
+        }
+        if sub == "checkout" {
+            out.retain(|p| is_dir(p));
+        }
+        out
+    };
+    let many = specs.iter().find(|p| {
+        p.contains(['*', '?', '['])
+            || p.starts_with(":(glob)")
+            || (p.ends_with('/') && p.len() > 1)
+            || is_dir(p)
+    })?;
+    Some(Finding::ask(
+        "guard:git-discard",
+        format!("throws away the uncommitted changes of every file under `{many}` (`git {sub}`)"),
+        "Restore specific files, or `git stash` and ask the user.",
+    ))
+}
+
 /// `git push --force`, `+ref`, `--delete`, `:ref`, `--mirror`, `--prune`.
 fn push(rest: &[String]) -> Option<Finding> {
     let options: Vec<&String> = rest.iter().take_while(|a| *a != "--").collect();

@@ -1610,6 +1610,48 @@ pub(super) fn forks_without_end(
             "Do not run it.",
         ));
     }
+    // `$0 &` in a loop: the script (or shell) starting itself again and again.
+    let itself = |w: &str| matches!(w, "$0" | "${0}" | "\"$0\"" | "$BASH_SOURCE");
+    let restarts_itself = command.argv.first().is_some_and(|w| itself(w))
+        || (shell::is_shell(command.name()) && command.args().iter().any(|w| itself(w)));
+    let in_background = parsed.background.iter().any(|job| job.contains(&index));
+    let in_loop = parsed.loops.iter().any(|l| l.contains(&index));
+    if restarts_itself && in_background && in_loop {
+        return Some(Finding::deny(
+            "guard:fork-bomb",
+            format!(
+                "runs `{}` in the background in a loop: the script starting itself without end",
+                command.argv.join(" ")
+            ),
+            "Do not run it.",
+        ));
+    }
+    // `while :; do echo x >> log; done`: a file written in a loop without end, nothing
+    // in it that pauses or leaves.
+    let filling = parsed.loops.iter().find(|l| {
+        l.start == index && matches!(command.argv.as_slice(), [c] if c == "true" || c == ":") && {
+            let body = &parsed.commands[(l.start + 1).min(l.end)..l.end];
+            let leaves = body.iter().any(|c| {
+                matches!(
+                    c.name(),
+                    "break" | "exit" | "return" | "sleep" | "read" | "wait" | "inotifywait"
+                )
+            });
+            !leaves
+                && body.iter().any(|c| {
+                    c.writes_to
+                        .iter()
+                        .any(|w| !w.starts_with("/dev/") && !w.starts_with('&'))
+                })
+        }
+    });
+    if filling.is_some() && endless_loop.is_none() {
+        return Some(Finding::ask(
+            "guard:fills-disk",
+            "writes a file in a loop without end, until the disk is full".into(),
+            "Bound the loop, or ask the user.",
+        ));
+    }
     (endless_loop.is_some() || code).then(|| {
         Finding::deny(
             "guard:fork-bomb",

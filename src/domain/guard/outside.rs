@@ -201,6 +201,37 @@ pub(super) fn outside(command: &SimpleCommand) -> Option<Finding> {
                 ASK_USER,
             ))
         }
+        // `fuser -k /`, `fuser -km /home`, `fuser -k 22/tcp`: every process using a whole
+        // tree, or a port the system or a database serves on.
+        "fuser" if has_flag(args, "k", &["kill"]) => ops.iter().find_map(|p| {
+            let port = p
+                .split_once('/')
+                .filter(|(n, proto)| {
+                    !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) && proto.len() <= 4
+                })
+                .and_then(|(n, _)| n.parse::<u32>().ok());
+            let hit = match port {
+                Some(n) => n < 1024 || SERVICE_PORTS.contains(&n),
+                None => p.starts_with(['/', '~']),
+            };
+            hit.then(|| {
+                ask(format!(
+                    "kills every process using `{p}` (`{}`)",
+                    command.display()
+                ))
+            })
+        }),
+        // `slay USER`: every process of a user.
+        "slay" => Some(ask(format!(
+            "kills every process of a user (`{}`)",
+            command.display()
+        ))),
+        // `stress --vm 64`, `stress-ng --hdd 0`: memory, disk or processes used up on
+        // purpose.
+        "stress" | "stress-ng" => Some(ask(format!(
+            "uses up the machine's memory, disk or processors (`{}`)",
+            command.display()
+        ))),
         // `killall5` signals every process outside its own session.
         "killall5" => Some(Finding::deny(
             "guard:outside",
@@ -289,6 +320,108 @@ pub(super) fn outside(command: &SimpleCommand) -> Option<Finding> {
                 command.display()
             )))
         }
+        // The machine cut off its network, its security or its clock changed.
+        "ip" if (first.starts_with('l') && ops.contains(&"down"))
+            || (matches!(first, "a" | "addr" | "address" | "r" | "route" | "ro")
+                && ops.iter().any(|o| matches!(*o, "flush" | "del" | "delete"))) =>
+        {
+            Some(ask(format!(
+                "takes the machine's network down (`{}`)",
+                command.display()
+            )))
+        }
+        "ifconfig" if ops.contains(&"down") => Some(ask(format!(
+            "takes the machine's network down (`{}`)",
+            command.display()
+        ))),
+        "ifdown" | "nmtui" => Some(ask(format!(
+            "takes the machine's network down (`{}`)",
+            command.display()
+        ))),
+        "nmcli" | "iw" | "wpa_cli" | "iwctl" | "networkctl" | "rfkill" | "connmanctl"
+            if ops.iter().any(|o| {
+                matches!(
+                    *o,
+                    "off" | "down" | "disconnect" | "block" | "delete" | "del" | "disable"
+                )
+            }) =>
+        {
+            Some(ask(format!(
+                "takes the machine's network down (`{}`)",
+                command.display()
+            )))
+        }
+        "tc" if ops.contains(&"netem") => Some(ask(format!(
+            "makes the machine's network lose or delay traffic (`{}`)",
+            command.display()
+        ))),
+        "firewall-cmd"
+            if args.iter().any(|a| {
+                a == "--panic-on"
+                    || a.starts_with("--remove")
+                    || a.starts_with("--set-default-zone")
+                    || a == "--complete-reload"
+            }) =>
+        {
+            Some(ask(format!(
+                "changes the firewall (`{}`)",
+                command.display()
+            )))
+        }
+        "setenforce" | "aa-teardown" | "aa-disable" => Some(ask(format!(
+            "switches the machine's security enforcement (`{}`)",
+            command.display()
+        ))),
+        "init" | "telinit"
+            if matches!(first, "1" | "s" | "S" | "single" | "2" | "3" | "4" | "5") =>
+        {
+            Some(ask(format!(
+                "switches the machine to another runlevel (`{}`)",
+                command.display()
+            )))
+        }
+        "date"
+            if args.iter().any(|a| {
+                a == "-s" || a.starts_with("--set") || (a.starts_with("-s") && !a.starts_with("--"))
+            }) =>
+        {
+            Some(ask(format!(
+                "sets the machine's clock (`{}`)",
+                command.display()
+            )))
+        }
+        "hwclock"
+            if args.iter().any(|a| {
+                matches!(
+                    a.as_str(),
+                    "--set" | "--systohc" | "-w" | "--hctosys" | "-s"
+                )
+            }) =>
+        {
+            Some(ask(format!(
+                "sets the machine's clock (`{}`)",
+                command.display()
+            )))
+        }
+        "timedatectl" if first.starts_with("set-") => Some(ask(format!(
+            "sets the machine's clock (`{}`)",
+            command.display()
+        ))),
+        "sysctl"
+            if args
+                .iter()
+                .any(|a| a == "-w" || a == "--write" || a == "-p" || a == "--load")
+                || ops.iter().any(|o| o.contains('=')) =>
+        {
+            Some(ask(format!(
+                "changes the running kernel's settings (`{}`)",
+                command.display()
+            )))
+        }
+        "ufw" if matches!(first, "enable" | "default" | "deny" | "reject") => Some(ask(format!(
+            "changes the firewall (`{}`)",
+            command.display()
+        ))),
         "iptables" | "ip6tables" | "nft" | "ufw"
             if has("-F") || has("--flush") || has("flush") || has("disable") || has("reset") =>
         {
@@ -816,12 +949,127 @@ const VITAL: &[&str] = &[
     "agetty",
     "login",
     "claude",
+    "nginx",
+    "apache2",
+    "httpd",
+    "mysqld",
+    "mariadbd",
+    "postgres",
+    "postmaster",
+    "redis-server",
+    "mongod",
+    "code",
     "bash",
     "zsh",
     "sh",
     "fish",
     "tmux",
     "screen",
+];
+
+/// Sources that never end: the output of a command reading one has no size.
+const ENDLESS: &[&str] = &["/dev/zero", "/dev/urandom", "/dev/random"];
+
+/// Bytes a single file may be given at once before it is asked about.
+const HUGE: u64 = 10 << 30;
+
+/// `100G`, `1T`, `512M`, `10GiB`, `1e12`: a size in bytes.
+fn size_of(text: &str) -> Option<u64> {
+    let t = text.trim();
+    if let Ok(n) = t.parse::<u64>() {
+        return Some(n);
+    }
+    // `1e12`.
+    if let Some((m, e)) = t.split_once(['e', 'E'])
+        && let (Ok(m), Ok(e)) = (m.parse::<u64>(), e.parse::<u32>())
+    {
+        return Some(m.saturating_mul(10u64.saturating_pow(e)));
+    }
+    let digits = t.find(|c: char| !c.is_ascii_digit())?;
+    let (n, unit) = t.split_at(digits);
+    let n: u64 = n.parse().ok()?;
+    let unit = unit.trim_end_matches(['B', 'b']).trim_end_matches('i');
+    let shift = match unit.to_ascii_uppercase().as_str() {
+        "" | "C" => 0,
+        "K" => 10,
+        "M" => 20,
+        "G" => 30,
+        "T" => 40,
+        "P" | "E" | "Z" | "Y" => 50,
+        _ => return None,
+    };
+    Some(n.saturating_mul(1u64 << shift))
+}
+
+/// A file (or the disk) filled without bound, or with more than [`HUGE`] bytes at once:
+/// `yes > f`, `cat /dev/zero > f`, `dd if=/dev/zero of=f` without `count=`,
+/// `head -c 1T /dev/zero > f`, `fallocate -l 10T f`.
+pub(super) fn fills_disk(command: &SimpleCommand) -> Option<Finding> {
+    let name = command.name();
+    let args = command.args();
+    let ops = operands(args);
+    let into_file = command
+        .writes_to
+        .iter()
+        .any(|w| !w.starts_with("/dev/") && !w.starts_with('&'));
+    let endless_in = ops.iter().any(|o| ENDLESS.contains(o))
+        || command
+            .reads_from
+            .iter()
+            .any(|r| ENDLESS.contains(&r.as_str()));
+    let filled = match name {
+        "dd" => {
+            let of = args.iter().find_map(|a| a.strip_prefix("of="));
+            let endless = args
+                .iter()
+                .filter_map(|a| a.strip_prefix("if="))
+                .any(|i| ENDLESS.contains(&i))
+                || (!args.iter().any(|a| a.starts_with("if=")) && endless_in);
+            let bytes = |key: &str| {
+                args.iter()
+                    .find_map(|a| a.strip_prefix(key))
+                    .and_then(size_of)
+            };
+            let total = match (bytes("count="), bytes("bs=").or(bytes("obs="))) {
+                (Some(count), bs) => Some(count.saturating_mul(bs.unwrap_or(512))),
+                (None, _) => None,
+            };
+            let to_file =
+                of.is_some_and(|o| !o.starts_with("/dev/")) || (of.is_none() && into_file);
+            to_file && ((endless && total.is_none()) || total.is_some_and(|t| t > HUGE))
+        }
+        "fallocate" | "mkfile" | "xfs_mkfile" => {
+            super::shell::option_values(args, &["-l"], &["--length"])
+                .into_iter()
+                .chain(ops.first().copied().filter(|_| name != "fallocate"))
+                .filter_map(size_of)
+                .any(|n| n > HUGE)
+        }
+        "head" => {
+            let size = super::shell::option_values(args, &["-c"], &["--bytes"])
+                .into_iter()
+                .filter_map(size_of)
+                .max();
+            into_file && size.is_some_and(|n| n > HUGE)
+        }
+        "yes" => into_file,
+        "seq" => into_file && ops.iter().any(|o| o.eq_ignore_ascii_case("inf")),
+        "cat" | "base64" | "od" | "xxd" | "hexdump" | "tr" | "gzip" | "xz" | "zstd" | "bzip2"
+        | "openssl" | "pv" | "tee" => into_file && endless_in,
+        _ => false,
+    };
+    filled.then(|| {
+        ask(format!(
+            "fills a file without end, or with more than 10 GiB at once, until the disk is \
+             full (`{}`)",
+            command.display()
+        ))
+    })
+}
+
+/// Ports databases, brokers and cluster services listen on.
+const SERVICE_PORTS: &[u32] = &[
+    2375, 2376, 2379, 3306, 5432, 5672, 6379, 6443, 9042, 9092, 9200, 10250, 11211, 27017,
 ];
 
 /// Whether a process name or pattern stands for a vital process (`sshd`, `^sshd$`).
@@ -905,6 +1153,13 @@ pub(super) fn pipeline_picks_broadly(stages: &[Vec<String>]) -> bool {
                     .any(|p| matches!(*p, "." | ".*" | "^" | "$" | "^.*" | ".+") || vital(p))
         }
         "pidof" => ops.iter().any(|p| vital(p)),
+        // `systemctl show -p MainPID --value sshd`.
+        "systemctl" => args.iter().any(|a| a.contains("MainPID")) && ops.iter().any(|p| vital(p)),
+        // `lsof -t /`: every process with a file open under a whole tree.
+        "lsof" => ops.iter().any(|p| {
+            super::targets::whole_tree(p).is_some()
+                || super::targets::dangerous_target(p, super::targets::Reach::Tree).is_some()
+        }),
         "ps" => {
             let chosen = args.iter().any(|a| {
                 matches!(

@@ -9,6 +9,7 @@ use super::finding::{Finding, operands};
 use super::paths::{normalize, wildcard};
 use super::protect::Cwd;
 use super::shell::{SimpleCommand, has_flag};
+use super::targets::{HOME_TOOLS, junk, remade};
 
 /// Words that stand for the project root when the line starts there.
 const PROJECT_WORDS: &[&str] = &[
@@ -223,32 +224,6 @@ fn deletion(command: &SimpleCommand) -> Option<Deletion<'_>> {
     })
 }
 
-/// Folder names that hold what a build, a test run or a tool makes again, or scratch:
-/// deleting them anywhere is routine (`rm -rf ../sibling/out`, `rm -rf /work/target`).
-const REMADE: &[&str] = &[
-    "build",
-    "builds",
-    "_build",
-    "out",
-    "output",
-    "dist",
-    "target",
-    "node_modules",
-    "cache",
-    "caches",
-    "Caches",
-    "tmp",
-    "temp",
-    "coverage",
-    "__pycache__",
-    "venv",
-    "obj",
-    "artifacts",
-    "logs",
-    "log",
-    "DerivedData",
-];
-
 /// Temporary folders, where anything may be deleted.
 const TEMPORARY: &[&str] = &[
     "/tmp/",
@@ -267,14 +242,61 @@ const TEMPORARY: &[&str] = &[
 /// and homes whole have refusals of their own; temporary folders, the home's hidden
 /// folders (caches and tools' state) and build output pass. Asked about: the guard cannot
 /// tell what such a folder holds.
-pub(super) fn elsewhere(command: &SimpleCommand, cwd: &Cwd, root: &Path) -> Option<Finding> {
+pub(super) fn elsewhere(
+    command: &SimpleCommand,
+    fed: &[String],
+    cwd: &Cwd,
+    root: &Path,
+) -> Option<Finding> {
     let name = command.name();
     let args = command.args();
-    let (verb, targets) = match deletion(command) {
-        Some(d) if d.names.is_empty() && !matches!(name, "rsync" | "mv") => (d.verb, d.targets),
-        Some(_) => return None,
+    let (verb, mut targets): (&str, Vec<String>) = match deletion(command) {
+        // `rsync --delete SRC DEST`: a mirror of the project is routine; of anything
+        // else (an empty folder), it empties DEST.
+        Some(d) if name == "rsync" => {
+            let ops = operands(args);
+            let mirrors_project = ops.split_last().is_some_and(|(_, sources)| {
+                sources.iter().all(|s| {
+                    matches!(s.trim_end_matches('/'), "." | "$PWD" | "${PWD}" | "$(pwd)")
+                        || s.trim_end_matches('/').is_empty()
+                })
+            });
+            if mirrors_project {
+                return None;
+            }
+            (
+                "empties",
+                d.targets.iter().map(|t| (*t).to_owned()).collect(),
+            )
+        }
+        // `mv X /dev/null`: gone; moved anywhere else, it is still there.
+        Some(d) if name == "mv" => {
+            if operands(args).last() != Some(&"/dev/null") {
+                return None;
+            }
+            (
+                "deletes",
+                d.targets.iter().map(|t| (*t).to_owned()).collect(),
+            )
+        }
+        // `find DIR -name '*.py' -delete`: asked about unless every name is of junk.
+        Some(d) if !d.names.is_empty() => {
+            if d.names.iter().all(|n| junk(n)) {
+                return None;
+            }
+            let starts: Vec<String> = args
+                .iter()
+                .take_while(|a| !a.starts_with('-') && !matches!(a.as_str(), "(" | "!"))
+                .cloned()
+                .collect();
+            ("deletes what it finds in", starts)
+        }
+        Some(d) => (d.verb, d.targets.iter().map(|t| (*t).to_owned()).collect()),
         None => match name {
-            "rm" | "unlink" | "shred" | "srm" => ("deletes", operands(args)),
+            "rm" | "unlink" | "shred" | "srm" => (
+                "deletes",
+                operands(args).into_iter().map(str::to_owned).collect(),
+            ),
             "truncate" => {
                 // `-s 0`, `-r ref`: the values of its options are no files.
                 let mut files = Vec::new();
@@ -285,21 +307,77 @@ pub(super) fn elsewhere(command: &SimpleCommand, cwd: &Cwd, root: &Path) -> Opti
                     } else if matches!(arg.as_str(), "-s" | "-r" | "--size" | "--reference") {
                         skip = true;
                     } else if !arg.starts_with('-') {
-                        files.push(arg.as_str());
+                        files.push(arg.clone());
                     }
                 }
                 ("empties", files)
             }
+            // `cp /dev/null F`: F emptied.
+            "cp" if operands(args).first() == Some(&"/dev/null") => (
+                "empties",
+                operands(args)
+                    .last()
+                    .map(|t| (*t).to_owned())
+                    .into_iter()
+                    .collect(),
+            ),
+            // `: > F`, `true > F`, `> F`: F emptied, nothing written into it.
+            ":" | "true" | "" => (
+                "empties",
+                command
+                    .writes_to
+                    .iter()
+                    .filter(|w| !command.appends_to.contains(w))
+                    .cloned()
+                    .collect(),
+            ),
             _ => return None,
         },
     };
+    // `echo ~/Documents | xargs rm -rf`: the words it is handed are targets too.
+    if command.under_xargs() && matches!(name, "rm" | "unlink" | "shred" | "srm") {
+        targets.extend(fed.iter().cloned());
+    }
+    // `rm -rf $(ls -d /home/*)`, `rm -rf $(find /opt -maxdepth 1)`: the folders a lister
+    // in the substitution lists, taken whole.
+    let listed: Vec<String> = targets
+        .iter()
+        .filter_map(|t| t.strip_prefix("$(").and_then(|t| t.strip_suffix(')')))
+        .filter(|inner| {
+            inner
+                .split_whitespace()
+                .next()
+                .is_some_and(|p| matches!(p, "ls" | "find" | "echo" | "printf"))
+        })
+        .flat_map(|inner| inner.split_whitespace().skip(1))
+        .filter(|w| w.starts_with(['/', '~']))
+        .map(|w| w.trim_matches(['\'', '"']).to_owned())
+        .collect();
+    targets.extend(listed.iter().cloned());
+    // `$HOME/Pictures`, `${HOME}/projects`: the home, spelled as a variable.
+    let home_dir = std::env::var("HOME").ok().filter(|h| h.starts_with('/'));
+    let targets: Vec<String> = targets
+        .into_iter()
+        .map(|t| {
+            let t = t.trim_matches('"').to_owned();
+            match &home_dir {
+                Some(h) => ["$HOME", "${HOME}"]
+                    .iter()
+                    .find_map(|v| t.strip_prefix(v))
+                    .filter(|rest| rest.is_empty() || rest.starts_with('/'))
+                    .map_or(t.clone(), |rest| format!("{h}{rest}")),
+                None => t,
+            }
+        })
+        .collect();
     let root = root.to_str()?;
     let here = absolute_cwd(cwd, root);
     let home = std::env::var("HOME")
         .ok()
         .filter(|h| h.starts_with('/'))
         .map(|h| normalize(&h));
-    targets.into_iter().find_map(|target| {
+    targets.iter().find_map(|target| {
+        let target = target.as_str();
         let full = match &here {
             Some(here) => absolute(target, here, root)?,
             None if target.starts_with(['/', '~']) => absolute(target, "/", root)?,
@@ -327,32 +405,23 @@ pub(super) fn elsewhere(command: &SimpleCommand, cwd: &Cwd, root: &Path) -> Opti
             return None;
         }
         // The filesystem root, system folders and whole homes are refused elsewhere.
-        if super::targets::dangerous_target(&full, super::targets::Reach::Tree).is_some() {
+        if super::targets::dangerous_target(&full, super::targets::Reach::Tree).is_some()
+            && !listed.iter().any(|l| l == target)
+        {
             return None;
         }
-        if let Some(rest) = below_home {
-            let mut parts = rest.split('/');
-            let first = parts.next().unwrap_or("");
-            let whole_config = matches!(first, ".config" | ".local")
-                && parts
-                    .clone()
-                    .next()
-                    .is_none_or(|p| p == "share" && parts.nth(1).is_none());
-            if first.starts_with('.') && !whole_config {
-                return None;
-            }
+        // The home's tool folders (caches, toolchains, package stores) are made again;
+        // its other folders and files (documents, histories, a password store, an
+        // editor's or browser's profile) are the user's.
+        if let Some(rest) = below_home
+            && HOME_TOOLS.iter().any(|t| {
+                rest.strip_prefix(t)
+                    .is_some_and(|r| r.is_empty() || r.starts_with('/'))
+            })
+        {
+            return None;
         }
-        // `build`, `proj-build`, `out_debug`, `app.log`.
-        let remade = |part: &str| {
-            std::path::Path::new(part)
-                .extension()
-                .is_some_and(|e| e.eq_ignore_ascii_case("log"))
-                || REMADE.contains(&part)
-                || part
-                    .split(['-', '_', '.'])
-                    .any(|token| REMADE.contains(&token))
-        };
-        if full.split('/').any(remade) {
+        if remade(&full) {
             return None;
         }
         Some(Finding::ask(
@@ -535,7 +604,7 @@ mod tests {
         parsed.commands.iter().find_map(|command| {
             let cwd = folders.cwd_of(command);
             folders.step(command);
-            elsewhere(command, &cwd, root).map(|f| f.harm)
+            elsewhere(command, &[], &cwd, root).map(|f| f.harm)
         })
     }
 
@@ -559,6 +628,12 @@ mod tests {
             "chmod -R 000 /data",
             "chown -R nobody ../shared",
             "rm -rf /work/acme/docs",
+            "mv /data /dev/null",
+            "rsync -a --delete /tmp/empty/ /data/",
+            "find /data -name '*.parquet' -delete",
+            "cp /dev/null /data/app.db",
+            ": > /data/app.db",
+            "rm -rf $(ls -d /srv2/*)",
         ] {
             assert!(elsewhere_judged(line).is_some(), "{line}");
         }
@@ -577,6 +652,10 @@ mod tests {
             "rm -rf \"$BUILD_DIR\"",
             "chmod -R u+w ../shared",
             "cd /tmp/x && rm -rf *",
+            "rsync -a --delete ./ /backup/proj/",
+            ": > /tmp/x.log",
+            "echo done > /data/out.txt",
+            "mv /data/a.csv /data/b.csv",
         ] {
             assert_eq!(elsewhere_judged(line), None, "{line}");
         }

@@ -499,15 +499,46 @@ impl<'a> Guard<'a> {
         let mut findings = command_findings(command, &fed, below);
         findings.extend(project::deleted(command, cwd, at.old, at.scope.root));
         findings.extend(project::removes_unnamed(command));
-        findings.extend(project::elsewhere(command, cwd, at.scope.root));
+        findings.extend(project::elsewhere(command, &fed, cwd, at.scope.root));
         findings.extend(aliases::link_to_whole(command, cwd, at.scope.root));
         if let Some(rewritten) = aliases::past_links_command(command, cwd, at.scope.root) {
             let mut again = command_findings(&rewritten, &fed, None);
             again.extend(project::deleted(&rewritten, cwd, at.old, at.scope.root));
             findings.extend(aliases::through_links(&rewritten, again));
         }
+        // `npx rimraf /srv`, `del-cli "/srv/**"`: deleters of the package registries, read
+        // as the `rm -rf` they are.
+        if matches!(
+            command.name(),
+            "rimraf" | "del-cli" | "del" | "rm-rf" | "premove"
+        ) {
+            let mut argv = vec!["rm".to_owned(), "-rf".to_owned(), "--".to_owned()];
+            argv.extend(
+                command
+                    .args()
+                    .iter()
+                    .filter(|a| !a.starts_with('-'))
+                    .cloned(),
+            );
+            let as_rm = SimpleCommand {
+                argv,
+                ..command.clone()
+            };
+            findings.extend(command_findings(&as_rm, &fed, below));
+            findings.extend(project::deleted(&as_rm, cwd, at.old, at.scope.root));
+            findings.extend(project::elsewhere(&as_rm, &fed, cwd, at.scope.root));
+        }
         findings.extend(important::written(command, &fed, cwd));
         findings.extend(outside(command));
+        findings.extend(super::outside::fills_disk(command));
+        findings.extend(printed_secret(parsed, index));
+        if command.name() == "git" {
+            let is_dir = |p: &str| {
+                protect::resolve(cwd, p)
+                    .is_some_and(|r| Path::new(&protect::absolute_in(at.scope, &r)).is_dir())
+            };
+            findings.extend(super::git::discards_many(command.args(), &is_dir));
+        }
         // `pgrep . | xargs kill -9`, `ps -e -o pid= | xargs kill`: the list fed to it.
         if matches!(command.name(), "kill" | "skill") && command.under_xargs() {
             let mut stages: Vec<&SimpleCommand> = parsed.commands[..index]
@@ -1280,4 +1311,77 @@ fn asks_for_help(command: &SimpleCommand) -> bool {
             "sudo" | "env" | "xargs" | "nohup" | "timeout" | "exec" | "eval"
         )
         && command.writes_to.is_empty()
+}
+
+/// Names of environment variables that hold secrets.
+fn secret_variable(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    [
+        "SECRET",
+        "TOKEN",
+        "PASSWORD",
+        "PASSWD",
+        "API_KEY",
+        "APIKEY",
+        "PRIVATE_KEY",
+        "ACCESS_KEY",
+        "CREDENTIAL",
+    ]
+    .iter()
+    .any(|w| upper.contains(w))
+}
+
+/// A secret of the environment printed where the agent reads it: `echo
+/// $AWS_SECRET_ACCESS_KEY`, `printenv GITHUB_TOKEN`, `env | grep -i token`. Handed to
+/// another program through a pipe (`echo $T | gh auth login --with-token`), it is used,
+/// not shown.
+fn printed_secret(parsed: &Parsed, index: usize) -> Option<Finding> {
+    let command = &parsed.commands[index];
+    let piped_on = parsed.commands[index + 1..]
+        .iter()
+        .any(|c| c.pipeline == command.pipeline && c.stage > command.stage);
+    let args = command.args();
+    let named = |w: &str| {
+        let mut rest = w;
+        while let Some(at) = rest.find('$') {
+            let var: String = rest[at + 1..]
+                .trim_start_matches('{')
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            if secret_variable(&var) {
+                return Some(var);
+            }
+            rest = &rest[at + 1..];
+        }
+        None
+    };
+    let shown = match command.name() {
+        "echo" | "printf" if !piped_on && command.writes_to.is_empty() => {
+            args.iter().find_map(|a| named(a))
+        }
+        "printenv" if !piped_on && command.writes_to.is_empty() => {
+            args.iter().find(|a| secret_variable(a)).cloned()
+        }
+        // `env | grep -i token`: the environment searched for its secrets.
+        "grep" | "egrep" | "rg" if command.stage > 0 => {
+            let fed_by_env = parsed.commands[..index].iter().any(|c| {
+                c.pipeline == command.pipeline
+                    && c.stage + 1 == command.stage
+                    && matches!(c.name(), "env" | "printenv" | "set" | "export" | "declare")
+                    && c.args().iter().all(|a| a.starts_with('-'))
+            });
+            let pattern = args.iter().find(|a| !a.starts_with('-'));
+            (fed_by_env
+                && pattern.is_some_and(|p| secret_variable(p) || p.eq_ignore_ascii_case("key")))
+            .then(|| pattern.cloned())
+            .flatten()
+        }
+        _ => None,
+    }?;
+    Some(Finding::ask(
+        "guard:secret",
+        format!("shows the secret `{shown}` of the environment to the agent"),
+        "Use it without printing it, or ask the user.",
+    ))
 }

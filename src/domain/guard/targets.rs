@@ -49,6 +49,118 @@ const SCRATCH: &[&[&str]] = &[
     &["run", "user"],
 ];
 
+/// Folder names that hold what a build, a test run or a tool makes again, or scratch:
+/// deleting them anywhere is routine (`rm -rf ../sibling/out`, `rm -rf /work/target`).
+const REMADE: &[&str] = &[
+    "build",
+    "builds",
+    "_build",
+    "out",
+    "output",
+    "dist",
+    "target",
+    "node_modules",
+    "cache",
+    "caches",
+    "Caches",
+    "tmp",
+    "temp",
+    "coverage",
+    "__pycache__",
+    "venv",
+    "obj",
+    "artifacts",
+    "logs",
+    "log",
+    "DerivedData",
+];
+
+/// Folders below the home that tools fill and fill again: caches, toolchains, package
+/// stores. Deleting them costs a download, not the user's work.
+pub(super) const HOME_TOOLS: &[&str] = &[
+    ".cache",
+    ".npm",
+    ".yarn",
+    ".pnpm-store",
+    ".local/share/pnpm",
+    ".cargo/registry",
+    ".cargo/git",
+    ".rustup/toolchains",
+    ".rustup/downloads",
+    ".gradle",
+    ".m2/repository",
+    ".ivy2",
+    ".sbt",
+    ".nuget/packages",
+    ".pub-cache",
+    ".gem",
+    ".bundle",
+    ".pyenv/versions",
+    ".nvm/versions",
+    ".deno",
+    ".bun/install",
+    ".ccache",
+    ".sccache",
+    ".node-gyp",
+    ".electron",
+    ".conda/pkgs",
+    ".julia/compiled",
+    ".stack",
+    ".cabal/packages",
+    ".vscode-server",
+    ".vscode/extensions",
+    ".mypy_cache",
+    ".terraform.d/plugin-cache",
+    "go/pkg",
+    "Library/Caches",
+];
+
+/// Names a `find … -delete` may look for anywhere: junk, byte code, editors' backups.
+pub(super) fn junk(name: &str) -> bool {
+    const JUNK: &[&str] = &[
+        ".DS_Store",
+        "Thumbs.db",
+        "desktop.ini",
+        "__pycache__",
+        "*.pyc",
+        "*.pyo",
+        "*.class",
+        "*.o",
+        "*.tmp",
+        "*.temp",
+        "*.swp",
+        "*.swo",
+        "*~",
+        "*.bak",
+        "*.orig",
+        "*.rej",
+        "*.log",
+        ".pytest_cache",
+        ".mypy_cache",
+        "node_modules",
+        "*.egg-info",
+        ".#*",
+        "core",
+    ];
+    let name = name.trim_matches(['\'', '"']);
+    JUNK.contains(&name) || REMADE.contains(&name) || name.contains("tmp") || name.contains("cache")
+}
+
+/// Whether a path holds what a build or a tool makes again: a part of it is `build`,
+/// `proj-build`, `out_debug`, `node_modules` or a log (`app.log`).
+pub(super) fn remade(path: &str) -> bool {
+    let part_remade = |part: &str| {
+        std::path::Path::new(part)
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("log"))
+            || REMADE.contains(&part)
+            || part
+                .split(['-', '_', '.'])
+                .any(|token| REMADE.contains(&token))
+    };
+    path.split('/').any(part_remade)
+}
+
 /// Devices that are fine to write to.
 const HARMLESS_DEVICES: &[&str] = &[
     "/dev/null",

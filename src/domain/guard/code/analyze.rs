@@ -502,8 +502,47 @@ impl Scan<'_> {
                     cur = self.call(&cur, &args);
                     k = end;
                 }
-                _ => return,
+                _ => {
+                    self.handed_on(&cur, i, k);
+                    return;
+                }
             }
+        }
+    }
+
+    /// A function that deletes or runs commands named without being called: handed to
+    /// other code (`map(os.remove, paths)`, `each(&File.method(:delete))`), or, in Perl,
+    /// called on `$_` (`unlink for glob "/srv/*"`). Whatever it is called on is not on
+    /// the line.
+    fn handed_on(&mut self, cur: &Val, i: usize, k: usize) {
+        let toks = self.toks;
+        let Val::Name(n) = cur else { return };
+        let (qual, name) = n.rsplit_once('.').unwrap_or(("", n.as_str()));
+        let Some(cap) = self.lookup(qual, name) else {
+            return;
+        };
+        if !matches!(
+            cap,
+            Cap::Tree(_) | Cap::Entry(_) | Cap::MaybeTree | Cap::Shell | Cap::Argv
+        ) {
+            return;
+        }
+        let before = i.checked_sub(1).and_then(|b| toks.get(b));
+        let argument = !qual.is_empty()
+            && matches!(before, Some(Tok::Punct("(" | ",")))
+            && matches!(toks.get(k), Some(Tok::Punct(")" | ",")));
+        let on_topic = self.lang == Language::Perl
+            && qual.is_empty()
+            && (matches!(toks.get(k), Some(Tok::End | Tok::Punct("}")) | None)
+                || matches!(
+                    ident(toks.get(k)),
+                    Some("for" | "foreach" | "if" | "unless")
+                ));
+        if argument || on_topic {
+            self.push(Effect::Unknown(format!(
+                "hands `{n}` to other code, which calls it on paths or commands nagger cannot \
+                 see"
+            )));
         }
     }
 
@@ -618,10 +657,17 @@ impl Scan<'_> {
             return Val::Unknown;
         }
         if LOADERS.contains(&name.as_str()) && qual.is_empty() || name == "import_module" {
+            // A path written out in Python or JavaScript is followed where the command
+            // runs (`node -e "require('./lib/add')"` reads `lib/add.js`); one the code
+            // computes is not.
+            let followed = matches!(self.lang, Language::Python | Language::Js)
+                && args.first().is_some_and(|&(a, b)| {
+                    b == a + 1 && matches!(self.toks.get(a), Some(Tok::Str { known: true, .. }))
+                });
             return match args.first().map(|&(a, b)| self.value(a, b)) {
-                // `require('./o.txt')`, `require "/tmp/x.pl"`: code loaded from a file by
-                // its path, not a module (data as JSON is only read).
-                Some(Val::Str(m)) if loads_a_file(&m) || name == "dofile" => {
+                // `require(process.cwd() + '/o.txt')`, `require "/tmp/x.pl"`, `dofile(f)`:
+                // code loaded from a file by its path, not a module (JSON only reads).
+                Some(Val::Str(m)) if !followed && (loads_a_file(&m) || name == "dofile") => {
                     self.push(Effect::Unknown(format!(
                         "loads code from the file `{m}` (`{name}`), which is not read here"
                     )));
