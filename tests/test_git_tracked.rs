@@ -284,3 +284,38 @@ fn history_pulled_or_fetched_from_a_repository_on_this_machine_is_read_before_it
         assert_eq!(answer(&p.root, line), Some(Decision::Ask), "{line}");
     }
 }
+
+/// Deleting many files at once inside the project passes while git keeps them all as
+/// they are (they come back with `git checkout`), and asks once one of them holds changes
+/// no commit has: in a folder, under a glob, among several names.
+#[test]
+fn mass_deletions_ask_only_when_they_take_uncommitted_work() {
+    let p = repository(&["src/a.rs", "src/sub/b.rs", "tests/t.rs", "README.md"]);
+    let lines = [
+        "rm -rf src",
+        "rm -r src/sub",
+        "find src -delete",
+        "rm src/sub/*.rs",
+        "rm -rf src/* tests",
+        "truncate -s 0 src/a.rs src/sub/b.rs",
+    ];
+    for line in lines {
+        let r = p.run(&["check", "--command", line]);
+        assert_eq!(r.code, 0, "clean: {line}: {r:?}");
+    }
+    std::fs::write(p.root.join("src/sub/b.rs"), "fn work() {}\n").expect("edit");
+    for line in lines {
+        let r = p.run(&["check", "--command", line]);
+        assert_eq!(r.code, 4, "changed: {line}: {r:?}");
+        assert!(r.stdout.contains("src/sub/b.rs"), "{line}: {r:?}");
+    }
+    for line in [
+        "rm -rf tests",
+        "rm src/sub/b.rs",
+        "rm src/sub/*.md",
+        "rm -rf target build",
+    ] {
+        let r = p.run(&["check", "--command", line]);
+        assert_eq!(r.code, 0, "{line}: {r:?}");
+    }
+}

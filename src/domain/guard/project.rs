@@ -433,6 +433,88 @@ pub(super) fn elsewhere(
     })
 }
 
+/// A deletion inside the project of many files at once (a folder, a glob, several
+/// names) that takes changes git has not committed with it: work nothing brings back.
+/// Files git keeps unchanged come back with `git checkout`; build output and untracked
+/// files are not looked at here.
+pub(super) fn loses_work(command: &SimpleCommand, cwd: &Cwd, root: &Path) -> Option<Finding> {
+    let name = command.name();
+    let args = command.args();
+    let recursive = has_flag(args, "rR", &["recursive"]);
+    let targets: Vec<&str> = match (name, deletion(command)) {
+        ("rm", _) => {
+            let ops = operands(args);
+            let many = recursive || ops.len() > 1 || ops.iter().any(|o| o.contains(['*', '?']));
+            if !many {
+                return None;
+            }
+            ops
+        }
+        ("find", Some(d)) if d.names.is_empty() => d.targets,
+        ("rsync" | "mv", Some(d)) => {
+            // Only where it empties or throws away (see `elsewhere`).
+            let ops = operands(args);
+            let empties = name == "mv" && ops.last() == Some(&"/dev/null")
+                || name == "rsync"
+                    && ops.split_last().is_some_and(|(_, sources)| {
+                        !sources
+                            .iter()
+                            .all(|s| matches!(s.trim_end_matches('/'), "." | ""))
+                    });
+            if !empties {
+                return None;
+            }
+            d.targets
+        }
+        ("truncate" | "shred" | "unlink", _) => {
+            let ops: Vec<&str> = operands(args)
+                .into_iter()
+                .filter(|o| !o.starts_with(['+', '-']) && !o.bytes().all(|b| b.is_ascii_digit()))
+                .collect();
+            if ops.len() < 2 && !ops.iter().any(|o| o.contains(['*', '?'])) {
+                return None;
+            }
+            ops
+        }
+        _ => return None,
+    };
+    let root_s = root.to_str()?;
+    let here = absolute_cwd(cwd, root_s)?;
+    let mut wanted: Vec<(String, Option<String>)> = Vec::new();
+    for target in targets.iter().take(32) {
+        if target.contains(['$', '`']) {
+            continue;
+        }
+        let Some(full) = absolute(target, &here, root_s) else {
+            continue;
+        };
+        let full = full.trim_end_matches('/').to_owned();
+        let inside = full == root_s || full.starts_with(&format!("{root_s}/"));
+        if !inside || remade(&full[root_s.len()..]) {
+            continue;
+        }
+        // `src/*.rs`: the folder, its files picked by the pattern.
+        match full.rsplit_once('/') {
+            Some((dir, last)) if last.contains(['*', '?', '[']) => {
+                if !dir.contains(['*', '?', '[']) {
+                    wanted.push((dir.to_owned(), Some(last.to_owned())));
+                }
+            }
+            _ => wanted.push((full, None)),
+        }
+    }
+    let changed = super::protect::uncommitted_among(&wanted)?;
+    Some(Finding::ask(
+        "guard:uncommitted",
+        format!(
+            "deletes or empties `{}`, which takes `{changed}` with it, changed since git last \
+             kept it: that work is in no commit",
+            targets.join(" ")
+        ),
+        "Commit or stash the changes first, or ask the user.",
+    ))
+}
+
 /// An archiver told to remove what it archives, with names it reads from its input or a
 /// file, or matches by a pattern below the folder (`zip -m x.zip -@`, `zip -mR x.zip
 /// '*.json'`, `tar --remove-files -T list`): which files go is not on the line. Asked

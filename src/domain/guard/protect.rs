@@ -6733,6 +6733,54 @@ pub(super) fn code_written(path: &str, texts: &[&str], binary: Option<&str>) -> 
         })
 }
 
+/// The first file with changes not committed among the `targets` (absolute; a folder's
+/// tracked files all count; a basename pattern, when given, picks among a folder's
+/// files), in the git repository holding the first of them: work that deleting them
+/// loses for good. None when nothing tracked is changed, or no index can be read.
+pub(super) fn uncommitted_among(targets: &[(String, Option<String>)]) -> Option<String> {
+    let (first, _) = targets.first()?;
+    let first = Path::new(first);
+    let dir = if first.is_dir() {
+        first
+    } else {
+        first.parent()?
+    };
+    let at = gittree::Where {
+        dir: dir.to_path_buf(),
+        ..gittree::Where::default()
+    };
+    let repo = gittree::find(&at)?;
+    let mut wanted = Vec::new();
+    let mut patterns: Vec<(String, String)> = Vec::new();
+    for (full, pattern) in targets.iter().take(32) {
+        let Ok(rel) = Path::new(full).strip_prefix(&repo.top) else {
+            continue;
+        };
+        let Some(rel) = rel.to_str() else { continue };
+        let folder = rel.is_empty() || Path::new(full).is_dir();
+        let rel = if folder && !rel.is_empty() {
+            format!("{rel}/")
+        } else {
+            rel.to_owned()
+        };
+        if let Some(p) = pattern {
+            patterns.push((rel.clone(), p.clone()));
+        }
+        wanted.push(rel);
+    }
+    if wanted.is_empty() {
+        return None;
+    }
+    let keep = |path: &str| {
+        patterns.iter().all(|(folder, pattern)| {
+            !path.starts_with(folder.as_str())
+                || super::paths::wildcard(pattern, path.rsplit('/').next().unwrap_or(path))
+        })
+    };
+    let changed = gittree::first_changed(&repo.index, &repo.top, &wanted, &keep).ok()??;
+    Some(changed)
+}
+
 /// Whether the file at `full` is tracked by the git repository it is in and unchanged
 /// since it was staged (by its stat data, else by its content), as `git status` tells.
 pub(super) fn unchanged_in_git(full: &Path) -> bool {

@@ -500,6 +500,7 @@ impl<'a> Guard<'a> {
         findings.extend(project::deleted(command, cwd, at.old, at.scope.root));
         findings.extend(project::removes_unnamed(command));
         findings.extend(project::elsewhere(command, &fed, cwd, at.scope.root));
+        findings.extend(project::loses_work(command, cwd, at.scope.root));
         findings.extend(aliases::link_to_whole(command, cwd, at.scope.root));
         if let Some(rewritten) = aliases::past_links_command(command, cwd, at.scope.root) {
             let mut again = command_findings(&rewritten, &fed, None);

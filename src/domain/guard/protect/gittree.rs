@@ -168,7 +168,6 @@ pub(super) fn tracked(index: &Path, wanted: &[String]) -> Tracked {
 /// as the index was written, "racily clean"; a file touched or saved with the same bytes)
 /// by hashing its content. A file that is missing or anything unreadable counts as changed.
 pub(super) fn unchanged(index: &Path, top: &Path, path: &str) -> bool {
-    use std::os::unix::fs::MetadataExt;
     let Ok(file) = files::open_regular(index) else {
         return false;
     };
@@ -178,16 +177,49 @@ pub(super) fn unchanged(index: &Path, top: &Path, path: &str) -> bool {
     let Ok(entries) = read_entries(file, &[path.to_owned()]) else {
         return false;
     };
-    let Some(Staged { stat, .. }) = entries.iter().find(|e| e.path == path) else {
-        return false;
+    entries
+        .iter()
+        .find(|e| e.path == path)
+        .is_some_and(|entry| entry_unchanged(&written, top, entry))
+}
+
+/// Most tracked files looked at for uncommitted changes by [`first_changed`].
+const MAX_COMPARED: usize = 256;
+
+/// The first tracked file (relative to `top`) among or under the `wanted` paths (a folder
+/// ends in `/`) whose work-tree copy differs from what is staged: uncommitted work.
+/// `keep` picks which of them count. The index is read once; at most
+/// [`MAX_COMPARED`] files are compared. Err: the index could not be read.
+pub(super) fn first_changed(
+    index: &Path,
+    top: &Path,
+    wanted: &[String],
+    keep: &dyn Fn(&str) -> bool,
+) -> Result<Option<String>, String> {
+    let file = match files::open_regular(index) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e.to_string()),
     };
+    let written = file.metadata().map_err(|e| e.to_string())?;
+    let entries = read_entries(file, wanted)?;
+    Ok(entries
+        .iter()
+        .filter(|e| e.stage == 0 && !e.path.ends_with('/') && keep(&e.path))
+        .take(MAX_COMPARED)
+        .find(|e| !entry_unchanged(&written, top, e))
+        .map(|e| e.path.clone()))
+}
+
+/// Whether the work-tree copy of one index entry is what was staged: by stat data, else
+/// by content. `written`: the index file's own metadata (for racily clean entries).
+fn entry_unchanged(written: &std::fs::Metadata, top: &Path, entry: &Staged) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let path = entry.path.as_str();
+    let stat = &entry.stat;
     let Ok(meta) = std::fs::symlink_metadata(top.join(path)) else {
         return false;
     };
-    let entry = entries
-        .iter()
-        .find(|e| e.path == path)
-        .expect("found above");
     let word = |at: usize| u32::from_be_bytes([stat[at], stat[at + 1], stat[at + 2], stat[at + 3]]);
     let (sec, nsec) = (i64::from(word(8)), i64::from(word(12)));
     let racy = (written.mtime(), written.mtime_nsec()) <= (sec, nsec);
