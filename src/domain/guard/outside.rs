@@ -265,7 +265,7 @@ pub(super) fn outside(command: &SimpleCommand) -> Option<Finding> {
                 &[
                     "uid", "parent", "pgroup", "session", "terminal", "inverse", "ns", "older",
                 ],
-            ) =>
+            ) && !own_children(args) =>
         {
             Some(ask(format!(
                 "kills processes chosen by owner, parent, group, session or terminal, or \
@@ -1065,6 +1065,37 @@ pub(super) fn fills_disk(command: &SimpleCommand) -> Option<Finding> {
             command.display()
         ))
     })
+}
+
+/// `pkill -P $$`: the children of this shell only, the agent's own jobs.
+fn own_children(args: &[String]) -> bool {
+    let own = |w: &str| matches!(w, "$$" | "$BASHPID" | "${BASHPID}");
+    let mut by_parent = false;
+    for (k, a) in args.iter().enumerate() {
+        if a == "-P" || a == "--parent" {
+            by_parent = args.get(k + 1).is_some_and(|v| own(v));
+            if !by_parent {
+                return false;
+            }
+        } else if let Some(v) = a.strip_prefix("--parent=").or_else(|| a.strip_prefix("-P")) {
+            if v.is_empty() {
+                continue;
+            }
+            by_parent = own(v);
+            if !by_parent {
+                return false;
+            }
+        } else if a.starts_with('-')
+            && a.len() > 1
+            && !a[1..]
+                .bytes()
+                .all(|b| b.is_ascii_digit() || b.is_ascii_uppercase())
+            && a.contains(['U', 'g', 's', 't', 'v'])
+        {
+            return false;
+        }
+    }
+    by_parent
 }
 
 /// Ports databases, brokers and cluster services listen on.
