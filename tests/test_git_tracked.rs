@@ -309,7 +309,26 @@ fn mass_deletions_ask_only_when_they_take_uncommitted_work() {
         assert_eq!(r.code, 4, "changed: {line}: {r:?}");
         assert!(r.stdout.contains("src/sub/b.rs"), "{line}: {r:?}");
     }
+    // A folder restored: one changed file in it is no more than restoring that file.
     for line in [
+        "git restore src",
+        "git checkout -- src/sub/",
+        "git restore 'src/**/*.rs'",
+    ] {
+        let r = p.run(&["check", "--command", line]);
+        assert_eq!(r.code, 0, "one changed: {line}: {r:?}");
+    }
+    std::fs::write(p.root.join("src/a.rs"), "fn more() {}\n").expect("edit");
+    for line in [
+        "git restore src",
+        "git checkout -- src/",
+        "git restore 'src/**/*.rs'",
+    ] {
+        let r = p.run(&["check", "--command", line]);
+        assert_eq!(r.code, 4, "two changed: {line}: {r:?}");
+    }
+    for line in [
+        "git restore src/a.rs",
         "rm -rf tests",
         "rm src/sub/b.rs",
         "rm src/sub/*.md",

@@ -2285,31 +2285,42 @@ fn a_programs_options_file_naming_nagger_files_is_read_as_its_options() {
 }
 
 /// Files an editor, a debugger, a database shell, make or an interpreter loads from
-/// inside its own commands (not only from its usual options) are read, or asked about.
+/// inside its own commands (not only from its usual options) are read as that program's
+/// code, or asked about when their name is computed.
 #[test]
 fn files_loaded_from_inside_a_programs_own_commands_are_not_a_way_past() {
     let p = Project::new();
     let settings = "echo '{\"disableAllHooks\":true}' > .claude/settings.json\n";
+    let shell = "echo x > .claude/settings.json";
     write(&p, "notes.txt", settings);
     write(&p, "sq.txt", &format!(".shell {settings}"));
     write(&p, "rules.txt", &format!("all:\n\t{settings}"));
-    write(&p, "code.txt", "require('fs').writeFileSync('x','y')\n");
+    write(&p, "v.txt", &format!("call system('{shell}')\n"));
+    write(&p, "g.txt", &format!("shell {shell}\n"));
+    write(&p, "t.txt", &format!("exec sh -c {{{shell}}}\n"));
+    write(&p, "p.txt", &format!("system(\"{shell}\");\n1;\n"));
+    write(&p, "r.txt", &format!("system(\"{shell}\")\n"));
+    write(&p, "l.txt", &format!("os.execute(\"{shell}\")\n"));
+    write(&p, "src.tcl", "source t.txt\n");
+    write(&p, "ok.txt", "echo hello\n");
     for line in [
         "ed -s notes.txt <<< ',w !sh'",
         "printf '1,$w !bash\\nq\\n' | ed -s notes.txt",
-        "vim -es -c 'so notes.txt' -c 'q!'",
-        "vim -es +'source notes.txt' +q",
-        "ex -c 'exe \"so \" . \"notes.txt\"' -c q",
-        "vim -es --cmd 'set rtp^=.' -c 'ru notes.txt' -c q",
-        "gdb -batch -ex 'source notes.txt'",
-        "gdb -batch --eval-command='so notes.txt'",
-        "echo 'source notes.txt' | tclsh",
-        "perl -e 'do \"./notes.txt\"'",
-        "ruby -e 'load \"notes.txt\"'",
+        "vim -es -c 'so v.txt' -c 'q!'",
+        "vim -es +'source v.txt' +q",
+        "ex -c 'exe \"so \" . \"v.txt\"' -c q",
+        "vim -es --cmd 'set rtp^=.' -c 'ru v.txt' -c q",
+        "gdb -batch -ex 'source g.txt'",
+        "gdb -batch --eval-command='so g.txt'",
+        "echo 'source t.txt' | tclsh",
+        "tclsh src.tcl",
+        "perl -e 'do \"./p.txt\"'",
+        "perl -e 'require \"./p.txt\"'",
+        "ruby -e 'load \"r.txt\"'",
+        "lua -e 'dofile(\"l.txt\")'",
         "node -e 'require(process.cwd() + \"/code.txt\")'",
-        "lua -e 'dofile(\"code.txt\")'",
-        "sqlite3 :memory: \".read '|cat sq.txt'\"",
         "export MAKEFILES=$(ls r*); make -f /dev/null all",
+        "sqlite3 :memory: \".read '|cat sq.txt'\"",
     ] {
         let (code, out) = check(&p, line);
         assert!(code == ASKED || code == REFUSED, "{line}: {code}\n{out}");
@@ -2322,11 +2333,16 @@ fn files_loaded_from_inside_a_programs_own_commands_are_not_a_way_past() {
         "MAKEFILES=rules.txt make -f /dev/null all",
         "make MAKEFILES=rules.txt -f /dev/null all",
         "export MAKEFILES=rules.txt; make -f /dev/null all",
+        "gdb -batch -ex 'source g.txt'",
+        "lua -e 'dofile(\"l.txt\")'",
     ] {
         let (code, out) = check(&p, line);
         assert_eq!(code, REFUSED, "{line}\n{out}");
     }
+    // The same routes to a harmless file, and everyday one-liners.
     for line in [
+        "vim -es -c 'so ok.txt' -c 'q!'",
+        "lua -e 'dofile(\"ok.txt\")'",
         "node -e 'console.log(require(\"./package.json\").version)'",
         "ruby -e 'require \"json\"; puts 1'",
         "perl -e 'do { print 1 } while 0'",
@@ -2378,4 +2394,25 @@ fn unread_writers_and_git_work_trees_in_component_folders_ask() {
         let (code, out) = check(&p, line);
         assert_eq!(code, 0, "{line}: {out}");
     }
+}
+
+/// `ssh-keygen -f KEY` replaces a key that is there (once `y` answers its question) and
+/// makes a new one where none is: refused only in the first case.
+#[test]
+fn ssh_keygen_is_refused_only_over_a_key_that_is_there() {
+    let p = Project::new();
+    let line = "echo y | ssh-keygen -t ed25519 -f ~/.ssh/id_ed25519 -N ''";
+    let (code, out) = check(&p, line);
+    assert_eq!(code, 0, "no key yet: {out}");
+    write(
+        &p,
+        ".ssh/id_ed25519",
+        "-----BEGIN OPENSSH PRIVATE KEY-----\n",
+    );
+    let (code, out) = check(&p, line);
+    assert_eq!(code, REFUSED, "a key there: {out}");
+    let (code, out) = check(&p, "ssh-keygen -p -f ~/.ssh/id_ed25519 -N '' -P old");
+    assert_eq!(code, REFUSED, "{out}");
+    let (code, out) = check(&p, "scp -i ~/.ssh/id_ed25519 build.tgz host:/srv/");
+    assert_eq!(code, 0, "a key used, not read: {out}");
 }

@@ -74,7 +74,18 @@ pub(super) fn command_findings(
             findings.extend(rm(args, &inside));
         }
         "git" => {
-            findings.extend(super::git::git_danger(args));
+            // Settings handed in by the environment count as `-c` ones.
+            let from_env = env_git_settings(&command.env);
+            if from_env.is_empty() {
+                findings.extend(super::git::git_danger(args));
+            } else {
+                let mut with: Vec<String> = from_env
+                    .into_iter()
+                    .flat_map(|kv| ["-c".to_owned(), kv])
+                    .collect();
+                with.extend(args.iter().cloned());
+                findings.extend(super::git::git_danger(&with));
+            }
             findings.extend(super::git_later::config_runs_later(args));
         }
         "chmod" | "chown" | "chgrp" => findings.extend(ownership(name, args, &targets)),
@@ -125,6 +136,39 @@ pub(super) fn command_findings(
     }
     findings.extend(computed(command));
     findings
+}
+
+/// `key=value` settings git reads from its environment: `GIT_CONFIG_PARAMETERS`
+/// (`'k'='v' 'k2'='v2'`) and `GIT_CONFIG_COUNT` with `GIT_CONFIG_KEY_n`/`GIT_CONFIG_VALUE_n`.
+fn env_git_settings(env: &[String]) -> Vec<String> {
+    let get = |name: &str| {
+        env.iter()
+            .find_map(|e| e.strip_prefix(name).and_then(|r| r.strip_prefix('=')))
+    };
+    let mut out = Vec::new();
+    if let Some(params) = get("GIT_CONFIG_PARAMETERS") {
+        let unquoted: String = params
+            .chars()
+            .filter(|c| !matches!(c, '\'' | '"'))
+            .collect();
+        out.extend(
+            unquoted
+                .split_whitespace()
+                .filter(|kv| kv.contains('='))
+                .take(32)
+                .map(str::to_owned),
+        );
+    }
+    for n in 0..16 {
+        let (Some(k), Some(v)) = (
+            get(&format!("GIT_CONFIG_KEY_{n}")),
+            get(&format!("GIT_CONFIG_VALUE_{n}")),
+        ) else {
+            continue;
+        };
+        out.push(format!("{k}={v}"));
+    }
+    out
 }
 
 /// A file of the system (`/etc/hosts`), not counting devices, which have their own check.

@@ -317,8 +317,13 @@ pub(super) fn git_danger(args: &[String]) -> Option<Finding> {
 
 /// `git checkout -- src/`, `git restore src`, `git restore '*.rs'`: the uncommitted
 /// changes of every file in a folder (`is_dir` tells, from where git runs) or matching a
-/// glob thrown away. Asked about: a single file's are routine.
-pub(super) fn discards_many(args: &[String], is_dir: &dyn Fn(&str) -> bool) -> Option<Finding> {
+/// glob thrown away, when `changed` finds two or more such files there. Asked about: a
+/// single file's are routine.
+pub(super) fn discards_many(
+    args: &[String],
+    is_dir: &dyn Fn(&str) -> bool,
+    changed: &dyn Fn(&str) -> usize,
+) -> Option<Finding> {
     let mut i = 0;
     while let Some(arg) = args.get(i) {
         if !arg.starts_with('-') {
@@ -345,7 +350,7 @@ pub(super) fn discards_many(args: &[String], is_dir: &dyn Fn(&str) -> bool) -> O
             }
             !a.starts_with('-')
         });
-        let kept = |p: &str| super::targets::remade(p);
+        let kept = |p: &str| super::targets::remade(p) || super::targets::junk(p);
         return specs
             .map(String::as_str)
             .find(|p| !kept(p) && (p.ends_with('/') || is_dir(p) || p.contains('*')))
@@ -386,11 +391,14 @@ pub(super) fn discards_many(args: &[String], is_dir: &dyn Fn(&str) -> bool) -> O
         }
         out
     };
+    // Only where two or more files hold such changes: one is no more than restoring it
+    // by name, which passes.
     let many = specs.iter().find(|p| {
-        p.contains(['*', '?', '['])
+        let several = p.contains(['*', '?', '['])
             || p.starts_with(":(glob)")
             || (p.ends_with('/') && p.len() > 1)
-            || is_dir(p)
+            || is_dir(p);
+        several && changed(p) >= 2
     })?;
     Some(Finding::ask(
         "guard:git-discard",

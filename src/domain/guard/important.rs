@@ -674,6 +674,25 @@ fn targets(command: &SimpleCommand, fed: &[String]) -> (Vec<String>, Vec<String>
                 .map(str::to_owned),
         ),
         "sed" | "gsed" | "perl" if in_place(args) => over.extend(owned(&ops)),
+        // `awk -i inplace PROGRAM FILE…`, `gawk -i inplace -f P FILE`: the files after the
+        // program are rewritten.
+        "awk" | "gawk"
+            if args
+                .windows(2)
+                .any(|w| w[0] == "-i" && w[1].starts_with("inplace"))
+                || args
+                    .iter()
+                    .any(|a| a.starts_with("--include=inplace") || a == "-iinplace") =>
+        {
+            let from_file = args.iter().any(|a| a == "-f" || a.starts_with("--file"));
+            let files: Vec<&str> = ops
+                .iter()
+                .copied()
+                .filter(|o| !o.starts_with("inplace"))
+                .skip(usize::from(!from_file))
+                .collect();
+            over.extend(owned(&files));
+        }
         // Editors write the files they open; run by an agent, in batch mode (`vim -es -c
         // '%d|x' f`, `emacs --batch f -f save-buffer`).
         "vi" | "vim" | "nvim" | "ex" | "gvim" | "nvi" | "emacs" | "nano" | "pico" | "micro"

@@ -226,6 +226,95 @@ pub(super) fn outside(command: &SimpleCommand) -> Option<Finding> {
             "kills every process of a user (`{}`)",
             command.display()
         ))),
+        // Machines and their disks destroyed: `vagrant destroy`, `lxc delete`, `virsh
+        // undefine --remove-all-storage`, `multipass delete --purge`.
+        "vagrant" if matches!(first, "destroy") => Some(ask(format!(
+            "destroys a virtual machine and its disk (`{}`)",
+            command.display()
+        ))),
+        "lxc" | "incus" | "lxd" | "multipass" if matches!(first, "delete" | "rm" | "purge") => {
+            Some(ask(format!(
+                "deletes a container or virtual machine (`{}`)",
+                command.display()
+            )))
+        }
+        "virsh" if matches!(first, "undefine" | "destroy" | "vol-delete" | "pool-delete") => {
+            Some(ask(format!(
+                "destroys a virtual machine or its storage (`{}`)",
+                command.display()
+            )))
+        }
+        // `pip uninstall pip`, `npm rm -g npm`, `pip uninstall -y $(pip freeze)`: the
+        // package manager itself, or every package, removed.
+        "pip" | "pip3" | "uv" | "npm" | "pnpm" | "yarn" | "gem" | "cargo" | "conda"
+            if ops
+                .iter()
+                .any(|o| matches!(*o, "uninstall" | "remove" | "rm" | "un" | "r"))
+                && (ops.iter().any(|o| {
+                    matches!(
+                        *o,
+                        "pip"
+                            | "setuptools"
+                            | "wheel"
+                            | "npm"
+                            | "pnpm"
+                            | "yarn"
+                            | "corepack"
+                            | "rubygems-update"
+                            | "bundler"
+                            | "conda"
+                    )
+                }) || args.iter().any(|a| a.contains("$(") || a.contains('`'))) =>
+        {
+            Some(ask(format!(
+                "removes the package manager itself, or every package it lists (`{}`)",
+                command.display()
+            )))
+        }
+        // Databases reset or dropped by their frameworks and tools.
+        "pg_dropcluster" | "dropdb" | "dropuser" | "mysqladmin"
+            if name != "mysqladmin" || ops.iter().any(|o| matches!(*o, "drop" | "shutdown")) =>
+        {
+            Some(ask(format!(
+                "drops a database or its cluster (`{}`)",
+                command.display()
+            )))
+        }
+        _ if command
+            .env
+            .iter()
+            .chain(args)
+            .any(|e| e.starts_with("DISABLE_DATABASE_ENVIRONMENT_CHECK=")) =>
+        {
+            Some(ask(format!(
+                "switches off the check that keeps a production database from being reset (`{}`)",
+                command.display()
+            )))
+        }
+        "python" | "python3" | "django-admin"
+            if (name == "django-admin" || ops.iter().any(|o| o.ends_with("manage.py")))
+                && ops.iter().any(|o| {
+                    matches!(
+                        *o,
+                        "reset_db" | "flush" | "sqlflush" | "reset_schema" | "drop_test_database"
+                    )
+                })
+                && !ops.contains(&"--help") =>
+        {
+            Some(ask(format!(
+                "empties or resets a database (`{}`)",
+                command.display()
+            )))
+        }
+        // `bfg --delete-folders src`: history rewritten.
+        "bfg" => Some(ask(format!(
+            "rewrites the repository's history (`{}`)",
+            command.display()
+        ))),
+        "java" if args.iter().any(|a| basename_is_bfg(a)) => Some(ask(format!(
+            "rewrites the repository's history (`{}`)",
+            command.display()
+        ))),
         // `stress --vm 64`, `stress-ng --hdd 0`: memory, disk or processes used up on
         // purpose.
         "stress" | "stress-ng" => Some(ask(format!(
@@ -253,14 +342,17 @@ pub(super) fn outside(command: &SimpleCommand) -> Option<Finding> {
                 ask(harm)
             })
         }
-        "pkill" | "killall" if has("-u") || has("--user") || has_flag(args, "", &["user"]) => {
+        "pkill" | "killall"
+            if (has("-u") || has("--user") || has_flag(args, "", &["user"]))
+                && !own_user_with_pattern(args) =>
+        {
             Some(ask(format!("kills every process of a user (`{name} -u`)")))
         }
         // `pkill -U root`, `pkill -P 1`, `pkill -v x`: processes chosen by owner, parent,
         // group, session or terminal, or all but a name.
         "pkill" | "killall"
             if has_flag(
-                args,
+                &without_signals(args),
                 "UPgstv",
                 &[
                     "uid", "parent", "pgroup", "session", "terminal", "inverse", "ns", "older",
@@ -302,7 +394,9 @@ pub(super) fn outside(command: &SimpleCommand) -> Option<Finding> {
         // `pkill -9 sshd`, `killall dockerd`, `pkill node`: a process the machine, its
         // logins or the agent itself (Claude Code runs in node) lives on.
         "pkill" | "killall" | "skill"
-            if ops.first().is_some_and(|p| vital(p)) && !has_flag(args, "l", &["list"]) =>
+            if ops.first().is_some_and(|p| vital(p))
+                && !has_flag(args, "l", &["list"])
+                && !reloads(args) =>
         {
             Some(ask(format!(
                 "kills `{}`, which the machine, its logins or the agent itself run on (`{}`)",
@@ -1067,6 +1161,73 @@ pub(super) fn fills_disk(command: &SimpleCommand) -> Option<Finding> {
     })
 }
 
+/// `pkill -HUP nginx`, `killall -USR1 x`, `pkill -0 x`: a signal that asks a daemon to
+/// reload, reopen its logs or say it is there, not to end.
+fn reloads(args: &[String]) -> bool {
+    let signal = args.iter().enumerate().find_map(|(k, a)| {
+        if matches!(a.as_str(), "-s" | "--signal") {
+            return args.get(k + 1).map(String::as_str);
+        }
+        a.strip_prefix("--signal=").or_else(|| {
+            a.strip_prefix('-')
+                .filter(|r| r.len() > 1 && r.bytes().all(|b| b.is_ascii_alphanumeric()))
+        })
+    });
+    signal.is_some_and(|s| {
+        matches!(
+            s.trim_start_matches("SIG"),
+            "HUP" | "USR1" | "USR2" | "CONT" | "WINCH" | "0" | "1" | "10" | "12" | "18" | "28"
+        )
+    })
+}
+
+/// `pkill -HUP x`, `pkill -USR1 x`: the words that name a signal taken out, so their
+/// letters are not read as options.
+fn without_signals(args: &[String]) -> Vec<String> {
+    args.iter()
+        .filter(|a| {
+            let Some(rest) = a.strip_prefix('-') else {
+                return true;
+            };
+            let rest = rest.strip_prefix("SIG").unwrap_or(rest);
+            !(rest.len() > 1
+                && rest
+                    .bytes()
+                    .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit()))
+        })
+        .cloned()
+        .collect()
+}
+
+/// `pkill -u $USER -f jupyter`: the user's own processes narrowed by a pattern.
+fn own_user_with_pattern(args: &[String]) -> bool {
+    let own = |w: &str| {
+        matches!(
+            w,
+            "$USER" | "${USER}" | "$(whoami)" | "`whoami`" | "$(id -u)" | "$(id -un)" | "$LOGNAME"
+        )
+    };
+    let user = args
+        .windows(2)
+        .find(|w| w[0] == "-u" || w[0] == "--user")
+        .map(|w| w[1].as_str())
+        .or_else(|| args.iter().find_map(|a| a.strip_prefix("--user=")));
+    let values: Vec<&str> = args
+        .windows(2)
+        .filter(|w| {
+            matches!(
+                w[0].as_str(),
+                "-u" | "-U" | "-g" | "-G" | "-P" | "-s" | "-t" | "--user" | "--signal"
+            )
+        })
+        .map(|w| w[1].as_str())
+        .collect();
+    let pattern = args
+        .iter()
+        .any(|a| !a.starts_with('-') && !values.contains(&a.as_str()));
+    user.is_some_and(own) && pattern
+}
+
 /// `pkill -P $$`: the children of this shell only, the agent's own jobs.
 fn own_children(args: &[String]) -> bool {
     let own = |w: &str| matches!(w, "$$" | "$BASHPID" | "${BASHPID}");
@@ -1096,6 +1257,15 @@ fn own_children(args: &[String]) -> bool {
         }
     }
     by_parent
+}
+
+/// `bfg.jar`, `/opt/bfg-1.14.0.jar`.
+fn basename_is_bfg(word: &str) -> bool {
+    let base = super::shell::basename(word).to_ascii_lowercase();
+    base.starts_with("bfg")
+        && std::path::Path::new(&base)
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("jar"))
 }
 
 /// Ports databases, brokers and cluster services listen on.

@@ -9,7 +9,7 @@ use super::finding::{Finding, operands};
 use super::paths::{normalize, wildcard};
 use super::protect::Cwd;
 use super::shell::{SimpleCommand, has_flag};
-use super::targets::{HOME_TOOLS, junk, remade};
+use super::targets::{home_cache, junk, remade};
 
 /// Words that stand for the project root when the line starts there.
 const PROJECT_WORDS: &[&str] = &[
@@ -224,7 +224,7 @@ fn deletion(command: &SimpleCommand) -> Option<Deletion<'_>> {
     })
 }
 
-/// Temporary folders, where anything may be deleted.
+/// Temporary folders and the system's package caches, where anything may be deleted.
 const TEMPORARY: &[&str] = &[
     "/tmp/",
     "/var/tmp/",
@@ -233,6 +233,9 @@ const TEMPORARY: &[&str] = &[
     "/private/var/folders/",
     "/var/folders/",
     "/run/user/",
+    "/var/cache/",
+    "/var/lib/apt/lists/",
+    "/var/lib/dnf/",
 ];
 
 /// A deletion outside the project of something no build makes again: another
@@ -413,12 +416,7 @@ pub(super) fn elsewhere(
         // The home's tool folders (caches, toolchains, package stores) are made again;
         // its other folders and files (documents, histories, a password store, an
         // editor's or browser's profile) are the user's.
-        if let Some(rest) = below_home
-            && HOME_TOOLS.iter().any(|t| {
-                rest.strip_prefix(t)
-                    .is_some_and(|r| r.is_empty() || r.starts_with('/'))
-            })
-        {
+        if below_home.is_some_and(home_cache) {
             return None;
         }
         if remade(&full) {

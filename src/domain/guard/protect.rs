@@ -737,6 +737,10 @@ impl Folders {
                 Cwd::Known("~".into())
             };
         };
+        // `cd -`: back to `$OLDPWD`, where the line was before its last `cd`.
+        if *dir == "-" && matches!(command.name(), "cd" | "chdir") {
+            return self.old.clone();
+        }
         self.moved(dir)
     }
 
@@ -6738,6 +6742,16 @@ pub(super) fn code_written(path: &str, texts: &[&str], binary: Option<&str>) -> 
 /// files), in the git repository holding the first of them: work that deleting them
 /// loses for good. None when nothing tracked is changed, or no index can be read.
 pub(super) fn uncommitted_among(targets: &[(String, Option<String>)]) -> Option<String> {
+    uncommitted_files(targets, 1).into_iter().next()
+}
+
+/// Up to `limit` files with changes not committed among the `targets` (see
+/// [`uncommitted_among`]).
+pub(super) fn uncommitted_files(targets: &[(String, Option<String>)], limit: usize) -> Vec<String> {
+    uncommitted_inner(targets, limit).unwrap_or_default()
+}
+
+fn uncommitted_inner(targets: &[(String, Option<String>)], limit: usize) -> Option<Vec<String>> {
     let (first, _) = targets.first()?;
     let first = Path::new(first);
     let dir = if first.is_dir() {
@@ -6777,8 +6791,7 @@ pub(super) fn uncommitted_among(targets: &[(String, Option<String>)]) -> Option<
                 || super::paths::wildcard(pattern, path.rsplit('/').next().unwrap_or(path))
         })
     };
-    let changed = gittree::first_changed(&repo.index, &repo.top, &wanted, &keep).ok()??;
-    Some(changed)
+    gittree::changed_files(&repo.index, &repo.top, &wanted, &keep, limit).ok()
 }
 
 /// Whether the file at `full` is tracked by the git repository it is in and unchanged

@@ -538,7 +538,26 @@ impl<'a> Guard<'a> {
                 protect::resolve(cwd, p)
                     .is_some_and(|r| Path::new(&protect::absolute_in(at.scope, &r)).is_dir())
             };
-            findings.extend(super::git::discards_many(command.args(), &is_dir));
+            let root = at.scope.root.to_string_lossy().into_owned();
+            let here = match cwd {
+                Cwd::Known(dir) if dir.starts_with('/') => dir.clone(),
+                Cwd::Known(dir) if dir.is_empty() || dir == "." => root.clone(),
+                Cwd::Known(dir) => format!("{root}/{dir}"),
+                Cwd::Unknown => root.clone(),
+            };
+            let changed = |spec: &str| {
+                let spec = spec.strip_prefix(":(glob)").unwrap_or(spec);
+                let full = super::paths::normalize(&format!("{here}/{spec}"));
+                let target = match full.rsplit_once('/') {
+                    Some((dir, last)) if last.contains(['*', '?', '[']) => (
+                        dir.trim_end_matches("/**").to_owned(),
+                        Some(last.to_owned()),
+                    ),
+                    _ => (full.trim_end_matches('/').to_owned(), None),
+                };
+                protect::uncommitted_files(&[target], 2).len()
+            };
+            findings.extend(super::git::discards_many(command.args(), &is_dir, &changed));
         }
         // `pgrep . | xargs kill -9`, `ps -e -o pid= | xargs kill`: the list fed to it.
         if matches!(command.name(), "kill" | "skill") && command.under_xargs() {
@@ -1314,24 +1333,6 @@ fn asks_for_help(command: &SimpleCommand) -> bool {
         && command.writes_to.is_empty()
 }
 
-/// Names of environment variables that hold secrets.
-fn secret_variable(name: &str) -> bool {
-    let upper = name.to_ascii_uppercase();
-    [
-        "SECRET",
-        "TOKEN",
-        "PASSWORD",
-        "PASSWD",
-        "API_KEY",
-        "APIKEY",
-        "PRIVATE_KEY",
-        "ACCESS_KEY",
-        "CREDENTIAL",
-    ]
-    .iter()
-    .any(|w| upper.contains(w))
-}
-
 /// A secret of the environment printed where the agent reads it: `echo
 /// $AWS_SECRET_ACCESS_KEY`, `printenv GITHUB_TOKEN`, `env | grep -i token`. Handed to
 /// another program through a pipe (`echo $T | gh auth login --with-token`), it is used,
@@ -1345,12 +1346,16 @@ fn printed_secret(parsed: &Parsed, index: usize) -> Option<Finding> {
     let named = |w: &str| {
         let mut rest = w;
         while let Some(at) = rest.find('$') {
-            let var: String = rest[at + 1..]
-                .trim_start_matches('{')
+            let after = rest[at + 1..].trim_start_matches('{');
+            let var: String = after
                 .chars()
                 .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
                 .collect();
-            if secret_variable(&var) {
+            // `${T:+set}`, `${T:?}`: whether it is set, not what it holds.
+            let presence = ["+", ":+", "?", ":?"]
+                .iter()
+                .any(|op| after[var.len()..].starts_with(op));
+            if super::secrets::secret_variable(&var) && !presence {
                 return Some(var);
             }
             rest = &rest[at + 1..];
@@ -1361,9 +1366,10 @@ fn printed_secret(parsed: &Parsed, index: usize) -> Option<Finding> {
         "echo" | "printf" if !piped_on && command.writes_to.is_empty() => {
             args.iter().find_map(|a| named(a))
         }
-        "printenv" if !piped_on && command.writes_to.is_empty() => {
-            args.iter().find(|a| secret_variable(a)).cloned()
-        }
+        "printenv" if !piped_on && command.writes_to.is_empty() => args
+            .iter()
+            .find(|a| super::secrets::secret_variable(a))
+            .cloned(),
         // `env | grep -i token`: the environment searched for its secrets.
         "grep" | "egrep" | "rg" if command.stage > 0 => {
             let fed_by_env = parsed.commands[..index].iter().any(|c| {
@@ -1373,10 +1379,20 @@ fn printed_secret(parsed: &Parsed, index: usize) -> Option<Finding> {
                     && c.args().iter().all(|a| a.starts_with('-'))
             });
             let pattern = args.iter().find(|a| !a.starts_with('-'));
-            (fed_by_env
-                && pattern.is_some_and(|p| secret_variable(p) || p.eq_ignore_ascii_case("key")))
-            .then(|| pattern.cloned())
-            .flatten()
+            // `grep -c`, `-q`, `-l`: whether such a variable is there, not its value.
+            let only_whether = args.iter().any(|a| {
+                super::shell::short_cluster(a).is_some_and(|c| c.contains(['c', 'q', 'l', 'L']))
+                    || matches!(a.as_str(), "--count" | "--quiet" | "--silent")
+            });
+            let names_secret = |p: &str| {
+                let upper = p.to_ascii_uppercase();
+                ["TOKEN", "SECRET", "PASSWORD", "PASSWD", "KEY", "CREDENTIAL"]
+                    .iter()
+                    .any(|w| upper.contains(w))
+            };
+            (fed_by_env && !only_whether && pattern.is_some_and(|p| names_secret(p)))
+                .then(|| pattern.cloned())
+                .flatten()
         }
         _ => None,
     }?;

@@ -33,6 +33,14 @@ pub const DEFAULT_SECRETS: &[&str] = &[
     "~/.config/gh/hosts.yml",
     "~/.vault-token",
     "~/.pgpass",
+    "~/.claude/.credentials.json",
+    "~/.config/rclone/rclone.conf",
+    "~/.m2/settings.xml",
+    "~/.gem/credentials",
+    "~/.config/hub",
+    "~/.local/share/keyrings/**",
+    "*.tfstate",
+    "*.tfstate.backup",
     "~/.my.cnf",
     "~/.boto",
     "~/.s3cfg",
@@ -47,12 +55,6 @@ pub const DEFAULT_SECRETS: &[&str] = &[
     "id_ed25519",
     "credentials.json",
     "service-account*.json",
-    "secrets.json",
-    "secrets.yml",
-    "secrets.yaml",
-    "secrets.toml",
-    "*.jks",
-    "*.keystore",
     "/proc/*/environ",
     "/etc/shadow",
     "/etc/gshadow",
@@ -389,6 +391,8 @@ impl<'a> Secrets<'a> {
         if matches!(name, "cp" | "scp" | "rsync" | "sftp") && ops.len() > 1 {
             ops.pop(); // the destination is written, not read
         }
+        let used = login_keys(name, args);
+        ops.retain(|o| !used.contains(o));
         if READERS.contains(&name) && (name != "git" || git_reads(args)) {
             for op in ops.iter().copied().chain(fed.iter().map(String::as_str)) {
                 if let Some(pattern) = self.matching(op).or_else(|| self.glob_matching(op)) {
@@ -650,8 +654,13 @@ impl<'a> Secrets<'a> {
                         c.contains(['y', 'l', 'e', 'i', 'F', 'R', 'H', 'Y', 'L', 'Q', 'D', 'B'])
                     })
                 });
+                // Only a key that is there is replaced: a new one is made where none was.
                 if !reads {
-                    overwritten.extend(super::shell::option_values(args, &["-f"], &[]));
+                    overwritten.extend(
+                        super::shell::option_values(args, &["-f"], &[])
+                            .into_iter()
+                            .filter(|k| key_exists(k)),
+                    );
                 }
             }
             _ => {}
@@ -764,18 +773,51 @@ impl<'a> Secrets<'a> {
         let prints = match name {
             "gpg" | "gpg2" => args.iter().any(|a| a.starts_with("--export-secret")),
             "aws" => {
-                has("configure")
+                (has("configure")
                     && has("get")
                     && lower
                         .iter()
-                        .any(|a| a.contains("secret") || a.contains("token"))
+                        .any(|a| a.contains("secret") || a.contains("token")))
+                    || (has("configure") && has("export-credentials"))
+                    || (has("secretsmanager") && has("get-secret-value"))
+                    || (has("ssm")
+                        && args.iter().any(|a| a.starts_with("get-parameter"))
+                        && has("--with-decryption"))
+                    || (has("sts")
+                        && args.iter().any(|a| {
+                            matches!(
+                                a.as_str(),
+                                "get-session-token" | "assume-role" | "get-federation-token"
+                            )
+                        }))
             }
-            "gh" => has("auth") && has("token"),
+            "gh" | "glab" => {
+                has("auth")
+                    && (has("token") || has("--show-token") || (name == "glab" && has("-t")))
+            }
+            // Secrets, keys and tokens of the clouds, printed.
+            "gcloud" => {
+                (has("auth")
+                    && args.iter().any(|a| {
+                        matches!(a.as_str(), "print-access-token" | "print-identity-token")
+                    }))
+                    || (has("secrets") && has("access"))
+            }
+            "az" => {
+                (has("keyvault") && has("secret") && has("show"))
+                    || (has("account") && has("get-access-token"))
+            }
+            "secret-tool" => has("lookup"),
+            "keyctl" => has("print") || has("pipe") || has("read"),
+            "heroku" => args.first().is_some_and(|a| a == "config") && !has("--help"),
+            "doppler" => has("secrets") && (has("download") || has("get")),
             "git" => has("credential") && (has("fill") || has("get")),
             "security" => {
                 args.iter()
                     .any(|a| a.starts_with("find-") && a.ends_with("password"))
-                    && (has("-w") || has("-g"))
+                    && args.iter().any(|a| {
+                        super::shell::short_cluster(a).is_some_and(|c| c.contains(['w', 'g']))
+                    })
             }
             "op" | "pass" | "gopass" | "bw" | "vault" | "lpass" => {
                 matches!(
@@ -783,6 +825,7 @@ impl<'a> Secrets<'a> {
                     Some("read" | "show" | "get" | "item" | "kv")
                 )
             }
+            "kubectl" | "oc" if has("config") && has("view") && has("--raw") => true,
             "kubectl" | "oc" => {
                 has("get")
                     && lower.iter().any(|a| a.starts_with("secret"))
@@ -790,12 +833,10 @@ impl<'a> Secrets<'a> {
                         .iter()
                         .any(|a| a.contains("yaml") || a.contains("json") || a.contains("jsonpath"))
             }
-            "printenv" | "env" => lower.iter().any(|a| {
-                a.contains("secret")
-                    || a.contains("token")
-                    || a.contains("password")
-                    || a.ends_with("_key")
-            }),
+            "printenv" | "env" => args
+                .iter()
+                .filter(|a| !a.starts_with('-') && !a.contains('='))
+                .any(|a| secret_variable(a)),
             _ => false,
         };
         prints.then(|| {
@@ -822,6 +863,8 @@ impl<'a> Secrets<'a> {
             if matches!(name, "cp" | "scp" | "rsync" | "sftp") {
                 read.pop(); // the destination is written, not read
             }
+            let used = login_keys(name, command.args());
+            read.retain(|r| !used.contains(r));
             if pattern_first(name, command.args()) && !read.is_empty() {
                 read.remove(0); // grep's pattern, not a file
             }
@@ -984,6 +1027,89 @@ fn glob_for_any_folder(pattern: &str) -> String {
     } else {
         format!("**/{pattern}")
     }
+}
+
+/// `scp -i KEY`, `rsync -e 'ssh -i KEY'`: option values of a copier over ssh (a key used
+/// to log in, a config, a port), which it does not copy out.
+fn login_keys<'a>(name: &str, args: &'a [String]) -> Vec<&'a str> {
+    if !matches!(name, "scp" | "sftp" | "rsync") {
+        return Vec::new();
+    }
+    args.windows(2)
+        .filter(|w| {
+            matches!(
+                w[0].as_str(),
+                "-i" | "-F" | "-o" | "-J" | "-S" | "-e" | "--rsh" | "-P" | "-l" | "-c"
+            )
+        })
+        .map(|w| w[1].as_str())
+        .collect()
+}
+
+/// Names of environment variables that hold secrets, read by their words
+/// (`AWS_SECRET_ACCESS_KEY`, `GITHUB_TOKEN`, `DB_PASSWORD`, `OPENAI_API_KEY`): not names
+/// that only contain such a word (`TOKENIZERS_PARALLELISM`, `MAX_TOKENS`), nor ones
+/// naming where a secret is kept (`API_KEY_FILE`, `PASSWORD_STORE_DIR`,
+/// `GOOGLE_APPLICATION_CREDENTIALS`).
+pub(super) fn secret_variable(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    let words: Vec<&str> = upper.split('_').filter(|w| !w.is_empty()).collect();
+    let Some(last) = words.last() else {
+        return false;
+    };
+    if matches!(
+        *last,
+        "FILE"
+            | "PATH"
+            | "DIR"
+            | "URL"
+            | "ID"
+            | "NAME"
+            | "TYPE"
+            | "LENGTH"
+            | "COUNT"
+            | "LIMIT"
+            | "TTL"
+            | "EXPIRY"
+            | "EXPIRES"
+            | "HEADER"
+            | "PARALLELISM"
+            | "CMD"
+            | "COMMAND"
+            | "HOST"
+            | "PORT"
+            | "USER"
+            | "USERNAME"
+            | "REGION"
+            | "ENDPOINT"
+    ) {
+        return false;
+    }
+    words.iter().any(|w| {
+        matches!(
+            *w,
+            "SECRET" | "TOKEN" | "PASSWORD" | "PASSWD" | "PASS" | "APIKEY" | "PAT" | "PRIVATE"
+        )
+    }) || words.windows(2).any(|w| {
+        matches!(
+            (w[0], w[1]),
+            (
+                "API" | "ACCESS" | "PRIVATE" | "SECRET" | "SIGNING" | "MASTER",
+                "KEY"
+            )
+        )
+    })
+}
+
+/// Whether a key file named on the command line (`~/.ssh/id_rsa`, `$HOME/…`) is there.
+fn key_exists(path: &str) -> bool {
+    let home = std::env::var("HOME").unwrap_or_default();
+    let full = ["~", "$HOME", "${HOME}"]
+        .iter()
+        .find_map(|h| path.strip_prefix(h).filter(|r| r.starts_with('/')))
+        .map_or_else(|| path.to_owned(), |rest| format!("{home}{rest}"));
+    // Unknown (a variable): as if it were there.
+    full.contains(['$', '`']) || std::path::Path::new(&full).exists()
 }
 
 #[cfg(test)]

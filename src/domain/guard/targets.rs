@@ -40,6 +40,9 @@ const SYSTEM_DIRS: &[(&str, usize)] = &[
 /// Scratch folders inside system trees, where removing things is routine.
 const SCRATCH: &[&[&str]] = &[
     &["var", "tmp"],
+    &["var", "cache"],
+    &["var", "lib", "apt"],
+    &["var", "lib", "dnf"],
     &["var", "folders"],
     &["var", "www"],
     &["private", "tmp"],
@@ -73,11 +76,75 @@ const REMADE: &[&str] = &[
     "logs",
     "log",
     "DerivedData",
+    "builddir",
+    "gen",
+    "generated",
+    "_install",
+    "esm",
+    "cjs",
+    "_site",
+    "public-build",
+    ".next",
+    ".nuxt",
+    ".output",
+    ".svelte-kit",
+    ".turbo",
+    ".vite",
+    ".webpack",
+    ".astro",
+    ".docusaurus",
+    ".parcel-cache",
+    ".angular",
+    ".expo",
+    ".dart_tool",
+    ".gradle",
+    ".tox",
+    ".nox",
+    ".venv",
+    ".eggs",
+    ".hypothesis",
+    ".benchmarks",
+    ".pytest_cache",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".eslintcache",
+    ".stack-work",
+    ".serverless",
+    ".aws-sam",
+    ".vercel",
+    ".netlify",
+    ".firebase",
+    ".wrangler",
+    ".terraform",
+    ".pnpm-store",
+    ".cache",
+    "htmlcov",
+    "wheelhouse",
+    "__pypackages__",
+    "storybook-static",
+    "Pods",
+    "bower_components",
+    "elm-stuff",
+    "dist-newstyle",
+    "CMakeFiles",
+    "deps",
+    "zig-cache",
+    "zig-out",
+];
+
+/// File names a build or a tool writes again.
+const REMADE_FILES: &[&str] = &[
+    "CMakeCache.txt",
+    "compile_commands.json",
+    "tsconfig.tsbuildinfo",
+    ".eslintcache",
+    ".coverage",
+    "coverage.xml",
 ];
 
 /// Folders below the home that tools fill and fill again: caches, toolchains, package
 /// stores. Deleting them costs a download, not the user's work.
-pub(super) const HOME_TOOLS: &[&str] = &[
+const HOME_TOOLS: &[&str] = &[
     ".cache",
     ".npm",
     ".yarn",
@@ -111,9 +178,56 @@ pub(super) const HOME_TOOLS: &[&str] = &[
     ".vscode/extensions",
     ".mypy_cache",
     ".terraform.d/plugin-cache",
+    ".conan",
+    ".conan2",
+    ".wdm",
+    ".keras/datasets",
+    ".cocoapods/repos",
+    ".android/cache",
+    ".gradle/caches",
     "go/pkg",
     "Library/Caches",
 ];
+
+/// Whether a path below the home (`rest`, relative to it) is a tool's cache: on the list,
+/// or a `cache`, `caches`, `store`, `pkgs`, `repos`, `archives` or `tmp` folder inside a
+/// hidden tool folder or a conda install (`~/.cabal/store`, `~/miniconda3/pkgs`).
+pub(super) fn home_cache(rest: &str) -> bool {
+    if HOME_TOOLS.iter().any(|t| {
+        rest.strip_prefix(t)
+            .is_some_and(|r| r.is_empty() || r.starts_with('/'))
+    }) {
+        return true;
+    }
+    let mut parts = rest.split('/');
+    let first = parts.next().unwrap_or_default();
+    let tool = first.starts_with('.')
+        || [
+            "miniconda3",
+            "anaconda3",
+            "miniforge3",
+            "mambaforge",
+            "micromamba",
+        ]
+        .contains(&first);
+    tool && parts.any(|p| {
+        matches!(
+            p,
+            "cache"
+                | "caches"
+                | "Cache"
+                | "store"
+                | "pkgs"
+                | "repos"
+                | "archives"
+                | "tmp"
+                | "datasets"
+                | "lazy"
+                | "plugins"
+                | "downloads"
+        )
+    })
+}
 
 /// Names a `find … -delete` may look for anywhere: junk, byte code, editors' backups.
 pub(super) fn junk(name: &str) -> bool {
@@ -134,6 +248,7 @@ pub(super) fn junk(name: &str) -> bool {
         "*.bak",
         "*.orig",
         "*.rej",
+        "*.lastUpdated",
         "*.log",
         ".pytest_cache",
         ".mypy_cache",
@@ -150,10 +265,15 @@ pub(super) fn junk(name: &str) -> bool {
 /// `proj-build`, `out_debug`, `node_modules` or a log (`app.log`).
 pub(super) fn remade(path: &str) -> bool {
     let part_remade = |part: &str| {
-        std::path::Path::new(part)
+        let extension = std::path::Path::new(part)
             .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("log"))
+            .and_then(|e| e.to_str())
+            .unwrap_or_default();
+        matches!(extension, "log" | "egg-info" | "pyc" | "o" | "tsbuildinfo")
             || REMADE.contains(&part)
+            || REMADE_FILES.contains(&part)
+            || part.starts_with("cmake-build-")
+            || part.starts_with("bazel-")
             || part
                 .split(['-', '_', '.'])
                 .any(|token| REMADE.contains(&token))

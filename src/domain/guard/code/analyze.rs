@@ -155,13 +155,19 @@ impl Scan<'_> {
                         && !is(toks.get(i + 1), "{")
                         && toks.get(i + 1).is_some_and(|t| !matches!(t, Tok::End)) =>
                 {
-                    let named = match toks.get(i + 1) {
-                        Some(Tok::Str { text, .. }) => format!("`{text}`"),
-                        _ => "a file it names".to_owned(),
-                    };
-                    self.push(Effect::Unknown(format!(
-                        "runs the code of {named} (`do`), which is not read here"
-                    )));
+                    // A file named outright is judged as `perl FILE` run where the
+                    // command runs.
+                    match toks.get(i + 1) {
+                        Some(Tok::Str { text, known: true }) => {
+                            self.push(Effect::Shell(format!(
+                                "perl {}",
+                                quote_words(std::slice::from_ref(text))
+                            )));
+                        }
+                        _ => self.push(Effect::Unknown(
+                            "runs the code of a file whose name it computes (`do`)".into(),
+                        )),
+                    }
                 }
                 // `require "./o.txt"`, `load "o.rb"`, `dofile "o.lua"` written without
                 // brackets: the file's code runs.
@@ -179,10 +185,23 @@ impl Scan<'_> {
                                 || word == "dofile"
                     ) =>
                 {
-                    if let Some(Tok::Str { text, .. }) = toks.get(i + 1) {
-                        self.push(Effect::Unknown(format!(
-                            "loads code from the file `{text}` (`{word}`), which is not read here"
-                        )));
+                    // Named outright, the file is judged as the interpreter run on it.
+                    match toks.get(i + 1) {
+                        Some(Tok::Str { text, known: true }) => {
+                            let interpreter = match self.lang {
+                                Language::Perl => "perl",
+                                Language::Ruby => "ruby",
+                                _ => "lua",
+                            };
+                            self.push(Effect::Shell(format!(
+                                "{interpreter} {}",
+                                quote_words(std::slice::from_ref(text))
+                            )));
+                        }
+                        Some(Tok::Str { text, .. }) => self.push(Effect::Unknown(format!(
+                            "loads code from a file whose name it computes (`{word} {text}`)"
+                        ))),
+                        _ => {}
                     }
                 }
                 Tok::Ident(word) if !is_member_op(i.checked_sub(1).and_then(|k| toks.get(k))) => {
@@ -660,13 +679,30 @@ impl Scan<'_> {
             // A path written out in Python or JavaScript is followed where the command
             // runs (`node -e "require('./lib/add')"` reads `lib/add.js`); one the code
             // computes is not.
-            let followed = matches!(self.lang, Language::Python | Language::Js)
-                && args.first().is_some_and(|&(a, b)| {
-                    b == a + 1 && matches!(self.toks.get(a), Some(Tok::Str { known: true, .. }))
-                });
+            let followed = args.first().is_some_and(|&(a, b)| {
+                b == a + 1 && matches!(self.toks.get(a), Some(Tok::Str { known: true, .. }))
+            });
             return match args.first().map(|&(a, b)| self.value(a, b)) {
                 // `require(process.cwd() + '/o.txt')`, `require "/tmp/x.pl"`, `dofile(f)`:
                 // code loaded from a file by its path, not a module (JSON only reads).
+                // Named outright in Perl, Ruby or Lua: judged as the interpreter run on
+                // the file (Python's and JavaScript's are followed as modules).
+                Some(Val::Str(m))
+                    if followed
+                        && (loads_a_file(&m) || name == "dofile")
+                        && matches!(self.lang, Language::Perl | Language::Ruby | Language::Lua) =>
+                {
+                    let interpreter = match self.lang {
+                        Language::Perl => "perl",
+                        Language::Ruby => "ruby",
+                        _ => "lua",
+                    };
+                    self.push(Effect::Shell(format!(
+                        "{interpreter} {}",
+                        quote_words(std::slice::from_ref(&m))
+                    )));
+                    Val::Unknown
+                }
                 Some(Val::Str(m)) if !followed && (loads_a_file(&m) || name == "dofile") => {
                     self.push(Effect::Unknown(format!(
                         "loads code from the file `{m}` (`{name}`), which is not read here"

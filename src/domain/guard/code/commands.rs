@@ -299,9 +299,16 @@ pub(super) fn tcl(code: &str, depth: usize, nested: Nested) -> Vec<Effect> {
                 out.extend(nested(&script.join(" "), Language::Tcl, depth + 1));
             }
             "load" => out.push(Effect::Unknown("loads native code (`load`)".into())),
-            "source" => out.push(Effect::Unknown(
-                "runs the Tcl code of a file it loads (`source`)".into(),
-            )),
+            // Named outright, the file is judged as `tclsh FILE`.
+            "source" => match args.first() {
+                Some(w) if w.known && !w.braced => out.push(Effect::Shell(format!(
+                    "tclsh {}",
+                    quote_words(std::slice::from_ref(&w.text))
+                ))),
+                _ => out.push(Effect::Unknown(
+                    "runs the Tcl code of a file whose name it computes (`source`)".into(),
+                )),
+            },
             _ if !first.known => out.push(Effect::Unknown(
                 "calls a command whose name the code computes".into(),
             )),
@@ -361,10 +368,25 @@ pub(super) fn debugger(code: &str, depth: usize, nested: Nested) -> Vec<Effect> 
             "guile" | "gu" => out.push(Effect::Unknown("runs Guile code in the debugger".into())),
             "call" | "print" | "p" | "output" | "expr" | "expression" | "set"
             | "init-if-undefined" => out.extend(nested(rest, Language::Generic, depth + 1)),
-            // `source FILE`: the commands of a file nagger does not read here.
-            "source" | "so" => out.push(Effect::Unknown(format!(
-                "runs the debugger commands of a file it loads (`{head} {rest}`)"
-            ))),
+            // `source FILE`: a file named outright is read where the command runs; one
+            // the debugger computes is not.
+            "source" | "so" => {
+                let file = rest
+                    .split_whitespace()
+                    .rfind(|w| !w.starts_with('-'))
+                    .unwrap_or_default();
+                if file.is_empty() || file.contains(['$', '`']) {
+                    out.push(Effect::Unknown(format!(
+                        "runs the debugger commands of a file it computes (`{head} {rest}`)"
+                    )));
+                } else {
+                    // Judged as the same file given with `-x`.
+                    out.push(Effect::Shell(format!(
+                        "gdb -batch -x {}",
+                        quote_words(&[file.to_owned()])
+                    )));
+                }
+            }
             "dump" | "append" | "restore" => out.push(Effect::Writes(None)),
             _ => {}
         }
@@ -536,9 +558,24 @@ fn ex_command(line: &str, depth: usize, nested: Nested, out: &mut Vec<Effect>) {
         "so" | "sou" | "sour" | "sourc" | "source" | "ru" | "run" | "runt" | "runti" | "runtim"
         | "runtime" | "pyf" | "pyfile" | "py3f" | "py3file" | "pyxf" | "pyxfile" | "luafile"
         | "rubyf" | "rubyfile" | "perlf" | "perlfile" | "tclf" | "tclfile" => {
-            out.push(Effect::Unknown(format!(
-                "runs the commands of a file it loads (`:{head} {rest_t}`)"
-            )));
+            // `:source notes.vim` named outright is read where the command runs; through
+            // `:execute`, from the runtime path, or by an expansion (`%`, `<sfile>`,
+            // `$VAR`) it is not.
+            let computed = depth > 0
+                || head.starts_with("ru")
+                || rest_t.is_empty()
+                || rest_t.contains(['%', '#', '<', '$', '`', '(', '*']);
+            if computed || !matches!(head, "so" | "sou" | "sour" | "sourc" | "source") {
+                out.push(Effect::Unknown(format!(
+                    "runs the commands of a file it loads (`:{head} {rest_t}`)"
+                )));
+            } else {
+                // Judged as the same file given with `-S`.
+                out.push(Effect::Shell(format!(
+                    "vim -es -S {}",
+                    quote_words(&[rest_t.to_owned()])
+                )));
+            }
         }
         _ => {}
     }

@@ -183,22 +183,23 @@ pub(super) fn unchanged(index: &Path, top: &Path, path: &str) -> bool {
         .is_some_and(|entry| entry_unchanged(&written, top, entry))
 }
 
-/// Most tracked files looked at for uncommitted changes by [`first_changed`].
+/// Most tracked files looked at for uncommitted changes by [`changed_files`].
 const MAX_COMPARED: usize = 256;
 
-/// The first tracked file (relative to `top`) among or under the `wanted` paths (a folder
-/// ends in `/`) whose work-tree copy differs from what is staged: uncommitted work.
+/// Up to `limit` tracked files (relative to `top`) among or under the `wanted` paths (a
+/// folder ends in `/`) whose work-tree copy differs from what is staged: uncommitted work.
 /// `keep` picks which of them count. The index is read once; at most
 /// [`MAX_COMPARED`] files are compared. Err: the index could not be read.
-pub(super) fn first_changed(
+pub(super) fn changed_files(
     index: &Path,
     top: &Path,
     wanted: &[String],
     keep: &dyn Fn(&str) -> bool,
-) -> Result<Option<String>, String> {
+    limit: usize,
+) -> Result<Vec<String>, String> {
     let file = match files::open_regular(index) {
         Ok(file) => file,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(e.to_string()),
     };
     let written = file.metadata().map_err(|e| e.to_string())?;
@@ -207,8 +208,10 @@ pub(super) fn first_changed(
         .iter()
         .filter(|e| e.stage == 0 && !e.path.ends_with('/') && keep(&e.path))
         .take(MAX_COMPARED)
-        .find(|e| !entry_unchanged(&written, top, e))
-        .map(|e| e.path.clone()))
+        .filter(|e| !entry_unchanged(&written, top, e))
+        .take(limit)
+        .map(|e| e.path.clone())
+        .collect())
 }
 
 /// Whether the work-tree copy of one index entry is what was staged: by stat data, else
