@@ -557,12 +557,45 @@ impl Scan<'_> {
                     ident(toks.get(k)),
                     Some("for" | "foreach" | "if" | "unless")
                 ));
-        if argument || on_topic {
-            self.push(Effect::Unknown(format!(
-                "hands `{n}` to other code, which calls it on paths or commands nagger cannot \
-                 see"
-            )));
+        if !(argument || on_topic) {
+            return;
         }
+        // `map(os.remove, glob("*.pyc"))`, `unlink for glob "tmp/*"`: the paths it is
+        // handed, when the statement spells them out, are judged as deleted.
+        // Only a pattern handed to a glob (`glob("*.pyc")`, `glob "tmp/*"`, `Dir["x"]`).
+        let statement: Vec<&Tok> = toks
+            .iter()
+            .skip(k)
+            .take_while(|t| !matches!(t, Tok::End))
+            .take(32)
+            .collect();
+        let mut spelled: Vec<String> = Vec::new();
+        for (j, t) in statement.iter().enumerate() {
+            let Tok::Str { text, known: true } = t else {
+                continue;
+            };
+            let globbed = statement[j.saturating_sub(2)..j]
+                .iter()
+                .any(|b| matches!(b, Tok::Ident(w) if last(w).ends_with("glob") || w == "Dir"));
+            if globbed {
+                spelled.push(text.clone());
+            }
+        }
+        let deletes = matches!(cap, Cap::Tree(_) | Cap::Entry(_) | Cap::MaybeTree);
+        if deletes && !spelled.is_empty() {
+            for path in spelled {
+                let junk =
+                    crate::domain::guard::targets::junk(path.rsplit('/').next().unwrap_or(&path))
+                        || crate::domain::guard::targets::remade(&path);
+                if !junk {
+                    self.target(Val::Str(path), Some(matches!(cap, Cap::Tree(_))));
+                }
+            }
+            return;
+        }
+        self.push(Effect::Unknown(format!(
+            "hands `{n}` to other code, which calls it on paths or commands nagger cannot see"
+        )));
     }
 
     fn is_capability(&self, cur: &Val) -> bool {
