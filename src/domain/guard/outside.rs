@@ -226,6 +226,123 @@ pub(super) fn outside(command: &SimpleCommand) -> Option<Finding> {
             "kills every process of a user (`{}`)",
             command.display()
         ))),
+        // The machine switched to another target, woken or put down by the clock, its
+        // VPNs and bridges taken down, a firewall rule that drops all.
+        "systemctl" if first == "isolate" => Some(ask(format!(
+            "switches the machine to another target, stopping what it does not include (`{}`)",
+            command.display()
+        ))),
+        "rtcwake" => Some(ask(format!(
+            "suspends or powers off the machine until a time (`{}`)",
+            command.display()
+        ))),
+        "wg-quick" | "tailscale" | "zerotier-cli" | "openvpn3" | "nordvpn"
+            if ops
+                .iter()
+                .any(|o| matches!(*o, "down" | "disconnect" | "logout" | "leave")) =>
+        {
+            Some(ask(format!(
+                "takes the machine's network down (`{}`)",
+                command.display()
+            )))
+        }
+        "brctl" | "ovs-vsctl" if ops.iter().any(|o| o.starts_with("del")) => Some(ask(format!(
+            "deletes a network bridge (`{}`)",
+            command.display()
+        ))),
+        "nft"
+            if ops.contains(&"drop")
+                && ops
+                    .iter()
+                    .any(|o| matches!(*o, "input" | "output" | "forward")) =>
+        {
+            Some(ask(format!(
+                "changes the firewall (`{}`)",
+                command.display()
+            )))
+        }
+        // Group memberships, unit files and mounts of the system changed.
+        "gpasswd"
+            if args.iter().any(|a| {
+                matches!(
+                    a.as_str(),
+                    "-d" | "-a" | "-M" | "-A" | "-r" | "--delete" | "--add"
+                )
+            }) =>
+        {
+            Some(ask(format!(
+                "changes the machine's user accounts (`{}`)",
+                command.display()
+            )))
+        }
+        "systemctl" if matches!(first, "edit" | "revert" | "set-property" | "link") => {
+            Some(ask(format!(
+                "changes a system service's configuration (`{}`)",
+                command.display()
+            )))
+        }
+        "umount" | "fusermount"
+            if has_flag(args, "flaR", &["force", "lazy", "all", "recursive"])
+                || ops.iter().any(|o| super::targets::whole_tree(o).is_some()) =>
+        {
+            Some(ask(format!(
+                "unmounts a filesystem the system or its users rely on (`{}`)",
+                command.display()
+            )))
+        }
+        "diskutil"
+            if ops.iter().any(|o| {
+                let o = o.to_ascii_lowercase();
+                o.starts_with("erase")
+                    || o.ends_with("disk")
+                        && (o.starts_with("zero")
+                            || o.starts_with("random")
+                            || o.starts_with("partition"))
+                    || o == "secureerase"
+            }) =>
+        {
+            Some(Finding::deny(
+                "guard:outside",
+                format!("erases a disk (`{}`)", command.display()),
+                ASK_USER,
+            ))
+        }
+        // Other coding agents started with their approvals switched off.
+        "codex" | "gemini" | "aider" | "cursor-agent" | "opencode" | "amp" | "goose" | "qwen"
+            if args.iter().any(|a| {
+                matches!(
+                    a.as_str(),
+                    "--dangerously-bypass-approvals-and-sandbox"
+                        | "--yolo"
+                        | "-y"
+                        | "--yes-always"
+                        | "--yes"
+                        | "--full-auto"
+                        | "--force"
+                        | "--dangerously-skip-permissions"
+                        | "--approval-mode=yolo"
+                )
+            }) =>
+        {
+            Some(ask(format!(
+                "starts another coding agent with its approvals switched off (`{}`)",
+                command.display()
+            )))
+        }
+        // Containers removed, stopped or pruned by their long forms and other engines.
+        "nerdctl" | "crictl" | "ctr"
+            if ops.iter().any(|o| {
+                matches!(
+                    *o,
+                    "rm" | "rmi" | "rmp" | "prune" | "kill" | "stop" | "delete" | "remove"
+                )
+            }) =>
+        {
+            Some(ask(format!(
+                "deletes or stops containers, images or pods (`{}`)",
+                command.display()
+            )))
+        }
         // Machines and their disks destroyed: `vagrant destroy`, `lxc delete`, `virsh
         // undefine --remove-all-storage`, `multipass delete --purge`.
         "vagrant" if matches!(first, "destroy") => Some(ask(format!(
@@ -346,7 +463,7 @@ pub(super) fn outside(command: &SimpleCommand) -> Option<Finding> {
                 ask(harm)
             })
         }
-        "pkill" | "killall"
+        "pkill" | "killall" | "skill" | "snice"
             if (has("-u") || has("--user") || has_flag(args, "", &["user"]))
                 && !own_user_with_pattern(args) =>
         {
@@ -1277,10 +1394,11 @@ const SERVICE_PORTS: &[u32] = &[
     2375, 2376, 2379, 3306, 5432, 5672, 6379, 6443, 9042, 9092, 9200, 10250, 11211, 27017,
 ];
 
-/// Whether a process name or pattern stands for a vital process (`sshd`, `^sshd$`).
+/// Whether a process name or pattern stands for a vital process (`sshd`, `^sshd$`,
+/// `systemd-journal`).
 fn vital(pattern: &str) -> bool {
     let name = pattern.trim_start_matches('^').trim_end_matches('$');
-    VITAL.contains(&name)
+    VITAL.contains(&name) || name.starts_with("systemd")
 }
 
 /// The command substitutions inside one word (`$(…)`, `` `…` ``), innermost text each.
@@ -1360,11 +1478,19 @@ pub(super) fn pipeline_picks_broadly(stages: &[Vec<String>]) -> bool {
         "pidof" => ops.iter().any(|p| vital(p)),
         // `systemctl show -p MainPID --value sshd`.
         "systemctl" => args.iter().any(|a| a.contains("MainPID")) && ops.iter().any(|p| vital(p)),
-        // `lsof -t /`: every process with a file open under a whole tree.
-        "lsof" => ops.iter().any(|p| {
-            super::targets::whole_tree(p).is_some()
-                || super::targets::dangerous_target(p, super::targets::Reach::Tree).is_some()
-        }),
+        // `lsof -t /`: every process with a file open under a whole tree; `lsof -t -i
+        // :443`: the system's own services.
+        "lsof" => {
+            ops.iter().any(|p| {
+                super::targets::whole_tree(p).is_some()
+                    || super::targets::dangerous_target(p, super::targets::Reach::Tree).is_some()
+            }) || args.iter().any(|a| {
+                a.rsplit(':')
+                    .next()
+                    .and_then(|n| n.parse::<u32>().ok())
+                    .is_some_and(|n| (a.contains(':')) && (n < 1024 || SERVICE_PORTS.contains(&n)))
+            })
+        }
         "ps" => {
             let chosen = args.iter().any(|a| {
                 matches!(

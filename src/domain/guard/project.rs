@@ -419,7 +419,20 @@ pub(super) fn elsewhere(
         if below_home.is_some_and(home_cache) {
             return None;
         }
-        if remade(&full) {
+        // Build output by the folders below what it shares with the home or the project
+        // (a home or a project under `/tmp` or `~/builds` names nothing made again).
+        let tail = below_home.map_or_else(
+            || {
+                let shared = full
+                    .split('/')
+                    .zip(root.split('/'))
+                    .take_while(|(a, b)| a == b)
+                    .count();
+                full.split('/').skip(shared).collect::<Vec<_>>().join("/")
+            },
+            str::to_owned,
+        );
+        if remade(&tail) {
             return None;
         }
         Some(Finding::ask(

@@ -808,6 +808,25 @@ impl<'a> Secrets<'a> {
                     || (has("account") && has("get-access-token"))
             }
             "secret-tool" => has("lookup"),
+            // `ps eww`: every process's environment, with whatever secrets it holds.
+            "ps" => args.iter().any(|a| {
+                !a.starts_with('-')
+                    && a.contains('e')
+                    && a.bytes().all(|b| b"aeuxwfjlsvrTmgcnhS".contains(&b))
+            }),
+            "getent" => args
+                .iter()
+                .any(|a| matches!(a.as_str(), "shadow" | "gshadow")),
+            // `docker exec api env`, `docker inspect -f '{{.Config.Env}}' api`.
+            "docker" | "podman" | "nerdctl" => {
+                (has("exec")
+                    && args
+                        .iter()
+                        .rev()
+                        .take(2)
+                        .any(|a| matches!(a.as_str(), "env" | "printenv")))
+                    || (has("inspect") && args.iter().any(|a| a.contains(".Env")))
+            }
             "keyctl" => has("print") || has("pipe") || has("read"),
             "heroku" => args.first().is_some_and(|a| a == "config") && !has("--help"),
             "doppler" => has("secrets") && (has("download") || has("get")),

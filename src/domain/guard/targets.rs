@@ -68,6 +68,7 @@ const REMADE: &[&str] = &[
     "Caches",
     "tmp",
     "temp",
+    "scratch",
     "coverage",
     "__pycache__",
     "venv",

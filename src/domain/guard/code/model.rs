@@ -49,8 +49,8 @@ impl Language {
         let family = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
         match family {
             "python" | "pypy" | "ipython" => Language::Python,
-            "node" | "nodejs" | "bun" | "deno" => Language::Js,
-            "ruby" | "jruby" | "irb" => Language::Ruby,
+            "node" | "nodejs" | "bun" | "deno" | "ts-node" | "tsx" => Language::Js,
+            "ruby" | "jruby" | "irb" | "pry" => Language::Ruby,
             "perl" => Language::Perl,
             "php" => Language::Php,
             "lua" | "luajit" => Language::Lua,

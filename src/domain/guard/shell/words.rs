@@ -181,6 +181,9 @@ pub(super) fn interpreter(name: &str) -> Option<Interpreter> {
     }
     let (code_flags, value_flags, attached_flags, many) = match family(name) {
         "python" | "pypy" => ("cm", "WX", "", false),
+        "ipython" => ("c", "", "", false),
+        "irb" | "pry" => ("", "", "", false),
+        "ts-node" | "tsx" => ("ep", "r", "", true),
         "perl" => ("eE", "MmI", "0liFCxdDV", true),
         "ruby" | "jruby" => ("e", "IrCE", "F0lKTWx", true),
         "node" | "nodejs" | "bun" => ("ep", "r", "", true),
