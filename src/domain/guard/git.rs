@@ -131,7 +131,17 @@ pub(super) fn git_danger(args: &[String]) -> Option<Finding> {
                 [kv] => kv.split_once('=').unwrap_or((kv.as_str(), "\0")),
                 _ => return None,
             };
-            let what = weakening(key, value)?;
+            // Kept in git's settings (not for one run, as `-c` is): every later run.
+            let kept = match key.to_ascii_lowercase().as_str() {
+                "core.hookspath" if matches!(value, "/dev/null" | "" | "/nonexistent") => {
+                    Some("switches off the hooks of the repositories it applies to")
+                }
+                "safe.directory" if value == "*" => {
+                    Some("turns off git's check of who owns a repository, for every one")
+                }
+                _ => None,
+            };
+            let what = kept.or_else(|| weakening(key, value))?;
             deny(
                 "guard:git-safety-off",
                 format!("sets `{key}`, which {what}"),
@@ -361,6 +371,19 @@ pub(super) fn discards_many(
                     "List them with `git clean -n` and ask the user.",
                 )
             });
+    }
+    // `git checkout -f main`, `git switch --discard-changes x`: every uncommitted change
+    // thrown away, when there is one.
+    if matches!(sub, "checkout" | "switch")
+        && !rest.iter().any(|a| a == "--")
+        && (has_flag(rest, "f", &["force", "discard-changes"]))
+        && changed(".") >= 1
+    {
+        return Some(Finding::ask(
+            "guard:git-discard",
+            format!("throws away every uncommitted change of the work tree (`git {sub} -f`)"),
+            "Commit or stash the changes first, or ask the user.",
+        ));
     }
     if !matches!(sub, "checkout" | "restore") {
         return None;

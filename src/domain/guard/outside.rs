@@ -343,6 +343,125 @@ pub(super) fn outside(command: &SimpleCommand) -> Option<Finding> {
                 command.display()
             )))
         }
+        // Databases wiped by their migration and framework tools.
+        "flyway" if ops.contains(&"clean") => Some(ask(format!(
+            "drops every object of the database (`{}`)",
+            command.display()
+        ))),
+        "liquibase"
+            if ops
+                .iter()
+                .any(|o| o.eq_ignore_ascii_case("drop-all") || *o == "dropAll") =>
+        {
+            Some(ask(format!(
+                "drops every object of the database (`{}`)",
+                command.display()
+            )))
+        }
+        "atlas" if ops.contains(&"clean") => Some(ask(format!(
+            "drops every object of the database (`{}`)",
+            command.display()
+        ))),
+        "mix" if ops.iter().any(|o| matches!(*o, "ecto.drop" | "ecto.reset")) => {
+            Some(ask(format!("drops the database (`{}`)", command.display())))
+        }
+        "pg_ctl" | "pg_ctlcluster"
+            if ops
+                .iter()
+                .any(|o| matches!(*o, "stop" | "kill" | "restart")) =>
+        {
+            Some(ask(format!(
+                "stops a database server (`{}`)",
+                command.display()
+            )))
+        }
+        "rails" | "rake" | "bin/rails"
+            if ops.iter().any(|o| {
+                matches!(
+                    *o,
+                    "db:drop"
+                        | "db:reset"
+                        | "db:schema:load"
+                        | "db:purge"
+                        | "db:structure:load"
+                        | "db:drop:all"
+                )
+            }) && command.env.iter().chain(args).any(|e| {
+                let e = e.to_ascii_lowercase();
+                (e.starts_with("rails_env=") || e.starts_with("rack_env=")) && e.contains("prod")
+            }) =>
+        {
+            Some(ask(format!(
+                "resets a production database (`{}`)",
+                command.display()
+            )))
+        }
+        "aws"
+            if !dry_run(args)
+                && ops.iter().any(|o| {
+                    o.starts_with("delete-")
+                        || o.starts_with("batch-delete")
+                        || o.starts_with("terminate-")
+                        || o.starts_with("deregister-")
+                        || o.starts_with("remove-")
+                        || o.starts_with("purge-")
+                        || o.ends_with("-deletion")
+                        || *o == "rb"
+                }) =>
+        {
+            Some(ask(format!(
+                "deletes or takes down remote resources (`{}`)",
+                command.display()
+            )))
+        }
+        "kubectl" | "oc"
+            if first == "scale"
+                && args.iter().any(|a| a == "--replicas=0")
+                && args
+                    .iter()
+                    .any(|a| matches!(a.as_str(), "--all" | "-A" | "--all-namespaces")) =>
+        {
+            Some(ask(format!(
+                "stops every workload it selects (`{}`)",
+                command.display()
+            )))
+        }
+        // Remote resources removed by the clouds' and hosts' own tools.
+        "oci" | "ibmcloud" | "doctl" | "hcloud" | "linode-cli" | "vultr-cli" | "scw" | "exo"
+        | "upcloud" | "flyctl" | "fly" | "vercel" | "netlify" | "railway" | "render"
+        | "serverless" | "sls" | "nomad" | "tilt" | "eksctl" | "sam" | "copilot" | "amplify"
+        | "firebase" | "supabase" | "wrangler" | "fastly" | "civo" | "ovhcloud"
+            if !dry_run(args)
+                && !args.iter().any(|a| a == "--help" || a == "-h")
+                && ops
+                    .iter()
+                    .chain(args.iter().map(String::as_str).collect::<Vec<_>>().iter())
+                    .any(|o| {
+                        let o = o.to_ascii_lowercase();
+                        [
+                            "delete",
+                            "destroy",
+                            "remove",
+                            "terminate",
+                            "purge",
+                            "prune",
+                            "down",
+                            "rm",
+                        ]
+                        .iter()
+                        .any(|v| {
+                            o == *v
+                                || o.starts_with(&format!("{v}-"))
+                                || o.ends_with(&format!("-{v}"))
+                                || o.contains(&format!("-{v}-"))
+                        }) || o == "-purge"
+                    }) =>
+        {
+            Some(ask(format!(
+                "deletes or takes down remote resources (`{}`)",
+                command.display()
+            )))
+        }
         // Machines and their disks destroyed: `vagrant destroy`, `lxc delete`, `virsh
         // undefine --remove-all-storage`, `multipass delete --purge`.
         "vagrant" if matches!(first, "destroy") => Some(ask(format!(

@@ -159,7 +159,7 @@ fn deletion(command: &SimpleCommand) -> Option<Deletion<'_>> {
             .into_iter()
             .filter(|o| !is_archive(o))
             .collect(),
-        "rmdir" | "trash" | "trash-put" | "gio" | "srm" => operands(args),
+        "rmdir" | "trash" | "trash-put" | "gio" | "srm" | "wipe" => operands(args),
         // `rsync -a --delete empty/ DEST`: what DEST holds and the source lacks goes.
         "rsync"
             if args
@@ -207,7 +207,11 @@ fn deletion(command: &SimpleCommand) -> Option<Deletion<'_>> {
             }) =>
         {
             names = find_names(args);
-            if names.is_empty() {
+            // `-name '*'` picks everything; other tests with no name narrow it.
+            names.retain(|n| !matches!(*n, "*" | "'*'" | "\"*\""));
+            let filtered = args.iter().any(|a| FIND_FILTERS.contains(&a.as_str()))
+                && !args.windows(2).any(|w| w[0] == "-name" && w[1] == "*");
+            if names.is_empty() && filtered {
                 return None;
             }
             args.iter()
@@ -294,9 +298,16 @@ pub(super) fn elsewhere(
                 .collect();
             ("deletes what it finds in", starts)
         }
+        // `gio open`, `gio info`: only `gio trash` and `gio remove` delete.
+        Some(_)
+            if name == "gio"
+                && !matches!(operands(args).first(), Some(&("trash" | "remove" | "rm"))) =>
+        {
+            return None;
+        }
         Some(d) => (d.verb, d.targets.iter().map(|t| (*t).to_owned()).collect()),
         None => match name {
-            "rm" | "unlink" | "shred" | "srm" => (
+            "rm" | "unlink" | "shred" | "srm" | "wipe" => (
                 "deletes",
                 operands(args).into_iter().map(str::to_owned).collect(),
             ),
@@ -315,6 +326,15 @@ pub(super) fn elsewhere(
                 }
                 ("empties", files)
             }
+            // `dd of=F`: F overwritten.
+            "dd" => (
+                "overwrites",
+                args.iter()
+                    .filter_map(|a| a.strip_prefix("of="))
+                    .filter(|o| !o.starts_with("/dev/"))
+                    .map(str::to_owned)
+                    .collect(),
+            ),
             // `cp /dev/null F`: F emptied.
             "cp" if operands(args).first() == Some(&"/dev/null") => (
                 "empties",
@@ -408,7 +428,14 @@ pub(super) fn elsewhere(
             return None;
         }
         // The filesystem root, system folders and whole homes are refused elsewhere.
-        if super::targets::dangerous_target(&full, super::targets::Reach::Tree).is_some()
+        // Refused by the checks of `rm`, `find`, `rsync`, `mv`, `chmod`/`chown`: the
+        // others' system targets are asked about here.
+        let refused_elsewhere = matches!(
+            name,
+            "rm" | "rmdir" | "find" | "rsync" | "mv" | "chmod" | "chown" | "chgrp"
+        );
+        if refused_elsewhere
+            && super::targets::dangerous_target(&full, super::targets::Reach::Tree).is_some()
             && !listed.iter().any(|l| l == target)
         {
             return None;
