@@ -175,10 +175,12 @@ fn with_conn(
     ui: &Ui,
     read: impl FnOnce(&rusqlite::Connection) -> Result<Value, Failure>,
 ) -> Result<Value, Failure> {
-    let conn = ui
-        .pool
-        .get()
-        .map_err(|e| Failure(503, format!("database {}: {e}", ui.db_path.display())))?;
+    let conn = ui.pool.get().map_err(|e| {
+        Failure(
+            503,
+            format!("database unavailable: {}: {e}", ui.db_path.display()),
+        )
+    })?;
     read(&conn)
 }
 
