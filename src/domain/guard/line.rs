@@ -1892,13 +1892,24 @@ fn kills_every_process(code: &str) -> bool {
         .chars()
         .filter(|c| !c.is_whitespace())
         .collect();
+    // `kill(-1, …)` every process; `kill(1, …)` init; `killpg(0, …)` the agent's own
+    // group; a kill over every entry of `/proc`.
     compact.contains("kill(-1")
         || compact.contains("kill(0,")
+        || compact.contains("kill(1,")
+        || compact.contains("kill(1)")
+        || compact.contains("killpg(0")
+        || (compact.contains("kill")
+            && (compact.contains("'/proc'") || compact.contains("\"/proc\"")))
         || compact.match_indices("kill").any(|(at, _)| {
             let rest = &compact[at + 4..];
             let end = rest.find([';', ')', '\n']).unwrap_or(rest.len());
             let call = &rest[..end];
-            call.ends_with(",-1") || call.ends_with("=>-1") || call.contains(",-1,")
+            call.ends_with(",-1")
+                || call.ends_with("=>-1")
+                || call.contains(",-1,")
+                // Perl's `kill 'KILL', 1` and Ruby's `Process.kill(9, 1)`: the pid last.
+                || (call.ends_with(",1") && call.matches(',').count() == 1)
         })
 }
 
