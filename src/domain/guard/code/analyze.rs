@@ -742,6 +742,16 @@ impl Scan<'_> {
                     )));
                     Val::Unknown
                 }
+                // `import('fs').then(f => f.rmSync(…))`: a module of power loaded as the
+                // code runs, used through names its callbacks give it.
+                Some(Val::Str(m))
+                    if name == "import" && self.lang == Language::Js && module_of_power(&m) =>
+                {
+                    self.push(Effect::Unknown(format!(
+                        "loads `{m}` as it runs (`import()`), whose use cannot be followed"
+                    )));
+                    Val::Name(strip_node(&m).to_owned())
+                }
                 Some(Val::Str(m)) => Val::Name(strip_node(&m).to_owned()),
                 Some(_) if self.lang != Language::Lua || name != "dofile" => {
                     self.push(Effect::Unknown(format!(

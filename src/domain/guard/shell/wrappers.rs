@@ -1367,6 +1367,21 @@ fn peel_prefixes(mut args: Vec<String>) -> Peeled {
                     j
                 }
             }
+            // Environment runners: `bundle exec cmd`, `poetry run cmd`, `pipenv run cmd`,
+            // `pdm run`, `rye run`, `hatch run`, `pixi run`, `conda run -n env cmd`.
+            "bundle" | "poetry" | "pipenv" | "pdm" | "rye" | "hatch" | "pixi" | "conda"
+            | "mamba" | "micromamba" => {
+                let verb = if name == "bundle" { "exec" } else { "run" };
+                if args.get(start + 1).is_none_or(|a| a != verb) {
+                    break;
+                }
+                skip_options(
+                    &args,
+                    start + 2,
+                    "npe",
+                    &["name", "prefix", "environment", "env"],
+                )
+            }
             "pkexec" => {
                 elevated = true;
                 skip_options(&args, start + 1, "", &["user"])
