@@ -402,9 +402,14 @@ fn a_state_path_that_cannot_be_created_fails_open() {
 /// SIGXFSZ ignored so the write fails with EFBIG instead of killing the process). That
 /// is stricter than a full disk, which still lets SQLite overwrite pages it owns.
 fn full_disk_hook(p: &Project, input: &Value) -> HookResult {
+    limited_hook(p, "trap '' XFSZ; ulimit -f 0", input)
+}
+
+/// `nagger hook` run by a shell that first runs `limits` (`ulimit …`).
+fn limited_hook(p: &Project, limits: &str, input: &Value) -> HookResult {
     let mut sh = Command::new("/bin/sh");
     sh.arg("-c")
-        .arg("trap '' XFSZ; ulimit -f 0 && exec \"$0\" hook")
+        .arg(format!("{limits} && exec \"$0\" hook"))
         .arg(nagger_bin())
         .env_clear()
         .env("CLAUDE_PROJECT_DIR", &p.root)
@@ -422,16 +427,7 @@ fn a_small_stack_limit_still_answers() {
     let nested = format!("{}rm -rf /{}", "echo $(".repeat(60), ")".repeat(60));
     for (command, expected) in [("rm -rf /", "deny"), (nested.as_str(), "deny"), ("ls", "")] {
         let input = p.pre_tool_use("Bash", json!({ "command": command }));
-        let mut sh = Command::new("/bin/sh");
-        sh.arg("-c")
-            .arg("ulimit -s 32 && exec \"$0\" hook")
-            .arg(nagger_bin())
-            .env_clear()
-            .env("CLAUDE_PROJECT_DIR", &p.root)
-            .env("HOME", &p.root)
-            .env("TZ", "UTC")
-            .current_dir(&p.root);
-        let r = run_with(sh, &input);
+        let r = limited_hook(&p, "ulimit -s 32", &input);
         assert_eq!(r.code, 0, "{command}: {}", r.stderr);
         assert_eq!(
             r.decision().unwrap_or_default(),

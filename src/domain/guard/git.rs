@@ -64,6 +64,22 @@ fn weakening(key: &str, value: &str) -> Option<&'static str> {
     None
 }
 
+/// Where git's verb stands in `args`, past git's own options (`-C dir`, `-c k=v`).
+fn verb_index(args: &[String]) -> usize {
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
+        if !arg.starts_with('-') {
+            break;
+        }
+        i += if GLOBAL_WITH_VALUE.contains(&arg.as_str()) {
+            2
+        } else {
+            1
+        };
+    }
+    i
+}
+
 /// The dangerous effect of `git <args>`, if any.
 pub(super) fn git_danger(args: &[String]) -> Option<Finding> {
     let mut i = 0;
@@ -334,17 +350,7 @@ pub(super) fn discards_many(
     is_dir: &dyn Fn(&str) -> bool,
     changed: &dyn Fn(&str) -> usize,
 ) -> Option<Finding> {
-    let mut i = 0;
-    while let Some(arg) = args.get(i) {
-        if !arg.starts_with('-') {
-            break;
-        }
-        i += if GLOBAL_WITH_VALUE.contains(&arg.as_str()) {
-            2
-        } else {
-            1
-        };
-    }
+    let i = verb_index(args);
     let sub = args.get(i)?.as_str();
     let rest = args.get(i + 1..).unwrap_or(&[]);
     // `git clean -fd src`: the untracked files of a folder, new work not yet added,
@@ -709,17 +715,7 @@ fn option_value<'a>(
 /// -f FILE` writes FILE when it sets or removes a key, counted when `config` is set (a
 /// configuration file is judged by what it holds elsewhere).
 pub(super) fn git_writes(args: &[String], config: bool) -> Vec<String> {
-    let mut i = 0;
-    while let Some(arg) = args.get(i) {
-        if !arg.starts_with('-') {
-            break;
-        }
-        i += if GLOBAL_WITH_VALUE.contains(&arg.as_str()) {
-            2
-        } else {
-            1
-        };
-    }
+    let i = verb_index(args);
     let Some(sub) = args.get(i).map(String::as_str) else {
         return Vec::new();
     };

@@ -120,6 +120,20 @@ fn strip_node(m: &str) -> &str {
 }
 
 impl Scan<'_> {
+    /// A Perl, Ruby or Lua file the code loads by a name written out, judged as the
+    /// interpreter run on it where the command runs.
+    fn runs_file(&mut self, file: &str) {
+        let interpreter = match self.lang {
+            Language::Perl => "perl",
+            Language::Ruby => "ruby",
+            _ => "lua",
+        };
+        self.push(Effect::Shell(format!(
+            "{interpreter} {}",
+            quote_words(&[file.to_owned()])
+        )));
+    }
+
     fn push(&mut self, e: Effect) {
         if self.out.len() < MAX_EFFECTS {
             self.out.push(e);
@@ -187,17 +201,7 @@ impl Scan<'_> {
                 {
                     // Named outright, the file is judged as the interpreter run on it.
                     match toks.get(i + 1) {
-                        Some(Tok::Str { text, known: true }) => {
-                            let interpreter = match self.lang {
-                                Language::Perl => "perl",
-                                Language::Ruby => "ruby",
-                                _ => "lua",
-                            };
-                            self.push(Effect::Shell(format!(
-                                "{interpreter} {}",
-                                quote_words(std::slice::from_ref(text))
-                            )));
-                        }
+                        Some(Tok::Str { text, known: true }) => self.runs_file(text),
                         Some(Tok::Str { text, .. }) => self.push(Effect::Unknown(format!(
                             "loads code from a file whose name it computes (`{word} {text}`)"
                         ))),
@@ -725,15 +729,7 @@ impl Scan<'_> {
                         && (loads_a_file(&m) || name == "dofile")
                         && matches!(self.lang, Language::Perl | Language::Ruby | Language::Lua) =>
                 {
-                    let interpreter = match self.lang {
-                        Language::Perl => "perl",
-                        Language::Ruby => "ruby",
-                        _ => "lua",
-                    };
-                    self.push(Effect::Shell(format!(
-                        "{interpreter} {}",
-                        quote_words(std::slice::from_ref(&m))
-                    )));
+                    self.runs_file(&m);
                     Val::Unknown
                 }
                 Some(Val::Str(m)) if !followed && (loads_a_file(&m) || name == "dofile") => {
