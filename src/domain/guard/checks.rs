@@ -208,13 +208,13 @@ fn rm(args: &[String], targets: &[&str]) -> Option<Finding> {
             "Delete specific paths inside the project instead.",
         ));
     }
-    let variable = targets
+    let (variable, what) = targets
         .iter()
         .find_map(|t| empty_variable_root(t))
         .filter(|_| reach == Reach::Tree)?;
     Some(Finding::ask(
         "guard:rm-empty-variable",
-        format!("deletes the filesystem root if ${variable} is empty or unset"),
+        format!("deletes {what} if ${variable} is empty or unset"),
         "Write the path out, or use \"${VAR:?}\" so an empty variable stops the command.",
     ))
 }

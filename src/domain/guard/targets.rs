@@ -489,30 +489,52 @@ fn system_path(parts: &[&str], reach: Reach) -> Option<String> {
     })
 }
 
-/// `rm -rf "$DIR/"*`: a path that is the filesystem root (or everything in it) when the
-/// variable it starts with is empty or unset. Names the variable.
-pub(super) fn empty_variable_root(target: &str) -> Option<&str> {
-    let rest = target.strip_prefix('$')?;
-    let (name, after) = if let Some(braced) = rest.strip_prefix('{') {
-        let end = braced.find('}')?;
-        let inner = &braced[..end];
-        if inner.contains([':', '?', '-', '=', '+']) {
-            return None; // `${DIR:?}` stops the shell; a default is never empty
+/// `rm -rf "$DIR/"*`, `rm -rf "$HOME/$SUB"`, `rm -rf /$X`: a path that is the
+/// filesystem root or the home folder (or everything in one) when a variable it holds is
+/// empty or unset. Names the first such variable and what is left.
+pub(super) fn empty_variable_root(target: &str) -> Option<(&str, &'static str)> {
+    let mut emptied = String::new();
+    let mut first: Option<&str> = None;
+    let mut rest = target;
+    while let Some(at) = rest.find('$') {
+        emptied.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        let (name, tail) = if let Some(braced) = after.strip_prefix('{') {
+            let end = braced.find('}')?;
+            let inner = &braced[..end];
+            if inner.contains([':', '?', '-', '=', '+', '#', '%', '/', '[', '!']) {
+                return None; // `${DIR:?}` stops the shell; a default is never empty
+            }
+            (inner, &braced[end + 1..])
+        } else {
+            let end = after
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(after.len());
+            (&after[..end], &after[end..])
+        };
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return None;
         }
-        (inner, &braced[end + 1..])
-    } else {
-        let end = rest
-            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .unwrap_or(rest.len());
-        (&rest[..end], &rest[end..])
-    };
-    if name.is_empty() || matches!(name, "HOME" | "PWD") {
-        return None;
+        if matches!(name, "HOME" | "PWD" | "CLAUDE_PROJECT_DIR") {
+            emptied.push_str(&rest[at..rest.len() - tail.len()]);
+        } else {
+            first.get_or_insert(name);
+        }
+        rest = tail;
     }
-    let path = after.strip_prefix('/')?;
+    emptied.push_str(rest);
+    let name = first?;
+    let (base, path) = match split_base(&emptied) {
+        (Base::Home, path) => ("the home directory", path),
+        (Base::Root, path) => ("the filesystem root", path),
+        _ => return None,
+    };
+    if base == "the home directory" && path.is_empty() {
+        return None; // `$HOME$X`: a name beside the home when `X` is set, the home else
+    }
     path.split('/')
         .all(|p| matches!(p, "" | "*" | ".*" | "**" | "*.*"))
-        .then_some(name)
+        .then_some((name, base))
 }
 
 /// Splits `~user/x`, `$HOME/x`, `${HOME}/x`, `$PWD/x`, `/x` and `x` into where they start
@@ -653,8 +675,27 @@ mod tests {
             ("${STEAMROOT}/*", "STEAMROOT"),
             ("$X//.*", "X"),
         ] {
-            assert_eq!(empty_variable_root(target), Some(name), "{target}");
+            assert_eq!(
+                empty_variable_root(target),
+                Some((name, "the filesystem root")),
+                "{target}"
+            );
         }
+        for (target, name) in [
+            ("$HOME/$SUB", "SUB"),
+            ("${HOME}/${SUB}/*", "SUB"),
+            ("~/$A$B/", "A"),
+        ] {
+            assert_eq!(
+                empty_variable_root(target),
+                Some((name, "the home directory")),
+                "{target}"
+            );
+        }
+        assert_eq!(
+            empty_variable_root("/$X"),
+            Some(("X", "the filesystem root"))
+        );
         for target in [
             "$DIR",
             "$DIR/build",
@@ -662,6 +703,9 @@ mod tests {
             "$HOME/",
             "x/$DIR/",
             "${X:-/tmp}/",
+            "$HOME/.cache/$X",
+            "$HOME$X",
+            "/srv/$X",
         ] {
             assert_eq!(empty_variable_root(target), None, "{target}");
         }

@@ -21,7 +21,7 @@ mod tables;
 #[cfg(test)]
 mod tests;
 
-pub(super) use model::{Effect, Language};
+pub(super) use model::{Effect, Language, quote_words};
 pub(super) use readonly::reads_only;
 pub(super) use strings::strings;
 

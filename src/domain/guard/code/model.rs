@@ -73,7 +73,7 @@ pub(super) type Nested = fn(&str, Language, usize) -> Vec<Effect>;
 
 /// Words as one shell command line, each quoted so it stays one word (`~` left to
 /// expand at the start of a word).
-pub(super) fn quote_words(words: &[String]) -> String {
+pub(crate) fn quote_words(words: &[String]) -> String {
     words.iter().map(|w| quote(w)).collect::<Vec<_>>().join(" ")
 }
 

@@ -14,6 +14,7 @@
 //! ([`carries_over_fresh`]).
 
 mod builds;
+mod compiled;
 mod files;
 mod git_runs;
 mod imports;
@@ -242,7 +243,7 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
         {
             out.push(Ran::Finding(super::protect::named_finding(name)));
         }
-    } else if let sources @ [_, ..] = runners::compiled_sources(command).as_slice() {
+    } else if let sources @ [_, ..] = compiled::compiled_sources(command).as_slice() {
         // Compiled and run in one step, in a language the guard does not read: what names
         // nagger's own files is refused.
         // C and its kin, by their extension or `-x c`.
@@ -251,7 +252,18 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
             .iter()
             .any(|a| a.starts_with("-x") && !a.ends_with("none"));
         for file in sources {
-            let Some((text, _)) = text_of(file, cwd, files, &mut out) else {
+            // `gcc -x c -`, `go run /dev/stdin`: what the stage before pipes in.
+            let text = if matches!(*file, "-" | "/dev/stdin") {
+                files::piped_texts(parsed, index, cwd, files, &mut out)
+                    .into_iter()
+                    .map(|(text, _)| text)
+                    .reduce(|a, b| a + "\n" + &b)
+            } else if file.starts_with("<(") {
+                super::programs::substituted_text(parsed, command, file)
+            } else {
+                text_of(file, cwd, files, &mut out).map(|(text, _)| text)
+            };
+            let Some(text) = text else {
                 continue;
             };
             if super::protect::named_in_code(&text, None) || super::protect::named_bare(&text, None)
@@ -265,15 +277,13 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
                     ext,
                     "c" | "cc" | "cpp" | "cxx" | "C" | "c++" | "m" | "mm" | "h" | "hpp"
                 );
-            if let Some(found) = runners::compiled_unknown(file, &text, c_family) {
+            if let Some(found) = compiled::compiled_unknown(file, &text, c_family) {
                 out.push(Ran::Finding(found));
                 break;
             }
-            if c_family {
-                for line in runners::c_command_literals(&text) {
-                    let via = format!("a command `{file}` runs once built");
-                    out.push(Ran::Script(line, via, None));
-                }
+            for line in compiled::effects(&text) {
+                let via = format!("a command `{file}` runs once built");
+                out.push(Ran::Script(line, via, None));
             }
         }
     } else if command.argv[0].contains('/') && !command.argv[0].starts_with("/dev/") {

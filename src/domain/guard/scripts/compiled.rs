@@ -1,0 +1,803 @@
+//! Programs compiled and run in one step (`go run x.go`, `gcc x.c && ./a.out`, `java
+//! Tool.java`, `kotlinc -script <(…)`), in languages the guard does not read as a whole.
+//! What their source names is judged as the shell commands it stands for: a literal path
+//! a deletion function is handed is `rm` of that path, a literal command line handed to
+//! `system` or a process builder is that line. Source text comes through the bounded
+//! reader of [`super::files`] or from what the line itself writes or pipes.
+
+use super::super::code::quote_words;
+use super::super::finding::{Finding, operands};
+use super::super::shell::{self, SimpleCommand};
+
+/// Source files extensions of languages that are compiled and run in one step.
+const SOURCE_EXTENSIONS: &[&str] = &[
+    "go", "java", "kt", "kts", "scala", "sc", "swift", "rs", "cs", "csx", "zig", "cr", "nim", "v",
+    "dart", "hs", "lhs", "ts", "mts", "cts", "tsx", "jsx", "exs", "ex", "jl", "clj", "groovy",
+    "gvy", "ml", "fs", "fsx", "d", "c", "cc", "cpp",
+];
+
+/// The source files a program compiles (and runs in one step, or leaves to be run)
+/// names on its command line (`gcc x.c -o x`, `rustc x.rs`):
+/// `go run main.go`, `java Tool.java`, `tsx script.ts`, `swift x.swift`, `rust-script
+/// x.rs`, `dotnet run app.cs`, `zig run x.zig`, `tcc -run x.c` … Their language is not
+/// read; what names nagger's own files is judged by the caller. Empty for other commands.
+pub(super) fn compiled_sources(command: &SimpleCommand) -> Vec<&str> {
+    let args = command.args();
+    let first = args.first().map_or("", String::as_str);
+    let runs = match command.name() {
+        "go" | "zig" | "v" | "crystal" | "dart" | "scala-cli" | "dotnet" => {
+            matches!(first, "run" | "script" | "build")
+                || (command.name() == "dart" && first.contains('.'))
+        }
+        "nim" => matches!(first, "r" | "run") || args.iter().any(|a| a == "-r" || a == "--run"),
+        "cargo" => first == "script" || args.iter().any(|a| a.starts_with("-Zscript")),
+        "tcc" => args.iter().any(|a| a == "-run"),
+        // Compiled now, run by the next command of the line or a later call, where what
+        // it does is a compiled program's.
+        "gcc" | "cc" | "clang" | "g++" | "c++" | "clang++" | "rustc" | "javac" | "kotlinc-jvm"
+        | "swiftc" | "ghc" | "ldc2" | "dmd" | "gdc" | "nvcc" => true,
+        "java" | "jshell" | "kotlin" | "kotlinc" | "scala" | "swift" | "rust-script" | "runghc"
+        | "runhaskell" | "ts-node" | "ts-node-esm" | "tsx" | "esno" | "esrun" | "vite-node"
+        | "elixir" | "julia" | "groovy" | "dotnet-script" | "fsi" | "ocaml" | "rdmd" | "crun" => {
+            true
+        }
+        _ => false,
+    };
+    if !runs {
+        return Vec::new();
+    }
+    // `gcc -x c notes.txt`: the language named, every file after it is source.
+    let named_language = args.iter().any(|a| a.starts_with("-x"));
+    let outputs = shell::option_values(args, &["-o"], &["--output"]);
+    operands(args)
+        .into_iter()
+        .filter(|a| {
+            // A process substitution (`go run <(printf …)`) or what is piped in (`gcc -x c
+            // -`) is source whatever its name.
+            a.starts_with("<(")
+                || matches!(*a, "-" | "/dev/stdin")
+                || a.rsplit_once('.')
+                    .is_some_and(|(stem, ext)| !stem.is_empty() && SOURCE_EXTENSIONS.contains(&ext))
+                || named_language
+                    && !outputs.contains(a)
+                    && !matches!(*a, "c" | "c++" | "assembler" | "none" | "objective-c")
+        })
+        .take(16)
+        .collect()
+}
+
+/// Functions of C and its kin that run a command line or a program.
+const C_RUNNERS: &[&str] = &[
+    "system",
+    "popen",
+    "execl",
+    "execlp",
+    "execle",
+    "execv",
+    "execvp",
+    "execvpe",
+    "execve",
+    "fexecve",
+    "posix_spawn",
+    "posix_spawnp",
+    "wordexp",
+];
+
+/// Compiled code nagger does not read as a language: asked about when, in C and its kin,
+/// it runs a command line or program it builds as it runs (`system(buf)` of a decoded
+/// array), and refused when literal pieces side by side name nagger's files
+/// (`strcpy(p, ".cla"); strcat(p, "ude/settings.json")`).
+pub(super) fn compiled_unknown(file: &str, text: &str, c_family: bool) -> Option<Finding> {
+    let pieces = super::super::code::strings(text);
+    for window in 2..=4 {
+        for run in pieces.windows(window).take(4096) {
+            if super::super::protect::named_in_code(&format!("\"{}\"", run.concat()), None) {
+                return Some(super::super::protect::named_finding(file));
+            }
+        }
+    }
+    if !c_family {
+        return None;
+    }
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if !(bytes[i].is_ascii_alphabetic() || bytes[i] == b'_')
+            || i > 0 && (bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_')
+        {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+            i += 1;
+        }
+        let word = &text[start..i];
+        if !C_RUNNERS.contains(&word) {
+            continue;
+        }
+        let rest = text[i..].trim_start();
+        let Some(args) = rest.strip_prefix('(') else {
+            continue;
+        };
+        let args = args.trim_start();
+        // A declaration (`int system(const char *)`) or a literal command is read elsewhere.
+        if args.starts_with('"') || args.starts_with("const ") || args.starts_with("char") {
+            continue;
+        }
+        return Some(Finding::ask(
+            "guard:code-unknown",
+            format!(
+                "compiles `{file}`, whose `{word}` runs a command or program it builds as \
+                 it runs, which nagger cannot read"
+            ),
+            "Spell the command out in the source, or ask the user.",
+        ));
+    }
+    None
+}
+/// Most shell lines one source text stands for.
+const MAX_EFFECTS: usize = 32;
+
+/// Stands in for an argument the program computes as it runs: the shell guard judges a
+/// word it cannot know before the line runs.
+const COMPUTED: &str = "\"$(computed-as-it-runs)\"";
+
+/// What a call found in compiled source does.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Does {
+    /// Deletes the tree at its first argument (`os.RemoveAll`, `remove_dir_all`).
+    DeleteTree,
+    /// Deletes the entry at its first argument (`os.Remove`, `unlink`, `File.Delete`).
+    DeleteEntry,
+    /// Deletes the tree its receiver names (`File("x").deleteRecursively()`).
+    DeleteReceiverTree,
+    /// Deletes the entry its receiver names (`new File("x").delete()`).
+    DeleteReceiverEntry,
+    /// Runs its first argument as a shell line (`system`, `popen`, `callCommand`).
+    ShellLine,
+    /// Runs its arguments as a program and its arguments (`exec.Command`,
+    /// `ProcessBuilder`, `Command::new(…).arg(…)`), skipping the first `skip`.
+    Argv { skip: usize },
+    /// Sends a signal to the process its first argument numbers (`kill(1, SIGKILL)`).
+    Kill,
+}
+
+/// What the call `name` (after `qualifier.`/`qualifier::`, or none) does, for the calls
+/// of Go, Rust, Java, Kotlin, Scala, C#, Swift, Dart, Zig, Nim, Crystal, Elixir, Haskell,
+/// Julia and C that delete files or run programs.
+fn classify(qualifier: &str, name: &str) -> Option<Does> {
+    Some(match (qualifier, name) {
+        (
+            _,
+            "RemoveAll"
+            | "remove_dir_all"
+            | "removeDirectoryRecursive"
+            | "removePathForcibly"
+            | "deleteTree"
+            | "deleteTreeAbsolute"
+            | "rmtree"
+            | "removeDir"
+            | "rm_rf"
+            | "rm_r"
+            | "rm_rf!"
+            | "rm_r!"
+            | "deleteDirectory"
+            | "forceDelete"
+            | "cleanDirectory"
+            | "removeItem"
+            | "trashItem"
+            | "remove_all",
+        )
+        | ("Directory", "Delete" | "delete") => Does::DeleteTree,
+        ("os" | "syscall" | "unix", "Remove" | "Unlink" | "Rmdir")
+        | (
+            _,
+            "remove_file" | "remove_dir" | "removeFile" | "removeDirectory" | "deleteFile"
+            | "deleteIfExists" | "unlinkat" | "removeFileOrDir",
+        )
+        | ("Files" | "File" | "FileSystem", "delete" | "Delete" | "rm" | "rm!")
+        | ("" | "std" | "libc" | "nix" | "posix", "unlink" | "remove" | "rmdir") => {
+            Does::DeleteEntry
+        }
+        (_, "deleteRecursively" | "deleteDir" | "deleteSync") => Does::DeleteReceiverTree,
+        (_, "delete" | "Delete" | "deleteOnExit") => Does::DeleteReceiverEntry,
+        ("" | "std" | "libc" | "Kernel" | "Process" | "os", "system" | "popen" | "_popen")
+        | (_, "callCommand" | "spawnCommand" | "execShellCmd" | "runCommand" | "shell") => {
+            Does::ShellLine
+        }
+        ("exec", "CommandContext") => Does::Argv { skip: 1 },
+        ("exec", "Command")
+        | ("Command" | "std::process::Command", "new")
+        | (_, "ProcessBuilder" | "callProcess" | "readProcess" | "rawSystem" | "proc")
+        | ("Process", "Start" | "run" | "runSync" | "start" | "new" | "exec")
+        | ("System", "cmd")
+        | ("Runtime" | "getRuntime", "exec") => Does::Argv { skip: 0 },
+        ("" | "std" | "libc" | "unistd", "execl" | "execlp" | "execle") => Does::Argv { skip: 1 },
+        ("" | "syscall" | "unix" | "libc" | "nix" | "signal", "kill" | "Kill") => Does::Kill,
+        ("", "run") => Does::ShellLine, // Julia: run(`rm -rf /x`)
+        _ => return None,
+    })
+}
+
+/// Names inside an argument that leave its value a literal path: wrappers that make a
+/// path or a string of one, and the flags deletion functions take beside it.
+const PATH_WORDS: &[&str] = &[
+    "new",
+    "File",
+    "Path",
+    "Paths",
+    "get",
+    "of",
+    "PathBuf",
+    "from",
+    "URL",
+    "fileURLWithPath",
+    "Uri",
+    "Directory",
+    "filepath",
+    "Join",
+    "path",
+    "join",
+    "os",
+    "std",
+    "fs",
+    "io",
+    "java",
+    "nio",
+    "file",
+    "to_string",
+    "toString",
+    "String",
+    "str",
+    "Some",
+    "atPath",
+    "at",
+    "recursive",
+    "true",
+    "false",
+    "TRUE",
+    "FALSE",
+    "nil",
+    "null",
+    "NULL",
+    "nullptr",
+    "c_str",
+    "CString",
+    "as_ptr",
+    "unwrap",
+    "expect",
+    "toFile",
+    "toPath",
+    "default",
+    "FileManager",
+    "Kotlin",
+    "arrayOf",
+    "listOf",
+    "List",
+    "vec",
+    "Arrays",
+    "asList",
+    "char",
+    "const",
+    "int",
+    "SIGKILL",
+    "SIGTERM",
+    "Signal",
+    "Pid",
+    "from_raw",
+    "signal",
+    "syscall",
+    "unix",
+    "libc",
+    "nix",
+    "strings",
+    "Fields",
+    "Split",
+    "split",
+    "sh",
+    "bash",
+];
+
+/// Names that read the home folder: the argument is then `$HOME` and its literals below.
+const HOME_WORDS: &[&str] = &[
+    "UserHomeDir",
+    "home_dir",
+    "homeDirectoryForCurrentUser",
+    "NSHomeDirectory",
+    "GetFolderPath",
+    "getHomeDirectory",
+    "getHomeDir",
+    "homedir",
+    "HOMEDRIVE",
+];
+
+/// Names that read an environment variable named by the literal after them.
+const ENV_WORDS: &[&str] = &[
+    "Getenv",
+    "getenv",
+    "LookupEnv",
+    "var",
+    "var_os",
+    "getProperty",
+    "GetEnvironmentVariable",
+    "get_env",
+    "getEnv",
+    "ENV",
+];
+
+/// One argument of a call as far as the source shows it.
+#[derive(Clone, Debug, PartialEq)]
+enum Arg {
+    /// A literal string (pieces joined as the language would).
+    Literal(String),
+    /// Under the home folder: the path below it.
+    Home(String),
+    /// A number.
+    Number(i64),
+    /// Computed as the program runs.
+    Computed,
+}
+
+/// The literal string starting at `bytes[at]` (a `"`, `'` or `` ` ``): its text with
+/// escapes read, and where it ends. Raw strings of Go (`` `…` ``) and Rust (`r"…"`,
+/// `r#"…"#`) take no escapes.
+fn literal(text: &str, at: usize, raw_hashes: Option<usize>) -> Option<(String, usize)> {
+    let bytes = text.as_bytes();
+    let quote = bytes[at];
+    let mut out = String::new();
+    let mut i = at + 1;
+    let raw = quote == b'`' || raw_hashes.is_some();
+    let closing: String = std::iter::once(quote as char)
+        .chain(std::iter::repeat_n('#', raw_hashes.unwrap_or(0)))
+        .collect();
+    while i < bytes.len() {
+        if text[i..].starts_with(&closing) {
+            return Some((out, i + closing.len()));
+        }
+        let c = text[i..].chars().next()?;
+        if c == '\\' && !raw {
+            let next = text[i + 1..].chars().next()?;
+            match next {
+                'n' => out.push('\n'),
+                't' => out.push('\t'),
+                '0' => out.push('\0'),
+                other => out.push(other),
+            }
+            i += 1 + next.len_utf8();
+            continue;
+        }
+        if c == '\n' && !raw && quote != b'"' {
+            return None; // a C char or a stray quote
+        }
+        out.push(c);
+        i += c.len_utf8();
+    }
+    None
+}
+
+/// One argument as it is read.
+#[derive(Default)]
+struct Reading {
+    /// Its literal pieces.
+    pieces: Vec<String>,
+    /// Whether it starts at the home folder.
+    home: bool,
+    /// Whether a name the program computes is part of it.
+    computed: bool,
+    /// The first number in it.
+    number: Option<i64>,
+    /// Whether its pieces are handed to a call that joins a path (`filepath.Join(a, b)`).
+    joined: bool,
+}
+
+impl Reading {
+    /// The argument read so far, pushed onto `args` (nothing for an empty one).
+    fn finish(&mut self, args: &mut Vec<Arg>) {
+        let reading = std::mem::take(self);
+        let value = reading.pieces.join(if reading.joined { "/" } else { "" });
+        args.push(if reading.computed {
+            Arg::Computed
+        } else if reading.home {
+            Arg::Home(value.trim_start_matches('/').to_owned())
+        } else if !reading.pieces.is_empty() {
+            Arg::Literal(value)
+        } else if let Some(n) = reading.number {
+            Arg::Number(n)
+        } else {
+            return;
+        });
+    }
+}
+
+/// The arguments of the call whose `(` is at `open`, and where the call ends.
+fn arguments(text: &str, open: usize) -> Option<(Vec<Arg>, usize)> {
+    let bytes = text.as_bytes();
+    let mut args = Vec::new();
+    let mut arg = Reading::default();
+    // The brackets open inside the call: in a list (`[`, `{`) a comma parts words, in a
+    // call (`filepath.Join(a, b)`) it joins a path.
+    let mut open_brackets: Vec<u8> = Vec::new();
+    let mut i = open + 1;
+    while i < bytes.len() {
+        let b = bytes[i];
+        match b {
+            b'"' | b'\'' | b'`' => {
+                let (s, end) = literal(text, i, None)?;
+                if b == b'\'' && s.chars().count() <= 1 && !text[..i].ends_with('\'') {
+                    // A C or Rust char: a value, not a path.
+                    arg.number.get_or_insert(0);
+                } else if matches!(s.as_str(), "HOME" | "user.home" | "USERPROFILE") {
+                    arg.home = true;
+                } else {
+                    arg.pieces.push(s);
+                }
+                i = end;
+                continue;
+            }
+            b'(' | b'[' | b'{' => open_brackets.push(b),
+            b')' | b']' | b'}' if open_brackets.pop().is_none() => {
+                arg.finish(&mut args);
+                return Some((args, i + 1));
+            }
+            b',' if open_brackets.last().is_none_or(|&o| o != b'(') => arg.finish(&mut args),
+            b',' => arg.joined = true,
+            b';' => return None,
+            b'0'..=b'9' | b'-'
+                if !bytes
+                    .get(i.wrapping_sub(1))
+                    .is_some_and(|p| p.is_ascii_alphanumeric() || *p == b'_') =>
+            {
+                let end = text[i + 1..]
+                    .find(|c: char| !c.is_ascii_digit())
+                    .map_or(text.len(), |e| i + 1 + e);
+                if let Ok(n) = text[i..end].parse::<i64>() {
+                    arg.number.get_or_insert(n);
+                }
+                i = end.max(i + 1);
+                continue;
+            }
+            c if c.is_ascii_alphabetic() || c == b'_' => {
+                let end = text[i..]
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .map_or(text.len(), |e| i + e);
+                let word = &text[i..end];
+                // Rust's raw strings: `r"…"`, `r#"…"#`.
+                if matches!(word, "r" | "br") {
+                    let hashes = text[end..].bytes().take_while(|&h| h == b'#').count();
+                    if bytes.get(end + hashes) == Some(&b'"') {
+                        let (s, after) = literal(text, end + hashes, Some(hashes))?;
+                        arg.pieces.push(s);
+                        i = after;
+                        continue;
+                    }
+                }
+                if HOME_WORDS.contains(&word) {
+                    arg.home = true;
+                } else if ENV_WORDS.contains(&word) {
+                    // `os.Getenv("HOME")` is the home; another variable is computed.
+                    let named = text[end..]
+                        .strip_prefix('(')
+                        .filter(|r| r.starts_with(['"', '\'']))
+                        .and_then(|r| literal(text, text.len() - r.len(), None));
+                    match named {
+                        Some((name, after))
+                            if matches!(name.as_str(), "HOME" | "user.home" | "USERPROFILE") =>
+                        {
+                            arg.home = true;
+                            i = after + usize::from(bytes.get(after) == Some(&b')'));
+                            continue;
+                        }
+                        _ => arg.computed = true,
+                    }
+                } else if !PATH_WORDS.contains(&word) && !word.starts_with("SIG") {
+                    arg.computed = true;
+                }
+                i = end;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The shell word for an argument.
+fn word(arg: &Arg) -> String {
+    match arg {
+        Arg::Literal(s) => quote_words(std::slice::from_ref(s)),
+        Arg::Home(rest) if rest.is_empty() => "\"$HOME\"".to_owned(),
+        Arg::Home(rest) => format!("\"$HOME\"/{}", quote_words(std::slice::from_ref(rest))),
+        Arg::Number(n) => n.to_string(),
+        Arg::Computed => COMPUTED.to_owned(),
+    }
+}
+
+/// The last literal of the statement before `at` (the receiver of a method call):
+/// `new File("/x").delete()` → `/x`.
+fn receiver(text: &str, at: usize) -> Option<Arg> {
+    let start = text[..at].rfind([';', '\n', '{', '=']).map_or(0, |s| s + 1);
+    let before = &text[start..at];
+    let quote = before.rfind(['"', '`', '\''])?;
+    let open = before[..quote].rfind(before.as_bytes()[quote] as char)?;
+    let (s, _) = literal(before, open, None)?;
+    if matches!(s.as_str(), "HOME" | "user.home" | "USERPROFILE") {
+        return Some(Arg::Home(String::new()));
+    }
+    let home = HOME_WORDS.iter().any(|w| before.contains(w));
+    Some(if home {
+        Arg::Home(s.trim_start_matches('/').to_owned())
+    } else {
+        Arg::Literal(s)
+    })
+}
+
+/// The shell lines compiled source `text` stands for: deletions of the paths its
+/// deletion functions are handed (computed ones as a word the guard cannot know), the
+/// command lines and programs it runs, the signals it sends to numbered processes.
+pub(super) fn effects(text: &str) -> Vec<String> {
+    let text = &text[..text.floor_char_boundary(256 * 1024)];
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() && out.len() < MAX_EFFECTS {
+        let b = bytes[i];
+        if matches!(b, b'"' | b'`') {
+            // Skip what a string holds: a name in it is no call.
+            i = literal(text, i, None).map_or(i + 1, |(_, end)| end);
+            continue;
+        }
+        if b == b'/' && bytes.get(i + 1) == Some(&b'/') {
+            i = text[i..].find('\n').map_or(bytes.len(), |e| i + e);
+            continue;
+        }
+        if !(b.is_ascii_alphabetic() || b == b'_')
+            || i > 0 && (bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_')
+        {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+            i += 1;
+        }
+        let mut name_end = i;
+        if bytes.get(i) == Some(&b'!') && bytes.get(i + 1) != Some(&b'=') {
+            name_end += 1; // Elixir's `File.rm_rf!`
+        }
+        let name = &text[start..name_end];
+        let qualifier = qualifier(&text[..start]);
+        let Some(does) = classify(qualifier, name) else {
+            continue;
+        };
+        let after = text[name_end..].trim_start();
+        let at = text.len() - after.len();
+        if matches!(does, Does::DeleteReceiverTree | Does::DeleteReceiverEntry) {
+            if !text[..start].ends_with('.') || !after.starts_with('(') {
+                continue;
+            }
+            let Some(target) = receiver(text, start) else {
+                continue;
+            };
+            let flag = if does == Does::DeleteReceiverTree {
+                "-rf"
+            } else {
+                "-f"
+            };
+            out.push(format!("rm {flag} -- {}", word(&target)));
+            continue;
+        }
+        // `system "…"`, `callCommand "…"`: one literal without parentheses.
+        let args = if after.starts_with('(') {
+            match arguments(text, at) {
+                Some((args, end)) => {
+                    i = end;
+                    args
+                }
+                None => continue,
+            }
+        } else if after.starts_with(['"', '`']) && does == Does::ShellLine && name != "run" {
+            match literal(text, at, None) {
+                Some((s, end)) => {
+                    i = end;
+                    vec![Arg::Literal(s)]
+                }
+                None => continue,
+            }
+        } else {
+            continue;
+        };
+        if let Some(line) = line(does, name, &args, text, &mut i) {
+            out.push(line);
+        }
+    }
+    out
+}
+
+/// The qualifier written before a name that ends `before`: `os` of `os.RemoveAll`,
+/// `Command` of `Command::new`, `getRuntime` of `Runtime.getRuntime().exec`.
+fn qualifier(before: &str) -> &str {
+    let trimmed = before
+        .strip_suffix('.')
+        .or_else(|| before.strip_suffix("::"))
+        .or_else(|| before.strip_suffix("->"));
+    let Some(mut q) = trimmed else {
+        return "";
+    };
+    q = q.strip_suffix("()").unwrap_or(q);
+    let start = q
+        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .map_or(0, |s| s + 1);
+    &q[start..]
+}
+
+/// The shell line one call stands for; `i` moves past a builder's chained calls.
+fn line(does: Does, name: &str, args: &[Arg], text: &str, i: &mut usize) -> Option<String> {
+    match does {
+        Does::DeleteTree | Does::DeleteEntry => {
+            // A name computed as the program runs is too common (a folder it made
+            // itself) to ask about; what the source spells out is judged.
+            let target = args.first().filter(|a| **a != Arg::Computed)?;
+            let flag = if does == Does::DeleteTree {
+                "-rf"
+            } else {
+                "-f"
+            };
+            Some(format!("rm {flag} -- {}", word(target)))
+        }
+        Does::ShellLine => match args.first()? {
+            Arg::Literal(s) if name == "run" => {
+                // Julia runs a command literal, never a plain string.
+                text.contains('`').then(|| s.clone())
+            }
+            Arg::Literal(s) => Some(s.clone()),
+            Arg::Computed | Arg::Home(_) => Some(COMPUTED.to_owned()),
+            Arg::Number(_) => None,
+        },
+        Does::Argv { skip } => {
+            if args.get(skip).is_none_or(|a| *a == Arg::Computed) {
+                return None; // a program chosen as it runs: judged where it is named
+            }
+            let mut words: Vec<String> = args.iter().skip(skip).map(word).collect();
+            // `Command::new("rm").arg("-rf").args(["/x"])`: the builder's chained calls.
+            let mut rest = &text[*i..];
+            loop {
+                let trimmed = rest.trim_start();
+                let Some(call) = trimmed.strip_prefix('.') else {
+                    break;
+                };
+                let chained = ["arg(", "args(", "Arg(", "Args("]
+                    .into_iter()
+                    .find(|c| call.starts_with(c));
+                let Some(chained) = chained else { break };
+                let open = text.len() - call.len() + chained.len() - 1;
+                let Some((more, end)) = arguments(text, open) else {
+                    break;
+                };
+                words.extend(more.iter().map(word));
+                *i = end;
+                rest = &text[end..];
+            }
+            if words.len() == 1
+                && name == "exec"
+                && let Some(Arg::Literal(s)) = args.first()
+            {
+                return Some(s.clone()); // `Runtime.exec("rm -rf /x")`: split on spaces
+            }
+            (!words.is_empty()).then(|| words.join(" "))
+        }
+        Does::Kill => match args.first()? {
+            Arg::Number(n) => Some(format!("kill -9 -- {n}")),
+            _ => None,
+        },
+        Does::DeleteReceiverTree | Does::DeleteReceiverEntry => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::effects;
+
+    #[test]
+    fn deletions_of_literal_paths_are_rm_of_them() {
+        for (source, line) in [
+            (
+                "package main\nimport \"os\"\nfunc main(){ os.RemoveAll(\"/srv/data\") }",
+                "rm -rf -- /srv/data",
+            ),
+            (
+                "fn main(){ std::fs::remove_dir_all(\"/opt/app\").unwrap(); }",
+                "rm -rf -- /opt/app",
+            ),
+            (
+                "fn main(){ fs::remove_file(r\"/etc/x\").ok(); }",
+                "rm -f -- /etc/x",
+            ),
+            (
+                "class A { static void main(String[] a) throws Exception { java.nio.file.Files.delete(java.nio.file.Path.of(\"/var/x\")); } }",
+                "rm -f -- /var/x",
+            ),
+            (
+                "File(\"/home/bob\").deleteRecursively()",
+                "rm -rf -- /home/bob",
+            ),
+            ("new File(\"/srv/a\").delete();", "rm -f -- /srv/a"),
+            ("Directory.Delete(@\"/srv/b\", true);", "rm -rf -- /srv/b"),
+            (
+                "try FileManager.default.removeItem(atPath: \"/Users/x\")",
+                "rm -rf -- /Users/x",
+            ),
+            (
+                "os.RemoveAll(filepath.Join(os.Getenv(\"HOME\"), \"Documents\"))",
+                "rm -rf -- \"$HOME\"/Documents",
+            ),
+            ("os.RemoveAll(os.Getenv(\"HOME\"))", "rm -rf -- \"$HOME\""),
+            ("File.rm_rf!(\"/srv/c\")", "rm -rf -- /srv/c"),
+            (
+                "Directory('/srv/d').deleteSync(recursive: true);",
+                "rm -rf -- /srv/d",
+            ),
+        ] {
+            assert_eq!(effects(source), vec![line.to_owned()], "{source}");
+        }
+    }
+
+    #[test]
+    fn commands_run_with_literal_words_are_those_commands() {
+        for (source, line) in [
+            (
+                "int main(){return system(\"rm -rf \" \"/var/www\");}",
+                "rm -rf /var/www",
+            ),
+            (
+                "ProcessBuilder(\"rm\",\"-rf\",\"/opt\").start().waitFor()",
+                "rm -rf /opt",
+            ),
+            (
+                "exec.Command(\"rm\", \"-rf\", \"/srv\").Run()",
+                "rm -rf /srv",
+            ),
+            (
+                "exec.CommandContext(ctx, \"sh\", \"-c\", \"rm -rf /x\").Run()",
+                "sh -c 'rm -rf /x'",
+            ),
+            (
+                "Command::new(\"rm\").arg(\"-rf\").args([\"/y\"]).status();",
+                "rm -rf /y",
+            ),
+            ("Runtime.getRuntime().exec(\"rm -rf /z\");", "rm -rf /z"),
+            ("System.cmd(\"rm\", [\"-rf\", \"/w\"])", "rm -rf /w"),
+            ("main = callCommand \"rm -rf /v\"", "rm -rf /v"),
+            ("run(`rm -rf /u`)", "rm -rf /u"),
+            (
+                "execl(\"/bin/rm\", \"rm\", \"-rf\", \"/t\", NULL);",
+                "rm -rf /t",
+            ),
+            ("syscall.Kill(-1, syscall.SIGKILL)", "kill -9 -- -1"),
+            (
+                "exec.Command(\"rm\", \"-rf\", dir).Run()",
+                "rm -rf \"$(computed-as-it-runs)\"",
+            ),
+        ] {
+            assert_eq!(effects(source), vec![line.to_owned()], "{source}");
+        }
+    }
+
+    #[test]
+    fn ordinary_code_stands_for_nothing() {
+        for source in [
+            "package main\nimport \"fmt\"\nfunc main(){ fmt.Println(\"os.RemoveAll(\\\"/x\\\")\") }",
+            "fn main() { let v = vec![1, 2]; println!(\"{:?}\", v.len()); }",
+            "// os.RemoveAll(\"/srv\")\nfunc main(){}",
+            "m.delete(key)",
+            "int main(){ printf(\"hi\"); return 0; }",
+            "list.remove(3)",
+            "os.RemoveAll(dir)",
+            "exec.Command(name, \"x\").Run()",
+            "dir := os.Getenv(\"OUT\"); os.RemoveAll(os.Getenv(\"OUT\"))",
+        ] {
+            assert_eq!(effects(source), Vec::<String>::new(), "{source}");
+        }
+    }
+}
