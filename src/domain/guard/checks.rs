@@ -384,14 +384,10 @@ fn find(args: &[String]) -> Option<Finding> {
         let arg = args[k].as_str();
         if arg == "-delete" {
             deletes = true;
-        } else if matches!(arg, "-exec" | "-execdir" | "-ok" | "-okdir")
-            && let Some(program) = args.get(k + 1)
-        {
-            let program = super::shell::basename(program);
-            deletes |= matches!(program, "rm" | "unlink" | "shred" | "rmdir");
         }
         k += 1;
     }
+    deletes |= super::targets::find_exec_deletes(args);
     if !deletes {
         return None;
     }

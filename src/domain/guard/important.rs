@@ -830,9 +830,13 @@ pub(super) fn written(command: &SimpleCommand, fed: &[String], cwd: &Cwd) -> Opt
     for target in &append {
         let path = located(target);
         // Adding a line to a shell's startup file is an everyday set-up step.
+        // A key added to `authorized_keys` lets whoever holds it log in: no set-up step.
         let what = match kind(&path) {
             Some(Kind::Device) => format!("the device {target}"),
             Some(Kind::System(what)) => what,
+            Some(Kind::Startup(file)) if file.starts_with("~/.ssh/authorized_keys") => {
+                format!("`{target}`, which lets whoever holds the key log in")
+            }
             Some(Kind::Startup(_) | Kind::GitData(_)) | None => continue,
         };
         return Some(Finding::ask(

@@ -80,6 +80,8 @@ struct Written {
     content: Option<String>,
     /// A downloader wrote it.
     downloaded: bool,
+    /// A folder written whole (`git clone URL dir`): every file under it is as written.
+    folder: bool,
 }
 
 /// What the line set a variable to, as a later command sees it.
@@ -319,6 +321,7 @@ impl Line {
                         path: normalize(&full),
                         content,
                         downloaded,
+                        folder: path.ends_with('/'),
                     });
                 }
             }
@@ -888,6 +891,10 @@ impl Line {
         if !matches!(self.value("IFS", index), Value::Unset) {
             return unknown();
         }
+        // `$0 -c '…'`: the shell running the line, by its own name.
+        if matches!(first.as_str(), "$0" | "${0}") {
+            return Program::Script(format!("bash {rest}"), first.clone());
+        }
         // `"$@"`, `exec "$1"`: the line's own arguments, which a tool call has none of,
         // unless the line sets them (`set -- rm -rf /; "$@"`).
         let positional = first.starts_with("$@")
@@ -1250,6 +1257,10 @@ impl Line {
         self.writes.iter().rev().find(|w| {
             w.at <= index
                 && (w.path == full
+                    || w.folder
+                        && full
+                            .strip_prefix(w.path.as_str())
+                            .is_some_and(|rest| rest.starts_with('/'))
                     || filled.as_ref().is_some_and(|f| {
                         *f == w.path
                             || w.path.contains('$') && *f == self.environment_filled(&w.path, index)
@@ -1271,7 +1282,11 @@ impl Line {
     /// wrote it.
     pub(super) fn wrote(&self, cwd: &Cwd, path: &str, index: usize) -> Option<Wrote> {
         let written = self.written(cwd, path, index)?;
-        Some(if written.downloaded {
+        // A cloned repository's files are someone else's code, but a clone is no
+        // pipe into a shell: asked about, not refused.
+        Some(if written.downloaded && written.folder {
+            Wrote::Hidden
+        } else if written.downloaded {
             Wrote::Downloaded
         } else {
             match &written.content {
@@ -1295,7 +1310,8 @@ impl Line {
         }
         let name = command.name();
         let first = command.argv.first()?;
-        let file = if self.written(cwd, first, index).is_some() {
+        // A bare name (`make`) is looked up on PATH, not in the folder.
+        let file = if first.contains('/') && self.written(cwd, first, index).is_some() {
             first.as_str()
         } else if shell::is_interpreter(name) || matches!(name, "source" | ".") {
             let ops = operands(command.args());
@@ -1304,6 +1320,13 @@ impl Line {
             return None;
         };
         let written = self.written(cwd, file, index)?;
+        if written.downloaded && written.folder {
+            return Some(Run::Refused(Finding::ask(
+                "guard:pipe-to-shell",
+                format!("runs `{file}`, from a repository this command line clones, unread"),
+                "Clone it first, read what it runs, and run it only if the user agrees.",
+            )));
+        }
         if written.downloaded {
             return Some(Run::Refused(Finding::deny(
                 "guard:pipe-to-shell",
@@ -2606,6 +2629,13 @@ fn written(command: &SimpleCommand) -> Vec<(String, Option<String>, bool)> {
                 }
             }
         }
+        // `git clone URL [DIR]`, `gh repo clone REPO [DIR]`, `hg clone URL [DIR]`: a
+        // folder of downloaded files.
+        "git" | "gh" | "hg" => {
+            if let Some(dir) = cloned_folder(name, args) {
+                out.push((format!("{dir}/"), None, true));
+            }
+        }
         "cp" | "mv" | "install" | "ln" | "tee" | "dd" | "sed" | "perl" | "touch" => {
             let ops = operands(args);
             let targets: Vec<&str> = match name {
@@ -2634,6 +2664,71 @@ fn written(command: &SimpleCommand) -> Vec<(String, Option<String>, bool)> {
         _ => {}
     }
     out
+}
+
+/// The folder `git clone`, `gh repo clone` or `hg clone` fills with what it downloads.
+fn cloned_folder(name: &str, args: &[String]) -> Option<String> {
+    let verb = match name {
+        "gh" => {
+            let at = args.iter().position(|a| a == "repo")?;
+            (args.get(at + 1)? == "clone").then_some(at + 1)?
+        }
+        _ => args.iter().position(|a| a == "clone")?,
+    };
+    // Options of `git clone` that take a value as the next word.
+    const VALUED: &[&str] = &[
+        "-b",
+        "--branch",
+        "-o",
+        "--origin",
+        "--depth",
+        "-c",
+        "--config",
+        "--reference",
+        "--separate-git-dir",
+        "-j",
+        "--jobs",
+        "--filter",
+        "--template",
+        "-u",
+        "--upload-pack",
+        "--shallow-since",
+        "--shallow-exclude",
+        "--server-option",
+        "--bundle-uri",
+        "-r",
+        "--rev",
+        "-U",
+        "--updaterev",
+    ];
+    let mut words = Vec::new();
+    let mut k = verb + 1;
+    while let Some(a) = args.get(k) {
+        if a == "--" {
+            words.extend(args[k + 1..].iter());
+            break;
+        }
+        if VALUED.contains(&a.as_str()) {
+            k += 2;
+            continue;
+        }
+        if !a.starts_with('-') {
+            words.push(a);
+        }
+        k += 1;
+    }
+    let source = words.first()?;
+    let dir = if let Some(dir) = words.get(1) {
+        (*dir).clone()
+    } else {
+        let last = source
+            .trim_end_matches('/')
+            .rsplit(['/', ':'])
+            .next()
+            .unwrap_or(source);
+        last.strip_suffix(".git").unwrap_or(last).to_owned()
+    };
+    (!dir.is_empty() && dir != "." && !dir.contains(['$', '`'])).then_some(dir)
 }
 
 #[cfg(test)]

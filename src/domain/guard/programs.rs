@@ -141,12 +141,16 @@ pub(super) fn xargs_fed(parsed: &Parsed, index: usize) -> Vec<String> {
                     .flat_map(str::split_whitespace)
                     .map(str::to_owned),
             ),
+            // A name test that matches everything (`-name '*'`) narrows nothing.
             "find"
-                if !args.iter().any(|a| {
-                    a.starts_with("-name")
+                if !args.iter().enumerate().any(|(k, a)| {
+                    (a.starts_with("-name")
                         || a.starts_with("-path")
                         || a.starts_with("-iname")
-                        || a.starts_with("-regex")
+                        || a.starts_with("-regex"))
+                        && !args
+                            .get(k + 1)
+                            .is_some_and(|v| !v.is_empty() && v.bytes().all(|b| b == b'*'))
                 }) =>
             {
                 fed.extend(

@@ -200,12 +200,7 @@ fn deletion(command: &SimpleCommand) -> Option<Deletion<'_>> {
             }
             if starts.is_empty() { vec!["."] } else { starts }
         }
-        "find"
-            if args.windows(2).any(|w| {
-                (w[0].starts_with("-exec") || w[0].starts_with("-ok"))
-                    && matches!(super::shell::basename(&w[1]), "rm" | "shred" | "srm")
-            }) =>
-        {
+        "find" if super::targets::find_exec_deletes(args) => {
             names = find_names(args);
             // `-name '*'` picks everything; other tests with no name narrow it.
             names.retain(|n| !matches!(*n, "*" | "'*'" | "\"*\""));

@@ -489,6 +489,37 @@ fn system_path(parts: &[&str], reach: Reach) -> Option<String> {
     })
 }
 
+/// Programs that delete the files they are handed.
+const DELETERS: &[&str] = &["rm", "unlink", "shred", "srm", "rmdir", "wipe"];
+
+/// Whether `find`'s `-exec`/`-execdir`/`-ok`/`-okdir` actions delete what it finds:
+/// `-exec rm {} +`, or a shell script that deletes (`-exec sh -c 'rm -f "$1"' _ {} \;`).
+pub(super) fn find_exec_deletes(args: &[String]) -> bool {
+    args.iter().enumerate().any(|(k, a)| {
+        if !(a.starts_with("-exec") || a.starts_with("-ok")) {
+            return false;
+        }
+        let Some(program) = args.get(k + 1) else {
+            return false;
+        };
+        let program = super::shell::basename(program);
+        if DELETERS.contains(&program) {
+            return true;
+        }
+        let action: Vec<String> = args[k + 1..]
+            .iter()
+            .take_while(|w| !matches!(w.as_str(), ";" | "+"))
+            .cloned()
+            .collect();
+        super::shell::shell_c_script(&action).is_some_and(|(script, _)| {
+            super::shell::parse(script)
+                .commands
+                .iter()
+                .any(|c| DELETERS.contains(&c.name()))
+        })
+    })
+}
+
 /// `rm -rf "$DIR/"*`, `rm -rf "$HOME/$SUB"`, `rm -rf /$X`: a path that is the
 /// filesystem root or the home folder (or everything in one) when a variable it holds is
 /// empty or unset. Names the first such variable and what is left.

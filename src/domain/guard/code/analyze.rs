@@ -220,6 +220,15 @@ impl Scan<'_> {
                     let args = self.args_at(i + 1);
                     self.call(&Val::Func(String::new(), text.clone()), &args.0);
                 }
+                // PHP's callbacks named by a string: `array_map('unlink', glob('*.tmp'))`,
+                // `array_walk($files, 'unlink')`, `call_user_func('system', $c)`.
+                Tok::Str { text, known: true }
+                    if self.lang == Language::Php
+                        && text.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+                        && !text.is_empty() =>
+                {
+                    self.handed_on(&Val::Name(text.clone()), i, i + 1, true);
+                }
                 _ => {}
             }
             i += 1;
@@ -526,7 +535,7 @@ impl Scan<'_> {
                     k = end;
                 }
                 _ => {
-                    self.handed_on(&cur, i, k);
+                    self.handed_on(&cur, i, k, false);
                     return;
                 }
             }
@@ -537,7 +546,8 @@ impl Scan<'_> {
     /// other code (`map(os.remove, paths)`, `each(&File.method(:delete))`), or, in Perl,
     /// called on `$_` (`unlink for glob "/srv/*"`). Whatever it is called on is not on
     /// the line.
-    fn handed_on(&mut self, cur: &Val, i: usize, k: usize) {
+    /// PHP names the function by a string (`array_map('unlink', …)`): `by_string`.
+    fn handed_on(&mut self, cur: &Val, i: usize, k: usize, by_string: bool) {
         let toks = self.toks;
         let Val::Name(n) = cur else { return };
         let (qual, name) = n.rsplit_once('.').unwrap_or(("", n.as_str()));
@@ -551,7 +561,7 @@ impl Scan<'_> {
             return;
         }
         let before = i.checked_sub(1).and_then(|b| toks.get(b));
-        let argument = !qual.is_empty()
+        let argument = (!qual.is_empty() || by_string)
             && matches!(before, Some(Tok::Punct("(" | ",")))
             && matches!(toks.get(k), Some(Tok::Punct(")" | ",")));
         let on_topic = self.lang == Language::Perl

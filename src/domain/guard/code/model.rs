@@ -48,9 +48,9 @@ impl Language {
     pub(crate) fn of(name: &str) -> Language {
         let family = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
         match family {
-            "python" | "pypy" | "ipython" => Language::Python,
+            "python" | "pypy" | "ipython" | "manage.py" | "django-admin" => Language::Python,
             "node" | "nodejs" | "bun" | "deno" | "ts-node" | "tsx" => Language::Js,
-            "ruby" | "jruby" | "irb" | "pry" => Language::Ruby,
+            "ruby" | "jruby" | "irb" | "pry" | "rails" => Language::Ruby,
             "perl" => Language::Perl,
             "php" => Language::Php,
             "lua" | "luajit" => Language::Lua,

@@ -138,6 +138,16 @@ pub(super) const TABLE: &[Entry] = &[
     e(PY, OS, "chown", Cap::Write(&[0])),
     e(PY, OS, "truncate", Cap::Write(&[0])),
     e(PY, SHUTIL, "rmtree", Cap::Tree(0)),
+    e(
+        PY,
+        &[
+            "distutils.dir_util",
+            "dir_util",
+            "setuptools._distutils.dir_util",
+        ],
+        "remove_tree",
+        Cap::Tree(0),
+    ),
     e(PY, SHUTIL, "move", Cap::Write(&[0, 1])),
     e(PY, SHUTIL, "copy", Cap::Write(&[1])),
     e(PY, SHUTIL, "copy2", Cap::Write(&[1])),

@@ -241,10 +241,121 @@ pub fn inline_program(argv: &[String]) -> Option<String> {
     (!pieces.is_empty()).then(|| pieces.join("\n"))
 }
 
+/// The Python code a module run with `python3 -m MODULE` is handed on its command line:
+/// `pdb -c STATEMENT` (a debugger command, or a statement it runs), `timeit [-s SETUP]
+/// STATEMENT…`, `IPython -c CODE`.
+fn module_code<'a>(module: &str, args: &'a [String]) -> Vec<&'a str> {
+    let mut out = Vec::new();
+    let mut k = 0;
+    while let Some(arg) = args.get(k) {
+        let value = |flags: &[&str]| {
+            flags.iter().find_map(|f| {
+                if arg == f {
+                    args.get(k + 1).map(|v| (v.as_str(), 2))
+                } else {
+                    arg.strip_prefix(f)
+                        .and_then(|r| r.strip_prefix('='))
+                        .map(|v| (v, 1))
+                }
+            })
+        };
+        match module {
+            "pdb" => match value(&["-c", "--command"]) {
+                Some((code, step)) => {
+                    out.push(code.strip_prefix('!').unwrap_or(code));
+                    k += step;
+                }
+                None => break, // the program or script being debugged
+            },
+            "IPython" | "ipython" => match value(&["-c"]) {
+                Some((code, step)) => {
+                    out.push(code);
+                    k += step;
+                }
+                None => k += 1,
+            },
+            "timeit" => {
+                if let Some((code, step)) = value(&["-s", "--setup"]) {
+                    out.push(code);
+                    k += step;
+                } else if let Some((_, step)) =
+                    value(&["-n", "--number", "-r", "--repeat", "-u", "--unit"])
+                {
+                    k += step;
+                } else {
+                    if !arg.starts_with('-') {
+                        out.push(arg);
+                    }
+                    k += 1;
+                }
+            }
+            _ => break,
+        }
+    }
+    out
+}
+
+/// The code a web framework's command runs for its application: `rails runner CODE`
+/// (Ruby), `manage.py shell -c CODE` (Python), `php artisan tinker --execute=CODE` (PHP).
+/// `None` for other commands.
+fn framework_code<'a>(name: &str, argv: &'a [String]) -> Option<Vec<&'a str>> {
+    let at = |k: usize| argv.get(k).map_or("", String::as_str);
+    let values = |from: usize, flags: &[&str]| -> Vec<&'a str> {
+        let mut out = Vec::new();
+        let mut k = from;
+        while let Some(arg) = argv.get(k) {
+            for flag in flags {
+                if arg == flag {
+                    out.extend(argv.get(k + 1).map(String::as_str));
+                } else if let Some(v) = arg.strip_prefix(flag).and_then(|r| r.strip_prefix('=')) {
+                    out.push(v);
+                }
+            }
+            k += 1;
+        }
+        out
+    };
+    let django = |w: &str| {
+        matches!(
+            basename(w),
+            "manage.py" | "django-admin" | "django-admin.py"
+        )
+    };
+    match name {
+        "rails" if matches!(at(1), "runner" | "r") => {
+            let mut k = 2;
+            while let Some(arg) = argv.get(k) {
+                match arg.as_str() {
+                    "-e" | "--environment" => k += 2,
+                    a if a.starts_with('-') => k += 1,
+                    // A Ruby file is run as a file; anything else is code.
+                    a if std::path::Path::new(a)
+                        .extension()
+                        .is_some_and(|e| e.eq_ignore_ascii_case("rb")) =>
+                    {
+                        return Some(Vec::new());
+                    }
+                    a => return Some(vec![a]),
+                }
+            }
+            Some(Vec::new())
+        }
+        _ if django(name) && at(1) == "shell" => Some(values(2, &["-c", "--command"])),
+        _ if family(name) == "python" && django(at(1)) && at(2) == "shell" => {
+            Some(values(3, &["-c", "--command"]))
+        }
+        "php" if at(1) == "artisan" && at(2) == "tinker" => Some(values(3, &["--execute"])),
+        _ => None,
+    }
+}
+
 fn inline_pieces(argv: &[String]) -> Vec<&str> {
     let Some(name) = argv.first().map(|a| basename(a)) else {
         return Vec::new();
     };
+    if let Some(code) = framework_code(name, argv) {
+        return code;
+    }
     if is_awk(name) {
         return awk_program(argv);
     }
@@ -388,6 +499,12 @@ fn inline_pieces(argv: &[String]) -> Vec<&str> {
                     j += 1;
                 }
                 if flag == 'm' {
+                    let module = if rest.is_empty() {
+                        argv.get(j).map_or("", String::as_str)
+                    } else {
+                        rest
+                    };
+                    out.extend(module_code(module, &argv[(j + 1).min(argv.len())..]));
                     return out;
                 }
                 break;
