@@ -338,3 +338,24 @@ fn mass_deletions_ask_only_when_they_take_uncommitted_work() {
         assert_eq!(r.code, 0, "{line}: {r:?}");
     }
 }
+
+#[test]
+fn an_interactive_rebase_asks_only_where_its_commits_or_upstream_change_the_settings() {
+    let p = repository(&[".claude/settings.json", "src/main.rs"]);
+    git(&p.root, &["branch", "base"]);
+    std::fs::write(p.root.join("src/main.rs"), "fn main() { }\n").unwrap();
+    git(&p.root, &["commit", "-qam", "work"]);
+    // Rewriting the branch's own commits, none of which touches the settings.
+    assert_eq!(answer(&p.root, "git rebase -i base"), None);
+    assert_eq!(answer(&p.root, "git rebase -i --autosquash base"), None);
+    // A commit since the upstream changes the settings: dropping it changes them.
+    std::fs::write(p.root.join(".claude/settings.json"), "{\"x\": 1}\n").unwrap();
+    git(&p.root, &["commit", "-qam", "settings"]);
+    assert_eq!(answer(&p.root, "git rebase -i base"), Some(Decision::Ask));
+    // The whole history, or onto another base: asked about as before.
+    assert_eq!(answer(&p.root, "git rebase -i --root"), Some(Decision::Ask));
+    assert_eq!(
+        answer(&p.root, "git rebase -i --onto base HEAD~1"),
+        Some(Decision::Ask)
+    );
+}

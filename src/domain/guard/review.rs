@@ -4,7 +4,7 @@
 
 use std::cell::Cell;
 use std::collections::HashSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
@@ -579,6 +579,10 @@ impl<'a> Guard<'a> {
                 ));
             }
         }
+        self.secrets.set_here(match cwd {
+            Cwd::Known(dir) => Some(PathBuf::from(protect::absolute_in(at.scope, dir))),
+            Cwd::Unknown => None,
+        });
         findings.extend(self.secrets.read_by(command, &fed));
         findings.extend(self.secrets.destroyed_by(command, below));
         if shell::is_interpreter(command.name()) && !shell::is_shell(command.name()) {

@@ -86,6 +86,9 @@ const READERS: &[&str] = &[
 pub(super) struct Secrets<'a> {
     patterns: &'a [String],
     built: OnceLock<Built<'a>>,
+    /// The folder the command being judged runs in, when known: a glob there
+    /// (`fixtures/*.json`) is judged by the names it matches on disk.
+    here: std::cell::RefCell<Option<std::path::PathBuf>>,
 }
 
 struct Built<'a> {
@@ -260,6 +263,7 @@ impl<'a> Secrets<'a> {
         Secrets {
             patterns,
             built: OnceLock::new(),
+            here: std::cell::RefCell::new(None),
         }
     }
 
@@ -341,9 +345,60 @@ impl<'a> Secrets<'a> {
             } else {
                 (format!("{dir}/{sample}"), format!("{dir}/{pattern}"))
             };
-            (glob_matches(&word, &candidate, &shape) && self.matching(&candidate).is_some())
-                .then(|| (*pattern).to_owned())
+            if !(glob_matches(&word, &candidate, &shape) && self.matching(&candidate).is_some()) {
+                return None;
+            }
+            // A file that may be anywhere (`credentials.json`, `*.pem`): whether the glob
+            // reads one is seen in its folder, when that is small enough to list.
+            if !anchored && let Some(names) = self.listed(dir) {
+                let reads = names.iter().any(|n| {
+                    super::paths::wildcard(last, n) && {
+                        let path = if dir.is_empty() {
+                            n.clone()
+                        } else {
+                            format!("{dir}/{n}")
+                        };
+                        self.matching(&path).is_some()
+                    }
+                });
+                return reads.then(|| (*pattern).to_owned());
+            }
+            Some((*pattern).to_owned())
         })
+    }
+
+    /// Most names of a folder listed to judge a glob in it.
+    const MAX_LISTED: usize = 512;
+
+    /// The names in folder `dir` (relative to the command's folder, or absolute), when
+    /// the command's folder is known and `dir` holds no more than [`Self::MAX_LISTED`];
+    /// empty when it is no folder (the glob matches nothing there).
+    fn listed(&self, dir: &str) -> Option<Vec<String>> {
+        if dir.contains(['*', '?', '[', '$', '`', '~']) {
+            return None;
+        }
+        let here = self.here.borrow();
+        let full = if dir.starts_with('/') {
+            std::path::PathBuf::from(dir)
+        } else {
+            here.as_ref()?.join(dir)
+        };
+        let Ok(entries) = std::fs::read_dir(&full) else {
+            return Some(Vec::new());
+        };
+        let mut names = Vec::new();
+        for entry in entries {
+            if names.len() >= Self::MAX_LISTED {
+                return None;
+            }
+            names.push(entry.ok()?.file_name().into_string().ok()?);
+        }
+        Some(names)
+    }
+
+    /// Sets the folder the next commands run in (see [`Secrets::listed`]).
+    pub(super) fn set_here(&self, here: Option<std::path::PathBuf>) {
+        *self.here.borrow_mut() = here;
     }
 
     /// The secrets pattern of a file inside folder `word` (`~/.ssh`, `~`, `/root/.aws/`).

@@ -138,6 +138,10 @@ enum Moves<'a> {
     Ranges(Vec<(&'a str, &'a str)>),
     /// These histories are joined with `HEAD`'s.
     Joined(Vec<&'a str>),
+    /// The commits since this upstream are rewritten, any of them kept or dropped
+    /// (`git rebase -i UPSTREAM`): harmless when none of them changes the files and the
+    /// upstream holds them as `HEAD` does.
+    Rewritten(&'a str),
     /// The history a pull (or a fetch the line made before) takes from a remote is joined
     /// with `HEAD`'s: the remote given (a name or a URL; `None`: the branch's upstream's)
     /// and the refs named.
@@ -298,6 +302,15 @@ fn moves<'a>(sub: &str, rest: &'a [String], exists: &dyn Fn(&str) -> bool) -> Op
             );
             if ends(&s) {
                 return None;
+            }
+            // `git rebase -i main`: the commits since `main`, any of them dropped.
+            let interactive = s.has("i", &["interactive"]);
+            if sub == "rebase" && interactive {
+                let plain = !s.has_long("root") && !s.has_long("onto");
+                return match s.operands.as_slice() {
+                    [upstream] if plain => Some(Moves::Rewritten(upstream)),
+                    _ => None,
+                };
             }
             // With no revision, the branch's upstream as last fetched.
             let revs = if s.operands.is_empty() {
@@ -615,6 +628,22 @@ fn compared(
                 }
             }
             Ok(None)
+        }
+        Moves::Rewritten(upstream) => {
+            let changed = compared(
+                repo,
+                wanted,
+                &Moves::Ranges(vec![(upstream, "HEAD")]),
+                earlier,
+            )?;
+            if changed.is_some() {
+                return Ok(changed);
+            }
+            let to = Moves::To {
+                revs: vec![Some(upstream)],
+                from_index: false,
+            };
+            compared(repo, wanted, &to, earlier)
         }
         Moves::Stash(n) => {
             let stash = store.stash(*n)?;
@@ -1250,7 +1279,13 @@ pub(super) fn replaced(
     let by_revision = match (&what, moved) {
         (
             Some(Replace::Tree),
-            Some(m @ (Moves::To { .. } | Moves::Changes(_) | Moves::Ranges(_) | Moves::Stash(_))),
+            Some(
+                m @ (Moves::To { .. }
+                | Moves::Changes(_)
+                | Moves::Ranges(_)
+                | Moves::Stash(_)
+                | Moves::Rewritten(_)),
+            ),
         ) => Some(m),
         (None, Some(m @ (Moves::Joined(_) | Moves::Pulled { .. }))) => Some(m),
         _ => None,
@@ -1367,7 +1402,10 @@ pub(super) fn replaced(
                     rev,
                     via: match moved {
                         Moves::To { .. } => Via::To,
-                        Moves::Changes(_) | Moves::Ranges(_) | Moves::Stash(_) => Via::Changes,
+                        Moves::Changes(_)
+                        | Moves::Ranges(_)
+                        | Moves::Stash(_)
+                        | Moves::Rewritten(_) => Via::Changes,
                         Moves::Joined(_) | Moves::Pulled { .. } => Via::Joined,
                     },
                     top,
