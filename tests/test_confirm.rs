@@ -673,3 +673,23 @@ fn trust_shows_every_weakening_whatever_the_config_writes_into_it() {
     assert!(doctor.stdout.contains("guard off"), "{doctor:?}");
     assert!(!doctor.stdout.contains('\u{1b}'), "{doctor:?}");
 }
+
+#[test]
+fn trust_refuses_a_terminal_opened_under_an_agent_that_cleared_its_variables() {
+    let p = Project::with_config(DENY_TERRAFORM);
+    p.write_config_unconfirmed("[guard]\nenabled = false\n");
+    // An agent's command opens a terminal of its own and runs `nagger trust` there with
+    // the agent's variables taken out of its environment.
+    let t = Terminal::start(
+        &p,
+        &[("CLAUDECODE", "1")],
+        &format!("env -u CLAUDECODE {} trust", nagger_bin()),
+    );
+    let out = t.finish();
+    assert!(
+        out.stdout.contains("runs under an agent here (process"),
+        "{out:?}"
+    );
+    assert_ne!(out.code, 0, "{out:?}");
+    assert_denied_pending(&bash(&p, "rm -rf /"), "waits", "guard off");
+}

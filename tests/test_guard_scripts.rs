@@ -2420,3 +2420,30 @@ fn ssh_keygen_is_refused_only_over_a_key_that_is_there() {
     let (code, out) = check(&p, "scp -i ~/.ssh/id_ed25519 build.tgz host:/srv/");
     assert_eq!(code, 0, "a key used, not read: {out}");
 }
+
+#[test]
+fn climbing_out_of_a_folder_the_environment_names_is_judged_where_it_lands() {
+    let p = Project::new();
+    let inside = p.root.join("t");
+    std::fs::create_dir_all(&inside).expect("a folder");
+    let with_env = |line: &str| {
+        let out = p
+            .command(&["check", "--tool", "Bash", "--command", line])
+            .env("TMPDIR", &inside)
+            .env("CLAUDE_PROJECT_DIR", &p.root)
+            .output()
+            .expect("run nagger");
+        out.status.code().unwrap_or(-1)
+    };
+    let name = p.root.file_name().unwrap().to_string_lossy().into_owned();
+    for line in [
+        "cp /bin/true \"$TMPDIR/../.claude/settings.json\"",
+        "rm -rf $TMPDIR/..",
+        "rm -rf ${TMPDIR}/x/../..",
+        "cp /bin/true \"$(mktemp -d)\"/../../.claude/settings.json",
+        &format!("cp /bin/true \"$CLAUDE_PROJECT_DIR/../{name}/.claude/settings.json\""),
+    ] {
+        assert_eq!(with_env(line), REFUSED, "{line}");
+    }
+    assert_eq!(with_env("cp a.txt \"$TMPDIR/b.txt\""), 0);
+}

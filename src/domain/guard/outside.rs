@@ -362,7 +362,10 @@ pub(super) fn outside(command: &SimpleCommand) -> Option<Finding> {
             "drops every object of the database (`{}`)",
             command.display()
         ))),
-        "mix" if ops.iter().any(|o| matches!(*o, "ecto.drop" | "ecto.reset")) => {
+        "mix"
+            if ops.iter().any(|o| matches!(*o, "ecto.drop" | "ecto.reset"))
+                && !for_tests(command) =>
+        {
             Some(ask(format!("drops the database (`{}`)", command.display())))
         }
         "pg_ctl" | "pg_ctlcluster"
@@ -510,10 +513,7 @@ pub(super) fn outside(command: &SimpleCommand) -> Option<Finding> {
         // Databases reset or dropped by their frameworks and tools.
         // (A database named for tests is made again by its suite.)
         "pg_dropcluster" | "dropdb" | "dropuser" | "mysqladmin"
-            if (name != "mysqladmin" || ops.contains(&"drop"))
-                && !ops
-                    .last()
-                    .is_some_and(|db| db.to_ascii_lowercase().contains("test")) =>
+            if (name != "mysqladmin" || ops.contains(&"drop")) && !for_tests(command) =>
         {
             Some(ask(format!(
                 "drops a database or its cluster (`{}`)",
@@ -1063,14 +1063,54 @@ fn container(name: &str, args: &[String], ops: &[&str]) -> Option<Finding> {
     if first == "compose" {
         return compose(&format!("{name} compose"), args, &ops[1..]);
     }
+    // Containers and images named one by one come back from their images and builds
+    // (`docker rm -f redis-dev` only stops it first); their volumes (`rm -v`) hold data,
+    // and a list made as the line runs (`docker rm -f $(docker ps -aq)`) takes them all.
+    let (verb, rest) = match (first, second) {
+        ("container" | "image", "rm") => (second, ops.get(2..).unwrap_or(&[])),
+        _ => (first, ops.get(1..).unwrap_or(&[])),
+    };
+    let removes = matches!(verb, "rm" | "rmi")
+        && (has_flag(args, "v", &["volumes"])
+            || rest.iter().any(|o| o.contains("$(") || o.contains('`'))
+            || args.iter().any(|a| a.contains("$(") || a.contains('`')));
     let prunes = (first == "system" && second == "prune")
         && (has_flag(args, "a", &["all", "volumes"]))
         || (first == "system" && second == "reset")
         || (first == "volume" && matches!(second, "rm" | "prune"))
-        || (matches!(first, "rm" | "rmi") && has_flag(args, "f", &["force"]));
+        || removes;
     prunes
         .then(|| format!("deletes containers, images or volumes for good (`{name} {first}`)"))
         .map(ask)
+}
+
+/// Whether `command` works on a database of the test suite, which the suite makes again:
+/// run with a test environment (`RAILS_ENV=test`, `MIX_ENV=test`, `--env test`) or on a
+/// database named for tests (`app_test`, `test_app`). Nothing that names production is.
+pub(super) fn for_tests(command: &SimpleCommand) -> bool {
+    let args = command.args();
+    let words = || command.env.iter().chain(args.iter());
+    if words().any(|w| w.to_ascii_lowercase().contains("prod")) {
+        return false;
+    }
+    let test_value = |v: &str| matches!(v.to_ascii_lowercase().as_str(), "test" | "testing");
+    let by_environment = command.env.iter().any(|e| {
+        e.split_once('=')
+            .is_some_and(|(name, value)| name.ends_with("_ENV") && test_value(value))
+    }) || args.iter().enumerate().any(|(k, a)| {
+        let value = match a.as_str() {
+            "-e" | "--env" | "--environment" => args.get(k + 1).map(String::as_str),
+            _ => a
+                .strip_prefix("--env=")
+                .or_else(|| a.strip_prefix("--environment=")),
+        };
+        value.is_some_and(test_value)
+    });
+    let by_name = operands(args).last().is_some_and(|db| {
+        let db = db.to_ascii_lowercase();
+        db.ends_with("_test") || db.ends_with("_testing") || db.starts_with("test_")
+    });
+    by_environment || by_name
 }
 
 /// A systemd target that leaves the machine down or without its services.
@@ -1105,6 +1145,14 @@ fn system_folder(path: &str) -> bool {
 /// Statements that drop or empty whole databases, tables or stores.
 fn database(name: &str, args: &[String], stdin: &[String]) -> Option<Finding> {
     if matches!(name, "dropdb" | "dropuser") {
+        let test_db = operands(args).last().is_some_and(|db| {
+            let db = db.to_ascii_lowercase();
+            !db.contains("prod")
+                && (db.ends_with("_test") || db.ends_with("_testing") || db.starts_with("test_"))
+        });
+        if test_db {
+            return None;
+        }
         return Some(ask(format!("drops a database or its users (`{name}`)")));
     }
     let dialect = sql::dialect(name)?;

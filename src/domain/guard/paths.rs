@@ -44,11 +44,42 @@ pub fn normalize(path: &str) -> String {
             return normalize(&format!("{home}{rest}"));
         }
     }
+    // `$CLAUDE_PROJECT_DIR/../bin`, `${TMPDIR}/..`: climbing out of a folder a variable
+    // of the environment names needs that folder's own path.
+    if path.starts_with('$') && path.contains("/..") {
+        let first = path.split('/').next().unwrap_or("");
+        let name = first
+            .strip_prefix("${")
+            .and_then(|n| n.strip_suffix('}'))
+            .or_else(|| first.strip_prefix('$'))
+            .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'));
+        if let Some(value) = name
+            .and_then(|n| std::env::var(n).ok())
+            .filter(|v| v.starts_with('/') && !v.contains('$'))
+        {
+            return normalize(&format!("{value}{}", &path[first.len()..]));
+        }
+    }
+    // `"$(mktemp -d)"/../..`: a new folder in the temporary folder, climbed out of.
+    if let Some(after) = path.strip_prefix("$(mktemp")
+        && let Some(end) = after.find(')')
+        && !after[..end].contains(['/', '$', '`', '('])
+        && after[end + 1..].starts_with("/..")
+    {
+        let base = std::env::var("TMPDIR")
+            .ok()
+            .filter(|t| t.starts_with('/') && !t.contains('$'))
+            .unwrap_or_else(|| "/tmp".to_owned());
+        return normalize(&format!("{base}/tmp.mktemp{}", &after[end + 1..]));
+    }
     let absolute = path.starts_with('/');
     let mut parts: Vec<&str> = Vec::new();
     for part in path.split('/') {
         match part {
             "" | "." => {}
+            // A folder only known as the line runs (`$X/..`, `$(mktemp -d)/..`) is not
+            // left by `..` on paper: the climb is kept.
+            ".." if parts.last().is_some_and(|l| l.contains(['$', '`'])) => parts.push(".."),
             ".." => match parts.last() {
                 Some(&last) if last != ".." => {
                     parts.pop();

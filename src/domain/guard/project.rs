@@ -641,6 +641,14 @@ fn absolute(target: &str, here: &str, root: &str) -> Option<String> {
             return Some(normalize(&format!("{here}/{rest}")));
         }
     }
+    // `$TMPDIR/../x`: climbing out of a folder of the environment, read through it.
+    let filled;
+    let target = if target.starts_with('$') {
+        filled = normalize(target);
+        filled.as_str()
+    } else {
+        target
+    };
     if target.starts_with('$') || target.contains('`') {
         return None;
     }

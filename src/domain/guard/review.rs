@@ -1471,11 +1471,29 @@ fn printed_secret(parsed: &Parsed, index: usize) -> Option<Finding> {
                     && c.args().iter().all(|a| a.starts_with('-'))
             });
             let pattern = args.iter().find(|a| !a.starts_with('-'));
-            // `grep -c`, `-q`, `-l`: whether such a variable is there, not its value.
+            // `grep -c`, `-q`, `-l`: whether such a variable is there, not its value;
+            // `grep -v`: every line but those.
             let only_whether = args.iter().any(|a| {
-                super::shell::short_cluster(a).is_some_and(|c| c.contains(['c', 'q', 'l', 'L']))
-                    || matches!(a.as_str(), "--count" | "--quiet" | "--silent")
+                super::shell::short_cluster(a)
+                    .is_some_and(|c| c.contains(['c', 'q', 'l', 'L', 'v']))
+                    || matches!(
+                        a.as_str(),
+                        "--count" | "--quiet" | "--silent" | "--invert-match"
+                    )
             });
+            // `… | cut -d= -f1`: the names, not the values.
+            let names_only = parsed.commands[index + 1..].iter().any(|c| {
+                c.pipeline == command.pipeline
+                    && c.stage > command.stage
+                    && c.name() == "cut"
+                    && c.args()
+                        .iter()
+                        .any(|a| a == "-d=" || a == "-d" || a == "--delimiter==")
+                    && c.args()
+                        .iter()
+                        .any(|a| a == "-f1" || a == "-f" || a == "--fields=1")
+            });
+            let only_whether = only_whether || names_only;
             let names_secret = |p: &str| {
                 let upper = p.to_ascii_uppercase();
                 ["TOKEN", "SECRET", "PASSWORD", "PASSWD", "KEY", "CREDENTIAL"]

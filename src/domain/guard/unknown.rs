@@ -148,6 +148,31 @@ const DESTROYING_OPTIONS: &[&str] = &[
     "--delete-unmatched-destination-objects",
     "--remove-source-files",
 ];
+/// Tools that step a database's schema forward and back by migrations.
+const MIGRATION_TOOLS: &[&str] = &[
+    "alembic",
+    "sqlx",
+    "diesel",
+    "typeorm",
+    "sequelize",
+    "knex",
+    "goose",
+    "dbmate",
+    "migrate",
+    "refinery",
+    "sea-orm-cli",
+    "mikro-orm",
+    "prisma",
+    "drizzle-kit",
+    "flyway",
+    "liquibase",
+    "yoyo",
+    "ecto",
+    "tern",
+    "sql-migrate",
+    "atlas",
+];
+
 /// Leading operands of a command read as its subcommand words.
 const SUBCOMMAND_WORDS: usize = 3;
 
@@ -210,6 +235,42 @@ pub(super) fn destroying(command: &SimpleCommand, known: bool) -> Option<Finding
         .first()
         .is_some_and(|w| matches!(*w, "rm" | "remove" | "uninstall"))
     {
+        return None;
+    }
+    // The project's own test database, made again by its suite (`RAILS_ENV=test rails
+    // db:reset`, `prisma migrate reset` with `NODE_ENV=test`).
+    if super::outside::for_tests(command) {
+        return None;
+    }
+    let names_production = command
+        .env
+        .iter()
+        .chain(args)
+        .any(|w| w.to_ascii_lowercase().contains("prod"));
+    // A migration stepped back (`alembic downgrade -1`, `sqlx migrate revert`, `typeorm
+    // migration:revert`), and a generator undone (`rails destroy scaffold x`): routine
+    // steps on the project's own schema and files, unless production is named.
+    let steps_back = leading.iter().any(|w| {
+        w.split(':').any(|p| {
+            matches!(
+                p.to_ascii_lowercase().as_str(),
+                "downgrade" | "revert" | "rollback" | "undo"
+            )
+        })
+    }) && (MIGRATION_TOOLS.contains(&command.name())
+        || leading
+            .iter()
+            .any(|w| w.contains("migrat") || matches!(*w, "db" | "database")));
+    // All the way down (`downgrade base`, `revert --all`) empties the schema.
+    let to_nothing = args
+        .iter()
+        .any(|a| matches!(a.as_str(), "base" | "zero" | "all" | "--all" | "-a" | "0"));
+    let steps_back = steps_back && !to_nothing;
+    let generator_undone = command.name() == "rails"
+        && leading
+            .first()
+            .is_some_and(|w| matches!(*w, "destroy" | "d"));
+    if !names_production && (steps_back || generator_undone) {
         return None;
     }
     let verb = leading

@@ -59,6 +59,12 @@ pub fn run(env: &Env, out: &mut Output) -> CommandResult {
              your own terminal (an agent cannot confirm for you)"
         )));
     }
+    if let Some((pid, why)) = trust::confirm::agent_ancestor() {
+        return Err(CommandError::Usage(format!(
+            "nagger trust runs under an agent here (process {pid} above it: {why}): run it \
+             yourself in your own terminal (an agent cannot confirm for you)"
+        )));
+    }
     let mut lines = vec![format!(
         "{} weakens the safety settings you last trusted:",
         loaded.path.display()

@@ -764,6 +764,36 @@ pub fn program_file(argv: &[String]) -> Option<usize> {
         }
         return (2..argv.len()).find(|&k| !argv[k].starts_with('-'));
     }
+    // `python3 -m cProfile F`, `-m trace --count F`, `-m pdb F`: the module runs file F.
+    if family(name) == "python"
+        && let Some(m) = argv.iter().position(|a| a == "-m")
+    {
+        let valued: &[&str] = match argv.get(m + 1).map(String::as_str)? {
+            "cProfile" | "profile" => &["-o", "--outfile", "-s", "--sort"],
+            "trace" => &[
+                "-C",
+                "--coverdir",
+                "-f",
+                "--file",
+                "--ignore-module",
+                "--ignore-dir",
+            ],
+            "pdb" => &["-c", "--command"],
+            "runpy" => &[],
+            _ => return None,
+        };
+        let mut k = m + 2;
+        while let Some(arg) = argv.get(k) {
+            if valued.contains(&arg.as_str()) {
+                k += 2;
+            } else if arg.starts_with('-') {
+                k += 1;
+            } else {
+                return Some(k);
+            }
+        }
+        return None;
+    }
     match program_at(argv, &it) {
         ProgramAt::Operand(j)
             if argv.get(j).is_some_and(|a| a != "/dev/stdin")
