@@ -2447,3 +2447,46 @@ fn climbing_out_of_a_folder_the_environment_names_is_judged_where_it_lands() {
     }
     assert_eq!(with_env("cp a.txt \"$TMPDIR/b.txt\""), 0);
 }
+
+#[test]
+fn a_file_whose_lines_would_change_naggers_files_when_run_asks_when_it_is_written() {
+    let p = Project::new();
+    let write_call = |path: &str, content: &str| {
+        let input = serde_json::json!({ "file_path": path, "content": content }).to_string();
+        p.run(&["check", "--tool", "Write", "--input", &input]).code
+    };
+    // Run later by a route nagger does not follow (`sort --compress-program=sh`, `gdb
+    // --args sh g.txt`, a preloaded module), whatever the file is called.
+    for (path, content) in [
+        (
+            "g.txt",
+            "echo '{\"disableAllHooks\":true}' > .claude/settings.json\n",
+        ),
+        ("notes.md", "rm -rf .claude-nagger\n"),
+        (
+            "data.csv",
+            "a,b\ncp /dev/null .claude/settings.local.json\n",
+        ),
+        // Prose whose words, run by a shell, run a command that switches nagger off.
+        (
+            "README.md",
+            "See the hooks; `nagger uninstall` removes them.\n",
+        ),
+    ] {
+        assert_eq!(write_call(path, content), ASKED, "{path}");
+    }
+    // Prose that mentions nagger's files, and ordinary files, pass.
+    for (path, content) in [
+        (
+            "README.md",
+            "Run `cat .claude/settings.json` to see the hooks, and `nagger doctor` to check.\n",
+        ),
+        (
+            "docs/setup.txt",
+            "Configure nagger in .claude-nagger/config.toml.\n",
+        ),
+        ("src/main.rs", "fn main() { println!(\"hi\"); }\n"),
+    ] {
+        assert_eq!(write_call(path, content), 0, "{path}");
+    }
+}

@@ -339,8 +339,75 @@ impl<'a> Guard<'a> {
             {
                 matches.push(tool_match(tool_name, &finding));
             }
+            // Any file, whatever its name, may be run as a script later by a route nagger
+            // does not follow (`sort --compress-program=sh`, `gdb --args sh f`, a
+            // preloaded module): lines that, run by a shell, would change nagger's own
+            // files or Claude Code's settings are asked about when they are written.
+            if matches.is_empty()
+                && !component
+                && self.tool_exemption(input, project_root).is_none()
+                && let Some(finding) = self.script_written(path, &texts, project_root, call.cwd)
+            {
+                matches.push(tool_match(tool_name, &finding));
+            }
         }
         matches
+    }
+
+    /// Most bytes of a written text judged as a script.
+    const MAX_SCRIPT_TEXT: usize = 64 * 1024;
+
+    /// A text written into `path` whose lines, run as a shell script, change nagger's own
+    /// files or Claude Code's settings (see the caller).
+    fn script_written(
+        &self,
+        path: &str,
+        texts: &[&str],
+        root: &Path,
+        cwd: Option<&Path>,
+    ) -> Option<Finding> {
+        for text in texts {
+            let text = &text[..text.floor_char_boundary(Self::MAX_SCRIPT_TEXT)];
+            if !(protect::named_bare(text, self.binary)
+                || text.contains("disableAllHooks")
+                || text.contains("nagger"))
+            {
+                continue;
+            }
+            // In prose, backticks mark code, not commands run for their output.
+            let prose = matches!(
+                path.rsplit_once('.').map_or("", |(_, e)| e),
+                "md" | "markdown" | "mdx" | "rst" | "adoc" | "org" | "txt"
+            );
+            let unquoted;
+            let text = if prose {
+                unquoted = text.replace('`', " ");
+                unquoted.as_str()
+            } else {
+                text
+            };
+            let commands = Commands::new(text);
+            let found = self
+                .check_commands(&commands, root, cwd)
+                .into_iter()
+                .find(|o| {
+                    o.severity == Severity::Deny
+                        && (o.check.starts_with("guard:self-protect")
+                            || o.check == "guard:settings")
+                });
+            if let Some(objection) = found {
+                return Some(Finding::ask(
+                    "guard:self-protect",
+                    format!(
+                        "writes `{path}` with lines that, run as a script, would change \
+                         nagger's own files or Claude Code's settings ({})",
+                        objection.why
+                    ),
+                    "Leave nagger's files to the user, or ask the user to confirm this file.",
+                ));
+            }
+        }
+        None
     }
 
     /// The `[guard] allow` pattern that exempts the paths of a tool call, if any.
