@@ -746,6 +746,12 @@ impl<'a> Guard<'a> {
                 "`xargs` handing its input to a shell".into(),
             ));
         }
+        if let Some(script) = xargs_joined(parsed, index, &fed) {
+            run.push(Program::Script(
+                script,
+                "the words `xargs` hands it after its own".into(),
+            ));
+        }
         findings.extend(xargs_pasted_into_code(parsed, index, &fed));
         match xargs_program(command, &fed) {
             Some(Ok(scripts)) => run.extend(
@@ -1195,6 +1201,44 @@ fn xargs_script(command: &SimpleCommand, fed: &[String]) -> Option<String> {
     }
     let last = command.args().last()?;
     (last == "-c" || (last.starts_with('-') && last.ends_with('c'))).then_some(input)
+}
+
+/// `echo -9 -1 | xargs kill`, `echo push --force origin main | xargs git`, `echo d.txt |
+/// xargs python3`: the command with the words `echo`, `printf` or a here-string hand it,
+/// as `xargs` runs it (each in place of `-I`'s word, else after its own words). Shells
+/// handed a script are read by [`xargs_script`].
+fn xargs_joined(parsed: &Parsed, index: usize, fed: &[String]) -> Option<String> {
+    let command = &parsed.commands[index];
+    if !command.under_xargs()
+        || fed.is_empty()
+        || fed.len() > 64
+        || fed.iter().any(|w| w.starts_with('\u{0}'))
+        || shell::shell_c_script(&command.argv).is_some()
+    {
+        return None;
+    }
+    let printed = !command.stdin_texts.is_empty()
+        || programs::feeders(parsed, index)
+            .iter()
+            .all(|&j| matches!(parsed.commands[j].name(), "echo" | "printf"));
+    if !printed {
+        return None;
+    }
+    let quoted: Vec<String> = fed.iter().map(|w| shell::shell_quote(w)).collect();
+    let words: Vec<String> = match xargs_replace(command) {
+        Some(r) if !r.is_empty() => command
+            .argv
+            .iter()
+            .map(|w| shell::shell_quote(&w.replace(r.as_str(), &fed.join(" "))))
+            .collect(),
+        _ => command
+            .argv
+            .iter()
+            .map(|w| shell::shell_quote(w))
+            .chain(quoted)
+            .collect(),
+    };
+    Some(words.join(" "))
 }
 
 /// `find src | xargs -I{} sh -c 'cp {} {}.bak'`: each name fed in is pasted into shell

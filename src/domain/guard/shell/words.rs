@@ -934,6 +934,7 @@ pub fn runs_value(name: &str) -> bool {
             | "RSYNC_RSH"
             | "CVS_RSH"
             | "SUDO_ASKPASS"
+            | "BROWSER"
     )
 }
 
@@ -955,6 +956,36 @@ pub fn value_script(name: &str, value: &str) -> Option<String> {
                 f.strip_prefix("-toolexec=")
                     .or_else(|| f.strip_prefix("--toolexec="))
                     .or_else(|| f.strip_prefix("-exec="))
+            })
+            .collect();
+        (!runs.is_empty()).then(|| runs.join("; "))
+    } else if matches!(name, "PERL5OPT" | "RUBYOPT") {
+        // `PERL5OPT='-I. -Mevil'`: every perl loads the module first, as `perl -I. -Mevil`.
+        let program = if name == "PERL5OPT" { "perl" } else { "ruby" };
+        Some(format!("{program} {value} -e 1"))
+    } else if name == "PERL5DB" {
+        // The debugger's code, run by `perl -d`.
+        Some(format!("perl -e {}", shell_quote(value)))
+    } else if matches!(name, "TAR_OPTIONS" | "ZIPOPT" | "GZIP" | "BZIP2" | "XZ_OPT") {
+        // Options every later run of the program takes first (`TAR_OPTIONS=--to-command=sh`,
+        // `ZIPOPT='-TT cmd'`).
+        let program = match name {
+            "TAR_OPTIONS" => "tar",
+            "ZIPOPT" => "zip",
+            "GZIP" => "gzip",
+            "BZIP2" => "bzip2",
+            _ => "xz",
+        };
+        Some(format!("{program} {value}"))
+    } else if matches!(name, "COMPILER_PATH" | "GCC_EXEC_PREFIX") {
+        // Folders the compiler runs its assembler and linker from.
+        let runs: Vec<String> = value
+            .split(':')
+            .filter(|d| !d.is_empty())
+            .take(8)
+            .flat_map(|d| {
+                let d = d.trim_end_matches('/');
+                ["as", "ld", "collect2"].map(|p| format!("{d}/{p}"))
             })
             .collect();
         (!runs.is_empty()).then(|| runs.join("; "))

@@ -742,6 +742,15 @@ fn option_runs(name: &str) -> bool {
                 | "cgexec"
                 | "sshpass"
                 | "bwrap"
+                | "sort"
+                | "gsort"
+                | "gcc"
+                | "cc"
+                | "g++"
+                | "c++"
+                | "clang"
+                | "clang++"
+                | "gfortran"
         )
 }
 
@@ -952,9 +961,54 @@ fn option_scripts(argv: &[String]) -> Vec<(String, String)> {
                     continue;
                 };
                 let var = var.trim_end_matches([':', ':', '+', '?', '!']);
+                // The value is a command line, as make's rules put it in front of their
+                // words (`make CC='sh g.txt'` runs `sh g.txt -o hello hello.c`).
                 if matches!(var, "SHELL" | "MAKESHELL") || super::words::runs_value(var) {
-                    push(&format!("{var}="), Some(shell_quote(v)));
+                    push(&format!("{var}="), Some(v.to_owned()));
                 }
+            }
+        }
+        // `sort --compress-program=prog`: runs the program on its temporary files (and
+        // with `-d` to read them back).
+        "sort" | "gsort" => {
+            // What it is handed is the sorted text of its files: a shell or interpreter
+            // there runs their lines.
+            let files: Vec<&String> = args
+                .iter()
+                .filter(|a| !a.starts_with('-') && !a.contains('='))
+                .take(8)
+                .collect();
+            for v in values(&[], &["--compress-program"]) {
+                let v = v.strip_prefix('=').unwrap_or(&v).to_owned();
+                if files.is_empty() {
+                    push("--compress-program", Some(v));
+                } else {
+                    let runs: Vec<String> = files
+                        .iter()
+                        .map(|f| format!("{v} < {}", shell_quote(f)))
+                        .collect();
+                    push("--compress-program", Some(runs.join("; ")));
+                }
+            }
+        }
+        // `gcc -B dir`: the assembler, linker and compiler passes are run from `dir`.
+        "gcc" | "cc" | "g++" | "c++" | "clang" | "clang++" | "gfortran" => {
+            let dirs: Vec<String> = args
+                .iter()
+                .enumerate()
+                .filter_map(|(k, a)| match a.as_str() {
+                    "-B" => args.get(k + 1).cloned(),
+                    _ => a
+                        .strip_prefix("-B")
+                        .filter(|d| !d.is_empty())
+                        .map(str::to_owned),
+                })
+                .take(8)
+                .collect();
+            for d in dirs {
+                let d = d.trim_end_matches('/');
+                let d = if d.is_empty() { "." } else { d };
+                push("-B", Some(format!("{d}/as; {d}/ld; {d}/collect2")));
             }
         }
         "cargo" => {
@@ -1306,6 +1360,27 @@ fn peel_prefixes(mut args: Vec<String>) -> Peeled {
                 ],
             ),
             "valgrind" => skip_options(&args, start + 1, "", &[]),
+            // `gdb --args prog …`: the debugger runs the program with its words.
+            "gdb" | "cgdb" | "gdb-multiarch" => {
+                let Some(at) = args[start + 1..].iter().position(|a| a == "--args") else {
+                    break;
+                };
+                start + 1 + at + 1
+            }
+            // `sg group 'cmd'`, `sg group -c 'cmd'`: the command line runs in a shell.
+            "sg" => {
+                let rest = &args[start + 1..];
+                let script = match rest {
+                    [_, c, script, ..] if c == "-c" => Some(script),
+                    [_, script, ..] if !script.starts_with('-') => Some(script),
+                    _ => None,
+                };
+                let Some(script) = script else {
+                    break;
+                };
+                split = Some(script.clone());
+                args.len()
+            }
             // `entr -s 'script'` hands its argument to a shell; otherwise it runs its words.
             "entr" => {
                 let j = skip_options(&args, start + 1, "", &[]);
