@@ -601,6 +601,7 @@ impl<'a> Guard<'a> {
         findings.extend(super::outside::fills_disk(command));
         findings.extend(printed_secret(parsed, index));
         findings.extend(sent_environment(parsed, index));
+        findings.extend(start_up_files_moved(command));
         if command.name() == "git" {
             let is_dir = |p: &str| {
                 protect::resolve(cwd, p)
@@ -1447,6 +1448,64 @@ fn asks_for_help(command: &SimpleCommand) -> bool {
             "sudo" | "env" | "xargs" | "nohup" | "timeout" | "exec" | "eval"
         )
         && command.writes_to.is_empty()
+}
+
+/// Variables that move where programs find the start-up files they run (`.bashrc`,
+/// `.gdbinit`, Python's user site and its `.pth` files, npm's user config).
+const START_UP_HOMES: &[&str] = &["HOME", "PYTHONUSERBASE", "ZDOTDIR", "npm_config_userconfig"];
+
+/// A program run with its home moved (`HOME=h bash -i`, `PYTHONUSERBASE=u python3`, `npm
+/// --userconfig f`): the start-up files it runs from there are not the user's, and
+/// nagger does not read them. Programs that run nothing of their own pass.
+fn start_up_files_moved(command: &SimpleCommand) -> Option<Finding> {
+    let name = command.name();
+    if matches!(
+        name,
+        "ls" | "cat"
+            | "echo"
+            | "printf"
+            | "env"
+            | "printenv"
+            | "true"
+            | "false"
+            | "pwd"
+            | "id"
+            | "test"
+            | "["
+            | "mkdir"
+            | "touch"
+            | "stat"
+            | "readlink"
+            | "realpath"
+    ) {
+        return None;
+    }
+    let real_home = std::env::var("HOME").unwrap_or_default();
+    let moved = command.env.iter().find_map(|e| {
+        let (var, value) = e.split_once('=')?;
+        let value = value.trim_end_matches('/');
+        (START_UP_HOMES.contains(&var)
+            && !(var == "HOME" && value == real_home.trim_end_matches('/')))
+        .then(|| format!("{var}={value}"))
+    });
+    let userconfig = (matches!(name, "npm" | "pnpm" | "npx"))
+        .then(|| {
+            command
+                .args()
+                .iter()
+                .find(|a| *a == "--userconfig" || a.starts_with("--userconfig="))
+                .cloned()
+        })
+        .flatten();
+    let what = moved.or(userconfig)?;
+    Some(Finding::ask(
+        "guard:runs-later-unseen",
+        format!(
+            "runs `{name}` with `{what}`, where it finds start-up files of its own to run, \
+             which nagger does not read"
+        ),
+        "Run it with the user's own home and settings, or ask the user.",
+    ))
 }
 
 /// Programs that send what they are handed to another machine.

@@ -185,6 +185,27 @@ pub(super) fn runs(
         ("npm", Some("install" | "i" | "ci" | "in" | "ins" | "isnt")) if installs_itself => {
             (INSTALL.to_vec(), Vec::new())
         }
+        // npm's commands that run scripts of the package's lifecycle around their work.
+        ("npm" | "pnpm" | "yarn", Some("pack")) if !words.contains(&"--ignore-scripts") => {
+            (vec!["prepack", "prepare", "postpack"], Vec::new())
+        }
+        ("npm" | "pnpm" | "yarn", Some("publish")) if !words.contains(&"--ignore-scripts") => (
+            vec![
+                "prepublishOnly",
+                "prepack",
+                "prepare",
+                "postpack",
+                "publish",
+                "postpublish",
+            ],
+            Vec::new(),
+        ),
+        ("npm" | "yarn", Some("version")) if !words.contains(&"--ignore-scripts") => {
+            (vec!["preversion", "version", "postversion"], Vec::new())
+        }
+        ("npm" | "pnpm", Some("rebuild" | "rb")) if !words.contains(&"--ignore-scripts") => {
+            (INSTALL.to_vec(), Vec::new())
+        }
         ("npm", _) => return None,
         ("yarn" | "pnpm", None) => (INSTALL.to_vec(), Vec::new()),
         ("yarn" | "pnpm", Some("install" | "i")) if installs_itself => {

@@ -461,7 +461,10 @@ fn python(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) 
                             // A doctest file's examples, and a module's docstrings', run.
                             push_examples(&text, &via, cwd, files, out);
                         }
-                        if module.is_some() || is_python(&file) {
+                        // The runners run the file they are given as Python, whatever
+                        // its name (`-m cProfile notes.txt`); doctest reads other files
+                        // for their examples only.
+                        if module.is_some() || is_python(&file) || !doctest {
                             python_code(text, Some(&file), &runner, via, cwd, files, out);
                         }
                         break;
@@ -470,6 +473,15 @@ fn python(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) 
                 // The rest are the program's own arguments.
                 if !doctest {
                     break;
+                }
+            }
+            return true;
+        }
+        // `-m code < file`: the interactive interpreter runs the lines it reads.
+        Some("code") => {
+            for file in command.reads_from.iter().take(4) {
+                if let Some((text, via)) = read_named(files.read(cwd, file), file, out) {
+                    python_code(text, Some(file), &runner, via, cwd, files, out);
                 }
             }
             return true;
