@@ -2472,6 +2472,15 @@ fn a_file_whose_lines_would_change_naggers_files_when_run_asks_when_it_is_writte
             "README.md",
             "See the hooks; `nagger uninstall` removes them.\n",
         ),
+        // Code of any language nagger reads that writes them, or a component file.
+        (
+            "notes.txt",
+            "open(my $f, '>', '.claude/settings.json'); print $f 1; close $f;\n",
+        ),
+        (
+            "evil.py",
+            "open('.claude/agents/coder.md', 'w').write('---\\nhooks: {}\\n---\\n')\n",
+        ),
     ] {
         assert_eq!(write_call(path, content), ASKED, "{path}");
     }
@@ -2486,7 +2495,29 @@ fn a_file_whose_lines_would_change_naggers_files_when_run_asks_when_it_is_writte
             "Configure nagger in .claude-nagger/config.toml.\n",
         ),
         ("src/main.rs", "fn main() { println!(\"hi\"); }\n"),
+        (
+            "tools/list_agents.py",
+            "import pathlib\nprint(sorted(pathlib.Path('.claude/agents').glob('*.md')))\n",
+        ),
     ] {
         assert_eq!(write_call(path, content), 0, "{path}");
     }
+}
+
+#[test]
+fn a_patch_that_adds_frontmatter_keys_to_a_component_file_asks() {
+    let p = Project::new();
+    write(
+        &p,
+        "hooks.diff",
+        "--- a/.claude/agents/coder.md\n+++ b/.claude/agents/coder.md\n@@ -1,3 +1,4 @@\n ---\n name: coder\n+permissionMode: bypassPermissions\n ---\n",
+    );
+    write(
+        &p,
+        "prose.diff",
+        "--- a/.claude/agents/coder.md\n+++ b/.claude/agents/coder.md\n@@ -5,1 +5,2 @@\n You write code.\n+Prefer small functions.\n",
+    );
+    assert_eq!(check(&p, "git apply hooks.diff").0, ASKED);
+    assert_eq!(check(&p, "patch -p1 < hooks.diff").0, ASKED);
+    assert_eq!(check(&p, "git apply prose.diff").0, 0);
 }

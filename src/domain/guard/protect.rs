@@ -5682,6 +5682,18 @@ fn patched(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding>
                         "applies {label}, which changes `{target}`, {what}"
                     )));
                 }
+                // A component file: judged by the lines the patch adds, part of a file.
+                if super::component::file(&full) {
+                    let added: String = text
+                        .lines()
+                        .filter(|l| l.starts_with('+') && !l.starts_with("+++"))
+                        .map(|l| &l[1..])
+                        .collect::<Vec<_>>()
+                        .join("\n");
+                    if let Some(found) = super::component::text_weakens(&full, &added, false) {
+                        return Some(found);
+                    }
+                }
             }
         }
         for (link, points_at) in patches::links(&text) {

@@ -370,9 +370,42 @@ impl<'a> Guard<'a> {
             let text = &text[..text.floor_char_boundary(Self::MAX_SCRIPT_TEXT)];
             if !(protect::named_bare(text, self.binary)
                 || text.contains("disableAllHooks")
-                || text.contains("nagger"))
+                || text.contains("nagger")
+                || text.contains(".claude"))
             {
                 continue;
+            }
+            // As code of any language nagger reads: a write it spells out into nagger's
+            // files, Claude Code's settings or a component file (whose frontmatter then
+            // comes from code nagger does not see written).
+            let languages = [
+                super::code::Language::Generic,
+                super::code::Language::Perl,
+                super::code::Language::Ruby,
+                super::code::Language::Php,
+                super::code::Language::Lua,
+            ];
+            let effects = languages
+                .into_iter()
+                .flat_map(|l| super::code::effects_in(text, l));
+            let written = effects.into_iter().find_map(|e| match e {
+                super::code::Effect::Writes(Some(p))
+                    if protect::protected(&p, self.binary).is_some()
+                        || super::component::file(&p) =>
+                {
+                    Some(p)
+                }
+                _ => None,
+            });
+            if let Some(target) = written {
+                return Some(Finding::ask(
+                    "guard:self-protect",
+                    format!(
+                        "writes `{path}` with code that, when it runs, writes `{target}`, \
+                         one of nagger's own files, Claude Code's settings or a component file"
+                    ),
+                    "Leave nagger's files to the user, or ask the user to confirm this file.",
+                ));
             }
             // In prose, backticks mark code, not commands run for their output.
             let prose = matches!(
