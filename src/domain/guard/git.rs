@@ -452,6 +452,26 @@ fn push(rest: &[String]) -> Option<Finding> {
             advice,
         ));
     }
+    // `--force-with-lease`, `--force-if-includes`: a force push that checks the remote
+    // first, routine on a branch being worked on; of every branch at once (`--all`,
+    // `--mirror`) it overwrites histories nobody looked at.
+    let leased = options.iter().any(|a| {
+        is_long(a, "force-with-lease")
+            || a.starts_with("--force-with-lease=")
+            || is_long(a, "force-if-includes")
+    });
+    let wholesale = options
+        .iter()
+        .any(|a| is_long(a, "all") || is_long(a, "mirror") || is_long(a, "branches"));
+    if leased && wholesale {
+        return Some(Finding::ask(
+            "guard:git-push-force",
+            "force-pushes every branch of the remote at once, overwriting histories nobody \
+             looked at"
+                .into(),
+            advice,
+        ));
+    }
     let delete = options
         .iter()
         .any(|a| is_long(a, "delete") || short_cluster(a).is_some_and(|flags| flags.contains('d')))

@@ -368,6 +368,49 @@ pub(super) fn outside(command: &SimpleCommand) -> Option<Finding> {
         {
             Some(ask(format!("drops the database (`{}`)", command.display())))
         }
+        // Services stopped by the other service managers, as `systemctl stop` is.
+        "supervisorctl"
+            if ops
+                .first()
+                .is_some_and(|o| matches!(*o, "stop" | "shutdown" | "remove" | "restart")) =>
+        {
+            Some(ask(format!("stops services (`{}`)", command.display())))
+        }
+        "pm2" | "forever"
+            if ops.first().is_some_and(|o| {
+                matches!(*o, "kill" | "stopall" | "delete" | "stop" | "del" | "rm")
+            }) && (matches!(ops.first(), Some(&"kill" | &"stopall"))
+                || ops.contains(&"all")) =>
+        {
+            Some(ask(format!(
+                "stops every process it manages (`{}`)",
+                command.display()
+            )))
+        }
+        "launchctl"
+            if ops.first().is_some_and(|o| {
+                matches!(*o, "bootout" | "unload" | "remove" | "disable" | "kill")
+            }) =>
+        {
+            Some(ask(format!(
+                "stops or removes a service (`{}`)",
+                command.display()
+            )))
+        }
+        "rc-service" | "service" if ops.iter().any(|o| matches!(*o, "stop" | "zap")) => {
+            Some(ask(format!("stops a service (`{}`)", command.display())))
+        }
+        "initctl" | "sv" | "s6-svc" | "runsv"
+            if ops.first().is_some_and(|o| {
+                matches!(*o, "stop" | "down" | "exit" | "kill" | "force-stop")
+            }) =>
+        {
+            Some(ask(format!("stops a service (`{}`)", command.display())))
+        }
+        "tmux" if ops.first().is_some_and(|o| *o == "kill-server") => Some(ask(format!(
+            "ends every tmux session, with what runs in them (`{}`)",
+            command.display()
+        ))),
         "pg_ctl" | "pg_ctlcluster"
             if ops
                 .iter()
@@ -1014,7 +1057,17 @@ fn removes_system_packages(name: &str, args: &[String], ops: &[&str]) -> bool {
 
 /// `docker-compose down -v`: the project's named volumes, its data, deleted.
 fn compose(name: &str, args: &[String], ops: &[&str]) -> Option<Finding> {
-    let first = ops.first().copied().unwrap_or("");
+    // The verb, past the values of `-f FILE`, `-p NAME`, `--env-file F` before it.
+    let first = ops
+        .iter()
+        .copied()
+        .find(|o| {
+            matches!(
+                *o,
+                "down" | "rm" | "up" | "run" | "exec" | "build" | "ps" | "logs"
+            )
+        })
+        .unwrap_or("");
     let volumes = has_flag(args, "v", &["volumes"]);
     (matches!(first, "down" | "rm") && volumes).then(|| {
         ask(format!(
@@ -1111,6 +1164,74 @@ pub(super) fn for_tests(command: &SimpleCommand) -> bool {
         db.ends_with("_test") || db.ends_with("_testing") || db.starts_with("test_")
     });
     by_environment || by_name
+}
+
+/// Checks that keep downloads and logins honest, switched off for every later run: TLS
+/// verification in a tool's stored settings (`git config --global http.sslVerify
+/// false`, `npm config set strict-ssl false`, `pip config set global.trusted-host …`,
+/// `conda config --set ssl_verify false`, `kubectl config set-cluster
+/// --insecure-skip-tls-verify`), host keys (`core.sshCommand` with
+/// `StrictHostKeyChecking=no`), and installs from a registry over plain HTTP or one
+/// trusted without its certificate.
+pub(super) fn verification_off(command: &SimpleCommand) -> Option<Finding> {
+    let args = command.args();
+    let lower: Vec<String> = args.iter().map(|a| a.to_ascii_lowercase()).collect();
+    let has = |w: &str| lower.iter().any(|a| a == w);
+    let falsy = |v: &str| matches!(v, "false" | "0" | "no" | "off");
+    // `KEY VALUE` or `KEY=VALUE` among the words.
+    let set_to = |key: &dyn Fn(&str) -> bool, value: &dyn Fn(&str) -> bool| {
+        lower.iter().enumerate().any(|(k, a)| {
+            if let Some((k2, v)) = a.split_once('=') {
+                key(k2.trim_start_matches('-')) && value(v)
+            } else {
+                key(a.trim_start_matches('-')) && lower.get(k + 1).is_some_and(|v| value(v))
+            }
+        })
+    };
+    let plain_http = lower.iter().any(|a| a.contains("http://"));
+    let off = match command.name() {
+        "git" if has("config") => {
+            set_to(&|k| k.ends_with("sslverify"), &falsy)
+                || set_to(&|k| k == "core.sshcommand", &|v| {
+                    v.contains("stricthostkeychecking=no")
+                })
+        }
+        "npm" | "yarn" | "pnpm" if has("config") => {
+            set_to(&|k| k == "strict-ssl" || k == "strictssl", &falsy)
+                || (set_to(&|k| k == "registry", &|v| v.starts_with("http://")))
+        }
+        "npm" | "yarn" | "pnpm" | "npx" => {
+            set_to(&|k| k == "registry", &|v| v.starts_with("http://"))
+                || set_to(&|k| k == "strict-ssl", &falsy)
+        }
+        "pip" | "pip3" | "uv" | "pipx" => {
+            lower.iter().any(|a| a.contains("trusted-host"))
+                || (plain_http
+                    && set_to(
+                        &|k| {
+                            matches!(
+                                k,
+                                "i" | "index-url" | "extra-index-url" | "global.index-url"
+                            )
+                        },
+                        &|v| v.starts_with("http://"),
+                    ))
+        }
+        "conda" | "mamba" => set_to(&|k| k == "ssl_verify", &falsy),
+        "kubectl" | "oc" => {
+            has("config")
+                && lower.iter().any(|a| {
+                    a == "--insecure-skip-tls-verify" || a == "--insecure-skip-tls-verify=true"
+                })
+        }
+        _ => false,
+    };
+    off.then(|| {
+        ask(format!(
+            "switches off a check that keeps downloads or logins honest (`{}`)",
+            command.display()
+        ))
+    })
 }
 
 /// A systemd target that leaves the machine down or without its services.
@@ -1331,6 +1452,8 @@ const VITAL: &[&str] = &[
     "agetty",
     "login",
     "claude",
+    // Claude Code runs on node: killing every `node` kills the agent's own session.
+    "node",
     "nginx",
     "apache2",
     "httpd",

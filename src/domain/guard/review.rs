@@ -632,6 +632,7 @@ impl<'a> Guard<'a> {
         findings.extend(important::written(command, &fed, cwd));
         findings.extend(outside(command));
         findings.extend(super::outside::fills_disk(command));
+        findings.extend(super::outside::verification_off(command));
         findings.extend(printed_secret(parsed, index));
         findings.extend(sent_environment(parsed, index));
         findings.extend(start_up_files_moved(command));

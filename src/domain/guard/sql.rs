@@ -22,9 +22,12 @@ pub(super) enum Dialect {
 pub(super) fn dialect(name: &str) -> Option<Dialect> {
     match name {
         "psql" | "mysql" | "mariadb" | "sqlite3" | "sqlite" | "clickhouse-client"
-        | "clickhouse" | "cqlsh" | "duckdb" | "sqlcmd" | "usql" | "pgcli" | "mycli" | "litecli" => {
-            Some(Dialect::Sql)
-        }
+        | "clickhouse" | "cqlsh" | "duckdb" | "sqlcmd" | "usql" | "pgcli" | "mycli" | "litecli"
+        // Clients of other engines and warehouses, whose words and input are SQL too.
+        | "mysqlsh" | "trino" | "presto" | "beeline" | "spark-sql" | "impala-shell" | "vsql"
+        | "isql" | "sqlplus" | "db2" | "cockroach" | "snowsql" | "bq" | "athena" | "hive"
+        | "psqlodbc" | "tsql" | "osql" | "gsql" | "ysqlsh" | "edgedb" | "surreal" | "cbq"
+        | "cypher-shell" => Some(Dialect::Sql),
         "redis-cli" | "valkey-cli" | "keydb-cli" => Some(Dialect::Redis),
         "mongo" | "mongosh" => Some(Dialect::Mongo),
         _ => None,
