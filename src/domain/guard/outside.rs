@@ -1234,6 +1234,54 @@ pub(super) fn verification_off(command: &SimpleCommand) -> Option<Finding> {
     })
 }
 
+/// Calls of database and process libraries that destroy what they reach.
+const LIBRARY_DESTROYERS: &[&str] = &[
+    ".flushall",
+    ".flushdb",
+    "flushAll(",
+    "flushDb(",
+    "drop_database(",
+    "dropDatabase(",
+    "drop_collection(",
+    "dropCollection(",
+    "delete_many({})",
+    "deleteMany({})",
+    ".objects.all().delete()",
+    "drop_all(",
+    "dropAll(",
+    "truncate_all(",
+];
+
+/// Interpreter code that destroys data or processes through a library rather than a
+/// command: SQL that drops or empties handed to a driver (`cursor.execute('DROP SCHEMA
+/// …')`, `client.query('DROP DATABASE …')`), a store emptied (`redis.flushall()`,
+/// `client.drop_database('app')`), every process killed (`for p in
+/// psutil.process_iter(): p.kill()`).
+pub(super) fn code_destroys(code: &str) -> Option<Finding> {
+    let code = &code[..code.floor_char_boundary(256 * 1024)];
+    for text in super::code::strings(code).iter().take(256) {
+        if text.len() < 4 || !text.is_ascii() {
+            continue;
+        }
+        if let Some(what) = super::sql::destroys(super::sql::Dialect::Sql, text) {
+            return Some(ask(format!(
+                "runs SQL that {what} through a database library"
+            )));
+        }
+    }
+    if let Some(call) = LIBRARY_DESTROYERS.iter().find(|c| code.contains(*c)) {
+        return Some(ask(format!(
+            "empties or drops a data store through a library (`{}`)",
+            call.trim_end_matches('(')
+        )));
+    }
+    let every_process = code.contains("process_iter") || code.contains("pids()");
+    if every_process && (code.contains(".kill(") || code.contains(".terminate(")) {
+        return Some(ask("kills every process it can list".into()));
+    }
+    None
+}
+
 /// A systemd target that leaves the machine down or without its services.
 fn stops_machine(target: &str) -> bool {
     let unit = target.strip_suffix(".target").unwrap_or(target);

@@ -693,6 +693,10 @@ impl<'a> Guard<'a> {
             if let Some(found) = code.find_map(|c| self.secrets.in_code(c)) {
                 findings.push(found);
             }
+            let mut code = inline.iter().chain(command.stdin_texts.iter());
+            if let Some(found) = code.find_map(|c| super::outside::code_destroys(c)) {
+                findings.push(found);
+            }
         }
         findings.extend(protect::written_by(command, &fed, cwd, scope));
         // A command whose every expansion the line spells out (`for a in x y; do printf …

@@ -277,9 +277,22 @@ pub(super) fn destroying(command: &SimpleCommand, known: bool) -> Option<Finding
         .into_iter()
         .find(|w| {
             // A path (`bin/tool.rb`) is no subcommand.
+            // `db:drop`, `purge_queue`, `bucket-delete`, `deleteall`: a part of the word.
             !w.contains(['/', '.'])
-                && w.split(':')
+                && (w
+                    .split([':', '_', '-'])
                     .any(|part| DESTROYING_VERBS.contains(&part.to_ascii_lowercase().as_str()))
+                    || {
+                        let lower = w.to_ascii_lowercase();
+                        [
+                            "deleteall",
+                            "dropall",
+                            "purgeall",
+                            "removeall",
+                            "destroyall",
+                        ]
+                        .contains(&lower.as_str())
+                    })
         })
         .or_else(|| {
             args.iter()
