@@ -1234,6 +1234,149 @@ pub(super) fn verification_off(command: &SimpleCommand) -> Option<Finding> {
     })
 }
 
+/// Changes that open the machine, a cluster or an account to others, or take away what
+/// keeps it trusted: a shell served to the network (`nc -l -e /bin/sh`, `socat
+/// TCP-LISTEN:… EXEC:bash`, `ngrok` of files), a key's passphrase stripped, admin rights
+/// granted (`AdministratorAccess`, `cluster-admin`, a second root user, `sudo` group),
+/// packages installed without their signature or from a repository added on the spot,
+/// downgrades and package swaps, whole clusters uninstalled or drained, a deployment
+/// scaled to nothing by a patch, commands fanned out to many hosts.
+pub(super) fn opens_or_grants(command: &SimpleCommand) -> Option<Finding> {
+    let name = command.name();
+    let args = command.args();
+    let lower: Vec<String> = args.iter().map(|a| a.to_ascii_lowercase()).collect();
+    let has = |w: &str| lower.iter().any(|a| a == w);
+    let any = |f: &dyn Fn(&str) -> bool| lower.iter().any(|a| f(a));
+    // `socat TCP-LISTEN:… EXEC:bash` is read as the program it runs; the listener is in
+    // the words before.
+    let served = command.prefixed.as_deref().is_some_and(|words| {
+        let lower: Vec<String> = words.iter().map(|w| w.to_ascii_lowercase()).collect();
+        lower.iter().any(|w| super::shell::basename(w) == "socat")
+            && lower.iter().any(|a| {
+                a.starts_with("tcp-listen")
+                    || a.starts_with("tcp4-listen")
+                    || a.starts_with("udp-listen")
+            })
+    });
+    if served {
+        return Some(ask(format!(
+            "serves a program to anyone who connects (`{}`)",
+            command.display()
+        )));
+    }
+    let what: Option<&str> = match name {
+        "nc" | "ncat" | "netcat" | "nc.traditional" | "nc.openbsd"
+            if any(&|a| a.starts_with('-') && !a.starts_with("--") && a.contains('l'))
+                && any(&|a| {
+                    a == "-e"
+                        || a == "-c"
+                        || a == "--exec"
+                        || a == "--sh-exec"
+                        || (a.starts_with('-') && !a.starts_with("--") && a.ends_with('e'))
+                }) =>
+        {
+            Some("serves a shell to anyone who connects")
+        }
+        "socat"
+            if any(&|a| {
+                a.starts_with("tcp-listen")
+                    || a.starts_with("tcp4-listen")
+                    || a.starts_with("udp-listen")
+            }) && any(&|a| a.starts_with("exec:") || a.starts_with("system:")) =>
+        {
+            Some("serves a program to anyone who connects")
+        }
+        "ngrok" | "cloudflared" | "localtunnel" | "lt"
+            if any(&|a| {
+                a.starts_with("file://") || a.contains("$home") || a == "~" || a == "/"
+            }) =>
+        {
+            Some("publishes the machine's files on the internet")
+        }
+        "ssh-keygen"
+            if has("-p")
+                && lower
+                    .windows(2)
+                    .any(|w| w[0] == "-n" && matches!(w[1].as_str(), "" | "''" | "\"\"")) =>
+        {
+            Some("strips a key's passphrase")
+        }
+        "aws" if any(&|a| a.contains("administratoraccess") || a.contains("iamfullaccess")) => {
+            Some("grants full administrator rights")
+        }
+        "kubectl" | "oc"
+            if (has("clusterrolebinding") || has("rolebinding"))
+                && any(&|a| a.contains("cluster-admin")) =>
+        {
+            Some("grants cluster-admin rights")
+        }
+        "kubectl" | "oc"
+            if has("patch")
+                && any(&|a| a.contains("\"replicas\":0") || a.contains("\"replicas\": 0")) =>
+        {
+            Some("scales a deployment to nothing")
+        }
+        "useradd" | "adduser" | "usermod"
+            if any(&|a| a == "-o") && lower.windows(2).any(|w| w[0] == "-u" && w[1] == "0") =>
+        {
+            Some("makes a second root user")
+        }
+        "usermod" | "gpasswd" | "adduser"
+            if any(&|a| {
+                a.split(',')
+                    .any(|g| matches!(g, "sudo" | "wheel" | "admin" | "root" | "docker"))
+            }) && any(&|a| {
+                a == "-ag"
+                    || a == "-g"
+                    || a == "-a"
+                    || a == "sudo"
+                    || a == "wheel"
+                    || a.contains("sudo,")
+            }) =>
+        {
+            Some("gives a user administrator rights")
+        }
+        "rpm" | "dnf" | "yum" | "zypper"
+            if any(&|a| a == "--nosignature" || a == "--nogpgcheck" || a == "--no-gpg-checks") =>
+        {
+            Some("installs packages without checking their signature")
+        }
+        "dnf" | "yum" if (has("history") && has("undo")) || has("swap") => {
+            Some("undoes or swaps installed packages")
+        }
+        "apt" | "apt-get" | "aptitude"
+            if any(&|a| {
+                a == "--allow-downgrades"
+                    || a == "--allow-unauthenticated"
+                    || a == "--allow-remove-essential"
+            }) =>
+        {
+            Some("installs packages past the checks that keep the system whole")
+        }
+        "add-apt-repository" | "apt-add-repository" if !has("--remove") && !has("-r") => {
+            Some("adds a package repository every later install trusts")
+        }
+        "gem" if has("uninstall") && any(&|a| a == "-a" || a == "--all") => {
+            Some("removes every installed gem")
+        }
+        "flux" | "linkerd" | "istioctl" if has("uninstall") => {
+            Some("uninstalls a cluster's system")
+        }
+        "nomad" if has("drain") && has("node") => Some("drains a cluster node"),
+        "firebase"
+            if any(&|a| a.starts_with("hosting:disable") || a.starts_with("projects:delete")) =>
+        {
+            Some("takes a site down")
+        }
+        _ if name.ends_with("-uninstall.sh") || name.ends_with("-killall.sh") => {
+            Some("uninstalls a cluster from the machine")
+        }
+        "pdsh" | "pssh" | "parallel-ssh" | "clush" => Some("runs a command on many hosts at once"),
+        _ => None,
+    };
+    what.map(|w| ask(format!("{w} (`{}`)", command.display())))
+}
+
 /// Calls of database and process libraries that destroy what they reach.
 const LIBRARY_DESTROYERS: &[&str] = &[
     ".flushall",

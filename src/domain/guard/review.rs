@@ -633,6 +633,7 @@ impl<'a> Guard<'a> {
         findings.extend(outside(command));
         findings.extend(super::outside::fills_disk(command));
         findings.extend(super::outside::verification_off(command));
+        findings.extend(super::outside::opens_or_grants(command));
         findings.extend(printed_secret(parsed, index));
         findings.extend(sent_environment(parsed, index));
         findings.extend(start_up_files_moved(command));

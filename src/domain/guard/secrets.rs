@@ -865,7 +865,8 @@ impl<'a> Secrets<'a> {
                     || (has("secrets") && has("access"))
             }
             "az" => {
-                (has("keyvault") && has("secret") && has("show"))
+                (has("ad") && has("credential") && has("reset"))
+                    || (has("keyvault") && has("secret") && has("show"))
                     || (has("account") && has("get-access-token"))
             }
             "secret-tool" => has("lookup"),
@@ -878,20 +879,58 @@ impl<'a> Secrets<'a> {
             "getent" => args
                 .iter()
                 .any(|a| matches!(a.as_str(), "shadow" | "gshadow")),
-            // `docker exec api env`, `docker inspect -f '{{.Config.Env}}' api`.
+            // `docker exec api env`, `docker inspect -f '{{.Config.Env}}' api`, a
+            // container's secrets (`docker exec db cat /run/secrets/x`).
             "docker" | "podman" | "nerdctl" => {
                 (has("exec")
-                    && args
+                    && (args
                         .iter()
                         .rev()
                         .take(2)
-                        .any(|a| matches!(a.as_str(), "env" | "printenv")))
+                        .any(|a| matches!(a.as_str(), "env" | "printenv"))
+                        || args.iter().any(|a| a.starts_with("/run/secrets"))))
                     || (has("inspect") && args.iter().any(|a| a.contains(".Env")))
             }
             "keyctl" => has("print") || has("pipe") || has("read"),
-            "heroku" => args.first().is_some_and(|a| a == "config") && !has("--help"),
+            "heroku" => {
+                args.first().is_some_and(|a| {
+                    a == "config" || a.starts_with("config:get") || a == "auth:token"
+                }) && !has("--help")
+            }
+            // Tokens kept in a package manager's or a tool's settings, printed.
+            // `composer config [--global] github-oauth.github.com`: the key alone prints it.
+            "composer" if has("config") => {
+                !has("--unset")
+                    && lower.last().is_some_and(|a| {
+                        a.contains("oauth") || a.contains("http-basic") || a.contains("bearer")
+                    })
+            }
+            "npm" | "pnpm" | "yarn" | "composer" => {
+                (has("config") || has("c"))
+                    && (has("get") || has("list") || has("ls") || args.len() == 2)
+                    && lower.iter().any(|a| {
+                        a.contains("authtoken") || a.contains("_auth") || a.contains("oauth")
+                    })
+            }
+            "git" if has("config") => lower.iter().any(|a| a.ends_with(".extraheader")),
+            "netlify" | "vercel" => {
+                lower
+                    .iter()
+                    .any(|a| a.starts_with("env:list") || a.starts_with("env:get"))
+                    || (has("env") && (has("ls") || has("pull")) && has("--plain"))
+            }
+            // Another machine's or container's environment printed.
+            "fly" | "flyctl" if has("ssh") => lower
+                .iter()
+                .any(|a| a.contains("printenv") || a == "env" || a.ends_with(" env")),
+            "kubectl" | "oc" if has("exec") => args
+                .iter()
+                .rev()
+                .take(2)
+                .any(|a| matches!(a.as_str(), "env" | "printenv")),
             "doppler" => has("secrets") && (has("download") || has("get")),
             "git" => has("credential") && (has("fill") || has("get")),
+            "security" if has("dump-keychain") => true,
             "security" => {
                 args.iter()
                     .any(|a| a.starts_with("find-") && a.ends_with("password"))
