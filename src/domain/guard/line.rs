@@ -1633,6 +1633,35 @@ pub(super) fn forks_without_end(
             "Do not run it.",
         ));
     }
+    // `for i in $(seq 256); do yes > /dev/null & done`: busy processes that never end,
+    // started in the background one after another, take every core.
+    let busy = command.name() == "yes"
+        || (matches!(
+            command.name(),
+            "cat" | "dd" | "md5sum" | "sha256sum" | "gzip"
+        ) && command
+            .args()
+            .iter()
+            .chain(command.reads_from.iter())
+            .any(|a| {
+                matches!(
+                    a.as_str(),
+                    "/dev/zero" | "/dev/urandom" | "if=/dev/zero" | "if=/dev/urandom"
+                )
+            }));
+    if busy
+        && parsed.background.iter().any(|job| job.contains(&index))
+        && parsed.loops.iter().any(|l| l.contains(&index))
+    {
+        return Some(Finding::ask(
+            "guard:fork-bomb",
+            format!(
+                "starts `{}`, which never ends, in the background in a loop: every core is taken",
+                command.argv.join(" ")
+            ),
+            "Bound it, or ask the user.",
+        ));
+    }
     // `$0 &` in a loop: the script (or shell) starting itself again and again.
     let itself = |w: &str| matches!(w, "$0" | "${0}" | "\"$0\"" | "$BASH_SOURCE");
     let restarts_itself = command.argv.first().is_some_and(|w| itself(w))
@@ -1660,11 +1689,16 @@ pub(super) fn forks_without_end(
                     "break" | "exit" | "return" | "sleep" | "read" | "wait" | "inotifywait"
                 )
             });
+            // A file written, or files and folders made one after another.
             !leaves
                 && body.iter().any(|c| {
-                    c.writes_to
-                        .iter()
-                        .any(|w| !w.starts_with("/dev/") && !w.starts_with('&'))
+                    c.writes_to.iter().any(|w| {
+                        (!w.starts_with("/dev/") || w.starts_with("/dev/shm/"))
+                            && !w.starts_with('&')
+                    }) || matches!(
+                        c.name(),
+                        "mkdir" | "touch" | "fallocate" | "truncate" | "mktemp"
+                    )
                 })
         }
     });

@@ -1704,10 +1704,11 @@ pub(super) fn fills_disk(command: &SimpleCommand) -> Option<Finding> {
     let name = command.name();
     let args = command.args();
     let ops = operands(args);
+    // `/dev/shm` is a folder of files kept in memory.
     let into_file = command
         .writes_to
         .iter()
-        .any(|w| !w.starts_with("/dev/") && !w.starts_with('&'));
+        .any(|w| (!w.starts_with("/dev/") || w.starts_with("/dev/shm/")) && !w.starts_with('&'));
     let endless_in = ops.iter().any(|o| ENDLESS.contains(o))
         || command
             .reads_from

@@ -58,6 +58,24 @@ fn effects_at(code: &str, lang: Language, depth: usize) -> Vec<Effect> {
             out.extend(commands::awk_pipes(code));
             out
         }
+        Language::Python => {
+            // IPython's shell escapes: `!cmd`, `!!cmd`, `%sx cmd`, `%system cmd` run a
+            // command line (a syntax error in plain Python, so never code there).
+            let mut out: Vec<Effect> = code
+                .lines()
+                .filter_map(|l| {
+                    let l = l.trim_start();
+                    l.strip_prefix("!!")
+                        .or_else(|| l.strip_prefix('!'))
+                        .or_else(|| l.strip_prefix("%sx "))
+                        .or_else(|| l.strip_prefix("%system "))
+                        .map(|c| Effect::Shell(c.trim().to_owned()))
+                })
+                .take(MAX_EFFECTS)
+                .collect();
+            out.extend(analyze::analyse(code, lang, depth, effects_at));
+            out
+        }
         _ => analyze::analyse(code, lang, depth, effects_at),
     };
     out.truncate(MAX_EFFECTS);

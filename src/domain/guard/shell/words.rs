@@ -135,7 +135,23 @@ pub fn basename(word: &str) -> &str {
 pub fn is_shell(name: &str) -> bool {
     matches!(
         name,
-        "sh" | "bash" | "zsh" | "dash" | "ksh" | "mksh" | "ash" | "yash" | "fish" | "csh" | "tcsh"
+        "sh" | "bash"
+            | "zsh"
+            | "dash"
+            | "ksh"
+            | "mksh"
+            | "ash"
+            | "yash"
+            | "fish"
+            | "csh"
+            | "tcsh"
+            | "xonsh"
+            | "nu"
+            | "elvish"
+            | "osh"
+            | "ysh"
+            | "oksh"
+            | "posh"
     )
 }
 
