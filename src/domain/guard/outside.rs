@@ -1057,6 +1057,16 @@ fn removes_system_packages(name: &str, args: &[String], ops: &[&str]) -> bool {
 
 /// `docker-compose down -v`: the project's named volumes, its data, deleted.
 fn compose(name: &str, args: &[String], ops: &[&str]) -> Option<Finding> {
+    // A compose file of the test suite (`-f docker-compose.test.yml`): its volumes are
+    // made again by the suite.
+    let files = super::shell::option_values(args, &["-f"], &["--file"]);
+    if !files.is_empty()
+        && files.iter().all(|f| {
+            f.to_ascii_lowercase().contains("test") && !f.to_ascii_lowercase().contains("prod")
+        })
+    {
+        return None;
+    }
     // The verb, past the values of `-f FILE`, `-p NAME`, `--env-file F` before it.
     let first = ops
         .iter()
@@ -1772,8 +1782,11 @@ fn reloads(args: &[String]) -> bool {
             return args.get(k + 1).map(String::as_str);
         }
         a.strip_prefix("--signal=").or_else(|| {
-            a.strip_prefix('-')
-                .filter(|r| r.len() > 1 && r.bytes().all(|b| b.is_ascii_alphanumeric()))
+            // `-HUP`, `-10`, and `-0` (a one-letter option is no signal, a digit is).
+            a.strip_prefix('-').filter(|r| {
+                (r.len() > 1 && r.bytes().all(|b| b.is_ascii_alphanumeric()))
+                    || (r.len() == 1 && r.bytes().all(|b| b.is_ascii_digit()))
+            })
         })
     });
     signal.is_some_and(|s| {

@@ -280,8 +280,14 @@ pub(super) fn destroying(command: &SimpleCommand, known: bool) -> Option<Finding
             // `db:drop`, `purge_queue`, `bucket-delete`, `deleteall`: a part of the word.
             !w.contains(['/', '.'])
                 && (w
-                    .split([':', '_', '-'])
+                    .split(':')
                     .any(|part| DESTROYING_VERBS.contains(&part.to_ascii_lowercase().as_str()))
+                    // Inside a longer word only the verbs that say it whole
+                    // (`purge_queue`, `bucket-delete`), not `del` of `watch-del-all`.
+                    || w.split([':', '_', '-']).any(|part| {
+                        part.len() >= 4
+                            && DESTROYING_VERBS.contains(&part.to_ascii_lowercase().as_str())
+                    })
                     || {
                         let lower = w.to_ascii_lowercase();
                         [
