@@ -1274,7 +1274,9 @@ pub(super) fn opens_or_grants(command: &SimpleCommand) -> Option<Finding> {
             command.display()
         )));
     }
-    let what: Option<&str> = match name {
+    // PowerShell's commands are spelled in any case (`Format-Volume`).
+    let lname = name.to_ascii_lowercase();
+    let what: Option<&str> = match lname.as_str() {
         "nc" | "ncat" | "netcat" | "nc.traditional" | "nc.openbsd"
             if any(&|a| a.starts_with('-') && !a.starts_with("--") && a.contains('l'))
                 && any(&|a| {
@@ -1382,6 +1384,68 @@ pub(super) fn opens_or_grants(command: &SimpleCommand) -> Option<Finding> {
             Some("uninstalls a cluster from the machine")
         }
         "pdsh" | "pssh" | "parallel-ssh" | "clush" => Some("runs a command on many hosts at once"),
+        // Protections of the machine switched off.
+        "auditctl" if has("-d") || lower.windows(2).any(|w| w[0] == "-e" && w[1] == "0") => {
+            Some("switches the audit log off")
+        }
+        "setcap"
+            if any(&|a| {
+                a.contains("cap_setuid")
+                    || a.contains("cap_sys_admin")
+                    || a.contains("cap_dac_override")
+            }) =>
+        {
+            Some("gives a program root's powers")
+        }
+        "spctl" if any(&|a| a == "--master-disable" || a == "--global-disable") => {
+            Some("switches Gatekeeper off")
+        }
+        "csrutil" if has("disable") => Some("switches System Integrity Protection off"),
+        // The machine's network identity and reach.
+        "iptables" | "ip6tables" | "nft"
+            if any(&|a| {
+                matches!(
+                    a,
+                    "-a" | "-i" | "-p" | "--append" | "--insert" | "--policy" | "add" | "insert"
+                )
+            }) && any(&|a| matches!(a, "drop" | "reject")) =>
+        {
+            Some("drops network traffic")
+        }
+        "hostnamectl" if has("set-hostname") || has("hostname") => Some("renames the machine"),
+        "resolvectl"
+            if any(&|a| matches!(a, "dns" | "domain" | "revert" | "flush-caches"))
+                && args.len() > 1 =>
+        {
+            Some("changes where the machine resolves names")
+        }
+        "ip" if has("link") && has("set") && (has("mtu") || has("down")) => {
+            Some("changes a network link of the machine")
+        }
+        // The trash emptied: what the user deleted is gone for good.
+        "trash-empty" => Some("empties the trash for good"),
+        "gio" if has("trash") && has("--empty") => Some("empties the trash for good"),
+        // Disks of Windows machines.
+        "format" | "format.com" if any(&|a| a.len() == 2 && a.ends_with(':')) => {
+            Some("formats a disk")
+        }
+        "diskpart" => Some("partitions or erases disks"),
+        "format-volume" | "clear-disk" | "initialize-disk" => Some("formats or erases a disk"),
+        // Packages of Windows machines removed.
+        "choco" | "winget" | "scoop" if any(&|a| matches!(a, "uninstall" | "remove" | "rm")) => {
+            Some("removes installed programs")
+        }
+        "uninstall-package" => Some("removes installed programs"),
+        // A repository opened to everyone or to someone else.
+        "gh" if has("repo") && has("edit") && any(&|a| a.contains("public")) => {
+            Some("makes a repository public")
+        }
+        "gh" if has("api")
+            && any(&|a| a.contains("/collaborators/"))
+            && any(&|a| a == "put" || a == "-xput" || a == "--method=put") =>
+        {
+            Some("adds a collaborator to a repository")
+        }
         _ => None,
     };
     what.map(|w| ask(format!("{w} (`{}`)", command.display())))

@@ -1620,8 +1620,33 @@ fn sent_environment(parsed: &Parsed, index: usize) -> Option<Finding> {
             .iter()
             .any(|(_, range)| parsed.commands[range.clone()].iter().any(dumps_environment))
     };
+    // Code that sends what it holds itself: `urlopen(url, data=repr(dict(os.environ)))`,
+    // `fetch(url, {body: JSON.stringify(process.env)})`.
+    let code_sends = super::shell::is_interpreter(command.name())
+        && dumps_environment(command)
+        && super::shell::inline_program(&command.argv).is_some_and(|code| {
+            [
+                "urlopen",
+                "requests.",
+                "httpx.",
+                "fetch(",
+                "http.request",
+                "https.request",
+                "axios",
+                "Net::HTTP",
+                "curl_exec",
+                "socket",
+                "XMLHttpRequest",
+                "http.post",
+                "sendall",
+                "smtplib",
+            ]
+            .iter()
+            .any(|n| code.contains(n))
+        });
     let sent = (sends && (fed() || substituted()))
-        || (network_redirect && (dumps_environment(command) || fed()));
+        || (network_redirect && (dumps_environment(command) || fed()))
+        || code_sends;
     sent.then(|| {
         Finding::deny(
             "guard:secret",

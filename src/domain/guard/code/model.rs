@@ -50,7 +50,7 @@ impl Language {
         match family {
             "python" | "pypy" | "ipython" | "manage.py" | "django-admin" => Language::Python,
             "node" | "nodejs" | "bun" | "deno" | "ts-node" | "tsx" => Language::Js,
-            "ruby" | "jruby" | "irb" | "pry" | "rails" => Language::Ruby,
+            "ruby" | "jruby" | "irb" | "pry" | "rails" | "crystal" => Language::Ruby,
             "perl" => Language::Perl,
             "php" => Language::Php,
             "lua" | "luajit" => Language::Lua,

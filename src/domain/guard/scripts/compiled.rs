@@ -597,7 +597,10 @@ pub(super) fn effects(text: &str) -> Vec<String> {
                 }
                 None => continue,
             }
-        } else if after.starts_with(['"', '`']) && does == Does::ShellLine && name != "run" {
+        } else if after.starts_with(['"', '`'])
+            && matches!(does, Does::ShellLine | Does::DeleteTree | Does::DeleteEntry)
+            && name != "run"
+        {
             match literal(text, at, None) {
                 Some((s, end)) => {
                     i = end;

@@ -361,6 +361,8 @@ fn framework_code<'a>(name: &str, argv: &'a [String]) -> Option<Vec<&'a str>> {
             Some(values(3, &["-c", "--command"]))
         }
         "php" if at(1) == "artisan" && at(2) == "tinker" => Some(values(3, &["--execute"])),
+        // `crystal eval 'CODE'`: Crystal, read as the Ruby it mostly is.
+        "crystal" if at(1) == "eval" => Some(argv.get(2).map(String::as_str).into_iter().collect()),
         _ => None,
     }
 }

@@ -1012,6 +1012,12 @@ fn option_scripts(argv: &[String]) -> Vec<(String, String)> {
             }
         }
         "cargo" => {
+            // `cargo watch -s 'cmd'`: a command line run on every change.
+            if args.first().is_some_and(|a| a == "watch") {
+                for v in values(&["-s"], &["--shell"]) {
+                    push("watch -s", Some(v));
+                }
+            }
             for v in values(&[], &["--config"]) {
                 let Some((key, value)) = v.split_once('=') else {
                     continue;
