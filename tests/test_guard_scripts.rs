@@ -2441,6 +2441,7 @@ fn climbing_out_of_a_folder_the_environment_names_is_judged_where_it_lands() {
         "rm -rf $TMPDIR/..",
         "rm -rf ${TMPDIR}/x/../..",
         "cp /bin/true \"$(mktemp -d)\"/../../.claude/settings.json",
+        "cp /bin/true `mktemp -d`/../../.claude/settings.json",
         &format!("cp /bin/true \"$CLAUDE_PROJECT_DIR/../{name}/.claude/settings.json\""),
     ] {
         assert_eq!(with_env(line), REFUSED, "{line}");

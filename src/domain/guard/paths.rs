@@ -61,8 +61,12 @@ pub fn normalize(path: &str) -> String {
         }
     }
     // `"$(mktemp -d)"/../..`: a new folder in the temporary folder, climbed out of.
-    if let Some(after) = path.strip_prefix("$(mktemp")
-        && let Some(end) = after.find(')')
+    let (after, close) = match path.strip_prefix("$(mktemp") {
+        Some(after) => (Some(after), ')'),
+        None => (path.strip_prefix("`mktemp"), '`'),
+    };
+    if let Some(after) = after
+        && let Some(end) = after.find(close)
         && !after[..end].contains(['/', '$', '`', '('])
         && after[end + 1..].starts_with("/..")
     {

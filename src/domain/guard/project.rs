@@ -643,7 +643,7 @@ fn absolute(target: &str, here: &str, root: &str) -> Option<String> {
     }
     // `$TMPDIR/../x`: climbing out of a folder of the environment, read through it.
     let filled;
-    let target = if target.starts_with('$') {
+    let target = if target.starts_with(['$', '`']) {
         filled = normalize(target);
         filled.as_str()
     } else {

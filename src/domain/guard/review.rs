@@ -388,12 +388,22 @@ impl<'a> Guard<'a> {
             let effects = languages
                 .into_iter()
                 .flat_map(|l| super::code::effects_in(text, l));
+            // A relative name is where the code runs from: the file's folder, taken as
+            // the command's.
+            let folder = Path::new(path)
+                .parent()
+                .map_or_else(|| root.to_path_buf(), Path::to_path_buf);
             let written = effects.into_iter().find_map(|e| match e {
-                super::code::Effect::Writes(Some(p))
-                    if protect::protected(&p, self.binary).is_some()
-                        || super::component::file(&p) =>
-                {
-                    Some(p)
+                super::code::Effect::Writes(Some(p)) => {
+                    let full = if p.starts_with('/') || p.starts_with('~') {
+                        p.clone()
+                    } else {
+                        super::paths::normalize(&folder.join(&p).to_string_lossy())
+                    };
+                    (protect::protected(&p, self.binary).is_some()
+                        || protect::protected(&full, self.binary).is_some()
+                        || super::component::file(&p))
+                    .then_some(p)
                 }
                 _ => None,
             });
@@ -1498,6 +1508,14 @@ const START_UP_HOMES: &[&str] = &["HOME", "PYTHONUSERBASE", "ZDOTDIR", "npm_conf
 /// nagger does not read them. Programs that run nothing of their own pass.
 fn start_up_files_moved(command: &SimpleCommand) -> Option<Finding> {
     let name = command.name();
+    let only_asks_version = !command.args().is_empty()
+        && command
+            .args()
+            .iter()
+            .all(|a| matches!(a.as_str(), "--version" | "-V" | "--help" | "-h" | "version"));
+    if only_asks_version {
+        return None;
+    }
     if matches!(
         name,
         "ls" | "cat"

@@ -889,7 +889,24 @@ fn option_scripts(argv: &[String]) -> Vec<(String, String)> {
                 ("--rsh-command", &[][..], &["--rsh-command"][..]),
             ] {
                 for v in values(short, long) {
-                    push(how, Some(v));
+                    // `--to-command=sh`: each member's text is handed to the shell or
+                    // interpreter to run, text the archive holds and nagger does not read.
+                    let words: Vec<&str> = v.split_whitespace().collect();
+                    let reads_code = how == "--to-command"
+                        && words.len() == 1
+                        && super::words::interpreter(basename(words[0])).is_some();
+                    if reads_code {
+                        let flag = if super::words::is_shell(basename(words[0]))
+                            || basename(words[0]).starts_with("python")
+                        {
+                            "-c"
+                        } else {
+                            "-e"
+                        };
+                        push(how, Some(format!("{v} {flag} \"$(archive-member-text)\"")));
+                    } else {
+                        push(how, Some(v));
+                    }
                 }
             }
         }
