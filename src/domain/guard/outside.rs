@@ -376,17 +376,6 @@ pub(super) fn outside(command: &SimpleCommand) -> Option<Finding> {
         {
             Some(ask(format!("stops services (`{}`)", command.display())))
         }
-        "pm2" | "forever"
-            if ops.first().is_some_and(|o| {
-                matches!(*o, "kill" | "stopall" | "delete" | "stop" | "del" | "rm")
-            }) && (matches!(ops.first(), Some(&"kill" | &"stopall"))
-                || ops.contains(&"all")) =>
-        {
-            Some(ask(format!(
-                "stops every process it manages (`{}`)",
-                command.display()
-            )))
-        }
         "launchctl"
             if ops.first().is_some_and(|o| {
                 matches!(*o, "bootout" | "unload" | "remove" | "disable" | "kill")
@@ -1476,7 +1465,26 @@ const LIBRARY_DESTROYERS: &[&str] = &[
 /// psutil.process_iter(): p.kill()`).
 pub(super) fn code_destroys(code: &str) -> Option<Finding> {
     let code = &code[..code.floor_char_boundary(256 * 1024)];
-    for text in super::code::strings(code).iter().take(256) {
+    // SQL handed to a driver, not printed: a call that runs it is there.
+    let runs_sql = [
+        ".execute",
+        ".query",
+        "->exec",
+        ".exec(",
+        "executescript",
+        ".raw(",
+        "cursor",
+        ".run(",
+        "connect(",
+        "->query",
+    ]
+    .iter()
+    .any(|c| code.contains(c));
+    for text in super::code::strings(code)
+        .iter()
+        .take(256)
+        .filter(|_| runs_sql)
+    {
         if text.len() < 4 || !text.is_ascii() {
             continue;
         }
@@ -1717,8 +1725,6 @@ const VITAL: &[&str] = &[
     "agetty",
     "login",
     "claude",
-    // Claude Code runs on node: killing every `node` kills the agent's own session.
-    "node",
     "nginx",
     "apache2",
     "httpd",
