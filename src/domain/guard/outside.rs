@@ -1425,6 +1425,12 @@ pub(super) fn opens_or_grants(command: &SimpleCommand) -> Option<Finding> {
             Some("removes installed programs")
         }
         "uninstall-package" => Some("removes installed programs"),
+        "taskkill" | "taskkill.exe" if any(&|a| a == "/f") => Some("kills processes by force"),
+        "curl" | "http" | "https" | "xh" | "wget"
+            if any(&|a| a.contains("/_delete_by_query") || a.contains("/_flush_all")) =>
+        {
+            Some("deletes every document a query matches")
+        }
         // A repository opened to everyone or to someone else.
         "gh" if has("repo") && has("edit") && any(&|a| a.contains("public")) => {
             Some("makes a repository public")

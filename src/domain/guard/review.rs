@@ -647,6 +647,7 @@ impl<'a> Guard<'a> {
         findings.extend(printed_secret(parsed, index));
         findings.extend(sent_environment(parsed, index));
         findings.extend(start_up_files_moved(command));
+        findings.extend(store_emptied_over_a_socket(parsed, index));
         if command.name() == "git" {
             let is_dir = |p: &str| {
                 protect::resolve(cwd, p)
@@ -1497,6 +1498,47 @@ fn asks_for_help(command: &SimpleCommand) -> bool {
             "sudo" | "env" | "xargs" | "nohup" | "timeout" | "exec" | "eval"
         )
         && command.writes_to.is_empty()
+}
+
+/// Commands of data stores, typed into a raw connection, that empty them.
+const STORE_WIPES: &[&str] = &[
+    "flush_all",
+    "flushall",
+    "flushdb",
+    "drop database",
+    "dropdatabase",
+];
+
+/// A data store emptied through a raw connection: `echo flush_all | nc host 11211`,
+/// `printf 'FLUSHALL\r\n' | nc redis 6379`.
+fn store_emptied_over_a_socket(parsed: &Parsed, index: usize) -> Option<Finding> {
+    let command = &parsed.commands[index];
+    if !matches!(
+        command.name(),
+        "nc" | "ncat" | "netcat" | "socat" | "telnet" | "openssl"
+    ) {
+        return None;
+    }
+    let typed = programs::feeders(parsed, index)
+        .into_iter()
+        .map(|j| &parsed.commands[j])
+        .filter(|f| matches!(f.name(), "echo" | "printf"))
+        .map(programs::printed_text)
+        .chain(command.stdin_texts.iter().cloned())
+        .any(|t| {
+            let t = t.to_ascii_lowercase();
+            STORE_WIPES.iter().any(|w| t.contains(w))
+        });
+    typed.then(|| {
+        Finding::ask(
+            "guard:outside",
+            format!(
+                "empties a data store through a raw connection (`{}`)",
+                command.display()
+            ),
+            "Ask the user to do it, or to confirm.",
+        )
+    })
 }
 
 /// Variables that move where programs find the start-up files they run (`.bashrc`,

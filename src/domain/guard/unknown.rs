@@ -262,9 +262,42 @@ pub(super) fn destroying(command: &SimpleCommand, known: bool) -> Option<Finding
             .iter()
             .any(|w| w.contains("migrat") || matches!(*w, "db" | "database")));
     // All the way down (`downgrade base`, `revert --all`) empties the schema.
-    let to_nothing = args
-        .iter()
-        .any(|a| matches!(a.as_str(), "base" | "zero" | "all" | "--all" | "-a" | "0"));
+    let to_nothing = args.iter().any(|a| {
+        matches!(
+            a.as_str(),
+            "base" | "zero" | "all" | "--all" | "-all" | "-a" | "0"
+        )
+    });
+    // Every migration taken back (`migrate down -all`, `ecto.rollback --all`, `alembic
+    // downgrade base`, `goose reset`): the schema emptied, whatever the tool.
+    let takes_all_back = to_nothing
+        && leading.iter().any(|w| {
+            w.split([':', '.', '-', '_']).any(|p| {
+                matches!(
+                    p.to_ascii_lowercase().as_str(),
+                    "downgrade" | "revert" | "rollback" | "undo" | "down" | "redo" | "migrate"
+                )
+            })
+        });
+    // A migration tool's verb may follow its connection words (`goose DIR postgres DSN
+    // reset`, `migrate -path m -database URL down -all`).
+    let all_operands: Vec<&str> = operands(args).into_iter().take(16).collect();
+    let tool_resets = MIGRATION_TOOLS.contains(&command.name())
+        && (all_operands.contains(&"reset")
+            || (to_nothing
+                && all_operands
+                    .iter()
+                    .any(|o| matches!(*o, "down" | "rollback"))));
+    if takes_all_back || tool_resets {
+        return Some(Finding::ask(
+            "guard:unknown-destroys",
+            format!(
+                "takes every migration back with `{}`, which empties the database's schema",
+                command.name()
+            ),
+            "Ask the user, or step back one migration.",
+        ));
+    }
     let steps_back = steps_back && !to_nothing;
     let generator_undone = command.name() == "rails"
         && leading

@@ -933,6 +933,20 @@ fn option_scripts(argv: &[String]) -> Vec<(String, String)> {
                     push("--init-module", Some(format!("node {}", shell_quote(&v))));
                 }
             }
+            // `npm pkg set scripts.x='…'`: a script stored to run later by name.
+            let ops: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
+            if let [pkg, set, pairs @ ..] = ops.as_slice()
+                && pkg.as_str() == "pkg"
+                && set.as_str() == "set"
+            {
+                for pair in pairs.iter().take(16) {
+                    if let Some((key, value)) = pair.split_once('=')
+                        && key.starts_with("scripts.")
+                    {
+                        push("pkg set", Some(value.to_owned()));
+                    }
+                }
+            }
             // `npm config set script-shell prog`, `npm config set node-options=…`: stored
             // for every later run.
             let ops: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
