@@ -1649,10 +1649,9 @@ pub(super) fn forks_without_end(
                     "/dev/zero" | "/dev/urandom" | "if=/dev/zero" | "if=/dev/urandom"
                 )
             }));
-    if busy
-        && parsed.background.iter().any(|job| job.contains(&index))
-        && parsed.loops.iter().any(|l| l.contains(&index))
-    {
+    let in_background = parsed.background.iter().any(|job| job.contains(&index));
+    let in_loop = parsed.loops.iter().any(|l| l.contains(&index));
+    if busy && in_background && in_loop {
         return Some(Finding::ask(
             "guard:fork-bomb",
             format!(
@@ -1666,8 +1665,6 @@ pub(super) fn forks_without_end(
     let itself = |w: &str| matches!(w, "$0" | "${0}" | "\"$0\"" | "$BASH_SOURCE");
     let restarts_itself = command.argv.first().is_some_and(|w| itself(w))
         || (shell::is_shell(command.name()) && command.args().iter().any(|w| itself(w)));
-    let in_background = parsed.background.iter().any(|job| job.contains(&index));
-    let in_loop = parsed.loops.iter().any(|l| l.contains(&index));
     if restarts_itself && in_background && in_loop {
         return Some(Finding::deny(
             "guard:fork-bomb",
@@ -1692,13 +1689,11 @@ pub(super) fn forks_without_end(
             // A file written, or files and folders made one after another.
             !leaves
                 && body.iter().any(|c| {
-                    c.writes_to.iter().any(|w| {
-                        (!w.starts_with("/dev/") || w.starts_with("/dev/shm/"))
-                            && !w.starts_with('&')
-                    }) || matches!(
-                        c.name(),
-                        "mkdir" | "touch" | "fallocate" | "truncate" | "mktemp"
-                    )
+                    c.writes_to.iter().any(|w| super::targets::a_file_filled(w))
+                        || matches!(
+                            c.name(),
+                            "mkdir" | "touch" | "fallocate" | "truncate" | "mktemp"
+                        )
                 })
         }
     });

@@ -1278,15 +1278,6 @@ pub(super) fn opens_or_grants(command: &SimpleCommand) -> Option<Finding> {
         {
             Some("serves a shell to anyone who connects")
         }
-        "socat"
-            if any(&|a| {
-                a.starts_with("tcp-listen")
-                    || a.starts_with("tcp4-listen")
-                    || a.starts_with("udp-listen")
-            }) && any(&|a| a.starts_with("exec:") || a.starts_with("system:")) =>
-        {
-            Some("serves a program to anyone who connects")
-        }
         "ngrok" | "cloudflared" | "localtunnel" | "lt"
             if any(&|a| {
                 a.starts_with("file://") || a.contains("$home") || a == "~" || a == "/"
@@ -1790,11 +1781,10 @@ pub(super) fn fills_disk(command: &SimpleCommand) -> Option<Finding> {
     let name = command.name();
     let args = command.args();
     let ops = operands(args);
-    // `/dev/shm` is a folder of files kept in memory.
     let into_file = command
         .writes_to
         .iter()
-        .any(|w| (!w.starts_with("/dev/") || w.starts_with("/dev/shm/")) && !w.starts_with('&'));
+        .any(|w| super::targets::a_file_filled(w));
     let endless_in = ops.iter().any(|o| ENDLESS.contains(o))
         || command
             .reads_from

@@ -489,6 +489,12 @@ fn system_path(parts: &[&str], reach: Reach) -> Option<String> {
     })
 }
 
+/// Whether an output redirection's target fills a file: anything but a device (`/dev/shm`
+/// is a folder of files kept in memory) or a descriptor (`&2`).
+pub(super) fn a_file_filled(target: &str) -> bool {
+    (!target.starts_with("/dev/") || target.starts_with("/dev/shm/")) && !target.starts_with('&')
+}
+
 /// Programs that delete the files they are handed.
 const DELETERS: &[&str] = &["rm", "unlink", "shred", "srm", "rmdir", "wipe"];
 

@@ -102,17 +102,12 @@ pub(super) fn compiled_unknown(file: &str, text: &str, c_family: bool) -> Option
     let bytes = text.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
-        if !(bytes[i].is_ascii_alphabetic() || bytes[i] == b'_')
-            || i > 0 && (bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_')
-        {
+        let Some(end) = identifier_at(bytes, i) else {
             i += 1;
             continue;
-        }
-        let start = i;
-        while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
-            i += 1;
-        }
-        let word = &text[start..i];
+        };
+        let word = &text[i..end];
+        i = end;
         if !C_RUNNERS.contains(&word) {
             continue;
         }
@@ -136,6 +131,15 @@ pub(super) fn compiled_unknown(file: &str, text: &str, c_family: bool) -> Option
     }
     None
 }
+/// Where the identifier starting at `bytes[i]` ends, when one starts there (a letter or
+/// `_` that does not continue a word).
+fn identifier_at(bytes: &[u8], i: usize) -> Option<usize> {
+    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let starts =
+        (bytes[i].is_ascii_alphabetic() || bytes[i] == b'_') && (i == 0 || !word(bytes[i - 1]));
+    starts.then(|| i + bytes[i..].iter().take_while(|&&b| word(b)).count())
+}
+
 /// Most shell lines one source text stands for.
 const MAX_EFFECTS: usize = 32;
 
@@ -552,16 +556,12 @@ pub(super) fn effects(text: &str) -> Vec<String> {
             i = text[i..].find('\n').map_or(bytes.len(), |e| i + e);
             continue;
         }
-        if !(b.is_ascii_alphabetic() || b == b'_')
-            || i > 0 && (bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_')
-        {
+        let Some(end) = identifier_at(bytes, i) else {
             i += 1;
             continue;
-        }
+        };
         let start = i;
-        while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
-            i += 1;
-        }
+        i = end;
         let mut name_end = i;
         if bytes.get(i) == Some(&b'!') && bytes.get(i + 1) != Some(&b'=') {
             name_end += 1; // Elixir's `File.rm_rf!`
