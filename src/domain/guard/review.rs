@@ -589,7 +589,10 @@ impl<'a> Guard<'a> {
         let At { cwd, scope, .. } = at;
         let command = &parsed.commands[index];
         let mut fed = xargs_fed(parsed, index);
-        let written = |cwd: &Cwd, path: &str| at.line.wrote(cwd, path, index);
+        let written = |cwd: &Cwd, path: &str| {
+            programs::substituted_file(parsed, command, path)
+                .or_else(|| at.line.wrote(cwd, path, index))
+        };
         fed.extend(scripts::fed_from_files(
             parsed,
             index,
@@ -1037,7 +1040,11 @@ impl<'a> Guard<'a> {
     /// git does not keep unchanged, [`scripts::carries_over_fresh`]).
     fn disk_findings(&self, parsed: &Parsed, index: usize, at: At) -> Vec<Finding> {
         let line = at.line;
-        let written = |cwd: &Cwd, path: &str| line.wrote(cwd, path, index);
+        let command = &parsed.commands[index];
+        let written = |cwd: &Cwd, path: &str| {
+            programs::substituted_file(parsed, command, path)
+                .or_else(|| line.wrote(cwd, path, index))
+        };
         at.files.take_fresh();
         let ran = scripts::runs(parsed, index, at.cwd, View::new(at.files, &written));
         // A file not settled in git may be the agent's own, written to be run: judged as
