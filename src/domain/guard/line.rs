@@ -1623,6 +1623,24 @@ pub(super) fn forks_without_end(
             .iter()
             .chain(command.stdin_texts.iter())
             .any(|code| kills_every_process(code));
+    let memory = (shell::is_interpreter(command.name()) && !shell::is_shell(command.name()))
+        .then(|| {
+            shell::inline_program(&command.argv)
+                .iter()
+                .chain(command.stdin_texts.iter())
+                .find_map(|code| super::code::exhausts_memory(code))
+        })
+        .flatten();
+    if let Some(how) = memory {
+        return Some(Finding::ask(
+            "guard:fills-memory",
+            format!(
+                "runs `{}`, whose code {how}: the machine swaps until something is killed",
+                command.name()
+            ),
+            "Bound the size, or ask the user.",
+        ));
+    }
     if kills_all {
         return Some(Finding::deny(
             "guard:outside",

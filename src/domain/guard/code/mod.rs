@@ -14,6 +14,7 @@
 mod analyze;
 mod commands;
 mod lexer;
+mod memory;
 mod model;
 mod readonly;
 mod strings;
@@ -21,6 +22,7 @@ mod tables;
 #[cfg(test)]
 mod tests;
 
+pub(super) use memory::exhausts_memory;
 pub(super) use model::{Effect, Language, quote_words};
 pub(super) use readonly::reads_only;
 pub(super) use strings::strings;
