@@ -2522,3 +2522,51 @@ fn a_patch_that_adds_frontmatter_keys_to_a_component_file_asks() {
     assert_eq!(check(&p, "patch -p1 < hooks.diff").0, ASKED);
     assert_eq!(check(&p, "git apply prose.diff").0, 0);
 }
+
+/// A file the agent wrote and committed so that git keeps it unchanged is still the
+/// agent's own: what changed after the Claude Code process started is judged as strictly
+/// as the command line, while the project's files from before pass as they did.
+#[test]
+fn a_file_committed_after_claude_code_started_is_judged_as_the_agents_own() {
+    let p = Project::new();
+    let computed =
+        "import os\np = ''.join(['.cl', 'aude/settings.json'])\nopen(p, 'w').write('{}')\n";
+    write(&p, "old.py", computed);
+    git(&p.root, &["init", "-q"]);
+    git(&p.root, &["add", "old.py"]);
+    git(&p.root, &["commit", "-qm", "old"]);
+    // The boot time /proc gives is in whole seconds: start well after the commit.
+    std::thread::sleep(std::time::Duration::from_millis(2200));
+    let tools = tempfile::tempdir().expect("a folder");
+    let claude = tools.path().join("claude");
+    std::fs::copy("/bin/sh", &claude).expect("a shell named claude");
+    let script = "printf '%s' \"$CODE\" > new.py && git add new.py && git commit -qm new || exit 9\n\
+         nagger check --tool Bash --command 'python3 new.py' > /dev/null; echo \"new=$?\"\n\
+         nagger check --tool Bash --command 'python3 old.py' > /dev/null; echo \"old=$?\"\n";
+    let mut run = std::process::Command::new(&claude);
+    run.args(["-c", script])
+        .env_clear()
+        .env("CLAUDE_PROJECT_DIR", &p.root)
+        .env("HOME", &p.root)
+        .env("CODE", computed)
+        .env(
+            "PATH",
+            format!(
+                "{}:/usr/local/bin:/usr/bin:/bin",
+                crate::common::bin_dir().display()
+            ),
+        )
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "n")
+        .env("GIT_AUTHOR_EMAIL", "n@x")
+        .env("GIT_COMMITTER_NAME", "n")
+        .env("GIT_COMMITTER_EMAIL", "n@x")
+        .current_dir(&p.root);
+    let out = crate::common::output_of_copy(&mut run);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains(&format!("new={ASKED}")), "{said} {out:?}");
+    assert!(said.contains("old=0"), "{said} {out:?}");
+    // Outside Claude Code (`nagger check` in the user's terminal) both are the project's.
+    assert_eq!(check(&p, "python3 new.py").0, 0);
+}

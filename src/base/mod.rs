@@ -1,6 +1,6 @@
 //! The ground floor: the vocabulary and the small utilities every other floor shares
 //! (hook events, decisions, permission modes, rule kinds, text, numbers, paths, opening
-//! a file without blocking, the shell lines and the frontmatter of a skill's file). Imports nothing of nagger's.
+//! a file without blocking, the processes above this one, the shell lines and the frontmatter of a skill's file). Imports nothing of nagger's.
 
 pub mod decision;
 pub mod event;
@@ -11,6 +11,7 @@ pub mod mode;
 pub mod num;
 pub mod output;
 pub mod paths;
+pub mod process;
 pub mod rule_kind;
 pub mod skill_lines;
 pub mod table;

@@ -1372,6 +1372,45 @@ impl Line {
     }
 }
 
+/// What a program finds when it opens a `<(…)` word as a file (`psql -f <(echo …)`,
+/// `make -f <(printf …)`, `awk -f <(…)`, `sqlite3 db < <(…)`): the text its commands
+/// print where the line shows it, a download where one reaches it, else text nagger
+/// cannot see. `None` for a word that is no process substitution of this command.
+pub(super) fn substituted_file(
+    parsed: &Parsed,
+    command: &SimpleCommand,
+    word: &str,
+) -> Option<Wrote> {
+    let name = command.name();
+    // A shell, `source` or an interpreter running the substitution as its program is
+    // judged where programs are (`source <(tool completion bash)` is a tool's set-up).
+    let args = command.args();
+    let option_value = args
+        .iter()
+        .position(|a| a == word)
+        .is_some_and(|k| k > 0 && args[k - 1].starts_with('-'));
+    let program = operands(args).first() == Some(&word)
+        && !option_value
+        && (shell::is_shell(name) || shell::is_interpreter(name) || matches!(name, "source" | "."));
+    if !word.starts_with("<(") || program {
+        return None;
+    }
+    let (_, runs) = command.substitutions.iter().find(|(w, _)| w == word)?;
+    let end = runs.end.min(parsed.commands.len());
+    let mut texts = Vec::new();
+    for k in runs.start.min(end)..end {
+        if parsed.commands[k].stage > 0 {
+            continue;
+        }
+        match super::programs::shown_output(parsed, k, 0) {
+            super::programs::Shown::Text(t) => texts.extend(t),
+            super::programs::Shown::Downloaded(_) => return Some(Wrote::Downloaded),
+            super::programs::Shown::Hidden => return Some(Wrote::Hidden),
+        }
+    }
+    Some(Wrote::Shown(texts.join("\n")))
+}
+
 /// What a file the line wrote holds, as far as the line shows.
 pub(super) enum Wrote {
     Shown(String),

@@ -564,7 +564,7 @@ pub(super) fn programs(
 }
 
 /// What a command prints, as far as the line shows it.
-enum Shown {
+pub(super) enum Shown {
     /// Texts it prints: its here-documents, what `echo` prints.
     Text(Vec<String>),
     /// A downloader's output reaches it.
@@ -588,7 +588,7 @@ fn passes_input_on(command: &SimpleCommand) -> bool {
 const MAX_PASS_THROUGH: usize = 16;
 
 /// What command `index` prints: through `cat`, `tee` and the like back to what feeds them.
-fn shown_output(parsed: &Parsed, index: usize, depth: usize) -> Shown {
+pub(super) fn shown_output(parsed: &Parsed, index: usize, depth: usize) -> Shown {
     let command = &parsed.commands[index];
     if is_downloader(command.name()) {
         return Shown::Downloaded(format!("`{}`", command.name()));
@@ -744,45 +744,6 @@ pub(super) fn tool_setup(parsed: &Parsed, command: &SimpleCommand, word: &str) -
                 && c.reads_from.is_empty()
                 && c.stdin_texts.is_empty()
         })
-}
-
-/// What a program finds when it opens a `<(…)` word as a file (`psql -f <(echo …)`,
-/// `make -f <(printf …)`, `awk -f <(…)`, `sqlite3 db < <(…)`): the text its commands
-/// print where the line shows it, a download where one reaches it, else text nagger
-/// cannot see. `None` for a word that is no process substitution of this command.
-pub(super) fn substituted_file(
-    parsed: &Parsed,
-    command: &SimpleCommand,
-    word: &str,
-) -> Option<super::line::Wrote> {
-    let name = command.name();
-    // A shell, `source` or an interpreter running the substitution as its program is
-    // judged where programs are (`source <(tool completion bash)` is a tool's set-up).
-    let args = command.args();
-    let option_value = args
-        .iter()
-        .position(|a| a == word)
-        .is_some_and(|k| k > 0 && args[k - 1].starts_with('-'));
-    let program = operands(args).first() == Some(&word)
-        && !option_value
-        && (shell::is_shell(name) || shell::is_interpreter(name) || matches!(name, "source" | "."));
-    if !word.starts_with("<(") || program {
-        return None;
-    }
-    let (_, runs) = command.substitutions.iter().find(|(w, _)| w == word)?;
-    let end = runs.end.min(parsed.commands.len());
-    let mut texts = Vec::new();
-    for k in runs.start.min(end)..end {
-        if parsed.commands[k].stage > 0 {
-            continue;
-        }
-        match shown_output(parsed, k, 0) {
-            Shown::Text(t) => texts.extend(t),
-            Shown::Downloaded(_) => return Some(super::line::Wrote::Downloaded),
-            Shown::Hidden => return Some(super::line::Wrote::Hidden),
-        }
-    }
-    Some(super::line::Wrote::Shown(texts.join("\n")))
 }
 
 /// The text a `<(…)` word's commands print, when they only print text the line shows.

@@ -590,7 +590,7 @@ impl<'a> Guard<'a> {
         let command = &parsed.commands[index];
         let mut fed = xargs_fed(parsed, index);
         let written = |cwd: &Cwd, path: &str| {
-            programs::substituted_file(parsed, command, path)
+            line::substituted_file(parsed, command, path)
                 .or_else(|| at.line.wrote(cwd, path, index))
         };
         fed.extend(scripts::fed_from_files(
@@ -1042,8 +1042,7 @@ impl<'a> Guard<'a> {
         let line = at.line;
         let command = &parsed.commands[index];
         let written = |cwd: &Cwd, path: &str| {
-            programs::substituted_file(parsed, command, path)
-                .or_else(|| line.wrote(cwd, path, index))
+            line::substituted_file(parsed, command, path).or_else(|| line.wrote(cwd, path, index))
         };
         at.files.take_fresh();
         let ran = scripts::runs(parsed, index, at.cwd, View::new(at.files, &written));

@@ -19,9 +19,6 @@ pub fn agent_variable(var: impl Fn(&str) -> Option<OsString>) -> Option<&'static
         .find(|name| var(name).is_some_and(|v| !v.is_empty()))
 }
 
-/// Most processes above this one looked at for an agent.
-const MAX_ANCESTORS: usize = 64;
-
 /// Most bytes of a process's environment read.
 const MAX_ENVIRONMENT: u64 = 1 << 20;
 
@@ -31,30 +28,14 @@ const MAX_ENVIRONMENT: u64 = 1 << 20;
 /// trust`; the processes it runs under still show where it comes from. `None` where
 /// there is no `/proc` to read.
 pub fn agent_ancestor() -> Option<(u32, String)> {
+    use crate::base::process::{MAX_ANCESTORS, is_claude, parent_of};
     use std::io::Read;
-    let parent_of = |pid: u32| -> Option<u32> {
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-        // `pid (comm) state ppid …`: the name may hold spaces and brackets.
-        let after = &stat[stat.rfind(')')? + 1..];
-        after.split_whitespace().nth(1)?.parse().ok()
-    };
     let mut pid = parent_of(std::process::id())?;
     for _ in 0..MAX_ANCESTORS {
         if pid <= 1 {
             return None;
         }
-        let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
-        let mut cmdline = Vec::new();
-        if let Ok(file) = std::fs::File::open(format!("/proc/{pid}/cmdline")) {
-            let _ = file.take(4096).read_to_end(&mut cmdline);
-        }
-        let words: Vec<&[u8]> = cmdline.split(|b| *b == 0).take(2).collect();
-        let claude = comm.trim() == "claude"
-            || words.iter().any(|w| {
-                let w = String::from_utf8_lossy(w);
-                w.rsplit('/').next() == Some("claude") || w.contains("/claude-code/")
-            });
-        if claude {
+        if is_claude(pid) {
             return Some((pid, "Claude Code".to_owned()));
         }
         let mut environ = Vec::new();

@@ -448,5 +448,25 @@ fn settled(root: &Path, full: &Path) -> bool {
     if !writable || installed || runs_later(&full.to_string_lossy()) {
         return true;
     }
-    unchanged_in_git(full)
+    unchanged_in_git(full) && !changed_in_this_session(full)
+}
+
+/// Whether the file at `full` changed (was written, renamed, linked, had its mode set)
+/// after the Claude Code process the hook runs under started: such a file may be the
+/// agent's own, committed to git to look settled, and is judged as strictly as the
+/// command line. A change time cannot be set back by a program, only by the clock.
+fn changed_in_this_session(full: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let Some(started) = crate::base::process::claude_started() else {
+        return false;
+    };
+    let Ok(meta) = std::fs::metadata(full) else {
+        return false;
+    };
+    let changed = std::time::UNIX_EPOCH
+        + std::time::Duration::new(
+            u64::try_from(meta.ctime()).unwrap_or(0),
+            u32::try_from(meta.ctime_nsec()).unwrap_or(0),
+        );
+    changed >= started
 }
