@@ -601,7 +601,22 @@ pub(super) fn shown_output(parsed: &Parsed, index: usize, depth: usize) -> Shown
     }
     // `ls -d .claude*`: the names it is given, as the shell expands them.
     if command.name() == "ls" && shell::has_flag(command.args(), "d", &["directory"]) {
-        return Shown::Text(vec![operands(command.args()).join("\n")]);
+        // `ls -d ~/x` prints `/home/u/x`: what it prints is no longer a word the shell
+        // expands, so the home is filled in where the word names it.
+        let home = crate::base::paths::home_dir();
+        let printed: Vec<String> = operands(command.args())
+            .into_iter()
+            .map(|op| {
+                let op = super::paths::here_and_home(op);
+                match (&home, op.strip_prefix('~')) {
+                    (Some(home), Some(rest)) if rest.is_empty() || rest.starts_with('/') => {
+                        format!("{}{rest}", home.display())
+                    }
+                    _ => op,
+                }
+            })
+            .collect();
+        return Shown::Text(vec![printed.join("\n")]);
     }
     if !command.stdin_texts.is_empty() && passes_input_on(command) {
         return Shown::Text(command.stdin_texts.clone());

@@ -746,6 +746,9 @@ impl<'a> Guard<'a> {
         ));
         let mut run = programs::programs(parsed, index, allowed, self.binary);
         run.extend(foreign_code(command, self.binary));
+        run.extend(looped_over(command, |name| {
+            at.line.loop_listing(index, name)
+        }));
         if let Some(script) = at.line.expanded(parsed, index) {
             // What the variables hold is known: no need to fear them empty.
             findings.retain(|f| f.check != "guard:rm-empty-variable");
@@ -1810,5 +1813,45 @@ fn printed_secret(parsed: &Parsed, index: usize) -> Option<Finding> {
         "guard:secret",
         format!("shows the secret `{shown}` of the environment to the agent"),
         "Use it without printing it, or ask the user.",
+    ))
+}
+
+/// `for f in $(ls -d ~/*); do rm -rf "$f"; done`, `find ~ | while read f; do …`: a
+/// command given a variable that runs through what a listing prints is judged as the
+/// same command handed those names by `xargs -I`, where each name is worked out.
+fn looped_over(
+    command: &SimpleCommand,
+    listing: impl Fn(&str) -> Option<String>,
+) -> Option<Program> {
+    fn name_of(w: &str) -> Option<&str> {
+        let name = w.strip_prefix('$')?;
+        let name = name
+            .strip_prefix('{')
+            .and_then(|n| n.strip_suffix('}'))
+            .unwrap_or(name);
+        (!name.is_empty() && name.bytes().all(|b| b == b'_' || b.is_ascii_alphanumeric()))
+            .then_some(name)
+    }
+    let (at, list) = command
+        .argv
+        .iter()
+        .enumerate()
+        .skip(1)
+        .find_map(|(k, w)| Some((k, listing(name_of(w)?)?)))?;
+    let words: Vec<String> = command
+        .argv
+        .iter()
+        .enumerate()
+        .map(|(k, w)| {
+            if k == at {
+                "{}".to_owned()
+            } else {
+                shell::shell_quote(w)
+            }
+        })
+        .collect();
+    Some(Program::Script(
+        format!("{list} | xargs -I{{}} {}", words.join(" ")),
+        "the names the loop's variable runs through".into(),
     ))
 }

@@ -136,14 +136,22 @@ fn eval(body: &str, vars: &dyn Vars, depth: usize) -> Outcome {
         return Outcome::Unknown;
     };
     let mut val = value(param, vars, depth);
+    // `${HOME:?}`, `${HOME?msg}`: the value itself (or no command at all), which spelled
+    // as written would name nothing.
+    let checked = op.starts_with(":?") || op.starts_with('?');
     if matches!(val, Val::Outside)
-        && takes_part(op)
+        && (takes_part(op) || checked)
         && let Param::Name(name, None) = param
     {
         // A part of a value nagger does not know is not known either: kept as written
         // it would name nothing, while the shell may well make `/` of it.
         let Some(known) = vars.outside(name) else {
-            return Outcome::Unknown;
+            // A checked variable nagger does not know stays as written, as `${X}` does.
+            return if checked {
+                Outcome::Raw
+            } else {
+                Outcome::Unknown
+            };
         };
         val = Val::Scalars(vec![Some(known)]);
     }

@@ -1639,6 +1639,17 @@ fn peel_prefixes(mut args: Vec<String>) -> Peeled {
             args.extend(given);
         }
     }
+    // `parallel 'rm -rf {}' ::: a`, `seq 1 | parallel 'git clean -fdx && make'`: a
+    // command word that holds spaces or shell syntax is a line parallel hands its shell.
+    if prefixes.last().is_some_and(|p| p == "parallel")
+        && args.first().is_some_and(|a| {
+            a.contains(|c: char| c.is_whitespace() || "|&;<>()$`\\\"'*?[]~{}".contains(c))
+                && a != "{}"
+        })
+    {
+        let line = args.join(" ");
+        args = vec!["sh".into(), "-c".into(), line];
+    }
     Peeled {
         argv: args,
         prefixes,
