@@ -384,7 +384,15 @@ impl Scan<'_> {
             return;
         }
         let start = k + 2;
-        let end = self.statement_end(start);
+        let mut end = self.statement_end(start);
+        // `fs = require('fs'), p = …` (the rest of a declaration list): this name's
+        // value ends at the comma before the next `name =`.
+        if let [first, second, ..] = self.split(start, end).as_slice()
+            && ident(toks.get(second.0)).is_some()
+            && is(toks.get(second.0 + 1), "=")
+        {
+            end = first.1;
+        }
         let rhs = self.value(start, end);
         self.vars.insert(name.to_owned(), rhs);
     }

@@ -473,3 +473,21 @@ fn string_joins_are_not_path_joins() {
         run(code, Python)
     );
 }
+
+#[test]
+fn a_declaration_list_binds_each_name_to_its_own_value() {
+    for code in [
+        "const fs=require('fs'), path=require('path');\nfs.writeFileSync(process.argv[2],'{}');",
+        "let fs = require('fs'), os = 1;\nfs.unlinkSync(process.argv[2]);",
+        "var a = 1, fs = require('fs');\nfs.rmSync(process.argv[2]);",
+    ] {
+        assert!(unknown(code, Language::Js), "{code}");
+    }
+    assert!(
+        !deletes(
+            "const fs = require('fs'), h = process.env.HOME;\nfs.rmSync(h, {recursive: true});",
+            Language::Js
+        )
+        .is_empty()
+    );
+}
