@@ -2570,3 +2570,41 @@ fn a_file_committed_after_claude_code_started_is_judged_as_the_agents_own() {
     // Outside Claude Code (`nagger check` in the user's terminal) both are the project's.
     assert_eq!(check(&p, "python3 new.py").0, 0);
 }
+
+/// A user who keeps `.claude` as a link onto another folder (or the settings file as a
+/// link into a dotfiles repository) has the place the link leads protected as the name:
+/// writing the settings there, or moving the folder holding them, is refused; the
+/// agents beside them stay editable.
+#[test]
+fn the_place_a_protected_name_links_to_is_protected_as_the_name() {
+    let p = Project::new();
+    write(&p, "tooling-claude/settings.json", "{\"hooks\": {}}\n");
+    write(&p, "tooling-claude/agents/reviewer.md", "# reviewer\n");
+    let _ = std::fs::remove_dir_all(p.root.join(".claude"));
+    std::os::unix::fs::symlink("tooling-claude", p.root.join(".claude")).expect("a link");
+    for line in [
+        "sed -i s/PreToolUse/X/ tooling-claude/settings.json",
+        "echo '{\"disableAllHooks\": true}' > tooling-claude/settings.json",
+        "rm -rf tooling-claude",
+        "mv tooling-claude elsewhere",
+    ] {
+        assert_eq!(check(&p, line).0, REFUSED, "{line}");
+    }
+    let edit = p.run(&[
+        "check",
+        "--tool",
+        "Edit",
+        "--input",
+        &json!({
+            "file_path": p.root.join("tooling-claude/settings.json"),
+            "old_string": "hooks",
+            "new_string": "x"
+        })
+        .to_string(),
+    ]);
+    assert_eq!(edit.code, REFUSED, "{}", edit.stdout);
+    assert_eq!(
+        check(&p, "echo '# more' >> tooling-claude/agents/reviewer.md").0,
+        0
+    );
+}

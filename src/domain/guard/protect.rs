@@ -27,6 +27,8 @@ const SETTINGS: &str = "Claude Code's settings, where nagger's hook is installed
 const SETTINGS_FOLDER: &str =
     "the folder of Claude Code's settings, where nagger's hook is installed";
 const MANAGED: &str = "Claude Code's managed settings, which can turn every hook off";
+const LINKED_FOLDER: &str = "a folder holding the file a link of Claude Code's settings or of \
+                             nagger's files leads to";
 const BINARY: &str = "the nagger program Claude Code runs as its hook";
 const BINARY_FOLDER: &str = "the folder of the nagger program Claude Code runs as its hook";
 const BESIDE_BINARY: &str = "a program in the folder of the nagger program, found on PATH \
@@ -130,6 +132,7 @@ impl<'a> Scope<'a> {
     }
 
     pub(super) fn new(root: &'a Path, binary: Option<&'a str>) -> Scope<'a> {
+        linked_names::look_in(root);
         Scope {
             root,
             binary,
@@ -164,6 +167,22 @@ impl<'a> Scope<'a> {
 /// What `path` is, when it is in the protected set, and how it weakens nagger. Lexical:
 /// nothing is looked up on disk; `~`, `$HOME` and the value of `HOME` are the home.
 pub(super) fn protected(path: &str, binary: Option<&str>) -> Option<(&'static str, Kind)> {
+    protected_by_name(path, binary).or_else(|| {
+        // Where a protected name is a symbolic link (`~/.claude/settings.json` into a
+        // dotfiles repository, `.claude` onto another folder, `/etc/claude-code`
+        // elsewhere), the place it leads is judged as the name.
+        let normal = normalize(&home_form(path.trim()));
+        match linked_names::alias_of(&normal) {
+            Some(alias) => protected_by_name(&alias, binary),
+            // A folder above such a place (`~/dotfiles`): moving or removing it takes
+            // the file away.
+            None => linked_names::holds_one(&normal).then_some((LINKED_FOLDER, Kind::AboveProgram)),
+        }
+    })
+}
+
+/// [`protected`], by the names alone.
+fn protected_by_name(path: &str, binary: Option<&str>) -> Option<(&'static str, Kind)> {
     let path = path.trim();
     if path.is_empty() || path.len() > 4096 {
         return None;
@@ -6846,6 +6865,7 @@ mod gitobjects;
 mod gittree;
 mod globs;
 mod installs;
+mod linked_names;
 mod links;
 mod modes;
 mod outputs;
