@@ -2608,3 +2608,55 @@ fn the_place_a_protected_name_links_to_is_protected_as_the_name() {
         0
     );
 }
+
+/// Names a Makefile builds with make's own text functions are worked out (and refused
+/// where they are nagger's files); what only make knows as it runs is asked about; a
+/// `$(file >…)` write is judged as the shell's; a shell name joined across quotes keeps
+/// its letters.
+#[test]
+fn names_make_and_the_shell_build_from_pieces_are_worked_out() {
+    let p = Project::new();
+    let cases = [
+        (
+            "P := $(subst Z,,.ZcZlZaZuZdZeZ/ZsZeZtZtZiZnZgZsZ.ZjZsZoZn)\nall:\n\t@printf '{}' > $(P)\n",
+            "make",
+            REFUSED,
+        ),
+        (
+            "P := $(subst Q,,.QcQlQaQuQdQeQ/QsQeQtQtQiQnQgQs.json)\n$(file >$(P),{})\nall:\n\t@echo ok\n",
+            "make",
+            REFUSED,
+        ),
+        (
+            "D := $(addprefix .claude,-nagger)\nall:\n\trm -rf $(D)\n",
+            "make",
+            REFUSED,
+        ),
+        ("all:\n\t@printf '{}' > $(shell cat n.txt)\n", "make", ASKED),
+        (
+            "all:\n\t@printf '{}' > $(T)\n",
+            "make T=$(cat n.txt)",
+            ASKED,
+        ),
+        (
+            "SRC := a.c b.c\nOBJ := $(SRC:.c=.o)\nall: $(OBJ)\n\tcc -o app $(OBJ)\n%.o: %.c\n\tcc -c $< -o $@\nclean:\n\trm -f $(wildcard *.o) app\n",
+            "make all clean",
+            0,
+        ),
+    ];
+    for (makefile, line, expected) in cases {
+        write(&p, "Makefile", makefile);
+        let (code, out) = check(&p, line);
+        assert_eq!(code, expected, "{makefile}\n{line}: {out}");
+    }
+    write(
+        &p,
+        "gen.sh",
+        "p=''; p=\"$p\"'.cla'; p=\"$p\"'ude/'; p=\"$p\"settings.json; printf '{}' > \"$p\"\n",
+    );
+    assert_eq!(check(&p, "sh gen.sh").0, REFUSED);
+    assert_eq!(
+        check(&p, "p=.cla; p=\"$p\"ude/settings.json; printf x > \"$p\"").0,
+        REFUSED
+    );
+}

@@ -302,6 +302,16 @@ fn judge(text: &str, via: &str, call: &Call, dir: &Cwd, files: &View, out: &mut 
         call,
         dir,
     };
+    // `$(file >PATH,TEXT)`, `$(file >>PATH)`: make writes PATH itself as it reads the
+    // Makefile (or runs a recipe holding it): judged as the shell writing it.
+    for (op, path) in file_writes(text) {
+        let path = vars.expand(path, &Auto::default(), 0);
+        out.push(Ran::Script(
+            format!(": {op} {}", shell_quote_path(&path)),
+            format!("`$(file {op}…)` in {via}"),
+            Some(dir.clone()),
+        ));
+    }
     for shell in &makefile.shells {
         let script = vars.expand(shell, &Auto::default(), 0);
         out.push(Ran::Script(
@@ -800,9 +810,14 @@ impl Vars<'_> {
             _ => {}
         }
         if reference.contains([' ', '\t', ':', '$', ',']) {
-            // A function (`$(wildcard …)`), a substitution reference (`$(SRC:.c=.o)`) or a
-            // computed name: only known when make runs.
-            return None;
+            // A text function make works out the same way every time (`$(subst …)`,
+            // `$(patsubst …)`, `$(notdir …)`); any other function (`$(shell …)`,
+            // `$(call …)`), a substitution reference or a computed name is only known
+            // when make runs, and is marked as computed.
+            return Some(
+                self.function(reference, auto, depth)
+                    .unwrap_or_else(|| COMPUTED.to_owned()),
+            );
         }
         if let Some(value) = self.call.vars.get(reference) {
             return Some(self.expand(value, auto, depth + 1));
@@ -824,6 +839,241 @@ impl Vars<'_> {
             _ => None,
         }
     }
+}
+
+/// The writes of make's `file` function in `text`: (`>` or `>>`, the path as written).
+fn file_writes(text: &str) -> Vec<(&'static str, &str)> {
+    let mut out = Vec::new();
+    for open in ["$(file", "${file"] {
+        let mut rest = text;
+        while let Some(at) = rest.find(open) {
+            let body = &rest[at + open.len()..];
+            rest = body;
+            let Some(body) = body.strip_prefix([' ', '\t']) else {
+                continue;
+            };
+            let body = body.trim_start();
+            let (op, after) = if let Some(a) = body.strip_prefix(">>") {
+                (">>", a)
+            } else if let Some(a) = body.strip_prefix('>') {
+                (">", a)
+            } else {
+                continue;
+            };
+            let end = after.find([',', ')', '}', '\n']).unwrap_or(after.len());
+            // A path with references of its own ends at the bracket closing them.
+            let path = if after[..end].contains("$(") || after[..end].contains("${") {
+                let mut depth = 0usize;
+                let mut stop = after.len();
+                for (k, c) in after.char_indices() {
+                    match c {
+                        '(' | '{' => depth += 1,
+                        ')' | '}' if depth == 0 => {
+                            stop = k;
+                            break;
+                        }
+                        ')' | '}' => depth -= 1,
+                        ',' | '\n' if depth == 0 => {
+                            stop = k;
+                            break;
+                        }
+                        _ => {}
+                    }
+                }
+                &after[..stop]
+            } else {
+                &after[..end]
+            };
+            if out.len() < 16 {
+                out.push((op, path.trim()));
+            }
+        }
+    }
+    out
+}
+
+/// `path` quoted for a shell line, a computed part left to expand.
+fn shell_quote_path(path: &str) -> String {
+    if path.contains("$(") {
+        format!("\"{path}\"")
+    } else {
+        format!("'{}'", path.replace('\'', "'\\''"))
+    }
+}
+
+/// What a make reference only known when make runs becomes in a recipe: a command
+/// substitution, which the checks take as a value computed as the line runs.
+const COMPUTED: &str = "$(make-computed)";
+
+impl Vars<'_> {
+    /// The value of a text function on text it can work out: `subst`, `patsubst`,
+    /// `strip`, `addprefix`, `addsuffix`, `notdir`, `dir`, `basename`, `suffix`,
+    /// `firstword`, `lastword`, `sort`, `filter`, `filter-out`, `join`, `words`, `word`,
+    /// and substitution references (`$(SRC:.c=.o)`).
+    fn function(&self, reference: &str, auto: &Auto, depth: usize) -> Option<String> {
+        let (name, rest) = reference.split_once([' ', '\t']).unwrap_or((reference, ""));
+        if rest.is_empty() {
+            // `$(SRC:.c=.o)`: the variable's words with the suffix replaced.
+            let (var, spec) = reference.split_once(':')?;
+            let (from, to) = spec.split_once('=')?;
+            if var.contains(['$', ' ']) {
+                return None;
+            }
+            // Of a variable make takes from the environment: as unknown as it is.
+            let Some(value) = self.reference(var, auto, depth + 1) else {
+                return Some(unknown(var));
+            };
+            let (from, to) = if from.contains('%') {
+                (from.to_owned(), to.to_owned())
+            } else {
+                (format!("%{from}"), format!("%{to}"))
+            };
+            return Some(patsubst(&from, &to, &value));
+        }
+        let args: Vec<String> = split_args(rest)
+            .into_iter()
+            .map(|a| self.expand(a, auto, depth + 1))
+            .collect();
+        if args.iter().any(|a| a.contains(COMPUTED)) {
+            return None;
+        }
+        let arg = |k: usize| args.get(k).map_or("", String::as_str);
+        let words = |k: usize| {
+            arg(k)
+                .split_whitespace()
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        };
+        let each = |f: &dyn Fn(&str) -> String| {
+            Some(words(0).iter().map(|w| f(w)).collect::<Vec<_>>().join(" "))
+        };
+        match (name, args.len()) {
+            ("subst", 3) => Some(if arg(0).is_empty() {
+                arg(2).to_owned()
+            } else {
+                arg(2).replace(arg(0), arg(1))
+            }),
+            ("patsubst", 3) => Some(patsubst(arg(0), arg(1), arg(2))),
+            // The names a pattern matches, as the shell's glob of it matches them.
+            ("wildcard", 1) => Some(words(0).join(" ")),
+            ("strip", 1) => Some(words(0).join(" ")),
+            ("addprefix", 2) => Some(
+                words(1)
+                    .iter()
+                    .map(|w| format!("{}{w}", arg(0)))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            ),
+            ("addsuffix", 2) => Some(
+                words(1)
+                    .iter()
+                    .map(|w| format!("{w}{}", arg(0)))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            ),
+            ("notdir", 1) => each(&|w| w.rsplit('/').next().unwrap_or(w).to_owned()),
+            ("dir", 1) => each(&|w| match w.rsplit_once('/') {
+                Some((d, _)) => format!("{d}/"),
+                None => "./".to_owned(),
+            }),
+            ("basename", 1) => each(&|w| match w.rsplit_once('.') {
+                Some((b, _)) if !b.ends_with('/') && !b.is_empty() => b.to_owned(),
+                _ => w.to_owned(),
+            }),
+            ("suffix", 1) => each(&|w| {
+                w.rsplit_once('.')
+                    .filter(|(_, s)| !s.contains('/'))
+                    .map_or(String::new(), |(_, s)| format!(".{s}"))
+            }),
+            ("firstword", 1) => Some(words(0).first().cloned().unwrap_or_default()),
+            ("lastword", 1) => Some(words(0).last().cloned().unwrap_or_default()),
+            ("words", 1) => Some(words(0).len().to_string()),
+            ("word", 2) => {
+                let n: usize = arg(0).trim().parse().ok()?;
+                Some(words(1).get(n.checked_sub(1)?).cloned().unwrap_or_default())
+            }
+            ("sort", 1) => {
+                let mut w = words(0);
+                w.sort();
+                w.dedup();
+                Some(w.join(" "))
+            }
+            ("filter" | "filter-out", 2) => {
+                let patterns = words(0);
+                let keep = name == "filter";
+                Some(
+                    words(1)
+                        .into_iter()
+                        .filter(|w| {
+                            patterns.iter().any(|p| {
+                                p == w || (p.contains('%') && matches_pattern(p, w).is_some())
+                            }) == keep
+                        })
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                )
+            }
+            ("join", 2) => {
+                let (a, b) = (words(0), words(1));
+                let n = a.len().max(b.len());
+                Some(
+                    (0..n)
+                        .map(|k| {
+                            format!(
+                                "{}{}",
+                                a.get(k).map_or("", String::as_str),
+                                b.get(k).map_or("", String::as_str)
+                            )
+                        })
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                )
+            }
+            _ => None,
+        }
+    }
+}
+
+/// A function's arguments: split at the commas outside brackets (the last argument
+/// keeps its commas for functions of fewer arguments, as make does for `subst` only at
+/// three; close enough for the names these build).
+fn split_args(rest: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut depth = 0usize;
+    let mut start = 0;
+    for (k, c) in rest.char_indices() {
+        match c {
+            '(' | '{' => depth += 1,
+            ')' | '}' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                out.push(&rest[start..k]);
+                start = k + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&rest[start..]);
+    out
+}
+
+/// `$(patsubst FROM,TO,TEXT)`: each word of TEXT matching FROM (one `%` at most)
+/// replaced by TO, with the `%` of TO standing for what the `%` of FROM matched. Words
+/// that do not match stay as they are.
+fn patsubst(from: &str, to: &str, text: &str) -> String {
+    let one = |w: &str| -> Option<String> {
+        match from.split_once('%') {
+            Some((pre, post)) => {
+                let stem = w.strip_prefix(pre)?.strip_suffix(post)?;
+                Some(to.replacen('%', stem, 1))
+            }
+            None => (w == from).then(|| to.to_owned()),
+        }
+    };
+    text.split_whitespace()
+        .map(|w| one(w).unwrap_or_else(|| w.to_owned()))
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// A shell variable standing for a make reference only known when make runs: treated as
@@ -889,10 +1139,7 @@ mod tests {
     #[test]
     fn unknown_references_stay_unknown_words() {
         let text = "OBJ = $(SRC:.c=.o)\nx:\n\trm -rf $(OBJ) $(OUT)/ $(wildcard *.o)\n";
-        assert_eq!(
-            recipes(text, &[]),
-            ["rm -rf ${MAKE_EXPANSION} ${OUT}/ ${MAKE_EXPANSION}"]
-        );
+        assert_eq!(recipes(text, &[]), ["rm -rf ${SRC} ${OUT}/ *.o"]);
     }
 
     #[test]

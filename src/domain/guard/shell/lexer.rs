@@ -299,7 +299,36 @@ impl Parser<'_, '_> {
                 self.old_arithmetic(buf);
                 false
             }
-            Some(c) if c.is_ascii_alphanumeric() || b"_@*#?!$-".contains(&c) => {
+            Some(c) if c.is_ascii_alphabetic() || c == b'_' => {
+                self.expanded = true;
+                // `"$p"ude`, `$p'ude'`: the name ends at the quote, and the letters after
+                // it are text; written `${p}` so that joining them keeps it so.
+                let start = self.i + 1;
+                let len = self.s[start..]
+                    .iter()
+                    .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+                    .count();
+                let after = &self.s[start + len..];
+                let quotes = after
+                    .iter()
+                    .take_while(|b| matches!(b, b'"' | b'\''))
+                    .count();
+                let joined = quotes > 0
+                    && after
+                        .get(quotes)
+                        .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_');
+                if joined {
+                    buf.extend_from_slice(b"${");
+                    buf.extend_from_slice(&self.s[start..start + len]);
+                    buf.push(b'}');
+                    self.i = start + len;
+                } else {
+                    buf.push(b'$');
+                    self.i += 1;
+                }
+                false
+            }
+            Some(c) if c.is_ascii_digit() || b"@*#?!$-".contains(&c) => {
                 self.expanded = true;
                 buf.push(b'$');
                 self.i += 1;
