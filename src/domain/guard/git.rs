@@ -116,6 +116,20 @@ pub(super) fn git_danger(args: &[String]) -> Option<Finding> {
     let deny = |check: &'static str, harm: String, advice: &'static str| {
         Some(Finding::deny(check, harm, advice))
     };
+    // `git -c core.sparseCheckout=true read-tree -mu HEAD`: the work tree made sparse for
+    // one run, which drops the files the patterns leave out (nagger's settings among them).
+    if set("core.sparseCheckout").is_some_and(is_true)
+        && !matches!(sub, "status" | "log" | "diff" | "show" | "config")
+    {
+        return Some(Finding::ask(
+            "guard:git-runs-later",
+            format!(
+                "runs `git {sub}` with a sparse work tree (`core.sparseCheckout`), which drops \
+                 the files the sparse patterns leave out, nagger's settings among them"
+            ),
+            "Ask the user to change which files the work tree holds.",
+        ));
+    }
     match sub {
         "push" | "send-pack" if has_flag(rest, "n", &["dry-run"]) => None,
         "push"

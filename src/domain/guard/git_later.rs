@@ -100,6 +100,20 @@ pub(super) fn config_runs_later(args: &[String]) -> Option<Finding> {
             super::important::hooks_moved(value)
         };
     }
+    // Which files the work tree holds: a sparse pattern set by a later `git read-tree
+    // -mu`, `checkout` or `pull` leaves `.claude/` and `.claude-nagger/` out of it.
+    let lower = key.to_ascii_lowercase();
+    if matches!(
+        lower.as_str(),
+        "core.sparsecheckout" | "core.sparsecheckoutcone" | "index.sparse"
+    ) && !matches!(
+        value.to_ascii_lowercase().as_str(),
+        "false" | "no" | "off" | "0"
+    ) {
+        return later(format!(
+            "turns on a sparse work tree (`{key}`): a later checkout, `read-tree -mu` or pull              drops every file the sparse patterns leave out, nagger's settings among them"
+        ));
+    }
     // A push from another repository then writes this work tree, outside any call.
     if key.eq_ignore_ascii_case("receive.denyCurrentBranch")
         && value.eq_ignore_ascii_case("updateInstead")

@@ -27,6 +27,8 @@ const SETTINGS: &str = "Claude Code's settings, where nagger's hook is installed
 const SETTINGS_FOLDER: &str =
     "the folder of Claude Code's settings, where nagger's hook is installed";
 const MANAGED: &str = "Claude Code's managed settings, which can turn every hook off";
+const SPARSE_PATTERNS: &str = "git's sparse patterns, which can leave Claude Code's settings \
+                               and nagger's files out of the work tree";
 const LINKED_FOLDER: &str = "a folder holding the file a link of Claude Code's settings or of \
                              nagger's files leads to";
 const BINARY: &str = "the nagger program Claude Code runs as its hook";
@@ -238,6 +240,14 @@ fn protected_by_name(path: &str, binary: Option<&str>) -> Option<(&'static str, 
             .is_some_and(|p| CLAUDE_RUN_FOLDERS.iter().any(|f| is(p, f)))
     {
         return Some((CLAUDE_RUNS, Kind::Held));
+    }
+    // git's sparse patterns: which files a later checkout leaves in the work tree.
+    if let [.., info, file] = parts.as_slice()
+        && *info == "info"
+        && *file == "sparse-checkout"
+        && parts.contains(&".git")
+    {
+        return Some((SPARSE_PATTERNS, Kind::Held));
     }
     if normal == "~/.claude.json" || normal.starts_with("~/.claude.json.") {
         return Some((CLAUDE_RUNS, Kind::Held));
