@@ -2660,3 +2660,33 @@ fn names_make_and_the_shell_build_from_pieces_are_worked_out() {
         REFUSED
     );
 }
+
+/// A script file is read with what its own lines set up (`shopt -s dotglob`), and a
+/// function a sourced file defines is judged where the line calls it.
+#[test]
+fn scripts_from_files_keep_their_own_settings_and_sourced_functions_are_followed() {
+    let p = Project::new();
+    write(&p, ".claude/settings.json", "{}\n");
+    write(
+        &p,
+        "tools/g.sh",
+        "shopt -s dotglob nullglob\nfor f in */*.json; do : > \"$f\"; done\n",
+    );
+    write(&p, "tools/f.sh", "settings_off() { : > \"$1\"; }\n");
+    write(&p, "tools/h.sh", "greet() { echo \"hi $1\"; }\n");
+    assert_ne!(check(&p, "bash tools/g.sh").0, 0);
+    assert_eq!(
+        check(&p, ". tools/f.sh && settings_off .claude/settings.json").0,
+        REFUSED
+    );
+    assert_eq!(
+        check(
+            &p,
+            "source tools/f.sh; settings_off $(ls -d .c*e)/settings.json"
+        )
+        .0,
+        ASKED
+    );
+    assert_eq!(check(&p, "source tools/h.sh; greet you").0, 0);
+    assert_eq!(check(&p, "source tools/f.sh; settings_off out.txt").0, 0);
+}

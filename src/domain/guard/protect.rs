@@ -155,6 +155,30 @@ impl<'a> Scope<'a> {
         }
     }
 
+    /// The same place for a script a command runs (`bash x.sh`): what that script's
+    /// own line sets up (`shopt -s dotglob`, its variables) is what its globs and
+    /// names are read with.
+    pub(super) fn for_script<'b>(&self, parsed: &'b Parsed) -> Scope<'b>
+    where
+        'a: 'b,
+    {
+        // What the outer line turned on (`shopt -s dotglob; bash x.sh`) holds inside.
+        let dots = std::cell::OnceCell::new();
+        if dot_names_matched(self) {
+            let _ = dots.set(true);
+        }
+        Scope {
+            root: self.root,
+            binary: self.binary,
+            lookups: Cell::new(self.lookups.get()),
+            aliases: RefCell::new(self.aliases.borrow().clone()),
+            line: Some(parsed),
+            destroys: self.destroys,
+            dots,
+            unfollowed: std::cell::OnceCell::new(),
+        }
+    }
+
     /// The scope of the commands of `parsed`, whose variables it may follow.
     pub(super) fn in_line(self, parsed: &'a Parsed) -> Scope<'a> {
         Scope {

@@ -746,6 +746,14 @@ impl<'a> Guard<'a> {
         ));
         let mut run = programs::programs(parsed, index, allowed, self.binary);
         run.extend(foreign_code(command, self.binary));
+        if let Some((script, file)) =
+            scripts::sourced_function(parsed, index, cwd, View::new(at.files, &written))
+        {
+            run.push(Program::Script(
+                script,
+                format!("the function `{}` that `{file}` defines", command.name()),
+            ));
+        }
         run.extend(looped_over(command, |name| {
             at.line.loop_listing(index, name)
         }));
@@ -1139,6 +1147,7 @@ impl<'a> Guard<'a> {
         let mut folders = Folders::new(at.cwd.clone())
             .in_line(&parsed)
             .at_root(at.scope.root);
+        let scope = at.scope.for_script(&parsed);
         for index in 0..parsed.commands.len() {
             let inner = &parsed.commands[index];
             let cwd = folders.cwd_of(inner);
@@ -1151,7 +1160,11 @@ impl<'a> Guard<'a> {
                 cwd: &cwd,
                 old: &old,
                 line: &line,
-                ..at
+                scope: &scope,
+                depth: at.depth,
+                budget: at.budget,
+                files: at.files,
+                handed: at.handed,
             };
             for finding in self.findings(&parsed, index, &allowed, here) {
                 findings.push(Finding {

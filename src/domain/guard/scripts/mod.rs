@@ -610,3 +610,50 @@ fn executed(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec<Ran>
         out.push(Ran::Code(text, runner.to_owned(), via));
     }
 }
+
+/// `source lib.sh; cleanup $x`: a command named by a function a file the line sourced
+/// before it defines, as a script of that file's text and the call, written as the line
+/// wrote it (substitutions left to run), with the file's name.
+pub(super) fn sourced_function(
+    parsed: &Parsed,
+    index: usize,
+    cwd: &Cwd,
+    files: View,
+) -> Option<(String, String)> {
+    let command = &parsed.commands[index];
+    let name = command.name();
+    if name.is_empty() || name.contains(['/', '$', '`']) {
+        return None;
+    }
+    for earlier in parsed.commands[..index].iter().rev().take(32) {
+        if !matches!(earlier.name(), "source" | ".") || !earlier.via.is_empty() {
+            continue;
+        }
+        let Some(file) = operands(earlier.args()).first().copied() else {
+            continue;
+        };
+        let files::Content::Text { text, .. } = files.read(cwd, file) else {
+            continue;
+        };
+        let defines = shell::parse(&text)
+            .functions
+            .iter()
+            .any(|(defined, _)| defined == name);
+        if !defines {
+            continue;
+        }
+        let call: Vec<String> = command
+            .argv
+            .iter()
+            .map(|w| {
+                if w.contains(|c: char| c.is_whitespace() || c == '"' || c == '\'' || c == '\\') {
+                    format!("\"{}\"", w.replace('\\', "\\\\").replace('"', "\\\""))
+                } else {
+                    w.clone()
+                }
+            })
+            .collect();
+        return Some((format!("{text}\n{}\n", call.join(" ")), file.to_owned()));
+    }
+    None
+}
