@@ -2690,3 +2690,42 @@ fn scripts_from_files_keep_their_own_settings_and_sourced_functions_are_followed
     assert_eq!(check(&p, "source tools/h.sh; greet you").0, 0);
     assert_eq!(check(&p, "source tools/f.sh; settings_off out.txt").0, 0);
 }
+
+/// An interpreter under another name (a copy or a link in the project) runs what it is
+/// handed as that interpreter would; modules on a `PYTHONPATH` the command sets are read.
+#[test]
+fn interpreters_under_other_names_and_module_paths_the_command_sets_are_followed() {
+    let p = Project::new();
+    write(&p, ".claude/settings.json", "{}\n");
+    write(
+        &p,
+        "tools/chk.txt",
+        "open('.claude/settings.json', 'w').write('{}')\n",
+    );
+    write(
+        &p,
+        "tools/gen.py",
+        "import os\nos.remove('.claude/settings.json')\n",
+    );
+    write(&p, "src/util.py", "import gen\n");
+    let python = ["/usr/bin/python3", "/usr/local/bin/python3", "/bin/python3"]
+        .into_iter()
+        .find(|p| std::path::Path::new(p).is_file());
+    if let Some(python) = python {
+        std::fs::copy(python, p.root.join("tools/lint")).expect("a copy");
+        std::os::unix::fs::symlink(python, p.root.join("tools/run")).expect("a link");
+        assert_eq!(check(&p, "tools/lint tools/chk.txt").0, REFUSED);
+        assert_eq!(check(&p, "./tools/run tools/chk.txt").0, REFUSED);
+        assert_eq!(check(&p, "tools/lint -c 'print(1)'").0, 0);
+    }
+    assert_eq!(
+        check(&p, "PYTHONPATH=tools python3 -c 'import gen'").0,
+        REFUSED
+    );
+    assert_eq!(
+        check(&p, "PYTHONPATH=$PWD/tools python3 src/util.py").0,
+        REFUSED
+    );
+    assert_eq!(check(&p, "PYTHONPATH=tools python3 -m gen").0, REFUSED);
+    assert_eq!(check(&p, "PYTHONPATH=src python3 -c 'import os'").0, 0);
+}

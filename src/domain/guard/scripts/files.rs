@@ -164,11 +164,30 @@ pub(crate) type Written<'a> = &'a dyn Fn(&Cwd, &str) -> Option<Wrote>;
 pub(crate) struct View<'a> {
     files: &'a Files<'a>,
     written: Written<'a>,
+    /// Folders the command puts on Python's module path (`PYTHONPATH=tools`).
+    python_path: &'a [String],
 }
 
 impl<'a> View<'a> {
     pub(crate) fn new(files: &'a Files<'a>, written: Written<'a>) -> View<'a> {
-        View { files, written }
+        View {
+            files,
+            written,
+            python_path: &[],
+        }
+    }
+
+    /// The same view for a command that puts `dirs` on Python's module path.
+    pub(super) fn with_python_path(self, dirs: &'a [String]) -> View<'a> {
+        View {
+            python_path: dirs,
+            ..self
+        }
+    }
+
+    /// Folders the command puts on Python's module path.
+    pub(super) fn python_path(&self) -> &'a [String] {
+        self.python_path
     }
 
     /// The names in the folder `path` (as a command in `cwd` names it), at most `max`;

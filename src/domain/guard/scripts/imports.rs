@@ -124,6 +124,13 @@ fn candidates(lang: Lang, code: &str, dir: &str, cwd: &Cwd, files: &View) -> Vec
             // Folders the code puts on its module path are searched after its own.
             let mut bases = vec![dir.to_owned()];
             bases.extend(python_paths(code, dir));
+            // `PYTHONPATH=tools python3 …`: searched after the program's own folder.
+            bases.extend(
+                files
+                    .python_path()
+                    .iter()
+                    .map(|d| format!("{}/", d.trim_end_matches('/'))),
+            );
             for (dots, module) in python_names(code) {
                 // `from . import x` and `from .m import x` are relative to the package;
                 // a plain name is looked up beside the program first.

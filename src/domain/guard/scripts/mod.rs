@@ -28,6 +28,8 @@ mod sources;
 #[cfg(test)]
 mod tests;
 
+use std::path::Path;
+
 use super::finding::{Finding, operands};
 use super::protect::Cwd;
 use super::shell::{self, Parsed, SimpleCommand};
@@ -65,8 +67,21 @@ pub(super) fn carries_over_fresh(finding: &Finding) -> bool {
 
 /// Everything command `index` of `parsed`, run in `cwd`, runs from files on disk.
 pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec<Ran> {
-    let files = &files;
     let command = &parsed.commands[index];
+    // `PYTHONPATH=tools python3 -c 'import gen'`: the folders modules are found in too
+    // (`$PWD/x` is the folder the command runs in).
+    let python_path: Vec<String> = command
+        .env
+        .iter()
+        .chain(command.prefixed.iter().flatten())
+        .filter_map(|w| w.strip_prefix("PYTHONPATH="))
+        .flat_map(|dirs| dirs.split(':'))
+        .map(super::paths::here_and_home)
+        .filter(|d| !d.is_empty() && !d.contains(['$', '`']))
+        .take(8)
+        .collect();
+    let files = files.with_python_path(&python_path);
+    let files = &files;
     let name = command.name();
     let mut out = Vec::new();
     later::runs(command, cwd, files, &mut out);
@@ -174,6 +189,22 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
         None => {}
     }
     let program = command.argv[0].as_str();
+    // `tools/lint x.txt` where `tools/lint` is a link to or a copy of python3: the
+    // interpreter under another name, running what it is handed.
+    if program.contains('/')
+        && !program.starts_with(['/', '$', '`'])
+        && let Some(interpreter) = interpreter_in_disguise(program, cwd, files)
+    {
+        let words: Vec<String> = std::iter::once(interpreter.clone())
+            .chain(command.argv[1..].iter().map(|w| shell::shell_quote(w)))
+            .collect();
+        out.push(Ran::Script(
+            words.join(" "),
+            format!("`{program}`, which is `{interpreter}` under another name"),
+            None,
+        ));
+        return out;
+    }
     if program.contains('/')
         && !["/usr/", "/bin/", "/sbin/", "/opt/homebrew/", "/nix/"]
             .iter()
@@ -654,6 +685,58 @@ pub(super) fn sourced_function(
             })
             .collect();
         return Some((format!("{text}\n{}\n", call.join(" ")), file.to_owned()));
+    }
+    None
+}
+
+/// Interpreters looked for under other names.
+const INTERPRETERS: &[&str] = &[
+    "python3", "python", "node", "perl", "ruby", "php", "bash", "sh", "dash", "zsh", "lua",
+    "tclsh", "Rscript", "deno", "bun", "awk", "gawk", "busybox",
+];
+
+/// The interpreter a program file in the project is, when it is a link to one or a
+/// byte-for-byte copy of one found in the system's program folders (same size, same
+/// first bytes).
+fn interpreter_in_disguise(program: &str, cwd: &Cwd, files: &View) -> Option<String> {
+    use std::io::Read;
+    let full = files.full(cwd, program)?;
+    let meta = std::fs::metadata(&full).ok()?;
+    if !meta.is_file() || meta.len() < 1024 {
+        return None;
+    }
+    let mut head = [0u8; 4];
+    std::fs::File::open(&full)
+        .ok()?
+        .read_exact(&mut head)
+        .ok()?;
+    if &head != b"\x7fELF" {
+        return None; // a script is read as the script it is
+    }
+    if let Ok(real) = std::fs::canonicalize(&full) {
+        let base = real.file_name()?.to_string_lossy().into_owned();
+        let family = base.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+        if INTERPRETERS.contains(&family) || INTERPRETERS.contains(&base.as_str()) {
+            return Some(base);
+        }
+    }
+    let first = |path: &Path| -> Option<Vec<u8>> {
+        let mut buf = vec![0u8; 4096];
+        let n = std::fs::File::open(path).ok()?.read(&mut buf).ok()?;
+        buf.truncate(n);
+        Some(buf)
+    };
+    let ours = first(&full)?;
+    for name in INTERPRETERS {
+        for folder in ["/usr/bin", "/usr/local/bin", "/bin"] {
+            let candidate = Path::new(folder).join(name);
+            let Ok(theirs) = std::fs::metadata(&candidate) else {
+                continue;
+            };
+            if theirs.len() == meta.len() && first(&candidate).as_deref() == Some(ours.as_slice()) {
+                return Some((*name).to_owned());
+            }
+        }
     }
     None
 }
