@@ -2729,3 +2729,24 @@ fn interpreters_under_other_names_and_module_paths_the_command_sets_are_followed
     assert_eq!(check(&p, "PYTHONPATH=tools python3 -m gen").0, REFUSED);
     assert_eq!(check(&p, "PYTHONPATH=src python3 -c 'import os'").0, 0);
 }
+
+/// C that writes a file whose name it decodes as it runs is asked about when it is
+/// compiled: the program it makes is opaque to every later call.
+#[test]
+fn c_that_writes_a_name_it_builds_is_asked_about_when_compiled() {
+    let p = Project::new();
+    write(
+        &p,
+        "tools/w.c",
+        "#include <stdio.h>\nint main(){char p[]={43,102,105,100,112,97,96,42,118,96,113,113,108,107,98,118,43,111,118,106,107,5};\
+         for(int i=0;p[i];i++)p[i]^=5;\nFILE*f=fopen(p,\"w\");fputs(\"{}\",f);return 0;}\n",
+    );
+    write(
+        &p,
+        "tools/r.c",
+        "#include <stdio.h>\nint main(int c, char**v){FILE*f=fopen(v[1],\"r\"); return f==0;}\n",
+    );
+    assert_eq!(check(&p, "gcc -o tools/w tools/w.c && ./tools/w").0, ASKED);
+    assert_eq!(check(&p, "cc -O2 -o /tmp/w tools/w.c").0, ASKED);
+    assert_eq!(check(&p, "gcc -o tools/r tools/r.c").0, 0);
+}

@@ -83,6 +83,115 @@ const C_RUNNERS: &[&str] = &[
     "wordexp",
 ];
 
+/// Functions of C and its kin that write, move, link, change or delete the file their
+/// first argument names.
+const C_WRITERS: &[&str] = &[
+    "fopen", "freopen", "open", "openat", "creat", "truncate", "chmod", "chown", "lchown",
+    "rename", "renameat", "unlink", "remove", "rmdir", "symlink", "link", "mkfifo",
+];
+
+/// `fopen(p, "w")` of a name built as the program runs (a decoded array, a computed
+/// buffer): the file may be nagger's own, and the program is asked about when compiled.
+/// Reads (`fopen(p, "r")`, `open(p, O_RDONLY)`) and literal names (judged where they
+/// are spelled) are left alone.
+fn computed_write(file: &str, word: &str, after: &str, whole: &str) -> Option<Finding> {
+    let args = after.trim_start().strip_prefix('(')?;
+    let mut depth = 0usize;
+    let mut end = args.len();
+    for (k, c) in args.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' if depth == 0 => {
+                end = k;
+                break;
+            }
+            ')' => depth -= 1,
+            _ => {}
+        }
+    }
+    let inside = &args[..end];
+    let first = inside.split(',').next().unwrap_or("").trim();
+    // `openat(dirfd, p, …)`, `renameat(…)`: the name is the second argument.
+    let named = if word.ends_with("at") {
+        inside.split(',').nth(1).unwrap_or("").trim()
+    } else {
+        first
+    };
+    // A declaration (`FILE *fopen(const char *, …)`) or a literal name.
+    if named.is_empty()
+        || named.starts_with('"')
+        || named.starts_with("const ")
+        || named.starts_with("char")
+    {
+        return None;
+    }
+    // A name the caller hands the program (`argv[1]`, `getenv("OUT")`, a parameter) is
+    // its caller's to choose; a buffer the program fills itself (`char p[] = {43, …}`
+    // decoded in a loop, `strcat`ed pieces) hides the name in the code.
+    let ident: String = named
+        .trim_start_matches(|c: char| c == '(' || c == '&' || c == '*' || c.is_whitespace())
+        .trim_start_matches("char")
+        .trim_start_matches(|c: char| c == ')' || c == '*' || c.is_whitespace())
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    if ident.is_empty() || !filled_buffer(whole, &ident) {
+        return None;
+    }
+    let writes = match word {
+        "fopen" | "freopen" => inside
+            .split(',')
+            .nth(1)
+            .is_some_and(|mode| mode.contains(['w', 'a', '+'])),
+        "open" | "openat" => ["O_WRONLY", "O_RDWR", "O_CREAT", "O_TRUNC", "O_APPEND"]
+            .iter()
+            .any(|f| inside.contains(f)),
+        _ => true,
+    };
+    writes.then(|| {
+        Finding::ask(
+            "guard:self-protect-unsure",
+            format!(
+                "compiles `{file}`, whose `{word}` changes a file whose name it builds as it \
+                 runs, which may be nagger's own files or Claude Code's settings"
+            ),
+            "Spell the path out in the source, or ask the user.",
+        )
+    })
+}
+
+/// Whether `ident` is declared in `text` as an array of characters or bytes the program
+/// fills itself (`char p[64]`, `unsigned char k[] = {…}`, `uint8_t b[N]`).
+fn filled_buffer(text: &str, ident: &str) -> bool {
+    let mut rest = text;
+    while let Some(at) = rest.find(ident) {
+        let before = &rest[..at];
+        let after = rest[at + ident.len()..].trim_start();
+        rest = &rest[at + ident.len()..];
+        let starts_word = before
+            .chars()
+            .last()
+            .is_none_or(|c| !(c.is_ascii_alphanumeric() || c == '_'));
+        if !starts_word || !after.starts_with('[') {
+            continue;
+        }
+        let declared_by = before
+            .trim_end()
+            .trim_end_matches('*')
+            .trim_end()
+            .rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .next()
+            .unwrap_or("");
+        if matches!(
+            declared_by,
+            "char" | "uint8_t" | "int8_t" | "wchar_t" | "u8" | "byte" | "int" | "unsigned"
+        ) {
+            return true;
+        }
+    }
+    false
+}
+
 /// Compiled code nagger does not read as a language: asked about when, in C and its kin,
 /// it runs a command line or program it builds as it runs (`system(buf)` of a decoded
 /// array), and refused when literal pieces side by side name nagger's files
@@ -108,6 +217,11 @@ pub(super) fn compiled_unknown(file: &str, text: &str, c_family: bool) -> Option
         };
         let word = &text[i..end];
         i = end;
+        if C_WRITERS.contains(&word)
+            && let Some(found) = computed_write(file, word, &text[i..], text)
+        {
+            return Some(found);
+        }
         if !C_RUNNERS.contains(&word) {
             continue;
         }
