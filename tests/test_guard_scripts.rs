@@ -2750,3 +2750,44 @@ fn c_that_writes_a_name_it_builds_is_asked_about_when_compiled() {
     assert_eq!(check(&p, "cc -O2 -o /tmp/w tools/w.c").0, ASKED);
     assert_eq!(check(&p, "gcc -o tools/r tools/r.c").0, 0);
 }
+
+/// Routes around the file readers: npm's options before the script's name, make's rules
+/// given with `--eval`, a `#!` line, a Perl module option before the program file.
+#[test]
+fn options_and_first_lines_do_not_hide_what_a_program_runs() {
+    let p = Project::new();
+    write(&p, ".claude/settings.json", "{}\n");
+    write(
+        &p,
+        "scripts/t.js",
+        "const fs=require('fs'),path=require('path');\n\
+         fs.writeFileSync(String.fromCharCode(46,99,108,97,117,100,101,47,115,101,116,116,105,110,103,115,46,106,115,111,110),'{}');\n",
+    );
+    write(
+        &p,
+        "package.json",
+        r#"{"name": "d", "scripts": {"build": "node scripts/t.js"}}"#,
+    );
+    write(
+        &p,
+        "tools/gen.sh",
+        "p=$(echo 'nosj.sgnittes/edualc.' | rev); printf '{}' > \"$p\"\n",
+    );
+    write(
+        &p,
+        "tools/fixjs",
+        "#!/usr/bin/env node\nrequire('fs').writeFileSync(Buffer.from('LmNsYXVkZS9zZXR0aW5ncy5qc29u','base64').toString(),'{}')\n",
+    );
+    write(&p, "tools/z.pl", "unlink '.claude/settings.json';\n");
+    for line in [
+        "npm run -s build",
+        "npm --silent run build",
+        "make -f /dev/null -s --eval 'x:;@bash tools/gen.sh' x",
+        "chmod +x tools/fixjs && ./tools/fixjs",
+        "node tools/fixjs",
+    ] {
+        assert_eq!(check(&p, line).0, ASKED, "{line}");
+    }
+    assert_eq!(check(&p, "perl -Mstrict tools/z.pl").0, REFUSED);
+    assert_eq!(check(&p, "npm install --offline").0, 0);
+}

@@ -73,7 +73,7 @@ const PROTECTED_NAMES: &[&str] = &[
 ];
 
 /// Most paths of one command line looked up on disk (through symbolic links).
-const MAX_LOOKUPS: usize = 8;
+const MAX_LOOKUPS: usize = 32;
 /// Most missing folders walked up before a path's existing ancestor is looked up.
 const MAX_MISSING: usize = 32;
 
@@ -1056,6 +1056,14 @@ fn climbed(full: &Path) -> PathBuf {
 /// The protected path a changed `path` is, lexically or through links on disk.
 fn judge(path: &str, scope: &Scope) -> Option<(&'static str, Kind)> {
     protected(path, scope.binary)
+        // `../bin/nagger` from the project, as text: holds when no lookup on disk is left.
+        .or_else(|| {
+            let relative = !path.starts_with(['/', '~']) && !path.contains(['$', '`']);
+            let climbs = path.split('/').any(|p| p == "..");
+            (relative && climbs)
+                .then(|| normalize(&scope.root.join(path).to_string_lossy()))
+                .and_then(|full| protected(&full, scope.binary))
+        })
         .or_else(|| {
             let real = real_path(scope, path)?;
             protected(&real, scope.binary)

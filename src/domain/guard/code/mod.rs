@@ -48,6 +48,12 @@ fn effects_at(code: &str, lang: Language, depth: usize) -> Vec<Effect> {
         end -= 1;
     }
     let code = &code[..end];
+    // `#!/usr/bin/env node`: the line that picks the interpreter is no code of its own
+    // (in JavaScript its `/` would open a regular expression).
+    let code = match code.strip_prefix("#!") {
+        Some(rest) => rest.find('\n').map_or("", |n| &rest[n..]),
+        None => code,
+    };
     let mut out = match lang {
         Language::Tcl => commands::tcl(code, depth, effects_at),
         Language::Debugger => commands::debugger(code, depth, effects_at),

@@ -491,3 +491,13 @@ fn a_declaration_list_binds_each_name_to_its_own_value() {
         .is_empty()
     );
 }
+
+#[test]
+fn a_shebang_line_is_no_code() {
+    for code in [
+        "#!/usr/bin/env node\nrequire('fs').writeFileSync(atob('LmNs'),'{}')\n",
+        "#!/usr/bin/node\nconst fs = require('fs');\nfs.unlinkSync(process.argv[2]);\n",
+    ] {
+        assert!(unknown(code, Language::Js), "{code}");
+    }
+}

@@ -194,7 +194,7 @@ fn links_on_disk_are_followed_for_tools_and_shell_writes() {
     }
     // Lookups are bounded per call.
     let scope = Scope::new(root, None);
-    let many = (0..20)
+    let many = (0..super::MAX_LOOKUPS + 8)
         .map(|i| format!("x{i}"))
         .collect::<Vec<_>>()
         .join(" ");

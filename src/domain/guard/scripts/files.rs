@@ -57,6 +57,12 @@ impl<'a> Files<'a> {
         self.fresh.replace(false)
     }
 
+    /// Marks what was read as the command line's own (`make --eval`, a Makefile on
+    /// standard input): judged as strictly as the line.
+    pub(super) fn mark_fresh(&self) {
+        self.fresh.set(true);
+    }
+
     /// Where `path`, as a command in `cwd` names it, is on disk; `None` when only the
     /// running shell knows (`$DIR/x.sh`, a glob, an unknown folder).
     fn locate(&self, cwd: &Cwd, path: &str) -> Option<PathBuf> {
@@ -224,6 +230,11 @@ impl<'a> View<'a> {
     pub(super) fn is_file(&self, cwd: &Cwd, path: &str) -> bool {
         (self.written)(cwd, path).is_some()
             || self.files.locate(cwd, path).is_some_and(|p| p.is_file())
+    }
+
+    /// Marks what this command runs as the command line's own text.
+    pub(super) fn mark_fresh(&self) {
+        self.files.mark_fresh();
     }
 
     /// Whether `path` (as a command in `cwd` names it) is a settled file: one the project

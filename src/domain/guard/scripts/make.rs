@@ -205,6 +205,15 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: &View, out: 
         text.push_str(e);
         text.push('\n');
     }
+    // `make --eval 'x:;@…'`, `make -f - <<EOF`: the rules are the line's own text.
+    if !call.evals.is_empty()
+        || from_env
+            .iter()
+            .chain(&call.files)
+            .any(|f| f == "-" || f == "/dev/stdin")
+    {
+        files.mark_fresh();
+    }
     let via = if via.is_empty() {
         "`make --eval`".to_owned()
     } else {

@@ -131,6 +131,7 @@ pub(super) fn runs(
     let mut dir = cwd.clone();
     let mut words: Vec<&str> = Vec::new();
     let mut rest: Vec<&str> = Vec::new();
+    let mut ignore_scripts = false;
     let mut k = 0;
     while let Some(arg) = args.get(k) {
         k += 1;
@@ -160,7 +161,12 @@ pub(super) fn runs(
         if matches!(arg.as_str(), "-r" | "--recursive" | "-ws" | "--workspaces") {
             return None;
         }
-        if arg.starts_with('-') && words.is_empty() {
+        if arg == "--ignore-scripts" {
+            ignore_scripts = true;
+        }
+        // Options before the command and between it and the script's name (`npm run -s
+        // build`, `npm --silent test`) are npm's own.
+        if arg.starts_with('-') && words.len() < 2 {
             continue;
         }
         words.push(arg);
@@ -173,8 +179,7 @@ pub(super) fn runs(
     };
     // `npm install --offline --no-fund`: installing the package itself, with options;
     // `--ignore-scripts` runs none of its scripts.
-    let installs_itself =
-        words.iter().skip(1).all(|w| w.starts_with('-')) && !words.contains(&"--ignore-scripts");
+    let installs_itself = words.iter().skip(1).all(|w| w.starts_with('-')) && !ignore_scripts;
     let (names, extra): (Vec<&str>, Vec<&str>) = match (manager, first) {
         ("npm", Some("run" | "run-script" | "rum" | "urn")) => match words.get(1) {
             Some(name) => (vec![name], after(2)),
@@ -186,10 +191,10 @@ pub(super) fn runs(
             (INSTALL.to_vec(), Vec::new())
         }
         // npm's commands that run scripts of the package's lifecycle around their work.
-        ("npm" | "pnpm" | "yarn", Some("pack")) if !words.contains(&"--ignore-scripts") => {
+        ("npm" | "pnpm" | "yarn", Some("pack")) if !ignore_scripts => {
             (vec!["prepack", "prepare", "postpack"], Vec::new())
         }
-        ("npm" | "pnpm" | "yarn", Some("publish")) if !words.contains(&"--ignore-scripts") => (
+        ("npm" | "pnpm" | "yarn", Some("publish")) if !ignore_scripts => (
             vec![
                 "prepublishOnly",
                 "prepack",
@@ -200,10 +205,10 @@ pub(super) fn runs(
             ],
             Vec::new(),
         ),
-        ("npm" | "yarn", Some("version")) if !words.contains(&"--ignore-scripts") => {
+        ("npm" | "yarn", Some("version")) if !ignore_scripts => {
             (vec!["preversion", "version", "postversion"], Vec::new())
         }
-        ("npm" | "pnpm", Some("rebuild" | "rb")) if !words.contains(&"--ignore-scripts") => {
+        ("npm" | "pnpm", Some("rebuild" | "rb")) if !ignore_scripts => {
             (INSTALL.to_vec(), Vec::new())
         }
         ("npm", _) => return None,
