@@ -718,7 +718,17 @@ fn targets(command: &SimpleCommand, fed: &[String]) -> (Vec<String>, Vec<String>
         // `chmod 777 /etc/passwd`: the mode or owner first, unless given by reference.
         "chmod" | "chown" | "chgrp" | "chattr" => {
             let by_reference = args.iter().any(|a| a.starts_with("--reference"));
-            over.extend(owned(ops.get(usize::from(!by_reference)..).unwrap_or(&[])));
+            // `chmod -x /bin/chmod`: a mode that looks like an option is the mode, and
+            // every operand is a file.
+            let dashed_mode = command.name() == "chmod"
+                && args.iter().any(|a| {
+                    a.len() > 1
+                        && a.starts_with('-')
+                        && !a.starts_with("--")
+                        && a[1..].chars().all(|c| "rwxXst".contains(c))
+                });
+            let skip = usize::from(!by_reference && !dashed_mode);
+            over.extend(owned(ops.get(skip..).unwrap_or(&[])));
         }
         // `setfacl -m o::rwx /etc/shadow`: the files whose access lists change (the
         // entries follow `-m`/`-x`/`-M`/`-X`/`--set`/`--modify`).

@@ -521,21 +521,26 @@ pub(super) fn outside(command: &SimpleCommand) -> Option<Finding> {
             if ops
                 .iter()
                 .any(|o| matches!(*o, "uninstall" | "remove" | "rm" | "un" | "r"))
-                && (ops.iter().any(|o| {
-                    matches!(
-                        *o,
-                        "pip"
-                            | "setuptools"
-                            | "wheel"
-                            | "npm"
-                            | "pnpm"
-                            | "yarn"
-                            | "corepack"
-                            | "rubygems-update"
-                            | "bundler"
-                            | "conda"
-                    )
-                }) || args.iter().any(|a| a.contains("$(") || a.contains('`'))) =>
+                && (ops
+                    .iter()
+                    // `uv pip uninstall x`: `pip` is uv's command, not a package.
+                    .skip(usize::from(name == "uv" && ops.first() == Some(&"pip")))
+                    .any(|o| {
+                        matches!(
+                            *o,
+                            "pip"
+                                | "setuptools"
+                                | "wheel"
+                                | "npm"
+                                | "pnpm"
+                                | "yarn"
+                                | "corepack"
+                                | "rubygems-update"
+                                | "bundler"
+                                | "conda"
+                        )
+                    })
+                    || args.iter().any(|a| a.contains("$(") || a.contains('`'))) =>
         {
             Some(ask(format!(
                 "removes the package manager itself, or every package it lists (`{}`)",
@@ -820,6 +825,21 @@ pub(super) fn outside(command: &SimpleCommand) -> Option<Finding> {
                 kube_verb(args).unwrap_or_default()
             )))
         }
+        // `chmod u+s x`, `chmod 4755 x`, `install -m 4755 /bin/sh x`: a program that runs
+        // with its owner's rights, whoever starts it.
+        "chmod" | "install" if sets_user_id(name, args) => Some(ask(format!(
+            "makes a program run with its owner's rights whoever starts it (setuid or setgid: \
+             `{}`)",
+            command.argv.join(" ")
+        ))),
+        // `kill -9 0`: every process of the caller's group, the agent's own among them.
+        "kill" if ops.iter().any(|o| matches!(*o, "0" | "-0")) && !has_flag(args, "l", &[]) => {
+            Some(ask(
+                "signals every process of its own process group (`kill 0`), the agent's among \
+                 them"
+                    .into(),
+            ))
+        }
         "rustup" if ops.starts_with(&["self", "uninstall"]) => Some(ask(
             "removes Rust and every program cargo installed (`rustup self uninstall`)".into(),
         )),
@@ -874,6 +894,10 @@ pub(super) fn outside(command: &SimpleCommand) -> Option<Finding> {
                 "publishes or withdraws a package or release (`{name} {first}`)"
             )))
         }
+        _ if removes_toolchains(name, args, &ops) => Some(ask(format!(
+            "removes an installed language toolchain, environment or user-wide programs (`{}`)",
+            command.argv.join(" ")
+        ))),
         _ if removes_system_packages(name, args, &ops)
             && !args.iter().any(|a| {
                 a.contains("remove-essential")
@@ -1011,6 +1035,79 @@ pub(super) fn dry_run(args: &[String]) -> bool {
             "--dry-run" | "--dryrun" | "--simulate" | "--just-print"
         ) || a.strip_prefix("--dry-run=").is_some_and(|v| v != "none")
     })
+}
+
+/// Whether `chmod` or `install -m` sets the set-user-ID or set-group-ID bit: a numeric
+/// mode of four digits whose first holds 4 or 2, or a symbolic one adding `s`.
+fn sets_user_id(name: &str, args: &[String]) -> bool {
+    let setuid = |mode: &str| {
+        let numeric = mode.len() >= 4
+            && mode.bytes().all(|b| (b'0'..=b'7').contains(&b))
+            && (mode.as_bytes()[mode.len() - 4] - b'0') & 6 != 0;
+        let symbolic = mode.split(',').any(|clause| {
+            clause
+                .find(['+', '='])
+                .is_some_and(|at| clause[at + 1..].contains('s'))
+        });
+        numeric || symbolic
+    };
+    match name {
+        "chmod" => args
+            .iter()
+            .find(|a| !a.starts_with('-') || a.starts_with("-s"))
+            .is_some_and(|mode| setuid(mode)),
+        _ => args.iter().enumerate().any(|(k, a)| {
+            a == "-m" && args.get(k + 1).is_some_and(|m| setuid(m))
+                || a.strip_prefix("--mode=").is_some_and(setuid)
+                || a.strip_prefix("-m")
+                    .filter(|m| !m.is_empty())
+                    .is_some_and(setuid)
+        }),
+    }
+}
+
+/// A version manager or toolchain installer told to remove what it installed:
+/// `rustup toolchain uninstall`, `nvm uninstall`, `pyenv uninstall`, `conda env remove`,
+/// `asdf uninstall`, `uv python uninstall`, `nix-collect-garbage -d`, `update-alternatives --remove-all`, pip told to break the
+/// system's packages …
+fn removes_toolchains(name: &str, args: &[String], ops: &[&str]) -> bool {
+    let first = ops.first().copied().unwrap_or("");
+    let second = ops.get(1).copied().unwrap_or("");
+    let any = |f: &dyn Fn(&str) -> bool| args.iter().any(|a| f(a));
+    match name {
+        "rustup" => {
+            matches!(first, "toolchain" | "target" | "component")
+                && matches!(second, "uninstall" | "remove")
+                || first == "uninstall"
+        }
+        "nvm" | "fnm" | "pyenv" | "rbenv" | "nodenv" | "goenv" | "jenv" | "plenv" | "phpenv"
+        | "tfenv" | "sdk" | "asdf" | "mise" | "rtx" | "volta" | "proto" | "juliaup" | "ghcup" => {
+            matches!(
+                first,
+                "uninstall" | "remove" | "rm" | "rmi" | "uninstall-all" | "prune"
+            ) || first == "toolchain" && matches!(second, "uninstall" | "remove")
+        }
+        "n" => matches!(first, "rm" | "-" | "prune" | "uninstall"),
+        "uv" | "rye" => first == "python" && matches!(second, "uninstall" | "remove"),
+        "conda" | "mamba" | "micromamba" => {
+            (first == "env" && second == "remove")
+                || (matches!(first, "remove" | "uninstall") && any(&|a| a == "--all"))
+        }
+        "opam" => first == "switch" && matches!(second, "remove" | "uninstall"),
+        "gem" => {
+            first == "uninstall"
+                && any(&|a| {
+                    a == "--all" || (a.starts_with('-') && !a.starts_with("--") && a.contains('a'))
+                })
+        }
+        "nix-collect-garbage" => any(&|a| matches!(a, "-d" | "--delete-old")),
+        "update-alternatives" => any(&|a| matches!(a, "--remove-all" | "--remove")),
+        "pip" | "pip3" => {
+            matches!(first, "uninstall")
+                && any(&|a| a == "--break-system-packages" || a == "--user")
+        }
+        _ => false,
+    }
 }
 
 /// A system package manager told to remove packages: `apt-get remove`, `dnf erase`,

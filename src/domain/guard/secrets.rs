@@ -143,6 +143,23 @@ pub const DEFAULT_SECRETS: &[&str] = &[
     "!*.template",
 ];
 
+/// Variables that name a file of credentials: reading what they name reads a secret.
+const CREDENTIAL_FILE_VARIABLES: &[&str] = &[
+    "GOOGLE_APPLICATION_CREDENTIALS",
+    "AWS_SHARED_CREDENTIALS_FILE",
+    "AWS_WEB_IDENTITY_TOKEN_FILE",
+    "AZURE_AUTH_LOCATION",
+    "AZURE_CLIENT_CERTIFICATE_PATH",
+    "KUBECONFIG",
+    "NETRC",
+    "PGPASSFILE",
+    "SOPS_AGE_KEY_FILE",
+    "VAULT_TOKEN_FILE",
+    "ANSIBLE_VAULT_PASSWORD_FILE",
+    "GIT_SSH_KEY",
+    "SSH_KEY_PATH",
+];
+
 /// Programs that read the files they are given and can print or send them on.
 const READERS: &[&str] = &[
     "cat", "tac", "less", "more", "most", "head", "tail", "bat", "batcat", "nl", "cp", "scp",
@@ -379,6 +396,16 @@ impl<'a> Secrets<'a> {
     pub(super) fn matching(&self, path: &str) -> Option<String> {
         if path.is_empty() || path.len() > 4096 || self.patterns.is_empty() {
             return None;
+        }
+        // `cat $GOOGLE_APPLICATION_CREDENTIALS`: a variable that names a credentials file.
+        let variable = path
+            .strip_prefix("${")
+            .and_then(|p| p.strip_suffix('}'))
+            .or_else(|| path.strip_prefix('$'));
+        if let Some(name) = variable
+            && CREDENTIAL_FILE_VARIABLES.contains(&name)
+        {
+            return Some(format!("${name}"));
         }
         let built = self.built();
         let mut candidates = vec![super::paths::normalize(path)];
@@ -1015,8 +1042,13 @@ impl<'a> Secrets<'a> {
                 matches!(
                     args.first().map(String::as_str),
                     Some("read" | "show" | "get" | "item" | "kv")
-                )
+                ) || name == "vault" && has("token") && (has("lookup") || has("create"))
+                    || name == "vault" && has("print") && has("token")
             }
+            // `doctl auth token`, `linode-cli … token`, `hcloud context … --token`: a
+            // platform's access token printed.
+            "doctl" => has("auth") && has("token"),
+            "scw" => has("iam") && has("api-key") && has("get"),
             "kubectl" | "oc" if has("config") && has("view") && has("--raw") => true,
             "kubectl" | "oc" => {
                 has("get")
