@@ -948,7 +948,7 @@ pub(super) fn outside(command: &SimpleCommand) -> Option<Finding> {
         _ if matches!(name, "dropdb" | "dropuser") || sql::dialect(name).is_some() => {
             database(name, args, &command.stdin_texts)
         }
-        "curl" => deletes_remotely(args),
+        "curl" | "http" | "https" | "xh" | "xhs" | "wget" => deletes_remotely(args),
         // Any other program handed a disk or a partition (`e2fsck -y /dev/sda1`,
         // `grub-install /dev/sda`, `xfs_repair -L`): what it does to it is not known.
         _ if !DEVICE_READERS.contains(&name) && ops.iter().any(|o| block_device(o)) => {
@@ -1667,10 +1667,21 @@ fn deletes_remotely(args: &[String]) -> Option<Finding> {
         .iter()
         .enumerate()
         .find_map(|(k, a)| match a.as_str() {
-            "-X" | "--request" => args.get(k + 1).map(String::as_str),
+            "-X" | "--request" | "--method" => args.get(k + 1).map(String::as_str),
+            // `-sX DELETE`, `-sXDELETE`: the method after `X` in a group of letters.
+            _ if a.starts_with('-') && !a.starts_with("--") && a.contains('X') => {
+                let rest = &a[a.find('X')? + 1..];
+                if rest.is_empty() {
+                    args.get(k + 1).map(String::as_str)
+                } else {
+                    Some(rest)
+                }
+            }
+            // `http DELETE url`, `xh delete url` (HTTPie's method word).
+            "DELETE" | "delete" if k == 0 => Some("DELETE"),
             _ => a
                 .strip_prefix("--request=")
-                .or_else(|| a.strip_prefix("-X").filter(|m| !m.is_empty())),
+                .or_else(|| a.strip_prefix("--method=")),
         })?;
     method.eq_ignore_ascii_case("DELETE").then(|| {
         ask("sends a DELETE request, which removes something on a server (`curl -X DELETE`)".into())
