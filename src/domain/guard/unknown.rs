@@ -125,6 +125,7 @@ const DESTROYING_VERBS: &[&str] = &[
     "prune",
     "unmerge",
     "expunge",
+    "replant",
 ];
 /// Options that tell a program to delete (`aws s3 sync --delete`, `rclone sync
 /// --delete-after`, `… --purge`).
@@ -213,6 +214,21 @@ pub(super) fn destroying(command: &SimpleCommand, known: bool) -> Option<Finding
             | "cheat"
             | "complete"
     ) || command.args().first().is_some_and(|a| a == "help");
+    // `pnpm prisma migrate reset`, `yarn sequelize db:migrate:undo:all`: the package
+    // manager runs the migration tool of that name.
+    if runs_read_tasks
+        && let Some(at) = command
+            .args()
+            .iter()
+            .position(|a| MIGRATION_TOOLS.contains(&a.as_str()))
+        && command.args()[..at]
+            .iter()
+            .all(|a| a.starts_with('-') || matches!(a.as_str(), "exec" | "dlx" | "x" | "run"))
+    {
+        let mut tool = command.clone();
+        tool.argv = command.args()[at..].to_vec();
+        return destroying(&tool, false);
+    }
     if known || runs_read_tasks || looks_up || super::outside::dry_run(command.args()) {
         return None;
     }
@@ -261,13 +277,42 @@ pub(super) fn destroying(command: &SimpleCommand, known: bool) -> Option<Finding
         || leading
             .iter()
             .any(|w| w.contains("migrat") || matches!(*w, "db" | "database")));
-    // All the way down (`downgrade base`, `revert --all`) empties the schema.
+    // All the way down (`downgrade base`, `revert --all`, `db:migrate:undo:all`, `down
+    // 999`) empties the schema.
     let to_nothing = args.iter().any(|a| {
         matches!(
             a.as_str(),
             "base" | "zero" | "all" | "--all" | "-all" | "-a" | "0"
-        )
+        ) || a.parse::<u64>().is_ok_and(|n| n >= 100)
+    }) || leading.iter().any(|w| {
+        w.split([':', '-', '_'])
+            .next_back()
+            .is_some_and(|p| p.eq_ignore_ascii_case("all"))
+            && w.contains(['-', ':', '_'])
     });
+    // `migrate:refresh` (every migration back, then forward: the data gone), `ef database
+    // update 0`, `flyway:clean` / `flywayClean`, `db:seed:replant`.
+    let rebuilds =
+        leading.iter().any(|w| {
+            let lower = w.to_ascii_lowercase();
+            let parts: Vec<&str> = lower.split(':').collect();
+            (parts.contains(&"refresh") && parts.iter().any(|p| p.contains("migrat")))
+                || matches!(
+                    lower.as_str(),
+                    "flyway:clean" | "flywayclean" | "liquibase:dropall"
+                )
+                || parts.contains(&"replant")
+        }) || (leading.contains(&"database") && leading.contains(&"update") && to_nothing);
+    if rebuilds {
+        return Some(Finding::ask(
+            "guard:unknown-destroys",
+            format!(
+                "empties the database's schema or data and builds it again with `{}`",
+                command.name()
+            ),
+            "Ask the user, or step back one migration.",
+        ));
+    }
     // Every migration taken back (`migrate down -all`, `ecto.rollback --all`, `alembic
     // downgrade base`, `goose reset`): the schema emptied, whatever the tool.
     let takes_all_back = to_nothing
