@@ -1550,6 +1550,23 @@ const LIBRARY_DESTROYERS: &[&str] = &[
     "drop_all(",
     "dropAll(",
     "truncate_all(",
+    // Rails, Laravel, Sequelize, TypeORM, Mongoose, SQLAlchemy: every row or table.
+    ".delete_all",
+    ".destroy_all",
+    "drop_table(",
+    "drop_table ",
+    "->truncate()",
+    "::truncate()",
+    ".truncate()",
+    ".drop()",
+    "sync({force:true})",
+    "sync({ force: true })",
+    "dropSchema(",
+    "synchronize(true)",
+    ".query.delete()",
+    "Schema::drop",
+    "dropIfExists(",
+    "drop_tables(",
 ];
 
 /// Interpreter code that destroys data or processes through a library rather than a

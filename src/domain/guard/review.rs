@@ -703,8 +703,11 @@ impl<'a> Guard<'a> {
         });
         findings.extend(self.secrets.read_by(command, &fed));
         findings.extend(self.secrets.destroyed_by(command, below));
-        if shell::is_interpreter(command.name()) && !shell::is_shell(command.name()) {
-            let inline = shell::inline_program(&command.argv);
+        // Interpreters, and frameworks handed code (`rails runner`, `manage.py shell -c`).
+        let inline = shell::inline_program(&command.argv);
+        if (shell::is_interpreter(command.name()) || inline.is_some())
+            && !shell::is_shell(command.name())
+        {
             let mut code = inline.iter().chain(command.stdin_texts.iter());
             if let Some(found) = code.find_map(|c| self.secrets.in_code(c)) {
                 findings.push(found);
