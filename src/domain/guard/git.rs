@@ -250,6 +250,14 @@ pub(super) fn git_danger(args: &[String]) -> Option<Finding> {
                 "Commit there first, or ask the user.",
             )
         }
+        // `git filter-repo --analyze`, `--dry-run`: reports, rewriting nothing.
+        "filter-repo"
+            if rest
+                .iter()
+                .any(|a| matches!(a.as_str(), "--analyze" | "--dry-run" | "--help" | "-h")) =>
+        {
+            None
+        }
         "filter-branch" | "filter-repo" => deny(
             "guard:git-history-rewrite",
             format!("rewrites the whole history of the repository (`git {sub}`)"),

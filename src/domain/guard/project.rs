@@ -161,10 +161,12 @@ fn deletion(command: &SimpleCommand) -> Option<Deletion<'_>> {
             .collect(),
         "rmdir" | "trash" | "trash-put" | "gio" | "srm" | "wipe" => operands(args),
         // `rsync -a --delete empty/ DEST`: what DEST holds and the source lacks goes.
+        // `rsync -an --delete`: a dry run lists what would go.
         "rsync"
             if args
                 .iter()
-                .any(|a| a.starts_with("--delete") || a == "--del") =>
+                .any(|a| a.starts_with("--delete") || a == "--del")
+                && !has_flag(args, "n", &["dry-run"]) =>
         {
             let ops = operands(args);
             match ops.split_last() {

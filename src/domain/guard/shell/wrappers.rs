@@ -67,6 +67,12 @@ impl Parser<'_, '_> {
     ) -> Option<(Context, String)> {
         // A bare redirection (`> file`) truncates its file as `: > file` does; one that
         // reads (`done < file`) feeds the compound command before it.
+        // `{ …; } 2>/dev/null`: a sink truncates nothing.
+        let mut io = io;
+        if argv.is_empty() {
+            io.writes_to
+                .retain(|w| !matches!(w.as_str(), "/dev/null" | "/dev/stderr" | "/dev/stdout"));
+        }
         let argv = if argv.is_empty() && !(io.writes_to.is_empty() && io.reads_from.is_empty()) {
             vec![":".to_owned()]
         } else {
@@ -1648,7 +1654,13 @@ fn peel_prefixes(mut args: Vec<String>) -> Peeled {
         })
     {
         let line = args.join(" ");
-        args = vec!["sh".into(), "-c".into(), line];
+        // Words alone (`'git clean -fdx'`, `'dropdb {}'`) are the command's words; shell
+        // syntax makes it a line for the shell.
+        args = if line.contains(|c: char| "|&;<>()$`\\\"'".contains(c)) {
+            vec!["sh".into(), "-c".into(), line]
+        } else {
+            split_words(&line)
+        };
     }
     Peeled {
         argv: args,
