@@ -1662,14 +1662,16 @@ pub(super) fn forks_without_end(
             .iter()
             .chain(command.stdin_texts.iter())
             .any(|code| kills_every_process(code));
-    let memory = (shell::is_interpreter(command.name()) && !shell::is_shell(command.name()))
-        .then(|| {
-            shell::inline_program(&command.argv)
-                .iter()
-                .chain(command.stdin_texts.iter())
-                .find_map(|code| super::code::exhausts_memory(code))
-        })
-        .flatten();
+    let memory = ((shell::is_interpreter(command.name())
+        || shell::inline_program(&command.argv).is_some())
+        && !shell::is_shell(command.name()))
+    .then(|| {
+        shell::inline_program(&command.argv)
+            .iter()
+            .chain(command.stdin_texts.iter())
+            .find_map(|code| super::code::exhausts_memory(code))
+    })
+    .flatten();
     if let Some(how) = memory {
         return Some(Finding::ask(
             "guard:fills-memory",
@@ -2039,6 +2041,7 @@ fn forking_loop(code: &str) -> bool {
             "until0",
             "1whilefork",
             "whilefork",
+            "iter(int,1)",
         ]
         .iter()
         .any(|l| compact.contains(l))

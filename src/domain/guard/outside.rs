@@ -1519,6 +1519,154 @@ pub(super) fn opens_or_grants(command: &SimpleCommand) -> Option<Finding> {
         {
             Some("deletes every document a query matches")
         }
+        // An endless stream read as lines (`tail /dev/zero`, `sort /dev/urandom`): one line
+        // that never ends, held in memory until the machine runs out.
+        "tail" | "sort" | "tac" | "rev" | "uniq" | "grep" | "sed" | "cut" | "paste" | "fold"
+        | "fmt" | "nl" | "column" | "shuf" | "cat" | "less" | "more"
+            if name != "cat"
+                && name != "less"
+                && name != "more"
+                && command
+                    .args()
+                    .iter()
+                    .chain(command.reads_from.iter())
+                    .any(|a| {
+                        matches!(a.as_str(), "/dev/zero" | "/dev/urandom" | "/dev/random")
+                    }) =>
+        {
+            Some("reads an endless stream as lines, holding it in memory until none is left")
+        }
+        // Floods: packets as fast as they go, or millions of requests.
+        "ping" | "ping6" if any(&|a| a == "-f" || a == "--flood") => {
+            Some("floods a host with packets")
+        }
+        "hping3" | "hping" | "nping"
+            if any(&|a| matches!(a, "--flood" | "--faster" | "--rate")) =>
+        {
+            Some("floods a host with packets")
+        }
+        "ab" | "hey" | "wrk" | "siege" | "oha"
+            if lower.windows(2).any(|w| {
+                matches!(w[0].as_str(), "-n" | "-c" | "-r" | "--requests")
+                    && w[1].parse::<u64>().is_ok_and(|n| n >= 100_000)
+            }) =>
+        {
+            Some("sends a flood of requests")
+        }
+        "openssl"
+            if has("speed")
+                && lower
+                    .windows(2)
+                    .any(|w| w[0] == "-multi" && w[1].parse::<u64>().is_ok_and(|n| n >= 16)) =>
+        {
+            Some("starts a busy process on every core and more")
+        }
+        "zip" | "tar" | "gzip" | "xz" | "bzip2" | "zstd" | "7z"
+            if any(&|a| matches!(a, "/dev/zero" | "/dev/urandom" | "/dev/random")) =>
+        {
+            Some("writes an archive of an endless stream until the disk is full")
+        }
+        // GitHub's repositories and automation changed from the command line.
+        "gh" if has("repo") && (has("archive") || has("rename") || has("transfer")) => {
+            Some("archives, renames or hands over a repository")
+        }
+        "gh" if has("workflow") && has("disable") => Some("switches a workflow off"),
+        "gh" if has("api")
+            && any(&|a| {
+                matches!(
+                    a,
+                    "-xpatch"
+                        | "-xput"
+                        | "-xdelete"
+                        | "--method=patch"
+                        | "--method=put"
+                        | "--method=delete"
+                ) || a == "patch"
+                    || a == "put"
+            })
+            // The repository or organisation itself (`repos/o/r`), its workflows, hooks
+            // and rules; a branch moved by `git/refs` is judged as a push.
+            && any(&|a| {
+                let path = a.trim_start_matches('/');
+                let parts: Vec<&str> = path.split('/').collect();
+                (path.starts_with("repos/") || path.starts_with("orgs/"))
+                    && !path.contains("/git/refs")
+                    && (parts.len() <= 3
+                        || ["actions", "hooks", "rulesets", "branches", "environments"]
+                            .iter()
+                            .any(|p| parts.contains(p)))
+            }) =>
+        {
+            Some("changes or deletes a repository's settings through GitHub's API")
+        }
+        // Clouds: an account leaving its organisation, a key made (and printed), a group
+        // scaled to nothing, a project or bucket opened to everyone.
+        "aws" if has("organizations") && has("leave-organization") => {
+            Some("takes the account out of its organisation")
+        }
+        "aws" if has("iam") && has("create-access-key") => {
+            Some("makes a new access key and prints its secret")
+        }
+        "aws" if any(&|a| a == "--desired-capacity" || a == "--max-size") && has("0") => {
+            Some("scales a group of machines to nothing")
+        }
+        "gcloud" | "gsutil"
+            if any(&|a| a.contains("allusers") || a.contains("allauthenticatedusers")) =>
+        {
+            Some("grants a role to everyone on the internet")
+        }
+        "eb" if has("terminate") => Some("terminates an environment"),
+        "kubectl" | "oc" if has("apply") && has("--prune") => {
+            Some("deletes every resource the applied files do not name (`--prune`)")
+        }
+        "docker" | "podman" if has("stack") && matches_any(&lower, &["rm", "remove", "down"]) => {
+            Some("removes a whole stack of services")
+        }
+        "docker" | "podman" if has("swarm") && has("leave") => {
+            Some("takes the node out of its swarm")
+        }
+        "docker" | "podman"
+            if matches_any(&lower, &["rm", "container"])
+                && any(&|a| {
+                    a.starts_with('-') && !a.starts_with("--") && a.contains('a') && a.contains('f')
+                }) =>
+        {
+            Some("removes every container, running ones too")
+        }
+        "nomad" if has("system") && has("gc") => {
+            Some("collects every stopped job, allocation and node")
+        }
+        "azcopy" if has("remove") || has("rm") => Some("removes blobs from storage"),
+        // Ansible's modules that remove or stop, on the hosts of an inventory.
+        "ansible"
+            if any(&|a| a.contains("state=absent") || a.contains("state=stopped"))
+                || (has("-m") && any(&|a| matches!(a, "shell" | "command" | "raw"))) =>
+        {
+            Some("runs a module that removes or runs things on every host it names")
+        }
+        // The machine's firewall opened or off, its logs vacuumed, users deleted.
+        "iptables" | "ip6tables" | "nft"
+            if any(&|a| a == "accept")
+                && any(&|a| {
+                    matches!(a, "-i" | "-a" | "--insert" | "--append" | "-p" | "--policy")
+                }) =>
+        {
+            Some("lets traffic through the machine's firewall")
+        }
+        "pfctl" if has("-d") => Some("switches the firewall off"),
+        "journalctl" if any(&|a| a.starts_with("--vacuum") || a == "--rotate") => {
+            Some("deletes the system's logs")
+        }
+        "dscl" if has("-delete") => Some("deletes a user or group of the machine"),
+        "defaults" if any(&|a| a.contains("lsquarantine") || a.contains("gatekeeper")) => {
+            Some("switches off the check of downloaded programs")
+        }
+        "update-alternatives" if has("--set") || has("--install") => {
+            Some("changes which program a system command runs")
+        }
+        "fwupdmgr" | "fwupdtool" if has("install") || has("update") => {
+            Some("writes firmware to the machine's devices")
+        }
         // A repository opened to everyone or to someone else.
         "gh" if has("repo") && has("edit") && any(&|a| a.contains("public")) => {
             Some("makes a repository public")
@@ -2192,6 +2340,11 @@ pub(super) fn pipeline_picks_broadly(stages: &[Vec<String>]) -> bool {
             .any(|p| p.starts_with("/run/") || p.starts_with("/var/run/")),
         _ => false,
     }
+}
+
+/// Whether any of `words` is one of `wanted`.
+fn matches_any(words: &[String], wanted: &[&str]) -> bool {
+    words.iter().any(|w| wanted.contains(&w.as_str()))
 }
 
 #[cfg(test)]

@@ -248,6 +248,7 @@ fn growing_loop(s: &[u8]) -> bool {
         "1while",
         "repeat{",
         "untilfalse",
+        "iter(int,1)",
     ];
     if !endless.iter().any(|l| text.contains(l)) {
         return false;
@@ -255,6 +256,7 @@ fn growing_loop(s: &[u8]) -> bool {
     // The whole text: Perl and Ruby put the loop after its body (`push @a, 1 while 1`).
     let body = &text;
     let grows = [
+        "++]=",
         ".append(",
         ".push(",
         ".push_back(",
@@ -316,6 +318,7 @@ mod tests {
             "const a=[]; while(true) a.push(new Array(1e6))",
             "my @a; push @a, 'x' x 1e6 while 1;",
             "a = []; loop do a << 'x' * 10000 end",
+            "BEGIN{while(1)a[i++]=i}",
             "t = {} while true do table.insert(t, string.rep('x', 1e6)) end",
         ] {
             assert!(exhausts_memory(code).is_some(), "{code}");
