@@ -819,6 +819,22 @@ pub(super) fn outside(command: &SimpleCommand) -> Option<Finding> {
                 "deletes what the source lacks at the destination (`{name} rsync -d`)"
             )))
         }
+        // `kubectl delete pod web-5d9c…`: named pods, which their deployment starts again.
+        "kubectl" | "oc"
+            if kube_verb(args) == Some("delete")
+                && ops
+                    .get(1)
+                    .is_some_and(|k| matches!(*k, "pod" | "pods" | "po"))
+                && ops.len() > 2
+                && !args.iter().any(|a| {
+                    matches!(a.as_str(), "--all" | "-A" | "--all-namespaces")
+                        || a.starts_with("-l")
+                        || a.starts_with("--selector")
+                        || a.contains("prod")
+                }) =>
+        {
+            None
+        }
         "kubectl" | "oc" if matches!(kube_verb(args), Some("delete" | "drain" | "replace")) => {
             Some(ask(format!(
                 "deletes or replaces cluster resources (`{name} {}`)",
@@ -1797,18 +1813,34 @@ fn system_folder(path: &str) -> bool {
 
 /// Statements that drop or empty whole databases, tables or stores.
 fn database(name: &str, args: &[String], stdin: &[String]) -> Option<Finding> {
+    let test_name = |db: &str| {
+        let db = db.to_ascii_lowercase();
+        let db = db.rsplit('/').next().unwrap_or(&db);
+        let db = db.split('?').next().unwrap_or(db);
+        !db.contains("prod")
+            && (db.ends_with("_test") || db.ends_with("_testing") || db.starts_with("test_"))
+    };
     if matches!(name, "dropdb" | "dropuser") {
-        let test_db = operands(args).last().is_some_and(|db| {
-            let db = db.to_ascii_lowercase();
-            !db.contains("prod")
-                && (db.ends_with("_test") || db.ends_with("_testing") || db.starts_with("test_"))
-        });
-        if test_db {
+        if operands(args).last().is_some_and(|db| test_name(db)) {
             return None;
         }
         return Some(ask(format!("drops a database or its users (`{name}`)")));
     }
     let dialect = sql::dialect(name)?;
+    // `psql -d app_test -c 'TRUNCATE users'`: the project's test database, which its
+    // suite fills again.
+    let named = args.iter().enumerate().find_map(|(k, a)| match a.as_str() {
+        "-d" | "--dbname" | "-D" | "--database" => args.get(k + 1).map(String::as_str),
+        _ => a
+            .strip_prefix("--dbname=")
+            .or_else(|| a.strip_prefix("--database="))
+            .or_else(|| a.strip_prefix("postgres://"))
+            .or_else(|| a.strip_prefix("postgresql://"))
+            .or_else(|| a.strip_prefix("mysql://")),
+    });
+    if named.is_some_and(test_name) {
+        return None;
+    }
     // Each word it is given (an option's value without the option: `-cDROP …`,
     // `--command=DROP …`), and what comes on its standard input.
     let words = args.iter().map(|a| {

@@ -233,6 +233,10 @@ pub(super) fn destroying(command: &SimpleCommand, known: bool) -> Option<Finding
         return None;
     }
     let args = command.args();
+    // `meson setup --wipe builddir`: the build folder made again from the sources.
+    if command.name() == "meson" && args.iter().any(|a| a == "--wipe") {
+        return None;
+    }
     let leading: Vec<&str> = operands(args).into_iter().take(SUBCOMMAND_WORDS).collect();
     // What a cache or a package store holds is fetched again (`uv cache prune`, `pip
     // cache purge`, `pnpm store prune`).

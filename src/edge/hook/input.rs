@@ -490,6 +490,11 @@ pub fn decode(bytes: &[u8]) -> (Cow<'_, str>, Vec<String>) {
     loop {
         if let Some(after) = rest.strip_prefix(bom) {
             rest = after;
+        } else if let Some(after) = rest
+            .strip_prefix(b"\xff\xfe")
+            .or_else(|| rest.strip_prefix(b"\xfe\xff"))
+        {
+            rest = after;
         } else if let Some((0, after)) = rest.split_first() {
             rest = after;
         } else {
@@ -525,6 +530,11 @@ fn wide(bytes: &[u8]) -> Option<(String, &'static str)> {
         (_, [true, false, true, false]) => (bytes, 2, true, "UTF-16BE"),
         _ => return None,
     };
+    // A byte order mark before text with no zero bytes (`\xff\xfe{"…`) marks nothing:
+    // what follows is read as UTF-8, the mark skipped.
+    if !body.iter().take(8).any(|b| *b == 0) {
+        return None;
+    }
     let number = |chunk: &[u8]| {
         let mut n = 0u32;
         for k in 0..chunk.len() {
@@ -696,6 +706,15 @@ fn number_end(bytes: &[u8], start: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_wide_byte_order_mark_before_utf8_text_is_skipped() {
+        for input in [&b"\xff\xfe{\"a\":1}"[..], &b"\xfe\xff{\"a\":1}"[..]] {
+            let (text, problems) = super::decode(input);
+            assert_eq!(text, "{\"a\":1}");
+            assert!(!problems.is_empty());
+        }
+    }
+
     use super::*;
 
     fn read(json: &str) -> ReadInput {
