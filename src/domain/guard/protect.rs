@@ -134,7 +134,7 @@ impl<'a> Scope<'a> {
     }
 
     pub(super) fn new(root: &'a Path, binary: Option<&'a str>) -> Scope<'a> {
-        linked_names::look_in(root);
+        linked_names::look_in(root, MANAGED_FOLDERS, home_form);
         Scope {
             root,
             binary,

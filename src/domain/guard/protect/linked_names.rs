@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use super::super::paths::normalize;
-use super::{MANAGED_FOLDERS, home_form};
 
 /// Names under a project root that are protected or hold protected files.
 const IN_PROJECT: &[&str] = &[
@@ -38,8 +37,9 @@ static LINKS: Mutex<Vec<(PathBuf, Vec<Link>)>> = Mutex::new(Vec::new());
 const MAX_ROOTS: usize = 64;
 
 /// Looks once for the protected names of `root`, the home and the managed folders that
-/// are symbolic links: one `lstat` per name, a resolution only for a link.
-pub(super) fn look_in(root: &Path) {
+/// are symbolic links: one `lstat` per name, a resolution only for a link. Paths are
+/// kept as `home_form` writes them.
+pub(super) fn look_in(root: &Path, managed_folders: &[&str], home_form: fn(&str) -> String) {
     let Ok(mut links) = LINKS.lock() else {
         return;
     };
@@ -54,7 +54,7 @@ pub(super) fn look_in(root: &Path) {
     if let Some(state) = std::env::var_os("XDG_STATE_HOME").filter(|s| !s.is_empty()) {
         names.push(Path::new(&state).join("nagger"));
     }
-    for managed in MANAGED_FOLDERS {
+    for managed in managed_folders {
         // Kept in lower case for comparing; the folder on disk is as the system has it.
         let on_disk = if managed.starts_with("/library") {
             "/Library/Application Support/ClaudeCode".to_owned()
