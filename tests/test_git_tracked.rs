@@ -359,3 +359,29 @@ fn an_interactive_rebase_asks_only_where_its_commits_or_upstream_change_the_sett
         Some(Decision::Ask)
     );
 }
+
+/// A merge brings what the other side changed since the branches parted: a branch made
+/// before the settings were committed on `main`, which never touched them, leaves them
+/// as they are; one that changed them is asked about.
+#[test]
+fn a_merge_is_judged_by_what_the_other_side_changed() {
+    let p = repository(&["src/main.rs"]);
+    git(&p.root, &["branch", "feature"]);
+    // `main` takes the settings after the branch was made.
+    std::fs::create_dir_all(p.root.join(".claude")).unwrap();
+    std::fs::write(p.root.join(".claude/settings.json"), "{\"hooks\": {}}\n").unwrap();
+    git(&p.root, &["add", ".claude/settings.json"]);
+    git(&p.root, &["commit", "-qm", "settings"]);
+    // The feature branch works on code only.
+    git(&p.root, &["checkout", "-q", "feature"]);
+    std::fs::write(p.root.join("src/main.rs"), "fn main() {}\n").unwrap();
+    git(&p.root, &["commit", "-qam", "code"]);
+    git(&p.root, &["checkout", "-q", "main"]);
+    assert_eq!(answer(&p.root, "git merge --no-ff feature"), None);
+    // A branch that changes the settings.
+    git(&p.root, &["checkout", "-q", "-b", "weaken"]);
+    std::fs::write(p.root.join(".claude/settings.json"), "{}\n").unwrap();
+    git(&p.root, &["commit", "-qam", "weaken"]);
+    git(&p.root, &["checkout", "-q", "main"]);
+    assert_eq!(answer(&p.root, "git merge weaken"), Some(Decision::Ask));
+}

@@ -719,7 +719,20 @@ fn compared(
                     continue;
                 }
                 if let Some(file) = first_difference(&ours, &tree_of(Some(&theirs))?) {
-                    return Ok(Some((file, (*rev).to_owned())));
+                    // Only what their side changed comes in: where none of the commits
+                    // the merge brings touched these files (the difference is ours, made
+                    // after the branches parted), the merge keeps them as they are.
+                    let Some(head) = &head else {
+                        return Ok(Some((file, (*rev).to_owned())));
+                    };
+                    for commit in store.range(head, &theirs)? {
+                        let parent = store.first_parent(&commit)?;
+                        if first_difference(&tree_of(parent.as_deref())?, &tree_of(Some(&commit))?)
+                            .is_some()
+                        {
+                            return Ok(Some((file, (*rev).to_owned())));
+                        }
+                    }
                 }
             }
             Ok(None)

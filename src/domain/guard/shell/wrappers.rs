@@ -1662,6 +1662,13 @@ fn peel_prefixes(mut args: Vec<String>) -> Peeled {
             split_words(&line)
         };
     }
+    // `hub push -f`: hub is git with GitHub's commands added, and runs git's as git does.
+    if args
+        .first()
+        .is_some_and(|a| a == "hub" || a.ends_with("/hub"))
+    {
+        args[0] = "git".into();
+    }
     Peeled {
         argv: args,
         prefixes,
