@@ -2556,13 +2556,8 @@ fn a_file_committed_after_claude_code_started_is_judged_as_the_agents_own() {
                 crate::common::bin_dir().display()
             ),
         )
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "n")
-        .env("GIT_AUTHOR_EMAIL", "n@x")
-        .env("GIT_COMMITTER_NAME", "n")
-        .env("GIT_COMMITTER_EMAIL", "n@x")
         .current_dir(&p.root);
+    crate::common::with_git_identity(&mut run);
     let out = crate::common::output_of_copy(&mut run);
     let said = String::from_utf8_lossy(&out.stdout);
     assert!(said.contains(&format!("new={ASKED}")), "{said} {out:?}");

@@ -15,16 +15,18 @@ use std::process::{Child, Command, Output, Stdio};
 
 /// `git` in `root` with a fixed author and no user or system configuration; it must
 /// succeed.
-pub fn git(root: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(root)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+/// `cmd` with git's configuration left out and a committer named, as the tests' git runs.
+pub fn with_git_identity(cmd: &mut Command) -> &mut Command {
+    cmd.env("GIT_CONFIG_GLOBAL", "/dev/null")
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .env("GIT_AUTHOR_NAME", "n")
         .env("GIT_AUTHOR_EMAIL", "n@x")
         .env("GIT_COMMITTER_NAME", "n")
         .env("GIT_COMMITTER_EMAIL", "n@x")
+}
+
+pub fn git(root: &Path, args: &[&str]) {
+    let out = with_git_identity(Command::new("git").args(args).current_dir(root))
         .output()
         .expect("git runs");
     assert!(out.status.success(), "git {args:?}: {out:?}");

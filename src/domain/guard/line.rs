@@ -1395,20 +1395,13 @@ pub(super) fn substituted_file(
     if !word.starts_with("<(") || program {
         return None;
     }
-    let (_, runs) = command.substitutions.iter().find(|(w, _)| w == word)?;
-    let end = runs.end.min(parsed.commands.len());
-    let mut texts = Vec::new();
-    for k in runs.start.min(end)..end {
-        if parsed.commands[k].stage > 0 {
-            continue;
-        }
-        match super::programs::shown_output(parsed, k, 0) {
-            super::programs::Shown::Text(t) => texts.extend(t),
-            super::programs::Shown::Downloaded(_) => return Some(Wrote::Downloaded),
-            super::programs::Shown::Hidden => return Some(Wrote::Hidden),
-        }
-    }
-    Some(Wrote::Shown(texts.join("\n")))
+    Some(
+        match super::programs::substituted_output(parsed, command, word)? {
+            super::programs::Shown::Text(texts) => Wrote::Shown(texts.join("\n")),
+            super::programs::Shown::Downloaded(_) => Wrote::Downloaded,
+            super::programs::Shown::Hidden => Wrote::Hidden,
+        },
+    )
 }
 
 /// What a file the line wrote holds, as far as the line shows.
@@ -1650,28 +1643,17 @@ pub(super) fn forks_without_end(
                 .iter()
                 .any(|job| job.start > l.start && job.start < l.end)
     });
-    let code = shell::is_interpreter(command.name())
-        && !shell::is_shell(command.name())
-        && shell::inline_program(&command.argv)
-            .iter()
-            .chain(command.stdin_texts.iter())
-            .any(|code| forking_loop(code));
-    let kills_all = shell::is_interpreter(command.name())
-        && !shell::is_shell(command.name())
-        && shell::inline_program(&command.argv)
-            .iter()
-            .chain(command.stdin_texts.iter())
-            .any(|code| kills_every_process(code));
-    let memory = ((shell::is_interpreter(command.name())
-        || shell::inline_program(&command.argv).is_some())
-        && !shell::is_shell(command.name()))
-    .then(|| {
-        shell::inline_program(&command.argv)
-            .iter()
-            .chain(command.stdin_texts.iter())
-            .find_map(|code| super::code::exhausts_memory(code))
-    })
-    .flatten();
+    // The code an interpreter (or a program handed code, `awk`, `rails runner`) runs,
+    // read once: on its command line and its standard input.
+    let name = command.name();
+    let inline = shell::inline_program(&command.argv);
+    let interpreter = shell::is_interpreter(name) && !shell::is_shell(name);
+    let codes = || inline.iter().chain(command.stdin_texts.iter());
+    let code = interpreter && codes().any(|code| forking_loop(code));
+    let kills_all = interpreter && codes().any(|code| kills_every_process(code));
+    let memory = (interpreter || inline.is_some() && !shell::is_shell(name))
+        .then(|| codes().find_map(|code| super::code::exhausts_memory(code)))
+        .flatten();
     if let Some(how) = memory {
         return Some(Finding::ask(
             "guard:fills-memory",

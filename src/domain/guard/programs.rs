@@ -588,7 +588,7 @@ fn passes_input_on(command: &SimpleCommand) -> bool {
 const MAX_PASS_THROUGH: usize = 16;
 
 /// What command `index` prints: through `cat`, `tee` and the like back to what feeds them.
-pub(super) fn shown_output(parsed: &Parsed, index: usize, depth: usize) -> Shown {
+fn shown_output(parsed: &Parsed, index: usize, depth: usize) -> Shown {
     let command = &parsed.commands[index];
     if is_downloader(command.name()) {
         return Shown::Downloaded(format!("`{}`", command.name()));
@@ -767,20 +767,33 @@ pub(super) fn substituted_text(
     command: &SimpleCommand,
     word: &str,
 ) -> Option<String> {
+    match substituted_output(parsed, command, word)? {
+        Shown::Text(texts) if !texts.is_empty() => Some(texts.join("\n")),
+        _ => None,
+    }
+}
+
+/// What the commands of the `<(…)` word `word` print: their texts where the line shows
+/// them, else the first download or hidden output met. `None` for a word that is no
+/// substitution of `command`.
+pub(super) fn substituted_output(
+    parsed: &Parsed,
+    command: &SimpleCommand,
+    word: &str,
+) -> Option<Shown> {
     let (_, runs) = command.substitutions.iter().find(|(w, _)| w == word)?;
     let end = runs.end.min(parsed.commands.len());
     let mut texts = Vec::new();
     for k in runs.start.min(end)..end {
-        let inner = &parsed.commands[k];
-        if inner.stage > 0 {
+        if parsed.commands[k].stage > 0 {
             continue; // a later stage of a pipeline inside: judged by what feeds it
         }
         match shown_output(parsed, k, 0) {
             Shown::Text(t) => texts.extend(t),
-            _ => return None,
+            other => return Some(other),
         }
     }
-    (!texts.is_empty()).then(|| texts.join("\n"))
+    Some(Shown::Text(texts))
 }
 
 /// The jobs `crontab`, `at` and `batch` are given to run later: each line of a crontab

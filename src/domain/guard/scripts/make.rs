@@ -966,17 +966,16 @@ impl Vars<'_> {
             // The names a pattern matches, as the shell's glob of it matches them.
             ("wildcard", 1) => Some(words(0).join(" ")),
             ("strip", 1) => Some(words(0).join(" ")),
-            ("addprefix", 2) => Some(
+            ("addprefix" | "addsuffix", 2) => Some(
                 words(1)
                     .iter()
-                    .map(|w| format!("{}{w}", arg(0)))
-                    .collect::<Vec<_>>()
-                    .join(" "),
-            ),
-            ("addsuffix", 2) => Some(
-                words(1)
-                    .iter()
-                    .map(|w| format!("{w}{}", arg(0)))
+                    .map(|w| {
+                        if name == "addprefix" {
+                            format!("{}{w}", arg(0))
+                        } else {
+                            format!("{w}{}", arg(0))
+                        }
+                    })
                     .collect::<Vec<_>>()
                     .join(" "),
             ),
