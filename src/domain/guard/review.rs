@@ -1741,9 +1741,12 @@ fn sent_secret(command: &SimpleCommand) -> Option<Finding> {
         };
         let elsewhere = hosts.iter().find(|h| {
             !local(h)
-                && !domains
-                    .iter()
-                    .any(|d| h.as_str() == *d || h.ends_with(&format!(".{d}")) || h.contains(d))
+                && !domains.iter().any(|d| {
+                    // `gitlab`: any host with that label (a company's own instance).
+                    h.as_str() == *d
+                        || h.ends_with(&format!(".{d}"))
+                        || !d.contains('.') && h.split('.').any(|label| label == *d)
+                })
         });
         if let Some(host) = elsewhere {
             return Some(Finding::ask(
