@@ -525,6 +525,55 @@ fn a_database_locked_past_the_wait_budget_fails_open_with_a_clear_line() {
     );
 }
 
+/// While the database cannot be used, the config's `block` and `ask` rules that apply to
+/// everyone still hold, and fire every time (nothing can count that they fired once);
+/// once it can be used again, a `block` rule fires once per session as before.
+#[test]
+fn rules_that_fire_once_fire_every_time_while_the_database_is_locked() {
+    let p = Project::new();
+    p.write_config(
+        r#"
+[[rules.command]]
+name = "no deploys"
+patterns = ["make deploy*"]
+severity = "block"
+message = "BLOCK-RULE-MESSAGE"
+[[rules.command]]
+name = "push"
+patterns = ["git push*"]
+severity = "ask"
+message = "ASK-RULE-MESSAGE"
+"#,
+    );
+    p.hook(&p.session_start("startup"));
+    let holder = p.db();
+    holder
+        .execute_batch(
+            "BEGIN EXCLUSIVE; INSERT INTO tasks (role, title, created_at) VALUES ('x', 'held', 0);",
+        )
+        .expect("take the write lock");
+    for _ in 0..2 {
+        let r = p.hook(&p.pre_tool_use("Bash", json!({"command": "make deploy"})));
+        assert_eq!(r.decision().as_deref(), Some("deny"), "{r:?}");
+        assert!(r.reason().contains("BLOCK-RULE-MESSAGE"), "{r:?}");
+        assert!(r.stderr.contains("locked"), "{}", r.stderr);
+    }
+    let r = p.hook(&p.pre_tool_use("Bash", json!({"command": "git push origin main"})));
+    assert_eq!(r.decision().as_deref(), Some("ask"), "{r:?}");
+    assert!(r.reason().contains("ASK-RULE-MESSAGE"), "{r:?}");
+    let r = p.hook(&p.pre_tool_use("Bash", json!({"command": "cargo test"})));
+    assert_eq!(r.decision(), None, "a call no rule names passes: {r:?}");
+    holder.execute_batch("ROLLBACK").expect("release");
+    let first = p.hook(&p.pre_tool_use("Bash", json!({"command": "make deploy"})));
+    assert_eq!(first.decision().as_deref(), Some("deny"), "{first:?}");
+    let second = p.hook(&p.pre_tool_use("Bash", json!({"command": "make deploy"})));
+    assert_eq!(
+        second.decision(),
+        None,
+        "fired once with the state: {second:?}"
+    );
+}
+
 /// A fresh database whose migration lock another process holds past the timeout.
 #[test]
 fn a_migration_lock_held_past_the_timeout_fails_open_with_a_clear_line() {

@@ -52,6 +52,9 @@ pub(super) enum Selection {
     All,
     /// Only the `deny` rules that apply to everyone: the decisions that need no state.
     UnscopedDeny,
+    /// Every rule that applies to everyone, whatever its severity: what a call is held
+    /// to when the state that makes `block` and `ask` rules fire once cannot be used.
+    Unscoped,
 }
 
 impl Selection {
@@ -71,6 +74,11 @@ impl Selection {
                     let (severity, scope) = rule(r);
                     severity == Severity::Deny && scope.is_empty()
                 })
+                .map(new)
+                .collect(),
+            Selection::Unscoped => rules
+                .iter()
+                .filter(|r| rule(r).1.is_empty())
                 .map(new)
                 .collect(),
         }

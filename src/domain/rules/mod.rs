@@ -31,7 +31,9 @@ mod verdict;
 
 pub use error::RuleError;
 pub use matching::{GuardReview, MatchContext, RuleMatch, ToolCall};
-pub use set::{RuleSet, decide_without_state, decide_without_state_sharing};
+pub use set::{
+    RuleSet, decide_without_state, decide_without_state_sharing, decide_without_state_strictly,
+};
 pub use spec::{
     AfterEditRule, CommandRule, EditSeverity, FileRule, PatternRule, RecoveryRule, RulesConfig,
     Severity, ToolRule,

@@ -135,6 +135,32 @@ pub fn decide_without_state_sharing(
     reviewed: Option<&GuardReview>,
 ) -> Vec<RuleMatch> {
     let set = RuleSet::select(rules, guard, Selection::UnscopedDeny, |_| {});
+    evaluate_anonymous(&set, call, (project_root, cwd), reviewed)
+}
+
+/// The decisions for a call when the state cannot be used (the database locked, damaged
+/// or unreadable, an input whose session cannot be recorded): the guard and every rule
+/// that applies to everyone. A `block` or `ask` rule, which fires once per session when
+/// the state can count it, fires every time: without the count, the stricter answer.
+/// Rules scoped to roles need the caller's identity and are left out.
+pub fn decide_without_state_strictly(
+    rules: &RulesConfig,
+    guard: &GuardConfig,
+    call: &ToolCall,
+    (project_root, cwd): (&Path, Option<&Path>),
+    reviewed: Option<&GuardReview>,
+) -> Vec<RuleMatch> {
+    let set = RuleSet::select(rules, guard, Selection::Unscoped, |_| {});
+    evaluate_anonymous(&set, call, (project_root, cwd), reviewed)
+}
+
+/// `set`'s matches for a call whose caller is not known.
+fn evaluate_anonymous(
+    set: &RuleSet<'_>,
+    call: &ToolCall,
+    (project_root, cwd): (&Path, Option<&Path>),
+    reviewed: Option<&GuardReview>,
+) -> Vec<RuleMatch> {
     let ctx = MatchContext {
         project_root,
         cwd,

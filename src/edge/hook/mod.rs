@@ -443,8 +443,8 @@ fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
         Ok(common) => common,
         Err(problem) => {
             // Nothing is recorded under ids like these, or without a session; a tool
-            // call is still checked.
-            let safety = run.safety();
+            // call is still checked, its rules firing every time.
+            let safety = run.without_state();
             answer_so_far(safety.as_deref());
             log_bad_input(env, &problem, started);
             stderr.push(format!("bad hook input (passing): {problem}"));
@@ -469,9 +469,10 @@ fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
     // database is then as unusable as one that cannot be opened.
     let db = match catch_panic(|| NaggerStateDB::open_for_hook(&db_path), "unknown panic") {
         Ok(Ok(db)) => db,
-        Ok(Err(e)) => return without_database(safety, &e, stderr),
+        Ok(Err(e)) => return without_database(run.without_state(), &e, stderr),
         Err(panic) => {
-            return without_database(safety, &format!("cannot be opened: {panic}"), stderr);
+            let problem = format!("cannot be opened: {panic}");
+            return without_database(run.without_state(), &problem, stderr);
         }
     };
     if let Some(moved) = &db.report().quarantined {
@@ -569,10 +570,26 @@ impl Prepared {
     /// database: when it cannot be used, or a handler fails, a tool call is still
     /// decided on them.
     fn safety(&self) -> Option<String> {
-        self.safety.get_or_init(|| self.safety_now()).clone()
+        self.safety
+            .get_or_init(|| self.safety_now(pre_tool_use::Stateless::DenyRules))
+            .clone()
     }
 
-    fn safety_now(&self) -> Option<String> {
+    /// The answer when the state cannot be used (the database locked, damaged or
+    /// unreadable, or the input's session not one that can be recorded): [`Self::safety`]
+    /// with every rule of the config that applies to everyone, its `block` and `ask`
+    /// rules firing every time, since nothing can count that they fired once.
+    fn without_state(&self) -> Option<String> {
+        let rules = &self.loaded.config.rules;
+        let has_rules =
+            !(rules.file.is_empty() && rules.command.is_empty() && rules.tool.is_empty());
+        if !has_rules || !matches!(self.event, Event::PreToolUse(_)) {
+            return self.safety();
+        }
+        self.safety_now(pre_tool_use::Stateless::EveryRule)
+    }
+
+    fn safety_now(&self, stateless: pre_tool_use::Stateless) -> Option<String> {
         let config = &self.loaded.config;
         let place = skill_file::Place {
             project_root: &self.project_root,
@@ -584,7 +601,7 @@ impl Prepared {
                 config,
                 &self.mode,
                 call,
-                (&self.project_root, &self.reviewed),
+                (&self.project_root, &self.reviewed, stateless),
                 place,
             ),
             Event::PreSkillShellCommand(shell) => {
@@ -770,7 +787,7 @@ fn handle_and_log(
         None => outcome.result.unwrap_or_else(|| outcome.output.result()),
     };
     let stdout = if failure.error.is_some() {
-        run.safety()
+        run.without_state()
     } else {
         run.with_pending(outcome.output.to_json())
     };

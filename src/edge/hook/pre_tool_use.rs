@@ -310,6 +310,17 @@ pub(super) fn rule_due(
     Ok(shown != Due::Current)
 }
 
+/// Which of the config's rules a tool call is held to without the state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stateless {
+    /// The guard and the `deny` rules that apply to everyone: the answer given before the
+    /// state is touched, which the full check with the state then completes.
+    DenyRules,
+    /// The guard and every rule that applies to everyone, `block` and `ask` rules firing
+    /// every time: the answer when the state cannot be used at all.
+    EveryRule,
+}
+
 /// The guard and the deny rules, decided from the config alone, without the database:
 /// what still holds when the database cannot be opened or a handler failed (a guard
 /// "ask" is asked too). Role-scoped rules need the caller's role and are left out. The
@@ -318,11 +329,15 @@ pub fn safety_answer(
     config: &crate::domain::config::Config,
     mode: &PermissionMode,
     call: &ToolCall,
-    (project_root, reviewed): (&Path, &rules::GuardReview),
+    (project_root, reviewed, stateless): (&Path, &rules::GuardReview, Stateless),
     place: skill_file::Place<'_>,
 ) -> Option<HookOutput> {
     let cwd = place.cwd.map(Path::new);
-    let matches = rules::decide_without_state_sharing(
+    let decide = match stateless {
+        Stateless::DenyRules => rules::decide_without_state_sharing,
+        Stateless::EveryRule => rules::decide_without_state_strictly,
+    };
+    let matches = decide(
         &config.rules,
         &config.guard,
         &rules::ToolCall {
