@@ -1,7 +1,10 @@
 //! Bad input never blocks: exit 0, no decision, one clear stderr line.
 
 use crate::common::*;
-use serde_json::json;
+use serde_json::{Value, json};
+use std::io::Write as _;
+use std::process::Stdio;
+use std::time::Duration;
 
 fn assert_fails_open(r: &HookResult, what: &str) {
     assert_eq!(r.code, 0, "{what}: exit code");
@@ -85,6 +88,134 @@ fn huge_stdin_is_refused_without_reading_it_all() {
     let r = p.hook_raw(&big);
     assert_fails_open(&r, "40 MB");
     assert!(r.stderr.contains("larger than 16 MiB"), "{}", r.stderr);
+}
+
+/// `call` with `field` set to a string of `len` bytes.
+fn padded(mut call: Value, field: &str, len: usize) -> Vec<u8> {
+    call[field] = json!("p".repeat(len));
+    call.to_string().into_bytes()
+}
+
+/// A tool call padded past what nagger reads whole with a field that does not decide it
+/// (an id, a path, a key nagger does not know) is still decided on its tool and input:
+/// refused when the guard refuses it, passed when it is harmless, recorded never.
+#[test]
+fn a_call_padded_past_the_size_read_whole_is_decided_on_its_tool_and_input() {
+    let p = Project::new();
+    let big = 20 * 1024 * 1024;
+    for field in [
+        "session_id",
+        "cwd",
+        "transcript_path",
+        "agent_type",
+        "unknown_key",
+    ] {
+        let r = p.hook_raw(&padded(p.rm_root(), field, big));
+        assert_eq!(
+            (r.code, r.decision().as_deref()),
+            (0, Some("deny")),
+            "{field}: {r:?}"
+        );
+        assert!(
+            r.stderr.contains("larger than 16 MiB"),
+            "{field}: {}",
+            r.stderr
+        );
+        let harmless = p.pre_tool_use("Bash", json!({"command": "ls -la"}));
+        let r = p.hook_raw(&padded(harmless, field, big));
+        assert_eq!((r.code, r.decision()), (0, None), "{field}: {r:?}");
+    }
+    // The padding before the call, and a response too large: still a response, so no
+    // answer to a call.
+    let mut input = br#"{"pad":""#.to_vec();
+    input.resize(big, b'x');
+    input.extend_from_slice(
+        br#"","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf /"}}"#,
+    );
+    let r = p.hook_raw(&input);
+    assert_eq!(r.decision().as_deref(), Some("deny"), "{r:?}");
+    let mut response = p.pre_tool_use("Bash", json!({"command": "rm -rf /"}));
+    response["hook_event_name"] = json!("PostToolUse");
+    let r = p.hook_raw(&padded(response, "tool_response", big));
+    assert_eq!((r.code, r.stdout.as_str()), (0, ""), "{r:?}");
+    assert!(
+        !p.db_path().exists() || p.hook_log().iter().all(|l| l.0 == "invalid"),
+        "nothing of a padded input is recorded as a run"
+    );
+}
+
+/// JSON that breaks off or goes wrong after a whole tool name and input: the guard still
+/// refuses what it refuses; anything else is asked about, never passed.
+#[test]
+fn a_call_whose_text_breaks_off_after_its_input_is_still_checked() {
+    let p = Project::new();
+    let whole = p.rm_root().to_string();
+    let head = whole.trim_end_matches('}');
+    let cut_at = whole.find("\"tool_input\"").expect("tool_input");
+    let after_input = &whole[..whole[cut_at..].find('}').map(|i| cut_at + i + 1).unwrap()];
+    for (what, text) in [
+        ("no closing brace", head.to_string()),
+        ("cut after the input", format!("{after_input},")),
+        ("garbage after the input", format!("{after_input}, x y}}")),
+        ("a field cut", format!("{after_input},\"cwd\":\"/tm")),
+    ] {
+        let r = p.hook_raw(text.as_bytes());
+        assert_eq!(
+            (r.code, r.decision().as_deref()),
+            (0, Some("deny")),
+            "{what}: {text} {r:?}"
+        );
+    }
+    let ls = p.pre_tool_use("Bash", json!({"command": "ls"})).to_string();
+    let r = p.hook_raw(ls.trim_end_matches('}').as_bytes());
+    assert_eq!(r.decision().as_deref(), Some("ask"), "{r:?}");
+}
+
+/// Runs `nagger hook` writing `first`, pausing `pause`, then writing `rest`.
+fn stalled(p: &Project, first: &[u8], pause: Duration, rest: &[u8]) -> HookResult {
+    let mut child = p
+        .command(&["hook"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn nagger hook");
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin.write_all(first).expect("write");
+    std::thread::sleep(pause);
+    // The hook may have answered and closed its end already.
+    let _ = stdin.write_all(rest);
+    drop(stdin);
+    finish(child)
+}
+
+/// An input that stops coming before it says which event it is may be a tool call:
+/// asked about, never passed. One that said it is another event passes.
+#[test]
+fn an_input_that_stops_coming_before_it_names_its_event_is_asked_about() {
+    let p = Project::new();
+    let call = p.rm_root().to_string();
+    for at in [0, 1, 10] {
+        let r = stalled(
+            &p,
+            &call.as_bytes()[..at],
+            Duration::from_millis(700),
+            &call.as_bytes()[at..],
+        );
+        assert_eq!(
+            (r.code, r.decision().as_deref()),
+            (0, Some("ask")),
+            "cut at {at}: {r:?}"
+        );
+    }
+    let other = json!({"hook_event_name": "PostToolUse", "session_id": "s"}).to_string();
+    let r = stalled(
+        &p,
+        &other.as_bytes()[..35],
+        Duration::from_millis(700),
+        &other.as_bytes()[35..],
+    );
+    assert_eq!((r.code, r.stdout.as_str()), (0, ""), "{r:?}");
 }
 
 #[test]

@@ -96,7 +96,8 @@ fn a_wrong_typed_field_is_reported_as_bad_input() {
         assert_eq!(r.stderr.lines().count(), 1, "{field}: {}", r.stderr);
         assert!(
             r.stderr.contains(&format!(
-                "bad hook input (passing): field {field}: expected a string, got a number"
+                "bad hook input (answered by the guard alone): field {field}: expected a string, \
+                 got a number"
             )),
             "{field}: {}",
             r.stderr

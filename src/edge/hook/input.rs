@@ -44,10 +44,10 @@ const TOOL_NAMES: [&str; 16] = [
 ];
 
 /// Fields whose value decides what a tool call does: given twice, the call is ambiguous.
-const DECIDING: [&str; 3] = ["hook_event_name", "tool_name", "tool_input"];
+pub(super) const DECIDING: [&str; 3] = ["hook_event_name", "tool_name", "tool_input"];
 
 /// The fields of [`HookInput`], as Claude Code names them.
-const FIELDS: [&str; 26] = [
+pub(super) const FIELDS: [&str; 26] = [
     "session_id",
     "transcript_path",
     "cwd",
@@ -106,7 +106,7 @@ pub fn parse(text: &str) -> Result<ReadInput, String> {
             None
         };
         let Some((text, note)) = retry else {
-            return Err(json_error(&e));
+            break salvaged(current, &e)?;
         };
         repaired = Some(text);
         notes.push(note);
@@ -162,8 +162,14 @@ type Known = (Map<String, Value>, Vec<String>, Vec<String>);
 /// The known fields of the object in `text` (the last one of a field given twice), one
 /// problem per field given more than once, and what makes a tool call in it ambiguous.
 fn known_fields(text: &str) -> Result<Known, serde_json::Error> {
+    known_fields_into(text, &RefCell::default())
+}
+
+/// [`known_fields`], keeping in `read` the fields read whole before any error.
+fn known_fields_into(text: &str, read: &RefCell<Known>) -> Result<Known, serde_json::Error> {
     let mut de = serde_json::Deserializer::from_str(text);
-    let (known, mut problems, mut ambiguous) = (&mut de).deserialize_map(KnownFields)?;
+    (&mut de).deserialize_map(KnownFields { read })?;
+    let (known, mut problems, mut ambiguous) = read.take();
     if de.end().is_err() {
         // The object is whole: what follows it (a second object, a stray byte) is not
         // part of it.
@@ -173,20 +179,23 @@ fn known_fields(text: &str) -> Result<Known, serde_json::Error> {
     Ok((known, problems, ambiguous))
 }
 
-struct KnownFields;
+/// Reads the known fields of an object into `read`, one by one: what was read whole
+/// stays there when the text breaks off later.
+struct KnownFields<'a> {
+    read: &'a RefCell<Known>,
+}
 
-impl<'de> Visitor<'de> for KnownFields {
-    type Value = Known;
+impl<'de> Visitor<'de> for KnownFields<'_> {
+    type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a JSON object")
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut known = Map::new();
-        let mut problems = Vec::new();
-        let mut ambiguous = Vec::new();
         while let Some(key) = map.next_key::<String>()? {
+            let mut read = self.read.borrow_mut();
+            let (known, problems, ambiguous) = &mut *read;
             if FIELDS.contains(&key.as_str()) {
                 let twice = RefCell::new(None);
                 let value: Value = if key == "tool_input" {
@@ -216,11 +225,33 @@ impl<'de> Visitor<'de> for KnownFields {
                 }
             } else {
                 // Skipped without building it: no depth or number limit applies.
+                drop(read);
                 map.next_value::<IgnoredAny>()?;
             }
         }
-        Ok((known, problems, ambiguous))
+        Ok(())
     }
+}
+
+/// A text that breaks off or goes wrong after the fields that decide a tool call were
+/// read whole (`tool_name` and `tool_input`): read as that call, ambiguous, so that the
+/// guard still refuses what it refuses and asks about the rest. Anything else is the
+/// error `e`.
+fn salvaged(text: &str, e: &serde_json::Error) -> Result<Known, String> {
+    let read = RefCell::default();
+    if known_fields_into(text, &read).is_ok() {
+        return Err(json_error(e));
+    }
+    let (known, mut problems, mut ambiguous) = read.take();
+    let whole_call = known.get("tool_input").is_some_and(Value::is_object)
+        && known.get("tool_name").is_some_and(Value::is_string);
+    if !whole_call {
+        return Err(json_error(e));
+    }
+    let why = json_error(e);
+    problems.insert(0, format!("{why} (read up to there)"));
+    ambiguous.push(format!("its text breaks off after the call: {why}"));
+    Ok((known, problems, ambiguous))
 }
 
 /// A JSON value read whole, noting the first key given twice in any object of it.

@@ -6,6 +6,7 @@ mod ctx;
 mod deadline;
 pub mod event;
 mod input;
+mod oversize;
 mod post_tool_use;
 mod post_tool_use_failure;
 mod pre_tool_use;
@@ -77,12 +78,22 @@ pub fn run_stdin(env: &Env) -> HookRun {
     });
     match read_stdin_until(started + STDIN_TIMEOUT) {
         Ok(bytes) => run_from(&mut bytes.as_slice(), env, started),
+        // Too large to read whole, yet an object whose deciding fields were kept: read
+        // as what was kept, recording nothing.
+        Err(Unread {
+            compacted: Some(kept),
+            ..
+        }) if !kept.text.is_empty() && !kept.dropped_deciding() => {
+            let note = kept.note(MAX_STDIN / (1024 * 1024));
+            NOTE.with(|n| *n.borrow_mut() = Some(note));
+            run_from(&mut kept.text.as_slice(), env, started)
+        }
         Err(unread) => {
             log_bad_input(env, &unread.problem, started);
             let stderr = format!("bad hook input (passing): {}", unread.problem);
             match unread
                 .cut
-                .then(|| unchecked_tool_call(&unread.prefix, &unread.problem))
+                .then(|| unchecked_tool_call(&unread.prefix, &unread.problem, unread.stalled))
                 .flatten()
             {
                 Some(ask) => HookRun {
@@ -113,6 +124,16 @@ struct Unread {
     /// The input was cut (too large, or not whole in time): what was read is its start.
     cut: bool,
     prefix: Vec<u8>,
+    /// An object too large to read whole, read down to the fields nagger knows.
+    compacted: Option<oversize::Compacted>,
+    /// Stdin stopped coming before the input was whole (not a terminal).
+    stalled: bool,
+}
+
+thread_local! {
+    /// What the input read by the run had to leave out (an input too large, read as a
+    /// stream): a problem of the input, so nothing of it is recorded.
+    static NOTE: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
 }
 
 /// How much of an input too large to read is searched for what it is.
@@ -121,7 +142,9 @@ const PREFIX_SEARCHED: usize = 64 * 1024;
 /// The answer to an input that could not be read whole (`problem` says why) that begins
 /// as a tool call (Claude Code writes the event's name and the tool's before its input):
 /// the user is asked, since the guard cannot read what the call does.
-fn unchecked_tool_call(prefix: &[u8], problem: &str) -> Option<String> {
+/// An input that stopped coming (`stalled`) is a tool call unless what came of it names
+/// another event or a tool's response.
+fn unchecked_tool_call(prefix: &[u8], problem: &str, stalled: bool) -> Option<String> {
     let mut head =
         String::from_utf8_lossy(&prefix[..prefix.len().min(PREFIX_SEARCHED)]).into_owned();
     // Past the start searched whole, only the fields that tell what the input is.
@@ -146,9 +169,10 @@ fn unchecked_tool_call(prefix: &[u8], problem: &str) -> Option<String> {
         || (names
             .iter()
             .all(|n| matches!(n, event::EventName::Other(_)))
-            && ["\"tool_name\"", "\"tool_input\""]
-                .iter()
-                .any(|field| head.contains(field))
+            && (stalled
+                || ["\"tool_name\"", "\"tool_input\""]
+                    .iter()
+                    .any(|field| head.contains(field)))
             && !head.contains("\"tool_response\""));
     tool_call.then(|| ask_unchecked(&format!("its input could not be read whole ({problem})")))?
 }
@@ -190,6 +214,12 @@ const READ_CHUNK: usize = 16 * 1024;
 /// Readable, in poll(2)'s `events` (the same value on Linux, the BSDs and macOS).
 const POLLIN: std::ffi::c_short = 0x1;
 
+/// Whether stdin is a terminal: a person typing, not Claude Code.
+fn stdin_is_terminal() -> bool {
+    use std::io::IsTerminal as _;
+    std::io::stdin().is_terminal()
+}
+
 /// Whether stdin is readable (or at its end) within `wait`, by poll(2).
 fn stdin_ready(wait: std::time::Duration) -> std::io::Result<bool> {
     let mut fd = PollFd {
@@ -216,6 +246,8 @@ fn read_stdin_until(until: Instant) -> Result<Vec<u8>, Unread> {
         problem,
         cut: false,
         prefix,
+        compacted: None,
+        stalled: false,
     };
     loop {
         let left = until.saturating_duration_since(Instant::now());
@@ -239,8 +271,12 @@ fn read_stdin_until(until: Instant) -> Result<Vec<u8>, Unread> {
                 continue;
             }
             let problem = format!("stdin did not end within {} ms", STDIN_TIMEOUT.as_millis());
+            // Claude Code writes the whole input at once: one that stops coming, before
+            // it says which event it is, may be a tool call. A terminal is a person.
+            let stalled = !stdin_is_terminal();
             return Err(Unread {
-                cut: !bytes.is_empty(),
+                cut: stalled || !bytes.is_empty(),
+                stalled,
                 ..unread(problem, bytes)
             });
         }
@@ -263,14 +299,62 @@ fn read_stdin_until(until: Instant) -> Result<Vec<u8>, Unread> {
         // SAFETY: read(2) wrote the first `n` bytes of the spare room.
         unsafe { bytes.set_len(bytes.len() + n) };
         if bytes.len() as u64 > MAX_STDIN {
+            let problem = format!("stdin is larger than {} MiB", MAX_STDIN / (1024 * 1024));
+            let text = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&bytes);
+            let object = text
+                .iter()
+                .find(|b| !b.is_ascii_whitespace())
+                .is_some_and(|b| *b == b'{');
+            if object {
+                let kept = read_compacting(&bytes, until);
+                return Err(Unread {
+                    cut: true,
+                    prefix: kept.text.clone(),
+                    compacted: Some(kept),
+                    ..unread(problem, Vec::new())
+                });
+            }
             skim_rest(&mut bytes, until);
             return Err(Unread {
-                problem: format!("stdin is larger than {} MiB", MAX_STDIN / (1024 * 1024)),
                 cut: true,
-                prefix: bytes,
+                ..unread(problem, bytes)
             });
         }
     }
+}
+
+/// Reads an object too large to read whole on to its end (`until`, or [`MAX_SKIMMED`]
+/// bytes), keeping the fields nagger knows: `head` is what was read of it so far.
+fn read_compacting(head: &[u8], until: Instant) -> oversize::Compacted {
+    let mut kept = oversize::Compactor::new(usize::try_from(MAX_STDIN).unwrap_or(usize::MAX));
+    kept.feed(head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(head));
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut read_so_far: u64 = 0;
+    while kept.wants_more() && read_so_far < MAX_SKIMMED {
+        let left = until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            break;
+        }
+        match stdin_ready(left) {
+            Ok(true) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Ok(false) | Err(_) => break,
+        }
+        // SAFETY: `buf` is writable memory owned here, `buf.len()` bytes long.
+        let n = unsafe { read(0, buf.as_mut_ptr().cast(), buf.len()) };
+        let Ok(n) = usize::try_from(n) else {
+            if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            break;
+        };
+        if n == 0 {
+            break;
+        }
+        read_so_far += n as u64;
+        kept.feed(&buf[..n]);
+    }
+    kept.finish()
 }
 
 /// Fields whose presence tells what an input too large to read is.
@@ -447,7 +531,12 @@ fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
             let safety = run.without_state();
             answer_so_far(safety.as_deref());
             log_bad_input(env, &problem, started);
-            stderr.push(format!("bad hook input (passing): {problem}"));
+            let what = if safety.is_some() {
+                "answered by the guard alone"
+            } else {
+                "passing"
+            };
+            stderr.push(format!("bad hook input ({what}): {problem}"));
             return answer(safety, &stderr);
         }
     };
@@ -833,7 +922,7 @@ fn read_event(stdin: &mut dyn Read) -> Result<ReadEvent, Unreadable> {
     // Text that cannot be read, or read as no event, and that names a tool call: the
     // user is asked.
     let unreadable = |problem: String| Unreadable {
-        answer: unchecked_tool_call(text.as_bytes(), &problem),
+        answer: unchecked_tool_call(text.as_bytes(), &problem, false),
         problem,
     };
     let input::ReadInput {
@@ -842,6 +931,7 @@ fn read_event(stdin: &mut dyn Read) -> Result<ReadEvent, Unreadable> {
         ambiguous,
     } = input::parse(&text).map_err(unreadable)?;
     problems.extend(decoded);
+    problems.extend(NOTE.with(|n| n.borrow_mut().take()));
     problems.extend(input.id_problem());
     problems.extend(infer_event(&mut input));
     if !ambiguous.is_empty() {
@@ -1260,12 +1350,11 @@ mod tests {
     #[test]
     fn an_input_cut_short_that_begins_as_a_tool_call_is_asked_about() {
         let asked = |prefix: &str| {
-            unchecked_tool_call(prefix.as_bytes(), "stdin is larger than 16 MiB").is_some_and(
-                |out| {
+            unchecked_tool_call(prefix.as_bytes(), "stdin is larger than 16 MiB", false)
+                .is_some_and(|out| {
                     out.contains("\"permissionDecision\":\"ask\"")
                         && out.contains("could not be read whole (stdin is larger than 16 MiB)")
-                },
-            )
+                })
         };
         assert!(asked(
             r#"{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"content":"aaaa"#
