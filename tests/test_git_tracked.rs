@@ -385,3 +385,36 @@ fn a_merge_is_judged_by_what_the_other_side_changed() {
     git(&p.root, &["checkout", "-q", "main"]);
     assert_eq!(answer(&p.root, "git merge weaken"), Some(Decision::Ask));
 }
+
+/// Secrets of the project's own (`.env`, a key file) that no commit keeps are asked about
+/// before they are deleted, from wherever the line stands; a committed, unchanged copy or
+/// an empty file loses nothing and passes, as a deleted example file does.
+#[test]
+fn deleting_secrets_no_commit_keeps_is_asked_about() {
+    let p = repository(&["src/main.rs", ".env.example", "config/.env.dev"]);
+    std::fs::write(p.root.join(".env"), "API_KEY=abc\n").unwrap();
+    std::fs::write(p.root.join("deploy.pem"), "-----BEGIN PRIVATE KEY-----\n").unwrap();
+    for command in [
+        "rm .env",
+        "rm -f .env deploy.pem",
+        "shred -u .env",
+        "unlink deploy.pem",
+        "cd src && rm -f ../.env",
+        "rm -rf ./.env",
+    ] {
+        assert_eq!(answer(&p.root, command), Some(Decision::Ask), "{command}");
+    }
+    std::fs::write(p.root.join(".env"), "").unwrap();
+    // A changed committed copy is work no commit holds either.
+    std::fs::write(p.root.join("config/.env.dev"), "TOKEN=new\n").unwrap();
+    assert_eq!(answer(&p.root, "rm config/.env.dev"), Some(Decision::Ask));
+    git(&p.root, &["checkout", "-q", "--", "config/.env.dev"]);
+    for command in [
+        "rm .env",
+        "rm config/.env.dev",
+        "rm .env.example",
+        "rm -f .env.missing",
+    ] {
+        assert_eq!(answer(&p.root, command), None, "{command}");
+    }
+}

@@ -501,6 +501,22 @@ impl<'a> Secrets<'a> {
         *self.here.borrow_mut() = here;
     }
 
+    /// The full path of the file `op` (relative to the folder the command runs in) when
+    /// it is there, holds something, and git does not keep it as it is: what deleting it
+    /// loses cannot be had back.
+    fn kept_nowhere_else(&self, op: &str) -> Option<String> {
+        if op.contains(['*', '?', '[']) {
+            return None;
+        }
+        let full = self.here.borrow().as_ref()?.join(op);
+        let meta = std::fs::symlink_metadata(&full).ok()?;
+        if !meta.is_file() || meta.len() == 0 {
+            return None;
+        }
+        let full = std::path::PathBuf::from(super::paths::normalize(&full.to_string_lossy()));
+        (!super::protect::unchanged_in_git(&full)).then(|| full.to_string_lossy().into_owned())
+    }
+
     /// The secrets pattern of a file inside folder `word` (`~/.ssh`, `~`, `/root/.aws/`).
     fn folder_holding(&self, word: &str) -> Option<String> {
         let word = home_form(&super::paths::normalize(word.trim_end_matches('/')));
@@ -900,6 +916,7 @@ impl<'a> Secrets<'a> {
             || has_flag_here(command.args(), 'r')
             || has_flag_here(command.args(), 'R');
         ops.into_iter().find_map(|op| {
+            let given = op;
             let joined = match base {
                 Some(dir) if !op.starts_with(['/', '~', '$']) => format!("{dir}/{op}"),
                 _ => op.to_owned(),
@@ -909,9 +926,19 @@ impl<'a> Secrets<'a> {
                 .matching(op)
                 .or_else(|| self.glob_matching(op))
                 .or_else(|| recursive.then(|| self.folder_holding(op)).flatten())?;
-            // `.env` files are the project's own to delete; keys and credentials are not.
+            // A project's `.env` is the project's own to delete when a commit keeps it
+            // (or it holds nothing); credentials kept nowhere else are not.
             if !(op.starts_with('~') || op.starts_with('$') || op.starts_with('/')) {
-                return None;
+                return self.kept_nowhere_else(given).map(|full| {
+                    Finding::ask(
+                        "guard:secret",
+                        format!(
+                            "deletes `{given}` ({full}), which holds secrets (`[guard] secrets` \
+                             matches `{pattern}`) that no commit keeps: they are gone for good"
+                        ),
+                        "Ask the user.",
+                    )
+                });
             }
             Some(Finding::deny(
                 "guard:secret",
