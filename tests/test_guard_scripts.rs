@@ -2786,3 +2786,47 @@ fn options_and_first_lines_do_not_hide_what_a_program_runs() {
     assert_eq!(check(&p, "perl -Mstrict tools/z.pl").0, REFUSED);
     assert_eq!(check(&p, "npm install --offline").0, 0);
 }
+
+/// The whole environment printed where the agent reads it asks when the environment the
+/// agent's commands run in holds a secret (every secret in it would go into the
+/// transcript), and passes where it holds none. Filtered, counted, thrown away or used
+/// without printing, it passes either way.
+#[test]
+fn the_whole_environment_shown_asks_only_where_it_holds_a_secret() {
+    let p = Project::new();
+    let check_in = |token: Option<&str>, line: &str| {
+        let mut cmd = p.command(&["check", "--tool", "Bash", "--command", line]);
+        if let Some(token) = token {
+            cmd.env("GITHUB_TOKEN", token);
+        }
+        cmd.env("TOKENIZERS_PARALLELISM", "true");
+        cmd.output().expect("nagger check").status.code()
+    };
+    let shown = [
+        "env",
+        "printenv",
+        "env | sort",
+        "set",
+        "export -p",
+        "declare -px",
+        "env | grep -v -i secret | sort",
+        "node -p 'process.env'",
+        "ruby -e 'puts ENV.to_h'",
+        "python3 -c 'import os; print(os.environ)'",
+    ];
+    for line in shown {
+        assert_eq!(check_in(Some("ghp_x"), line), Some(ASKED), "{line}");
+        assert_eq!(check_in(None, line), Some(0), "{line}, nothing secret");
+        assert_eq!(check_in(Some(""), line), Some(0), "{line}, an empty one");
+    }
+    for line in [
+        "env | grep PATH",
+        "env | grep -c TOKEN",
+        "env | wc -l",
+        "env > /dev/null",
+        "env FOO=1 true",
+        "python3 -c 'import os,subprocess; subprocess.run([\"ls\"], env=os.environ.copy())'",
+    ] {
+        assert_eq!(check_in(Some("ghp_x"), line), Some(0), "{line}");
+    }
+}

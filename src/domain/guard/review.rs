@@ -1765,6 +1765,93 @@ fn sent_secret(command: &SimpleCommand) -> Option<Finding> {
 /// Whether `command` prints the whole environment, with whatever secrets it holds: `env`,
 /// `printenv`, `export -p`, `declare -x`, `set`, `jq -n env`, or interpreter code that
 /// prints every variable (`print(dict(os.environ))`, `console.log(process.env)`).
+/// The whole environment printed where the agent reads it (`env`, `printenv`, `set`,
+/// `export -p`, `declare -px`, `env | sort`, `node -p process.env`) while the environment
+/// Claude Code runs the agent's commands in holds a secret: every secret in it goes into
+/// the transcript. Where it holds none, nothing is shown that is not already known.
+fn environment_shown(parsed: &Parsed, index: usize) -> Option<Finding> {
+    let command = &parsed.commands[index];
+    if !dumps_environment(command) {
+        return None;
+    }
+    if super::shell::is_interpreter(command.name()) && !prints_in_code(command) {
+        return None;
+    }
+    // Into a file, or thrown away: not shown.
+    if !command.writes_to.is_empty() {
+        return None;
+    }
+    // What reads it on the pipe passes every line on, or most of them.
+    let passed_on = parsed.commands[index + 1..]
+        .iter()
+        .filter(|c| c.pipeline == command.pipeline && c.stage > command.stage)
+        .all(|c| {
+            let args = c.args();
+            match c.name() {
+                "sort" | "cat" | "head" | "tail" | "less" | "more" | "uniq" | "tac" | "nl"
+                | "column" | "tee" | "fold" | "expand" => true,
+                "grep" | "egrep" | "rg" => args.iter().any(|a| {
+                    super::shell::short_cluster(a).is_some_and(|c| c.contains('v'))
+                        || a == "--invert-match"
+                }),
+                _ => false,
+            }
+        });
+    if !passed_on {
+        return None;
+    }
+    let secret = secret_in_environment()?;
+    Some(Finding::ask(
+        "guard:secret",
+        format!(
+            "shows the whole environment to the agent (`{}`), with the secret `{secret}` it \
+             holds",
+            command.display()
+        ),
+        "Print only the variables you need, or ask the user.",
+    ))
+}
+
+/// Whether interpreter code that names the whole environment prints something.
+fn prints_in_code(command: &SimpleCommand) -> bool {
+    let printing_flag = command
+        .args()
+        .iter()
+        .any(|a| matches!(a.as_str(), "-p" | "--print" | "-pe" | "-P"));
+    printing_flag
+        || super::shell::inline_program(&command.argv).is_some_and(|code| {
+            [
+                "print",
+                "console.",
+                "puts",
+                "pp",
+                "echo",
+                "var_dump",
+                "print_r",
+                "stringify",
+                "dumps",
+                "say",
+                "write",
+                "p(",
+                "p ENV",
+            ]
+            .iter()
+            .any(|word| code.contains(word))
+        })
+}
+
+/// The first variable (by name) of this process's environment, which Claude Code hands
+/// on to the agent's commands, whose name says it holds a secret and that holds something.
+fn secret_in_environment() -> Option<String> {
+    let mut names: Vec<String> = std::env::vars_os()
+        .filter(|(_, value)| !value.is_empty())
+        .filter_map(|(name, _)| name.into_string().ok())
+        .filter(|name| super::secrets::secret_variable(name))
+        .collect();
+    names.sort();
+    names.into_iter().next()
+}
+
 fn dumps_environment(command: &SimpleCommand) -> bool {
     let args = command.args();
     let options_only = args.iter().all(|a| a.starts_with('-'));
@@ -1877,6 +1964,9 @@ fn printed_secret(parsed: &Parsed, index: usize) -> Option<Finding> {
     let piped_on = parsed.commands[index + 1..]
         .iter()
         .any(|c| c.pipeline == command.pipeline && c.stage > command.stage);
+    if let Some(found) = environment_shown(parsed, index) {
+        return Some(found);
+    }
     let args = command.args();
     let named = |w: &str| {
         let mut rest = w;
