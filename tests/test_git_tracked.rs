@@ -418,3 +418,34 @@ fn deleting_secrets_no_commit_keeps_is_asked_about() {
         assert_eq!(answer(&p.root, command), None, "{command}");
     }
 }
+
+/// `git checkout -f`, `git switch --force`: refused where they would put files over
+/// uncommitted changes, passed where the working tree has none.
+#[test]
+fn a_forced_checkout_is_refused_only_over_uncommitted_changes() {
+    let p = repository(&["src/main.rs", "README.md"]);
+    let forced = [
+        "git checkout -f main",
+        "git switch --force main",
+        "git checkout -qf main",
+        "git -C . checkout --force",
+    ];
+    for command in forced {
+        assert_eq!(answer(&p.root, command), None, "clean: {command}");
+    }
+    std::fs::write(p.root.join("src/main.rs"), "fn main() { work(); }\n").unwrap();
+    for command in forced {
+        assert_eq!(
+            answer(&p.root, command),
+            Some(Decision::Deny),
+            "changed: {command}"
+        );
+    }
+    for command in [
+        "git checkout main",
+        "git checkout -b topic",
+        "git switch -c x",
+    ] {
+        assert_eq!(answer(&p.root, command), None, "{command}");
+    }
+}

@@ -65,7 +65,7 @@ fn weakening(key: &str, value: &str) -> Option<&'static str> {
 }
 
 /// Where git's verb stands in `args`, past git's own options (`-C dir`, `-c k=v`).
-fn verb_index(args: &[String]) -> usize {
+pub(super) fn verb_index(args: &[String]) -> usize {
     let mut i = 0;
     while let Some(arg) = args.get(i) {
         if !arg.starts_with('-') {

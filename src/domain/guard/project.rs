@@ -475,6 +475,9 @@ pub(super) fn elsewhere(
 pub(super) fn loses_work(command: &SimpleCommand, cwd: &Cwd, root: &Path) -> Option<Finding> {
     let name = command.name();
     let args = command.args();
+    if name == "git" {
+        return forced_checkout(args, root);
+    }
     let recursive = has_flag(args, "rR", &["recursive"]);
     let targets: Vec<&str> = match (name, deletion(command)) {
         ("rm", _) => {
@@ -547,6 +550,24 @@ pub(super) fn loses_work(command: &SimpleCommand, cwd: &Cwd, root: &Path) -> Opt
             targets.join(" ")
         ),
         "Commit or stash the changes first, or ask the user.",
+    ))
+}
+
+/// `git checkout -f`, `git switch --force`: the other branch's files (or the last commit's)
+/// put over the working tree's uncommitted changes. Refused where there are some.
+fn forced_checkout(args: &[String], root: &Path) -> Option<Finding> {
+    let i = super::git::verb_index(args);
+    let sub = args.get(i)?.as_str();
+    let rest = args.get(i + 1..).unwrap_or(&[]);
+    if !matches!(sub, "checkout" | "switch") || !has_flag(rest, "f", &["force"]) {
+        return None;
+    }
+    let root = root.to_str()?.to_owned();
+    let changed = super::protect::uncommitted_among(&[(root, None)])?;
+    Some(Finding::deny(
+        "guard:git-discard",
+        format!("throws away uncommitted changes (`git {sub} --force`), `{changed}` among them"),
+        "Commit or `git stash` first, or ask the user.",
     ))
 }
 
