@@ -449,3 +449,80 @@ fn a_forced_checkout_is_refused_only_over_uncommitted_changes() {
         assert_eq!(answer(&p.root, command), None, "{command}");
     }
 }
+
+/// Commits on `main` changing `src/main.rs` only, tagged `t1`…`tN`.
+fn code_commits(p: &Project, tags: std::ops::RangeInclusive<u32>) {
+    for n in tags {
+        std::fs::write(p.root.join("src/main.rs"), format!("// {n}\n")).unwrap();
+        git(&p.root, &["commit", "-qam", &format!("code {n}")]);
+        git(&p.root, &["tag", &format!("t{n}")]);
+    }
+}
+
+/// A bisection checks out commits between the bad one and the good ones: where every one
+/// of them holds the settings as `HEAD` does it passes, started or marked step by step;
+/// where one holds another version it is asked about.
+#[test]
+fn a_bisection_asks_only_where_a_commit_it_may_check_out_holds_other_settings() {
+    let p = repository(&[".claude/settings.json", "src/main.rs"]);
+    git(&p.root, &["tag", "t0"]);
+    code_commits(&p, 1..=4);
+    for command in [
+        "git bisect start HEAD t0",
+        "git bisect start t4 t1 -- src",
+        "git bisect good",
+        "git bisect bad",
+    ] {
+        assert_eq!(answer(&p.root, command), None, "{command}");
+    }
+    git(&p.root, &["bisect", "start"]);
+    git(&p.root, &["bisect", "bad"]);
+    assert_eq!(answer(&p.root, "git bisect good t0"), None);
+    git(&p.root, &["bisect", "good", "t0"]);
+    for command in ["git bisect good", "git bisect bad", "git bisect skip"] {
+        assert_eq!(answer(&p.root, command), None, "under way: {command}");
+    }
+    git(&p.root, &["bisect", "reset"]);
+    // The settings change in the history: a bisection across it is asked about.
+    std::fs::write(p.root.join(".claude/settings.json"), "{\"hooks\": {}}\n").unwrap();
+    git(&p.root, &["commit", "-qam", "settings"]);
+    git(&p.root, &["tag", "t5"]);
+    code_commits(&p, 6..=7);
+    assert_eq!(
+        answer(&p.root, "git bisect start HEAD t0"),
+        Some(Decision::Ask)
+    );
+    assert_eq!(answer(&p.root, "git bisect start HEAD t5"), None);
+    git(&p.root, &["bisect", "start"]);
+    git(&p.root, &["bisect", "bad"]);
+    assert_eq!(answer(&p.root, "git bisect good t5"), None);
+    assert_eq!(answer(&p.root, "git bisect good t2"), Some(Decision::Ask));
+    git(&p.root, &["bisect", "reset"]);
+}
+
+/// `git rebase --onto NEW OLD [BRANCH]` passes where the commits it moves leave the
+/// settings alone and the new base (and the branch) hold them as `HEAD` does.
+#[test]
+fn a_rebase_onto_another_base_asks_only_where_the_settings_differ() {
+    let p = repository(&[".claude/settings.json", "src/main.rs"]);
+    git(&p.root, &["tag", "t0"]);
+    std::fs::write(p.root.join(".claude/settings.json"), "{\"hooks\": {}}\n").unwrap();
+    git(&p.root, &["commit", "-qam", "settings"]);
+    git(&p.root, &["tag", "s"]);
+    code_commits(&p, 1..=3);
+    for command in [
+        "git rebase --onto s HEAD~2",
+        "git rebase --onto=t1 HEAD~1",
+        "git rebase -i --onto s HEAD~2",
+        "git rebase --onto s HEAD~2 main",
+    ] {
+        assert_eq!(answer(&p.root, command), None, "{command}");
+    }
+    for command in [
+        "git rebase --onto t0 HEAD~2",
+        "git rebase --onto t1 t0",
+        "git rebase --onto s HEAD~1 t0",
+    ] {
+        assert_eq!(answer(&p.root, command), Some(Decision::Ask), "{command}");
+    }
+}

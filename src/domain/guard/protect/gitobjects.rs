@@ -163,7 +163,7 @@ fn from_hex(text: &str) -> Option<Oid> {
 }
 
 /// Up to `max` bytes of a regular file, opened without blocking.
-fn read_small(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
+pub(super) fn read_small(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
     let file = files::open_regular(path)?;
     let mut out = Vec::new();
     file.take(max).read_to_end(&mut out)?;

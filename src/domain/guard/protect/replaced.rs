@@ -138,10 +138,16 @@ enum Moves<'a> {
     Ranges(Vec<(&'a str, &'a str)>),
     /// These histories are joined with `HEAD`'s.
     Joined(Vec<&'a str>),
-    /// The commits since this upstream are rewritten, any of them kept or dropped
-    /// (`git rebase -i UPSTREAM`): harmless when none of them changes the files and the
-    /// upstream holds them as `HEAD` does.
-    Rewritten(&'a str),
+    /// The commits since `upstream` (up to `branch`, checked out first, else `HEAD`) are
+    /// rewritten onto `onto` (the upstream itself when `None`), any of them kept or dropped
+    /// (`git rebase -i UPSTREAM`, `git rebase --onto NEW UPSTREAM [BRANCH]`): harmless
+    /// when none of them changes the files, and the new base and the branch hold them as
+    /// `HEAD` does.
+    Rewritten {
+        upstream: &'a str,
+        onto: Option<&'a str>,
+        branch: Option<&'a str>,
+    },
     /// The history a pull (or a fetch the line made before) takes from a remote is joined
     /// with `HEAD`'s: the remote given (a name or a URL; `None`: the branch's upstream's)
     /// and the refs named.
@@ -152,6 +158,10 @@ enum Moves<'a> {
     /// The stash entry `stash@{n}` is applied: its changes to the work tree and the
     /// index, and the untracked files it keeps.
     Stash(usize),
+    /// A bisection checks out commits between the bad one and the good ones: those named
+    /// (`git bisect start BAD GOOD…`), else those the bisection under way has marked
+    /// (`refs/bisect/`), with any the line marks now.
+    Bisect { verb: &'a str, named: Vec<&'a str> },
 }
 
 /// The revisions `git <sub> <rest>` moves to, when it names them all.
@@ -257,6 +267,25 @@ fn moves<'a>(sub: &str, rest: &'a [String], exists: &dyn Fn(&str) -> bool) -> Op
                 ranges.filter(|r| !r.is_empty()).map(Moves::Ranges)
             }
         }
+        "bisect" => {
+            let verb = rest.first().map(String::as_str)?;
+            let s = split(
+                rest.get(1..).unwrap_or(&[]),
+                &["--term-old", "--term-new", "--term-good", "--term-bad"],
+            );
+            // Paths after `--` only narrow which commits count.
+            match verb {
+                "start" | "good" | "bad" | "new" | "old" | "skip" | "run" => Some(Moves::Bisect {
+                    verb,
+                    named: if verb == "run" {
+                        Vec::new()
+                    } else {
+                        s.operands.clone()
+                    },
+                }),
+                _ => None,
+            }
+        }
         "stash" if matches!(rest.first().map(String::as_str), Some("pop" | "apply")) => {
             let s = split(&rest[1..], &[]);
             let n = match s.operands.as_slice() {
@@ -303,12 +332,25 @@ fn moves<'a>(sub: &str, rest: &'a [String], exists: &dyn Fn(&str) -> bool) -> Op
             if ends(&s) {
                 return None;
             }
-            // `git rebase -i main`: the commits since `main`, any of them dropped.
+            // `git rebase -i main`: the commits since `main`, any of them dropped;
+            // `git rebase --onto new old [branch]`: those since `old`, onto `new`.
             let interactive = s.has("i", &["interactive"]);
-            if sub == "rebase" && interactive {
-                let plain = !s.has_long("root") && !s.has_long("onto");
+            let onto = onto_value(rest);
+            if sub == "rebase" && (interactive || onto.is_some() || s.has_long("onto")) {
+                if s.has_long("root") || (s.has_long("onto") && onto.is_none()) {
+                    return None;
+                }
                 return match s.operands.as_slice() {
-                    [upstream] if plain => Some(Moves::Rewritten(upstream)),
+                    [upstream] => Some(Moves::Rewritten {
+                        upstream,
+                        onto,
+                        branch: None,
+                    }),
+                    [upstream, branch] => Some(Moves::Rewritten {
+                        upstream,
+                        onto,
+                        branch: Some(branch),
+                    }),
                     _ => None,
                 };
             }
@@ -325,6 +367,21 @@ fn moves<'a>(sub: &str, rest: &'a [String], exists: &dyn Fn(&str) -> bool) -> Op
         }
         _ => None,
     }
+}
+
+/// The new base `git rebase --onto NEW` names (`--onto NEW`, `--onto=NEW`).
+fn onto_value(rest: &[String]) -> Option<&str> {
+    let before = rest.iter().take_while(|a| *a != "--");
+    let mut words = before.peekable();
+    while let Some(word) = words.next() {
+        if let Some(value) = word.strip_prefix("--onto=") {
+            return Some(value);
+        }
+        if word == "--onto" {
+            return words.next().map(String::as_str);
+        }
+    }
+    None
 }
 
 /// Options of `git pull` (and `git fetch`) that take a value as the next word.
@@ -534,6 +591,50 @@ fn compare(repo: &gittree::Repo, wanted: &[String], moved: &Moves, earlier: &Ear
     }
 }
 
+/// Most marks of a bisection read.
+const MAX_MARKS: usize = 64;
+
+/// A bisection's bad commit, if marked, and its good ones.
+type Marks = (Option<gitobjects::Oid>, Vec<gitobjects::Oid>);
+
+/// The bad commit and the good ones a bisection under way has marked, as
+/// `refs/bisect/` in `git_dir` holds them (with the terms `BISECT_TERMS` names); none
+/// where no bisection is under way.
+fn bisection_marks(
+    git_dir: &Path,
+    resolve: &dyn Fn(&str) -> Result<Vec<u8>, Problem>,
+) -> Result<Marks, Problem> {
+    let terms = gitobjects::read_small(&git_dir.join("BISECT_TERMS"), 1024).unwrap_or_default();
+    let terms = String::from_utf8_lossy(&terms);
+    let mut lines = terms.lines().map(str::trim).filter(|l| !l.is_empty());
+    let (bad_term, good_term) = (
+        lines.next().unwrap_or("bad"),
+        lines.next().unwrap_or("good"),
+    );
+    let bad = resolve(&format!("refs/bisect/{bad_term}")).ok();
+    let folder = git_dir.join("refs/bisect");
+    let prefix = format!("{good_term}-");
+    let mut goods = Vec::new();
+    let entries = match std::fs::read_dir(&folder) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((bad, goods)),
+        Err(e) => {
+            return Err(Problem::Unreadable(format!(
+                "cannot read {}: {e}",
+                folder.display()
+            )));
+        }
+    };
+    for entry in entries.flatten().take(MAX_MARKS) {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if name.starts_with(&prefix) {
+            goods.push(resolve(&format!("refs/bisect/{name}"))?);
+        }
+    }
+    Ok((bad, goods))
+}
+
 fn compared(
     repo: &gittree::Repo,
     wanted: &[String],
@@ -629,21 +730,68 @@ fn compared(
             }
             Ok(None)
         }
-        Moves::Rewritten(upstream) => {
-            let changed = compared(
-                repo,
-                wanted,
-                &Moves::Ranges(vec![(upstream, "HEAD")]),
-                earlier,
-            )?;
+        Moves::Rewritten {
+            upstream,
+            onto,
+            branch,
+        } => {
+            let tip = branch.unwrap_or("HEAD");
+            let changed = compared(repo, wanted, &Moves::Ranges(vec![(upstream, tip)]), earlier)?;
             if changed.is_some() {
                 return Ok(changed);
             }
             let to = Moves::To {
-                revs: vec![Some(upstream)],
+                revs: vec![Some(onto.unwrap_or(upstream)), Some(tip)],
                 from_index: false,
             };
             compared(repo, wanted, &to, earlier)
+        }
+        Moves::Bisect { verb, named } => {
+            let resolve = |rev: &str| -> Result<Vec<u8>, Problem> {
+                store
+                    .commit(rev, false)?
+                    .ok_or_else(|| Problem::Missing(format!("`{rev}` is no commit yet")))
+            };
+            let (mut bad, mut goods) = if *verb == "start" {
+                (None, Vec::new())
+            } else {
+                bisection_marks(&repo.git_dir, &resolve)?
+            };
+            // What the line marks, `HEAD` when it names nothing.
+            let marked: Vec<&str> = if named.is_empty() {
+                vec!["HEAD"]
+            } else {
+                named.clone()
+            };
+            match *verb {
+                "start" => {
+                    if let Some((first, rest)) = named.split_first() {
+                        bad = Some(resolve(first)?);
+                        goods = rest.iter().map(|g| resolve(g)).collect::<Result<_, _>>()?;
+                    }
+                }
+                "bad" | "new" => bad = Some(resolve(marked[0])?),
+                "good" | "old" => {
+                    for rev in marked {
+                        goods.push(resolve(rev)?);
+                    }
+                }
+                _ => {}
+            }
+            // Until both ends are marked, nothing is checked out.
+            let Some(bad) = bad.filter(|_| !goods.is_empty()) else {
+                return Ok(None);
+            };
+            let now = tree_of(store.commit("HEAD", false)?.as_deref())?;
+            for good in &goods {
+                for commit in store.range(good, &bad)? {
+                    if let Some(file) = first_difference(&now, &tree_of(Some(&commit))?) {
+                        let short = hex(&commit);
+                        return Ok(Some((file, short[..short.len().min(12)].to_owned())));
+                    }
+                }
+            }
+            Ok(None)
         }
         Moves::Stash(n) => {
             let stash = store.stash(*n)?;
@@ -1297,7 +1445,8 @@ pub(super) fn replaced(
                 | Moves::Changes(_)
                 | Moves::Ranges(_)
                 | Moves::Stash(_)
-                | Moves::Rewritten(_)),
+                | Moves::Rewritten { .. }
+                | Moves::Bisect { .. }),
             ),
         ) => Some(m),
         (None, Some(m @ (Moves::Joined(_) | Moves::Pulled { .. }))) => Some(m),
@@ -1414,11 +1563,11 @@ pub(super) fn replaced(
                     file,
                     rev,
                     via: match moved {
-                        Moves::To { .. } => Via::To,
+                        Moves::To { .. } | Moves::Bisect { .. } => Via::To,
                         Moves::Changes(_)
                         | Moves::Ranges(_)
                         | Moves::Stash(_)
-                        | Moves::Rewritten(_) => Via::Changes,
+                        | Moves::Rewritten { .. } => Via::Changes,
                         Moves::Joined(_) | Moves::Pulled { .. } => Via::Joined,
                     },
                     top,
