@@ -954,6 +954,41 @@ pub(super) fn outside(command: &SimpleCommand) -> Option<Finding> {
                 ASK_USER,
             ))
         }
+        // Secrets engines, auth methods and versions of secrets that hold what nothing
+        // else keeps.
+        "vault" => {
+            let ops = operands(args);
+            let said = |words: &[&str]| words.iter().all(|w| ops.contains(w));
+            let destroys = said(&["secrets", "disable"])
+                || said(&["auth", "disable"])
+                || said(&["kv", "destroy"])
+                || said(&["kv", "metadata", "delete"])
+                || said(&["policy", "delete"])
+                || said(&["operator", "seal"])
+                || said(&["operator", "raft", "remove-peer"])
+                || ops.first() == Some(&"delete");
+            destroys.then(|| {
+                ask(format!(
+                    "destroys secrets or what guards them in Vault (`vault {}`)",
+                    ops.iter().take(3).copied().collect::<Vec<_>>().join(" ")
+                ))
+            })
+        }
+        "kafka-delete-records" | "kafka-delete-records.sh" => Some(ask(
+            "deletes records of a Kafka topic (`kafka-delete-records`)".into(),
+        )),
+        "kafka-topics"
+        | "kafka-topics.sh"
+        | "kafka-consumer-groups"
+        | "kafka-consumer-groups.sh"
+            if args.iter().any(|a| a == "--delete")
+                || args.iter().any(|a| a == "--reset-offsets")
+                    && args.iter().any(|a| a == "--execute") =>
+        {
+            Some(ask(format!(
+                "deletes topics or consumer groups, or moves where they read (`{name}`)"
+            )))
+        }
         "mdadm"
             if args
                 .iter()
@@ -961,7 +996,9 @@ pub(super) fn outside(command: &SimpleCommand) -> Option<Finding> {
         {
             Some(ask("stops or takes apart a disk array (`mdadm`)".into()))
         }
-        _ if matches!(name, "dropdb" | "dropuser") || sql::dialect(name).is_some() => {
+        _ if matches!(name, "dropdb" | "dropuser" | "pg_restore" | "mongorestore")
+            || sql::dialect(name).is_some() =>
+        {
             database(name, args, &command.stdin_texts)
         }
         "curl" | "http" | "https" | "xh" | "xhs" | "wget" => deletes_remotely(args),
@@ -1826,6 +1863,49 @@ fn database(name: &str, args: &[String], stdin: &[String]) -> Option<Finding> {
         }
         return Some(ask(format!("drops a database or its users (`{name}`)")));
     }
+    // `pg_restore --clean -d prod dump`, `mongorestore --drop`: what the database holds
+    // is dropped before the dump is put in its place.
+    let cleans = match name {
+        "pg_restore" => {
+            args.iter().any(|a| {
+                a == "--clean" || super::shell::short_cluster(a).is_some_and(|c| c.contains('c'))
+            }) && args
+                .iter()
+                .any(|a| matches!(a.as_str(), "-d" | "--dbname") || a.starts_with("--dbname="))
+        }
+        "mongorestore" => args.iter().any(|a| a == "--drop"),
+        _ => false,
+    };
+    if cleans {
+        let db = args.iter().enumerate().find_map(|(k, a)| match a.as_str() {
+            "-d" | "--dbname" | "--db" | "--nsInclude" => args.get(k + 1).map(String::as_str),
+            _ => a
+                .strip_prefix("--dbname=")
+                .or_else(|| a.strip_prefix("--db=")),
+        });
+        if db.is_some_and(test_name) {
+            return None;
+        }
+        return Some(ask(format!(
+            "drops what the database holds before restoring a dump in its place (`{name}`)"
+        )));
+    }
+    // InfluxDB 2's own verbs: points or buckets deleted.
+    if name == "influx"
+        && let Some(verb) = args.iter().position(|a| !a.starts_with('-'))
+        && (args[verb] == "delete"
+            || args.get(verb + 1).is_some_and(|a| a == "delete")
+                && matches!(
+                    args[verb].as_str(),
+                    "bucket" | "org" | "user" | "auth" | "task"
+                ))
+    {
+        let words = if args[verb] == "delete" { 1 } else { 2 };
+        return Some(ask(format!(
+            "deletes data or the buckets, users or tokens that hold it (`influx {}`)",
+            args[verb..verb + words].join(" ")
+        )));
+    }
     let dialect = sql::dialect(name)?;
     // `psql -d app_test -c 'TRUNCATE users'`: the project's test database, which its
     // suite fills again.
@@ -1852,10 +1932,66 @@ fn database(name: &str, args: &[String], stdin: &[String]) -> Option<Finding> {
             a.as_str()
         }
     });
-    let harm = words
-        .chain(stdin.iter().map(String::as_str))
-        .find_map(|text| sql::destroys(dialect, text))?;
+    // A Redis client takes one command as its words (`redis-cli -h h CONFIG SET dir x`).
+    let redis_command = (dialect == sql::Dialect::Redis).then(|| redis_words(args));
+    let harm = if let Some(command) = &redis_command {
+        std::iter::once(command.as_str())
+            .chain(stdin.iter().map(String::as_str))
+            .find_map(|text| sql::destroys(dialect, text))?
+    } else {
+        words
+            .chain(stdin.iter().map(String::as_str))
+            .find_map(|text| sql::destroys(dialect, text))?
+    };
     Some(ask(format!("{harm} (`{name}`)")))
+}
+
+/// The command a Redis client's words give, past its options and their values.
+fn redis_words(args: &[String]) -> String {
+    const VALUED: &[&str] = &[
+        "-h",
+        "-p",
+        "-s",
+        "-a",
+        "-u",
+        "-n",
+        "-r",
+        "-i",
+        "-d",
+        "-D",
+        "--user",
+        "--pass",
+        "--askpass",
+        "--sni",
+        "--cacert",
+        "--cacertdir",
+        "--cert",
+        "--key",
+        "--tls-ciphers",
+        "--tls-ciphersuites",
+        "--eval",
+        "--pattern",
+        "--count",
+        "--quoted-pattern",
+        "--memkeys-samples",
+        "--functions-rdb",
+        "--rdb",
+        "--replica",
+        "--lru-test",
+    ];
+    let mut out: Vec<&str> = Vec::new();
+    let mut k = 0;
+    while let Some(arg) = args.get(k) {
+        k += 1;
+        if arg.starts_with('-') && out.is_empty() {
+            if VALUED.contains(&arg.as_str()) {
+                k += 1;
+            }
+            continue;
+        }
+        out.push(arg);
+    }
+    out.join(" ")
 }
 
 /// `curl -X DELETE https://…`: a request that deletes something on a server.

@@ -14,7 +14,8 @@ pub(super) enum Dialect {
     Sql,
     /// Redis commands, one per line.
     Redis,
-    /// MongoDB's JavaScript shell.
+    /// MongoDB's JavaScript shell, and the script shells of other stores (ArangoDB's
+    /// JavaScript, Tarantool's Lua).
     Mongo,
 }
 
@@ -27,9 +28,13 @@ pub(super) fn dialect(name: &str) -> Option<Dialect> {
         | "mysqlsh" | "trino" | "presto" | "beeline" | "spark-sql" | "impala-shell" | "vsql"
         | "isql" | "sqlplus" | "db2" | "cockroach" | "snowsql" | "bq" | "athena" | "hive"
         | "psqlodbc" | "tsql" | "osql" | "gsql" | "ysqlsh" | "edgedb" | "surreal" | "cbq"
-        | "cypher-shell" => Some(Dialect::Sql),
-        "redis-cli" | "valkey-cli" | "keydb-cli" => Some(Dialect::Redis),
-        "mongo" | "mongosh" => Some(Dialect::Mongo),
+        | "cypher-shell" | "influx" | "questdb" | "crate" | "crash" | "neo4j-shell" => {
+            Some(Dialect::Sql)
+        }
+        "redis-cli" | "valkey-cli" | "keydb-cli" | "dragonfly-cli" => Some(Dialect::Redis),
+        // Shells that run the store's own script language: JavaScript (MongoDB,
+        // ArangoDB), Lua (Tarantool).
+        "mongo" | "mongosh" | "arangosh" | "tarantoolctl" | "tt" => Some(Dialect::Mongo),
         _ => None,
     }
 }
@@ -412,6 +417,15 @@ fn simple(tokens: &[Token]) -> Option<String> {
             Some("changes every row of a table (`UPDATE` without `WHERE`)".into())
         }
         "alter" if has("drop") => Some("drops part of a table (`ALTER … DROP`)".into()),
+        // Cypher: every node or relation a pattern matches, deleted.
+        "match" | "optional"
+            if has("delete")
+                && !has("where")
+                && !has("limit")
+                && !tokens.iter().any(|t| matches!(t, Token::Punct('{'))) =>
+        {
+            Some("deletes every node a pattern matches (`MATCH … DELETE`)".into())
+        }
         "flushall" | "flushdb" => Some(format!(
             "empties the key store (`{}`)",
             first.to_uppercase()
@@ -456,9 +470,36 @@ fn limited(tokens: &[Token]) -> bool {
 
 fn redis(text: &str) -> Option<String> {
     text.lines().take(MAX_STATEMENTS).find_map(|line| {
-        let command = line.split_whitespace().next()?.to_ascii_lowercase();
-        matches!(command.as_str(), "flushall" | "flushdb")
-            .then(|| format!("empties the key store (`{}`)", command.to_uppercase()))
+        let mut words = line.split_whitespace().map(str::to_ascii_lowercase);
+        let command = words.next()?;
+        let sub = words.next().unwrap_or_default();
+        match (command.as_str(), sub.as_str()) {
+            ("flushall" | "flushdb", _) => Some(format!(
+                "empties the key store (`{}`)",
+                command.to_uppercase()
+            )),
+            // Where it saves and what it loads: `CONFIG SET dir /root/.ssh` then `SAVE`
+            // writes a file anywhere the server can.
+            ("config", "set" | "rewrite" | "resetstat") => Some(format!(
+                "changes the server's settings (`CONFIG {}`), where it saves its data among them",
+                sub.to_uppercase()
+            )),
+            ("shutdown", _) => Some("shuts the server down (`SHUTDOWN`)".into()),
+            ("slaveof" | "replicaof", to) if to != "no" => Some(format!(
+                "makes the server a copy of another, dropping its own data (`{}`)",
+                command.to_uppercase()
+            )),
+            ("module", "load" | "loadex") | ("debug", _) => Some(format!(
+                "runs code inside the server (`{} {}`)",
+                command.to_uppercase(),
+                sub.to_uppercase()
+            )),
+            ("script" | "function", "flush") => Some(format!(
+                "drops the server's stored scripts (`{} FLUSH`)",
+                command.to_uppercase()
+            )),
+            _ => None,
+        }
     })
 }
 
@@ -471,9 +512,17 @@ fn mongo(text: &str) -> Option<String> {
     let calls = [
         ("dropdatabase(", "drops a database"),
         (".drop(", "drops a collection"),
+        ("._drop(", "drops a collection"),
+        (":drop(", "drops a space"),
         ("deletemany({})", "deletes every document of a collection"),
         ("remove({})", "deletes every document of a collection"),
         ("deletemany()", "deletes every document of a collection"),
+        (".truncate(", "empties a collection"),
+        (":truncate(", "empties a space"),
+        ("shutdownserver(", "shuts the database server down"),
+        ("dropuser(", "drops a database user"),
+        ("dropallusers(", "drops every user of a database"),
+        ("dropallroles(", "drops every role of a database"),
     ];
     if let Some((_, what)) = calls.iter().find(|(call, _)| squeezed.contains(call)) {
         return Some((*what).to_owned());

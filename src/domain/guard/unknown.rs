@@ -27,6 +27,8 @@ pub(super) fn understood(command: &SimpleCommand) -> bool {
     let name = command.name();
     protect::known_program(name)
         || shell::follows(name)
+        // Key store clients: the command their words give is read whole (`sql`).
+        || super::sql::dialect(name) == Some(super::sql::Dialect::Redis)
         || (shell::is_interpreter(name) && shell::inline_program(&command.argv).is_some())
 }
 
