@@ -678,6 +678,23 @@ impl<'a> Guard<'a> {
             };
             findings.extend(super::git::discards_many(command.args(), &is_dir, &changed));
         }
+        // `git tag -l | xargs git tag -d`, `… | awk '{print ":"$2}' | xargs git push
+        // origin`: refs deleted by the names a listing gives, which the line does not show.
+        if command.name() == "git"
+            && command.under_xargs()
+            && command.stage > 0
+            && let Some(verb) = deletes_refs_named_later(command.args())
+        {
+            findings.push(Finding::ask(
+                "guard:git-ref-delete",
+                format!(
+                    "has `git {verb}` delete the refs a listing feeds it (`{}`), which the \
+                     line does not name",
+                    command.display()
+                ),
+                "Name the refs, or ask the user.",
+            ));
+        }
         // `pgrep . | xargs kill -9`, `ps -e -o pid= | xargs kill`: the list fed to it.
         if matches!(command.name(), "kill" | "skill") && command.under_xargs() {
             let mut stages: Vec<&SimpleCommand> = parsed.commands[..index]
@@ -1953,6 +1970,27 @@ fn sent_environment(parsed: &Parsed, index: usize) -> Option<Finding> {
             "Send only the variables that are needed, or ask the user.",
         )
     })
+}
+
+/// The verb of a git command that deletes refs it is handed as words, or pushes
+/// refspecs it is handed (`:branch` deletes on the remote): `tag -d`, `push`,
+/// `update-ref -d`, `remote remove`, `push --delete`.
+fn deletes_refs_named_later(args: &[String]) -> Option<&'static str> {
+    let at = super::git::verb_index(args);
+    let rest = args.get(at + 1..).unwrap_or(&[]);
+    match args.get(at)?.as_str() {
+        "tag" if shell::has_flag(rest, "d", &["delete"]) => Some("tag -d"),
+        "push" => Some("push"),
+        "update-ref" if shell::has_flag(rest, "d", &[]) => Some("update-ref -d"),
+        "remote"
+            if rest
+                .first()
+                .is_some_and(|v| matches!(v.as_str(), "remove" | "rm")) =>
+        {
+            Some("remote remove")
+        }
+        _ => None,
+    }
 }
 
 /// A secret of the environment printed where the agent reads it: `echo
