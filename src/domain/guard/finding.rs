@@ -10,6 +10,10 @@ pub(super) struct Finding {
     pub(super) harm: String,
     pub(super) advice: &'static str,
     pub(super) severity: Severity,
+    /// About a secret kept outside the project (the home's, the system's): raised from a
+    /// file the agent may have written too, where a project's own secrets are its
+    /// scripts' to use.
+    pub(super) outside: bool,
 }
 
 impl Finding {
@@ -19,6 +23,7 @@ impl Finding {
             harm,
             advice,
             severity: Severity::Deny,
+            outside: false,
         }
     }
 
@@ -28,6 +33,7 @@ impl Finding {
             harm,
             advice,
             severity: Severity::Ask,
+            outside: false,
         }
     }
 }

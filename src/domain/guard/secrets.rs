@@ -1261,11 +1261,15 @@ fn git_reads(args: &[String]) -> bool {
 }
 
 fn found(path: &str, pattern: &str) -> Finding {
-    Finding::deny(
-        "guard:secret",
-        format!("reads `{path}`, which holds secrets (`[guard] secrets` matches `{pattern}`)"),
-        "Ask the user for what you need from it; they can exempt it in `[guard] allow`.",
-    )
+    Finding {
+        // The home's or the system's secrets, named by where they are kept.
+        outside: pattern.starts_with(['~', '/']),
+        ..Finding::deny(
+            "guard:secret",
+            format!("reads `{path}`, which holds secrets (`[guard] secrets` matches `{pattern}`)"),
+            "Ask the user for what you need from it; they can exempt it in `[guard] allow`.",
+        )
+    }
 }
 
 /// `~/x` is any home's `x`; a pattern not starting with `/` or `**` matches in every

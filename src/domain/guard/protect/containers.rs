@@ -751,6 +751,7 @@ impl Container<'_, '_> {
             check: found.check,
             advice: found.advice,
             severity: found.severity,
+            outside: found.outside,
             harm: format!(
                 "runs `{}` in a container (`{}`) given host folders to write: it {}",
                 command.display(),

@@ -253,7 +253,12 @@ impl<'a> View<'a> {
     }
 
     pub(super) fn read(&self, cwd: &Cwd, path: &str) -> Content {
-        match (self.written)(cwd, path) {
+        let wrote = (self.written)(cwd, path);
+        if wrote.is_some() {
+            // What the line itself wrote is the agent's own, judged as strictly.
+            self.mark_fresh();
+        }
+        match wrote {
             Some(Wrote::Shown(text)) => Content::Text {
                 text,
                 truncated: false,

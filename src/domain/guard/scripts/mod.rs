@@ -59,10 +59,11 @@ pub(super) fn carries_over(finding: &Finding) -> bool {
 
 /// Whether a finding made on the content of a file that is not settled (new, or changed
 /// since git last kept it: what an agent may have just written) is raised: all but reads
-/// of secrets. Such a file is the agent's own command line, put off by a call, and
-/// judged as strictly.
+/// of the project's own secrets (its `.env`, which its scripts use). Such a file is the
+/// agent's own command line, put off by a call, and judged as strictly: the home's keys
+/// and the system's secrets named in it are refused as on the line.
 pub(super) fn carries_over_fresh(finding: &Finding) -> bool {
-    finding.check != "guard:secret"
+    finding.check != "guard:secret" || finding.outside
 }
 
 /// Everything command `index` of `parsed`, run in `cwd`, runs from files on disk.
