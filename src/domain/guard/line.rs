@@ -1649,7 +1649,7 @@ pub(super) fn forks_without_end(
     let inline = shell::inline_program(&command.argv);
     let interpreter = shell::is_interpreter(name) && !shell::is_shell(name);
     let codes = || inline.iter().chain(command.stdin_texts.iter());
-    let code = interpreter && codes().any(|code| forking_loop(code));
+    let code = interpreter && codes().any(|code| super::code::forking_loop(code));
     let kills_all = interpreter && codes().any(|code| kills_every_process(code));
     let memory = (interpreter || inline.is_some() && !shell::is_shell(name))
         .then(|| codes().find_map(|code| super::code::exhausts_memory(code)))
@@ -2004,29 +2004,6 @@ fn kills_every_process(code: &str) -> bool {
                 // Perl's `kill 'KILL', 1` and Ruby's `Process.kill(9, 1)`: the pid last.
                 || (call.ends_with(",1") && call.matches(',').count() == 1)
         })
-}
-
-/// Code that forks inside a loop without end.
-fn forking_loop(code: &str) -> bool {
-    let lower = code.to_ascii_lowercase();
-    let compact: String = lower.chars().filter(|c| !c.is_whitespace()).collect();
-    let forks = compact.contains("fork") || compact.contains("spawn(");
-    forks
-        && [
-            "while1",
-            "whiletrue",
-            "while(1)",
-            "while(true)",
-            "loop{",
-            "loopdo",
-            "for(;;)",
-            "until0",
-            "1whilefork",
-            "whilefork",
-            "iter(int,1)",
-        ]
-        .iter()
-        .any(|l| compact.contains(l))
 }
 
 /// A word [`quote_word`] quoted, as the text it stands for.

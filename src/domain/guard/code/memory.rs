@@ -285,6 +285,29 @@ fn growing_loop(s: &[u8]) -> bool {
     grows && !leaves
 }
 
+/// Code that forks inside a loop without end.
+pub(crate) fn forking_loop(code: &str) -> bool {
+    let lower = code.to_ascii_lowercase();
+    let compact: String = lower.chars().filter(|c| !c.is_whitespace()).collect();
+    let forks = compact.contains("fork") || compact.contains("spawn(");
+    forks
+        && [
+            "while1",
+            "whiletrue",
+            "while(1)",
+            "while(true)",
+            "loop{",
+            "loopdo",
+            "for(;;)",
+            "until0",
+            "1whilefork",
+            "whilefork",
+            "iter(int,1)",
+        ]
+        .iter()
+        .any(|l| compact.contains(l))
+}
+
 #[cfg(test)]
 mod tests {
     use super::exhausts_memory;

@@ -22,7 +22,7 @@ mod tables;
 #[cfg(test)]
 mod tests;
 
-pub(super) use memory::exhausts_memory;
+pub(super) use memory::{exhausts_memory, forking_loop};
 pub(super) use model::{Effect, Language, quote_words};
 pub(super) use readonly::reads_only;
 pub(super) use strings::strings;

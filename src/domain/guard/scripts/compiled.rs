@@ -205,6 +205,20 @@ pub(super) fn compiled_unknown(file: &str, text: &str, c_family: bool) -> Option
             }
         }
     }
+    if super::super::code::forking_loop(text) {
+        return Some(Finding::ask(
+            "guard:fork-bomb",
+            format!(
+                "compiles {}, whose code starts processes in an endless loop",
+                if matches!(file, "-" | "/dev/stdin") {
+                    "code from its input".to_owned()
+                } else {
+                    format!("`{file}`")
+                }
+            ),
+            "Bound the loop, or ask the user.",
+        ));
+    }
     if !c_family {
         return None;
     }
@@ -415,6 +429,11 @@ const PATH_WORDS: &[&str] = &[
     "split",
     "sh",
     "bash",
+    // Where a variable of the environment is read from (`std::env::var`,
+    // `System.getenv`, `Environment.GetEnvironmentVariable`).
+    "env",
+    "System",
+    "Environment",
 ];
 
 /// Names that read the home folder: the argument is then `$HOME` and its literals below.
