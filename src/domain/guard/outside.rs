@@ -999,12 +999,14 @@ pub(super) fn outside(command: &SimpleCommand) -> Option<Finding> {
         _ if matches!(name, "dropdb" | "dropuser" | "pg_restore" | "mongorestore")
             || sql::dialect(name).is_some() =>
         {
-            database(name, args, &command.stdin_texts)
+            database(name, args, &command.stdin_texts, command.under_xargs())
         }
         "curl" | "http" | "https" | "xh" | "xhs" | "wget" => deletes_remotely(args),
         // Any other program handed a disk or a partition (`e2fsck -y /dev/sda1`,
         // `grub-install /dev/sda`, `xfs_repair -L`): what it does to it is not known.
-        _ if !DEVICE_READERS.contains(&name) && ops.iter().any(|o| block_device(o)) => {
+        _ if !(DEVICE_READERS.contains(&name) || name == "hdparm" && hdparm_reads(args))
+            && ops.iter().any(|o| block_device(o)) =>
+        {
             Some(ask(format!(
                 "works on a disk or partition (`{}`), which nagger does not know to leave \
                  as it is",
@@ -1013,6 +1015,17 @@ pub(super) fn outside(command: &SimpleCommand) -> Option<Finding> {
         }
         _ => None,
     }
+}
+
+/// Whether `hdparm` is only asked what a disk is or how fast it reads (`-I`, `-i`, `-g`,
+/// `-t`, `-T`, `-C`, `-H`), setting nothing.
+fn hdparm_reads(args: &[String]) -> bool {
+    args.iter().filter(|a| a.starts_with('-')).all(|a| {
+        a.len() > 1
+            && a[1..]
+                .chars()
+                .all(|c| matches!(c, 'I' | 'i' | 'g' | 't' | 'T' | 'C' | 'H'))
+    })
 }
 
 /// Programs that only read what a disk holds or tell about it.
@@ -1849,7 +1862,7 @@ fn system_folder(path: &str) -> bool {
 }
 
 /// Statements that drop or empty whole databases, tables or stores.
-fn database(name: &str, args: &[String], stdin: &[String]) -> Option<Finding> {
+fn database(name: &str, args: &[String], stdin: &[String], fed: bool) -> Option<Finding> {
     let test_name = |db: &str| {
         let db = db.to_ascii_lowercase();
         let db = db.rsplit('/').next().unwrap_or(&db);
@@ -1934,6 +1947,19 @@ fn database(name: &str, args: &[String], stdin: &[String]) -> Option<Finding> {
     });
     // A Redis client takes one command as its words (`redis-cli -h h CONFIG SET dir x`).
     let redis_command = (dialect == sql::Dialect::Redis).then(|| redis_words(args));
+    // `redis-cli --scan --pattern 'user:*' | xargs redis-cli del`: the keys a listing
+    // gives it.
+    if fed
+        && let Some(command) = &redis_command
+        && command
+            .split_whitespace()
+            .next()
+            .is_some_and(|c| c.eq_ignore_ascii_case("del") || c.eq_ignore_ascii_case("unlink"))
+    {
+        return Some(ask(format!(
+            "deletes the keys a listing feeds it, which the line does not name (`{name}`)"
+        )));
+    }
     let harm = if let Some(command) = &redis_command {
         std::iter::once(command.as_str())
             .chain(stdin.iter().map(String::as_str))
@@ -1990,6 +2016,12 @@ fn redis_words(args: &[String]) -> String {
             continue;
         }
         out.push(arg);
+    }
+    // `--cluster call HOST:PORT COMMAND…`: the command sent to every node.
+    if args.iter().any(|a| a == "--cluster")
+        && out.first().is_some_and(|w| w.eq_ignore_ascii_case("call"))
+    {
+        out.drain(..out.len().min(2));
     }
     out.join(" ")
 }

@@ -4850,7 +4850,8 @@ fn leaves_operands(name: &str, args: &[String]) -> bool {
         | "bzcat" | "xzcat" | "zstdcat" | "zless" | "zmore" | "zipinfo" | "shellcheck"
         | "json_pp" | "xmllint" | "claude" | "git" | "nagger" | "set" | "export" | "local"
         | "declare" | "readonly" | "unset" | "exit" | "return" | "sleep" | "wait" | "kill"
-        | "env" | "id" | "whoami" | "date" | "uname" | "hostname" => true,
+        | "env" | "id" | "whoami" | "date" | "uname" | "hostname" | "findmnt" | "mountpoint"
+        | "lsblk" | "blkid" => true,
         "yq" | "tomlq" | "xq" => !has_flag(args, "i", &["inplace", "in-place"]),
         // `taplo fmt F` formats in place; `taplo check`, `lint`, `get` read.
         "taplo" => !args.iter().any(|a| matches!(a.as_str(), "fmt" | "format")),
