@@ -280,8 +280,29 @@ const GIT_READERS: &[&str] = &[
 /// Programs that read whole folders (`tar czf k.tgz ~/.ssh`, `cp -r ~/.aws x`).
 fn reads_folders(name: &str, args: &[String]) -> bool {
     match name {
-        "tar" | "bsdtar" | "gtar" | "zip" | "7z" | "7za" | "rsync" | "ditto" | "cpio"
-        | "rclone" | "restic" | "borg" | "duplicity" | "rdiff-backup" | "base64" => true,
+        // Archived (not extracted or listed), into something that is kept.
+        "tar" | "bsdtar" | "gtar" => {
+            let mode = |letters: &str| {
+                args.iter().enumerate().take(4).any(|(k, a)| {
+                    let cluster = match a.strip_prefix('-') {
+                        Some(long) if long.starts_with('-') => "",
+                        Some(short) => short,
+                        // `tar czf x.tgz dir`: the first word's letters without a dash.
+                        None if k == 0 => a,
+                        None => "",
+                    };
+                    cluster.contains(|c: char| letters.contains(c))
+                })
+            };
+            let long = |words: &[&str]| args.iter().any(|a| words.iter().any(|w| a == w));
+            let archives = mode("cru") || long(&["--create", "--append", "--update"]);
+            archives
+                && !args
+                    .iter()
+                    .any(|a| a == "/dev/null" || a == "--file=/dev/null")
+        }
+        "zip" | "7z" | "7za" | "rsync" | "ditto" | "cpio" | "rclone" | "restic" | "borg"
+        | "duplicity" | "rdiff-backup" | "base64" => true,
         "cp" | "scp" => {
             has_flag_here(args, 'r') || has_flag_here(args, 'R') || has_flag_here(args, 'a')
         }
@@ -517,11 +538,49 @@ impl<'a> Secrets<'a> {
         (!super::protect::unchanged_in_git(&full)).then(|| full.to_string_lossy().into_owned())
     }
 
-    /// The secrets pattern of a file inside folder `word` (`~/.ssh`, `~`, `/root/.aws/`).
+    /// [`Self::folder_holding`] for a folder in a home: moving or deleting the root or a
+    /// folder of the system is refused by checks of its own.
+    fn home_folder_holding(&self, word: &str) -> Option<String> {
+        let home = home_form(&super::paths::normalize(word.trim_end_matches('/')));
+        if !home.starts_with('~') {
+            return None;
+        }
+        self.folder_holding(word)
+    }
+
+    /// The secrets pattern of a file inside folder `word` (`~/.ssh`, `~`, `/root/.aws/`,
+    /// `/etc`, `/`).
     fn folder_holding(&self, word: &str) -> Option<String> {
+        // The root, however spelled (`/`, `//`, `/.`, `/*`).
+        let root = matches!(
+            word.trim_end_matches(['/', '*', '.']),
+            "" if word.starts_with('/')
+        );
         let word = home_form(&super::paths::normalize(word.trim_end_matches('/')));
         let word = word.trim_end_matches("/*").trim_end_matches("/.");
-        if !word.starts_with('~') || word.len() > 1024 {
+        let word = if root { "" } else { word };
+        if word.len() > 1024 {
+            return None;
+        }
+        // `/`, `/home`, `/etc`: a folder of the system holds the secrets kept below it, and
+        // the home's when the home is below it.
+        if root || word.starts_with('/') {
+            let below = |path: &str| word.is_empty() || path.starts_with(&format!("{word}/"));
+            let home = crate::base::paths::home_dir();
+            let holds_home = home
+                .as_deref()
+                .and_then(std::path::Path::to_str)
+                .is_some_and(|h| h.starts_with('/') && below(h));
+            return self.built().samples.iter().find_map(|(sample, pattern)| {
+                let holds = if sample.starts_with("~/") {
+                    holds_home
+                } else {
+                    sample.starts_with('/') && below(sample)
+                };
+                (holds && self.matching(sample).is_some()).then(|| (*pattern).to_owned())
+            });
+        }
+        if !word.starts_with('~') {
             return None;
         }
         self.built().samples.iter().find_map(|(sample, pattern)| {
@@ -894,7 +953,7 @@ impl<'a> Secrets<'a> {
                 let pattern = self
                     .matching(op)
                     .or_else(|| self.glob_matching(op))
-                    .or_else(|| self.folder_holding(op))?;
+                    .or_else(|| self.home_folder_holding(op))?;
                 Some(Finding::ask(
                     "guard:secret",
                     format!(
@@ -925,7 +984,7 @@ impl<'a> Secrets<'a> {
             let pattern = self
                 .matching(op)
                 .or_else(|| self.glob_matching(op))
-                .or_else(|| recursive.then(|| self.folder_holding(op)).flatten())?;
+                .or_else(|| recursive.then(|| self.home_folder_holding(op)).flatten())?;
             // A project's `.env` is the project's own to delete when a commit keeps it
             // (or it holds nothing); credentials kept nowhere else are not.
             if !(op.starts_with('~') || op.starts_with('$') || op.starts_with('/')) {
