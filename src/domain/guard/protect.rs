@@ -3604,6 +3604,28 @@ pub(super) fn handed_unknown(
         };
         return changed(&run, &[], cwd, scope);
     }
+    // `seq 10 | xargs -I{} touch build/f{}`: a printer of plain numbers hands on numbers,
+    // judged as one of them where the names stand.
+    if feeders.iter().all(|printer| prints_numbers(printer)) {
+        let replace = xargs_replace(command);
+        let mut argv: Vec<String> = match &replace {
+            Some(r) => command
+                .argv
+                .iter()
+                .map(|w| w.replace(r.as_str(), "1"))
+                .collect(),
+            None => command.argv.clone(),
+        };
+        if replace.is_none() {
+            argv.push("1".to_owned());
+        }
+        let run = SimpleCommand {
+            argv,
+            prefixes: Vec::new(),
+            ..command.clone()
+        };
+        return changed(&run, &[], cwd, scope);
+    }
     // What the printers walk: the names they print lie under those folders. A printer of
     // what files hold (`cat list.txt` of a list that is not there yet) walks nothing.
     let walked = feeders
@@ -4857,6 +4879,16 @@ fn leaves_operands(name: &str, args: &[String]) -> bool {
         "taplo" => !args.iter().any(|a| matches!(a.as_str(), "fmt" | "format")),
         _ => false,
     }
+}
+
+/// Whether `printer` prints only numbers, one per line: `seq` given only numbers (and
+/// `-w`), `jot` likewise. A format or a separator could print anything.
+fn prints_numbers(printer: &SimpleCommand) -> bool {
+    matches!(printer.name(), "seq" | "jot")
+        && !printer.args().is_empty()
+        && printer.args().iter().all(|a| {
+            a == "-w" || a == "--equal-width" || (!a.is_empty() && a.parse::<f64>().is_ok())
+        })
 }
 
 /// The nagger program's folder, a folder above it, or a prefix whose `bin` is that folder,
