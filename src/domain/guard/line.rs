@@ -1702,6 +1702,38 @@ pub(super) fn forks_without_end(
             "Bound it, or ask the user.",
         ));
     }
+    // `seq inf | xargs -P0 …`: as many processes at once as an endless list has lines.
+    let unlimited = command.under_xargs()
+        && command.prefixed.as_deref().is_some_and(|words| {
+            words.windows(2).any(|w| {
+                matches!(w[0].as_str(), "-P" | "--max-procs" | "-j" | "--jobs") && w[1] == "0"
+            }) || words
+                .iter()
+                .any(|w| matches!(w.as_str(), "-P0" | "--max-procs=0" | "-j0" | "--jobs=0"))
+        });
+    let endless_feed = || {
+        parsed.commands.iter().any(|c| {
+            c.pipeline == command.pipeline
+                && c.stage < command.stage
+                && (matches!(c.name(), "yes")
+                    || c.name() == "seq" && c.args().iter().any(|a| a == "inf" || a == "infinity")
+                    || matches!(c.name(), "cat" | "tail")
+                        && c.args()
+                            .iter()
+                            .any(|a| matches!(a.as_str(), "/dev/zero" | "/dev/urandom")))
+        })
+    };
+    if unlimited && endless_feed() {
+        return Some(Finding::ask(
+            "guard:fork-bomb",
+            format!(
+                "starts `{}` for every line of a list without end, with no limit on how many \
+                 run at once",
+                command.argv.join(" ")
+            ),
+            "Bound the list or the processes, or ask the user.",
+        ));
+    }
     // `$0 &` in a loop: the script (or shell) starting itself again and again.
     let itself = |w: &str| matches!(w, "$0" | "${0}" | "\"$0\"" | "$BASH_SOURCE");
     let restarts_itself = command.argv.first().is_some_and(|w| itself(w))

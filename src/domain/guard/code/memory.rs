@@ -289,7 +289,13 @@ fn growing_loop(s: &[u8]) -> bool {
 pub(crate) fn forking_loop(code: &str) -> bool {
     let lower = code.to_ascii_lowercase();
     let compact: String = lower.chars().filter(|c| !c.is_whitespace()).collect();
-    let forks = compact.contains("fork") || compact.contains("spawn(");
+    // A fork, or a command started in the background (`os.execute("x &")`,
+    // `system("x &")`): the loop does not wait for it.
+    let backgrounds = ["execute(", "system(", "popen(", "exec("]
+        .iter()
+        .any(|call| compact.contains(call))
+        && (compact.contains("&\")") || compact.contains("&')"));
+    let forks = compact.contains("fork") || compact.contains("spawn(") || backgrounds;
     forks
         && [
             "while1",
