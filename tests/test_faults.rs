@@ -489,6 +489,17 @@ fn a_full_disk_fails_open_and_nothing_is_quarantined() {
 
 // ── locks ──
 
+/// Another connection holding the project's write lock until it rolls back.
+fn hold_write_lock(p: &Project) -> Connection {
+    let holder = p.db();
+    holder
+        .execute_batch(
+            "BEGIN EXCLUSIVE; INSERT INTO tasks (role, title, created_at) VALUES ('x', 'held', 0);",
+        )
+        .expect("take the write lock");
+    holder
+}
+
 /// Another connection holds the write lock for longer than the hook's wait budget: the
 /// hook waits the budget out (well under a second, not SQLite's 5 s busy timeout), then
 /// fails open with a line that says the database is locked.
@@ -497,12 +508,7 @@ fn a_database_locked_past_the_wait_budget_fails_open_with_a_clear_line() {
     let p = Project::new();
     p.append(&[spawn_line("toolu_1", "coder", "[ROLE:coder] x")]);
     p.hook(&p.session_start("startup"));
-    let holder = p.db();
-    holder
-        .execute_batch(
-            "BEGIN EXCLUSIVE; INSERT INTO tasks (role, title, created_at) VALUES ('x', 'held', 0);",
-        )
-        .expect("take the write lock");
+    let holder = hold_write_lock(&p);
     let started = Instant::now();
     let r = p.hook(&p.subagent_start("ag-1", "coder"));
     let waited = started.elapsed();
@@ -546,12 +552,7 @@ message = "ASK-RULE-MESSAGE"
 "#,
     );
     p.hook(&p.session_start("startup"));
-    let holder = p.db();
-    holder
-        .execute_batch(
-            "BEGIN EXCLUSIVE; INSERT INTO tasks (role, title, created_at) VALUES ('x', 'held', 0);",
-        )
-        .expect("take the write lock");
+    let holder = hold_write_lock(&p);
     for _ in 0..2 {
         let r = p.hook(&p.pre_tool_use("Bash", json!({"command": "make deploy"})));
         assert_eq!(r.decision().as_deref(), Some("deny"), "{r:?}");

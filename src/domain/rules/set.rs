@@ -134,8 +134,13 @@ pub fn decide_without_state_sharing(
     (project_root, cwd): (&Path, Option<&Path>),
     reviewed: Option<&GuardReview>,
 ) -> Vec<RuleMatch> {
-    let set = RuleSet::select(rules, guard, Selection::UnscopedDeny, |_| {});
-    evaluate_anonymous(&set, call, (project_root, cwd), reviewed)
+    evaluate_anonymous(
+        Selection::UnscopedDeny,
+        (rules, guard),
+        call,
+        (project_root, cwd),
+        reviewed,
+    )
 }
 
 /// The decisions for a call when the state cannot be used (the database locked, damaged
@@ -150,17 +155,24 @@ pub fn decide_without_state_strictly(
     (project_root, cwd): (&Path, Option<&Path>),
     reviewed: Option<&GuardReview>,
 ) -> Vec<RuleMatch> {
-    let set = RuleSet::select(rules, guard, Selection::Unscoped, |_| {});
-    evaluate_anonymous(&set, call, (project_root, cwd), reviewed)
+    evaluate_anonymous(
+        Selection::Unscoped,
+        (rules, guard),
+        call,
+        (project_root, cwd),
+        reviewed,
+    )
 }
 
-/// `set`'s matches for a call whose caller is not known.
+/// The matches of the rules `selection` keeps for a call whose caller is not known.
 fn evaluate_anonymous(
-    set: &RuleSet<'_>,
+    selection: Selection,
+    (rules, guard): (&RulesConfig, &GuardConfig),
     call: &ToolCall,
     (project_root, cwd): (&Path, Option<&Path>),
     reviewed: Option<&GuardReview>,
 ) -> Vec<RuleMatch> {
+    let set = RuleSet::select(rules, guard, selection, |_| {});
     let ctx = MatchContext {
         project_root,
         cwd,

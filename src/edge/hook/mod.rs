@@ -331,30 +331,38 @@ fn read_compacting(head: &[u8], until: Instant) -> oversize::Compacted {
     let mut buf = vec![0u8; 64 * 1024];
     let mut read_so_far: u64 = 0;
     while kept.wants_more() && read_so_far < MAX_SKIMMED {
-        let left = until.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            break;
-        }
-        match stdin_ready(left) {
-            Ok(true) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Ok(false) | Err(_) => break,
-        }
-        // SAFETY: `buf` is writable memory owned here, `buf.len()` bytes long.
-        let n = unsafe { read(0, buf.as_mut_ptr().cast(), buf.len()) };
-        let Ok(n) = usize::try_from(n) else {
-            if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
-                continue;
-            }
+        let Some(n) = next_chunk(&mut buf, until) else {
             break;
         };
-        if n == 0 {
-            break;
-        }
         read_so_far += n as u64;
         kept.feed(&buf[..n]);
     }
     kept.finish()
+}
+
+/// The next bytes of stdin read into `room`, waiting for them until `until` at most;
+/// None at its end, at `until`, or when it cannot be read.
+fn next_chunk(room: &mut [u8], until: Instant) -> Option<usize> {
+    loop {
+        let left = until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return None;
+        }
+        match stdin_ready(left) {
+            Ok(true) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Ok(false) | Err(_) => return None,
+        }
+        // SAFETY: `room` is writable memory of `room.len()` bytes, borrowed for the call.
+        let n = unsafe { read(0, room.as_mut_ptr().cast(), room.len()) };
+        match usize::try_from(n) {
+            Ok(0) => return None,
+            Ok(n) => return Some(n),
+            Err(_) if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted => {
+            }
+            Err(_) => return None,
+        }
+    }
 }
 
 /// Fields whose presence tells what an input too large to read is.
@@ -383,27 +391,9 @@ fn skim_rest(head: &mut Vec<u8>, until: Instant) {
     let mut skimmed: u64 = 0;
     head.push(b'\n');
     while skimmed < MAX_SKIMMED && kept < MAX_KEPT {
-        let left = until.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return;
-        }
-        match stdin_ready(left) {
-            Ok(true) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Ok(false) | Err(_) => return,
-        }
-        let room = &mut buf[carried..];
-        // SAFETY: `room` is writable memory owned by `buf`, `room.len()` bytes long.
-        let n = unsafe { read(0, room.as_mut_ptr().cast(), room.len()) };
-        let Ok(n) = usize::try_from(n) else {
-            if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
-                continue;
-            }
+        let Some(n) = next_chunk(&mut buf[carried..], until) else {
             return;
         };
-        if n == 0 {
-            return;
-        }
         skimmed += n as u64;
         let seen = &buf[..carried + n];
         for field in TELLING_FIELDS {
