@@ -693,3 +693,69 @@ fn trust_refuses_a_terminal_opened_under_an_agent_that_cleared_its_variables() {
     assert_ne!(out.code, 0, "{out:?}");
     assert_denied_pending(&bash(&p, "rm -rf /"), "waits", "guard off");
 }
+
+const ASK_MAKE_DEPLOY: &str = r#"
+[[rules.command]]
+name = "deploy"
+patterns = ["make deploy*"]
+severity = "ask"
+message = "deploy needs ok"
+"#;
+
+#[test]
+fn an_ask_rule_softened_still_asks_once_and_says_what_waits() {
+    let p = Project::with_config(ASK_MAKE_DEPLOY);
+    p.write_config_unconfirmed(&ASK_MAKE_DEPLOY.replace("\"ask\"", "\"warn\""));
+    let r = bash(&p, "make deploy");
+    assert_eq!(r.decision().as_deref(), Some("ask"), "{r:?}");
+    let reason = r.reason();
+    assert_eq!(reason.matches("deploy needs ok").count(), 1, "{reason}");
+    let last = reason.lines().last().unwrap_or_default();
+    assert!(
+        last.contains("\"deploy\" removed or weakened") && last.ends_with(PENDING),
+        "{reason}"
+    );
+}
+
+#[test]
+fn a_rule_that_reaches_further_takes_effect_and_waits_for_nothing() {
+    let scoped = ASK_MAKE_DEPLOY.replace(
+        "severity = \"ask\"",
+        "severity = \"deny\"\nscope = [\"coder\"]",
+    );
+    for (what, further) in [
+        (
+            "a pattern added",
+            scoped.replace("[\"make deploy*\"]", "[\"make deploy*\", \"make ship*\"]"),
+        ),
+        (
+            "every role",
+            scoped.replace("scope = [\"coder\"]", "scope = []"),
+        ),
+        (
+            "one more role",
+            scoped.replace("[\"coder\"]", "[\"coder\", \"leader\"]"),
+        ),
+        (
+            "a wider pattern",
+            scoped.replace("make deploy*", "make dep*"),
+        ),
+    ] {
+        let p = Project::with_config(&scoped);
+        p.write_config_unconfirmed(&further);
+        // The main agent is the leader, no coder: the rules that reach it refuse it.
+        let r = bash(&p, "make deploy");
+        let refused = matches!(what, "every role" | "one more role").then_some("deny");
+        assert_eq!(r.decision().as_deref(), refused, "{what}: {r:?}");
+        assert!(!r.reason().contains(PENDING), "{what}: {r:?}");
+        let doctor = p.run(&["doctor", "--json"]);
+        let v: Value = serde_json::from_str(&doctor.stdout).unwrap();
+        let warned: Vec<&Value> = v["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["check"] == "trust" && c["status"] != "ok")
+            .collect();
+        assert!(warned.is_empty(), "{what}: {warned:#?}");
+    }
+}

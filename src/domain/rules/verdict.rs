@@ -47,27 +47,31 @@ pub fn combine(matches: &[RuleMatch], mode: &PermissionMode) -> Option<Verdict> 
         .collect();
     counted.sort_by_key(|(_, m)| std::cmp::Reverse(m.severity));
     let decision = counted.iter().map(|(d, _)| *d).max()?;
-    let lines: Vec<String> = counted
-        .iter()
-        .map(|(d, m)| {
-            if *d == Decision::Deny && m.severity == Severity::Ask {
-                format!(
-                    "[nagger] {} (Refused, not asked: in this permission mode no question is \
+    let mut lines: Vec<String> = Vec::new();
+    for line in counted.iter().map(|(d, m)| {
+        if *d == Decision::Deny && m.severity == Severity::Ask {
+            format!(
+                "[nagger] {} (Refused, not asked: in this permission mode no question is \
                      put, and this one is about nagger's own safety.)",
-                    m.message.trim().trim_start_matches("[nagger] ")
-                )
-            } else if m.message.trim().is_empty() {
-                format!(
-                    "[nagger] {} rule \"{}\": {}",
-                    m.kind.as_str(),
-                    m.name,
-                    m.why
-                )
-            } else {
-                format!("[nagger] {}", m.message.trim())
-            }
-        })
-        .collect();
+                m.message.trim().trim_start_matches("[nagger] ")
+            )
+        } else if m.message.trim().is_empty() {
+            format!(
+                "[nagger] {} rule \"{}\": {}",
+                m.kind.as_str(),
+                m.name,
+                m.why
+            )
+        } else {
+            format!("[nagger] {}", m.message.trim())
+        }
+    }) {
+        // A rule kept from the trusted settings beside its softer copy in the config
+        // says the same once.
+        if !lines.contains(&line) {
+            lines.push(line);
+        }
+    }
     Some(Verdict {
         decision,
         reason: lines.join("\n"),

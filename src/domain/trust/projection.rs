@@ -119,6 +119,10 @@ pub trait SafetyRule: Clone + PartialEq {
     fn set_name(&mut self, name: String);
     /// Equal in everything but the severity.
     fn same_but_severity(&self, other: &Self) -> bool;
+    /// Whether this rule, at the same severity, stops every call `weak` stops: it
+    /// matches all `weak` matches (more patterns, fewer exclusions, more roles) whatever
+    /// its name and message. Only what is sure counts: where in doubt, it does not.
+    fn reaches(&self, weak: &Self) -> bool;
     /// Feeds every field into `h`.
     fn digest(&self, h: &mut Hasher);
 }
@@ -150,6 +154,24 @@ impl SafetyRule for PatternRule {
             && *token_threshold == other.token_threshold
             && *scope == other.scope
             && *message == other.message
+    }
+    fn reaches(&self, weak: &Self) -> bool {
+        // Every field, named: a field added to the rule must be weighed here too.
+        let PatternRule {
+            name: _,
+            patterns,
+            exclude,
+            severity: _,
+            token_threshold,
+            scope,
+            message: _,
+        } = self;
+        weak.patterns
+            .iter()
+            .all(|w| patterns.iter().any(|s| glob_reaches(s, w)))
+            && exclude.iter().all(|e| weak.exclude.contains(e))
+            && *token_threshold == weak.token_threshold
+            && scope_reaches(scope, &weak.scope)
     }
     fn digest(&self, h: &mut Hasher) {
         let PatternRule {
@@ -199,6 +221,22 @@ impl SafetyRule for ToolRule {
             && *scope == other.scope
             && *message == other.message
     }
+    fn reaches(&self, weak: &Self) -> bool {
+        // Every field, named: a field added to the rule must be weighed here too.
+        let ToolRule {
+            name: _,
+            tool,
+            input,
+            severity: _,
+            token_threshold,
+            scope,
+            message: _,
+        } = self;
+        *tool == weak.tool
+            && *input == weak.input
+            && *token_threshold == weak.token_threshold
+            && scope_reaches(scope, &weak.scope)
+    }
     fn digest(&self, h: &mut Hasher) {
         let ToolRule {
             name,
@@ -223,9 +261,35 @@ impl SafetyRule for ToolRule {
     }
 }
 
-/// Whether `strong` keeps everything `weak` does: the same rule, as hard or harder.
+/// Whether `strong` keeps everything `weak` does: as hard or harder, on every call `weak`
+/// stops and maybe more (more patterns, fewer exclusions, more roles or all of them).
 pub fn covers<R: SafetyRule>(strong: &R, weak: &R) -> bool {
-    severity_covers(strong.severity(), weak.severity()) && strong.same_but_severity(weak)
+    severity_covers(strong.severity(), weak.severity())
+        && (strong.same_but_severity(weak) || strong.reaches(weak))
+}
+
+/// Whether glob `strong` matches every text glob `weak` matches, for the sure cases:
+/// the same glob, or `strong` a literal prefix and a final `*` that `weak` starts with,
+/// the rest of `weak` staying within one path segment (a rule on paths does not let `*`
+/// cross a `/`).
+fn glob_reaches(strong: &str, weak: &str) -> bool {
+    if strong == weak {
+        return true;
+    }
+    let Some(prefix) = strong.strip_suffix('*') else {
+        return false;
+    };
+    let literal = |s: &str| !s.contains(['*', '?', '[', ']', '{', '}', '\\', '!']);
+    literal(prefix)
+        && weak
+            .strip_prefix(prefix)
+            .is_some_and(|rest| !rest.contains('/') && !rest.contains("**"))
+}
+
+/// Whether a rule of roles `strong` applies to every caller one of roles `weak` does: no
+/// roles is everyone.
+fn scope_reaches(strong: &[String], weak: &[String]) -> bool {
+    strong.is_empty() || (!weak.is_empty() && weak.iter().all(|w| strong.contains(w)))
 }
 
 /// FNV-1a, 64 bits: a digest that stays the same across builds and platforms.
@@ -397,9 +461,22 @@ fn merge_rules<R: SafetyRule>(a: &[R], b: &[R]) -> Vec<R> {
             all.push(rule.clone());
         }
     }
+    // Of two rules that cover each other (the same calls, another name or message) the
+    // one of the lower digest is kept, whichever side it came from.
+    let key = |r: &R| {
+        let mut h = Hasher::new();
+        r.digest(&mut h);
+        h.finish()
+    };
+    let keys: Vec<Digest> = all.iter().map(key).collect();
     let keep: Vec<bool> = all
         .iter()
-        .map(|r| !all.iter().any(|o| o != r && covers(o, r)))
+        .enumerate()
+        .map(|(i, r)| {
+            !all.iter()
+                .enumerate()
+                .any(|(j, o)| j != i && covers(o, r) && (!covers(r, o) || keys[j] < keys[i]))
+        })
         .collect();
     all.into_iter()
         .zip(keep)

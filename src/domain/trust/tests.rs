@@ -495,3 +495,87 @@ fn what_trusted_rules_fall_back_on_is_trusted_with_them() {
             .is_empty()
     );
 }
+
+/// A rule that stops every call the trusted one stops, and more, is no weakening: more
+/// patterns, a pattern that takes in the old one, fewer exclusions, more roles or all of
+/// them, another name or message. Fewer patterns, more exclusions or fewer roles are.
+#[test]
+fn a_rule_that_reaches_further_is_no_weakening_and_one_that_reaches_less_is() {
+    let with = |edit: &dyn Fn(&mut PatternRule)| {
+        let mut r = rule("nopush", "git push*", Severity::Deny);
+        r.exclude = vec!["git push --dry-run*".into()];
+        r.scope = vec!["coder".into()];
+        edit(&mut r);
+        projection(&GuardConfig::default(), vec![r])
+    };
+    let trusted = with(&|_| {});
+    type Edit<'a> = (&'a str, &'a dyn Fn(&mut PatternRule));
+    let further: [Edit; 7] = [
+        ("a pattern added", &|r| {
+            r.patterns.push("echo forbidden*".into());
+        }),
+        ("a wider pattern", &|r| {
+            r.patterns = vec!["git pus*".into()];
+        }),
+        ("no exclusion", &|r| {
+            r.exclude.clear();
+        }),
+        ("every role", &|r| {
+            r.scope.clear();
+        }),
+        ("one more role", &|r| {
+            r.scope.push("leader".into());
+        }),
+        ("another name", &|r| {
+            r.name = "no-push".into();
+        }),
+        ("another message", &|r| {
+            r.message = "ask first".into();
+        }),
+    ];
+    for (what, edit) in further {
+        let current = with(edit);
+        assert!(current.weakenings(&trusted).is_empty(), "{what}");
+        let combined = current.combine(&trusted);
+        assert!(combined.weakenings(&trusted).is_empty(), "{what}");
+        assert!(combined.weakenings(&current).is_empty(), "{what}");
+    }
+    let less: [Edit; 7] = [
+        ("a narrower pattern", &|r| {
+            r.patterns = vec!["git pushx*".into()];
+        }),
+        ("another pattern", &|r| {
+            r.patterns = vec!["git push".into()];
+        }),
+        ("a pattern across folders", &|r| {
+            r.patterns = vec!["git pus*".into()];
+        }),
+        ("an exclusion added", &|r| {
+            r.exclude.push("git push origin*".into());
+        }),
+        ("another role", &|r| {
+            r.scope = vec!["leader".into()];
+        }),
+        ("a glob prefix", &|r| {
+            r.patterns = vec!["git p[u]sh*".into()];
+        }),
+        ("a softer severity", &|r| {
+            r.severity = Severity::Ask;
+        }),
+    ];
+    for (i, (what, edit)) in less.into_iter().enumerate() {
+        // The one pattern across folders is weighed against a trusted one on paths.
+        let trusted = if i == 2 {
+            with(&|r| r.patterns = vec!["git pus/h*".into()])
+        } else {
+            trusted.clone()
+        };
+        assert_eq!(with(edit).weakenings(&trusted).len(), 1, "{what}");
+    }
+    // Two rules that cover each other are kept once, not dropped both.
+    let a = rule("a", "make deploy*", Severity::Deny);
+    let b = rule("b", "make deploy*", Severity::Deny);
+    let both = projection(&GuardConfig::default(), vec![a])
+        .combine(&projection(&GuardConfig::default(), vec![b]));
+    assert_eq!(both.command.len(), 1, "{both:?}");
+}

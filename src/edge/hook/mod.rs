@@ -711,8 +711,8 @@ impl Prepared {
         self.with_pending(answer.to_json())
     }
 
-    /// A deny answer while the config's weakenings wait for the user: its reason ends
-    /// with a line that says so.
+    /// A deny or ask answer while the config's weakenings wait for the user: its reason
+    /// ends with a line that says so.
     fn with_pending(&self, stdout: Option<String>) -> Option<String> {
         let line = self.trust.pending_line();
         let (Some(text), Some(line)) = (&stdout, line) else {
@@ -727,7 +727,10 @@ impl Prepared {
         else {
             return stdout;
         };
-        if out.get("permissionDecision").and_then(Value::as_str) != Some("deny") {
+        if !matches!(
+            out.get("permissionDecision").and_then(Value::as_str),
+            Some("deny" | "ask")
+        ) {
             return stdout;
         }
         let reason = out
