@@ -247,8 +247,13 @@ impl Terminal {
     }
 
     fn start(p: &Project, env: &[(&str, &str)], command: &str) -> Terminal {
+        Terminal::start_with("script", p, env, command)
+    }
+
+    /// Starts `command` on a terminal that `script`, the program at `holder`, holds.
+    fn start_with(holder: &str, p: &Project, env: &[(&str, &str)], command: &str) -> Terminal {
         use std::io::Read;
-        let mut cmd = std::process::Command::new("script");
+        let mut cmd = std::process::Command::new(holder);
         cmd.args(["-qec", command, "/dev/null"])
             .env_clear()
             .env("CLAUDE_PROJECT_DIR", &p.root)
@@ -758,4 +763,47 @@ fn a_rule_that_reaches_further_takes_effect_and_waits_for_nothing() {
             .collect();
         assert!(warned.is_empty(), "{what}: {warned:#?}");
     }
+}
+
+#[test]
+fn trust_refuses_a_terminal_a_program_in_the_project_holds() {
+    // A helper an agent's command put into the project opens a terminal of its own, with
+    // no agent variable anywhere, runs `nagger trust` there and reads the code it shows:
+    // here a copy of script(1), as any compiled helper would.
+    let p = Project::with_config(DENY_TERRAFORM);
+    p.write_config_unconfirmed("[guard]\nenabled = false\n");
+    let script = String::from_utf8(
+        std::process::Command::new("sh")
+            .args(["-c", "command -v script"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let helper = p.root.join("build/drive");
+    std::fs::create_dir_all(helper.parent().unwrap()).unwrap();
+    std::fs::copy(script.trim(), &helper).unwrap();
+    let mut t = Terminal::start_with(
+        helper.to_str().unwrap(),
+        &p,
+        &[],
+        &format!("{} trust", nagger_bin()),
+    );
+    if let Some(code) = t.code() {
+        t.type_line(&code);
+    }
+    let out = t.finish();
+    assert!(
+        out.stdout.contains("the terminal is held by process")
+            && out
+                .stdout
+                .contains("a program in the project or a temporary folder"),
+        "{out:?}"
+    );
+    assert_ne!(out.code, 0, "{out:?}");
+    assert_denied_pending(&bash(&p, "rm -rf /"), "waits", "guard off");
+    // The same terminal held by the system's script(1) is the person's: confirmed.
+    let out = trust_confirmed(&p);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(bash(&p, "rm -rf /").decision(), None);
 }

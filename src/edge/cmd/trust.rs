@@ -65,6 +65,12 @@ pub fn run(env: &Env, out: &mut Output) -> CommandResult {
              yourself in your own terminal (an agent cannot confirm for you)"
         )));
     }
+    if let Some(why) = trust::confirm::terminal_problem(&root) {
+        return Err(CommandError::Usage(format!(
+            "nagger trust asks a person at a terminal, and {why}: run it yourself in a \
+             terminal of your own (an agent cannot confirm for you)"
+        )));
+    }
     let mut lines = vec![format!(
         "{} weakens the safety settings you last trusted:",
         loaded.path.display()
