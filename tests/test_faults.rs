@@ -752,3 +752,87 @@ fn a_replaced_transcript_does_not_hand_out_a_spawn_twice() {
     assert_eq!(role_of(&p, "ag-4").0.as_deref(), Some("beta"));
     assert_consistent(&p.db(), "after replacements");
 }
+
+/// Holds a POSIX write lock on byte `at` of the database's shared-memory file, as
+/// another process's stuck writer would: every connection then waits on it.
+fn lock_shm_byte(p: &Project, at: i64) -> std::fs::File {
+    use std::os::fd::AsRawFd;
+    let shm = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(p.root.join(".claude-nagger/state.db-shm"))
+        .expect("the database's shared memory");
+    // SAFETY: a zeroed flock is a valid value, and the descriptor is open.
+    let rc = unsafe {
+        let mut lock: libc::flock = std::mem::zeroed();
+        lock.l_type = libc::c_short::try_from(libc::F_WRLCK).expect("a lock type");
+        lock.l_whence = libc::c_short::try_from(libc::SEEK_SET).expect("a whence");
+        lock.l_start = at;
+        lock.l_len = 1;
+        libc::fcntl(shm.as_raw_fd(), libc::F_SETLK, &lock)
+    };
+    assert_eq!(rc, 0, "lock byte {at}");
+    shm
+}
+
+/// The database answers too slowly for the hook's second (a lock that makes every wait
+/// run out): the config's block and ask rules still stop what they name, firing every
+/// time as without the database, and a call no rule names passes.
+#[test]
+fn rules_still_stop_what_they_name_when_the_database_answers_too_late() {
+    let p = Project::new();
+    p.write_config(
+        r#"
+[[rules.command]]
+name = "no deploys"
+patterns = ["make deploy*"]
+severity = "block"
+message = "BLOCK-RULE-MESSAGE"
+[[rules.command]]
+name = "push"
+patterns = ["git push*"]
+severity = "ask"
+message = "ASK-RULE-MESSAGE"
+"#,
+    );
+    p.hook(&p.session_start("startup"));
+    for byte in [120, 121] {
+        let held = lock_shm_byte(&p, byte);
+        let started = Instant::now();
+        let r = p.hook(&p.pre_tool_use("Bash", json!({"command": "make deploy"})));
+        assert!(started.elapsed() < Duration::from_millis(1500), "{r:?}");
+        assert_eq!(r.decision().as_deref(), Some("deny"), "byte {byte}: {r:?}");
+        assert!(r.reason().contains("BLOCK-RULE-MESSAGE"), "{r:?}");
+        let r = p.hook(&p.pre_tool_use("Bash", json!({"command": "git push origin main"})));
+        assert_eq!(r.decision().as_deref(), Some("ask"), "byte {byte}: {r:?}");
+        assert!(r.reason().contains("ASK-RULE-MESSAGE"), "{r:?}");
+        let r = p.hook(&p.pre_tool_use("Bash", json!({"command": "cargo test"})));
+        assert_eq!(r.decision(), None, "a call no rule names passes: {r:?}");
+        drop(held);
+    }
+}
+
+/// Rules so slow to check that no answer comes within the hook's second (hundreds of
+/// Unicode-heavy regexes): a call the guard lets through is asked about, not passed
+/// unchecked, and the guard still refuses what it refuses.
+#[test]
+fn rules_too_slow_to_check_in_time_ask_instead_of_passing() {
+    let p = Project::new();
+    let mut config = String::from(
+        "[[rules.command]]\nname = \"deploy\"\npatterns = [\"make deploy*\"]\nseverity = \"ask\"\nmessage = \"ASK-RULE-MESSAGE\"\n",
+    );
+    for i in 0..300 {
+        use std::fmt::Write as _;
+        let _ = write!(
+            config,
+            "[[rules.tool]]\nname = \"heavy{i}\"\ntool = \"Bash\"\ninput = {{ command = '\\w{{12}}\\p{{L}}{{4}}z{i}' }}\nseverity = \"ask\"\nmessage = \"heavy\"\n"
+        );
+    }
+    p.write_config(&config);
+    let started = Instant::now();
+    let r = p.hook(&p.pre_tool_use("Bash", json!({"command": "make deploy"})));
+    assert!(started.elapsed() < Duration::from_millis(1500), "{r:?}");
+    assert_eq!(r.decision().as_deref(), Some("ask"), "{r:?}");
+    let r = p.hook(&p.pre_tool_use("Bash", json!({"command": "rm -rf /"})));
+    assert_eq!(r.decision().as_deref(), Some("deny"), "{r:?}");
+}

@@ -61,7 +61,10 @@ static ERR: AtomicPtr<&'static [u8]> = AtomicPtr::new(std::ptr::null_mut());
 /// built-in settings, which need no file of the project's. Given the answer (and the
 /// stderr line) it may replace: it never replaces one the run put there since.
 pub type Fallback = Box<dyn FnOnce() -> Option<(String, String)> + Send>;
-static FALLBACK: std::sync::Mutex<Option<(Fallback, usize)>> = std::sync::Mutex::new(None);
+/// A registered fallback: the closure, the answer it may replace, and what the deadline
+/// prints while it runs (answer and stderr line; `None` keeps the answer it replaces).
+type Registered = (Fallback, usize, Option<(String, String)>);
+static FALLBACK: std::sync::Mutex<Option<Registered>> = std::sync::Mutex::new(None);
 /// How long before the deadline a run that has not decided hands its call to the
 /// fallback: the built-in guard takes a few milliseconds.
 const FALLBACK_LEAD: Duration = Duration::from_millis(250);
@@ -148,12 +151,23 @@ pub fn answer_with_line(line: Option<&'static str>) {
 /// a thread of its own and, if it gives an answer before the deadline and the run has
 /// still put no other there, the deadline prints that one (with its stderr line).
 pub fn fall_back_on(fallback: Fallback) {
+    register(fallback, None);
+}
+
+/// [`fall_back_on`] with an answer the deadline prints while the fallback runs
+/// (`provisional`: answer and stderr line), in place of the one it would print now; a
+/// fallback that gives no answer puts the one before back.
+pub fn fall_back_on_with(fallback: Fallback, provisional: (String, String)) {
+    register(fallback, Some(provisional));
+}
+
+fn register(fallback: Fallback, provisional: Option<(String, String)>) {
     if STATE.load(Ordering::Acquire) != ARMED {
         return;
     }
     let expected = OUT.load(Ordering::Acquire) as usize;
     if let Ok(mut slot) = FALLBACK.lock() {
-        *slot = Some((fallback, expected));
+        *slot = Some((fallback, expected, provisional));
     }
 }
 
@@ -161,30 +175,54 @@ pub fn fall_back_on(fallback: Fallback) {
 /// for it: a fallback stuck on the same disk as the run leaves the deadline's answer
 /// as it was).
 fn start_fallback() {
-    let Some((fallback, expected)) = FALLBACK.lock().ok().and_then(|mut slot| slot.take()) else {
+    let Some((fallback, expected, provisional)) =
+        FALLBACK.lock().ok().and_then(|mut slot| slot.take())
+    else {
         return;
     };
-    if OUT.load(Ordering::Acquire) as usize != expected {
-        return;
-    }
+    let expected = expected as *mut &'static [u8];
+    let before_err = ERR.load(Ordering::Acquire);
+    // While the fallback runs, the deadline prints the provisional answer.
+    let in_place = match provisional {
+        Some((stdout, stderr)) => {
+            let line = leak_line(Some(&stdout));
+            if OUT
+                .compare_exchange(expected, line, Ordering::AcqRel, Ordering::Acquire)
+                .is_err()
+            {
+                return;
+            }
+            ERR.store(leak_line(Some(&stderr)), Ordering::Release);
+            Some(line)
+        }
+        None if OUT.load(Ordering::Acquire) != expected => return,
+        None => None,
+    };
+    // Addresses cross to the thread as numbers: every pointer is a leaked box.
+    let (expected, before_err, in_place) = (
+        expected as usize,
+        before_err as usize,
+        in_place.map(|p| p as usize),
+    );
     let _ = std::thread::Builder::new()
         .name("nagger-fallback".into())
         .stack_size(FALLBACK_STACK)
         .spawn(move || {
-            let Some((stdout, stderr)) = fallback() else {
-                return;
-            };
-            let line = leak_line(Some(&stdout));
-            if OUT
-                .compare_exchange(
+            let now = in_place.unwrap_or(expected) as *mut &'static [u8];
+            let (line, err) = match fallback() {
+                Some((stdout, stderr)) => (leak_line(Some(&stdout)), leak_line(Some(&stderr))),
+                // No answer of its own: what was there before the provisional one.
+                None if in_place.is_some() => (
                     expected as *mut &'static [u8],
-                    line,
-                    Ordering::AcqRel,
-                    Ordering::Acquire,
-                )
+                    before_err as *mut &'static [u8],
+                ),
+                None => return,
+            };
+            if OUT
+                .compare_exchange(now, line, Ordering::AcqRel, Ordering::Acquire)
                 .is_ok()
             {
-                ERR.store(leak_line(Some(&stderr)), Ordering::Release);
+                ERR.store(err, Ordering::Release);
             }
         });
 }

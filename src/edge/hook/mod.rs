@@ -536,6 +536,7 @@ fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
     let safety = run.safety();
     let _deadline = arm_deadline(started, safety.as_deref(), &stderr);
     SO_FAR.with(|so_far| so_far.borrow_mut().clone_from(&safety));
+    run.fall_back_on_rules_without_state(safety.as_deref());
     // With the guard's answer in hand, the database only records it: a shorter wait, so
     // the answer comes well inside the second.
     let budget = if safety.is_some() {
@@ -572,6 +573,21 @@ const NOT_DECIDED_TOOL_CALL: &str = concat!(
     r#"checks did not finish in time. Confirm only if you know what it does."}}"#,
     "\n"
 );
+/// What a deadline answers to a tool call the guard let through while the config's
+/// `block` and `ask` rules are still being checked.
+const UNCHECKED_RULES: &str = concat!(
+    r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","#,
+    r#""permissionDecisionReason":"[nagger] nagger could not check this tool call against "#,
+    r#"the config's rules in time (a slow database, or rules slow to check: `nagger doctor`). "#,
+    r#"Confirm only if no rule of yours would stop it."}}"#
+);
+
+/// Whether `answer` (a hook's output line) refuses the call.
+fn denies(answer: &str) -> bool {
+    serde_json::from_str::<Value>(answer)
+        .is_ok_and(|v| v["hookSpecificOutput"]["permissionDecision"].as_str() == Some("deny"))
+}
+
 /// The same for a skill's shell line.
 const NOT_DECIDED_SHELL_LINE: &str = concat!(
     r#"{"hookSpecificOutput":{"hookEventName":"PreSkillShellCommand","permissionDecision":"#,
@@ -613,6 +629,11 @@ fn arm_deadline(started: Instant, safety: Option<&str>, stderr: &[String]) -> de
         safety,
         late.stderr.as_deref().unwrap_or_default(),
     )
+}
+
+/// When a hook that has not answered answers with what it has, in milliseconds.
+pub fn deadline_limit_ms() -> u128 {
+    deadline::HARD_LIMIT.as_millis()
 }
 
 /// The path of the nagger program running this hook, which the guard protects like
@@ -666,6 +687,72 @@ impl Prepared {
             return self.safety();
         }
         self.safety_now(pre_tool_use::Stateless::EveryRule)
+    }
+
+    /// Whether the config has a `block` or `ask` rule for everyone: one that may stop a
+    /// tool call the guard and the deny rules let through.
+    fn has_questions_for_everyone(&self) -> bool {
+        use crate::domain::rules::Severity;
+        let rules = &self.loaded.config.rules;
+        let asks = |severity: Severity, scope: &[String]| {
+            matches!(severity, Severity::Ask | Severity::Block) && scope.is_empty()
+        };
+        rules.file.iter().any(|r| asks(r.severity, &r.scope))
+            || rules.command.iter().any(|r| asks(r.severity, &r.scope))
+            || rules.tool.iter().any(|r| asks(r.severity, &r.scope))
+    }
+
+    /// For a tool call the guard and the deny rules did not refuse, when the config has
+    /// `block` or `ask` rules for everyone: if the run has not answered near the
+    /// deadline (the database slow to answer, or the rules slow to check), the deadline
+    /// answers as a run without the database does, with those rules firing every time,
+    /// worked out again on a thread of its own. Until that is done, a call the guard
+    /// passed is asked about: a rule the user set may stop it.
+    fn fall_back_on_rules_without_state(&self, safety: Option<&str>) {
+        if !matches!(self.event, Event::PreToolUse(_))
+            || !deadline::enabled()
+            || !self.has_questions_for_everyone()
+            || safety.is_some_and(denies)
+        {
+            return;
+        }
+        let origin = Origin {
+            mode: self.mode.clone(),
+            cwd: self.cwd.clone(),
+            session_id: self.session_id.clone(),
+        };
+        let (event, root) = (self.event.clone(), self.project_root.clone());
+        let ambiguous = self.ambiguous.clone();
+        let limit = deadline::hard_limit().as_millis();
+        let fallback: deadline::Fallback = Box::new(move || {
+            let mut loaded = LoadedConfig::load(&paths::config_path(&root));
+            let trust = trust::settle(&mut loaded.config, &loaded.path, trust::Ratchet::ReadOnly);
+            loaded.config.guard.binary = running_binary();
+            let run = Prepared::new(event, origin, root, (loaded, trust), ambiguous);
+            run.without_state().map(|answer| {
+                (
+                    answer,
+                    format!(
+                        "state database unavailable (rules applied without it): no answer \
+                         within {limit} ms (a slow disk, or a file of the database's that \
+                         blocks: `nagger doctor`)"
+                    ),
+                )
+            })
+        });
+        match safety {
+            Some(_) => deadline::fall_back_on(fallback),
+            None => deadline::fall_back_on_with(
+                fallback,
+                (
+                    UNCHECKED_RULES.to_owned(),
+                    format!(
+                        "nagger: no answer within {limit} ms (the config's rules were not \
+                         checked in time: asking)"
+                    ),
+                ),
+            ),
+        }
     }
 
     fn safety_now(&self, stateless: pre_tool_use::Stateless) -> Option<String> {
@@ -808,9 +895,7 @@ fn built_in_refusal(
         let trust = TrustReport::built_in();
         let run = Prepared::new(event, origin, project_root, (loaded, trust), ambiguous);
         let answer = run.safety()?;
-        let denies = serde_json::from_str::<Value>(&answer)
-            .is_ok_and(|v| v["hookSpecificOutput"]["permissionDecision"].as_str() == Some("deny"));
-        denies.then(|| {
+        denies(&answer).then(|| {
             (
                 answer,
                 format!(

@@ -31,7 +31,9 @@ use std::path::{Path, PathBuf};
 pub fn run(env: &Env, args: &DoctorArgs, out: &mut Output) -> CommandResult {
     let root = env.project_root(None);
     let db_path = env.db_path(&root);
+    let reading = std::time::Instant::now();
     let mut config = LoadedConfig::load_full(&paths::config_path(&root));
+    let read_in = reading.elapsed();
     // The settings in force: the config, raised to what the user last trusted.
     let trust = crate::domain::trust::settle(
         &mut config.config,
@@ -60,6 +62,7 @@ pub fn run(env: &Env, args: &DoctorArgs, out: &mut Output) -> CommandResult {
         &settings::registered_events(&root, home.as_deref()),
     ));
     checks.extend(settings::check_config(&config));
+    checks.extend(settings::check_config_time(read_in));
     let claude = root.join(".claude");
     checks.extend(claude_nagger::check(
         &root,

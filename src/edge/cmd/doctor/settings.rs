@@ -24,6 +24,31 @@ pub fn check_config(config: &LoadedConfig) -> Vec<Check> {
     checks.0
 }
 
+/// Longest a config may take to read with every pattern built before a hook, which builds
+/// the patterns a call needs within the time it answers in, runs short.
+const SLOW_CONFIG: std::time::Duration = std::time::Duration::from_millis(300);
+
+/// A warning when reading the config with every pattern built took `took`, longer than a
+/// hook can spend on it.
+pub fn check_config_time(took: std::time::Duration) -> Vec<Check> {
+    let mut checks = Checks::default();
+    if took > SLOW_CONFIG {
+        checks.push(
+            "config",
+            Status::Warn,
+            format!(
+                "reading the config and building its patterns took {} ms: a hook answers \
+                 within {} ms, so its block and ask rules may not be checked in time and \
+                 tool calls are then asked about. Simplify the slowest patterns (regexes with \
+                 large Unicode classes repeated, such as `\\w{{12}}` or `\\p{{L}}{{4}}`)",
+                took.as_millis(),
+                crate::edge::hook::deadline_limit_ms()
+            ),
+        );
+    }
+    checks.0
+}
+
 /// The events nagger has an entry for in the settings files Claude Code reads.
 pub fn registered_events(root: &Path, home: Option<&Path>) -> std::collections::BTreeSet<String> {
     let mut events = std::collections::BTreeSet::new();
@@ -345,6 +370,19 @@ fn config_checks(config: &LoadedConfig, checks: &mut Checks) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_config_slower_to_read_than_a_hook_can_wait_is_a_warning() {
+        assert!(check_config_time(std::time::Duration::from_millis(40)).is_empty());
+        let slow = check_config_time(std::time::Duration::from_millis(2300));
+        assert_eq!(slow.len(), 1);
+        assert_eq!(slow[0].status, Status::Warn);
+        assert!(
+            slow[0].message.contains("took 2300 ms"),
+            "{}",
+            slow[0].message
+        );
+    }
 
     /// A project with an executable `bin/nagger` and nothing else.
     fn project() -> tempfile::TempDir {
