@@ -624,3 +624,53 @@ fn a_malformed_tool_call_is_refused_or_asked_never_passed() {
         );
     }
 }
+
+/// An agent that ended on an API error, or that the user interrupted, has no reply of its
+/// own to send back, whether the input carries the text Claude Code wrote in its place
+/// or the transcript alone holds it.
+#[test]
+fn an_agent_ended_by_an_api_error_or_an_interruption_is_not_sent_back() {
+    let p = Project::with_config("");
+    let user_line = json!({
+        "type": "user",
+        "message": {"role": "user", "content": "Fix the bug in src/a.rs"},
+    });
+    let api_error = json!({
+        "type": "assistant",
+        "isApiErrorMessage": true,
+        "message": {"id": "m9", "model": "<synthetic>", "role": "assistant", "type": "message",
+                    "content": [{"type": "text", "text": "API Error: 529 overloaded"}]},
+    });
+    let interrupted = json!({
+        "type": "user",
+        "message": {"role": "user", "content": [{"type": "text", "text": "[Request interrupted by user]"}]},
+    });
+    for (i, (what, end, given)) in [
+        ("an API error", api_error, Some("API Error: 529 overloaded")),
+        ("an API error, nothing given", json!(null), None),
+        ("an interruption", interrupted, Some("Working on it")),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let agent = format!("ag-end-{i}");
+        p.hook(&p.subagent_start(&agent, "coder"));
+        let mut lines = vec![
+            user_line.clone(),
+            assistant_text_line("m1", "Working on it"),
+        ];
+        if end.is_null() {
+            lines.push(json!({
+                "type": "assistant",
+                "isApiErrorMessage": true,
+                "message": {"id": "m8", "model": "<synthetic>", "role": "assistant", "type": "message",
+                            "content": [{"type": "text", "text": "API Error: Request timed out"}]},
+            }));
+        } else {
+            lines.push(end);
+        }
+        append_lines(&p.agent_transcript(&agent), &lines);
+        let r = p.hook(&p.subagent_stop(&agent, "coder", given, false));
+        assert!(!r.is_block(), "{what}: {r:?}");
+    }
+}

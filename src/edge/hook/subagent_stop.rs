@@ -175,14 +175,20 @@ fn compression_check(
 /// `last_assistant_message`, else the last assistant text of the agent's
 /// transcript, read from the end.
 fn final_message(ctx: &Ctx<'_>, stop: &Stop) -> FinalMessage {
+    let path = agent_transcript(ctx, stop);
     if let Some(text) = stop
         .last_assistant_message
         .as_deref()
         .filter(|t| says_something(t))
     {
+        // What Claude Code wrote for an agent that ended on an API error, or that the
+        // user interrupted, is no reply of the agent's to send back.
+        if path.as_deref().is_some_and(transcript::ended_without_reply) {
+            return FinalMessage::Empty;
+        }
         return FinalMessage::Text(text.to_string());
     }
-    let Some(path) = agent_transcript(ctx, stop) else {
+    let Some(path) = path else {
         return FinalMessage::Unknown;
     };
     match transcript::last_assistant_text(&path) {

@@ -21,8 +21,8 @@ pub use budget::{
     set_run_budget,
 };
 pub use queries::{
-    current_context_tokens, files_written, last_assistant_text, subagent_transcript_path,
-    total_usage,
+    current_context_tokens, ended_without_reply, files_written, last_assistant_text,
+    subagent_transcript_path, total_usage,
 };
 pub use records::{SpawnLink, SpawnRecord, Usage, prompt_hash};
 pub use reverse::ReverseLines;

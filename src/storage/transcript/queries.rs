@@ -113,13 +113,30 @@ pub(super) fn context_tokens_in(lines: &mut ReverseLines) -> io::Result<Option<u
 }
 
 /// The text of the last assistant message that has any, read from the end: its text
-/// blocks (across the lines of that `message.id`) joined with `\n`.
+/// blocks (across the lines of that `message.id`) joined with `\n`. None when the agent
+/// ended without a reply of its own (see [`ended_without_reply`]).
 pub fn last_assistant_text(path: &Path) -> io::Result<Option<String>> {
     last_assistant_text_in(&mut ReverseLines::open(path)?)
 }
 
+/// Whether the transcript's agent ended without a reply of its own: its last assistant
+/// entry is one Claude Code wrote for it (model `<synthetic>`: an API error, a request
+/// refused), or the user interrupted it after its last reply. False when that cannot be
+/// read.
+pub fn ended_without_reply(path: &Path) -> bool {
+    ReverseLines::open(path).is_ok_and(|mut lines| scan_last_reply(&mut lines).is_ok_and(|r| r.1))
+}
+
 pub(super) fn last_assistant_text_in(lines: &mut ReverseLines) -> io::Result<Option<String>> {
+    let (text, ended) = scan_last_reply(lines)?;
+    Ok(text.filter(|_| !ended))
+}
+
+/// The last assistant text, and whether the agent ended without a reply of its own.
+fn scan_last_reply(lines: &mut ReverseLines) -> io::Result<(Option<String>, bool)> {
     let assistant = Finder::new(b"\"assistant\"");
+    let interrupted = Finder::new(b"[Request interrupted by user");
+    let mut ended = false;
     // The newest assistant entry's id, once found, and its texts line by line, last line
     // first. Only lines of that entry belong to the final message: when they hold no
     // text, there is none (an older message is not the final one).
@@ -149,6 +166,12 @@ pub(super) fn last_assistant_text_in(lines: &mut ReverseLines) -> io::Result<Opt
                     // A tool's result between the lines of the final message.
                     return ControlFlow::Continue(());
                 }
+                if interrupted.find(line).is_some()
+                    && serde_json::from_slice::<RawLine>(line).is_ok_and(|r| r.kind.is("user"))
+                {
+                    ended = true;
+                    return ControlFlow::Break(false);
+                }
                 // Another kind of entry after the final message (a system note): read on,
                 // when it is one.
                 let object = line.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
@@ -173,6 +196,10 @@ pub(super) fn last_assistant_text_in(lines: &mut ReverseLines) -> io::Result<Opt
                 }
             };
             if !raw.kind.is("assistant") {
+                if !found && raw.kind.is("user") && interrupted.find(line).is_some() {
+                    ended = true;
+                    return ControlFlow::Break(false);
+                }
                 // A user's or tool's entry that quotes the word; an entry of no kind nagger
                 // reads, before the final message is found, may be it.
                 if raw.kind.get().is_none() && !found {
@@ -187,6 +214,10 @@ pub(super) fn last_assistant_text_in(lines: &mut ReverseLines) -> io::Result<Opt
                 }
                 return ControlFlow::Break(false);
             };
+            if !found && message.model.is("<synthetic>") {
+                ended = true;
+                return ControlFlow::Break(false);
+            }
             let id = message.id.owned();
             if let Some(newest) = &message_id
                 && (newest.is_none() || *newest != id)
@@ -209,8 +240,11 @@ pub(super) fn last_assistant_text_in(lines: &mut ReverseLines) -> io::Result<Opt
             ControlFlow::Continue(())
         })?
         .unwrap_or(false);
+    if ended {
+        return Ok((None, true));
+    }
     if unreadable {
-        return Ok(None);
+        return Ok((None, false));
     }
     if texts.is_empty() {
         if message_id.is_none() && (lines.exhausted() || gave_up) {
@@ -219,10 +253,10 @@ pub(super) fn last_assistant_text_in(lines: &mut ReverseLines) -> io::Result<Opt
                 lines.bytes_read() / 1024
             )));
         }
-        return Ok(None);
+        return Ok((None, false));
     }
     texts.reverse();
-    Ok(Some(texts.concat().join("\n")))
+    Ok((Some(texts.concat().join("\n")), false))
 }
 
 /// Files the transcript's agent wrote: `file_path` of Write/Edit/MultiEdit and

@@ -345,3 +345,40 @@ fn subagent_transcript_path_refuses_unsafe_agent_ids() {
     }
     assert!(subagent_transcript_path(parent, &"a".repeat(128)).is_some());
 }
+
+/// An agent that ended on an API error (the entry Claude Code writes for it, model
+/// `<synthetic>`) or that the user interrupted after its last reply left no reply of its
+/// own; one that answered after an earlier error did.
+#[test]
+fn an_api_error_or_an_interruption_after_the_last_reply_is_no_reply() {
+    let reply = assistant("msg_1", json!([text("the report")]), usage(1, 1, 1, 1));
+    let api_error = envelope(
+        "assistant",
+        true,
+        json!({
+            "message": {"id": "m2", "model": "<synthetic>", "role": "assistant", "type": "message",
+                        "content": [{"type": "text", "text": "API Error: 529 overloaded"}]},
+            "isApiErrorMessage": true,
+        }),
+    );
+    let interrupted = envelope(
+        "user",
+        true,
+        json!({"message": {"role": "user", "content": [{"type": "text", "text": "[Request interrupted by user]"}]}}),
+    );
+    for (what, content) in [
+        ("an API error", [reply.clone(), api_error.clone()].concat()),
+        (
+            "an interruption",
+            [reply.clone(), interrupted.clone()].concat(),
+        ),
+    ] {
+        assert_eq!(last_text(&content), None, "{what}");
+        let transcript = Transcript::new(&content);
+        assert!(ended_without_reply(&transcript.path), "{what}");
+    }
+    let answered_after = [api_error, interrupted, reply].concat();
+    assert_eq!(last_text(&answered_after).as_deref(), Some("the report"));
+    let transcript = Transcript::new(&answered_after);
+    assert!(!ended_without_reply(&transcript.path));
+}
