@@ -2079,6 +2079,7 @@ fn changed(command: &SimpleCommand, fed: &[String], cwd: &Cwd, scope: &Scope) ->
         other => named_as_it_runs(command, cwd, scope)
             .or(other)
             .or_else(|| delayed_in_background(command, fed, scope))
+            .or_else(|| runs_a_file_later(command, scope))
             .or_else(|| after_unfollowed(command, fed, scope)),
     }
 }
@@ -2290,24 +2291,7 @@ fn delayed_in_background(
     fed: &[String],
     scope: &Scope,
 ) -> Option<Finding> {
-    let (parsed, at) = scope.place_of(command)?;
-    let job = parsed.background.iter().find(|job| job.contains(&at))?;
-    let before = &parsed.commands[job.start..at];
-    let waits = before.iter().find(|c| WAITING.contains(&c.name()));
-    let slow = before
-        .iter()
-        .find(|c| c.pipeline != command.pipeline && !INSTANT.contains(&c.name()));
-    let looped = parsed
-        .loops
-        .iter()
-        .any(|l| l.contains(&at) && job.contains(&l.start));
-    let when = match (waits, slow) {
-        (Some(c), _) => format!("after `{}`", c.name()),
-        _ if looped => "over and over in a loop".to_owned(),
-        (None, Some(c)) => format!("after `{}`, which may take its time", c.name()),
-        (None, None) => return None,
-    };
-    let strict = waits.is_some() || looped;
+    let (when, strict) = background_delay(command, scope)?;
     let c = changes(command, fed, scope.binary);
     let written = c
         .paths
@@ -2328,6 +2312,127 @@ fn delayed_in_background(
         ),
         "Run it in the foreground, or let the user start it.",
     ))
+}
+
+/// How command `command` runs later than the line is checked, in a job the line leaves
+/// running in the background: after a command that waits, over and over in a loop (both
+/// `strict`), or after one that may take its time. `None` when it runs as the line does.
+fn background_delay(command: &SimpleCommand, scope: &Scope) -> Option<(String, bool)> {
+    let (parsed, at) = scope.place_of(command)?;
+    let job = parsed.background.iter().find(|job| job.contains(&at))?;
+    // `(sleep 1; make) & wait`: waited for before anything else on the line runs, the
+    // job is the line's own.
+    if parsed.commands.get(job.end).is_some_and(|next| {
+        next.name() == "wait"
+            && next.via.is_empty()
+            && next
+                .args()
+                .iter()
+                .all(|a| matches!(a.as_str(), "$!" | "%1" | "%%" | "%+"))
+    }) {
+        return None;
+    }
+    let before = &parsed.commands[job.start..at];
+    let waits = before.iter().find(|c| WAITING.contains(&c.name()));
+    let slow = before
+        .iter()
+        .find(|c| c.pipeline != command.pipeline && !INSTANT.contains(&c.name()));
+    let looped = parsed
+        .loops
+        .iter()
+        .any(|l| l.contains(&at) && job.contains(&l.start));
+    let when = match (waits, slow) {
+        (Some(c), _) => format!("after `{}`", c.name()),
+        _ if looped => "over and over in a loop".to_owned(),
+        (None, Some(c)) => format!("after `{}`, which may take its time", c.name()),
+        (None, None) => return None,
+    };
+    Some((when, waits.is_some() || looped))
+}
+
+/// A command that runs a program or instructions from a file later than the line is
+/// checked: in a job left running in the background after a wait (`(sleep 2; sh x.sh)
+/// &`, `until [ -s f ]; do sleep 1; done; sh f &`), in a loop, or as a trap's command, which runs when the line ends or on a
+/// signal (`trap 'sh x.sh' EXIT; …`). What the file holds then may not be what nagger
+/// read now, or the file may not exist yet: asked about. A job the line waits for at
+/// once (`… & wait`) is the line's own.
+fn runs_a_file_later(command: &SimpleCommand, scope: &Scope) -> Option<Finding> {
+    let file = code_file(command)?;
+    let trapped = command
+        .via
+        .iter()
+        .any(|v| matches!(v, shell::Via::Script(how) if how == "trap" || how.starts_with("trap ")));
+    let when = if trapped {
+        "as a trap's command, when the line ends or a signal comes".to_owned()
+    } else {
+        // After a step that only takes its time (`cargo build && ./target/debug/app &`,
+        // a server started after its build) the job is everyday work; after a wait or in
+        // a loop it is timed for later.
+        let (when, strict) = background_delay(command, scope)?;
+        if !strict {
+            return None;
+        }
+        format!("in a job left running in the background {when}")
+    };
+    Some(Finding::ask(
+        "guard:self-protect-delayed",
+        format!(
+            "runs `{file}` {when}: the file can change or appear before it runs, so \
+             what runs then is not what nagger read"
+        ),
+        "Run it in the foreground, or let the user start it.",
+    ))
+}
+
+/// The file command `command` runs a program or instructions from, if it does: a
+/// script or program file an interpreter or shell is handed, one on its standard input,
+/// a sourced file, a program run by its path, make's makefile, `awk -f`, `sed -f`, a
+/// vim script, a file of arguments for `xargs`.
+fn code_file(command: &SimpleCommand) -> Option<String> {
+    let argv = &command.argv;
+    let name = command.name();
+    let option_value = |opts: &[&str]| {
+        let args = command.args();
+        args.iter().enumerate().find_map(|(k, a)| {
+            if opts.contains(&a.as_str()) {
+                return args.get(k + 1).cloned();
+            }
+            opts.iter()
+                .filter(|o| o.starts_with("--"))
+                .find_map(|o| a.strip_prefix(&format!("{o}=")).map(str::to_owned))
+        })
+    };
+    if let Some(j) = shell::program_file(argv) {
+        return Some(argv[j].clone());
+    }
+    if shell::reads_program_from_stdin(argv)
+        && let Some(file) = command
+            .reads_from
+            .iter()
+            .find(|r| !r.starts_with('&') && r.as_str() != "-")
+    {
+        return Some(file.clone());
+    }
+    match name {
+        "." | "source" => return command.args().iter().find(|a| !a.starts_with('-')).cloned(),
+        "make" | "gmake" | "bmake" => {
+            return option_value(&["-f", "--file", "--makefile"])
+                .or_else(|| Some("Makefile".into()));
+        }
+        "awk" | "gawk" | "mawk" | "nawk" => return option_value(&["-f", "--file"]),
+        "sed" | "gsed" => return option_value(&["-f", "--file"]),
+        "vim" | "vi" | "nvim" | "ex" => return option_value(&["-S", "-u"]),
+        _ => {}
+    }
+    if command.under_xargs() {
+        let original = command.prefixed.as_deref().unwrap_or(&[]);
+        if let Some(k) = original.iter().position(|w| w == "-a" || w == "--arg-file") {
+            return original.get(k + 1).cloned();
+        }
+    }
+    let program = argv.first()?;
+    (program.contains('/') && !program.starts_with("/usr/") && !program.starts_with("/bin/"))
+        .then(|| program.clone())
 }
 
 fn changed_by_name(

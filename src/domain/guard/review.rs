@@ -610,6 +610,20 @@ impl<'a> Guard<'a> {
             return Vec::new();
         }
         let mut findings = command_findings(command, &fed, below);
+        if let Some(list) = fed
+            .iter()
+            .find_map(|w| w.strip_prefix(scripts::UNKNOWN_LIST))
+        {
+            findings.push(Finding::ask(
+                "guard:computed-command",
+                format!(
+                    "hands `{}` the words of `{list}`, a file whose name is only known when \
+                     the line runs: nagger cannot read what it is given",
+                    command.name()
+                ),
+                "Name the file as it is on disk.",
+            ));
+        }
         findings.extend(project::deleted(command, cwd, at.old, at.scope.root));
         findings.extend(project::removes_unnamed(command));
         findings.extend(project::elsewhere(command, &fed, cwd, at.scope.root));

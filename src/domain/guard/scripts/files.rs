@@ -364,6 +364,29 @@ pub(super) fn read_named(
     }
 }
 
+/// Whether `file`, a file of code a program is handed, is only known when the line runs:
+/// then it cannot be read, and a finding that says so is pushed onto `out`.
+pub(super) fn unresolved(file: &str, out: &mut Vec<Ran>) -> bool {
+    if !only_known_when_run(file) {
+        return false;
+    }
+    out.push(Ran::Finding(Finding::ask(
+        "guard:computed-command",
+        format!(
+            "runs `{file}`, a file whose name is only known when the line runs (a variable, a \
+             pattern or a command's output): nagger cannot read what it runs"
+        ),
+        "Name the file as it is on disk.",
+    )));
+    true
+}
+
+/// Whether the file a command names is only known when the line runs: a variable other
+/// than the current folder's and the home's, a command's output, or a pattern.
+pub(super) fn only_known_when_run(file: &str) -> bool {
+    super::super::paths::here_and_home(file).contains(['$', '`', '*', '?', '['])
+}
+
 /// The program a `#!` line names: `#!/bin/bash -e` → `bash`, `#!/usr/bin/env -S python3
 /// -u` → `python3`.
 pub(super) fn shebang(text: &str) -> Option<String> {

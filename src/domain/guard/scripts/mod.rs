@@ -101,6 +101,9 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
             .filter(|r| !r.starts_with('&') && r.as_str() != "-")
             .take(4)
         {
+            if files::unresolved(file, &mut out) {
+                continue;
+            }
             if let Some((text, via)) = text_of(file, cwd, files, &mut out) {
                 let via = format!("{via}, read by `{name}` on its standard input");
                 if shell::is_shell(name) {
@@ -234,6 +237,7 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
     } else if matches!(name, "source" | ".") {
         let args = command.args();
         if let Some(file) = operands(args).first() {
+            let valued = with_line_values(parsed, index, file);
             let at = args.iter().position(|a| a == file).unwrap_or(0);
             // Sourced without arguments, the file sees the shell's own positional
             // parameters: those the last `set` before it gave.
@@ -251,10 +255,10 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
                     .map_or(0, |k| k + 1);
                 given.extend(set.args()[from..].iter().take(64).cloned());
             }
-            shell_file(file, &given, "sourced", cwd, files, &mut out);
+            shell_file(&valued, &given, "sourced", cwd, files, &mut out);
         }
     } else if let Some(j) = shell::program_file(&command.argv) {
-        let file = command.argv[j].clone();
+        let file = with_line_values(parsed, index, &command.argv[j]);
         program_file(command, &file, name, cwd, files, &mut out);
     } else if let Some(file) = awk_program_file(command) {
         program_file(command, &file, "awk", cwd, files, &mut out);
@@ -325,6 +329,10 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
     out
 }
 
+/// The start of a word [`fed_from_files`] hands on for a file of arguments whose name is
+/// only known when the line runs, followed by that name.
+pub(crate) const UNKNOWN_LIST: &str = "\u{0}unknown-list:";
+
 /// What an `xargs` (or `parallel`) in front of command `index` reads from a file on disk
 /// and hands it as arguments: `xargs rm < list.txt`, `xargs -a list.txt rm`, `cat
 /// list.txt | xargs rm` (a file printed whole or in part by the stage before it). At most
@@ -374,6 +382,11 @@ pub(super) fn fed_from_files(parsed: &Parsed, index: usize, cwd: &Cwd, files: Vi
         if file.starts_with("<(") || file.starts_with("/dev/") {
             continue;
         }
+        if files::only_known_when_run(file) {
+            // Which words it hands on is not known: marked for the checks to ask.
+            fed.insert(0, format!("{UNKNOWN_LIST}{file}"));
+            continue;
+        }
         let mut ignored = Vec::new();
         if let Some((text, _)) = read_named(files.read(cwd, file), file, &mut ignored) {
             fed.extend(
@@ -384,7 +397,7 @@ pub(super) fn fed_from_files(parsed: &Parsed, index: usize, cwd: &Cwd, files: Vi
             );
         }
     }
-    fed.truncate(256);
+    fed.truncate(257);
     fed
 }
 
@@ -415,6 +428,9 @@ fn program_file(
     files: &View,
     out: &mut Vec<Ran>,
 ) {
+    if files::unresolved(file, out) {
+        return;
+    }
     let at = command.argv.iter().position(|a| a == file).unwrap_or(0);
     let params = &command.argv[at..];
     if shell::is_shell(runner) {
@@ -449,6 +465,9 @@ fn shell_file(
     files: &View,
     out: &mut Vec<Ran>,
 ) {
+    if files::unresolved(file, out) {
+        return;
+    }
     if let Some((text, via)) = text_of(file, cwd, files, out) {
         let text = filled(&text, params);
         out.push(Ran::Script(text, format!("{via}, {how}"), None));
@@ -477,6 +496,39 @@ fn filled(text: &str, params: &[String]) -> String {
         };
     }
     shell::with_positional(text, params)
+}
+
+/// `word` with the variables the line set before command `index` to plain values
+/// written out (`export NVM_DIR="$HOME/.nvm"; . "$NVM_DIR/nvm.sh"`): the file the command
+/// is handed, as the shell will name it.
+fn with_line_values(parsed: &Parsed, index: usize, word: &str) -> String {
+    if !word.contains('$') {
+        return word.to_owned();
+    }
+    let mut out = word.to_owned();
+    for a in parsed.assignments.iter().rev().filter(|a| a.at <= index) {
+        // A plain value, or the home's with a plain rest (`"$HOME/.nvm"`).
+        let raw = a.raw.trim_matches('"');
+        let Some(value) = a.value.as_deref().or_else(|| {
+            let rest = raw
+                .strip_prefix("$HOME")
+                .or_else(|| raw.strip_prefix("${HOME}"))?;
+            (!rest.contains(['$', '`', '"', '\''])).then_some(raw)
+        }) else {
+            continue;
+        };
+        if a.each || a.array || value.contains(['$', '`']) && !value.starts_with("$HOME") {
+            continue;
+        }
+        for spelled in [format!("${{{}}}", a.name), format!("${}", a.name)] {
+            if let Some(rest) = out.strip_prefix(&spelled)
+                && (rest.is_empty() || rest.starts_with('/'))
+            {
+                out = format!("{value}{rest}");
+            }
+        }
+    }
+    out
 }
 
 /// The text of `file` and how to name it, or the finding its place calls for (pushed
@@ -621,6 +673,11 @@ fn run_parts(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec<Ran
 /// is run by `sh`.
 fn executed(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) {
     let file = command.argv[0].as_str();
+    // `$(npm bin)/eslint`, `"$BIN/tool"`: a program of the user's tool chain found as the
+    // line runs; the files handed to interpreters are what the guard needs to read.
+    if files::only_known_when_run(file) {
+        return;
+    }
     let Some((text, via)) = text_of(file, cwd, files, out) else {
         return;
     };
