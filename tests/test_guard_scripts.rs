@@ -2857,3 +2857,41 @@ fn home_secrets_named_in_the_agents_own_files_are_refused() {
     write(&p, "run.sh", "set -a; . ./.env; set +a\ncargo run\n");
     assert_eq!(check(&p, "bash run.sh").0, 0);
 }
+
+/// Where the user runs Claude Code with `CLAUDE_CONFIG_DIR`, the user's settings are in
+/// that folder: writing, editing or moving them, or the folder, is refused as for
+/// `~/.claude`, spelled with the variable or the path; reading them passes.
+#[test]
+fn the_settings_in_the_folder_claude_config_dir_names_are_protected() {
+    let p = Project::new();
+    let config = p.root.join("home-config/claude");
+    std::fs::create_dir_all(&config).expect("a folder");
+    std::fs::write(config.join("settings.json"), "{}\n").expect("settings");
+    let settings = config.join("settings.json");
+    let settings = settings.to_str().expect("a path");
+    let with_config_dir = |args: &[&str]| {
+        let out = p
+            .command(args)
+            .env("CLAUDE_CONFIG_DIR", &config)
+            .output()
+            .expect("run nagger");
+        out.status.code().unwrap_or(-1)
+    };
+    let bash = |line: &str| with_config_dir(&["check", "--tool", "Bash", "--command", line]);
+    for line in [
+        "echo '{\"disableAllHooks\": true}' > $CLAUDE_CONFIG_DIR/settings.json".to_owned(),
+        "sed -i 's/a/b/' \"${CLAUDE_CONFIG_DIR}/settings.local.json\"".to_owned(),
+        format!("echo '{{}}' > {settings}"),
+        format!("cd {} && tee settings.json < /dev/null", config.display()),
+        format!("mv {} /tmp/away", config.display()),
+    ] {
+        assert_eq!(bash(&line), 3, "{line}");
+    }
+    let write = json!({"file_path": settings, "content": "{\"disableAllHooks\": true}"});
+    assert_eq!(
+        with_config_dir(&["check", "--tool", "Write", "--input", &write.to_string()]),
+        3
+    );
+    assert_eq!(bash(&format!("cat {settings}")), 0);
+    assert_eq!(bash("cat $CLAUDE_CONFIG_DIR/settings.json"), 0);
+}

@@ -257,6 +257,9 @@ fn protected_by_name(path: &str, binary: Option<&str>) -> Option<(&'static str, 
     if parts.last().is_some_and(|p| is(p, ".claude")) {
         return Some((SETTINGS_FOLDER, Kind::Held));
     }
+    if let Some(found) = in_config_dir(&normal) {
+        return Some(found);
+    }
     // `.claude/hooks/x.sh`, `~/.claude/shell-snapshots/…`, `~/.claude.json`.
     if let Some(at) = parts.iter().position(|p| is(p, ".claude"))
         && parts
@@ -298,6 +301,51 @@ fn protected_by_name(path: &str, binary: Option<&str>) -> Option<(&'static str, 
         return Some((MANAGED, Kind::Held));
     }
     binary_part(&normal, binary)
+}
+
+/// What `normal` is in the folder Claude Code keeps the user's settings in when
+/// `CLAUDE_CONFIG_DIR` names one (the hook runs with Claude Code's environment, and so do
+/// the agent's commands): the folder itself and the folders holding it, its settings
+/// files, and the folders of what it runs by itself. Spelled with the variable too.
+fn in_config_dir(normal: &str) -> Option<(&'static str, Kind)> {
+    let mut dirs: Vec<String> = vec!["$CLAUDE_CONFIG_DIR".into(), "${CLAUDE_CONFIG_DIR}".into()];
+    if let Ok(dir) = std::env::var("CLAUDE_CONFIG_DIR") {
+        let dir = normalize(&home_form(dir.trim()));
+        if dir.len() > 1 && !dir.contains('$') {
+            dirs.push(dir);
+        }
+    }
+    for dir in &dirs {
+        if dir.starts_with(normal) && dir[normal.len()..].starts_with('/') && normal.len() > 1 {
+            // A folder above it (`~/.config` for `~/.config/claude`) other than the home
+            // and the root: moving or removing it takes the settings away.
+            if normal != "~" && normal != "/" && !normal.starts_with('$') {
+                return Some((SETTINGS_FOLDER, Kind::AboveProgram));
+            }
+        }
+        let Some(rest) = normal.strip_prefix(dir.as_str()) else {
+            continue;
+        };
+        if rest.is_empty() {
+            return Some((SETTINGS_FOLDER, Kind::Held));
+        }
+        let Some(rest) = rest.strip_prefix('/') else {
+            continue;
+        };
+        let first = rest
+            .split('/')
+            .next()
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        if !rest.contains('/') && (is(&first, "settings.json") || is(&first, "settings.local.json"))
+        {
+            return Some((SETTINGS, Kind::Held));
+        }
+        if CLAUDE_RUN_FOLDERS.iter().any(|f| is(&first, f)) || first.starts_with(".claude.json") {
+            return Some((CLAUDE_RUNS, Kind::Held));
+        }
+    }
+    None
 }
 
 /// The nagger program on PATH or a folder holding it.
