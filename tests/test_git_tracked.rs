@@ -526,3 +526,37 @@ fn a_rebase_onto_another_base_asks_only_where_the_settings_differ() {
         assert_eq!(answer(&p.root, command), Some(Decision::Ask), "{command}");
     }
 }
+
+/// Going back before the commit that installed nagger's hooks, spelled in ways git reads
+/// as revisions: `-n` (no commit) still changes the tree, a search of commit messages
+/// (`:/text`) is a revision before it is a path, and a commit made on the line
+/// (`$(git commit-tree …)`) is only known as it runs. Where the settings are tracked,
+/// each is asked about; reading with them passes.
+#[test]
+fn revisions_spelled_by_message_or_made_on_the_line_are_asked_about() {
+    let p = repository(&["src/main.rs"]);
+    git(&p.root, &["tag", "v0"]);
+    std::fs::create_dir_all(p.root.join(".claude")).unwrap();
+    std::fs::write(p.root.join(".claude/settings.json"), "{\"hooks\":{}}\n").unwrap();
+    git(&p.root, &["add", ".claude/settings.json"]);
+    git(&p.root, &["commit", "-qm", "add nagger hooks"]);
+    for command in [
+        "git revert -n HEAD",
+        "git revert -n @",
+        "git cherry-pick -n HEAD",
+        "git checkout ':/start'",
+        "git checkout -q ':/start'",
+        "git revert -n ':/add nagger'",
+        "git cherry-pick -n $(git commit-tree -p HEAD -m x v0^{tree})",
+        "git merge -q --ff-only $(git commit-tree -p HEAD -m tidy 'v0^{tree}')",
+    ] {
+        assert_ne!(answer(&p.root, command), None, "{command}");
+    }
+    for command in [
+        "git log ':/start'",
+        "git show ':/add nagger'",
+        "git checkout -- :/src/main.rs",
+    ] {
+        assert_eq!(answer(&p.root, command), None, "{command}");
+    }
+}

@@ -112,6 +112,12 @@ const SWITCH_VALUED: &[&str] = &[
 const READ_TREE_VALUED: &[&str] = &["--prefix", "--index-output", "--exclude-per-directory"];
 
 /// Whether a checkout's first operand is written as a pathspec, not a revision.
+/// `:/fix typo`: the newest commit whose message matches, which git takes for a revision
+/// before it takes it for a path (`:/` alone, or `:/x` after `--`, is a pathspec).
+fn message_search(word: &str) -> bool {
+    word.strip_prefix(":/").is_some_and(|text| !text.is_empty())
+}
+
 fn path_like(first: &str) -> bool {
     matches!(first, "." | "..")
         || first.starts_with("./")
@@ -164,6 +170,30 @@ enum Moves<'a> {
     Bisect { verb: &'a str, named: Vec<&'a str> },
 }
 
+impl Moves<'_> {
+    /// Whether a revision it names is only known when the line runs (`$(git
+    /// commit-tree …)`, `` `cat rev` ``) or found by a search of commit messages
+    /// (`:/initial import`) nagger does not make: what it holds cannot be read now.
+    fn names_computed(&self) -> bool {
+        let computed = |r: &str| r.contains(['$', '`']) || message_search(r);
+        match self {
+            Moves::To { revs, .. } => revs.iter().flatten().any(|r| computed(r)),
+            Moves::Changes(revs) | Moves::Joined(revs) => revs.iter().any(|r| computed(r)),
+            Moves::Ranges(ranges) => ranges.iter().any(|(a, b)| computed(a) || computed(b)),
+            Moves::Rewritten {
+                upstream,
+                onto,
+                branch,
+            } => computed(upstream) || onto.is_some_and(computed) || branch.is_some_and(computed),
+            Moves::Pulled { remote, refs } => {
+                remote.as_deref().is_some_and(computed) || refs.iter().any(|r| computed(r))
+            }
+            Moves::Stash(_) => false,
+            Moves::Bisect { named, .. } => named.iter().any(|r| computed(r)),
+        }
+    }
+}
+
 /// The revisions `git <sub> <rest>` moves to, when it names them all.
 fn moves<'a>(sub: &str, rest: &'a [String], exists: &dyn Fn(&str) -> bool) -> Option<Moves<'a>> {
     let to = |revs: Vec<Option<&'a str>>| {
@@ -189,7 +219,12 @@ fn moves<'a>(sub: &str, rest: &'a [String], exists: &dyn Fn(&str) -> bool) -> Op
                 .any(|o| matches!(*o, "-b" | "-B") || is_long(o, "orphan"));
             match s.operands.as_slice() {
                 [] => to(vec![Some("HEAD")]),
-                [rev] if new_branch || s.after.is_some() || !(path_like(rev) || exists(rev)) => {
+                [rev]
+                    if new_branch
+                        || s.after.is_some()
+                        || message_search(rev)
+                        || !(path_like(rev) || exists(rev)) =>
+                {
                     to(vec![Some(*rev)])
                 }
                 _ => None,
@@ -927,7 +962,7 @@ fn replaces<'a>(
             if s.operands.len() == 1 && is_head(first) {
                 return forced.then_some(Replace::Tree);
             }
-            if path_like(first) || exists(first) {
+            if (path_like(first) && !message_search(first)) || exists(first) {
                 return Some(Replace::Paths(s.operands.clone()));
             }
             match s.operands.get(1..) {
@@ -994,11 +1029,9 @@ fn replaces<'a>(
             {
                 return None;
             }
+            // `-n` is `--no-commit`: the tree changes all the same.
             tree_unless(
-                s.has("n", &["dry-run"])
-                    || s.has_long("quit")
-                    || s.has_long("show-current-patch")
-                    || s.has_long("edit-todo"),
+                s.has_long("quit") || s.has_long("show-current-patch") || s.has_long("edit-todo"),
             )
         }
         // A patch that can be read is judged by the files it names.
@@ -1541,6 +1574,18 @@ pub(super) fn replaced(
     if let Some(moved) = &by_revision
         && !wanted.iter().any(String::is_empty)
     {
+        // A revision only known as the line runs may hold anything: asked about where
+        // nagger's files are tracked.
+        if moved.names_computed()
+            && let Some(file) = tracked.first()
+        {
+            return Some(Outcome::Tracked {
+                sub: sub.to_owned(),
+                file: (*file).clone(),
+                top,
+                known,
+            });
+        }
         match compare(&repo, &wanted, moved, &earlier) {
             Compared::Same => {
                 let dropped = discards(sub, rest)
