@@ -2720,6 +2720,14 @@ fn changed_by_name(
                     if let Some(found) = landed(command, into, &full, cwd, scope) {
                         return Some(found);
                     }
+                    // `cp a .claude/$X`: a name only known when the shell runs, where
+                    // nagger's files or Claude Code's settings may be.
+                    if unsure.is_none()
+                        && full.contains(['$', '`'])
+                        && protected(&wildcards(&home_form(&full)), scope.binary).is_some()
+                    {
+                        unsure = Some(dir.clone());
+                    }
                 }
             },
             None if unsure.is_none() => unsure = Some(dir.clone()),
@@ -4384,6 +4392,16 @@ pub(super) fn changes<'c>(
         | "hx" | "code" | "subl" | "touch" | "srm" | "trash" | "trash-put" | "gio" | "rename"
         | "patch" | "sponge" | "sd" | "mount" | "umount" | "bindfs" => {
             c.paths.extend(owned(all()));
+            // `vim -es -c 'sav! .claude/'$X`: the files its commands write.
+            if shell::is_vim(name)
+                && let Some(code) = shell::inline_code(&command.argv)
+            {
+                for effect in code::effects_in(code, code::Language::Vim) {
+                    if let code::Effect::Writes(Some(path)) = effect {
+                        c.paths.push(path);
+                    }
+                }
+            }
             // `ln -st DIR x`, `ln -t.claude x`: made in the folder named.
             if matches!(name, "ln" | "link") {
                 let dirs = option_values(args, &["-t"], &["--target-directory"]);
@@ -6135,7 +6153,40 @@ fn unpacked(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding
             return Some(found);
         }
     }
-    unpacked_as_given(command, cwd, scope)
+    unpacked_as_given(command, cwd, scope).or_else(|| copied_renamed(command, cwd, scope))
+}
+
+/// `pax -rw -s ,^conf,.claude, conf .`: a copy whose names the command rewrites by
+/// patterns as it copies, into a folder that holds nagger's files or Claude Code's
+/// settings. Where each copy lands is only known as it runs: asked about.
+fn copied_renamed(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding> {
+    let args = command.args();
+    if command.name() != "pax" || !has_flag(args, "r", &[]) || !has_flag(args, "w", &[]) {
+        return None;
+    }
+    let renames = archives::renames(command.name(), args);
+    let dest = *super::finding::operands(args).last()?;
+    let full = resolve(cwd, dest)?;
+    let holds = holds_protected(scope, &full)
+        || judge(&full, scope).is_some()
+        || real_path(scope, &full).is_some_and(|real| {
+            let real = PathBuf::from(real);
+            scope.root.starts_with(&real)
+                || [".claude", ".claude-nagger"]
+                    .iter()
+                    .any(|inner| std::fs::symlink_metadata(real.join(inner)).is_ok())
+        });
+    (holds && !renames.is_empty()).then(|| {
+        Finding::ask(
+            "guard:self-protect-unsure",
+            format!(
+                "copies into `{dest}`, which holds nagger's own files and Claude Code's \
+                 settings, renaming what it copies by `-s` patterns: where each copy lands \
+                 cannot be checked"
+            ),
+            "Copy without renaming, into a folder of its own.",
+        )
+    })
 }
 
 /// A value the line gives a variable.

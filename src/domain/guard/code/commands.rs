@@ -499,7 +499,11 @@ fn ex_command(line: &str, depth: usize, nested: Nested, out: &mut Vec<Effect>) {
     match head {
         "r" | "read" | "w" | "write" | "wq" | "x" | "xit" | "up" | "update" | "sav" | "saveas"
         | "wa" | "wall" | "wqa" | "wqall" | "xa" | "xall" => {
-            if let Some(cmd) = rest_t.strip_prefix('!') {
+            // `:w! file`, `:sav! file`: a bang against the command forces the write;
+            // `:w !cmd` (after a space) and `:r!cmd` hand the text to a command.
+            let forced = !head.starts_with('r') && rest.starts_with('!');
+            let rest_t = if forced { rest[1..].trim() } else { rest_t };
+            if let Some(cmd) = rest_t.strip_prefix('!').filter(|_| !forced) {
                 command(out, Some(cmd.trim().to_owned()), "`:w !`");
             } else if !rest_t.is_empty() && !head.starts_with('r') {
                 out.push(Effect::Writes(Some(rest_t.to_owned())));
