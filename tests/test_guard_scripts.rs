@@ -2895,3 +2895,51 @@ fn the_settings_in_the_folder_claude_config_dir_names_are_protected() {
     assert_eq!(bash(&format!("cat {settings}")), 0);
     assert_eq!(bash("cat $CLAUDE_CONFIG_DIR/settings.json"), 0);
 }
+
+/// A local package installed from a folder lands its programs in `node_modules/.bin`,
+/// which a shell may search before the nagger program's folder: one that brings a
+/// program named `nagger` (by `bin`, or a `directories.bin` folder holding one) is
+/// refused, a packed one that cannot be read is asked about, and others pass.
+#[test]
+fn a_local_package_that_brings_a_program_named_nagger_is_refused() {
+    let p = Project::new();
+    write(
+        &p,
+        "tools/np/package.json",
+        r#"{"name": "np", "version": "1.0.0", "bin": {"nagger": "cli.js"}}"#,
+    );
+    write(
+        &p,
+        "tools/nb/package.json",
+        r#"{"name": "nb", "version": "1.0.0", "directories": {"bin": "b"}}"#,
+    );
+    write(&p, "tools/nb/b/nagger", "#!/bin/sh\nexit 0\n");
+    write(
+        &p,
+        "tools/named/package.json",
+        r#"{"name": "nagger", "bin": "cli.js"}"#,
+    );
+    write(
+        &p,
+        "tools/ok/package.json",
+        r#"{"name": "ok", "version": "1.0.0", "bin": {"okcli": "cli.js"}}"#,
+    );
+    write(&p, "tools/np-1.0.0.tgz", "\u{1f}not really gzip");
+    for line in [
+        "npm install --offline --no-audit --no-fund --silent ./tools/np",
+        "npm i file:tools/np",
+        "npm i ./tools/np --prefix .",
+        "pnpm add ./tools/nb",
+        "yarn add file:./tools/named",
+    ] {
+        assert_eq!(check(&p, line).0, REFUSED, "{line}");
+    }
+    assert_eq!(check(&p, "npm i ./tools/np-1.0.0.tgz").0, ASKED);
+    for line in [
+        "npm install ./tools/ok",
+        "npm install",
+        "npm install lodash",
+    ] {
+        assert_eq!(check(&p, line).0, 0, "{line}");
+    }
+}

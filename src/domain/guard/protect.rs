@@ -2477,6 +2477,9 @@ fn code_file(command: &SimpleCommand) -> Option<String> {
         if let Some(k) = original.iter().position(|w| w == "-a" || w == "--arg-file") {
             return original.get(k + 1).cloned();
         }
+        if let Some(file) = command.reads_from.iter().find(|r| !r.starts_with('&')) {
+            return Some(file.clone());
+        }
     }
     let program = argv.first()?;
     (program.contains('/') && !program.starts_with("/usr/") && !program.starts_with("/bin/"))
@@ -2588,6 +2591,39 @@ fn changed_by_name(
             ),
             "Install into another folder, or ask the user to run it.",
         ));
+    }
+    // `npm install ./tools/np` whose package brings a program named `nagger`: in
+    // `node_modules/.bin`, which a shell may search first, it answers every hook.
+    for package in installs::local_packages(command) {
+        let full =
+            resolve(cwd, &super::paths::here_and_home(&package)).and_then(|p| on_disk(scope, &p));
+        let brings = full.as_deref().and_then(|dir| {
+            if dir.is_dir() {
+                installs::brings_nagger(dir)
+            } else {
+                None
+            }
+        });
+        match brings {
+            Some(false) => {}
+            Some(true) => {
+                return Some(finding(&format!(
+                    "installs `{package}`, a package that brings a program named `nagger`, \
+                     which may be found before the nagger program Claude Code runs as its hook"
+                )));
+            }
+            None if full.is_some_and(|f| f.exists()) => {
+                return Some(Finding::ask(
+                    "guard:self-protect-unsure",
+                    format!(
+                        "installs `{package}`, a package whose programs cannot be read \
+                         before it is unpacked: one of them may take the nagger program's name"
+                    ),
+                    "Install it from a folder, or ask the user to run it.",
+                ));
+            }
+            None => {}
+        }
     }
     // `find -L src -delete`, `grep -R x src | xargs rm`: links on disk lead the walk in.
     let walk = follow::Walk {
@@ -4725,13 +4761,19 @@ pub(super) fn changes<'c>(
             }
         }
         "mkdir" => {
-            // Making `.claude` or `.claude-nagger` is harmless; a folder in place of one
-            // of their files (`mkdir .claude-nagger/state.db-wal`) is not.
+            // Making `.claude` or `.claude-nagger` is harmless, and so is making a folder
+            // programs are found in (`~/bin`: what lands in it later is judged then); a
+            // folder in place of one of nagger's files (`mkdir .claude-nagger/state.db-wal`)
+            // is not.
             c.paths
                 .extend(all().into_iter().map(str::to_owned).filter(|p| {
                     let normal = normalize(p.trim_end_matches('/'));
                     let last = basename(&normal);
-                    !(last == ".claude" || last == ".claude-nagger")
+                    let folder_of_programs = matches!(
+                        protected(&normal, binary),
+                        Some((_, Kind::BinFolder | Kind::AboveProgram))
+                    );
+                    !(last == ".claude" || last == ".claude-nagger" || folder_of_programs)
                 }));
         }
         "zip" => {

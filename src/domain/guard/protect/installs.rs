@@ -169,6 +169,70 @@ pub(super) fn program_folders(command: &SimpleCommand) -> Vec<String> {
     out
 }
 
+/// Most bytes of a local package's `package.json` read.
+const MAX_MANIFEST: u64 = 256 * 1024;
+
+/// The local packages `npm install ./dir` (`file:dir`, `pnpm add ./dir`, `yarn add
+/// file:dir`, `bun add ./dir`) installs, as written: their programs land in
+/// `node_modules/.bin`, which a shell may search before the nagger program's folder.
+pub(super) fn local_packages(command: &SimpleCommand) -> Vec<String> {
+    let name = command.name();
+    if !matches!(name, "npm" | "pnpm" | "yarn" | "bun") {
+        return Vec::new();
+    }
+    let args = command.args();
+    let Some(at) = args
+        .iter()
+        .position(|a| matches!(a.as_str(), "install" | "i" | "add" | "in" | "isntall"))
+    else {
+        return Vec::new();
+    };
+    args[at + 1..]
+        .iter()
+        .filter(|a| !a.starts_with('-'))
+        .filter_map(|a| {
+            let path = a.strip_prefix("file:").unwrap_or(a);
+            (a.starts_with("file:")
+                || path.starts_with("./")
+                || path.starts_with("../")
+                || path.starts_with('/')
+                || path.starts_with('~'))
+            .then(|| path.to_owned())
+        })
+        .collect()
+}
+
+/// Whether the package in folder `dir` brings a program named `nagger`: its `bin` names
+/// one (or is one program and the package is called so), or the folder `directories.bin`
+/// names holds one. `None` when its manifest cannot be read (a packed archive, a file
+/// that is not one).
+pub(super) fn brings_nagger(dir: &std::path::Path) -> Option<bool> {
+    use std::io::Read;
+    let file = crate::base::files::open_regular(&dir.join("package.json")).ok()?;
+    let mut text = String::new();
+    file.take(MAX_MANIFEST).read_to_string(&mut text).ok()?;
+    let manifest: serde_json::Value = serde_json::from_str(&text).ok()?;
+    let named = |n: &str| basename(n).eq_ignore_ascii_case("nagger");
+    let by_bin = match &manifest["bin"] {
+        serde_json::Value::String(_) => manifest["name"]
+            .as_str()
+            .is_some_and(|n| named(n.rsplit('/').next().unwrap_or(n))),
+        serde_json::Value::Object(bins) => bins.keys().any(|k| named(k)),
+        _ => false,
+    };
+    let by_folder = manifest["directories"]["bin"]
+        .as_str()
+        .is_some_and(|folder| {
+            std::fs::read_dir(dir.join(folder)).is_ok_and(|entries| {
+                entries
+                    .flatten()
+                    .take(4096)
+                    .any(|e| named(&e.file_name().to_string_lossy()))
+            })
+        });
+    Some(by_bin || by_folder)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -187,8 +187,11 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: &View, out: 
                     .map(|t| (t, "the Makefile on standard input".to_owned())),
             );
         } else {
-            let shown = shown_path(&call.dirs, file);
-            texts.extend(read_named(files.read(&dir, file), &shown, out));
+            let file = &super::values::with_line_values(parsed, index, file);
+            if !super::files::unresolved(file, out) {
+                let shown = shown_path(&call.dirs, file);
+                texts.extend(read_named(files.read(&dir, file), &shown, out));
+            }
         }
     }
     if texts.is_empty() && call.evals.is_empty() {

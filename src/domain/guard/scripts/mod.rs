@@ -27,6 +27,7 @@ mod runners;
 mod sources;
 #[cfg(test)]
 mod tests;
+mod values;
 
 use std::path::Path;
 
@@ -34,6 +35,7 @@ use super::finding::{Finding, operands};
 use super::protect::Cwd;
 use super::shell::{self, Parsed, SimpleCommand};
 use files::{read_named, shebang};
+use values::with_line_values;
 
 pub(super) use files::{Files, Ran, View};
 
@@ -101,6 +103,7 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
             .filter(|r| !r.starts_with('&') && r.as_str() != "-")
             .take(4)
         {
+            let file = &with_line_values(parsed, index, file);
             if files::unresolved(file, &mut out) {
                 continue;
             }
@@ -382,6 +385,7 @@ pub(super) fn fed_from_files(parsed: &Parsed, index: usize, cwd: &Cwd, files: Vi
         if file.starts_with("<(") || file.starts_with("/dev/") {
             continue;
         }
+        let file = &with_line_values(parsed, index, file);
         if files::only_known_when_run(file) {
             // Which words it hands on is not known: marked for the checks to ask.
             fed.insert(0, format!("{UNKNOWN_LIST}{file}"));
@@ -496,39 +500,6 @@ fn filled(text: &str, params: &[String]) -> String {
         };
     }
     shell::with_positional(text, params)
-}
-
-/// `word` with the variables the line set before command `index` to plain values
-/// written out (`export NVM_DIR="$HOME/.nvm"; . "$NVM_DIR/nvm.sh"`): the file the command
-/// is handed, as the shell will name it.
-fn with_line_values(parsed: &Parsed, index: usize, word: &str) -> String {
-    if !word.contains('$') {
-        return word.to_owned();
-    }
-    let mut out = word.to_owned();
-    for a in parsed.assignments.iter().rev().filter(|a| a.at <= index) {
-        // A plain value, or the home's with a plain rest (`"$HOME/.nvm"`).
-        let raw = a.raw.trim_matches('"');
-        let Some(value) = a.value.as_deref().or_else(|| {
-            let rest = raw
-                .strip_prefix("$HOME")
-                .or_else(|| raw.strip_prefix("${HOME}"))?;
-            (!rest.contains(['$', '`', '"', '\''])).then_some(raw)
-        }) else {
-            continue;
-        };
-        if a.each || a.array || value.contains(['$', '`']) && !value.starts_with("$HOME") {
-            continue;
-        }
-        for spelled in [format!("${{{}}}", a.name), format!("${}", a.name)] {
-            if let Some(rest) = out.strip_prefix(&spelled)
-                && (rest.is_empty() || rest.starts_with('/'))
-            {
-                out = format!("{value}{rest}");
-            }
-        }
-    }
-    out
 }
 
 /// The text of `file` and how to name it, or the finding its place calls for (pushed

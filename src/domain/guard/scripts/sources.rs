@@ -192,6 +192,10 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: &View, out: 
         }
     }
     for (file, how, what) in wanted.into_iter().take(MAX_FILES) {
+        let file = super::values::with_line_values(parsed, index, &file);
+        if super::files::unresolved(&file, out) {
+            continue;
+        }
         if let Some((text, via)) = read_named(files.read(cwd, &file), &file, out) {
             texts.push((text, how, format!("{via}, {what} run by `{name}`")));
         }
