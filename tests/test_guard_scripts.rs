@@ -2942,4 +2942,30 @@ fn a_local_package_that_brings_a_program_named_nagger_is_refused() {
     ] {
         assert_eq!(check(&p, line).0, 0, "{line}");
     }
+    // Python packages: one that declares a program named `nagger`, or a packed one, is
+    // asked about (another build of nagger may be an upgrade).
+    write(
+        &p,
+        "tools/pp/pyproject.toml",
+        "[project]\nname = \"pp\"\n[project.scripts]\nnagger = \"pp:main\"\n",
+    );
+    write(
+        &p,
+        "tools/okpy/pyproject.toml",
+        "[project]\nname = \"okpy\"\n[project.scripts]\nokcli = \"okpy:main\"\n",
+    );
+    for line in [
+        "pip install ./tools/pp",
+        "python3 -m pip install -e tools/pp",
+        "pip install --no-index --no-deps build/pp-1.0-py3-none-any.whl",
+    ] {
+        assert_eq!(check(&p, line).0, ASKED, "{line}");
+    }
+    for line in [
+        "pip install ./tools/okpy",
+        "pip install requests",
+        "pip install -e .",
+    ] {
+        assert_eq!(check(&p, line).0, 0, "{line}");
+    }
 }

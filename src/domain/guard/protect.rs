@@ -2612,7 +2612,11 @@ fn changed_by_name(
                      which may be found before the nagger program Claude Code runs as its hook"
                 )));
             }
-            None if full.is_some_and(|f| f.exists()) => {
+            None if full.is_some_and(|f| f.exists())
+                || [".tgz", ".tar.gz", ".tar"]
+                    .iter()
+                    .any(|end| package.to_ascii_lowercase().ends_with(end)) =>
+            {
                 return Some(Finding::ask(
                     "guard:self-protect-unsure",
                     format!(
@@ -2624,6 +2628,36 @@ fn changed_by_name(
             }
             None => {}
         }
+    }
+    // `pip install ./tools/pp`, `pip install build/pp.whl`: a Python package whose
+    // programs land in an environment's `bin`, first on PATH once it is activated.
+    for package in installs::local_python_packages(command) {
+        let full =
+            resolve(cwd, &super::paths::here_and_home(&package)).and_then(|p| on_disk(scope, &p));
+        let declares = full
+            .as_deref()
+            .filter(|dir| dir.is_dir())
+            .and_then(installs::declares_nagger);
+        let packed = full.as_deref().is_some_and(|f| !f.is_dir())
+            && [".whl", ".tar.gz", ".zip", ".tgz"]
+                .iter()
+                .any(|e| package.to_ascii_lowercase().ends_with(e));
+        let why = match declares {
+            Some(true) => {
+                "declares a program named `nagger`: another build of nagger may \
+                           be an upgrade, or a doctored one"
+            }
+            _ if packed => {
+                "a packed package whose programs cannot be read before it is \
+                            unpacked: one of them may take the nagger program's name"
+            }
+            _ => continue,
+        };
+        return Some(Finding::ask(
+            "guard:self-protect-unsure",
+            format!("installs `{package}`, which {why}"),
+            "Install it yourself, in your own terminal.",
+        ));
     }
     // `find -L src -delete`, `grep -R x src | xargs rm`: links on disk lead the walk in.
     let walk = follow::Walk {

@@ -233,6 +233,103 @@ pub(super) fn brings_nagger(dir: &std::path::Path) -> Option<bool> {
     Some(by_bin || by_folder)
 }
 
+/// The local Python packages `pip install ./dir` (`-e .`, `pip3`, `python3 -m pip`, `uv pip`)
+/// installs, as written: their programs land in the environment's `bin`, which an
+/// activated environment puts first on PATH.
+pub(super) fn local_python_packages(command: &SimpleCommand) -> Vec<String> {
+    let mut args: &[String] = command.args();
+    let name = command.name();
+    let pip = if name.starts_with("python") && args.len() >= 2 && args[0] == "-m" {
+        let module = args[1].clone();
+        args = &args[2..];
+        module.starts_with("pip")
+    } else if name == "uv" && args.first().is_some_and(|a| a == "pip") {
+        args = &args[1..];
+        true
+    } else {
+        name.starts_with("pip") && name != "pipx"
+    };
+    if !pip || args.first().is_none_or(|a| a != "install") {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let mut k = 1;
+    while let Some(a) = args.get(k) {
+        k += 1;
+        if matches!(a.as_str(), "-e" | "--editable") {
+            if let Some(dir) = args.get(k) {
+                out.push(dir.clone());
+                k += 1;
+            }
+            continue;
+        }
+        if matches!(
+            a.as_str(),
+            "-r" | "--requirement"
+                | "-c"
+                | "--constraint"
+                | "-t"
+                | "--target"
+                | "--prefix"
+                | "--root"
+                | "-i"
+                | "--index-url"
+                | "--extra-index-url"
+                | "-f"
+                | "--find-links"
+        ) {
+            k += 1;
+            continue;
+        }
+        if a.starts_with('-') {
+            continue;
+        }
+        let lower = a.to_ascii_lowercase();
+        if a == "."
+            || a.starts_with("./")
+            || a.starts_with("../")
+            || a.starts_with('/')
+            || a.starts_with('~')
+            || [".whl", ".tar.gz", ".zip", ".tgz"]
+                .iter()
+                .any(|e| lower.ends_with(e))
+        {
+            out.push(a.clone());
+        }
+    }
+    out
+}
+
+/// Whether the Python project in folder `dir` declares a program named `nagger`
+/// (`[project.scripts]`, `console_scripts`, an entry in `setup.py`): a line that gives
+/// `nagger` a value in its build files. `None` when none of them can be read.
+pub(super) fn declares_nagger(dir: &std::path::Path) -> Option<bool> {
+    use std::io::Read;
+    let mut read_any = false;
+    for file in ["pyproject.toml", "setup.cfg", "setup.py"] {
+        let Ok(f) = crate::base::files::open_regular(&dir.join(file)) else {
+            continue;
+        };
+        let mut text = String::new();
+        if f.take(MAX_MANIFEST).read_to_string(&mut text).is_err() {
+            continue;
+        }
+        read_any = true;
+        let declares = text.lines().any(|line| {
+            let line = line.trim().trim_start_matches(['"', '\'']);
+            line.strip_prefix("nagger").is_some_and(|rest| {
+                rest.trim_start_matches(['"', '\''])
+                    .trim_start()
+                    .starts_with('=')
+            })
+        });
+        if declares {
+            return Some(true);
+        }
+    }
+    read_any.then_some(false)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

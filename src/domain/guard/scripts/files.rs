@@ -384,6 +384,10 @@ pub(super) fn unresolved(file: &str, out: &mut Vec<Ran>) -> bool {
 /// Whether the file a command names is only known when the line runs: a variable other
 /// than the current folder's and the home's, a command's output, or a pattern.
 pub(super) fn only_known_when_run(file: &str) -> bool {
+    // `source <(echo …)`: what the substitution prints is read as the line writes it.
+    if file.starts_with("<(") || file.starts_with(">(") {
+        return false;
+    }
     super::super::paths::here_and_home(file).contains(['$', '`', '*', '?', '['])
 }
 
