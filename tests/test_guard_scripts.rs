@@ -2969,3 +2969,35 @@ fn a_local_package_that_brings_a_program_named_nagger_is_refused() {
         assert_eq!(check(&p, line).0, 0, "{line}");
     }
 }
+
+/// A script or Makefile a job left in the background runs, whose own text waits and
+/// then runs another file (which the next call may write): what that file holds when it
+/// runs is not what nagger read. Run in the foreground, waited for at once, or without a
+/// wait in it, it passes.
+#[test]
+fn a_file_run_after_a_wait_inside_a_background_script_is_asked_about() {
+    let p = Project::new();
+    write(&p, "tools/check.sh", "sleep 2\n. ./tools/lib.sh\n");
+    write(&p, "tools/lib.sh", "echo lib\n");
+    write(&p, "tools/quick.sh", "echo a\n. ./tools/lib.sh\n");
+    write(
+        &p,
+        "Makefile",
+        "all:\n\t@sleep 2\n\t@$(MAKE) -s -f tools/rules.mk\n",
+    );
+    write(&p, "tools/rules.mk", "all:\n\t@echo ok\n");
+    for line in [
+        "bash tools/check.sh >/dev/null 2>&1 &",
+        "make -s >/dev/null 2>&1 &",
+    ] {
+        assert_eq!(check(&p, line).0, ASKED, "{line}");
+    }
+    for line in [
+        "bash tools/check.sh",
+        "make -s",
+        "bash tools/quick.sh &",
+        "bash tools/check.sh & wait",
+    ] {
+        assert_eq!(check(&p, line).0, 0, "{line}");
+    }
+}

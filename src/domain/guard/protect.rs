@@ -113,6 +113,9 @@ pub(super) struct Scope<'a> {
     dots: std::cell::OnceCell<bool>,
     /// What in the line the guard does not follow, worked out once.
     unfollowed: std::cell::OnceCell<Vec<(usize, String)>>,
+    /// The line is a file a job left in the background runs: it runs on after the
+    /// command line was checked.
+    later: bool,
 }
 
 /// The guard's check of what one command destroys.
@@ -144,6 +147,7 @@ impl<'a> Scope<'a> {
             destroys: None,
             dots: std::cell::OnceCell::new(),
             unfollowed: std::cell::OnceCell::new(),
+            later: false,
         }
     }
 
@@ -176,6 +180,15 @@ impl<'a> Scope<'a> {
             destroys: self.destroys,
             dots,
             unfollowed: std::cell::OnceCell::new(),
+            later: self.later,
+        }
+    }
+
+    /// The scope of a file a job left in the background runs, when `later`.
+    pub(super) fn running_later(self, later: bool) -> Scope<'a> {
+        Scope {
+            later: self.later || later,
+            ..self
         }
     }
 
@@ -2367,19 +2380,7 @@ fn delayed_in_background(
 /// `strict`), or after one that may take its time. `None` when it runs as the line does.
 fn background_delay(command: &SimpleCommand, scope: &Scope) -> Option<(String, bool)> {
     let (parsed, at) = scope.place_of(command)?;
-    let job = parsed.background.iter().find(|job| job.contains(&at))?;
-    // `(sleep 1; make) & wait`: waited for before anything else on the line runs, the
-    // job is the line's own.
-    if parsed.commands.get(job.end).is_some_and(|next| {
-        next.name() == "wait"
-            && next.via.is_empty()
-            && next
-                .args()
-                .iter()
-                .all(|a| matches!(a.as_str(), "$!" | "%1" | "%%" | "%+"))
-    }) {
-        return None;
-    }
+    let job = left_running(parsed, at)?;
     let before = &parsed.commands[job.start..at];
     let waits = before.iter().find(|c| WAITING.contains(&c.name()));
     let slow = before
@@ -2398,6 +2399,22 @@ fn background_delay(command: &SimpleCommand, scope: &Scope) -> Option<(String, b
     Some((when, waits.is_some() || looped))
 }
 
+/// The job command `index` of `parsed` runs in, when the line leaves it running in the
+/// background: one waited for before anything else on the line runs (`(sleep 1; make) &
+/// wait`) is the line's own.
+pub(super) fn left_running(parsed: &Parsed, index: usize) -> Option<&std::ops::Range<usize>> {
+    let job = parsed.background.iter().find(|job| job.contains(&index))?;
+    let waited = parsed.commands.get(job.end).is_some_and(|next| {
+        next.name() == "wait"
+            && next.via.is_empty()
+            && next
+                .args()
+                .iter()
+                .all(|a| matches!(a.as_str(), "$!" | "%1" | "%%" | "%+"))
+    });
+    (!waited).then_some(job)
+}
+
 /// A command that runs a program or instructions from a file later than the line is
 /// checked: in a job left running in the background after a wait (`(sleep 2; sh x.sh)
 /// &`, `until [ -s f ]; do sleep 1; done; sh f &`), in a loop, or as a trap's command, which runs when the line ends or on a
@@ -2412,6 +2429,8 @@ fn runs_a_file_later(command: &SimpleCommand, scope: &Scope) -> Option<Finding> 
         .any(|v| matches!(v, shell::Via::Script(how) if how == "trap" || how.starts_with("trap ")));
     let when = if trapped {
         "as a trap's command, when the line ends or a signal comes".to_owned()
+    } else if let Some(wait) = scope.later.then(|| waited_before(command, scope)).flatten() {
+        format!("in a script left running in the background, after `{wait}`")
     } else {
         // After a step that only takes its time (`cargo build && ./target/debug/app &`,
         // a server started after its build) the job is everyday work; after a wait or in
@@ -2430,6 +2449,23 @@ fn runs_a_file_later(command: &SimpleCommand, scope: &Scope) -> Option<Finding> 
         ),
         "Run it in the foreground, or let the user start it.",
     ))
+}
+
+/// The command before `command` in its line that waits (`sleep`, `wait`, `inotifywait`),
+/// or the loop it runs in.
+fn waited_before(command: &SimpleCommand, scope: &Scope) -> Option<String> {
+    let (parsed, at) = scope.place_of(command)?;
+    if let Some(c) = parsed.commands[..at]
+        .iter()
+        .find(|c| WAITING.contains(&c.name()))
+    {
+        return Some(c.name().to_owned());
+    }
+    parsed
+        .loops
+        .iter()
+        .any(|l| l.contains(&at))
+        .then(|| "a loop".to_owned())
 }
 
 /// The file command `command` runs a program or instructions from, if it does: a

@@ -550,6 +550,7 @@ impl<'a> Guard<'a> {
                 budget: &budget,
                 files: &files,
                 handed: Some(&handed),
+                later: false,
             };
             let findings = self.findings(parsed, index, &allowed, at);
             if budget.get() == 0 && fired.insert("guard:unanalysable") {
@@ -1110,10 +1111,12 @@ impl<'a> Guard<'a> {
             return findings;
         }
         // What a project's files hand on is parsed on a budget of its own: spent, the rest
-        // of them is not analysed, and nothing is asked about it.
+        // of them is not analysed, and nothing is asked about it. A file a job left in the
+        // background runs (`bash check.sh &`) runs on after the line is checked.
         let inner = At {
             depth: at.depth + 1,
             budget: at.files.budget(),
+            later: at.later || protect::left_running(parsed, index).is_some(),
             ..at
         };
         for ran in ran {
@@ -1182,7 +1185,7 @@ impl<'a> Guard<'a> {
         let mut folders = Folders::new(at.cwd.clone())
             .in_line(&parsed)
             .at_root(at.scope.root);
-        let scope = at.scope.for_script(&parsed);
+        let scope = at.scope.for_script(&parsed).running_later(at.later);
         for index in 0..parsed.commands.len() {
             let inner = &parsed.commands[index];
             let cwd = folders.cwd_of(inner);
@@ -1200,6 +1203,7 @@ impl<'a> Guard<'a> {
                 budget: at.budget,
                 files: at.files,
                 handed: at.handed,
+                later: at.later,
             };
             for finding in self.findings(&parsed, index, &allowed, here) {
                 findings.push(Finding {
@@ -1229,6 +1233,9 @@ struct At<'r, 's> {
     /// The bytes left for reading the command lines programs the guard does not know
     /// may run ([`Guard::handed_findings`]); `None` inside one of them.
     handed: Option<&'r Cell<usize>>,
+    /// Whether what is checked runs in a file a job left in the background runs: what
+    /// that file runs after a wait runs later than the line is checked.
+    later: bool,
 }
 
 /// The string `xargs -I STR` (`-iSTR`, `--replace=STR`, `-i` and `--replace` for `{}`)
