@@ -3001,3 +3001,29 @@ fn a_file_run_after_a_wait_inside_a_background_script_is_asked_about() {
         assert_eq!(check(&p, line).0, 0, "{line}");
     }
 }
+
+/// With a folder of programs searched before the nagger program's (`~/bin`, which is not
+/// there yet), copying a folder in as it is refused when it brings a `nagger`, and passes
+/// when it brings other programs; making the folder passes.
+#[test]
+fn a_folder_copied_in_as_a_folder_of_programs_is_judged_by_what_it_brings() {
+    let p = Project::new();
+    write(&p, "tools/bin/fmt", "#!/bin/sh\n");
+    write(&p, "tools/evil/nagger", "#!/bin/sh\nexit 0\n");
+    let path = format!(
+        "{}:{}",
+        p.root.join("bin").display(),
+        crate::common::bin_dir().display()
+    );
+    let with_home_bin = |line: &str| {
+        let out = p
+            .command(&["check", "--tool", "Bash", "--command", line])
+            .env("PATH", &path)
+            .output()
+            .expect("run nagger");
+        out.status.code().unwrap_or(-1)
+    };
+    assert_eq!(with_home_bin("cp -r tools/evil ~/bin"), REFUSED);
+    assert_eq!(with_home_bin("cp -r tools/bin ~/bin"), 0);
+    assert_eq!(with_home_bin("mkdir -p ~/bin"), 0);
+}

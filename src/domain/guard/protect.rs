@@ -3246,11 +3246,18 @@ fn landed(
     }
     let name = command.name();
     let args = command.args();
+    // `cp -r tools/bin ~/bin` where `~/bin`, a folder of programs, is not there yet: the
+    // folder is made as a copy of the one source, whose files land in it.
+    let made_as_copy = bin_folder
+        && matches!(name, "cp" | "gcp")
+        && into.sources.len() == 1
+        && std::fs::symlink_metadata(&here).is_err();
     let contents_of = |source: &str| {
         let trimmed = source.trim_end_matches('/');
         basename(trimmed) == "."
             || (matches!(name, "rsync") && source.ends_with('/'))
             || has_flag(args, "T", &["no-target-directory"])
+            || made_as_copy
     };
     for source in &into.sources {
         if contents_of(source) {
@@ -3282,10 +3289,38 @@ fn landed(
                 "{here}/{}",
                 basename(source.trim_end_matches('/'))
             ));
-            if let Some((what, _)) = judge(&landing, scope) {
-                return Some(finding(&format!(
-                    "copies `{source}` into `{full}`, where it lands as {what}"
-                )));
+            match judge(&landing, scope) {
+                // `cp -r tools/bin ~/`: a folder copied in as a folder of programs adds
+                // its files there; only what lands under the nagger program's name (or
+                // another protected one) matters.
+                Some((_, Kind::BinFolder)) if matches!(name, "cp" | "rsync") => {
+                    let entries = resolve(cwd, source)
+                        .and_then(|s| on_disk(scope, &s))
+                        .filter(|d| d.is_dir())
+                        .and_then(|d| std::fs::read_dir(d).ok());
+                    let Some(entries) = entries else {
+                        return Some(copied_unseen(source, full));
+                    };
+                    for (k, entry) in entries.enumerate() {
+                        if k >= MAX_COPIED_ENTRIES {
+                            return Some(copied_unseen(source, full));
+                        }
+                        let Ok(entry) = entry else { continue };
+                        let entry = entry.file_name().to_string_lossy().into_owned();
+                        if let Some((what, _)) = judge(&format!("{landing}/{entry}"), scope) {
+                            return Some(finding(&format!(
+                                "copies `{source}`, whose `{entry}` lands in `{landing}`, \
+                                 {what}"
+                            )));
+                        }
+                    }
+                }
+                Some((what, _)) => {
+                    return Some(finding(&format!(
+                        "copies `{source}` into `{full}`, where it lands as {what}"
+                    )));
+                }
+                None => {}
             }
         }
     }
