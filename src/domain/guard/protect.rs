@@ -3271,18 +3271,8 @@ fn landed(
                 }
                 return Some(copied_unseen(source, full));
             };
-            for (k, entry) in entries.enumerate() {
-                if k >= MAX_COPIED_ENTRIES {
-                    return Some(copied_unseen(source, full));
-                }
-                let Ok(entry) = entry else { continue };
-                let entry = entry.file_name().to_string_lossy().into_owned();
-                let landing = normalize(&format!("{here}/{entry}"));
-                if let Some((what, _)) = judge(&landing, scope) {
-                    return Some(finding(&format!(
-                        "copies `{source}`, whose `{entry}` lands in `{full}`, {what}"
-                    )));
-                }
+            if let Some(found) = entries_landing(entries, source, (&here, full), full, scope) {
+                return Some(found);
             }
         } else {
             let landing = normalize(&format!(
@@ -3301,18 +3291,10 @@ fn landed(
                     let Some(entries) = entries else {
                         return Some(copied_unseen(source, full));
                     };
-                    for (k, entry) in entries.enumerate() {
-                        if k >= MAX_COPIED_ENTRIES {
-                            return Some(copied_unseen(source, full));
-                        }
-                        let Ok(entry) = entry else { continue };
-                        let entry = entry.file_name().to_string_lossy().into_owned();
-                        if let Some((what, _)) = judge(&format!("{landing}/{entry}"), scope) {
-                            return Some(finding(&format!(
-                                "copies `{source}`, whose `{entry}` lands in `{landing}`, \
-                                 {what}"
-                            )));
-                        }
+                    if let Some(found) =
+                        entries_landing(entries, source, (&landing, &landing), full, scope)
+                    {
+                        return Some(found);
                     }
                 }
                 Some((what, _)) => {
@@ -3322,6 +3304,31 @@ fn landed(
                 }
                 None => {}
             }
+        }
+    }
+    None
+}
+
+/// The refusal for the first entry of folder `source` that lands, copied into the folder
+/// `into` (resolved, as shown), on a protected path; asked about past the entries read
+/// (`unseen`: the destination as the command names it).
+fn entries_landing(
+    entries: std::fs::ReadDir,
+    source: &str,
+    (into, shown): (&str, &str),
+    unseen: &str,
+    scope: &Scope,
+) -> Option<Finding> {
+    for (k, entry) in entries.enumerate() {
+        if k >= MAX_COPIED_ENTRIES {
+            return Some(copied_unseen(source, unseen));
+        }
+        let Ok(entry) = entry else { continue };
+        let entry = entry.file_name().to_string_lossy().into_owned();
+        if let Some((what, _)) = judge(&normalize(&format!("{into}/{entry}")), scope) {
+            return Some(finding(&format!(
+                "copies `{source}`, whose `{entry}` lands in `{shown}`, {what}"
+            )));
         }
     }
     None
@@ -6303,6 +6310,19 @@ fn unpacked(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding
     unpacked_as_given(command, cwd, scope).or_else(|| copied_renamed(command, cwd, scope))
 }
 
+/// Whether folder `full` (resolved) holds nagger's files or Claude Code's settings, or
+/// the project: by name, or on disk where it is a link.
+fn holds_nagger_files(scope: &Scope, full: &str) -> bool {
+    holds_protected(scope, full)
+        || real_path(scope, full).is_some_and(|real| {
+            let real = PathBuf::from(real);
+            scope.root.starts_with(&real)
+                || [".claude", ".claude-nagger"]
+                    .iter()
+                    .any(|inner| std::fs::symlink_metadata(real.join(inner)).is_ok())
+        })
+}
+
 /// `pax -rw -s ,^conf,.claude, conf .`: a copy whose names the command rewrites by
 /// patterns as it copies, into a folder that holds nagger's files or Claude Code's
 /// settings. Where each copy lands is only known as it runs: asked about.
@@ -6314,15 +6334,7 @@ fn copied_renamed(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<F
     let renames = archives::renames(command.name(), args);
     let dest = *super::finding::operands(args).last()?;
     let full = resolve(cwd, dest)?;
-    let holds = holds_protected(scope, &full)
-        || judge(&full, scope).is_some()
-        || real_path(scope, &full).is_some_and(|real| {
-            let real = PathBuf::from(real);
-            scope.root.starts_with(&real)
-                || [".claude", ".claude-nagger"]
-                    .iter()
-                    .any(|inner| std::fs::symlink_metadata(real.join(inner)).is_ok())
-        });
+    let holds = judge(&full, scope).is_some() || holds_nagger_files(scope, &full);
     (holds && !renames.is_empty()).then(|| {
         Finding::ask(
             "guard:self-protect-unsure",
@@ -6379,15 +6391,7 @@ fn unpacked_as_given(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Optio
         let shown = archive.unwrap_or("standard input");
         return Some(finding(&format!("unpacks `{shown}` into `{dest}`, {what}")));
     }
-    let holds = holds_protected(scope, &dest_full)
-        || dest_judged.is_some()
-        || real_path(scope, &dest_full).is_some_and(|real| {
-            let real = PathBuf::from(real);
-            scope.root.starts_with(&real)
-                || [".claude", ".claude-nagger"]
-                    .iter()
-                    .any(|inner| std::fs::symlink_metadata(real.join(inner)).is_ok())
-        });
+    let holds = dest_judged.is_some() || holds_nagger_files(scope, &dest_full);
     let listing = match archive {
         Some(archive) => match resolve(cwd, archive).and_then(|full| on_disk(scope, &full)) {
             Some(path) => archives::list(&path),
