@@ -2934,11 +2934,32 @@ fn a_local_package_that_brings_a_program_named_nagger_is_refused() {
     ] {
         assert_eq!(check(&p, line).0, REFUSED, "{line}");
     }
-    assert_eq!(check(&p, "npm i ./tools/np-1.0.0.tgz").0, ASKED);
+    // Installed without being named: the current folder, put among the global programs.
+    for line in [
+        "cd tools/np && npm link",
+        "cd tools/np && npm install -g",
+        "cd tools/nb && npm i --global .",
+        "cd tools/named && pnpm link --global",
+        "cd tools && bun link ./np",
+        "npm install -g \"$PWD/tools/np\"",
+    ] {
+        assert_eq!(check(&p, line).0, REFUSED, "{line}");
+    }
+    for line in [
+        "npm i ./tools/np-1.0.0.tgz",
+        "npm pack ./tools/np && npm i -g np-1.0.0.tgz",
+    ] {
+        assert_eq!(check(&p, line).0, ASKED, "{line}");
+    }
     for line in [
         "npm install ./tools/ok",
         "npm install",
         "npm install lodash",
+        "npm link",
+        "cd tools/ok && npm link",
+        "cd tools/ok && npm install -g",
+        "npm install --prefix ./tools/np",
+        "npm i -g typescript",
     ] {
         assert_eq!(check(&p, line).0, 0, "{line}");
     }

@@ -2630,7 +2630,20 @@ fn changed_by_name(
     }
     // `npm install ./tools/np` whose package brings a program named `nagger`: in
     // `node_modules/.bin`, which a shell may search first, it answers every hook.
-    for package in installs::local_packages(command) {
+    let (named, current) = installs::local_packages(command);
+    // The current folder installed unnamed: only a package there that brings a
+    // `nagger` counts (without a manifest there is nothing to install).
+    if let Some(here) = current.first() {
+        let full = resolve(cwd, here).and_then(|p| on_disk(scope, &p));
+        if full.as_deref().and_then(installs::brings_nagger) == Some(true) {
+            return Some(finding(&format!(
+                "puts the package in `{here}` among the global programs, and it brings a \
+                 program named `nagger`, which may be found before the nagger program Claude \
+                 Code runs as its hook"
+            )));
+        }
+    }
+    for package in named {
         let full =
             resolve(cwd, &super::paths::here_and_home(&package)).and_then(|p| on_disk(scope, &p));
         let brings = full.as_deref().and_then(|dir| {

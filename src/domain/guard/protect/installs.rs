@@ -173,33 +173,86 @@ pub(super) fn program_folders(command: &SimpleCommand) -> Vec<String> {
 const MAX_MANIFEST: u64 = 256 * 1024;
 
 /// The local packages `npm install ./dir` (`file:dir`, `pnpm add ./dir`, `yarn add
-/// file:dir`, `bun add ./dir`) installs, as written: their programs land in
-/// `node_modules/.bin`, which a shell may search before the nagger program's folder.
-pub(super) fn local_packages(command: &SimpleCommand) -> Vec<String> {
+/// file:dir`, `bun add ./dir`, a packed `x-1.0.0.tgz`) installs, as written: their
+/// programs land in `node_modules/.bin`, which a shell may search before the nagger
+/// program's folder, or in the global folder of programs. The second list holds the
+/// folders installed without being named: the current one, which `npm install -g`,
+/// `npm link`, `pnpm link --global`, `yarn link` and `bun link` put among the global
+/// programs when no package is named.
+pub(super) fn local_packages(command: &SimpleCommand) -> (Vec<String>, Vec<String>) {
     let name = command.name();
     if !matches!(name, "npm" | "pnpm" | "yarn" | "bun") {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     }
     let args = command.args();
-    let Some(at) = args
-        .iter()
-        .position(|a| matches!(a.as_str(), "install" | "i" | "add" | "in" | "isntall"))
-    else {
-        return Vec::new();
+    // Options whose value is the next word, not a package.
+    let takes_value = |a: &str| {
+        matches!(
+            a,
+            "--prefix"
+                | "-C"
+                | "--cwd"
+                | "--dir"
+                | "-w"
+                | "--workspace"
+                | "--filter"
+                | "--registry"
+                | "--cache"
+                | "--userconfig"
+                | "--globalconfig"
+                | "--tag"
+                | "--omit"
+                | "--include"
+        )
     };
-    args[at + 1..]
+    let Some(at) = args.iter().position(|a| {
+        matches!(
+            a.as_str(),
+            "install" | "i" | "add" | "in" | "isntall" | "link" | "ln"
+        )
+    }) else {
+        return (Vec::new(), Vec::new());
+    };
+    let mut operands = Vec::new();
+    let mut k = at + 1;
+    while let Some(a) = args.get(k) {
+        k += 1;
+        if takes_value(a) {
+            k += 1;
+        } else if !a.starts_with('-') {
+            operands.push(a.as_str());
+        }
+    }
+    let global = args
         .iter()
-        .filter(|a| !a.starts_with('-'))
+        .any(|a| matches!(a.as_str(), "-g" | "--global" | "--location=global"));
+    let links = matches!(args[at].as_str(), "link" | "ln");
+    let current = if operands.is_empty() && (global || links) {
+        vec![".".to_owned()]
+    } else {
+        Vec::new()
+    };
+    let named = operands
+        .into_iter()
         .filter_map(|a| {
-            let path = a.strip_prefix("file:").unwrap_or(a);
+            let path = super::super::paths::here_and_home(a.strip_prefix("file:").unwrap_or(a));
+            let path = path.as_str();
+            let lower = path.to_ascii_lowercase();
             (a.starts_with("file:")
+                || path == "."
+                || path == ".."
                 || path.starts_with("./")
                 || path.starts_with("../")
                 || path.starts_with('/')
-                || path.starts_with('~'))
+                || path.starts_with('~')
+                || (!path.contains(':')
+                    && [".tgz", ".tar.gz", ".tar"]
+                        .iter()
+                        .any(|e| lower.ends_with(e))))
             .then(|| path.to_owned())
         })
-        .collect()
+        .collect();
+    (named, current)
 }
 
 /// Whether the package in folder `dir` brings a program named `nagger`: its `bin` names
