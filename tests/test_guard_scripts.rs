@@ -2979,6 +2979,9 @@ fn a_local_package_that_brings_a_program_named_nagger_is_refused() {
         "pip install ./tools/pp",
         "python3 -m pip install -e tools/pp",
         "pip install --no-index --no-deps build/pp-1.0-py3-none-any.whl",
+        "pipx install ./tools/pp",
+        "uv tool install ./tools/pp/",
+        "uv tool install --from ./tools/pp pp",
     ] {
         assert_eq!(check(&p, line).0, ASKED, "{line}");
     }
@@ -2986,6 +2989,34 @@ fn a_local_package_that_brings_a_program_named_nagger_is_refused() {
         "pip install ./tools/okpy",
         "pip install requests",
         "pip install -e .",
+        "pipx install ./tools/okpy",
+        "uv tool install ruff",
+        "pipx install black",
+    ] {
+        assert_eq!(check(&p, line).0, 0, "{line}");
+    }
+    // A crate from a repository on this machine is read like `--path`.
+    write(
+        &p,
+        "tools/cr/Cargo.toml",
+        "[package]\nname = \"nagger\"\nversion = \"0.1.0\"\n",
+    );
+    write(
+        &p,
+        "tools/okcr/Cargo.toml",
+        "[package]\nname = \"okcr\"\nversion = \"0.1.0\"\n",
+    );
+    for line in [
+        "cargo install --git file://$PWD/tools/cr",
+        "cargo install --git ./tools/cr --force",
+        "cargo install --git=/srv/repos/bare.git",
+    ] {
+        assert_eq!(check(&p, line).0, ASKED, "{line}");
+    }
+    for line in [
+        "cargo install --git ./tools/okcr",
+        "cargo install --git https://example.com/some/tool",
+        "cargo install ripgrep",
     ] {
         assert_eq!(check(&p, line).0, 0, "{line}");
     }

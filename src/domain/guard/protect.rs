@@ -4173,22 +4173,34 @@ fn installs_nagger(name: &str, args: &[String], cwd: &Cwd, scope: &Scope) -> boo
     if name != "cargo" {
         return false;
     }
-    // `cargo install --path DIR`: the package it builds is named in DIR/Cargo.toml.
-    let path = rest.iter().enumerate().find_map(|(k, a)| {
-        if a == "--path" {
-            rest.get(k + 1).map(String::as_str)
-        } else {
-            a.strip_prefix("--path=")
-        }
+    // `cargo install --path DIR`: the package it builds is named in DIR/Cargo.toml. A
+    // repository on this machine (`--git file:///…`, `--git ../repo`) is read the same
+    // way from its working tree; one without a readable `Cargo.toml` there (a bare
+    // repository) counts as one that may build nagger.
+    let value = |option: &str| {
+        rest.iter().enumerate().find_map(|(k, a)| {
+            if a == option {
+                rest.get(k + 1).map(String::as_str)
+            } else {
+                a.strip_prefix(option).and_then(|v| v.strip_prefix('='))
+            }
+        })
+    };
+    let local_git = value("--git").and_then(|url| {
+        let path = url.strip_prefix("file://").unwrap_or(url);
+        (url.starts_with("file://") || path.starts_with(['/', '.', '~'])).then_some(path)
     });
-    let Some(dir) = path.and_then(|p| resolve(cwd, p)) else {
+    let Some(dir) = value("--path")
+        .or(local_git)
+        .and_then(|p| resolve(cwd, &super::paths::here_and_home(p)))
+    else {
         return false;
     };
     let Some(full) = on_disk(scope, &format!("{dir}/Cargo.toml")) else {
-        return false;
+        return local_git.is_some();
     };
     let Ok(file) = crate::base::files::open_regular(&full) else {
-        return false;
+        return local_git.is_some();
     };
     let mut text = String::new();
     let _ = std::io::Read::read_to_string(&mut std::io::Read::take(file, 64 * 1024), &mut text);

@@ -286,9 +286,10 @@ pub(super) fn brings_nagger(dir: &std::path::Path) -> Option<bool> {
     Some(by_bin || by_folder)
 }
 
-/// The local Python packages `pip install ./dir` (`-e .`, `pip3`, `python3 -m pip`, `uv pip`)
-/// installs, as written: their programs land in the environment's `bin`, which an
-/// activated environment puts first on PATH.
+/// The local Python packages `pip install ./dir` (`-e .`, `pip3`, `python3 -m pip`, `uv pip`,
+/// `pipx install`, `uv tool install`, `--from`/`--spec DIR`) installs, as written: their
+/// programs land in the environment's `bin`, which an activated environment puts first
+/// on PATH, or in the user's folder of programs (`~/.local/bin`).
 pub(super) fn local_python_packages(command: &SimpleCommand) -> Vec<String> {
     let mut args: &[String] = command.args();
     let name = command.name();
@@ -296,8 +297,10 @@ pub(super) fn local_python_packages(command: &SimpleCommand) -> Vec<String> {
         let module = args[1].clone();
         args = &args[2..];
         module.starts_with("pip")
-    } else if name == "uv" && args.first().is_some_and(|a| a == "pip") {
+    } else if name == "uv" && args.first().is_some_and(|a| a == "pip" || a == "tool") {
         args = &args[1..];
+        true
+    } else if name == "pipx" {
         true
     } else {
         name.starts_with("pip") && name != "pipx"
@@ -330,7 +333,21 @@ pub(super) fn local_python_packages(command: &SimpleCommand) -> Vec<String> {
                 | "--extra-index-url"
                 | "-f"
                 | "--find-links"
+                | "--python"
+                | "--suffix"
+                | "--pip-args"
+                | "--with"
+                | "-w"
         ) {
+            k += 1;
+            continue;
+        }
+        // `uv tool install --from ./dir cli`, `pipx install --spec ./dir cli`: the
+        // package comes from the folder.
+        if matches!(a.as_str(), "--from" | "--spec") {
+            if let Some(dir) = args.get(k) {
+                out.push(dir.clone());
+            }
             k += 1;
             continue;
         }
