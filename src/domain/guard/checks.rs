@@ -373,9 +373,8 @@ pub(super) fn find_names(args: &[String]) -> Vec<&str> {
 /// that must not go. A name or age filter makes it routine cleaning, except from `/` or a
 /// system folder.
 fn find(args: &[String]) -> Option<Finding> {
-    let starts: Vec<&str> = args
+    let starts: Vec<&str> = super::shell::find_starts(args)
         .iter()
-        .take_while(|a| !a.starts_with('-') && !matches!(a.as_str(), "(" | "!" | ","))
         .map(String::as_str)
         .collect();
     let mut deletes = false;

@@ -153,11 +153,7 @@ pub(super) fn xargs_fed(parsed: &Parsed, index: usize) -> Vec<String> {
                             .is_some_and(|v| !v.is_empty() && v.bytes().all(|b| b == b'*'))
                 }) =>
             {
-                fed.extend(
-                    args.iter()
-                        .take_while(|a| !a.starts_with('-') && !matches!(a.as_str(), "(" | "!"))
-                        .cloned(),
-                );
+                fed.extend(shell::find_starts(args).iter().cloned());
             }
             _ => {}
         }

@@ -187,9 +187,8 @@ fn deletion(command: &SimpleCommand) -> Option<Deletion<'_>> {
             }
         }
         "find" if args.iter().any(|a| a == "-delete") => {
-            let starts: Vec<&str> = args
+            let starts: Vec<&str> = super::shell::find_starts(args)
                 .iter()
-                .take_while(|a| !a.starts_with('-') && !matches!(a.as_str(), "(" | "!"))
                 .map(String::as_str)
                 .collect();
             let filtered = args.iter().any(|a| FIND_FILTERS.contains(&a.as_str()));
@@ -211,8 +210,8 @@ fn deletion(command: &SimpleCommand) -> Option<Deletion<'_>> {
             if names.is_empty() && filtered {
                 return None;
             }
-            args.iter()
-                .take_while(|a| !a.starts_with('-') && !matches!(a.as_str(), "(" | "!"))
+            super::shell::find_starts(args)
+                .iter()
                 .map(String::as_str)
                 .collect()
         }
@@ -288,11 +287,7 @@ pub(super) fn elsewhere(
             if d.names.iter().all(|n| junk(n)) {
                 return None;
             }
-            let starts: Vec<String> = args
-                .iter()
-                .take_while(|a| !a.starts_with('-') && !matches!(a.as_str(), "(" | "!"))
-                .cloned()
-                .collect();
+            let starts: Vec<String> = super::shell::find_starts(args).to_vec();
             ("deletes what it finds in", starts)
         }
         // `gio open`, `gio info`: only `gio trash` and `gio remove` delete.

@@ -2109,7 +2109,7 @@ fn changed(command: &SimpleCommand, fed: &[String], cwd: &Cwd, scope: &Scope) ->
     // written out.
     if command.under_xargs()
         && !fed.is_empty()
-        && let Some(r) = xargs_replace(command).filter(|r| !r.is_empty())
+        && let Some(r) = command.xargs_replace().filter(|r| !r.is_empty())
         && command.argv.iter().any(|w| w.contains(r.as_str()))
     {
         let real: Vec<&String> = fed.iter().filter(|f| !f.starts_with('\u{0}')).collect();
@@ -3492,10 +3492,8 @@ fn walks_clear(printer: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> bool {
         // Filters of what another printer prints, reading no file of their own.
         "sort" | "head" | "tail" | "uniq" | "tac" | "shuf" => return ops.is_empty(),
         "find" => {
-            let starts: Vec<&str> = printer
-                .args()
+            let starts: Vec<&str> = shell::find_starts(printer.args())
                 .iter()
-                .take_while(|a| !a.starts_with('-') && !matches!(a.as_str(), "(" | "!"))
                 .map(String::as_str)
                 .collect();
             let acts = printer.args().iter().any(|a| {
@@ -3822,7 +3820,7 @@ pub(super) fn handed_unknown(
     // `xargs -I{} rm -rf ../{}`: each name lands in the folder the word puts before it,
     // which must hold none of nagger's files either.
     let placed_clear = !command.under_xargs()
-        || xargs_replace(command).is_none_or(|r| {
+        || command.xargs_replace().is_none_or(|r| {
             command.argv.iter().all(|word| {
                 let Some(at) = word.find(r.as_str()) else {
                     return true;
@@ -3908,28 +3906,14 @@ pub(super) fn handed_unknown(
     if let [finder] = feeders
         && finder.name() == "find"
     {
-        // `find ARGS | xargs CMD` is `find ARGS -exec CMD {} +`; with `xargs -I R`, each
-        // name stands where `R` does: `find ARGS -exec CMD… {} …\;`.
-        let replace = xargs_replace(command);
-        let mut argv = finder.argv.clone();
-        argv.push("-exec".into());
-        if let Some(r) = &replace {
-            argv.extend(command.argv.iter().map(|w| w.replace(r.as_str(), "{}")));
-            argv.push(";".to_owned());
-        } else {
-            argv.extend(command.argv.iter().cloned());
-            argv.extend(["{}".to_owned(), "+".to_owned()]);
-        }
-        let run = SimpleCommand {
-            argv,
-            ..(*finder).clone()
-        };
+        // `find ARGS | xargs CMD` is `find ARGS -exec CMD {} +`.
+        let run = command.as_find_exec(finder);
         return changed(&run, &[], cwd, scope);
     }
     // `seq 10 | xargs -I{} touch build/f{}`: a printer of plain numbers hands on numbers,
     // judged as one of them where the names stand.
     if feeders.iter().all(|printer| prints_numbers(printer)) {
-        let replace = xargs_replace(command);
+        let replace = command.xargs_replace();
         let mut argv: Vec<String> = match &replace {
             Some(r) => command
                 .argv
@@ -5920,36 +5904,6 @@ fn pathspec_path(spec: &str) -> Option<String> {
         });
     }
     Some(spec.to_owned())
-}
-
-/// The replace string of the `xargs` that runs `command` (`-I R`, `-IR`, `-i`,
-/// `--replace[=R]`), when it has one.
-fn xargs_replace(command: &SimpleCommand) -> Option<String> {
-    let words = command.prefixed.as_ref()?;
-    let at = words.iter().position(|w| basename(w) == "xargs")?;
-    let mut k = at + 1;
-    while let Some(w) = words.get(k) {
-        if !w.starts_with('-') {
-            break;
-        }
-        if w == "-I" {
-            return words.get(k + 1).cloned();
-        }
-        if let Some(r) = w.strip_prefix("-I") {
-            return Some(r.to_owned());
-        }
-        if w == "-i" || w == "--replace" {
-            return Some("{}".to_owned());
-        }
-        if let Some(r) = w.strip_prefix("--replace=") {
-            return Some(r.to_owned());
-        }
-        if let Some(r) = w.strip_prefix("-i") {
-            return Some(r.to_owned());
-        }
-        k += 1;
-    }
-    None
 }
 
 /// The folders `fd PATTERN [PATH…]` walks (its options' values and the pattern left

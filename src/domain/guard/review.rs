@@ -611,6 +611,19 @@ impl<'a> Guard<'a> {
             return Vec::new();
         }
         let mut findings = command_findings(command, &fed, below);
+        // `find ../app -depth | xargs rm -rf`, `find . -name .git | xargs rm -rf`: the
+        // `find … -exec` it is, whose checks know find's start points and tests.
+        if command.under_xargs()
+            && !shell::is_shell(command.name())
+            && let [finder] = programs::feeders(parsed, index).as_slice()
+            && parsed.commands[*finder].name() == "find"
+        {
+            let run = command.as_find_exec(&parsed.commands[*finder]);
+            let mut more = command_findings(&run, &[], below);
+            more.extend(project::deleted(&run, cwd, at.old, at.scope.root));
+            more.retain(|f| !findings.iter().any(|g| g.harm == f.harm));
+            findings.extend(more);
+        }
         if let Some(list) = fed
             .iter()
             .find_map(|w| w.strip_prefix(scripts::UNKNOWN_LIST))
@@ -1238,33 +1251,13 @@ struct At<'r, 's> {
     later: bool,
 }
 
-/// The string `xargs -I STR` (`-iSTR`, `--replace=STR`, `-i` and `--replace` for `{}`)
-/// replaces in the command it runs, if given.
-fn xargs_replace(command: &SimpleCommand) -> Option<String> {
-    let original = command.prefixed.as_deref().unwrap_or(&[]);
-    original.iter().enumerate().find_map(|(k, w)| {
-        if w == "-I" {
-            original.get(k + 1).cloned()
-        } else if let Some(r) = w.strip_prefix("--replace=") {
-            Some(r.to_owned())
-        } else if w == "-i" || w == "--replace" {
-            Some("{}".to_owned())
-        } else {
-            w.strip_prefix("-I")
-                .or_else(|| w.strip_prefix("-i"))
-                .filter(|r| !r.is_empty())
-                .map(str::to_owned)
-        }
-    })
-}
-
 /// `echo nagger | xargs -I{} {} uninstall`: the program an `xargs` runs is its input.
 /// With the input known, the commands it makes (at most a few); without, a question.
 fn xargs_program(command: &SimpleCommand, fed: &[String]) -> Option<Result<Vec<String>, Finding>> {
     if !command.under_xargs() {
         return None;
     }
-    let replace = xargs_replace(command).filter(|r| !r.is_empty())?;
+    let replace = command.xargs_replace().filter(|r| !r.is_empty())?;
     let program = command.argv.first()?;
     if !program.contains(replace.as_str()) {
         return None;
@@ -1296,7 +1289,7 @@ fn xargs_script(command: &SimpleCommand, fed: &[String]) -> Option<String> {
     if fed.is_empty() || !shell::is_shell(command.name()) {
         return None;
     }
-    let replace = xargs_replace(command);
+    let replace = command.xargs_replace();
     // `~` fed in stays a home inside quotes as `$HOME`.
     let input = fed
         .iter()
@@ -1340,7 +1333,7 @@ fn xargs_joined(parsed: &Parsed, index: usize, fed: &[String]) -> Option<String>
         return None;
     }
     let quoted: Vec<String> = fed.iter().map(|w| shell::shell_quote(w)).collect();
-    let words: Vec<String> = match xargs_replace(command) {
+    let words: Vec<String> = match command.xargs_replace() {
         Some(r) if !r.is_empty() => command
             .argv
             .iter()
@@ -1364,7 +1357,7 @@ fn xargs_pasted_into_code(parsed: &Parsed, index: usize, fed: &[String]) -> Opti
     if !command.under_xargs() || !shell::is_shell(command.name()) {
         return None;
     }
-    let replace = xargs_replace(command).filter(|r| !r.is_empty())?;
+    let replace = command.xargs_replace().filter(|r| !r.is_empty())?;
     let (script, _) = shell::shell_c_script(&command.argv)?;
     if !script.contains(replace.as_str()) {
         return None;

@@ -708,8 +708,8 @@ impl<'a> Secrets<'a> {
         }
         if folder_reader && (name != "find" || names_secrets) {
             let starts: Vec<&str> = if name == "find" {
-                args.iter()
-                    .take_while(|a| !a.starts_with('-') && !matches!(a.as_str(), "(" | "!"))
+                super::shell::find_starts(args)
+                    .iter()
                     .map(String::as_str)
                     .collect()
             } else {

@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::super::shell::{SimpleCommand, Via, short_cluster};
+use super::super::shell::{SimpleCommand, Via, find_starts, short_cluster};
 
 /// Most entries looked at under the folders one command walks.
 const MAX_ENTRIES: usize = 4096;
@@ -88,7 +88,7 @@ fn walked(command: &SimpleCommand, line: Option<&[SimpleCommand]>) -> Option<Vec
                     "-delete" | "-exec" | "-execdir" | "-ok" | "-okdir" | "-fprint" | "-fprint0"
                 )
             });
-            (follows && (changes || feeds())).then(|| find_starts(args))
+            (follows && (changes || feeds())).then(|| find_starts(args).to_vec())
         }
         "chmod" | "chown" | "chgrp" | "setfacl" => {
             let recursive = args
@@ -128,25 +128,6 @@ fn walked(command: &SimpleCommand, line: Option<&[SimpleCommand]>) -> Option<Vec
         }
         starts
     })
-}
-
-/// `find`'s start points: the words before its expression (`-L`, `-H`, `-P` and `-D`,
-/// `-O` with their values come first).
-fn find_starts(args: &[String]) -> Vec<String> {
-    let mut k = 0;
-    while let Some(a) = args.get(k) {
-        match a.as_str() {
-            "-L" | "-H" | "-P" => k += 1,
-            "-D" | "-O" => k += 2,
-            a if a.starts_with("-O") || a.starts_with("-D") => k += 1,
-            _ => break,
-        }
-    }
-    args[k.min(args.len())..]
-        .iter()
-        .take_while(|a| !a.starts_with('-') && !matches!(a.as_str(), "(" | "!" | ","))
-        .cloned()
-        .collect()
 }
 
 /// The operands after the first `skip` of them (a mode, an owner, a pattern).
@@ -198,11 +179,14 @@ mod tests {
     #[test]
     fn find_start_points_come_before_the_expression() {
         assert_eq!(
-            find_starts(&words("-L src lib -name x -delete")),
+            find_starts(&words("-L src lib -name x -delete")).to_vec(),
             vec!["src", "lib"]
         );
-        assert_eq!(find_starts(&words("-L -name x")), Vec::<String>::new());
-        assert_eq!(find_starts(&words("-O2 . ( -name a )")), vec!["."]);
+        assert_eq!(
+            find_starts(&words("-L -name x")).to_vec(),
+            Vec::<String>::new()
+        );
+        assert_eq!(find_starts(&words("-O2 . ( -name a )")).to_vec(), vec!["."]);
     }
 
     #[test]

@@ -85,6 +85,55 @@ impl SimpleCommand {
             .any(|p| p == "xargs" || p == "parallel")
     }
 
+    /// The replace string of the `xargs` (or `parallel`) that runs it (`-I R`, `-IR`,
+    /// `-i`, `--replace[=R]`), when it has one.
+    pub fn xargs_replace(&self) -> Option<String> {
+        let words = self.prefixed.as_ref()?;
+        let at = words
+            .iter()
+            .position(|w| matches!(basename(w), "xargs" | "parallel"))?;
+        let mut k = at + 1;
+        while let Some(w) = words.get(k) {
+            if !w.starts_with('-') {
+                break;
+            }
+            if w == "-I" {
+                return words.get(k + 1).cloned();
+            }
+            if w == "-i" || w == "--replace" {
+                return Some("{}".to_owned());
+            }
+            if let Some(r) = w.strip_prefix("--replace=") {
+                return Some(r.to_owned());
+            }
+            if let Some(r) = w.strip_prefix("-I").or_else(|| w.strip_prefix("-i")) {
+                return Some(r.to_owned());
+            }
+            k += 1;
+        }
+        None
+    }
+
+    /// Run by `xargs` fed by `finder`, a `find`: the same as `find ARGS -exec CMD {} +`,
+    /// and with `xargs -I R` each name standing where `R` does: `find ARGS -exec CMD… {}
+    /// …\;`.
+    #[must_use]
+    pub fn as_find_exec(&self, finder: &SimpleCommand) -> SimpleCommand {
+        let mut argv = finder.argv.clone();
+        argv.push("-exec".into());
+        if let Some(r) = self.xargs_replace().filter(|r| !r.is_empty()) {
+            argv.extend(self.argv.iter().map(|w| w.replace(r.as_str(), "{}")));
+            argv.push(";".to_owned());
+        } else {
+            argv.extend(self.argv.iter().cloned());
+            argv.extend(["{}".to_owned(), "+".to_owned()]);
+        }
+        SimpleCommand {
+            argv,
+            ..finder.clone()
+        }
+    }
+
     /// The words after the program name.
     pub fn args(&self) -> &[String] {
         self.argv.get(1..).unwrap_or(&[])

@@ -1186,3 +1186,23 @@ pub fn variable_names(word: &str) -> Vec<String> {
     }
     out
 }
+
+/// `find`'s start points in its arguments `args`: the words before its expression, after
+/// the options that come first (`-L`, `-H`, `-P`, and `-D`, `-O` with their values).
+pub fn find_starts(args: &[String]) -> &[String] {
+    let mut k = 0;
+    while let Some(a) = args.get(k) {
+        match a.as_str() {
+            "-L" | "-H" | "-P" => k += 1,
+            "-D" | "-O" => k += 2,
+            a if a.starts_with("-O") || a.starts_with("-D") => k += 1,
+            _ => break,
+        }
+    }
+    let rest = &args[k.min(args.len())..];
+    let n = rest
+        .iter()
+        .take_while(|a| !a.starts_with('-') && !matches!(a.as_str(), "(" | "!" | ","))
+        .count();
+    &rest[..n]
+}

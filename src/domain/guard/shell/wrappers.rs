@@ -496,9 +496,8 @@ impl Parser<'_, '_> {
             "find" if depth < MAX_DEPTH => {
                 // With `-maxdepth 0` the only files found are the start points: `{}` is
                 // each of them (`find ~/.local/bin -maxdepth 0 -exec cp x {}/nagger \;`).
-                let starts: Vec<String> = argv[1..]
+                let starts: Vec<String> = super::words::find_starts(&argv[1..])
                     .iter()
-                    .take_while(|a| !a.starts_with('-') && !matches!(a.as_str(), "(" | "!"))
                     .take(8)
                     .cloned()
                     .collect();
