@@ -108,6 +108,21 @@ fn deletion(command: &SimpleCommand) -> Option<Deletion<'_>> {
     let mut names: Vec<&str> = Vec::new();
     let targets: Vec<&str> = match name {
         "rm" if has_flag(args, "rR", &["recursive"]) => operands(args),
+        // `chmod -R --reference=locked .`: the mode of another file, which may take the
+        // owner's access away.
+        "chmod"
+            if has_flag(args, "R", &["recursive"])
+                && args.iter().any(|a| a.starts_with("--reference")) =>
+        {
+            // Its mode now is no answer: the line may change it first (`chmod 000 r &&
+            // chmod -R --reference=r .`).
+            let reference = super::shell::option_values(args, &[], &["--reference"]);
+            verb = "may take away the user's access to";
+            operands(args)
+                .into_iter()
+                .filter(|o| !reference.contains(o))
+                .collect()
+        }
         // `chmod -R 000 .`, `chown -R nobody "$PWD"`: the project locked away.
         "chmod" | "chown" | "chgrp" if has_flag(args, "R", &["recursive"]) => {
             let ops = operands(args);
@@ -173,6 +188,26 @@ fn deletion(command: &SimpleCommand) -> Option<Deletion<'_>> {
                 Some((dest, sources)) if !sources.is_empty() => vec![*dest],
                 _ => return None,
             }
+        }
+        // `rsync -a --remove-source-files ./ /backup/`: every file sent is removed here.
+        "rsync"
+            if args
+                .iter()
+                .any(|a| matches!(a.as_str(), "--remove-source-files" | "--remove-sent-files"))
+                && !has_flag(args, "n", &["dry-run"]) =>
+        {
+            verb = "moves away every file of";
+            let ops = rsync_operands(args);
+            match ops.split_last() {
+                Some((_, sources)) if !sources.is_empty() => sources.to_vec(),
+                _ => return None,
+            }
+        }
+        // `setfacl -R -m u::--- .`, `setfacl -R --set u::---,g::---,o::--- .`: the owner's
+        // own entry set without reading or writing (or from a file nagger may not read).
+        "setfacl" if has_flag(args, "R", &["recursive"]) && acl_locks_out(args) => {
+            verb = "takes away the user's access to";
+            acl_operands(args)
         }
         "mv" => {
             let ops = operands(args);
@@ -588,6 +623,35 @@ pub(super) fn removes_unnamed(command: &SimpleCommand) -> Option<Finding> {
                 .first()
                 .is_some_and(|a| !a.starts_with('-') && a.contains('T'))
         }
+        // `rsync --remove-source-files --files-from=list . dest`: the list names them.
+        "rsync"
+            if args
+                .iter()
+                .any(|a| matches!(a.as_str(), "--remove-source-files" | "--remove-sent-files")) =>
+        {
+            args.iter().any(|a| {
+                a.starts_with("--files-from")
+                    || a.starts_with("--include-from")
+                    || a.starts_with("--exclude-from")
+                    || a.starts_with("--filter")
+                    || a == "-f"
+                    || a.starts_with("--from0")
+            })
+        }
+        // `setfacl --restore=acl.txt`: the file names the paths it changes.
+        "setfacl"
+            if args
+                .iter()
+                .any(|a| a == "--restore" || a.starts_with("--restore=")) =>
+        {
+            return Some(Finding::ask(
+                "guard:self-protect-unsure",
+                "sets the access of the files a saved list names (`setfacl --restore`), which \
+                 may take the user's own access to nagger's files or Claude Code's settings away"
+                    .to_owned(),
+                "Set the access of named files, or ask the user.",
+            ));
+        }
         _ => false,
     };
     unnamed.then(|| {
@@ -601,6 +665,157 @@ pub(super) fn removes_unnamed(command: &SimpleCommand) -> Option<Finding> {
             "Name the files, or archive without removing them.",
         )
     })
+}
+
+/// rsync's operands: its words that are neither options nor their values (`-e ssh`,
+/// `--exclude '*'`, `--files-from F`).
+fn rsync_operands(args: &[String]) -> Vec<&str> {
+    const VALUED: &[&str] = &[
+        "-e",
+        "--rsh",
+        "-f",
+        "--filter",
+        "--exclude",
+        "--include",
+        "--exclude-from",
+        "--include-from",
+        "--files-from",
+        "--chmod",
+        "--chown",
+        "--log-file",
+        "-T",
+        "--temp-dir",
+        "--partial-dir",
+        "--backup-dir",
+        "--compare-dest",
+        "--copy-dest",
+        "--link-dest",
+        "-B",
+        "--block-size",
+        "--port",
+        "--password-file",
+        "--timeout",
+        "--bwlimit",
+        "-M",
+        "--remote-option",
+        "--suffix",
+        "--max-size",
+        "--min-size",
+        "--usermap",
+        "--groupmap",
+        "--rsync-path",
+        "--out-format",
+        "--log-file-format",
+        "--contimeout",
+        "--sockopts",
+        "--outbuf",
+        "--checksum-choice",
+        "--compress-choice",
+        "--iconv",
+        "--write-batch",
+        "--only-write-batch",
+        "--read-batch",
+        "--info",
+        "--debug",
+        "--max-delete",
+        "--modify-window",
+        "--stop-after",
+        "--stop-at",
+        "--address",
+    ];
+    let mut out = Vec::new();
+    let mut k = 0;
+    let mut options = true;
+    while let Some(a) = args.get(k) {
+        k += 1;
+        if options && a == "--" {
+            options = false;
+        } else if options && VALUED.contains(&a.as_str()) {
+            k += 1;
+        } else if !options || !a.starts_with('-') {
+            out.push(a.as_str());
+        }
+    }
+    out
+}
+
+/// Whether a `setfacl` line sets the owner's own entry (`u::`) without reading or
+/// writing (`-m`, `--modify`, `--set`), or takes its entries from a file (`-M`, `--set-file`,
+/// `--restore`) that does not grant them, or cannot be read now.
+fn acl_locks_out(args: &[String]) -> bool {
+    let owner_locked = |spec: &str| {
+        spec.split([',', '\n'])
+            .map(str::trim)
+            .filter(|e| !e.starts_with('#'))
+            .any(|entry| {
+                let entry = entry.strip_prefix("default:").unwrap_or(entry);
+                let entry = entry.strip_prefix("d:").unwrap_or(entry);
+                let perms = entry
+                    .strip_prefix("u::")
+                    .or_else(|| entry.strip_prefix("user::"));
+                perms.is_some_and(|p| !(p.contains('r') && p.contains('w')))
+            })
+    };
+    let specs = super::shell::option_values(
+        args,
+        &["-m", "-M"],
+        &["--modify", "--set", "--modify-file", "--set-file"],
+    );
+    if args
+        .iter()
+        .any(|a| a == "--restore" || a.starts_with("--restore="))
+    {
+        return true;
+    }
+    let files: Vec<&str> =
+        super::shell::option_values(args, &["-M"], &["--modify-file", "--set-file"]);
+    let file_locks = files.iter().any(|f| {
+        crate::base::files::open_regular(std::path::Path::new(f))
+            .ok()
+            .and_then(|file| {
+                let mut text = String::new();
+                std::io::Read::read_to_string(&mut std::io::Read::take(file, 64 * 1024), &mut text)
+                    .ok()?;
+                Some(text)
+            })
+            .is_none_or(|text| owner_locked(&text))
+    });
+    file_locks
+        || specs
+            .iter()
+            .filter(|s| !files.contains(s))
+            .any(|s| owner_locked(s))
+}
+
+/// setfacl's operands: the words after its options and their values.
+fn acl_operands(args: &[String]) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut k = 0;
+    let mut options = true;
+    while let Some(a) = args.get(k) {
+        k += 1;
+        if options && a == "--" {
+            options = false;
+        } else if options
+            && matches!(
+                a.as_str(),
+                "-m" | "-M"
+                    | "-x"
+                    | "-X"
+                    | "--modify"
+                    | "--modify-file"
+                    | "--set"
+                    | "--set-file"
+                    | "--remove"
+                    | "--remove-file"
+            )
+        {
+            k += 1;
+        } else if !options || !a.starts_with('-') {
+            out.push(a.as_str());
+        }
+    }
+    out
 }
 
 /// Whether a `chmod` mode takes the owner's reading or writing away (`000`, `a-rwx`,
