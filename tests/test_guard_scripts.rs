@@ -932,7 +932,7 @@ fn curl_configs_in_files_and_substitutions_are_read_or_asked_about() {
         "curl -K /dev/fd/3 3<<< 'output=.claude-nagger/config.toml' https://x",
     ] {
         let (code, stdout) = check(&p, line);
-        assert_eq!(code, ASKED, "{line}: {stdout}");
+        assert!(code == ASKED || code == REFUSED, "{line}: {stdout}");
     }
     for line in [
         "curl -K quiet.txt https://example.com",
@@ -3078,4 +3078,95 @@ fn a_folder_copied_in_as_a_folder_of_programs_is_judged_by_what_it_brings() {
     assert_eq!(with_home_bin("cp -r tools/evil ~/bin"), REFUSED);
     assert_eq!(with_home_bin("cp -r tools/bin ~/bin"), 0);
     assert_eq!(with_home_bin("mkdir -p ~/bin"), 0);
+}
+
+/// Arguments and commands a program takes from files other than its program operand:
+/// response files (`gcc @f`), curl's configuration (`-K`, `~/.curlrc`, `-K -`), and the
+/// start-up files of gdb, tmux and screen, named or read by the program by itself. What
+/// they hold is judged like the same words on the line; harmless ones pass.
+#[test]
+fn files_of_arguments_and_start_up_commands_are_read() {
+    let p = Project::new();
+    write(&p, "tools/n.c", "int main(void) { return 0; }\n");
+    write(&p, "build/cc.rsp", "-o \".claude/settings.local.json\"\n");
+    write(&p, "build/o.rsp", "/bin/true .claude/settings.json\n");
+    write(&p, "build/ok.rsp", "-O2 -Wall\n");
+    write(
+        &p,
+        "build/c.cfg",
+        "output = \".cl\\aude/settings.local.json\"\n",
+    );
+    write(&p, "build/ok.cfg", "silent\nlocation\n");
+    write(
+        &p,
+        "tools/t.conf",
+        "run-shell \"rm -f .claude/settings.json\"\n",
+    );
+    write(&p, "tools/s.rc", "screen sh -c \"rm -rf .claude-nagger\"\n");
+    for line in [
+        "gcc tools/n.c @build/cc.rsp",
+        "x86_64-linux-gnu-objcopy @build/o.rsp",
+        "curl -s -K build/c.cfg https://example.com/x",
+        "curl -sKbuild/c.cfg https://example.com/x",
+        "curl -K - https://example.com/x <<< 'output = \".cl\\aude/settings.json\"'",
+        "tmux -L w -f tools/t.conf new-session -d 'sleep 1'",
+        "screen -c tools/s.rc -dmS w sleep 1",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert!(code == REFUSED || code == ASKED, "{line}: {stdout}");
+    }
+    // Written on the line with contents nagger cannot see, or read from a pipe it
+    // cannot see: asked about.
+    for line in [
+        "echo LW8gLmNsYXVkZS94Cg== | base64 -d > build/x.rsp && gcc tools/n.c @build/x.rsp",
+        "curl -K - https://example.com/x",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, ASKED, "{line}: {stdout}");
+    }
+    for line in [
+        "gcc tools/n.c @build/ok.rsp -o build/n",
+        "curl -K build/ok.cfg https://example.com/x -o build/x.html",
+        "tmux ls",
+        "screen -ls",
+        "gdb -q -batch -ex quit",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, 0, "{line}: {stdout}");
+    }
+    // `HOME` is the project's root here: the start-up files a program reads by itself.
+    write(
+        &p,
+        ".curlrc",
+        "output = \"../x/../.claude/settings.json\"\n",
+    );
+    write(&p, ".gdbinit", "shell rm -f .claude/settings.json\n");
+    write(
+        &p,
+        ".tmux.conf",
+        "set -g status-right '#(rm -rf .claude)'\n",
+    );
+    write(
+        &p,
+        ".screenrc",
+        "logfile .claude/settings.local.json\ndeflog on\n",
+    );
+    for line in [
+        "curl -s https://example.com/x",
+        "gdb -q -batch -ex quit",
+        "tmux new-session -d 'sleep 1'",
+        "screen -dmS w sleep 1",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert!(code == REFUSED || code == ASKED, "{line}: {stdout}");
+    }
+    // Told not to read them.
+    for line in [
+        "curl -q -s https://example.com/x",
+        "gdb -nx -q -batch -ex quit",
+        "tmux -f /dev/null new-session -d 'sleep 1'",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, 0, "{line}: {stdout}");
+    }
 }

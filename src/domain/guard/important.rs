@@ -512,10 +512,14 @@ pub(super) fn git_config(path: &str) -> bool {
 
 /// Configuration a tool reads to choose a program it runs in place of its own: npm's and
 /// yarn's settings (`script-shell`, `node-options`, `yarnPath`), cargo's (`runner`,
-/// `rustc-wrapper`, `linker`), and what Python runs at every start (`.pth` files in
-/// site-packages, `usercustomize.py`, `sitecustomize.py`).
+/// `rustc-wrapper`, `linker`), what Python runs at every start (`.pth` files in
+/// site-packages, `usercustomize.py`, `sitecustomize.py`), and the start-up files of
+/// curl, wget, gdb, lldb, tmux and screen (`~/.curlrc`, `~/.gdbinit`, `~/.tmux.conf` …).
 pub(super) fn tool_config(path: &str) -> bool {
     let lexical = lexical(path);
+    if super::rcfiles::written_runs(&lexical, "").is_some() {
+        return true;
+    }
     let name = lexical.rsplit('/').next().unwrap_or(&lexical);
     let parent = lexical.rsplit('/').nth(1).unwrap_or("");
     matches!(name, ".npmrc" | ".yarnrc" | ".yarnrc.yml")
@@ -538,6 +542,10 @@ fn pth(name: &str) -> bool {
 /// [`tool_config`]), makes the tool run later.
 pub(super) fn tool_config_runs(path: &str, text: &str) -> Vec<String> {
     let lexical = lexical(path);
+    // curl's, wget's, gdb's, lldb's, tmux's and screen's start-up files.
+    if let Some(lines) = super::rcfiles::written_runs(&lexical, text) {
+        return lines;
+    }
     let name = lexical.rsplit('/').next().unwrap_or(&lexical);
     let quote = |v: &str| shell::shell_quote(v);
     if matches!(name, "usercustomize.py" | "sitecustomize.py") {

@@ -26,6 +26,7 @@ mod problem;
 mod programs;
 mod project;
 mod protect;
+mod rcfiles;
 mod review;
 mod scripts;
 mod secrets;

@@ -7,6 +7,7 @@
 
 use super::super::finding::Finding;
 use super::super::protect::Cwd;
+use super::super::rcfiles;
 use super::super::shell::{self, Parsed, SimpleCommand, option_values};
 use super::files::{Ran, View, piped_texts, read_named};
 
@@ -198,6 +199,63 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: &View, out: 
         }
         if let Some((text, via)) = read_named(files.read(cwd, &file), &file, out) {
             texts.push((text, how, format!("{via}, {what} run by `{name}`")));
+        }
+    }
+    // Response files, curl's and wget's configuration, start-up files of debuggers and
+    // terminal multiplexers: named on the line, or read by the program by itself (a
+    // missing one is nothing to it).
+    for rc in rcfiles::files(command).into_iter().take(MAX_FILES) {
+        // `curl -K - <<< 'output = x'`, `printf … | curl -K -`: read from its input.
+        if rc.file == "-" {
+            let mut given: Vec<(String, String)> = command
+                .stdin_texts
+                .iter()
+                .map(|t| (t.clone(), format!("text read by `{name}`")))
+                .collect();
+            given.extend(
+                piped_texts(parsed, index, cwd, files, out)
+                    .into_iter()
+                    .map(|(t, via)| (t, format!("{via}, read by `{name}` on its standard input"))),
+            );
+            if given.is_empty() {
+                out.push(Ran::Finding(Finding::ask(
+                    "guard:computed-command",
+                    format!(
+                        "takes {} from its standard input, which this line does not show",
+                        rc.what
+                    ),
+                    "Name a file, or give the text on the line.",
+                )));
+            }
+            for (text, via) in given {
+                out.extend(
+                    rcfiles::lines(command, &rc, &text)
+                        .into_iter()
+                        .map(|line| Ran::Script(line, via.clone(), None)),
+                );
+            }
+            continue;
+        }
+        let file = super::values::with_line_values(parsed, index, &rc.file);
+        if if rc.named {
+            super::files::unresolved(&file, out)
+        } else {
+            super::files::only_known_when_run(&file)
+        } {
+            continue;
+        }
+        let Some((text, via)) = read_named(files.read(cwd, &file), &file, out) else {
+            continue;
+        };
+        let via = format!("{via}, {} of `{}`", rc.what, rc.program);
+        match rc.kind {
+            rcfiles::Kind::Gdb => out.push(Ran::Code(text, "gdb".to_owned(), via)),
+            rcfiles::Kind::Lldb => out.push(Ran::Code(text, "lldb".to_owned(), via)),
+            _ => out.extend(
+                rcfiles::lines(command, &rc, &text)
+                    .into_iter()
+                    .map(|line| Ran::Script(line, via.clone(), None)),
+            ),
         }
     }
     // `echo 'syscmd(rm x)' | m4`, `cat jobs | parallel`, `echo 'rm x' | at now`: what the
