@@ -560,3 +560,31 @@ fn revisions_spelled_by_message_or_made_on_the_line_are_asked_about() {
         assert_eq!(answer(&p.root, command), None, "{command}");
     }
 }
+
+/// `git worktree remove --force` is judged by what the work tree holds: one with only
+/// committed and ignored files passes, one with a changed or an untracked file is
+/// refused.
+#[test]
+fn a_worktree_removed_by_force_is_judged_by_what_it_holds() {
+    let p = repository(&["src/main.rs", ".gitignore"]);
+    std::fs::write(p.root.join(".gitignore"), "node_modules/\n").unwrap();
+    git(&p.root, &["commit", "-qam", "ignore"]);
+    git(&p.root, &["branch", "feat"]);
+    git(
+        &p.root,
+        &["worktree", "add", "-q", ".worktrees/review", "feat"],
+    );
+    let tree = p.root.join(".worktrees/review");
+    std::fs::create_dir_all(tree.join("node_modules/x")).unwrap();
+    std::fs::write(tree.join("node_modules/x/index.js"), "1\n").unwrap();
+    let line = "git worktree remove --force .worktrees/review";
+    assert_eq!(answer(&p.root, line), None);
+    std::fs::write(tree.join("notes.txt"), "mine\n").unwrap();
+    assert_eq!(answer(&p.root, line), Some(Decision::Deny));
+    std::fs::remove_file(tree.join("notes.txt")).unwrap();
+    std::fs::write(tree.join("src/main.rs"), "changed\n").unwrap();
+    assert_eq!(
+        answer(&p.root, "git worktree remove -f .worktrees/review"),
+        Some(Decision::Deny)
+    );
+}

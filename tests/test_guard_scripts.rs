@@ -3170,3 +3170,37 @@ fn files_of_arguments_and_start_up_commands_are_read() {
         assert_eq!(code, 0, "{line}: {stdout}");
     }
 }
+
+/// Documentation that shows nagger's own commands to its readers passes; a shell script
+/// with them, or documentation whose code block changes nagger's files, is asked about,
+/// in words that say it asks.
+#[test]
+fn documentation_showing_nagger_commands_passes() {
+    let p = Project::new();
+    let write = |path: &str, content: &str| {
+        let input = json!({ "file_path": path, "content": content }).to_string();
+        let out = p.run(&["check", "--tool", "Write", "--input", &input]);
+        (out.code, out.stdout)
+    };
+    for (path, content) in [
+        (
+            "docs/setup.md",
+            "# Setup\n\n```sh\nnagger install\nnagger doctor\n```\n",
+        ),
+        (
+            "docs/claude.md",
+            "Our `.claude/settings.json` registers nagger's hooks (`nagger hook`); run `nagger install`.\n",
+        ),
+    ] {
+        let (code, stdout) = write(path, content);
+        assert_eq!(code, 0, "{path}: {stdout}");
+    }
+    for (path, content) in [
+        ("docs/x.md", "```sh\nrm -rf .claude-nagger\n```\n"),
+        ("tools/x.sh", "nagger uninstall\n"),
+    ] {
+        let (code, stdout) = write(path, content);
+        assert_eq!(code, ASKED, "{path}: {stdout}");
+        assert!(stdout.contains("needs the user's look"), "{stdout}");
+    }
+}

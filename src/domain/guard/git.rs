@@ -240,16 +240,8 @@ pub(super) fn git_danger(args: &[String]) -> Option<Finding> {
             "deletes a ref, losing what only it points to (`git update-ref -d`)".into(),
             "Ask the user.",
         ),
-        "worktree"
-            if rest.first().is_some_and(|a| a == "remove") && has_flag(rest, "f", &["force"]) =>
-        {
-            deny(
-                "guard:git-discard",
-                "removes a worktree with its uncommitted changes (`git worktree remove --force`)"
-                    .into(),
-                "Commit there first, or ask the user.",
-            )
-        }
+        // `git worktree remove --force`: judged by what the work tree holds (see
+        // `project::loses_work`).
         // `git filter-repo --analyze`, `--dry-run`: reports, rewriting nothing.
         "filter-repo"
             if rest

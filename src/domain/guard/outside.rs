@@ -1309,7 +1309,9 @@ pub(super) fn for_tests(command: &SimpleCommand) -> bool {
         return false;
     }
     let test_value = |v: &str| matches!(v.to_ascii_lowercase().as_str(), "test" | "testing");
-    let by_environment = command.env.iter().any(|e| {
+    // `RAILS_ENV=test` before the program, or as one of its words (`rails db:drop
+    // RAILS_ENV=test`).
+    let by_environment = command.env.iter().chain(args.iter()).any(|e| {
         e.split_once('=')
             .is_some_and(|(name, value)| name.ends_with("_ENV") && test_value(value))
     }) || args.iter().enumerate().any(|(k, a)| {

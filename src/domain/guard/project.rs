@@ -506,7 +506,7 @@ pub(super) fn loses_work(command: &SimpleCommand, cwd: &Cwd, root: &Path) -> Opt
     let name = command.name();
     let args = command.args();
     if name == "git" {
-        return forced_checkout(args, root);
+        return forced_checkout(args, cwd, root);
     }
     let recursive = has_flag(args, "rR", &["recursive"]);
     let targets: Vec<&str> = match (name, deletion(command)) {
@@ -585,10 +585,38 @@ pub(super) fn loses_work(command: &SimpleCommand, cwd: &Cwd, root: &Path) -> Opt
 
 /// `git checkout -f`, `git switch --force`: the other branch's files (or the last commit's)
 /// put over the working tree's uncommitted changes. Refused where there are some.
-fn forced_checkout(args: &[String], root: &Path) -> Option<Finding> {
+fn forced_checkout(args: &[String], cwd: &Cwd, root: &Path) -> Option<Finding> {
     let i = super::git::verb_index(args);
     let sub = args.get(i)?.as_str();
     let rest = args.get(i + 1..).unwrap_or(&[]);
+    // `git worktree remove --force W`: what W holds that git would keep goes with it.
+    if sub == "worktree"
+        && rest.first().is_some_and(|a| a == "remove")
+        && has_flag(rest, "f", &["force"])
+    {
+        let tree = operands(&rest[1..]).into_iter().next()?;
+        let here = absolute_cwd(cwd, root.to_str()?)?;
+        let full = absolute(tree, &here, root.to_str()?)?;
+        return match super::protect::worktree_work(Path::new(&full)) {
+            Ok(None) => None,
+            Ok(Some(file)) => Some(Finding::deny(
+                "guard:git-discard",
+                format!(
+                    "removes a worktree with work git would keep (`git worktree remove \
+                     --force`), `{file}` among it"
+                ),
+                "Commit there first, or ask the user.",
+            )),
+            Err(why) => Some(Finding::ask(
+                "guard:git-discard",
+                format!(
+                    "removes a worktree by force (`git worktree remove --force`), whose \
+                     uncommitted work cannot be told: {why}"
+                ),
+                "Remove it without `--force`, which keeps uncommitted work, or ask the user.",
+            )),
+        };
+    }
     if !matches!(sub, "checkout" | "switch") || !has_flag(rest, "f", &["force"]) {
         return None;
     }

@@ -2354,15 +2354,22 @@ fn delayed_in_background(
 ) -> Option<Finding> {
     let (when, strict) = background_delay(command, scope)?;
     let c = changes(command, fed, scope.binary);
+    // An interpreter's operands are its program and the program's arguments, not files
+    // it changes: what the program writes is read from it.
+    let known = c.known && !shell::is_interpreter(command.name());
     let written = c
         .paths
         .iter()
         .chain(c.into.iter().map(|l| &l.dest))
         .find(|p| {
+            let redirected = command.writes_to.iter().any(|w| w == *p);
             !p.starts_with("/dev/")
-                && (strict
-                    || !(p.to_ascii_lowercase().ends_with(".log")
-                        && command.writes_to.iter().any(|w| w == *p)))
+                // After a slow step only: the files a program is known to change, or
+                // its redirections (not the operands of a program nagger does not
+                // know, such as a server's module or script: `make && python3 -m
+                // http.server &`).
+                && (strict || known || redirected)
+                && (strict || !(p.to_ascii_lowercase().ends_with(".log") && redirected))
         })?;
     Some(Finding::ask(
         "guard:self-protect-delayed",
@@ -3413,6 +3420,32 @@ pub(super) fn computed_change(
         if !computed_name_may_be_protected(word, &range, scope) {
             return None;
         }
+        // `build/$(basename "$f")`, `out/${f##*/}.bak`: one name without a `/` in a
+        // folder spelled out, which can only be protected where that folder holds or
+        // may directly hold nagger's files.
+        if let Some(folder) = one_name_in(word, &range)
+            && let Some(here) = resolve(cwd, folder)
+        {
+            let full = if here.starts_with(['/', '~']) {
+                here
+            } else {
+                normalize(&scope.root.join(&here).to_string_lossy())
+            };
+            // The project's root or a home, a folder holding `.claude` or
+            // `.claude-nagger`, one of those itself, or the nagger program's folder.
+            let may_hold = holds_protected(scope, &full)
+                || protected(&full, scope.binary).is_some()
+                || matches!(
+                    protected(
+                        &format!("{}/nagger", full.trim_end_matches('/')),
+                        scope.binary
+                    ),
+                    Some((_, Kind::Held))
+                );
+            if !may_hold {
+                return None;
+            }
+        }
         let part = &word[range];
         let inner = part
             .strip_prefix("$(")
@@ -3713,6 +3746,48 @@ fn near_protected_name(word: &str, range: &std::ops::Range<usize>, scope: &Scope
 /// Whether the path part of `word` holding the computed `range` may name a protected file
 /// or a folder above one: that part as a pattern (each computed piece any text) against
 /// the names of the protected set and of the folders holding it.
+/// The folder of `word` when its part at `range`, only known as the line runs, is one
+/// name that cannot hold a `/` (`$(basename …)`, `` `basename …` ``, `${f##*/}`,
+/// `${f%%/*}`), the folder before it is spelled out and nothing but plain text without a
+/// `/` follows it: `build/$(basename "$f")` → `build`, `$(basename "$f").bak` → `.`,
+/// `out/app-${f##*/}` → `out`.
+fn one_name_in<'w>(word: &'w str, range: &std::ops::Range<usize>) -> Option<&'w str> {
+    let part = &word[range.clone()];
+    let inner = part
+        .strip_prefix("$(")
+        .and_then(|p| p.strip_suffix(')'))
+        .or_else(|| part.strip_prefix('`').and_then(|p| p.strip_suffix('`')));
+    let basename = inner.is_some_and(|inner| {
+        let parsed = shell::parse(inner);
+        parsed.commands.len() == 1
+            && parsed.commands[0]
+                .argv
+                .first()
+                .is_some_and(|p| p == "basename")
+            && parsed.commands[0].via.is_empty()
+    });
+    let trimmed = part.strip_prefix("${").and_then(|p| p.strip_suffix('}'));
+    let no_slash = trimmed.is_some_and(|body| {
+        let name_end = body
+            .find(|c: char| !(c == '_' || c.is_ascii_alphanumeric()))
+            .unwrap_or(body.len());
+        name_end > 0 && matches!(&body[name_end..], "##*/" | "%%/*")
+    });
+    if !(basename || no_slash) {
+        return None;
+    }
+    let before = &word[..range.start];
+    let after = &word[range.end..];
+    if before.contains(['$', '`']) || after.contains(['$', '`', '/']) {
+        return None;
+    }
+    Some(match before.rfind('/') {
+        Some(0) => "/",
+        Some(k) => &before[..k],
+        None => ".",
+    })
+}
+
 fn computed_name_may_be_protected(
     word: &str,
     range: &std::ops::Range<usize>,
@@ -6624,6 +6699,66 @@ fn stashes_untracked(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Optio
             .to_owned(),
         "Stash named paths (`git stash push -u -- src/`), or run it yourself.",
     ))
+}
+
+/// Most entries of a work tree looked at for files git would lose.
+const MAX_WORKTREE_ENTRIES: usize = 4096;
+
+/// What removing the work tree at `dir` by force (`git worktree remove --force`) loses:
+/// a tracked file with uncommitted changes, or a file git neither tracks nor ignores.
+/// `Ok(None)` when it holds neither (or is no work tree: git fails); `Err` when that
+/// cannot be told in bounds (an unreadable index, too many files).
+pub(super) fn worktree_work(dir: &Path) -> Result<Option<String>, String> {
+    if !dir.is_dir() {
+        return Ok(None);
+    }
+    let top = dir.to_string_lossy().into_owned();
+    if let Some(changed) = uncommitted_among(&[(top, None)]) {
+        return Ok(Some(changed));
+    }
+    let at = gittree::Where {
+        dir: dir.to_path_buf(),
+        ..gittree::Where::default()
+    };
+    let Some(repo) = gittree::find(&at) else {
+        return Ok(None);
+    };
+    // Every file below, `.git` and ignored folders left out.
+    let mut files: Vec<String> = Vec::new();
+    let mut folders: Vec<String> = vec![String::new()];
+    let mut seen = 0;
+    while let Some(rel) = folders.pop() {
+        let Ok(entries) = std::fs::read_dir(repo.top.join(&rel)) else {
+            return Err(format!("`{rel}` cannot be read"));
+        };
+        for entry in entries.flatten() {
+            seen += 1;
+            if seen > MAX_WORKTREE_ENTRIES {
+                return Err(format!("more than {MAX_WORKTREE_ENTRIES} files"));
+            }
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if rel.is_empty() && name == ".git" {
+                continue;
+            }
+            let path = if rel.is_empty() {
+                name
+            } else {
+                format!("{rel}/{name}")
+            };
+            if ignored(&repo.top, &repo.git_dir, &path) {
+                continue;
+            }
+            match entry.file_type() {
+                Ok(t) if t.is_dir() => folders.push(path),
+                _ => files.push(path),
+            }
+        }
+    }
+    let tracked = match gittree::tracked(&repo.index, &files) {
+        gittree::Tracked::Paths(paths) => paths,
+        gittree::Tracked::Unknown(why) => return Err(why),
+    };
+    Ok(files.into_iter().find(|f| !tracked.contains(f)))
 }
 
 /// Whether the repository at `dir` has one of nagger's files or Claude Code's project

@@ -422,9 +422,21 @@ impl<'a> Guard<'a> {
                 path.rsplit_once('.').map_or("", |(_, e)| e),
                 "md" | "markdown" | "mdx" | "rst" | "adoc" | "org" | "txt"
             );
+            // Documentation that shows nagger's own commands (`nagger install`, `nagger
+            // doctor`) to its readers: those lines are refused whenever an agent runs
+            // them, by any route nagger sees; in prose they are instructions for people.
             let unquoted;
             let text = if prose {
-                unquoted = text.replace('`', " ");
+                unquoted = text
+                    .replace('`', " ")
+                    .lines()
+                    .filter(|line| {
+                        let words: Vec<&str> = line.split_whitespace().collect();
+                        !(words.first() == Some(&"nagger")
+                            || words.windows(2).any(|w| w[0] == "(" && w[1] == "nagger"))
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n");
                 unquoted.as_str()
             } else {
                 text
@@ -1440,10 +1452,16 @@ fn tool_match(tool_name: &str, finding: &Finding) -> Objection {
     Objection {
         check: finding.check.to_owned(),
         severity: finding.severity,
-        message: format!(
-            "Refused this {tool_name} call: it {}. {}",
-            finding.harm, finding.advice
-        ),
+        message: match finding.severity {
+            Severity::Deny => format!(
+                "Refused this {tool_name} call: it {}. {}",
+                finding.harm, finding.advice
+            ),
+            Severity::Ask => format!(
+                "This {tool_name} call needs the user's look: it {}. {}",
+                finding.harm, finding.advice
+            ),
+        },
         why: format!("{tool_name} {}", finding.harm),
     }
 }

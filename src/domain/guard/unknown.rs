@@ -248,6 +248,10 @@ pub(super) fn destroying(command: &SimpleCommand, known: bool) -> Option<Finding
     {
         return None;
     }
+    // coverage.py's data of the last runs, made again by the next (`coverage erase`).
+    if command.name() == "coverage" && leading.first() == Some(&"erase") {
+        return None;
+    }
     // A dependency taken out of a project's manifest (`cargo rm serde`, `poetry remove
     // x`, `pip uninstall x`): routine, and added back as easily.
     if matches!(
