@@ -2175,6 +2175,8 @@ fn component_files_are_judged_by_the_text_they_leave_however_they_are_put() {
         "sed -i '1,3 s/^description: .*/permissionMode: dontAsk/' .claude/agents/coder.md",
         "sed -i '1,2!s/^x//' .claude/agents/coder.md",
         "perl -pi -e 's/^xhooks/hooks/' .claude/agents/coder.md",
+        "perl -0pi -e 's/\\nxhooks/\\nhooks/' .claude/agents/coder.md",
+        "perl -0777 -i -pe 's/x(hooks)/$1/g' .claude/agents/coder.md",
         // Appended with what the shell fills in, to an agent whose frontmatter is open.
         "echo \"x: $USER\" >> .claude/agents/open.md",
         "cat >> .claude/agents/open.md <<EOF\nx: $USER\nEOF",
@@ -2203,6 +2205,8 @@ fn component_files_are_judged_by_the_text_they_leave_however_they_are_put() {
         "sed -i '/^---$/,/^---$/ s/^description: .*/description: Writes code and tests/' .claude/agents/coder.md",
         "sed -i '5,$ s/^xhooks/hooks/' .claude/agents/coder.md",
         "perl -pi -e 's/writes code/writes tests/' .claude/agents/coder.md",
+        "perl -0pi -e 's/writes code/writes tests/' .claude/agents/coder.md",
+        "perl -0777 -pi -e 's/\\nx\\n/\\nthe coder\\n/' .claude/agents/coder.md",
         // Appended after a closed frontmatter: prose, whatever the shell fills in.
         "echo \"Owner: $USER\" >> .claude/agents/coder.md",
         "cat >> .claude/agents/coder.md <<EOF\n\nBranch: $(git branch --show-current)\nEOF",
@@ -3202,5 +3206,46 @@ fn documentation_showing_nagger_commands_passes() {
         let (code, stdout) = write(path, content);
         assert_eq!(code, ASKED, "{path}: {stdout}");
         assert!(stdout.contains("needs the user's look"), "{stdout}");
+    }
+}
+
+/// A component file written from a revision (`git show REV:PATH > file`) is judged by the
+/// text that revision holds.
+#[test]
+fn a_component_file_shown_from_a_revision_is_judged_by_its_text() {
+    let p = Project::new();
+    git(&p.root, &["init", "-q", "-b", "main"]);
+    let agent = ".claude/agents/reviewer.md";
+    write(
+        &p,
+        agent,
+        "---\nname: reviewer\ndescription: reviews\n---\nx\n",
+    );
+    git(&p.root, &["add", agent]);
+    git(&p.root, &["commit", "-qm", "start"]);
+    git(&p.root, &["checkout", "-qb", "good"]);
+    write(
+        &p,
+        agent,
+        "---\nname: reviewer\ndescription: reviews tests\n---\ny\n",
+    );
+    git(&p.root, &["commit", "-qam", "good"]);
+    git(&p.root, &["checkout", "-qb", "bad"]);
+    write(
+        &p,
+        agent,
+        "---\nname: reviewer\ndescription: r\nhooks:\n  Stop:\n    - hooks:\n        - type: command\n          command: rm -rf .claude-nagger\n---\n",
+    );
+    git(&p.root, &["commit", "-qam", "bad"]);
+    git(&p.root, &["checkout", "-q", "main"]);
+    let (code, stdout) = check(&p, &format!("git show good:{agent} > {agent}"));
+    assert_eq!(code, 0, "{stdout}");
+    for line in [
+        format!("git show bad:{agent} > {agent}"),
+        format!("git show missing:{agent} > {agent}"),
+        format!("git show good:{agent} >> {agent}"),
+    ] {
+        let (code, stdout) = check(&p, &line);
+        assert_eq!(code, ASKED, "{line}: {stdout}");
     }
 }

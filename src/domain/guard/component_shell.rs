@@ -369,6 +369,16 @@ pub(super) fn placed(
             "perl" => perl_as_sed(command.args()),
             _ => None,
         };
+        // `perl -0pi -e 's/…/…/' FILE`, `-0777`: one substitution over the whole file.
+        if name == "perl"
+            && in_place(name, command.args())
+            && let Some(text) = perl_slurped(command.args(), &here)
+        {
+            if let Some(found) = component_text_weakens(&here, &text, true) {
+                return Some(found);
+            }
+            continue;
+        }
         if in_place(name, command.args())
             && let Some(program) = program
             && let Some(text) = sed_result(&program, &here)
@@ -457,12 +467,18 @@ fn git_placed(
     shown: &[String],
     place: &dyn Fn(&str) -> Option<String>,
 ) -> Option<Finding> {
-    if let Some(here) = command
+    if let Some((path, here)) = command
         .writes_to
         .iter()
         .filter(|p| !shown.contains(p))
-        .find_map(|p| place(p))
+        .find_map(|p| place(p).map(|here| (p, here)))
     {
+        // `git show feat:.claude/agents/x.md > .claude/agents/x.md`: the file as a
+        // revision holds it, read from the repository, is what lands.
+        let appended = command.appends_to.contains(path);
+        if !appended && let Some(text) = shown_file(command, cwd, scope) {
+            return component_text_weakens(&here, &text, true);
+        }
         return Some(unseen(
             &here,
             "writes git's output there, which nagger cannot read",
@@ -601,6 +617,23 @@ fn git_placed(
         };
         judge_source(command, source, &landing, cwd, scope)
     })
+}
+
+/// The text `git show REV:PATH` prints (one file of a revision, nothing else asked for),
+/// read from the repository the command runs in.
+fn shown_file(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<String> {
+    let (sub, rest) = command.args().split_first()?;
+    let [spec] = rest else {
+        return None;
+    };
+    let (rev, path) = spec.split_once(':')?;
+    if sub != "show" || rev.is_empty() || path.is_empty() || rev.starts_with('-') {
+        return None;
+    }
+    let Cwd::Known(dir) = cwd else {
+        return None;
+    };
+    super::protect::file_in_revision(Path::new(&absolute_in(scope, dir)), rev, path)
 }
 
 /// Whether code names one of the folders component files are read from.
@@ -847,6 +880,117 @@ fn perl_as_sed(args: &[String]) -> Option<Vec<String>> {
     ];
     program.extend(files);
     Some(program)
+}
+
+/// What `perl -0pi -e 's/RE/NEW/flags' FILE` (`-0777`, the file read whole) leaves of the
+/// file at `full`, when the code is one substitution whose pattern the regex reader takes
+/// alike (no back-references or look-around) and whose replacement only names groups
+/// (`$1`, `${1}`, `$&`) and `\n`; flags `g`, `i`, `s`, `m`. `None` for anything else.
+fn perl_slurped(args: &[String], full: &str) -> Option<String> {
+    let (mut print, mut in_place, mut slurp) = (false, false, false);
+    let mut code: Option<&str> = None;
+    let mut k = 0;
+    while let Some(a) = args.get(k) {
+        k += 1;
+        let Some(flags) = a
+            .strip_prefix('-')
+            .filter(|f| !f.is_empty() && !a.starts_with("--"))
+        else {
+            continue;
+        };
+        let mut chars = flags.chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                'p' => print = true,
+                'l' => {}
+                '0' => {
+                    slurp = true;
+                    while chars.peek().is_some_and(char::is_ascii_digit) {
+                        chars.next();
+                    }
+                }
+                'i' => {
+                    in_place = true;
+                    break;
+                }
+                'e' | 'E' if chars.peek().is_none() => {
+                    code = Some(args.get(k)?.as_str());
+                    k += 1;
+                }
+                _ => return None,
+            }
+        }
+    }
+    if !(print && in_place && slurp) {
+        return None;
+    }
+    let code = code?.trim().trim_end_matches(';').trim();
+    let rest = code.strip_prefix('s')?;
+    let delim = rest
+        .chars()
+        .next()
+        .filter(|d| matches!(d, '/' | '|' | '#' | '!'))?;
+    let parts: Vec<&str> = rest[1..].split(delim).collect();
+    let [pattern, replacement, flags] = parts.as_slice() else {
+        return None;
+    };
+    if pattern.is_empty() || pattern.contains("(?") || !flags.chars().all(|f| "gism".contains(f)) {
+        return None;
+    }
+    // Back-references in the pattern are not the regex reader's.
+    if pattern
+        .match_indices('\\')
+        .any(|(at, _)| pattern[at + 1..].starts_with(|c: char| c.is_ascii_digit()))
+    {
+        return None;
+    }
+    let mut new = String::new();
+    let mut chars = replacement.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '$' => match chars.next()? {
+                '&' => new.push_str("${0}"),
+                d if d.is_ascii_digit() => {
+                    new.push_str("${");
+                    new.push(d);
+                    new.push('}');
+                }
+                '{' => {
+                    let d = chars.next().filter(char::is_ascii_digit)?;
+                    chars.next().filter(|c| *c == '}')?;
+                    new.push_str("${");
+                    new.push(d);
+                    new.push('}');
+                }
+                _ => return None,
+            },
+            '\\' => match chars.next()? {
+                'n' => new.push('\n'),
+                't' => new.push('\t'),
+                other if !other.is_alphanumeric() => new.push(other),
+                _ => return None,
+            },
+            other => new.push(other),
+        }
+    }
+    let inline: String = flags.chars().filter(|f| "ism".contains(*f)).collect();
+    let pattern = if inline.is_empty() {
+        (*pattern).to_owned()
+    } else {
+        format!("(?{inline}){pattern}")
+    };
+    let re = regex::Regex::new(&pattern).ok()?;
+    let path = Path::new(full);
+    if std::fs::symlink_metadata(path).is_err() {
+        return Some(String::new());
+    }
+    let text = read(path)?;
+    let out = if flags.contains('g') {
+        re.replace_all(&text, new.as_str())
+    } else {
+        re.replacen(&text, 1, new.as_str())
+    };
+    Some(out.into_owned())
 }
 
 fn sed_result(args: &[String], full: &str) -> Option<String> {

@@ -6701,6 +6701,19 @@ fn stashes_untracked(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Optio
     ))
 }
 
+/// The text of `path` (as git names it from the top) in revision `rev` of the repository
+/// holding `dir`: what `git show REV:PATH` prints. `None` when it cannot be read.
+pub(super) fn file_in_revision(dir: &Path, rev: &str, path: &str) -> Option<String> {
+    let at = gittree::Where {
+        dir: dir.to_path_buf(),
+        ..gittree::Where::default()
+    };
+    let repo = gittree::find(&at)?;
+    let store = gitobjects::Store::open(&repo.git_dir);
+    let bytes = store.file_at(rev, path.trim_start_matches("./")).ok()?;
+    String::from_utf8(bytes).ok()
+}
+
 /// Most entries of a work tree looked at for files git would lose.
 const MAX_WORKTREE_ENTRIES: usize = 4096;
 

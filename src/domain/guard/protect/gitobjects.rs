@@ -780,6 +780,20 @@ impl Store {
     }
 
     /// The stash entry `stash@{n}`: `refs/stash` itself, or an older entry from its reflog.
+    /// The content of the file at `path` (relative to the top) in revision `rev`.
+    pub(super) fn file_at(&self, rev: &str, path: &str) -> Result<Vec<u8>, Problem> {
+        let tree = self.tree(rev, false)?;
+        let entries = self.entries(Some(&tree), &[path.to_owned()])?;
+        let entry = entries
+            .iter()
+            .find(|e| e.path == path)
+            .ok_or_else(|| Problem::from(format!("`{path}` is not in `{rev}`")))?;
+        match self.object(&entry.oid, 0)? {
+            (Kind::Blob, bytes) => Ok(bytes),
+            _ => Err(Problem::from(format!("`{rev}:{path}` is not a file"))),
+        }
+    }
+
     pub(super) fn stash(&self, n: usize) -> Result<Oid, Problem> {
         if n == 0 {
             return self
