@@ -3249,3 +3249,31 @@ fn a_component_file_shown_from_a_revision_is_judged_by_its_text() {
         assert_eq!(code, ASKED, "{line}: {stdout}");
     }
 }
+
+/// Start-up files database clients run by themselves (`~/.sqliterc`, `~/.psqlrc`), and
+/// flags make hands the compiler from a response file (`make CFLAGS=@f`).
+#[test]
+fn database_clients_start_up_files_and_make_flags_files_are_read() {
+    let p = Project::new();
+    write(&p, "tools/n.c", "int main(void) { return 0; }\n");
+    write(&p, "build/cc.rsp", "-o .claude/settings.json\n");
+    write(&p, "build/ok.rsp", "-O2\n");
+    assert_eq!(check(&p, "sqlite3 build.db 'select 1'").0, 0);
+    assert_eq!(check(&p, "make CFLAGS=@build/ok.rsp tools/n").0, 0);
+    let (code, stdout) = check(&p, "make CFLAGS=@build/cc.rsp tools/n");
+    assert!(code == ASKED || code == REFUSED, "{stdout}");
+    // `HOME` is the project's root here.
+    write(&p, ".sqliterc", ".shell rm -rf .claude-nagger\n");
+    write(&p, ".psqlrc", "\\! rm -rf .claude\n");
+    for line in ["sqlite3 build.db 'select 1'", "psql -c 'select 1' shop"] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, REFUSED, "{line}: {stdout}");
+    }
+    for line in [
+        "sqlite3 -init /dev/null build.db 'select 1'",
+        "psql -X -c 'select 1' shop",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, 0, "{line}: {stdout}");
+    }
+}

@@ -174,6 +174,26 @@ fn deletion(command: &SimpleCommand) -> Option<Deletion<'_>> {
             .into_iter()
             .filter(|o| !is_archive(o))
             .collect(),
+        // `7z a -sdel x.7z .`: archived, then deleted.
+        "7z" | "7za" | "7zr" | "7zz" if args.iter().any(|a| a == "-sdel") => operands(args)
+            .into_iter()
+            .skip(1)
+            .filter(|o| !is_archive(o))
+            .collect(),
+        // `chattr -R +i .`: every file made one nobody may change, nagger's and Claude
+        // Code's own included.
+        "chattr"
+            if has_flag(args, "R", &[])
+                && args.iter().any(|a| {
+                    (a.starts_with('+') || a.starts_with('=')) && a[1..].contains(['i', 'a'])
+                }) =>
+        {
+            verb = "makes unchangeable";
+            operands(args)
+                .into_iter()
+                .filter(|o| !o.starts_with(['+', '=']))
+                .collect()
+        }
         "rmdir" | "trash" | "trash-put" | "gio" | "srm" | "wipe" => operands(args),
         // `rsync -a --delete empty/ DEST`: what DEST holds and the source lacks goes.
         // `rsync -an --delete`: a dry run lists what would go.
@@ -190,11 +210,20 @@ fn deletion(command: &SimpleCommand) -> Option<Deletion<'_>> {
             }
         }
         // `rsync -a --remove-source-files ./ /backup/`: every file sent is removed here.
+        // Picked by patterns or a list (`--include='*.o' --exclude='*'`, `--files-from`),
+        // what goes is not on the line: asked about (see `removes_unnamed`).
         "rsync"
             if args
                 .iter()
                 .any(|a| matches!(a.as_str(), "--remove-source-files" | "--remove-sent-files"))
-                && !has_flag(args, "n", &["dry-run"]) =>
+                && !has_flag(args, "n", &["dry-run"])
+                && !args.iter().any(|a| {
+                    a.starts_with("--include")
+                        || a.starts_with("--files-from")
+                        || a.starts_with("--filter")
+                        || a == "-f"
+                        || a.starts_with("--exclude-from")
+                }) =>
         {
             verb = "moves away every file of";
             let ops = rsync_operands(args);
@@ -659,7 +688,7 @@ pub(super) fn removes_unnamed(command: &SimpleCommand) -> Option<Finding> {
         {
             args.iter().any(|a| {
                 a.starts_with("--files-from")
-                    || a.starts_with("--include-from")
+                    || a.starts_with("--include")
                     || a.starts_with("--exclude-from")
                     || a.starts_with("--filter")
                     || a == "-f"

@@ -150,6 +150,22 @@ pub(super) fn files(command: &SimpleCommand) -> Vec<RcFile> {
             }
         }
     }
+    // `make CFLAGS=@build.rsp`, `CFLAGS=@f make`: flags make hands the compiler.
+    if matches!(command.name(), "make" | "gmake" | "bmake") {
+        for assignment in args.iter().chain(&command.env) {
+            let Some((var, value)) = assignment.split_once('=') else {
+                continue;
+            };
+            if !var.ends_with("FLAGS") && !matches!(var, "CC" | "CXX" | "LDLIBS") {
+                continue;
+            }
+            for word in value.split_whitespace() {
+                if let Some(file) = word.strip_prefix('@').filter(|f| !f.is_empty()) {
+                    push("cc", file, Kind::Args, "a response file of arguments", true);
+                }
+            }
+        }
+    }
     let home_files = |names: &[&str]| -> Vec<String> {
         let mut all: Vec<String> = names.iter().map(|n| format!("~/{n}")).collect();
         if let Some(xdg) = std::env::var_os("XDG_CONFIG_HOME").filter(|x| !x.is_empty()) {
@@ -302,6 +318,12 @@ pub(super) fn lines(command: &SimpleCommand, rc: &RcFile, text: &str) -> Vec<Str
     let quote = |w: &str| shell::shell_quote(w);
     let join = |words: &[String]| words.iter().map(|w| quote(w)).collect::<Vec<_>>().join(" ");
     match rc.kind {
+        // Handed on by make to the compiler: the compiler with the file's words.
+        Kind::Args if rc.program != command.name() => {
+            let mut words = vec![rc.program.clone()];
+            words.extend(response_words(text));
+            vec![join(&words)]
+        }
         Kind::Args => {
             let mut words: Vec<String> = Vec::new();
             for w in &command.argv {

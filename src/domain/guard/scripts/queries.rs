@@ -63,10 +63,13 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: &View, out: 
                     kept.push(arg.clone());
                 }
             }
-            let mut line: Vec<String> = std::iter::once(name.to_owned())
-                .chain(kept.iter().cloned())
-                .map(|w| shell_quote(&w))
-                .collect();
+            // `-init /dev/null`: the start-up file is not read again either.
+            let mut line: Vec<String> =
+                [name.to_owned(), "-init".to_owned(), "/dev/null".to_owned()]
+                    .into_iter()
+                    .chain(kept.iter().cloned())
+                    .map(|w| shell_quote(&w))
+                    .collect();
             if kept.iter().all(|a| a.starts_with('-')) {
                 line.push("':memory:'".to_owned());
             }
@@ -134,6 +137,24 @@ fn sources(command: &SimpleCommand, dialect: Dialect) -> Vec<String> {
                 })
                 .map(str::to_owned),
         );
+    }
+    // Start-up files the client runs by itself first: sqlite's `~/.sqliterc` (unless
+    // `-init` names another), psql's `~/.psqlrc` or `$PSQLRC` (unless `-X`).
+    match command.name() {
+        "sqlite3" | "sqlite"
+            if !args
+                .iter()
+                .any(|a| matches!(a.as_str(), "-init" | "--init")) =>
+        {
+            out.push("~/.sqliterc".to_owned());
+        }
+        "psql" if !args.iter().any(|a| a == "-X" || a == "--no-psqlrc") => {
+            match std::env::var("PSQLRC").ok().filter(|v| !v.is_empty()) {
+                Some(file) => out.push(file),
+                None => out.push("~/.psqlrc".to_owned()),
+            }
+        }
+        _ => {}
     }
     out.retain(|f| !f.is_empty() && f != "-");
     out
