@@ -3277,3 +3277,37 @@ fn database_clients_start_up_files_and_make_flags_files_are_read() {
         assert_eq!(code, 0, "{line}: {stdout}");
     }
 }
+
+/// A script that spends what nagger reads for one call before it runs its payload (dozens
+/// of files sourced first, or megabytes of them) is asked about, not passed unread, even
+/// when its files are committed.
+#[test]
+fn a_script_past_what_nagger_reads_for_one_call_is_asked_about() {
+    let p = Project::new();
+    git(&p.root, &["init", "-q", "-b", "main"]);
+    for i in 0..40 {
+        write(&p, &format!("lib/x{i}.sh"), "true\n");
+    }
+    let mut many: Vec<String> = (0..40).map(|i| format!(". ./lib/x{i}.sh")).collect();
+    many.push("sh payload.sh\n".to_owned());
+    let many = many.join("\n");
+    write(&p, "many.sh", &many);
+    for i in 0..6 {
+        let padding = "true # padding\n".repeat(14_000);
+        write(&p, &format!("big/b{i}.sh"), &padding);
+    }
+    let mut big: Vec<String> = (0..6).map(|i| format!(". ./big/b{i}.sh")).collect();
+    big.push("sh payload.sh\n".to_owned());
+    let big = big.join("\n");
+    write(&p, "big.sh", &big);
+    write(&p, "payload.sh", "rm -rf .claude-nagger\n");
+    write(&p, "few.sh", ". ./lib/x1.sh\n. ./lib/x2.sh\necho ok\n");
+    git(&p.root, &["add", "."]);
+    git(&p.root, &["commit", "-qm", "scripts"]);
+    for line in ["bash many.sh", "bash big.sh"] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, ASKED, "{line}: {stdout}");
+    }
+    assert_eq!(check(&p, "bash few.sh").0, 0);
+    assert_eq!(check(&p, "sh payload.sh").0, REFUSED);
+}

@@ -1184,9 +1184,27 @@ impl<'a> Guard<'a> {
     fn script_findings(&self, script: &str, via: &str, at: At) -> Vec<Finding> {
         let At { depth, budget, .. } = at;
         let cost = script.len().max(SCRIPT_COST);
-        if depth > MAX_SCRIPT_DEPTH || budget.get() < cost {
+        if depth > MAX_SCRIPT_DEPTH {
             budget.set(0);
             return Vec::new();
+        }
+        if budget.get() < cost {
+            // Past what is parsed for one call, a script may run anything: asked about
+            // once, not passed unread.
+            let first = budget.get() > 0;
+            budget.set(0);
+            return if first {
+                vec![Finding::ask(
+                    "guard:budget-spent",
+                    format!(
+                        "runs a script ({via}) past what nagger parses for one call: what it \
+                         runs cannot be checked"
+                    ),
+                    "Run it in smaller steps, or ask the user.",
+                )]
+            } else {
+                Vec::new()
+            };
         }
         budget.set(budget.get() - cost);
         let parsed = shell::parse(script);

@@ -2,7 +2,6 @@
 
 use crate::base::output::Output;
 use crate::base::paths::Env;
-use std::io::Write;
 
 pub fn run(env: &Env) {
     // nagger reports a panic as one line itself; the default hook would print more.
@@ -16,7 +15,7 @@ pub fn run(env: &Env) {
         let _ = Output::stdout().line(&out);
     }
     if let Some(err) = run.stderr {
-        let _ = writeln!(std::io::stderr(), "{err}");
+        crate::edge::hook::write_stderr_line(&err);
     }
     crate::edge::hook::answer_written();
     // Answered: a checkpoint the run put off now delays only the exit.

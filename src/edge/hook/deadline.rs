@@ -315,7 +315,7 @@ fn watch(at: Instant) {
         let line = line.load(Ordering::Acquire);
         if !line.is_null() {
             // SAFETY: every pointer stored is a leaked box, never freed.
-            write_all(fd, unsafe { *line });
+            write_when_ready(fd, unsafe { *line }, WRITE_WAIT);
         }
         // SAFETY: closing the process's own stdout/stderr; nothing writes to them after
         // FIRED (the run stops at its `Armed` drop, and `_exit` follows).
@@ -325,14 +325,45 @@ fn watch(at: Instant) {
     unsafe { libc::_exit(0) }
 }
 
-/// Writes `bytes` to `fd`, retrying short writes and interruptions a bounded number of
-/// times.
-fn write_all(fd: libc::c_int, mut bytes: &[u8]) {
+/// How long a write of the answer or the stderr line waits for its reader: a reader
+/// that never drains its pipe (a full stderr) must not keep the process from exiting.
+pub const WRITE_WAIT: Duration = Duration::from_millis(100);
+
+/// Writes `bytes` to `fd` while the reader takes them: each write waits at most `wait`
+/// for room (`poll`), and what does not fit by then is dropped. A pipe's write of up to
+/// `PIPE_BUF` bytes is whole once there is room, so a short line is never cut.
+pub fn write_when_ready(fd: libc::c_int, mut bytes: &[u8], wait: Duration) {
+    let deadline = Instant::now() + wait;
     let mut tries = 0;
     while !bytes.is_empty() && tries < 64 {
         tries += 1;
+        let left = deadline.saturating_duration_since(Instant::now());
+        let mut pollfd = libc::pollfd {
+            fd,
+            events: libc::POLLOUT,
+            revents: 0,
+        };
+        let ms = libc::c_int::try_from(left.as_millis()).unwrap_or(libc::c_int::MAX);
+        // SAFETY: one valid pollfd, for the length given.
+        let ready = unsafe { libc::poll(&raw mut pollfd, 1, ms) };
+        if ready == 0 {
+            return;
+        }
+        if ready < 0 {
+            if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return;
+        }
+        if pollfd.revents & (libc::POLLERR | libc::POLLHUP | libc::POLLNVAL) != 0
+            && pollfd.revents & libc::POLLOUT == 0
+        {
+            return;
+        }
+        // At most a pipe's atomic write at a time: one that fits does not block.
+        let chunk = &bytes[..bytes.len().min(libc::PIPE_BUF)];
         // SAFETY: the pointer and length come from a live slice.
-        let n = unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
+        let n = unsafe { libc::write(fd, chunk.as_ptr().cast(), chunk.len()) };
         match usize::try_from(n) {
             Ok(n) => bytes = &bytes[n.min(bytes.len())..],
             Err(_) if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted => {

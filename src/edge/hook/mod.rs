@@ -57,6 +57,14 @@ pub fn answer_written() {
     deadline::printed();
 }
 
+/// Writes the run's stderr line, waiting a moment at most for a reader that does not
+/// drain its pipe: a full stderr never keeps the hook from exiting.
+pub fn write_stderr_line(line: &str) {
+    let mut text = line[..line.floor_char_boundary(4000)].to_owned();
+    text.push('\n');
+    deadline::write_when_ready(2, text.as_bytes(), deadline::WRITE_WAIT);
+}
+
 /// Runs one hook invocation on the process's stdin, waiting for it with `poll` so that
 /// a stdin never closed costs [`STDIN_TIMEOUT`] at most, not a hang. From the start, the
 /// hard deadline holds: whatever runs long (stdin, the config, the checks, the
@@ -786,6 +794,11 @@ impl Prepared {
             .map(|(_, output)| output),
             _ => None,
         };
+        if answer.as_ref().is_none_or(|a| !a.denies())
+            && let Some(ask) = self.unreadable_config_ask()
+        {
+            return Some(ask);
+        }
         // A tool call that may mean two things is never passed silently.
         let answer = match (answer, &self.ambiguous, &self.event) {
             (answer, Some(why), Event::PreToolUse(_))
@@ -796,6 +809,25 @@ impl Prepared {
             (answer, ..) => answer?,
         };
         self.with_pending(answer.to_json())
+    }
+
+    /// A config that is there but cannot be read (a link loop, a lease, something in its
+    /// place that is no file): the rules set there cannot be checked, so a tool call the
+    /// guard does not refuse is asked about. `None` when the config was read (or there is
+    /// none).
+    fn unreadable_config_ask(&self) -> Option<String> {
+        if !matches!(self.event, Event::PreToolUse(_)) {
+            return None;
+        }
+        let e = self
+            .loaded
+            .errors
+            .iter()
+            .find(|e| e.problem == crate::domain::config::Problem::Unreadable)?;
+        ask_unchecked(&format!(
+            "its config {}, so the rules set there cannot be checked (`nagger doctor`)",
+            e.message.trim_end_matches("; running on the defaults")
+        ))
     }
 
     /// A deny or ask answer while the config's weakenings wait for the user: its reason
@@ -957,6 +989,10 @@ fn handle_and_log(
         run.without_state()
     } else {
         run.with_pending(outcome.output.to_json())
+    };
+    let stdout = match stdout {
+        Some(text) if denies(&text) => Some(text),
+        other => run.unreadable_config_ask().or(other),
     };
     if let Some(text) = &stdout {
         details.insert("output_chars".into(), json!(text.len()));

@@ -29,6 +29,8 @@ const MAX_PARSED: usize = 1 << 20;
 pub(crate) struct Files<'a> {
     root: &'a Path,
     left: Cell<usize>,
+    /// The files counted against `left` so far.
+    counted: std::cell::RefCell<Vec<PathBuf>>,
     /// Bytes of their programs left to parse for this call.
     budget: Cell<usize>,
     /// Whether a file read since this was last cleared is not [`settled`]: what it holds
@@ -41,6 +43,7 @@ impl<'a> Files<'a> {
         Files {
             root,
             left: Cell::new(MAX_FILES),
+            counted: std::cell::RefCell::new(Vec::new()),
             budget: Cell::new(MAX_PARSED),
             fresh: Cell::new(false),
         }
@@ -120,11 +123,16 @@ impl<'a> Files<'a> {
             };
             return Content::Special(what);
         }
-        let left = self.left.get();
-        if left == 0 {
-            return Content::TooMany;
+        // Each file counts once, however many checks read it.
+        let counted = self.counted.borrow().iter().any(|p| p == full);
+        if !counted {
+            let left = self.left.get();
+            if left == 0 {
+                return Content::TooMany;
+            }
+            self.left.set(left - 1);
+            self.counted.borrow_mut().push(full.to_path_buf());
         }
-        self.left.set(left - 1);
         // Opened without blocking and checked again: it may have changed since.
         let Ok(file) = open_regular(full) else {
             return Content::Absent;

@@ -505,7 +505,23 @@ fn filled(text: &str, params: &[String]) -> String {
 /// The text of `file` and how to name it, or the finding its place calls for (pushed
 /// onto `out`); `None` when there is nothing to check.
 fn text_of(file: &str, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) -> Option<(String, String)> {
-    read_named(files.read(cwd, file), file, out)
+    match files.read(cwd, file) {
+        // A program past the files read for one call (a script that sources dozens of
+        // files first) may run anything: asked about, not passed unread.
+        files::Content::TooMany => {
+            out.push(Ran::Finding(Finding::ask(
+                "guard:budget-spent",
+                format!(
+                    "runs `{file}`, past the {} files nagger reads for one call: what it runs \
+                     cannot be checked",
+                    files::MAX_FILES
+                ),
+                "Run it in smaller steps, or ask the user.",
+            )));
+            None
+        }
+        content => read_named(content, file, out),
+    }
 }
 
 /// `text` with the spellings of its own folder (`$(dirname "$0")`, `${BASH_SOURCE%/*}`,
