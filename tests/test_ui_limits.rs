@@ -560,3 +560,62 @@ fn ui_never_opens_a_fifo_in_place_of_the_database() {
     }
     assert_eq!(ui.get("/").status, 200);
 }
+
+/// The threads of process `pid`.
+fn threads_of(pid: u32) -> usize {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("Threads:"))
+                .and_then(|n| n.trim().parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// A lease another process holds on the database (which holds any other open of it for
+/// the kernel's lease-break time) before the dashboard starts: its API says at once that
+/// the database is unavailable, and polling it starts no thread that waits in `open`.
+#[test]
+fn a_lease_on_the_database_neither_holds_the_api_nor_piles_up_threads() {
+    let p = Project::new();
+    p.hook(&p.session_start("startup"));
+    // SAFETY: SIGIO, which a lease break sends to its holder (this process), ignored.
+    unsafe { libc::signal(libc::SIGIO, libc::SIG_IGN) };
+    let db = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(p.db_path())
+        .expect("open the database");
+    use std::os::fd::AsRawFd;
+    // SAFETY: a lease on a file this test opened.
+    let leased = unsafe { libc::fcntl(db.as_raw_fd(), libc::F_SETLEASE, libc::F_WRLCK) };
+    if leased != 0 {
+        // Leases are refused where another process has the file open, or on some file
+        // systems: nothing to test there.
+        eprintln!(
+            "no lease could be taken: {}",
+            std::io::Error::last_os_error()
+        );
+        return;
+    }
+    let mut cmd = p.command(&["ui"]);
+    cmd.current_dir(&p.root);
+    let ui = UiServer::start(cmd);
+    let started = threads_of(ui.pid());
+    for _ in 0..40 {
+        let asked = Instant::now();
+        let reply = ui.get("/api/changes");
+        assert_eq!(reply.status, 503, "{reply:?}");
+        assert!(asked.elapsed() < Duration::from_secs(1));
+    }
+    assert_eq!(ui.get("/").status, 200);
+    let now = threads_of(ui.pid());
+    assert!(
+        now <= started + 4,
+        "threads: {started} at start, {now} after"
+    );
+    // SAFETY: the lease given up.
+    unsafe { libc::fcntl(db.as_raw_fd(), libc::F_SETLEASE, libc::F_UNLCK) };
+    drop(db);
+}

@@ -20,6 +20,11 @@ pub struct UiServer {
 }
 
 impl UiServer {
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Starts `nagger ui` (`cmd`, its arguments given) and reads the address it prints.
     pub fn start(mut cmd: Command) -> UiServer {
         let mut child = cmd

@@ -153,16 +153,67 @@ pub struct ReadPool {
     size: u32,
     file: std::sync::OnceLock<Pool>,
     empty: Pool,
+    /// When opening the file last failed: tried again only after [`RETRY_AFTER`], so that
+    /// polling tabs do not start an open (and its threads) per request.
+    failed: std::sync::Mutex<Option<(std::time::Instant, String)>>,
+}
+
+/// How long a failed open of the database file is not tried again.
+const RETRY_AFTER: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Opens each of the database's files (`path`, its log and its index, when there) without
+/// blocking and at once closes it: a lease another process holds on one (which would
+/// hold SQLite's own open for the kernel's lease-break time, 45 s), or anything but a
+/// regular file, is an error now rather than a thread stuck in `open`.
+pub fn opens_at_once(path: &Path) -> StoreResult<()> {
+    for suffix in ["", "-wal", "-shm"] {
+        let mut name = path.as_os_str().to_os_string();
+        name.push(suffix);
+        let file = std::path::PathBuf::from(name);
+        match crate::base::files::open_regular(&file) {
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(source) => {
+                return Err(StoreError::Io {
+                    context: format!("database {}", file.display()),
+                    source,
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 impl ReadPool {
     /// A connection, from the file when there is one.
     pub fn get(&self) -> StoreResult<PooledConn> {
         if let Some(pool) = self.file.get() {
+            opens_at_once(&self.path)?;
             return Ok(pool.get()?);
         }
         if self.path.try_exists().unwrap_or(false) {
-            let pool = file_pool(&self.path, self.size)?;
+            let mut failed = self
+                .failed
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if let Some((at, why)) = failed.as_ref()
+                && at.elapsed() < RETRY_AFTER
+            {
+                return Err(StoreError::Io {
+                    context: format!("database {}", self.path.display()),
+                    source: std::io::Error::other(why.clone()),
+                });
+            }
+            let opened = opens_at_once(&self.path).and_then(|()| file_pool(&self.path, self.size));
+            let pool = match opened {
+                Ok(pool) => pool,
+                Err(e) => {
+                    *failed = Some((std::time::Instant::now(), e.to_string()));
+                    return Err(e);
+                }
+            };
+            *failed = None;
+            drop(failed);
             let pool = self.file.get_or_init(|| pool);
             return Ok(pool.get()?);
         }
@@ -188,6 +239,7 @@ pub fn read_pool(path: &Path, size: u32) -> StoreResult<ReadPool> {
         size,
         file,
         empty: empty_pool(size)?,
+        failed: std::sync::Mutex::new(None),
     })
 }
 
@@ -205,7 +257,7 @@ pub fn read_pool_lenient(
     if !readable {
         why = Some("one of its files is not a regular file".to_owned());
     } else if path.try_exists().unwrap_or(false) {
-        match file_pool(path, size) {
+        match opens_at_once(path).and_then(|()| file_pool(path, size)) {
             Ok(pool) => {
                 let _ = file.set(pool);
             }
@@ -217,6 +269,7 @@ pub fn read_pool_lenient(
         size,
         file,
         empty: empty_pool(size)?,
+        failed: std::sync::Mutex::new(None),
     };
     Ok((pool, why))
 }
@@ -264,6 +317,7 @@ impl NaggerStateDB {
             source,
         };
         let conn = if path.try_exists().unwrap_or(false) {
+            opens_at_once(path)?;
             let conn = Connection::open_with_flags(path, READ_ONLY).map_err(sqlite)?;
             read_only_pragmas(&conn).map_err(sqlite)?;
             conn
