@@ -2549,6 +2549,69 @@ fn matches_any(words: &[String], wanted: &[&str]) -> bool {
     words.iter().any(|w| wanted.contains(&w.as_str()))
 }
 
+/// A running process changed from outside: its resource limits (`prlimit --pid`), or a
+/// debugger or tracer attached to it (`gdb -p`, `lldb -p`, `strace -p`, `gcore`). The
+/// process may be Claude Code, whose hooks (nagger) run under its limits and whose memory
+/// a debugger can change: asked about. The shell's own `ulimit` changes only itself.
+pub(super) fn other_process(command: &SimpleCommand) -> Option<Finding> {
+    let name = command.name();
+    let args = command.args();
+    let has_pid = |short: &[&str], long: &[&str]| {
+        args.iter().any(|a| {
+            short.contains(&a.as_str())
+                || long
+                    .iter()
+                    .any(|l| a == l || a.starts_with(&format!("{l}=")))
+        })
+    };
+    let what = match name {
+        "prlimit" if has_pid(&["-p"], &["--pid"]) => {
+            "changes the resource limits of a running process (`prlimit --pid`)"
+        }
+        "gdb" | "gdb-multiarch" | "cgdb"
+            if has_pid(&["-p"], &["--pid", "-pid"])
+                || operands(args).get(1).is_some_and(|w| {
+                    w.bytes().all(|b| b.is_ascii_digit()) || w.starts_with('$')
+                }) =>
+        {
+            "attaches a debugger to a running process (`gdb -p`)"
+        }
+        "lldb" if has_pid(&["-p", "-n"], &["--attach-pid", "--attach-name"]) => {
+            "attaches a debugger to a running process (`lldb -p`)"
+        }
+        "strace" | "ltrace" | "perf" | "bpftrace" | "pstack" | "gcore" | "criu" | "eu-stack"
+            if has_pid(&["-p", "--pid"], &["--pid"])
+                || matches!(name, "gcore" | "pstack" | "criu" | "eu-stack") =>
+        {
+            "attaches to a running process"
+        }
+        _ => return None,
+    };
+    Some(Finding::ask(
+        "guard:other-process",
+        format!(
+            "{what}, which may be Claude Code itself: its hooks run under its limits, and a \
+             debugger can change what it does"
+        ),
+        "Ask the user to do it.",
+    ))
+}
+
+/// Code that changes another process's resource limits (`resource.prlimit(pid, …)`,
+/// `Process::setrlimit` on a pid, `prlimit(2)` called by its name).
+pub(super) fn code_limits_process(code: &str) -> Option<Finding> {
+    let code = &code[..code.floor_char_boundary(256 * 1024)];
+    code.contains("prlimit").then(|| {
+        Finding::ask(
+            "guard:other-process",
+            "runs code that changes the resource limits of a process (`prlimit`), which may \
+             be Claude Code itself, whose hooks run under them"
+                .to_owned(),
+            "Ask the user to do it.",
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

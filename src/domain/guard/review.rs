@@ -687,6 +687,7 @@ impl<'a> Guard<'a> {
         findings.extend(super::outside::fills_disk(command));
         findings.extend(super::outside::verification_off(command));
         findings.extend(super::outside::opens_or_grants(command));
+        findings.extend(super::outside::other_process(command));
         findings.extend(printed_secret(parsed, index));
         findings.extend(sent_environment(parsed, index));
         findings.extend(sent_secret(command));
@@ -771,6 +772,10 @@ impl<'a> Guard<'a> {
             }
             let mut code = inline.iter().chain(command.stdin_texts.iter());
             if let Some(found) = code.find_map(|c| super::outside::code_destroys(c)) {
+                findings.push(found);
+            }
+            let mut code = inline.iter().chain(command.stdin_texts.iter());
+            if let Some(found) = code.find_map(|c| super::outside::code_limits_process(c)) {
                 findings.push(found);
             }
         }
