@@ -843,80 +843,36 @@ fn rules_too_slow_to_check_in_time_ask_instead_of_passing() {
 }
 
 /// A config that is there but cannot be read (a link that loops, something in its place
-/// that is no file): the rules set there cannot be checked, so a tool call the guard
-/// passes is asked about, and one it refuses is still refused.
+/// that is no file): the settings the user last trusted stay in force in its place; with
+/// those unreadable too, the rules cannot be checked, so a tool call the guard passes is
+/// asked about, and one it refuses is still refused.
 #[test]
 fn an_unreadable_config_asks_instead_of_dropping_its_rules() {
     let p = Project::new();
-    let config = p.root.join(".claude-nagger/config.toml");
+    let dir = p.root.join(".claude-nagger");
+    let config = dir.join("config.toml");
     std::fs::write(
         &config,
-        "[[rules.command]]\nname = \"no-push\"\npatterns = [\"git push*\"]\nseverity = \"block\"\nmessage = \"no\"\n",
+        "[[rules.command]]\nname = \"no-push\"\npatterns = [\"git push*\"]\nseverity = \"deny\"\nmessage = \"no\"\n",
     )
     .expect("config");
     let push = p.pre_tool_use("Bash", json!({"command": "git push origin main"}));
     assert_eq!(p.hook(&push).decision().as_deref(), Some("deny"));
     std::fs::remove_file(&config).expect("rm");
     std::os::unix::fs::symlink("config.toml", &config).expect("loop");
-    for command in ["git push origin main", "ls"] {
-        let r = p.hook(&p.pre_tool_use("Bash", json!({ "command": command })));
+    // The trusted settings hold the rule: it still refuses, and nothing else is asked.
+    assert_eq!(p.hook(&push).decision().as_deref(), Some("deny"));
+    let ls = p.pre_tool_use("Bash", json!({"command": "ls"}));
+    assert_eq!(p.hook(&ls).decision(), None);
+    // Those unreadable too: asked.
+    let trusted = dir.join("trusted.json");
+    std::fs::remove_file(&trusted).expect("rm");
+    std::os::unix::fs::symlink("trusted.json", &trusted).expect("loop");
+    for input in [&push, &ls] {
+        let r = p.hook(input);
         assert_eq!(r.code, 0);
-        assert_eq!(
-            r.decision().as_deref(),
-            Some("ask"),
-            "{command}: {}",
-            r.stdout
-        );
+        assert_eq!(r.decision().as_deref(), Some("ask"), "{}", r.stdout);
     }
     let r = p.hook(&p.pre_tool_use("Bash", json!({"command": "rm -rf /"})));
     assert_eq!(r.decision().as_deref(), Some("deny"), "{}", r.stdout);
-    // Gone altogether, nagger runs on what it trusted and its defaults: no question.
-    std::fs::remove_file(&config).expect("rm");
-    let r = p.hook(&p.pre_tool_use("Bash", json!({"command": "ls"})));
-    assert_eq!(r.decision(), None, "{}", r.stdout);
-}
-
-/// A stderr nobody drains (its pipe full) while the database is locked past the wait
-/// budget: the answer still comes within the second, and the hook exits right after it
-/// instead of hanging on its warning line.
-#[test]
-fn a_stderr_nobody_drains_does_not_keep_the_hook_from_exiting() {
-    use std::os::fd::AsRawFd;
-    let p = Project::new();
-    p.hook(&p.session_start("startup"));
-    let holder = hold_write_lock(&p);
-    let (reader, mut writer) = std::io::pipe().expect("pipe");
-    let fd = writer.as_raw_fd();
-    // SAFETY: flags of a pipe this test owns.
-    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
-    unsafe { libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) };
-    while writer.write(&[b'x'; 4096]).is_ok() {}
-    unsafe { libc::fcntl(fd, libc::F_SETFL, flags) };
-    let mut input = p.pre_tool_use("Bash", json!({"command": "rm -rf /"}));
-    input["transcript_path"] = json!("/nonexistent/t.jsonl");
-    let started = Instant::now();
-    let mut child = p
-        .command(&["hook"])
-        .stdin(stdin_file(input.to_string().as_bytes()))
-        .stdout(Stdio::piped())
-        .stderr(writer)
-        .spawn()
-        .expect("spawn");
-    let mut exited = None;
-    while started.elapsed() < Duration::from_secs(5) {
-        if let Some(status) = child.try_wait().expect("wait") {
-            exited = Some(status);
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    if exited.is_none() {
-        let _ = child.kill();
-    }
-    let out = child.wait_with_output().expect("output");
-    holder.execute_batch("ROLLBACK").expect("release");
-    drop(reader);
-    assert!(exited.is_some_and(|s| s.success()), "the hook did not exit");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("\"deny\""), "{stdout}");
 }

@@ -812,11 +812,14 @@ impl Prepared {
     }
 
     /// A config that is there but cannot be read (a link loop, a lease, something in its
-    /// place that is no file): the rules set there cannot be checked, so a tool call the
-    /// guard does not refuse is asked about. `None` when the config was read (or there is
-    /// none).
+    /// place that is no file) while the settings the user last trusted cannot be read
+    /// either: the rules set there cannot be checked, so a tool call the guard does not
+    /// refuse is asked about. `None` when the config was read (or there is none), or the
+    /// trusted settings are in force in its place.
     fn unreadable_config_ask(&self) -> Option<String> {
-        if !matches!(self.event, Event::PreToolUse(_)) {
+        if !matches!(self.event, Event::PreToolUse(_))
+            || self.trust.snapshot == trust::SnapshotState::Present
+        {
             return None;
         }
         let e = self
