@@ -587,4 +587,9 @@ fn a_worktree_removed_by_force_is_judged_by_what_it_holds() {
         answer(&p.root, "git worktree remove -f .worktrees/review"),
         Some(Decision::Deny)
     );
+    // No such folder now (a line may make one first): what it would hold cannot be told.
+    assert_eq!(
+        answer(&p.root, "git worktree remove --force ../elsewhere"),
+        Some(Decision::Ask)
+    );
 }

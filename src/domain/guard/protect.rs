@@ -6719,11 +6719,11 @@ const MAX_WORKTREE_ENTRIES: usize = 4096;
 
 /// What removing the work tree at `dir` by force (`git worktree remove --force`) loses:
 /// a tracked file with uncommitted changes, or a file git neither tracks nor ignores.
-/// `Ok(None)` when it holds neither (or is no work tree: git fails); `Err` when that
-/// cannot be told in bounds (an unreadable index, too many files).
+/// `Ok(None)` when it holds neither; `Err` when that cannot be told in bounds (no such
+/// folder now, which a line may make first; an unreadable index; too many files).
 pub(super) fn worktree_work(dir: &Path) -> Result<Option<String>, String> {
     if !dir.is_dir() {
-        return Ok(None);
+        return Err(format!("`{}` is not a folder now", dir.display()));
     }
     let top = dir.to_string_lossy().into_owned();
     if let Some(changed) = uncommitted_among(&[(top, None)]) {
