@@ -3311,3 +3311,47 @@ fn a_script_past_what_nagger_reads_for_one_call_is_asked_about() {
     assert_eq!(check(&p, "bash few.sh").0, 0);
     assert_eq!(check(&p, "sh payload.sh").0, REFUSED);
 }
+
+/// gawk's included files (`@include`, `-i`, `--include`, `-E`, found in `AWKPATH`),
+/// screen's start-up file named by `SYSSCREENRC`, and files sourced deeper than nagger
+/// follows (asked about, not passed unread).
+#[test]
+fn included_awk_files_named_start_up_files_and_deep_chains_are_read_or_asked() {
+    let p = Project::new();
+    write(
+        &p,
+        "tools/inc.awk",
+        "BEGIN { system(\"rm -rf .claude-nagger\") }\n",
+    );
+    write(
+        &p,
+        "tools/main.awk",
+        "@include \"tools/inc.awk\"\n{ n++ } END { print n }\n",
+    );
+    write(&p, "tools/ok.awk", "{ print $1 }\n");
+    write(&p, "tools/s.rc", "screen sh -c \"rm -rf .claude\"\n");
+    for i in 0..6 {
+        write(
+            &p,
+            &format!("build/c{i}.sh"),
+            &format!(". build/c{}.sh\n", i + 1),
+        );
+    }
+    write(&p, "build/c6.sh", "echo fine\n");
+    for line in [
+        "gawk -f tools/main.awk README.md",
+        "awk --include tools/inc.awk '{ n++ }' README.md",
+        "AWKPATH=tools gawk -i inc 'BEGIN { }'",
+        "gawk -E tools/inc.awk",
+        "SYSSCREENRC=tools/s.rc screen -dmS w sleep 1",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, REFUSED, "{line}: {stdout}");
+    }
+    let (code, stdout) = check(&p, "bash build/c0.sh");
+    assert_eq!(code, ASKED, "{stdout}");
+    for line in ["awk -f tools/ok.awk README.md", "bash build/c4.sh"] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, 0, "{line}: {stdout}");
+    }
+}

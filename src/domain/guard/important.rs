@@ -647,6 +647,34 @@ fn targets(command: &SimpleCommand, fed: &[String]) -> (Vec<String>, Vec<String>
     let mut ops: Vec<&str> = operands(args);
     ops.extend(fed.iter().map(String::as_str));
     let owned = |v: &[&str]| v.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+    // Tracers' and profilers' logs (`strace -o ~/.bashrc ./app`, `valgrind
+    // --log-file=~/.profile ./app`), the wrapper's own options: written over.
+    if let Some(words) = command.prefixed.as_deref() {
+        let end = words.len().saturating_sub(command.argv.len());
+        for (at, w) in words[..end].iter().enumerate() {
+            if matches!(
+                shell::basename(w),
+                "strace" | "ltrace" | "valgrind" | "perf"
+            ) {
+                over.extend(
+                    shell::option_values(
+                        &words[at + 1..end],
+                        &["-o"],
+                        &[
+                            "--output",
+                            "--log-file",
+                            "--xml-file",
+                            "--massif-out-file",
+                            "--callgrind-out-file",
+                            "--cachegrind-out-file",
+                        ],
+                    )
+                    .into_iter()
+                    .map(str::to_owned),
+                );
+            }
+        }
+    }
     match command.name() {
         "rm" | "rmdir" | "srm" => over.extend(owned(&ops)),
         "truncate" | "shred" | "unlink" | "sponge" => {

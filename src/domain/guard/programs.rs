@@ -445,6 +445,7 @@ pub(super) fn programs(
         && (shell::is_shell(name) || matches!(name, "source" | "."))
         && shell::inline_code(&command.argv).is_none()
         && !shell::has_flag(command.args(), "c", &[])
+        && !shell::only_checks_syntax(&command.argv)
         && shell::basename(first).contains(['$', '`'])
         && command.computed.iter().any(|w| w == first)
     {

@@ -192,6 +192,75 @@ pub(super) fn files(command: &SimpleCommand) -> Vec<RcFile> {
     }
     for (name, args) in programs {
         program_files(name, args, &home_files, &mut push);
+        // `SYSSCREENRC=f screen`, `env SCREENRC=f screen`: a start-up file named by a
+        // variable set for the run.
+        if name == "screen" {
+            let given = command
+                .env
+                .iter()
+                .chain(command.prefixed.iter().flatten())
+                .filter_map(|w| {
+                    w.strip_prefix("SYSSCREENRC=")
+                        .or_else(|| w.strip_prefix("SCREENRC="))
+                })
+                .map(str::to_owned)
+                .chain(std::env::var("SYSSCREENRC").ok())
+                .filter(|f| !f.is_empty())
+                .collect::<Vec<_>>();
+            for file in given {
+                push(
+                    name,
+                    &file,
+                    Kind::Screen,
+                    "its start-up configuration",
+                    true,
+                );
+            }
+        }
+    }
+    out
+}
+
+/// The shell commands the tmux commands on `command`'s own line run, those chained with
+/// `\;` included (`tmux new -d 'sleep 1' \; run-shell 'cmd' \; source-file f`).
+pub(super) fn tmux_line(command: &SimpleCommand) -> Vec<String> {
+    let mut out = Vec::new();
+    let words: Vec<String> = if command.name() == "tmux" {
+        command.args().to_vec()
+    } else if let Some(words) = command.prefixed.as_deref()
+        && let Some(at) = words.iter().position(|w| shell::basename(w) == "tmux")
+    {
+        words[at + 1..].to_vec()
+    } else {
+        return out;
+    };
+    let (_, rest) = tmux_globals(&words);
+    for part in rest.split(|w| w == ";" || w == "\\;") {
+        tmux_command(part, 0, &mut out);
+        if out.len() >= MAX_LINES {
+            break;
+        }
+    }
+    out
+}
+
+/// The spec files a GCC-style compiler is handed (`-specs=f`, `--specs f`): they can
+/// change every option it runs with and every program it runs, read by nagger no further.
+pub(super) fn spec_files(command: &SimpleCommand) -> Vec<String> {
+    if !reads_response_files(command) {
+        return Vec::new();
+    }
+    let args = command.args();
+    let mut out = Vec::new();
+    for (k, a) in args.iter().enumerate() {
+        if let Some(f) = a
+            .strip_prefix("-specs=")
+            .or_else(|| a.strip_prefix("--specs="))
+        {
+            out.push(f.to_owned());
+        } else if matches!(a.as_str(), "-specs" | "--specs") {
+            out.extend(args.get(k + 1).cloned());
+        }
     }
     out
 }

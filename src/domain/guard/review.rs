@@ -1133,11 +1133,27 @@ impl<'a> Guard<'a> {
         let mut findings = Vec::new();
         if at.depth >= MAX_SCRIPT_DEPTH {
             // Files running files (a `setup.py` that runs itself, recursive `make`) are
-            // followed as deep as inline scripts, and no deeper: the rest is not analysed.
-            findings.extend(ran.into_iter().filter_map(|r| match r {
-                Ran::Finding(f) => Some(f),
-                _ => None,
-            }));
+            // followed as deep as inline scripts, and no deeper: what runs past that is
+            // not read, and is asked about rather than passed unread.
+            let mut deeper = None;
+            for r in ran {
+                match r {
+                    Ran::Finding(f) => findings.push(f),
+                    Ran::Script(_, via, _) | Ran::Code(_, _, via) => {
+                        deeper.get_or_insert(via);
+                    }
+                }
+            }
+            if let Some(via) = deeper {
+                findings.push(Finding::ask(
+                    "guard:budget-spent",
+                    format!(
+                        "runs files nested deeper than {MAX_SCRIPT_DEPTH} levels ({via}): what \
+                         they run is not read"
+                    ),
+                    "Run the inner file directly, or ask the user.",
+                ));
+            }
             return findings;
         }
         // What a project's files hand on is parsed on a budget of its own: spent, the rest

@@ -1357,6 +1357,58 @@ fn glob_for_any_folder(pattern: &str) -> String {
 /// `scp -i KEY`, `rsync -e 'ssh -i KEY'`: option values of a copier over ssh (a key used
 /// to log in, a config, a port), which it does not copy out.
 fn login_keys<'a>(name: &str, args: &'a [String]) -> Vec<&'a str> {
+    // A client's credentials and certificates, used to talk to the host they are for
+    // (`curl --netrc-file ~/.netrc`, `--cacert ca.pem`, `--key client.key`), the
+    // addresses it fetches (`https://…/gpg.key`) and the files it writes (`-o x.key`):
+    // nothing of them is printed or sent on.
+    if matches!(name, "curl" | "wget" | "wget2" | "http" | "https" | "xh") {
+        let mut used: Vec<&str> = args
+            .iter()
+            .map(String::as_str)
+            .filter(|a| a.contains("://"))
+            .collect();
+        used.extend(
+            args.windows(2)
+                .filter(|w| {
+                    matches!(
+                        w[0].as_str(),
+                        "--netrc-file"
+                            | "--cacert"
+                            | "--capath"
+                            | "--cert"
+                            | "-E"
+                            | "--key"
+                            | "--proxy-cacert"
+                            | "--proxy-cert"
+                            | "--proxy-key"
+                            | "--crlfile"
+                            | "--ca-certificate"
+                            | "--ca-directory"
+                            | "--certificate"
+                            | "--private-key"
+                            | "--verify"
+                            // Written, not read.
+                            | "-o"
+                            | "--output"
+                            | "--output-dir"
+                            | "-D"
+                            | "--dump-header"
+                            | "-c"
+                            | "--cookie-jar"
+                            | "--trace"
+                            | "--trace-ascii"
+                            | "--etag-save"
+                            | "-O"
+                            | "--output-document"
+                            | "--output-file"
+                            | "-P"
+                            | "--directory-prefix"
+                    )
+                })
+                .map(|w| w[1].as_str()),
+        );
+        return used;
+    }
     if !matches!(name, "scp" | "sftp" | "rsync") {
         return Vec::new();
     }

@@ -366,8 +366,30 @@ pub(super) fn debugger(code: &str, depth: usize, nested: Nested) -> Vec<Effect> 
                 out.extend(nested(&code, Language::Python, depth + 1));
             }
             "guile" | "gu" => out.push(Effect::Unknown("runs Guile code in the debugger".into())),
-            "call" | "print" | "p" | "output" | "expr" | "expression" | "set"
-            | "init-if-undefined" => out.extend(nested(rest, Language::Generic, depth + 1)),
+            "call" | "print" | "p" | "output" | "expr" | "expression" | "init-if-undefined" => {
+                out.extend(nested(rest, Language::Generic, depth + 1));
+            }
+            // `set var x = f()`, `set $n = g()`: an expression, which may call code; `set
+            // pagination off`, `set auto-load safe-path /`: a setting, except the files
+            // logging and history write.
+            "set" => {
+                let words: Vec<&str> = rest.split_whitespace().collect();
+                match words.as_slice() {
+                    ["var" | "variable", ..] => {
+                        let expr = rest.split_once(char::is_whitespace).map_or("", |(_, e)| e);
+                        out.extend(nested(expr, Language::Generic, depth + 1));
+                    }
+                    ["logging", "file", file, ..] | ["history", "filename", file, ..] => {
+                        out.push(Effect::Writes(
+                            (!file.contains(['$', '`'])).then(|| (*file).to_owned()),
+                        ));
+                    }
+                    [first, ..] if first.starts_with('$') || rest.contains('=') => {
+                        out.extend(nested(rest, Language::Generic, depth + 1));
+                    }
+                    _ => {}
+                }
+            }
             // `source FILE`: a file named outright is read where the command runs; one
             // the debugger computes is not.
             "source" | "so" => {

@@ -255,6 +255,16 @@ impl<'a> View<'a> {
                 .is_some_and(|full| settled(self.files.root, &full))
     }
 
+    /// Whether `path` (as a command in `cwd` names it) is there: written by the line, or
+    /// anything on disk.
+    pub(super) fn exists(&self, cwd: &Cwd, path: &str) -> bool {
+        (self.written)(cwd, path).is_some()
+            || self
+                .files
+                .locate(cwd, path)
+                .is_some_and(|p| std::fs::symlink_metadata(p).is_ok())
+    }
+
     /// Whether `path` (as a command in `cwd` names it) is a folder on disk.
     pub(super) fn is_dir(&self, cwd: &Cwd, path: &str) -> bool {
         self.files.locate(cwd, path).is_some_and(|p| p.is_dir())

@@ -263,16 +263,31 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
     } else if let Some(j) = shell::program_file(&command.argv) {
         let file = with_line_values(parsed, index, &command.argv[j]);
         program_file(command, &file, name, cwd, files, &mut out);
-    } else if let Some(file) = awk_program_file(command) {
-        program_file(command, &file, "awk", cwd, files, &mut out);
-        // The files its `print >` and `printf >` write are judged from the command's
-        // folder as for the same program on the line.
-        if let Some((text, via)) = text_of(&file, cwd, files, &mut out) {
-            out.push(Ran::Script(
-                format!("awk '{}' /dev/null", text.replace('\'', r"'\''")),
-                via,
-                None,
-            ));
+    } else if let Some(awk_files) = awk_program_files(command) {
+        // Its program files (`-f`, gawk's `-i`/`--include`, `-E`/`--exec`) and the files
+        // those or the program on the line include (`@include "lib"`, found as gawk
+        // finds them: as named, with `.awk`, in `AWKPATH`).
+        let mut queue = awk_files;
+        let mut seen: Vec<String> = Vec::new();
+        while let Some(file) = queue.pop() {
+            if seen.len() >= 8 || seen.contains(&file) {
+                continue;
+            }
+            seen.push(file.clone());
+            let Some(found) = awk_located(command, &file, cwd, files) else {
+                continue;
+            };
+            program_file(command, &found, "awk", cwd, files, &mut out);
+            // The files its `print >` and `printf >` write are judged from the command's
+            // folder as for the same program on the line.
+            if let Some((text, via)) = text_of(&found, cwd, files, &mut out) {
+                queue.extend(awk_includes(&text));
+                out.push(Ran::Script(
+                    format!("awk '{}' /dev/null", text.replace('\'', r"'\''")),
+                    via,
+                    None,
+                ));
+            }
         }
     } else if let Some(file) = super::foreign::program_file(command) {
         // A language the guard does not read: what names nagger's own files is refused.
@@ -405,8 +420,11 @@ pub(super) fn fed_from_files(parsed: &Parsed, index: usize, cwd: &Cwd, files: Vi
     fed
 }
 
-/// The program file of an `awk` run (`awk -f prog.awk`, `gawk --file=prog.awk`).
-fn awk_program_file(command: &SimpleCommand) -> Option<String> {
+/// The program files of an `awk` run (`awk -f prog.awk`, `gawk --file=prog.awk`,
+/// `-i lib`, `--include lib`, `-E prog`, `--exec prog`), and those the program on its
+/// line includes (`@include "lib"`). `None` for another program, or an awk run with
+/// none.
+fn awk_program_files(command: &SimpleCommand) -> Option<Vec<String>> {
     if !matches!(
         command.name(),
         "awk" | "gawk" | "mawk" | "nawk" | "busybox-awk"
@@ -414,13 +432,88 @@ fn awk_program_file(command: &SimpleCommand) -> Option<String> {
         return None;
     }
     let args = command.args();
-    args.iter().enumerate().find_map(|(k, a)| match a.as_str() {
-        "-f" | "--file" => args.get(k + 1).cloned(),
-        _ => a
-            .strip_prefix("--file=")
-            .or_else(|| a.strip_prefix("-f").filter(|rest| !rest.is_empty()))
-            .map(str::to_owned),
-    })
+    let mut out = Vec::new();
+    let mut named = false;
+    let mut k = 0;
+    while let Some(a) = args.get(k) {
+        k += 1;
+        match a.as_str() {
+            "-f" | "--file" | "-E" | "--exec" => {
+                named = true;
+                out.extend(args.get(k).cloned());
+                k += 1;
+            }
+            "-i" | "--include" => {
+                out.extend(args.get(k).cloned());
+                k += 1;
+            }
+            "-v" | "-F" | "--assign" | "--field-separator" => k += 1,
+            _ => {
+                let long = ["--file=", "--exec=", "--include="]
+                    .iter()
+                    .find_map(|p| a.strip_prefix(p));
+                let short = a
+                    .strip_prefix("-f")
+                    .or_else(|| a.strip_prefix("-E"))
+                    .or_else(|| a.strip_prefix("-i"))
+                    .filter(|rest| !rest.is_empty());
+                if let Some(file) = long.or(short) {
+                    named |= !a.starts_with("-i") && !a.starts_with("--include");
+                    out.push(file.to_owned());
+                } else if !a.starts_with('-') && !named {
+                    // The program on the line: what it includes.
+                    out.extend(awk_includes(a));
+                    named = true;
+                }
+            }
+        }
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// The files an awk program includes (`@include "lib.awk"`, `@include "lib"`).
+fn awk_includes(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|l| l.trim_start().strip_prefix("@include"))
+        .filter_map(|rest| {
+            let rest = rest.trim();
+            let name = rest.strip_prefix('"')?.split('"').next()?;
+            (!name.is_empty()).then(|| name.to_owned())
+        })
+        .take(8)
+        .collect()
+}
+
+/// Where gawk finds the program file `file`: as named, with `.awk` added, or in a folder
+/// of `AWKPATH` (set before the command or in nagger's environment).
+fn awk_located(command: &SimpleCommand, file: &str, cwd: &Cwd, files: &View) -> Option<String> {
+    let exists = |f: &str| files.exists(cwd, f);
+    let has_awk = std::path::Path::new(file)
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("awk"));
+    let mut tries = vec![file.to_owned()];
+    if !has_awk {
+        tries.push(format!("{file}.awk"));
+    }
+    if !file.contains('/') {
+        let awkpath = command
+            .env
+            .iter()
+            .find_map(|e| e.strip_prefix("AWKPATH=").map(str::to_owned))
+            .or_else(|| std::env::var("AWKPATH").ok())
+            .unwrap_or_default();
+        for dir in awkpath.split(':').filter(|d| !d.is_empty()).take(8) {
+            tries.push(format!("{}/{file}", dir.trim_end_matches('/')));
+            if !has_awk {
+                tries.push(format!("{}/{file}.awk", dir.trim_end_matches('/')));
+            }
+        }
+    }
+    tries
+        .iter()
+        .find(|f| exists(f))
+        .cloned()
+        .or_else(|| Some(file.to_owned()))
 }
 
 /// `file`, given to interpreter `runner` by `command`, read and handed back.

@@ -51,8 +51,20 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: &View, out: 
         "gdb" | "gdb-multiarch" | "cgdb" => want(
             option_values(
                 args,
-                &["-x", "-ix", "-command", "-init-command"],
-                &["--command", "--init-command", "--eval-command-file"],
+                &[
+                    "-x",
+                    "-ix",
+                    "-eix",
+                    "-command",
+                    "-init-command",
+                    "-early-init-command",
+                ],
+                &[
+                    "--command",
+                    "--init-command",
+                    "--eval-command-file",
+                    "--early-init-command",
+                ],
             ),
             As::Code("gdb"),
             "gdb commands",
@@ -200,6 +212,24 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: &View, out: 
         if let Some((text, via)) = read_named(files.read(cwd, &file), &file, out) {
             texts.push((text, how, format!("{via}, {what} run by `{name}`")));
         }
+    }
+    // tmux commands on the line itself, chained with `\;`.
+    let via = format!("a tmux command on the line of `{name}`");
+    out.extend(
+        rcfiles::tmux_line(command)
+            .into_iter()
+            .map(|line| Ran::Script(line, via.clone(), None)),
+    );
+    // Spec files: asked about.
+    if let Some(spec) = rcfiles::spec_files(command).first() {
+        out.push(Ran::Finding(Finding::ask(
+            "guard:unread-config",
+            format!(
+                "hands `{name}` the spec file `{spec}`, which can change every option it runs \
+                 with and every program it runs: nagger does not read it"
+            ),
+            "Give the options on the line instead, or ask the user.",
+        )));
     }
     // Response files, curl's and wget's configuration, start-up files of debuggers and
     // terminal multiplexers: named on the line, or read by the program by itself (a

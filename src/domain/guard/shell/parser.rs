@@ -1086,7 +1086,9 @@ impl Parser<'_, '_> {
                 }
             }
         }
-        // `declare -a a=([x]=1)`: the elements' subscripts, as in a plain assignment.
+        // `declare -a a=([x]=1)`: the elements' subscripts, as in a plain assignment; and
+        // `declare 'x[$(cmd)]=1'`: the name's own subscript, which the builtin reads as a
+        // number after the quotes are gone, running what it substitutes.
         if let Some(first) = words.get(skip)
             && matches!(
                 first.text.as_slice(),
@@ -1095,6 +1097,16 @@ impl Parser<'_, '_> {
         {
             for w in &words[skip + 1..] {
                 let text = String::from_utf8_lossy(&w.text).into_owned();
+                let named = text.split_once('=').map_or(text.as_str(), |(n, _)| n);
+                if !text.starts_with('-') && named.contains('[') {
+                    for script in super::words::subscript_commands(named) {
+                        let ctx = self.ctx.within(
+                            Via::Script("a subscript the builtin reads as a number".into()),
+                            false,
+                        );
+                        parse_script(script.as_bytes(), self.depth + 1, &ctx, self.out);
+                    }
+                }
                 if let Some((_, value)) = text.split_once('=')
                     && value.starts_with('(')
                 {

@@ -391,7 +391,14 @@ fn inline_pieces(argv: &[String]) -> Vec<&str> {
                 "one-line-on-crash",
             ]
         } else {
-            &["ex", "eval-command", "iex", "init-eval-command"]
+            &[
+                "ex",
+                "eval-command",
+                "iex",
+                "init-eval-command",
+                "eiex",
+                "early-init-eval-command",
+            ]
         };
         return flag_values(argv, flags, Some("args"));
     }
@@ -773,7 +780,7 @@ fn program_at(argv: &[String], it: &Interpreter) -> ProgramAt {
 pub fn program_file(argv: &[String]) -> Option<usize> {
     let name = basename(argv.first()?);
     let it = interpreter(name)?;
-    if is_code_tool(name) {
+    if is_code_tool(name) || only_checks_syntax(argv) {
         return None;
     }
     if family(name) == "deno" {
@@ -820,6 +827,39 @@ pub fn program_file(argv: &[String]) -> Option<usize> {
             Some(j)
         }
         _ => None,
+    }
+}
+
+/// Whether `argv` only checks its program's syntax, running none of it: a shell's `-n`
+/// (`--noexec`), `php -l`, `node --check`, `ruby -c`, `python3 -m py_compile` or
+/// `compileall` (which write bytecode only). Perl's `-c` runs `BEGIN` blocks: not one.
+pub fn only_checks_syntax(argv: &[String]) -> bool {
+    let Some(name) = argv.first().map(|p| basename(p)) else {
+        return false;
+    };
+    let args = &argv[1..];
+    // Options before the program operand only.
+    let before: Vec<&String> = args.iter().take_while(|a| a.starts_with('-')).collect();
+    let flag = |short: char, long: &[&str]| {
+        before.iter().any(|a| {
+            long.contains(&a.as_str())
+                || (!a.starts_with("--")
+                    && a.len() > 1
+                    && a[1..].chars().all(|c| c.is_ascii_alphabetic())
+                    && a[1..].contains(short))
+        })
+    };
+    if is_shell(name) {
+        return flag('n', &["--noexec"]) && !flag('c', &[]);
+    }
+    match family(name) {
+        "php" => flag('l', &["--syntax-check"]) && !flag('r', &[]),
+        "node" => before.iter().any(|a| *a == "--check" || *a == "-c"),
+        "ruby" => flag('c', &[]) && !flag('e', &[]),
+        "python" => args
+            .windows(2)
+            .any(|w| w[0] == "-m" && matches!(w[1].as_str(), "py_compile" | "compileall")),
+        _ => false,
     }
 }
 
@@ -1023,16 +1063,53 @@ pub fn value_script(name: &str, value: &str) -> Option<String> {
         }
         (!modules.is_empty()).then(|| modules.join("; "))
     } else if matches!(name, "PS0" | "PS1" | "PS2" | "PS3" | "PS4") && value.contains(['$', '`']) {
-        // Expanded as one word in double quotes, not run: `PS1="(.venv) ${PS1:-}"` runs
-        // nothing, `PS1='$(x)'` runs `x`.
+        // Expanded as one word, not run: `PS1="(.venv) ${PS1:-}"` runs nothing,
+        // `PS1='$(x)'` runs `x`, each substitution parsed as a command line of its own
+        // (its quotes taken away: `$(rm .cl""aude/x)` removes `.claude/x`).
         let mut word = value.replace('"', "\\\"");
         if word.ends_with('\\') {
             word.push(' ');
         }
-        Some(format!(": \"{word}\""))
+        let mut lines = vec![format!(": \"{word}\"")];
+        lines.extend(substitutions(value));
+        Some(lines.join("\n"))
     } else {
         None
     }
+}
+
+/// The command lines of the command substitutions in `text` (`$(…)`, `` `…` ``), the
+/// parentheses of the first counted (at most 16 of them).
+pub fn substitutions(text: &str) -> Vec<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() && out.len() < 16 {
+        if bytes[i] == b'$' && bytes.get(i + 1) == Some(&b'(') && bytes.get(i + 2) != Some(&b'(') {
+            let start = i + 2;
+            let mut depth = 1;
+            let mut j = start;
+            while j < bytes.len() && depth > 0 {
+                match bytes[j] {
+                    b'(' => depth += 1,
+                    b')' => depth -= 1,
+                    _ => {}
+                }
+                j += 1;
+            }
+            let end = if depth == 0 { j - 1 } else { j };
+            out.push(text[start..end].to_owned());
+            i = j;
+        } else if bytes[i] == b'`' {
+            let start = i + 1;
+            let end = text[start..].find('`').map_or(text.len(), |k| start + k);
+            out.push(text[start..end].to_owned());
+            i = end + 1;
+        } else {
+            i += 1;
+        }
+    }
+    out
 }
 
 /// `word` quoted for a shell as one word.
