@@ -234,7 +234,40 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: &View, out: 
     // Response files, curl's and wget's configuration, start-up files of debuggers and
     // terminal multiplexers: named on the line, or read by the program by itself (a
     // missing one is nothing to it).
-    for rc in rcfiles::files(command).into_iter().take(MAX_FILES) {
+    let mut rcs = rcfiles::files(command);
+    // `export SYSSCREENRC=f; screen …`: a start-up file named by a variable the line set
+    // before the program.
+    let program_names: Vec<&str> = std::iter::once(name)
+        .chain(command.prefixes.iter().map(String::as_str))
+        .collect();
+    for (program, var, kind) in [
+        ("screen", "SYSSCREENRC", rcfiles::Kind::Screen),
+        ("screen", "SCREENRC", rcfiles::Kind::Screen),
+        ("curl", "CURL_HOME", rcfiles::Kind::Curl),
+        ("wget", "WGETRC", rcfiles::Kind::Wget),
+    ] {
+        if !program_names.contains(&program) {
+            continue;
+        }
+        let value = super::values::with_line_values(parsed, index, &format!("${var}"));
+        let value = super::super::paths::here_and_home(&value);
+        if value.is_empty() || value.contains(['$', '`']) {
+            continue;
+        }
+        let file = if var == "CURL_HOME" {
+            format!("{}/.curlrc", value.trim_end_matches('/'))
+        } else {
+            value
+        };
+        rcs.push(rcfiles::RcFile {
+            file,
+            program: program.to_owned(),
+            kind,
+            what: "its start-up configuration",
+            named: false,
+        });
+    }
+    for rc in rcs.into_iter().take(MAX_FILES) {
         // `curl -K - <<< 'output = x'`, `printf … | curl -K -`: read from its input.
         if rc.file == "-" {
             let mut given: Vec<(String, String)> = command
