@@ -3138,6 +3138,25 @@ fn files_of_arguments_and_start_up_commands_are_read() {
         let (code, stdout) = check(&p, line);
         assert_eq!(code, 0, "{line}: {stdout}");
     }
+    // Start-up files as users keep them: settings, a reload binding that sources the
+    // file itself, a file sourced that is not there: nothing to ask.
+    write(
+        &p,
+        ".gdbinit",
+        "set auto-load safe-path /\nset print pretty on\nsource ~/.gdbinit-local\n",
+    );
+    write(
+        &p,
+        ".tmux.conf",
+        "set -g mouse on\nbind r source-file ~/.tmux.conf \\; display reloaded\n",
+    );
+    for line in [
+        "gdb -batch -ex run -ex bt ./app",
+        "tmux new-session -d -s dev 'npm run dev'",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, 0, "{line}: {stdout}");
+    }
     // `HOME` is the project's root here: the start-up files a program reads by itself.
     write(
         &p,

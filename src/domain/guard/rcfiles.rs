@@ -830,12 +830,19 @@ fn tmux_command(words: &[String], depth: usize, out: &mut Vec<String>) {
                 out.push(ops.join(" "));
             }
         }
+        // Read as another configuration; the start-up files themselves (sourced again by
+        // the usual reload binding, `bind r source-file ~/.tmux.conf`) are read already.
         "source-file" | "source" => {
             for file in operands("t") {
-                out.push(format!(
-                    "tmux -f {} start-server",
-                    shell::shell_quote(&file)
-                ));
+                let start_up = [".tmux.conf", "tmux.conf"]
+                    .iter()
+                    .any(|n| file.trim_end_matches('/').ends_with(n));
+                if !start_up {
+                    out.push(format!(
+                        "tmux -f {} start-server",
+                        shell::shell_quote(&file)
+                    ));
+                }
             }
         }
         "bind-key" | "bind" => {

@@ -1409,6 +1409,36 @@ fn login_keys<'a>(name: &str, args: &'a [String]) -> Vec<&'a str> {
         );
         return used;
     }
+    // openssl's files it writes (`-out`, `-keyout`), the certificates it checks against
+    // (`-CAfile`) and a certificate or request it reads (`x509 -in`); gpg's keys imported
+    // into its keyring or shown (`--import`, `--show-keys`).
+    if name == "openssl" {
+        let sub = args.first().map_or("", String::as_str);
+        return args
+            .windows(2)
+            .filter(|w| {
+                matches!(
+                    w[0].as_str(),
+                    "-out" | "-keyout" | "-CAfile" | "-CApath" | "-untrusted" | "-certfile"
+                ) || (w[0] == "-in" && matches!(sub, "x509" | "verify" | "crl" | "req"))
+            })
+            .map(|w| w[1].as_str())
+            .collect();
+    }
+    if matches!(name, "gpg" | "gpg2")
+        && args.iter().any(|a| {
+            matches!(
+                a.as_str(),
+                "--import" | "--show-keys" | "--dearmor" | "--enarmor"
+            )
+        })
+    {
+        return args
+            .iter()
+            .map(String::as_str)
+            .filter(|a| !a.starts_with('-'))
+            .collect();
+    }
     if !matches!(name, "scp" | "sftp" | "rsync") {
         return Vec::new();
     }

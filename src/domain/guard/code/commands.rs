@@ -402,9 +402,10 @@ pub(super) fn debugger(code: &str, depth: usize, nested: Nested) -> Vec<Effect> 
                         "runs the debugger commands of a file it computes (`{head} {rest}`)"
                     )));
                 } else {
-                    // Judged as the same file given with `-x`.
+                    // Judged as the same file given with `-x` (`-nx`: the start-up files
+                    // that may source it are not read again).
                     out.push(Effect::Shell(format!(
-                        "gdb -batch -x {}",
+                        "gdb -nx -batch -x {}",
                         quote_words(&[file.to_owned()])
                     )));
                 }

@@ -830,9 +830,10 @@ pub fn program_file(argv: &[String]) -> Option<usize> {
     }
 }
 
-/// Whether `argv` only checks its program's syntax, running none of it: a shell's `-n`
-/// (`--noexec`), `php -l`, `node --check`, `ruby -c`, `python3 -m py_compile` or
-/// `compileall` (which write bytecode only). Perl's `-c` runs `BEGIN` blocks: not one.
+/// Whether `argv` only checks its program's syntax (or reads a file that is no program),
+/// running none of it: a shell's `-n` (`--noexec`), `php -l`, `node --check`, `node
+/// --prof-process LOG`, `ruby -c`, `python3 -m py_compile` or `compileall` (which write
+/// bytecode only). Perl's `-c` runs `BEGIN` blocks: not one.
 pub fn only_checks_syntax(argv: &[String]) -> bool {
     let Some(name) = argv.first().map(|p| basename(p)) else {
         return false;
@@ -854,7 +855,9 @@ pub fn only_checks_syntax(argv: &[String]) -> bool {
     }
     match family(name) {
         "php" => flag('l', &["--syntax-check"]) && !flag('r', &[]),
-        "node" => before.iter().any(|a| *a == "--check" || *a == "-c"),
+        "node" => before
+            .iter()
+            .any(|a| matches!(a.as_str(), "--check" | "-c" | "--prof-process")),
         "ruby" => flag('c', &[]) && !flag('e', &[]),
         "python" => args
             .windows(2)
