@@ -3364,6 +3364,7 @@ fn included_awk_files_named_start_up_files_and_deep_chains_are_read_or_asked() {
         "gawk -E tools/inc.awk",
         "SYSSCREENRC=tools/s.rc screen -dmS w sleep 1",
         "export SYSSCREENRC=tools/s.rc; screen -dmS w sleep 1",
+        "export SYSSCREENRC=\"$PWD/tools/s.rc\"; screen -dmS w sleep 1",
     ] {
         let (code, stdout) = check(&p, line);
         assert_eq!(code, REFUSED, "{line}: {stdout}");

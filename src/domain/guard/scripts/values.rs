@@ -48,17 +48,23 @@ fn leading_variable(word: &str) -> Option<(&str, &str)> {
 fn line_values(parsed: &Parsed, index: usize, word: &str) -> String {
     let mut out = word.to_owned();
     for a in parsed.assignments.iter().rev().filter(|a| a.at <= index) {
-        // A plain value, or the home's with a plain rest (`"$HOME/.nvm"`).
+        // A plain value, or the home's or the current folder's with a plain rest
+        // (`"$HOME/.nvm"`, `$PWD/tools/s.rc`).
         let raw = a.raw.trim_matches('"');
+        let known_prefix = ["$HOME", "${HOME}", "$PWD", "${PWD}"]
+            .into_iter()
+            .find(|p| {
+                raw.strip_prefix(p)
+                    .is_some_and(|r| r.is_empty() || r.starts_with('/'))
+            });
         let Some(value) = a.value.as_deref().or_else(|| {
-            let rest = raw
-                .strip_prefix("$HOME")
-                .or_else(|| raw.strip_prefix("${HOME}"))?;
+            let rest = raw.strip_prefix(known_prefix?)?;
             (!rest.contains(['$', '`', '"', '\''])).then_some(raw)
         }) else {
             continue;
         };
-        if a.each || a.array || value.contains(['$', '`']) && !value.starts_with("$HOME") {
+        let from_known = known_prefix.is_some_and(|p| value.starts_with(p));
+        if a.each || a.array || value.contains(['$', '`']) && !from_known {
             continue;
         }
         for spelled in [format!("${{{}}}", a.name), format!("${}", a.name)] {
