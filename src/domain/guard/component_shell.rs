@@ -850,26 +850,15 @@ fn perl_as_sed(args: &[String]) -> Option<Vec<String>> {
     // `$1`, `${1}`, `$&` are sed's `\1`, `&`; a literal `&` is escaped; any other `$` or
     // `\` interpolates what nagger does not follow.
     let mut sed_new = String::new();
-    let mut chars = replacement.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '$' => match chars.next()? {
-                '&' => sed_new.push('&'),
-                d if d.is_ascii_digit() => {
-                    sed_new.push('\\');
-                    sed_new.push(d);
-                }
-                '{' => {
-                    let d = chars.next().filter(char::is_ascii_digit)?;
-                    chars.next().filter(|c| *c == '}')?;
-                    sed_new.push('\\');
-                    sed_new.push(d);
-                }
-                _ => return None,
-            },
-            '&' => sed_new.push_str("\\&"),
-            '\\' => return None,
-            other => sed_new.push(other),
+    for piece in perl_replacement(replacement, false)? {
+        match piece {
+            Piece::Group('0') => sed_new.push('&'),
+            Piece::Group(d) => {
+                sed_new.push('\\');
+                sed_new.push(d);
+            }
+            Piece::Text('&') => sed_new.push_str("\\&"),
+            Piece::Text(c) => sed_new.push(c),
         }
     }
     let flags = flags.replace('i', "I");
@@ -945,32 +934,15 @@ fn perl_slurped(args: &[String], full: &str) -> Option<String> {
         return None;
     }
     let mut new = String::new();
-    let mut chars = replacement.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '$' => match chars.next()? {
-                '&' => new.push_str("${0}"),
-                d if d.is_ascii_digit() => {
-                    new.push_str("${");
-                    new.push(d);
-                    new.push('}');
-                }
-                '{' => {
-                    let d = chars.next().filter(char::is_ascii_digit)?;
-                    chars.next().filter(|c| *c == '}')?;
-                    new.push_str("${");
-                    new.push(d);
-                    new.push('}');
-                }
-                _ => return None,
-            },
-            '\\' => match chars.next()? {
-                'n' => new.push('\n'),
-                't' => new.push('\t'),
-                other if !other.is_alphanumeric() => new.push(other),
-                _ => return None,
-            },
-            other => new.push(other),
+    for piece in perl_replacement(replacement, true)? {
+        match piece {
+            Piece::Group(d) => {
+                new.push_str("${");
+                new.push(d);
+                new.push('}');
+            }
+            Piece::Text('$') => new.push_str("$$"),
+            Piece::Text(c) => new.push(c),
         }
     }
     let inline: String = flags.chars().filter(|f| "ism".contains(*f)).collect();
@@ -991,6 +963,44 @@ fn perl_slurped(args: &[String], full: &str) -> Option<String> {
         re.replacen(&text, 1, new.as_str())
     };
     Some(out.into_owned())
+}
+
+/// A piece of a Perl substitution's replacement: a character, or a group (`$1`, `${1}`;
+/// `$&` is group `0`).
+enum Piece {
+    Text(char),
+    Group(char),
+}
+
+/// The pieces of a Perl substitution's replacement. With `escapes`, `\n`, `\t` and an
+/// escaped sign stand for themselves; without, any `\` is refused. `None` for anything
+/// else that interpolates (another `$`).
+fn perl_replacement(replacement: &str, escapes: bool) -> Option<Vec<Piece>> {
+    let mut out = Vec::new();
+    let mut chars = replacement.chars();
+    while let Some(c) = chars.next() {
+        out.push(match c {
+            '$' => match chars.next()? {
+                '&' => Piece::Group('0'),
+                d if d.is_ascii_digit() => Piece::Group(d),
+                '{' => {
+                    let d = chars.next().filter(char::is_ascii_digit)?;
+                    chars.next().filter(|c| *c == '}')?;
+                    Piece::Group(d)
+                }
+                _ => return None,
+            },
+            '\\' if !escapes => return None,
+            '\\' => match chars.next()? {
+                'n' => Piece::Text('\n'),
+                't' => Piece::Text('\t'),
+                other if !other.is_alphanumeric() => Piece::Text(other),
+                _ => return None,
+            },
+            other => Piece::Text(other),
+        });
+    }
+    Some(out)
 }
 
 fn sed_result(args: &[String], full: &str) -> Option<String> {

@@ -4,7 +4,7 @@
 //! the machine itself goes down, asked about otherwise: the user may well mean it.
 
 use super::finding::{Finding, operands};
-use super::shell::{SimpleCommand, has_flag};
+use super::shell::{SimpleCommand, has_flag, substitutions};
 use super::sql;
 use super::targets::{Reach, dangerous_target};
 
@@ -646,7 +646,9 @@ pub(super) fn outside(command: &SimpleCommand) -> Option<Finding> {
         // processes a lister of many, or of vital ones, picks as the line runs.
         "kill"
             if args.iter().any(|a| {
-                substitutions(a).any(|inner| pipeline_picks_broadly(&split_pipeline(inner)))
+                substitutions(a)
+                    .iter()
+                    .any(|inner| pipeline_picks_broadly(&split_pipeline(inner)))
             }) =>
         {
             Some(ask(format!(
@@ -2435,29 +2437,6 @@ const SERVICE_PORTS: &[u32] = &[
 fn vital(pattern: &str) -> bool {
     let name = pattern.trim_start_matches('^').trim_end_matches('$');
     VITAL.contains(&name) || name.starts_with("systemd")
-}
-
-/// The command substitutions inside one word (`$(…)`, `` `…` ``), innermost text each.
-fn substitutions(word: &str) -> impl Iterator<Item = &str> {
-    let dollar = word.match_indices("$(").map(move |(at, _)| {
-        let rest = &word[at + 2..];
-        let mut depth = 1usize;
-        for (i, c) in rest.char_indices() {
-            match c {
-                '(' => depth += 1,
-                ')' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        return &rest[..i];
-                    }
-                }
-                _ => {}
-            }
-        }
-        rest
-    });
-    let backtick = word.split('`').skip(1).step_by(2);
-    dollar.chain(backtick)
 }
 
 /// A pipeline's text as its commands' words (`pgrep -f . | head` → two commands).

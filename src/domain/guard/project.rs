@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use super::checks::{FIND_FILTERS, find_names};
-use super::finding::{Finding, operands};
+use super::finding::{Finding, operands, operands_with};
 use super::paths::{normalize, wildcard};
 use super::protect::Cwd;
 use super::shell::{SimpleCommand, has_flag};
@@ -226,7 +226,7 @@ fn deletion(command: &SimpleCommand) -> Option<Deletion<'_>> {
                 }) =>
         {
             verb = "moves away every file of";
-            let ops = rsync_operands(args);
+            let ops = operands_with(args, RSYNC_VALUED_SHORT, RSYNC_VALUED_LONG);
             match ops.split_last() {
                 Some((_, sources)) if !sources.is_empty() => sources.to_vec(),
                 _ => return None,
@@ -236,7 +236,18 @@ fn deletion(command: &SimpleCommand) -> Option<Deletion<'_>> {
         // own entry set without reading or writing (or from a file nagger may not read).
         "setfacl" if has_flag(args, "R", &["recursive"]) && acl_locks_out(args) => {
             verb = "takes away the user's access to";
-            acl_operands(args)
+            operands_with(
+                args,
+                &["-m", "-M", "-x", "-X"],
+                &[
+                    "modify",
+                    "modify-file",
+                    "set",
+                    "set-file",
+                    "remove",
+                    "remove-file",
+                ],
+            )
         }
         "mv" => {
             let ops = operands(args);
@@ -724,77 +735,57 @@ pub(super) fn removes_unnamed(command: &SimpleCommand) -> Option<Finding> {
     })
 }
 
-/// rsync's operands: its words that are neither options nor their values (`-e ssh`,
-/// `--exclude '*'`, `--files-from F`).
-fn rsync_operands(args: &[String]) -> Vec<&str> {
-    const VALUED: &[&str] = &[
-        "-e",
-        "--rsh",
-        "-f",
-        "--filter",
-        "--exclude",
-        "--include",
-        "--exclude-from",
-        "--include-from",
-        "--files-from",
-        "--chmod",
-        "--chown",
-        "--log-file",
-        "-T",
-        "--temp-dir",
-        "--partial-dir",
-        "--backup-dir",
-        "--compare-dest",
-        "--copy-dest",
-        "--link-dest",
-        "-B",
-        "--block-size",
-        "--port",
-        "--password-file",
-        "--timeout",
-        "--bwlimit",
-        "-M",
-        "--remote-option",
-        "--suffix",
-        "--max-size",
-        "--min-size",
-        "--usermap",
-        "--groupmap",
-        "--rsync-path",
-        "--out-format",
-        "--log-file-format",
-        "--contimeout",
-        "--sockopts",
-        "--outbuf",
-        "--checksum-choice",
-        "--compress-choice",
-        "--iconv",
-        "--write-batch",
-        "--only-write-batch",
-        "--read-batch",
-        "--info",
-        "--debug",
-        "--max-delete",
-        "--modify-window",
-        "--stop-after",
-        "--stop-at",
-        "--address",
-    ];
-    let mut out = Vec::new();
-    let mut k = 0;
-    let mut options = true;
-    while let Some(a) = args.get(k) {
-        k += 1;
-        if options && a == "--" {
-            options = false;
-        } else if options && VALUED.contains(&a.as_str()) {
-            k += 1;
-        } else if !options || !a.starts_with('-') {
-            out.push(a.as_str());
-        }
-    }
-    out
-}
+/// rsync's options that take the next word as their value (`-e ssh`, `--exclude '*'`,
+/// `--files-from F`).
+const RSYNC_VALUED_SHORT: &[&str] = &["-e", "-f", "-T", "-B", "-M"];
+const RSYNC_VALUED_LONG: &[&str] = &[
+    "rsh",
+    "filter",
+    "exclude",
+    "include",
+    "exclude-from",
+    "include-from",
+    "files-from",
+    "chmod",
+    "chown",
+    "log-file",
+    "temp-dir",
+    "partial-dir",
+    "backup-dir",
+    "compare-dest",
+    "copy-dest",
+    "link-dest",
+    "block-size",
+    "port",
+    "password-file",
+    "timeout",
+    "bwlimit",
+    "remote-option",
+    "suffix",
+    "max-size",
+    "min-size",
+    "usermap",
+    "groupmap",
+    "rsync-path",
+    "out-format",
+    "log-file-format",
+    "contimeout",
+    "sockopts",
+    "outbuf",
+    "checksum-choice",
+    "compress-choice",
+    "iconv",
+    "write-batch",
+    "only-write-batch",
+    "read-batch",
+    "info",
+    "debug",
+    "max-delete",
+    "modify-window",
+    "stop-after",
+    "stop-at",
+    "address",
+];
 
 /// Whether a `setfacl` line sets the owner's own entry (`u::`) without reading or
 /// writing (`-m`, `--modify`, `--set`), or takes its entries from a file (`-M`, `--set-file`,
@@ -842,37 +833,6 @@ fn acl_locks_out(args: &[String]) -> bool {
             .iter()
             .filter(|s| !files.contains(s))
             .any(|s| owner_locked(s))
-}
-
-/// setfacl's operands: the words after its options and their values.
-fn acl_operands(args: &[String]) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut k = 0;
-    let mut options = true;
-    while let Some(a) = args.get(k) {
-        k += 1;
-        if options && a == "--" {
-            options = false;
-        } else if options
-            && matches!(
-                a.as_str(),
-                "-m" | "-M"
-                    | "-x"
-                    | "-X"
-                    | "--modify"
-                    | "--modify-file"
-                    | "--set"
-                    | "--set-file"
-                    | "--remove"
-                    | "--remove-file"
-            )
-        {
-            k += 1;
-        } else if !options || !a.starts_with('-') {
-            out.push(a.as_str());
-        }
-    }
-    out
 }
 
 /// Whether a `chmod` mode takes the owner's reading or writing away (`000`, `a-rwx`,

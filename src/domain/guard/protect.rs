@@ -970,25 +970,8 @@ fn dirname_of_literal(word: &str) -> Option<(String, &str)> {
     let word = word.strip_prefix('"').unwrap_or(word);
     let inner_start = word.strip_prefix("$(")?;
     // The matching `)`: the first one after the operand, which holds none.
-    let (body, rest) = {
-        let mut depth = 1usize;
-        let mut end = None;
-        for (k, c) in inner_start.char_indices() {
-            match c {
-                '(' => depth += 1,
-                ')' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        end = Some(k);
-                        break;
-                    }
-                }
-                _ => {}
-            }
-        }
-        let end = end?;
-        (&inner_start[..end], &inner_start[end + 1..])
-    };
+    let end = shell::closing_paren(inner_start)?;
+    let (body, rest) = (&inner_start[..end], &inner_start[end + 1..]);
     let rest = rest.strip_prefix('"').unwrap_or(rest);
     let body = body.trim();
     let operand = if let Some(op) = body.strip_prefix("dirname ") {

@@ -732,22 +732,7 @@ fn format_commands(line: &str) -> Vec<String> {
     let mut rest = line;
     while let Some(at) = rest.find("#(") {
         let inner = &rest[at + 2..];
-        let mut depth = 1;
-        let mut end = None;
-        for (i, c) in inner.char_indices() {
-            match c {
-                '(' => depth += 1,
-                ')' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        end = Some(i);
-                        break;
-                    }
-                }
-                _ => {}
-            }
-        }
-        let Some(end) = end else {
+        let Some(end) = shell::closing_paren(inner) else {
             out.push(inner.to_owned());
             break;
         };

@@ -7,8 +7,8 @@
 //! sees such a name on the command line, so they are judged by where they land: a folder
 //! that holds nagger's files, Claude Code's settings or the nagger program.
 
-use super::super::finding::operands;
-use super::super::shell::{SimpleCommand, basename, has_flag, option_values, short_cluster};
+use super::super::finding::{operands, operands_with};
+use super::super::shell::{SimpleCommand, basename, has_flag, option_values};
 
 /// The names of the files nagger keeps or depends on, wherever they are: for names a
 /// program makes as it runs (`{}.json`, a backup suffix), which may end as one of them.
@@ -36,45 +36,6 @@ pub(super) struct Composed {
     pub(super) paths: Vec<String>,
     /// What makes the names, for the reason.
     pub(super) how: &'static str,
-}
-
-/// The operands of `args`, the values of the options in `valued` (short `-x`, long
-/// `--xx`) left out.
-fn operands_with<'a>(args: &'a [String], short: &[&str], long: &[&str]) -> Vec<&'a str> {
-    let mut out = Vec::new();
-    let mut skip = false;
-    let mut done = false;
-    for arg in args {
-        if skip {
-            skip = false;
-            continue;
-        }
-        if done || !arg.starts_with('-') || arg == "-" {
-            out.push(arg.as_str());
-            continue;
-        }
-        if arg == "--" {
-            done = true;
-            continue;
-        }
-        if let Some(name) = arg.strip_prefix("--") {
-            skip = !name.contains('=') && long.contains(&name);
-            continue;
-        }
-        // A cluster ending in a letter that takes a value takes the next word.
-        if let Some(cluster) = short_cluster(arg) {
-            for (k, c) in cluster.char_indices() {
-                if short
-                    .iter()
-                    .any(|s| s.strip_prefix('-') == Some(&c.to_string()))
-                {
-                    skip = k + c.len_utf8() == cluster.len();
-                    break;
-                }
-            }
-        }
-    }
-    out
 }
 
 /// The folder `path` names a file in: `a/b` → `a`, `b` → `.`.

@@ -914,19 +914,10 @@ pub fn subscript_commands(value: &str) -> Vec<String> {
             b']' => brackets = brackets.saturating_sub(1),
             b'$' if brackets > 0 && b.get(k + 1) == Some(&b'(') => {
                 let start = k + 2;
-                let mut depth = 1usize;
-                let mut j = start;
-                while j < b.len() && depth > 0 {
-                    match b[j] {
-                        b'(' => depth += 1,
-                        b')' => depth -= 1,
-                        _ => {}
-                    }
-                    j += 1;
-                }
-                let end = if depth == 0 { j - 1 } else { j };
-                out.push(String::from_utf8_lossy(&b[start..end]).into_owned());
-                k = j;
+                let rest = &value[start..];
+                let end = closing_paren(rest).map_or(value.len(), |end| start + end);
+                out.push(value[start..end].to_owned());
+                k = end + 1;
                 continue;
             }
             b'`' if brackets > 0 => {
@@ -1074,45 +1065,42 @@ pub fn value_script(name: &str, value: &str) -> Option<String> {
             word.push(' ');
         }
         let mut lines = vec![format!(": \"{word}\"")];
-        lines.extend(substitutions(value));
+        lines.extend(substitutions(value).into_iter().map(str::to_owned));
         Some(lines.join("\n"))
     } else {
         None
     }
 }
 
-/// The command lines of the command substitutions in `text` (`$(…)`, `` `…` ``), the
-/// parentheses of the first counted (at most 16 of them).
-pub fn substitutions(text: &str) -> Vec<String> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < bytes.len() && out.len() < 16 {
-        if bytes[i] == b'$' && bytes.get(i + 1) == Some(&b'(') && bytes.get(i + 2) != Some(&b'(') {
-            let start = i + 2;
-            let mut depth = 1;
-            let mut j = start;
-            while j < bytes.len() && depth > 0 {
-                match bytes[j] {
-                    b'(' => depth += 1,
-                    b')' => depth -= 1,
-                    _ => {}
+/// Where the `)` closing a `(` is in `text`, the text just after that `(`: pairs nested in
+/// it counted. `None` when it is not closed.
+pub fn closing_paren(text: &str) -> Option<usize> {
+    let mut depth = 1usize;
+    for (at, c) in text.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(at);
                 }
-                j += 1;
             }
-            let end = if depth == 0 { j - 1 } else { j };
-            out.push(text[start..end].to_owned());
-            i = j;
-        } else if bytes[i] == b'`' {
-            let start = i + 1;
-            let end = text[start..].find('`').map_or(text.len(), |k| start + k);
-            out.push(text[start..end].to_owned());
-            i = end + 1;
-        } else {
-            i += 1;
+            _ => {}
         }
     }
-    out
+    None
+}
+
+/// The command substitutions in `text` (`$(…)`, `` `…` ``), the text of each, those nested
+/// in another too (an unclosed one runs to the end); arithmetic (`$((…))`) is none.
+pub fn substitutions(text: &str) -> Vec<&str> {
+    let dollar = text
+        .match_indices("$(")
+        .map(|(at, _)| &text[at + 2..])
+        .filter(|rest| !rest.starts_with('('))
+        .map(|rest| closing_paren(rest).map_or(rest, |end| &rest[..end]));
+    let backtick = text.split('`').skip(1).step_by(2);
+    dollar.chain(backtick).take(64).collect()
 }
 
 /// `word` quoted for a shell as one word.
