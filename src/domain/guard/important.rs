@@ -552,6 +552,9 @@ pub(super) fn tool_config_runs(path: &str, text: &str) -> Vec<String> {
         return vec![format!("python3 -c {}", quote(text))];
     }
     let mut out = Vec::new();
+    if lexical.contains(".cargo/config") {
+        out.extend(cargo_config_runs(text));
+    }
     for line in text.lines().take(4096) {
         let line = line.trim();
         if pth(name) {
@@ -599,6 +602,89 @@ pub(super) fn tool_config_runs(path: &str, text: &str) -> Vec<String> {
                 }
             }
             _ => {}
+        }
+    }
+    out
+}
+
+/// What cargo's configuration runs besides its programs (read line by line above): each
+/// alias as the cargo command it stands for (`b = ["build", "--config",
+/// "build.rustc-wrapper='w.sh'"]`), the linker its flags name (`rustflags = ["-C",
+/// "linker=./ld.sh"]`), the credential providers it starts, and the variables `[env]`
+/// sets for every program cargo runs.
+fn cargo_config_runs(text: &str) -> Vec<String> {
+    let Ok(config) = text.parse::<toml::Table>() else {
+        return Vec::new();
+    };
+    let quote = |v: &str| shell::shell_quote(v);
+    let words = |v: &toml::Value| -> Vec<String> {
+        match v {
+            toml::Value::String(s) => s.split_whitespace().map(str::to_owned).collect(),
+            toml::Value::Array(list) => list
+                .iter()
+                .take(256)
+                .filter_map(|w| w.as_str().map(str::to_owned))
+                .collect(),
+            _ => Vec::new(),
+        }
+    };
+    let line = |w: &[String]| w.iter().map(|w| quote(w)).collect::<Vec<_>>().join(" ");
+    let mut out = Vec::new();
+    for (_, value) in config
+        .get("alias")
+        .and_then(toml::Value::as_table)
+        .into_iter()
+        .flatten()
+        .take(256)
+    {
+        out.push(format!("cargo {}", line(&words(value))));
+    }
+    // Tables anywhere (`[build]`, `[target.x86_64-unknown-linux-gnu]`, `[registry]`).
+    let mut tables: Vec<(&str, &toml::Table)> = vec![("", &config)];
+    let mut k = 0;
+    while let Some(&(name, table)) = tables.get(k) {
+        k += 1;
+        for (key, value) in table.iter().take(256) {
+            match (key.as_str(), value) {
+                (_, toml::Value::Table(inner))
+                    if tables.len() < 64 && key != "alias" && name != "env" =>
+                {
+                    tables.push((key.as_str(), inner));
+                }
+                ("rustflags" | "rustdocflags", flags) => {
+                    let flags = words(flags);
+                    for (j, flag) in flags.iter().enumerate() {
+                        let flag = if flag == "-C" || flag == "--codegen" {
+                            flags.get(j + 1).map_or("", String::as_str)
+                        } else {
+                            flag.strip_prefix("-C").unwrap_or("")
+                        };
+                        if let Some(linker) = flag.strip_prefix("linker=") {
+                            out.push(quote(linker));
+                        }
+                    }
+                }
+                ("credential-provider", provider) => out.push(line(&words(provider))),
+                ("global-credential-providers", toml::Value::Array(list)) => {
+                    out.extend(
+                        list.iter()
+                            .take(64)
+                            .filter_map(toml::Value::as_str)
+                            .map(str::to_owned),
+                    );
+                }
+                (variable, value) if name == "env" => {
+                    let value = match value {
+                        toml::Value::String(s) => Some(s.as_str()),
+                        toml::Value::Table(t) => t.get("value").and_then(toml::Value::as_str),
+                        _ => None,
+                    };
+                    if let Some(value) = value {
+                        out.push(format!("{variable}={} cargo build", quote(value)));
+                    }
+                }
+                _ => {}
+            }
         }
     }
     out

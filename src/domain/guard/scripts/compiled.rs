@@ -293,6 +293,11 @@ enum Does {
     Argv { skip: usize },
     /// Sends a signal to the process its first argument numbers (`kill(1, SIGKILL)`).
     Kill,
+    /// Writes, creates, links or changes the mode of the file its argument `at` names
+    /// (`fs::write(p, …)`, `fs::copy(_, p)`, `os.WriteFile(p, …)`, `Files.copy(_, p)`).
+    Write { at: usize },
+    /// Moves the file its first argument names to its second (`fs::rename`, `os.Rename`).
+    Move,
 }
 
 /// What the call `name` (after `qualifier.`/`qualifier::`, or none) does, for the calls
@@ -348,6 +353,35 @@ fn classify(qualifier: &str, name: &str) -> Option<Does> {
         ("" | "std" | "libc" | "unistd", "execl" | "execlp" | "execle") => Does::Argv { skip: 1 },
         ("" | "syscall" | "unix" | "libc" | "nix" | "signal", "kill" | "Kill") => Does::Kill,
         ("", "run") => Does::ShellLine, // Julia: run(`rm -rf /x`)
+        ("fs" | "std::fs" | "tokio::fs" | "async_fs", "rename")
+        | ("os", "Rename")
+        | ("Files" | "File", "move" | "Move" | "renameTo") => Does::Move,
+        ("fs" | "std::fs" | "tokio::fs" | "async_fs", "write" | "set_permissions")
+        | ("os" | "ioutil", "WriteFile" | "Create" | "Chmod" | "Truncate" | "OpenFile")
+        | (
+            "Files",
+            "write"
+            | "writeString"
+            | "newBufferedWriter"
+            | "newOutputStream"
+            | "createSymbolicLink"
+            | "createLink"
+            | "setPosixFilePermissions",
+        )
+        | (
+            "File",
+            "create" | "create_new" | "WriteAllText" | "WriteAllBytes" | "WriteAllLines"
+            | "AppendAllText" | "AppendAllLines" | "Create" | "CreateText" | "AppendText"
+            | "CreateSymbolicLink",
+        )
+        | ("", "FileWriter" | "FileOutputStream" | "PrintWriter" | "RandomAccessFile") => {
+            Does::Write { at: 0 }
+        }
+        ("fs" | "std::fs" | "tokio::fs" | "async_fs", "copy" | "hard_link" | "symlink")
+        | ("unix::fs" | "os::unix::fs" | "std::os::unix::fs", "symlink")
+        | ("os", "Symlink" | "Link")
+        | ("Files" | "File", "copy" | "Copy") => Does::Write { at: 1 },
+        ("", "symlink") => Does::Write { at: 1 },
         _ => return None,
     })
 }
@@ -379,6 +413,15 @@ const PATH_WORDS: &[&str] = &[
     "nio",
     "file",
     "to_string",
+    "to_owned",
+    "fmt",
+    "as_str",
+    "as_ref",
+    "as_path",
+    "to_path_buf",
+    "into",
+    "clone",
+    "display",
     "toString",
     "String",
     "str",
@@ -529,6 +572,23 @@ struct Reading {
 }
 
 impl Reading {
+    /// A value read elsewhere (a name's, a macro's) as part of this argument.
+    fn take(&mut self, value: Arg) {
+        match value {
+            Arg::Literal(s) => self.pieces.push(s),
+            Arg::Home(rest) => {
+                self.home = true;
+                if !rest.is_empty() {
+                    self.pieces.push(format!("/{rest}"));
+                }
+            }
+            Arg::Number(n) => {
+                self.number.get_or_insert(n);
+            }
+            Arg::Computed => self.computed = true,
+        }
+    }
+
     /// The argument read so far, pushed onto `args` (nothing for an empty one).
     fn finish(&mut self, args: &mut Vec<Arg>) {
         let reading = std::mem::take(self);
@@ -547,15 +607,31 @@ impl Reading {
     }
 }
 
+/// How many names deep a value is followed to what it was given (`let p = …;`).
+const MAX_DEPTH: usize = 3;
+
 /// The arguments of the call whose `(` is at `open`, and where the call ends.
 fn arguments(text: &str, open: usize) -> Option<(Vec<Arg>, usize)> {
+    read_arguments(text, open + 1, text, 0)
+}
+
+/// The arguments read from `start` in `text` up to the bracket that closes them, and
+/// where that ends. Names are followed to the values `whole` (the source) gives them,
+/// `depth` names deep so far.
+#[allow(clippy::too_many_lines)]
+fn read_arguments(
+    text: &str,
+    start: usize,
+    whole: &str,
+    depth: usize,
+) -> Option<(Vec<Arg>, usize)> {
     let bytes = text.as_bytes();
     let mut args = Vec::new();
     let mut arg = Reading::default();
     // The brackets open inside the call: in a list (`[`, `{`) a comma parts words, in a
     // call (`filepath.Join(a, b)`) it joins a path.
     let mut open_brackets: Vec<u8> = Vec::new();
-    let mut i = open + 1;
+    let mut i = start;
     while i < bytes.len() {
         let b = bytes[i];
         match b {
@@ -569,6 +645,14 @@ fn arguments(text: &str, open: usize) -> Option<(Vec<Arg>, usize)> {
                 } else {
                     arg.pieces.push(s);
                 }
+                i = end;
+                continue;
+            }
+            // `[".cl", "aude"].concat()`, `["a", "b"].join("/")`: the list joined.
+            b'[' if depth < MAX_DEPTH
+                && let Some((joined, end)) = joined_list(text, i, whole, depth) =>
+            {
+                arg.take(joined);
                 i = end;
                 continue;
             }
@@ -609,6 +693,15 @@ fn arguments(text: &str, open: usize) -> Option<(Vec<Arg>, usize)> {
                         continue;
                     }
                 }
+                // `format!("{}{}", a, b)`, `concat!(a, b)`, `fmt.Sprintf("%s%s", a, b)`,
+                // `String.format(…)`: the text they make.
+                if depth < MAX_DEPTH
+                    && let Some((made, after)) = formatted(text, i, end, whole, depth)
+                {
+                    arg.take(made);
+                    i = after;
+                    continue;
+                }
                 if HOME_WORDS.contains(&word) {
                     arg.home = true;
                 } else if ENV_WORDS.contains(&word) {
@@ -628,7 +721,18 @@ fn arguments(text: &str, open: usize) -> Option<(Vec<Arg>, usize)> {
                         _ => arg.computed = true,
                     }
                 } else if !PATH_WORDS.contains(&word) && !word.starts_with("SIG") {
-                    arg.computed = true;
+                    // A name of a value: what the source gives it, when it spells that
+                    // out (`let p = [".cl", "aude"].concat();`); computed otherwise.
+                    let called = text[end..].trim_start().starts_with(['(', '!', '{'])
+                        || text[end..].starts_with("::")
+                        || text[..i].ends_with(['.', ':']);
+                    match (!called && depth < MAX_DEPTH)
+                        .then(|| value_of(whole, word, depth + 1))
+                        .flatten()
+                    {
+                        Some(value) => arg.take(value),
+                        None => arg.computed = true,
+                    }
                 }
                 i = end;
                 continue;
@@ -638,6 +742,236 @@ fn arguments(text: &str, open: usize) -> Option<(Vec<Arg>, usize)> {
         i += 1;
     }
     None
+}
+
+thread_local! {
+    /// How many more names one source text's calls may follow to their values.
+    static LOOKUPS_LEFT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Most names followed to their values for one source text.
+const MAX_LOOKUPS: usize = 256;
+
+/// `[a, b].concat()` or `[a, b].join(sep)` with its `[` at `at`: the text the list joins
+/// to, and where the call ends. `None` for another list.
+fn joined_list(text: &str, at: usize, whole: &str, depth: usize) -> Option<(Arg, usize)> {
+    let (items, end) = read_arguments(text, at + 1, whole, depth + 1)?;
+    let rest = &text[end..];
+    let (separator, after) = if let Some(r) = rest.strip_prefix(".concat()") {
+        (String::new(), text.len() - r.len())
+    } else if let Some(r) = rest.strip_prefix(".join(").filter(|r| r.starts_with('"')) {
+        let open = text.len() - r.len();
+        let (sep, close) = literal(text, open, None)?;
+        let close = close + text[close..].find(')')? + 1;
+        (sep, close)
+    } else {
+        return None;
+    };
+    let mut parts = Vec::new();
+    for item in items {
+        match item {
+            Arg::Literal(s) => parts.push(s),
+            Arg::Number(n) => parts.push(n.to_string()),
+            Arg::Home(_) | Arg::Computed => return Some((Arg::Computed, after)),
+        }
+    }
+    Some((Arg::Literal(parts.join(&separator)), after))
+}
+
+/// A call that makes text from a template or pieces, the name of which is `text[i..end]`:
+/// Rust's `format!`, `concat!`, Go's `fmt.Sprintf`, Java's and Kotlin's `String.format`.
+/// The text it makes (computed when a piece is), and where the call ends.
+fn formatted(text: &str, i: usize, end: usize, whole: &str, depth: usize) -> Option<(Arg, usize)> {
+    let word = &text[i..end];
+    let before = &text[..i];
+    let open = match word {
+        "format" | "concat" | "format_args" if text[end..].starts_with("!(") => end + 1,
+        "Sprintf" if before.ends_with("fmt.") && text[end..].starts_with('(') => end,
+        "format" if before.ends_with("String.") && text[end..].starts_with('(') => end,
+        _ => return None,
+    };
+    let (args, after) = read_arguments(text, open + 1, whole, depth + 1)?;
+    let literal_of = |a: &Arg| match a {
+        Arg::Literal(s) => Some(s.clone()),
+        Arg::Number(n) => Some(n.to_string()),
+        Arg::Home(_) | Arg::Computed => None,
+    };
+    if word == "concat" {
+        let joined: Option<String> = args.iter().map(literal_of).collect();
+        return Some((joined.map_or(Arg::Computed, Arg::Literal), after));
+    }
+    let Some(Arg::Literal(template)) = args.first() else {
+        return Some((Arg::Computed, after));
+    };
+    let values = &args[1..];
+    let mut out = String::new();
+    let mut next = 0;
+    let mut chars = template.chars().peekable();
+    let rust = word != "Sprintf" && !before.ends_with("String.");
+    while let Some(c) = chars.next() {
+        let value = match (c, rust) {
+            ('{', true) if chars.peek() == Some(&'{') => {
+                chars.next();
+                out.push('{');
+                continue;
+            }
+            ('}', true) if chars.peek() == Some(&'}') => {
+                chars.next();
+                out.push('}');
+                continue;
+            }
+            ('{', true) => {
+                let spec: String = chars.by_ref().take_while(|&c| c != '}').collect();
+                let name = spec.split(':').next().unwrap_or("");
+                if name.is_empty() {
+                    next += 1;
+                    values.get(next - 1).and_then(literal_of)
+                } else if let Ok(k) = name.parse::<usize>() {
+                    values.get(k).and_then(literal_of)
+                } else {
+                    // A name the template takes from the code around it.
+                    value_of(whole, name, depth + 1)
+                        .as_ref()
+                        .and_then(literal_of)
+                }
+            }
+            ('%', false) if chars.peek() == Some(&'%') => {
+                chars.next();
+                out.push('%');
+                continue;
+            }
+            ('%', false) => {
+                // The verb and its flags: `%s`, `%v`, `%-4d`.
+                while chars.next_if(|c| !c.is_ascii_alphabetic()).is_some() {}
+                chars.next();
+                next += 1;
+                values.get(next - 1).and_then(literal_of)
+            }
+            _ => {
+                out.push(c);
+                continue;
+            }
+        };
+        match value {
+            Some(v) => out.push_str(&v),
+            None => return Some((Arg::Computed, after)),
+        }
+    }
+    Some((Arg::Literal(out), after))
+}
+
+/// The value the source gives the name `name` where it declares it (`let p = …;`, `const
+/// P: &str = …;`, `p := …`, `String p = …;`), with the literal text later calls add to
+/// it (`p.push_str("…")`, `p += "…"`); `None` when it declares none that can be read.
+fn value_of(whole: &str, name: &str, depth: usize) -> Option<Arg> {
+    if depth > MAX_DEPTH || name.is_empty() {
+        return None;
+    }
+    let left = LOOKUPS_LEFT.with(std::cell::Cell::get);
+    if left == 0 {
+        return None;
+    }
+    LOOKUPS_LEFT.with(|l| l.set(left - 1));
+    let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let mut found: Option<(Arg, usize)> = None;
+    for (at, _) in whole.match_indices(name).take(4096) {
+        let before = &whole[..at];
+        let after = &whole[at + name.len()..];
+        if before.chars().last().is_some_and(is_word) || after.chars().next().is_some_and(is_word) {
+            continue;
+        }
+        let keyword = before
+            .trim_end()
+            .rsplit(|c: char| !is_word(c))
+            .next()
+            .unwrap_or("");
+        let rest = after.trim_start();
+        let declared = matches!(
+            keyword,
+            "let" | "mut" | "const" | "static" | "var" | "val" | "String" | "string" | "auto"
+        ) || rest.starts_with(":=");
+        if !declared {
+            continue;
+        }
+        // Past a type (`: &str`, ` string`) to the `=` that gives the value.
+        let line_end = rest.find([';', '\n']).unwrap_or(rest.len());
+        let Some(eq) = rest[..line_end]
+            .find('=')
+            .filter(|&e| !rest[e + 1..].starts_with(['=', '>']))
+        else {
+            continue;
+        };
+        let value_start = whole.len() - rest.len() + eq + 1;
+        let value_end = statement_end(whole, value_start);
+        let expression = format!("({})", &whole[value_start..value_end]);
+        let Some((args, _)) = read_arguments(&expression, 1, whole, depth) else {
+            continue;
+        };
+        if let [value] = args.as_slice() {
+            found = Some((value.clone(), value_end));
+            break;
+        }
+    }
+    let (mut value, from) = found?;
+    // What later lines add to it.
+    let rest = &whole[from..];
+    for (at, _) in rest.match_indices(name).take(64) {
+        let before = &rest[..at];
+        let after = &rest[at + name.len()..];
+        if before.chars().last().is_some_and(is_word) || after.chars().next().is_some_and(is_word) {
+            continue;
+        }
+        let added = if let Some(call) = after
+            .strip_prefix(".push_str(")
+            .or_else(|| after.strip_prefix(".push("))
+            .or_else(|| after.strip_prefix(".WriteString("))
+        {
+            let open = whole.len() - call.len() - 1;
+            read_arguments(whole, open + 1, whole, depth + 1).map(|(a, _)| a)
+        } else if let Some(more) = after.trim_start().strip_prefix("+=") {
+            let start = whole.len() - more.len();
+            let end = statement_end(whole, start);
+            read_arguments(&format!("({})", &whole[start..end]), 1, whole, depth + 1)
+                .map(|(a, _)| a)
+        } else {
+            continue;
+        };
+        value = match (value, added.as_deref()) {
+            (Arg::Literal(s), Some([Arg::Literal(more)])) => Arg::Literal(s + more),
+            (Arg::Home(s), Some([Arg::Literal(more)])) => Arg::Home(s + more),
+            _ => Arg::Computed,
+        };
+    }
+    Some(value)
+}
+
+/// Where the statement whose value starts at `start` ends: its `;`, or the end of its
+/// line when the brackets it opened are closed and the next line does not go on with it.
+fn statement_end(text: &str, start: usize) -> usize {
+    let bytes = text.as_bytes();
+    let mut depth = 0usize;
+    let mut i = start;
+    while i < bytes.len() && i - start < 4096 {
+        match bytes[i] {
+            b'"' | b'`' => {
+                i = literal(text, i, None).map_or(i + 1, |(_, end)| end);
+                continue;
+            }
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' if depth == 0 => return i,
+            b')' | b']' | b'}' => depth -= 1,
+            b';' | b',' if depth == 0 => return i,
+            b'\n' if depth == 0 => {
+                let next = text[i + 1..].trim_start();
+                if !next.starts_with(['.', '+', '?']) {
+                    return i;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    i.min(bytes.len())
 }
 
 /// The shell word for an argument.
@@ -674,9 +1008,17 @@ fn receiver(text: &str, at: usize) -> Option<Arg> {
 /// deletion functions are handed (computed ones as a word the guard cannot know), the
 /// command lines and programs it runs, the signals it sends to numbered processes.
 pub(super) fn effects(text: &str) -> Vec<String> {
+    calls(text).0
+}
+
+/// [`effects`], and whether a call that writes, moves, deletes or runs was handed a name
+/// the program computes as it runs.
+fn calls(text: &str) -> (Vec<String>, bool) {
     let text = &text[..text.floor_char_boundary(256 * 1024)];
+    LOOKUPS_LEFT.with(|l| l.set(MAX_LOOKUPS));
     let bytes = text.as_bytes();
     let mut out = Vec::new();
+    let mut computed = false;
     let mut i = 0;
     while i < bytes.len() && out.len() < MAX_EFFECTS {
         let b = bytes[i];
@@ -687,6 +1029,26 @@ pub(super) fn effects(text: &str) -> Vec<String> {
         }
         if b == b'/' && bytes.get(i + 1) == Some(&b'/') {
             i = text[i..].find('\n').map_or(bytes.len(), |e| i + e);
+            continue;
+        }
+        if b == b'/' && bytes.get(i + 1) == Some(&b'*') {
+            i = text[i + 2..]
+                .find("*/")
+                .map_or(bytes.len(), |e| i + 2 + e + 2);
+            continue;
+        }
+        if b == b'\'' {
+            // A character (`'"'`, `b'\\''`), not a string's start; or a lifetime (`'a`).
+            i += match (bytes.get(i + 1), bytes.get(i + 2)) {
+                (Some(b'\\'), _) => text[i + 2..]
+                    .char_indices()
+                    .skip(1)
+                    .take(10)
+                    .find(|&(_, c)| c == '\'')
+                    .map_or(1, |(e, _)| 2 + e + 1),
+                (Some(_), Some(b'\'')) => 3,
+                _ => 1,
+            };
             continue;
         }
         let Some(end) = identifier_at(bytes, i) else {
@@ -701,7 +1063,22 @@ pub(super) fn effects(text: &str) -> Vec<String> {
         }
         let name = &text[start..name_end];
         let qualifier = qualifier(&text[..start]);
-        let Some(does) = classify(qualifier, name) else {
+        let Some(does) = classify(qualifier, name).or_else(|| {
+            // `OpenOptions::new().write(true).open(p)`: opened to be written.
+            let statement = &text[text[..start].rfind([';', '{']).map_or(0, |s| s + 1)..start];
+            (name == "open"
+                && text[..start].ends_with('.')
+                && statement.contains("OpenOptions")
+                && [
+                    ".write(true",
+                    ".append(true",
+                    ".create(true",
+                    ".truncate(true",
+                ]
+                .iter()
+                .any(|w| statement.contains(w)))
+            .then_some(Does::Write { at: 0 })
+        }) else {
             continue;
         };
         let after = text[name_end..].trim_start();
@@ -744,11 +1121,83 @@ pub(super) fn effects(text: &str) -> Vec<String> {
         } else {
             continue;
         };
+        let target = match does {
+            Does::Write { at } => args.get(at),
+            Does::Move => args.iter().take(2).find(|a| **a == Arg::Computed),
+            Does::Argv { skip } => args.get(skip),
+            _ => args.first(),
+        };
+        computed |= target == Some(&Arg::Computed);
         if let Some(line) = line(does, name, &args, text, &mut i) {
             out.push(line);
         }
     }
-    out
+    (out, computed)
+}
+
+/// Source that writes, moves, deletes or runs a name it computes as it runs, and builds
+/// text from numbers (`String::from_utf8(vec![46, 99, …])`, `string([]byte{46, …})`,
+/// `(b + 1) as char`) or from reversed text: the name may be one of nagger's files
+/// spelled so that no reader finds it. Asked about.
+pub(super) fn decoded_name(file: &str, text: &str) -> Option<Finding> {
+    let decodes = [
+        "from_utf8",
+        "as char",
+        "char::from",
+        "from_u32",
+        "string([]byte",
+        "string(b",
+        "string(rune",
+        "new String(",
+        ".rev()",
+        "Reverse(",
+        "decode(",
+        "DecodeString",
+        "from_hex",
+        "fromCharCode",
+    ];
+    if !decodes.iter().any(|d| text.contains(d))
+        || !printable_numbers(text) && !text.contains(".rev()")
+    {
+        return None;
+    }
+    if !calls(text).1 {
+        return None;
+    }
+    Some(Finding::ask(
+        "guard:self-protect-unsure",
+        format!(
+            "runs `{file}`, which builds text from numbers or reversed text and changes or \
+             runs a name it computes as it runs: it may be nagger's own files or Claude \
+             Code's settings"
+        ),
+        "Spell the paths out in the source, or ask the user.",
+    ))
+}
+
+/// Whether `text` holds a list of four or more numbers that are all printable characters'
+/// codes (`[46, 99, 108]`, `{0x2e, 0x63, …}`).
+fn printable_numbers(text: &str) -> bool {
+    let mut run = 0;
+    for token in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+        if token.is_empty() {
+            continue;
+        }
+        let number = token.strip_prefix("0x").map_or_else(
+            || token.trim_end_matches("u8").parse::<u32>().ok(),
+            |h| u32::from_str_radix(h.trim_end_matches("u8"), 16).ok(),
+        );
+        match number {
+            Some(n) if (32..=126).contains(&n) => {
+                run += 1;
+                if run >= 4 {
+                    return true;
+                }
+            }
+            _ => run = 0,
+        }
+    }
+    false
 }
 
 /// The qualifier written before a name that ends `before`: `os` of `os.RemoveAll`,
@@ -827,6 +1276,29 @@ fn line(does: Does, name: &str, args: &[Arg], text: &str, i: &mut usize) -> Opti
             Arg::Number(n) => Some(format!("kill -9 -- {n}")),
             _ => None,
         },
+        Does::Write { at } => {
+            // A name computed as the program runs (a file in `OUT_DIR`, a temporary
+            // one) is too common to ask about; what the source spells out is judged.
+            let target = args
+                .get(at)
+                .filter(|a| matches!(a, Arg::Literal(_) | Arg::Home(_)))?;
+            Some(format!("printf '' > {}", word(target)))
+        }
+        Does::Move => {
+            // Both names spelled out, or one computed and the other one of nagger's
+            // own files (a temporary file moved over them, or them moved away).
+            let [from, to] = [args.first()?, args.get(1)?];
+            let spelled = |a: &Arg| matches!(a, Arg::Literal(_) | Arg::Home(_));
+            let protected = |a: &Arg| match a {
+                Arg::Literal(s) => super::super::protect::named_in_code(&format!("\"{s}\""), None),
+                Arg::Home(rest) => {
+                    super::super::protect::named_in_code(&format!("\"~/{rest}\""), None)
+                }
+                _ => false,
+            };
+            ((spelled(from) && spelled(to)) || protected(from) || protected(to))
+                .then(|| format!("mv -- {} {}", word(from), word(to)))
+        }
         Does::DeleteReceiverTree | Does::DeleteReceiverEntry => None,
     }
 }
@@ -917,6 +1389,71 @@ mod tests {
             ),
         ] {
             assert_eq!(effects(source), vec![line.to_owned()], "{source}");
+        }
+    }
+
+    #[test]
+    fn files_written_with_names_the_source_spells_or_builds_are_writes_of_them() {
+        for (source, line) in [
+            (
+                "fn main(){ std::fs::write(\".cl\".to_owned() + \"aude/x.json\", \"{}\").unwrap(); }",
+                "printf '' > .claude/x.json",
+            ),
+            (
+                "fn main(){ let p = [\".cl\", \"aude/settings.local.json\"].concat(); std::fs::copy(\"conf/f.json\", p).unwrap(); }",
+                "printf '' > .claude/settings.local.json",
+            ),
+            (
+                "fn smoke() { std::fs::copy(\"a\", format!(\"{}{}\", \".cl\", \"aude/s.json\")).unwrap(); }",
+                "printf '' > .claude/s.json",
+            ),
+            (
+                "fn main(){ std::fs::copy(\"/bin/true\", concat!(\"../bin/nag\", \"ger\")).unwrap(); }",
+                "printf '' > ../bin/nagger",
+            ),
+            (
+                "const DIR: &str = \".cl\";\nfn main(){ let mut p = String::from(DIR); p.push_str(\"aude/a.json\"); File::create(p).unwrap(); }",
+                "printf '' > .claude/a.json",
+            ),
+            (
+                "fn main(){ let o = OpenOptions::new().write(true).open(\"/etc/x\"); }",
+                "printf '' > /etc/x",
+            ),
+            (
+                "func main(){ p := fmt.Sprintf(\"%s/%s\", \".claude\", \"settings.json\"); os.WriteFile(p, nil, 0644) }",
+                "printf '' > .claude/settings.json",
+            ),
+            (
+                "fn main(){ let name = \"cfg\"; std::fs::write(format!(\"out/{name}.toml\"), \"\").unwrap(); }",
+                "printf '' > out/cfg.toml",
+            ),
+            (
+                "fn main(){ std::fs::rename(\"tmp.json\", \".claude/settings.json\").unwrap(); }",
+                "mv -- tmp.json .claude/settings.json",
+            ),
+            (
+                "fn main(){ let t = dir.join(\"x\"); std::fs::rename(t, \".claude/settings.json\").unwrap(); }",
+                "mv -- \"$(computed-as-it-runs)\" .claude/settings.json",
+            ),
+            (
+                "class A { void m() throws Exception { Files.writeString(Path.of(\"/etc/y\"), \"\"); } }",
+                "printf '' > /etc/y",
+            ),
+        ] {
+            assert_eq!(effects(source), vec![line.to_owned()], "{source}");
+        }
+    }
+
+    #[test]
+    fn files_written_under_names_the_program_is_handed_stand_for_nothing() {
+        for source in [
+            "fn main(){ let out = std::env::var(\"OUT_DIR\").unwrap(); std::fs::write(Path::new(&out).join(\"gen.rs\"), code).unwrap(); }",
+            "fn main(){ std::fs::write(&args[1], body).unwrap(); }",
+            "fn main(){ let t = dir.path().join(\"a\"); std::fs::rename(t, dest).unwrap(); }",
+            "fn w(mut f: File) { f.write_all(b\"x\").unwrap(); io::copy(&mut r, &mut f).unwrap(); }",
+            "fn main(){ let mut s = String::new(); s.push_str(\"x\"); println!(\"{s}\"); }",
+        ] {
+            assert_eq!(effects(source), Vec::<String>::new(), "{source}");
         }
     }
 

@@ -97,12 +97,14 @@ impl<'a> Files<'a> {
     /// What is at `path` (as a command in `cwd` names it).
     fn read(&self, cwd: &Cwd, path: &str) -> Content {
         match self.locate(cwd, path) {
-            Some(full) => self.read_at(&full),
+            Some(full) => self.read_at(&full, true),
             None => Content::Absent,
         }
     }
 
-    fn read_at(&self, full: &Path) -> Content {
+    /// `counted`: the file counts against the files read for one call (a program's
+    /// sources read by their own bound do not).
+    fn read_at(&self, full: &Path, counted: bool) -> Content {
         if full == Path::new("/dev/null") {
             return Content::Absent; // empty, whatever reads it
         }
@@ -124,8 +126,8 @@ impl<'a> Files<'a> {
             return Content::Special(what);
         }
         // Each file counts once, however many checks read it.
-        let counted = self.counted.borrow().iter().any(|p| p == full);
-        if !counted {
+        let seen = !counted || self.counted.borrow().iter().any(|p| p == full);
+        if !seen {
             let left = self.left.get();
             if left == 0 {
                 return Content::TooMany;
@@ -284,6 +286,18 @@ impl<'a> View<'a> {
             Some(Wrote::Hidden) => Content::Hidden,
             Some(Wrote::Downloaded) => Content::Downloaded,
             None => self.files.read(cwd, path),
+        }
+    }
+
+    /// What is at `path` as [`View::read`] finds it, not counted against the files read
+    /// for one call: for a program's sources, which their reader bounds itself.
+    pub(super) fn read_source(&self, cwd: &Cwd, path: &str) -> Content {
+        match (self.written)(cwd, path) {
+            Some(_) => self.read(cwd, path),
+            None => match self.files.locate(cwd, path) {
+                Some(full) => self.files.read_at(&full, false),
+                None => Content::Absent,
+            },
         }
     }
 }

@@ -15,6 +15,7 @@
 
 mod builds;
 mod compiled;
+mod crates;
 mod files;
 mod git_runs;
 mod imports;
@@ -90,6 +91,7 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
     later::runs(command, cwd, files, &mut out);
     git_runs::runs(command, cwd, files, &mut out);
     builds::runs(command, cwd, files, &mut out);
+    crates::runs(command, cwd, files, &mut out);
     queries::runs(parsed, index, cwd, files, &mut out);
     sources::runs(parsed, index, cwd, files, &mut out);
     // Python's start-up files, and the modules inline code loads.
@@ -331,7 +333,9 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
                     ext,
                     "c" | "cc" | "cpp" | "cxx" | "C" | "c++" | "m" | "mm" | "h" | "hpp"
                 );
-            if let Some(found) = compiled::compiled_unknown(file, &text, c_family) {
+            if let Some(found) = compiled::compiled_unknown(file, &text, c_family)
+                .or_else(|| compiled::decoded_name(file, &text).filter(|_| !c_family))
+            {
                 out.push(Ran::Finding(found));
                 break;
             }
