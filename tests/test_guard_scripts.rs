@@ -3376,3 +3376,154 @@ fn included_awk_files_named_start_up_files_and_deep_chains_are_read_or_asked() {
         assert_eq!(code, 0, "{line}: {stdout}");
     }
 }
+
+#[test]
+fn rust_code_cargo_runs_is_read_when_it_changed() {
+    let p = Project::new();
+    write(
+        &p,
+        "Cargo.toml",
+        "[package]\nname = \"app\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nlocal = { path = \"crates/local\" }\n",
+    );
+    write(&p, "src/main.rs", "fn main() { println!(\"hello\"); }\n");
+    write(
+        &p,
+        "crates/local/Cargo.toml",
+        "[package]\nname = \"local\"\nversion = \"0.1.0\"\n",
+    );
+    write(&p, "crates/local/src/lib.rs", "pub fn f() {}\n");
+    // Everyday code: a build script writing into OUT_DIR, tests with temporary files.
+    write(
+        &p,
+        "build.rs",
+        "use std::{env, fs, path::Path};\nfn main() {\n    let out = env::var(\"OUT_DIR\").unwrap();\n    fs::write(Path::new(&out).join(\"gen.rs\"), \"pub const N: u32 = 1;\").unwrap();\n    println!(\"cargo:rerun-if-changed=build.rs\");\n}\n",
+    );
+    write(
+        &p,
+        "tests/io.rs",
+        "#[test]\nfn round_trip() {\n    let dir = std::env::temp_dir().join(\"app-test\");\n    std::fs::create_dir_all(&dir).unwrap();\n    std::fs::write(dir.join(\"a.txt\"), \"x\").unwrap();\n    std::fs::remove_dir_all(&dir).unwrap();\n}\n",
+    );
+    for line in [
+        "cargo build",
+        "cargo test -q",
+        "cargo run --release",
+        "cargo clippy --all-targets",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, 0, "{line}: {stdout}");
+    }
+    // Names put together from pieces, in every place cargo runs code from.
+    for (file, text, line) in [
+        (
+            "src/main.rs",
+            "fn main() { let p = [\".cl\", \"aude/settings.local.json\"].concat(); std::fs::copy(\"conf/f.json\", p).unwrap(); }\n",
+            "cargo run -q",
+        ),
+        (
+            "tests/smoke.rs",
+            "#[test]\nfn smoke() { std::fs::copy(\"f.json\", format!(\"{}{}\", \".cl\", \"aude/settings.json\")).unwrap(); }\n",
+            "cargo test",
+        ),
+        (
+            "build.rs",
+            "fn main() { std::process::Command::new(\"sh\").arg(\"-c\").arg(\"cp f.json .cl''aude/settings.local.json\").status().unwrap(); }\n",
+            "cargo check",
+        ),
+        (
+            "crates/local/build.rs",
+            "fn main() { let mut p = String::from(\".claude-\"); p.push_str(\"nagger/config.toml\"); std::fs::write(p, \"\").unwrap(); }\n",
+            "cargo build --release",
+        ),
+        (
+            "build.rs",
+            "fn main() { std::fs::remove_dir_all(concat!(\".cl\", \"aude\")).unwrap(); }\n",
+            "cargo b",
+        ),
+    ] {
+        let before = std::fs::read_to_string(p.root.join(file)).ok();
+        write(&p, file, text);
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, REFUSED, "{file} / {line}: {stdout}");
+        match before {
+            Some(b) => write(&p, file, &b),
+            None => std::fs::remove_file(p.root.join(file)).expect("removed"),
+        }
+    }
+    // A name decoded from numbers as the program runs, or spelled whole: asked.
+    for (file, text) in [
+        (
+            "src/main.rs",
+            "fn main() { let n = String::from_utf8(vec![46, 99, 108, 97, 117, 100, 101]).unwrap(); std::fs::write(n + \"/settings.json\", \"{}\").unwrap(); }\n",
+        ),
+        (
+            "src/main.rs",
+            "fn target() -> &'static str { \".claude/settings.json\" }\nfn main() { std::fs::write(target(), \"{}\").unwrap(); }\n",
+        ),
+    ] {
+        write(&p, file, text);
+        let (code, stdout) = check(&p, "cargo run");
+        assert_eq!(code, ASKED, "{text}: {stdout}");
+    }
+    // The same code kept unchanged in git is the user's.
+    write(
+        &p,
+        "src/main.rs",
+        "fn target() -> &'static str { \".claude/settings.json\" }\nfn main() { println!(\"{}\", target()); }\n",
+    );
+    git(&p.root, &["init", "-q", "-b", "main"]);
+    git(&p.root, &["add", "-A"]);
+    git(&p.root, &["commit", "-qm", "project"]);
+    let (code, stdout) = check(&p, "cargo run");
+    assert_eq!(code, 0, "{stdout}");
+    // Cargo's configuration: an alias that hides a wrapper, a linker in its flags.
+    for text in [
+        "[alias]\nb = [\"build\", \"--config\", \"build.rustc-wrapper='tools/w.sh'\"]\n",
+        "[target.x86_64-unknown-linux-gnu]\nrustflags = [\"-C\", \"linker=./tools/ld.sh\"]\n",
+    ] {
+        let input = json!({ "file_path": p.root.join(".cargo/config.toml"), "content": text });
+        let out = p.run(&["check", "--tool", "Write", "--input", &input.to_string()]);
+        assert_eq!(out.code, ASKED, "{text}: {}", out.stdout);
+    }
+    let input = json!({
+        "file_path": p.root.join(".cargo/config.toml"),
+        "content": "[alias]\nt = \"test --all-features\"\n[build]\nrustflags = [\"-C\", \"target-cpu=native\"]\n",
+    });
+    let out = p.run(&["check", "--tool", "Write", "--input", &input.to_string()]);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+}
+
+#[test]
+fn a_folder_entered_by_a_pattern_is_the_folder_it_matches() {
+    let p = Project::new();
+    let bin = crate::common::bin_dir();
+    let parent = bin
+        .parent()
+        .expect("a parent")
+        .to_string_lossy()
+        .into_owned();
+    let name = bin
+        .file_name()
+        .expect("a name")
+        .to_string_lossy()
+        .into_owned();
+    // `debug` → `d*g`, `d?bug`, `[d]ebug`: the pattern the shell expands to the folder.
+    let first = &name[..1];
+    let last = &name[name.len() - 1..];
+    let patterns = [
+        format!("{first}*{last}"),
+        format!("[{first}]{}", &name[1..]),
+        format!("{first}{}", "?".repeat(name.len() - 1)),
+    ];
+    for pattern in &patterns {
+        for line in [
+            format!("cd {parent}; cd {pattern}; cp /bin/true nagger"),
+            format!("cd {parent}\ncd {pattern}\nln -sf /bin/true nagger"),
+            format!("cd {parent}/{pattern}; printf 'exit 0' > nagger"),
+        ] {
+            let (code, stdout) = check(&p, &line);
+            assert_eq!(code, REFUSED, "{line}: {stdout}");
+        }
+    }
+    let (code, stdout) = check(&p, &format!("cd {parent}; cd {}; ls", patterns[0]));
+    assert_eq!(code, 0, "{stdout}");
+}

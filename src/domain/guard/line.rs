@@ -369,8 +369,9 @@ impl Line {
                 b'`' => {
                     let end = word[i + 1..].find('`').map_or(word.len(), |e| i + 1 + e);
                     let inner = &word[i + 1..end.min(word.len())];
-                    if !bounded_output(inner) {
-                        return Some(i..(end + 1).min(word.len()));
+                    let after = (end + 1).min(word.len());
+                    if !bounded_output(inner) || climbs_out(&word[after..]) {
+                        return Some(i..after);
                     }
                     i = end + 1;
                 }
@@ -383,7 +384,9 @@ impl Line {
                         &word[i + 2..]
                     };
                     let arithmetic = bytes.get(i + 2) == Some(&b'(');
-                    if !arithmetic && !bounded_output(inner) {
+                    // A folder it prints climbed out of (`$(git rev-parse
+                    // --show-toplevel)/../bin`) may be anywhere.
+                    if !arithmetic && (!bounded_output(inner) || climbs_out(&word[end..])) {
                         return Some(i..end);
                     }
                     i = end;
@@ -2383,6 +2386,25 @@ fn closing(word: &str, open: usize) -> usize {
 }
 
 /// Whether the command `text` of a substitution prints only what no agent chooses.
+/// Whether the rest of a word after a substitution climbs out of what it printed
+/// (`/..`, `/x/../..`).
+fn climbs_out(rest: &str) -> bool {
+    let mut depth = 0i32;
+    for part in rest.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                depth -= 1;
+                if depth < 0 {
+                    return true;
+                }
+            }
+            _ => depth += 1,
+        }
+    }
+    false
+}
+
 fn bounded_output(text: &str) -> bool {
     if text.len() > 512 {
         return false;

@@ -58,6 +58,45 @@ pub(super) fn feeders(parsed: &Parsed, index: usize) -> Vec<usize> {
     before
 }
 
+/// The printers of the process substitutions an `xargs` (or `parallel`) in front of
+/// `command` reads its names from: `xargs rm < <(git ls-files)`, `xargs -a <(ls) rm`,
+/// `parallel rm :::: <(…)`. The last stage of each, as a pipe into it would be.
+pub(super) fn substituted_feeders<'p>(
+    parsed: &'p Parsed,
+    command: &SimpleCommand,
+) -> Vec<&'p SimpleCommand> {
+    let original = command.prefixed.as_deref().unwrap_or(&[]);
+    let read: Vec<&str> = command
+        .reads_from
+        .iter()
+        .chain(original.iter())
+        .map(|w| w.strip_prefix("--arg-file=").unwrap_or(w))
+        .filter(|w| w.starts_with("<("))
+        .collect();
+    let mut out = Vec::new();
+    for (word, range) in &command.substitutions {
+        if !read.contains(&word.as_str()) {
+            continue;
+        }
+        let inside: Vec<&SimpleCommand> = parsed
+            .commands
+            .get(range.clone())
+            .into_iter()
+            .flatten()
+            .collect();
+        let Some(last) = inside.iter().rfind(|c| c.via.len() == inside[0].via.len()) else {
+            continue;
+        };
+        out.extend(
+            inside
+                .iter()
+                .filter(|c| c.pipeline == last.pipeline && c.stage == last.stage)
+                .copied(),
+        );
+    }
+    out
+}
+
 /// What an `xargs` or `parallel` in front of command `index` hands it: the words `echo`,
 /// `printf` and `ls` print and the start points of an unfiltered `find`.
 pub(super) fn xargs_fed(parsed: &Parsed, index: usize) -> Vec<String> {

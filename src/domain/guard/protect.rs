@@ -804,10 +804,19 @@ impl Folders {
             },
             None => root.join(dir),
         };
-        let enterable = std::fs::metadata(&full).is_ok_and(|m| {
-            use std::os::unix::fs::PermissionsExt as _;
-            m.is_dir() && m.permissions().mode() & 0o111 != 0
-        });
+        let enterable_at = |full: &Path| {
+            std::fs::metadata(full).is_ok_and(|m| {
+                use std::os::unix::fs::PermissionsExt as _;
+                m.is_dir() && m.permissions().mode() & 0o111 != 0
+            })
+        };
+        // `cd b*n`: the shell enters what the pattern matches (the pattern stays in the
+        // folder, expanded where later paths are judged).
+        let enterable = enterable_at(&full)
+            || globs::is_glob(dir)
+                && globs::expanded(root, dir, false)
+                    .iter()
+                    .any(|m| enterable_at(Path::new(m)));
         let guarded = self.shape.and_joined.contains(&(k + 1));
         // One of nagger's folders is taken as entered even when not there yet: what is
         // judged there is judged as strictly as it can be.
@@ -3372,6 +3381,11 @@ pub(super) fn computed_change(
         words.extend(changes.paths.iter().map(String::as_str));
         words.extend(changes.into.iter().map(|into| into.dest.as_str()));
     }
+    // What the code writes under a name the shell fills in before the interpreter reads
+    // it (`python3 -c "os.remove('$(echo .claude)/settings.json')"`, a here-document
+    // whose delimiter is not quoted): a name the line computes, like `rm "$(…)"`'s.
+    let code_paths = shell_filled_code_writes(command);
+    words.extend(code_paths.iter().map(String::as_str));
     let words: Vec<&str> = words
         .into_iter()
         .filter(|w| w.contains(['$', '`']))
@@ -3494,6 +3508,55 @@ pub(super) fn computed_change(
             ),
             "Spell the path out, or list what it stands for first and use that.",
         ))
+    })
+}
+
+/// The paths the code `command` hands an interpreter writes, moves or deletes, where
+/// the shell fills in part of the code before the interpreter sees it: inline code in a
+/// word with `$…` or backticks outside single quotes, a here-document whose delimiter is
+/// not quoted, a here-string. Only paths that hold such a part.
+fn shell_filled_code_writes(command: &SimpleCommand) -> Vec<String> {
+    let filled = |t: &str| t.contains("$(") || t.contains('`') || shell_variable_in(t);
+    let name = command.name();
+    let awk = matches!(name, "awk" | "gawk" | "mawk" | "nawk" | "busybox");
+    if !awk && !shell::is_interpreter(name) {
+        return Vec::new();
+    }
+    let program = if awk {
+        shell::awk_program(&command.argv)
+    } else {
+        shell::inline_pieces(&command.argv)
+    };
+    let code: Vec<&str> = program
+        .into_iter()
+        .filter(|t| command.computed.iter().any(|w| w == t))
+        .chain(
+            command
+                .stdin_texts
+                .iter()
+                .filter(|_| !command.stdin_literal && !awk)
+                .map(String::as_str),
+        )
+        .filter(|t| filled(t))
+        .collect();
+    let lang = code::Language::of(command.name());
+    code.iter()
+        .flat_map(|t| code::effects_in(t, lang))
+        .filter_map(|e| match e {
+            code::Effect::Writes(Some(p)) if filled(&p) => Some(p),
+            _ => None,
+        })
+        .take(32)
+        .collect()
+}
+
+/// Whether `text` holds a shell variable's expansion (`$name`, `${…}`).
+fn shell_variable_in(text: &str) -> bool {
+    text.match_indices('$').any(|(at, _)| {
+        text[at + 1..]
+            .chars()
+            .next()
+            .is_some_and(|c| c == '{' || c == '_' || c.is_ascii_alphabetic())
     })
 }
 
@@ -3940,7 +4003,7 @@ pub(super) fn handed_unknown(
     if !command.under_xargs()
         || fed.iter().any(|f| !f.starts_with('\u{0}'))
         || !command.stdin_texts.is_empty()
-        || !command.reads_from.is_empty()
+        || command.reads_from.iter().any(|r| !r.starts_with("<("))
         || feeders.is_empty()
     {
         return None;
@@ -4545,6 +4608,10 @@ pub(super) fn in_place(name: &str, args: &[String]) -> bool {
     })
 }
 
+/// Stands for the files an in-place editor's code puts in its own list of files to edit
+/// (`@ARGV`, `ARGV`): only known as it runs.
+const CODE_CHOSEN: &str = "$(files-its-code-chooses)";
+
 /// What `command` does to its operands, by its program.
 pub(super) fn changes<'c>(
     command: &'c SimpleCommand,
@@ -4753,6 +4820,15 @@ pub(super) fn changes<'c>(
             };
             c.paths.extend(owned(files));
             c.paths.extend(fed.iter().cloned());
+            // `perl -i -pe 'BEGIN{@ARGV=…}'`: the code chooses the files it edits.
+            if name != "sed"
+                && name != "gsed"
+                && shell::inline_pieces(&command.argv)
+                    .iter()
+                    .any(|code| code.contains("ARGV"))
+            {
+                c.paths.push(CODE_CHOSEN.to_owned());
+            }
         }
         "yq" | "tomlq" | "xq" if has_flag(args, "i", &["inplace", "in-place"]) => {
             c.paths.extend(owned(all()));
@@ -4798,6 +4874,13 @@ pub(super) fn changes<'c>(
                 || args.iter().any(|a| a == "-iinplace")
             {
                 c.paths.extend(owned(all().into_iter().skip(1).collect()));
+                // `BEGIN { ARGV[1] = f; ARGC = 2 }`: the program chooses the files.
+                if shell::awk_program(&command.argv)
+                    .iter()
+                    .any(|p| p.contains("ARGV"))
+                {
+                    c.paths.push(CODE_CHOSEN.to_owned());
+                }
             }
         }
         "dd" => c.paths.extend(owned(

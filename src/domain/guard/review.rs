@@ -368,13 +368,31 @@ impl<'a> Guard<'a> {
     ) -> Option<Finding> {
         for text in texts {
             let text = &text[..text.floor_char_boundary(Self::MAX_SCRIPT_TEXT)];
-            if !(protect::named_bare(text, self.binary)
+            let named = protect::named_bare(text, self.binary)
                 || text.contains("disableAllHooks")
                 || text.contains("nagger")
-                || text.contains(".claude"))
-            {
+                || text.contains(".claude");
+            // `.cl""aude`, `nag\ger`: the names with the quotes and escapes a shell or
+            // a language drops taken out.
+            let squeezed: String = text
+                .chars()
+                .filter(|c| !matches!(c, '"' | '\'' | '\\' | '`'))
+                .collect();
+            let hidden = !named && (squeezed.contains(".claude") || squeezed.contains("nagger"));
+            let script = script_like(path, text);
+            if !(named || hidden || script) {
                 continue;
             }
+            // What a JSON file holds to be run (`"postinstall": "…"`): its strings, each
+            // a line; a makefile's recipes as the lines its shell runs.
+            let lines;
+            let text = match script_lines(path, text) {
+                Some(l) => {
+                    lines = l;
+                    lines.as_str()
+                }
+                None => text,
+            };
             // As code of any language nagger reads: a write it spells out into nagger's
             // files, Claude Code's settings or a component file (whose frontmatter then
             // comes from code nagger does not see written).
@@ -385,9 +403,28 @@ impl<'a> Guard<'a> {
                 super::code::Language::Php,
                 super::code::Language::Lua,
             ];
-            let effects = languages
+            // vim's and ex's start-up files and scripts: `!cmd`, `call system(…)`.
+            let name = path.rsplit('/').next().unwrap_or(path);
+            let vim = (name.contains("vimrc")
+                || name.contains("exrc")
+                || std::path::Path::new(name)
+                    .extension()
+                    .is_some_and(|e| e.eq_ignore_ascii_case("vim")))
+            .then_some(super::code::Language::Vim);
+            let effects: Vec<super::code::Effect> = languages
                 .into_iter()
-                .flat_map(|l| super::code::effects_in(text, l));
+                .chain(vim)
+                .flat_map(|l| super::code::effects_in(text, l))
+                .collect();
+            // Command lines the code runs (`os.system('…')`, vim's `call system('…')`).
+            let run: Vec<String> = effects
+                .iter()
+                .filter_map(|e| match e {
+                    super::code::Effect::Shell(line) => Some(line.clone()),
+                    _ => None,
+                })
+                .take(64)
+                .collect();
             // A relative name is where the code runs from: the file's folder, taken as
             // the command's.
             let folder = Path::new(path)
@@ -441,12 +478,19 @@ impl<'a> Guard<'a> {
             } else {
                 text
             };
-            let commands = Commands::new(text);
+            let with_run = if run.is_empty() || prose {
+                text.to_owned()
+            } else {
+                format!("{text}\n{}", run.join("\n"))
+            };
+            let commands = Commands::new(&with_run);
+            // A name of nagger's files taken apart in the text (`.cl""aude`) and a line
+            // that may change them is asked about as well as one that surely does.
             let found = self
                 .check_commands(&commands, root, cwd)
                 .into_iter()
                 .find(|o| {
-                    o.severity == Severity::Deny
+                    (o.severity == Severity::Deny || hidden && o.severity == Severity::Ask)
                         && (o.check.starts_with("guard:self-protect")
                             || o.check == "guard:settings")
                 });
@@ -797,6 +841,7 @@ impl<'a> Guard<'a> {
                 .into_iter()
                 .map(|j| &parsed.commands[j])
                 .filter(|f| f.pipeline == command.pipeline)
+                .chain(programs::substituted_feeders(parsed, command))
                 .collect()
         } else {
             Vec::new()
@@ -1485,6 +1530,66 @@ fn found(command: &SimpleCommand, finding: &Finding) -> Objection {
         message,
         why: format!("simple command {shown} {}", finding.harm),
     }
+}
+
+/// Whether the file `path` written with `text` is a script something may run: a shell
+/// script by its name or `#!` line, a makefile, a file of npm's scripts.
+fn script_like(path: &str, text: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let extension = std::path::Path::new(name)
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase());
+    text.starts_with("#!")
+        || matches!(
+            extension.as_deref(),
+            Some("sh" | "bash" | "zsh" | "ksh" | "dash" | "command" | "bats" | "mk" | "mak")
+        )
+        || matches!(
+            name,
+            "Makefile" | "makefile" | "GNUmakefile" | "justfile" | "Justfile" | "package.json"
+        )
+}
+
+/// The lines of `text` as the program that runs them reads them, where that differs from
+/// the text: a JSON file's strings, one per line (`"postinstall": "cp …"`); a makefile's
+/// recipes without their tab and `@`/`-`/`+`, `$$` as `$`.
+fn script_lines(path: &str, text: &str) -> Option<String> {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let extension = std::path::Path::new(name)
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase());
+    if extension.as_deref() == Some("json") {
+        let value: serde_json::Value = serde_json::from_str(text).ok()?;
+        let mut out = Vec::new();
+        let mut stack = vec![&value];
+        while let Some(v) = stack.pop() {
+            if out.len() >= 256 {
+                break;
+            }
+            match v {
+                serde_json::Value::String(s) => out.push(s.clone()),
+                serde_json::Value::Array(a) => stack.extend(a.iter()),
+                serde_json::Value::Object(o) => stack.extend(o.values()),
+                _ => {}
+            }
+        }
+        return Some(out.join("\n"));
+    }
+    let makefile = matches!(name, "Makefile" | "makefile" | "GNUmakefile")
+        || matches!(extension.as_deref(), Some("mk" | "mak"))
+        || text.starts_with("#!/usr/bin/make")
+        || text.starts_with("#!/usr/bin/env make");
+    makefile.then(|| {
+        text.lines()
+            .map(|line| match line.strip_prefix('\t') {
+                Some(recipe) => recipe
+                    .trim_start_matches(['@', '-', '+'])
+                    .replace("$$", "$"),
+                None => line.to_owned(),
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    })
 }
 
 fn tool_match(tool_name: &str, finding: &Finding) -> Objection {

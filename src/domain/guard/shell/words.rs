@@ -367,7 +367,7 @@ fn framework_code<'a>(name: &str, argv: &'a [String]) -> Option<Vec<&'a str>> {
     }
 }
 
-fn inline_pieces(argv: &[String]) -> Vec<&str> {
+pub fn inline_pieces(argv: &[String]) -> Vec<&str> {
     let Some(name) = argv.first().map(|a| basename(a)) else {
         return Vec::new();
     };
@@ -571,7 +571,7 @@ fn flag_values<'a>(argv: &'a [String], flags: &[&str], stop: Option<&str>) -> Ve
 
 /// An awk program: `-e`/`--source` texts, else the first operand; none when it comes
 /// from a file (`-f prog.awk`).
-fn awk_program(argv: &[String]) -> Vec<&str> {
+pub fn awk_program(argv: &[String]) -> Vec<&str> {
     let mut out = Vec::new();
     let mut j = 1;
     while let Some(arg) = argv.get(j) {
