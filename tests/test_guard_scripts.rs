@@ -3527,3 +3527,42 @@ fn a_folder_entered_by_a_pattern_is_the_folder_it_matches() {
     let (code, stdout) = check(&p, &format!("cd {parent}; cd {}; ls", patterns[0]));
     assert_eq!(code, 0, "{stdout}");
 }
+
+#[test]
+fn vim_start_up_files_sourced_scripts_and_its_start_up_commands_are_read() {
+    let p = Project::new();
+    write(
+        &p,
+        "build/x.txt",
+        "e conf/flags.json\nexe \"sav! .cl\".\"aude/settings.local.json\"\n",
+    );
+    for line in [
+        "vim -Nu build/x.txt -es +q",
+        "vim -es -c 'so build/x.txt' -c q",
+        "VIMINIT='so build/x.txt' vim -N +q",
+        "vim -S build/x.txt -es +q",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_ne!(code, 0, "{line}: {stdout}");
+    }
+    // The home's start-up file (HOME is the project here).
+    write(
+        &p,
+        ".vimrc",
+        "call system('cp conf/flags.json .cl\"\"aude/settings.local.json')\n",
+    );
+    let (code, stdout) = check(&p, "vi -c wq README.md");
+    assert_eq!(code, REFUSED, "{stdout}");
+    let (code, stdout) = check(&p, "vim -u NONE -c wq README.md");
+    assert_eq!(code, 0, "{stdout}");
+    // A start-up file as users keep them passes.
+    write(
+        &p,
+        ".vimrc",
+        "set number\nsyntax on\nexecute \"set colorcolumn=\" . join(range(81, 120), \",\")\nnnoremap <leader>w :w<CR>\nautocmd BufWritePre * %s/\\s\\+$//e\n",
+    );
+    for line in ["vim -es -c '%s/a/b/g' -c wq src/a.txt", "vi README.md"] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, 0, "{line}: {stdout}");
+    }
+}

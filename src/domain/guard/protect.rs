@@ -3377,7 +3377,16 @@ pub(super) fn computed_change(
         shell::is_interpreter(name) && !shell::is_shell(name) && !in_place(name, command.args());
     let changes = changes(command, fed, scope.binary);
     let mut words: Vec<&str> = command.writes_to.iter().map(String::as_str).collect();
-    if !interpreter {
+    if interpreter {
+        // Files its code chooses as it runs (`BEGIN{@ARGV=…}`, vim's `:find`).
+        words.extend(
+            changes
+                .paths
+                .iter()
+                .filter(|p| *p == CODE_CHOSEN)
+                .map(String::as_str),
+        );
+    } else {
         words.extend(changes.paths.iter().map(String::as_str));
         words.extend(changes.into.iter().map(|into| into.dest.as_str()));
     }
@@ -3632,6 +3641,37 @@ fn walks_clear(printer: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> bool {
     }
     if ops.is_empty() {
         ops.push(".");
+    }
+    // `grep -rl x --include='*.go' .`, `rg -l x -g '*.rs'`: only names the patterns
+    // match are printed, judged as git's pathspecs are.
+    let includes: Vec<&str> = if matches!(printer.name(), "grep" | "egrep" | "fgrep" | "rg") {
+        option_values(printer.args(), &["-g"], &["--include", "--glob", "--iglob"])
+    } else {
+        Vec::new()
+    };
+    // The patterns are no operands (`-g '*.rs'`), though read as such above.
+    if !includes.is_empty() {
+        ops.retain(|op| !includes.contains(op));
+        if ops.is_empty() {
+            ops.push(".");
+        }
+    }
+    if !includes.is_empty()
+        && includes
+            .iter()
+            .all(|g| !g.starts_with('!') && !g.contains(['$', '`', '/']))
+        && ops.iter().all(|op| {
+            !op.contains(['$', '`', '*', '?', '['])
+                && resolve(cwd, op).is_some_and(|full| {
+                    let full = absolute_in(scope, &full);
+                    includes.iter().all(|g| {
+                        let pattern = format!("{}/*{}", full.trim_end_matches('/'), g);
+                        !pathspec_may_be_protected(&pattern, scope)
+                    })
+                })
+        })
+    {
+        return true;
     }
     ops.iter().all(|op| {
         // A git pathspec's `*` crosses folders (`*.toml` is every TOML file):
@@ -4608,6 +4648,118 @@ pub(super) fn in_place(name: &str, args: &[String]) -> bool {
     })
 }
 
+/// The files vim's (or ex's) commands `code` open, when the commands also write what is
+/// open (`:x`, `:w`, `:wq`, `:wa`, `:argdo … w`, `:up`): `:e F`, `:new F`, `:sp F`,
+/// `:tabe F`, `:args F…`, `:argadd F`, `:badd F`, `:r`-less, each with vim's own
+/// wildcards left for the shell's rules to expand. A file found by a search (`:find`,
+/// `:sfind`, `set path=`), a name vim works out (`` `=expr` ``, `:execute` of text it
+/// builds): only known as it runs.
+fn vim_opened(code: &str) -> Vec<String> {
+    const OPEN: &[&str] = &[
+        "e", "edit", "e!", "edit!", "new", "vnew", "vne", "sp", "split", "vs", "vsplit", "tabe",
+        "tabedit", "tabnew", "badd", "bad", "args", "ar", "argadd", "arga", "n", "next", "vi",
+        "visual", "view", "sview", "sv", "drop",
+    ];
+    const WRITE: &[&str] = &[
+        "w", "w!", "write", "write!", "wq", "wq!", "x", "x!", "xit", "exit", "wa", "wall", "wqa",
+        "wqall", "xa", "xall", "up", "update", "argdo", "bufdo", "windo", "tabdo", "sav", "saveas",
+        "sav!", "saveas!",
+    ];
+    const SEARCH: &[&str] = &["find", "fin", "sfind", "sf", "tabfind", "tabf"];
+    let mut commands: Vec<String> = Vec::new();
+    let mut built = false;
+    for c in code
+        .lines()
+        .flat_map(|l| l.split('|'))
+        .map(|c| c.trim().trim_start_matches(':').trim())
+        .filter(|c| !c.is_empty())
+        .take(256)
+    {
+        // `:exe "w"`: a command spelled in one string is that command; one it builds
+        // (`exe "sav " . d`) is only known as it runs.
+        let first = c.split_whitespace().next().unwrap_or("");
+        if matches!(first, "exe" | "execute" | "exec") {
+            let arg = c[first.len()..].trim();
+            let single = arg.len() >= 2
+                && (arg.starts_with('"') && arg.ends_with('"')
+                    || arg.starts_with('\'') && arg.ends_with('\''))
+                && !arg[1..arg.len() - 1].contains(['"', '\'']);
+            if single {
+                commands.push(arg[1..arg.len() - 1].to_owned());
+            } else {
+                // Built from pieces: what the first spells says what it does (`exe "set
+                // cc=" . n` sets an option); a piece it computes first may be anything.
+                let first_piece = arg
+                    .strip_prefix(['"', '\''])
+                    .map(|r| r.split(['"', '\'']).next().unwrap_or(""));
+                built |= first_piece.is_none_or(|p| {
+                    let w = p.trim().trim_start_matches(':');
+                    let w = w.split_whitespace().next().unwrap_or(w);
+                    w.is_empty()
+                        || w.starts_with('!')
+                        || OPEN.contains(&w)
+                        || WRITE.contains(&w)
+                        || matches!(
+                            w,
+                            "so" | "source"
+                                | "r"
+                                | "read"
+                                | "call"
+                                | "norm"
+                                | "normal"
+                                | "e!"
+                                | "exe"
+                                | "execute"
+                                | "redir"
+                                | "mksession"
+                                | "mks"
+                                | "mkvimrc"
+                        )
+                });
+            }
+            continue;
+        }
+        commands.push(c.to_owned());
+    }
+    let word = |c: &str| c.split_whitespace().next().unwrap_or("").to_owned();
+    let writes = commands.iter().any(|c| {
+        let w = word(c);
+        WRITE.contains(&w.as_str())
+    });
+    let mut out = Vec::new();
+    if built {
+        out.push(CODE_CHOSEN.to_owned());
+    }
+    if !writes {
+        return out;
+    }
+    for c in &commands {
+        let w = word(c);
+        let rest = c[w.len()..].trim();
+        // `:find settings.json` along `set path=.claude`, `` :e `=expr` ``.
+        if SEARCH.contains(&w.as_str()) || OPEN.contains(&w.as_str()) && rest.contains('`') {
+            out.push(CODE_CHOSEN.to_owned());
+            continue;
+        }
+        if OPEN.contains(&w.as_str()) {
+            out.extend(
+                rest.split_whitespace()
+                    .filter(|a| !a.starts_with(['+', '-']))
+                    .take(64)
+                    .map(str::to_owned),
+            );
+        }
+        // `:w >> F`: appended to.
+        if let Some(target) = rest.strip_prefix(">>").map(str::trim)
+            && w.starts_with('w')
+            && !target.is_empty()
+        {
+            out.push(target.to_owned());
+        }
+    }
+    out
+}
+
 /// Stands for the files an in-place editor's code puts in its own list of files to edit
 /// (`@ARGV`, `ARGV`): only known as it runs.
 const CODE_CHOSEN: &str = "$(files-its-code-chooses)";
@@ -4668,22 +4820,25 @@ pub(super) fn changes<'c>(
         return c;
     }
     match name {
-        "rm" | "rmdir" | "unlink" | "shred" | "truncate" | "chmod" | "chown" | "chgrp"
-        | "chattr" | "chflags" | "setfacl" | "xattr" | "ln" | "link" | "tee" | "mkfifo"
-        | "mknod" | "vi" | "vim" | "nvim" | "nano" | "emacs" | "ed" | "ex" | "pico" | "micro"
-        | "hx" | "code" | "subl" | "touch" | "srm" | "trash" | "trash-put" | "gio" | "rename"
-        | "patch" | "sponge" | "sd" | "mount" | "umount" | "bindfs" => {
+        _ if shell::is_vim(name) => {
             c.paths.extend(owned(all()));
-            // `vim -es -c 'sav! .claude/'$X`: the files its commands write.
-            if shell::is_vim(name)
-                && let Some(code) = shell::inline_code(&command.argv)
-            {
-                for effect in code::effects_in(code, code::Language::Vim) {
+            // `vim -es -c 'sav! .claude/'$X`, `-c 'e .c*/settings.json' -c x`: the files
+            // its commands write, and those it opens when it writes its buffers.
+            if let Some(code) = shell::inline_program(&command.argv) {
+                for effect in code::effects_in(&code, code::Language::Vim) {
                     if let code::Effect::Writes(Some(path)) = effect {
                         c.paths.push(path);
                     }
                 }
+                c.paths.extend(vim_opened(&code));
             }
+        }
+        "rm" | "rmdir" | "unlink" | "shred" | "truncate" | "chmod" | "chown" | "chgrp"
+        | "chattr" | "chflags" | "setfacl" | "xattr" | "ln" | "link" | "tee" | "mkfifo"
+        | "mknod" | "nano" | "emacs" | "ed" | "pico" | "micro" | "hx" | "code" | "subl"
+        | "touch" | "srm" | "trash" | "trash-put" | "gio" | "rename" | "patch" | "sponge"
+        | "sd" | "mount" | "umount" | "bindfs" => {
+            c.paths.extend(owned(all()));
             // `ln -st DIR x`, `ln -t.claude x`: made in the folder named.
             if matches!(name, "ln" | "link") {
                 let dirs = option_values(args, &["-t"], &["--target-directory"]);

@@ -26,6 +26,8 @@ pub(super) enum Kind {
     Tmux,
     /// screen's: screen commands.
     Screen,
+    /// vim's and ex's: ex commands.
+    Vim,
 }
 
 /// A file `command` reads this way, as the command line names it.
@@ -375,6 +377,52 @@ fn program_files(
                 push(&implicit, Kind::Screen, "its start-up configuration", false);
             }
         }
+        _ if shell::is_vim(name) => {
+            // `-u FILE` in place of the start-up files (`NONE`, `NORC`, `DEFAULTS`: none
+            // of the user's), `--clean`, `-S FILE` (a session, `Session.vim` bare), and
+            // files its commands source (`-c 'so f'`, `--cmd 'source f'`).
+            let given = option_values(args, &["-u"], &[]);
+            let clean = args.iter().any(|a| a == "--clean");
+            for f in &given {
+                if !matches!(*f, "NONE" | "NORC" | "DEFAULTS" | "NOPLUGIN") {
+                    push(f, Kind::Vim, "a start-up file", true);
+                }
+            }
+            if given.is_empty() && !clean {
+                let names: &[&str] = if name.starts_with("nvim") {
+                    &[".config/nvim/init.vim"]
+                } else {
+                    &[".vimrc", ".vim/vimrc", ".exrc"]
+                };
+                for f in home_files(names) {
+                    push(&f, Kind::Vim, "its start-up file", false);
+                }
+            }
+            for (k, a) in args.iter().enumerate() {
+                if a == "-S" {
+                    let session = args
+                        .get(k + 1)
+                        .filter(|n| !n.starts_with('-') && !n.starts_with('+'))
+                        .map_or("Session.vim", String::as_str);
+                    push(session, Kind::Vim, "a session file", true);
+                }
+                let sourced = matches!(a.as_str(), "-c" | "--cmd")
+                    .then(|| args.get(k + 1))
+                    .flatten()
+                    .map(String::as_str)
+                    .or_else(|| a.strip_prefix('+'))
+                    .and_then(|c| {
+                        let c = c.trim().trim_start_matches(':');
+                        c.strip_prefix("source ")
+                            .or_else(|| c.strip_prefix("so "))
+                            .or_else(|| c.strip_prefix("so! "))
+                            .or_else(|| c.strip_prefix("source! "))
+                    });
+                if let Some(f) = sourced {
+                    push(f.trim(), Kind::Vim, "a script its commands source", true);
+                }
+            }
+        }
         _ => {}
     }
 }
@@ -425,7 +473,99 @@ pub(super) fn lines(command: &SimpleCommand, rc: &RcFile, text: &str) -> Vec<Str
         Kind::Gdb | Kind::Lldb => Vec::new(),
         Kind::Tmux => tmux_lines(text, 0),
         Kind::Screen => screen_lines(text, 0),
+        // The file's commands as the line's own, with the files the line opens: what
+        // they write (`:x` of a file named on the line) is judged with them.
+        Kind::Vim => vec![vim_line(command, text)],
     }
+}
+
+/// Whether the ex command `line` only sets an option, a mapping, colours or a variable
+/// to plain values (`set number`, `nnoremap <leader>w :w<CR>`, `exe "set cc=" . n`):
+/// nothing that runs or writes when a start-up file is read.
+fn vim_setting(line: &str) -> bool {
+    let line = line.trim_start_matches(':');
+    let first = line.split_whitespace().next().unwrap_or("");
+    let runs = [
+        "system",
+        "job_start",
+        "jobstart",
+        "termopen",
+        "!",
+        "`",
+        "writefile",
+        "delete(",
+        "rename(",
+    ]
+    .iter()
+    .any(|w| line.contains(w));
+    if runs {
+        return false;
+    }
+    let plain = matches!(
+        first,
+        "set"
+            | "se"
+            | "setlocal"
+            | "setl"
+            | "setglobal"
+            | "setg"
+            | "syntax"
+            | "syn"
+            | "filetype"
+            | "colorscheme"
+            | "colo"
+            | "highlight"
+            | "hi"
+            | "let"
+            | "packadd"
+            | "runtime!"
+            | "scriptencoding"
+            | "language"
+            | "lang"
+    ) || first.ends_with("map")
+        || first.ends_with("noremap")
+        || first.ends_with("unmap");
+    // `exe "set cc=" . n`: built, but from a plain command.
+    let built_setting = matches!(first, "exe" | "execute" | "exec")
+        && line[first.len()..]
+            .trim()
+            .strip_prefix(['"', '\''])
+            .and_then(|r| r.split_whitespace().next())
+            .is_some_and(|w| matches!(w, "set" | "se" | "setlocal" | "let" | "hi" | "highlight"));
+    plain || built_setting
+}
+
+/// `vim -Nu NONE -es` with each ex command of `text` as a `-c`, and the files `command`
+/// opens.
+pub(super) fn vim_line(command: &SimpleCommand, text: &str) -> String {
+    let quote = |w: &str| shell::shell_quote(w);
+    let mut words = vec![
+        "vim".to_owned(),
+        "-Nu".to_owned(),
+        "NONE".to_owned(),
+        "-es".to_owned(),
+    ];
+    for line in text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('"') && !vim_setting(l))
+        .take(MAX_LINES)
+    {
+        words.push("-c".to_owned());
+        words.push(quote(line));
+    }
+    words.extend(
+        super::finding::operands_with(
+            command.args(),
+            &["-u", "-S", "-c", "-i", "-T", "-w", "-W", "-s"],
+            &["--cmd"],
+        )
+        .into_iter()
+        .filter(|a| !a.starts_with('+'))
+        .take(16)
+        .map(quote),
+    );
+    words.join(" ")
 }
 
 /// What text written into `path` makes a program run later, when `path` is one of the

@@ -248,6 +248,21 @@ pub(super) fn destroying(command: &SimpleCommand, known: bool) -> Option<Finding
     {
         return None;
     }
+    // A project tool's environments, made again from its manifest (`hatch env prune`,
+    // `hatch env remove test`); a monorepo tool's pruned copy written to a folder of its
+    // own (`turbo prune web --docker`) and its cache and daemon cleared (`nx reset`).
+    if leading
+        .iter()
+        .any(|w| matches!(*w, "env" | "envs" | "environment" | "environments"))
+        && matches!(
+            command.name(),
+            "hatch" | "tox" | "nox" | "pdm" | "poetry" | "pixi"
+        )
+        || command.name() == "turbo" && leading.first() == Some(&"prune")
+        || command.name() == "nx" && leading.first() == Some(&"reset")
+    {
+        return None;
+    }
     // coverage.py's data of the last runs, made again by the next (`coverage erase`).
     if command.name() == "coverage" && leading.first() == Some(&"erase") {
         return None;

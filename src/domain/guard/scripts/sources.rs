@@ -267,6 +267,49 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: &View, out: 
             named: false,
         });
     }
+    // `VIMINIT='so f' vim`, `EXINIT=… ex`: ex commands in place of the start-up files.
+    if shell::is_vim(name) {
+        for var in ["VIMINIT", "EXINIT"] {
+            let prefix = format!("{var}=");
+            let value = command
+                .env
+                .iter()
+                .chain(command.prefixed.iter().flatten())
+                .rev()
+                .find_map(|w| w.strip_prefix(prefix.as_str()))
+                .map_or_else(
+                    || super::values::with_line_values(parsed, index, &format!("${var}")),
+                    str::to_owned,
+                );
+            if value.is_empty() || value == format!("${var}") {
+                continue;
+            }
+            let via = format!("the commands `{var}` gives `{name}`");
+            let lines = value
+                .split('|')
+                .map(str::trim)
+                .collect::<Vec<_>>()
+                .join("\n");
+            out.push(Ran::Script(
+                rcfiles::vim_line(command, &lines),
+                via.clone(),
+                None,
+            ));
+            // `VIMINIT='so f'`: that file's commands too.
+            for file in value.split('|').filter_map(|c| {
+                let c = c.trim().trim_start_matches(':');
+                c.strip_prefix("so ").or_else(|| c.strip_prefix("source "))
+            }) {
+                rcs.push(rcfiles::RcFile {
+                    file: file.trim().to_owned(),
+                    program: name.to_owned(),
+                    kind: rcfiles::Kind::Vim,
+                    what: "a script its start-up commands source",
+                    named: true,
+                });
+            }
+        }
+    }
     for rc in rcs.into_iter().take(MAX_FILES) {
         // `curl -K - <<< 'output = x'`, `printf … | curl -K -`: read from its input.
         if rc.file == "-" {

@@ -235,7 +235,22 @@ fn is_debugger(name: &str) -> bool {
 pub(crate) fn is_vim(name: &str) -> bool {
     matches!(
         name,
-        "vim" | "nvim" | "vi" | "ex" | "view" | "vimdiff" | "gvim" | "nvi"
+        "vim"
+            | "nvim"
+            | "vi"
+            | "ex"
+            | "view"
+            | "vimdiff"
+            | "gvim"
+            | "nvi"
+            | "rvim"
+            | "rview"
+            | "gview"
+            | "evim"
+            | "vim.basic"
+            | "vim.tiny"
+            | "vim.nox"
+            | "nvim-qt"
     )
 }
 
