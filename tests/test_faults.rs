@@ -876,3 +876,36 @@ fn an_unreadable_config_asks_instead_of_dropping_its_rules() {
     let r = p.hook(&p.pre_tool_use("Bash", json!({"command": "rm -rf /"})));
     assert_eq!(r.decision().as_deref(), Some("deny"), "{}", r.stdout);
 }
+
+/// Another process truncating the database's shared-memory file, which SQLite maps, makes
+/// the next read of the mapping fault (`SIGBUS`): the hook still gives the guard's answer
+/// and exits 0, every time.
+#[test]
+fn a_shared_memory_file_truncated_under_the_hook_keeps_the_refusal() {
+    let p = Project::new();
+    let rm = p.pre_tool_use("Bash", json!({"command": "rm -rf /"}));
+    p.hook(&rm).assert_deny("before");
+    let shm = p.root.join(".claude-nagger/state.db-shm");
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let truncating = {
+        let stop = std::sync::Arc::clone(&stop);
+        let shm = shm.clone();
+        std::thread::spawn(move || {
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                if let Ok(f) = std::fs::OpenOptions::new().write(true).open(&shm) {
+                    let _ = f.set_len(0);
+                }
+            }
+        })
+    };
+    let results: Vec<HookResult> = (0..20).map(|_| p.hook(&rm)).collect();
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    truncating.join().expect("the truncating thread");
+    for (k, r) in results.iter().enumerate() {
+        r.assert_deny(&format!("call {k}"));
+    }
+    let ls = p.pre_tool_use("Bash", json!({"command": "ls"}));
+    let r = p.hook(&ls);
+    assert_eq!(r.code, 0, "{r:?}");
+    assert_eq!(r.decision(), None, "{r:?}");
+}

@@ -619,3 +619,45 @@ fn a_lease_on_the_database_neither_holds_the_api_nor_piles_up_threads() {
     unsafe { libc::fcntl(db.as_raw_fd(), libc::F_SETLEASE, libc::F_UNLCK) };
     drop(db);
 }
+
+/// The status of `GET path` with the token, or `None` when the connection failed.
+fn try_get(ui: &UiServer, path: &str) -> Option<u16> {
+    let mut s = TcpStream::connect(("127.0.0.1", ui.port)).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
+    let req = format!(
+        "GET {path}?token={} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n\r\n",
+        ui.token, ui.port
+    );
+    s.write_all(req.as_bytes()).ok()?;
+    let mut raw = String::new();
+    s.read_to_string(&mut raw).ok()?;
+    status_of(&raw)
+}
+
+/// Another process truncating the database's shared-memory file (which SQLite maps)
+/// ends the process reading it on its next read (`SIGBUS`): the dashboard's server is
+/// started again at once on the same address and token, and the page keeps working.
+#[test]
+fn a_truncated_shared_memory_file_does_not_end_the_dashboard() {
+    let (p, ui) = start();
+    assert_eq!(try_get(&ui, "/api/sessions"), Some(200));
+    let shm = p.root.join(".claude-nagger/state.db-shm");
+    for _ in 0..3 {
+        if let Ok(f) = std::fs::OpenOptions::new().write(true).open(&shm) {
+            f.set_len(0).expect("truncate");
+        }
+        // A request or two may be lost while the server starts again.
+        let until = Instant::now() + Duration::from_secs(10);
+        let mut in_a_row = 0;
+        while in_a_row < 3 && Instant::now() < until {
+            p.hook(&p.pre_tool_use("Bash", serde_json::json!({"command": "ls"})));
+            match try_get(&ui, "/api/sessions") {
+                Some(200) => in_a_row += 1,
+                _ => in_a_row = 0,
+            }
+        }
+        assert_eq!(in_a_row, 3, "the dashboard did not come back");
+    }
+    // SAFETY: asks whether the started process is still there.
+    assert_eq!(unsafe { libc::kill(ui.started_pid().cast_signed(), 0) }, 0);
+}

@@ -20,8 +20,31 @@ pub struct UiServer {
 }
 
 impl UiServer {
-    /// The server's process id.
+    /// The id of the process that serves: the child the started process runs the
+    /// server in (it stays to start it again after a fault), or that process itself.
     pub fn pid(&self) -> u32 {
+        let parent = self.child.id();
+        for _ in 0..200 {
+            let children =
+                std::fs::read_to_string(format!("/proc/{parent}/task/{parent}/children"))
+                    .unwrap_or_default();
+            if let Some(pid) = children
+                .split_whitespace()
+                .next()
+                .and_then(|p| p.parse().ok())
+            {
+                return pid;
+            }
+            if !Path::new("/proc/self/task").exists() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        parent
+    }
+
+    /// The id of the process started, which serves through its child.
+    pub fn started_pid(&self) -> u32 {
         self.child.id()
     }
 

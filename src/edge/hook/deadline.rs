@@ -75,6 +75,60 @@ const FALLBACK_STACK: usize = 16 * 1024 * 1024;
 /// and exit are the hook's answer.
 pub fn enable() {
     ENABLED.store(true, Ordering::Relaxed);
+    on_faults();
+}
+
+/// What the hook says when a fault ended its run.
+const FAULT_LINE: &[u8] =
+    b"nagger: stopped by a fault in a file it maps (its database's shared memory changed \
+under it); the guard's answer stands\n";
+
+/// Answers for the run when the process faults: another process that truncates the
+/// database's shared-memory file (`state.db-shm`, which SQLite maps) makes the next read
+/// of it raise `SIGBUS`, which would end the process before it answers, the guard's
+/// refusal with it. The handler prints the answer the run armed (the guard's, decided
+/// before the database) as the watchdog would and exits 0; a run that has printed its
+/// own answer just exits 0. It runs on the signal stack, and does only what a signal
+/// handler may: atomics, `poll`, `write`, `close`, `_exit`.
+fn on_faults() {
+    // SAFETY: a zeroed `sigaction` is a valid start; the handler below is
+    // async-signal-safe and never returns.
+    unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = fault as *const () as usize;
+        action.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK;
+        libc::sigemptyset(&raw mut action.sa_mask);
+        for signal in [libc::SIGBUS, libc::SIGSEGV] {
+            libc::sigaction(signal, &raw const action, std::ptr::null_mut());
+        }
+    }
+}
+
+extern "C" fn fault(
+    _signal: libc::c_int,
+    _info: *mut libc::siginfo_t,
+    _context: *mut libc::c_void,
+) {
+    match STATE.compare_exchange(ARMED, FIRED, Ordering::AcqRel, Ordering::Acquire) {
+        Ok(_) => {
+            let line = OUT.load(Ordering::Acquire);
+            if !line.is_null() {
+                // SAFETY: every pointer stored is a leaked box, never freed.
+                write_when_ready(1, unsafe { *line }, WRITE_WAIT);
+            }
+            write_when_ready(2, FAULT_LINE, WRITE_WAIT);
+        }
+        // The watchdog is answering: it ends the process.
+        Err(FIRED) => loop {
+            // SAFETY: waits for the watchdog's `_exit`.
+            unsafe { libc::pause() };
+        },
+        // The run printed its answer (or is printing it), or had not armed one: a fault
+        // is nagger's own failure, which never blocks the agent.
+        Err(_) => write_when_ready(2, FAULT_LINE, WRITE_WAIT),
+    }
+    // SAFETY: ends the process at once, running nothing else.
+    unsafe { libc::_exit(0) }
 }
 
 static STRETCHED: AtomicBool = AtomicBool::new(false);

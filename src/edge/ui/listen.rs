@@ -95,14 +95,14 @@ pub fn serve<H: Handler>(listener: &TcpListener, handler: &Arc<H>) -> ! {
 /// Raises the listening socket's queue to [`BACKLOG`]: listening again on a listening
 /// socket only changes its queue's length.
 #[cfg(unix)]
-fn widen_backlog(listener: &TcpListener) {
+pub(super) fn widen_backlog(listener: &TcpListener) {
     use std::os::unix::io::AsRawFd;
     // SAFETY: listen(2) on a descriptor `listener` owns and keeps open.
     let _ = unsafe { libc::listen(listener.as_raw_fd(), BACKLOG) };
 }
 
 #[cfg(not(unix))]
-fn widen_backlog(_listener: &TcpListener) {}
+pub(super) fn widen_backlog(_listener: &TcpListener) {}
 
 impl<H: Handler> Reception<H> {
     /// Accepts up to `most` waiting connections; whether any came.

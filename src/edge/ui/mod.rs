@@ -48,51 +48,38 @@ pub fn run(env: &Env, options: &Options) -> anyhow::Result<()> {
     // be read now (another process holds it, a FIFO in place of a file) does not keep the
     // dashboard from starting: its pages say so, and each request tries again.
     let readable = api::check_db_files(&db_path).is_ok();
-    let (pool, unavailable) = ui_queries::read_pool_lenient(&db_path, READERS, readable)
-        .with_context(|| format!("reading {}", db_path.display()))?;
+    let unavailable = if !readable {
+        Some("one of its files is not a regular file".to_owned())
+    } else if db_path.try_exists().unwrap_or(false) {
+        ui_queries::opens_at_once(&db_path)
+            .err()
+            .map(|e| e.to_string())
+    } else {
+        None
+    };
     let listener = TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, options.port)))
         .map_err(|e| anyhow::anyhow!("cannot listen on 127.0.0.1:{}: {e}", options.port))?;
     let port = listener
         .local_addr()
         .map(|a| a.port())
         .context("the server has no TCP address")?;
-    let ui = Arc::new(Ui {
-        pool,
-        counts: std::sync::Mutex::default(),
-        db_path,
-        project_root,
-        token: http::new_token()?,
-        port,
-        reads: std::sync::Arc::default(),
-        answered: std::sync::Mutex::default(),
-    });
-    // Count the runs per session now, not on the first look at the sessions page (a
-    // million-row log takes a second or so).
-    {
-        let ui = Arc::clone(&ui);
-        std::thread::spawn(move || {
-            if api::check_db_files(&ui.db_path).is_ok()
-                && let Ok(conn) = ui.pool.get()
-                && let Ok(mut counts) = ui.counts.lock()
-            {
-                let _ = counts.refresh(&conn);
-            }
-        });
-    }
+    // Its long queue from the start: clients may connect before the server runs.
+    listen::widen_backlog(&listener);
+    let token = http::new_token()?;
     // The token in the fragment: a browser never sends that part of an address anywhere.
-    let url = format!("http://127.0.0.1:{port}/#token={}", ui.token);
+    let url = format!("http://127.0.0.1:{port}/#token={token}");
     // A reader that went away does not stop the server.
     let reading = if let Some(why) = &unavailable {
         format!(
             "the database at {} cannot be read now ({why}): the pages say so until it can",
-            ui.db_path.display()
+            db_path.display()
         )
-    } else if ui.pool.has_file() {
-        format!("reading {} (read-only)", ui.db_path.display())
+    } else if db_path.try_exists().unwrap_or(false) {
+        format!("reading {} (read-only)", db_path.display())
     } else {
         format!(
             "no database yet at {}: the dashboard is empty until the first hook run creates it",
-            ui.db_path.display()
+            db_path.display()
         )
     };
     let banner = format!("nagger ui: {url}\n{reading}; stop with Ctrl-C");
@@ -101,7 +88,133 @@ pub fn run(env: &Env, options: &Options) -> anyhow::Result<()> {
     if options.open {
         open_browser(&url);
     }
-    listen::serve(&listener, &ui)
+    let serve = || {
+        let readable = api::check_db_files(&db_path).is_ok();
+        let (pool, _) = ui_queries::read_pool_lenient(&db_path, READERS, readable)
+            .with_context(|| format!("reading {}", db_path.display()))?;
+        let ui = Arc::new(Ui {
+            pool,
+            counts: std::sync::Mutex::default(),
+            db_path: db_path.clone(),
+            project_root: project_root.clone(),
+            token: token.clone(),
+            port,
+            reads: std::sync::Arc::default(),
+            answered: std::sync::Mutex::default(),
+        });
+        // Count the runs per session now, not on the first look at the sessions page (a
+        // million-row log takes a second or so).
+        {
+            let ui = Arc::clone(&ui);
+            std::thread::spawn(move || {
+                if api::check_db_files(&ui.db_path).is_ok()
+                    && let Ok(conn) = ui.pool.get()
+                    && let Ok(mut counts) = ui.counts.lock()
+                {
+                    let _ = counts.refresh(&conn);
+                }
+            });
+        }
+        listen::serve(&listener, &ui)
+    };
+    supervise(serve)
+}
+
+/// Faults that end a server process through no fault of its own: SQLite maps the
+/// database's shared-memory file, and another process that truncates it makes the next
+/// read of the mapping raise `SIGBUS`.
+#[cfg(target_os = "linux")]
+const RESTARTED_ON: &[libc::c_int] = &[libc::SIGBUS, libc::SIGSEGV];
+
+/// Runs `serve` in a child process and starts it again when a fault ends it
+/// ([`RESTARTED_ON`]): the listening socket, the token and the address stay the
+/// parent's, so the page keeps working and only the requests in flight are lost. The
+/// parent runs nothing else (one thread, which `fork` needs), and the child ends with
+/// it. Where this cannot be done (another system, a thread already running, `fork`
+/// failing), `serve` runs in this process.
+fn supervise(serve: impl Fn() -> anyhow::Result<()>) -> anyhow::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        let single = std::fs::read_dir("/proc/self/task").is_ok_and(|t| t.count() == 1);
+        if single {
+            return supervised(&serve);
+        }
+    }
+    serve()
+}
+
+#[cfg(target_os = "linux")]
+fn supervised(serve: &dyn Fn() -> anyhow::Result<()>) -> anyhow::Result<()> {
+    // SAFETY: plain system calls; the parent has one thread (checked by the caller).
+    let parent = unsafe { libc::getpid() };
+    let mut starts: std::collections::VecDeque<std::time::Instant> =
+        std::collections::VecDeque::new();
+    loop {
+        // Faults in quick succession: a pause before the next start.
+        starts.push_back(std::time::Instant::now());
+        while starts.len() > 5 {
+            starts.pop_front();
+        }
+        if starts.len() == 5 && starts[0].elapsed() < std::time::Duration::from_secs(10) {
+            std::thread::sleep(std::time::Duration::from_secs(1));
+        }
+        // SAFETY: the process has one thread; the child only runs `serve` and exits.
+        let pid = unsafe { libc::fork() };
+        if pid < 0 {
+            return serve();
+        }
+        if pid == 0 {
+            // SAFETY: ends this child with its parent; `getppid` tells whether the
+            // parent ended before that was set.
+            unsafe {
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
+                if libc::getppid() != parent {
+                    libc::_exit(0);
+                }
+            }
+            let code = match serve() {
+                Ok(()) => 0,
+                Err(e) => {
+                    eprintln!("nagger: {e:#}");
+                    1
+                }
+            };
+            std::process::exit(code);
+        }
+        let mut status: libc::c_int = 0;
+        loop {
+            // SAFETY: waits for the child just started.
+            let got = unsafe { libc::waitpid(pid, &raw mut status, 0) };
+            if got == pid {
+                break;
+            }
+            if got < 0 && std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted
+            {
+                anyhow::bail!("lost the dashboard's server process");
+            }
+        }
+        if libc::WIFSIGNALED(status) {
+            let signal = libc::WTERMSIG(status);
+            if RESTARTED_ON.contains(&signal) {
+                eprintln!(
+                    "nagger ui: the server stopped on a fault (signal {signal}, a file it \
+                     maps changed under it); serving again"
+                );
+                continue;
+            }
+            // Stopped from outside: this process ends the same way.
+            // SAFETY: the default action of the signal the child ended on.
+            unsafe {
+                libc::signal(signal, libc::SIG_DFL);
+                libc::raise(signal);
+            }
+        }
+        std::process::exit(if libc::WIFEXITED(status) {
+            libc::WEXITSTATUS(status)
+        } else {
+            1
+        });
+    }
 }
 
 /// Opens the dashboard in a browser. The URL holds the token, and a program's arguments
