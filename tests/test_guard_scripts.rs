@@ -3566,3 +3566,39 @@ fn vim_start_up_files_sourced_scripts_and_its_start_up_commands_are_read() {
         assert_eq!(code, 0, "{line}: {stdout}");
     }
 }
+
+#[test]
+fn a_hook_is_the_command_line_its_hash_bang_makes() {
+    let p = Project::new();
+    git(&p.root, &["init", "-q", "-b", "main"]);
+    write(
+        &p,
+        "tools/fmt.sh",
+        "cp conf/flags.json .cl\"\"aude/settings.local.json\n",
+    );
+    for hook in [
+        "#!/bin/sh tools/fmt.sh\necho formatting\n",
+        "#!/usr/bin/make -sf\nD := $(subst Q,,.QclaQude)\nall:\n\t@cp conf/flags.json $(D)/settings.local.json\n",
+        "#!/usr/bin/env -S bash tools/fmt.sh\n:\n",
+    ] {
+        write(&p, ".git/hooks/pre-commit", hook);
+        let full = p.root.join(".git/hooks/pre-commit");
+        std::fs::set_permissions(&full, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .expect("chmod");
+        let (code, stdout) = check(&p, "git commit --allow-empty -qm wip");
+        assert_eq!(code, REFUSED, "{hook}: {stdout}");
+        // And run by its path.
+        let (code, stdout) = check(&p, ".git/hooks/pre-commit");
+        assert_eq!(code, REFUSED, "{hook}: {stdout}");
+    }
+    // Written with a `#!` line that runs another file: asked at the write.
+    let input = json!({
+        "file_path": p.root.join(".git/hooks/pre-push"),
+        "content": "#!/bin/sh tools/later.sh\nexit 0\n",
+    });
+    let out = p.run(&["check", "--tool", "Write", "--input", &input.to_string()]);
+    assert_eq!(out.code, ASKED, "{}", out.stdout);
+    write(&p, ".git/hooks/pre-commit", "#!/bin/sh\nexit 0\n");
+    let (code, stdout) = check(&p, "git commit --allow-empty -qm wip");
+    assert_eq!(code, 0, "{stdout}");
+}

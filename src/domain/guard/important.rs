@@ -406,7 +406,10 @@ pub(super) fn later_unseen(path: &str, text: &str) -> Option<Finding> {
     } else if tool_config(path) {
         tool_config_runs(path, text)
     } else if runs_later(path) || hook_file(path) {
-        vec![text.to_owned()]
+        // `#!/bin/sh tools/fmt.sh`: what the `#!` line runs, besides the text.
+        let mut scripts = vec![text.to_owned()];
+        scripts.extend(shell::shebang_line(text, path));
+        scripts
     } else {
         return None;
     };

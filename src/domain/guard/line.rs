@@ -394,7 +394,14 @@ impl Line {
                 b'$' => {
                     let (reference, end) = reference_at(word, i);
                     if let Some(reference) = reference
-                        && self.unknown_reference(&reference, index, depth)
+                        && (self.unknown_reference(&reference, index, depth)
+                            // `"$INIT_CWD"/../bin`: a folder of the environment's, which
+                            // the line does not set, climbed out of may be anywhere.
+                            || climbs_out_unknown(&word[end.min(word.len())..], reference.name)
+                                && !self
+                                    .sets
+                                    .iter()
+                                    .any(|s| s.at <= index && s.name == reference.name))
                     {
                         return Some(i..end);
                     }
@@ -2386,6 +2393,18 @@ fn closing(word: &str, open: usize) -> usize {
 }
 
 /// Whether the command `text` of a substitution prints only what no agent chooses.
+/// Whether `rest`, after a variable `name` the environment does not give an absolute
+/// value (whose climbs the guard works out itself), climbs out of it to a folder or to
+/// one of nagger's files (`"$INIT_CWD"/../bin/nagger`, `"$X"/../..`).
+fn climbs_out_unknown(rest: &str, name: &str) -> bool {
+    let known = std::env::var(name).is_ok_and(|v| v.starts_with('/') && !v.contains('$'));
+    !known
+        && climbs_out(rest)
+        && (rest.trim_end_matches('/').ends_with("..")
+            || super::protect::named_in_code(&format!("\"{rest}\""), None)
+            || rest.rsplit('/').next() == Some("nagger"))
+}
+
 /// Whether the rest of a word after a substitution climbs out of what it printed
 /// (`/..`, `/x/../..`).
 fn climbs_out(rest: &str) -> bool {

@@ -134,6 +134,7 @@ pub(super) fn runs(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut V
             judged_as_hook(
                 text,
                 format!("{via}, the `{hook}` hook `git {sub}` runs"),
+                &shown,
                 Some(top),
                 out,
             );

@@ -110,7 +110,7 @@ fn placed(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) 
                 ));
             }
         } else {
-            judged_as_hook(text, via, None, out);
+            judged_as_hook(text, via, &placed, None, out);
         }
     }
 }
@@ -147,6 +147,7 @@ fn made_runnable(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec
             judged_as_hook(
                 text,
                 format!("{via}, made runnable as a git hook"),
+                path,
                 None,
                 out,
             );
@@ -202,6 +203,7 @@ fn hooks_folder(dir: &str, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) {
             judged_as_hook(
                 text,
                 format!("{via}, a git hook once `core.hooksPath` is `{dir}`"),
+                &path,
                 None,
                 out,
             );
@@ -228,7 +230,20 @@ fn read_source(
 }
 
 /// A hook's text, run by its `#!` line (a shell without one), in `dir` when known.
-pub(super) fn judged_as_hook(text: String, via: String, dir: Option<Cwd>, out: &mut Vec<Ran>) {
+pub(super) fn judged_as_hook(
+    text: String,
+    via: String,
+    path: &str,
+    dir: Option<Cwd>,
+    out: &mut Vec<Ran>,
+) {
+    // `#!/bin/sh tools/fmt.sh`, `#!/usr/bin/make -sf`: the system runs the program of
+    // the `#!` line with what follows it as one word and the hook's path: that command
+    // line is what runs.
+    if let Some(line) = shell::shebang_line(&text, path) {
+        out.push(Ran::Script(line, via, dir));
+        return;
+    }
     let runner = shebang(&text).unwrap_or_else(|| "sh".into());
     if shell::is_shell(&runner) {
         out.push(Ran::Script(text, via, dir));

@@ -765,6 +765,21 @@ fn executed(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec<Ran>
     let Some((text, via)) = text_of(file, cwd, files, out) else {
         return;
     };
+    // `#!/bin/sh tools/x.sh`, `#!/usr/bin/env -S make -f`: the command line the system
+    // runs, with the line's arguments after the file.
+    if let Some(line) = shell::shebang_line(&text, file) {
+        let args: Vec<String> = command
+            .args()
+            .iter()
+            .map(|a| shell::shell_quote(a))
+            .collect();
+        out.push(Ran::Script(
+            format!("{line} {}", args.join(" ")).trim_end().to_owned(),
+            format!("{via}, run by its `#!` line"),
+            None,
+        ));
+        return;
+    }
     let runner = shebang(&text);
     let runner = runner.as_deref().unwrap_or("sh");
     if shell::is_shell(runner) {

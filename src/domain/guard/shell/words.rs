@@ -1289,3 +1289,38 @@ pub fn find_starts(args: &[String]) -> &[String] {
         .count();
     &rest[..n]
 }
+
+/// The command line the system runs for a file started by its path whose `#!` line
+/// hands its program more than the file (`#!/bin/sh tools/fmt.sh` runs `sh tools/fmt.sh
+/// FILE`, `#!/usr/bin/make -sf` runs `make -sf FILE`, `#!/usr/bin/env -S make -f` the
+/// same), or that names make; `None` for a plain `#!/bin/sh`, `#!/usr/bin/python3`.
+pub fn shebang_line(text: &str, path: &str) -> Option<String> {
+    let line = text.strip_prefix("#!")?.lines().next()?.trim();
+    let (program, rest) = match line.split_once(char::is_whitespace) {
+        Some((p, r)) => (p, r.trim()),
+        None => (line, ""),
+    };
+    let quote = |w: &str| shell_quote(w);
+    // `env -S` splits what follows into words; plain `env` takes one program.
+    let words: Vec<String> = if basename(program) == "env" {
+        let rest = rest.strip_prefix("-S").map_or(rest, str::trim);
+        rest.split_whitespace().map(quote).collect()
+    } else if rest.is_empty() {
+        vec![quote(program)]
+    } else {
+        vec![quote(program), quote(rest)]
+    };
+    let name = words
+        .first()
+        .map(|w| basename(w.trim_matches('\'')).to_owned())?;
+    let make = matches!(name.as_str(), "make" | "gmake" | "bmake");
+    if words.len() < 2 && !make {
+        return None;
+    }
+    let mut words = words;
+    if make && words.len() < 2 {
+        words.push("-f".to_owned());
+    }
+    words.push(quote(path));
+    Some(words.join(" "))
+}
