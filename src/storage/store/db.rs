@@ -82,6 +82,18 @@ impl NaggerStateDB {
             }
         }
         let wal = check_files(path)?;
+        // Someone else's file named by `NAGGER_DB` or `--db` (a program, a repository's
+        // index): nothing is made or moved beside it, not even a lock file.
+        let ours = path
+            .parent()
+            .and_then(Path::file_name)
+            .is_some_and(|d| d == ".claude-nagger");
+        if !ours && path.is_file() && super::foreign::is_not_sqlite(path) {
+            return Err(StoreError::NotOurs {
+                path: path.to_path_buf(),
+                what: super::foreign::Foreign::NotSqlite.describe(),
+            });
+        }
         if wal > max_wal {
             return Err(StoreError::LongLog {
                 path: path.to_path_buf(),

@@ -36,6 +36,10 @@ pub enum StoreError {
     )]
     LongLog { path: PathBuf, bytes: u64 },
     #[error(
+        "database {path}: the file there is {what}, and it is not in a `.claude-nagger` folder, so nagger leaves it as it is and keeps no state (point NAGGER_DB or --db elsewhere)"
+    )]
+    NotOurs { path: PathBuf, what: &'static str },
+    #[error(
         "database {path} has schema version {found}, this nagger reads version {expected} (`nagger doctor --fix` brings it up to date)"
     )]
     Schema {

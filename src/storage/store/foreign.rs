@@ -158,6 +158,19 @@ pub(super) fn set_aside_if_foreign(
             Ok(None) | Err(_) => return Ok(None),
         }
     };
+    // Only in nagger's own folder: a path given by `NAGGER_DB` or `--db` that names
+    // someone else's file (a program, a repository's index, a settings file) is left
+    // alone, and nagger keeps no state there.
+    let ours = path
+        .parent()
+        .and_then(Path::file_name)
+        .is_some_and(|d| d == ".claude-nagger");
+    if !ours {
+        return Err(StoreError::NotOurs {
+            path: path.to_path_buf(),
+            what: kind.describe(),
+        });
+    }
     drop(std::mem::replace(conn, Connection::open_in_memory()?));
     let moved = set_aside(path, kind)?;
     *conn = Connection::open(path).map_err(|source| StoreError::Sqlite {

@@ -5,6 +5,14 @@ use super::foreign::{Foreign, classify, is_not_sqlite, set_aside_files};
 use rusqlite::Connection;
 use std::path::{Path, PathBuf};
 
+/// nagger's folder in a fresh temporary folder: only there does nagger move a file aside.
+fn nagger_dir() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let ours = dir.path().join(".claude-nagger");
+    std::fs::create_dir(&ours).unwrap();
+    (dir, ours)
+}
+
 fn side(path: &Path, suffix: &str) -> PathBuf {
     let mut name = path.as_os_str().to_os_string();
     name.push(suffix);
@@ -33,8 +41,8 @@ fn claude_nagger_db(path: &Path) -> Connection {
 
 #[test]
 fn claude_naggers_database_is_kept_with_its_wal_and_nagger_starts_its_own() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("state.db");
+    let (_dir, ours) = nagger_dir();
+    let path = ours.join("state.db");
     let writer = claude_nagger_db(&path);
     let wal = side(&path, "-wal");
     assert!(
@@ -47,7 +55,7 @@ fn claude_naggers_database_is_kept_with_its_wal_and_nagger_starts_its_own() {
     let db = NaggerStateDB::open(&path).unwrap();
     let moved = db.report().set_aside.clone().expect("set aside");
     assert_eq!(moved.kind, Foreign::ClaudeNagger);
-    assert_eq!(moved.to, dir.path().join("state.db.claude-nagger"));
+    assert_eq!(moved.to, ours.join("state.db.claude-nagger"));
     assert!(moved.side_files.contains(&"-wal"));
     assert_eq!(sha(&moved.to), main_sum);
     assert_eq!(sha(&side(&moved.to, "-wal")), wal_sum);
@@ -64,8 +72,8 @@ fn claude_naggers_database_is_kept_with_its_wal_and_nagger_starts_its_own() {
 
 #[test]
 fn other_sqlite_and_garbage_are_kept_under_foreign_names() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("state.db");
+    let (_dir, ours) = nagger_dir();
+    let path = ours.join("state.db");
     Connection::open(&path)
         .unwrap()
         .execute_batch("CREATE TABLE notes (t TEXT); INSERT INTO notes VALUES ('x');")
@@ -100,8 +108,8 @@ fn other_sqlite_and_garbage_are_kept_under_foreign_names() {
 
 #[test]
 fn a_second_claude_nagger_database_never_replaces_the_first_kept_one() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("state.db");
+    let (_dir, ours) = nagger_dir();
+    let path = ours.join("state.db");
     drop(claude_nagger_db(&path));
     drop(NaggerStateDB::open(&path).unwrap());
     for s in ["", "-wal", "-shm"] {
@@ -110,17 +118,32 @@ fn a_second_claude_nagger_database_never_replaces_the_first_kept_one() {
     drop(claude_nagger_db(&path));
     let db = NaggerStateDB::open(&path).unwrap();
     let moved = db.report().set_aside.clone().unwrap();
-    assert_ne!(moved.to, dir.path().join("state.db.claude-nagger"));
-    assert!(dir.path().join("state.db.claude-nagger").exists());
+    assert_ne!(moved.to, ours.join("state.db.claude-nagger"));
+    assert!(ours.join("state.db.claude-nagger").exists());
 }
 
 #[test]
 fn nagger_databases_and_empty_files_are_not_foreign() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("state.db");
+    let (_dir, ours) = nagger_dir();
+    let path = ours.join("state.db");
     std::fs::write(&path, b"").unwrap();
     let db = NaggerStateDB::open(&path).unwrap();
     assert!(db.report().set_aside.is_none());
     assert_eq!(classify(db.conn()).unwrap(), None);
     assert!(!is_not_sqlite(&path));
+}
+
+#[test]
+fn a_file_outside_naggers_folder_is_never_moved() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("index");
+    std::fs::write(&path, b"DIRC not a database").unwrap();
+    let before = sha(&path);
+    assert!(NaggerStateDB::open(&path).is_err());
+    assert_eq!(sha(&path), before);
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, vec!["index".to_owned()]);
 }
