@@ -3549,10 +3549,23 @@ fn shell_filled_code_writes(command: &SimpleCommand) -> Vec<String> {
         .filter(|t| filled(t))
         .collect();
     let lang = code::Language::of(command.name());
+    // `os.chdir('$(echo .claude)')`: every relative name after it is in a folder the
+    // shell filled in.
+    let moved = code.iter().any(|t| {
+        t.match_indices("chdir").any(|(at, _)| {
+            let args = t[at + 5..].trim_start();
+            let args = args.strip_prefix('(').unwrap_or(args);
+            let call = &args[..args.find([')', ';', '\n']).unwrap_or(args.len())];
+            filled(call)
+        })
+    });
     code.iter()
         .flat_map(|t| code::effects_in(t, lang))
         .filter_map(|e| match e {
             code::Effect::Writes(Some(p)) if filled(&p) => Some(p),
+            code::Effect::Writes(Some(p)) if moved && !p.starts_with(['/', '~']) => {
+                Some(format!("$(the-folder-the-code-enters)/{p}"))
+            }
             _ => None,
         })
         .take(32)
@@ -4722,9 +4735,15 @@ fn vim_opened(code: &str) -> Vec<String> {
         commands.push(c.to_owned());
     }
     let word = |c: &str| c.split_whitespace().next().unwrap_or("").to_owned();
+    // A write of what is open: one without a file of its own (`:w`, `:x`, `:wq`,
+    // `:argdo %d|w`); `:w! other.json` writes another file, judged where it is named.
     let writes = commands.iter().any(|c| {
         let w = word(c);
+        let rest = c[w.len()..].trim();
         WRITE.contains(&w.as_str())
+            && (rest.is_empty()
+                || matches!(w.as_str(), "argdo" | "bufdo" | "windo" | "tabdo")
+                || rest.starts_with(">>"))
     });
     let mut out = Vec::new();
     if built {

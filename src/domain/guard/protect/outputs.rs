@@ -230,7 +230,16 @@ fn sqlite_reads(text: &str, files: &mut Vec<String>) -> bool {
             };
             let command = command.to_ascii_lowercase();
             if SQLITE_WRITING_DOTS.contains(&command.as_str()) {
-                match words.last().map(|w| w.trim_matches(['\'', '"'])) {
+                // `.output $(echo x)/f`: a name the shell filled in is all of the rest.
+                let rest = dot.trim_start()[words[0].len()..].trim();
+                let filled = (rest.contains("$(") || rest.contains('`')).then(|| {
+                    let mut rest = rest;
+                    while let Some(after) = rest.strip_prefix('-') {
+                        rest = after.split_once(' ').map_or("", |(_, r)| r).trim_start();
+                    }
+                    rest
+                });
+                match filled.or_else(|| words.last().map(|w| w.trim_matches(['\'', '"']))) {
                     Some(file)
                         if words.len() > 1
                             && !matches!(file, "stdout" | "stderr" | "off")
