@@ -847,8 +847,38 @@ impl<'a> Guard<'a> {
             Vec::new()
         };
         findings.extend(protect::handed_unknown(command, &feeders, &fed, cwd, scope));
+        // `cat <<EOF | python3`: the program an interpreter reads on its input is what the
+        // stage before prints, with what the shell filled into it.
+        let piped_program;
+        let judged = if command.stdin_texts.is_empty()
+            && !shell::is_shell(command.name())
+            && shell::reads_program_from_stdin(&command.argv)
+        {
+            let texts: Vec<String> = programs::feeders(parsed, index)
+                .into_iter()
+                .map(|j| &parsed.commands[j])
+                .filter(|f| f.pipeline == command.pipeline && !f.stdin_literal)
+                .filter(|f| matches!(f.name(), "cat" | "echo" | "printf" | "tee"))
+                .flat_map(|f| {
+                    let mut t = f.stdin_texts.clone();
+                    if f.name() != "cat" {
+                        // Only words the shell fills in (`echo "…$(x)…"`, not `'…'`).
+                        t.extend(f.args().iter().filter(|a| f.computed.contains(a)).cloned());
+                    }
+                    t
+                })
+                .take(8)
+                .collect();
+            piped_program = SimpleCommand {
+                stdin_texts: texts,
+                ..command.clone()
+            };
+            &piped_program
+        } else {
+            command
+        };
         findings.extend(protect::computed_change(
-            command,
+            judged,
             &fed,
             cwd,
             scope,
