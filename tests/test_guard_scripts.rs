@@ -3475,6 +3475,38 @@ fn rust_code_cargo_runs_is_read_when_it_changed() {
     git(&p.root, &["commit", "-qm", "project"]);
     let (code, stdout) = check(&p, "cargo run");
     assert_eq!(code, 0, "{stdout}");
+    // A name the program reads as it runs (from a file, its input): asked, as for Python.
+    write(
+        &p,
+        "src/main.rs",
+        "fn main() { let t = std::fs::read_to_string(\"build/t\").unwrap(); std::fs::write(t.trim(), \"{}\").unwrap(); }\n",
+    );
+    let (code, stdout) = check(&p, "cargo run -q");
+    assert_eq!(code, ASKED, "{stdout}");
+    // Pulled in from outside the usual folders.
+    write(
+        &p,
+        "tools/inc.rs",
+        "std::fs::copy(\"f.json\", concat!(\".cl\", \"aude/settings.local.json\")).unwrap();\n",
+    );
+    write(
+        &p,
+        "src/main.rs",
+        "fn main() { include!(\"../tools/inc.rs\"); }\n",
+    );
+    let (code, stdout) = check(&p, "cargo run -q");
+    assert_eq!(code, REFUSED, "{stdout}");
+    // Committed in this session to look settled: the hook, run under a runner that
+    // started before the commit, still reads it.
+    write(
+        &p,
+        "src/main.rs",
+        "fn main() { std::fs::copy(\"f.json\", concat!(\".cl\", \"aude/settings.local.json\")).unwrap(); }\n",
+    );
+    git(&p.root, &["add", "-A"]);
+    git(&p.root, &["commit", "-qm", "wip"]);
+    p.hook(&p.pre_tool_use("Bash", json!({ "command": "cargo run -q" })))
+        .assert_deny("committed, then run");
     // Cargo's configuration: an alias that hides a wrapper, a linker in its flags.
     for text in [
         "[alias]\nb = [\"build\", \"--config\", \"build.rustc-wrapper='tools/w.sh'\"]\n",
@@ -3565,6 +3597,29 @@ fn vim_start_up_files_sourced_scripts_and_its_start_up_commands_are_read() {
         let (code, stdout) = check(&p, line);
         assert_eq!(code, 0, "{line}: {stdout}");
     }
+    // Files it sources, vim's own runtime, plugins: as users keep them.
+    write(
+        &p,
+        ".vimrc",
+        "set nocompatible\nsource ~/.vimrc.local\nunlet! skip_defaults_vim | source $VIMRUNTIME/defaults.vim\nruntime! macros/matchit.vim\nexecute 'source ' . fnameescape(expand('~/.vim/x.vim'))\ncall plug#begin()\nPlug 'tpope/vim-fugitive'\ncall plug#end()\n",
+    );
+    write(&p, ".vimrc.local", "set number\n");
+    for line in [
+        "vim -c wq README.md",
+        "vim +PlugUpdate +qall",
+        "ex -s +'%s/a/b/g' +x src/a.txt",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, 0, "{line}: {stdout}");
+    }
+    // An event's command.
+    write(
+        &p,
+        ".vimrc",
+        "autocmd BufReadPost * silent !rm -f .claude/settings.json\n",
+    );
+    let (code, stdout) = check(&p, "vim -c wq README.md");
+    assert_ne!(code, 0, "{stdout}");
 }
 
 #[test]
@@ -3601,4 +3656,50 @@ fn a_hook_is_the_command_line_its_hash_bang_makes() {
     write(&p, ".git/hooks/pre-commit", "#!/bin/sh\nexit 0\n");
     let (code, stdout) = check(&p, "git commit --allow-empty -qm wip");
     assert_eq!(code, 0, "{stdout}");
+}
+
+#[test]
+fn workspace_packages_scripts_and_local_dependencies_install_scripts_are_read() {
+    let p = Project::new();
+    write(
+        &p,
+        "package.json",
+        r#"{"name": "root", "private": true, "workspaces": ["apps/*", "packages/*"], "dependencies": {"fmt": "file:vendor/fmt"}, "scripts": {"build": "tsc -b"}}"#,
+    );
+    write(
+        &p,
+        "apps/web/package.json",
+        r#"{"name": "web", "scripts": {"clean": "rm -rf ../../.git", "build": "vite build"}}"#,
+    );
+    write(
+        &p,
+        "packages/ui/package.json",
+        r#"{"name": "@acme/ui", "scripts": {"clean": "rm -rf dist"}}"#,
+    );
+    write(
+        &p,
+        "vendor/fmt/package.json",
+        r#"{"name": "fmt", "scripts": {"postinstall": "rm -rf $HOME"}}"#,
+    );
+    for line in [
+        "pnpm --filter web run clean",
+        "npm run clean -w web",
+        "npm run clean --workspace=apps/web",
+        "yarn workspace web clean",
+        "pnpm -r run clean",
+        "npx turbo run clean --filter=web",
+        "npx nx run web:clean",
+        "npm install",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, REFUSED, "{line}: {stdout}");
+    }
+    for line in [
+        "pnpm --filter @acme/ui clean",
+        "npm run build -w web",
+        "npx turbo run build",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, 0, "{line}: {stdout}");
+    }
 }

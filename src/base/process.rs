@@ -84,6 +84,52 @@ pub fn claude_started() -> Option<SystemTime> {
     })
 }
 
+static RUNNER_STARTED: OnceLock<Option<SystemTime>> = OnceLock::new();
+
+/// Takes the session of a hook run by something other than Claude Code (an agent
+/// harness, a wrapper) to have started when that runner did: the first process above
+/// this one that is no shell or command wrapper. Set by the `nagger hook` process only.
+pub fn hook_run_by_runner() {
+    let _ = RUNNER_STARTED.set((|| {
+        let mut pid = parent_of(std::process::id())?;
+        for _ in 0..MAX_ANCESTORS {
+            if pid <= 1 {
+                return None;
+            }
+            let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+            let wrapper = matches!(
+                comm.trim(),
+                "sh" | "bash"
+                    | "dash"
+                    | "zsh"
+                    | "ksh"
+                    | "fish"
+                    | "env"
+                    | "timeout"
+                    | "nice"
+                    | "stdbuf"
+                    | "setsid"
+                    | "xargs"
+                    | "sudo"
+                    | "doas"
+                    | "nohup"
+                    | "time"
+            );
+            if !wrapper {
+                return started(pid);
+            }
+            pid = parent_of(pid)?;
+        }
+        None
+    })());
+}
+
+/// When the session the process runs in started, as far as it can be told: Claude Code's
+/// start, or, for a hook under another runner, that runner's ([`hook_run_by_runner`]).
+pub fn session_started() -> Option<SystemTime> {
+    claude_started().or_else(|| RUNNER_STARTED.get().copied().flatten())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

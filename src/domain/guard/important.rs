@@ -408,7 +408,8 @@ pub(super) fn later_unseen(path: &str, text: &str) -> Option<Finding> {
     } else if runs_later(path) || hook_file(path) {
         // `#!/bin/sh tools/fmt.sh`: what the `#!` line runs, besides the text.
         let mut scripts = vec![text.to_owned()];
-        scripts.extend(shell::shebang_line(text, path));
+        // (the hook itself is what is written now: only what else the line runs counts)
+        scripts.extend(shell::shebang_command(text));
         scripts
     } else {
         return None;

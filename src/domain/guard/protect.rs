@@ -4714,9 +4714,7 @@ fn vim_opened(code: &str) -> Vec<String> {
                         || WRITE.contains(&w)
                         || matches!(
                             w,
-                            "so" | "source"
-                                | "r"
-                                | "read"
+                            "r" | "read"
                                 | "call"
                                 | "norm"
                                 | "normal"

@@ -381,8 +381,26 @@ fn program_files(
             // `-u FILE` in place of the start-up files (`NONE`, `NORC`, `DEFAULTS`: none
             // of the user's), `--clean`, `-S FILE` (a session, `Session.vim` bare), and
             // files its commands source (`-c 'so f'`, `--cmd 'source f'`).
-            let given = option_values(args, &["-u"], &[]);
-            let clean = args.iter().any(|a| a == "--clean");
+            // `-u F`, and `-Nu F` (a cluster that ends in the option).
+            let mut given = option_values(args, &["-u"], &[]);
+            given.extend(args.windows(2).filter_map(|w| {
+                (w[0].starts_with('-')
+                    && !w[0].starts_with("--")
+                    && w[0].len() > 2
+                    && w[0].ends_with('u'))
+                .then_some(w[1].as_str())
+            }));
+            // Ex mode made silent (`vim -es`, `ex -s`) skips the start-up files.
+            let cluster = |c: char| {
+                args.iter().any(|a| {
+                    a.starts_with('-')
+                        && !a.starts_with("--")
+                        && a[1..].contains(c)
+                        && a[1..].chars().all(|x| x.is_ascii_alphabetic())
+                })
+            };
+            let silent_ex = cluster('s') && (name == "ex" || cluster('e') || cluster('E'));
+            let clean = args.iter().any(|a| a == "--clean") || silent_ex;
             for f in &given {
                 if !matches!(*f, "NONE" | "NORC" | "DEFAULTS" | "NOPLUGIN") {
                     push(f, Kind::Vim, "a start-up file", true);
@@ -418,8 +436,13 @@ fn program_files(
                             .or_else(|| c.strip_prefix("so! "))
                             .or_else(|| c.strip_prefix("source! "))
                     });
-                if let Some(f) = sourced {
-                    push(f.trim(), Kind::Vim, "a script its commands source", true);
+                // What vim brings itself (`$VIMRUNTIME/defaults.vim`) is no user's file;
+                // a name only known as vim runs is not followed.
+                if let Some(f) = sourced
+                    .map(str::trim)
+                    .filter(|f| !f.starts_with("$VIMRUNTIME"))
+                {
+                    push(f, Kind::Vim, "a script its commands source", false);
                 }
             }
         }
@@ -485,19 +508,22 @@ pub(super) fn lines(command: &SimpleCommand, rc: &RcFile, text: &str) -> Vec<Str
 fn vim_setting(line: &str) -> bool {
     let line = line.trim_start_matches(':');
     let first = line.split_whitespace().next().unwrap_or("");
-    let runs = [
-        "system",
-        "job_start",
-        "jobstart",
-        "termopen",
-        "!",
-        "`",
-        "writefile",
-        "delete(",
-        "rename(",
-    ]
-    .iter()
-    .any(|w| line.contains(w));
+    // A shell command (`!cmd`, `silent !cmd`, `| !cmd`), not a `!` of a command's own
+    // (`runtime!`, `unlet!`, `silent!`).
+    let shell = line.starts_with('!') || line.contains(" !") || line.contains("|!");
+    let runs = shell
+        || [
+            "system",
+            "job_start",
+            "jobstart",
+            "termopen",
+            "`",
+            "writefile",
+            "delete(",
+            "rename(",
+        ]
+        .iter()
+        .any(|w| line.contains(w));
     if runs {
         return false;
     }
@@ -531,17 +557,61 @@ fn vim_setting(line: &str) -> bool {
             .trim()
             .strip_prefix(['"', '\''])
             .and_then(|r| r.split_whitespace().next())
-            .is_some_and(|w| matches!(w, "set" | "se" | "setlocal" | "let" | "hi" | "highlight"));
+            .is_some_and(|w| {
+                matches!(
+                    w,
+                    "set"
+                        | "se"
+                        | "setlocal"
+                        | "let"
+                        | "hi"
+                        | "highlight"
+                        | "so"
+                        | "source"
+                        | "runtime"
+                        | "colorscheme"
+                        | "syntax"
+                        | "filetype"
+                )
+            });
     plain || built_setting
 }
 
-/// `vim -Nu NONE -es` with each ex command of `text` as a `-c`, and the files `command`
+/// The command an `autocmd` line runs on its event: `au[tocmd][!] [group] EVENTS
+/// PATTERN [++once] [++nested] CMD`, without a leading `silent`.
+fn autocmd_command(line: &str) -> Option<&str> {
+    let first = line.split_whitespace().next()?;
+    if !matches!(
+        first,
+        "au" | "au!" | "autocmd" | "autocmd!" | "aut" | "autoc"
+    ) {
+        return None;
+    }
+    let mut rest = line[first.len()..].trim_start();
+    let skip = |rest: &mut &str| {
+        let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        *rest = rest[end..].trim_start();
+    };
+    // An optional group (events are written capitalised: `BufWritePre`).
+    if rest.chars().next().is_some_and(|c| !c.is_ascii_uppercase()) {
+        skip(&mut rest);
+    }
+    skip(&mut rest); // events
+    skip(&mut rest); // pattern
+    while rest.starts_with("++") || rest.starts_with("silent") {
+        skip(&mut rest);
+    }
+    (!rest.is_empty()).then_some(rest)
+}
+
+/// `vim -N -u NONE -es` with each ex command of `text` as a `-c`, and the files `command`
 /// opens.
 pub(super) fn vim_line(command: &SimpleCommand, text: &str) -> String {
     let quote = |w: &str| shell::shell_quote(w);
     let mut words = vec![
         "vim".to_owned(),
-        "-Nu".to_owned(),
+        "-N".to_owned(),
+        "-u".to_owned(),
         "NONE".to_owned(),
         "-es".to_owned(),
     ];
@@ -553,6 +623,11 @@ pub(super) fn vim_line(command: &SimpleCommand, text: &str) -> String {
     {
         words.push("-c".to_owned());
         words.push(quote(line));
+        // `autocmd BufReadPost * silent !cmd`: the command it runs on the event.
+        if let Some(command) = autocmd_command(line) {
+            words.push("-c".to_owned());
+            words.push(quote(command));
+        }
     }
     words.extend(
         super::finding::operands_with(

@@ -61,9 +61,24 @@ pub(super) fn whole_trees(command: &SimpleCommand, known: bool) -> Option<Findin
         return None;
     }
     let name = command.name();
+    // `CARGO_TARGET_DIR=~ cargo clean`, `GOMODCACHE="$HOME" go clean -modcache`: a
+    // folder a variable set for the command names, where it cleans.
+    let cleans = command.args().iter().take(3).any(|a| {
+        matches!(
+            a.as_str(),
+            "clean" | "purge" | "prune" | "wipe" | "reset" | "-modcache" | "-cache"
+        )
+    });
+    let assigned = command
+        .env
+        .iter()
+        .chain(command.prefixed.iter().flatten())
+        .filter(|_| cleans)
+        .filter_map(|w| w.split_once('=').map(|(_, v)| v));
     let (word, what) = operands(command.args())
         .into_iter()
         .filter(|w| !w.contains('='))
+        .chain(assigned)
         .find_map(|w| whole_tree(w).map(|what| (w, what)))?;
     if deleter {
         return Some(Finding::deny(
@@ -260,6 +275,15 @@ pub(super) fn destroying(command: &SimpleCommand, known: bool) -> Option<Finding
         )
         || command.name() == "turbo" && leading.first() == Some(&"prune")
         || command.name() == "nx" && leading.first() == Some(&"reset")
+    {
+        return None;
+    }
+    // Test runners' words are names of tests to run (`cargo test reset`, `go test -run
+    // Reset`, `cargo bench -- delete`), not what to destroy.
+    if matches!(command.name(), "cargo" | "go")
+        && leading
+            .first()
+            .is_some_and(|w| matches!(*w, "test" | "t" | "bench" | "nextest" | "miri"))
     {
         return None;
     }

@@ -77,6 +77,7 @@ pub fn run_stdin(env: &Env) -> HookRun {
         deadline::stretch();
     }
     deadline::enable();
+    crate::base::process::hook_run_by_runner();
     let _deadline = deadline::enabled().then(|| {
         deadline::arm(
             started + deadline::hard_limit(),

@@ -1127,12 +1127,89 @@ fn calls(text: &str) -> (Vec<String>, bool) {
             Does::Argv { skip } => args.get(skip),
             _ => args.first(),
         };
-        computed |= target == Some(&Arg::Computed);
+        // A name made under the build's output folder or a temporary folder
+        // (`out_dir.join(…)`, `tempfile::tempdir()`): the program's own scratch space.
+        computed |= target == Some(&Arg::Computed) && !scratch(&text[at..i.max(at)], text);
         if let Some(line) = line(does, name, &args, text, &mut i) {
             out.push(line);
         }
     }
     (out, computed)
+}
+
+/// Words that make a name in a program's own scratch space: the build's output folder
+/// and temporary folders.
+const SCRATCH: &[&str] = &[
+    "OUT_DIR",
+    "temp_dir",
+    "tempdir",
+    "TempDir",
+    "tempfile",
+    "NamedTempFile",
+    "mkdtemp",
+    "MkdirTemp",
+    "CreateTemp",
+    "TempDir(",
+    "TMPDIR",
+    "createTempFile",
+    "createTempDirectory",
+    "GetTempPath",
+];
+
+/// Whether the call's arguments `raw` (or what the names in them are given where `whole`
+/// declares them) make names in scratch space only.
+fn scratch(raw: &str, whole: &str) -> bool {
+    if SCRATCH.iter().any(|w| raw.contains(w)) {
+        return true;
+    }
+    // `let out = env::var("OUT_DIR")?; fs::write(Path::new(&out).join("a"), …)`: the
+    // names handed, looked up where they are declared.
+    let names = raw
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| {
+            w.chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_lowercase() || c == '_')
+        })
+        .filter(|w| !PATH_WORDS.contains(w))
+        .take(8);
+    for name in names {
+        for form in [
+            format!("let {name}"),
+            format!("let mut {name}"),
+            format!("{name} :="),
+        ] {
+            let found = whole.match_indices(&form).take(8).any(|(at, _)| {
+                let rest = &whole[at + form.len()..];
+                let continues = rest
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
+                let statement = &rest[..rest.find([';', '\n']).unwrap_or(rest.len())];
+                !continues && SCRATCH.iter().any(|w| statement.contains(w))
+            });
+            if found {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// Source that changes, moves, deletes or runs a name it computes as it runs (outside
+/// scratch space): asked about in a program the agent may have just written, as such
+/// code in Python or JavaScript is.
+pub(super) fn computed_target(file: &str, text: &str) -> Option<Finding> {
+    calls(text).1.then(|| {
+        Finding::ask(
+            "guard:self-protect-unsure",
+            format!(
+                "runs `{file}`, whose code writes, moves, deletes or runs files whose names it \
+                 computes as it runs, which may be nagger's own files or Claude Code's settings"
+            ),
+            "Spell the paths out in the source, or ask the user.",
+        )
+    })
 }
 
 /// Source that writes, moves, deletes or runs a name it computes as it runs, and builds
@@ -1245,24 +1322,59 @@ fn line(does: Does, name: &str, args: &[Arg], text: &str, i: &mut usize) -> Opti
                 return None; // a program chosen as it runs: judged where it is named
             }
             let mut words: Vec<String> = args.iter().skip(skip).map(word).collect();
-            // `Command::new("rm").arg("-rf").args(["/x"])`: the builder's chained calls.
+            // `Command::new("rm").arg("-rf").args(["/x"])`: the builder's chained calls;
+            // `.current_dir(d)`: where it runs.
             let mut rest = &text[*i..];
+            let mut folder: Option<Arg> = None;
             loop {
                 let trimmed = rest.trim_start();
                 let Some(call) = trimmed.strip_prefix('.') else {
                     break;
                 };
-                let chained = ["arg(", "args(", "Arg(", "Args("]
-                    .into_iter()
-                    .find(|c| call.starts_with(c));
+                let chained = [
+                    "arg(",
+                    "args(",
+                    "Arg(",
+                    "Args(",
+                    "current_dir(",
+                    "env(",
+                    "envs(",
+                    "stdin(",
+                    "stdout(",
+                    "stderr(",
+                    "env_remove(",
+                    "env_clear(",
+                ]
+                .into_iter()
+                .find(|c| call.starts_with(c));
                 let Some(chained) = chained else { break };
                 let open = text.len() - call.len() + chained.len() - 1;
                 let Some((more, end)) = arguments(text, open) else {
                     break;
                 };
-                words.extend(more.iter().map(word));
+                if chained == "current_dir(" {
+                    if scratch(&text[open..end], text) {
+                        return None; // runs in the program's own scratch space
+                    }
+                    folder = more.into_iter().next();
+                } else if matches!(chained, "arg(" | "args(" | "Arg(" | "Args(") {
+                    words.extend(more.iter().map(word));
+                }
                 *i = end;
                 rest = &text[end..];
+            }
+            // Go: `cmd.Dir = t.TempDir()` in the statements after it.
+            let after = &text[*i..text.len().min(*i + 600)];
+            if let Some(at) = after.find(".Dir = ") {
+                let statement = &after[at..];
+                let statement =
+                    &statement[..statement.find(['\n', ';']).unwrap_or(statement.len())];
+                if scratch(statement, text) {
+                    return None;
+                }
+            }
+            if let Some(dir) = folder {
+                words.insert(0, format!("cd {} &&", word(&dir)));
             }
             if words.len() == 1
                 && name == "exec"

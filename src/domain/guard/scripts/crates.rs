@@ -7,14 +7,17 @@
 //! they write, move and delete and the commands they run under names the source spells
 //! out or builds from literal pieces are judged as those shell lines; a name of nagger's
 //! own files put together from pieces is refused, one spelled whole is asked about (the
-//! code may only read it), and so is a name decoded from numbers as the program runs.
+//! code may only read it), and so is a name decoded from numbers as the program runs and
+//! any name the code computes for a file it writes, moves or deletes outside its scratch
+//! space (the build's output folder, temporary folders), as for Python and JavaScript.
+//! Files the source pulls in (`include!`, `#[path]`) are read with it.
 //! Past what is read for one call (64 changed files, 4 MiB), the command is asked about.
 //! `go run` and `go test` of packages (`.`, `./cmd/x`, `./...`) are read the same way.
 
 use super::super::finding::Finding;
 use super::super::paths::normalize;
 use super::super::protect::{Cwd, named_bare, named_in_code, resolve};
-use super::super::shell::SimpleCommand;
+use super::super::shell::{self, SimpleCommand};
 use super::compiled;
 use super::files::{Content, Ran, View};
 
@@ -27,11 +30,14 @@ const MAX_READ: usize = 64;
 /// Most bytes of changed source read for one command.
 const MAX_BYTES: usize = 4 << 20;
 
-/// What `cargo SUB` runs: its build scripts and macros only, or the packages' code too.
-#[derive(Clone, Copy, PartialEq)]
+/// What `cargo SUB` runs: its build scripts and macros only, or the packages' code too:
+/// its programs (`run`), its tests (`test` and the test runners), its benchmarks.
+#[derive(Clone, Copy, PartialEq, Debug)]
 enum Runs {
     Builds,
-    Code,
+    Programs,
+    Tests,
+    Benches,
 }
 
 /// The subcommand of `cargo ARGS` and what it runs, for those that build.
@@ -48,10 +54,10 @@ fn subcommand(args: &[String]) -> Option<Runs> {
                     | "rustdoc" | "fix" | "publish" | "package" | "expand" | "install" => {
                         Some(Runs::Builds)
                     }
-                    "run" | "r" | "test" | "t" | "bench" | "miri" | "nextest" | "llvm-cov"
-                    | "tarpaulin" | "mutants" | "fuzz" | "criterion" | "insta" | "hack" => {
-                        Some(Runs::Code)
-                    }
+                    "run" | "r" | "fuzz" => Some(Runs::Programs),
+                    "bench" | "criterion" => Some(Runs::Benches),
+                    "test" | "t" | "miri" | "nextest" | "llvm-cov" | "tarpaulin" | "mutants"
+                    | "insta" | "hack" => Some(Runs::Tests),
                     _ => None,
                 };
             }
@@ -127,10 +133,10 @@ fn package_files(
             }
         }
     }
-    let folders: &[&str] = if runs == Runs::Code {
-        &["src", "tests", "benches", "examples"]
-    } else {
-        &["src"]
+    let folders: &[&str] = match runs {
+        Runs::Builds | Runs::Programs => &["src"],
+        Runs::Tests => &["src", "tests"],
+        Runs::Benches => &["src", "benches"],
     };
     for folder in folders {
         sources_under(&at(folder), cwd, files, listed, !proc_macro, out);
@@ -248,10 +254,15 @@ pub(super) fn runs(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut V
         return;
     }
     let args = command.args();
+    configured(args, cwd, files, out);
     let Some(runs) = subcommand(args) else {
         return;
     };
     let first = start(args);
+    let picked = shell::option_values(args, &["-p"], &["--package"]);
+    let every = args
+        .iter()
+        .any(|a| matches!(a.as_str(), "--workspace" | "--all"));
     let mut packages = vec![first.clone()];
     let mut done: Vec<String> = Vec::new();
     let mut sources: Vec<(String, String)> = Vec::new();
@@ -273,8 +284,19 @@ pub(super) fn runs(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut V
             continue;
         };
         // The packages a workspace and its members bring along are built too; the code
-        // of those it only depends on does not run (their build scripts do).
-        let own = dir == first || runs == Runs::Code;
+        // of those it only depends on does not run (their build scripts do), nor that of
+        // members the command does not pick (`-p name`, else the one it starts in, or all
+        // with `--workspace`).
+        let name = manifest
+            .get("package")
+            .and_then(|p| p.get("name"))
+            .and_then(toml::Value::as_str)
+            .unwrap_or("");
+        let own = if picked.is_empty() {
+            dir == first || every
+        } else {
+            picked.contains(&name)
+        };
         let mut found = Vec::new();
         package_files(
             &dir,
@@ -289,6 +311,93 @@ pub(super) fn runs(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut V
         packages.extend(linked_packages(&dir, &manifest, cwd, files));
     }
     judge_changed(&sources, "cargo", cwd, files, out);
+}
+
+/// What cargo's configuration files run when `cargo ARGS` starts (whatever the
+/// subcommand: an alias is looked up there first): the project's `.cargo/config.toml`
+/// and its folders' above, the home's, the files `--config FILE` names and those their
+/// `include` lists, judged as when they are written (wrappers, runners, linkers,
+/// aliases, `[env]`).
+fn configured(args: &[String], cwd: &Cwd, files: &View, out: &mut Vec<Ran>) {
+    let mut queue: Vec<String> = Vec::new();
+    let mut dir = String::from(".");
+    for _ in 0..6 {
+        for name in ["config.toml", "config"] {
+            queue.push(normalize(&format!("{dir}/.cargo/{name}")));
+        }
+        dir = format!("{dir}/..");
+    }
+    queue.extend([
+        "~/.cargo/config.toml".to_owned(),
+        "~/.cargo/config".to_owned(),
+    ]);
+    queue.extend(
+        shell::option_values(args, &[], &["--config"])
+            .into_iter()
+            .filter(|v| !v.contains('='))
+            .map(str::to_owned),
+    );
+    let mut seen: Vec<String> = Vec::new();
+    while let Some(file) = queue.pop() {
+        if seen.contains(&file) || seen.len() >= 24 {
+            continue;
+        }
+        seen.push(file.clone());
+        let Content::Text { text, .. } = files.read_source(cwd, &file) else {
+            continue;
+        };
+        let via = format!("the file `{file}`, cargo's configuration");
+        let Ok(mut table) = text.parse::<toml::Table>() else {
+            continue;
+        };
+        // Aliases: only the one this command invokes, with the command's other words.
+        if let Some(toml::Value::Table(aliases)) = table.remove("alias")
+            && let Some(at) = args.iter().position(|a| !a.starts_with('-'))
+            && let Some(alias) = aliases.get(args[at].as_str())
+        {
+            let words: Vec<String> = match alias {
+                toml::Value::String(s) => s.split_whitespace().map(str::to_owned).collect(),
+                toml::Value::Array(list) => list
+                    .iter()
+                    .filter_map(|w| w.as_str().map(str::to_owned))
+                    .collect(),
+                _ => Vec::new(),
+            };
+            let line: Vec<String> = std::iter::once("cargo".to_owned())
+                .chain(words)
+                .chain(args[at + 1..].iter().cloned())
+                .map(|w| shell::shell_quote(&w))
+                .collect();
+            out.push(Ran::Script(line.join(" "), via.clone(), None));
+        }
+        let rest = toml::to_string(&table).unwrap_or_default();
+        for line in super::super::important::tool_config_runs(".cargo/config.toml", &rest) {
+            out.push(Ran::Script(line, via.clone(), None));
+        }
+        // `include = ["../conf/extra.toml"]`, relative to the file's folder.
+        {
+            let folder = file.rsplit_once('/').map_or(".", |(d, _)| d).to_owned();
+            let included: Vec<String> = match table.get("include") {
+                Some(toml::Value::String(s)) => vec![s.clone()],
+                Some(toml::Value::Array(list)) => list
+                    .iter()
+                    .filter_map(|v| {
+                        v.as_str()
+                            .map(str::to_owned)
+                            .or_else(|| v.get("path")?.as_str().map(str::to_owned))
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            };
+            queue.extend(included.into_iter().take(8).map(|i| {
+                if i.starts_with(['/', '~']) {
+                    i
+                } else {
+                    normalize(&format!("{folder}/{i}"))
+                }
+            }));
+        }
+    }
 }
 
 /// `go run|test [PACKAGE…]`: the `.go` files of the packages named by path (`.`,
@@ -362,12 +471,18 @@ fn judge_changed(
 ) {
     let mut read = 0;
     let mut bytes = 0;
-    let mut seen: Vec<&str> = Vec::new();
-    for (file, package) in sources {
-        if seen.contains(&file.as_str()) || files.settled(cwd, file) || !files.exists(cwd, file) {
+    let mut seen: Vec<String> = Vec::new();
+    let mut queue: std::collections::VecDeque<(String, String)> = sources.iter().cloned().collect();
+    while let Some((file, package)) = queue.pop_front() {
+        let (file, package) = (&file, &package);
+        if seen.contains(file)
+            || seen.len() >= MAX_LISTED
+            || files.settled(cwd, file)
+            || !files.exists(cwd, file)
+        {
             continue;
         }
-        seen.push(file);
+        seen.push(file.clone());
         if read >= MAX_READ || bytes >= MAX_BYTES {
             out.push(Ran::Finding(Finding::ask(
                 "guard:budget-spent",
@@ -398,6 +513,16 @@ fn judge_changed(
             _ => continue,
         };
         bytes += text.len();
+        // `include!("../tools/x.rs")`, `#[path = "../tools/m.rs"] mod m;`: read in turn.
+        let folder = file.rsplit_once('/').map_or(".", |(d, _)| d).to_owned();
+        for pulled in pulled_in(&text).into_iter().take(32) {
+            let path = if pulled.starts_with('/') {
+                pulled
+            } else {
+                normalize(&format!("{folder}/{pulled}"))
+            };
+            queue.push_back((path, package.clone()));
+        }
         let package_cwd = resolve(cwd, package).map(|p| Cwd::Known(normalize(&p)));
         judge(file, tool, &text, package_cwd.as_ref(), out);
     }
@@ -420,11 +545,30 @@ fn judge(file: &str, tool: &str, text: &str, cwd: Option<&Cwd>, out: &mut Vec<Ra
             ),
             "Ask the user to look at the change and run it in their terminal.",
         )));
-    } else if let Some(found) = compiled::compiled_unknown(file, text, false) {
-        out.push(Ran::Finding(found));
-    } else if let Some(found) = compiled::decoded_name(file, text) {
+    } else if let Some(found) = compiled::compiled_unknown(file, text, false)
+        .or_else(|| compiled::decoded_name(file, text))
+        .or_else(|| compiled::computed_target(file, text))
+    {
         out.push(Ran::Finding(found));
     }
+}
+
+/// The files Rust source pulls into itself: `include!("f.rs")`, `#[path = "f.rs"] mod
+/// m;` (relative to the file's folder).
+fn pulled_in(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for marker in ["include!(\"", "include! (\"", "#[path = \"", "#[path=\""] {
+        for (at, _) in text.match_indices(marker).take(64) {
+            let rest = &text[at + marker.len()..];
+            if let Some(end) = rest.find('"') {
+                let name = &rest[..end];
+                if !name.is_empty() && !name.contains(['{', '$']) {
+                    out.push(name.to_owned());
+                }
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -441,8 +585,9 @@ mod tests {
             ("build -q --offline", Some(Runs::Builds)),
             ("+nightly check", Some(Runs::Builds)),
             ("--config x=1 b", Some(Runs::Builds)),
-            ("test --release", Some(Runs::Code)),
-            ("-q r", Some(Runs::Code)),
+            ("test --release", Some(Runs::Tests)),
+            ("-q r", Some(Runs::Programs)),
+            ("bench", Some(Runs::Benches)),
             ("fmt", None),
             ("tree", None),
             ("metadata", None),

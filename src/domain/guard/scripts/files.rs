@@ -546,12 +546,13 @@ fn settled(root: &Path, full: &Path) -> bool {
 }
 
 /// Whether the file at `full` changed (was written, renamed, linked, had its mode set)
-/// after the Claude Code process the hook runs under started: such a file may be the
+/// after the session started (the Claude Code process the hook runs under, or the runner
+/// of a hook run otherwise, see `session_started`): such a file may be the
 /// agent's own, committed to git to look settled, and is judged as strictly as the
 /// command line. A change time cannot be set back by a program, only by the clock.
 fn changed_in_this_session(full: &Path) -> bool {
     use std::os::unix::fs::MetadataExt;
-    let Some(started) = crate::base::process::claude_started() else {
+    let Some(started) = crate::base::process::session_started() else {
         return false;
     };
     let Ok(meta) = std::fs::metadata(full) else {

@@ -97,6 +97,29 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
     // Python's start-up files, and the modules inline code loads.
     imports::python_startup(command, cwd, files, &mut out);
     imports::inline(command, cwd, files, &mut out);
+    // `vim -es < cmds.vim`, `ex -s <<EOF`: ex commands read from standard input, as the
+    // line's own `-c` commands would be.
+    if shell::is_vim(name) && vim_reads_commands(command) {
+        for file in command
+            .reads_from
+            .iter()
+            .filter(|r| !r.starts_with('&') && r.as_str() != "-")
+            .take(4)
+        {
+            if let Some((text, via)) = text_of(file, cwd, files, &mut out) {
+                let line = super::rcfiles::vim_line(command, &text);
+                out.push(Ran::Script(
+                    line,
+                    format!("{via}, commands `{name}` reads"),
+                    None,
+                ));
+            }
+        }
+        for text in command.stdin_texts.iter().take(4) {
+            let line = super::rcfiles::vim_line(command, text);
+            out.push(Ran::Script(line, format!("commands `{name}` reads"), None));
+        }
+    }
     // `bash < x.sh`, `python3 - < x.py`: the program is the file on standard input.
     if shell::reads_program_from_stdin(&command.argv) {
         for file in command
@@ -264,6 +287,7 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
         }
     } else if let Some(j) = shell::program_file(&command.argv) {
         let file = with_line_values(parsed, index, &command.argv[j]);
+        chooses_its_files(command, &file, cwd, files, &mut out);
         program_file(command, &file, name, cwd, files, &mut out);
     } else if let Some(awk_files) = awk_program_files(command) {
         // Its program files (`-f`, gawk's `-i`/`--include`, `-E`/`--exec`) and the files
@@ -279,6 +303,7 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
             let Some(found) = awk_located(command, &file, cwd, files) else {
                 continue;
             };
+            chooses_its_files(command, &found, cwd, files, &mut out);
             program_file(command, &found, "awk", cwd, files, &mut out);
             // The files its `print >` and `printf >` write are judged from the command's
             // folder as for the same program on the line.
@@ -349,6 +374,58 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
         executed(command, cwd, files, &mut out);
     }
     out
+}
+
+/// Whether vim (or ex) runs in Ex mode, reading its commands from standard input: `ex`,
+/// `vim -e`, `-es`, `-E`, `-s` in Ex mode.
+fn vim_reads_commands(command: &SimpleCommand) -> bool {
+    command.name() == "ex"
+        || command.name() == "nex"
+        || command.args().iter().any(|a| {
+            a.starts_with('-')
+                && !a.starts_with("--")
+                && a.len() > 1
+                && a[1..].chars().all(|c| c.is_ascii_alphabetic())
+                && a[1..].contains(['e', 'E'])
+        })
+}
+
+/// An in-place editor (`perl -i`, `ruby -i`, `gawk -i inplace`) whose program `file`
+/// sets its own list of files (`@ARGV = …`, `ARGV[1] = …`): the files it edits are
+/// chosen as it runs, and may be nagger's own. Asked about.
+fn chooses_its_files(
+    command: &SimpleCommand,
+    file: &str,
+    cwd: &Cwd,
+    files: &View,
+    out: &mut Vec<Ran>,
+) {
+    let name = command.name();
+    let args = command.args();
+    let in_place = match name {
+        "perl" | "ruby" => super::protect::in_place(name, args),
+        "awk" | "gawk" => {
+            args.windows(2).any(|w| w[0] == "-i" && w[1] == "inplace")
+                || args.iter().any(|a| a == "-iinplace")
+        }
+        _ => false,
+    };
+    if !in_place {
+        return;
+    }
+    let files::Content::Text { text, .. } = files.read(cwd, file) else {
+        return;
+    };
+    if text.contains("ARGV") {
+        out.push(Ran::Finding(Finding::ask(
+            "guard:self-protect-unsure",
+            format!(
+                "edits in place the files its program `{file}` puts in its own list as it runs \
+                 (`ARGV`), which may be nagger's own files or Claude Code's settings"
+            ),
+            "Name the files on the line, or ask the user.",
+        )));
+    }
 }
 
 /// The start of a word [`fed_from_files`] hands on for a file of arguments whose name is

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::super::paths::normalize;
 use super::super::protect::{Cwd, resolve};
-use super::super::shell::{SimpleCommand, shell_quote};
+use super::super::shell::{self, SimpleCommand, shell_quote};
 use super::files::{Content, Ran, View, read_named};
 
 /// The PATH package managers run scripts and package programs with: the packages'
@@ -124,6 +124,10 @@ pub(super) fn runs(
     out: &mut Vec<Ran>,
 ) -> Option<String> {
     let manager = command.name();
+    if matches!(manager, "turbo" | "nx") {
+        monorepo_tasks(command, cwd, files, out);
+        return None;
+    }
     if !matches!(manager, "npm" | "yarn" | "pnpm" | "bun") {
         return None;
     }
@@ -132,6 +136,9 @@ pub(super) fn runs(
     let mut words: Vec<&str> = Vec::new();
     let mut rest: Vec<&str> = Vec::new();
     let mut ignore_scripts = false;
+    // `--workspace web`, `--filter ./apps/web`, `-r`: scripts of the workspace's packages.
+    let mut selected: Vec<&str> = Vec::new();
+    let mut every_workspace = false;
     let mut k = 0;
     while let Some(arg) = args.get(k) {
         k += 1;
@@ -144,6 +151,8 @@ pub(super) fn runs(
         {
             if matches!(name, "--prefix" | "--cwd" | "--dir") {
                 dir = Cwd::Known(normalize(&resolve(&dir, value)?));
+            } else if matches!(name, "--workspace" | "--filter" | "-w" | "-F") {
+                selected.push(value);
             }
             continue;
         }
@@ -152,14 +161,14 @@ pub(super) fn runs(
             k += 1;
             if matches!(arg.as_str(), "--prefix" | "--cwd" | "--dir" | "-C") {
                 dir = Cwd::Known(normalize(&resolve(&dir, value)?));
-            } else {
-                // `--workspace`, `--filter`: another package's scripts, not read.
-                return None;
+            } else if matches!(arg.as_str(), "--workspace" | "--filter" | "-w" | "-F") {
+                selected.push(value);
             }
             continue;
         }
         if matches!(arg.as_str(), "-r" | "--recursive" | "-ws" | "--workspaces") {
-            return None;
+            every_workspace = true;
+            continue;
         }
         if arg == "--ignore-scripts" {
             ignore_scripts = true;
@@ -212,6 +221,21 @@ pub(super) fn runs(
             (INSTALL.to_vec(), Vec::new())
         }
         ("npm", _) => return None,
+        // `yarn workspace web clean`, `yarn workspace web run clean`.
+        ("yarn", Some("workspace")) => {
+            selected.push(words.get(1)?);
+            match words.get(2).copied() {
+                Some("run") => (vec![*words.get(3)?], after(4)),
+                Some(name) => (vec![name], after(3)),
+                None => return None,
+            }
+        }
+        // `yarn workspaces foreach -A run clean`.
+        ("yarn", Some("workspaces")) => {
+            every_workspace = true;
+            let at = words.iter().position(|w| *w == "run")?;
+            (vec![*words.get(at + 1)?], after(at + 2))
+        }
         ("yarn" | "pnpm", None) => (INSTALL.to_vec(), Vec::new()),
         ("yarn" | "pnpm", Some("install" | "i")) if installs_itself => {
             (INSTALL.to_vec(), Vec::new())
@@ -233,6 +257,24 @@ pub(super) fn runs(
         _ => return None,
     };
     let (package, dir) = find_package(&dir, files, out)?;
+    let install = names.as_slice() == INSTALL;
+    if every_workspace || !selected.is_empty() || install {
+        // The workspace's packages the command runs in: those selected (all of them for
+        // `-r` or a selector nagger does not read), and for an install every package it
+        // installs from the project: workspaces and `file:`/`link:` dependencies.
+        let mut members = workspace_packages(&package, &dir, files);
+        if install {
+            members.extend(local_dependencies(&package, &dir, files));
+        } else if !every_workspace {
+            members.retain(|(p, d)| selected.iter().any(|s| selects(s, p, d)));
+        }
+        for (member, member_dir) in members.iter().take(MAX_MEMBERS) {
+            scripts_of(member, member_dir, &names, &extra, out);
+        }
+        if !install {
+            return None;
+        }
+    }
     let scripts = package.get("scripts").and_then(Value::as_object);
     let script = |name: &str| scripts.and_then(|s| s.get(name)).and_then(Value::as_str);
     if manager == "bun"
@@ -271,6 +313,250 @@ pub(super) fn runs(
         }
     }
     None
+}
+
+/// Most packages of a workspace whose scripts are read for one command.
+const MAX_MEMBERS: usize = 64;
+
+/// The scripts `names` (with `extra` words after the last) of `package` at `dir`,
+/// pushed onto `out`, each with its `pre` and `post` script unless `names` is a
+/// lifecycle's list.
+fn scripts_of(package: &Value, dir: &Cwd, names: &[&str], extra: &[&str], out: &mut Vec<Ran>) {
+    let scripts = package.get("scripts").and_then(Value::as_object);
+    let script = |name: &str| scripts.and_then(|s| s.get(name)).and_then(Value::as_str);
+    let shown = match dir {
+        Cwd::Known(d) if !d.is_empty() => format!("{d}/package.json"),
+        _ => "package.json".to_owned(),
+    };
+    for name in names.iter().copied() {
+        let steps: Vec<String> = if names.len() > 1 {
+            vec![name.to_owned()]
+        } else {
+            vec![format!("pre{name}"), name.to_owned(), format!("post{name}")]
+        };
+        for step in steps {
+            let Some(text) = script(&step) else { continue };
+            let mut text = text.to_owned();
+            if step == name {
+                for word in extra {
+                    text.push(' ');
+                    text.push_str(&shell_quote(word));
+                }
+            }
+            out.push(Ran::Script(
+                format!("export {BIN_PATH}; {text}"),
+                format!("the `{step}` script of `{shown}`"),
+                Some(dir.clone()),
+            ));
+        }
+    }
+}
+
+/// Whether the workspace selector `selector` (a package's name, its folder, `./dir`,
+/// or a pattern nagger does not read, taken as any) picks `package` at `dir`.
+fn selects(selector: &str, package: &Value, dir: &Cwd) -> bool {
+    let selector = selector.trim_start_matches('!');
+    if selector.contains(['*', '{', '[', '.', '^', '.']) && !selector.starts_with("./") {
+        return true;
+    }
+    let name = package.get("name").and_then(Value::as_str).unwrap_or("");
+    let folder = match dir {
+        Cwd::Known(d) => d.as_str(),
+        Cwd::Unknown => "",
+    };
+    let path = normalize(selector.trim_start_matches("./"));
+    selector == name
+        || name.rsplit('/').next() == Some(selector)
+        || folder == path
+        || folder.ends_with(&format!("/{path}"))
+}
+
+/// The packages of the workspace `root` (at `dir`) declares: its `workspaces` (a list or
+/// `{packages: […]}`) and `pnpm-workspace.yaml`'s `packages`, a trailing `*` or `**`
+/// read as the folders in it.
+fn workspace_packages(root: &Value, dir: &Cwd, files: &View) -> Vec<(Value, Cwd)> {
+    let mut patterns: Vec<String> = Vec::new();
+    let listed = root
+        .get("workspaces")
+        .and_then(|w| w.as_array().or_else(|| w.get("packages")?.as_array()));
+    patterns.extend(
+        listed
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .map(str::to_owned),
+    );
+    if let Content::Text { text, .. } = files.read_source(dir, "pnpm-workspace.yaml") {
+        let mut in_packages = false;
+        for line in text.lines().take(512) {
+            if !line.starts_with([' ', '-', '\t']) {
+                in_packages = line.trim_end().starts_with("packages:");
+                continue;
+            }
+            if in_packages && let Some(item) = line.trim().strip_prefix('-') {
+                patterns.push(item.trim().trim_matches(['"', '\'']).to_owned());
+            }
+        }
+    }
+    let base = match dir {
+        Cwd::Known(d) => d.clone(),
+        Cwd::Unknown => return Vec::new(),
+    };
+    let join = |p: &str| {
+        if base.is_empty() {
+            normalize(p)
+        } else {
+            normalize(&format!("{base}/{p}"))
+        }
+    };
+    let mut folders: Vec<String> = Vec::new();
+    for pattern in patterns.iter().filter(|p| !p.starts_with('!')).take(32) {
+        let pattern = pattern.trim_start_matches("./").trim_end_matches('/');
+        match pattern
+            .strip_suffix("/**")
+            .or_else(|| pattern.strip_suffix("/*"))
+        {
+            Some(parent) => {
+                let parent = join(parent);
+                for name in files.list(&Cwd::Known(String::new()), &parent, MAX_MEMBERS) {
+                    folders.push(format!("{parent}/{name}"));
+                }
+            }
+            None => folders.push(join(pattern)),
+        }
+    }
+    packages_in(folders, files)
+}
+
+/// The packages an install builds from the project's own folders: the `file:` and
+/// `link:` dependencies of `root` (at `dir`).
+fn local_dependencies(root: &Value, dir: &Cwd, files: &View) -> Vec<(Value, Cwd)> {
+    let base = match dir {
+        Cwd::Known(d) => d.clone(),
+        Cwd::Unknown => return Vec::new(),
+    };
+    let folders: Vec<String> = [
+        "dependencies",
+        "devDependencies",
+        "optionalDependencies",
+        "peerDependencies",
+    ]
+    .iter()
+    .filter_map(|k| root.get(*k)?.as_object())
+    .flat_map(|deps| deps.values().filter_map(Value::as_str))
+    .filter_map(|v| v.strip_prefix("file:").or_else(|| v.strip_prefix("link:")))
+    .filter(|p| {
+        let lower = p.to_ascii_lowercase();
+        !(std::path::Path::new(&lower)
+            .extension()
+            .is_some_and(|e| e == "tgz" || e == "gz"))
+    })
+    .map(|p| {
+        if base.is_empty() || p.starts_with('/') {
+            normalize(p)
+        } else {
+            normalize(&format!("{base}/{p}"))
+        }
+    })
+    .take(MAX_MEMBERS)
+    .collect();
+    packages_in(folders, files)
+}
+
+/// The `package.json` of each of `folders`, parsed, with its folder.
+fn packages_in(folders: Vec<String>, files: &View) -> Vec<(Value, Cwd)> {
+    let mut found = Vec::new();
+    for folder in folders.into_iter().take(MAX_MEMBERS) {
+        let cwd = Cwd::Known(folder);
+        if let Content::Text { text, .. } = files.read_source(&cwd, "package.json")
+            && let Ok(value) = serde_json::from_str::<Value>(&text)
+        {
+            found.push((value, cwd));
+        }
+    }
+    found
+}
+
+/// `turbo run build test`, `turbo clean`, `nx run web:clean`, `nx run-many -t clean`,
+/// `nx affected -t test`, `nx clean web`: the tasks' scripts in the workspace's packages
+/// (the one named, or every one).
+fn monorepo_tasks(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) {
+    let args = command.args();
+    let words: Vec<&str> = args
+        .iter()
+        .map(String::as_str)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let mut targets: Vec<&str> = Vec::new();
+    let mut project: Option<&str> = None;
+    match (command.name(), words.first().copied()) {
+        ("turbo", Some("run")) => targets.extend(words.iter().skip(1).take(8)),
+        ("turbo", Some(task))
+            if !matches!(
+                task,
+                "prune" | "login" | "link" | "unlink" | "daemon" | "gen" | "ls" | "info"
+            ) =>
+        {
+            targets.extend(words.iter().take(8));
+        }
+        ("nx", Some("run")) => {
+            let (p, t) = words
+                .get(1)
+                .and_then(|w| w.split_once(':'))
+                .unwrap_or(("", ""));
+            project = Some(p).filter(|p| !p.is_empty());
+            targets.extend(Some(t).filter(|t| !t.is_empty()));
+        }
+        ("nx", Some("run-many" | "affected")) => {
+            targets.extend(
+                shell::option_values(args, &["-t"], &["--target", "--targets"])
+                    .into_iter()
+                    .flat_map(|t| t.split(',')),
+            );
+        }
+        ("nx", Some(task))
+            if !matches!(
+                task,
+                "reset"
+                    | "graph"
+                    | "show"
+                    | "list"
+                    | "report"
+                    | "daemon"
+                    | "format:check"
+                    | "format:write"
+                    | "init"
+                    | "migrate"
+                    | "add"
+                    | "generate"
+                    | "g"
+            ) =>
+        {
+            targets.push(task);
+            project = words.get(1).copied();
+        }
+        _ => {}
+    }
+    if targets.is_empty() {
+        return;
+    }
+    let Some((root, dir)) = find_package(cwd, files, out) else {
+        return;
+    };
+    let mut members = workspace_packages(&root, &dir, files);
+    members.push((root, dir));
+    if let Some(project) = project {
+        members.retain(|(p, _)| {
+            p.get("name")
+                .and_then(Value::as_str)
+                .is_some_and(|n| n == project || n.rsplit('/').next() == Some(project))
+        });
+    }
+    for (member, member_dir) in members.iter().take(MAX_MEMBERS) {
+        for target in &targets {
+            scripts_of(member, member_dir, &[target], &[], out);
+        }
+    }
 }
 
 /// The nearest `package.json` from `dir` up to the project's root, parsed, with its folder.

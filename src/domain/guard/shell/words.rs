@@ -952,6 +952,27 @@ pub fn subscript_commands(value: &str) -> Vec<String> {
     out
 }
 
+/// The linkers rustc's flags `words` name (`-C linker=x`, `-Clinker=x`, `--codegen
+/// linker=x`), quoted as commands.
+pub fn linkers_in(words: &[&str]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (k, w) in words.iter().enumerate() {
+        let flag = match *w {
+            "-C" | "--codegen" => words.get(k + 1).copied().unwrap_or(""),
+            w => w
+                .strip_prefix("-C")
+                .or_else(|| w.strip_prefix("--codegen="))
+                .unwrap_or(""),
+        };
+        if let Some(linker) = flag.trim_matches(['"', '\'']).strip_prefix("linker=")
+            && !linker.is_empty()
+        {
+            out.push(shell_quote(linker));
+        }
+    }
+    out
+}
+
 /// Environment variables whose value a program runs as a command line
 /// (`GIT_SSH_COMMAND='…' git fetch`, `export PAGER='…'`).
 pub fn runs_value(name: &str) -> bool {
@@ -1026,6 +1047,12 @@ pub fn value_script(name: &str, value: &str) -> Option<String> {
             })
             .collect();
         (!runs.is_empty()).then(|| runs.join("; "))
+    } else if name.ends_with("RUSTFLAGS") || name.ends_with("RUSTDOCFLAGS") {
+        // `RUSTFLAGS='-C linker=tools/w.sh'` (and `CARGO_ENCODED_RUSTFLAGS`, its words
+        // parted by 0x1f): rustc runs the linker named.
+        let words: Vec<&str> = value.split(['\u{1f}', ' ', '\t', '\n']).collect();
+        let linkers = linkers_in(&words);
+        (!linkers.is_empty()).then(|| linkers.join("; "))
     } else if matches!(name, "PERL5OPT" | "RUBYOPT") {
         // `PERL5OPT='-I. -Mevil'`: every perl loads the module first, as `perl -I. -Mevil`.
         let program = if name == "PERL5OPT" { "perl" } else { "ruby" };
@@ -1295,32 +1322,44 @@ pub fn find_starts(args: &[String]) -> &[String] {
 /// FILE`, `#!/usr/bin/make -sf` runs `make -sf FILE`, `#!/usr/bin/env -S make -f` the
 /// same), or that names make; `None` for a plain `#!/bin/sh`, `#!/usr/bin/python3`.
 pub fn shebang_line(text: &str, path: &str) -> Option<String> {
+    shebang_command(text).map(|command| format!("{command} {}", shell_quote(path)))
+}
+
+/// The command a `#!` line makes before the file's own path ([`shebang_line`]), when it
+/// is more than a plain interpreter: `sh tools/fmt.sh`, `make -sf`, `node --flag`.
+pub fn shebang_command(text: &str) -> Option<String> {
     let line = text.strip_prefix("#!")?.lines().next()?.trim();
     let (program, rest) = match line.split_once(char::is_whitespace) {
         Some((p, r)) => (p, r.trim()),
         None => (line, ""),
     };
-    let quote = |w: &str| shell_quote(w);
-    // `env -S` splits what follows into words; plain `env` takes one program.
-    let words: Vec<String> = if basename(program) == "env" {
-        let rest = rest.strip_prefix("-S").map_or(rest, str::trim);
-        rest.split_whitespace().map(quote).collect()
-    } else if rest.is_empty() {
-        vec![quote(program)]
-    } else {
-        vec![quote(program), quote(rest)]
-    };
-    let name = words
-        .first()
-        .map(|w| basename(w.trim_matches('\'')).to_owned())?;
-    let make = matches!(name.as_str(), "make" | "gmake" | "bmake");
+    // `env -S` splits what follows into words as a shell would (quotes kept for the
+    // shell to read); plain `env` takes one program.
+    if basename(program) == "env" {
+        let split = rest.strip_prefix("-S").map(str::trim);
+        let rest = split.unwrap_or(rest);
+        let name = rest.split_whitespace().next().map(basename)?;
+        let make = matches!(name, "make" | "gmake" | "bmake");
+        if !(split.is_some() && rest.contains(char::is_whitespace) || make) {
+            return None;
+        }
+        let fill = if make && !rest.contains(char::is_whitespace) {
+            " -f"
+        } else {
+            ""
+        };
+        return Some(format!("{rest}{fill}"));
+    }
+    let mut words = vec![shell_quote(program)];
+    if !rest.is_empty() {
+        words.push(shell_quote(rest));
+    }
+    let make = matches!(basename(program), "make" | "gmake" | "bmake");
     if words.len() < 2 && !make {
         return None;
     }
-    let mut words = words;
     if make && words.len() < 2 {
         words.push("-f".to_owned());
     }
-    words.push(quote(path));
     Some(words.join(" "))
 }

@@ -1071,6 +1071,26 @@ fn option_scripts(argv: &[String]) -> Vec<(String, String)> {
                     let value = value.trim().trim_matches(['"', '\'']);
                     push("--config", Some(shell_quote(value)));
                 }
+                // `--config 'build.rustflags=["-C", "linker=w.sh"]'`: the linker named.
+                if key.ends_with("rustflags") || key.ends_with("rustdocflags") {
+                    let words: Vec<&str> = value
+                        .split([',', '[', ']', ' '])
+                        .map(|w| w.trim().trim_matches(['"', '\'']))
+                        .filter(|w| !w.is_empty())
+                        .collect();
+                    for linker in super::linkers_in(&words) {
+                        push("--config", Some(linker));
+                    }
+                }
+            }
+            // `cargo rustc -- -C linker=w.sh`: flags for rustc itself.
+            if matches!(args.first().map(String::as_str), Some("rustc" | "rustdoc"))
+                && let Some(dashes) = args.iter().position(|a| a == "--")
+            {
+                let words: Vec<&str> = args[dashes + 1..].iter().map(String::as_str).collect();
+                for linker in super::linkers_in(&words) {
+                    push("--", Some(linker));
+                }
             }
         }
         "go" => {
