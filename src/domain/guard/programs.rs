@@ -556,6 +556,16 @@ pub(super) fn programs(
         out.push(downloaded(&format!("`{}`", parsed.commands[j].name())));
         return out;
     }
+    // Under `xargs`, the pipe is xargs' own input: the command reads no program from it
+    // (its input is `/dev/null`), unless xargs took its words from a file (`-a`).
+    let from_file = command.prefixed.iter().flatten().any(|w| {
+        w == "--arg-file"
+            || w.starts_with("--arg-file=")
+            || shell::short_cluster(w).is_some_and(|c| c.contains('a'))
+    });
+    if command.under_xargs() && !from_file {
+        return out;
+    }
     for j in feeders(parsed, index) {
         let feeder = &parsed.commands[j];
         if allowed.get(j).copied().unwrap_or(false) {

@@ -709,11 +709,39 @@ pub fn reads_program_from_stdin(argv: &[String]) -> bool {
             });
     }
     if is_vim(name) {
-        return name == "ex"
+        // Ex mode reads commands from its input, unless its own commands end it first
+        // (`ex -sc '…' -cx f`, `vim -es -c '…' -c 'wq'`).
+        let ex_mode = name == "ex"
             || argv[1..]
                 .iter()
                 .take_while(|a| *a != "--")
                 .any(|a| matches!(a.as_str(), "-e" | "-E" | "-es" | "-Es" | "-se" | "-sE"));
+        let quits = inline_pieces(argv)
+            .iter()
+            .flat_map(|c| c.split('|'))
+            .any(|c| {
+                matches!(
+                    c.trim().trim_start_matches(':'),
+                    "x" | "x!"
+                        | "xit"
+                        | "q"
+                        | "q!"
+                        | "qa"
+                        | "qa!"
+                        | "qall"
+                        | "quit"
+                        | "quit!"
+                        | "wq"
+                        | "wq!"
+                        | "wqa"
+                        | "wqall"
+                        | "xa"
+                        | "xall"
+                        | "exit"
+                        | "cq"
+                )
+            });
+        return ex_mode && !quits;
     }
     if family(name) == "deno" {
         return false;
