@@ -84,50 +84,29 @@ pub fn claude_started() -> Option<SystemTime> {
     })
 }
 
-static RUNNER_STARTED: OnceLock<Option<SystemTime>> = OnceLock::new();
+static TRANSCRIPT: OnceLock<std::path::PathBuf> = OnceLock::new();
 
-/// Takes the session of a hook run by something other than Claude Code (an agent
-/// harness, a wrapper) to have started when that runner did: the first process above
-/// this one that is no shell or command wrapper. Set by the `nagger hook` process only.
-pub fn hook_run_by_runner() {
-    let _ = RUNNER_STARTED.set((|| {
-        let mut pid = parent_of(std::process::id())?;
-        for _ in 0..MAX_ANCESTORS {
-            if pid <= 1 {
-                return None;
-            }
-            let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
-            let wrapper = matches!(
-                comm.trim(),
-                "sh" | "bash"
-                    | "dash"
-                    | "zsh"
-                    | "ksh"
-                    | "fish"
-                    | "env"
-                    | "timeout"
-                    | "nice"
-                    | "stdbuf"
-                    | "setsid"
-                    | "xargs"
-                    | "sudo"
-                    | "doas"
-                    | "nohup"
-                    | "time"
-            );
-            if !wrapper {
-                return started(pid);
-            }
-            pid = parent_of(pid)?;
-        }
-        None
-    })());
+/// The transcript of the session the `nagger hook` process answers for: when no Claude
+/// Code process is above it (an agent harness that sends Claude Code's events), the
+/// session is taken to have begun when that file was made. Only kept here; looked at
+/// when a check needs the session's start.
+pub fn session_transcript(path: &std::path::Path) {
+    let _ = TRANSCRIPT.set(path.to_path_buf());
 }
 
 /// When the session the process runs in started, as far as it can be told: Claude Code's
-/// start, or, for a hook under another runner, that runner's ([`hook_run_by_runner`]).
+/// start, or, for a hook run by another program, its transcript's making
+/// ([`session_transcript`]).
 pub fn session_started() -> Option<SystemTime> {
-    claude_started().or_else(|| RUNNER_STARTED.get().copied().flatten())
+    static FROM_TRANSCRIPT: OnceLock<Option<SystemTime>> = OnceLock::new();
+    claude_started().or_else(|| {
+        *FROM_TRANSCRIPT.get_or_init(|| {
+            let path = TRANSCRIPT.get()?;
+            std::fs::symlink_metadata(path)
+                .and_then(|m| m.created())
+                .ok()
+        })
+    })
 }
 
 #[cfg(test)]

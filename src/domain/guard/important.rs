@@ -684,7 +684,7 @@ fn cargo_config_runs(text: &str) -> Vec<String> {
                         _ => None,
                     };
                     if let Some(value) = value {
-                        out.push(format!("{variable}={} cargo build", quote(value)));
+                        out.push(format!("{variable}={} bash -c :", quote(value)));
                     }
                 }
                 _ => {}

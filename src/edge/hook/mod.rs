@@ -77,7 +77,6 @@ pub fn run_stdin(env: &Env) -> HookRun {
         deadline::stretch();
     }
     deadline::enable();
-    crate::base::process::hook_run_by_runner();
     let _deadline = deadline::enabled().then(|| {
         deadline::arm(
             started + deadline::hard_limit(),
@@ -512,6 +511,11 @@ fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
             };
         }
     };
+    // Run outside Claude Code, the session began with its transcript: what changed since
+    // is what the session may have written.
+    if let Some(transcript) = input.transcript_path.as_deref() {
+        crate::base::process::session_transcript(std::path::Path::new(transcript));
+    }
     // Until the guard has decided, a deadline asks about a tool call.
     deadline::answer_with_line(not_decided(&event));
     SO_FAR.with(|so_far| {

@@ -351,8 +351,10 @@ fn configured(args: &[String], cwd: &Cwd, files: &View, out: &mut Vec<Ran>) {
             continue;
         };
         // Aliases: only the one this command invokes, with the command's other words.
+        // (cargo takes no alias in place of one of its own commands)
         if let Some(toml::Value::Table(aliases)) = table.remove("alias")
             && let Some(at) = args.iter().position(|a| !a.starts_with('-'))
+            && subcommand(&args[at..=at]).is_none()
             && let Some(alias) = aliases.get(args[at].as_str())
         {
             let words: Vec<String> = match alias {

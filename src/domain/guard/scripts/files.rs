@@ -546,8 +546,8 @@ fn settled(root: &Path, full: &Path) -> bool {
 }
 
 /// Whether the file at `full` changed (was written, renamed, linked, had its mode set)
-/// after the session started (the Claude Code process the hook runs under, or the runner
-/// of a hook run otherwise, see `session_started`): such a file may be the
+/// after the session started (the Claude Code process the hook runs under, or, for a hook
+/// run by another program, the making of its transcript): such a file may be the
 /// agent's own, committed to git to look settled, and is judged as strictly as the
 /// command line. A change time cannot be set back by a program, only by the clock.
 fn changed_in_this_session(full: &Path) -> bool {
