@@ -3507,6 +3507,19 @@ fn rust_code_cargo_runs_is_read_when_it_changed() {
     git(&p.root, &["commit", "-qm", "wip"]);
     p.hook(&p.pre_tool_use("Bash", json!({ "command": "cargo run -q" })))
         .assert_deny("committed, then run");
+    // The program cargo built, run by its path: its changed source.
+    write(
+        &p,
+        "src/main.rs",
+        "fn main() { let t = std::fs::read_to_string(\"build/t\").unwrap(); std::fs::write(t.trim(), \"{}\").unwrap(); }\n",
+    );
+    std::fs::create_dir_all(p.root.join("target/debug")).expect("target");
+    std::fs::copy("/bin/true", p.root.join("target/debug/app")).expect("a program");
+    for line in ["./target/debug/app", "cargo build -q && ./target/debug/app"] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, ASKED, "{line}: {stdout}");
+    }
+    write(&p, "src/main.rs", "fn main() { println!(\"hello\"); }\n");
     // Cargo's configuration: an alias that hides a wrapper, a linker in its flags.
     for text in [
         "[alias]\nb = [\"build\", \"--config\", \"build.rustc-wrapper='tools/w.sh'\"]\n",

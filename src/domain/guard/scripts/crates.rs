@@ -134,7 +134,9 @@ fn package_files(
         }
     }
     let folders: &[&str] = match runs {
-        Runs::Builds | Runs::Programs => &["src"],
+        Runs::Builds => &["src"],
+        // An example runs with `--example`: read with the programs.
+        Runs::Programs => &["src", "examples"],
         Runs::Tests => &["src", "tests"],
         Runs::Benches => &["src", "benches"],
     };
@@ -402,6 +404,66 @@ fn configured(args: &[String], cwd: &Cwd, files: &View, out: &mut Vec<Ran>) {
     }
 }
 
+/// A program a build made, run by its path: `target/debug/app` (or `target/release/…`,
+/// `target/<triple>/debug/…`, an example's) is the program `cargo run` of the package
+/// whose `target` it is would run; `tools/x` beside a `tools/x.c` (or `.cc`, `.cpp`)
+/// is what that source does. Their changed source is read as for those commands.
+pub(super) fn built(file: &str, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) {
+    let normal = normalize(file);
+    let parts: Vec<&str> = normal.split('/').collect();
+    if let Some(at) = parts.iter().rposition(|p| *p == "target")
+        && parts
+            .get(at + 1..)
+            .is_some_and(|rest| rest.iter().any(|p| matches!(*p, "debug" | "release")))
+    {
+        let root = if at == 0 {
+            ".".to_owned()
+        } else {
+            parts[..at].join("/")
+        };
+        let Content::Text { text, .. } = files.read_source(cwd, &format!("{root}/Cargo.toml"))
+        else {
+            return;
+        };
+        let Ok(manifest) = text.parse::<toml::Table>() else {
+            return;
+        };
+        let mut found = Vec::new();
+        let mut listed = 0;
+        package_files(
+            &root,
+            &manifest,
+            Runs::Programs,
+            cwd,
+            files,
+            &mut listed,
+            &mut found,
+        );
+        if parts.get(parts.len().saturating_sub(2)) == Some(&"examples") {
+            sources_under(
+                &format!("{root}/examples"),
+                cwd,
+                files,
+                &mut listed,
+                true,
+                &mut found,
+            );
+        }
+        let sources: Vec<(String, String)> =
+            found.into_iter().map(|(f, _)| (f, root.clone())).collect();
+        judge_changed(&sources, "cargo", cwd, files, out);
+        return;
+    }
+    let folder = normal.rsplit_once('/').map_or(".", |(d, _)| d).to_owned();
+    for ext in ["c", "cc", "cpp", "cxx"] {
+        let source = format!("{normal}.{ext}");
+        if files.exists(cwd, &source) {
+            let sources = vec![(source, folder.clone())];
+            judge_changed(&sources, "cc", cwd, files, out);
+        }
+    }
+}
+
 /// `go run|test [PACKAGE…]`: the `.go` files of the packages named by path (`.`,
 /// `./cmd/x`, `./...` and the folders below it), or of the folder it runs in.
 fn go(args: &[String], cwd: &Cwd, files: &View, out: &mut Vec<Ran>) {
@@ -547,7 +609,7 @@ fn judge(file: &str, tool: &str, text: &str, cwd: Option<&Cwd>, out: &mut Vec<Ra
             ),
             "Ask the user to look at the change and run it in their terminal.",
         )));
-    } else if let Some(found) = compiled::compiled_unknown(file, text, false)
+    } else if let Some(found) = compiled::compiled_unknown(file, text, tool == "cc")
         .or_else(|| compiled::decoded_name(file, text))
         .or_else(|| compiled::computed_target(file, text))
     {

@@ -839,6 +839,12 @@ fn executed(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec<Ran>
     if files::only_known_when_run(file) {
         return;
     }
+    // A program a build made from the project's source (`target/debug/app`, `tools/x`
+    // beside `tools/x.c`): what its changed source does.
+    if matches!(files.read(cwd, file), files::Content::Binary) {
+        crates::built(file, cwd, files, out);
+        return;
+    }
     let Some((text, via)) = text_of(file, cwd, files, out) else {
         return;
     };

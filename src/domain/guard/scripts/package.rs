@@ -189,6 +189,25 @@ pub(super) fn runs(
     // `npm install --offline --no-fund`: installing the package itself, with options;
     // `--ignore-scripts` runs none of its scripts.
     let installs_itself = words.iter().skip(1).all(|w| w.starts_with('-')) && !ignore_scripts;
+    // `npm install ./vendor/fmt`, `pnpm add file:../lib`: the install scripts of the local
+    // packages it installs.
+    if matches!(first, Some("install" | "i" | "add" | "ci" | "in" | "ins")) && !ignore_scripts {
+        let local: Vec<String> = words
+            .iter()
+            .skip(1)
+            .map(|w| {
+                w.strip_prefix("file:")
+                    .or_else(|| w.strip_prefix("link:"))
+                    .unwrap_or(w)
+            })
+            .filter(|w| w.starts_with("./") || w.starts_with("../") || w.starts_with('/'))
+            .filter_map(|w| resolve(&dir, w.trim_end_matches('/')).map(|p| normalize(&p)))
+            .take(MAX_MEMBERS)
+            .collect();
+        for (member, member_dir) in packages_in(local, files) {
+            scripts_of(&member, &member_dir, INSTALL, &[], out);
+        }
+    }
     let (names, extra): (Vec<&str>, Vec<&str>) = match (manager, first) {
         ("npm", Some("run" | "run-script" | "rum" | "urn")) => match words.get(1) {
             Some(name) => (vec![name], after(2)),

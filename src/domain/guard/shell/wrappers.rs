@@ -1093,6 +1093,13 @@ fn option_scripts(argv: &[String]) -> Vec<(String, String)> {
                 }
             }
         }
+        // `rustc -C linker=w.sh x.rs`: the linker it runs.
+        "rustc" => {
+            let words: Vec<&str> = args.iter().map(String::as_str).collect();
+            for linker in super::linkers_in(&words) {
+                push("-C linker", Some(linker));
+            }
+        }
         "go" => {
             for v in values(&["-toolexec", "-exec"], &["--toolexec", "--exec"]) {
                 push(
