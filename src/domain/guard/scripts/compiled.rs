@@ -1121,11 +1121,13 @@ fn calls(text: &str) -> (Vec<String>, bool) {
         } else {
             continue;
         };
+        // Files changed under computed names (a program chosen as it runs is judged where
+        // it is named).
         let target = match does {
             Does::Write { at } => args.get(at),
             Does::Move => args.iter().take(2).find(|a| **a == Arg::Computed),
-            Does::Argv { skip } => args.get(skip),
-            _ => args.first(),
+            Does::DeleteTree | Does::DeleteEntry => args.first(),
+            _ => None,
         };
         // A name made under the build's output folder or a temporary folder
         // (`out_dir.join(…)`, `tempfile::tempdir()`): the program's own scratch space.
@@ -1141,6 +1143,7 @@ fn calls(text: &str) -> (Vec<String>, bool) {
 /// and temporary folders.
 const SCRATCH: &[&str] = &[
     "OUT_DIR",
+    "CARGO_TARGET_DIR",
     "temp_dir",
     "tempdir",
     "TempDir",
@@ -1196,16 +1199,16 @@ fn scratch(raw: &str, whole: &str) -> bool {
     false
 }
 
-/// Source that changes, moves, deletes or runs a name it computes as it runs (outside
-/// scratch space): asked about in a program the agent may have just written, as such
-/// code in Python or JavaScript is.
+/// Source that changes, moves or deletes a name it computes as it runs (outside scratch
+/// space: the build's output folders, temporary folders): asked about in a program the
+/// agent may have just written, as such code in Python or JavaScript is.
 pub(super) fn computed_target(file: &str, text: &str) -> Option<Finding> {
     calls(text).1.then(|| {
         Finding::ask(
             "guard:self-protect-unsure",
             format!(
-                "runs `{file}`, whose code writes, moves, deletes or runs files whose names it \
-                 computes as it runs, which may be nagger's own files or Claude Code's settings"
+                "runs `{file}`, whose code writes, moves or deletes files whose names it computes \
+                 as it runs, which may be nagger's own files or Claude Code's settings"
             ),
             "Spell the paths out in the source, or ask the user.",
         )
