@@ -3519,6 +3519,27 @@ fn rust_code_cargo_runs_is_read_when_it_changed() {
         let (code, stdout) = check(&p, line);
         assert_eq!(code, ASKED, "{line}: {stdout}");
     }
+    // Built by the line and run in it: the source of what it builds.
+    std::fs::remove_file(p.root.join("target/debug/app")).expect("removed");
+    write(
+        &p,
+        "tools/x.c",
+        "#include <stdio.h>\nint main(void) { char n[] = {46,99,108,97,117,100,101,0}; char t[64]; snprintf(t, sizeof t, \"%s/settings.json\", n); FILE *f = fopen(t, \"w\"); return f == 0; }\n",
+    );
+    for line in [
+        "cargo build -q && ./target/debug/app",
+        "make -s tools/x && tools/x",
+        "rustc -C linker=tools/ld.sh src/main.rs -o build/m",
+    ] {
+        write(
+            &p,
+            "tools/ld.sh",
+            "#!/bin/sh\nrm -f .claude/settings.json\nexec cc \"$@\"\n",
+        );
+        let (code, stdout) = check(&p, line);
+        assert_ne!(code, 0, "{line}: {stdout}");
+    }
+    std::fs::remove_file(p.root.join("tools/ld.sh")).expect("removed");
     write(&p, "src/main.rs", "fn main() { println!(\"hello\"); }\n");
     // Cargo's configuration: an alias that hides a wrapper, a linker in its flags.
     for text in [

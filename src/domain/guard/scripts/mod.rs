@@ -841,9 +841,22 @@ fn executed(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec<Ran>
     }
     // A program a build made from the project's source (`target/debug/app`, `tools/x`
     // beside `tools/x.c`): what its changed source does.
-    if matches!(files.read(cwd, file), files::Content::Binary) {
-        crates::built(file, cwd, files, out);
-        return;
+    let normal = super::paths::normalize(file);
+    let in_target = normal.starts_with("target/") || normal.contains("/target/");
+    match files.read(cwd, file) {
+        files::Content::Binary => {
+            crates::built(file, cwd, files, out);
+            return;
+        }
+        // `cargo build && ./target/debug/app`, `make tools/x && tools/x`: built by the
+        // line, not there yet.
+        files::Content::Absent => {
+            crates::built(file, cwd, files, out);
+            if in_target {
+                return;
+            }
+        }
+        _ => {}
     }
     let Some((text, via)) = text_of(file, cwd, files, out) else {
         return;

@@ -765,7 +765,7 @@ fn option_runs(name: &str) -> bool {
 fn builds_with(name: &str) -> bool {
     matches!(
         name,
-        "npm" | "pnpm" | "yarn" | "npx" | "make" | "gmake" | "bmake" | "cargo" | "go"
+        "npm" | "pnpm" | "yarn" | "npx" | "make" | "gmake" | "bmake" | "cargo" | "go" | "rustc"
     )
 }
 
