@@ -111,31 +111,38 @@ fn computed_write(file: &str, word: &str, after: &str, whole: &str) -> Option<Fi
     }
     let inside = &args[..end];
     let first = inside.split(',').next().unwrap_or("").trim();
-    // `openat(dirfd, p, …)`, `renameat(…)`: the name is the second argument.
-    let named = if word.ends_with("at") {
-        inside.split(',').nth(1).unwrap_or("").trim()
+    // `openat(dirfd, p, …)`, `renameat(…)`: the name is the second argument; `rename(a,
+    // b)`, `link(a, b)`, `symlink(a, b)` change both.
+    let parts: Vec<&str> = inside.split(',').map(str::trim).collect();
+    let candidates: Vec<&str> = if word.ends_with("at") {
+        parts.iter().skip(1).step_by(2).take(2).copied().collect()
+    } else if matches!(word, "rename" | "link" | "symlink") {
+        parts.iter().take(2).copied().collect()
     } else {
-        first
+        vec![first]
     };
-    // A declaration (`FILE *fopen(const char *, …)`) or a literal name.
-    if named.is_empty()
-        || named.starts_with('"')
-        || named.starts_with("const ")
-        || named.starts_with("char")
-    {
-        return None;
-    }
     // A name the caller hands the program (`argv[1]`, `getenv("OUT")`, a parameter) is
     // its caller's to choose; a buffer the program fills itself (`char p[] = {43, …}`
-    // decoded in a loop, `strcat`ed pieces) hides the name in the code.
-    let ident: String = named
-        .trim_start_matches(|c: char| c == '(' || c == '&' || c == '*' || c.is_whitespace())
-        .trim_start_matches("char")
-        .trim_start_matches(|c: char| c == ')' || c == '*' || c.is_whitespace())
-        .chars()
-        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-        .collect();
-    if ident.is_empty() || !filled_buffer(whole, &ident) {
+    // decoded in a loop, `strcat`ed pieces) hides the name in the code. A declaration
+    // (`FILE *fopen(const char *, …)`) or a literal name is neither.
+    let filled = candidates.iter().any(|named| {
+        if named.is_empty()
+            || named.starts_with('"')
+            || named.starts_with("const ")
+            || named.starts_with("char")
+        {
+            return false;
+        }
+        let ident: String = named
+            .trim_start_matches(|c: char| c == '(' || c == '&' || c == '*' || c.is_whitespace())
+            .trim_start_matches("char")
+            .trim_start_matches(|c: char| c == ')' || c == '*' || c.is_whitespace())
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        !ident.is_empty() && filled_buffer(whole, &ident)
+    });
+    if !filled {
         return None;
     }
     let writes = match word {
@@ -701,6 +708,23 @@ fn read_arguments(
                     arg.take(made);
                     i = after;
                     continue;
+                }
+                // `env!("CARGO_MANIFEST_DIR")`: the package's folder, where `cargo run`
+                // and its tests start; another variable baked in is computed.
+                if matches!(word, "env" | "option_env") && text[end..].starts_with("!(") {
+                    let open = end + 1;
+                    let (inner, after) = read_arguments(text, open + 1, whole, depth + 1)?;
+                    if matches!(inner.first(), Some(Arg::Literal(v)) if v == "CARGO_MANIFEST_DIR") {
+                        arg.pieces.push(".".to_owned());
+                    } else {
+                        arg.computed = true;
+                    }
+                    i = after;
+                    continue;
+                }
+                // `Path::new(a).join("b")`: a folder's name and the next.
+                if word == "join" && text[..i].ends_with('.') && !arg.pieces.is_empty() {
+                    arg.pieces.push("/".to_owned());
                 }
                 if HOME_WORDS.contains(&word) {
                     arg.home = true;
@@ -1553,6 +1577,10 @@ mod tests {
             (
                 "class A { void m() throws Exception { Files.writeString(Path.of(\"/etc/y\"), \"\"); } }",
                 "printf '' > /etc/y",
+            ),
+            (
+                "fn main(){ let p = Path::new(env!(\"CARGO_MANIFEST_DIR\")).join(\"..\").join(\"bin\").join(\"nagger\"); std::fs::copy(\"/bin/true\", p).unwrap(); }",
+                "printf '' > ./../bin/nagger",
             ),
         ] {
             assert_eq!(effects(source), vec![line.to_owned()], "{source}");
