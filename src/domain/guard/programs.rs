@@ -556,14 +556,16 @@ pub(super) fn programs(
         out.push(downloaded(&format!("`{}`", parsed.commands[j].name())));
         return out;
     }
-    // Under `xargs`, the pipe is xargs' own input: the command reads no program from it
-    // (its input is `/dev/null`), unless xargs took its words from a file (`-a`).
+    // Under `xargs`, the pipe is xargs' own input: an editor it starts (`xargs vim -es
+    // -c …`) reads no commands from it (its input is `/dev/null`), unless xargs took its
+    // words from a file (`-a`). A shell or interpreter it starts runs the files it is
+    // handed, judged below.
     let from_file = command.prefixed.iter().flatten().any(|w| {
         w == "--arg-file"
             || w.starts_with("--arg-file=")
             || shell::short_cluster(w).is_some_and(|c| c.contains('a'))
     });
-    if command.under_xargs() && !from_file {
+    if command.under_xargs() && !from_file && shell::is_vim(name) {
         return out;
     }
     for j in feeders(parsed, index) {
