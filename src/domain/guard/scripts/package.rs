@@ -303,34 +303,8 @@ pub(super) fn runs(
         // `bun run x.ts` runs the file when no script has its name.
         return Some((*name).to_owned());
     }
-    let shown = match &dir {
-        Cwd::Known(d) if !d.is_empty() => format!("{d}/package.json"),
-        _ => "package.json".to_owned(),
-    };
-    for name in names.iter().copied() {
-        let lifecycle = names.len() > 1;
-        let steps: Vec<String> = if lifecycle {
-            vec![name.to_owned()]
-        } else {
-            vec![format!("pre{name}"), name.to_owned(), format!("post{name}")]
-        };
-        for step in steps {
-            let Some(text) = script(&step) else { continue };
-            let mut text = text.to_owned();
-            if step == name && !extra.is_empty() {
-                for word in &extra {
-                    text.push(' ');
-                    text.push_str(&shell_quote(word));
-                }
-            }
-            // The managers put the packages' programs first on the script's PATH.
-            out.push(Ran::Script(
-                format!("export {BIN_PATH}; {text}"),
-                format!("the `{step}` script of `{shown}`"),
-                Some(dir.clone()),
-            ));
-        }
-    }
+    // The managers put the packages' programs first on the script's PATH.
+    scripts_of(&package, &dir, &names, &extra, out);
     None
 }
 
