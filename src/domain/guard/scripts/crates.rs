@@ -89,8 +89,7 @@ fn start(args: &[String]) -> String {
         .to_owned()
 }
 
-/// One package's files that run: `(file, whether it runs only when the package's own
-/// code does)`.
+/// One package's files that run for `runs`.
 fn package_files(
     dir: &str,
     manifest: &toml::Table,
@@ -98,14 +97,14 @@ fn package_files(
     cwd: &Cwd,
     files: &View,
     listed: &mut usize,
-    out: &mut Vec<(String, bool)>,
+    out: &mut Vec<String>,
 ) {
     let at = |p: &str| normalize(&format!("{dir}/{p}"));
     let package = manifest.get("package").and_then(toml::Value::as_table);
     match package.and_then(|p| p.get("build")) {
-        Some(toml::Value::String(build)) => out.push((at(build), false)),
+        Some(toml::Value::String(build)) => out.push(at(build)),
         Some(toml::Value::Boolean(false)) => {}
-        _ => out.push((at("build.rs"), false)),
+        _ => out.push(at("build.rs")),
     }
     let lib = manifest.get("lib").and_then(toml::Value::as_table);
     let proc_macro = lib.is_some_and(|l| {
@@ -126,9 +125,9 @@ fn package_files(
         };
         for target in targets.into_iter().take(32) {
             if let Some(path) = target.get("path").and_then(toml::Value::as_str) {
-                out.push((at(path), !proc_macro));
+                out.push(at(path));
                 if let Some((folder, _)) = path.rsplit_once('/') {
-                    sources_under(&at(folder), cwd, files, listed, !proc_macro, out);
+                    sources_under(&at(folder), "rs", &rust_folder, cwd, files, listed, out);
                 }
             }
         }
@@ -141,18 +140,26 @@ fn package_files(
         Runs::Benches => &["src", "benches"],
     };
     for folder in folders {
-        sources_under(&at(folder), cwd, files, listed, !proc_macro, out);
+        sources_under(&at(folder), "rs", &rust_folder, cwd, files, listed, out);
     }
 }
 
-/// The `.rs` files under `folder`, its build output and hidden folders left out.
+/// Whether a folder of a Rust package holds its sources: not its build output, not a
+/// hidden folder.
+fn rust_folder(name: &str) -> bool {
+    !name.starts_with('.') && name != "target"
+}
+
+/// The files ending in `.ext` under `folder`, in the folders `descend` enters (at most
+/// 8 deep, [`MAX_LISTED`] entries listed for one command in all).
 fn sources_under(
     folder: &str,
+    ext: &str,
+    descend: &dyn Fn(&str) -> bool,
     cwd: &Cwd,
     files: &View,
     listed: &mut usize,
-    own_code: bool,
-    out: &mut Vec<(String, bool)>,
+    out: &mut Vec<String>,
 ) {
     let mut queue = vec![(folder.to_owned(), 0usize)];
     while let Some((dir, depth)) = queue.pop() {
@@ -165,10 +172,10 @@ fn sources_under(
             let path = format!("{dir}/{name}");
             if std::path::Path::new(&name)
                 .extension()
-                .is_some_and(|e| e.eq_ignore_ascii_case("rs"))
+                .is_some_and(|e| e.eq_ignore_ascii_case(ext))
             {
-                out.push((path, own_code));
-            } else if !name.starts_with('.') && name != "target" && depth < 8 {
+                out.push(path);
+            } else if depth < 8 && descend(&name) {
                 queue.push((path, depth + 1));
             }
         }
@@ -309,7 +316,7 @@ pub(super) fn runs(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut V
             &mut listed,
             &mut found,
         );
-        sources.extend(found.into_iter().map(|(f, _)| (f, dir.clone())));
+        sources.extend(found.into_iter().map(|f| (f, dir.clone())));
         packages.extend(linked_packages(&dir, &manifest, cwd, files));
     }
     judge_changed(&sources, "cargo", cwd, files, out);
@@ -439,18 +446,7 @@ pub(super) fn built(file: &str, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) {
             &mut listed,
             &mut found,
         );
-        if parts.get(parts.len().saturating_sub(2)) == Some(&"examples") {
-            sources_under(
-                &format!("{root}/examples"),
-                cwd,
-                files,
-                &mut listed,
-                true,
-                &mut found,
-            );
-        }
-        let sources: Vec<(String, String)> =
-            found.into_iter().map(|(f, _)| (f, root.clone())).collect();
+        let sources: Vec<(String, String)> = found.into_iter().map(|f| (f, root.clone())).collect();
         judge_changed(&sources, "cargo", cwd, files, out);
         return;
     }
@@ -490,29 +486,15 @@ fn go(args: &[String], cwd: &Cwd, files: &View, out: &mut Vec<Ran>) {
     let mut listed = 0;
     for (folder, below) in folders {
         let folder = normalize(&folder);
-        let mut queue = vec![(folder.clone(), 0usize)];
-        while let Some((dir, depth)) = queue.pop() {
-            if listed >= MAX_LISTED || !files.is_dir(cwd, &dir) {
-                continue;
-            }
-            let names = files.list(cwd, &dir, MAX_LISTED - listed);
-            listed += names.len().max(1);
-            for name in names {
-                let path = format!("{dir}/{name}");
-                if std::path::Path::new(&name)
-                    .extension()
-                    .is_some_and(|e| e.eq_ignore_ascii_case("go"))
-                {
-                    sources.push((path, folder.clone()));
-                } else if below
-                    && depth < 8
-                    && !name.starts_with(['.', '_'])
-                    && !matches!(name.as_str(), "vendor" | "testdata" | "node_modules")
-                {
-                    queue.push((path, depth + 1));
-                }
-            }
-        }
+        // `./...`: the packages below, not vendored code nor test data.
+        let descend = |name: &str| {
+            below
+                && !name.starts_with(['.', '_'])
+                && !matches!(name, "vendor" | "testdata" | "node_modules")
+        };
+        let mut found = Vec::new();
+        sources_under(&folder, "go", &descend, cwd, files, &mut listed, &mut found);
+        sources.extend(found.into_iter().map(|f| (f, folder.clone())));
     }
     judge_changed(&sources, "go", cwd, files, out);
 }
