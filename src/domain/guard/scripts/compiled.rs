@@ -1028,16 +1028,11 @@ fn receiver(text: &str, at: usize) -> Option<Arg> {
     })
 }
 
-/// The shell lines compiled source `text` stands for: deletions of the paths its
-/// deletion functions are handed (computed ones as a word the guard cannot know), the
-/// command lines and programs it runs, the signals it sends to numbered processes.
-pub(super) fn effects(text: &str) -> Vec<String> {
-    calls(text).0
-}
-
-/// [`effects`], and whether a call that writes, moves, deletes or runs was handed a name
-/// the program computes as it runs.
-fn calls(text: &str) -> (Vec<String>, bool) {
+/// The shell lines compiled source `text` stands for (deletions and writes of the paths
+/// its file functions are handed, the command lines and programs it runs, the signals it
+/// sends to numbered processes), and whether a call that writes, moves or deletes was
+/// handed a name the program computes as it runs outside scratch space.
+pub(super) fn calls(text: &str) -> (Vec<String>, bool) {
     let text = &text[..text.floor_char_boundary(256 * 1024)];
     LOOKUPS_LEFT.with(|l| l.set(MAX_LOOKUPS));
     let bytes = text.as_bytes();
@@ -1226,8 +1221,9 @@ fn scratch(raw: &str, whole: &str) -> bool {
 /// Source that changes, moves or deletes a name it computes as it runs (outside scratch
 /// space: the build's output folders, temporary folders): asked about in a program the
 /// agent may have just written, as such code in Python or JavaScript is.
-pub(super) fn computed_target(file: &str, text: &str) -> Option<Finding> {
-    calls(text).1.then(|| {
+/// `computed`: what [`calls`] told of the source.
+pub(super) fn computed_target(file: &str, computed: bool) -> Option<Finding> {
+    computed.then(|| {
         Finding::ask(
             "guard:self-protect-unsure",
             format!(
@@ -1242,8 +1238,9 @@ pub(super) fn computed_target(file: &str, text: &str) -> Option<Finding> {
 /// Source that writes, moves, deletes or runs a name it computes as it runs, and builds
 /// text from numbers (`String::from_utf8(vec![46, 99, …])`, `string([]byte{46, …})`,
 /// `(b + 1) as char`) or from reversed text: the name may be one of nagger's files
-/// spelled so that no reader finds it. Asked about.
-pub(super) fn decoded_name(file: &str, text: &str) -> Option<Finding> {
+/// spelled so that no reader finds it. Asked about. `computed`: what [`calls`] told of
+/// the source.
+pub(super) fn decoded_name(file: &str, text: &str, computed: bool) -> Option<Finding> {
     let decodes = [
         "from_utf8",
         "as char",
@@ -1265,7 +1262,7 @@ pub(super) fn decoded_name(file: &str, text: &str) -> Option<Finding> {
     {
         return None;
     }
-    if !calls(text).1 {
+    if !computed {
         return None;
     }
     Some(Finding::ask(
@@ -1444,7 +1441,10 @@ fn line(does: Does, name: &str, args: &[Arg], text: &str, i: &mut usize) -> Opti
 
 #[cfg(test)]
 mod tests {
-    use super::effects;
+    /// The shell lines of [`super::calls`].
+    fn effects(text: &str) -> Vec<String> {
+        super::calls(text).0
+    }
 
     #[test]
     fn deletions_of_literal_paths_are_rm_of_them() {

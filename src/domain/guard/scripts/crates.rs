@@ -578,7 +578,8 @@ fn judge_changed(
 /// onto `out` for the guard to judge.
 fn judge(file: &str, tool: &str, text: &str, cwd: Option<&Cwd>, out: &mut Vec<Ran>) {
     let via = format!("a command `{file}` runs when `{tool}` builds or runs it");
-    for line in compiled::effects(text) {
+    let (lines, computed) = compiled::calls(text);
+    for line in lines {
         out.push(Ran::Script(line, via.clone(), cwd.cloned()));
     }
     if named_in_code(text, None) || named_bare(text, None) {
@@ -592,8 +593,8 @@ fn judge(file: &str, tool: &str, text: &str, cwd: Option<&Cwd>, out: &mut Vec<Ra
             "Ask the user to look at the change and run it in their terminal.",
         )));
     } else if let Some(found) = compiled::compiled_unknown(file, text, tool == "cc")
-        .or_else(|| compiled::decoded_name(file, text))
-        .or_else(|| compiled::computed_target(file, text))
+        .or_else(|| compiled::decoded_name(file, text, computed))
+        .or_else(|| compiled::computed_target(file, computed))
     {
         out.push(Ran::Finding(found));
     }

@@ -358,13 +358,14 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
                     ext,
                     "c" | "cc" | "cpp" | "cxx" | "C" | "c++" | "m" | "mm" | "h" | "hpp"
                 );
+            let (lines, computed) = compiled::calls(&text);
             if let Some(found) = compiled::compiled_unknown(file, &text, c_family)
-                .or_else(|| compiled::decoded_name(file, &text).filter(|_| !c_family))
+                .or_else(|| compiled::decoded_name(file, &text, computed).filter(|_| !c_family))
             {
                 out.push(Ran::Finding(found));
                 break;
             }
-            for line in compiled::effects(&text) {
+            for line in lines {
                 let via = format!("a command `{file}` runs once built");
                 out.push(Ran::Script(line, via, None));
             }
