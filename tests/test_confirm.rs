@@ -549,6 +549,11 @@ fn a_snapshot_deleted_emptied_or_replaced_behind_naggers_back_keeps_what_was_tru
         }
         let tf = bash(&p, "terraform destroy");
         assert_denied_pending(&tf, what, "no terraform destroy");
+        // The rules added since the confirmation may be gone with it: what the guard
+        // would pass is asked about until the user confirms again.
+        let ls = bash(&p, "ls");
+        assert_eq!(ls.decision().as_deref(), Some("ask"), "{what}: {ls:?}");
+        assert!(ls.reason().contains("nagger trust"), "{what}: {ls:?}");
         assert!(
             tf.reason().contains("Never destroy infrastructure"),
             "{what}: {tf:?}"
@@ -581,10 +586,75 @@ fn a_snapshot_deleted_emptied_or_replaced_behind_naggers_back_keeps_what_was_tru
             "{what}: {:#?}",
             trust_checks(&p)
         );
+        assert_eq!(bash(&p, "ls").decision(), None, "{what}");
         assert!(
             std::fs::read_to_string(snapshot(&p))
                 .unwrap()
                 .contains("no terraform destroy"),
+            "{what}"
+        );
+    }
+}
+
+#[test]
+fn rules_added_since_the_confirmation_are_not_lost_when_config_and_snapshot_read_empty() {
+    // Cut short, emptied, or caught half rewritten (a loop that rewrites both files with
+    // their own content, not atomically): nagger writes the snapshot whole, so a snapshot
+    // it cannot read was changed behind its back.
+    let forms: [(&str, &[u8]); 3] = [
+        ("emptied", b""),
+        ("cut short", b"{\n  \"about\": \"nagger"),
+        ("not json", b"\0\0\0"),
+    ];
+    for (what, bytes) in forms {
+        let p = Project::with_config("");
+        // The user adds a rule in their editor: in force at once, and the hook raises the
+        // snapshot to it (nagger's copy keeps the last confirmation, without the rule).
+        p.write_config_unconfirmed(DENY_TERRAFORM);
+        assert_eq!(
+            bash(&p, "terraform destroy").decision().as_deref(),
+            Some("deny"),
+            "{what}"
+        );
+        let trusted = std::fs::read_to_string(snapshot(&p)).unwrap();
+        assert!(
+            trusted.contains("no terraform destroy"),
+            "{what}: {trusted}"
+        );
+        let copy = std::fs::read_to_string(copy_of(&p)).unwrap();
+        assert!(!copy.contains("no terraform destroy"), "{what}: {copy}");
+        p.write_config_unconfirmed("");
+        std::fs::write(snapshot(&p), bytes).unwrap();
+        for command in ["terraform destroy", "ls"] {
+            let r = bash(&p, command);
+            assert_eq!(
+                r.decision().as_deref(),
+                Some("ask"),
+                "{what}: {command}: {r:?}"
+            );
+            assert!(
+                r.reason().contains("trusted.json") && r.reason().contains("nagger trust"),
+                "{what}: {r:?}"
+            );
+        }
+        assert_eq!(
+            bash(&p, "rm -rf /").decision().as_deref(),
+            Some("deny"),
+            "{what}"
+        );
+        assert!(
+            trust_checks(&p).iter().any(|c| c.contains("asked about")),
+            "{what}: {:#?}",
+            trust_checks(&p)
+        );
+        // The snapshot is left for the user: the hook does not write it again.
+        assert_eq!(std::fs::read(snapshot(&p)).unwrap(), bytes, "{what}");
+        p.write_config_unconfirmed(DENY_TERRAFORM);
+        assert_eq!(trust_confirmed(&p).code, 0, "{what}");
+        assert_eq!(bash(&p, "ls").decision(), None, "{what}");
+        assert_eq!(
+            bash(&p, "terraform destroy").decision().as_deref(),
+            Some("deny"),
             "{what}"
         );
     }

@@ -19,10 +19,16 @@ impl Env {
     pub fn from_process(db_flag: Option<PathBuf>, project: Option<PathBuf>) -> Env {
         let non_empty = |v: std::ffi::OsString| (!v.is_empty()).then(|| PathBuf::from(v));
         let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+        // Whole and without `.` parts (`--project .` is the folder itself, not a name
+        // every path in it would have to start with).
+        let whole = |p: PathBuf| -> PathBuf {
+            let p = if p.is_absolute() { p } else { cwd.join(p) };
+            p.components().collect()
+        };
         Env {
             project_dir: project
-                .map(|p| if p.is_absolute() { p } else { cwd.join(p) })
-                .or_else(|| std::env::var_os("CLAUDE_PROJECT_DIR").and_then(non_empty)),
+                .or_else(|| std::env::var_os("CLAUDE_PROJECT_DIR").and_then(non_empty))
+                .map(whole),
             db_override: db_flag.or_else(|| std::env::var_os("NAGGER_DB").and_then(non_empty)),
             cwd,
         }
@@ -134,6 +140,14 @@ mod tests {
         };
         assert_eq!(env.project_root(Some("/c")), PathBuf::from("/c"));
         assert_eq!(env.project_root(None), PathBuf::from("/w"));
+    }
+
+    #[test]
+    fn a_project_named_with_dots_is_the_folder_itself() {
+        let env = Env::from_process(None, Some("/p/./q/.".into()));
+        assert_eq!(env.project_dir, Some(PathBuf::from("/p/q")));
+        let env = Env::from_process(None, Some(".".into()));
+        assert_eq!(env.project_dir, Some(std::env::current_dir().unwrap()));
     }
 
     #[test]

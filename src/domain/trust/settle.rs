@@ -104,7 +104,13 @@ fn read_snapshot(path: &Path) -> ((Projection, SnapshotState), Option<Digest>) {
             };
             (read, stored)
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+        // No file there, or no folder to hold one.
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+            ) =>
+        {
             ((Projection::defaults(), SnapshotState::Missing), None)
         }
         Err(e) => (

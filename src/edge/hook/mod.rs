@@ -816,16 +816,55 @@ impl Prepared {
         self.with_pending(answer.to_json())
     }
 
-    /// A config that is there but cannot be read (a link loop, a lease, something in its
-    /// place that is no file) while the settings the user last trusted cannot be read
-    /// either: the rules set there cannot be checked, so a tool call the guard does not
-    /// refuse is asked about. `None` when the config was read (or there is none), or the
-    /// trusted settings are in force in its place.
+    /// The rules the user set cannot be checked, so a tool call the guard does not refuse
+    /// is asked about: a config that is there but cannot be read (a link loop, a lease,
+    /// something in its place that is no file) while the settings the user last trusted
+    /// cannot be read either, or a trusted snapshot that is there but cannot be read, or
+    /// is missing or weaker than the copy nagger keeps of a confirmation (nagger writes it
+    /// whole, by a rename, never lowers it and never deletes it: one emptied, cut short,
+    /// replaced or deleted was changed behind its back, and the rules it held may be gone from a config rewritten at the
+    /// same time). `None` when both are read, or the trusted settings are in force in the
+    /// config's place.
     fn unreadable_config_ask(&self) -> Option<String> {
-        if !matches!(self.event, Event::PreToolUse(_))
-            || self.trust.snapshot == trust::SnapshotState::Present
-        {
+        if !matches!(self.event, Event::PreToolUse(_)) {
             return None;
+        }
+        let shown = || {
+            self.trust
+                .path
+                .strip_prefix(&self.project_root)
+                .unwrap_or(&self.trust.path)
+                .display()
+                .to_string()
+        };
+        match &self.trust.snapshot {
+            trust::SnapshotState::Present
+                if self.trust.copy.is_some() && !self.trust.copy_keeps.is_empty() =>
+            {
+                return ask_unchecked(&format!(
+                    "the settings you last trusted ({}) were replaced by weaker ones behind \
+                     nagger's back, so the rules added since your last confirmation cannot be \
+                     checked: run `nagger trust` in your terminal",
+                    shown()
+                ));
+            }
+            trust::SnapshotState::Present => return None,
+            trust::SnapshotState::Unreadable(why) => {
+                return ask_unchecked(&format!(
+                    "the settings you last trusted ({}) cannot be read ({why}), so the rules \
+                     set there cannot be checked: run `nagger trust` in your terminal",
+                    shown()
+                ));
+            }
+            trust::SnapshotState::Missing if self.trust.copy.is_some() => {
+                return ask_unchecked(&format!(
+                    "the settings you last trusted ({}) were deleted, so the rules added since \
+                     your last confirmation cannot be checked: run `nagger trust` in your \
+                     terminal",
+                    shown()
+                ));
+            }
+            trust::SnapshotState::Missing => {}
         }
         let e = self
             .loaded

@@ -13,7 +13,7 @@ pub fn check_trust(report: &TrustReport) -> Vec<Check> {
             "trust",
             Status::Warn,
             format!(
-                "{shown} cannot be read ({why}): the built-in defaults are trusted; `nagger trust` rewrites it"
+                "{shown} cannot be read ({why}): nagger writes it whole, so it was changed behind nagger's back; the built-in defaults (and the copy of your last confirmation) stay in force, and every tool call the guard does not refuse is asked about until you run `nagger trust` in your terminal, which rewrites it"
             ),
         );
     }
@@ -35,7 +35,7 @@ pub fn check_trust(report: &TrustReport) -> Vec<Check> {
                 "trust",
                 Status::Warn,
                 format!(
-                    "{shown} is missing: nagger keeps the settings you last confirmed (its copy at {copy}) and the built-in defaults in force; rules added since without `nagger trust` are not in that copy; `nagger trust` rewrites it"
+                    "{shown} is missing: nagger keeps the settings you last confirmed (its copy at {copy}) and the built-in defaults in force; rules added since without `nagger trust` are not in that copy, so every tool call the guard does not refuse is asked about until you run `nagger trust` in your terminal, which rewrites it"
                 ),
             );
         } else if !report.copy_keeps.is_empty() {
