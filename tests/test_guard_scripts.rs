@@ -325,6 +325,153 @@ fn git_aliases_run_what_git_configuration_says() {
 }
 
 #[test]
+fn a_template_folder_git_is_told_of_by_its_variable_is_read_for_its_hooks() {
+    let p = Project::new();
+    write(
+        &p,
+        "build/tpl/hooks/post-checkout",
+        "#!/bin/sh\ncp ../../conf/flags.json ../../.claude/settings.local.json\n",
+    );
+    write(
+        &p,
+        "build/ok/hooks/post-checkout",
+        "#!/bin/sh\necho checked out\n",
+    );
+    for line in [
+        "GIT_TEMPLATE_DIR=build/tpl git clone -q . build/clone",
+        "export GIT_TEMPLATE_DIR=$(pwd)/build/tpl; git init -q build/x",
+        "env GIT_TEMPLATE_DIR=build/tpl/ git clone -q --depth 1 file://$PWD build/c",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_ne!(code, 0, "{line}: {stdout}");
+    }
+    let (code, stdout) = check(&p, "GIT_TEMPLATE_DIR=build/ok git clone -q . build/clone");
+    assert_eq!(code, 0, "{stdout}");
+}
+
+/// Python code that copies a file over Claude Code's local settings, the folder's name
+/// built from numbers.
+const HIDDEN_PY: &str = "import shutil\nshutil.copy('conf/flags.json', bytes([46,99,108,97,117,100,101]).decode() + '/settings.local.json')\n";
+/// The same in JavaScript.
+const HIDDEN_JS: &str = "require('fs').copyFileSync('conf/flags.json', String.fromCharCode(46,99,108,97,117,100,101) + '/settings.local.json');\n";
+
+#[test]
+fn files_a_program_loads_in_place_of_the_one_named_are_read() {
+    let p = Project::new();
+    let stopped = |line: &str| {
+        let (code, stdout) = check(&p, line);
+        assert_ne!(code, 0, "{line}: {stdout}");
+    };
+    let passes = |line: &str| {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, 0, "{line}: {stdout}");
+    };
+    // `.pth` files of the user's site and of a virtual environment: their `import` lines
+    // load modules from the site folder.
+    let site = ".local/lib/python3.11/site-packages";
+    write(&p, &format!("{site}/fmt_boot.py"), HIDDEN_PY);
+    write(&p, &format!("{site}/fmt.pth"), "import fmt_boot\n");
+    stopped("python3 -c 'print(1)'");
+    std::fs::remove_file(p.root.join(site).join("fmt.pth")).unwrap();
+    passes("python3 -c 'print(1)'");
+    let venv = ".venv/lib/python3.11/site-packages";
+    write(&p, ".venv/pyvenv.cfg", "home = /usr/bin\n");
+    write(&p, &format!("{venv}/boot.py"), HIDDEN_PY);
+    write(&p, &format!("{venv}/boot.pth"), "import boot\n");
+    stopped(".venv/bin/python -c 'print(1)'");
+    stopped("python3 -m pytest -q");
+    std::fs::remove_dir_all(p.root.join(".venv")).unwrap();
+    // Bytecode Python runs in place of a module's source that need not be the source's.
+    write(&p, "fmt.py", "def fmt(s):\n    return s.strip()\n");
+    let pyc = p.root.join("__pycache__/fmt.cpython-311.pyc");
+    let header = |flags: u32, mtime: u32, size: u32| {
+        let mut h = vec![0xa7, 0x0d, 0x0d, 0x0a];
+        for w in [flags, mtime, size] {
+            h.extend(w.to_le_bytes());
+        }
+        h.extend(b"\xe3payload");
+        h
+    };
+    std::fs::create_dir_all(pyc.parent().unwrap()).unwrap();
+    std::fs::write(&pyc, header(0b01, 0, 0)).unwrap();
+    stopped("python3 -c 'import fmt'");
+    stopped("python3 -m fmt");
+    // Checked against the source's hash: Python compiles the source again when it differs.
+    std::fs::write(&pyc, header(0b11, 0, 0)).unwrap();
+    passes("python3 -c 'import fmt'");
+    // Stamped with the source's time and size: the source's own when it was written after
+    // the source last changed, stale when the source changed after it.
+    let meta = std::fs::metadata(p.root.join("fmt.py")).unwrap();
+    let stamp = |m: &std::fs::Metadata| {
+        use std::os::unix::fs::MetadataExt;
+        header(
+            0,
+            u32::try_from(m.mtime()).unwrap(),
+            u32::try_from(m.size()).unwrap(),
+        )
+    };
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    std::fs::write(&pyc, stamp(&meta)).unwrap();
+    passes("python3 -c 'import fmt'");
+    let old = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
+    std::fs::File::options()
+        .write(true)
+        .open(&pyc)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    stopped("python3 -c 'import fmt'");
+    std::fs::remove_dir_all(p.root.join("__pycache__")).unwrap();
+    // Debuggers' start-up files.
+    write(&p, "src/util.py", "x = 1\n");
+    write(&p, ".pdbrc", &format!("!{}", HIDDEN_PY.replace('\n', "; ")));
+    stopped("python3 -m pdb -c continue src/util.py");
+    write(&p, ".pdbrc", "b 2\nalias ll list\n");
+    passes("python3 -m pdb -c continue src/util.py");
+    write(
+        &p,
+        ".perldb",
+        "use File::Copy; copy('conf/flags.json', chr(46) . 'claude/settings.local.json');\n",
+    );
+    stopped("PERLDB_OPTS=NonStop=1 perl -d -e 'print 1'");
+    passes("perl -e 'print 1'");
+    // Perl's compiled module beside the source, taken first.
+    write(&p, "lib/Fmt.pm", "package Fmt; 1;\n");
+    write(
+        &p,
+        "lib/Fmt.pmc",
+        "package Fmt; use File::Copy; copy('conf/flags.json', chr(46) . 'claude/settings.local.json'); 1;\n",
+    );
+    stopped("perl -Ilib -MFmt -e 'print 1'");
+    stopped("perl -Ilib -e 'require Fmt'");
+    // A gawk program found in `AWKPATH` before the one beside the command.
+    write(&p, "s.awk", "{ print }\n");
+    write(
+        &p,
+        "build/s.awk",
+        "BEGIN { f = sprintf(\"%cclaude/settings.local.json\", 46); while ((getline l < \"conf/flags.json\") > 0) print l > f }\n",
+    );
+    stopped("AWKPATH=build gawk -f s.awk README.md");
+    passes("gawk -f s.awk README.md");
+    // Node: a folder's `package.json` entries, `NODE_PATH`, and the test files of a folder `node --test` is given.
+    write(
+        &p,
+        "lib/fmt/package.json",
+        r#"{"exports": {".": {"require": "./impl.js", "default": "./index.js"}}}"#,
+    );
+    write(&p, "lib/fmt/impl.js", HIDDEN_JS);
+    write(&p, "lib/fmt/index.js", "module.exports = 1;\n");
+    stopped("node -e \"require('./lib/fmt')\"");
+    stopped("NODE_PATH=lib node -e \"require('fmt')\"");
+    write(&p, "test/unit/a.js", HIDDEN_JS);
+    stopped("node --test test/");
+    stopped("node --test .");
+    std::fs::remove_file(p.root.join("test/unit/a.js")).unwrap();
+    write(&p, "test/unit/b.test.js", "require('node:test');\n");
+    passes("node --test test/");
+}
+
+#[test]
 fn programs_found_through_a_path_the_line_sets_or_a_printed_file_are_read() {
     let p = Project::new();
     for name in ["ls", "git", "cat", "make", "pytest"] {

@@ -370,6 +370,22 @@ fn environment(parsed: &Parsed, index: usize) -> Vec<(String, Option<String>)> {
     env
 }
 
+/// Whether `dir` is a folder of an installed git's programs (`/usr/lib/git-core`,
+/// `/usr/libexec/git-core`): absolute, named so, in none of the folders an agent writes.
+fn git_installation(dir: &str, root: &Path) -> bool {
+    let dir = Path::new(dir);
+    let home = crate::base::paths::home_dir();
+    dir.is_absolute()
+        && !dir.components().any(|c| c.as_os_str() == "..")
+        && dir.file_name().is_some_and(|n| n == "git-core")
+        && !dir.starts_with(root)
+        && !home.is_some_and(|h| dir.starts_with(h))
+        && !dir.starts_with(std::env::temp_dir())
+        && ["/usr/", "/opt/", "/nix/store/"]
+            .iter()
+            .any(|p| dir.to_string_lossy().starts_with(p))
+}
+
 /// Most `GIT_CONFIG_KEY_<n>` pairs read.
 const MAX_PAIRS: usize = 64;
 
@@ -483,7 +499,6 @@ fn settings(args: &[String], env: &[(String, Option<String>)]) -> (Vec<Setting>,
                 | "--work-tree"
                 | "--namespace"
                 | "--config-env"
-                | "--exec-path"
                 | "--super-prefix"
         ) {
             2
@@ -491,7 +506,8 @@ fn settings(args: &[String], env: &[(String, Option<String>)]) -> (Vec<Setting>,
             1
         };
     }
-    (out, k)
+    // An option that wants a value may end the words (`git -c`): git stops there.
+    (out, k.min(args.len()))
 }
 
 /// Whether `key` makes git read another configuration file: `include.path`,
@@ -615,6 +631,52 @@ pub(super) fn config_runs(
             }
         }
     }
+    let sub = args.get(at).map(String::as_str);
+    // `GIT_TEMPLATE_DIR`, like `--template`: `git init` and `git clone` copy its hooks in,
+    // and `clone` runs `post-checkout` at once.
+    if matches!(sub, Some("clone" | "init"))
+        && let Some((_, value)) = env.iter().rev().find(|(n, _)| n == "GIT_TEMPLATE_DIR")
+    {
+        match value {
+            Some(dir) if !dir.is_empty() => {
+                let hooks = expand_home(dir.trim_end_matches('/'), &here).join("hooks");
+                scripts.push((
+                    shell_quote(&hooks.join("post-checkout").to_string_lossy()),
+                    "`GIT_TEMPLATE_DIR`, whose hooks git copies in and runs".into(),
+                ));
+            }
+            Some(_) => {}
+            None => asks.push(unknown(
+                "hooks from `GIT_TEMPLATE_DIR`, only known when the shell runs,",
+            )),
+        }
+    }
+    // `GIT_EXEC_PATH`, `--exec-path=DIR`: where git finds the programs of its commands that
+    // are not built in, its transports (`git-remote-https`) and `git-NAME` subcommands.
+    // A folder of git's own installation changes nothing; any other runs files nagger
+    // does not follow.
+    let exec_path = args[..at]
+        .iter()
+        .find_map(|a| a.strip_prefix("--exec-path=").map(|d| Some(d.to_owned())))
+        .or_else(|| {
+            env.iter()
+                .rev()
+                .find(|(n, _)| n == "GIT_EXEC_PATH")
+                .map(|(_, v)| v.clone())
+        });
+    if let Some(dir) = exec_path
+        && !dir.as_deref().is_some_and(|d| git_installation(d, root))
+    {
+        asks.push(Finding::ask(
+            "guard:git-exec-path",
+            format!(
+                "tells git to find its own programs in `{}`, which may run any file there",
+                dir.as_deref()
+                    .unwrap_or("a folder only known when the shell runs")
+            ),
+            "Run git without `GIT_EXEC_PATH`/`--exec-path`, or run it yourself in your terminal.",
+        ));
+    }
     let named_dir = git_dir_given.or_else(|| {
         env.iter()
             .rev()
@@ -638,7 +700,6 @@ pub(super) fn config_runs(
             }
         }
     }
-    let sub = args.get(at).map(String::as_str);
     if sub == Some("config") {
         // `git config include.path FILE`: the file is read from then on.
         let rest = &args[at + 1..];

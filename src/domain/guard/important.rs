@@ -563,8 +563,14 @@ pub(super) fn tool_config_runs(path: &str, text: &str) -> Vec<String> {
         let line = line.trim();
         if pth(name) {
             // A `.pth` line that starts with `import` is run as Python at every start.
+            // The modules it imports are found in its own folder first.
             if line.starts_with("import ") || line.starts_with("import\t") {
-                out.push(format!("python3 -c {}", quote(line)));
+                let site = lexical.rsplit_once('/').map_or(".", |(dir, _)| dir);
+                out.push(format!(
+                    "PYTHONPATH={} python3 -c {}",
+                    quote(if site.is_empty() { "/" } else { site }),
+                    quote(line)
+                ));
             }
             continue;
         }
@@ -1027,7 +1033,7 @@ mod tests {
         );
         assert_eq!(
             runs("/site-packages/a.pth", "/opt/x\nimport os"),
-            vec!["python3 -c 'import os'"]
+            vec!["PYTHONPATH='/site-packages' python3 -c 'import os'"]
         );
         assert!(runs(".npmrc", "registry=https://r.example.com").is_empty());
     }

@@ -946,7 +946,9 @@ pub(super) fn awk_pipes(code: &str) -> Vec<Effect> {
             printing = false;
             continue;
         }
-        if k == statement_start && matches!(t, Tok::Ident(w) if w == "print" || w == "printf") {
+        // `print` is a statement wherever it stands: first, or the body of `while (…)`,
+        // `if (…)`, `for (…)` without braces.
+        if matches!(t, Tok::Ident(w) if w == "print" || w == "printf") {
             printing = true;
         }
         match t {

@@ -180,7 +180,8 @@ pub(crate) type Written<'a> = &'a dyn Fn(&Cwd, &str) -> Option<Wrote>;
 pub(crate) struct View<'a> {
     files: &'a Files<'a>,
     written: Written<'a>,
-    /// Folders the command puts on Python's module path (`PYTHONPATH=tools`).
+    /// Folders the command puts on a module path (`PYTHONPATH=tools`, `NODE_PATH=lib`:
+    /// both searched by either language, which only reads more).
     python_path: &'a [String],
 }
 
@@ -516,11 +517,13 @@ fn installed(full: &Path) -> bool {
     {
         return false;
     }
+    // No manager's marker: a folder made by hand, the package's if it is older than the
+    // session.
     let Some(marker) = INSTALL_MARKERS
         .iter()
         .find_map(|m| std::fs::metadata(modules.join(m)).ok())
     else {
-        return true;
+        return !changed_in_this_session(full);
     };
     use std::os::unix::fs::MetadataExt;
     std::fs::metadata(full).is_ok_and(|m| m.ctime() <= marker.mtime() + 2)

@@ -103,6 +103,9 @@ pub(super) fn follow(
                 )));
                 continue;
             }
+            if let Some(finding) = stale_bytecode(&path, cwd, files) {
+                out.push(Ran::Finding(finding));
+            }
             if let Content::Text { text, .. } = files.read(cwd, &path) {
                 let via = format!("the module `{path}` it loads");
                 out.push(Ran::Code(text.clone(), runner.to_owned(), via));
@@ -113,6 +116,81 @@ pub(super) fn follow(
             }
         }
     }
+}
+
+/// Bytecode Python would run in place of the module `source` (`__pycache__/x.*.pyc`) that
+/// need not be what the source says: compiled to be run without looking at the source
+/// (`--invalidation-mode unchecked-hash`), or stamped with the source's time and size
+/// while the source changed after it was written (rewritten, its time set back to the
+/// stamp). Asked about: nagger reads the source, Python would run the bytecode.
+fn stale_bytecode(source: &str, cwd: &Cwd, files: &View) -> Option<Finding> {
+    use std::io::Read as _;
+    use std::os::unix::fs::MetadataExt as _;
+    let stem = source.strip_suffix(".py")?;
+    let (dir, name) = match stem.rsplit_once('/') {
+        Some((dir, name)) => (format!("{dir}/"), name),
+        None => (String::new(), stem),
+    };
+    let cache = format!("{dir}__pycache__");
+    let compiled: Vec<String> = files
+        .list(cwd, &cache, 256)
+        .into_iter()
+        .filter(|f| {
+            f.strip_prefix(name).is_some_and(|rest| {
+                rest.starts_with('.')
+                    && std::path::Path::new(rest)
+                        .extension()
+                        .is_some_and(|e| e == "pyc")
+            })
+        })
+        .take(4)
+        .collect();
+    if compiled.is_empty() {
+        return None;
+    }
+    let src = std::fs::metadata(files.full(cwd, source)?).ok()?;
+    for pyc in compiled {
+        let shown = format!("{cache}/{pyc}");
+        let Some(full) = files.full(cwd, &shown) else {
+            continue;
+        };
+        let Ok(file) = crate::base::files::open_regular(&full) else {
+            continue;
+        };
+        let Ok(meta) = file.metadata() else {
+            continue;
+        };
+        let mut header = [0u8; 16];
+        if file.take(16).read_exact(&mut header).is_err() {
+            continue;
+        }
+        let word =
+            |k: usize| u32::from_le_bytes([header[k], header[k + 1], header[k + 2], header[k + 3]]);
+        let flags = word(4);
+        let why = if flags & 0b11 == 0b01 {
+            Some("compiled to be run without a look at the source")
+        } else if flags == 0
+            && i64::from(word(8)) == src.mtime() & 0xffff_ffff
+            && u64::from(word(12)) == src.size() & 0xffff_ffff
+            && (src.ctime(), src.ctime_nsec()) > (meta.mtime(), meta.mtime_nsec())
+        {
+            Some("older than the source's last change, stamped with its time and size")
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            return Some(Finding::ask(
+                "guard:code-unknown",
+                format!(
+                    "loads `{source}`, for which Python runs the bytecode `{shown}` ({why}): \
+                     code nagger cannot read, which need not be the source's"
+                ),
+                "Delete the `__pycache__` folder (or run with `PYTHONDONTWRITEBYTECODE=1 \
+                 python -B` after deleting it), or ask the user.",
+            ));
+        }
+    }
+    None
 }
 
 /// The files the names `code` loads may be, beside it in `dir`, that exist.
@@ -168,46 +246,87 @@ fn candidates(lang: Lang, code: &str, dir: &str, cwd: &Cwd, files: &View) -> Vec
                     } else {
                         format!("{dir}{spec}")
                     };
-                    for ext in ["", ".js", ".mjs", ".cjs", ".ts", "/index.js", "/index.mjs"] {
-                        let path = format!("{base}{ext}");
-                        if exists(&path) {
-                            out.push(path);
-                            break;
-                        }
-                    }
-                } else if !spec.starts_with("node:") {
-                    // A package: its `main`, or `index.js`, in the nearest `node_modules`
-                    // from the program's folder up.
-                    let Some(package) = ["", "../", "../../", "../../../"]
+                    out.extend(node_file_or_folder(&base, cwd, files));
+                } else if !spec.starts_with("node:") && !spec.contains(['$', '`']) {
+                    // A package (`fmt`, `fmt/sub`, `@scope/fmt`): in the nearest
+                    // `node_modules` from the program's folder up, then the folders of
+                    // `NODE_PATH`.
+                    let ups = ["", "../", "../../", "../../../", "../../../../"];
+                    let found = ups
                         .iter()
                         .map(|up| format!("{dir}{up}node_modules/{spec}"))
-                        .find(|p| files.is_dir(cwd, p))
-                    else {
-                        continue;
-                    };
-                    let main = match files.read(cwd, &format!("{package}/package.json")) {
-                        Content::Text { text, .. } => {
-                            serde_json::from_str::<serde_json::Value>(&text)
-                                .ok()
-                                .and_then(|v| v.get("main")?.as_str().map(str::to_owned))
-                        }
-                        _ => None,
-                    };
-                    for path in main
-                        .map(|m| format!("{package}/{}", m.trim_start_matches("./")))
-                        .into_iter()
-                        .chain([format!("{package}/index.js"), format!("{package}.js")])
-                    {
-                        if exists(&path) {
-                            out.push(path);
-                            break;
-                        }
-                    }
+                        .chain(
+                            files
+                                .python_path()
+                                .iter()
+                                .map(|d| format!("{}/{spec}", d.trim_end_matches('/'))),
+                        )
+                        .map(|base| node_file_or_folder(&base, cwd, files))
+                        .find(|found| !found.is_empty());
+                    out.extend(found.into_iter().flatten());
                 }
             }
         }
     }
     out
+}
+
+/// The files Node may load for `base`: the file itself or with an extension, else the
+/// folder's entries (every one its `package.json` `exports` names for `.`, whichever
+/// condition Node picks, its `main`, its `index.js`). Empty when there is none.
+fn node_file_or_folder(base: &str, cwd: &Cwd, files: &View) -> Vec<String> {
+    let exists = |p: &str| files.is_file(cwd, p);
+    for ext in ["", ".js", ".cjs", ".mjs", ".ts", ".json"] {
+        let path = format!("{base}{ext}");
+        if exists(&path) {
+            return vec![path];
+        }
+    }
+    if !files.is_dir(cwd, base) {
+        return Vec::new();
+    }
+    let manifest = match files.read(cwd, &format!("{base}/package.json")) {
+        Content::Text { text, .. } => serde_json::from_str::<serde_json::Value>(&text).ok(),
+        _ => None,
+    };
+    let mut entries: Vec<String> = Vec::new();
+    if let Some(m) = &manifest {
+        // `"exports": "./x.js"`, `{".": "./x.js"}`, `{".": {"require": …, "import": …,
+        // "node": …, "default": …}}`, or conditions at the top.
+        let dot = m.get("exports").map(|e| e.get(".").unwrap_or(e));
+        let mut stack: Vec<&serde_json::Value> = dot.into_iter().collect();
+        while let Some(v) = stack.pop() {
+            match v {
+                serde_json::Value::String(s) => entries.push(s.clone()),
+                serde_json::Value::Object(o) => stack.extend(o.values().take(16)),
+                serde_json::Value::Array(a) => stack.extend(a.iter().take(16)),
+                _ => {}
+            }
+            if entries.len() >= 8 {
+                break;
+            }
+        }
+        if let Some(main) = m.get("main").and_then(serde_json::Value::as_str) {
+            entries.push(main.to_owned());
+        }
+    }
+    entries
+        .iter()
+        .filter(|e| !e.contains(".."))
+        .map(|e| format!("{base}/{}", e.trim_start_matches("./")))
+        .flat_map(|e| {
+            ["", ".js", "/index.js"]
+                .into_iter()
+                .map(move |x| format!("{e}{x}"))
+        })
+        .chain(["index.js", "index.cjs", "index.mjs", "index.ts"].map(|i| format!("{base}/{i}")))
+        .filter(|p| exists(p))
+        .fold(Vec::new(), |mut all, p| {
+            if !all.contains(&p) && all.len() < 8 {
+                all.push(p);
+            }
+            all
+        })
 }
 
 /// The modules Python code names: `(dots, name)` for `import a.b, c`, `from ..a import
@@ -543,26 +662,45 @@ pub(super) fn python_startup(command: &SimpleCommand, cwd: &Cwd, files: &View, o
         }
     }
     let home = Cwd::Known(String::new());
-    let lib = "~/.local/lib";
-    let mut sites: Vec<String> = files
-        .list(&home, lib, 64)
-        .into_iter()
-        .filter(|d| d.starts_with("python"))
-        .take(MAX_SITES)
-        .map(|d| format!("{lib}/{d}/site-packages"))
-        .collect();
-    sites.sort();
-    for site in sites {
+    // The user's site, and a virtual environment's: the one the interpreter is in
+    // (`.venv/bin/python`), and the project's own (`.venv`, `venv`: a line that activates
+    // one runs its `python`).
+    let mut libs: Vec<(String, Cwd)> = vec![("~/.local/lib".to_owned(), home.clone())];
+    if let Some((bin, _)) = name.rsplit_once('/')
+        && let Some(prefix) = bin.strip_suffix("/bin").or((bin == "bin").then_some("."))
+    {
+        libs.push((format!("{prefix}/lib"), cwd.clone()));
+    }
+    for venv in [".venv", "venv", "env"] {
+        if files.is_file(cwd, &format!("{venv}/pyvenv.cfg")) {
+            libs.push((format!("{venv}/lib"), cwd.clone()));
+        }
+    }
+    let mut sites: Vec<(String, Cwd)> = Vec::new();
+    for (lib, at) in libs {
+        let mut found: Vec<String> = files
+            .list(&at, &lib, 64)
+            .into_iter()
+            .filter(|d| d.starts_with("python") || d.starts_with("pypy"))
+            .take(MAX_SITES)
+            .map(|d| format!("{lib}/{d}/site-packages"))
+            .collect();
+        found.sort();
+        sites.extend(found.into_iter().map(|site| (site, at.clone())));
+    }
+    sites.truncate(MAX_SITES);
+    for (site, home) in sites {
+        let home = &home;
         for file in ["usercustomize.py", "sitecustomize.py"] {
             let path = format!("{site}/{file}");
-            if let Content::Text { text, .. } = files.read(&home, &path) {
+            if let Content::Text { text, .. } = files.read(home, &path) {
                 let via = format!("`{path}`, which Python runs at every start");
-                follow(&text, name, Some(&path), &home, files, out);
+                follow(&text, name, Some(&path), home, files, out);
                 out.push(Ran::Code(text, name.to_owned(), via));
             }
             // Only as bytecode: run all the same, and not readable.
             let compiled = format!("{path}c");
-            if !files.is_file(&home, &path) && files.is_file(&home, &compiled) {
+            if !files.is_file(home, &path) && files.is_file(home, &compiled) {
                 out.push(Ran::Finding(Finding::ask(
                     "guard:code-unknown",
                     format!("starts Python, which runs `{compiled}`, bytecode nagger cannot read"),
@@ -571,7 +709,7 @@ pub(super) fn python_startup(command: &SimpleCommand, cwd: &Cwd, files: &View, o
             }
         }
         let mut pth: Vec<String> = files
-            .list(&home, &site, 4096)
+            .list(home, &site, 4096)
             .into_iter()
             .filter(|f| {
                 std::path::Path::new(f)
@@ -582,18 +720,146 @@ pub(super) fn python_startup(command: &SimpleCommand, cwd: &Cwd, files: &View, o
         pth.sort();
         for file in pth.into_iter().take(MAX_PTH) {
             let path = format!("{site}/{file}");
-            if let Content::Text { text, .. } = files.read(&home, &path) {
+            if let Content::Text { text, .. } = files.read(home, &path) {
                 let code: Vec<&str> = text
                     .lines()
                     .filter(|l| l.starts_with("import ") || l.starts_with("import\t"))
                     .collect();
                 if !code.is_empty() {
+                    let code = code.join("\n");
+                    // The modules they import are found in the site folder first.
+                    follow(&code, name, Some(&path), home, files, out);
                     let via = format!("`{path}`, whose `import` lines Python runs at every start");
-                    out.push(Ran::Code(code.join("\n"), name.to_owned(), via));
+                    out.push(Ran::Code(code, name.to_owned(), via));
                 }
             }
         }
     }
+}
+
+/// The start-up files a debugger runs as code of its language: `.pdbrc` in the home and
+/// the working folder for `python3 -m pdb` (its lines that are no debugger command, and
+/// those after `!`, are Python), `.perldb` for `perl -d` (Perl).
+pub(super) fn debugger_startup(
+    command: &SimpleCommand,
+    cwd: &Cwd,
+    files: &View,
+    out: &mut Vec<Ran>,
+) {
+    let name = command.name();
+    let args = command.args();
+    let base = basename(name);
+    let (file, python) = if lang_of(name) == Some(Lang::Python)
+        && args.windows(2).any(|w| w[0] == "-m" && w[1] == "pdb")
+        || matches!(base, "pdb" | "pdb3")
+        || base.starts_with("pdb3.")
+    {
+        (".pdbrc", true)
+    } else if base.starts_with("perl")
+        && args
+            .iter()
+            .take_while(|a| a.starts_with('-') && *a != "--")
+            .any(|a| a.starts_with("-d") || (!a.starts_with("--") && a[1..].contains('d')))
+    {
+        (".perldb", false)
+    } else {
+        return;
+    };
+    let home = Cwd::Known(String::new());
+    for (at, path) in [(&home, format!("~/{file}")), (cwd, file.to_owned())] {
+        if let Content::Text { text, .. } = files.read(at, &path) {
+            let code = if python { pdb_python(&text) } else { text };
+            let via = format!("`{path}`, which the debugger runs at its start");
+            let runner = if python { "python3" } else { "perl" };
+            if python {
+                follow(&code, runner, Some(&path), at, files, out);
+            }
+            out.push(Ran::Code(code, runner.to_owned(), via));
+        }
+    }
+}
+
+/// pdb's commands that are not Python: the lines of a `.pdbrc` pdb does not run as code.
+const PDB_COMMANDS: &[&str] = &[
+    "h",
+    "help",
+    "w",
+    "where",
+    "bt",
+    "d",
+    "down",
+    "u",
+    "up",
+    "b",
+    "break",
+    "tbreak",
+    "cl",
+    "clear",
+    "disable",
+    "enable",
+    "ignore",
+    "condition",
+    "commands",
+    "s",
+    "step",
+    "n",
+    "next",
+    "unt",
+    "until",
+    "j",
+    "jump",
+    "l",
+    "list",
+    "ll",
+    "longlist",
+    "a",
+    "args",
+    "p",
+    "pp",
+    "whatis",
+    "source",
+    "display",
+    "undisplay",
+    "interact",
+    "alias",
+    "unalias",
+    "r",
+    "return",
+    "c",
+    "cont",
+    "continue",
+    "q",
+    "quit",
+    "exit",
+    "debug",
+    "retval",
+    "rv",
+    "run",
+    "restart",
+    "end",
+    "silent",
+];
+
+/// The Python a `.pdbrc` runs: lines after `!`, and lines whose first word is no pdb
+/// command (pdb runs those as Python statements).
+fn pdb_python(text: &str) -> String {
+    let mut code = Vec::new();
+    for line in text.lines().take(4096) {
+        let line = line.trim_start();
+        if let Some(rest) = line.strip_prefix('!') {
+            code.push(rest);
+            continue;
+        }
+        let word = line
+            .split(|c: char| c.is_whitespace() || c == ';')
+            .next()
+            .unwrap_or("");
+        if line.is_empty() || line.starts_with('#') || PDB_COMMANDS.contains(&word) {
+            continue;
+        }
+        code.push(line);
+    }
+    code.join("\n")
 }
 
 /// Inline code of an interpreter that loads modules (`python3 -c 'import helper'`,

@@ -72,13 +72,16 @@ pub(super) fn carries_over_fresh(finding: &Finding) -> bool {
 /// Everything command `index` of `parsed`, run in `cwd`, runs from files on disk.
 pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec<Ran> {
     let command = &parsed.commands[index];
-    // `PYTHONPATH=tools python3 -c 'import gen'`: the folders modules are found in too
-    // (`$PWD/x` is the folder the command runs in).
+    // `PYTHONPATH=tools python3 -c 'import gen'`, `NODE_PATH=lib node …`: the folders
+    // modules are found in too (`$PWD/x` is the folder the command runs in).
     let python_path: Vec<String> = command
         .env
         .iter()
         .chain(command.prefixed.iter().flatten())
-        .filter_map(|w| w.strip_prefix("PYTHONPATH="))
+        .filter_map(|w| {
+            w.strip_prefix("PYTHONPATH=")
+                .or_else(|| w.strip_prefix("NODE_PATH="))
+        })
         .flat_map(|dirs| dirs.split(':'))
         .map(super::paths::here_and_home)
         .filter(|d| !d.is_empty() && !d.contains(['$', '`']))
@@ -96,6 +99,7 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
     sources::runs(parsed, index, cwd, files, &mut out);
     // Python's start-up files, and the modules inline code loads.
     imports::python_startup(command, cwd, files, &mut out);
+    imports::debugger_startup(command, cwd, files, &mut out);
     imports::inline(command, cwd, files, &mut out);
     // `vim -es < cmds.vim`, `ex -s <<EOF`: ex commands read from standard input, as the
     // line's own `-c` commands would be.
@@ -566,16 +570,18 @@ fn awk_includes(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// Where gawk finds the program file `file`: as named, with `.awk` added, or in a folder
-/// of `AWKPATH` (set before the command or in nagger's environment).
+/// Where gawk finds the program file `file`: in a folder of `AWKPATH` (set before the
+/// command or in nagger's environment), which gawk searches first for a name without a
+/// `/`, else as named, with `.awk` added.
 fn awk_located(command: &SimpleCommand, file: &str, cwd: &Cwd, files: &View) -> Option<String> {
     let exists = |f: &str| files.exists(cwd, f);
     let has_awk = std::path::Path::new(file)
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("awk"));
-    let mut tries = vec![file.to_owned()];
+    let mut tries = Vec::new();
+    let mut named = vec![file.to_owned()];
     if !has_awk {
-        tries.push(format!("{file}.awk"));
+        named.push(format!("{file}.awk"));
     }
     if !file.contains('/') {
         let awkpath = command
@@ -591,6 +597,7 @@ fn awk_located(command: &SimpleCommand, file: &str, cwd: &Cwd, files: &View) -> 
             }
         }
     }
+    tries.extend(named);
     tries
         .iter()
         .find(|f| exists(f))

@@ -670,7 +670,34 @@ pub(super) fn node_loads(command: &SimpleCommand, cwd: &Cwd, files: &View, out: 
                 }
             }
         } else {
-            loaded.extend(given.into_iter().cloned());
+            for g in given {
+                // A folder: every test file under it, and every module in a `test` folder.
+                if files.is_dir(cwd, g) {
+                    let top = g.trim_end_matches('/').to_owned();
+                    let in_test = top.rsplit('/').next() == Some("test");
+                    let mut folders = vec![(top, 0, in_test)];
+                    while let Some((folder, depth, in_test)) = folders.pop() {
+                        for name in files.list(cwd, &folder, 256) {
+                            let path = format!("{folder}/{name}");
+                            if files.is_dir(cwd, &path) {
+                                if depth < 4 && name != "node_modules" && !name.starts_with('.') {
+                                    folders.push((path, depth + 1, in_test || name == "test"));
+                                }
+                            } else if test_file(&name)
+                                || in_test
+                                    && [".js", ".mjs", ".cjs"].iter().any(|e| name.ends_with(e))
+                            {
+                                loaded.push(path);
+                            }
+                            if loaded.len() >= MAX_TEST_FILES {
+                                break;
+                            }
+                        }
+                    }
+                } else {
+                    loaded.push(g.clone());
+                }
+            }
         }
     }
     for file in loaded.iter().take(MAX_TEST_FILES) {
@@ -761,7 +788,7 @@ pub(super) fn perl_loads(command: &SimpleCommand, cwd: &Cwd, files: &View, out: 
             seen.push(module.clone());
             let rel = format!("{}.pm", module.replace("::", "/"));
             for dir in &dirs {
-                let file = format!("{}/{rel}", dir.trim_end_matches('/'));
+                let file = perl_module_file(dir, &rel, cwd, files);
                 if let Some((text, via)) = read_named(files.read(cwd, &file), &file, out) {
                     read += 1;
                     if depth < 3 {
@@ -777,12 +804,24 @@ pub(super) fn perl_loads(command: &SimpleCommand, cwd: &Cwd, files: &View, out: 
     for module in modules.into_iter().take(8) {
         let rel = format!("{}.pm", module.replace("::", "/"));
         for dir in &dirs {
-            let file = format!("{}/{rel}", dir.trim_end_matches('/'));
+            let file = perl_module_file(dir, &rel, cwd, files);
             if let Some((text, via)) = read_named(files.read(cwd, &file), &file, out) {
                 out.push(Ran::Code(text, "perl".into(), via));
                 break;
             }
         }
+    }
+}
+
+/// The file Perl loads for the module file `rel` (`X/Y.pm`) in the folder `dir`: its
+/// compiled form `X/Y.pmc` when there is one (Perl takes it first), else `rel`.
+fn perl_module_file(dir: &str, rel: &str, cwd: &Cwd, files: &View) -> String {
+    let file = format!("{}/{rel}", dir.trim_end_matches('/'));
+    let compiled = format!("{file}c");
+    if files.exists(cwd, &compiled) {
+        compiled
+    } else {
+        file
     }
 }
 
