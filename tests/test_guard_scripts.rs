@@ -341,6 +341,7 @@ fn a_template_folder_git_is_told_of_by_its_variable_is_read_for_its_hooks() {
         "GIT_TEMPLATE_DIR=build/tpl git clone -q . build/clone",
         "export GIT_TEMPLATE_DIR=$(pwd)/build/tpl; git init -q build/x",
         "env GIT_TEMPLATE_DIR=build/tpl/ git clone -q --depth 1 file://$PWD build/c",
+        "GIT_TEMPLATE_DIR=build/tpl git submodule update --init",
     ] {
         let (code, stdout) = check(&p, line);
         assert_ne!(code, 0, "{line}: {stdout}");
@@ -374,6 +375,16 @@ fn files_a_program_loads_in_place_of_the_one_named_are_read() {
     stopped("python3 -c 'print(1)'");
     std::fs::remove_file(p.root.join(site).join("fmt.pth")).unwrap();
     passes("python3 -c 'print(1)'");
+    // One `.pth` names a folder, another imports a module from it.
+    write(&p, "tools/boot.py", HIDDEN_PY);
+    write(
+        &p,
+        &format!("{site}/a_tools.pth"),
+        &format!("{}\n", p.root.join("tools").display()),
+    );
+    write(&p, &format!("{site}/z_boot.pth"), "import boot\n");
+    stopped("python3 -c 'print(1)'");
+    std::fs::remove_file(p.root.join(site).join("z_boot.pth")).unwrap();
     let venv = ".venv/lib/python3.11/site-packages";
     write(&p, ".venv/pyvenv.cfg", "home = /usr/bin\n");
     write(&p, &format!("{venv}/boot.py"), HIDDEN_PY);
@@ -422,6 +433,30 @@ fn files_a_program_loads_in_place_of_the_one_named_are_read() {
         .unwrap();
     stopped("python3 -c 'import fmt'");
     std::fs::remove_dir_all(p.root.join("__pycache__")).unwrap();
+    // Kept under `PYTHONPYCACHEPREFIX`, at the source folder's full path; and the test
+    // modules a runner imports.
+    let under = p.root.join("build/pyc").join(
+        p.root
+            .canonicalize()
+            .unwrap()
+            .to_string_lossy()
+            .trim_start_matches('/'),
+    );
+    std::fs::create_dir_all(&under).unwrap();
+    std::fs::write(under.join("fmt.cpython-311.pyc"), header(0b01, 0, 0)).unwrap();
+    stopped("PYTHONPYCACHEPREFIX=build/pyc python3 -c 'import fmt'");
+    stopped("export PYTHONPYCACHEPREFIX=build/pyc; python3 -m fmt");
+    passes("python3 -c 'import fmt'");
+    write(&p, "tests/test_fmt.py", "def test_a():\n    assert 1\n");
+    std::fs::create_dir_all(p.root.join("tests/__pycache__")).unwrap();
+    std::fs::write(
+        p.root.join("tests/__pycache__/test_fmt.cpython-311.pyc"),
+        header(0b01, 0, 0),
+    )
+    .unwrap();
+    stopped("python3 -m unittest discover -s tests -q");
+    stopped("python3 -m pytest -q tests");
+    std::fs::remove_dir_all(p.root.join("tests/__pycache__")).unwrap();
     // Debuggers' start-up files.
     write(&p, "src/util.py", "x = 1\n");
     write(&p, ".pdbrc", &format!("!{}", HIDDEN_PY.replace('\n', "; ")));
@@ -452,6 +487,7 @@ fn files_a_program_loads_in_place_of_the_one_named_are_read() {
         "BEGIN { f = sprintf(\"%cclaude/settings.local.json\", 46); while ((getline l < \"conf/flags.json\") > 0) print l > f }\n",
     );
     stopped("AWKPATH=build gawk -f s.awk README.md");
+    stopped("export AWKPATH=build; gawk -f s.awk README.md");
     passes("gawk -f s.awk README.md");
     // Node: a folder's `package.json` entries, `NODE_PATH`, and the test files of a folder `node --test` is given.
     write(
@@ -469,6 +505,39 @@ fn files_a_program_loads_in_place_of_the_one_named_are_read() {
     std::fs::remove_file(p.root.join("test/unit/a.js")).unwrap();
     write(&p, "test/unit/b.test.js", "require('node:test');\n");
     passes("node --test test/");
+}
+
+#[test]
+fn a_script_run_from_its_own_folder_is_as_settled_as_by_any_other_name() {
+    let p = Project::new();
+    git(&p.root, &["init", "-q"]);
+    // A stock wrapper: what it runs is computed as it runs, and it is the project's own.
+    let wrapper = "#!/bin/sh\nexec \"$TOOL_HOME/bin/$TOOL_CMD\" \"$@\"\n";
+    write(&p, "legacy/mvnw", wrapper);
+    let mode = std::os::unix::fs::PermissionsExt::from_mode(0o755);
+    std::fs::set_permissions(p.root.join("legacy/mvnw"), mode).unwrap();
+    git(&p.root, &["add", "-A"]);
+    git(&p.root, &["commit", "-qm", "init"]);
+    for line in [
+        "legacy/mvnw -q verify",
+        "cd legacy && ./mvnw -q verify",
+        "cd legacy && sh ./mvnw -q",
+        "(cd legacy; ./mvnw)",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, 0, "{line}: {stdout}");
+    }
+    // Changed and not committed, it is the agent's, judged as strictly as the line.
+    write(&p, "legacy/mvnw", &format!("{wrapper}rm -rf \"$HOME\"\n"));
+    let (code, stdout) = check(&p, "cd legacy && ./mvnw -q verify");
+    assert_eq!(code, REFUSED, "{stdout}");
+    // `nagger check` run in the folder judges the line there, as the hook would.
+    let out = p
+        .command(&["check", "--command", "./mvnw -q verify"])
+        .current_dir(p.root.join("legacy"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(REFUSED), "{out:?}");
 }
 
 #[test]

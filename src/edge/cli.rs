@@ -370,7 +370,7 @@ pub struct CheckArgs {
     #[arg(long)]
     pub role: Option<String>,
     /// The folder the call is made from, where relative paths start (default: the
-    /// project root)
+    /// folder `check` runs in, when it is in the project; else the project root)
     #[arg(long, value_name = "DIR")]
     pub cwd: Option<std::path::PathBuf>,
     /// Permission mode to assume: what an `ask` becomes depends on it

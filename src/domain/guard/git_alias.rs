@@ -634,7 +634,8 @@ pub(super) fn config_runs(
     let sub = args.get(at).map(String::as_str);
     // `GIT_TEMPLATE_DIR`, like `--template`: `git init` and `git clone` copy its hooks in,
     // and `clone` runs `post-checkout` at once.
-    if matches!(sub, Some("clone" | "init"))
+    // `git submodule add`/`update` clone too.
+    if matches!(sub, Some("clone" | "init" | "submodule"))
         && let Some((_, value)) = env.iter().rev().find(|(n, _)| n == "GIT_TEMPLATE_DIR")
     {
         match value {

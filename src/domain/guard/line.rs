@@ -221,6 +221,8 @@ fn number_source(raw: &str) -> bool {
     let args = last.args();
     match last.name() {
         "wc" | "expr" | "seq" | "nproc" => true,
+        // `printf %d "'$c"`: a format of numeric conversions alone prints a number.
+        "printf" => args.first().is_some_and(|f| numeric_format(f)),
         "date" => args
             .iter()
             .all(|a| a.starts_with('+') && !a.contains(['/', '$'])),
@@ -229,6 +231,35 @@ fn number_source(raw: &str) -> bool {
         "id" => shell::has_flag(args, "ug", &[]),
         _ => false,
     }
+}
+
+/// Whether a `printf` format prints only numbers: numeric conversions (`%d`, `%x`,
+/// `%05o`), `%%`, and no letters besides.
+fn numeric_format(format: &str) -> bool {
+    let b = format.as_bytes();
+    let mut k = 0;
+    let mut any = false;
+    while k < b.len() {
+        match b[k] {
+            b'%' => {
+                k += 1;
+                while k < b.len() && b"-+ 0#.123456789".contains(&b[k]) {
+                    k += 1;
+                }
+                match b.get(k) {
+                    Some(b'd' | b'i' | b'o' | b'u' | b'x' | b'X') => any = true,
+                    Some(b'%') => {}
+                    _ => return false,
+                }
+            }
+            // `\n`, `\t`: escapes of white space.
+            b'\\' if matches!(b.get(k + 1), Some(b'n' | b't')) => k += 1,
+            c if c.is_ascii_alphabetic() || c == b'\\' || c == b'$' || c == b'`' => return false,
+            _ => {}
+        }
+        k += 1;
+    }
+    any
 }
 
 impl Line {
@@ -601,13 +632,10 @@ impl Line {
                 out.push(Err(name.to_owned()));
                 continue;
             }
-            // `y=$x`: a copy of another variable, read or computed; `y=$(( … $x … ))` (a
-            // number only when what it reads is one).
-            let copied = match (&set.value, &set.raw) {
-                (Some(value), _) => Some(value.as_str()),
-                (None, Some(raw)) if raw.trim_matches('"').starts_with("((") => Some(raw.as_str()),
-                _ => None,
-            };
+            // `y=$x`: a copy of another variable, read or computed. (`y=$(( … $x … ))` is a
+            // number whatever it reads: what `x` holds is read as an expression there, and
+            // judged as such.)
+            let copied = set.value.as_deref();
             if !set.each
                 && let Some(value) = copied
                 && value.contains('$')

@@ -5520,7 +5520,7 @@ fn leaves_operands(name: &str, args: &[String]) -> bool {
         | "json_pp" | "xmllint" | "claude" | "git" | "nagger" | "set" | "export" | "local"
         | "declare" | "readonly" | "unset" | "exit" | "return" | "sleep" | "wait" | "kill"
         | "env" | "id" | "whoami" | "date" | "uname" | "hostname" | "findmnt" | "mountpoint"
-        | "lsblk" | "blkid" => true,
+        | "lsblk" | "blkid" | "expr" | "seq" | "jot" | "numfmt" | "factor" | "look" => true,
         "yq" | "tomlq" | "xq" => !has_flag(args, "i", &["inplace", "in-place"]),
         // `taplo fmt F` formats in place; `taplo check`, `lint`, `get` read.
         "taplo" => !args.iter().any(|a| matches!(a.as_str(), "fmt" | "format")),
@@ -7636,6 +7636,8 @@ pub(super) fn unchanged_in_git(full: &Path) -> bool {
     let Ok(rel) = full.strip_prefix(&repo.top) else {
         return false;
     };
+    // `legacy/./mvnw` is `legacy/mvnw` in git's index.
+    let rel: std::path::PathBuf = rel.components().collect();
     let Some(rel) = rel.to_str() else {
         return false;
     };

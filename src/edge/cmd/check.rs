@@ -54,10 +54,14 @@ pub fn run(env: &Env, args: &CheckArgs, out: &mut Output) -> CommandResult {
         tool_name: &args.tool,
         tool_input: &input,
     };
-    let cwd = args
-        .cwd
-        .as_ref()
-        .map(|dir| std::env::current_dir().map_or_else(|_| dir.clone(), |here| here.join(dir)));
+    // Without `--cwd`, the folder `check` runs in when it is in the project (a gate such
+    // as `nagger check --command "$cmd" && $cmd` judges the line where it runs), else the
+    // project's root.
+    let here = std::env::current_dir().ok();
+    let cwd = match &args.cwd {
+        Some(dir) => Some(here.map_or_else(|| dir.clone(), |here| here.join(dir))),
+        None => here.filter(|h| h.starts_with(&root) && *h != root),
+    };
     let ctx = match_context(args, &root, cwd.as_deref());
     let set = RuleSet::compile(&config.rules, &config.guard)
         .map_err(|e| CommandError::Config(e.to_string()))?;

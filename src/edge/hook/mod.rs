@@ -583,7 +583,7 @@ fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
 const NOT_DECIDED_TOOL_CALL: &str = concat!(
     r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","#,
     r#""permissionDecisionReason":"[nagger] nagger could not check this tool call: its "#,
-    r#"checks did not finish in time. Confirm only if you know what it does."}}"#,
+    r#"checks did not finish (too slow, or a fault in nagger). Confirm only if you know what it does."}}"#,
     "\n"
 );
 /// What a deadline answers to a tool call the guard let through while the config's
@@ -605,7 +605,7 @@ fn denies(answer: &str) -> bool {
 const NOT_DECIDED_SHELL_LINE: &str = concat!(
     r#"{"hookSpecificOutput":{"hookEventName":"PreSkillShellCommand","permissionDecision":"#,
     r#""ask","permissionDecisionReason":"[nagger] nagger could not check this shell line: "#,
-    r#"its checks did not finish in time. Confirm only if you know what it does."}}"#,
+    r#"its checks did not finish (too slow, or a fault in nagger). Confirm only if you know what it does."}}"#,
     "\n"
 );
 
@@ -1556,7 +1556,7 @@ mod tests {
 
     #[test]
     fn the_answers_before_the_guard_decides_are_the_hook_outputs_they_stand_for() {
-        const NOT_DECIDED: &str = "its checks did not finish in time";
+        const NOT_DECIDED: &str = "its checks did not finish (too slow, or a fault in nagger)";
         let rendered = |event: HookEvent, subject: &str| {
             let reason = format!(
                 "[nagger] nagger could not check this {subject}: {NOT_DECIDED}. Confirm only \

@@ -183,6 +183,8 @@ pub(crate) struct View<'a> {
     /// Folders the command puts on a module path (`PYTHONPATH=tools`, `NODE_PATH=lib`:
     /// both searched by either language, which only reads more).
     python_path: &'a [String],
+    /// The folder Python keeps bytecode under (`PYTHONPYCACHEPREFIX=build/pyc`).
+    pycache_prefix: Option<&'a str>,
 }
 
 impl<'a> View<'a> {
@@ -191,6 +193,7 @@ impl<'a> View<'a> {
             files,
             written,
             python_path: &[],
+            pycache_prefix: None,
         }
     }
 
@@ -205,6 +208,20 @@ impl<'a> View<'a> {
     /// Folders the command puts on Python's module path.
     pub(super) fn python_path(&self) -> &'a [String] {
         self.python_path
+    }
+
+    /// The same view for a command whose Python keeps bytecode under `prefix`.
+    pub(super) fn with_pycache_prefix(self, prefix: Option<&'a str>) -> View<'a> {
+        View {
+            pycache_prefix: prefix,
+            ..self
+        }
+    }
+
+    /// The folder the command's Python keeps bytecode under, when it is not beside the
+    /// sources.
+    pub(super) fn pycache_prefix(&self) -> Option<&'a str> {
+        self.pycache_prefix
     }
 
     /// The names in the folder `path` (as a command in `cwd` names it), at most `max`;

@@ -123,7 +123,7 @@ pub(super) fn follow(
 /// (`--invalidation-mode unchecked-hash`), or stamped with the source's time and size
 /// while the source changed after it was written (rewritten, its time set back to the
 /// stamp). Asked about: nagger reads the source, Python would run the bytecode.
-fn stale_bytecode(source: &str, cwd: &Cwd, files: &View) -> Option<Finding> {
+pub(super) fn stale_bytecode(source: &str, cwd: &Cwd, files: &View) -> Option<Finding> {
     use std::io::Read as _;
     use std::os::unix::fs::MetadataExt as _;
     let stem = source.strip_suffix(".py")?;
@@ -131,7 +131,20 @@ fn stale_bytecode(source: &str, cwd: &Cwd, files: &View) -> Option<Finding> {
         Some((dir, name)) => (format!("{dir}/"), name),
         None => (String::new(), stem),
     };
-    let cache = format!("{dir}__pycache__");
+    // `PYTHONPYCACHEPREFIX=build/pyc`: the bytecode lives under that folder, at the
+    // source's own folder's full path.
+    let cache = match files.pycache_prefix() {
+        Some(prefix) => {
+            let folder = files.full(cwd, if dir.is_empty() { "." } else { &dir })?;
+            let folder: std::path::PathBuf = folder.components().collect();
+            format!(
+                "{}/{}",
+                prefix.trim_end_matches('/'),
+                folder.to_string_lossy().trim_start_matches('/')
+            )
+        }
+        None => format!("{dir}__pycache__"),
+    };
     let compiled: Vec<String> = files
         .list(cwd, &cache, 256)
         .into_iter()
@@ -718,7 +731,28 @@ pub(super) fn python_startup(command: &SimpleCommand, cwd: &Cwd, files: &View, o
             })
             .collect();
         pth.sort();
-        for file in pth.into_iter().take(MAX_PTH) {
+        pth.truncate(MAX_PTH);
+        // The folders the `.pth` files name, one a line (relative to the site).
+        let mut added: Vec<String> = Vec::new();
+        for file in &pth {
+            if let Content::Text { text, .. } = files.read(home, &format!("{site}/{file}")) {
+                for line in text.lines().take(64) {
+                    let line = line.trim();
+                    if line.is_empty() || line.starts_with('#') || line.starts_with("import") {
+                        continue;
+                    }
+                    let folder = if line.starts_with('/') || line.starts_with('~') {
+                        line.to_owned()
+                    } else {
+                        format!("{site}/{line}")
+                    };
+                    if added.len() < 8 && !added.contains(&folder) {
+                        added.push(folder);
+                    }
+                }
+            }
+        }
+        for file in pth {
             let path = format!("{site}/{file}");
             if let Content::Text { text, .. } = files.read(home, &path) {
                 let code: Vec<&str> = text
@@ -726,7 +760,11 @@ pub(super) fn python_startup(command: &SimpleCommand, cwd: &Cwd, files: &View, o
                     .filter(|l| l.starts_with("import ") || l.starts_with("import\t"))
                     .collect();
                 if !code.is_empty() {
-                    let code = code.join("\n");
+                    // The folders every `.pth` of the site adds are searched too.
+                    let mut code = code.join("\n");
+                    for folder in &added {
+                        code = format!("import sys; sys.path.append({folder:?})\n{code}");
+                    }
                     // The modules they import are found in the site folder first.
                     follow(&code, name, Some(&path), home, files, out);
                     let via = format!("`{path}`, whose `import` lines Python runs at every start");

@@ -87,7 +87,26 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
         .filter(|d| !d.is_empty() && !d.contains(['$', '`']))
         .take(8)
         .collect();
-    let files = files.with_python_path(&python_path);
+    let pycache = command
+        .env
+        .iter()
+        .chain(command.prefixed.iter().flatten())
+        .rev()
+        .find_map(|w| w.strip_prefix("PYTHONPYCACHEPREFIX="))
+        .map(str::to_owned)
+        .or_else(|| {
+            parsed
+                .assignments
+                .iter()
+                .rev()
+                .find(|a| a.at <= index && a.name == "PYTHONPYCACHEPREFIX")
+                .map(|a| a.value.clone().unwrap_or_else(|| "$".into()))
+        })
+        .or_else(|| std::env::var("PYTHONPYCACHEPREFIX").ok())
+        .filter(|p| !p.is_empty());
+    let files = files
+        .with_python_path(&python_path)
+        .with_pycache_prefix(pycache.as_deref());
     let files = &files;
     let name = command.name();
     let mut out = Vec::new();
@@ -304,7 +323,14 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
                 continue;
             }
             seen.push(file.clone());
-            let Some(found) = awk_located(command, &file, cwd, files) else {
+            // `export AWKPATH=build; gawk -f s.awk`: set by the line before the command.
+            let line_awkpath = parsed
+                .assignments
+                .iter()
+                .rev()
+                .find(|a| a.at <= index && a.name == "AWKPATH")
+                .map(|a| a.value.as_deref().unwrap_or("$"));
+            let Some(found) = awk_located(command, line_awkpath, &file, cwd, files) else {
                 continue;
             };
             chooses_its_files(command, &found, cwd, files, &mut out);
@@ -573,7 +599,13 @@ fn awk_includes(text: &str) -> Vec<String> {
 /// Where gawk finds the program file `file`: in a folder of `AWKPATH` (set before the
 /// command or in nagger's environment), which gawk searches first for a name without a
 /// `/`, else as named, with `.awk` added.
-fn awk_located(command: &SimpleCommand, file: &str, cwd: &Cwd, files: &View) -> Option<String> {
+fn awk_located(
+    command: &SimpleCommand,
+    line_awkpath: Option<&str>,
+    file: &str,
+    cwd: &Cwd,
+    files: &View,
+) -> Option<String> {
     let exists = |f: &str| files.exists(cwd, f);
     let has_awk = std::path::Path::new(file)
         .extension()
@@ -587,7 +619,9 @@ fn awk_located(command: &SimpleCommand, file: &str, cwd: &Cwd, files: &View) -> 
         let awkpath = command
             .env
             .iter()
+            .chain(command.prefixed.iter().flatten())
             .find_map(|e| e.strip_prefix("AWKPATH=").map(str::to_owned))
+            .or_else(|| line_awkpath.map(str::to_owned))
             .or_else(|| std::env::var("AWKPATH").ok())
             .unwrap_or_default();
         for dir in awkpath.split(':').filter(|d| !d.is_empty()).take(8) {

@@ -996,6 +996,10 @@ fn discovered_tests(args: &[String], pytest: bool, cwd: &Cwd, files: &View, out:
         }
     }
     for file in named.iter().take(MAX_TEST_FILES) {
+        // Imported as modules: their bytecode may run in their place.
+        if let Some(finding) = super::imports::stale_bytecode(file, cwd, files) {
+            out.push(Ran::Finding(finding));
+        }
         if let Some((text, via)) = read_named(files.read(cwd, file), file, out) {
             if doctest_modules {
                 push_examples(&text, &via, cwd, files, out);
