@@ -909,3 +909,66 @@ fn a_shared_memory_file_truncated_under_the_hook_keeps_the_refusal() {
     assert_eq!(r.code, 0, "{r:?}");
     assert_eq!(r.decision(), None, "{r:?}");
 }
+
+/// No thread can be started (a limit of one process for the user, which counts threads)
+/// while a lease on the database holds every open of it: the deadline answers by a timer
+/// signal in the watchdog's place, with the guard's refusal, and the process ends.
+/// Limits on processes do not bind root, so as root the hook runs as `nobody`; not as
+/// root, nothing to test.
+#[test]
+fn without_threads_a_held_database_still_gets_the_refusal_in_time() {
+    if !running_as_root() {
+        eprintln!("not root: the limit cannot be set for another user");
+        return;
+    }
+    let p = Project::new();
+    let rm = p.pre_tool_use("Bash", json!({"command": "rm -rf /"}));
+    p.hook(&rm).assert_deny("before");
+    let temp = p.root.parent().expect("project in a temp dir");
+    chmod(temp, 0o755);
+    chmod(p.transcript.parent().expect("transcripts dir"), 0o755);
+    let chown = Command::new("chown")
+        .args(["-R", "65534:65534"])
+        .arg(&p.root)
+        .status()
+        .expect("chown");
+    assert!(chown.success());
+    // SAFETY: SIGIO, which a lease break sends to its holder (this process), ignored.
+    unsafe { libc::signal(libc::SIGIO, libc::SIG_IGN) };
+    let db = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(p.db_path())
+        .expect("open the database");
+    use std::os::fd::AsRawFd;
+    // SAFETY: a lease on a file this test opened.
+    if unsafe { libc::fcntl(db.as_raw_fd(), libc::F_SETLEASE, libc::F_WRLCK) } != 0 {
+        eprintln!("no lease: {}", std::io::Error::last_os_error());
+        return;
+    }
+    let mut cmd = p.command(&["hook"]);
+    cmd.uid(65534).gid(65534);
+    // SAFETY: only setrlimit between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            let one = libc::rlimit {
+                rlim_cur: 1,
+                rlim_max: 1,
+            };
+            if libc::setrlimit(libc::RLIMIT_NPROC, &raw const one) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let started = Instant::now();
+    let r = run_with(cmd, &rm);
+    let took = started.elapsed();
+    // SAFETY: the lease given up.
+    unsafe { libc::fcntl(db.as_raw_fd(), libc::F_SETLEASE, libc::F_UNLCK) };
+    drop(db);
+    r.assert_deny("no thread, the database held");
+    assert_eq!(r.code, 0, "{r:?}");
+    // The kernel holds the open for its lease-break time (45 s by default).
+    assert!(took < Duration::from_secs(10), "{took:?}: {r:?}");
+}

@@ -173,11 +173,56 @@ pub fn arm(at: Instant, stdout: Option<&str>, stderr: &str) -> Armed {
         .name("nagger-deadline".into())
         .stack_size(WATCHDOG_STACK)
         .spawn(move || watch(Instant::now() + after));
-    if spawned.is_err() {
+    // No thread to be had (a limit on the user's processes, memory): a timer signal in
+    // its place, which ends every wait that can be interrupted (a lock, a FIFO, a sleep).
+    if spawned.is_err() && !on_timer(after) {
         STATE.store(IDLE, Ordering::Release);
         return Armed { armed: false };
     }
     Armed { armed: true }
+}
+
+/// Arms `SIGALRM` to answer for the run `after` from now, as the watchdog would (with
+/// no fallback to start). False when the timer cannot be set.
+fn on_timer(after: Duration) -> bool {
+    // SAFETY: a zeroed `sigaction` and `itimerval` are valid starts; the handler is
+    // async-signal-safe.
+    unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = timer_fired as *const () as usize;
+        action.sa_flags = libc::SA_SIGINFO;
+        libc::sigemptyset(&raw mut action.sa_mask);
+        if libc::sigaction(libc::SIGALRM, &raw const action, std::ptr::null_mut()) != 0 {
+            return false;
+        }
+        let mut timer: libc::itimerval = std::mem::zeroed();
+        timer.it_value.tv_sec = libc::time_t::try_from(after.as_secs()).unwrap_or(1);
+        timer.it_value.tv_usec = libc::suseconds_t::from(after.subsec_micros());
+        libc::setitimer(libc::ITIMER_REAL, &raw const timer, std::ptr::null_mut()) == 0
+    }
+}
+
+extern "C" fn timer_fired(
+    _signal: libc::c_int,
+    _info: *mut libc::siginfo_t,
+    _context: *mut libc::c_void,
+) {
+    if STATE
+        .compare_exchange(ARMED, FIRED, Ordering::AcqRel, Ordering::Acquire)
+        .is_err()
+    {
+        // The run answered: it goes on to its end.
+        return;
+    }
+    for (fd, line) in [(1, &OUT), (2, &ERR)] {
+        let line = line.load(Ordering::Acquire);
+        if !line.is_null() {
+            // SAFETY: every pointer stored is a leaked box, never freed.
+            write_when_ready(fd, unsafe { *line }, WRITE_WAIT);
+        }
+    }
+    // SAFETY: ends the process at once, running nothing else.
+    unsafe { libc::_exit(0) }
 }
 
 /// Replaces the answer an armed deadline prints with `stdout`: the run's own answer,

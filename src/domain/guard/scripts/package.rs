@@ -28,6 +28,28 @@ const INSTALL: &[&str] = &[
 /// npm's commands that run the script of the same name.
 const NPM_LIFECYCLE: &[&str] = &["test", "start", "stop", "restart"];
 
+/// Bun's own commands besides the package managers' ([`BUILTINS`]): `bun build` bundles,
+/// `bun test` tests, `bun x` runs a package; none runs a script of that name.
+const BUN_OWN: &[&str] = &[
+    "build",
+    "test",
+    "x",
+    "repl",
+    "pm",
+    "upgrade",
+    "completions",
+    "outdated",
+    "publish",
+    "patch",
+    "patch-commit",
+    "update",
+    "remove",
+    "rm",
+    "unlink",
+    "why",
+    "feedback",
+];
+
 /// Commands of yarn and pnpm that are their own, not scripts of the package.
 const BUILTINS: &[&str] = &[
     "add",
@@ -270,7 +292,7 @@ pub(super) fn runs(
             None => return None,
         },
         ("bun", Some("install" | "i")) if installs_itself => (INSTALL.to_vec(), Vec::new()),
-        ("bun", Some(name)) if !BUILTINS.contains(&name) && name != "test" => {
+        ("bun", Some(name)) if !BUILTINS.contains(&name) && !BUN_OWN.contains(&name) => {
             (vec![name], after(1))
         }
         _ => return None,

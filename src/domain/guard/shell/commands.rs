@@ -88,7 +88,8 @@ pub fn command_line<'v>(
     }
     // Another tool (an MCP server's) whose name says it runs commands: its command line
     // is what it runs (`mcp__shell__execute_command`, `mcp__tmux__send_keys`).
-    let short = tool_name.strip_prefix("mcp__")?.rsplit("__").next()?;
+    // The tool's own name, or its server's (`mcp__terminal__write`, `mcp__shell__send`).
+    let short = tool_name.strip_prefix("mcp__")?;
     let runs = short
         .split(|c: char| !c.is_ascii_alphanumeric())
         .flat_map(split_camel)
@@ -96,6 +97,112 @@ pub fn command_line<'v>(
     if !runs {
         return None;
     }
+    let line = top_level_line(input);
+    // Lines in other places of its input (`{"params": {"cmd": …}}`, `{"commands": […]}`,
+    // `{"Command": …}`, `{"text": "…\n"}`, one nested under another): any may be what
+    // it runs, so every one is read with the rest.
+    let mut nested = Vec::new();
+    nested_lines(input, 0, &mut nested);
+    let mut all: Vec<Cow<'v, str>> = line.into_iter().collect();
+    for text in nested {
+        if !all.contains(&text) {
+            all.push(text);
+        }
+    }
+    match all.len() {
+        0 => None,
+        1 => all.pop(),
+        _ => Some(Cow::Owned(
+            all.iter()
+                .map(AsRef::as_ref)
+                .collect::<Vec<&str>>()
+                .join("\n"),
+        )),
+    }
+}
+
+/// Keys of a tool's input, at any depth, whose text may be a command line it runs
+/// (compared in lower case without `_` and `-`).
+const LINE_KEYS: &[&str] = &[
+    "command",
+    "commands",
+    "cmd",
+    "cmds",
+    "commandline",
+    "commandlines",
+    "script",
+    "scripts",
+    "shell",
+    "shellcommand",
+    "shellcmd",
+    "keys",
+    "input",
+    "text",
+    "line",
+    "lines",
+    "exec",
+    "run",
+    "bash",
+    "sh",
+    "data",
+];
+
+/// The strings under [`LINE_KEYS`] anywhere in `value`, at most 64, four levels deep: an
+/// array under a plural key (`commands`, `lines`) holds lines, under another a program
+/// and its arguments.
+fn nested_lines<'v>(value: &'v Value, depth: usize, out: &mut Vec<Cow<'v, str>>) {
+    if depth > 4 || out.len() >= 64 {
+        return;
+    }
+    match value {
+        Value::Object(map) => {
+            for (key, v) in map.iter().take(256) {
+                let key: String = key
+                    .chars()
+                    .filter(|c| *c != '_' && *c != '-')
+                    .map(|c| c.to_ascii_lowercase())
+                    .collect();
+                if LINE_KEYS.contains(&key.as_str()) {
+                    match v {
+                        Value::String(text) => out.push(Cow::Borrowed(text)),
+                        Value::Array(items) if key.ends_with('s') => {
+                            out.extend(
+                                items
+                                    .iter()
+                                    .take(64)
+                                    .filter_map(Value::as_str)
+                                    .map(Cow::Borrowed),
+                            );
+                        }
+                        Value::Array(items) => {
+                            let words: Vec<String> = items
+                                .iter()
+                                .take(1024)
+                                .filter_map(Value::as_str)
+                                .map(super::words::shell_quote)
+                                .collect();
+                            if !words.is_empty() {
+                                out.push(Cow::Owned(words.join(" ")));
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                nested_lines(v, depth + 1, out);
+            }
+        }
+        Value::Array(items) => {
+            for v in items.iter().take(64) {
+                nested_lines(v, depth + 1, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The command line at the top of a running tool's input: a line, or a program and its
+/// arguments.
+fn top_level_line(input: &Value) -> Option<Cow<'_, str>> {
     // `{"command": "rm", "args": ["-rf", "x"]}`, `{"command": ["rm", "-rf", "x"]}`,
     // `{"argv": […]}`: a program and its arguments, run as they are.
     let words = |value: &Value| -> Option<Vec<String>> {
