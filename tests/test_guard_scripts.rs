@@ -541,6 +541,34 @@ fn a_script_run_from_its_own_folder_is_as_settled_as_by_any_other_name() {
 }
 
 #[test]
+fn search_tools_that_skip_hidden_names_walk_clear_of_nagger_unless_told_otherwise() {
+    let p = Project::new();
+    write(&p, "src/a.kt", "fun greet() {}\n");
+    std::fs::create_dir_all(p.root.join(".claude")).expect("folder");
+    let edit = "rg -l greet | xargs sed -i 's/greet/welcome/'";
+    let (code, stdout) = check(&p, edit);
+    assert_eq!(code, 0, "{stdout}");
+    // An ignore file that lists a hidden name again makes the walk reach it.
+    for (file, text) in [
+        (".ignore", "!.claude\n"),
+        (".gitignore", "target/\n!.claude/\n"),
+    ] {
+        write(&p, file, text);
+        let (code, stdout) = check(&p, edit);
+        assert_eq!(code, ASKED, "{file}: {stdout}");
+        std::fs::remove_file(p.root.join(file)).unwrap();
+    }
+    for line in [
+        "rg --hidden -l greet | xargs sed -i d",
+        "fd -u kt | xargs sed -i d",
+        "rg -l greet -g '*settings*' | xargs sed -i d",
+    ] {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, ASKED, "{line}: {stdout}");
+    }
+}
+
+#[test]
 fn programs_found_through_a_path_the_line_sets_or_a_printed_file_are_read() {
     let p = Project::new();
     for name in ["ls", "git", "cat", "make", "pytest"] {

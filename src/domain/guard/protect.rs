@@ -3718,9 +3718,108 @@ fn walks_clear(printer: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> bool {
             && resolve(cwd, op).is_some_and(|full| {
                 let absolute = absolute_in(scope, &full);
                 judge(&absolute, scope).is_none()
-                    && !holds_protected(scope, &absolute)
+                    && (!holds_protected(scope, &absolute)
+                        || skips_hidden(printer)
+                            && hidden_below(scope, &absolute)
+                            && !ignore_files_list_again(scope, &absolute))
                     && (printer.name() != "ls" || listed_clear(printer, &full, cwd, scope))
             })
+    })
+}
+
+/// Whether `printer` walks past hidden files and folders and does not follow links:
+/// `rg`, `fd` and `ag` as they are, without `--hidden`, `-u`, `-.`, `--follow`, and
+/// without glob options (a glob that matches a hidden name lists it).
+fn skips_hidden(printer: &SimpleCommand) -> bool {
+    let (shorts, longs): (&str, &[&str]) = match printer.name() {
+        "rg" => (
+            ".uLg",
+            &[
+                "--hidden",
+                "--unrestricted",
+                "--follow",
+                "--glob",
+                "--iglob",
+            ],
+        ),
+        "fd" | "fdfind" => ("HuL", &["--hidden", "--unrestricted", "--follow"]),
+        "ag" => (
+            "uUfG",
+            &[
+                "--hidden",
+                "--unrestricted",
+                "--follow",
+                "--all-text",
+                "--file-search-regex",
+            ],
+        ),
+        _ => return false,
+    };
+    !printer.args().iter().any(|a| {
+        if let Some(long) = a.strip_prefix("--") {
+            longs
+                .iter()
+                .any(|l| l.trim_start_matches("--") == long.split('=').next().unwrap_or(long))
+        } else {
+            a.strip_prefix('-')
+                .is_some_and(|cluster| cluster.chars().any(|c| shorts.contains(c)))
+        }
+    })
+}
+
+/// Whether an ignore file the walk from `dir` reads lists a name again (`!.claude`): a
+/// name listed again is walked even when hidden. The project's and `dir`'s own
+/// (`.gitignore`, `.ignore`, `.rgignore`, `.fdignore`), git's `info/exclude` and the
+/// user's global one.
+fn ignore_files_list_again(scope: &Scope, dir: &str) -> bool {
+    let mut files: Vec<PathBuf> = Vec::new();
+    for base in [scope.root, Path::new(dir)] {
+        for name in [
+            ".gitignore",
+            ".ignore",
+            ".rgignore",
+            ".fdignore",
+            ".git/info/exclude",
+        ] {
+            files.push(base.join(name));
+        }
+    }
+    if let Some(home) = crate::base::paths::home_dir() {
+        files.push(home.join(".config/git/ignore"));
+    }
+    files.iter().any(|f| {
+        crate::base::files::open_regular(f).is_ok_and(|file| {
+            use std::io::Read as _;
+            let mut text = String::new();
+            let _ = file.take(64 * 1024).read_to_string(&mut text);
+            text.lines().any(|l| l.trim_start().starts_with('!'))
+        })
+    })
+}
+
+/// Whether every place of nagger's own files and Claude Code's settings below `dir` is
+/// reached only through a hidden name (`.claude`, `.claude-nagger`, `~/.cargo/bin`): a
+/// walker that skips hidden names never lists them.
+fn hidden_below(scope: &Scope, dir: &str) -> bool {
+    let dir = Path::new(dir);
+    let home = crate::base::paths::home_dir();
+    let mut places: Vec<PathBuf> = vec![
+        scope.root.join(".claude"),
+        scope.root.join(".claude-nagger"),
+        PathBuf::from("/etc/claude-code"),
+    ];
+    if let Some(home) = &home {
+        places.push(home.join(".claude"));
+        places.push(home.join(".claude.json"));
+    }
+    if let Some(binary) = scope.binary {
+        places.push(PathBuf::from(binary));
+    }
+    places.iter().all(|place| match place.strip_prefix(dir) {
+        Ok(rel) => rel
+            .components()
+            .any(|c| c.as_os_str().to_string_lossy().starts_with('.')),
+        Err(_) => true,
     })
 }
 
