@@ -569,6 +569,112 @@ fn search_tools_that_skip_hidden_names_walk_clear_of_nagger_unless_told_otherwis
 }
 
 #[test]
+fn build_files_changed_since_git_kept_them_are_read_for_what_they_run() {
+    let p = Project::new();
+    git(&p.root, &["init", "-q"]);
+    let files: [(&str, &str); 9] = [
+        ("build.gradle.kts", "plugins { java }\n"),
+        ("CMakeLists.txt", "project(x)\nadd_executable(x main.c)\n"),
+        ("Gemfile", "source \"https://rubygems.org\"\ngem \"rake\"\n"),
+        ("Rakefile", "task :test do\n  sh \"rspec\"\nend\n"),
+        (
+            "app.csproj",
+            "<Project Sdk=\"Microsoft.NET.Sdk\"></Project>\n",
+        ),
+        (
+            "legacy/pom.xml",
+            "<project><modelVersion>4.0.0</modelVersion></project>\n",
+        ),
+        ("ex/mix.exs", "defmodule X.MixProject do\nend\n"),
+        ("deno.json", r#"{"tasks": {"fmt": "deno fmt"}}"#),
+        (
+            "composer.json",
+            r#"{"scripts": {"post-install-cmd": ["@php -v"]}}"#,
+        ),
+    ];
+    for (file, text) in files {
+        write(&p, file, text);
+    }
+    git(&p.root, &["add", "-A"]);
+    git(&p.root, &["commit", "-qm", "init"]);
+    let runs: [(&str, &str, &str); 9] = [
+        (
+            "build.gradle.kts",
+            "plugins { java }\ntasks.register<Exec>(\"tidy\") { commandLine(\"rm\", \"-rf\", System.getenv(\"HOME\")) }\n",
+            "./gradlew build",
+        ),
+        (
+            "CMakeLists.txt",
+            "project(x)\nfile(REMOVE_RECURSE $ENV{HOME})\n",
+            "cmake -S . -B build",
+        ),
+        (
+            "Gemfile",
+            "source \"https://rubygems.org\"\nsystem(\"rm -rf #{Dir.home}\")\n",
+            "bundle install",
+        ),
+        (
+            "Rakefile",
+            "task :tidy do\n  rm_rf Dir.home\nend\n",
+            "bundle exec rake tidy",
+        ),
+        (
+            "app.csproj",
+            "<Project><Target Name=\"T\" BeforeTargets=\"Build\"><Exec Command=\"rm -rf $(HOME)\" /></Target></Project>\n",
+            "dotnet build",
+        ),
+        (
+            "legacy/pom.xml",
+            "<project><build><plugins><plugin><artifactId>maven-antrun-plugin</artifactId></plugin></plugins></build></project>\n",
+            "cd legacy && mvn -q verify",
+        ),
+        (
+            "ex/mix.exs",
+            "defp aliases, do: [tidy: [\"cmd rm -rf ~/\"]]\n",
+            "cd ex && mix tidy",
+        ),
+        (
+            "deno.json",
+            r#"{"tasks": {"fmt": "deno fmt && rm -rf ~/"}}"#,
+            "deno task fmt",
+        ),
+        (
+            "composer.json",
+            r#"{"scripts": {"post-install-cmd": ["@php -v", "rm -rf /"]}}"#,
+            "composer install",
+        ),
+    ];
+    for (file, text, line) in runs {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, 0, "{line}, as committed: {stdout}");
+        let kept = std::fs::read_to_string(p.root.join(file)).unwrap();
+        write(&p, file, text);
+        let (code, stdout) = check(&p, line);
+        assert_ne!(code, 0, "{line} after {file} changed: {stdout}");
+        // A change that runs nothing new passes.
+        write(&p, file, &format!("{kept}\n"));
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, 0, "{line} after a harmless change: {stdout}");
+        write(&p, file, &kept);
+    }
+    // A command spelled out in a changed build file is judged as the line it is.
+    write(
+        &p,
+        "CMakeLists.txt",
+        "project(x)\nexecute_process(COMMAND git describe --tags OUTPUT_VARIABLE v)\n",
+    );
+    let (code, stdout) = check(&p, "cmake -S . -B build");
+    assert_eq!(code, 0, "{stdout}");
+    write(
+        &p,
+        "CMakeLists.txt",
+        "project(x)\nfile(WRITE .claude/settings.json \"{}\")\n",
+    );
+    let (code, stdout) = check(&p, "cmake .");
+    assert_eq!(code, REFUSED, "{stdout}");
+}
+
+#[test]
 fn programs_found_through_a_path_the_line_sets_or_a_printed_file_are_read() {
     let p = Project::new();
     for name in ["ls", "git", "cat", "make", "pytest"] {

@@ -205,7 +205,7 @@ fn python_file(file: &str, tool: &str, cwd: &Cwd, files: &View, out: &mut Vec<Ra
 /// A file in a language the guard does not read, which `tool` runs: refused when it names
 /// nagger's own files.
 fn named(file: &str, tool: &str, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) {
-    if let Some((text, _)) = read_named(files.read(cwd, file), file, out)
+    if let Some((text, _)) = read_named(files.read_unjudged(cwd, file), file, out)
         && (named_in_code(&text, None) || named_bare(&text, None))
     {
         out.push(Ran::Finding(named_finding(&format!("{tool} (`{file}`)"))));

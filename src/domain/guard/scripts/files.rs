@@ -307,6 +307,16 @@ impl<'a> View<'a> {
         }
     }
 
+    /// [`View::read`] for a file nagger only scans for what it names or calls, and judges
+    /// on its own terms: reading it does not make the command's other files judged as
+    /// the agent's own.
+    pub(super) fn read_unjudged(&self, cwd: &Cwd, path: &str) -> Content {
+        let fresh = self.files.fresh.get();
+        let content = self.read(cwd, path);
+        self.files.fresh.set(fresh);
+        content
+    }
+
     /// What is at `path` as [`View::read`] finds it, not counted against the files read
     /// for one call: for a program's sources, which their reader bounds itself.
     pub(super) fn read_source(&self, cwd: &Cwd, path: &str) -> Content {

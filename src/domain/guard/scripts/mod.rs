@@ -13,6 +13,7 @@
 //! so that no literal check sees it; what it holds is judged like the command line
 //! ([`carries_over_fresh`]).
 
+mod buildcode;
 mod builds;
 mod compiled;
 mod crates;
@@ -113,6 +114,7 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
     later::runs(command, cwd, files, &mut out);
     git_runs::runs(command, cwd, files, &mut out);
     builds::runs(command, cwd, files, &mut out);
+    buildcode::runs(command, cwd, files, &mut out);
     crates::runs(command, cwd, files, &mut out);
     queries::runs(parsed, index, cwd, files, &mut out);
     sources::runs(parsed, index, cwd, files, &mut out);

@@ -1,12 +1,13 @@
 //! Task runners that run commands written in a project's files: `just RECIPE` (a
-//! `justfile`), `task NAME` (a `Taskfile.yml`), `composer run-script NAME` (the scripts
-//! of `composer.json`), and Python run from a folder or a module of the project (`python3
+//! `justfile`), `task NAME` (a `Taskfile.yml`), `composer run-script NAME` and composer's own
+//! commands (the scripts of `composer.json` and of its events), `deno task NAME` (`deno.json`),
+//! and Python run from a folder or a module of the project (`python3
 //! pkg/`, `python3 -m pkg`). Each runs what the named entry holds, with the entries it
 //! depends on, read from disk through the bounded reader of [`super::files`].
 
 use serde_json::Value;
 
-use super::super::finding::operands;
+use super::super::finding::{Finding, operands};
 use super::super::protect::{Cwd, resolve};
 use super::super::shell::{self, SimpleCommand, basename};
 use super::files::{Ran, View, read_named};
@@ -21,6 +22,9 @@ pub(super) fn runs(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut V
         "just" => just(command, cwd, files, out),
         "task" | "go-task" => taskfile(command, cwd, files, out),
         "composer" => composer(command, cwd, files, out),
+        "deno" if command.args().first().is_some_and(|a| a == "task") => {
+            deno_task(command, cwd, files, out);
+        }
         "pre-commit" | "prek" => pre_commit(command, cwd, files, out),
         name if name.starts_with("python") => return python(command, cwd, files, out),
         "pytest" | "py.test" => discovered_tests(command.args(), true, cwd, files, out),
@@ -28,6 +32,97 @@ pub(super) fn runs(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut V
         _ => return false,
     }
     true
+}
+
+/// `deno task NAME [ARGS]`: the task of that name in `deno.json` (or `deno.jsonc`), a
+/// command line run by deno's shell, with the tasks it depends on.
+fn deno_task(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) {
+    let args = &command.args()[1..];
+    let mut config: Option<&str> = None;
+    let mut k = 0;
+    let mut name: Option<&str> = None;
+    while let Some(a) = args.get(k) {
+        match a.as_str() {
+            "-c" | "--config" | "--cwd" => {
+                if a != "--cwd" {
+                    config = args.get(k + 1).map(String::as_str);
+                }
+                k += 1;
+            }
+            a if a.starts_with("--config=") => config = Some(&a["--config=".len()..]),
+            a if a.starts_with('-') => {}
+            a => {
+                name = Some(a);
+                break;
+            }
+        }
+        k += 1;
+    }
+    let Some(name) = name else {
+        return;
+    };
+    let candidates: Vec<&str> = config.map_or_else(|| vec!["deno.json", "deno.jsonc"], |c| vec![c]);
+    let Some((text, via)) = candidates
+        .iter()
+        .find_map(|f| read_named(files.read(cwd, f), f, out))
+    else {
+        return;
+    };
+    // `deno.jsonc`: comments on lines of their own left out.
+    let text: String = text
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let Ok(json) = serde_json::from_str::<Value>(&text) else {
+        out.push(Ran::Finding(Finding::ask(
+            "guard:code-unknown",
+            format!("runs the task `{name}` of {via}, which nagger cannot read"),
+            "Run the task's command yourself, or ask the user.",
+        )));
+        return;
+    };
+    let rest: Vec<String> = args[k + 1..]
+        .iter()
+        .map(|a| shell::shell_quote(a))
+        .collect();
+    let mut wanted = vec![name.to_owned()];
+    let mut seen: Vec<String> = Vec::new();
+    while let Some(task) = wanted.pop() {
+        if seen.contains(&task) || seen.len() >= MAX_ENTRIES {
+            continue;
+        }
+        seen.push(task.clone());
+        let entry = &json["tasks"][task.as_str()];
+        let line = match entry {
+            Value::String(s) => Some(s.as_str()),
+            Value::Object(o) => {
+                for dep in o
+                    .get("dependencies")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                {
+                    wanted.push(dep.to_owned());
+                }
+                o.get("command").and_then(Value::as_str)
+            }
+            _ => None,
+        };
+        if let Some(line) = line {
+            let line = if task == name && !rest.is_empty() {
+                format!("{line} {}", rest.join(" "))
+            } else {
+                line.to_owned()
+            };
+            out.push(Ran::Script(
+                line,
+                format!("the task `{task}` of {via}, run by `deno task`"),
+                None,
+            ));
+        }
+    }
 }
 
 /// `just [-f FILE] [-d DIR] [RECIPE [ARGS]…]`: the named recipe (else the first) and the
@@ -348,9 +443,25 @@ const COMPOSER_OWN: &[&str] = &[
 /// in `composer.json`, with the scripts it calls (`@other`).
 fn composer(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) {
     let ops = operands(command.args());
+    // Composer's own commands run the scripts of their events.
+    let autoload = ["pre-autoload-dump", "post-autoload-dump"];
+    let update = ["pre-update-cmd", "post-update-cmd"];
+    let events: Vec<&str> = match ops.first().copied() {
+        Some("install" | "i") | None => {
+            [&["pre-install-cmd", "post-install-cmd"][..], &autoload].concat()
+        }
+        Some("update" | "u" | "upgrade" | "require" | "r" | "remove" | "rm") => {
+            [&update[..], &autoload].concat()
+        }
+        Some("dump-autoload" | "dumpautoload") => autoload.to_vec(),
+        Some("create-project") => vec!["post-root-package-install", "post-create-project-cmd"],
+        Some("archive") => vec!["pre-archive-cmd", "post-archive-cmd"],
+        _ => Vec::new(),
+    };
     let name = match ops.as_slice() {
         ["run-script" | "run", name, ..] => *name,
         [name, ..] if !COMPOSER_OWN.contains(name) => *name,
+        _ if !events.is_empty() => "",
         _ => return,
     };
     let dir = command
@@ -370,7 +481,11 @@ fn composer(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec<Ran>
         return;
     };
     let scripts = &json["scripts"];
-    let mut wanted = vec![name.to_owned()];
+    let mut wanted: Vec<String> = if name.is_empty() {
+        events.iter().map(|e| (*e).to_owned()).collect()
+    } else {
+        vec![name.to_owned()]
+    };
     let mut seen: Vec<String> = Vec::new();
     while let Some(name) = wanted.pop() {
         if seen.contains(&name) || seen.len() >= MAX_ENTRIES {
