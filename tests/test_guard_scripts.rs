@@ -675,6 +675,73 @@ fn build_files_changed_since_git_kept_them_are_read_for_what_they_run() {
 }
 
 #[test]
+fn task_runners_configured_in_toml_and_ini_files_run_their_tasks_lines() {
+    let p = Project::new();
+    let stopped = |line: &str| {
+        let (code, stdout) = check(&p, line);
+        assert_ne!(code, 0, "{line}: {stdout}");
+    };
+    let passes = |line: &str| {
+        let (code, stdout) = check(&p, line);
+        assert_eq!(code, 0, "{line}: {stdout}");
+    };
+    write(
+        &p,
+        "tox.ini",
+        "[tox]\nenvlist = py312\n\n[testenv]\ncommands =\n    pytest {posargs}\n\n[testenv:clean]\nskip_install = true\ncommands = rm -rf {homedir}\n\n[testenv:wipe]\ncommands =\n    python -V\n    rm -rf /\n",
+    );
+    passes("tox");
+    passes("tox -e py312 -- -k fast");
+    stopped("tox -e clean");
+    stopped("tox -e wipe");
+    write(
+        &p,
+        "pyproject.toml",
+        "[tool.poe.tasks]\ntest = \"pytest -q\"\nclean = \"rm -rf ~/\"\nall = [\"test\", \"clean\"]\nfmt = { cmd = \"ruff format .\" }\nwipe = { shell = \"rm -rf / && echo done\" }\n",
+    );
+    passes("poe test");
+    passes("poe fmt");
+    stopped("poe clean");
+    stopped("poe all");
+    stopped("poe wipe");
+    write(
+        &p,
+        "Makefile.toml",
+        "[tasks.build]\ncommand = \"cargo\"\nargs = [\"build\"]\n\n[tasks.clean]\ncommand = \"rm\"\nargs = [\"-rf\", \"${HOME}\"]\n\n[tasks.nuke]\nscript = [\"rm -rf /\"]\n\n[tasks.ci]\ndependencies = [\"build\", \"nuke\"]\n",
+    );
+    passes("cargo make build");
+    stopped("cargo make clean");
+    stopped("makers nuke");
+    stopped("cargo make ci");
+    // Elixir given on the line.
+    stopped("cd ex && mix run -e 'File.rm_rf!(System.user_home!())'");
+    stopped("elixir -e 'System.cmd(\"rm\", [\"-rf\", \"/\"])'");
+    passes("mix run -e 'IO.puts(1 + 1)'");
+    // meson: what `run_command` runs as the build is set up, from a changed file.
+    git(&p.root, &["init", "-q"]);
+    write(
+        &p,
+        "meson.build",
+        "project('x', 'c')\nexecutable('x', 'main.c')\n",
+    );
+    git(&p.root, &["add", "meson.build"]);
+    git(&p.root, &["commit", "-qm", "init"]);
+    passes("meson setup build");
+    write(
+        &p,
+        "meson.build",
+        "project('x', 'c')\nrun_command('rm', '-rf', '/', check: false)\n",
+    );
+    stopped("meson setup build");
+    write(
+        &p,
+        "meson.build",
+        "project('x', 'c')\nrun_command('git', 'describe', check: false)\n",
+    );
+    passes("meson setup build");
+}
+
+#[test]
 fn programs_found_through_a_path_the_line_sets_or_a_printed_file_are_read() {
     let p = Project::new();
     for name in ["ls", "git", "cat", "make", "pytest"] {

@@ -490,8 +490,11 @@ pub fn runs_a_file(script: &str) -> Option<String> {
             return Some(program.clone());
         }
         let name = c.name();
+        // `ruby -c "$f"`, `php -l`, `node --check`, `sh -n`: the file is read, not run.
         let runs_operand = matches!(name, "source" | ".")
-            || shell::is_interpreter(name) && shell::inline_program(&c.argv).is_none();
+            || shell::is_interpreter(name)
+                && shell::inline_program(&c.argv).is_none()
+                && !shell::only_checks_syntax(&c.argv);
         if runs_operand {
             return c.args().iter().find(|a| !a.starts_with('-')).cloned();
         }

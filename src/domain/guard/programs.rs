@@ -504,6 +504,7 @@ pub(super) fn programs(
         });
     if !(shell::reads_program_from_stdin(&command.argv) || stdin_file || login_shell)
         || (shell::is_shell(name) && shell::has_flag(command.args(), "n", &["noexec"]))
+        || shell::only_checks_syntax(&command.argv)
     {
         // `sh -n` reads its program without running it.
         return out;

@@ -69,10 +69,17 @@ pub(super) fn whole_trees(command: &SimpleCommand, known: bool) -> Option<Findin
             "clean" | "purge" | "prune" | "wipe" | "reset" | "-modcache" | "-cache"
         )
     });
+    // So does a property a build tool is handed (`mvn clean
+    // -Dproject.build.directory=$HOME`, `gradle clean -PbuildDir=~`).
+    let properties = command
+        .args()
+        .iter()
+        .filter(|a| (a.starts_with("-D") || a.starts_with("-P")) && a.contains('='));
     let assigned = command
         .env
         .iter()
         .chain(command.prefixed.iter().flatten())
+        .chain(properties)
         .filter(|_| cleans)
         .filter_map(|w| w.split_once('=').map(|(_, v)| v));
     let (word, what) = operands(command.args())

@@ -1,7 +1,8 @@
 //! Build files in languages the guard does not read whole, which a build tool runs as
 //! code: Gradle's (`build.gradle.kts`), Maven's `pom.xml`, CMake's `CMakeLists.txt`,
 //! Bundler's `Gemfile` and Rake's `Rakefile`, MSBuild's project files (`*.csproj`,
-//! `Directory.Build.props`) and Mix's `mix.exs`. A file git keeps unchanged is the
+//! `Directory.Build.props`), Mix's `mix.exs` (and Elixir given with `-e`) and Meson's
+//! `meson.build`. A file git keeps unchanged is the
 //! project's own and left to it; a changed one is the agent's, and its calls that run a
 //! command or change a file are judged: a command spelled out in the file is judged as the
 //! command line it is (`commandLine("npm", "ci")`, `execute_process(COMMAND …)`,
@@ -27,6 +28,7 @@ enum Lang {
     Ruby,
     MsBuild,
     Elixir,
+    Meson,
 }
 
 /// What one call of a build file does.
@@ -50,6 +52,16 @@ pub(super) fn runs(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut V
     };
     let dir =
         |d: Option<&str>| d.map_or_else(String::new, |d| format!("{}/", d.trim_end_matches('/')));
+    // `mix run -e CODE`, `elixir -e CODE`: Elixir on the line, read for the same calls.
+    if matches!(base, "mix" | "elixir" | "iex")
+        && let Some(code) = args
+            .iter()
+            .position(|a| a == "-e" || a == "--eval")
+            .and_then(|k| args.get(k + 1))
+    {
+        let via = format!("`{base} -e` code");
+        push_calls(elixir(code), &via, &via, out);
+    }
     let mut found: Vec<(String, Lang)> = Vec::new();
     match base {
         "gradle" | "gradlew" => {
@@ -139,6 +151,19 @@ pub(super) fn runs(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut V
             }
         }
         "mix" => found.push(("mix.exs".into(), Lang::Elixir)),
+        "meson" => {
+            // `meson setup build [source]`: the source folder's `meson.build`.
+            let words: Vec<&str> = args
+                .iter()
+                .map(String::as_str)
+                .filter(|a| !a.starts_with('-'))
+                .collect();
+            let source = match words.as_slice() {
+                ["setup", _, source, ..] => Some(*source),
+                _ => None,
+            };
+            found.push((format!("{}meson.build", dir(source)), Lang::Meson));
+        }
         _ => return,
     }
     found.dedup();
@@ -173,19 +198,31 @@ fn judged(file: &str, lang: Lang, tool: &str, cwd: &Cwd, files: &View, out: &mut
     };
     let via =
         format!("`{file}`, which `{tool}` runs as code and which changed since git last kept it");
+    push_calls(
+        calls(&text, lang),
+        &via,
+        &format!("`{file}`, which changed since git last kept it"),
+        out,
+    );
+}
+
+/// What `calls` of code run through `via` (named `what` in a question) do, pushed onto
+/// `out`: each command line to be judged, and one question for what is computed.
+fn push_calls(calls: Vec<Call>, via: &str, what: &str, out: &mut Vec<Ran>) {
     let mut asked = false;
-    for call in calls(&text, lang).into_iter().take(MAX_CALLS) {
+    for call in calls.into_iter().take(MAX_CALLS) {
         match call {
-            Call::Line(line) => out.push(Ran::Script(line, via.clone(), None)),
-            Call::Computed(what) if !asked => {
+            Call::Line(line) => out.push(Ran::Script(line, via.to_owned(), None)),
+            Call::Computed(call) if !asked => {
                 asked = true;
+                let call = crate::base::text::one_line(&call, 120);
                 out.push(Ran::Finding(Finding::ask(
                     "guard:code-unknown",
                     format!(
-                        "runs `{file}`, which changed since git last kept it, whose `{what}` \
-                         runs a command or changes files it computes as the build runs"
+                        "runs {what}, whose `{call}` runs a command or changes files it \
+                         computes as it runs"
                     ),
-                    "Spell the command or path out, or run the build yourself in your terminal.",
+                    "Spell the command or path out, or run it yourself in your terminal.",
                 )));
             }
             Call::Computed(_) => {}
@@ -202,6 +239,7 @@ fn calls(text: &str, lang: Lang) -> Vec<Call> {
         Lang::Ruby => ruby(text),
         Lang::MsBuild => msbuild(text),
         Lang::Elixir => elixir(text),
+        Lang::Meson => meson(text),
     }
 }
 
@@ -672,6 +710,28 @@ fn elixir(text: &str) -> Vec<Call> {
     ] {
         if text.contains(what) {
             out.push(Call::Computed(what.to_owned()));
+        }
+    }
+    out
+}
+
+/// Meson: `run_command(…)`, run as the build is set up (`meson setup`).
+fn meson(text: &str) -> Vec<Call> {
+    let mut out = Vec::new();
+    for at in places(text, "run_command") {
+        let rest = &text[at + "run_command".len()..];
+        if !rest.starts_with('(') {
+            continue;
+        }
+        let args = inside(rest, 0);
+        // `check: true` and other keywords after the words.
+        let words: Vec<&str> = split_top(args)
+            .into_iter()
+            .filter(|p| !p.contains(':'))
+            .collect();
+        match literals(&words.join(",")) {
+            Some(words) if !words.is_empty() => out.push(Call::Line(quoted(&words))),
+            _ => out.push(Call::Computed(format!("run_command({})", args.trim()))),
         }
     }
     out

@@ -27,6 +27,7 @@ mod package;
 mod queries;
 mod runners;
 mod sources;
+mod tasks;
 #[cfg(test)]
 mod tests;
 mod values;
@@ -115,6 +116,7 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
     git_runs::runs(command, cwd, files, &mut out);
     builds::runs(command, cwd, files, &mut out);
     buildcode::runs(command, cwd, files, &mut out);
+    tasks::runs(command, cwd, files, &mut out);
     crates::runs(command, cwd, files, &mut out);
     queries::runs(parsed, index, cwd, files, &mut out);
     sources::runs(parsed, index, cwd, files, &mut out);
