@@ -661,3 +661,35 @@ fn a_truncated_shared_memory_file_does_not_end_the_dashboard() {
     // SAFETY: asks whether the started process is still there.
     assert_eq!(unsafe { libc::kill(ui.started_pid().cast_signed(), 0) }, 0);
 }
+
+/// The process holding a lock that conflicts with a write lock on byte 128 of `shm`
+/// (the WAL index's "DMS" byte every open connection holds a read lock on), if any.
+fn dms_holder(shm: &std::path::Path) -> Option<i32> {
+    use std::os::fd::AsRawFd;
+    let file = std::fs::File::open(shm).ok()?;
+    // SAFETY: a plain flock struct passed by pointer to fcntl on an open descriptor.
+    let mut lock: libc::flock = unsafe { std::mem::zeroed() };
+    lock.l_type = libc::F_WRLCK.try_into().expect("fits");
+    lock.l_whence = libc::SEEK_SET.try_into().expect("fits");
+    lock.l_start = 128;
+    lock.l_len = 1;
+    // SAFETY: as above.
+    let rc = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_GETLK, &raw mut lock) };
+    (rc == 0 && i32::from(lock.l_type) != libc::F_UNLCK).then_some(lock.l_pid)
+}
+
+/// The dashboard's open connections keep their read lock on the database's index from
+/// one request to the next (a descriptor it closed in between would give up every lock
+/// the process holds on the file), so a hook never takes itself for the index's only user
+/// and truncates it under the dashboard's mapping.
+#[test]
+fn the_dashboard_keeps_its_lock_on_the_database_index_between_requests() {
+    let (p, ui) = start();
+    let shm = p.root.join(".claude-nagger/state.db-shm");
+    let server = i32::try_from(ui.pid()).expect("a pid");
+    for k in 0..5 {
+        assert_eq!(try_get(&ui, "/api/sessions"), Some(200), "request {k}");
+        p.hook(&p.pre_tool_use("Bash", serde_json::json!({"command": "ls"})));
+        assert_eq!(dms_holder(&shm), Some(server), "after request {k}");
+    }
+}

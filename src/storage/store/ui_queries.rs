@@ -162,16 +162,37 @@ pub struct ReadPool {
 const RETRY_AFTER: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Opens each of the database's files (`path`, its log and its index, when there) without
-/// blocking and at once closes it: a lease another process holds on one (which would
-/// hold SQLite's own open for the kernel's lease-break time, 45 s), or anything but a
-/// regular file, is an error now rather than a thread stuck in `open`.
+/// blocking: a lease another process holds on one (which would hold SQLite's own open for
+/// the kernel's lease-break time, 45 s), or anything but a regular file, is an error now
+/// rather than a thread stuck in `open`.
+///
+/// Each file opened is kept open for the life of the process, never closed: closing any
+/// descriptor of a file gives up every lock the process holds on it, the read lock on
+/// the index's "DMS" byte the pool's open connections hold among them. Without it the
+/// next hook takes itself for the index's only user and truncates it, and the mapped
+/// index faults under the dashboard. A file already held (the same device and inode) is
+/// not opened again.
 pub fn opens_at_once(path: &Path) -> StoreResult<()> {
+    use std::os::unix::fs::MetadataExt as _;
+    static HELD: std::sync::Mutex<Vec<((u64, u64), std::fs::File)>> =
+        std::sync::Mutex::new(Vec::new());
     for suffix in ["", "-wal", "-shm"] {
         let mut name = path.as_os_str().to_os_string();
         name.push(suffix);
         let file = std::path::PathBuf::from(name);
+        let id = std::fs::metadata(&file).ok().map(|m| (m.dev(), m.ino()));
+        let mut held = HELD
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if id.is_some_and(|id| held.iter().any(|(h, _)| *h == id)) {
+            continue;
+        }
         match crate::base::files::open_regular(&file) {
-            Ok(_) => {}
+            Ok(opened) => {
+                if let Ok(meta) = opened.metadata() {
+                    held.push(((meta.dev(), meta.ino()), opened));
+                }
+            }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(source) => {
                 return Err(StoreError::Io {
