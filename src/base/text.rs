@@ -124,3 +124,50 @@ mod tests {
         assert_eq!(percent_decoded("%zz%4"), "%zz%4");
     }
 }
+
+/// The bytes `text` encodes in base64 (the standard alphabet or the URL-safe one, with
+/// or without `=` padding); `None` when it is not base64.
+pub fn base64_decode(text: &str) -> Option<Vec<u8>> {
+    let value = |c: u8| -> Option<u32> {
+        Some(u32::from(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            _ => return None,
+        }))
+    };
+    let body = text.trim_end_matches('=').as_bytes();
+    if body.is_empty() || body.len() % 4 == 1 {
+        return None;
+    }
+    let mut out = Vec::with_capacity(body.len() * 3 / 4);
+    for chunk in body.chunks(4) {
+        let mut n = 0u32;
+        for (k, c) in chunk.iter().enumerate() {
+            n |= value(*c)? << (18 - 6 * k);
+        }
+        let bytes = n.to_be_bytes();
+        out.extend_from_slice(&bytes[1..chunk.len()]);
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod base64_tests {
+    #[test]
+    fn decodes_both_alphabets_with_and_without_padding() {
+        assert_eq!(
+            super::base64_decode("bmFnZ2VyIHVuaW5zdGFsbA==").as_deref(),
+            Some(&b"nagger uninstall"[..])
+        );
+        assert_eq!(super::base64_decode("YQ").as_deref(), Some(&b"a"[..]));
+        assert_eq!(
+            super::base64_decode("-_8").as_deref(),
+            Some(&[0xfb, 0xff][..])
+        );
+        assert_eq!(super::base64_decode("not base64!"), None);
+        assert_eq!(super::base64_decode("abcde"), None);
+    }
+}

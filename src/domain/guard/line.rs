@@ -1114,9 +1114,9 @@ impl Line {
             };
             let quote = |v: &str| {
                 if split {
-                    split_at(&quote_word(v), &ifs)
+                    split_at(&quote_keeping_substitutions(v), &ifs)
                 } else {
-                    quote_word(v)
+                    quote_keeping_substitutions(v)
                 }
             };
             let each: Vec<String> = values
@@ -1128,7 +1128,10 @@ impl Line {
                             let to = if w.starts_with(">>") { ">>" } else { ">" };
                             if let Some(target) = w.strip_prefix(to).filter(|t| t.contains('\u{0}'))
                             {
-                                format!("{to}{}", quote_word(&target.replace('\u{0}', v)))
+                                format!(
+                                    "{to}{}",
+                                    quote_keeping_substitutions(&target.replace('\u{0}', v))
+                                )
                             } else if w.contains('\u{0}') {
                                 quote(&w.replace('\u{0}', v))
                             } else {
@@ -1165,13 +1168,13 @@ impl Line {
         let (mut k, mut from, mut count) = (0, 0, 0);
         while k < bytes.len() && count < 16 {
             match bytes[k] {
+                // A substitution stays in the form as it is, run where it stands
+                // ([`quote_keeping_substitutions`]).
                 b'`' => {
-                    lp.unfilled = true;
                     k = word[k + 1..].find('`').map_or(word.len(), |e| k + 2 + e);
                     continue;
                 }
                 b'$' if bytes.get(k + 1) == Some(&b'(') => {
-                    lp.unfilled = true;
                     k = closing(word, k + 1).max(k + 2);
                     continue;
                 }
@@ -1240,10 +1243,66 @@ impl Line {
                 .into_iter()
                 .map(|f| {
                     let f = f + rest;
-                    if looped { f } else { quote_word(&f) }
+                    if looped {
+                        f
+                    } else {
+                        quote_keeping_substitutions(&f)
+                    }
                 })
                 .collect(),
         )
+    }
+
+    /// `word` of command `index` with the references to variables the line sets to one
+    /// literal word filled in, and everything else (command substitutions, other
+    /// references, a loop's variable) left as it is: `$out/$(basename "$f")` after
+    /// `out=build` is `build/$(basename "$f")`. `None` when nothing is filled in.
+    pub(super) fn with_known_values(&self, word: &str, index: usize) -> Option<String> {
+        if word.len() > MAX_WORD || !word.contains('$') {
+            return None;
+        }
+        let vars = self.vars_at(index);
+        let bytes = word.as_bytes();
+        let (mut out, mut from, mut k, mut filled) = (String::new(), 0, 0, false);
+        while k < bytes.len() {
+            match bytes[k] {
+                b'`' => {
+                    k = word[k + 1..].find('`').map_or(word.len(), |e| k + 2 + e);
+                    continue;
+                }
+                b'$' if bytes.get(k + 1) == Some(&b'(') => {
+                    k = closing(word, k + 1).max(k + 2);
+                    continue;
+                }
+                b'$' => {}
+                _ => {
+                    k += 1;
+                    continue;
+                }
+            }
+            let (reference, end) = reference_at(word, k);
+            let end = end.max(k + 1);
+            if let Some(reference) = reference
+                && reference.body == reference.name
+                && let Some(set) = self
+                    .sets
+                    .iter()
+                    .rev()
+                    .find(|s| s.at <= index && s.name == reference.name)
+                && !set.each
+                && let Outcome::Words(words) = shell::evaluate(reference.body, &vars)
+                && let [value] = words.as_slice()
+                && !value.contains(['$', '`'])
+            {
+                out.push_str(&word[from..k]);
+                out.push_str(value);
+                from = end;
+                filled = true;
+            }
+            k = end;
+        }
+        out.push_str(&word[from.min(word.len())..]);
+        filled.then_some(out)
     }
 
     /// Whether [`Self::expanded`] spells out every expansion of command `index`: each
@@ -2625,6 +2684,42 @@ fn split_at(form: &str, ifs: &str) -> String {
         .join(" ")
 }
 
+/// `word` quoted as [`quote_word`] does, but for its command substitutions (`$(…)`,
+/// `` `…` ``), which stay as they are in double quotes: the filled-in form runs what the
+/// word runs (`$out/$(basename "$f")` with `out=build` is `build/"$(basename "$f")"`).
+fn quote_keeping_substitutions(word: &str) -> String {
+    let b = word.as_bytes();
+    let mut out = String::new();
+    let (mut k, mut literal) = (0, 0);
+    let mut any = false;
+    while k < b.len() {
+        let end = match b[k] {
+            b'$' if b.get(k + 1) == Some(&b'(') => closing(word, k + 1).max(k + 2),
+            b'`' => word[k + 1..].find('`').map_or(word.len(), |e| k + 2 + e),
+            _ => {
+                k += 1;
+                continue;
+            }
+        };
+        if literal < k {
+            out.push_str(&quote_word(&word[literal..k]));
+        }
+        out.push('"');
+        out.push_str(&word[k..end.min(word.len())]);
+        out.push('"');
+        any = true;
+        k = end;
+        literal = end;
+    }
+    if !any {
+        return quote_word(word);
+    }
+    if literal < word.len() {
+        out.push_str(&quote_word(&word[literal..]));
+    }
+    out
+}
+
 fn quote_word(word: &str) -> String {
     if !word.is_empty()
         && word
@@ -2984,7 +3079,8 @@ mod tests {
                 "rm -rf /srv:x; rm -rf /srv x",
             ),
             ("a=(/srv x); rm -rf \"${a[@]}\"", "rm -rf /srv x"),
-            ("p=/srv; rm -rf \"$(pwd)/${p#/}\"", "rm -rf '$(pwd)/srv'"),
+            // The substitution stays one, run where it stands.
+            ("p=/srv; rm -rf \"$(pwd)/${p#/}\"", "rm -rf \"$(pwd)\"/srv"),
             (
                 "for a in x y; do for b in 1 2; do rm \"$a/$b\"; done; done",
                 "rm x/1 x/2; rm y/1 y/2",

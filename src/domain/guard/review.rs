@@ -104,6 +104,7 @@ impl<'a> Guard<'a> {
                 .into_iter()
                 .chain(self.check_tool(call))
                 .chain(self.check_code_tool(call))
+                .chain(self.check_mcp_texts(call))
                 .collect(),
         };
         Verdict { objections }
@@ -186,6 +187,88 @@ impl<'a> Guard<'a> {
         let quoted = format!("'{}'", code.replace('\'', "'\\''"));
         let line = format!("{interpreter} {flag} {quoted}");
         self.check_commands(&Commands::new(&line), call.project_root, call.cwd)
+    }
+
+    /// An MCP server's tool, whatever its name says: what the server does with its input
+    /// cannot be seen, so every text in it (base64 decoded where its key says so) is read
+    /// as a command line and as Python and JavaScript code. One that, read so, would be
+    /// refused, or would change nagger's own files or Claude Code's settings, is asked
+    /// about (`mcp__python__python {"code": "os.system('nagger uninstall')"}`,
+    /// `mcp__proc__spawn {"program": "nagger", "args": ["uninstall"]}`).
+    fn check_mcp_texts(&self, call: &ToolCall) -> Vec<Objection> {
+        if !call.tool_name.starts_with("mcp__")
+            || shell::code_of_tool(call.tool_name, call.tool_input).is_some()
+        {
+            return Vec::new();
+        }
+        let mut texts: Vec<String> = Vec::new();
+        mcp_texts(call.tool_input, None, 0, &mut texts);
+        // A program and its arguments given apart: read together too.
+        if let Some(program) = ["program", "cmd", "command", "executable", "bin"]
+            .iter()
+            .find_map(|k| call.tool_input.get(*k)?.as_str())
+        {
+            let args: Vec<String> = ["args", "argv", "arguments"]
+                .iter()
+                .find_map(|k| call.tool_input.get(*k)?.as_array().cloned())
+                .into_iter()
+                .flatten()
+                .filter_map(|a| a.as_str().map(shell::shell_quote))
+                .collect();
+            texts.push(format!("{program} {}", args.join(" ")));
+        }
+        for text in texts.iter().take(MCP_TEXTS) {
+            let readings = [
+                text.clone(),
+                format!("python3 -c {}", shell::shell_quote(text)),
+                format!("node -e {}", shell::shell_quote(text)),
+            ];
+            // Code calls something (`f(`); prose and paths do not.
+            let calls = text
+                .match_indices('(')
+                .any(|(at, _)| text[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_'));
+            for (k, line) in readings.iter().enumerate() {
+                // A bare word or path is no command line.
+                if k == 0 && !text.trim().contains(char::is_whitespace) || k > 0 && !calls {
+                    continue;
+                }
+                let found = self
+                    .check_commands(&Commands::new(line), call.project_root, call.cwd)
+                    .into_iter()
+                    .find(|o| {
+                        // Read as code, a computed or decoded name of nagger's files
+                        // counts too; a name merely spelled in text (a path handed on,
+                        // prose) does not.
+                        o.severity == Severity::Deny
+                            || k > 0
+                                && matches!(
+                                    o.check.as_str(),
+                                    "guard:self-protect-unsure" | "guard:self-protect-hidden"
+                                )
+                    });
+                if let Some(o) = found {
+                    let shown = crate::base::text::one_line(text, 120);
+                    let finding = Finding::ask(
+                        "guard:mcp-text",
+                        format!(
+                            "hands `{}`, an MCP tool that may run what it is given, `{shown}`, \
+                             which, run {}, would be refused or change nagger's own files \
+                             (`{}`)",
+                            call.tool_name,
+                            if k == 0 {
+                                "as a command line"
+                            } else {
+                                "as code"
+                            },
+                            o.check
+                        ),
+                        "Ask the user, or use the Bash tool so the command can be checked.",
+                    );
+                    return vec![tool_match(call.tool_name, &finding)];
+                }
+            }
+        }
+        Vec::new()
     }
 
     /// Secrets read and protected files written by a non-shell tool call.
@@ -876,6 +959,43 @@ impl<'a> Guard<'a> {
             &piped_program
         } else {
             command
+        };
+        // `out=build; cp "$f" "$out/$(basename "$f")"`: the variables the line sets to one
+        // word are what they hold; only what is computed as the line runs is unknown.
+        let known_values;
+        let judged = {
+            let fill = |w: &String| at.line.with_known_values(w, index);
+            let argv: Vec<Option<String>> = judged.argv.iter().map(fill).collect();
+            let writes: Vec<Option<String>> = judged.writes_to.iter().map(fill).collect();
+            if argv.iter().chain(&writes).any(Option::is_some) {
+                let pick = |filled: Vec<Option<String>>, words: &[String]| -> Vec<String> {
+                    filled
+                        .into_iter()
+                        .zip(words)
+                        .map(|(f, w)| f.unwrap_or_else(|| w.clone()))
+                        .collect()
+                };
+                let argv = pick(argv, &judged.argv);
+                let computed: Vec<String> = judged
+                    .computed
+                    .iter()
+                    .map(|w| {
+                        at.line
+                            .with_known_values(w, index)
+                            .unwrap_or_else(|| w.clone())
+                    })
+                    .filter(|w| w.contains(['$', '`']))
+                    .collect();
+                known_values = SimpleCommand {
+                    writes_to: pick(writes, &judged.writes_to),
+                    argv,
+                    computed,
+                    ..judged.clone()
+                };
+                &known_values
+            } else {
+                judged
+            }
         };
         findings.extend(protect::computed_change(
             judged,
@@ -1620,6 +1740,52 @@ fn script_lines(path: &str, text: &str) -> Option<String> {
             .collect::<Vec<_>>()
             .join("\n")
     })
+}
+
+/// Most texts of one MCP call read.
+const MCP_TEXTS: usize = 32;
+
+/// The strings in `value` (four levels deep, each at most 16 KiB), those under a key
+/// that says base64 (`command_b64`) decoded.
+fn mcp_texts(value: &Value, key: Option<&str>, depth: usize, out: &mut Vec<String>) {
+    if depth > 4 || out.len() >= MCP_TEXTS {
+        return;
+    }
+    match value {
+        Value::String(text) if text.len() <= 16 * 1024 => {
+            let encoded = key.is_some_and(|k| {
+                let k = k.to_ascii_lowercase();
+                k.ends_with("b64") || k.contains("base64")
+            });
+            if encoded
+                && let Some(decoded) = crate::base::text::base64_decode(text.trim())
+                && let Ok(decoded) = String::from_utf8(decoded)
+            {
+                out.push(decoded);
+            }
+            out.push(text.clone());
+        }
+        Value::Object(map) => {
+            for (k, v) in map.iter().take(64) {
+                mcp_texts(v, Some(k), depth + 1, out);
+            }
+        }
+        Value::Array(items) => {
+            // `["nagger", "uninstall"]`: a program and its words, read as one line too.
+            let words: Option<Vec<String>> = items
+                .iter()
+                .take(64)
+                .map(|v| v.as_str().map(shell::shell_quote))
+                .collect();
+            if let Some(words) = words.filter(|w| w.len() > 1) {
+                out.push(words.join(" "));
+            }
+            for v in items.iter().take(64) {
+                mcp_texts(v, key, depth + 1, out);
+            }
+        }
+        _ => {}
+    }
 }
 
 fn tool_match(tool_name: &str, finding: &Finding) -> Objection {

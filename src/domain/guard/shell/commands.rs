@@ -323,6 +323,8 @@ const RUNNING_WORDS: &[&str] = &[
 /// Fields of a tool's input that hold the command line it runs.
 const SHELL_FIELDS: &[&str] = &[
     "command",
+    "program",
+    "executable",
     "cmd",
     "commandLine",
     "command_line",

@@ -425,7 +425,10 @@ fn shell_tools_are_configurable() {
         evaluate_with(&defaults, "mcp__shell__run", command.clone())[0].name,
         "guard:rm-rf"
     );
-    assert!(evaluate_with(&defaults, "mcp__box__call", command.clone()).is_empty());
+    // Another MCP tool may run what it is handed all the same: asked about, not refused.
+    let found = evaluate_with(&defaults, "mcp__box__call", command.clone());
+    assert_eq!(found[0].name, "guard:mcp-text");
+    assert_eq!(found[0].severity, Severity::Ask);
     let more = GuardConfig {
         shell_tools: vec!["Bash".into(), "mcp__box__call".into()],
         ..GuardConfig::default()
@@ -674,7 +677,14 @@ fn a_running_tool_given_a_program_and_its_arguments_is_read_as_that_command() {
     }
     let harmless = json!({ "command": "ls", "args": ["-la", "src"] });
     assert!(evaluate_with(&defaults, "mcp__exec__run_command", harmless).is_empty());
-    // A tool that runs nothing keeps its arguments to itself.
+    // A tool whose name says nothing of running: words that would be refused as a
+    // command line are asked about; harmless ones pass.
     let data = json!({ "args": ["rm", "-rf", "/"] });
+    let found = evaluate_with(&defaults, "mcp__github__get_issue", data);
+    assert_eq!(
+        found.first().map(|m| m.name.as_str()),
+        Some("guard:mcp-text")
+    );
+    let data = json!({ "owner": "acme", "repo": "api", "issue_number": 12 });
     assert!(evaluate_with(&defaults, "mcp__github__get_issue", data).is_empty());
 }
