@@ -457,6 +457,31 @@ fn files_a_program_loads_in_place_of_the_one_named_are_read() {
     stopped("python3 -m unittest discover -s tests -q");
     stopped("python3 -m pytest -q tests");
     std::fs::remove_dir_all(p.root.join("tests/__pycache__")).unwrap();
+    // Modules Python imports by its options and variables, bytecode trusted without its
+    // source, archives on the module path, and an in-tree build backend.
+    write(
+        &p,
+        "tools/w.py",
+        &format!("{HIDDEN_PY}class W(Warning):\n    pass\n"),
+    );
+    stopped("PYTHONPATH=tools PYTHONWARNINGS=ignore::w.W python3 -c 'print(1)'");
+    stopped("PYTHONPATH=tools python3 -W ignore::w.W -c 'print(1)'");
+    write(&p, "tools/hook.py", HIDDEN_PY);
+    stopped("PYTHONBREAKPOINT=tools.hook.run python3 -c 'breakpoint()'");
+    stopped("python3 --check-hash-based-pycs never -c 'import fmt'");
+    stopped("PYTHONPATH=lib.zip python3 -c 'import fmt'");
+    stopped("python3 -c \"import sys; sys.path.insert(0, 'build/app.pyz'); import fmt\"");
+    passes("PYTHONPATH=src python3 -c 'import fmt'");
+    write(&p, "tools/bk.py", HIDDEN_PY);
+    write(
+        &p,
+        "pyproject.toml",
+        "[build-system]\nrequires = []\nbuild-backend = \"bk\"\nbackend-path = [\"tools\"]\n",
+    );
+    stopped("pip wheel -q --no-deps -w dist .");
+    stopped("python3 -m build");
+    stopped("pip install -e .");
+    std::fs::remove_file(p.root.join("pyproject.toml")).unwrap();
     // Debuggers' start-up files.
     write(&p, "src/util.py", "x = 1\n");
     write(&p, ".pdbrc", &format!("!{}", HIDDEN_PY.replace('\n', "; ")));
@@ -502,6 +527,19 @@ fn files_a_program_loads_in_place_of_the_one_named_are_read() {
     write(&p, "test/unit/a.js", HIDDEN_JS);
     stopped("node --test test/");
     stopped("node --test .");
+    // The `imports` map, the package by its own name under a condition, and options
+    // whose value is the next word.
+    write(
+        &p,
+        "package.json",
+        r##"{"name": "d", "imports": {"#fmt": "./lib/fmt/impl.js"}, "exports": {".": {"audit": "./lib/fmt/impl.js", "default": "./lib/fmt/index.js"}}}"##,
+    );
+    write(&p, "main.js", "require('#fmt');\n");
+    stopped("node main.js");
+    write(&p, "main.js", "require('d');\n");
+    stopped("node -C audit main.js");
+    stopped("node --conditions audit main.js");
+    std::fs::remove_file(p.root.join("package.json")).unwrap();
     std::fs::remove_file(p.root.join("test/unit/a.js")).unwrap();
     write(&p, "test/unit/b.test.js", "require('node:test');\n");
     passes("node --test test/");

@@ -28,6 +28,25 @@ pub(super) fn runs(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut V
         ("uv", _) if args.first().is_some_and(|a| a == "pip") => pip(&args[1..], cwd, files, out),
         ("pytest" | "py.test", _) => pytest(args, cwd, files, out),
         (_, Some(("pytest", rest))) => pytest(rest, cwd, files, out),
+        // `python3 -m build [DIR]`, `uv build`, `pyproject-build`: the project's backend.
+        (_, Some(("build", rest))) => {
+            let dir = operands(rest).first().copied().unwrap_or(".");
+            build_backend(
+                dir.trim_end_matches('/'),
+                "python -m build",
+                cwd,
+                files,
+                out,
+            );
+        }
+        ("pyproject-build", _) => {
+            let dir = operands(args).first().copied().unwrap_or(".");
+            build_backend(dir.trim_end_matches('/'), name, cwd, files, out);
+        }
+        ("uv", _) if args.first().is_some_and(|a| a == "build") => {
+            let dir = operands(&args[1..]).first().copied().unwrap_or(".");
+            build_backend(dir.trim_end_matches('/'), "uv build", cwd, files, out);
+        }
         ("nox", _) => python_file("noxfile.py", "nox", cwd, files, out),
         (_, Some(("nox", _))) => python_file("noxfile.py", "nox", cwd, files, out),
         ("invoke" | "inv", _) => python_file("tasks.py", "invoke", cwd, files, out),
@@ -90,6 +109,55 @@ fn pip(args: &[String], cwd: &Cwd, files: &View, out: &mut Vec<Ran>) {
             .trim_end_matches('/');
         let dir = if dir.is_empty() { "." } else { dir };
         python_file(&format!("{dir}/setup.py"), "pip", cwd, files, out);
+        build_backend(dir, "pip", cwd, files, out);
+    }
+}
+
+/// An in-tree build backend (`[build-system] build-backend = "bk"`, `backend-path =
+/// ["tools"]` in `pyproject.toml`): the module a build of the project at `dir` imports
+/// and runs, with the modules it loads.
+fn build_backend(dir: &str, tool: &str, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) {
+    let manifest = format!("{dir}/pyproject.toml");
+    let Some((text, _)) = read_named(files.read(cwd, &manifest), &manifest, out) else {
+        return;
+    };
+    let Ok(table) = toml::from_str::<toml::Value>(&text) else {
+        return;
+    };
+    let system = table.get("build-system");
+    let Some(backend) = system
+        .and_then(|s| s.get("build-backend"))
+        .and_then(toml::Value::as_str)
+    else {
+        return;
+    };
+    let module = backend
+        .split(':')
+        .next()
+        .unwrap_or(backend)
+        .replace('.', "/");
+    let paths = system
+        .and_then(|s| s.get("backend-path"))
+        .and_then(toml::Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(toml::Value::as_str)
+        .take(8);
+    for path in paths {
+        let base = format!("{dir}/{}", path.trim_end_matches('/'));
+        for file in [
+            format!("{base}/{module}.py"),
+            format!("{base}/{module}/__init__.py"),
+        ] {
+            if let Some((code, via)) = read_named(files.read(cwd, &file), &file, out) {
+                super::imports::follow(&code, "python3", Some(&file), cwd, files, out);
+                out.push(Ran::Code(
+                    code,
+                    "python3".into(),
+                    format!("{via}, the build backend `{tool}` runs"),
+                ));
+            }
+        }
     }
 }
 

@@ -73,6 +73,24 @@ pub(super) fn follow(
             continue;
         }
         let mut found = candidates(lang, &code, &dir, cwd, files);
+        if lang == Lang::Python
+            && let Some(zip) = python_paths(&code, &dir).into_iter().find(|p| {
+                let p = p.trim_end_matches('/').to_ascii_lowercase();
+                [".zip", ".egg", ".whl", ".pyz"]
+                    .iter()
+                    .any(|e| p.ends_with(e))
+            })
+        {
+            out.push(Ran::Finding(Finding::ask(
+                "guard:code-unknown",
+                format!(
+                    "runs Python code that puts `{}` on its module path, an archive nagger \
+                     does not read",
+                    zip.trim_end_matches('/')
+                ),
+                "Unpack it and load the modules from a folder, or ask the user.",
+            )));
+        }
         if lang == Lang::Python {
             let dynamic = python_dynamic(&code, &dir, cwd, files);
             found.extend(dynamic.files);
@@ -260,7 +278,14 @@ fn candidates(lang: Lang, code: &str, dir: &str, cwd: &Cwd, files: &View) -> Vec
                         format!("{dir}{spec}")
                     };
                     out.extend(node_file_or_folder(&base, cwd, files));
+                } else if spec.starts_with('#') {
+                    // `require('#fmt')`: the `imports` map of the nearest `package.json`.
+                    out.extend(package_imports(&spec, dir, cwd, files));
                 } else if !spec.starts_with("node:") && !spec.contains(['$', '`']) {
+                    // The package itself by its own name (`require('d')` in package `d`).
+                    if let Some(own) = own_package(&spec, dir, cwd, files) {
+                        out.extend(node_file_or_folder(&own, cwd, files));
+                    }
                     // A package (`fmt`, `fmt/sub`, `@scope/fmt`): in the nearest
                     // `node_modules` from the program's folder up, then the folders of
                     // `NODE_PATH`.
@@ -282,6 +307,74 @@ fn candidates(lang: Lang, code: &str, dir: &str, cwd: &Cwd, files: &View) -> Vec
         }
     }
     out
+}
+
+/// The nearest `package.json` from `dir` up: its folder (as a prefix of names) and what
+/// it holds.
+fn nearest_package(dir: &str, cwd: &Cwd, files: &View) -> Option<(String, serde_json::Value)> {
+    ["", "../", "../../", "../../../", "../../../../"]
+        .iter()
+        .find_map(|up| {
+            let folder = format!("{dir}{up}");
+            match files.read(cwd, &format!("{folder}package.json")) {
+                Content::Text { text, .. } => serde_json::from_str(&text).ok().map(|v| (folder, v)),
+                _ => None,
+            }
+        })
+}
+
+/// The files a `#name` specifier may load through the `imports` of the nearest
+/// `package.json` (every condition's, `#lib/*` patterns filled in).
+fn package_imports(spec: &str, dir: &str, cwd: &Cwd, files: &View) -> Vec<String> {
+    let Some((folder, manifest)) = nearest_package(dir, cwd, files) else {
+        return Vec::new();
+    };
+    let Some(imports) = manifest
+        .get("imports")
+        .and_then(serde_json::Value::as_object)
+    else {
+        return Vec::new();
+    };
+    let mut targets: Vec<String> = Vec::new();
+    for (key, value) in imports.iter().take(64) {
+        let filled = match key.split_once('*') {
+            Some((head, tail)) => spec
+                .strip_prefix(head)
+                .and_then(|r| r.strip_suffix(tail))
+                .map(str::to_owned),
+            None => (key == spec).then(String::new),
+        };
+        let Some(star) = filled else { continue };
+        let mut stack = vec![value];
+        while let Some(v) = stack.pop() {
+            match v {
+                serde_json::Value::String(t) => targets.push(t.replace('*', &star)),
+                serde_json::Value::Object(o) => stack.extend(o.values().take(16)),
+                serde_json::Value::Array(a) => stack.extend(a.iter().take(16)),
+                _ => {}
+            }
+        }
+    }
+    targets
+        .iter()
+        .filter(|t| t.starts_with("./") && !t.contains(".."))
+        .take(8)
+        .flat_map(|t| node_file_or_folder(&format!("{folder}{}", &t[2..]), cwd, files))
+        .collect()
+}
+
+/// The folder of the nearest `package.json` when `spec` names that package itself
+/// (`d` or `d/sub` in the package named `d`).
+fn own_package(spec: &str, dir: &str, cwd: &Cwd, files: &View) -> Option<String> {
+    let (folder, manifest) = nearest_package(dir, cwd, files)?;
+    let name = manifest.get("name")?.as_str()?;
+    let rest = spec.strip_prefix(name)?;
+    if !(rest.is_empty() || rest.starts_with('/')) || manifest.get("exports").is_none() {
+        return None;
+    }
+    let folder = folder.trim_end_matches('/');
+    let folder = if folder.is_empty() { "." } else { folder };
+    Some(format!("{folder}{rest}"))
 }
 
 /// The files Node may load for `base`: the file itself or with an extension, else the
@@ -922,6 +1015,95 @@ pub(super) fn inline(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut
             files,
             out,
         );
+    }
+    if lang == Lang::Python {
+        python_environment(command, cwd, files, out);
+    }
+}
+
+/// What Python is told to load or trust by its options and variables besides the
+/// program: the module of a warning category (`-W ignore::w.W`, `PYTHONWARNINGS`) and
+/// of a breakpoint hook (`PYTHONBREAKPOINT=tools.hook.run`), both imported as the
+/// program runs; bytecode run without a look at its source (`--check-hash-based-pycs
+/// never`); modules loaded from a zip (`PYTHONPATH=lib.zip`), which nagger does not read.
+fn python_environment(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) {
+    let args = command.args();
+    let env: Vec<(&str, &str)> = command
+        .env
+        .iter()
+        .chain(command.prefixed.iter().flatten())
+        .filter_map(|w| w.split_once('='))
+        .collect();
+    let var = |name: &str| env.iter().rev().find(|(n, _)| *n == name).map(|(_, v)| *v);
+    let mut modules: Vec<String> = Vec::new();
+    let mut warnings: Vec<&str> = var("PYTHONWARNINGS").into_iter().collect();
+    for (k, a) in args.iter().enumerate() {
+        if a == "-W" {
+            warnings.extend(args.get(k + 1).map(String::as_str));
+        } else if let Some(w) = a.strip_prefix("-W").filter(|w| !w.is_empty()) {
+            warnings.push(w);
+        }
+        if a == "-c" || a == "-m" || !a.starts_with('-') {
+            break;
+        }
+    }
+    for spec in warnings.iter().flat_map(|w| w.split(',')).take(8) {
+        // `action:message:category:module:lineno`: the category's module is imported.
+        if let Some(category) = spec.split(':').nth(2)
+            && let Some((module, _)) = category.rsplit_once('.')
+        {
+            modules.push(module.to_owned());
+        }
+    }
+    if let Some(hook) = var("PYTHONBREAKPOINT")
+        && let Some((module, _)) = hook.rsplit_once('.')
+    {
+        modules.push(module.to_owned());
+    }
+    for module in modules.iter().take(8) {
+        if module
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+        {
+            follow(
+                &format!("import {module}"),
+                command.name(),
+                None,
+                cwd,
+                files,
+                out,
+            );
+        }
+    }
+    let never = args.iter().enumerate().any(|(k, a)| {
+        a == "--check-hash-based-pycs=never"
+            || a == "--check-hash-based-pycs" && args.get(k + 1).is_some_and(|v| v == "never")
+    });
+    if never {
+        out.push(Ran::Finding(Finding::ask(
+            "guard:code-unknown",
+            "runs Python's bytecode without a look at its sources (`--check-hash-based-pycs \
+             never`): code nagger cannot read, which need not be the sources'"
+                .into(),
+            "Run Python without the option, or ask the user.",
+        )));
+    }
+    let zipped = var("PYTHONPATH")
+        .into_iter()
+        .flat_map(|p| p.split(':'))
+        .find(|p| {
+            let p = p.to_ascii_lowercase();
+            [".zip", ".egg", ".whl", ".pyz"]
+                .iter()
+                .any(|e| p.ends_with(e))
+                || !p.is_empty() && files.is_file(cwd, &p)
+        });
+    if let Some(zip) = zipped {
+        out.push(Ran::Finding(Finding::ask(
+            "guard:code-unknown",
+            format!("loads modules from `{zip}`, an archive nagger does not read"),
+            "Unpack it and run the modules from a folder, or ask the user.",
+        )));
     }
 }
 

@@ -104,6 +104,18 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
                 .find(|a| a.at <= index && a.name == "PYTHONPYCACHEPREFIX")
                 .map(|a| a.value.clone().unwrap_or_else(|| "$".into()))
         })
+        .or_else(|| {
+            // `python3 -X pycache_prefix=build/pyc`.
+            command.args().iter().enumerate().find_map(|(k, a)| {
+                let x = if a == "-X" {
+                    command.args().get(k + 1).map(String::as_str)
+                } else {
+                    a.strip_prefix("-X")
+                };
+                x.and_then(|x| x.strip_prefix("pycache_prefix="))
+                    .map(str::to_owned)
+            })
+        })
         .or_else(|| std::env::var("PYTHONPYCACHEPREFIX").ok())
         .filter(|p| !p.is_empty());
     let files = files

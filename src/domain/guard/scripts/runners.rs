@@ -825,6 +825,8 @@ pub(super) fn node_loads(command: &SimpleCommand, cwd: &Cwd, files: &View, out: 
             continue;
         };
         if let Some((text, via)) = read_named(files.read(cwd, &file), &file, out) {
+            // With the modules it loads (`require('#fmt')`, `require('./lib')`).
+            super::imports::follow(&text, "node", Some(&file), cwd, files, out);
             out.push(Ran::Code(text, "node".into(), via));
         }
     }

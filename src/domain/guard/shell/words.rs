@@ -202,7 +202,7 @@ pub(super) fn interpreter(name: &str) -> Option<Interpreter> {
         "ts-node" | "tsx" => ("ep", "r", "", true),
         "perl" => ("eE", "MmI", "0liFCxdDV", true),
         "ruby" | "jruby" => ("e", "IrCE", "F0lKTWx", true),
-        "node" | "nodejs" | "bun" => ("ep", "r", "", true),
+        "node" | "nodejs" | "bun" => ("ep", "rC", "", true),
         "deno" => ("", "", "", false),
         "php" => ("rRBE", "cdz", "", false),
         "lua" | "luajit" => ("e", "l", "", true),
@@ -781,11 +781,30 @@ fn program_at(argv: &[String], it: &Interpreter) -> ProgramAt {
             if matches!(name, "eval" | "print" | "command" | "file") {
                 return ProgramAt::Inline;
             }
-            j += if it.shell && matches!(long, "rcfile" | "init-file") {
-                2
+            // Long options whose value is the next word (`node --require ./x.js app.js`).
+            let valued = if it.shell {
+                matches!(long, "rcfile" | "init-file")
             } else {
-                1
+                it.code_flags == "ep"
+                    && matches!(
+                        long,
+                        "require"
+                            | "import"
+                            | "loader"
+                            | "experimental-loader"
+                            | "conditions"
+                            | "env-file"
+                            | "env-file-if-exists"
+                            | "watch-path"
+                            | "input-type"
+                            | "title"
+                            | "redirect-warnings"
+                            | "test-name-pattern"
+                            | "test-reporter"
+                            | "test-reporter-destination"
+                    )
             };
+            j += if valued { 2 } else { 1 };
             continue;
         }
         let cluster = arg
