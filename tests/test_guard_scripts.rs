@@ -367,12 +367,18 @@ fn files_a_program_loads_in_place_of_the_one_named_are_read() {
         let (code, stdout) = check(&p, line);
         assert_eq!(code, 0, "{line}: {stdout}");
     };
+    // What pip installed in a site is the packages' own; what changed in this session is
+    // the agent's, judged through the hook, which knows when the session began.
+    let in_session = |line: &str| {
+        p.hook(&p.pre_tool_use("Bash", json!({ "command": line })))
+            .decision()
+    };
     // `.pth` files of the user's site and of a virtual environment: their `import` lines
     // load modules from the site folder.
     let site = ".local/lib/python3.11/site-packages";
     write(&p, &format!("{site}/fmt_boot.py"), HIDDEN_PY);
     write(&p, &format!("{site}/fmt.pth"), "import fmt_boot\n");
-    stopped("python3 -c 'print(1)'");
+    assert!(in_session("python3 -c 'print(1)'").is_some());
     std::fs::remove_file(p.root.join(site).join("fmt.pth")).unwrap();
     passes("python3 -c 'print(1)'");
     // One `.pth` names a folder, another imports a module from it.
@@ -383,18 +389,69 @@ fn files_a_program_loads_in_place_of_the_one_named_are_read() {
         &format!("{}\n", p.root.join("tools").display()),
     );
     write(&p, &format!("{site}/z_boot.pth"), "import boot\n");
-    stopped("python3 -c 'print(1)'");
+    assert!(in_session("python3 -c 'print(1)'").is_some());
     std::fs::remove_file(p.root.join(site).join("z_boot.pth")).unwrap();
     let venv = ".venv/lib/python3.11/site-packages";
     write(&p, ".venv/pyvenv.cfg", "home = /usr/bin\n");
     write(&p, &format!("{venv}/boot.py"), HIDDEN_PY);
     write(&p, &format!("{venv}/boot.pth"), "import boot\n");
-    stopped(".venv/bin/python -c 'print(1)'");
-    stopped("python3 -m pytest -q");
+    assert!(in_session(".venv/bin/python -c 'print(1)'").is_some());
+    assert!(in_session("python3 -m pytest -q").is_some());
+    // A stock virtual environment's files, as pip left them: the packages' own.
+    std::fs::remove_file(p.root.join(venv).join("boot.pth")).unwrap();
+    write(
+        &p,
+        &format!("{venv}/distutils-precedence.pth"),
+        "import os; var = 'SETUPTOOLS_USE_DISTUTILS'; enabled = os.environ.get(var, 'local') == 'local'; enabled and __import__('_distutils_hack').add_shim(); \n",
+    );
+    write(
+        &p,
+        &format!("{venv}/_distutils_hack/__init__.py"),
+        "import sys, os\ndef add_shim():\n    mod = __import__(sys.argv[0])\n    getattr(mod, os.environ.get('X', 'y'))()\n",
+    );
+    passes(".venv/bin/python -c 'print(1)'");
+    passes("python3 -m pytest -q");
     std::fs::remove_dir_all(p.root.join(".venv")).unwrap();
-    // Bytecode Python runs in place of a module's source that need not be the source's.
+    // Bytecode Python runs in place of a module's source that need not be the source's:
+    // real bytecode of other code, compiled by the machine's Python.
     write(&p, "fmt.py", "def fmt(s):\n    return s.strip()\n");
+    write(&p, "payload.py", HIDDEN_PY);
     let pyc = p.root.join("__pycache__/fmt.cpython-311.pyc");
+    let compile = |source: &str, mode: &str| {
+        let code = format!(
+            "import py_compile as p; p.compile('{source}', cfile='__pycache__/fmt.cpython-311.pyc', \
+             invalidation_mode=p.PycInvalidationMode.{mode}, doraise=True)"
+        );
+        let out = std::process::Command::new("python3")
+            .args(["-c", &code])
+            .current_dir(&p.root)
+            .output()
+            .expect("python3 runs");
+        assert!(out.status.success(), "{out:?}");
+        std::fs::read(&pyc).unwrap()
+    };
+    // Stamped with fmt.py's own time and size, as Python checks it.
+    let stamped = |mut bytes: Vec<u8>| {
+        use std::os::unix::fs::MetadataExt;
+        let meta = std::fs::metadata(p.root.join("fmt.py")).unwrap();
+        bytes[8..12].copy_from_slice(&u32::try_from(meta.mtime()).unwrap().to_le_bytes());
+        bytes[12..16].copy_from_slice(&u32::try_from(meta.size()).unwrap().to_le_bytes());
+        std::fs::write(&pyc, bytes).unwrap();
+    };
+    compile("payload.py", "UNCHECKED_HASH");
+    stopped("python3 -c 'import fmt'");
+    stopped("python3 -m fmt");
+    stamped(compile("payload.py", "TIMESTAMP"));
+    stopped("python3 -c 'import fmt'");
+    // Checked against the source's hash: Python compiles the source again when it differs.
+    compile("payload.py", "CHECKED_HASH");
+    passes("python3 -c 'import fmt'");
+    // The source's own bytecode, however it was stamped.
+    compile("fmt.py", "UNCHECKED_HASH");
+    passes("python3 -c 'import fmt'");
+    stamped(compile("fmt.py", "TIMESTAMP"));
+    passes("python3 -c 'import fmt'");
+    std::fs::remove_dir_all(p.root.join("__pycache__")).unwrap();
     let header = |flags: u32, mtime: u32, size: u32| {
         let mut h = vec![0xa7, 0x0d, 0x0d, 0x0a];
         for w in [flags, mtime, size] {
@@ -403,36 +460,6 @@ fn files_a_program_loads_in_place_of_the_one_named_are_read() {
         h.extend(b"\xe3payload");
         h
     };
-    std::fs::create_dir_all(pyc.parent().unwrap()).unwrap();
-    std::fs::write(&pyc, header(0b01, 0, 0)).unwrap();
-    stopped("python3 -c 'import fmt'");
-    stopped("python3 -m fmt");
-    // Checked against the source's hash: Python compiles the source again when it differs.
-    std::fs::write(&pyc, header(0b11, 0, 0)).unwrap();
-    passes("python3 -c 'import fmt'");
-    // Stamped with the source's time and size: the source's own when it was written after
-    // the source last changed, stale when the source changed after it.
-    let meta = std::fs::metadata(p.root.join("fmt.py")).unwrap();
-    let stamp = |m: &std::fs::Metadata| {
-        use std::os::unix::fs::MetadataExt;
-        header(
-            0,
-            u32::try_from(m.mtime()).unwrap(),
-            u32::try_from(m.size()).unwrap(),
-        )
-    };
-    std::thread::sleep(std::time::Duration::from_millis(20));
-    std::fs::write(&pyc, stamp(&meta)).unwrap();
-    passes("python3 -c 'import fmt'");
-    let old = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
-    std::fs::File::options()
-        .write(true)
-        .open(&pyc)
-        .unwrap()
-        .set_modified(old)
-        .unwrap();
-    stopped("python3 -c 'import fmt'");
-    std::fs::remove_dir_all(p.root.join("__pycache__")).unwrap();
     // Kept under `PYTHONPYCACHEPREFIX`, at the source folder's full path; and the test
     // modules a runner imports.
     let under = p.root.join("build/pyc").join(
@@ -663,7 +690,7 @@ fn build_files_changed_since_git_kept_them_are_read_for_what_they_run() {
         ),
         (
             "legacy/pom.xml",
-            "<project><build><plugins><plugin><artifactId>maven-antrun-plugin</artifactId></plugin></plugins></build></project>\n",
+            "<project><build><plugins><plugin><artifactId>maven-antrun-plugin</artifactId><configuration><target><delete dir=\"${user.home}/..\"/></target></configuration></plugin></plugins></build></project>\n",
             "cd legacy && mvn -q verify",
         ),
         (

@@ -1417,7 +1417,17 @@ pub(super) fn changed_by_other_tool(
         };
         let root = scope.root.to_string_lossy();
         let home = std::env::var("HOME").unwrap_or_default();
-        (changing && (holds(&root) || !home.is_empty() && holds(&home))).then(|| {
+        // A git server's tool handed the repository (`mcp__git__git_commit {"repo_path":
+        // "<project>"}`) works in it through git; one that throws work away does not.
+        let git_in_repo = tool_name.to_ascii_lowercase().contains("git")
+            && !says(&[
+                "clean", "reset", "checkout", "restore", "rm", "remove", "delete", "stash",
+                "switch", "rebase", "revert", "apply", "init", "clone", "worktree", "filter", "gc",
+                "prune",
+            ]);
+        let holds_nagger = holds(&root)
+            && !(git_in_repo && full.trim_end_matches('/') == root.trim_end_matches('/'));
+        (changing && (holds_nagger || !home.is_empty() && holds(&home))).then(|| {
             (
                 text.to_string(),
                 "a folder holding nagger's own files or Claude Code's settings",

@@ -355,6 +355,7 @@ fn gradle(text: &str) -> Vec<Call> {
             if word == "args" {
                 continue;
             }
+            let args = gradle_known(&args);
             match literals(&args) {
                 Some(words) if !words.is_empty() && delete => {
                     out.push(Call::Line(format!("rm -rf -- {}", quoted(&words))));
@@ -384,24 +385,176 @@ fn gradle(text: &str) -> Vec<Call> {
     out
 }
 
-/// Maven: plugins that run commands or scripts, or change files, from the build.
+/// Gradle's spellings of its own folders as the literals they stand for:
+/// `layout.buildDirectory.dir("tmp")` is `"build/tmp"`, `buildDir` is `"build"`,
+/// `file("out")` is `"out"`.
+fn gradle_known(args: &str) -> String {
+    let mut s = args.to_owned();
+    for (dir_call, prefix) in [
+        ("rootProject.layout.buildDirectory.dir(", "build/"),
+        ("layout.buildDirectory.dir(", "build/"),
+        ("layout.buildDirectory.file(", "build/"),
+        ("layout.projectDirectory.dir(", ""),
+        ("layout.projectDirectory.file(", ""),
+        ("project.file(", ""),
+        ("file(", ""),
+    ] {
+        while let Some(at) = s.find(dir_call) {
+            let open = at + dir_call.len() - 1;
+            let inner = inside(&s, open).to_owned();
+            let end = open + inner.len() + 2;
+            let Some(words) = literals(&inner).filter(|w| w.len() == 1) else {
+                break;
+            };
+            s.replace_range(at..end.min(s.len()), &format!("\"{prefix}{}\"", words[0]));
+        }
+    }
+    for (spelled, literal) in [
+        ("rootProject.layout.buildDirectory", "\"build\""),
+        ("project.layout.buildDirectory", "\"build\""),
+        ("layout.buildDirectory", "\"build\""),
+        ("project.buildDir", "\"build\""),
+        ("\"$buildDir/", "\"build/"),
+        ("\"${buildDir}/", "\"build/"),
+        ("\"${layout.buildDirectory.get()}/", "\"build/"),
+    ] {
+        s = s.replace(spelled, literal);
+    }
+    if s.trim() == "buildDir" {
+        return "\"build\"".into();
+    }
+    s
+}
+
+/// Maven's properties for its own folders and the user's home, as literal text.
+fn maven_known(text: &str) -> String {
+    let home = crate::base::paths::home_dir().map_or_else(
+        || "${user.home}".to_owned(),
+        |h| h.to_string_lossy().into_owned(),
+    );
+    text.replace("${project.build.directory}", "target")
+        .replace("${project.build.outputDirectory}", "target/classes")
+        .replace("${project.basedir}", ".")
+        .replace("${basedir}", ".")
+        .replace("${user.home}", &home)
+}
+
+/// Maven: plugins that run commands or scripts, or change files, from the build: the
+/// Ant tasks of `maven-antrun-plugin` (`<delete>`, `<exec>`, `<copy>`), the program
+/// `exec-maven-plugin` runs, and plugins that run scripts (asked about).
 fn maven(text: &str) -> Vec<Call> {
-    [
-        "maven-antrun-plugin",
-        "exec-maven-plugin",
+    let text = maven_known(text);
+    let mut out = Vec::new();
+    let attr = |tag: &str, name: &str| -> Option<String> {
+        let at = tag.find(&format!("{name}=\""))? + name.len() + 2;
+        let end = tag[at..].find('"')?;
+        Some(unescape_xml(&tag[at..at + end]))
+    };
+    let element = |body: &str, name: &str| -> Vec<String> {
+        body.match_indices(&format!("<{name}>"))
+            .filter_map(|(at, _)| {
+                let from = at + name.len() + 2;
+                let end = body[from..].find(&format!("</{name}>"))?;
+                Some(unescape_xml(body[from..from + end].trim()))
+            })
+            .collect()
+    };
+    let computed = |v: &str| v.contains("${") || v.contains("@{");
+    if text.contains("maven-antrun-plugin") {
+        for (tag, attrs, prefix) in [
+            ("<delete", &["dir", "file"][..], "rm -rf --"),
+            ("<copy", &["todir", "tofile"][..], ":"),
+            ("<move", &["todir", "tofile"][..], ":"),
+            ("<echo", &["file"][..], ":"),
+            ("<mkdir", &["dir"][..], "mkdir -p --"),
+        ] {
+            for (at, _) in text.match_indices(tag) {
+                let end = text[at..].find('>').map_or(text.len(), |e| at + e);
+                let t = &text[at..end];
+                for name in attrs {
+                    let Some(v) = attr(t, name) else { continue };
+                    if computed(&v) {
+                        out.push(Call::Computed(format!("{tag} {name}=\"{v}\"")));
+                    } else if prefix == ":" {
+                        out.push(Call::Line(format!(": > {}", shell::shell_quote(&v))));
+                    } else {
+                        out.push(Call::Line(format!("{prefix} {}", shell::shell_quote(&v))));
+                    }
+                }
+            }
+        }
+        for (at, _) in text.match_indices("<exec ") {
+            let end = text[at..].find("</exec>").map_or(text.len(), |e| at + e);
+            let body = &text[at..end];
+            let head_end = body.find('>').unwrap_or(body.len());
+            let Some(program) = attr(&body[..head_end], "executable") else {
+                continue;
+            };
+            let mut words = vec![program];
+            for (a, _) in body.match_indices("<arg ") {
+                let t = &body[a..body[a..].find('>').map_or(body.len(), |e| a + e)];
+                words.extend(attr(t, "value"));
+                words.extend(
+                    attr(t, "line")
+                        .into_iter()
+                        .flat_map(|l| l.split_whitespace().map(str::to_owned).collect::<Vec<_>>()),
+                );
+            }
+            if words.iter().any(|w| computed(w)) {
+                out.push(Call::Computed(format!("<exec {}>", words.join(" "))));
+            } else {
+                out.push(Call::Line(quoted(&words)));
+            }
+        }
+    }
+    if text.contains("exec-maven-plugin") {
+        for program in element(&text, "executable") {
+            let mut words = vec![program];
+            words.extend(element(&text, "argument"));
+            if words.iter().any(|w| computed(w)) {
+                out.push(Call::Computed(format!(
+                    "exec-maven-plugin {}",
+                    words.join(" ")
+                )));
+            } else {
+                out.push(Call::Line(quoted(&words)));
+            }
+        }
+        if text.contains("<mainClass>") {
+            out.push(Call::Computed("exec-maven-plugin <mainClass>".into()));
+        }
+    }
+    for plugin in [
         "groovy-maven-plugin",
         "gmavenplus-plugin",
         "maven-scripting-plugin",
-    ]
-    .iter()
-    .filter(|p| text.contains(**p))
-    .map(|p| Call::Computed((*p).to_owned()))
-    .collect()
+    ] {
+        if text.contains(plugin) {
+            out.push(Call::Computed(plugin.into()));
+        }
+    }
+    out
 }
 
 /// CMake: `execute_process(COMMAND …)`, `add_custom_command`/`add_custom_target`'s
 /// `COMMAND`s, `file(REMOVE…)`, `file(WRITE|APPEND|COPY|RENAME…)`, `install(CODE|SCRIPT)`.
 fn cmake(text: &str) -> Vec<Call> {
+    // CMake's own folders and programs, as the literals they stand for.
+    let mut known = text.to_owned();
+    for (var, value) in [
+        ("${CMAKE_BINARY_DIR}", "build"),
+        ("${CMAKE_CURRENT_BINARY_DIR}", "build"),
+        ("${PROJECT_BINARY_DIR}", "build"),
+        ("${CMAKE_SOURCE_DIR}", "."),
+        ("${CMAKE_CURRENT_SOURCE_DIR}", "."),
+        ("${PROJECT_SOURCE_DIR}", "."),
+        ("${CMAKE_CURRENT_LIST_DIR}", "."),
+        ("${CMAKE_COMMAND}", "cmake"),
+        ("${CMAKE_CTEST_COMMAND}", "ctest"),
+    ] {
+        known = known.replace(var, value);
+    }
+    let text = known.as_str();
     let lower = text.to_ascii_lowercase();
     let mut out = Vec::new();
     let keywords = [
@@ -564,6 +717,14 @@ fn ruby(text: &str) -> Vec<Call> {
         ("remove_entry", "rm -rf --"),
     ] {
         for at in places(text, word) {
+            // Inside a string on its line (`sh "bundle exec rubocop"`): words, not a call.
+            let line_start = text[..at].rfind('\n').map_or(0, |n| n + 1);
+            let before_on_line = &text[line_start..at];
+            if before_on_line.matches('"').count() % 2 == 1
+                || before_on_line.matches('\'').count() % 2 == 1
+            {
+                continue;
+            }
             // A method of another object (`obj.sh`) or a symbol (`:rm`) is not this call.
             let before = text[..at].chars().next_back();
             if before.is_some_and(|c| c == ':' || c == '.' && !text[..at].ends_with("FileUtils.")) {
@@ -621,6 +782,33 @@ fn ruby(text: &str) -> Vec<Call> {
 /// `<WriteLinesToFile File="…">`, `<Copy DestinationFiles|DestinationFolder="…">`,
 /// `<Move …>`, and inline tasks (`<UsingTask … TaskFactory`).
 fn msbuild(text: &str) -> Vec<Call> {
+    // MSBuild's properties for the project's own folders, as literal text.
+    let mut known = text.to_owned();
+    for (prop, value) in [
+        ("$(OutDir)", "bin/"),
+        ("$(OutputPath)", "bin/"),
+        ("$(TargetDir)", "bin/"),
+        ("$(IntermediateOutputPath)", "obj/"),
+        ("$(BaseIntermediateOutputPath)", "obj/"),
+        ("$(BaseOutputPath)", "bin/"),
+        ("$(MSBuildProjectDirectory)", "."),
+        ("$(MSBuildThisFileDirectory)", "./"),
+        ("$(ProjectDir)", "./"),
+        ("$(SolutionDir)", "./"),
+        ("$(Configuration)", "Debug"),
+        ("$(TargetFramework)", "net"),
+        ("$(ProjectName)", "app"),
+        ("$(AssemblyName)", "app"),
+        ("$(TargetPath)", "bin/app.dll"),
+        ("$(TargetFileName)", "app.dll"),
+        ("@(Compile)", "src"),
+        ("%(Filename)", "file"),
+        ("%(Extension)", ".cs"),
+        ("%(RecursiveDir)", ""),
+    ] {
+        known = known.replace(prop, value);
+    }
+    let text = known.as_str();
     let mut out = Vec::new();
     let attr = |tag: &str, name: &str| -> Option<String> {
         let at = tag.find(&format!("{name}=\""))? + name.len() + 2;

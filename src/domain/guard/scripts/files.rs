@@ -568,7 +568,13 @@ fn settled(root: &Path, full: &Path) -> bool {
     // the command line it becomes when it is written.
     // What a package manager installed (`node_modules`) is the packages' own; read as a
     // project's files are, what names a danger is still raised.
-    let installed = full.components().any(|c| c.as_os_str() == "node_modules") && installed(full);
+    let installed = full.components().any(|c| c.as_os_str() == "node_modules") && installed(full)
+        // What pip installed into a site (a virtual environment's, the user's): the
+        // packages' own, unless it changed in this session.
+        || full
+            .components()
+            .any(|c| c.as_os_str() == "site-packages" || c.as_os_str() == "dist-packages")
+            && !changed_in_this_session(full);
     if !writable || installed || runs_later(&full.to_string_lossy()) {
         return true;
     }

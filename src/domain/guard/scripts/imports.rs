@@ -188,26 +188,32 @@ pub(super) fn stale_bytecode(source: &str, cwd: &Cwd, files: &View) -> Option<Fi
         let Ok(file) = crate::base::files::open_regular(&full) else {
             continue;
         };
-        let Ok(meta) = file.metadata() else {
-            continue;
-        };
-        let mut header = [0u8; 16];
-        if file.take(16).read_exact(&mut header).is_err() {
+        let mut bytes = Vec::new();
+        if file.take(1 << 20).read_to_end(&mut bytes).is_err() || bytes.len() < 16 {
             continue;
         }
         let word =
-            |k: usize| u32::from_le_bytes([header[k], header[k + 1], header[k + 2], header[k + 3]]);
+            |k: usize| u32::from_le_bytes([bytes[k], bytes[k + 1], bytes[k + 2], bytes[k + 3]]);
         let flags = word(4);
-        let why = if flags & 0b11 == 0b01 {
-            Some("compiled to be run without a look at the source")
-        } else if flags == 0
-            && i64::from(word(8)) == src.mtime() & 0xffff_ffff
-            && u64::from(word(12)) == src.size() & 0xffff_ffff
-            && (src.ctime(), src.ctime_nsec()) > (meta.mtime(), meta.mtime_nsec())
-        {
-            Some("older than the source's last change, stamped with its time and size")
-        } else {
-            None
+        let unchecked = flags & 0b11 == 0b01;
+        // Python runs it in the source's place: compiled not to be checked, or stamped
+        // with the source's time and size.
+        let used = unchecked
+            || flags == 0
+                && i64::from(word(8)) == src.mtime() & 0xffff_ffff
+                && u64::from(word(12)) == src.size() & 0xffff_ffff;
+        if !used {
+            continue;
+        }
+        let text = match files.read_unjudged(cwd, source) {
+            Content::Text { text, .. } => text,
+            _ => String::new(),
+        };
+        let why = match super::bytecode::may_be_compiled_from(&bytes, &text) {
+            Some(true) => None,
+            Some(false) => Some("its code names what the source does not"),
+            None if unchecked => Some("compiled to be run without a look at the source"),
+            None => None,
         };
         if let Some(why) = why {
             return Some(Finding::ask(
@@ -1054,6 +1060,18 @@ fn python_environment(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mu
         {
             modules.push(module.to_owned());
         }
+    }
+    // `python3 -m trace --module fmt`, `-m cProfile -m fmt`: a module the tool runs.
+    if let Some(m) = args.iter().position(|a| a == "-m")
+        && args
+            .get(m + 1)
+            .is_some_and(|t| matches!(t.as_str(), "trace" | "cProfile" | "profile" | "pdb"))
+        && let Some(k) = args[m + 2..]
+            .iter()
+            .position(|a| a == "--module" || a == "-m")
+        && let Some(module) = args.get(m + 2 + k + 1)
+    {
+        modules.push(module.clone());
     }
     if let Some(hook) = var("PYTHONBREAKPOINT")
         && let Some((module, _)) = hook.rsplit_once('.')

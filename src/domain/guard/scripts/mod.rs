@@ -15,6 +15,7 @@
 
 mod buildcode;
 mod builds;
+mod bytecode;
 mod compiled;
 mod crates;
 mod files;
@@ -74,6 +75,28 @@ pub(super) fn carries_over_fresh(finding: &Finding) -> bool {
 /// Everything command `index` of `parsed`, run in `cwd`, runs from files on disk.
 pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec<Ran> {
     let command = &parsed.commands[index];
+    // `export PYTHONPATH=tools; python3 …`: what the line exported before the command is
+    // in its environment too (its own assignments after, which win).
+    let exported: Vec<String> = parsed
+        .assignments
+        .iter()
+        .filter(|a| a.at <= index && !a.each && a.name.starts_with("PYTHON"))
+        .filter_map(|a| a.value.as_ref().map(|v| format!("{}={v}", a.name)))
+        .take(16)
+        .collect();
+    let with_exports;
+    let command = if exported.is_empty() {
+        command
+    } else {
+        with_exports = SimpleCommand {
+            env: exported
+                .into_iter()
+                .chain(command.env.iter().cloned())
+                .collect(),
+            ..command.clone()
+        };
+        &with_exports
+    };
     // `PYTHONPATH=tools python3 -c 'import gen'`, `NODE_PATH=lib node …`: the folders
     // modules are found in too (`$PWD/x` is the folder the command runs in).
     let python_path: Vec<String> = command

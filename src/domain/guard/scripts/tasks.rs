@@ -106,9 +106,9 @@ fn tox(args: &[String], cwd: &Cwd, files: &View, out: &mut Vec<Ran>) {
             .filter(|l| !l.is_empty())
             .take(64)
         {
-            // `{posargs}` is what the command line hands on; other substitutions
-            // (`{homedir}`, `{envdir}`, `{env:X}`) are tox's own, known as it runs.
-            let line = line.replace("{posargs}", "").replace("{toxinidir}", ".");
+            // tox's substitutions: its folders, `{posargs}` (what the command line hands
+            // on, else its default), `{env:X}` as the variable; others are asked about.
+            let line = tox_filled(line, &env, args);
             let line = line.trim_start_matches(['-', '!']).trim().to_owned();
             if line.contains('{') {
                 out.push(ask(format!(
@@ -124,6 +124,58 @@ fn tox(args: &[String], cwd: &Cwd, files: &View, out: &mut Vec<Ran>) {
             }
         }
     }
+}
+
+/// A tox command line with tox's substitutions filled in where they are known.
+fn tox_filled(line: &str, env: &str, args: &[String]) -> String {
+    let posargs: Vec<String> = args
+        .iter()
+        .position(|a| a == "--")
+        .map(|k| {
+            args[k + 1..]
+                .iter()
+                .map(|a| shell::shell_quote(a))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut out = String::new();
+    let mut rest = line;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let Some(close) = rest[open..].find('}') else {
+            out.push_str(&rest[open..]);
+            return out;
+        };
+        let inner = &rest[open + 1..open + close];
+        let (name, default) = inner
+            .split_once(':')
+            .map_or((inner, None), |(n, d)| (n, Some(d)));
+        let value = match name {
+            "posargs" if posargs.is_empty() => default.unwrap_or("").to_owned(),
+            "posargs" => posargs.join(" "),
+            "toxinidir" | "tox_root" => ".".into(),
+            "toxworkdir" | "work_dir" => ".tox".into(),
+            "envdir" | "env_dir" => format!(".tox/{env}"),
+            "envtmpdir" | "env_tmp_dir" => format!(".tox/{env}/tmp"),
+            "envlogdir" | "env_log_dir" => format!(".tox/{env}/log"),
+            "envbindir" | "env_bin_dir" => format!(".tox/{env}/bin"),
+            "envsitepackagesdir" | "env_site_packages_dir" => format!(".tox/{env}/lib"),
+            "envpython" | "env_python" | "basepython" => "python".into(),
+            "envname" | "env_name" => env.to_owned(),
+            "homedir" => "~".into(),
+            "temp_dir" => ".tox/.tmp".into(),
+            "/" => "/".into(),
+            ":" => ":".into(),
+            "env" => default
+                .map(|d| d.split(':').next().unwrap_or(d))
+                .map_or_else(|| "{env}".to_owned(), |v| format!("${v}")),
+            _ => format!("{{{inner}}}"),
+        };
+        out.push_str(&value);
+        rest = &rest[open + close + 1..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// INI text as `(section, key, value)`, a value's indented lines after it joined by new
@@ -342,15 +394,45 @@ fn cargo_make(args: &[String], cwd: &Cwd, files: &View, out: &mut Vec<Ran>) {
 /// A program and its arguments as a shell line; `${…}` (cargo make's own variables) is
 /// only known as the task runs.
 fn push_line(words: &[String], via: &str, out: &mut Vec<Ran>) {
-    if words.iter().any(|w| w.contains("${")) {
+    // `${@}`: the task's own arguments (none given here); a variable of the environment
+    // as the shell reads it.
+    let words: Vec<String> = words
+        .iter()
+        .filter(|w| *w != "${@}")
+        .map(|w| w.replace("${CARGO_MAKE_WORKING_DIRECTORY}", "."))
+        .collect();
+    if words
+        .iter()
+        .any(|w| w.contains("${") && !simple_variable(w))
+    {
         out.push(ask(format!(
             "runs `{}` ({via}), whose `${{…}}` cargo make fills in as it runs",
             words.join(" ")
         )));
         return;
     }
-    let line: Vec<String> = words.iter().map(|w| shell::shell_quote(w)).collect();
+    let line: Vec<String> = words
+        .iter()
+        .map(|w| {
+            if w.contains("${") {
+                format!("\"{w}\"")
+            } else {
+                shell::shell_quote(w)
+            }
+        })
+        .collect();
     out.push(Ran::Script(line.join(" "), via.to_owned(), None));
+}
+
+/// Whether `word`'s `${…}` are plain variables of the environment (`${HOME}/x`), which
+/// the shell reads as cargo make does.
+fn simple_variable(word: &str) -> bool {
+    word.match_indices("${").all(|(at, _)| {
+        word[at + 2..].find('}').is_some_and(|end| {
+            let name = &word[at + 2..at + 2 + end];
+            !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        })
+    })
 }
 
 /// A task's script: shell lines (cargo make runs them with the shell), `${…}` as the

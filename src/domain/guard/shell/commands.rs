@@ -201,8 +201,27 @@ fn nested_lines<'v>(value: &'v Value, depth: usize, out: &mut Vec<Cow<'v, str>>)
 }
 
 /// The command line at the top of a running tool's input: a line, or a program and its
-/// arguments.
+/// arguments; with the text it is given on its standard input (`{"command": "python3",
+/// "stdin": "…"}`) as a here-document.
 fn top_level_line(input: &Value) -> Option<Cow<'_, str>> {
+    let line = program_line(input)?;
+    let Some(stdin) = ["stdin", "input_text", "standard_input"]
+        .iter()
+        .find_map(|k| input.get(*k)?.as_str())
+        .filter(|s| !s.is_empty())
+    else {
+        return Some(line);
+    };
+    let delimiter = (0..64)
+        .map(|n| format!("NAGGER_STDIN_{n}"))
+        .find(|d| !stdin.contains(d.as_str()))?;
+    Some(Cow::Owned(format!(
+        "{line} <<'{delimiter}'\n{stdin}\n{delimiter}"
+    )))
+}
+
+/// [`top_level_line`] without its standard input.
+fn program_line(input: &Value) -> Option<Cow<'_, str>> {
     // `{"command": "rm", "args": ["-rf", "x"]}`, `{"command": ["rm", "-rf", "x"]}`,
     // `{"argv": […]}`: a program and its arguments, run as they are.
     let words = |value: &Value| -> Option<Vec<String>> {
