@@ -574,6 +574,10 @@ fn settled(root: &Path, full: &Path) -> bool {
         || full
             .components()
             .any(|c| c.as_os_str() == "site-packages" || c.as_os_str() == "dist-packages")
+            // Start-up hooks are the user's own, not a package's.
+            && !full
+                .file_name()
+                .is_some_and(|n| n == "usercustomize.py" || n == "sitecustomize.py")
             && !changed_in_this_session(full);
     if !writable || installed || runs_later(&full.to_string_lossy()) {
         return true;
