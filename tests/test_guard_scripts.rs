@@ -737,6 +737,28 @@ fn build_files_changed_since_git_kept_them_are_read_for_what_they_run() {
     );
     let (code, stdout) = check(&p, "cmake .");
     assert_eq!(code, REFUSED, "{stdout}");
+    // CMake scripts run by `-P` and the toolchain files of presets; build settings that
+    // load code into Maven or Gradle.
+    write(
+        &p,
+        "cmake/gen.cmake",
+        "execute_process(COMMAND sh -c \"rm -rf /\")\n",
+    );
+    let (code, stdout) = check(&p, "cmake -P cmake/gen.cmake");
+    assert_eq!(code, REFUSED, "{stdout}");
+    write(
+        &p,
+        "CMakePresets.json",
+        r#"{"version": 3, "configurePresets": [{"name": "dev", "toolchainFile": "${sourceDir}/cmake/gen.cmake"}]}"#,
+    );
+    let (code, stdout) = check(&p, "cmake --preset dev");
+    assert_eq!(code, REFUSED, "{stdout}");
+    write(&p, "legacy/.mvn/jvm.config", "-javaagent:tools/agent.jar\n");
+    let (code, stdout) = check(&p, "cd legacy && mvn -q verify");
+    assert_eq!(code, ASKED, "{stdout}");
+    write(&p, "gradle.properties", "org.gradle.jvmargs=-Xmx2g\n");
+    let (code, stdout) = check(&p, "./gradlew build");
+    assert_eq!(code, 0, "{stdout}");
 }
 
 #[test]

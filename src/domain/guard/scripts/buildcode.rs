@@ -62,6 +62,18 @@ pub(super) fn runs(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut V
         let via = format!("`{base} -e` code");
         push_calls(elixir(code), &via, &via, out);
     }
+    if matches!(base, "mvn" | "mvnw" | "gradle" | "gradlew")
+        && let Some((file, option)) = agent_options(base, cwd, files)
+    {
+        out.push(Ran::Finding(Finding::ask(
+            "guard:code-unknown",
+            format!(
+                "runs `{base}`, whose `{file}` (changed since git last kept it) loads code \
+                 into it (`{option}`) nagger cannot read"
+            ),
+            "Undo that change, or run the build yourself in your terminal.",
+        )));
+    }
     let mut found: Vec<(String, Lang)> = Vec::new();
     match base {
         "gradle" | "gradlew" => {
@@ -83,6 +95,36 @@ pub(super) fn runs(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut V
                 other => format!("{}pom.xml", dir(other)),
             };
             found.push((pom, Lang::Maven));
+        }
+        "cmake" if value_of(&["-P"]).is_some() => {
+            // `cmake -P script.cmake`: the script, run as CMake code.
+            found.extend(value_of(&["-P"]).map(|f| (f.to_owned(), Lang::Cmake)));
+        }
+        "cmake"
+            if args
+                .iter()
+                .any(|a| a == "--preset" || a.starts_with("--preset=")) =>
+        {
+            // `cmake --preset dev`: the presets' toolchain files run as CMake code, and
+            // the source's `CMakeLists.txt`.
+            found.push(("CMakeLists.txt".into(), Lang::Cmake));
+            for presets in ["CMakePresets.json", "CMakeUserPresets.json"] {
+                if let Content::Text { text, .. } = files.read_unjudged(cwd, presets)
+                    && let Ok(json) = serde_json::from_str::<serde_json::Value>(&text)
+                {
+                    for preset in json["configurePresets"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .take(32)
+                    {
+                        if let Some(tc) = preset["toolchainFile"].as_str() {
+                            let tc = tc.replace("${sourceDir}/", "").replace("${sourceDir}", ".");
+                            found.push((tc, Lang::Cmake));
+                        }
+                    }
+                }
+            }
         }
         "cmake" => {
             // `cmake -S src -B build`, `cmake ..`, `cmake .`; `cmake --build` runs the
@@ -170,6 +212,47 @@ pub(super) fn runs(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut V
     for (file, lang) in found.into_iter().take(16) {
         judged(&file, lang, base, cwd, files, out);
     }
+}
+
+/// A changed file of the build's own settings that loads code into the build: a Java
+/// agent or another JVM's options (`.mvn/jvm.config`, `org.gradle.jvmargs` in
+/// `gradle.properties`), Maven's core extensions (`.mvn/extensions.xml`), an init script
+/// (`gradle/init.d`): the file and what it says.
+fn agent_options(tool: &str, cwd: &Cwd, files: &View) -> Option<(String, String)> {
+    let candidates: &[&str] = if tool.starts_with("mvn") {
+        &[
+            ".mvn/jvm.config",
+            ".mvn/maven.config",
+            ".mvn/extensions.xml",
+        ]
+    } else {
+        &[
+            "gradle.properties",
+            "gradle/wrapper/gradle-wrapper.properties",
+        ]
+    };
+    for file in candidates {
+        if !files.is_file(cwd, file) || files.settled(cwd, file) {
+            continue;
+        }
+        let Content::Text { text, .. } = files.read_unjudged(cwd, file) else {
+            continue;
+        };
+        let said = [
+            "-javaagent",
+            "-agentpath",
+            "-agentlib",
+            "-Xbootclasspath",
+            "<extension>",
+            "distributionUrl=file",
+        ]
+        .iter()
+        .find(|w| text.contains(**w));
+        if let Some(said) = said {
+            return Some(((*file).to_owned(), (*said).to_owned()));
+        }
+    }
+    None
 }
 
 /// The extension of the file `path` names.
