@@ -1334,7 +1334,7 @@ impl<'a> Guard<'a> {
             for r in ran {
                 match r {
                     Ran::Finding(f) => findings.push(f),
-                    Ran::Script(_, via, _) | Ran::Code(_, _, via) => {
+                    Ran::Script(_, via, _) | Ran::Code(_, _, via) | Ran::OwnCode(_, _, via) => {
                         deeper.get_or_insert(via);
                     }
                 }
@@ -1361,6 +1361,7 @@ impl<'a> Guard<'a> {
             ..at
         };
         for ran in ran {
+            let own = matches!(ran, Ran::OwnCode(..));
             match ran {
                 Ran::Finding(finding) => findings.push(finding),
                 Ran::Script(script, via, dir) => {
@@ -1372,7 +1373,14 @@ impl<'a> Guard<'a> {
                             .filter(carries),
                     );
                 }
-                Ran::Code(code, interpreter, via) => {
+                Ran::Code(code, interpreter, via) | Ran::OwnCode(code, interpreter, via) => {
+                    // A settled module another file loads is the project's own, whatever
+                    // else the command runs.
+                    let carries: fn(&Finding) -> bool = if own {
+                        scripts::carries_over
+                    } else {
+                        carries
+                    };
                     for program in interpreter_code(&code, &interpreter, self.binary) {
                         match program {
                             Program::Finding(f) if carries(&f) => {

@@ -357,6 +357,9 @@ pub(crate) enum Ran {
     Script(String, String, Option<Cwd>),
     /// Code for an interpreter: the code, the interpreter, and the file it is in.
     Code(String, String, String),
+    /// The same for a module another file loads that is settled (the project's own,
+    /// unchanged): judged as a project's file, whatever else the command runs.
+    OwnCode(String, String, String),
     /// A check that fired on the file itself.
     Finding(Finding),
 }
@@ -544,13 +547,14 @@ fn installed(full: &Path) -> bool {
     {
         return false;
     }
-    // No manager's marker: a folder made by hand, the package's if it is older than the
-    // session.
+    // No manager's marker: a folder made by hand, the package's only when it is known to
+    // be older than the session.
     let Some(marker) = INSTALL_MARKERS
         .iter()
         .find_map(|m| std::fs::metadata(modules.join(m)).ok())
     else {
-        return !changed_in_this_session(full);
+        return crate::base::process::session_started().is_some()
+            && !changed_in_this_session(full);
     };
     use std::os::unix::fs::MetadataExt;
     std::fs::metadata(full).is_ok_and(|m| m.ctime() <= marker.mtime() + 2)

@@ -126,7 +126,11 @@ pub(super) fn follow(
             }
             if let Content::Text { text, .. } = files.read(cwd, &path) {
                 let via = format!("the module `{path}` it loads");
-                out.push(Ran::Code(text.clone(), runner.to_owned(), via));
+                if files.settled(cwd, &path) {
+                    out.push(Ran::OwnCode(text.clone(), runner.to_owned(), via));
+                } else {
+                    out.push(Ran::Code(text.clone(), runner.to_owned(), via));
+                }
                 // An installed package's own modules are not followed further.
                 if !path.contains("node_modules/") {
                     queue.push((text, folder_prefix(&path), depth + 1, Some(path.clone())));

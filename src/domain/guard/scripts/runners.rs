@@ -1174,7 +1174,11 @@ fn python_code(
     out: &mut Vec<Ran>,
 ) {
     super::imports::follow(&text, runner, file, cwd, files, out);
-    out.push(Ran::Code(text, runner.to_owned(), via));
+    if file.is_some_and(|f| files.settled(cwd, f)) {
+        out.push(Ran::OwnCode(text, runner.to_owned(), via));
+    } else {
+        out.push(Ran::Code(text, runner.to_owned(), via));
+    }
 }
 
 /// The code of the examples in a doctest text or docstrings: the lines after `>>> ` and
