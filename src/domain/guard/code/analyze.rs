@@ -807,6 +807,12 @@ impl Scan<'_> {
         if CWD_NAMES.contains(&name) {
             return Val::Str(".".into());
         }
+        // The system's temporary folder, and a new folder made in it (`tempfile.
+        // gettempdir()`, `tempfile.mkdtemp()`, `os.tmpdir()`, `Dir.mktmpdir`): scratch
+        // space, no file of nagger's.
+        if TEMP_NAMES.contains(&name) {
+            return Val::Str(temp_folder());
+        }
         if ENV_NAMES.contains(&name) || ENV_NAMES.contains(&ql) && matches!(name, "get" | "fetch") {
             return match args.first().map(|&(a, b)| self.value(a, b)) {
                 Some(Val::Str(k)) => env_value(&k),
@@ -1516,6 +1522,27 @@ fn env_value(key: &str) -> Val {
         "PWD" => Val::Str(".".into()),
         _ => Val::Unknown,
     }
+}
+
+/// Calls that stand for the temporary folder or a new folder made in it.
+const TEMP_NAMES: &[&str] = &[
+    "gettempdir",
+    "mkdtemp",
+    "tmpdir",
+    "mktmpdir",
+    "TemporaryDirectory",
+    "tempdir",
+    "temp_dir",
+];
+
+/// The temporary folder as a path: `$TMPDIR` when it is one, else `/tmp`, with a name
+/// of its own in it (`mkdtemp` makes a new folder there).
+fn temp_folder() -> String {
+    let base = std::env::var("TMPDIR")
+        .ok()
+        .filter(|t| t.starts_with('/'))
+        .unwrap_or_else(|| "/tmp".into());
+    format!("{}/nagger-scratch", base.trim_end_matches('/'))
 }
 
 /// Joins path pieces the way `os.path.join` does; unknown when any piece is.
