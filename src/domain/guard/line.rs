@@ -1167,22 +1167,15 @@ impl Line {
         let bytes = word.as_bytes();
         let (mut k, mut from, mut count) = (0, 0, 0);
         while k < bytes.len() && count < 16 {
-            match bytes[k] {
-                // A substitution stays in the form as it is, run where it stands
-                // ([`quote_keeping_substitutions`]).
-                b'`' => {
-                    k = word[k + 1..].find('`').map_or(word.len(), |e| k + 2 + e);
-                    continue;
-                }
-                b'$' if bytes.get(k + 1) == Some(&b'(') => {
-                    k = closing(word, k + 1).max(k + 2);
-                    continue;
-                }
-                b'$' => {}
-                _ => {
-                    k += 1;
-                    continue;
-                }
+            // A substitution stays in the form as it is, run where it stands
+            // ([`quote_keeping_substitutions`]).
+            if let Some(end) = substitution_end(word, k) {
+                k = end;
+                continue;
+            }
+            if bytes[k] != b'$' {
+                k += 1;
+                continue;
             }
             let (reference, end) = reference_at(word, k);
             let Some(reference) = reference else {
@@ -1265,20 +1258,13 @@ impl Line {
         let bytes = word.as_bytes();
         let (mut out, mut from, mut k, mut filled) = (String::new(), 0, 0, false);
         while k < bytes.len() {
-            match bytes[k] {
-                b'`' => {
-                    k = word[k + 1..].find('`').map_or(word.len(), |e| k + 2 + e);
-                    continue;
-                }
-                b'$' if bytes.get(k + 1) == Some(&b'(') => {
-                    k = closing(word, k + 1).max(k + 2);
-                    continue;
-                }
-                b'$' => {}
-                _ => {
-                    k += 1;
-                    continue;
-                }
+            if let Some(end) = substitution_end(word, k) {
+                k = end;
+                continue;
+            }
+            if bytes[k] != b'$' {
+                k += 1;
+                continue;
             }
             let (reference, end) = reference_at(word, k);
             let end = end.max(k + 1);
@@ -2684,6 +2670,17 @@ fn split_at(form: &str, ifs: &str) -> String {
         .join(" ")
 }
 
+/// Where the command substitution (`$(…)`, `` `…` ``) that starts at byte `k` of `word`
+/// ends; `None` when none starts there.
+fn substitution_end(word: &str, k: usize) -> Option<usize> {
+    let b = word.as_bytes();
+    match b.get(k)? {
+        b'`' => Some(word[k + 1..].find('`').map_or(word.len(), |e| k + 2 + e)),
+        b'$' if b.get(k + 1) == Some(&b'(') => Some(closing(word, k + 1).max(k + 2)),
+        _ => None,
+    }
+}
+
 /// `word` quoted as [`quote_word`] does, but for its command substitutions (`$(…)`,
 /// `` `…` ``), which stay as they are in double quotes: the filled-in form runs what the
 /// word runs (`$out/$(basename "$f")` with `out=build` is `build/"$(basename "$f")"`).
@@ -2693,13 +2690,9 @@ fn quote_keeping_substitutions(word: &str) -> String {
     let (mut k, mut literal) = (0, 0);
     let mut any = false;
     while k < b.len() {
-        let end = match b[k] {
-            b'$' if b.get(k + 1) == Some(&b'(') => closing(word, k + 1).max(k + 2),
-            b'`' => word[k + 1..].find('`').map_or(word.len(), |e| k + 2 + e),
-            _ => {
-                k += 1;
-                continue;
-            }
+        let Some(end) = substitution_end(word, k) else {
+            k += 1;
+            continue;
         };
         if literal < k {
             out.push_str(&quote_word(&word[literal..k]));

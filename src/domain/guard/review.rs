@@ -1376,11 +1376,8 @@ impl<'a> Guard<'a> {
                 Ran::Code(code, interpreter, via) | Ran::OwnCode(code, interpreter, via) => {
                     // A settled module another file loads is the project's own, whatever
                     // else the command runs.
-                    let carries: fn(&Finding) -> bool = if own {
-                        scripts::carries_over
-                    } else {
-                        carries
-                    };
+                    let carries: fn(&Finding) -> bool =
+                        if own { scripts::carries_over } else { carries };
                     for program in interpreter_code(&code, &interpreter, self.binary) {
                         match program {
                             Program::Finding(f) if carries(&f) => {

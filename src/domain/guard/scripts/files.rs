@@ -553,8 +553,7 @@ fn installed(full: &Path) -> bool {
         .iter()
         .find_map(|m| std::fs::metadata(modules.join(m)).ok())
     else {
-        return crate::base::process::session_started().is_some()
-            && !changed_in_this_session(full);
+        return crate::base::process::session_started().is_some() && !changed_in_this_session(full);
     };
     use std::os::unix::fs::MetadataExt;
     std::fs::metadata(full).is_ok_and(|m| m.ctime() <= marker.mtime() + 2)

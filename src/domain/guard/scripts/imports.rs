@@ -1017,18 +1017,30 @@ pub(super) fn inline(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut
         && let Some(at) = command.argv.iter().position(|a| a == "-m")
         && let Some(module) = command.argv.get(at + 1)
     {
-        follow(
-            &format!("import {module}"),
-            command.name(),
-            None,
-            cwd,
-            files,
-            out,
-        );
+        follow_module(module, command, cwd, files, out);
     }
     if lang == Lang::Python {
         python_environment(command, cwd, files, out);
     }
+}
+
+/// The module `module` that `command` (a Python) imports by name, followed from its
+/// folder.
+fn follow_module(
+    module: &str,
+    command: &SimpleCommand,
+    cwd: &Cwd,
+    files: &View,
+    out: &mut Vec<Ran>,
+) {
+    follow(
+        &format!("import {module}"),
+        command.name(),
+        None,
+        cwd,
+        files,
+        out,
+    );
 }
 
 /// What Python is told to load or trust by its options and variables besides the
@@ -1087,14 +1099,7 @@ fn python_environment(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mu
             .chars()
             .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
         {
-            follow(
-                &format!("import {module}"),
-                command.name(),
-                None,
-                cwd,
-                files,
-                out,
-            );
+            follow_module(module, command, cwd, files, out);
         }
     }
     let never = args.iter().enumerate().any(|(k, a)| {
