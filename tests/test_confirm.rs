@@ -661,6 +661,27 @@ fn rules_added_since_the_confirmation_are_not_lost_when_config_and_snapshot_read
 }
 
 #[test]
+fn naggers_folder_made_a_link_to_another_projects_is_not_taken_for_this_ones() {
+    let other = Project::with_config("[guard]\nenabled = false\n");
+    let p = Project::with_config(DENY_TERRAFORM);
+    assert_eq!(bash(&p, "ls").decision(), None);
+    let folder = p.root.join(".claude-nagger");
+    std::fs::rename(&folder, p.root.join("kept")).unwrap();
+    std::os::unix::fs::symlink(other.root.join(".claude-nagger"), &folder).unwrap();
+    let ls = bash(&p, "ls");
+    assert_eq!(ls.decision().as_deref(), Some("ask"), "{ls:?}");
+    assert!(ls.reason().contains("is a link"), "{ls:?}");
+    // This project's last confirmation, kept outside the project, still refuses.
+    let tf = bash(&p, "terraform destroy");
+    assert_eq!(tf.decision().as_deref(), Some("deny"), "{tf:?}");
+    assert_eq!(
+        bash(&p, "rm -rf /").decision().as_deref(),
+        Some("deny"),
+        "the guard's own refusals stand"
+    );
+}
+
+#[test]
 fn trust_records_what_it_showed_not_what_the_config_became_meanwhile() {
     let p = Project::with_config(DENY_TERRAFORM);
     assert_eq!(bash(&p, "ls").decision(), None);

@@ -85,7 +85,7 @@ fn same_dir(a: &Path, b: &Path) -> bool {
 }
 
 /// Name of nagger's folder in a project.
-const NAGGER_DIR_NAME: &str = ".claude-nagger";
+pub const NAGGER_DIR_NAME: &str = ".claude-nagger";
 
 pub fn state_dir(project_root: &Path) -> PathBuf {
     project_root.join(NAGGER_DIR_NAME)

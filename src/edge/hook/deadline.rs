@@ -184,6 +184,9 @@ pub fn arm(at: Instant, stdout: Option<&str>, stderr: &str) -> Armed {
 
 /// Arms `SIGALRM` to answer for the run `after` from now, as the watchdog would (with
 /// no fallback to start). False when the timer cannot be set.
+/// The deadline answers by a timer signal, not a watchdog thread ([`on_timer`]).
+static ON_TIMER: AtomicBool = AtomicBool::new(false);
+
 fn on_timer(after: Duration) -> bool {
     // SAFETY: a zeroed `sigaction` and `itimerval` are valid starts; the handler is
     // async-signal-safe.
@@ -198,7 +201,9 @@ fn on_timer(after: Duration) -> bool {
         let mut timer: libc::itimerval = std::mem::zeroed();
         timer.it_value.tv_sec = libc::time_t::try_from(after.as_secs()).unwrap_or(1);
         timer.it_value.tv_usec = libc::suseconds_t::from(after.subsec_micros());
-        libc::setitimer(libc::ITIMER_REAL, &raw const timer, std::ptr::null_mut()) == 0
+        let set = libc::setitimer(libc::ITIMER_REAL, &raw const timer, std::ptr::null_mut()) == 0;
+        ON_TIMER.store(set, Ordering::Release);
+        set
     }
 }
 
@@ -262,6 +267,22 @@ pub fn fall_back_on_with(fallback: Fallback, provisional: (String, String)) {
 
 fn register(fallback: Fallback, provisional: Option<(String, String)>) {
     if STATE.load(Ordering::Acquire) != ARMED {
+        return;
+    }
+    // Answered by a timer signal: no thread runs the fallback, so the provisional answer
+    // stands from now on, in place of the one it would replace.
+    if ON_TIMER.load(Ordering::Acquire) {
+        if let Some((stdout, stderr)) = provisional {
+            let expected = OUT.load(Ordering::Acquire);
+            let line = leak_line(Some(&stdout));
+            if OUT
+                .compare_exchange(expected, line, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok()
+            {
+                ERR.store(leak_line(Some(&stderr)), Ordering::Release);
+            }
+        }
+        drop(fallback);
         return;
     }
     let expected = OUT.load(Ordering::Acquire) as usize;

@@ -837,6 +837,19 @@ impl Prepared {
                 .display()
                 .to_string()
         };
+        // nagger's folder made a link to another (another project's, with its own
+        // settings and trust): the rules read are not this project's.
+        let folder = self.project_root.join(crate::base::paths::NAGGER_DIR_NAME);
+        if std::fs::symlink_metadata(&folder).is_ok_and(|m| m.file_type().is_symlink()) {
+            let to = std::fs::read_link(&folder).unwrap_or_default();
+            return ask_unchecked(&format!(
+                "nagger's folder `{}` is a link to `{}`, so the settings read there may not \
+                 be this project's: make it a folder again, then run `nagger trust` in your \
+                 terminal",
+                crate::base::paths::NAGGER_DIR_NAME,
+                to.display()
+            ));
+        }
         match &self.trust.snapshot {
             trust::SnapshotState::Present
                 if self.trust.copy.is_some() && !self.trust.copy_keeps.is_empty() =>
