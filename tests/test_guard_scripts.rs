@@ -570,6 +570,17 @@ fn files_a_program_loads_in_place_of_the_one_named_are_read() {
     std::fs::remove_file(p.root.join("test/unit/a.js")).unwrap();
     write(&p, "test/unit/b.test.js", "require('node:test');\n");
     passes("node --test test/");
+    // Patterns, expanded by node or by the shell, are the files they match.
+    write(
+        &p,
+        "packages/core/test/a.test.js",
+        "require('node:test');\n",
+    );
+    passes("node --test 'packages/*/test/*.test.js'");
+    passes("node --test packages/*/test/*.test.js");
+    write(&p, "packages/ui/test/b.test.js", HIDDEN_JS);
+    stopped("node --test 'packages/*/test/*.test.js'");
+    stopped("node --test 'packages/**/*.test.js'");
 }
 
 #[test]

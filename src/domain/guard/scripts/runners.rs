@@ -809,6 +809,10 @@ pub(super) fn node_loads(command: &SimpleCommand, cwd: &Cwd, files: &View, out: 
                             }
                         }
                     }
+                } else if g.contains(['*', '?']) {
+                    // `node --test 'packages/*/test/*.test.js'`: node (or the shell)
+                    // expands the pattern.
+                    loaded.extend(expand_pattern(g, cwd, files));
                 } else {
                     loaded.push(g.clone());
                 }
@@ -1142,6 +1146,97 @@ fn push_examples(text: &str, via: &str, cwd: &Cwd, files: &View, out: &mut Vec<R
         let via = format!("the examples of {via}");
         python_code(code, None, "python3", via, cwd, files, out);
     }
+}
+
+/// The files a pattern of `*` and `?` wildcards matches on disk, folder by folder
+/// (`**` any folders below, four deep), at most [`MAX_TEST_FILES`].
+fn expand_pattern(pattern: &str, cwd: &Cwd, files: &View) -> Vec<String> {
+    let mut found: Vec<String> = vec![String::new()];
+    let parts: Vec<&str> = pattern.split('/').filter(|p| !p.is_empty()).collect();
+    for (k, part) in parts.iter().enumerate() {
+        let last = k + 1 == parts.len();
+        let mut next: Vec<String> = Vec::new();
+        for base in &found {
+            let folder = if base.is_empty() { "." } else { base.as_str() };
+            let join = |name: &str| {
+                if base.is_empty() {
+                    name.to_owned()
+                } else {
+                    format!("{base}/{name}")
+                }
+            };
+            if *part == "**" {
+                // This folder and every one below it, four deep.
+                let mut level = vec![base.clone()];
+                for _ in 0..4 {
+                    let mut deeper = Vec::new();
+                    for f in &level {
+                        let at = if f.is_empty() { "." } else { f.as_str() };
+                        for name in files.list(cwd, at, 256) {
+                            let path = if f.is_empty() {
+                                name.clone()
+                            } else {
+                                format!("{f}/{name}")
+                            };
+                            if !name.starts_with('.')
+                                && name != "node_modules"
+                                && files.is_dir(cwd, &path)
+                            {
+                                deeper.push(path);
+                            }
+                        }
+                    }
+                    next.extend(level);
+                    level = deeper;
+                }
+                next.extend(level);
+            } else if part.contains(['*', '?']) {
+                for name in files.list(cwd, folder, 256) {
+                    if !name.starts_with('.') && wildcard(part, &name) {
+                        let path = join(&name);
+                        if last || files.is_dir(cwd, &path) {
+                            next.push(path);
+                        }
+                    }
+                }
+            } else {
+                next.push(join(part));
+            }
+            if next.len() > MAX_TEST_FILES * 4 {
+                break;
+            }
+        }
+        found = next;
+    }
+    found.retain(|f| !f.is_empty() && files.is_file(cwd, f));
+    found.truncate(MAX_TEST_FILES);
+    found
+}
+
+/// A name against a pattern of `*` and `?` wildcards.
+fn wildcard(pattern: &str, name: &str) -> bool {
+    let (p, n): (Vec<char>, Vec<char>) = (pattern.chars().collect(), name.chars().collect());
+    let (mut i, mut j, mut star, mut back) = (0, 0, None, 0);
+    while j < n.len() {
+        if i < p.len() && (p[i] == '?' || p[i] == n[j]) {
+            i += 1;
+            j += 1;
+        } else if i < p.len() && p[i] == '*' {
+            star = Some(i);
+            back = j;
+            i += 1;
+        } else if let Some(s) = star {
+            i = s + 1;
+            back += 1;
+            j = back;
+        } else {
+            return false;
+        }
+    }
+    while i < p.len() && p[i] == '*' {
+        i += 1;
+    }
+    i == p.len()
 }
 
 /// A file name against a pattern of `*` wildcards (`test*.txt`, `*.rst`).

@@ -845,6 +845,11 @@ pub fn program_file(argv: &[String]) -> Option<usize> {
     if is_code_tool(name) || only_checks_syntax(argv) {
         return None;
     }
+    // `node --test a b`: test files, each run as a program of its own (read by the
+    // runners), not one program with arguments.
+    if family(name) == "node" && argv[1..].iter().any(|a| a == "--test") {
+        return None;
+    }
     if family(name) == "deno" {
         if argv.get(1).map(String::as_str) != Some("run") {
             return None;
