@@ -933,19 +933,9 @@ fn without_threads_a_held_database_still_gets_the_refusal_in_time() {
         .status()
         .expect("chown");
     assert!(chown.success());
-    // SAFETY: SIGIO, which a lease break sends to its holder (this process), ignored.
-    unsafe { libc::signal(libc::SIGIO, libc::SIG_IGN) };
-    let db = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(p.db_path())
-        .expect("open the database");
-    use std::os::fd::AsRawFd;
-    // SAFETY: a lease on a file this test opened.
-    if unsafe { libc::fcntl(db.as_raw_fd(), libc::F_SETLEASE, libc::F_WRLCK) } != 0 {
-        eprintln!("no lease: {}", std::io::Error::last_os_error());
+    let Some(lease) = write_lease(&p.db_path()) else {
         return;
-    }
+    };
     let mut cmd = p.command(&["hook"]);
     cmd.uid(65534).gid(65534);
     // SAFETY: only setrlimit between fork and exec.
@@ -964,9 +954,7 @@ fn without_threads_a_held_database_still_gets_the_refusal_in_time() {
     let started = Instant::now();
     let r = run_with(cmd, &rm);
     let took = started.elapsed();
-    // SAFETY: the lease given up.
-    unsafe { libc::fcntl(db.as_raw_fd(), libc::F_SETLEASE, libc::F_UNLCK) };
-    drop(db);
+    drop(lease);
     r.assert_deny("no thread, the database held");
     assert_eq!(r.code, 0, "{r:?}");
     // The kernel holds the open for its lease-break time (45 s by default).

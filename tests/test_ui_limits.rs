@@ -580,25 +580,11 @@ fn threads_of(pid: u32) -> usize {
 fn a_lease_on_the_database_neither_holds_the_api_nor_piles_up_threads() {
     let p = Project::new();
     p.hook(&p.session_start("startup"));
-    // SAFETY: SIGIO, which a lease break sends to its holder (this process), ignored.
-    unsafe { libc::signal(libc::SIGIO, libc::SIG_IGN) };
-    let db = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(p.db_path())
-        .expect("open the database");
-    use std::os::fd::AsRawFd;
-    // SAFETY: a lease on a file this test opened.
-    let leased = unsafe { libc::fcntl(db.as_raw_fd(), libc::F_SETLEASE, libc::F_WRLCK) };
-    if leased != 0 {
-        // Leases are refused where another process has the file open, or on some file
-        // systems: nothing to test there.
-        eprintln!(
-            "no lease could be taken: {}",
-            std::io::Error::last_os_error()
-        );
+    // Leases are refused where another process has the file open, or on some file
+    // systems: nothing to test there.
+    let Some(lease) = write_lease(&p.db_path()) else {
         return;
-    }
+    };
     let mut cmd = p.command(&["ui"]);
     cmd.current_dir(&p.root);
     let ui = UiServer::start(cmd);
@@ -615,9 +601,7 @@ fn a_lease_on_the_database_neither_holds_the_api_nor_piles_up_threads() {
         now <= started + 4,
         "threads: {started} at start, {now} after"
     );
-    // SAFETY: the lease given up.
-    unsafe { libc::fcntl(db.as_raw_fd(), libc::F_SETLEASE, libc::F_UNLCK) };
-    drop(db);
+    drop(lease);
 }
 
 /// The status of `GET path` with the token, or `None` when the connection failed.

@@ -526,3 +526,38 @@ pub fn file_tool_line(message_id: &str, tool: &str, file_path: &str) -> Value {
         }
     })
 }
+
+/// A write lease on the file at `path`, held by this process: any other open of the
+/// file waits for the kernel's lease-break time (45 s by default). `None` where leases
+/// are refused (another process has the file open, or the file system does not have
+/// them). Dropping it gives the lease up.
+pub fn write_lease(path: &Path) -> Option<Lease> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: SIGIO, which a lease break sends to its holder (this process), ignored.
+    unsafe { libc::signal(libc::SIGIO, libc::SIG_IGN) };
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+        .expect("open the file to lease");
+    // SAFETY: a lease on a file this process opened.
+    if unsafe { libc::fcntl(file.as_raw_fd(), libc::F_SETLEASE, libc::F_WRLCK) } != 0 {
+        eprintln!(
+            "no lease could be taken: {}",
+            std::io::Error::last_os_error()
+        );
+        return None;
+    }
+    Some(Lease(file))
+}
+
+/// A lease [`write_lease`] took.
+pub struct Lease(std::fs::File);
+
+impl Drop for Lease {
+    fn drop(&mut self) {
+        use std::os::fd::AsRawFd;
+        // SAFETY: the lease given up.
+        unsafe { libc::fcntl(self.0.as_raw_fd(), libc::F_SETLEASE, libc::F_UNLCK) };
+    }
+}

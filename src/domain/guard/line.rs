@@ -1166,17 +1166,14 @@ impl Line {
         let (mut filled, mut looped) = (false, false);
         let bytes = word.as_bytes();
         let (mut k, mut from, mut count) = (0, 0, 0);
-        while k < bytes.len() && count < 16 {
+        while count < 16 {
             // A substitution stays in the form as it is, run where it stands
             // ([`quote_keeping_substitutions`]).
-            if let Some(end) = substitution_end(word, k) {
-                k = end;
-                continue;
-            }
-            if bytes[k] != b'$' {
-                k += 1;
-                continue;
-            }
+            let Some(at) = next_reference(word, k) else {
+                k = bytes.len();
+                break;
+            };
+            k = at;
             let (reference, end) = reference_at(word, k);
             let Some(reference) = reference else {
                 k = end.max(k + 1);
@@ -1255,17 +1252,9 @@ impl Line {
             return None;
         }
         let vars = self.vars_at(index);
-        let bytes = word.as_bytes();
         let (mut out, mut from, mut k, mut filled) = (String::new(), 0, 0, false);
-        while k < bytes.len() {
-            if let Some(end) = substitution_end(word, k) {
-                k = end;
-                continue;
-            }
-            if bytes[k] != b'$' {
-                k += 1;
-                continue;
-            }
+        while let Some(at) = next_reference(word, k) {
+            k = at;
             let (reference, end) = reference_at(word, k);
             let end = end.max(k + 1);
             if let Some(reference) = reference
@@ -2679,6 +2668,23 @@ fn substitution_end(word: &str, k: usize) -> Option<usize> {
         b'$' if b.get(k + 1) == Some(&b'(') => Some(closing(word, k + 1).max(k + 2)),
         _ => None,
     }
+}
+
+/// Where the next `$` of `word` from byte `k` on stands that starts no command
+/// substitution (those are passed over whole): a reference to a parameter, or a `$`
+/// standing for itself.
+fn next_reference(word: &str, mut k: usize) -> Option<usize> {
+    let bytes = word.as_bytes();
+    while k < bytes.len() {
+        if let Some(end) = substitution_end(word, k) {
+            k = end;
+        } else if bytes[k] == b'$' {
+            return Some(k);
+        } else {
+            k += 1;
+        }
+    }
+    None
 }
 
 /// `word` quoted as [`quote_word`] does, but for its command substitutions (`$(…)`,

@@ -103,8 +103,10 @@ impl<'a> Guard<'a> {
             None => super::shape::unreadable(self.shell_tools, call.tool_name, call.tool_input)
                 .into_iter()
                 .chain(self.check_tool(call))
-                .chain(self.check_code_tool(call))
-                .chain(self.check_mcp_texts(call))
+                .chain(match shell::code_of_tool(call.tool_name, call.tool_input) {
+                    Some(code) => self.check_code_tool(call, code),
+                    None => self.check_mcp_texts(call),
+                })
                 .collect(),
         };
         Verdict { objections }
@@ -171,10 +173,11 @@ impl<'a> Guard<'a> {
     /// An MCP server's tool that runs the code it is handed: checked as the same code
     /// handed to its interpreter on a command line; in a language nagger cannot tell,
     /// asked about.
-    fn check_code_tool(&self, call: &ToolCall) -> Vec<Objection> {
-        let Some((code, interpreter)) = shell::code_of_tool(call.tool_name, call.tool_input) else {
-            return Vec::new();
-        };
+    fn check_code_tool(
+        &self,
+        call: &ToolCall,
+        (code, interpreter): (&str, Option<&'static str>),
+    ) -> Vec<Objection> {
         let Some(interpreter) = interpreter else {
             let finding = Finding::ask(
                 "guard:code-unknown",
@@ -189,16 +192,14 @@ impl<'a> Guard<'a> {
         self.check_commands(&Commands::new(&line), call.project_root, call.cwd)
     }
 
-    /// An MCP server's tool, whatever its name says: what the server does with its input
-    /// cannot be seen, so every text in it (base64 decoded where its key says so) is read
+    /// An MCP server's tool that is handed no code to run, whatever its name says: what
+    /// the server does with its input cannot be seen, so every text in it (base64 decoded where its key says so) is read
     /// as a command line and as Python and JavaScript code. One that, read so, would be
     /// refused, or would change nagger's own files or Claude Code's settings, is asked
     /// about (`mcp__python__python {"code": "os.system('nagger uninstall')"}`,
     /// `mcp__proc__spawn {"program": "nagger", "args": ["uninstall"]}`).
     fn check_mcp_texts(&self, call: &ToolCall) -> Vec<Objection> {
-        if !call.tool_name.starts_with("mcp__")
-            || shell::code_of_tool(call.tool_name, call.tool_input).is_some()
-        {
+        if !call.tool_name.starts_with("mcp__") {
             return Vec::new();
         }
         let mut texts: Vec<String> = Vec::new();

@@ -528,11 +528,6 @@ fn maven_known(text: &str) -> String {
 fn maven(text: &str) -> Vec<Call> {
     let text = maven_known(text);
     let mut out = Vec::new();
-    let attr = |tag: &str, name: &str| -> Option<String> {
-        let at = tag.find(&format!("{name}=\""))? + name.len() + 2;
-        let end = tag[at..].find('"')?;
-        Some(unescape_xml(&tag[at..at + end]))
-    };
     let element = |body: &str, name: &str| -> Vec<String> {
         body.match_indices(&format!("<{name}>"))
             .filter_map(|(at, _)| {
@@ -551,11 +546,9 @@ fn maven(text: &str) -> Vec<Call> {
             ("<echo", &["file"][..], ":"),
             ("<mkdir", &["dir"][..], "mkdir -p --"),
         ] {
-            for (at, _) in text.match_indices(tag) {
-                let end = text[at..].find('>').map_or(text.len(), |e| at + e);
-                let t = &text[at..end];
+            for t in xml_tags(&text, tag) {
                 for name in attrs {
-                    let Some(v) = attr(t, name) else { continue };
+                    let Some(v) = xml_attr(t, name) else { continue };
                     if computed(&v) {
                         out.push(Call::Computed(format!("{tag} {name}=\"{v}\"")));
                     } else if prefix == ":" {
@@ -570,15 +563,14 @@ fn maven(text: &str) -> Vec<Call> {
             let end = text[at..].find("</exec>").map_or(text.len(), |e| at + e);
             let body = &text[at..end];
             let head_end = body.find('>').unwrap_or(body.len());
-            let Some(program) = attr(&body[..head_end], "executable") else {
+            let Some(program) = xml_attr(&body[..head_end], "executable") else {
                 continue;
             };
             let mut words = vec![program];
-            for (a, _) in body.match_indices("<arg ") {
-                let t = &body[a..body[a..].find('>').map_or(body.len(), |e| a + e)];
-                words.extend(attr(t, "value"));
+            for t in xml_tags(body, "<arg ") {
+                words.extend(xml_attr(t, "value"));
                 words.extend(
-                    attr(t, "line")
+                    xml_attr(t, "line")
                         .into_iter()
                         .flat_map(|l| l.split_whitespace().map(str::to_owned).collect::<Vec<_>>()),
                 );
@@ -893,11 +885,6 @@ fn msbuild(text: &str) -> Vec<Call> {
     }
     let text = known.as_str();
     let mut out = Vec::new();
-    let attr = |tag: &str, name: &str| -> Option<String> {
-        let at = tag.find(&format!("{name}=\""))? + name.len() + 2;
-        let end = tag[at..].find('"')?;
-        Some(unescape_xml(&tag[at..at + end]))
-    };
     for (element, name, shell_line) in [
         ("<Exec", "Command", ""),
         ("<Delete", "Files", "rm -f --"),
@@ -909,10 +896,8 @@ fn msbuild(text: &str) -> Vec<Call> {
         ("<Move", "DestinationFolder", ":"),
         ("<MakeDir", "Directories", "mkdir -p --"),
     ] {
-        for (at, _) in text.match_indices(element) {
-            let end = text[at..].find('>').map_or(text.len(), |e| at + e);
-            let tag = &text[at..end];
-            let Some(value) = attr(tag, name) else {
+        for tag in xml_tags(text, element) {
+            let Some(value) = xml_attr(tag, name) else {
                 continue;
             };
             if value.contains(['$', '@', '%']) {
@@ -945,6 +930,22 @@ fn msbuild(text: &str) -> Vec<Call> {
         out.push(Call::Computed("UsingTask TaskFactory".into()));
     }
     out
+}
+
+/// The value of the attribute `name` in the XML tag `tag` (`<Exec Command="…"`), its
+/// entities read.
+fn xml_attr(tag: &str, name: &str) -> Option<String> {
+    let at = tag.find(&format!("{name}=\""))? + name.len() + 2;
+    let end = tag[at..].find('"')?;
+    Some(unescape_xml(&tag[at..at + end]))
+}
+
+/// Each opening tag of `element` in `text` (`<delete dir="…"`), up to its `>`.
+fn xml_tags<'t>(text: &'t str, element: &'t str) -> impl Iterator<Item = &'t str> + 't {
+    text.match_indices(element).map(move |(at, _)| {
+        let end = text[at..].find('>').map_or(text.len(), |e| at + e);
+        &text[at..end]
+    })
 }
 
 fn unescape_xml(text: &str) -> String {
