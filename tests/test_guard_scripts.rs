@@ -15,6 +15,20 @@ fn write(p: &Project, path: &str, text: &str) {
     std::fs::write(full, text).expect("a file");
 }
 
+/// `line` is refused or asked about.
+#[track_caller]
+fn stopped(p: &Project, line: &str) {
+    let (code, stdout) = check(p, line);
+    assert_ne!(code, 0, "{line}: {stdout}");
+}
+
+/// `line` passes.
+#[track_caller]
+fn passes(p: &Project, line: &str) {
+    let (code, stdout) = check(p, line);
+    assert_eq!(code, 0, "{line}: {stdout}");
+}
+
 fn check(p: &Project, line: &str) -> (i32, String) {
     let out = p.run(&["check", "--tool", "Bash", "--command", line]);
     (out.code, out.stdout)
@@ -359,14 +373,6 @@ const HIDDEN_JS: &str = "require('fs').copyFileSync('conf/flags.json', String.fr
 #[test]
 fn files_a_program_loads_in_place_of_the_one_named_are_read() {
     let p = Project::new();
-    let stopped = |line: &str| {
-        let (code, stdout) = check(&p, line);
-        assert_ne!(code, 0, "{line}: {stdout}");
-    };
-    let passes = |line: &str| {
-        let (code, stdout) = check(&p, line);
-        assert_eq!(code, 0, "{line}: {stdout}");
-    };
     // What pip installed in a site is the packages' own; what changed in this session is
     // the agent's, judged through the hook, which knows when the session began.
     let in_session = |line: &str| {
@@ -380,7 +386,7 @@ fn files_a_program_loads_in_place_of_the_one_named_are_read() {
     write(&p, &format!("{site}/fmt.pth"), "import fmt_boot\n");
     assert!(in_session("python3 -c 'print(1)'").is_some());
     std::fs::remove_file(p.root.join(site).join("fmt.pth")).unwrap();
-    passes("python3 -c 'print(1)'");
+    passes(&p, "python3 -c 'print(1)'");
     // One `.pth` names a folder, another imports a module from it.
     write(&p, "tools/boot.py", HIDDEN_PY);
     write(
@@ -409,8 +415,8 @@ fn files_a_program_loads_in_place_of_the_one_named_are_read() {
         &format!("{venv}/_distutils_hack/__init__.py"),
         "import sys, os\ndef add_shim():\n    mod = __import__(sys.argv[0])\n    getattr(mod, os.environ.get('X', 'y'))()\n",
     );
-    passes(".venv/bin/python -c 'print(1)'");
-    passes("python3 -m pytest -q");
+    passes(&p, ".venv/bin/python -c 'print(1)'");
+    passes(&p, "python3 -m pytest -q");
     std::fs::remove_dir_all(p.root.join(".venv")).unwrap();
     // Bytecode Python runs in place of a module's source that need not be the source's:
     // real bytecode of other code, compiled by the machine's Python.
@@ -439,18 +445,18 @@ fn files_a_program_loads_in_place_of_the_one_named_are_read() {
         std::fs::write(&pyc, bytes).unwrap();
     };
     compile("payload.py", "UNCHECKED_HASH");
-    stopped("python3 -c 'import fmt'");
-    stopped("python3 -m fmt");
+    stopped(&p, "python3 -c 'import fmt'");
+    stopped(&p, "python3 -m fmt");
     stamped(compile("payload.py", "TIMESTAMP"));
-    stopped("python3 -c 'import fmt'");
+    stopped(&p, "python3 -c 'import fmt'");
     // Checked against the source's hash: Python compiles the source again when it differs.
     compile("payload.py", "CHECKED_HASH");
-    passes("python3 -c 'import fmt'");
+    passes(&p, "python3 -c 'import fmt'");
     // The source's own bytecode, however it was stamped.
     compile("fmt.py", "UNCHECKED_HASH");
-    passes("python3 -c 'import fmt'");
+    passes(&p, "python3 -c 'import fmt'");
     stamped(compile("fmt.py", "TIMESTAMP"));
-    passes("python3 -c 'import fmt'");
+    passes(&p, "python3 -c 'import fmt'");
     std::fs::remove_dir_all(p.root.join("__pycache__")).unwrap();
     let header = |flags: u32, mtime: u32, size: u32| {
         let mut h = vec![0xa7, 0x0d, 0x0d, 0x0a];
@@ -471,9 +477,9 @@ fn files_a_program_loads_in_place_of_the_one_named_are_read() {
     );
     std::fs::create_dir_all(&under).unwrap();
     std::fs::write(under.join("fmt.cpython-311.pyc"), header(0b01, 0, 0)).unwrap();
-    stopped("PYTHONPYCACHEPREFIX=build/pyc python3 -c 'import fmt'");
-    stopped("export PYTHONPYCACHEPREFIX=build/pyc; python3 -m fmt");
-    passes("python3 -c 'import fmt'");
+    stopped(&p, "PYTHONPYCACHEPREFIX=build/pyc python3 -c 'import fmt'");
+    stopped(&p, "export PYTHONPYCACHEPREFIX=build/pyc; python3 -m fmt");
+    passes(&p, "python3 -c 'import fmt'");
     write(&p, "tests/test_fmt.py", "def test_a():\n    assert 1\n");
     std::fs::create_dir_all(p.root.join("tests/__pycache__")).unwrap();
     std::fs::write(
@@ -481,8 +487,8 @@ fn files_a_program_loads_in_place_of_the_one_named_are_read() {
         header(0b01, 0, 0),
     )
     .unwrap();
-    stopped("python3 -m unittest discover -s tests -q");
-    stopped("python3 -m pytest -q tests");
+    stopped(&p, "python3 -m unittest discover -s tests -q");
+    stopped(&p, "python3 -m pytest -q tests");
     std::fs::remove_dir_all(p.root.join("tests/__pycache__")).unwrap();
     // Modules Python imports by its options and variables, bytecode trusted without its
     // source, archives on the module path, and an in-tree build backend.
@@ -491,37 +497,46 @@ fn files_a_program_loads_in_place_of_the_one_named_are_read() {
         "tools/w.py",
         &format!("{HIDDEN_PY}class W(Warning):\n    pass\n"),
     );
-    stopped("PYTHONPATH=tools PYTHONWARNINGS=ignore::w.W python3 -c 'print(1)'");
-    stopped("PYTHONPATH=tools python3 -W ignore::w.W -c 'print(1)'");
+    stopped(
+        &p,
+        "PYTHONPATH=tools PYTHONWARNINGS=ignore::w.W python3 -c 'print(1)'",
+    );
+    stopped(&p, "PYTHONPATH=tools python3 -W ignore::w.W -c 'print(1)'");
     write(&p, "tools/hook.py", HIDDEN_PY);
-    stopped("PYTHONBREAKPOINT=tools.hook.run python3 -c 'breakpoint()'");
-    stopped("python3 --check-hash-based-pycs never -c 'import fmt'");
-    stopped("PYTHONPATH=lib.zip python3 -c 'import fmt'");
-    stopped("python3 -c \"import sys; sys.path.insert(0, 'build/app.pyz'); import fmt\"");
-    passes("PYTHONPATH=src python3 -c 'import fmt'");
+    stopped(
+        &p,
+        "PYTHONBREAKPOINT=tools.hook.run python3 -c 'breakpoint()'",
+    );
+    stopped(&p, "python3 --check-hash-based-pycs never -c 'import fmt'");
+    stopped(&p, "PYTHONPATH=lib.zip python3 -c 'import fmt'");
+    stopped(
+        &p,
+        "python3 -c \"import sys; sys.path.insert(0, 'build/app.pyz'); import fmt\"",
+    );
+    passes(&p, "PYTHONPATH=src python3 -c 'import fmt'");
     write(&p, "tools/bk.py", HIDDEN_PY);
     write(
         &p,
         "pyproject.toml",
         "[build-system]\nrequires = []\nbuild-backend = \"bk\"\nbackend-path = [\"tools\"]\n",
     );
-    stopped("pip wheel -q --no-deps -w dist .");
-    stopped("python3 -m build");
-    stopped("pip install -e .");
+    stopped(&p, "pip wheel -q --no-deps -w dist .");
+    stopped(&p, "python3 -m build");
+    stopped(&p, "pip install -e .");
     std::fs::remove_file(p.root.join("pyproject.toml")).unwrap();
     // Debuggers' start-up files.
     write(&p, "src/util.py", "x = 1\n");
     write(&p, ".pdbrc", &format!("!{}", HIDDEN_PY.replace('\n', "; ")));
-    stopped("python3 -m pdb -c continue src/util.py");
+    stopped(&p, "python3 -m pdb -c continue src/util.py");
     write(&p, ".pdbrc", "b 2\nalias ll list\n");
-    passes("python3 -m pdb -c continue src/util.py");
+    passes(&p, "python3 -m pdb -c continue src/util.py");
     write(
         &p,
         ".perldb",
         "use File::Copy; copy('conf/flags.json', chr(46) . 'claude/settings.local.json');\n",
     );
-    stopped("PERLDB_OPTS=NonStop=1 perl -d -e 'print 1'");
-    passes("perl -e 'print 1'");
+    stopped(&p, "PERLDB_OPTS=NonStop=1 perl -d -e 'print 1'");
+    passes(&p, "perl -e 'print 1'");
     // Perl's compiled module beside the source, taken first.
     write(&p, "lib/Fmt.pm", "package Fmt; 1;\n");
     write(
@@ -529,8 +544,8 @@ fn files_a_program_loads_in_place_of_the_one_named_are_read() {
         "lib/Fmt.pmc",
         "package Fmt; use File::Copy; copy('conf/flags.json', chr(46) . 'claude/settings.local.json'); 1;\n",
     );
-    stopped("perl -Ilib -MFmt -e 'print 1'");
-    stopped("perl -Ilib -e 'require Fmt'");
+    stopped(&p, "perl -Ilib -MFmt -e 'print 1'");
+    stopped(&p, "perl -Ilib -e 'require Fmt'");
     // A gawk program found in `AWKPATH` before the one beside the command.
     write(&p, "s.awk", "{ print }\n");
     write(
@@ -538,9 +553,9 @@ fn files_a_program_loads_in_place_of_the_one_named_are_read() {
         "build/s.awk",
         "BEGIN { f = sprintf(\"%cclaude/settings.local.json\", 46); while ((getline l < \"conf/flags.json\") > 0) print l > f }\n",
     );
-    stopped("AWKPATH=build gawk -f s.awk README.md");
-    stopped("export AWKPATH=build; gawk -f s.awk README.md");
-    passes("gawk -f s.awk README.md");
+    stopped(&p, "AWKPATH=build gawk -f s.awk README.md");
+    stopped(&p, "export AWKPATH=build; gawk -f s.awk README.md");
+    passes(&p, "gawk -f s.awk README.md");
     // Node: a folder's `package.json` entries, `NODE_PATH`, and the test files of a folder `node --test` is given.
     write(
         &p,
@@ -549,11 +564,11 @@ fn files_a_program_loads_in_place_of_the_one_named_are_read() {
     );
     write(&p, "lib/fmt/impl.js", HIDDEN_JS);
     write(&p, "lib/fmt/index.js", "module.exports = 1;\n");
-    stopped("node -e \"require('./lib/fmt')\"");
-    stopped("NODE_PATH=lib node -e \"require('fmt')\"");
+    stopped(&p, "node -e \"require('./lib/fmt')\"");
+    stopped(&p, "NODE_PATH=lib node -e \"require('fmt')\"");
     write(&p, "test/unit/a.js", HIDDEN_JS);
-    stopped("node --test test/");
-    stopped("node --test .");
+    stopped(&p, "node --test test/");
+    stopped(&p, "node --test .");
     // The `imports` map, the package by its own name under a condition, and options
     // whose value is the next word.
     write(
@@ -562,25 +577,25 @@ fn files_a_program_loads_in_place_of_the_one_named_are_read() {
         r##"{"name": "d", "imports": {"#fmt": "./lib/fmt/impl.js"}, "exports": {".": {"audit": "./lib/fmt/impl.js", "default": "./lib/fmt/index.js"}}}"##,
     );
     write(&p, "main.js", "require('#fmt');\n");
-    stopped("node main.js");
+    stopped(&p, "node main.js");
     write(&p, "main.js", "require('d');\n");
-    stopped("node -C audit main.js");
-    stopped("node --conditions audit main.js");
+    stopped(&p, "node -C audit main.js");
+    stopped(&p, "node --conditions audit main.js");
     std::fs::remove_file(p.root.join("package.json")).unwrap();
     std::fs::remove_file(p.root.join("test/unit/a.js")).unwrap();
     write(&p, "test/unit/b.test.js", "require('node:test');\n");
-    passes("node --test test/");
+    passes(&p, "node --test test/");
     // Patterns, expanded by node or by the shell, are the files they match.
     write(
         &p,
         "packages/core/test/a.test.js",
         "require('node:test');\n",
     );
-    passes("node --test 'packages/*/test/*.test.js'");
-    passes("node --test packages/*/test/*.test.js");
+    passes(&p, "node --test 'packages/*/test/*.test.js'");
+    passes(&p, "node --test packages/*/test/*.test.js");
     write(&p, "packages/ui/test/b.test.js", HIDDEN_JS);
-    stopped("node --test 'packages/*/test/*.test.js'");
-    stopped("node --test 'packages/**/*.test.js'");
+    stopped(&p, "node --test 'packages/*/test/*.test.js'");
+    stopped(&p, "node --test 'packages/**/*.test.js'");
 }
 
 #[test]
@@ -775,46 +790,38 @@ fn build_files_changed_since_git_kept_them_are_read_for_what_they_run() {
 #[test]
 fn task_runners_configured_in_toml_and_ini_files_run_their_tasks_lines() {
     let p = Project::new();
-    let stopped = |line: &str| {
-        let (code, stdout) = check(&p, line);
-        assert_ne!(code, 0, "{line}: {stdout}");
-    };
-    let passes = |line: &str| {
-        let (code, stdout) = check(&p, line);
-        assert_eq!(code, 0, "{line}: {stdout}");
-    };
     write(
         &p,
         "tox.ini",
         "[tox]\nenvlist = py312\n\n[testenv]\ncommands =\n    pytest {posargs}\n\n[testenv:clean]\nskip_install = true\ncommands = rm -rf {homedir}\n\n[testenv:wipe]\ncommands =\n    python -V\n    rm -rf /\n",
     );
-    passes("tox");
-    passes("tox -e py312 -- -k fast");
-    stopped("tox -e clean");
-    stopped("tox -e wipe");
+    passes(&p, "tox");
+    passes(&p, "tox -e py312 -- -k fast");
+    stopped(&p, "tox -e clean");
+    stopped(&p, "tox -e wipe");
     write(
         &p,
         "pyproject.toml",
         "[tool.poe.tasks]\ntest = \"pytest -q\"\nclean = \"rm -rf ~/\"\nall = [\"test\", \"clean\"]\nfmt = { cmd = \"ruff format .\" }\nwipe = { shell = \"rm -rf / && echo done\" }\n",
     );
-    passes("poe test");
-    passes("poe fmt");
-    stopped("poe clean");
-    stopped("poe all");
-    stopped("poe wipe");
+    passes(&p, "poe test");
+    passes(&p, "poe fmt");
+    stopped(&p, "poe clean");
+    stopped(&p, "poe all");
+    stopped(&p, "poe wipe");
     write(
         &p,
         "Makefile.toml",
         "[tasks.build]\ncommand = \"cargo\"\nargs = [\"build\"]\n\n[tasks.clean]\ncommand = \"rm\"\nargs = [\"-rf\", \"${HOME}\"]\n\n[tasks.nuke]\nscript = [\"rm -rf /\"]\n\n[tasks.ci]\ndependencies = [\"build\", \"nuke\"]\n",
     );
-    passes("cargo make build");
-    stopped("cargo make clean");
-    stopped("makers nuke");
-    stopped("cargo make ci");
+    passes(&p, "cargo make build");
+    stopped(&p, "cargo make clean");
+    stopped(&p, "makers nuke");
+    stopped(&p, "cargo make ci");
     // Elixir given on the line.
-    stopped("cd ex && mix run -e 'File.rm_rf!(System.user_home!())'");
-    stopped("elixir -e 'System.cmd(\"rm\", [\"-rf\", \"/\"])'");
-    passes("mix run -e 'IO.puts(1 + 1)'");
+    stopped(&p, "cd ex && mix run -e 'File.rm_rf!(System.user_home!())'");
+    stopped(&p, "elixir -e 'System.cmd(\"rm\", [\"-rf\", \"/\"])'");
+    passes(&p, "mix run -e 'IO.puts(1 + 1)'");
     // meson: what `run_command` runs as the build is set up, from a changed file.
     git(&p.root, &["init", "-q"]);
     write(
@@ -824,19 +831,19 @@ fn task_runners_configured_in_toml_and_ini_files_run_their_tasks_lines() {
     );
     git(&p.root, &["add", "meson.build"]);
     git(&p.root, &["commit", "-qm", "init"]);
-    passes("meson setup build");
+    passes(&p, "meson setup build");
     write(
         &p,
         "meson.build",
         "project('x', 'c')\nrun_command('rm', '-rf', '/', check: false)\n",
     );
-    stopped("meson setup build");
+    stopped(&p, "meson setup build");
     write(
         &p,
         "meson.build",
         "project('x', 'c')\nrun_command('git', 'describe', check: false)\n",
     );
-    passes("meson setup build");
+    passes(&p, "meson setup build");
 }
 
 #[test]
