@@ -960,3 +960,60 @@ fn without_threads_a_held_database_still_gets_the_refusal_in_time() {
     // The kernel holds the open for its lease-break time (45 s by default).
     assert!(took < Duration::from_secs(10), "{took:?}: {r:?}");
 }
+
+/// The variable that gives a run valgrind counts a later deadline does nothing by
+/// itself: a hook Claude Code runs with it set still answers by the second.
+#[test]
+fn the_profilers_variable_alone_keeps_the_deadline() {
+    let p = Project::new();
+    let rm = p.pre_tool_use("Bash", json!({"command": "rm -rf /"}));
+    p.hook(&rm).assert_deny("before");
+    let Some(lease) = write_lease(&p.db_path()) else {
+        return;
+    };
+    let mut cmd = p.command(&["hook"]);
+    cmd.env("NAGGER_NO_DEADLINE", "1");
+    let r = run_with(cmd, &rm);
+    drop(lease);
+    r.assert_deny("the database held, the variable set");
+    assert!(
+        r.stderr.contains("within 800 ms"),
+        "the usual deadline answered: {r:?}"
+    );
+}
+
+/// A stdout whose reader takes nothing loses the answer, but never silently: the
+/// deadline ends the run and says why on stderr.
+#[test]
+fn an_answer_stdout_does_not_take_is_reported_on_stderr() {
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+    let p = Project::new();
+    let rm = p.pre_tool_use("Bash", json!({"command": "rm -rf /"}));
+    let mut fds = [0; 2];
+    // SAFETY: a new pipe, both ends owned below.
+    assert_eq!(unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) }, 0);
+    // SAFETY: fresh descriptors this test owns.
+    let (reader, writer) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    // Filled to the brim without blocking, then handed over blocking as a pipe is.
+    // SAFETY: flags of a descriptor this test owns.
+    unsafe {
+        let flags = libc::fcntl(writer.as_raw_fd(), libc::F_GETFL);
+        libc::fcntl(writer.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK);
+        let page = [b'x'; 4096];
+        while libc::write(writer.as_raw_fd(), page.as_ptr().cast(), page.len()) > 0 {}
+        while libc::write(writer.as_raw_fd(), page.as_ptr().cast(), 1) > 0 {}
+        libc::fcntl(writer.as_raw_fd(), libc::F_SETFL, flags);
+    }
+    let child = p
+        .command(&["hook"])
+        .stdin(stdin_file(rm.to_string().as_bytes()))
+        .stdout(Stdio::from(writer))
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn nagger");
+    let out = child.wait_with_output().expect("wait");
+    drop(reader);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("not written whole"), "{stderr}");
+}

@@ -64,6 +64,26 @@ pub fn check(
     out
 }
 
+/// Most shell lines judged for one call: a skill or command holds a handful, and the
+/// judging must end well inside the second every hook answers in, whatever the file.
+const MAX_LINES: usize = 1000;
+
+/// Whether one more line is judged; past [`MAX_LINES`], says once that the rest is not
+/// vouched for.
+fn room_for_a_line(out: &mut SkillCheck, name: &str, shown: &str) -> bool {
+    if out.lines < MAX_LINES {
+        return true;
+    }
+    let why = format!(
+        "[nagger] /{name} ({shown}) holds more than {MAX_LINES} shell lines: nagger judged the \
+         first {MAX_LINES} and cannot vouch for the rest"
+    );
+    if !out.ask.contains(&why) {
+        out.ask.push(why);
+    }
+    false
+}
+
 fn judge_file(
     call: &Invocation<'_>,
     file: &SkillFile,
@@ -87,6 +107,9 @@ fn judge_file(
         ));
     }
     for line in shell_lines(&file.text, call.arguments, &fixed) {
+        if !room_for_a_line(out, name, &shown) {
+            break;
+        }
         out.lines += 1;
         let head = format!(
             "[nagger] /{name} ({shown}) runs `{}` when it loads",
@@ -104,6 +127,9 @@ fn judge_file(
         out.ask.push(format!("[nagger] /{name} ({shown}) {what}"));
     }
     for command in hook_commands(&file.text) {
+        if !room_for_a_line(out, name, &shown) {
+            break;
+        }
         out.lines += 1;
         let head = format!(
             "[nagger] /{name} ({shown}) runs `{}` as a hook of its own while it is active",
@@ -221,6 +247,7 @@ fn shown_path(path: &Path, project_root: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fmt::Write as _;
 
     fn project() -> (tempfile::TempDir, Roots) {
         let dir = tempfile::tempdir().unwrap();
@@ -244,6 +271,34 @@ mod tests {
             session_id: Some("sess"),
         };
         check(&call, roots, &Config::default(), mode)
+    }
+
+    #[test]
+    fn a_file_with_more_shell_lines_than_are_judged_is_not_vouched_for() {
+        let (_d, roots) = project();
+        let lines = (0..MAX_LINES + 5).fold(String::new(), |mut text, i| {
+            let _ = writeln!(text, "!`echo {i}`");
+            text
+        });
+        let text = format!("---\nname: s\n---\n{lines}");
+        skill(&roots, &text);
+        let c = run(&roots, Some(""), &PermissionMode::Default);
+        assert_eq!(c.lines, MAX_LINES);
+        assert_eq!(c.decision(), Some(Decision::Ask), "{c:?}");
+        assert_eq!(c.ask.len(), 1, "{:?}", c.ask);
+        assert!(
+            c.ask[0].contains("cannot vouch for the rest"),
+            "{}",
+            c.ask[0]
+        );
+        // A refused line among those judged is still refused.
+        skill(&roots, &format!("!`rm -rf /`\n{text}"));
+        let c = run(&roots, Some(""), &PermissionMode::Default);
+        assert_eq!(c.decision(), Some(Decision::Deny), "{c:?}");
+        // A handful of lines is judged whole.
+        skill(&roots, "!`echo a`\n!`echo b`\n");
+        let c = run(&roots, Some(""), &PermissionMode::Default);
+        assert_eq!((c.lines, c.decision()), (2, None), "{c:?}");
     }
 
     #[test]

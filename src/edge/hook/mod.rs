@@ -71,8 +71,9 @@ pub fn write_stderr_line(line: &str) {
 /// database), the run answers within a second.
 pub fn run_stdin(env: &Env) -> HookRun {
     let started = Instant::now();
-    // Profilers (valgrind runs a process tens of times slower) count a whole run with
-    // `NAGGER_NO_DEADLINE=1`: the deadline comes later, never not at all.
+    // Valgrind runs a process tens of times slower: a run it counts with
+    // `NAGGER_NO_DEADLINE=1` gets a later deadline, never none (the variable alone does
+    // nothing).
     if std::env::var_os("NAGGER_NO_DEADLINE").is_some_and(|v| v == "1") {
         deadline::stretch();
     }
@@ -120,8 +121,9 @@ pub fn run_stdin(env: &Env) -> HookRun {
 /// The stderr line of a run that reached its hard deadline while `doing` something.
 fn late_line(doing: &str) -> String {
     format!(
-        "nagger: no answer within {} ms ({doing} took too long; passing, or asking about a \
-         tool call the guard had not decided yet)",
+        "nagger: no answer within {} ms ({doing} took too long; passing, asking about a tool \
+         call the guard had not decided yet, or refusing a typed command whose shell lines \
+         were not all judged)",
         deadline::hard_limit().as_millis()
     )
 }
@@ -521,7 +523,7 @@ fn run_inner(stdin: &mut dyn Read, env: &Env, started: Instant) -> HookRun {
     SO_FAR.with(|so_far| {
         *so_far.borrow_mut() = not_decided(&event).map(|line| line.trim_end().to_owned());
     });
-    if not_decided(&event).is_some() {
+    if matches!(event, Event::PreToolUse(_) | Event::PreSkillShellCommand(_)) {
         deadline::fall_back_on(built_in_refusal(env, &input, &event, ambiguous.as_deref()));
     }
     let (run, common) = prepare(env, input, event, ambiguous);
@@ -609,12 +611,31 @@ const NOT_DECIDED_SHELL_LINE: &str = concat!(
     "\n"
 );
 
+/// The same for a typed command whose file's shell lines were not all judged in time:
+/// the prompt is refused (a typed command's lines run without a question).
+const NOT_DECIDED_COMMAND: &str = concat!(
+    r#"{"decision":"block","reason":"[nagger] nagger could not check the shell lines of this "#,
+    r#"command's file in time (too many or too slow to judge on this machine now, or a fault "#,
+    r#"in nagger), and a typed command's lines run without a question. Send it again, or run "#,
+    r#"the lines yourself if you trust them."}"#,
+    "\n"
+);
+
 /// What a deadline answers to `event` before the guard has decided it: a tool call or a
-/// skill's shell line is asked about.
+/// skill's shell line is asked about, a typed command (whose file's lines are being
+/// judged) is refused.
 fn not_decided(event: &Event) -> Option<&'static str> {
     match event {
         Event::PreToolUse(_) => Some(NOT_DECIDED_TOOL_CALL),
         Event::PreSkillShellCommand(_) => Some(NOT_DECIDED_SHELL_LINE),
+        Event::UserPromptSubmit { prompt } => {
+            skill_file::typed_command(prompt).map(|_| NOT_DECIDED_COMMAND)
+        }
+        Event::UserPromptExpansion(expansion) => expansion
+            .expansion_type
+            .as_deref()
+            .is_none_or(|t| t == "slash_command")
+            .then_some(NOT_DECIDED_COMMAND),
         _ => None,
     }
 }
@@ -629,11 +650,25 @@ fn arm_deadline(started: Instant, safety: Option<&str>, stderr: &[String]) -> de
         "passing"
     };
     let mut lines = stderr.to_vec();
-    lines.push(format!(
-        "state database unavailable ({what}): no answer within {} ms (a slow disk, or a file \
-         of the database's that blocks: `nagger doctor`)",
-        deadline::hard_limit().as_millis()
-    ));
+    let spent = started.elapsed();
+    let limit = deadline::hard_limit();
+    // A run that reaches the database late was slow before it: the line says where the
+    // time went, not that the database blocked.
+    lines.push(if spent * 2 > limit {
+        format!(
+            "no answer within {} ms ({what}): reading and checking the input took {} ms, \
+             which left the state database too little time (a loaded machine, or an input \
+             slow to check)",
+            limit.as_millis(),
+            spent.as_millis()
+        )
+    } else {
+        format!(
+            "state database unavailable ({what}): no answer within {} ms (a slow disk, or a \
+             file of the database's that blocks: `nagger doctor`)",
+            limit.as_millis()
+        )
+    });
     let late = answer(None, &lines);
     deadline::answer_with(safety);
     deadline::tell(late.stderr.as_deref().unwrap_or_default());
