@@ -677,3 +677,88 @@ fn the_dashboard_keeps_its_lock_on_the_database_index_between_requests() {
         assert_eq!(dms_holder(&shm), Some(server), "after request {k}");
     }
 }
+
+/// Opens a connection that sends the token holder's keep-alive request for `path`.
+fn ask_kept_alive(ui: &UiServer, path: &str) -> Option<BufReader<TcpStream>> {
+    let mut s = TcpStream::connect(("127.0.0.1", ui.port)).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
+    write!(
+        s,
+        "GET {path}?token={} HTTP/1.1\r\nHost: {}\r\n\r\n",
+        ui.token,
+        ui.host()
+    )
+    .ok()?;
+    Some(BufReader::new(s))
+}
+
+/// A process that holds the token and more kept-alive connections than the dashboard
+/// serves at once, each asking again and again (and opened again once closed), cannot
+/// lock the user's own requests out: a connection that waits longest for its next
+/// request makes room. Nor does it pile up threads.
+#[test]
+fn a_token_holder_with_many_busy_connections_cannot_lock_the_user_out() {
+    let (_p, ui) = start();
+    let stop = Arc::new(AtomicBool::new(false));
+    let held = 100;
+    let chatter = {
+        let stop = Arc::clone(&stop);
+        let (port, token, host) = (ui.port, ui.token.clone(), ui.host());
+        thread::spawn(move || {
+            let request =
+                format!("GET /api/changes?token={token} HTTP/1.1\r\nHost: {host}\r\n\r\n");
+            let open = || {
+                let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
+                s.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
+                s.write_all(request.as_bytes()).ok()?;
+                Some(BufReader::new(s))
+            };
+            let mut conns: Vec<Option<BufReader<TcpStream>>> = (0..held).map(|_| open()).collect();
+            let mut reopened = 0;
+            while !stop.load(Ordering::Relaxed) {
+                for conn in &mut conns {
+                    let alive = conn.as_mut().is_some_and(|r| {
+                        let mut head = String::new();
+                        let mut line = String::new();
+                        while r.read_line(&mut line).is_ok_and(|n| n > 0) && line != "\r\n" {
+                            head.push_str(&line);
+                            line.clear();
+                        }
+                        let len = head
+                            .lines()
+                            .find_map(|l| l.strip_prefix("Content-Length: "))
+                            .and_then(|n| n.trim().parse::<usize>().ok());
+                        let mut body = vec![0; len.unwrap_or(0)];
+                        len.is_some()
+                            && r.read_exact(&mut body).is_ok()
+                            && r.get_mut().write_all(request.as_bytes()).is_ok()
+                    });
+                    if !alive {
+                        reopened += 1;
+                        *conn = open();
+                    }
+                }
+            }
+            reopened
+        })
+    };
+    thread::sleep(Duration::from_millis(500));
+    let threads_before = threads_of(ui.pid());
+    for round in 0..20 {
+        let mut r = ask_kept_alive(&ui, "/api/changes").expect("connect");
+        let (status, head, _) = read_answer(&mut r);
+        assert_eq!(status, 200, "round {round}: {head}");
+        thread::sleep(Duration::from_millis(50));
+    }
+    let threads_after = threads_of(ui.pid());
+    stop.store(true, Ordering::Relaxed);
+    let reopened = chatter.join().expect("chatter");
+    assert!(
+        reopened > 0,
+        "no connection of the holder's was closed to make room"
+    );
+    assert!(
+        threads_before.max(threads_after) < 2 * 64 + 16,
+        "threads: {threads_before}, {threads_after}"
+    );
+}

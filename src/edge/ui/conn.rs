@@ -59,10 +59,11 @@ pub fn serve_admitted<H: Handler>(
     request: Request,
     pass: H::Pass,
     handler: &Arc<H>,
+    waiting: &dyn Fn(bool),
 ) {
     let mut conn = Conn { stream, buf };
     // A client that went away or broke a limit is not the server's problem.
-    let _ = conn.serve(handler, request, pass);
+    let _ = conn.serve(handler, (request, pass), waiting);
 }
 
 /// What came in where a request's head was awaited.
@@ -92,15 +93,18 @@ impl Conn {
     fn serve<H: Handler>(
         &mut self,
         handler: &Arc<H>,
-        first: Request,
-        first_pass: H::Pass,
+        first: (Request, H::Pass),
+        waiting: &dyn Fn(bool),
     ) -> io::Result<()> {
-        let mut admitted = Some((first, first_pass));
+        let mut admitted = Some(first);
         for n in 1..=MAX_REQUESTS {
             let (request, pass) = if let Some(first) = admitted.take() {
                 first
             } else {
-                let request = match self.read_head(Instant::now() + IDLE_TIME)? {
+                waiting(true);
+                let head = self.read_head(Instant::now() + IDLE_TIME)?;
+                waiting(false);
+                let request = match head {
                     Head::Request(request) => request,
                     Head::Gone => return Ok(()),
                     Head::Refused(answer) => return self.last(&answer, false),

@@ -2,8 +2,11 @@
 //! reads its first request head without blocking, all connections side by side: a
 //! connection costs a socket here, never a thread, until its head has come whole with
 //! the token. Then it is handed to a thread of its own ([`conn::serve_admitted`]), at
-//! most [`MAX_SERVED`] at once; a head that is refused is answered and the connection
-//! closed without a thread either. At most [`MAX_ARRIVING`] connections wait for their
+//! most [`MAX_SERVED`] at once: past that, the served connection that has waited longest
+//! for its next request (or, with none waiting, the one served longest) is ended to make
+//! room, so that no process, even one holding the token, keeps the user's requests out
+//! by holding connections. A head that is refused is answered and the connection closed
+//! without a thread either. At most [`MAX_ARRIVING`] connections wait for their
 //! head; past that the oldest is closed, so however many idle, slow or reconnecting
 //! clients there are, a new connection is read within a sweep or two of its arrival
 //! and the token holder's request is served at once.
@@ -13,8 +16,7 @@ use super::http::{self, Request};
 use std::collections::VecDeque;
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Connections waiting for their first request's head, at most.
@@ -65,7 +67,7 @@ struct Reception<H: Handler> {
     handler: Arc<H>,
     arriving: VecDeque<Arriving>,
     closing: VecDeque<Closing>,
-    served: Arc<AtomicUsize>,
+    served: Arc<Mutex<Seats>>,
 }
 
 /// Serves `listener`'s connections with `handler`, forever.
@@ -75,7 +77,7 @@ pub fn serve<H: Handler>(listener: &TcpListener, handler: &Arc<H>) -> ! {
         handler: Arc::clone(handler),
         arriving: VecDeque::new(),
         closing: VecDeque::new(),
-        served: Arc::new(AtomicUsize::new(0)),
+        served: Arc::default(),
     };
     loop {
         let idle = reception.arriving.is_empty() && reception.closing.is_empty();
@@ -176,7 +178,7 @@ impl<H: Handler> Reception<H> {
             Ok(pass) => pass,
             Err(refusal) => return self.refuse(a.stream, &refusal, head_only),
         };
-        let Some(turn) = Turn::take(&self.served) else {
+        let Some(turn) = Turn::take(&self.served, &a.stream) else {
             let busy = http::text(503, "Too many open connections: try again.");
             return self.refuse(a.stream, &busy, head_only);
         };
@@ -189,9 +191,10 @@ impl<H: Handler> Reception<H> {
         let _ = std::thread::Builder::new()
             .name("nagger-ui".into())
             .spawn(move || {
-                let _turn = turn;
                 let _ = stream.set_nodelay(true);
-                conn::serve_admitted(stream, buf, request, pass, &handler);
+                conn::serve_admitted(stream, buf, request, pass, &handler, &|waiting| {
+                    turn.waiting(waiting);
+                });
             });
     }
 
@@ -254,22 +257,88 @@ fn drain(c: &mut Closing, now: Instant, read: &mut bool) -> bool {
     open && now < c.until && c.dropped < conn::LINGER_BYTES
 }
 
+/// The connections being served, each on its thread: how many there are and which one
+/// makes room for a new one.
+#[derive(Default)]
+struct Seats {
+    next: u64,
+    taken: Vec<Seat>,
+}
+
+/// One served connection's place.
+struct Seat {
+    id: u64,
+    /// A handle of its socket, to end it when it must make room.
+    stream: TcpStream,
+    admitted: Instant,
+    /// Since when it waits for its client's next request; `None` while it serves one.
+    idle_since: Option<Instant>,
+    /// Ended to make room; its thread is on its way out.
+    ended: bool,
+}
+
 /// A served connection's place among the [`MAX_SERVED`], given back when dropped.
-struct Turn(Arc<AtomicUsize>);
+struct Turn {
+    id: u64,
+    seats: Arc<Mutex<Seats>>,
+}
 
 impl Turn {
-    fn take(served: &Arc<AtomicUsize>) -> Option<Turn> {
-        served
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
-                (n < MAX_SERVED).then_some(n + 1)
-            })
-            .ok()?;
-        Some(Turn(Arc::clone(served)))
+    /// A place for the connection on `stream`. At [`MAX_SERVED`], the served connection
+    /// that has waited longest for its next request makes room, or, with none waiting,
+    /// the one served longest: whoever holds many connections open (the token's holder
+    /// too) cannot keep a new request of the user's out. `None` only while
+    /// [`MAX_SERVED`] more are still on their way out.
+    fn take(seats: &Arc<Mutex<Seats>>, stream: &TcpStream) -> Option<Turn> {
+        let handle = stream.try_clone().ok()?;
+        let mut table = seats
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if table.taken.len() >= 2 * MAX_SERVED {
+            return None;
+        }
+        if table.taken.iter().filter(|s| !s.ended).count() >= MAX_SERVED {
+            let victim = table
+                .taken
+                .iter_mut()
+                .filter(|s| !s.ended)
+                .min_by_key(|s| (s.idle_since.is_none(), s.idle_since.unwrap_or(s.admitted)))?;
+            victim.ended = true;
+            let _ = victim.stream.shutdown(Shutdown::Both);
+        }
+        table.next += 1;
+        let id = table.next;
+        table.taken.push(Seat {
+            id,
+            stream: handle,
+            admitted: Instant::now(),
+            idle_since: None,
+            ended: false,
+        });
+        Some(Turn {
+            id,
+            seats: Arc::clone(seats),
+        })
+    }
+
+    /// Marks the connection waiting for its client's next request, or serving one.
+    fn waiting(&self, waiting: bool) {
+        let mut table = self
+            .seats
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(seat) = table.taken.iter_mut().find(|s| s.id == self.id) {
+            seat.idle_since = waiting.then(Instant::now);
+        }
     }
 }
 
 impl Drop for Turn {
     fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::AcqRel);
+        let mut table = self
+            .seats
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        table.taken.retain(|s| s.id != self.id);
     }
 }
