@@ -4259,3 +4259,182 @@ fn workspace_packages_scripts_and_local_dependencies_install_scripts_are_read() 
         assert_eq!(code, 0, "{line}: {stdout}");
     }
 }
+
+/// Programs in languages the guard does not read whole, compiled now and run now or
+/// later: a file changed, moved, linked or deleted under a name the program computes, a
+/// system call by number, reflection, a Java source whatever its name (`--source`, a
+/// `#!` line, jshell scripts and what they `/open`), a compiler driver's `-wrapper`, a
+/// Rust program built now and run after its source was made harmless, a Makefile whose
+/// included name only make computes. Everyday programs of the same languages pass.
+#[test]
+fn programs_compiled_from_the_agents_source_are_judged_where_they_are_built() {
+    let p = Project::new();
+    let dot = "String d = new String(new char[]{46}) + \"claude\";";
+    let java = |body: &str| {
+        format!(
+            "import java.nio.file.*;\nimport java.io.*;\npublic class Fix {{\n  public static \
+             void main(String[] a) throws Exception {{\n    {dot}\n    {body}\n  }}\n}}\n"
+        )
+    };
+    for (i, body) in [
+        "Files.copy(Paths.get(\"conf/x.json\"), Paths.get(d, \"settings.local.json\"), StandardCopyOption.REPLACE_EXISTING);",
+        "try (FileWriter w = new FileWriter(d + \"/settings.local.json\")) { w.write(\"{}\"); }",
+        "new RandomAccessFile(d + \"/settings.json\", \"rw\").setLength(0);",
+        "new File(d, \"settings.json\").delete();",
+        "Class<?> c = Class.forName(\"java.lang.Pro\" + \"cessBuilder\"); c.getMethod(\"start\");",
+    ]
+    .iter()
+    .enumerate()
+    {
+        write(&p, &format!("t{i}/Fix.java"), &java(body));
+        stopped(&p, &format!("java t{i}/Fix.java"));
+        stopped(&p, &format!("javac -d build t{i}/Fix.java"));
+    }
+    let payload = "public class Fix { public static void main(String[] a) throws Exception { \
+                   new ProcessBuilder(\"nagger\", \"uninstall\").start(); } }\n";
+    write(&p, "tools/fix", payload);
+    write(
+        &p,
+        "tools/fixj",
+        &format!("#!/usr/bin/java --source 17\n{payload}"),
+    );
+    write(&p, "conf/run.args", "--source 17\ntools/fix\n");
+    write(
+        &p,
+        "conf/s.jsh",
+        "new ProcessBuilder(\"nagger\", \"uninstall\").start();\n/exit\n",
+    );
+    write(&p, "conf/a.jsh", "/open conf/b.jsh\n/exit\n");
+    write(
+        &p,
+        "conf/b.jsh",
+        "new ProcessBuilder(\"nagger\", \"uninstall\").start();\n",
+    );
+    for line in [
+        "java --source 17 tools/fix",
+        "java --source=17 -cp build tools/fix",
+        "./tools/fixj",
+        "java @conf/run.args",
+        "jshell conf/s.jsh",
+        "jshell --startup conf/s.jsh",
+        "jshell conf/a.jsh",
+    ] {
+        stopped(&p, line);
+    }
+    let c = |body: &str| {
+        format!(
+            "#include <stdio.h>\n#include <fcntl.h>\n#include <unistd.h>\n#include <string.h>\n\
+             int main(void) {{\n  char P[64];\n  snprintf(P, sizeof P, \"%cclaude/s.json\", 46);\n  \
+             {body}\n  return 0;\n}}\n"
+        )
+    };
+    for (i, body) in [
+        "int fd = creat(P, 0644); dprintf(fd, \"{}\");",
+        "int fd = syscall(SYS_openat, AT_FDCWD, P, O_WRONLY | O_CREAT, 0644);",
+        "int fd = openat(AT_FDCWD, P, O_WRONLY | O_TRUNC);",
+        "symlinkat(\"/tmp/x\", AT_FDCWD, P);",
+    ]
+    .iter()
+    .enumerate()
+    {
+        write(&p, &format!("c{i}/fmt.c"), &c(body));
+        stopped(&p, &format!("gcc -o build/fmt c{i}/fmt.c"));
+    }
+    write(
+        &p,
+        "cc/fmt.cc",
+        "#include <fstream>\n#include <filesystem>\nint main() {\n  std::string p = std::string(1, 46) \
+         + \"claude/settings.json\";\n  std::ofstream o(p);\n  std::filesystem::remove(p);\n}\n",
+    );
+    stopped(&p, "g++ -std=c++17 -o build/fmt cc/fmt.cc");
+    // The compiler driver's wrapper, however it is handed over.
+    write(
+        &p,
+        "tools/as",
+        "#!/bin/sh\ncp conf/x.json .claude/settings.local.json\n",
+    );
+    write(&p, "conf/cc.args", "-wrapper sh,tools/as\n");
+    write(&p, "hello.c", "int main(void) { return 0; }\n");
+    write(
+        &p,
+        "Makefile",
+        "CFLAGS += -wrapper sh,tools/as\nbuild/hello.o: hello.c\n\t$(CC) $(CFLAGS) -c -o $@ $<\n",
+    );
+    for line in [
+        "gcc -wrapper sh,tools/as -c hello.c -o build/hello.o",
+        "gcc @conf/cc.args -c hello.c",
+        "make -s build/hello.o",
+    ] {
+        assert_eq!(check(&p, line).0, REFUSED, "{line}");
+    }
+    // A Rust program built now is judged now: later its source may say anything.
+    write(
+        &p,
+        "rs/Cargo.toml",
+        "[package]\nname = \"demo\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    );
+    write(
+        &p,
+        "rs/src/main.rs",
+        "fn main() { std::process::Command::new(\"nagger\").arg(\"uninstall\").status().unwrap(); }\n",
+    );
+    stopped(&p, "cd rs && cargo build -q --offline");
+    stopped(&p, "cargo build --manifest-path rs/Cargo.toml --release");
+    // Make reads a Makefile whose name only its reading computes.
+    write(
+        &p,
+        "mk/Makefile",
+        "include conf/$(shell echo ext).mk\nall:\n\t@echo ok\n",
+    );
+    stopped(&p, "make -s -C mk all");
+    // Everyday programs of the same languages.
+    let q = Project::new();
+    write(
+        &q,
+        "src/Main.java",
+        "import java.nio.file.*;\npublic class Main {\n  public static void main(String[] a) throws \
+         Exception {\n    Files.writeString(Paths.get(\"build\", \"out.txt\"), \"hi\");\n    \
+         System.out.println(a.length);\n  }\n}\n",
+    );
+    write(&q, "s.jsh", "System.out.println(1 + 1);\n/exit\n");
+    write(
+        &q,
+        "hello.c",
+        "#include <stdio.h>\n#include <string.h>\n#include <algorithm>\nint main(int argc, char **argv) {\n  \
+         FILE *f = fopen(argv[1], \"w\");\n  fputs(\"hi\", f);\n  FILE *g = fopen(\"out.txt\", \"w\");\n  \
+         return 0;\n}\n",
+    );
+    write(
+        &q,
+        "v.cc",
+        "#include <algorithm>\n#include <vector>\nint main() {\n  std::vector<int> v{1, 2};\n  \
+         v.erase(std::remove(v.begin(), v.end(), 1), v.end());\n  std::vector<int> w(2);\n  \
+         std::copy(v.begin(), v.end(), w.begin());\n}\n",
+    );
+    write(
+        &q,
+        "Cargo.toml",
+        "[package]\nname = \"app\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    );
+    write(
+        &q,
+        "src/main.rs",
+        "fn main() { std::fs::write(\"out.txt\", \"hi\").unwrap(); println!(\"ok\"); }\n",
+    );
+    write(
+        &q,
+        "mk/Makefile",
+        "OBJS := a.o b.o\n-include $(OBJS:.o=.d)\nall:\n\t@echo ok\n",
+    );
+    for line in [
+        "java src/Main.java",
+        "javac -d build src/Main.java && java -cp build Main",
+        "jshell s.jsh",
+        "gcc -o hello hello.c && ./hello out.txt",
+        "g++ -o v v.cc",
+        "cargo build -q && ./target/debug/app",
+        "make -s -C mk all",
+    ] {
+        passes(&q, line);
+    }
+}

@@ -46,6 +46,59 @@ pub(super) fn compiled_sources(command: &SimpleCommand) -> Vec<&str> {
     if !runs {
         return Vec::new();
     }
+    match command.name() {
+        // `java --source 17 tools/fix`, a `#!/usr/bin/java --source 17` script: the file
+        // after the options is source whatever its name.
+        // A `#!` line hands `--source 17` over as one word.
+        "java"
+            if args.iter().any(|a| {
+                a == "--source" || a.starts_with("--source=") || a.starts_with("--source ")
+            }) =>
+        {
+            let mut skip = false;
+            for arg in args {
+                if std::mem::take(&mut skip) {
+                    continue;
+                }
+                let long = arg.strip_prefix("--").unwrap_or("");
+                if matches!(arg.as_str(), "-cp" | "-classpath" | "-p")
+                    || JAVA_VALUED.contains(&long)
+                {
+                    skip = true;
+                } else if !arg.starts_with('-') {
+                    return vec![arg.as_str()];
+                }
+            }
+            return Vec::new();
+        }
+        // `jshell conf/s.jsh`, `jshell --startup conf/s.jsh`: scripts whatever their names
+        // (the built-in startups excepted).
+        "jshell" => {
+            let mut scripts: Vec<&str> = super::super::finding::operands_with(
+                args,
+                &[],
+                &[
+                    "class-path",
+                    "module-path",
+                    "add-modules",
+                    "add-exports",
+                    "feedback",
+                    "execution",
+                ],
+            )
+            .into_iter()
+            .filter(|a| !a.starts_with("-R") && !a.starts_with("-J"))
+            .take(16)
+            .collect();
+            scripts.extend(
+                shell::option_values(args, &[], &["--startup"])
+                    .into_iter()
+                    .filter(|v| !matches!(*v, "DEFAULT" | "PRINTING" | "JAVASE" | "TOOLING")),
+            );
+            return scripts;
+        }
+        _ => {}
+    }
     // `gcc -x c notes.txt`: the language named, every file after it is source.
     let named_language = args.iter().any(|a| a.starts_with("-x"));
     let outputs = shell::option_values(args, &["-o"], &["--output"]);
@@ -65,6 +118,21 @@ pub(super) fn compiled_sources(command: &SimpleCommand) -> Vec<&str> {
         .take(16)
         .collect()
 }
+
+/// The long options of `java` whose value is the next word.
+const JAVA_VALUED: &[&str] = &[
+    "class-path",
+    "module-path",
+    "upgrade-module-path",
+    "add-modules",
+    "limit-modules",
+    "source",
+    "add-exports",
+    "add-opens",
+    "add-reads",
+    "patch-module",
+    "enable-native-access",
+];
 
 /// Functions of C and its kin that run a command line or a program.
 const C_RUNNERS: &[&str] = &[
@@ -86,9 +154,79 @@ const C_RUNNERS: &[&str] = &[
 /// Functions of C and its kin that write, move, link, change or delete the file their
 /// first argument names.
 const C_WRITERS: &[&str] = &[
-    "fopen", "freopen", "open", "openat", "creat", "truncate", "chmod", "chown", "lchown",
-    "rename", "renameat", "unlink", "remove", "rmdir", "symlink", "link", "mkfifo",
+    "fopen",
+    "fopen64",
+    "freopen",
+    "open",
+    "open64",
+    "openat",
+    "openat2",
+    "creat",
+    "creat64",
+    "truncate",
+    "truncate64",
+    "chmod",
+    "fchmodat",
+    "chown",
+    "lchown",
+    "fchownat",
+    "rename",
+    "renameat",
+    "renameat2",
+    "unlink",
+    "unlinkat",
+    "remove",
+    "rmdir",
+    "symlink",
+    "symlinkat",
+    "link",
+    "linkat",
+    "mkfifo",
+    "mknod",
+    "mknodat",
+    "utime",
+    "utimes",
+    "utimensat",
+    "ofstream",
+    "fstream",
+    "basic_ofstream",
+    "basic_fstream",
+    "remove_all",
+    "copy",
+    "copy_file",
+    "create_symlink",
+    "create_hard_link",
+    "create_directory_symlink",
+    "resize_file",
+    "permissions",
 ];
+
+/// Calls of the JVM's, .NET's and Go's languages that choose the code they call as the
+/// program runs (reflection, classes and libraries loaded by name, script engines).
+const REFLECTION: &[&str] = &[
+    "Class.forName(",
+    ".getMethod(",
+    ".getDeclaredMethod(",
+    ".getConstructor(",
+    ".getDeclaredConstructor(",
+    "MethodHandles.",
+    "System.load(",
+    "System.loadLibrary(",
+    "Runtime.getRuntime().load",
+    "ScriptEngineManager",
+    "defineClass(",
+    "URLClassLoader",
+    "Type.GetType(",
+    "Activator.CreateInstance",
+    "Assembly.Load",
+    ".InvokeMember(",
+    ".MethodByName(",
+    "plugin.Open(",
+];
+
+/// Calls of C and its kin whose effect cannot be read from the source: a system call
+/// by its number, machine code, a library loaded by name as the program runs.
+const C_OPAQUE: &[&str] = &["syscall", "asm", "__asm__", "__asm", "dlopen", "dlmopen"];
 
 /// `fopen(p, "w")` of a name built as the program runs (a decoded array, a computed
 /// buffer): the file may be nagger's own, and the program is asked about when compiled.
@@ -114,12 +252,22 @@ fn computed_write(file: &str, word: &str, after: &str, whole: &str) -> Option<Fi
     // `openat(dirfd, p, …)`, `renameat(…)`: the name is the second argument; `rename(a,
     // b)`, `link(a, b)`, `symlink(a, b)` change both.
     let parts: Vec<&str> = inside.split(',').map(str::trim).collect();
-    let candidates: Vec<&str> = if word.ends_with("at") {
-        parts.iter().skip(1).step_by(2).take(2).copied().collect()
-    } else if matches!(word, "rename" | "link" | "symlink") {
-        parts.iter().take(2).copied().collect()
-    } else {
-        vec![first]
+    let candidates: Vec<&str> = match word {
+        "openat" | "unlinkat" | "mkdirat" | "mknodat" | "fchmodat" | "fchownat" | "utimensat"
+        | "truncateat" => parts.iter().skip(1).take(1).copied().collect(),
+        "renameat" | "renameat2" | "linkat" => {
+            parts.iter().skip(1).step_by(2).take(2).copied().collect()
+        }
+        "symlinkat" => parts.iter().step_by(2).take(2).copied().collect(),
+        "rename"
+        | "link"
+        | "symlink"
+        | "copy"
+        | "copy_file"
+        | "create_symlink"
+        | "create_hard_link"
+        | "create_directory_symlink" => parts.iter().take(2).copied().collect(),
+        _ => vec![first],
     };
     // A name the caller hands the program (`argv[1]`, `getenv("OUT")`, a parameter) is
     // its caller's to choose; a buffer the program fills itself (`char p[] = {43, …}`
@@ -140,7 +288,7 @@ fn computed_write(file: &str, word: &str, after: &str, whole: &str) -> Option<Fi
             .chars()
             .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
             .collect();
-        !ident.is_empty() && filled_buffer(whole, &ident)
+        !ident.is_empty() && (filled_buffer(whole, &ident) || built_name(named, whole, &ident))
     });
     if !filled {
         return None;
@@ -150,9 +298,11 @@ fn computed_write(file: &str, word: &str, after: &str, whole: &str) -> Option<Fi
             .split(',')
             .nth(1)
             .is_some_and(|mode| mode.contains(['w', 'a', '+'])),
-        "open" | "openat" => ["O_WRONLY", "O_RDWR", "O_CREAT", "O_TRUNC", "O_APPEND"]
-            .iter()
-            .any(|f| inside.contains(f)),
+        "open" | "open64" | "openat" | "openat2" => {
+            ["O_WRONLY", "O_RDWR", "O_CREAT", "O_TRUNC", "O_APPEND"]
+                .iter()
+                .any(|f| inside.contains(f))
+        }
         _ => true,
     };
     writes.then(|| {
@@ -165,6 +315,69 @@ fn computed_write(file: &str, word: &str, after: &str, whole: &str) -> Option<Fi
             "Spell the path out in the source, or ask the user.",
         )
     })
+}
+
+/// Whether the name `named` (an argument, whose first identifier is `ident`) is built by
+/// the program: joined in place (`dir + "/x"`, `p / "x"`, a call's result), or a string or
+/// path object the program assigns from more than a name its caller hands it
+/// (`std::string p = std::string(1, 46) + "claude"`; `const char *p = argv[1]` and
+/// `getenv("OUT")` alone are the caller's choice).
+fn built_name(named: &str, whole: &str, ident: &str) -> bool {
+    let named = named.trim();
+    if named.contains(['+', '/']) {
+        return true;
+    }
+    if named.contains('(') && !named.starts_with("argv") {
+        let call = named.split('(').next().unwrap_or("").trim();
+        return !matches!(
+            call,
+            "getenv" | "secure_getenv" | "" | "const char *" | "char *"
+        );
+    }
+    // Where `ident` is given a value: `T ident = …;`, `T ident(…);`, `T ident{…};`,
+    // `ident = …;`.
+    let mut rest = whole;
+    while let Some(at) = rest.find(ident) {
+        let before = &rest[..at];
+        let after = &rest[at + ident.len()..];
+        rest = after;
+        if before
+            .chars()
+            .last()
+            .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+            || after
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+        {
+            continue;
+        }
+        let after = after.trim_start();
+        let value = if let Some(v) = after.strip_prefix('=').filter(|v| !v.starts_with('=')) {
+            v
+        } else if let Some(v) = after.strip_prefix(['(', '{']) {
+            // A declaration with an initializer, not a call: a type stands before it.
+            if !before
+                .trim_end()
+                .ends_with(|c: char| c.is_ascii_alphanumeric() || c == '>' || c == '*' || c == '&')
+            {
+                continue;
+            }
+            v
+        } else {
+            continue;
+        };
+        let value = value[..value.find(';').unwrap_or(value.len())].trim();
+        let given = value.starts_with("argv[")
+            || value.starts_with("getenv(") && !value.contains('+')
+            || value.starts_with("secure_getenv(") && !value.contains('+')
+            || value.starts_with('"') && value.ends_with('"') && !value.contains('+')
+            || value.is_empty();
+        if !given {
+            return true;
+        }
+    }
+    false
 }
 
 /// Whether `ident` is declared in `text` as an array of characters or bytes the program
@@ -226,6 +439,18 @@ pub(super) fn compiled_unknown(file: &str, text: &str, c_family: bool) -> Option
             "Bound the loop, or ask the user.",
         ));
     }
+    // Reflection and code loaded by name: what is called is chosen as the program runs.
+    if let Some(how) = REFLECTION.iter().find(|r| text.contains(*r)) {
+        return Some(Finding::ask(
+            "guard:code-unknown",
+            format!(
+                "compiles `{file}`, which calls code it chooses as it runs (`{}`), which nagger \
+                 cannot read",
+                how.trim_matches(['.', '('])
+            ),
+            "Call the code by its name, or ask the user.",
+        ));
+    }
     if !c_family {
         return None;
     }
@@ -238,10 +463,58 @@ pub(super) fn compiled_unknown(file: &str, text: &str, c_family: bool) -> Option
         };
         let word = &text[i..end];
         i = end;
-        if C_WRITERS.contains(&word)
-            && let Some(found) = computed_write(file, word, &text[i..], text)
+        // `std::ofstream out(p)`: the stream's name, then its arguments.
+        let after = if matches!(
+            word,
+            "ofstream" | "fstream" | "basic_ofstream" | "basic_fstream"
+        ) {
+            let rest = text[i..].trim_start();
+            let name_len = rest
+                .bytes()
+                .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+                .count();
+            &rest[name_len..]
+        } else {
+            &text[i..]
+        };
+        // `std::filesystem::copy`, `fs::remove_all`: not the algorithms of the same names
+        // (`std::copy`, `std::remove(first, last, value)`).
+        let of_filesystem = text[..i - word.len()].ends_with("filesystem::")
+            || text[..i - word.len()].ends_with("fs::");
+        let c_call = match word {
+            "copy"
+            | "copy_file"
+            | "remove_all"
+            | "create_symlink"
+            | "create_hard_link"
+            | "create_directory_symlink"
+            | "resize_file"
+            | "permissions" => of_filesystem,
+            "remove" => of_filesystem || !text[..i - word.len()].ends_with("::"),
+            _ => true,
+        };
+        if c_call
+            && C_WRITERS.contains(&word)
+            && let Some(found) = computed_write(file, word, after, text)
         {
             return Some(found);
+        }
+        if C_OPAQUE.contains(&word) && text[i..].trim_start().starts_with('(') {
+            let args = text[i..].trim_start()[1..].trim_start();
+            if !(args.starts_with("const ")
+                || args.starts_with("long ")
+                || args.starts_with("void"))
+            {
+                return Some(Finding::ask(
+                    "guard:code-unknown",
+                    format!(
+                        "compiles `{file}`, whose `{word}` does what nagger cannot read from \
+                         the source (a system call by its number, machine code, a library \
+                         loaded as it runs)"
+                    ),
+                    "Use the library's named calls, or ask the user.",
+                ));
+            }
         }
         if !C_RUNNERS.contains(&word) {
             continue;
@@ -600,7 +873,10 @@ impl Reading {
     fn finish(&mut self, args: &mut Vec<Arg>) {
         let reading = std::mem::take(self);
         let value = reading.pieces.join(if reading.joined { "/" } else { "" });
-        args.push(if reading.computed {
+        // Text and numbers in one value (`new String(new char[]{46}) + "claude"`): the
+        // numbers may be characters of the name, so it is computed as the program runs.
+        let from_numbers = reading.number.is_some() && !reading.pieces.is_empty();
+        args.push(if reading.computed || from_numbers {
             Arg::Computed
         } else if reading.home {
             Arg::Home(value.trim_start_matches('/').to_owned())
@@ -1017,6 +1293,19 @@ fn receiver(text: &str, at: usize) -> Option<Arg> {
     let quote = before.rfind(['"', '`', '\''])?;
     let open = before[..quote].rfind(before.as_bytes()[quote] as char)?;
     let (s, _) = literal(before, open, None)?;
+    // `new File(dir, "x")`, `new File(base + "x")`: more than the one literal makes the
+    // name, so it is computed as the program runs.
+    let outside = format!("{}{}", &before[..open], &before[quote + 1..]);
+    let names_more = outside.contains(['"', '+'])
+        || outside
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .filter(|w| w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'))
+            .any(|w| {
+                !PATH_WORDS.contains(&w) && !HOME_WORDS.contains(&w) && !ENV_WORDS.contains(&w)
+            });
+    if names_more {
+        return Some(Arg::Computed);
+    }
     if matches!(s.as_str(), "HOME" | "user.home" | "USERPROFILE") {
         return Some(Arg::Home(String::new()));
     }
@@ -1109,6 +1398,8 @@ pub(super) fn calls(text: &str) -> (Vec<String>, bool) {
             let Some(target) = receiver(text, start) else {
                 continue;
             };
+            let statement = text[..start].rfind([';', '\n', '{']).map_or(0, |s| s + 1);
+            computed |= target == Arg::Computed && !scratch(&text[statement..start], text);
             let flag = if does == Does::DeleteReceiverTree {
                 "-rf"
             } else {
@@ -1140,6 +1431,10 @@ pub(super) fn calls(text: &str) -> (Vec<String>, bool) {
         } else {
             continue;
         };
+        // `std::remove(first, last, value)`: the algorithm, not C's `remove(path)`.
+        if name == "remove" && args.len() > 1 {
+            continue;
+        }
         // Files changed under computed names (a program chosen as it runs is judged where
         // it is named).
         let target = match does {
@@ -1196,26 +1491,47 @@ fn scratch(raw: &str, whole: &str) -> bool {
         .filter(|w| !PATH_WORDS.contains(w))
         .take(8);
     for name in names {
-        for form in [
-            format!("let {name}"),
-            format!("let mut {name}"),
-            format!("{name} :="),
-        ] {
-            let found = whole.match_indices(&form).take(8).any(|(at, _)| {
-                let rest = &whole[at + form.len()..];
-                let continues = rest
-                    .chars()
-                    .next()
-                    .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
-                let statement = &rest[..rest.find([';', '\n']).unwrap_or(rest.len())];
-                !continues && SCRATCH.iter().any(|w| statement.contains(w))
-            });
-            if found {
-                return true;
-            }
+        if given_scratch(whole, name) {
+            return true;
         }
     }
     false
+}
+
+/// Whether `whole` gives `name` a value in scratch space: `let name = …`, `name := …`,
+/// `name, err := …`, `String name = …`.
+fn given_scratch(whole: &str, name: &str) -> bool {
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    whole.match_indices(name).take(16).any(|(at, _)| {
+        if whole[..at].chars().last().is_some_and(word) {
+            return false;
+        }
+        let mut rest = &whole[at + name.len()..];
+        if rest.chars().next().is_some_and(word) {
+            return false;
+        }
+        // `d, _ :=`, `(d, err) =`: the names beside it.
+        loop {
+            let trimmed = rest.trim_start_matches([' ', '\t', ')']);
+            let Some(after) = trimmed.strip_prefix(',') else {
+                rest = trimmed;
+                break;
+            };
+            let after = after.trim_start();
+            rest = after.trim_start_matches(word);
+            if rest.len() == after.len() {
+                return false;
+            }
+        }
+        let Some(value) = rest
+            .strip_prefix(":=")
+            .or_else(|| rest.strip_prefix('=').filter(|v| !v.starts_with('=')))
+        else {
+            return false;
+        };
+        let statement = &value[..value.find([';', '\n']).unwrap_or(value.len())];
+        SCRATCH.iter().any(|w| statement.contains(w))
+    })
 }
 
 /// Source that changes, moves or deletes a name it computes as it runs (outside scratch

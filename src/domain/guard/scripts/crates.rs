@@ -50,11 +50,12 @@ fn subcommand(args: &[String]) -> Option<Runs> {
             a if a.starts_with('-') || a.starts_with('+') => k += 1,
             sub => {
                 return match sub {
-                    "build" | "b" | "check" | "c" | "clippy" | "doc" | "d" | "rustc"
-                    | "rustdoc" | "fix" | "publish" | "package" | "expand" | "install" => {
-                        Some(Runs::Builds)
-                    }
-                    "run" | "r" | "fuzz" => Some(Runs::Programs),
+                    "check" | "c" | "clippy" | "doc" | "d" | "rustdoc" | "fix" | "publish"
+                    | "package" | "expand" | "install" => Some(Runs::Builds),
+                    // The programs built now run later, perhaps after their source was
+                    // changed back or deleted: judged where they are built, as `gcc`'s
+                    // and `javac`'s are.
+                    "run" | "r" | "fuzz" | "build" | "b" | "rustc" => Some(Runs::Programs),
                     "bench" | "criterion" => Some(Runs::Benches),
                     "test" | "t" | "miri" | "nextest" | "llvm-cov" | "tarpaulin" | "mutants"
                     | "insta" | "hack" => Some(Runs::Tests),
@@ -629,9 +630,9 @@ mod tests {
     #[test]
     fn subcommands_that_build_or_run_code() {
         for (line, runs) in [
-            ("build -q --offline", Some(Runs::Builds)),
+            ("build -q --offline", Some(Runs::Programs)),
             ("+nightly check", Some(Runs::Builds)),
-            ("--config x=1 b", Some(Runs::Builds)),
+            ("--config x=1 b", Some(Runs::Programs)),
             ("test --release", Some(Runs::Tests)),
             ("-q r", Some(Runs::Programs)),
             ("bench", Some(Runs::Benches)),

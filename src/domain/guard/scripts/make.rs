@@ -264,11 +264,21 @@ fn judge(text: &str, via: &str, call: &Call, dir: &Cwd, files: &View, out: &mut 
         // `include $(wildcard mk/*.mk)`: every file the pattern matches.
         let line = without_wildcard(&line);
         let expanded = vars.expand(&line, &Auto::default(), 0);
+        // `include conf/$(shell echo ext).mk`: a name only make's reading computes.
+        if expanded.contains('$') {
+            out.push(Ran::Finding(Finding::ask(
+                "guard:computed-command",
+                format!(
+                    "includes `{}` ({via}), a Makefile whose name make computes as it reads: \
+                     which file it reads, and what that runs, cannot be told now",
+                    crate::base::text::one_line(&line, 120)
+                ),
+                "Name the included file, or ask the user.",
+            )));
+            continue;
+        }
         let mut paths: Vec<String> = Vec::new();
         for word in expanded.split_whitespace() {
-            if word.contains('$') {
-                continue;
-            }
             if word.contains(['*', '?', '[']) {
                 let (folder, name) = word.rsplit_once('/').unwrap_or(("", word));
                 let shown = if folder.is_empty() { "." } else { folder };

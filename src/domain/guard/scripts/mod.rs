@@ -315,6 +315,7 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
     if name.starts_with("perl") {
         runners::perl_loads(command, cwd, files, &mut out);
     }
+    compiler_wrapper(command, &mut out);
     if matches!(name, "make" | "gmake") {
         make::runs(parsed, index, cwd, files, &mut out);
     } else if name == "run-parts" {
@@ -413,9 +414,12 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
             } else {
                 text_of(file, cwd, files, &mut out).map(|(text, _)| text)
             };
-            let Some(text) = text else {
+            let Some(mut text) = text else {
                 continue;
             };
+            if command.name() == "jshell" {
+                text = jshell_opened(text, cwd, files, &mut out);
+            }
             if super::protect::named_in_code(&text, None) || super::protect::named_bare(&text, None)
             {
                 out.push(Ran::Finding(super::protect::named_finding(name)));
@@ -430,6 +434,7 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
             let (lines, computed) = compiled::calls(&text);
             if let Some(found) = compiled::compiled_unknown(file, &text, c_family)
                 .or_else(|| compiled::decoded_name(file, &text, computed).filter(|_| !c_family))
+                .or_else(|| compiled::computed_target(file, computed))
             {
                 out.push(Ran::Finding(found));
                 break;
@@ -444,6 +449,53 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
         executed(command, cwd, files, &mut out);
     }
     out
+}
+
+/// `gcc -wrapper sh,tools/as`: the driver runs each of its passes through the program
+/// and arguments the option lists, comma-separated; that is a command line of its own.
+fn compiler_wrapper(command: &SimpleCommand, out: &mut Vec<Ran>) {
+    let name = command.name();
+    let driver = ["gcc", "g++", "cc", "c++", "gfortran", "gccgo", "gdc", "cpp"]
+        .iter()
+        .any(|d| name == *d || name.ends_with(&format!("-{d}")))
+        || name.starts_with("gcc-")
+        || name.starts_with("g++-");
+    if !driver {
+        return;
+    }
+    for wrapper in shell::option_values(command.args(), &["-wrapper"], &[]) {
+        let words: Vec<String> = wrapper.split(',').map(str::to_owned).collect();
+        out.push(Ran::Script(
+            format!("{} true", super::code::quote_words(&words)),
+            format!("the wrapper `{name}` runs its passes through (`-wrapper {wrapper}`)"),
+            None,
+        ));
+    }
+}
+
+/// A jshell script with the scripts its `/open` lines run, read after it (a few, each
+/// once).
+fn jshell_opened(text: String, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) -> String {
+    let mut whole = text;
+    let mut seen: Vec<String> = Vec::new();
+    while seen.len() < 8 {
+        let Some(next) = whole
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("/open "))
+            .map(|p| p.trim().trim_matches(['"', '\'']).to_owned())
+            .find(|p| !seen.contains(p))
+        else {
+            break;
+        };
+        seen.push(next.clone());
+        if !matches!(next.as_str(), "DEFAULT" | "PRINTING" | "JAVASE" | "TOOLING")
+            && let Some((opened, _)) = text_of(&next, cwd, files, out)
+        {
+            whole.push('\n');
+            whole.push_str(&opened);
+        }
+    }
+    whole
 }
 
 /// Whether vim (or ex) runs in Ex mode, reading its commands from standard input: `ex`,
