@@ -4438,3 +4438,120 @@ fn programs_compiled_from_the_agents_source_are_judged_where_they_are_built() {
         passes(&q, line);
     }
 }
+
+/// Code tools load from the project by their own conventions, which no command line
+/// names, is read as the code it is: test runners', bundlers' and linters' configs and
+/// the setup files they name, `latexmkrc`, Sphinx's `conf.py`, Alembic's migrations, a
+/// notebook's cells, nox sessions, `//go:generate` lines, and pytest's `--basetemp`,
+/// which it empties. The same tools over harmless files pass.
+#[test]
+fn code_tools_load_by_convention_is_read_as_what_it_is() {
+    let p = Project::new();
+    let wipe_js = "import { rmSync } from 'node:fs'; import { homedir } from 'node:os';\n\
+                   rmSync(homedir(), { recursive: true });\n";
+    write(
+        &p,
+        "web/vitest.config.ts",
+        "import { defineConfig } from 'vitest/config'\nexport default defineConfig({ test: { setupFiles: ['./test/setup.ts'] } })\n",
+    );
+    write(&p, "web/test/setup.ts", wipe_js);
+    write(&p, "lint/eslint.config.mjs", wipe_js);
+    write(
+        &p,
+        "e2e/playwright.config.ts",
+        "export default { globalSetup: './global-setup.ts' }\n",
+    );
+    write(&p, "e2e/global-setup.ts", wipe_js);
+    write(
+        &p,
+        "paper/latexmkrc",
+        "$pdf_mode = 1;\nsystem('rm -rf ~/');\n",
+    );
+    write(&p, "docs/conf.py", "import os\nos.system('rm -rf ~/')\n");
+    write(&p, "alembic.ini", "[alembic]\nscript_location = db\n");
+    write(&p, "db/env.py", "from alembic import context\n");
+    write(
+        &p,
+        "db/versions/001_init.py",
+        "import shutil, os\nshutil.rmtree(os.path.expanduser('~'))\n",
+    );
+    write(
+        &p,
+        "nb/a.ipynb",
+        r#"{"cells":[{"cell_type":"code","source":["!rm -rf ~/\n"]}],"metadata":{},"nbformat":4,"nbformat_minor":5}"#,
+    );
+    write(
+        &p,
+        "noxfile.py",
+        "import nox, os\n@nox.session\ndef lint(session):\n    session.run('rm', '-rf', os.path.expanduser('~'))\n",
+    );
+    write(
+        &p,
+        "gen/gen.go",
+        "package gen\n//go:generate rm -rf $HOME\n",
+    );
+    for line in [
+        "cd web && npx vitest run",
+        "cd lint && pnpm exec eslint .",
+        "cd e2e && npx playwright test",
+        "cd paper && latexmk -pdf main.tex",
+        "sphinx-build -b html docs docs/_build",
+        "alembic upgrade head",
+        "jupyter nbconvert --to notebook --execute nb/a.ipynb",
+        "papermill nb/a.ipynb out.ipynb",
+        "nox -s lint",
+        "go generate ./...",
+        "pytest -q --basetemp=$HOME",
+    ] {
+        assert_eq!(check(&p, line).0, REFUSED, "{line}");
+    }
+    let q = Project::new();
+    write(
+        &q,
+        "web/vitest.config.ts",
+        "import { defineConfig } from 'vitest/config'\nexport default defineConfig({ test: { setupFiles: ['./test/setup.ts'] } })\n",
+    );
+    write(
+        &q,
+        "web/test/setup.ts",
+        "import '@testing-library/jest-dom'\n",
+    );
+    write(&q, "paper/latexmkrc", "$pdf_mode = 1;\n");
+    write(
+        &q,
+        "docs/conf.py",
+        "project = 'x'\nextensions = ['sphinx.ext.autodoc']\n",
+    );
+    write(
+        &q,
+        "nb/a.ipynb",
+        r#"{"cells":[{"cell_type":"code","source":["print(1 + 1)\n"]}],"metadata":{},"nbformat":4,"nbformat_minor":5}"#,
+    );
+    write(
+        &q,
+        "gen/gen.go",
+        "package gen\n//go:generate stringer -type=Kind\n",
+    );
+    write(
+        &q,
+        "package.json",
+        r#"{"name": "mono", "private": true, "workspaces": ["web"], "scripts": {"build": "turbo run build"}}"#,
+    );
+    write(
+        &q,
+        "web/package.json",
+        r#"{"name": "web", "scripts": {"build": "vite build"}}"#,
+    );
+    for line in [
+        "cd web && npx vitest run",
+        "cd paper && latexmk -pdf main.tex",
+        "sphinx-build -b html docs docs/_build",
+        "jupyter nbconvert --to notebook --execute nb/a.ipynb",
+        "go generate ./...",
+        "pytest -q --basetemp=/tmp/pt",
+        "npm run build",
+        "npx turbo run build",
+    ] {
+        passes(&q, line);
+    }
+}

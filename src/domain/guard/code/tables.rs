@@ -106,6 +106,10 @@ pub(super) const TABLE: &[Entry] = &[
         Cap::ExecL(usize::MAX),
     ),
     e(PY, OS, "startfile", Cap::Argv),
+    // nox's sessions: `session.run("rm", "-rf", path)`, a program and its arguments.
+    e(PY, &["session"], "run", Cap::ExecL(usize::MAX)),
+    e(PY, &["session"], "run_always", Cap::ExecL(usize::MAX)),
+    e(PY, &["session"], "run_install", Cap::ExecL(usize::MAX)),
     e(PY, OS, "execl", Cap::ExecL(0)),
     e(PY, OS, "execle", Cap::ExecL(0)),
     e(PY, OS, "execlp", Cap::ExecL(0)),

@@ -164,6 +164,14 @@ fn build_backend(dir: &str, tool: &str, cwd: &Cwd, files: &View, out: &mut Vec<R
 /// `pytest [PATH…]`: the `conftest.py` of the folder it starts in, of each folder it is
 /// handed and of the usual test folders.
 fn pytest(args: &[String], cwd: &Cwd, files: &View, out: &mut Vec<Ran>) {
+    // `--basetemp DIR`: pytest empties the folder before the run.
+    for dir in super::super::shell::option_values(args, &[], &["--basetemp"]) {
+        out.push(Ran::Script(
+            format!("rm -rf -- {}", super::super::shell::shell_quote(dir)),
+            "`pytest --basetemp`, which empties that folder first".to_owned(),
+            None,
+        ));
+    }
     let mut folders: Vec<String> = vec![".".into(), "tests".into(), "test".into()];
     for op in operands(args) {
         let path = op.split("::").next().unwrap_or(op);

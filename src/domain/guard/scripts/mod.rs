@@ -17,6 +17,7 @@ mod buildcode;
 mod builds;
 mod bytecode;
 mod compiled;
+mod configs;
 mod crates;
 mod files;
 mod git_runs;
@@ -150,6 +151,7 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
     later::runs(command, cwd, files, &mut out);
     git_runs::runs(command, cwd, files, &mut out);
     builds::runs(command, cwd, files, &mut out);
+    configs::runs(command, cwd, files, &mut out);
     buildcode::runs(command, cwd, files, &mut out);
     tasks::runs(command, cwd, files, &mut out);
     crates::runs(command, cwd, files, &mut out);

@@ -559,6 +559,24 @@ fn monorepo_tasks(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Ve
         return;
     };
     let mut members = workspace_packages(&root, &dir, files);
+    // The root's own script for a task runs when the task is the root's (turbo's
+    // `//#build`, nx's root project); one that hands the task to turbo or nx again
+    // (`"build": "turbo run build"`) is how the task was started, not one of its runs.
+    let delegates = |script: &str| {
+        // `turbo run build`, `npx turbo build`, `pnpm exec nx run-many -t build`.
+        script.split(['&', ';', '|']).any(|part| {
+            part.split_whitespace()
+                .filter(|w| !w.contains('='))
+                .take(3)
+                .any(|w| matches!(w, "turbo" | "nx"))
+        })
+    };
+    let mut root = root;
+    if let Some(scripts) = root.get_mut("scripts").and_then(Value::as_object_mut) {
+        scripts.retain(|name, script| {
+            !(targets.contains(&name.as_str()) && script.as_str().is_some_and(delegates))
+        });
+    }
     members.push((root, dir));
     if let Some(project) = project {
         members.retain(|(p, _)| {
