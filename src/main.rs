@@ -25,6 +25,15 @@ pub extern "C" fn main(
         libc::signal(libc::SIGPIPE, libc::SIG_IGN);
         libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
     }
+    // SAFETY: `umask` only swaps the process's mask. The owner keeps reading and writing
+    // what nagger creates (its database, lock and trust files): a mask that takes that
+    // away (`umask 0777`) left empty files no later run could open. The rest of the
+    // user's mask (who else may read) holds.
+    #[cfg(unix)]
+    unsafe {
+        let mask = libc::umask(0o077);
+        libc::umask(mask & 0o077);
+    }
     let code = if main_stack_is_small() {
         // A stack limit set low (`ulimit -s 32`) would end the process on its first deep
         // call before it answers. The work then runs on a thread whose stack nagger sizes

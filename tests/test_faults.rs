@@ -1017,3 +1017,65 @@ fn an_answer_stdout_does_not_take_is_reported_on_stderr() {
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(stderr.contains("not written whole"), "{stderr}");
 }
+
+/// A file for stdout that may not grow past a size smaller than the answer gets no half
+/// answer (which would read as plain text): nothing, and a line on stderr.
+#[test]
+fn an_answer_a_file_size_limit_would_cut_is_not_begun() {
+    let p = Project::new();
+    let rm = p.pre_tool_use("Bash", json!({"command": "rm -rf /"}));
+    p.hook(&rm).assert_deny("before");
+    let out_path = p.root.join("answer.out");
+    let out = std::fs::File::create(&out_path).expect("stdout file");
+    let mut cmd = p.command(&["hook"]);
+    // SAFETY: only setrlimit between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            let small = libc::rlimit {
+                rlim_cur: 100,
+                rlim_max: libc::RLIM_INFINITY,
+            };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &raw const small) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let child = cmd
+        .stdin(stdin_file(rm.to_string().as_bytes()))
+        .stdout(Stdio::from(out))
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn nagger");
+    let done = child.wait_with_output().expect("wait");
+    let stderr = String::from_utf8_lossy(&done.stderr);
+    assert_eq!(done.status.code(), Some(0), "{stderr}");
+    assert_eq!(std::fs::read(&out_path).expect("read").len(), 0, "{stderr}");
+    assert!(stderr.contains("could not be written"), "{stderr}");
+}
+
+/// A mask that takes the owner's rights away (`umask 0777`) does not leave nagger files
+/// no later run can open: the owner keeps reading and writing them.
+#[test]
+fn a_mask_without_the_owners_rights_leaves_files_the_next_run_opens() {
+    let p = Project::new();
+    std::fs::remove_file(p.db_path()).ok();
+    let mut cmd = p.command(&["hook"]);
+    // SAFETY: only umask between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::umask(0o777);
+            Ok(())
+        });
+    }
+    let r = run_with(cmd, &p.session_start("startup"));
+    assert_eq!(r.code, 0, "{r:?}");
+    let mode = std::fs::metadata(p.db_path())
+        .expect("state.db")
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o600, 0o600, "mode {mode:o}");
+    assert_eq!(mode & 0o077, 0, "the rest of the mask holds: mode {mode:o}");
+    let again = p.hook(&p.session_start("resume"));
+    assert_eq!((again.code, again.stderr.as_str()), (0, ""), "{again:?}");
+}

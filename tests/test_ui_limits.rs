@@ -762,3 +762,73 @@ fn a_token_holder_with_many_busy_connections_cannot_lock_the_user_out() {
         "threads: {threads_before}, {threads_after}"
     );
 }
+
+/// The `tasks` table put aside and a view that never ends in its place.
+const ENDLESS_TASKS: &str = "ALTER TABLE tasks RENAME TO tasks_kept; CREATE VIEW tasks AS \
+     WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r) SELECT x AS id, 'r' AS \
+     role, 't' AS title, NULL AS description, 'open' AS status, 0 AS created_at, NULL AS \
+     done_at FROM r;";
+
+/// A table swapped for a view that never ends holds no connection for ever: the read
+/// that outlives its time is ended, and once the table is back the page reads it again.
+#[test]
+fn a_read_that_never_ends_is_stopped_and_the_dashboard_reads_again_after() {
+    let (p, ui) = start();
+    assert_eq!(ui.get("/api/tasks").status, 200);
+    p.db()
+        .execute_batch(ENDLESS_TASKS)
+        .expect("swap in the view");
+    let fresh = |reply: &crate::common::ui_client::Reply| {
+        reply.status == 200
+            && !reply
+                .head
+                .to_ascii_lowercase()
+                .contains("x-nagger-stale-ms")
+    };
+    // More reads than run at once, each ending in time: none holds a connection for ever.
+    for _ in 0..12 {
+        let reply = ui.get("/api/tasks");
+        assert!(!fresh(&reply), "{reply:?}");
+    }
+    p.db()
+        .execute_batch("DROP VIEW tasks; ALTER TABLE tasks_kept RENAME TO tasks;")
+        .expect("put the table back");
+    // The reads cut off end by themselves within their time; then the page reads again.
+    let mut read_again = false;
+    for _ in 0..100 {
+        if fresh(&ui.get("/api/tasks")) {
+            read_again = true;
+            break;
+        }
+        thread::sleep(Duration::from_millis(200));
+    }
+    assert!(read_again, "the dashboard never read the table again");
+}
+
+/// `doctor`, the command a user runs when something is wrong, ends and says so on such a
+/// database instead of hanging.
+#[test]
+fn doctor_ends_on_a_database_whose_table_never_ends() {
+    let (p, _ui) = start();
+    p.db()
+        .execute_batch(ENDLESS_TASKS)
+        .expect("swap in the view");
+    let mut child = p
+        .command(&["doctor"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("doctor");
+    let mut ended = None;
+    for _ in 0..600 {
+        if let Some(status) = child.try_wait().expect("wait") {
+            ended = Some(status);
+            break;
+        }
+        thread::sleep(Duration::from_millis(100));
+    }
+    if ended.is_none() {
+        let _ = child.kill();
+    }
+    assert!(ended.is_some(), "doctor still runs after a minute");
+}

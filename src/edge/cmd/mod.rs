@@ -161,8 +161,26 @@ fn finish(result: CommandResult) -> u8 {
     }
 }
 
+/// How long a command that reads the database may spend on it: a database whose tables
+/// were swapped for views that never end (or are slow beyond use) must not hang
+/// `doctor`, the command that says what is wrong.
+const COMMAND_DB_TIME: std::time::Duration = std::time::Duration::from_secs(10);
+/// The same for `gc`, which deletes and may rewrite a large database.
+const GC_DB_TIME: std::time::Duration = std::time::Duration::from_mins(2);
+
 /// Runs one command, its output into `out`.
 pub fn run(command: Command, env: &Env, out: &mut Output) -> CommandResult {
+    let limit = match &command {
+        Command::Agents(_)
+        | Command::Sessions(_)
+        | Command::Stats(_)
+        | Command::Doctor(_)
+        | Command::Context(_)
+        | Command::Task(_) => Some(COMMAND_DB_TIME),
+        Command::Gc(_) => Some(GC_DB_TIME),
+        _ => None,
+    };
+    let _budget = limit.map(|l| crate::storage::store::limit_waits(std::time::Instant::now() + l));
     match command {
         Command::Hook(_) => {
             hook::run(env);

@@ -533,6 +533,7 @@ fn probe(conn: &Connection) -> rusqlite::Result<i64> {
 /// and set once, during migration.
 pub(super) fn apply_connection_pragmas(conn: &Connection) -> rusqlite::Result<()> {
     conn.busy_handler(Some(wait_while_busy))?;
+    stop_past_budget(conn)?;
     // A hook process is usually the last connection when it exits; checkpointing
     // there would cost every hook run several fsyncs. `Drop` checkpoints only once
     // the WAL has grown past WAL_TRUNCATE_BYTES.
@@ -718,6 +719,21 @@ pub fn quarantine(path: &Path) -> StoreResult<PathBuf> {
 /// retries after 100 µs, growing to 2 ms, instead of SQLite's default steps (1, 2,
 /// 5, 10 … 100 ms), which cost a parallel hook tens of milliseconds for a lock
 /// held well under one. Never past the run's deadline, when it has one.
+/// Ends a statement still running when the thread's budget ([`budget::limit_waits`]) is
+/// spent: a query on a view that never ends (a recursive one put in a table's place), or
+/// one far slower than any of nagger's, gives up its connection instead of holding it
+/// and a core for ever.
+pub(super) fn stop_past_budget(conn: &Connection) -> rusqlite::Result<()> {
+    conn.progress_handler(
+        STEPS_BETWEEN_LOOKS,
+        Some(|| budget::left().is_some_and(|left| left.is_zero())),
+    )
+}
+
+/// Virtual machine steps between two looks at the budget: a look costs a clock read,
+/// and a thousand steps take microseconds.
+const STEPS_BETWEEN_LOOKS: std::ffi::c_int = 20_000;
+
 pub(super) fn wait_while_busy(attempt: i32) -> bool {
     let Some(step) = busy_step(attempt) else {
         return false;

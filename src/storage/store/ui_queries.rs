@@ -12,7 +12,80 @@ use serde::Serialize;
 use std::path::Path;
 
 type Pool = r2d2::Pool<r2d2_sqlite::SqliteConnectionManager>;
-pub type PooledConn = r2d2::PooledConnection<r2d2_sqlite::SqliteConnectionManager>;
+type Pooled = r2d2::PooledConnection<r2d2_sqlite::SqliteConnectionManager>;
+
+/// A pooled connection handed to one read. When the thread reading has a budget
+/// ([`super::limit_waits`]), a statement still running when it is spent is interrupted:
+/// a read that hands rows back one by one (each step short, so no progress check fires)
+/// from a view that never ends gives its connection back all the same.
+pub struct PooledConn {
+    /// Dropped first: disarmed before the connection goes back to the pool.
+    watch: Option<Watch>,
+    conn: Pooled,
+}
+
+impl Drop for PooledConn {
+    fn drop(&mut self) {
+        self.watch.take();
+        // A connection whose statement was interrupted keeps the schema it read then
+        // until it reads the schema table again: without this, a table put back after a
+        // view took its place would still be read as the view.
+        if super::budget::left().is_some_and(|left| left.is_zero()) {
+            let _ = self
+                .conn
+                .query_row("SELECT count(*) FROM sqlite_master", [], |_| Ok(()));
+        }
+    }
+}
+
+impl std::ops::Deref for PooledConn {
+    type Target = Connection;
+    fn deref(&self) -> &Connection {
+        &self.conn
+    }
+}
+
+/// Interrupts a connection's statements at a deadline, unless dropped before it.
+struct Watch {
+    handle: std::sync::Arc<std::sync::Mutex<Option<rusqlite::InterruptHandle>>>,
+}
+
+impl Watch {
+    fn arm(conn: &Connection, after: std::time::Duration) -> Option<Watch> {
+        let handle = std::sync::Arc::new(std::sync::Mutex::new(Some(conn.get_interrupt_handle())));
+        let watched = std::sync::Arc::clone(&handle);
+        std::thread::Builder::new()
+            .name("nagger-ui-watch".into())
+            .stack_size(64 * 1024)
+            .spawn(move || {
+                std::thread::sleep(after);
+                if let Some(h) = watched
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .as_ref()
+                {
+                    h.interrupt();
+                }
+            })
+            .ok()?;
+        Some(Watch { handle })
+    }
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        self.handle
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+    }
+}
+
+/// `conn`, watched by the reading thread's budget.
+fn watched(conn: Pooled) -> PooledConn {
+    let watch = super::budget::left().and_then(|left| Watch::arm(&conn, left));
+    PooledConn { watch, conn }
+}
 
 /// Most hook runs one timeline carries (the newest).
 pub const TIMELINE_RUNS: usize = 2000;
@@ -125,6 +198,7 @@ fn read_as_latest(conn: &Connection) -> rusqlite::Result<()> {
 
 fn read_only_pragmas(conn: &Connection) -> rusqlite::Result<()> {
     conn.busy_handler(Some(wait_while_busy))?;
+    super::db::stop_past_budget(conn)?;
     read_as_latest(conn)?;
     conn.pragma_update(None, "query_only", true)
 }
@@ -210,7 +284,7 @@ impl ReadPool {
     pub fn get(&self) -> StoreResult<PooledConn> {
         if let Some(pool) = self.file.get() {
             opens_at_once(&self.path)?;
-            return Ok(pool.get()?);
+            return Ok(watched(pool.get()?));
         }
         if self.path.try_exists().unwrap_or(false) {
             let mut failed = self
@@ -236,9 +310,9 @@ impl ReadPool {
             *failed = None;
             drop(failed);
             let pool = self.file.get_or_init(|| pool);
-            return Ok(pool.get()?);
+            return Ok(watched(pool.get()?));
         }
-        Ok(self.empty.get()?)
+        Ok(watched(self.empty.get()?))
     }
 
     /// Whether a database file is read (rather than the empty stand-in).
@@ -790,7 +864,10 @@ pub struct TaskRow {
 pub fn tasks(conn: &Connection, limit: usize) -> StoreResult<Vec<TaskRow>> {
     Ok(conn
         .prepare(
-            "SELECT id, role, title, description, status, created_at, done_at FROM tasks
+            // Each text cut to what a page shows: a row written behind nagger's back
+            // with a field of hundreds of megabytes costs no more than a page's worth.
+            "SELECT id, substr(role, 1, 200), substr(title, 1, 2000), substr(description, 1, 20000),
+                    substr(status, 1, 20), created_at, done_at FROM tasks
              ORDER BY status <> 'open', created_at DESC, id DESC LIMIT ?1",
         )?
         .query_map([to_i64(limit)], |r| {
