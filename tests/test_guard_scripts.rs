@@ -4555,3 +4555,48 @@ fn code_tools_load_by_convention_is_read_as_what_it_is() {
         passes(&q, line);
     }
 }
+
+/// Files Python's standard library opens to write by its own means (a database, an
+/// archive opened to write) under a name the program is handed: the caller's word is
+/// then what is judged, and one that may name nagger's files is not passed silently.
+/// Substitutions the text alone works out are read as the words they print.
+#[test]
+fn library_writers_and_worked_out_substitutions_are_judged_by_what_they_name() {
+    let p = Project::new();
+    write(
+        &p,
+        "tools/migrate.py",
+        "import sqlite3, sys\ndb, script = sys.argv[1], sys.argv[2]\nconn = sqlite3.connect(db)\n\
+         conn.executescript(open(script).read())\n",
+    );
+    write(
+        &p,
+        "tools/pack.py",
+        "import tarfile, sys\nwith tarfile.open(sys.argv[1], 'w:gz') as t:\n    t.add('src')\n",
+    );
+    write(
+        &p,
+        "tools/init.py",
+        "import sqlite3\nsqlite3.connect('dev.db').execute('create table t(x)')\n",
+    );
+    stopped(
+        &p,
+        "python3 tools/migrate.py $(ls -d .c*-nagger)/state.db db/views.sql",
+    );
+    stopped(&p, "python3 tools/pack.py $(ls -d .c*-nagger)/x");
+    passes(&p, "python3 tools/init.py");
+    for line in [
+        "rm -rf \"$(dirname .claude/settings.json)\"",
+        "cp /dev/null \"$(basename /a/b/.claude-nagger)\"/config.toml",
+        "rm -rf $(dirname $(dirname .claude/a/b))",
+    ] {
+        assert_eq!(check(&p, line).0, REFUSED, "{line}");
+    }
+    write(
+        &p,
+        "scripts/clean.sh",
+        "#!/bin/bash\nset -e\nROOT=\"$(cd \"$(dirname \"$0\")/..\" && pwd)\"\nrm -rf \"$ROOT/build\" \"$ROOT/dist\"\n",
+    );
+    passes(&p, "bash scripts/clean.sh");
+    passes(&p, "mkdir -p \"$(dirname build/a/b.txt)\"");
+}

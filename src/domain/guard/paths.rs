@@ -437,3 +437,213 @@ pub(super) fn environment_filled(word: &str, kept: impl Fn(&str) -> bool) -> Str
         Some((len, std::env::var(name).ok().filter(|v| !v.is_empty())?))
     })
 }
+
+/// `word` with the command substitutions whose output is known from their text alone
+/// worked out, innermost first: `$(dirname P)`, `$(basename P [SUFFIX])` and `$(cd D &&
+/// pwd)` of literal paths (`$(cd scripts/.. && pwd)` is `.`, relative to where the line
+/// runs). `None` when none is.
+pub(super) fn pure_substitutions(word: &str) -> Option<String> {
+    if !word.contains("$(") {
+        return None;
+    }
+    let mut out = word.to_owned();
+    let mut changed = false;
+    let mut k = 0;
+    let mut left = 64;
+    while left > 0
+        && let Some(found) = out[k..].find("$(")
+    {
+        left -= 1;
+        let start = k + found;
+        let Some(end) = out[start + 2..].find(')').map(|e| start + 2 + e) else {
+            break;
+        };
+        let inner = &out[start + 2..end];
+        let value = (!inner.contains("$(") && !inner.contains('`') && !inner.starts_with('('))
+            .then(|| pure_output(inner))
+            .flatten()
+            .filter(|v| {
+                // Put in as it is only where it reads the same quoted or not.
+                !v.is_empty()
+                    && !v.contains(|c: char| {
+                        c.is_whitespace() || "'\"\\$`*?[]{}()<>|&;!#~".contains(c)
+                    })
+            });
+        match value {
+            Some(value) => {
+                out.replace_range(start..=end, &value);
+                changed = true;
+                // What holds it may now be worked out too: from the start again.
+                k = 0;
+            }
+            None => k = start + 2,
+        }
+    }
+    changed.then_some(out)
+}
+
+/// What the command line `inner` prints, when its text alone says.
+fn pure_output(inner: &str) -> Option<String> {
+    let words = plain_words(inner)?;
+    let words: Vec<&str> = words
+        .iter()
+        .map(String::as_str)
+        .filter(|w| {
+            !matches!(
+                *w,
+                ">/dev/null" | "&>/dev/null" | "2>/dev/null" | "1>/dev/null"
+            )
+        })
+        .collect();
+    let literal = |p: &str| {
+        !p.is_empty()
+            && !p.starts_with('-')
+            && !p.contains(['$', '`', '*', '?', '[', '~', '\\', '\n'])
+    };
+    match words.as_slice() {
+        ["dirname", path] if literal(path) => Some(dirname(path)),
+        ["basename", path] if literal(path) => Some(basename(path).to_owned()),
+        ["basename", path, suffix] if literal(path) && !suffix.starts_with('-') => {
+            let base = basename(path);
+            Some(
+                base.strip_suffix(suffix)
+                    .filter(|b| !b.is_empty())
+                    .unwrap_or(base)
+                    .to_owned(),
+            )
+        }
+        ["cd", dir, "&&" | ";", "pwd", rest @ ..]
+            if literal(dir) && rest.iter().all(|r| matches!(*r, "-P" | "-L")) =>
+        {
+            let path = normalize(dir);
+            Some(if path.is_empty() {
+                ".".to_owned()
+            } else {
+                path
+            })
+        }
+        _ => None,
+    }
+}
+
+/// The words of a simple command line without expansions: quotes read, `&&` and `;`
+/// kept as words. `None` when it holds anything more.
+fn plain_words(text: &str) -> Option<Vec<String>> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut quoted = false;
+    let mut chars = text.chars().peekable();
+    let push = |word: &mut String, quoted: &mut bool, words: &mut Vec<String>| {
+        if !word.is_empty() || *quoted {
+            words.push(std::mem::take(word));
+        }
+        *quoted = false;
+    };
+    while let Some(c) = chars.next() {
+        match c {
+            ' ' | '\t' => push(&mut word, &mut quoted, &mut words),
+            '\'' | '"' => {
+                quoted = true;
+                loop {
+                    let inner = chars.next()?;
+                    if inner == c {
+                        break;
+                    }
+                    if c == '"' && matches!(inner, '$' | '`' | '\\') {
+                        return None;
+                    }
+                    word.push(inner);
+                }
+            }
+            ';' => {
+                push(&mut word, &mut quoted, &mut words);
+                words.push(";".to_owned());
+            }
+            '&' if chars.peek() == Some(&'&') => {
+                chars.next();
+                push(&mut word, &mut quoted, &mut words);
+                words.push("&&".to_owned());
+            }
+            '|' | '<' | '(' | ')' | '\\' | '$' | '`' => return None,
+            _ => word.push(c),
+        }
+    }
+    push(&mut word, &mut quoted, &mut words);
+    Some(words)
+}
+
+/// What `dirname` prints for `path`.
+fn dirname(path: &str) -> String {
+    let trimmed = path.trim_end_matches('/');
+    if trimmed.is_empty() {
+        return "/".to_owned();
+    }
+    match trimmed.rsplit_once('/') {
+        None => ".".to_owned(),
+        Some((dir, _)) => {
+            let dir = dir.trim_end_matches('/');
+            if dir.is_empty() {
+                "/".to_owned()
+            } else {
+                dir.to_owned()
+            }
+        }
+    }
+}
+
+/// What `basename` prints for `path`.
+fn basename(path: &str) -> &str {
+    let trimmed = path.trim_end_matches('/');
+    if trimmed.is_empty() {
+        return "/";
+    }
+    trimmed.rsplit('/').next().unwrap_or(trimmed)
+}
+
+#[cfg(test)]
+mod substitution_tests {
+    use super::pure_substitutions;
+
+    #[test]
+    fn substitutions_whose_output_the_text_says_are_worked_out() {
+        let worked = |w: &str| pure_substitutions(w);
+        assert_eq!(
+            worked("mkdir -p \"$(dirname build/a/b.txt)\"").as_deref(),
+            Some("mkdir -p \"build/a\"")
+        );
+        assert_eq!(
+            worked("rm -rf $(dirname $(dirname .claude/a/b))").as_deref(),
+            Some("rm -rf .claude")
+        );
+        assert_eq!(
+            worked("cp x \"$(basename /a/b/c.tar.gz .gz)\"").as_deref(),
+            Some("cp x \"c.tar\"")
+        );
+        assert_eq!(
+            worked("ROOT=\"$(cd \"scripts/..\" && pwd)\"; rm -rf \"$ROOT/dist\"").as_deref(),
+            Some("ROOT=\".\"; rm -rf \"$ROOT/dist\"")
+        );
+        assert_eq!(
+            worked("x=$(cd tools >/dev/null && pwd -P)").as_deref(),
+            Some("x=tools")
+        );
+        assert_eq!(worked("d=$(dirname /x)").as_deref(), Some("d=/"));
+        // What depends on the line's variables, the file system or the shell is left.
+        for kept in [
+            "mkdir -p \"$(dirname \"$out\")\"",
+            "rm -rf $(ls -d .c*)",
+            "cd $(mktemp -d)",
+            "x=$(dirname \"a b/c\")",
+            "x=$(dirname ~/x)",
+            "x=$(cd a | pwd)",
+            "echo hi",
+        ] {
+            assert_eq!(worked(kept), None, "{kept}");
+        }
+        // The later of two is worked out though the first is not.
+        assert_eq!(
+            worked("rm -rf $(ls x) $(dirname .claude/s.json)").as_deref(),
+            Some("rm -rf $(ls x) .claude")
+        );
+    }
+}

@@ -1429,6 +1429,10 @@ impl<'a> Guard<'a> {
             };
         }
         budget.set(budget.get() - cost);
+        // Substitutions the text alone works out (`$(dirname a/b)`, `$(cd scripts/.. &&
+        // pwd)`): judged as the words they print, wherever they stand.
+        let worked_out = super::paths::pure_substitutions(script);
+        let script = worked_out.as_deref().unwrap_or(script);
         let parsed = shell::parse(script);
         let mut findings = Vec::new();
         if let Some(harm) = unanalysable(&parsed) {

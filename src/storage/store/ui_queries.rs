@@ -50,24 +50,66 @@ struct Watch {
     handle: std::sync::Arc<std::sync::Mutex<Option<rusqlite::InterruptHandle>>>,
 }
 
-impl Watch {
-    fn arm(conn: &Connection, after: std::time::Duration) -> Option<Watch> {
-        let handle = std::sync::Arc::new(std::sync::Mutex::new(Some(conn.get_interrupt_handle())));
-        let watched = std::sync::Arc::clone(&handle);
+/// The connections being watched, each with its deadline: one thread for all of them.
+type Watched = Vec<(
+    std::time::Instant,
+    std::sync::Weak<std::sync::Mutex<Option<rusqlite::InterruptHandle>>>,
+)>;
+
+/// How often the watcher looks at the deadlines: reads end this long after theirs.
+const WATCH_STEP: std::time::Duration = std::time::Duration::from_millis(50);
+
+fn watched_list() -> Option<&'static std::sync::Mutex<Watched>> {
+    static LIST: std::sync::OnceLock<Option<std::sync::Mutex<Watched>>> =
+        std::sync::OnceLock::new();
+    LIST.get_or_init(|| {
         std::thread::Builder::new()
             .name("nagger-ui-watch".into())
             .stack_size(64 * 1024)
-            .spawn(move || {
-                std::thread::sleep(after);
-                if let Some(h) = watched
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner)
-                    .as_ref()
-                {
-                    h.interrupt();
+            .spawn(|| {
+                loop {
+                    std::thread::sleep(WATCH_STEP);
+                    let Some(list) = watched_list() else {
+                        return;
+                    };
+                    let now = std::time::Instant::now();
+                    let mut list = list
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner);
+                    list.retain(|(at, handle)| {
+                        let Some(handle) = handle.upgrade() else {
+                            return false;
+                        };
+                        if *at > now {
+                            return true;
+                        }
+                        if let Some(h) = handle
+                            .lock()
+                            .unwrap_or_else(std::sync::PoisonError::into_inner)
+                            .as_ref()
+                        {
+                            h.interrupt();
+                        }
+                        false
+                    });
                 }
             })
-            .ok()?;
+            .ok()
+            .map(|_| std::sync::Mutex::new(Vec::new()))
+    })
+    .as_ref()
+}
+
+impl Watch {
+    fn arm(conn: &Connection, after: std::time::Duration) -> Option<Watch> {
+        let handle = std::sync::Arc::new(std::sync::Mutex::new(Some(conn.get_interrupt_handle())));
+        watched_list()?
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push((
+                std::time::Instant::now() + after,
+                std::sync::Arc::downgrade(&handle),
+            ));
         Some(Watch { handle })
     }
 }

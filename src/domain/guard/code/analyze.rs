@@ -1452,6 +1452,8 @@ impl Scan<'_> {
             Some(_) => return self.write(vals.first().cloned().unwrap_or(Val::Unknown)),
             None => s(vals.get(1)),
         };
+        // `tarfile.open(p, "w:gz")`, `"w|bz2"`: the mode before its compression.
+        let mode = mode.map(|m| m.split([':', '|']).next().unwrap_or_default().to_owned());
         if let Some(m) = mode
             && m.len() <= 4
             && m.chars().all(|c| "rwaxbtU+".contains(c))

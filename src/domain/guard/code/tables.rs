@@ -195,6 +195,47 @@ pub(super) const TABLE: &[Entry] = &[
     e(PHP, &[], "extractTo", Cap::Unpack),
     e(PY, &[""], "open", Cap::Open),
     e(PY, &["io", "codecs", "builtins"], "open", Cap::Open),
+    // Files the standard library opens to write by its own means: a database (created,
+    // and changed by the statements run on it), a shelf, a compressed or archive file
+    // opened to write, a log file.
+    e(PY, &["sqlite3"], "connect", Cap::Write(&[0])),
+    e(
+        PY,
+        &["shelve", "dbm", "dbm.gnu", "dbm.ndbm", "dbm.dumb"],
+        "open",
+        Cap::Write(&[0]),
+    ),
+    e(
+        PY,
+        &["gzip", "bz2", "lzma", "tarfile", "wave", "aifc"],
+        "open",
+        Cap::Open,
+    ),
+    e(PY, &["zipfile"], "ZipFile", Cap::Open),
+    e(
+        PY,
+        &["logging", "handlers", "logging.handlers"],
+        "FileHandler",
+        Cap::Write(&[0]),
+    ),
+    e(
+        PY,
+        &["logging", "handlers", "logging.handlers"],
+        "RotatingFileHandler",
+        Cap::Write(&[0]),
+    ),
+    e(
+        PY,
+        &["logging", "handlers", "logging.handlers"],
+        "TimedRotatingFileHandler",
+        Cap::Write(&[0]),
+    ),
+    e(
+        PY,
+        &["logging", "handlers", "logging.handlers"],
+        "WatchedFileHandler",
+        Cap::Write(&[0]),
+    ),
     e(PY, &["", "builtins"], "eval", Cap::Eval),
     e(PY, &["", "builtins"], "exec", Cap::Eval),
     e(PY, &["", "builtins"], "compile", Cap::Eval),

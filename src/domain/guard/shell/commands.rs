@@ -22,7 +22,10 @@ pub struct Commands {
 impl Commands {
     /// Tokenise a command line.
     pub fn new(line: &str) -> Commands {
-        let parsed = parse(line);
+        // Substitutions the text alone works out (`$(dirname a/b)`, `$(cd scripts/.. &&
+        // pwd)`) are read as the words they print, wherever they stand.
+        let worked_out = super::super::paths::pure_substitutions(line);
+        let parsed = parse(worked_out.as_deref().unwrap_or(line));
         let variants: Vec<Vec<String>> = parsed
             .commands
             .iter()
