@@ -213,6 +213,7 @@ impl Scan<'_> {
                     self.assignment(i);
                     self.chain(i);
                 }
+                Tok::Punct(")") => self.bracketed_receiver(i),
                 // PHP's `'system'('ls')`.
                 Tok::Str { text, known: true }
                     if self.lang == Language::Php && is(toks.get(i + 1), "(") =>
@@ -233,6 +234,163 @@ impl Scan<'_> {
             }
             i += 1;
         }
+    }
+
+    /// The value of `word` at token `i`, a name the code never assigns. In Python a
+    /// lowercase name whose path method changes a file (`p.write_text(…)`, `p.unlink()`)
+    /// is a function's parameter or a loop's variable: a path the code is handed, so
+    /// computed, unless it is one of the test runner's temporary folders (`tmp_path`,
+    /// `tmpdir`). Any other name is what it says (a module, a global).
+    fn unassigned(&self, word: &str, i: usize) -> Val {
+        let toks = self.toks;
+        // `p.write_text(…)`, `p.joinpath("x").write_text(…)`, `p.with_suffix(".b").touch()`.
+        let mut changes = false;
+        let mut k = i + 1;
+        for _ in 0..16 {
+            if !is(toks.get(k), ".") {
+                break;
+            }
+            let Some(Tok::Ident(m)) = toks.get(k + 1) else {
+                break;
+            };
+            let called = is(toks.get(k + 2), "(");
+            if called && RECEIVER_METHODS.iter().any(|(r, _)| r == m) {
+                changes = true;
+                break;
+            }
+            k = if called {
+                self.close.get(k + 2).map_or(usize::MAX, |c| c + 1)
+            } else {
+                k + 2
+            };
+        }
+        // A module's own function of the same name (`shutil.rmtree(p)`, `os.unlink(p)`)
+        // is no path's method.
+        if self.lang != Language::Python
+            || !changes
+            || !word.starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
+            || module_of_power(word)
+            || super::tables::TABLE.iter().any(|e| e.quals.contains(&word))
+            || self.imported(word)
+        {
+            return Val::Name(word.to_owned());
+        }
+        if TEST_TEMP_NAMES.contains(&word) {
+            return Val::Str(temp_folder());
+        }
+        self.loop_over_files(word, i).unwrap_or(Val::Unknown)
+    }
+
+    /// Whether the code imports a module under `word` (`import shutil, os`, `import x as
+    /// word`, `from m import word`).
+    fn imported(&self, word: &str) -> bool {
+        let toks = self.toks;
+        (1..toks.len()).take(65_536).any(|k| {
+            if ident(toks.get(k)) != Some(word) {
+                return false;
+            }
+            // Back over `a, b,` of an import's list to what starts it.
+            let mut b = k - 1;
+            while is(toks.get(b), ",") && b >= 2 && ident(toks.get(b - 1)).is_some() {
+                b -= 2;
+            }
+            matches!(ident(toks.get(b)), Some("import" | "as"))
+        })
+    }
+
+    /// `for p in Path("src").rglob("*.py"):` before token `i`: `p` is one of the files
+    /// the pattern matches, as a path with that pattern (`src/**/*.py`), judged as the
+    /// files it may name.
+    fn loop_over_files(&self, word: &str, i: usize) -> Option<Val> {
+        let toks = self.toks;
+        let at = (i.saturating_sub(2048)..i).rev().find(|&k| {
+            ident(toks.get(k)) == Some("for")
+                && ident(toks.get(k + 1)) == Some(word)
+                && ident(toks.get(k + 2)) == Some("in")
+        })?;
+        let from = at + 3;
+        // `Path("src")` or `pathlib.Path("src")`, then `.rglob("*.py")`, `.glob("*.md")`
+        // or `.iterdir()`; or `glob.glob("src/**/*.py")`.
+        let mut k = from;
+        if ident(toks.get(k)) == Some("pathlib") && is(toks.get(k + 1), ".") {
+            k += 2;
+        }
+        let literal = |k: usize| match toks.get(k) {
+            Some(Tok::Str { text, known: true }) => Some(text.clone()),
+            _ => None,
+        };
+        match toks.get(k) {
+            Some(Tok::Ident(w)) if w == "Path" && is(toks.get(k + 1), "(") => {
+                let base = literal(k + 2)?;
+                if !is(toks.get(k + 3), ")") || !is(toks.get(k + 4), ".") {
+                    return None;
+                }
+                let Some(Tok::Ident(method)) = toks.get(k + 5) else {
+                    return None;
+                };
+                let pattern = match method.as_str() {
+                    "rglob" => format!("**/{}", literal(k + 7)?),
+                    "glob" => literal(k + 7)?,
+                    "iterdir" => "*".to_owned(),
+                    _ => return None,
+                };
+                below_a_folder(&join(vec![Val::Str(base), Val::Str(pattern)]))
+            }
+            Some(Tok::Ident(w)) if w == "glob" => {
+                let k = if is(toks.get(k + 1), ".") { k + 2 } else { k };
+                if !matches!(ident(toks.get(k)), Some("glob" | "iglob")) {
+                    return None;
+                }
+                below_a_folder(&Val::Str(literal(k + 2)?))
+            }
+            _ => None,
+        }
+    }
+
+    /// `(base / "x").write_text(…)`, `(p).unlink()`: a path method called on what a
+    /// bracket computes, at the `)` at `i`.
+    fn bracketed_receiver(&mut self, i: usize) {
+        let toks = self.toks;
+        let Some(Tok::Ident(method)) = toks.get(i + 2) else {
+            return;
+        };
+        if !is(toks.get(i + 1), ".")
+            || !is(toks.get(i + 3), "(")
+            || !RECEIVER_METHODS.iter().any(|(r, _)| r == method)
+        {
+            return;
+        }
+        let Some(open) = (0..i)
+            .rev()
+            .take(4096)
+            .find(|&k| self.close.get(k) == Some(&i))
+        else {
+            return;
+        };
+        // A call's brackets (`Path(x).unlink()`) are read with the call's chain.
+        if matches!(
+            open.checked_sub(1).and_then(|k| toks.get(k)),
+            Some(Tok::Ident(_))
+        ) || self.lang != Language::Python
+        {
+            return;
+        }
+        let first = match toks.get(open + 1) {
+            Some(Tok::Ident(w)) => w.as_str(),
+            _ => "",
+        };
+        let base = if TEST_TEMP_NAMES.contains(&first) && !self.vars.contains_key(first) {
+            Val::Str(temp_folder())
+        } else {
+            self.value(open + 1, i)
+        };
+        let receiver = match base {
+            Val::Str(s) => Val::Str(s),
+            _ => Val::Unknown,
+        };
+        let f = member_of(receiver, method);
+        let (args, _) = self.args_at(i + 3);
+        self.call(&f, &args);
     }
 
     /// `import x as y`, `from m import a as b`, `import cp from 'child_process'`.
@@ -455,7 +613,7 @@ impl Scan<'_> {
             .vars
             .get(first)
             .cloned()
-            .unwrap_or_else(|| Val::Name(first.to_owned()));
+            .unwrap_or_else(|| self.unassigned(first, i));
         // PHP's `$f(…)` calls the function a variable names.
         if self.lang == Language::Php && first.starts_with('$') && is(toks.get(i + 1), "(") {
             cur = if let Val::Str(name) = cur {
@@ -1083,11 +1241,13 @@ impl Scan<'_> {
             | "TRUE" | "FALSE" => {
                 return Val::Unknown;
             }
-            _ => self
-                .vars
-                .get(word)
-                .cloned()
-                .unwrap_or_else(|| Val::Name(word.to_owned())),
+            _ => self.vars.get(word).cloned().unwrap_or_else(|| {
+                if self.lang == Language::Python && TEST_TEMP_NAMES.contains(&word) {
+                    Val::Str(temp_folder())
+                } else {
+                    Val::Name(word.to_owned())
+                }
+            }),
         };
         let mut j = k + 1;
         let saved = self.out.len();
@@ -1525,6 +1685,24 @@ fn env_value(key: &str) -> Val {
         _ => Val::Unknown,
     }
 }
+
+/// A pattern of paths (`src/**/*.py`) as a value, when what it may match lies below a
+/// named folder of the project: a pattern from the project's root, a hidden folder, a
+/// parent, the home or an absolute path may match nagger's own files, so it is none.
+fn below_a_folder(pattern: &Val) -> Option<Val> {
+    let Val::Str(pattern) = pattern else {
+        return None;
+    };
+    let first = pattern.split('/').next().unwrap_or("");
+    let named = !first.is_empty()
+        && !first.starts_with(['.', '~', '$'])
+        && !first.contains(['*', '?', '[', '{'])
+        && pattern.contains('/');
+    named.then(|| Val::Str(pattern.clone()))
+}
+
+/// The temporary folders test runners hand a test (pytest's fixtures).
+const TEST_TEMP_NAMES: &[&str] = &["tmp_path", "tmpdir", "tmp_path_factory", "tmpdir_factory"];
 
 /// Calls that stand for the temporary folder or a new folder made in it.
 const TEMP_NAMES: &[&str] = &[

@@ -501,3 +501,31 @@ fn a_shebang_line_is_no_code() {
         assert!(unknown(code, Language::Js), "{code}");
     }
 }
+
+#[test]
+fn paths_a_function_or_loop_is_handed_are_computed_unless_known() {
+    let py = Language::Python;
+    // A parameter's path method that changes a file, however reached.
+    for code in [
+        "def f(p):\n    (p / 'settings.local.json').write_text('{}')\n",
+        "def f(p):\n    p.joinpath('settings.local.json').write_text('{}')\n",
+        "def f(p):\n    p.unlink()\n",
+        "from pathlib import Path\nfor p in Path('.').rglob('*.json'):\n    p.write_text('{}')\n",
+    ] {
+        assert!(!silent(code, py), "{code}: {:?}", run(code, py));
+    }
+    // pytest's temporary folders, and files a loop finds below a literal folder.
+    for code in [
+        "def t(tmp_path):\n    (tmp_path / 'x').write_text('1')\n",
+        "def t(tmp_path):\n    out = tmp_path / 'o.json'\n    out.write_text('{}')\n",
+        "from pathlib import Path\nfor p in Path('packages').rglob('*.py'):\n    p.write_text(p.read_text())\n",
+    ] {
+        let effects = run(code, py);
+        assert!(
+            effects
+                .iter()
+                .all(|e| !matches!(e, Effect::Unknown(_) | Effect::Writes(None))),
+            "{code}: {effects:?}"
+        );
+    }
+}
