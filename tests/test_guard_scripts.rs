@@ -4600,3 +4600,32 @@ fn library_writers_and_worked_out_substitutions_are_judged_by_what_they_name() {
     passes(&p, "bash scripts/clean.sh");
     passes(&p, "mkdir -p \"$(dirname build/a/b.txt)\"");
 }
+
+/// A name spelled as characters inside a call inside an argument (`Path.of(new String(new
+/// char[]{46, 99, …}), "x")`) is one computed argument, not several; a program whose
+/// name and words the code reads as it runs is not passed silently.
+#[test]
+fn names_spelled_in_nested_lists_and_programs_read_as_they_run_are_computed() {
+    let p = Project::new();
+    write(
+        &p,
+        "Main.java",
+        "public class Main {\n  public static void main(String[] a) throws Exception {\n    \
+         java.nio.file.Files.copy(java.nio.file.Path.of(\"conf/flags.json\"), java.nio.file.Path.of(new \
+         String(new char[]{46, 99, 108, 97, 117, 100, 101}), \"settings.local.json\"), \
+         java.nio.file.StandardCopyOption.REPLACE_EXISTING);\n  }\n}\n",
+    );
+    stopped(&p, "javac -d build Main.java");
+    write(
+        &p,
+        "Cargo.toml",
+        "[package]\nname = \"demo\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    );
+    write(
+        &p,
+        "src/main.rs",
+        "fn main() {\n    let a: Vec<String> = std::fs::read_to_string(\"build/args\").unwrap().lines().map(String::from).collect();\n    \
+         std::process::Command::new(&a[0]).args(&a[1..]).status().unwrap();\n}\n",
+    );
+    stopped(&p, "cargo run -q");
+}

@@ -944,8 +944,16 @@ fn read_arguments(
                 arg.finish(&mut args);
                 return Some((args, i + 1));
             }
-            b',' if open_brackets.last().is_none_or(|&o| o != b'(') => arg.finish(&mut args),
-            b',' => arg.joined = true,
+            // Between the call's arguments, or the words of a list that is one.
+            b',' if open_brackets.is_empty()
+                || open_brackets.len() == 1 && open_brackets[0] != b'(' =>
+            {
+                arg.finish(&mut args);
+            }
+            b',' if open_brackets.last() == Some(&b'(') => arg.joined = true,
+            // A list inside a call inside the argument (`Path.of(new String(new
+            // char[]{46, 99}))`): its items all go into the one argument.
+            b',' => {}
             b';' => return None,
             b'0'..=b'9' | b'-'
                 if !bytes
@@ -1441,6 +1449,10 @@ pub(super) fn calls(text: &str) -> (Vec<String>, bool) {
             Does::Write { at } => args.get(at),
             Does::Move => args.iter().take(2).find(|a| **a == Arg::Computed),
             Does::DeleteTree | Does::DeleteEntry => args.first(),
+            // A program or command line the code computes (`Command::new(&a[0])` of
+            // words read from a file): what it runs is only known as it runs.
+            Does::ShellLine => args.first(),
+            Does::Argv { skip } => args.get(skip),
             _ => None,
         };
         // A name made under the build's output folder or a temporary folder
@@ -1544,7 +1556,8 @@ pub(super) fn computed_target(file: &str, computed: bool) -> Option<Finding> {
             "guard:self-protect-unsure",
             format!(
                 "runs `{file}`, whose code writes, moves or deletes files whose names it computes \
-                 as it runs, which may be nagger's own files or Claude Code's settings"
+                 as it runs, or runs a program it computes, which may be nagger's own files or \
+                 Claude Code's settings, or change them"
             ),
             "Spell the paths out in the source, or ask the user.",
         )
