@@ -164,7 +164,7 @@ fn finish(result: CommandResult) -> u8 {
 /// How long a command that reads the database may spend on it: a database whose tables
 /// were swapped for views that never end (or are slow beyond use) must not hang
 /// `doctor`, the command that says what is wrong.
-const COMMAND_DB_TIME: std::time::Duration = std::time::Duration::from_secs(10);
+const COMMAND_DB_TIME: std::time::Duration = std::time::Duration::from_secs(5);
 /// The same for `gc`, which deletes and may rewrite a large database.
 const GC_DB_TIME: std::time::Duration = std::time::Duration::from_mins(2);
 
@@ -180,7 +180,11 @@ pub fn run(command: Command, env: &Env, out: &mut Output) -> CommandResult {
         Command::Gc(_) => Some(GC_DB_TIME),
         _ => None,
     };
-    let _budget = limit.map(|l| crate::storage::store::limit_waits(std::time::Instant::now() + l));
+    let until = limit.map(|l| std::time::Instant::now() + l);
+    let _budget = until.map(crate::storage::store::limit_waits);
+    if let Some(until) = until {
+        crate::storage::store::stop_statements_at(until);
+    }
     match command {
         Command::Hook(_) => {
             hook::run(env);

@@ -33,6 +33,43 @@ impl Drop for WaitBudget {
     }
 }
 
+/// Connections opened by a command that stops its statements at a deadline
+/// ([`stop_statements_at`]): their interrupt handles.
+static WATCHED: std::sync::Mutex<Vec<rusqlite::InterruptHandle>> =
+    std::sync::Mutex::new(Vec::new());
+static WATCHING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Every statement of the connections this process opens from now on is interrupted at
+/// `until`, from a thread of its own: a command reading rows one by one (each step short)
+/// from a table a view that never ends took the place of ends all the same. For the
+/// commands, never a hook (which has its own deadline).
+pub fn stop_statements_at(until: Instant) {
+    WATCHING.store(true, std::sync::atomic::Ordering::Release);
+    let _ = std::thread::Builder::new()
+        .name("nagger-db-deadline".into())
+        .stack_size(64 * 1024)
+        .spawn(move || {
+            std::thread::sleep(until.saturating_duration_since(Instant::now()));
+            for handle in WATCHED
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .iter()
+            {
+                handle.interrupt();
+            }
+        });
+}
+
+/// Puts `conn` under the deadline [`stop_statements_at`] set, if one is set.
+pub(super) fn watch(conn: &rusqlite::Connection) {
+    if WATCHING.load(std::sync::atomic::Ordering::Acquire) {
+        WATCHED
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(conn.get_interrupt_handle());
+    }
+}
+
 /// When a wait that began at `started` and may last `most` on its own has to end.
 pub(super) fn wait_end(started: Instant, most: Duration) -> Instant {
     let own = started + most;

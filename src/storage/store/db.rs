@@ -164,6 +164,8 @@ impl NaggerStateDB {
         )
         .map_err(sqlite_err)?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
+        stop_past_budget(&conn)?;
+        budget::watch(&conn);
         let version = user_version(&conn).map_err(sqlite_err)?;
         if version != latest_version() {
             return Err(StoreError::Schema {
@@ -192,6 +194,8 @@ impl NaggerStateDB {
             source,
         })?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
+        stop_past_budget(&conn)?;
+        budget::watch(&conn);
         Ok(conn)
     }
 
@@ -534,6 +538,7 @@ fn probe(conn: &Connection) -> rusqlite::Result<i64> {
 pub(super) fn apply_connection_pragmas(conn: &Connection) -> rusqlite::Result<()> {
     conn.busy_handler(Some(wait_while_busy))?;
     stop_past_budget(conn)?;
+    budget::watch(conn);
     // A hook process is usually the last connection when it exits; checkpointing
     // there would cost every hook run several fsyncs. `Drop` checkpoints only once
     // the WAL has grown past WAL_TRUNCATE_BYTES.

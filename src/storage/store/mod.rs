@@ -21,7 +21,7 @@ mod subagents;
 pub mod ui_queries;
 mod usage;
 
-pub use budget::{WaitBudget, limit_waits};
+pub use budget::{WaitBudget, limit_waits, stop_statements_at};
 pub use context::{
     ContextEntry, ContextRepository, FileChange, NewContextEntry, TaskDone, TaskRecord,
 };
