@@ -2962,6 +2962,18 @@ fn bytecode_placed(command: &SimpleCommand, changes: &Changes) -> Option<Finding
     {
         return None;
     }
+    // `python3 -m py_compile F`, `python3 -m compileall DIR`: the bytecode of the sources
+    // named, compiled from them now, which is what Python itself would write.
+    let args = command.args();
+    if name.starts_with("python")
+        && args
+            .iter()
+            .position(|a| a == "-m")
+            .and_then(|k| args.get(k + 1))
+            .is_some_and(|m| matches!(m.as_str(), "py_compile" | "compileall"))
+    {
+        return None;
+    }
     let landed = changes.into.iter().flat_map(|l| {
         let dest = l.dest.trim_end_matches('/');
         std::iter::once(dest.to_owned()).chain(
@@ -2979,7 +2991,8 @@ fn bytecode_placed(command: &SimpleCommand, changes: &Changes) -> Option<Finding
     Some(Finding::ask(
         "guard:code-unknown",
         format!(
-            "puts Python bytecode at `{placed}`: Python runs it in place of the source beside              it, and nagger cannot read it"
+            "puts Python bytecode at `{placed}`: Python runs it in place of the source beside \
+             it, and nagger cannot read it"
         ),
         "Let Python compile the project's sources itself, or ask the user.",
     ))
