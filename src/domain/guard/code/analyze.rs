@@ -720,16 +720,16 @@ impl Scan<'_> {
         let Some(cap) = self.lookup(qual, name) else {
             return;
         };
-        if !matches!(
-            cap,
-            Cap::Tree(_) | Cap::Entry(_) | Cap::MaybeTree | Cap::Shell | Cap::Argv
-        ) {
-            return;
-        }
+        let _ = cap;
         let before = i.checked_sub(1).and_then(|b| toks.get(b));
+        // `map(shutil.copy, …)`, `Thread(target=shutil.copy)`, `setTimeout(fs.copyFileSync,
+        // 0, …)`, `f = fs.copyFileSync`: any power of the table, handed on as a value.
         let argument = (!qual.is_empty() || by_string)
-            && matches!(before, Some(Tok::Punct("(" | ",")))
-            && matches!(toks.get(k), Some(Tok::Punct(")" | ",")));
+            && matches!(before, Some(Tok::Punct("(" | "," | "=" | ":" | "[")))
+            && matches!(
+                toks.get(k),
+                Some(Tok::Punct(")" | "," | "]" | "}" | ";") | Tok::End) | None
+            );
         let on_topic = self.lang == Language::Perl
             && qual.is_empty()
             && (matches!(toks.get(k), Some(Tok::End | Tok::Punct("}")) | None)
@@ -1621,8 +1621,10 @@ impl Scan<'_> {
         {
             self.write(vals.first().cloned().unwrap_or(Val::Unknown));
         }
+        // A mode or flags the code computes (`os.O_WRONLY | os.O_CREAT`): written, to
+        // the path it names.
         if matches!(vals.get(1), Some(Val::Unknown)) && self.lang == Language::Python {
-            self.push(Effect::Writes(None));
+            self.write(vals.first().cloned().unwrap_or(Val::Unknown));
         }
     }
 }

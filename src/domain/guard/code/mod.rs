@@ -86,6 +86,65 @@ fn effects_at(code: &str, lang: Language, depth: usize) -> Vec<Effect> {
         }
         _ => analyze::analyse(code, lang, depth, effects_at),
     };
+    // Text built from character codes or decoded (`chr(46) + "claude"`,
+    // `String.fromCharCode(46)`, a reversed or base64 string) by code that may change
+    // files or run programs: the names it hands those calls, whichever they are, cannot
+    // be told from its text.
+    if depth == 0
+        && matches!(
+            lang,
+            Language::Python
+                | Language::Js
+                | Language::Ruby
+                | Language::Perl
+                | Language::Php
+                | Language::Lua
+                | Language::R
+                | Language::Generic
+        )
+        && let Some(how) = decodes_text(code)
+        && !reads_only(code, lang)
+    {
+        out.push(Effect::Unknown(format!(
+            "builds text from character codes or decodes it (`{how}`) while it may change \
+             files or run programs: the names it hands them cannot be told from its text"
+        )));
+    }
     out.truncate(MAX_EFFECTS);
     out
+}
+
+/// The first way `code` builds text from character codes or decodes it, if any.
+fn decodes_text(code: &str) -> Option<&'static str> {
+    const WAYS: &[&str] = &[
+        "chr(",
+        "fromCharCode",
+        "fromCodePoint",
+        "String.valueOf((char)",
+        ".chr",
+        "pack(",
+        "bytes([",
+        "bytearray([",
+        "bytes.fromhex",
+        "fromhex(",
+        "unhexlify",
+        "b64decode",
+        "b32decode",
+        "a85decode",
+        "atob(",
+        "codecs.decode",
+        "rot13",
+        "[::-1]",
+        "reversed(",
+        ".reverse()",
+        "decodeURIComponent",
+        "unquote(",
+        "Buffer.from(",
+        "utf8ToString",
+        "intToUtf8",
+        "rawToChar",
+        "string.char",
+        "%c",
+    ];
+    WAYS.iter().copied().find(|w| code.contains(w))
 }

@@ -199,6 +199,14 @@ pub(super) const TABLE: &[Entry] = &[
     // and changed by the statements run on it), a shelf, a compressed or archive file
     // opened to write, a log file.
     e(PY, &["sqlite3"], "connect", Cap::Write(&[0])),
+    // Perl's `sysopen(FH, PATH, FLAGS)`: the flags nagger reads as a computed mode.
+    e(PL, &[""], "sysopen", Cap::Write(&[1])),
+    // `os.open(p, os.O_WRONLY | os.O_CREAT)`: flags nagger reads as a computed mode.
+    e(PY, OS, "open", Cap::Open),
+    e(PY, &["io", "_io"], "FileIO", Cap::Open),
+    e(PY, OS, "mkfifo", Cap::Write(&[0])),
+    e(PY, OS, "mknod", Cap::Write(&[0])),
+    e(PY, OS, "utime", Cap::Write(&[0])),
     e(
         PY,
         &["shelve", "dbm", "dbm.gnu", "dbm.ndbm", "dbm.dumb"],

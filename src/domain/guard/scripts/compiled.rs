@@ -13,7 +13,7 @@ use super::super::shell::{self, SimpleCommand};
 const SOURCE_EXTENSIONS: &[&str] = &[
     "go", "java", "kt", "kts", "scala", "sc", "swift", "rs", "cs", "csx", "zig", "cr", "nim", "v",
     "dart", "hs", "lhs", "ts", "mts", "cts", "tsx", "jsx", "exs", "ex", "jl", "clj", "groovy",
-    "gvy", "ml", "fs", "fsx", "d", "c", "cc", "cpp",
+    "gvy", "ml", "fs", "fsx", "d", "c", "cc", "cpp", "s", "S", "asm", "sx",
 ];
 
 /// The source files a program compiles (and runs in one step, or leaves to be run)
@@ -226,7 +226,9 @@ const REFLECTION: &[&str] = &[
 
 /// Calls of C and its kin whose effect cannot be read from the source: a system call
 /// by its number, machine code, a library loaded by name as the program runs.
-const C_OPAQUE: &[&str] = &["syscall", "asm", "__asm__", "__asm", "dlopen", "dlmopen"];
+const C_OPAQUE: &[&str] = &[
+    "syscall", "asm", "__asm__", "__asm", "dlopen", "dlmopen", "dlsym", "dlvsym",
+];
 
 /// `fopen(p, "w")` of a name built as the program runs (a decoded array, a computed
 /// buffer): the file may be nagger's own, and the program is asked about when compiled.
@@ -439,6 +441,79 @@ pub(super) fn compiled_unknown(file: &str, text: &str, c_family: bool) -> Option
             "Bound the loop, or ask the user.",
         ));
     }
+    // Text built from character codes (`new String(new char[]{46})`, `char::from(46u8)`,
+    // `(char) 46`, `"%c", 46`, `string(rune(46))`) by a program that may change files or
+    // run programs: the names it hands those calls, whichever they are, cannot be told.
+    const DECODES: &[&str] = &[
+        "new char[]",
+        "(char)",
+        "char::from",
+        "as char",
+        "from_u32",
+        "from_utf8",
+        "String.valueOf((char)",
+        "Character.toString(",
+        "string(rune",
+        "string([]byte",
+        "[]byte{",
+        "%c",
+        "fromCharCode",
+        "toChar()",
+        ".toChar",
+        "Convert.ToChar",
+        "(char)",
+        "chr(",
+        "Char(",
+    ];
+    const POWERS: &[&str] = &[
+        "write",
+        "Write",
+        "delete",
+        "Delete",
+        "remove",
+        "Remove",
+        "copy",
+        "Copy",
+        "move",
+        "Move",
+        "rename",
+        "Rename",
+        "trunc",
+        "Trunc",
+        "set_len",
+        "setLength",
+        "open",
+        "Open",
+        "creat",
+        "exec",
+        "Exec",
+        "Command",
+        "ProcessBuilder",
+        "system",
+        "spawn",
+        "symlink",
+        "Symlink",
+        "link",
+        "chmod",
+        "Chmod",
+        "create",
+        "Create",
+        "File",
+        "unlink",
+    ];
+    if let Some(how) = DECODES.iter().find(|d| text.contains(*d))
+        && POWERS.iter().any(|p| text.contains(p))
+    {
+        return Some(Finding::ask(
+            "guard:self-protect-unsure",
+            format!(
+                "compiles `{file}`, which builds text from character codes (`{how}`) and may \
+                 change files or run programs: the names it hands them cannot be told from \
+                 its source"
+            ),
+            "Spell the names out in the source, or ask the user.",
+        ));
+    }
     // Reflection and code loaded by name: what is called is chosen as the program runs.
     if let Some(how) = REFLECTION.iter().find(|r| text.contains(*r)) {
         return Some(Finding::ask(
@@ -499,8 +574,16 @@ pub(super) fn compiled_unknown(file: &str, text: &str, c_family: bool) -> Option
         {
             return Some(found);
         }
-        if C_OPAQUE.contains(&word) && text[i..].trim_start().starts_with('(') {
-            let args = text[i..].trim_start()[1..].trim_start();
+        // `asm volatile (…)`, `__asm__ __volatile__ goto (…)`: past the qualifiers.
+        let mut rest = text[i..].trim_start();
+        while let Some(after) = ["volatile", "__volatile__", "__volatile", "goto", "inline"]
+            .iter()
+            .find_map(|q| rest.strip_prefix(q))
+        {
+            rest = after.trim_start();
+        }
+        if C_OPAQUE.contains(&word) && rest.starts_with('(') {
+            let args = rest[1..].trim_start();
             if !(args.starts_with("const ")
                 || args.starts_with("long ")
                 || args.starts_with("void"))

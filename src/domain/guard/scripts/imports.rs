@@ -281,6 +281,12 @@ fn candidates(lang: Lang, code: &str, dir: &str, cwd: &Cwd, files: &View) -> Vec
         }
         Lang::Node => {
             for spec in node_names(code) {
+                // `require(".")`, `require("..")`: the folder's package.
+                let spec = if matches!(spec.as_str(), "." | "..") {
+                    format!("{spec}/")
+                } else {
+                    spec
+                };
                 if spec.starts_with("./") || spec.starts_with("../") || spec.starts_with('/') {
                     let base = if spec.starts_with('/') {
                         spec.clone()

@@ -318,6 +318,7 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
         runners::perl_loads(command, cwd, files, &mut out);
     }
     compiler_wrapper(command, &mut out);
+    preloaded(command, cwd, files, &mut out);
     if matches!(name, "make" | "gmake") {
         make::runs(parsed, index, cwd, files, &mut out);
     } else if name == "run-parts" {
@@ -419,6 +420,18 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
             let Some(mut text) = text else {
                 continue;
             };
+            // Assembly the agent wrote or changed: machine code nagger does not read.
+            let assembly = std::path::Path::new(file)
+                .extension()
+                .is_some_and(|e| ["s", "asm", "sx"].iter().any(|a| e.eq_ignore_ascii_case(a)));
+            if assembly && !files.settled(cwd, file) {
+                out.push(Ran::Finding(Finding::ask(
+                    "guard:code-unknown",
+                    format!("compiles `{file}`, assembly nagger cannot read"),
+                    "Ask the user to look at it.",
+                )));
+                break;
+            }
             if command.name() == "jshell" {
                 text = jshell_opened(text, cwd, files, &mut out);
             }
@@ -451,6 +464,45 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
         executed(command, cwd, files, &mut out);
     }
     out
+}
+
+/// `LD_PRELOAD=build/libx.so cmd`, `LD_AUDIT=…`: a library the dynamic loader puts
+/// into the command, native code nagger does not read. One the session built or changed
+/// (not settled in git, or changed since) is asked about; the system's are not.
+fn preloaded(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) {
+    for assignment in &command.env {
+        let Some((name, value)) = assignment.split_once('=') else {
+            continue;
+        };
+        if !matches!(name, "LD_PRELOAD" | "LD_AUDIT" | "DYLD_INSERT_LIBRARIES") {
+            continue;
+        }
+        let value = value.trim_matches(['"', '\'']);
+        for library in value.split([':', ' ']).filter(|l| !l.is_empty()).take(8) {
+            let library = library
+                .strip_prefix("$PWD/")
+                .or_else(|| library.strip_prefix("${PWD}/"))
+                .or_else(|| library.strip_prefix("$(pwd)/"))
+                .unwrap_or(library);
+            let system = ["/usr/", "/lib", "/opt/homebrew/", "/nix/store/"]
+                .iter()
+                .any(|s| library.starts_with(s));
+            if system {
+                continue;
+            }
+            if library.contains(['$', '`']) || !files.settled(cwd, library) {
+                out.push(Ran::Finding(Finding::ask(
+                    "guard:code-unknown",
+                    format!(
+                        "puts `{library}` into the command with `{name}`: a library nagger \
+                         cannot read, not one git keeps as it is"
+                    ),
+                    "Ask the user to look at the library first.",
+                )));
+                return;
+            }
+        }
+    }
 }
 
 /// `gcc -wrapper sh,tools/as`: the driver runs each of its passes through the program

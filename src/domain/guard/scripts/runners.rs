@@ -661,11 +661,22 @@ fn python(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) 
             let Some(target) = args
                 .iter()
                 .find(|a| !a.starts_with('-'))
-                .filter(|a| !a.contains('.') || a.ends_with('/'))
+                // A folder by any spelling: `pkg`, `pkg/`, `.`, `pkg/.`, `src/..`.
+                .filter(|a| {
+                    !a.contains('.')
+                        || a.ends_with('/')
+                        || files.exists(cwd, a) && !files.is_file(cwd, a)
+                })
             else {
                 return false;
             };
-            let main = format!("{}/__main__.py", target.trim_end_matches('/'));
+            let folder = super::super::paths::normalize(target);
+            let folder = if folder.is_empty() {
+                ".".to_owned()
+            } else {
+                folder
+            };
+            let main = format!("{}/__main__.py", folder.trim_end_matches('/'));
             // `python3 app` of a folder holding only `__main__.pyc`: bytecode.
             if !files.is_file(cwd, &main) && files.is_file(cwd, &format!("{main}c")) {
                 out.push(Ran::Finding(super::super::finding::Finding::ask(
