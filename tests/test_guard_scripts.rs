@@ -4629,3 +4629,80 @@ fn names_spelled_in_nested_lists_and_programs_read_as_they_run_are_computed() {
     );
     stopped(&p, "cargo run -q");
 }
+
+/// Code the agent writes that hides what it changes from a reader of calls: names built
+/// from character codes, a power handed on as a value, calls the table does not list
+/// (`os.open`, `sysopen`), a folder run as a program, a package loaded by `.`, assembly
+/// and libraries put into a command. Each is asked about or refused, never passed.
+#[test]
+fn code_that_hides_what_it_changes_from_a_reader_of_calls_is_not_passed() {
+    let p = Project::new();
+    let py = [
+        "import os\nd = chr(46) + 'claude'\nfd = os.open(d + '/settings.local.json', os.O_WRONLY | os.O_CREAT)\nos.write(fd, b'{}')\n",
+        "import shutil\nT = chr(46) + 'claude/settings.local.json'\nlist(map(shutil.copy, ['conf/x.json'], [T]))\n",
+        "import threading, shutil\nt = threading.Thread(target=shutil.copy, args=('a', 'b'))\nt.start()\n",
+    ];
+    for (i, code) in py.iter().enumerate() {
+        write(&p, &format!("t{i}.py"), code);
+        stopped(&p, &format!("python3 t{i}.py"));
+    }
+    write(
+        &p,
+        "t.js",
+        "const fs = require('fs');\nconst T = String.fromCharCode(46) + 'claude/settings.local.json';\nsetTimeout(fs.copyFileSync, 0, 'conf/x.json', T);\n",
+    );
+    stopped(&p, "node t.js");
+    write(
+        &p,
+        "t.pl",
+        "use Fcntl;\nsysopen(my $f, '.claude/settings.json', O_WRONLY | O_TRUNC);\n",
+    );
+    stopped(&p, "perl t.pl");
+    write(
+        &p,
+        "app/__main__.py",
+        "import shutil\nshutil.rmtree('.claude')\n",
+    );
+    for line in [
+        "python3 app/.",
+        "cd app && python3 .",
+        "python3 ./app/../app",
+    ] {
+        stopped(&p, line);
+    }
+    write(
+        &p,
+        "pkg/package.json",
+        r#"{"name": "pkg", "main": "lib/index.js"}"#,
+    );
+    write(
+        &p,
+        "pkg/lib/index.js",
+        "require('fs').rmSync('.claude', { recursive: true });\n",
+    );
+    stopped(&p, "cd pkg && node -e 'require(\".\")'");
+    write(&p, "t/pre.s", "\t.text\n\t.globl\tf\nf:\n\tret\n");
+    stopped(&p, "gcc -shared -fPIC -o build/libpre.so t/pre.s");
+    write(&p, "build/libx.so", "not really a library");
+    stopped(&p, "LD_PRELOAD=$PWD/build/libx.so git status");
+    write(
+        &p,
+        "c/pre.c",
+        "#include <dlfcn.h>\nvoid f(void) { void *c = dlsym(RTLD_DEFAULT, \"creat\"); }\n",
+    );
+    stopped(&p, "gcc -c c/pre.c -o build/pre.o");
+    // What does not hide anything passes.
+    let q = Project::new();
+    write(
+        &q,
+        "gen.py",
+        "import os\nos.makedirs('build', exist_ok=True)\nfd = os.open('build/out.txt', os.O_WRONLY | os.O_CREAT)\nos.write(fd, b'ok')\n",
+    );
+    write(&q, "app/__main__.py", "print('hello')\n");
+    passes(&q, "python3 gen.py");
+    passes(&q, "python3 app/.");
+    passes(
+        &q,
+        "LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 git status",
+    );
+}
