@@ -2962,15 +2962,28 @@ fn bytecode_placed(command: &SimpleCommand, changes: &Changes) -> Option<Finding
     {
         return None;
     }
-    // `python3 -m py_compile F`, `python3 -m compileall DIR`: the bytecode of the sources
-    // named, compiled from them now, which is what Python itself would write.
+    // `python3 -m py_compile x.py`: the bytecode of Python sources named outright,
+    // compiled from them now, which is what Python itself would write. Another file's
+    // (`py_compile notes/h.txt`) lands where a module of that name looks for its own.
     let args = command.args();
+    let module_at = args.iter().position(|a| a == "-m");
     if name.starts_with("python")
-        && args
-            .iter()
-            .position(|a| a == "-m")
+        && module_at
             .and_then(|k| args.get(k + 1))
-            .is_some_and(|m| matches!(m.as_str(), "py_compile" | "compileall"))
+            .is_some_and(|m| m == "py_compile")
+        && module_at.is_some_and(|k| {
+            let files: Vec<&String> = args[k + 2..]
+                .iter()
+                .filter(|a| !a.starts_with('-'))
+                .collect();
+            !files.is_empty()
+                && files.iter().all(|f| {
+                    !f.contains(['$', '`', '*', '?'])
+                        && std::path::Path::new(f.as_str())
+                            .extension()
+                            .is_some_and(|e| e.eq_ignore_ascii_case("py"))
+                })
+        })
     {
         return None;
     }

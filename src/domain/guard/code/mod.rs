@@ -103,7 +103,7 @@ fn effects_at(code: &str, lang: Language, depth: usize) -> Vec<Effect> {
                 | Language::Generic
         )
         && let Some(how) = decodes_text(code)
-        && !reads_only(code, lang)
+        && (!out.is_empty() || changes_or_runs(code))
     {
         out.push(Effect::Unknown(format!(
             "builds text from character codes or decodes it (`{how}`) while it may change \
@@ -112,6 +112,23 @@ fn effects_at(code: &str, lang: Language, depth: usize) -> Vec<Effect> {
     }
     out.truncate(MAX_EFFECTS);
     out
+}
+
+/// Whether `code` names a call that changes files or runs programs, whether or not the
+/// analysis knows it (`FileChannel.write`, `os.pwrite`, `fs.promises.open(…, 'w')`).
+fn changes_or_runs(code: &str) -> bool {
+    const PARTS: &[&str] = &[
+        "write", "Write", "unlink", "remove", "Remove", "rename", "delete", "Delete", "trunc",
+        "rmtree", "rmdir", "move", "copy", "Copy", "chmod", "chown", "symlink", "exec", "system",
+        "spawn", "popen", "sysopen", "O_WRONLY", "O_RDWR", "O_CREAT", "'w'", "\"w\"", "'a'",
+        "\"a\"", "'w+'", "\"w+\"", "'wb'", "\"wb\"",
+    ];
+    PARTS.iter().any(|p| code.contains(p))
+        // In-place editing: Python's `fileinput` (`inplace=True`), Perl's `$^I`.
+        || code.contains("inplace")
+        || code.contains("$^I")
+        // A path object's `replace`, not a string's.
+        || code.contains(".replace(") && (code.contains("Path") || code.contains("os."))
 }
 
 /// The first way `code` builds text from character codes or decodes it, if any.
