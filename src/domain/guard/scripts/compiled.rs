@@ -450,7 +450,6 @@ pub(super) fn compiled_unknown(file: &str, text: &str, c_family: bool) -> Option
         "char::from",
         "as char",
         "from_u32",
-        "from_utf8",
         "String.valueOf((char)",
         "Character.toString(",
         "string(rune",
@@ -1109,6 +1108,15 @@ fn read_arguments(
                             i = after + usize::from(bytes.get(after) == Some(&b')'));
                             continue;
                         }
+                        // What cargo sets for the programs it runs: its own path and
+                        // the compiler's, whatever the caller's environment says.
+                        Some((name, after))
+                            if matches!(name.as_str(), "CARGO" | "RUSTC" | "RUSTDOC") =>
+                        {
+                            arg.pieces.push(name.to_ascii_lowercase());
+                            i = after + usize::from(bytes.get(after) == Some(&b')'));
+                            continue;
+                        }
                         _ => arg.computed = true,
                     }
                 } else if !PATH_WORDS.contains(&word) && !word.starts_with("SIG") {
@@ -1540,12 +1548,89 @@ pub(super) fn calls(text: &str) -> (Vec<String>, bool) {
         };
         // A name made under the build's output folder or a temporary folder
         // (`out_dir.join(…)`, `tempfile::tempdir()`): the program's own scratch space.
-        computed |= target == Some(&Arg::Computed) && !scratch(&text[at..i.max(at)], text);
+        let runs_program = matches!(does, Does::Argv { .. } | Does::ShellLine);
+        let raw = &text[at..i.max(at)];
+        if runs_program && target == Some(&Arg::Computed) {
+            // `fn sh(prog: &str, …) { Command::new(prog)… }`: the programs its callers hand
+            // it, when every call spells one out (`sh("cargo", …)`).
+            match handed_programs(raw, text) {
+                Some(lines) => out.extend(lines),
+                None => computed = true,
+            }
+        } else {
+            computed |= target == Some(&Arg::Computed) && !scratch(raw, text);
+        }
         if let Some(line) = line(does, name, &args, text, &mut i) {
             out.push(line);
         }
     }
     (out, computed)
+}
+
+/// The command lines the callers of a function hand it, when the call `raw` (`(prog)`,
+/// `(&prog)`) runs one of the function's parameters and every call of that function in
+/// `text` spells its program out: the program and the words after it. `None` otherwise.
+fn handed_programs(raw: &str, text: &str) -> Option<Vec<String>> {
+    let inner = raw.trim().strip_prefix('(')?;
+    let param: String = inner
+        .trim_start_matches(['&', '*', ' '])
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    if param.is_empty() {
+        return None;
+    }
+    // The function whose parameters name it: `fn sh(prog: &str, …)`, `func sh(prog
+    // string, …)`, `static void sh(String prog, …)`.
+    let (name, position) = text.match_indices('(').take(4096).find_map(|(open, _)| {
+        let close = open + text[open..].find(')')?;
+        let params: Vec<&str> = text[open + 1..close].split(',').collect();
+        let position = params.iter().position(|p| {
+            p.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .any(|w| w == param)
+        })?;
+        let before = text[..open].trim_end();
+        let name: String = before
+            .chars()
+            .rev()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect::<String>()
+            .chars()
+            .rev()
+            .collect();
+        let declares = before[..before.len() - name.len()].trim_end();
+        (!name.is_empty()
+            && (declares.ends_with("fn")
+                || declares.ends_with("func")
+                || declares.ends_with("void")
+                || declares.ends_with("def")))
+        .then_some((name, position))
+    })?;
+    let mut programs = Vec::new();
+    let mut calls = 0;
+    for (at, _) in text.match_indices(&format!("{name}(")).take(256) {
+        let before = text[..at].trim_end();
+        let declaration = ["fn", "func", "void", "def"]
+            .iter()
+            .any(|d| before.ends_with(d));
+        let joined = text[..at]
+            .chars()
+            .last()
+            .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
+        if declaration || joined {
+            continue;
+        }
+        calls += 1;
+        let (args, _) = arguments(text, at + name.len())?;
+        // The program and the words after it (a list handed with it is read word by
+        // word), each one the shell guard judges.
+        let Some(Arg::Literal(_)) = args.get(position) else {
+            return None;
+        };
+        let words: Vec<String> = args[position..].iter().map(word).collect();
+        programs.push(words.join(" "));
+    }
+    (calls > 0).then_some(programs)
 }
 
 /// Words that make a name in a program's own scratch space: the build's output folder
