@@ -164,7 +164,7 @@ fn finish(result: CommandResult) -> u8 {
 /// How long a command that reads the database may spend on it: a database whose tables
 /// were swapped for views that never end (or are slow beyond use) must not hang
 /// `doctor`, the command that says what is wrong.
-const COMMAND_DB_TIME: std::time::Duration = std::time::Duration::from_secs(5);
+const COMMAND_DB_TIME: std::time::Duration = std::time::Duration::from_secs(4);
 /// The same for `gc`, which deletes and may rewrite a large database.
 const GC_DB_TIME: std::time::Duration = std::time::Duration::from_mins(2);
 
