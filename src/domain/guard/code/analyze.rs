@@ -720,7 +720,6 @@ impl Scan<'_> {
         let Some(cap) = self.lookup(qual, name) else {
             return;
         };
-        let _ = cap;
         let before = i.checked_sub(1).and_then(|b| toks.get(b));
         // `map(shutil.copy, …)`, `Thread(target=shutil.copy)`, `setTimeout(fs.copyFileSync,
         // 0, …)`, `f = fs.copyFileSync`: any power of the table, handed on as a value.

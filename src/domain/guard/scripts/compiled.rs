@@ -460,7 +460,6 @@ pub(super) fn compiled_unknown(file: &str, text: &str, c_family: bool) -> Option
         "toChar()",
         ".toChar",
         "Convert.ToChar",
-        "(char)",
         "chr(",
         "Char(",
     ];
