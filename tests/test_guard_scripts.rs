@@ -4706,3 +4706,137 @@ fn code_that_hides_what_it_changes_from_a_reader_of_calls_is_not_passed() {
         "LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 git status",
     );
 }
+
+#[test]
+fn output_folders_build_tools_empty_are_judged_as_the_deletion_they_are() {
+    let p = Project::new();
+    let home = p.root.to_string_lossy().into_owned();
+    write(
+        &p,
+        "web/vite.config.ts",
+        "import { defineConfig } from 'vite';\nimport { homedir } from 'node:os';\n\
+         export default defineConfig({ build: { outDir: homedir(), emptyOutDir: true } });\n",
+    );
+    write(
+        &p,
+        "pack/webpack.config.js",
+        "const path = require('path');\nmodule.exports = { output: { path: path.resolve(__dirname, '..', '..'), clean: true } };\n",
+    );
+    write(&p, "docs/mkdocs.yml", "site_name: Acme\nsite_dir: ../..\n");
+    write(
+        &p,
+        "site/_config.yml",
+        &format!("title: x\ndestination: {home}\n"),
+    );
+    write(
+        &p,
+        "app/angular.json",
+        r#"{"projects":{"app":{"architect":{"build":{"options":{"outputPath":{"base":"../.."}}}}}}}"#,
+    );
+    write(
+        &p,
+        "rs/.cargo/config.toml",
+        &format!("[build]\ntarget-dir = \"{home}\"\n"),
+    );
+    write(
+        &p,
+        "lib/tsup.config.ts",
+        "export default { outDir: process.env.OUT, clean: true }\n",
+    );
+    for line in [
+        "cd web && npx vite build",
+        "cd pack && npx webpack --mode production",
+        "cd docs && mkdocs build",
+        "cd docs && python3 -m mkdocs gh-deploy",
+        "cd site && bundle exec jekyll build",
+        "cd app && ng build",
+        "cd rs && cargo clean",
+        "vite build --outDir .. --emptyOutDir",
+        "mkdocs build --site-dir ~",
+        &format!("npx webpack --output-path {home} --output-clean"),
+        &format!("CARGO_TARGET_DIR={home} cargo clean"),
+        &format!("npx docusaurus build --out-dir {home}"),
+    ] {
+        assert_eq!(check(&p, line).0, REFUSED, "{line}");
+    }
+    // A folder the config computes, emptied: asked about.
+    assert_eq!(check(&p, "cd lib && npx tsup src/index.ts").0, ASKED);
+
+    // Everyday configs: outputs inside the project, or not emptied.
+    let q = Project::new();
+    write(
+        &q,
+        "web/vite.config.ts",
+        "import { fileURLToPath, URL } from 'node:url';\nexport default { build: { outDir: fileURLToPath(new URL('./dist', import.meta.url)) } };\n",
+    );
+    write(
+        &q,
+        "pack/webpack.config.js",
+        "const path = require('path');\nconst OUT = path.resolve(__dirname, 'build');\nmodule.exports = { output: { path: OUT, publicPath: '/', clean: true } };\n",
+    );
+    write(&q, "docs/mkdocs.yml", "site_name: Acme\nsite_dir: public\n");
+    write(
+        &q,
+        "lib/tsup.config.ts",
+        "export default { outDir: process.env.OUT }\n",
+    );
+    for line in [
+        "cd web && npx vite build",
+        "cd web && vite build --outDir ../server/public",
+        "cd pack && npx webpack",
+        "cd docs && mkdocs build",
+        "cd lib && npx tsup src/index.ts",
+        "cargo clean",
+        "mkdocs build --dirty -d /tmp",
+    ] {
+        passes(&q, line);
+    }
+}
+
+#[test]
+fn django_loads_the_settings_and_apps_its_strings_name() {
+    let p = Project::new();
+    let manage = "#!/usr/bin/env python\nimport os, sys\n\ndef main():\n    os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'web.settings')\n    from django.core.management import execute_from_command_line\n    execute_from_command_line(sys.argv)\n\nif __name__ == '__main__':\n    main()\n";
+    write(&p, "web/manage.py", manage);
+    write(
+        &p,
+        "web/web/settings.py",
+        "SECRET_KEY = 'dev'\nINSTALLED_APPS = [\n    'django.contrib.admin',\n    'blog.apps.BlogConfig',\n    'shop',\n]\n",
+    );
+    write(&p, "web/blog/__init__.py", "");
+    write(
+        &p,
+        "web/blog/apps.py",
+        "from django.apps import AppConfig\nclass BlogConfig(AppConfig):\n    name = 'blog'\n",
+    );
+    write(&p, "web/shop/__init__.py", "");
+    write(&p, "web/shop/models.py", "from django.db import models\n");
+    passes(&p, "python3 web/manage.py migrate");
+    passes(&p, "cd web && python manage.py test blog");
+    let wipe = "import os, shutil\nshutil.rmtree(os.path.expanduser('~'), ignore_errors=True)\n";
+    for (file, before) in [
+        (
+            "web/web/settings.py",
+            "SECRET_KEY = 'dev'\nINSTALLED_APPS = ['blog.apps.BlogConfig', 'shop']\n",
+        ),
+        ("web/blog/apps.py", ""),
+        ("web/shop/migrations/0002_seed.py", ""),
+        ("web/shop/management/commands/seed.py", ""),
+    ] {
+        let q = Project::new();
+        write(&q, "web/manage.py", manage);
+        write(
+            &q,
+            "web/web/settings.py",
+            "SECRET_KEY = 'dev'\nINSTALLED_APPS = ['blog.apps.BlogConfig', 'shop']\n",
+        );
+        write(&q, "web/blog/__init__.py", "");
+        write(&q, "web/shop/__init__.py", "");
+        write(&q, file, &format!("{before}{wipe}"));
+        assert_eq!(
+            check(&q, "python3 web/manage.py migrate").0,
+            REFUSED,
+            "{file}"
+        );
+    }
+}

@@ -446,6 +446,7 @@ pub(super) fn pure_substitutions(word: &str) -> Option<String> {
     if !word.contains("$(") {
         return None;
     }
+    let constants = line_constants(word);
     let mut out = word.to_owned();
     let mut changed = false;
     let mut k = 0;
@@ -459,6 +460,18 @@ pub(super) fn pure_substitutions(word: &str) -> Option<String> {
             break;
         };
         let inner = &out[start + 2..end];
+        // `out=build/x; mkdir -p "$(dirname "$out")"`: a name the line set to a literal
+        // before, once, is that literal.
+        let filled = (!constants.is_empty())
+            .then(|| {
+                crate::base::text::replace_dollar(inner, |after| {
+                    let (name, len) = reference_after_dollar(after)?;
+                    let value = constants.iter().find(|(n, _)| n == name)?;
+                    Some((len, value.1.clone()))
+                })
+            })
+            .filter(|f| f != inner);
+        let inner = filled.as_deref().unwrap_or(inner);
         let value = (!inner.contains("$(") && !inner.contains('`') && !inner.starts_with('('))
             .then(|| pure_output(inner))
             .flatten()
@@ -480,6 +493,80 @@ pub(super) fn pure_substitutions(word: &str) -> Option<String> {
         }
     }
     changed.then_some(out)
+}
+
+/// The names a line sets to a literal in its first, plain statements (`out=build/x;`,
+/// `export D="dist"`), before any substitution, bracket, `&&` or control word, and sets
+/// nowhere else: no other word names them (`read out`, `for out in`, `out+=x`,
+/// `${out:=x}`), so each holds its literal wherever a later statement reads it.
+fn line_constants(text: &str) -> Vec<(String, String)> {
+    let mut found: Vec<(String, String)> = Vec::new();
+    for statement in text.split(['\n', ';']) {
+        let statement = statement.trim();
+        if statement.is_empty() || statement.starts_with('#') {
+            continue;
+        }
+        if statement.contains(['(', ')', '{', '}', '`', '|', '&', '<', '>', '\\']) {
+            break;
+        }
+        let mut words = statement.split_whitespace().peekable();
+        if words
+            .peek()
+            .is_some_and(|w| matches!(*w, "export" | "readonly" | "declare" | "local" | "typeset"))
+        {
+            words.next();
+        }
+        for word in words {
+            let Some((name, value)) = word.split_once('=') else {
+                break;
+            };
+            let plain_name = !name.is_empty()
+                && !name.starts_with(|c: char| c.is_ascii_digit())
+                && name.bytes().all(|b| b == b'_' || b.is_ascii_alphanumeric());
+            if !plain_name {
+                break;
+            }
+            let value = match value.as_bytes().first() {
+                Some(b'\'') if value.len() > 1 && value.ends_with('\'') => {
+                    &value[1..value.len() - 1]
+                }
+                Some(b'"') if value.len() > 1 && value.ends_with('"') => &value[1..value.len() - 1],
+                _ => value,
+            };
+            let literal = !value.is_empty()
+                && value.chars().all(|c| {
+                    c.is_ascii_alphanumeric()
+                        || matches!(c, '/' | '.' | '_' | '-' | '+' | '@' | '%' | ':' | ',')
+                });
+            found.retain(|(n, _)| n != name);
+            if literal {
+                found.push((name.to_owned(), value.to_owned()));
+            }
+        }
+    }
+    // Set once: the name stands nowhere else but after `$`.
+    found.retain(|(name, _)| {
+        let mut bare = 0;
+        for (at, _) in text.match_indices(name.as_str()) {
+            let before = text[..at].chars().next_back();
+            let after = text[at + name.len()..].chars().next();
+            if before.is_some_and(|c| c == '_' || c.is_ascii_alphanumeric())
+                || after.is_some_and(|c| c == '_' || c.is_ascii_alphanumeric())
+            {
+                continue;
+            }
+            let used = text[..at].ends_with('$')
+                || text[..at].ends_with("${")
+                    && after.is_some_and(|c| matches!(c, '}' | ':' | '-' | '#' | '%'))
+                    && !text[at + name.len()..].starts_with(":=")
+                    && !text[at + name.len()..].starts_with(":?");
+            if !used {
+                bare += 1;
+            }
+        }
+        bare == 1
+    });
+    found
 }
 
 /// What the command line `inner` prints, when its text alone says.
@@ -628,6 +715,32 @@ mod substitution_tests {
             Some("x=tools")
         );
         assert_eq!(worked("d=$(dirname /x)").as_deref(), Some("d=/"));
+        // A name the line set to a literal, once, before.
+        assert_eq!(
+            worked(
+                "out=build/report/index.html; mkdir -p \"$(dirname \"$out\")\" && echo x > \"$out\""
+            )
+            .as_deref(),
+            Some("out=build/report/index.html; mkdir -p \"build/report\" && echo x > \"$out\"")
+        );
+        assert_eq!(
+            worked("set -eu\nexport OUT='.claude/x'\nrm -rf \"$(dirname ${OUT})\"").as_deref(),
+            Some("set -eu\nexport OUT='.claude/x'\nrm -rf \".claude\"")
+        );
+        for kept in [
+            "out=build/x; read -r out; mkdir -p \"$(dirname \"$out\")\"",
+            "out=build/x; for out in a b; do mkdir -p \"$(dirname \"$out\")\"; done",
+            "true && out=build/x; mkdir -p \"$(dirname \"$out\")\"",
+            "out=build/x; out+=/y; mkdir -p \"$(dirname \"$out\")\"",
+            "out=build/x; : ${out:=z}; mkdir -p \"$(dirname \"$out\")\"",
+            "out=$HOME/x; mkdir -p \"$(dirname \"$out\")\"",
+            "f() { out=.claude/x; }; out=build/x; f; mkdir -p \"$(dirname \"$out\")\"",
+        ] {
+            assert!(
+                !worked(kept).is_some_and(|w| w.contains("\"build\"")),
+                "{kept}"
+            );
+        }
         // What depends on the line's variables, the file system or the shell is left.
         for kept in [
             "mkdir -p \"$(dirname \"$out\")\"",

@@ -347,6 +347,102 @@ impl Scan<'_> {
         }
     }
 
+    /// An interpolating string at token `k` whose every placeholder is a plain name with
+    /// a known string value (`f"{n}.txt"`, `` `${n}.json` ``), filled in.
+    fn interpolated(&self, text: &str, k: usize) -> Option<String> {
+        let open = match self.lang {
+            Language::Python => "{",
+            Language::Js => "${",
+            Language::Ruby => "#{",
+            _ => return None,
+        };
+        // Text the lexer could not read (`\N{…}`) stays unknown, as does a string
+        // without a placeholder.
+        if text.contains('\u{fffd}') || !text.contains(open) {
+            return None;
+        }
+        let mut out = String::new();
+        let mut rest = text;
+        let mut left = 16;
+        while let Some(at) = rest.find(open) {
+            left -= 1;
+            if left == 0 {
+                return None;
+            }
+            out.push_str(&rest[..at]);
+            let after = &rest[at + open.len()..];
+            let end = after.find('}')?;
+            let name = after[..end].trim();
+            if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+                return None;
+            }
+            match self
+                .vars
+                .get(name)
+                .cloned()
+                .or_else(|| self.loop_over_literals(name, k))
+            {
+                Some(Val::Str(v)) => out.push_str(&v),
+                _ => return None,
+            }
+            rest = &after[end + 1..];
+        }
+        out.push_str(rest);
+        Some(out)
+    }
+
+    /// `for n in ("a", "b"):` (`for (const n of ["a", "b"])`) before token `i`: `n` is
+    /// one of the strings the code lists. One string is that string; several plain names
+    /// (no `/`, none hidden or a parent) are any name, `*`, judged as the files it may
+    /// name; anything else is not worked out.
+    fn loop_over_literals(&self, word: &str, i: usize) -> Option<Val> {
+        let toks = self.toks;
+        let at = (i.saturating_sub(2048)..i).rev().find(|&k| {
+            ident(toks.get(k)) == Some("for")
+                && (ident(toks.get(k + 1)) == Some(word) && ident(toks.get(k + 2)) == Some("in")
+                    || is(toks.get(k + 1), "(")
+                        && matches!(ident(toks.get(k + 2)), Some("const" | "let" | "var"))
+                        && ident(toks.get(k + 3)) == Some(word)
+                        && ident(toks.get(k + 4)) == Some("of"))
+        })?;
+        let from = if ident(toks.get(at + 2)) == Some("in") {
+            at + 3
+        } else {
+            at + 5
+        };
+        let open = is(toks.get(from), "(") || is(toks.get(from), "[");
+        if !open {
+            return None;
+        }
+        let close = *self.close.get(from)?;
+        if close == usize::MAX || close <= from + 1 || close > i {
+            return None;
+        }
+        let mut items = Vec::new();
+        for (n, k) in (from + 1..close).enumerate() {
+            match (n % 2, toks.get(k)) {
+                (0, Some(Tok::Str { text, known: true })) => items.push(text.as_str()),
+                (1, Some(Tok::Punct(","))) => {}
+                _ => return None,
+            }
+            if items.len() > 64 {
+                return None;
+            }
+        }
+        match items.as_slice() {
+            [] => None,
+            [one] => Some(Val::Str((*one).to_owned())),
+            many => many
+                .iter()
+                .all(|t| {
+                    !t.is_empty()
+                        && !t.starts_with(['.', '~', '$', '-'])
+                        && !t.contains(['/', '\\', '*', '?', '[', '{'])
+                })
+                .then(|| Val::Str("*".to_owned())),
+        }
+    }
+
     /// `(base / "x").write_text(…)`, `(p).unlink()`: a path method called on what a
     /// bracket computes, at the `)` at `i`.
     fn bracketed_receiver(&mut self, i: usize) {
@@ -1179,7 +1275,7 @@ impl Scan<'_> {
                 let v = if *known {
                     Val::Str(text.clone())
                 } else {
-                    Val::Unknown
+                    self.interpolated(text, k).map_or(Val::Unknown, Val::Str)
                 };
                 (v, k + 1)
             }
@@ -1243,6 +1339,8 @@ impl Scan<'_> {
             _ => self.vars.get(word).cloned().unwrap_or_else(|| {
                 if self.lang == Language::Python && TEST_TEMP_NAMES.contains(&word) {
                     Val::Str(temp_folder())
+                } else if let Some(each) = self.loop_over_literals(word, k) {
+                    each
                 } else {
                     Val::Name(word.to_owned())
                 }

@@ -529,3 +529,48 @@ fn paths_a_function_or_loop_is_handed_are_computed_unless_known() {
         );
     }
 }
+
+#[test]
+fn a_loop_over_listed_names_writes_below_its_folder() {
+    let written = |code: &str, lang: Language| -> Vec<Option<String>> {
+        run(code, lang)
+            .into_iter()
+            .filter_map(|e| match e {
+                Effect::Writes(p) => Some(p),
+                Effect::Unknown(u) => Some(Some(format!("unknown {u}"))),
+                _ => None,
+            })
+            .collect()
+    };
+    let code = "from pathlib import Path\nout = Path('build')\nout.mkdir(exist_ok=True)\nfor n in ('a', 'b'):\n    (out / f'{n}.txt').write_text(n)\n";
+    let effects = run(code, Python);
+    assert!(
+        effects
+            .iter()
+            .all(|e| !matches!(e, Effect::Unknown(_) | Effect::Writes(None))),
+        "{effects:?}"
+    );
+    let code = "const fs = require('fs');\nfor (const n of ['a', 'b']) {\n  fs.writeFileSync('build/' + n + '.json', '{}');\n}\n";
+    assert!(
+        written(code, Js)
+            .iter()
+            .all(|p| p.as_deref().is_some_and(|p| p.starts_with("build/"))),
+        "{:?}",
+        written(code, Js)
+    );
+    // A hidden name, a parent, a path: not worked out; one name is itself.
+    for code in [
+        "import os\nfor n in ('.claude', 'x'):\n    open(os.path.join(n, 'settings.json'), 'w').write('{}')\n",
+        "import os\nfor n in ('a', '../b'):\n    open(os.path.join('build', n), 'w').write('{}')\n",
+    ] {
+        assert!(!silent(code, Python), "{code}: {:?}", run(code, Python));
+    }
+    let one = "for n in ('.claude',):\n    open(n + '/settings.json', 'w').write('{}')\n";
+    assert!(
+        written(one, Python)
+            .iter()
+            .any(|p| p.as_deref() == Some(".claude/settings.json")),
+        "{:?}",
+        written(one, Python)
+    );
+}

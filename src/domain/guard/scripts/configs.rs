@@ -60,6 +60,7 @@ const MAX_FILES: usize = 16;
 /// Pushes onto `out` the code `command` loads from the project by convention.
 pub(super) fn runs(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) {
     let (tool, args) = tool_of(command);
+    super::outdirs::runs(command, tool, args, cwd, files, out);
     if let Some((_, names)) = JS_CONFIGS.iter().find(|(tools, _)| tools.contains(&tool)) {
         let mut found: Vec<String> = shell::option_values(args, &["-c"], &["--config"])
             .into_iter()
@@ -132,6 +133,13 @@ pub(super) fn runs(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut V
 fn tool_of(command: &SimpleCommand) -> (&str, &[String]) {
     let name = command.name();
     let args = command.args();
+    // `python3 -m mkdocs build` is `mkdocs build`.
+    if (name.starts_with("python") || name.starts_with("pypy"))
+        && args.first().is_some_and(|a| a == "-m")
+        && let Some(module) = args.get(1)
+    {
+        return (module.as_str(), &args[2..]);
+    }
     let runner = matches!(name, "npx" | "bunx" | "pnpx")
         || matches!(name, "pnpm" | "yarn" | "npm" | "bun")
             && args

@@ -633,8 +633,102 @@ fn python_dynamic(code: &str, dir: &str, cwd: &Cwd, files: &View) -> Dynamic {
             }
         }
     }
+    django(code, dir, cwd, files, &mut found.files);
     found.files.truncate(MAX_LOADED);
     found
+}
+
+/// Django's modules a `manage.py` (or `wsgi.py`, `asgi.py`) loads by the names it keeps
+/// in strings: the settings module `DJANGO_SETTINGS_MODULE` names, and the modules of the
+/// project's own apps the settings list in `INSTALLED_APPS` (their models, admin,
+/// signals, migrations and management commands), which Django imports on every
+/// `manage.py` command.
+fn django(code: &str, dir: &str, cwd: &Cwd, files: &View, out: &mut Vec<String>) {
+    let mut found = Vec::new();
+    django_modules(code, dir, cwd, files, &mut found);
+    // Past the files read for one load, what changed since git kept it comes first.
+    found.sort_by_key(|f| files.settled(cwd, f));
+    for file in found {
+        if !out.contains(&file) {
+            out.push(file);
+        }
+    }
+}
+
+fn django_modules(code: &str, dir: &str, cwd: &Cwd, files: &View, found: &mut Vec<String>) {
+    const KEY: &str = "DJANGO_SETTINGS_MODULE";
+    let Some(at) = code.find(KEY) else {
+        return;
+    };
+    let line = code[at + KEY.len()..].lines().next().unwrap_or("");
+    let Some(module) = string_literals(line.trim_start_matches(['"', '\'']))
+        .into_iter()
+        .next()
+        .filter(|m| {
+            !m.is_empty()
+                && m.chars()
+                    .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+        })
+    else {
+        return;
+    };
+    let push = |path: String, found: &mut Vec<String>| {
+        if files.is_file(cwd, &path) && !found.contains(&path) {
+            found.push(path);
+        }
+    };
+    let rel = module.replace('.', "/");
+    let settings = [format!("{dir}{rel}.py"), format!("{dir}{rel}/__init__.py")];
+    let Some(settings) = settings.into_iter().find(|p| files.is_file(cwd, p)) else {
+        return;
+    };
+    push(settings.clone(), found);
+    let Content::Text { text, .. } = files.read(cwd, &settings) else {
+        return;
+    };
+    let Some(apps_at) = text.find("INSTALLED_APPS") else {
+        return;
+    };
+    let after = &text[apps_at..];
+    let Some(open) = after.find(['[', '(']) else {
+        return;
+    };
+    for app in string_literals(call_args(&after[open + 1..]))
+        .into_iter()
+        .filter(|a| !a.starts_with("django."))
+        .take(MAX_NAMES)
+    {
+        // `blog`, `blog.apps.BlogConfig`: the app's folder is the longest prefix that is
+        // a folder of the project.
+        let parts: Vec<&str> = app.split('.').collect();
+        let Some(folder) = (1..=parts.len())
+            .rev()
+            .map(|k| format!("{dir}{}", parts[..k].join("/")))
+            .find(|f| files.is_dir(cwd, f))
+        else {
+            continue;
+        };
+        for module in [
+            "__init__.py",
+            "apps.py",
+            "models.py",
+            "admin.py",
+            "signals.py",
+        ] {
+            push(format!("{folder}/{module}"), found);
+        }
+        for sub in ["models", "migrations", "management/commands"] {
+            let sub = format!("{folder}/{sub}");
+            for entry in files.list(cwd, &sub, MAX_LOADED) {
+                if std::path::Path::new(&entry)
+                    .extension()
+                    .is_some_and(|e| e.eq_ignore_ascii_case("py"))
+                {
+                    push(format!("{sub}/{entry}"), found);
+                }
+            }
+        }
+    }
 }
 
 /// The text of a call's arguments: `rest` is what follows its `(`, up to the `)` that

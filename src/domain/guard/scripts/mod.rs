@@ -25,6 +25,7 @@ mod imports;
 mod later;
 mod lookup;
 mod make;
+mod outdirs;
 mod package;
 mod queries;
 mod runners;
