@@ -137,6 +137,40 @@ fn a_database_file_that_is_not_a_file_fails_open_at_once_and_the_guard_holds() {
 }
 
 #[test]
+fn a_database_file_that_is_a_second_name_of_another_file_is_never_written() {
+    for name in DB_FILES {
+        for fresh in [true, false] {
+            let what = format!("{name} hard-linked to the settings, fresh project {fresh}");
+            let p = Project::new();
+            if !fresh {
+                within_bound(&p, &p.session_start("startup"), &what);
+            }
+            let settings = p.root.join(".claude/settings.local.json");
+            std::fs::create_dir_all(settings.parent().expect("folder")).expect("mkdir");
+            std::fs::write(&settings, "{\"permissions\": {}}\n").expect("settings");
+            let file = p.root.join(".claude-nagger").join(name);
+            let _ = std::fs::remove_file(&file);
+            std::fs::hard_link(&settings, &file).expect("hard link");
+            assert_denies(&p, &what);
+            let r = assert_passes(&p, &what);
+            assert!(
+                r.stderr.starts_with("nagger: state database unavailable")
+                    && r.stderr.contains("hard link")
+                    && r.stderr.contains("remove it"),
+                "{what}: says which file and what to do: {}",
+                r.stderr
+            );
+            within_bound(&p, &p.session_start("startup"), &what);
+            assert_eq!(
+                std::fs::read_to_string(&settings).expect("settings"),
+                "{\"permissions\": {}}\n",
+                "{what}: the other file is left as it was"
+            );
+        }
+    }
+}
+
+#[test]
 fn a_lock_file_that_is_not_a_file_fails_open_at_once_and_the_guard_holds() {
     for kind in NOT_FILES {
         for fresh in [true, false] {

@@ -866,3 +866,65 @@ fn commands_end_on_a_database_whose_tables_never_end() {
         assert!(ended.is_some(), "{args:?} still runs after a minute");
     }
 }
+
+/// Raises this test process's own limit of open files, for the connections it holds.
+fn raise_own_open_files(to: u64) {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit/setrlimit with a valid pointer to a local struct.
+    unsafe {
+        assert_eq!(libc::getrlimit(libc::RLIMIT_NOFILE, &raw mut limit), 0);
+        limit.rlim_cur = limit.rlim_max.min(to).max(limit.rlim_cur);
+        libc::setrlimit(libc::RLIMIT_NOFILE, &raw const limit);
+    }
+}
+
+#[test]
+fn connections_without_the_token_cannot_use_up_a_low_limit_of_open_files() {
+    use std::os::unix::process::CommandExt as _;
+    raise_own_open_files(8192);
+    let p = Project::new();
+    p.hook(&p.session_start("startup"));
+    let mut cmd = p.command(&["ui"]);
+    cmd.current_dir(&p.root);
+    // `ulimit -n 256` in the user's shell: the soft limit low, the hard one not.
+    // SAFETY: only setrlimit, async-signal-safe, between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            let mut limit = libc::rlimit {
+                rlim_cur: 0,
+                rlim_max: 0,
+            };
+            libc::getrlimit(libc::RLIMIT_NOFILE, &raw mut limit);
+            limit.rlim_cur = 256.min(limit.rlim_max);
+            libc::setrlimit(libc::RLIMIT_NOFILE, &raw const limit);
+            Ok(())
+        });
+    }
+    let ui = UiServer::start(cmd);
+    let limits = std::fs::read_to_string(format!("/proc/{}/limits", ui.pid())).expect("limits");
+    let soft: u64 = limits
+        .lines()
+        .find(|l| l.starts_with("Max open files"))
+        .and_then(|l| l.split_whitespace().nth(3))
+        .and_then(|v| v.parse().ok())
+        .expect("the open files limit");
+    assert!(soft > 256, "the dashboard raises its soft limit: {limits}");
+    // Idle connections without the token, more than the low limit would have held,
+    // kept open while the user asks.
+    let mut idle = Vec::new();
+    for _ in 0..1200 {
+        match TcpStream::connect(("127.0.0.1", ui.port)) {
+            Ok(s) => idle.push(s),
+            Err(_) => break,
+        }
+    }
+    assert!(idle.len() > 600, "the idle connections were made");
+    for _ in 0..3 {
+        prompt_get(&ui, "/api/sessions");
+        prompt_get(&ui, "/api/changes");
+    }
+    drop(idle);
+}

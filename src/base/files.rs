@@ -73,6 +73,14 @@ pub fn regular_len(path: &Path) -> io::Result<Option<u64>> {
     }
 }
 
+/// How many names the file at `path` (followed if a link) has, when it has more than
+/// one: a hard link shares its contents with a file elsewhere.
+pub fn other_names(path: &Path) -> Option<u64> {
+    use std::os::unix::fs::MetadataExt as _;
+    let links = std::fs::metadata(path).ok()?.nlink();
+    (links > 1).then_some(links)
+}
+
 fn not_regular(path: &Path, kind: &str) -> io::Error {
     io::Error::new(
         io::ErrorKind::InvalidInput,

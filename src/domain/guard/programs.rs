@@ -58,6 +58,61 @@ pub(super) fn feeders(parsed: &Parsed, index: usize) -> Vec<usize> {
     before
 }
 
+/// The stages whose printed names reach command `index` through its pipe: the stage
+/// before it, and through each filter that only passes on what it reads (`git ls-files
+/// .claude | sort | xargs git rm`: `sort` and `git ls-files`).
+pub(super) fn name_printers(parsed: &Parsed, index: usize) -> Vec<usize> {
+    let pipeline = parsed.commands.get(index).map(|c| c.pipeline);
+    let same = |j: &usize| Some(parsed.commands[*j].pipeline) == pipeline;
+    let mut out: Vec<usize> = feeders(parsed, index).into_iter().filter(same).collect();
+    let mut k = 0;
+    while k < out.len() && out.len() < MAX_GROUP_FEEDERS {
+        let j = out[k];
+        if passes_on_its_input(&parsed.commands[j]) {
+            for before in feeders(parsed, j).into_iter().filter(same) {
+                if !out.contains(&before) {
+                    out.push(before);
+                }
+            }
+        }
+        k += 1;
+    }
+    out
+}
+
+/// Whether `command` reads no file of its own and prints (a part of) what it reads:
+/// `sort`, `uniq`, `grep PATTERN`, `sed 's/x/y/'`, `cut -d/ -f1`, `awk '{print $2}'`.
+fn passes_on_its_input(command: &SimpleCommand) -> bool {
+    let args = command.args();
+    let files = match command.name() {
+        "sort" | "uniq" | "head" | "tail" | "tac" | "shuf" | "rev" | "nl" | "column" | "fmt"
+        | "fold" | "paste" | "expand" | "unexpand" | "cat" | "tr" => {
+            super::finding::operands_with(args, &["-n", "-k", "-t", "-c", "-w", "-s", "-d"], &[])
+                .len()
+                .saturating_sub(usize::from(command.name() == "tr") * 2)
+        }
+        "cut" => super::finding::operands_with(args, &["-d", "-f", "-c", "-b"], &[]).len(),
+        "grep" | "egrep" | "fgrep" | "rg" => {
+            let ops = super::finding::operands_with(args, &["-e", "-f", "-m", "-A", "-B", "-C"], &[]);
+            let patterned = args.iter().any(|a| {
+                matches!(a.as_str(), "-e" | "-f" | "--regexp" | "--file")
+                    || a.starts_with("--regexp=")
+            });
+            ops.len().saturating_sub(usize::from(!patterned))
+        }
+        "sed" | "gsed" | "awk" | "gawk" | "mawk" | "nawk" => {
+            if shell::has_flag(args, "i", &["in-place"]) {
+                return false;
+            }
+            let ops = super::finding::operands_with(args, &["-e", "-f", "-F", "-v"], &[]);
+            let scripted = args.iter().any(|a| matches!(a.as_str(), "-e" | "-f"));
+            ops.len().saturating_sub(usize::from(!scripted))
+        }
+        _ => return false,
+    };
+    files == 0 && command.reads_from.is_empty()
+}
+
 /// The printers of the process substitutions an `xargs` (or `parallel`) in front of
 /// `command` reads its names from: `xargs rm < <(git ls-files)`, `xargs -a <(ls) rm`,
 /// `parallel rm :::: <(…)`. The last stage of each, as a pipe into it would be.

@@ -100,6 +100,19 @@ pub(super) fn deleted(
     })
 }
 
+/// What a command that is no deleter deletes on its way: the files `tar --remove-files`,
+/// `zip -m` and `7z -sdel` archive, what `gzip -r` compresses away, what `rsync
+/// --remove-source-files` sends. Judged as the `rm -rf` of them it amounts to.
+pub(super) fn removed_on_the_way(command: &SimpleCommand) -> Option<Vec<&str>> {
+    let deletion = deletion(command)?;
+    let on_the_way = match command.name() {
+        "rsync" => deletion.verb == "moves away every file of",
+        "tar" | "bsdtar" | "gtar" | "zip" | "7z" | "7za" | "7zr" | "7zz" => true,
+        _ => deletion.verb == "compresses away every file of",
+    };
+    (on_the_way && !deletion.targets.is_empty()).then_some(deletion.targets)
+}
+
 /// What `command` deletes or locks away whole, if anything.
 fn deletion(command: &SimpleCommand) -> Option<Deletion<'_>> {
     let args = command.args();

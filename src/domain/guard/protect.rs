@@ -3655,13 +3655,36 @@ fn walks_clear(printer: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> bool {
     }
     match printer.name() {
         "fd" | "fdfind" => ops = fd_operands(printer.args()),
-        "grep" | "egrep" | "fgrep" | "rg" | "ag" | "ack"
-            if !printer
-                .args()
-                .iter()
-                .any(|a| matches!(a.as_str(), "-e" | "-f" | "--regexp" | "--file")) =>
-        {
-            ops = ops.into_iter().skip(1).collect();
+        "grep" | "egrep" | "fgrep" | "rg" | "ag" | "ack" => {
+            // The values of its options are no files (`grep -v -e ^src -e README`);
+            // without `-e`/`-f` the first operand is the pattern.
+            ops = super::finding::operands_with(
+                printer.args(),
+                &["-e", "-f", "-m", "-A", "-B", "-C", "-d", "-D", "-g", "-t", "-T"],
+                &[
+                    "regexp", "file", "max-count", "after-context", "before-context",
+                    "context", "directories", "devices", "include", "exclude", "glob",
+                    "iglob", "type", "type-not", "label", "color", "colour",
+                ],
+            );
+            let patterned = printer.args().iter().any(|a| {
+                matches!(a.as_str(), "-e" | "-f" | "--regexp" | "--file")
+                    || a.starts_with("--regexp=")
+                    || a.starts_with("--file=")
+                    || short_cluster(a).is_some_and(|c| c.ends_with(['e', 'f']))
+            });
+            if !patterned {
+                ops = ops.into_iter().skip(1).collect();
+            }
+            // Reading what the stage before prints (no file, no `-r`): its names are that
+            // stage's, judged there.
+            if ops.is_empty()
+                && printer.stage > 0
+                && !has_flag(printer.args(), "rR", &["recursive", "dereference-recursive"])
+                && printer.name() != "rg"
+            {
+                return false;
+            }
         }
         "git" => {
             let at = ops
@@ -4985,11 +5008,16 @@ pub(super) fn changes<'c>(
                 c.paths.extend(vim_opened(&code));
             }
         }
+        // `rename.ul .off '' .claude/settings.local.json.off`: the names it makes too.
+        "rename" | "rename.ul" | "prename" | "file-rename" | "perl-rename" => {
+            c.paths.extend(owned(all()));
+            c.paths.extend(renamed(name, args));
+        }
         "rm" | "rmdir" | "unlink" | "shred" | "truncate" | "chmod" | "chown" | "chgrp"
         | "chattr" | "chflags" | "setfacl" | "xattr" | "ln" | "link" | "tee" | "mkfifo"
         | "mknod" | "nano" | "emacs" | "ed" | "pico" | "micro" | "hx" | "code" | "subl"
-        | "touch" | "srm" | "trash" | "trash-put" | "gio" | "rename" | "patch" | "sponge"
-        | "sd" | "mount" | "umount" | "bindfs" => {
+        | "touch" | "srm" | "trash" | "trash-put" | "gio" | "patch" | "sponge" | "sd"
+        | "mount" | "umount" | "bindfs" => {
             c.paths.extend(owned(all()));
             // `ln -st DIR x`, `ln -t.claude x`: made in the folder named.
             if matches!(name, "ln" | "link") {
@@ -5225,7 +5253,7 @@ pub(super) fn changes<'c>(
             c.into
                 .push(Landing::tree(dirs.last().copied().unwrap_or(".")));
         }
-        "cpio" if has_flag(args, "i", &["extract"]) => c.into.push(Landing::tree(".")),
+        "cpio" | "bsdcpio" if has_flag(args, "i", &["extract"]) => c.into.push(Landing::tree(".")),
         "curl" => c.paths.extend(owned(option_values(
             args,
             &["-o", "-D", "-c"],
@@ -5249,7 +5277,22 @@ pub(super) fn changes<'c>(
                 c.into.push(Landing::tree(dir));
             }
         }
-        "git" => git_changes(args, &mut c),
+        "git" => {
+            git_changes(args, &mut c);
+            // `git ls-files .claude | xargs git rm -f`: the paths it is handed too.
+            let (i, _) = git_subcommand_at(args);
+            if !fed.is_empty()
+                && args.get(i).is_some_and(|sub| {
+                    matches!(
+                        sub.as_str(),
+                        "rm" | "mv" | "checkout" | "restore" | "reset" | "clean" | "stash"
+                            | "checkout-index" | "update-index" | "apply" | "am"
+                    )
+                })
+            {
+                c.paths.extend(fed.iter().cloned());
+            }
+        }
         "nagger" => {
             // `nagger plugin DIR` and `nagger man --dir DIR` write a folder of files.
             let ops = operands(args);
@@ -5506,6 +5549,7 @@ pub(super) fn tree_destinations(command: &SimpleCommand) -> Vec<String> {
             | "7za"
             | "7zz"
             | "cpio"
+            | "bsdcpio"
             | "cp"
             | "rsync"
             | "scp"
@@ -5597,6 +5641,7 @@ const KNOWN_CHANGERS: &[&str] = &[
     "7zz",
     "7zr",
     "cpio",
+    "bsdcpio",
     "curl",
     "wget",
     "mkdir",
@@ -6251,6 +6296,78 @@ fn git_subcommand_at(args: &[String]) -> (usize, Option<&str>) {
 
 /// Pathspecs of the git commands that rewrite, restore, stash or delete files in the
 /// working tree, as seen from where the line starts (`git -C dir` taken into account).
+/// The names `rename` gives its files. util-linux's (`rename.ul FROM TO FILE…`)
+/// replaces the first `FROM` (`-a`: each, `-l`: the last) in each name, read both in
+/// the file's own name and in the path as given; Perl's (`rename 's/\.off$//' FILE…`,
+/// `-e EXPR`) runs its expression on the path, worked out for a substitution and
+/// otherwise any name in the file's folder (`DIR/*`).
+fn renamed(name: &str, args: &[String]) -> Vec<String> {
+    let ops = operands(args);
+    let expressions = option_values(args, &["-e", "-E"], &[]);
+    let perl_like = |e: &str| {
+        let mut chars = e.chars();
+        matches!(chars.next(), Some('s' | 'y'))
+            && chars.next().is_some_and(|d| !d.is_alphanumeric() && !d.is_whitespace())
+            || e.starts_with("tr") && e[2..].starts_with(|d: char| !d.is_alphanumeric())
+    };
+    let perl = matches!(name, "prename" | "file-rename" | "perl-rename")
+        || !expressions.is_empty()
+        || name == "rename" && ops.first().is_some_and(|e| perl_like(e));
+    let mut out = Vec::new();
+    if perl {
+        let (exprs, files): (Vec<&str>, &[&str]) = if expressions.is_empty() {
+            match ops.split_first() {
+                Some((e, files)) => (vec![*e], files),
+                None => return out,
+            }
+        } else {
+            (expressions, &ops[..])
+        };
+        for file in files.iter().take(64) {
+            let mut new = Some((*file).to_owned());
+            for e in &exprs {
+                new = new.and_then(|n| {
+                    super::sed_script::edited(&["-E".to_owned(), (*e).to_owned()], &n)
+                        .map(|t| t.trim_end_matches('\n').to_owned())
+                });
+            }
+            out.push(new.unwrap_or_else(|| match file.rsplit_once('/') {
+                Some((dir, _)) => format!("{dir}/*"),
+                None => "*".to_owned(),
+            }));
+        }
+        return out;
+    }
+    let [from, to, files @ ..] = ops.as_slice() else {
+        return out;
+    };
+    if from.is_empty() {
+        return out;
+    }
+    let all = has_flag(args, "a", &["all"]);
+    let last = has_flag(args, "l", &["last"]);
+    let replace = |text: &str| -> Option<String> {
+        if all {
+            return text.contains(from).then(|| text.replace(from, to));
+        }
+        let at = if last { text.rfind(from)? } else { text.find(from)? };
+        Some(format!("{}{to}{}", &text[..at], &text[at + from.len()..]))
+    };
+    for file in files.iter().take(64) {
+        let (dir, base) = match file.rsplit_once('/') {
+            Some((dir, base)) => (format!("{dir}/"), base),
+            None => (String::new(), *file),
+        };
+        if let Some(new) = replace(base) {
+            out.push(format!("{dir}{new}"));
+        }
+        if let Some(new) = replace(file).filter(|n| !out.contains(n)) {
+            out.push(new);
+        }
+    }
+    out
+}
+
 fn git_changes(args: &[String], c: &mut Changes) {
     let (i, dir) = git_subcommand_at(args);
     let Some(sub) = args.get(i) else {
@@ -7419,7 +7536,25 @@ fn extraction(command: &SimpleCommand) -> Option<(Option<&str>, &str)> {
             // 7z is.
             Some((Some(archive.as_str()), dest))
         }
-        "cpio" if has_flag(args, "i", &["extract"]) => Some((None, ".")),
+        // `cpio -idm < a.cpio`, `bsdcpio -i -F a.cpio`, `cpio -i -D dir -I a.cpio`.
+        "cpio" | "bsdcpio" if has_flag(args, "i", &["extract"]) => {
+            let file = option_values(args, &["-F", "-I"], &["--file"])
+                .last()
+                .copied()
+                .filter(|f| *f != "-")
+                .or(reads);
+            let dest = option_values(args, &["-D"], &["--directory"])
+                .last()
+                .copied()
+                .unwrap_or(".");
+            Some((file, dest))
+        }
+        // `uudecode F`, `uudecode < F`: the file it writes is named in F's `begin` line
+        // (`-o OUT` names it instead, judged as a written file).
+        "uudecode" if option_values(args, &["-o"], &["--output-file"]).is_empty() => {
+            let file = super::finding::operands(args).first().copied().or(reads);
+            Some((file, "."))
+        }
         // Front ends that unpack any archive into the current folder: `atool -x`,
         // `dtrx`, `patool extract`, `ark -b`, `file-roller -h`, `p7zip -d`.
         "atool" | "dtrx" | "patool" | "ark" | "file-roller" | "p7zip" | "unp" | "xtract" => {

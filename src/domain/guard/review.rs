@@ -810,6 +810,20 @@ impl<'a> Guard<'a> {
             findings.extend(project::deleted(&as_rm, cwd, at.old, at.scope.root));
             findings.extend(project::elsewhere(&as_rm, &fed, cwd, at.scope.root));
         }
+        // `zip -qrm ../g.zip .git`, `tar -cf x.tar --remove-files src`: archived, then
+        // deleted, as `rm -rf` of them would.
+        if let Some(targets) = project::removed_on_the_way(command) {
+            let mut argv = vec!["rm".to_owned(), "-rf".to_owned(), "--".to_owned()];
+            argv.extend(targets.into_iter().map(str::to_owned));
+            let as_rm = SimpleCommand {
+                argv,
+                ..command.clone()
+            };
+            let mut more = command_findings(&as_rm, &[], below);
+            more.extend(project::loses_work(&as_rm, cwd, at.scope.root));
+            more.retain(|f| !findings.iter().any(|g| g.harm == f.harm));
+            findings.extend(more);
+        }
         findings.extend(important::written(command, &fed, cwd));
         findings.extend(outside(command));
         findings.extend(super::outside::fills_disk(command));
@@ -921,10 +935,9 @@ impl<'a> Guard<'a> {
             ));
         }
         let feeders: Vec<&SimpleCommand> = if command.under_xargs() {
-            programs::feeders(parsed, index)
+            programs::name_printers(parsed, index)
                 .into_iter()
                 .map(|j| &parsed.commands[j])
-                .filter(|f| f.pipeline == command.pipeline)
                 .chain(programs::substituted_feeders(parsed, command))
                 .collect()
         } else {

@@ -68,16 +68,61 @@ struct Reception<H: Handler> {
     arriving: VecDeque<Arriving>,
     closing: VecDeque<Closing>,
     served: Arc<Mutex<Seats>>,
+    /// Most connections waiting for their head, and being closed: [`MAX_ARRIVING`] and
+    /// [`MAX_CLOSING`], or fewer where the process may hold fewer files.
+    most_arriving: usize,
+    most_closing: usize,
+}
+
+/// File descriptors kept free of the reception's connections: the served connections
+/// (and those on their way out), their database connections, the listener, the logs.
+const FD_RESERVE: usize = 4 * MAX_SERVED + 64;
+
+/// Raises the process's limit of open files to its hard limit (at most 65536), and
+/// returns the limit it has then: with a low soft limit (`ulimit -n 256`), connections
+/// that never send a request would take every descriptor and the user's own would not
+/// be accepted.
+#[cfg(unix)]
+fn open_files_limit() -> usize {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit/setrlimit with a valid pointer to a local struct.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &raw mut limit) != 0 {
+            return 1024;
+        }
+        let wanted = limit.rlim_max.min(65_536);
+        if limit.rlim_cur < wanted {
+            let raised = libc::rlimit {
+                rlim_cur: wanted,
+                rlim_max: limit.rlim_max,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &raw const raised) == 0 {
+                limit.rlim_cur = wanted;
+            }
+        }
+    }
+    usize::try_from(limit.rlim_cur).unwrap_or(usize::MAX)
+}
+
+#[cfg(not(unix))]
+fn open_files_limit() -> usize {
+    1024
 }
 
 /// Serves `listener`'s connections with `handler`, forever.
 pub fn serve<H: Handler>(listener: &TcpListener, handler: &Arc<H>) -> ! {
     widen_backlog(listener);
+    let spare = open_files_limit().saturating_sub(FD_RESERVE);
     let mut reception = Reception {
         handler: Arc::clone(handler),
         arriving: VecDeque::new(),
         closing: VecDeque::new(),
         served: Arc::default(),
+        most_arriving: (spare * 3 / 4).clamp(16, MAX_ARRIVING),
+        most_closing: (spare / 4).clamp(8, MAX_CLOSING),
     };
     loop {
         let idle = reception.arriving.is_empty() && reception.closing.is_empty();
@@ -86,7 +131,8 @@ pub fn serve<H: Handler>(listener: &TcpListener, handler: &Arc<H>) -> ! {
             std::thread::sleep(ACCEPT_PAUSE);
             continue;
         }
-        let accepted = reception.accept(listener, if idle { 1 } else { ACCEPTS_PER_SWEEP });
+        let per_sweep = (reception.most_arriving / 4).min(ACCEPTS_PER_SWEEP);
+        let accepted = reception.accept(listener, if idle { 1 } else { per_sweep });
         let read = reception.sweep();
         if !accepted && !read {
             std::thread::sleep(SWEEP_PAUSE);
@@ -117,7 +163,7 @@ impl<H: Handler> Reception<H> {
                     if stream.set_nonblocking(true).is_err() {
                         continue;
                     }
-                    if self.arriving.len() >= MAX_ARRIVING {
+                    if self.arriving.len() >= self.most_arriving {
                         // Closed as it is dropped.
                         self.arriving.pop_front();
                     }
@@ -205,7 +251,7 @@ impl<H: Handler> Reception<H> {
         if stream.shutdown(Shutdown::Write).is_err() {
             return;
         }
-        if self.closing.len() >= MAX_CLOSING {
+        if self.closing.len() >= self.most_closing {
             self.closing.pop_front();
         }
         self.closing.push_back(Closing {

@@ -345,6 +345,22 @@ fn check_files(path: &Path) -> StoreResult<u64> {
         std::iter::once((path.to_path_buf(), "")).chain(SIDE_FILES.iter().map(|s| (side(s), *s)))
     {
         let len = files::regular_len(&file).map_err(|source| unusable_file(&file, source))?;
+        // A second name of another file (`ln settings.json state.db-wal`): SQLite would
+        // write its pages into that file.
+        if len.is_some()
+            && let Some(links) = files::other_names(&file)
+        {
+            return Err(unusable_file(
+                &file,
+                std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    format!(
+                        "{} is a hard link, one of {links} names of the same file",
+                        file.display()
+                    ),
+                ),
+            ));
+        }
         if suffix == "-wal" {
             wal = len.unwrap_or(0);
         }

@@ -159,6 +159,8 @@ pub(super) const TABLE: &[Entry] = &[
     e(PY, SHUTIL, "copytree", Cap::Write(&[1])),
     e(PY, SHUTIL, "chown", Cap::Write(&[0])),
     e(PY, SHUTIL, "unpack_archive", Cap::Unpack),
+    // `uu.decode(f)`: the file is named in `f`'s `begin` line.
+    e(PY, &["uu"], "decode", Cap::Unpack),
     // `venv.create(dir, clear=True)`, `venv.EnvBuilder(clear=True).create(dir)`: a
     // folder emptied and filled with programs.
     e(PY, &["venv"], "create", Cap::Tree(0)),

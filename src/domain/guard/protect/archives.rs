@@ -69,6 +69,14 @@ pub(super) fn list(path: &Path) -> Listing {
         zip_members(&mut file)
     } else if head.len() == 512 && &head[257..262] == b"ustar" || looks_like_old_tar(head) {
         tar_members(&mut file)
+    } else if head.starts_with(b"070701") || head.starts_with(b"070702") {
+        cpio_members(&mut file, Cpio::New)
+    } else if head.starts_with(b"070707") {
+        cpio_members(&mut file, Cpio::Old)
+    } else if head.starts_with(b"\xc7\x71") || head.starts_with(b"\x71\xc7") {
+        Err("a binary cpio archive, whose members nagger does not list".into())
+    } else if let Some(name) = uu_name(head) {
+        Ok(vec![Member { name, link: None }])
     } else if [
         &b"\x1f\x8b"[..],
         b"\xfd7zXZ\x00",
@@ -110,6 +118,93 @@ fn looks_like_old_tar(head: &[u8]) -> bool {
         })
         .sum();
     sum == stored
+}
+
+/// The file a uuencoded text writes: the name on its `begin MODE NAME` (or
+/// `begin-base64 MODE NAME`) line, which may follow other text.
+fn uu_name(head: &[u8]) -> Option<String> {
+    let text = String::from_utf8_lossy(head);
+    let line = text.lines().find(|l| {
+        (l.starts_with("begin ") || l.starts_with("begin-base64 "))
+            && l.split_whitespace()
+                .nth(1)
+                .is_some_and(|m| !m.is_empty() && m.bytes().all(|b| (b'0'..=b'7').contains(&b)))
+    })?;
+    let mut fields = line.splitn(3, ' ');
+    fields.next();
+    fields.next();
+    let name = fields.next()?.trim_end_matches('\r');
+    (!name.is_empty()).then(|| name.to_owned())
+}
+
+/// The two text headers of cpio: `newc`/`crc` (hexadecimal, aligned to four bytes) and
+/// `odc` (octal, unaligned).
+#[derive(Clone, Copy)]
+enum Cpio {
+    New,
+    Old,
+}
+
+/// A cpio archive's members, header by header up to its `TRAILER!!!`.
+fn cpio_members(file: &mut File, kind: Cpio) -> Result<Vec<Member>, String> {
+    let mut members = Vec::new();
+    let mut offset = 0u64;
+    let (header_len, align) = match kind {
+        Cpio::New => (110usize, 4u64),
+        Cpio::Old => (76usize, 1u64),
+    };
+    let pad = |n: u64| n.div_ceil(align) * align;
+    loop {
+        if members.len() >= MAX_MEMBERS {
+            return Err(format!("more than {MAX_MEMBERS} members"));
+        }
+        let mut header = vec![0u8; header_len];
+        let got = read_at(file, offset, &mut header).map_err(|e| e.to_string())?;
+        if got < header_len {
+            return Err("an archive cut short".into());
+        }
+        let field = |at: usize, len: usize, radix: u32| -> Option<u64> {
+            let text = std::str::from_utf8(header.get(at..at + len)?).ok()?;
+            u64::from_str_radix(text, radix).ok()
+        };
+        let (mode, size, name_len) = match kind {
+            Cpio::New if header.starts_with(b"0707") => (
+                field(14, 8, 16),
+                field(54, 8, 16),
+                field(94, 8, 16),
+            ),
+            Cpio::Old if header.starts_with(b"070707") => {
+                (field(18, 6, 8), field(65, 11, 8), field(59, 6, 8))
+            }
+            _ => return Err("a header that is not cpio's".into()),
+        };
+        let (Some(mode), Some(size), Some(name_len)) = (mode, size, name_len) else {
+            return Err("a header with a bad field".into());
+        };
+        if name_len == 0 || name_len > MAX_NAME {
+            return Err("a member with a bad name".into());
+        }
+        let mut name = vec![0u8; usize::try_from(name_len).map_err(|e| e.to_string())?];
+        let name_at = offset + header_len as u64;
+        read_at(file, name_at, &mut name).map_err(|e| e.to_string())?;
+        let end = name.iter().position(|b| *b == 0).unwrap_or(name.len());
+        let name = String::from_utf8_lossy(&name[..end]).into_owned();
+        let data_at = pad(name_at + name_len);
+        if name == "TRAILER!!!" {
+            return Ok(members);
+        }
+        let link = if mode & 0o170_000 == 0o120_000 {
+            let mut target = vec![0u8; usize::try_from(size.min(MAX_NAME)).unwrap_or(0)];
+            read_at(file, data_at, &mut target).map_err(|e| e.to_string())?;
+            Some(Link::Symbolic(Some(
+                String::from_utf8_lossy(&target).into_owned(),
+            )))
+        } else {
+            None
+        };
+        members.push(Member { name, link });
+        offset = pad(data_at + size);
+    }
 }
 
 fn read_at(file: &mut File, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {

@@ -174,6 +174,17 @@ fn composed_write(
         };
         let parsed = shell::parse(&text);
         for run in &parsed.commands {
+            // `rename.ul .new '' {} +`: the names it makes are the names found, changed by
+            // its expression: any name where find reaches nagger's files.
+            if finds_protected
+                && matches!(
+                    run.name(),
+                    "rename" | "rename.ul" | "prename" | "file-rename" | "perl-rename"
+                )
+                && run.args().iter().any(|a| a.contains(FOUND))
+            {
+                return Some(run.argv.join(" ").replace(FOUND, "{}"));
+            }
             let mut paths = (place.changed)(run);
             paths.extend(super::composed::composed(run).paths);
             for path in paths {

@@ -118,6 +118,7 @@ pub(super) fn runs(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut V
             }
         }
         "mkdocs" => mkdocs_hooks(cwd, files, out),
+        "mim" => mim(args, cwd, files, out),
         "hatch" | "hatchling" => {
             code_file("hatch_build.py", "python3", tool, cwd, files, out);
         }
@@ -306,6 +307,47 @@ fn notebook_cells(notebook: &str, tool: &str, cwd: &Cwd, files: &View, out: &mut
         "python3".into(),
         format!("{via}, whose cells `{tool}` runs"),
     ));
+}
+
+/// busybox's `mim [-f FILE] [TARGET…]`: the shell lines of the targets in its spec file
+/// (`Mimfile`), each target's lines one script, run as they are written (no variables of
+/// its own). Without a target, every target's lines are read.
+fn mim(args: &[String], cwd: &Cwd, files: &View, out: &mut Vec<Ran>) {
+    let file = shell::option_values(args, &["-f"], &[])
+        .last()
+        .map_or_else(|| "Mimfile".to_owned(), |f| (*f).to_owned());
+    let Some((text, via)) = read_named(files.read(cwd, &file), &file, out) else {
+        return;
+    };
+    let wanted: Vec<&str> = super::super::finding::operands_with(args, &["-f", "-o", "-O"], &[]);
+    let mut target: Option<String> = None;
+    let mut script = String::new();
+    let push = |target: &Option<String>, script: &mut String, out: &mut Vec<Ran>| {
+        if let Some(t) = target
+            && (wanted.is_empty() || wanted.contains(&t.as_str()))
+            && !script.trim().is_empty()
+        {
+            out.push(Ran::Script(
+                std::mem::take(script),
+                format!("the target `{t}` of {via}, which `mim` runs"),
+                None,
+            ));
+        }
+        script.clear();
+    };
+    for line in text.lines().take(4000) {
+        if let Some(body) = line.strip_prefix('\t').or_else(|| line.strip_prefix("    ")) {
+            script.push_str(body);
+            script.push('\n');
+        } else if let Some((name, _)) = line.split_once(':')
+            && !line.starts_with([' ', '#'])
+            && !name.trim().is_empty()
+        {
+            push(&target, &mut script, out);
+            target = Some(name.trim().to_owned());
+        }
+    }
+    push(&target, &mut script, out);
 }
 
 /// MkDocs' `hooks:` in `mkdocs.yml`: Python files it loads.

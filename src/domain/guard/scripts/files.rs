@@ -253,6 +253,17 @@ impl<'a> View<'a> {
         }
     }
 
+    /// The first `max` bytes of the regular file at `path` (as a command in `cwd` names
+    /// it), read without waiting; `None` when it is no regular file on disk.
+    pub(super) fn bytes(&self, cwd: &Cwd, path: &str, max: u64) -> Option<Vec<u8>> {
+        use std::io::Read as _;
+        let full = self.files.locate(cwd, path)?;
+        let file = crate::base::files::open_regular(&full).ok()?;
+        let mut out = Vec::new();
+        file.take(max).read_to_end(&mut out).ok()?;
+        Some(out)
+    }
+
     /// Whether `path` (as a command in `cwd` names it) is a file the line writes or one on
     /// disk.
     pub(super) fn is_file(&self, cwd: &Cwd, path: &str) -> bool {

@@ -665,13 +665,32 @@ pub(super) fn fed_from_files(parsed: &Parsed, index: usize, cwd: &Cwd, files: Vi
             continue;
         }
         let mut ignored = Vec::new();
-        if let Some((text, _)) = read_named(files.read(cwd, file), file, &mut ignored) {
-            fed.extend(
-                text.split(['\n', '\0', ' ', '\t'])
-                    .filter(|w| !w.is_empty())
-                    .take(256)
-                    .map(str::to_owned),
-            );
+        match files.read(cwd, file) {
+            // `xargs -0 -a list`: names split by NUL bytes, which make the file binary.
+            files::Content::Binary => match files.bytes(cwd, file, 1 << 16) {
+                Some(bytes) => fed.extend(
+                    bytes
+                        .split(|b| matches!(b, b'\n' | b'\0'))
+                        .filter(|w| !w.is_empty())
+                        .take(256)
+                        .map(|w| String::from_utf8_lossy(w).into_owned()),
+                ),
+                None => fed.insert(0, format!("{UNKNOWN_LIST}{file}")),
+            },
+            // A FIFO, a device, more files than are read: what it hands on is unknown.
+            files::Content::Special(_) | files::Content::TooMany => {
+                fed.insert(0, format!("{UNKNOWN_LIST}{file}"));
+            }
+            content => {
+                if let Some((text, _)) = read_named(content, file, &mut ignored) {
+                    fed.extend(
+                        text.split(['\n', '\0', ' ', '\t'])
+                            .filter(|w| !w.is_empty())
+                            .take(256)
+                            .map(str::to_owned),
+                    );
+                }
+            }
         }
     }
     fed.truncate(257);

@@ -1695,6 +1695,9 @@ fn peel_prefixes(mut args: Vec<String>) -> Peeled {
     {
         args[0] = "git".into();
     }
+    if let Some(equal) = same_as_core_utility(&args) {
+        args = equal;
+    }
     Peeled {
         argv: args,
         prefixes,
@@ -1702,6 +1705,55 @@ fn peel_prefixes(mut args: Vec<String>) -> Peeled {
         sudo,
         exhausted,
     }
+}
+
+/// The core utility command a command is another spelling of: `nuke D` (busybox's,
+/// klibc's) is `rm -rf -- D`; `perl -MExtUtils::Command -e rm_rf D` is `rm -rf -- D`,
+/// and the module's `rm_f`, `mv`, `cp`, `touch`, `mkpath`, `chmod`, `eqtime` and
+/// `dos2unix` the programs they copy.
+fn same_as_core_utility(args: &[String]) -> Option<Vec<String>> {
+    let with = |head: &[&str], rest: &[String]| -> Vec<String> {
+        head.iter()
+            .map(|h| (*h).to_owned())
+            .chain(rest.iter().cloned())
+            .collect()
+    };
+    let name = args.first().map(|a| super::basename(a))?;
+    if name == "nuke" {
+        return Some(with(&["rm", "-rf", "--"], &args[1..]));
+    }
+    if !name.starts_with("perl") {
+        return None;
+    }
+    args[1..].iter().position(|a| {
+        a.strip_prefix("-M")
+            .map(|m| m.trim_start())
+            .is_some_and(|m| m == "ExtUtils::Command" || m.starts_with("ExtUtils::Command="))
+    })?;
+    let e = args[1..]
+        .iter()
+        .position(|a| a == "-e" || a == "-E")
+        .map(|k| k + 1)?;
+    let func = args.get(e + 1)?.trim().trim_end_matches(';').trim();
+    let func = func.strip_suffix("()").unwrap_or(func);
+    let mut rest = &args[e + 2..];
+    if rest.first().is_some_and(|a| a == "--") {
+        rest = &rest[1..];
+    }
+    Some(match func {
+        "rm_rf" => with(&["rm", "-rf", "--"], rest),
+        "rm_f" => with(&["rm", "-f", "--"], rest),
+        "mv" => with(&["mv", "--"], rest),
+        "cp" => with(&["cp", "--"], rest),
+        "touch" => with(&["touch", "--"], rest),
+        "mkpath" => with(&["mkdir", "-p", "--"], rest),
+        "chmod" => with(&["chmod"], rest),
+        "eqtime" => with(&["touch", "-r"], rest),
+        "dos2unix" => with(&["dos2unix", "--"], rest),
+        "cat" => with(&["cat", "--"], rest),
+        "test_f" | "test_d" => with(&["test", "-e"], rest),
+        _ => return None,
+    })
 }
 
 /// Skip `env`'s options; returns the next index and the value of `-S`/`--split-string`.
