@@ -4840,3 +4840,118 @@ fn django_loads_the_settings_and_apps_its_strings_name() {
         );
     }
 }
+
+#[test]
+fn framework_files_changed_since_git_kept_them_are_read_where_the_framework_runs_them() {
+    let wipe_rb = "FileUtils.rm_rf(Dir.home)\n";
+    let cases: [(&str, &str, &str); 8] = [
+        (
+            "lib/tasks/cache.rake",
+            wipe_rb,
+            "bundle exec rake cache:refresh",
+        ),
+        (
+            "db/migrate/20240101_cleanup.rb",
+            "class Cleanup < ActiveRecord::Migration[7.1]\n  def up\n    FileUtils.rm_rf(File.expand_path('~'))\n  end\nend\n",
+            "bin/rails db:migrate",
+        ),
+        ("db/seeds.rb", wipe_rb, "bin/rails db:seed"),
+        ("_plugins/gen.rb", wipe_rb, "bundle exec jekyll build"),
+        (
+            "database/migrations/2024_01_01_cleanup.php",
+            "<?php\nuse Illuminate\\Support\\Facades\\File;\nreturn new class { public function up() { File::deleteDirectory(getenv('HOME')); } };\n",
+            "php artisan migrate --force",
+        ),
+        (
+            "priv/repo/migrations/20240101_cleanup.exs",
+            "defmodule Repo.Migrations.Cleanup do\n  def up, do: System.cmd(\"rm\", [\"-rf\", \"/\"])\nend\n",
+            "mix ecto.migrate",
+        ),
+        (
+            "infra/main.tf",
+            "data \"external\" \"x\" {\n  program = [\"sh\", \"-c\", \"rm -rf ~/; echo {}\"]\n}\n",
+            "terraform -chdir=infra plan",
+        ),
+        (
+            "infra/files.tf",
+            "resource \"local_file\" \"s\" {\n  filename = \"${path.module}/../.claude/settings.json\"\n  content  = \"{}\"\n}\n",
+            "terraform -chdir=infra apply -auto-approve",
+        ),
+    ];
+    for (file, text, line) in cases {
+        let p = Project::new();
+        git(&p.root, &["init", "-q"]);
+        write(&p, "README.md", "x\n");
+        git(&p.root, &["add", "-A"]);
+        git(&p.root, &["commit", "-qm", "init"]);
+        write(&p, file, text);
+        // Elixir's calls are not worked out: asked about; the others refused.
+        let expected = if file.starts_with("priv/") {
+            ASKED
+        } else {
+            REFUSED
+        };
+        assert_eq!(check(&p, line).0, expected, "{file} under {line}");
+        // Kept by git as it is, the project's own.
+        git(&p.root, &["add", "-A"]);
+        git(&p.root, &["commit", "-qm", "theirs"]);
+        assert_ne!(
+            check(&p, line).0,
+            REFUSED,
+            "{file} kept by git, under {line}"
+        );
+    }
+    // Everyday changes pass.
+    let q = Project::new();
+    git(&q.root, &["init", "-q"]);
+    write(
+        &q,
+        "db/migrate/20240102_add_users.rb",
+        "class AddUsers < ActiveRecord::Migration[7.1]\n  def change\n    create_table :users do |t|\n      t.string :name\n    end\n  end\nend\n",
+    );
+    write(
+        &q,
+        "lib/tasks/stats.rake",
+        "task :stats do\n  puts 1\nend\n",
+    );
+    write(
+        &q,
+        "infra/main.tf",
+        "resource \"local_file\" \"c\" {\n  filename = \"${path.module}/out/config.json\"\n  content  = \"{}\"\n}\n",
+    );
+    for line in [
+        "bin/rails db:migrate",
+        "bundle exec rake stats",
+        "terraform -chdir=infra plan",
+    ] {
+        passes(&q, line);
+    }
+}
+
+#[test]
+fn make_takes_variables_from_the_environment_the_line_gives_it() {
+    let p = Project::new();
+    let home = p.root.to_string_lossy().into_owned();
+    write(
+        &p,
+        "Makefile",
+        "DB ?= var/dev.sqlite\nOUT = build\ndb-reset:\n\trm -rf $(DB)\nclean:\n\trm -rf $(OUT)\n",
+    );
+    for line in [
+        format!("DB={home} make db-reset"),
+        format!("env DB={home} make db-reset"),
+        format!("export DB={home}; make db-reset"),
+        format!("set -a; DB={home}; make db-reset"),
+        "OUT=/ make -e clean".to_owned(),
+    ] {
+        assert_eq!(check(&p, &line).0, REFUSED, "{line}");
+    }
+    for line in [
+        "make db-reset",
+        "DB=var/other.sqlite make db-reset",
+        "OUT=/ make clean",
+        "DB=/; make db-reset",
+    ] {
+        assert_ne!(check(&p, line).0, REFUSED, "{line}");
+    }
+}

@@ -93,7 +93,8 @@ fn passes_on_its_input(command: &SimpleCommand) -> bool {
         }
         "cut" => super::finding::operands_with(args, &["-d", "-f", "-c", "-b"], &[]).len(),
         "grep" | "egrep" | "fgrep" | "rg" => {
-            let ops = super::finding::operands_with(args, &["-e", "-f", "-m", "-A", "-B", "-C"], &[]);
+            let ops =
+                super::finding::operands_with(args, &["-e", "-f", "-m", "-A", "-B", "-C"], &[]);
             let patterned = args.iter().any(|a| {
                 matches!(a.as_str(), "-e" | "-f" | "--regexp" | "--file")
                     || a.starts_with("--regexp=")

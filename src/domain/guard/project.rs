@@ -153,12 +153,17 @@ fn deletion(command: &SimpleCommand) -> Option<Deletion<'_>> {
         }
         // `tar czf x.tgz proj --remove-files`, `zip -m x.zip -r proj`: archived, then gone.
         "tar" | "bsdtar" | "gtar" if args.iter().any(|a| a == "--remove-files") => {
-            // `tar czf x.tgz …`: the first word bundles the options.
+            // `tar czf x.tgz …`: the first word bundles the options, and `f` takes the
+            // word after it; `-f F`, `--file=F` name the archive too.
             let bundled = args.first().is_some_and(|a| !a.starts_with('-'));
+            let mut archives: Vec<&str> = super::shell::option_values(args, &["-f"], &["--file"]);
+            if bundled && args[0].contains('f') {
+                archives.extend(args.get(1).map(String::as_str));
+            }
             operands(args)
                 .into_iter()
                 .skip(usize::from(bundled))
-                .filter(|o| !is_archive(o))
+                .filter(|o| !is_archive(o) && !archives.contains(o))
                 .collect()
         }
         // `gzip -r .`, `zstd -r --rm .`: every file below replaced by its compressed copy.

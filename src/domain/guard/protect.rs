@@ -3660,11 +3660,27 @@ fn walks_clear(printer: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> bool {
             // without `-e`/`-f` the first operand is the pattern.
             ops = super::finding::operands_with(
                 printer.args(),
-                &["-e", "-f", "-m", "-A", "-B", "-C", "-d", "-D", "-g", "-t", "-T"],
                 &[
-                    "regexp", "file", "max-count", "after-context", "before-context",
-                    "context", "directories", "devices", "include", "exclude", "glob",
-                    "iglob", "type", "type-not", "label", "color", "colour",
+                    "-e", "-f", "-m", "-A", "-B", "-C", "-d", "-D", "-g", "-t", "-T",
+                ],
+                &[
+                    "regexp",
+                    "file",
+                    "max-count",
+                    "after-context",
+                    "before-context",
+                    "context",
+                    "directories",
+                    "devices",
+                    "include",
+                    "exclude",
+                    "glob",
+                    "iglob",
+                    "type",
+                    "type-not",
+                    "label",
+                    "color",
+                    "colour",
                 ],
             );
             let patterned = printer.args().iter().any(|a| {
@@ -3680,7 +3696,11 @@ fn walks_clear(printer: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> bool {
             // stage's, judged there.
             if ops.is_empty()
                 && printer.stage > 0
-                && !has_flag(printer.args(), "rR", &["recursive", "dereference-recursive"])
+                && !has_flag(
+                    printer.args(),
+                    "rR",
+                    &["recursive", "dereference-recursive"],
+                )
                 && printer.name() != "rg"
             {
                 return false;
@@ -5016,8 +5036,8 @@ pub(super) fn changes<'c>(
         "rm" | "rmdir" | "unlink" | "shred" | "truncate" | "chmod" | "chown" | "chgrp"
         | "chattr" | "chflags" | "setfacl" | "xattr" | "ln" | "link" | "tee" | "mkfifo"
         | "mknod" | "nano" | "emacs" | "ed" | "pico" | "micro" | "hx" | "code" | "subl"
-        | "touch" | "srm" | "trash" | "trash-put" | "gio" | "patch" | "sponge" | "sd"
-        | "mount" | "umount" | "bindfs" => {
+        | "touch" | "srm" | "trash" | "trash-put" | "gio" | "patch" | "sponge" | "sd" | "mount"
+        | "umount" | "bindfs" => {
             c.paths.extend(owned(all()));
             // `ln -st DIR x`, `ln -t.claude x`: made in the folder named.
             if matches!(name, "ln" | "link") {
@@ -5285,8 +5305,16 @@ pub(super) fn changes<'c>(
                 && args.get(i).is_some_and(|sub| {
                     matches!(
                         sub.as_str(),
-                        "rm" | "mv" | "checkout" | "restore" | "reset" | "clean" | "stash"
-                            | "checkout-index" | "update-index" | "apply" | "am"
+                        "rm" | "mv"
+                            | "checkout"
+                            | "restore"
+                            | "reset"
+                            | "clean"
+                            | "stash"
+                            | "checkout-index"
+                            | "update-index"
+                            | "apply"
+                            | "am"
                     )
                 })
             {
@@ -6307,7 +6335,9 @@ fn renamed(name: &str, args: &[String]) -> Vec<String> {
     let perl_like = |e: &str| {
         let mut chars = e.chars();
         matches!(chars.next(), Some('s' | 'y'))
-            && chars.next().is_some_and(|d| !d.is_alphanumeric() && !d.is_whitespace())
+            && chars
+                .next()
+                .is_some_and(|d| !d.is_alphanumeric() && !d.is_whitespace())
             || e.starts_with("tr") && e[2..].starts_with(|d: char| !d.is_alphanumeric())
     };
     let perl = matches!(name, "prename" | "file-rename" | "perl-rename")
@@ -6350,7 +6380,11 @@ fn renamed(name: &str, args: &[String]) -> Vec<String> {
         if all {
             return text.contains(from).then(|| text.replace(from, to));
         }
-        let at = if last { text.rfind(from)? } else { text.find(from)? };
+        let at = if last {
+            text.rfind(from)?
+        } else {
+            text.find(from)?
+        };
         Some(format!("{}{to}{}", &text[..at], &text[at + from.len()..]))
     };
     for file in files.iter().take(64) {

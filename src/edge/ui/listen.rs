@@ -83,7 +83,7 @@ const FD_RESERVE: usize = 4 * MAX_SERVED + 64;
 /// that never send a request would take every descriptor and the user's own would not
 /// be accepted.
 #[cfg(unix)]
-fn open_files_limit() -> usize {
+pub(super) fn open_files_limit() -> usize {
     let mut limit = libc::rlimit {
         rlim_cur: 0,
         rlim_max: 0,
@@ -108,7 +108,7 @@ fn open_files_limit() -> usize {
 }
 
 #[cfg(not(unix))]
-fn open_files_limit() -> usize {
+pub(super) fn open_files_limit() -> usize {
     1024
 }
 

@@ -57,6 +57,8 @@ pub fn run(env: &Env, options: &Options) -> anyhow::Result<()> {
     } else {
         None
     };
+    // A low limit of open files raised before the first connection can come.
+    listen::open_files_limit();
     let listener = TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, options.port)))
         .map_err(|e| anyhow::anyhow!("cannot listen on 127.0.0.1:{}: {e}", options.port))?;
     let port = listener

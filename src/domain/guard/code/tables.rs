@@ -62,6 +62,8 @@ const JS: &[Language] = &[Js];
 const RB: &[Language] = &[Ruby];
 const PL: &[Language] = &[Perl];
 const PHP: &[Language] = &[Php];
+/// Laravel's `File` facade, by its short and full names.
+const LARAVEL_FILE: &[&str] = &["File", "Illuminate\\Support\\Facades\\File", "Filesystem"];
 const LUA: &[Language] = &[Lua];
 const RL: &[Language] = &[R];
 const AWK: &[Language] = &[Awk];
@@ -447,6 +449,20 @@ pub(super) const TABLE: &[Entry] = &[
     e(PHP, &[""], "chmod", Cap::Write(&[0])),
     e(PHP, &[""], "touch", Cap::Write(&[0])),
     e(PHP, &[""], "fopen", Cap::Open),
+    // Laravel's `File` facade (`File::deleteDirectory($dir)`).
+    e(PHP, LARAVEL_FILE, "deleteDirectory", Cap::Tree(0)),
+    e(PHP, LARAVEL_FILE, "deleteDirectories", Cap::Tree(0)),
+    e(PHP, LARAVEL_FILE, "cleanDirectory", Cap::Tree(0)),
+    e(PHP, LARAVEL_FILE, "delete", Cap::Entry(0)),
+    e(PHP, LARAVEL_FILE, "put", Cap::Write(&[0])),
+    e(PHP, LARAVEL_FILE, "replace", Cap::Write(&[0])),
+    e(PHP, LARAVEL_FILE, "append", Cap::Write(&[0])),
+    e(PHP, LARAVEL_FILE, "prepend", Cap::Write(&[0])),
+    e(PHP, LARAVEL_FILE, "move", Cap::Write(&[0, 1])),
+    e(PHP, LARAVEL_FILE, "moveDirectory", Cap::Write(&[0, 1])),
+    e(PHP, LARAVEL_FILE, "copy", Cap::Write(&[1])),
+    e(PHP, LARAVEL_FILE, "copyDirectory", Cap::Write(&[1])),
+    e(PHP, LARAVEL_FILE, "link", Cap::Write(&[1])),
     e(PHP, &[""], "eval", Cap::Eval),
     e(PHP, &[""], "assert", Cap::Eval),
     e(PHP, &[""], "create_function", Cap::Eval),

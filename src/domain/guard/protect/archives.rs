@@ -168,11 +168,9 @@ fn cpio_members(file: &mut File, kind: Cpio) -> Result<Vec<Member>, String> {
             u64::from_str_radix(text, radix).ok()
         };
         let (mode, size, name_len) = match kind {
-            Cpio::New if header.starts_with(b"0707") => (
-                field(14, 8, 16),
-                field(54, 8, 16),
-                field(94, 8, 16),
-            ),
+            Cpio::New if header.starts_with(b"0707") => {
+                (field(14, 8, 16), field(54, 8, 16), field(94, 8, 16))
+            }
             Cpio::Old if header.starts_with(b"070707") => {
                 (field(18, 6, 8), field(65, 11, 8), field(59, 6, 8))
             }

@@ -313,6 +313,11 @@ fn push_calls(calls: Vec<Call>, via: &str, what: &str, out: &mut Vec<Ran>) {
     }
 }
 
+/// Elixir `text` (run through `via`), pushed onto `out` as what its calls do.
+pub(super) fn elixir_calls(text: &str, via: &str, out: &mut Vec<Ran>) {
+    push_calls(elixir(text), via, via, out);
+}
+
 /// The calls of `text` that run commands or change files.
 fn calls(text: &str, lang: Lang) -> Vec<Call> {
     match lang {

@@ -336,7 +336,10 @@ fn mim(args: &[String], cwd: &Cwd, files: &View, out: &mut Vec<Ran>) {
         script.clear();
     };
     for line in text.lines().take(4000) {
-        if let Some(body) = line.strip_prefix('\t').or_else(|| line.strip_prefix("    ")) {
+        if let Some(body) = line
+            .strip_prefix('\t')
+            .or_else(|| line.strip_prefix("    "))
+        {
             script.push_str(body);
             script.push('\n');
         } else if let Some((name, _)) = line.split_once(':')

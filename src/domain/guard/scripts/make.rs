@@ -29,6 +29,11 @@ struct Call {
     dirs: Vec<String>,
     goals: Vec<String>,
     vars: HashMap<String, String>,
+    /// Variables make finds in its environment (`DB=x make`, `export DB=x; make`): a
+    /// Makefile's `?=` keeps them, its `=` and `:=` replace them (unless `-e`).
+    env: HashMap<String, String>,
+    /// `-e`: the environment's variables win over the Makefile's.
+    env_first: bool,
     evals: Vec<String>,
     /// `-n`, `-q`, `-t`: recipes are printed or checked, not run.
     dry: bool,
@@ -74,6 +79,7 @@ fn read_call(args: &[String]) -> Call {
                     value();
                 }
                 "just-print" | "dry-run" | "recon" | "question" | "touch" => call.dry = true,
+                "environment-overrides" => call.env_first = true,
                 _ => {}
             }
             continue;
@@ -120,6 +126,7 @@ fn read_call(args: &[String]) -> Call {
                     break;
                 }
                 'n' | 'q' | 't' => call.dry = true,
+                'e' => call.env_first = true,
                 _ => {}
             }
         }
@@ -130,7 +137,8 @@ fn read_call(args: &[String]) -> Call {
 /// The recipes `make`, command `index` of `parsed`, runs in `cwd`.
 pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: &View, out: &mut Vec<Ran>) {
     let command = &parsed.commands[index];
-    let call = read_call(command.args());
+    let mut call = read_call(command.args());
+    call.env = environment(parsed, index);
     let mut dir = cwd.clone();
     for d in &call.dirs {
         dir = match resolve(&dir, d) {
@@ -223,6 +231,50 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: &View, out: 
         via.join(" and ")
     };
     judge(&text, &via, &call, &dir, files, out);
+}
+
+/// The variables the line puts in the environment of command `index`: its own (`DB=x
+/// make`, `env DB=x make`), and those exported before it (`export DB=x;`, or every one
+/// after `set -a`). A value the line computes stands as written, for the shell of the
+/// recipe to expand.
+fn environment(parsed: &Parsed, index: usize) -> HashMap<String, String> {
+    let command = &parsed.commands[index];
+    let mut env = HashMap::new();
+    let before = &parsed.commands[..index];
+    let all_exported = before.iter().any(|c| {
+        let args = c.args();
+        c.name() == "set"
+            && (args.windows(2).any(|w| w[0] == "-o" && w[1] == "allexport")
+                || args.iter().any(|a| {
+                    crate::domain::guard::shell::short_cluster(a).is_some_and(|f| f.contains('a'))
+                }))
+    });
+    let exported = |name: &str| {
+        all_exported
+            || before.iter().any(|c| {
+                matches!(c.name(), "export" | "declare" | "typeset")
+                    && c.args()
+                        .iter()
+                        .any(|a| a == name || a.split_once('=').is_some_and(|(n, _)| n == name))
+            })
+    };
+    for a in parsed.assignments.iter().filter(|a| a.at <= index) {
+        if !a.each && !a.array && exported(&a.name) {
+            env.insert(
+                a.name.clone(),
+                a.value.clone().unwrap_or_else(|| a.raw.clone()),
+            );
+        }
+    }
+    for word in command.env.iter().chain(command.prefixed.iter().flatten()) {
+        if let Some((name, value)) = word.split_once('=')
+            && !name.is_empty()
+            && name.bytes().all(|b| b == b'_' || b.is_ascii_alphanumeric())
+        {
+            env.insert(name.to_owned(), value.to_owned());
+        }
+    }
+    env
 }
 
 /// A Makefile run by its `#!/usr/bin/make -f` line, with `args`.
@@ -530,6 +582,8 @@ struct Rule {
 #[derive(Default)]
 struct Makefile {
     vars: HashMap<String, String>,
+    /// The variables it sets only when they are not set (`?=`).
+    defaults: std::collections::HashSet<String>,
     rules: Vec<Rule>,
     default_goal: Option<String>,
     /// The texts of `$(shell …)` and `!=`: run while make reads the file.
@@ -621,9 +675,13 @@ impl Makefile {
                         entry.push_str(&value);
                     }
                     "?=" => {
-                        self.vars.entry(name.to_owned()).or_insert(value);
+                        if !self.vars.contains_key(name) {
+                            self.defaults.insert(name.to_owned());
+                            self.vars.insert(name.to_owned(), value);
+                        }
                     }
                     _ => {
+                        self.defaults.remove(name);
                         self.vars.insert(name.to_owned(), value);
                     }
                 }
@@ -843,6 +901,14 @@ impl Vars<'_> {
         }
         if let Some(value) = self.call.vars.get(reference) {
             return Some(self.expand(value, auto, depth + 1));
+        }
+        // The environment's value, where the Makefile only sets a default or nothing.
+        if let Some(value) = self.call.env.get(reference)
+            && (self.call.env_first
+                || self.makefile.defaults.contains(reference)
+                || !self.makefile.vars.contains_key(reference))
+        {
+            return Some(value.clone());
         }
         if let Some(value) = self.makefile.vars.get(reference) {
             return Some(self.expand(value, auto, depth + 1));
@@ -1116,6 +1182,29 @@ fn unknown(reference: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_environment_make_gets_is_what_the_line_exports() {
+        let env = |line: &str| {
+            let parsed = crate::domain::guard::shell::parse(line);
+            let at = parsed
+                .commands
+                .iter()
+                .position(|c| c.name() == "make")
+                .expect("a make");
+            let mut got: Vec<(String, String)> = environment(&parsed, at).into_iter().collect();
+            got.sort();
+            got
+        };
+        let one = |n: &str, v: &str| vec![(n.to_owned(), v.to_owned())];
+        assert_eq!(env("DB=/x make db-reset"), one("DB", "/x"));
+        assert_eq!(env("env DB=/x make db-reset"), one("DB", "/x"));
+        assert_eq!(env("export DB=/x; make db-reset"), one("DB", "/x"));
+        assert_eq!(env("DB=/x; export DB; make db-reset"), one("DB", "/x"));
+        assert_eq!(env("set -a; DB=/x; make db-reset"), one("DB", "/x"));
+        assert!(env("DB=/x; make db-reset").is_empty());
+        assert!(env("set -o pipefail; DB=/x; make db-reset").is_empty());
+    }
 
     fn recipes(text: &str, args: &[&str]) -> Vec<String> {
         let call = read_call(&args.iter().map(|a| (*a).to_owned()).collect::<Vec<_>>());

@@ -20,6 +20,7 @@ mod compiled;
 mod configs;
 mod crates;
 mod files;
+mod frameworks;
 mod git_runs;
 mod imports;
 mod later;
@@ -154,6 +155,7 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
     builds::runs(command, cwd, files, &mut out);
     configs::runs(command, cwd, files, &mut out);
     buildcode::runs(command, cwd, files, &mut out);
+    frameworks::runs(command, cwd, files, &mut out);
     tasks::runs(command, cwd, files, &mut out);
     crates::runs(command, cwd, files, &mut out);
     queries::runs(parsed, index, cwd, files, &mut out);

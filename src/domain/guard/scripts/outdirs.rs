@@ -300,6 +300,45 @@ const EMPTIERS: &[Emptier] = &[
         when: When::Switched(&[], &["--clearCache"], ""),
     },
     Emptier {
+        tools: &["cabal"],
+        builds: &["clean", "v2-clean", "new-clean"],
+        short: &[],
+        long: &["--builddir"],
+        env: &[],
+        configs: &[],
+        config_short: &[],
+        config_long: &[],
+        format: Format::Assign,
+        keys: &[],
+        when: When::Always(&[]),
+    },
+    Emptier {
+        tools: &["stack"],
+        builds: &["clean", "purge"],
+        short: &[],
+        long: &["--work-dir"],
+        env: &["STACK_WORK"],
+        configs: &[],
+        config_short: &[],
+        config_long: &[],
+        format: Format::Assign,
+        keys: &[],
+        when: When::Always(&[]),
+    },
+    Emptier {
+        tools: &["dune"],
+        builds: &["clean"],
+        short: &[],
+        long: &["--build-dir"],
+        env: &["DUNE_BUILD_DIR"],
+        configs: &[],
+        config_short: &[],
+        config_long: &[],
+        format: Format::Assign,
+        keys: &[],
+        when: When::Always(&[]),
+    },
+    Emptier {
         tools: &["cargo"],
         builds: &["clean"],
         short: &[],
@@ -340,7 +379,20 @@ pub(super) fn runs(
     let Some(emptier) = EMPTIERS.iter().find(|e| e.tools.contains(&tool)) else {
         return;
     };
-    let ops = super::super::finding::operands(args);
+    // The options that take a value stand anywhere (`stack --work-dir .. clean`).
+    let valued_short: Vec<&str> = emptier
+        .short
+        .iter()
+        .chain(emptier.config_short)
+        .copied()
+        .collect();
+    let valued_long: Vec<&str> = emptier
+        .long
+        .iter()
+        .chain(emptier.config_long)
+        .map(|l| l.trim_start_matches('-'))
+        .collect();
+    let ops = super::super::finding::operands_with(args, &valued_short, &valued_long);
     if !emptier.builds.is_empty() && !ops.first().is_some_and(|s| emptier.builds.contains(s)) {
         return;
     }

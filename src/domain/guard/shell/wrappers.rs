@@ -1727,7 +1727,7 @@ fn same_as_core_utility(args: &[String]) -> Option<Vec<String>> {
     }
     args[1..].iter().position(|a| {
         a.strip_prefix("-M")
-            .map(|m| m.trim_start())
+            .map(str::trim_start)
             .is_some_and(|m| m == "ExtUtils::Command" || m.starts_with("ExtUtils::Command="))
     })?;
     let e = args[1..]
