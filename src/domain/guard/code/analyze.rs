@@ -303,11 +303,17 @@ impl Scan<'_> {
     /// files it may name.
     fn loop_over_files(&self, word: &str, i: usize) -> Option<Val> {
         let toks = self.toks;
-        let at = (i.saturating_sub(2048)..i).rev().find(|&k| {
-            ident(toks.get(k)) == Some("for")
+        let head = |k: usize| {
+            (ident(toks.get(k)) == Some("for")
                 && ident(toks.get(k + 1)) == Some(word)
-                && ident(toks.get(k + 2)) == Some("in")
-        })?;
+                && ident(toks.get(k + 2)) == Some("in"))
+            .then_some(k)
+        };
+        // Before the name, or after it in a comprehension's bracket.
+        let at = (i.saturating_sub(2048)..i)
+            .rev()
+            .find_map(head)
+            .or_else(|| self.in_enclosing_brackets(i, head))?;
         let from = at + 3;
         // `Path("src")` or `pathlib.Path("src")`, then `.rglob("*.py")`, `.glob("*.md")`
         // or `.iterdir()`; or `glob.glob("src/**/*.py")`.
@@ -349,7 +355,7 @@ impl Scan<'_> {
 
     /// An interpolating string at token `k` whose every placeholder is a plain name with
     /// a known string value (`f"{n}.txt"`, `` `${n}.json` ``), filled in.
-    fn interpolated(&self, text: &str, k: usize) -> Option<String> {
+    fn interpolated(&self, text: &str, k: usize) -> Option<Val> {
         let open = match self.lang {
             Language::Python => "{",
             Language::Js => "${",
@@ -361,7 +367,8 @@ impl Scan<'_> {
         if text.contains('\u{fffd}') || !text.contains(open) {
             return None;
         }
-        let mut out = String::new();
+        // Every spelling the values make (a loop's names each), at most 16.
+        let mut outs: Vec<String> = vec![String::new()];
         let mut rest = text;
         let mut left = 16;
         while let Some(at) = rest.find(open) {
@@ -369,60 +376,153 @@ impl Scan<'_> {
             if left == 0 {
                 return None;
             }
-            out.push_str(&rest[..at]);
+            for out in &mut outs {
+                out.push_str(&rest[..at]);
+            }
             let after = &rest[at + open.len()..];
             let end = after.find('}')?;
             let name = after[..end].trim();
             if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
                 return None;
             }
-            match self
+            let values: Vec<String> = match self
                 .vars
                 .get(name)
                 .cloned()
                 .or_else(|| self.loop_over_literals(name, k))
             {
-                Some(Val::Str(v)) => out.push_str(&v),
+                Some(Val::Str(v)) => vec![v],
+                Some(Val::List(items)) => items
+                    .into_iter()
+                    .map(|v| match v {
+                        Val::Str(s) => Some(s),
+                        _ => None,
+                    })
+                    .collect::<Option<Vec<_>>>()?,
                 _ => return None,
+            };
+            if outs.len() * values.len() > 16 {
+                return None;
             }
+            outs = outs
+                .iter()
+                .flat_map(|o| values.iter().map(move |v| format!("{o}{v}")))
+                .collect();
             rest = &after[end + 1..];
         }
-        out.push_str(rest);
-        Some(out)
+        for out in &mut outs {
+            out.push_str(rest);
+        }
+        Some(if outs.len() == 1 {
+            Val::Str(outs.remove(0))
+        } else {
+            Val::List(outs.into_iter().map(Val::Str).collect())
+        })
     }
 
     /// `for n in ("a", "b"):` (`for (const n of ["a", "b"])`) before token `i`: `n` is
-    /// one of the strings the code lists. One string is that string; several plain names
-    /// (no `/`, none hidden or a parent) are any name, `*`, judged as the files it may
-    /// name; anything else is not worked out.
+    /// one of the strings (or numbers) the code lists, each judged in turn where the name
+    /// is used; tuples unpacked (`for name, part in (("train", a), ("val", b))`) give the
+    /// name's place in each; a comprehension's loop stands after the name.
     fn loop_over_literals(&self, word: &str, i: usize) -> Option<Val> {
         let toks = self.toks;
-        let at = (i.saturating_sub(2048)..i).rev().find(|&k| {
-            ident(toks.get(k)) == Some("for")
-                && (ident(toks.get(k + 1)) == Some(word) && ident(toks.get(k + 2)) == Some("in")
-                    || is(toks.get(k + 1), "(")
-                        && matches!(ident(toks.get(k + 2)), Some("const" | "let" | "var"))
-                        && ident(toks.get(k + 3)) == Some(word)
-                        && ident(toks.get(k + 4)) == Some("of"))
-        })?;
-        let from = if ident(toks.get(at + 2)) == Some("in") {
-            at + 3
-        } else {
-            at + 5
+        // Where the loop's targets start, for a `for` before the name or, in a
+        // comprehension (`[os.remove(f) for f in (…)]`), after it in the same bracket.
+        let heads = |k: usize| -> Option<(usize, usize)> {
+            if ident(toks.get(k)) != Some("for") {
+                return None;
+            }
+            if is(toks.get(k + 1), "(")
+                && matches!(ident(toks.get(k + 2)), Some("const" | "let" | "var"))
+                && ident(toks.get(k + 3)) == Some(word)
+                && ident(toks.get(k + 4)) == Some("of")
+            {
+                return Some((usize::MAX, k + 5));
+            }
+            // `for a, b in`, `for (a, b) in`: which of the targets the name is.
+            let mut j = k + 1;
+            if is(toks.get(j), "(") {
+                j += 1;
+            }
+            let mut position = None;
+            let mut n = 0;
+            while let Some(Tok::Ident(t)) = toks.get(j) {
+                if t == word {
+                    position = Some(n);
+                }
+                n += 1;
+                j += 1;
+                if is(toks.get(j), ")") {
+                    j += 1;
+                }
+                if !is(toks.get(j), ",") {
+                    break;
+                }
+                j += 1;
+                if n > 8 {
+                    return None;
+                }
+            }
+            (ident(toks.get(j)) == Some("in") && n > 0)
+                .then_some(())
+                .and(position)
+                .map(|p| (if n == 1 { usize::MAX } else { p }, j + 1))
         };
+        let before = (i.saturating_sub(2048)..i).rev().find_map(heads);
+        let inside = || self.in_enclosing_brackets(i, heads);
+        let (position, from) = before.or_else(inside)?;
         let open = is(toks.get(from), "(") || is(toks.get(from), "[");
         if !open {
             return None;
         }
         let close = *self.close.get(from)?;
-        if close == usize::MAX || close <= from + 1 || close > i {
+        if close == usize::MAX || close <= from + 1 {
             return None;
         }
-        let mut items = Vec::new();
-        for (n, k) in (from + 1..close).enumerate() {
-            match (n % 2, toks.get(k)) {
-                (0, Some(Tok::Str { text, known: true })) => items.push(text.as_str()),
-                (1, Some(Tok::Punct(","))) => {}
+        let known = |k: usize| match toks.get(k) {
+            Some(Tok::Str { text, known: true } | Tok::Num(text)) => Some(text.as_str()),
+            _ => None,
+        };
+        let mut items: Vec<&str> = Vec::new();
+        let mut k = from + 1;
+        while k < close {
+            if position == usize::MAX {
+                items.push(known(k)?);
+                k += 1;
+            } else {
+                // A tuple: its element at the name's place.
+                if !is(toks.get(k), "(") && !is(toks.get(k), "[") {
+                    return None;
+                }
+                let end = *self.close.get(k)?;
+                if end == usize::MAX || end >= close {
+                    return None;
+                }
+                let mut element = 0;
+                let mut depth = 0usize;
+                let mut found = None;
+                for m in k + 1..end {
+                    match toks.get(m) {
+                        Some(Tok::Punct("(" | "[" | "{")) => depth += 1,
+                        Some(Tok::Punct(")" | "]" | "}")) => depth = depth.saturating_sub(1),
+                        Some(Tok::Punct(",")) if depth == 0 => element += 1,
+                        _ if depth == 0 && element == position && found.is_none() => {
+                            found = Some(m);
+                        }
+                        _ => {}
+                    }
+                }
+                let at = found?;
+                let next_is_end = matches!(toks.get(at + 1), Some(Tok::Punct("," | ")" | "]")));
+                if !next_is_end {
+                    return None;
+                }
+                items.push(known(at)?);
+                k = end + 1;
+            }
+            match toks.get(k) {
+                Some(Tok::Punct(",")) => k += 1,
+                _ if k >= close => {}
                 _ => return None,
             }
             if items.len() > 64 {
@@ -432,15 +532,33 @@ impl Scan<'_> {
         match items.as_slice() {
             [] => None,
             [one] => Some(Val::Str((*one).to_owned())),
-            many => many
-                .iter()
-                .all(|t| {
-                    !t.is_empty()
-                        && !t.starts_with(['.', '~', '$', '-'])
-                        && !t.contains(['/', '\\', '*', '?', '[', '{'])
-                })
-                .then(|| Val::Str("*".to_owned())),
+            // Each of them, judged in turn where the name is used.
+            many => Some(Val::List(
+                many.iter().map(|t| Val::Str((*t).to_owned())).collect(),
+            )),
         }
+    }
+
+    /// What `found` finds after token `i` in the brackets around it, innermost first, a
+    /// few levels out: a comprehension's `for` after the expression that uses its name.
+    fn in_enclosing_brackets<T>(&self, i: usize, found: impl Fn(usize) -> Option<T>) -> Option<T> {
+        let mut levels = 0;
+        for open in (i.saturating_sub(512)..i).rev() {
+            let Some(&close) = self.close.get(open) else {
+                continue;
+            };
+            if close == usize::MAX || close <= i {
+                continue;
+            }
+            if let Some(hit) = (i + 1..close.min(i + 512)).find_map(&found) {
+                return Some(hit);
+            }
+            levels += 1;
+            if levels >= 4 {
+                break;
+            }
+        }
+        None
     }
 
     /// `(base / "x").write_text(…)`, `(p).unlink()`: a path method called on what a
@@ -482,6 +600,7 @@ impl Scan<'_> {
         };
         let receiver = match base {
             Val::Str(s) => Val::Str(s),
+            Val::List(items) if items.iter().all(|v| matches!(v, Val::Str(_))) => Val::List(items),
             _ => Val::Unknown,
         };
         let f = member_of(receiver, method);
@@ -956,11 +1075,20 @@ impl Scan<'_> {
         }
         // A method of a path the code names: `Path('/x').unlink()`.
         if let Some(path) = qual.strip_prefix('\u{0}') {
+            let paths: Vec<Val> = path
+                .split('\u{2}')
+                .map(|p| Val::Str(p.to_owned()))
+                .collect();
+            let receiver = if paths.len() == 1 {
+                Val::Str(path.to_owned())
+            } else {
+                Val::List(paths)
+            };
             if let Some((_, tree)) = RECEIVER_METHODS.iter().find(|(m, _)| *m == name) {
-                self.target(Val::Str(path.to_owned()), *tree);
+                self.target(receiver.clone(), *tree);
             }
             if PATH_BUILDERS.contains(&name.as_str()) {
-                let mut parts = vec![Val::Str(path.to_owned())];
+                let mut parts = vec![receiver];
                 parts.extend(args.iter().map(|&(a, b)| self.value(a, b)));
                 return join(parts);
             }
@@ -1253,19 +1381,16 @@ impl Scan<'_> {
         if parts.len() == 1 {
             return parts.pop().unwrap_or(Val::Unknown);
         }
-        let mut s = String::new();
-        for p in parts {
-            match p {
-                Val::Str(t) => {
-                    if s.ends_with('/') && t == "/" {
-                        continue;
-                    }
-                    s.push_str(&t);
+        each_spelling(parts, |texts| {
+            let mut s = String::new();
+            for t in texts {
+                if s.ends_with('/') && t == "/" {
+                    continue;
                 }
-                _ => return Val::Unknown,
+                s.push_str(&t);
             }
-        }
-        Val::Str(s)
+            Some(s)
+        })
     }
 
     fn operand(&mut self, k: usize, to: usize) -> (Val, usize) {
@@ -1275,7 +1400,7 @@ impl Scan<'_> {
                 let v = if *known {
                     Val::Str(text.clone())
                 } else {
-                    self.interpolated(text, k).map_or(Val::Unknown, Val::Str)
+                    self.interpolated(text, k).unwrap_or(Val::Unknown)
                 };
                 (v, k + 1)
             }
@@ -1341,6 +1466,11 @@ impl Scan<'_> {
                     Val::Str(temp_folder())
                 } else if let Some(each) = self.loop_over_literals(word, k) {
                     each
+                } else if let Some(found) = (self.lang == Language::Python)
+                    .then(|| self.loop_over_files(word, k))
+                    .flatten()
+                {
+                    found
                 } else {
                     Val::Name(word.to_owned())
                 }
@@ -1826,24 +1956,70 @@ fn temp_folder() -> String {
 
 /// Joins path pieces the way `os.path.join` does; unknown when any piece is.
 fn join(parts: Vec<Val>) -> Val {
-    let mut out = String::new();
+    each_spelling(parts, |texts| {
+        let mut out = String::new();
+        for s in texts {
+            if s.starts_with('/') {
+                out = s;
+            } else if out.is_empty() || out.ends_with('/') {
+                out.push_str(&s);
+            } else {
+                out.push('/');
+                out.push_str(&s);
+            }
+        }
+        (!out.is_empty()).then_some(out)
+    })
+}
+
+/// `combine` over every spelling of `parts`: a part that is one of several strings (a
+/// loop's names) gives one spelling each, at most 16 in all; unknown when a part is.
+fn each_spelling(parts: Vec<Val>, combine: impl Fn(Vec<String>) -> Option<String>) -> Val {
+    let mut spellings: Vec<Vec<String>> = vec![Vec::new()];
     for p in parts {
-        let Val::Str(s) = p else {
-            return Val::Unknown;
+        let choices: Vec<String> = match p {
+            Val::Str(s) => vec![s],
+            Val::List(items) if !items.is_empty() => {
+                let Some(strings) = items
+                    .into_iter()
+                    .map(|v| match v {
+                        Val::Str(s) => Some(s),
+                        _ => None,
+                    })
+                    .collect::<Option<Vec<_>>>()
+                else {
+                    return Val::Unknown;
+                };
+                strings
+            }
+            _ => return Val::Unknown,
         };
-        if s.starts_with('/') {
-            out = s;
-        } else if out.is_empty() || out.ends_with('/') {
-            out.push_str(&s);
-        } else {
-            out.push('/');
-            out.push_str(&s);
+        if spellings.len() * choices.len() > 16 {
+            return Val::Unknown;
+        }
+        spellings = spellings
+            .into_iter()
+            .flat_map(|s| {
+                choices.iter().map(move |c| {
+                    let mut next = s.clone();
+                    next.push(c.clone());
+                    next
+                })
+            })
+            .collect();
+    }
+    let mut out: Vec<Val> = Vec::new();
+    for spelling in spellings {
+        match combine(spelling) {
+            Some(s) => out.push(Val::Str(s)),
+            None => return Val::Unknown,
         }
     }
-    if out.is_empty() {
-        return Val::Unknown;
+    if out.len() == 1 {
+        out.pop().unwrap_or(Val::Unknown)
+    } else {
+        Val::List(out)
     }
-    Val::Str(out)
 }
 
 /// Joins strings with a separator: given first (`join(SEP, LIST)`) or last
@@ -1883,26 +2059,61 @@ fn string_join(parts: Vec<Val>, separator_first: bool) -> Val {
 
 /// A shell command line running the words of an argument list; `None` when any is unknown.
 fn words(items: &[Val]) -> Option<String> {
-    let mut out = Vec::new();
+    let mut out: Vec<Option<String>> = Vec::new();
     for v in items {
         match v {
-            Val::Str(s) => out.push(s.clone()),
+            Val::Str(s) => out.push(Some(s.clone())),
             Val::List(l) => {
                 for i in l {
                     match i {
-                        Val::Str(s) => out.push(s.clone()),
-                        _ => return None,
+                        Val::Str(s) => out.push(Some(s.clone())),
+                        _ => out.push(None),
                     }
                 }
             }
-            _ => return None,
+            _ => out.push(None),
         }
     }
     if out.is_empty() {
         return None;
     }
-    Some(quote_words(&out))
+    if out.iter().all(Option::is_some) {
+        let known: Vec<String> = out.into_iter().flatten().collect();
+        return Some(quote_words(&known));
+    }
+    // `['python3', 'train.py', '--seed', str(seed)]`: a script named outright, run by an
+    // interpreter, with arguments the code computes. The script is read as it would be
+    // on a command line, the arguments standing as values only known as it runs.
+    let interpreter = out[0].as_deref().is_some_and(|p| {
+        let name = p.rsplit('/').next().unwrap_or(p);
+        name.starts_with("python")
+            || matches!(
+                name,
+                "node" | "ruby" | "perl" | "php" | "bash" | "sh" | "Rscript"
+            )
+    });
+    let script = out
+        .get(1)
+        .and_then(Option::as_deref)
+        .is_some_and(|s| !s.starts_with('-') && std::path::Path::new(s).extension().is_some());
+    if !interpreter || !script {
+        return None;
+    }
+    let line: Vec<String> = out
+        .into_iter()
+        .map(|w| match w {
+            Some(w) => quote_words(&[w]),
+            None => format!("\"${COMPUTED_ARGUMENT}\""),
+        })
+        .collect();
+    Some(format!(
+        "{COMPUTED_ARGUMENT}=$(computed-by-the-code); {}",
+        line.join(" ")
+    ))
 }
+
+/// The variable an argument the code computes stands as, in a command line the code runs.
+const COMPUTED_ARGUMENT: &str = "NAGGER_COMPUTED_ARGUMENT";
 
 fn module_of_power(m: &str) -> bool {
     let m = strip_node(m);
@@ -1958,6 +2169,23 @@ fn member_of(cur: Val, name: &str) -> Val {
             Val::Unknown
         }
         Val::Str(s) => Val::Func(format!("\u{0}{s}"), name.to_owned()),
+        // One of several paths (a loop's names): each, kept apart by `\u{2}`.
+        Val::List(items)
+            if (RECEIVER_METHODS.iter().any(|(m, _)| *m == name)
+                || PATH_BUILDERS.contains(&name))
+                && !items.is_empty()
+                && items.len() <= 16
+                && items.iter().all(|v| matches!(v, Val::Str(_))) =>
+        {
+            let paths: Vec<&str> = items
+                .iter()
+                .filter_map(|v| match v {
+                    Val::Str(s) => Some(s.as_str()),
+                    _ => None,
+                })
+                .collect();
+            Val::Func(format!("\u{0}{}", paths.join("\u{2}")), name.to_owned())
+        }
         Val::Func(q, f) => Val::Name(format!("{q}.{f}.{name}")),
         // `Path(sys.argv[1]).write_text(…)`: a path the code computes.
         _ if RECEIVER_METHODS.iter().any(|(m, _)| *m == name) => {

@@ -558,12 +558,55 @@ fn a_loop_over_listed_names_writes_below_its_folder() {
         "{:?}",
         written(code, Js)
     );
-    // A hidden name, a parent, a path: not worked out; one name is itself.
-    for code in [
-        "import os\nfor n in ('.claude', 'x'):\n    open(os.path.join(n, 'settings.json'), 'w').write('{}')\n",
-        "import os\nfor n in ('a', '../b'):\n    open(os.path.join('build', n), 'w').write('{}')\n",
+    // Each name is judged where it lands: a hidden one, a parent.
+    for (code, lands) in [
+        (
+            "import os\nfor n in ('.claude', 'x'):\n    open(os.path.join(n, 'settings.json'), 'w').write('{}')\n",
+            ".claude/settings.json",
+        ),
+        (
+            "import os\nfor n in ('a', '../b'):\n    open(os.path.join('build', n), 'w').write('{}')\n",
+            "build/../b",
+        ),
     ] {
-        assert!(!silent(code, Python), "{code}: {:?}", run(code, Python));
+        assert!(
+            written(code, Python)
+                .iter()
+                .any(|p| p.as_deref() == Some(lands)),
+            "{code}: {:?}",
+            written(code, Python)
+        );
+    }
+    // Tuples unpacked, numbers, comprehensions.
+    for code in [
+        "import csv\nfrom pathlib import Path\nout = Path('data/processed')\nfor name, part in (('train', 1), ('val', 2)):\n    open(out / f'{name}.csv', 'w').write('x')\n",
+        "import shutil\nfor seed in (0, 1, 2):\n    shutil.rmtree(f'runs/seed{seed}')\n",
+        "import glob, os\n[os.remove(f) for f in glob.glob('checkpoints/epoch_*.json')]\n",
+    ] {
+        let effects = run(code, Python);
+        assert!(
+            effects
+                .iter()
+                .all(|e| !matches!(e, Effect::Unknown(_) | Effect::Writes(None))),
+            "{code}: {effects:?}"
+        );
+    }
+    for (code, lands) in [
+        (
+            "for name, part in (('.claude', 1), ('val', 2)):\n    open(name + '/settings.json', 'w').write('x')\n",
+            Some(".claude/settings.json"),
+        ),
+        // A pattern from a hidden folder is no folder below the project's own.
+        (
+            "import glob, os\n[os.remove(f) for f in glob.glob('.c*/*')]\n",
+            None,
+        ),
+    ] {
+        assert!(
+            written(code, Python).iter().any(|p| p.as_deref() == lands),
+            "{code}: {:?}",
+            written(code, Python)
+        );
     }
     let one = "for n in ('.claude',):\n    open(n + '/settings.json', 'w').write('{}')\n";
     assert!(

@@ -13,6 +13,7 @@
 //! so that no literal check sees it; what it holds is judged like the command line
 //! ([`carries_over_fresh`]).
 
+mod arguments;
 mod buildcode;
 mod builds;
 mod bytecode;
@@ -99,6 +100,22 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
             ..command.clone()
         };
         &with_exports
+    };
+    // `X=build; bash clean.sh "$X"`: the words the line set to plain values, written out,
+    // so a script handed them reads them as they are.
+    let with_values;
+    let command = if command.argv.iter().any(|w| w.contains('$')) {
+        with_values = SimpleCommand {
+            argv: command
+                .argv
+                .iter()
+                .map(|w| with_line_values(parsed, index, w))
+                .collect(),
+            ..command.clone()
+        };
+        &with_values
+    } else {
+        command
     };
     // `PYTHONPATH=tools python3 -c 'import gen'`, `NODE_PATH=lib node …`: the folders
     // modules are found in too (`$PWD/x` is the folder the command runs in).
@@ -839,6 +856,8 @@ fn program_file(
     };
     if let Some((text, via)) = text_of(file, cwd, files, out) {
         imports::follow(&text, runner, Some(file), cwd, files, out);
+        // What it reads of its arguments, as the line gives them.
+        let text = arguments::filled(&text, runner, params.get(1..).unwrap_or(&[]));
         out.push(Ran::Code(text, runner.to_owned(), via));
     }
 }

@@ -1872,7 +1872,20 @@ fn fill_positional(script: &str, params: &[String], only_name: bool) -> String {
     if !script.contains('$') {
         return script.to_owned();
     }
-    let quoted: Vec<String> = args.iter().map(|a| shell_quote(a)).collect();
+    // An argument that is only known as the outer line runs (`bash x.sh "$X"` after
+    // `X=$(…)`) stands as a value computed then, not as its own text.
+    let computed: Vec<bool> = args.iter().map(|a| only_known_when_run(a)).collect();
+    let quoted: Vec<String> = args
+        .iter()
+        .zip(&computed)
+        .map(|(a, c)| {
+            if *c {
+                format!("\"{COMPUTED_PARAMETER}\"")
+            } else {
+                shell_quote(a)
+            }
+        })
+        .collect();
     let all = quoted.join(" ");
     let bytes = script.as_bytes();
     let mut out = String::with_capacity(script.len() + all.len());
@@ -1946,6 +1959,19 @@ fn fill_positional(script: &str, params: &[String], only_name: bool) -> String {
                             k => args.get(k - 1).cloned().unwrap_or_default(),
                         },
                     };
+                    let computed_here = match which {
+                        "@" | "*" => computed.iter().any(|c| *c),
+                        n => n
+                            .parse::<usize>()
+                            .ok()
+                            .and_then(|k| k.checked_sub(1))
+                            .is_some_and(|k| computed.get(k) == Some(&true)),
+                    };
+                    if computed_here {
+                        out.push_str(COMPUTED_PARAMETER);
+                        i += 1 + len;
+                        continue;
+                    }
                     for ch in raw.chars() {
                         if matches!(ch, '"' | '$' | '`' | '\\') {
                             out.push('\\');
@@ -1965,6 +1991,34 @@ fn fill_positional(script: &str, params: &[String], only_name: bool) -> String {
         i += ch.len_utf8();
     }
     out
+}
+
+/// What a parameter only known as the outer line runs stands as in the script it is
+/// handed to: a command substitution nagger cannot work out.
+const COMPUTED_PARAMETER: &str = "$(nagger-computed-parameter)";
+
+/// Whether the word `arg` holds an expansion only known as the line runs: a command
+/// substitution, or a variable the environment nagger shares with the agent's shell does
+/// not hold (one the line sets, most likely).
+fn only_known_when_run(arg: &str) -> bool {
+    if arg.contains("$(") || arg.contains('`') {
+        return true;
+    }
+    let mut rest = arg;
+    while let Some(at) = rest.find('$') {
+        let after = &rest[at + 1..];
+        let name: String = after
+            .trim_start_matches('{')
+            .chars()
+            .take_while(|c| *c == '_' || c.is_ascii_alphanumeric())
+            .collect();
+        let positional = name.chars().next().is_some_and(|c| c.is_ascii_digit());
+        if !name.is_empty() && !positional && std::env::var_os(&name).is_none() {
+            return true;
+        }
+        rest = after;
+    }
+    false
 }
 
 /// What git runs besides itself: a command line or an argv.
