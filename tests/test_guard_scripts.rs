@@ -4955,3 +4955,43 @@ fn make_takes_variables_from_the_environment_the_line_gives_it() {
         assert_ne!(check(&p, line).0, REFUSED, "{line}");
     }
 }
+
+#[test]
+fn a_scripts_arguments_are_read_where_its_code_reads_them() {
+    let p = Project::new();
+    write(
+        &p,
+        "scripts/write_out.py",
+        "import sys\nwith open(sys.argv[1], 'w') as f:\n    f.write('x')\n",
+    );
+    write(
+        &p,
+        "train.py",
+        "import argparse, os\np = argparse.ArgumentParser()\np.add_argument('--epochs', type=int, default=1)\np.add_argument('--out', default='checkpoints')\nargs = p.parse_args()\nos.makedirs(args.out, exist_ok=True)\nopen(os.path.join(args.out, 'model.json'), 'w').write('{}')\n",
+    );
+    write(&p, "scripts/clean.sh", "rm -rf \"$1\"\n");
+    write(
+        &p,
+        "scripts/sweep.py",
+        "import subprocess\nfor seed in (0, 1, 2):\n    subprocess.run(['python3', 'train.py', '--epochs', '1', '--out', f'runs/seed{seed}'], check=True)\n",
+    );
+    for line in [
+        "python3 scripts/write_out.py build/out.txt",
+        "python3 train.py --epochs 4 --out runs/a",
+        "python3 train.py",
+        "python3 scripts/sweep.py",
+        "X=build; bash scripts/clean.sh \"$X\"",
+    ] {
+        passes(&p, line);
+    }
+    for line in [
+        "python3 scripts/write_out.py .claude/settings.json",
+        "python3 train.py --out .claude-nagger",
+        "X=/; bash scripts/clean.sh \"$X\"",
+    ] {
+        assert_eq!(check(&p, line).0, REFUSED, "{line}");
+    }
+    // Computed on the line: not known, asked about.
+    stopped(&p, "X=$(cat name.txt); bash scripts/clean.sh \"$X\"");
+    stopped(&p, "python3 scripts/write_out.py \"$(cat name.txt)\"");
+}

@@ -17,6 +17,9 @@ use crate::domain::guard::targets::{Reach, dangerous_target};
 pub(super) enum Val {
     Str(String),
     List(Vec<Val>),
+    /// One of several strings, not known which: a name a loop takes from a list
+    /// (`for n in ("a", "b")`), and what is built from it. Each is judged in turn.
+    OneOf(Vec<String>),
     /// A module, object or name not otherwise known: `os`, `os.path`, `child_process`.
     Name(String),
     /// A function picked by name: `getattr(shutil, 'rmtree')`.
@@ -392,13 +395,7 @@ impl Scan<'_> {
                 .or_else(|| self.loop_over_literals(name, k))
             {
                 Some(Val::Str(v)) => vec![v],
-                Some(Val::List(items)) => items
-                    .into_iter()
-                    .map(|v| match v {
-                        Val::Str(s) => Some(s),
-                        _ => None,
-                    })
-                    .collect::<Option<Vec<_>>>()?,
+                Some(Val::OneOf(choices)) => choices,
                 _ => return None,
             };
             if outs.len() * values.len() > 16 {
@@ -416,7 +413,7 @@ impl Scan<'_> {
         Some(if outs.len() == 1 {
             Val::Str(outs.remove(0))
         } else {
-            Val::List(outs.into_iter().map(Val::Str).collect())
+            Val::OneOf(outs)
         })
     }
 
@@ -533,9 +530,7 @@ impl Scan<'_> {
             [] => None,
             [one] => Some(Val::Str((*one).to_owned())),
             // Each of them, judged in turn where the name is used.
-            many => Some(Val::List(
-                many.iter().map(|t| Val::Str((*t).to_owned())).collect(),
-            )),
+            many => Some(Val::OneOf(many.iter().map(|t| (*t).to_owned()).collect())),
         }
     }
 
@@ -600,7 +595,7 @@ impl Scan<'_> {
         };
         let receiver = match base {
             Val::Str(s) => Val::Str(s),
-            Val::List(items) if items.iter().all(|v| matches!(v, Val::Str(_))) => Val::List(items),
+            Val::OneOf(paths) => Val::OneOf(paths),
             _ => Val::Unknown,
         };
         let f = member_of(receiver, method);
@@ -1056,7 +1051,7 @@ impl Scan<'_> {
                 None => (String::new(), n.clone()),
             },
             Val::Func(q, f) => (q.clone(), f.clone()),
-            Val::Str(_) | Val::List(_) | Val::Unknown => return Val::Unknown,
+            Val::Str(_) | Val::List(_) | Val::OneOf(_) | Val::Unknown => return Val::Unknown,
         };
         let (args, kw) = self.keywords(args);
         if UNPACK_METHODS.contains(&name.as_str())
@@ -1075,14 +1070,10 @@ impl Scan<'_> {
         }
         // A method of a path the code names: `Path('/x').unlink()`.
         if let Some(path) = qual.strip_prefix('\u{0}') {
-            let paths: Vec<Val> = path
-                .split('\u{2}')
-                .map(|p| Val::Str(p.to_owned()))
-                .collect();
-            let receiver = if paths.len() == 1 {
-                Val::Str(path.to_owned())
+            let receiver = if path.contains('\u{2}') {
+                Val::OneOf(path.split('\u{2}').map(str::to_owned).collect())
             } else {
-                Val::List(paths)
+                Val::Str(path.to_owned())
             };
             if let Some((_, tree)) = RECEIVER_METHODS.iter().find(|(m, _)| *m == name) {
                 self.target(receiver.clone(), *tree);
@@ -1554,6 +1545,8 @@ impl Scan<'_> {
                 let line = match vals.as_slice() {
                     [] => return,
                     [Val::Str(s)] => Some(s.clone()),
+                    // One of several command lines (built from a loop's names): each.
+                    [Val::OneOf(lines)] => Some(lines.join("\n")),
                     [Val::List(l)] => words(l),
                     [first, ..] if !several => match first {
                         Val::Str(s) => Some(s.clone()),
@@ -1777,6 +1770,11 @@ impl Scan<'_> {
                     self.target(item, tree);
                 }
             }
+            Val::OneOf(paths) => {
+                for path in paths {
+                    self.target(Val::Str(path), tree);
+                }
+            }
             _ => self.push(Effect::Writes(None)),
         }
     }
@@ -1979,19 +1977,7 @@ fn each_spelling(parts: Vec<Val>, combine: impl Fn(Vec<String>) -> Option<String
     for p in parts {
         let choices: Vec<String> = match p {
             Val::Str(s) => vec![s],
-            Val::List(items) if !items.is_empty() => {
-                let Some(strings) = items
-                    .into_iter()
-                    .map(|v| match v {
-                        Val::Str(s) => Some(s),
-                        _ => None,
-                    })
-                    .collect::<Option<Vec<_>>>()
-                else {
-                    return Val::Unknown;
-                };
-                strings
-            }
+            Val::OneOf(choices) if !choices.is_empty() => choices,
             _ => return Val::Unknown,
         };
         if spellings.len() * choices.len() > 16 {
@@ -2008,17 +1994,17 @@ fn each_spelling(parts: Vec<Val>, combine: impl Fn(Vec<String>) -> Option<String
             })
             .collect();
     }
-    let mut out: Vec<Val> = Vec::new();
+    let mut out: Vec<String> = Vec::new();
     for spelling in spellings {
         match combine(spelling) {
-            Some(s) => out.push(Val::Str(s)),
+            Some(s) => out.push(s),
             None => return Val::Unknown,
         }
     }
     if out.len() == 1 {
-        out.pop().unwrap_or(Val::Unknown)
+        out.pop().map_or(Val::Unknown, Val::Str)
     } else {
-        Val::List(out)
+        Val::OneOf(out)
     }
 }
 
@@ -2059,24 +2045,54 @@ fn string_join(parts: Vec<Val>, separator_first: bool) -> Val {
 
 /// A shell command line running the words of an argument list; `None` when any is unknown.
 fn words(items: &[Val]) -> Option<String> {
-    let mut out: Vec<Option<String>> = Vec::new();
+    // Each word's choices: one, or several for a name a loop lists (a list inside the
+    // list of words), or none known.
+    let mut slots: Vec<Vec<Option<String>>> = Vec::new();
     for v in items {
         match v {
-            Val::Str(s) => out.push(Some(s.clone())),
+            Val::Str(s) => slots.push(vec![Some(s.clone())]),
             Val::List(l) => {
                 for i in l {
                     match i {
-                        Val::Str(s) => out.push(Some(s.clone())),
-                        _ => out.push(None),
+                        Val::Str(s) => slots.push(vec![Some(s.clone())]),
+                        Val::OneOf(choices) if !choices.is_empty() => {
+                            slots.push(choices.iter().cloned().map(Some).collect());
+                        }
+                        _ => slots.push(vec![None]),
                     }
                 }
             }
-            _ => out.push(None),
+            Val::OneOf(choices) if !choices.is_empty() => {
+                slots.push(choices.iter().cloned().map(Some).collect());
+            }
+            _ => slots.push(vec![None]),
         }
     }
-    if out.is_empty() {
+    if slots.is_empty() {
         return None;
     }
+    let mut lines: Vec<Vec<Option<String>>> = vec![Vec::new()];
+    for slot in slots {
+        if lines.len() * slot.len() > 8 {
+            return None;
+        }
+        lines = lines
+            .into_iter()
+            .flat_map(|line| {
+                slot.iter().map(move |w| {
+                    let mut next = line.clone();
+                    next.push(w.clone());
+                    next
+                })
+            })
+            .collect();
+    }
+    let lines: Option<Vec<String>> = lines.into_iter().map(one_line).collect();
+    Some(lines?.join("\n"))
+}
+
+/// One command line of words, some of them unknown (see [`words`]).
+fn one_line(out: Vec<Option<String>>) -> Option<String> {
     if out.iter().all(Option::is_some) {
         let known: Vec<String> = out.into_iter().flatten().collect();
         return Some(quote_words(&known));
@@ -2084,7 +2100,7 @@ fn words(items: &[Val]) -> Option<String> {
     // `['python3', 'train.py', '--seed', str(seed)]`: a script named outright, run by an
     // interpreter, with arguments the code computes. The script is read as it would be
     // on a command line, the arguments standing as values only known as it runs.
-    let interpreter = out[0].as_deref().is_some_and(|p| {
+    let interpreter = out.first().and_then(Option::as_deref).is_some_and(|p| {
         let name = p.rsplit('/').next().unwrap_or(p);
         name.starts_with("python")
             || matches!(
@@ -2170,20 +2186,12 @@ fn member_of(cur: Val, name: &str) -> Val {
         }
         Val::Str(s) => Val::Func(format!("\u{0}{s}"), name.to_owned()),
         // One of several paths (a loop's names): each, kept apart by `\u{2}`.
-        Val::List(items)
+        Val::OneOf(paths)
             if (RECEIVER_METHODS.iter().any(|(m, _)| *m == name)
                 || PATH_BUILDERS.contains(&name))
-                && !items.is_empty()
-                && items.len() <= 16
-                && items.iter().all(|v| matches!(v, Val::Str(_))) =>
+                && !paths.is_empty()
+                && paths.len() <= 16 =>
         {
-            let paths: Vec<&str> = items
-                .iter()
-                .filter_map(|v| match v {
-                    Val::Str(s) => Some(s.as_str()),
-                    _ => None,
-                })
-                .collect();
             Val::Func(format!("\u{0}{}", paths.join("\u{2}")), name.to_owned())
         }
         Val::Func(q, f) => Val::Name(format!("{q}.{f}.{name}")),
