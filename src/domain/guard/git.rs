@@ -81,6 +81,42 @@ pub(super) fn verb_index(args: &[String]) -> usize {
 }
 
 /// The dangerous effect of `git <args>`, if any.
+/// The program `git grep -O[PROG]` / `--open-files-in-pager[=PROG]` hands the files it
+/// finds (`less` when none is named).
+fn grep_pager(rest: &[String]) -> Option<String> {
+    for a in rest {
+        if a == "--" {
+            break;
+        }
+        if let Some(p) = a.strip_prefix("--open-files-in-pager") {
+            return Some(p.strip_prefix('=').unwrap_or("less").to_owned());
+        }
+        if a == "-O" {
+            return Some("less".to_owned());
+        }
+        if let Some(cluster) = a.strip_prefix('-').filter(|c| !c.starts_with('-'))
+            && let Some(at) = cluster.find('O')
+        {
+            let after = &cluster[at + 1..];
+            return Some(if after.is_empty() { "less" } else { after }.to_owned());
+        }
+    }
+    None
+}
+
+/// A program that only shows the files it is handed.
+fn viewer(program: &str) -> bool {
+    let words: Vec<&str> = program.split_whitespace().collect();
+    match words.as_slice() {
+        [one] => matches!(
+            one.rsplit('/').next().unwrap_or(one),
+            "less" | "more" | "most" | "view" | "cat" | "bat" | "batcat" | "head" | "tail" | "wc"
+        ),
+        [editor, "-R"] => matches!(*editor, "vi" | "vim" | "nvim"),
+        _ => false,
+    }
+}
+
 pub(super) fn git_danger(args: &[String]) -> Option<Finding> {
     let mut i = 0;
     let mut settings: Vec<(&str, &str)> = Vec::new();
@@ -250,6 +286,15 @@ pub(super) fn git_danger(args: &[String]) -> Option<Finding> {
         {
             None
         }
+        // `git grep -O'rm -f' x`: the program runs on every file that matches.
+        "grep" if grep_pager(rest).is_some_and(|p| !viewer(&p)) => Some(Finding::ask(
+            "guard:git-runs-program",
+            format!(
+                "runs `{}` on every file `git grep` finds (`--open-files-in-pager`)",
+                grep_pager(rest).unwrap_or_default()
+            ),
+            "Run `git grep -l`, read the list, and name the files to the program.",
+        )),
         "filter-branch" | "filter-repo" => deny(
             "guard:git-history-rewrite",
             format!("rewrites the whole history of the repository (`git {sub}`)"),

@@ -108,9 +108,99 @@ pub(super) fn removed_on_the_way(command: &SimpleCommand) -> Option<Vec<&str>> {
     let on_the_way = match command.name() {
         "rsync" => deletion.verb == "moves away every file of",
         "tar" | "bsdtar" | "gtar" | "zip" | "7z" | "7za" | "7zr" | "7zz" => true,
-        _ => deletion.verb == "compresses away every file of",
+        "python" | "python3" | "virtualenv" | "uv" => true,
+        name if name.starts_with("python") => true,
+        _ => matches!(
+            deletion.verb,
+            "compresses away every file of" | "compresses away"
+        ),
     };
     (on_the_way && !deletion.targets.is_empty()).then_some(deletion.targets)
+}
+
+/// The folder `tar -x` unpacks into, when it also removes what is there: GNU tar's
+/// incremental extraction (`-G`, `-g F`, `--listed-incremental`, `--incremental`)
+/// deletes what the archive's snapshot lacks, `--recursive-unlink` empties a folder a
+/// member replaces.
+fn tar_extraction_removes(args: &[String]) -> Option<&str> {
+    let first = args.first().map_or("", String::as_str);
+    let bundled = !first.starts_with('-');
+    let extract = (bundled && first.contains('x')) || has_flag(args, "x", &["extract", "get"]);
+    let removes = has_flag(
+        args,
+        "Gg",
+        &["listed-incremental", "incremental", "recursive-unlink"],
+    ) || bundled && first.contains(['G', 'g']);
+    if !(extract && removes) {
+        return None;
+    }
+    Some(
+        super::shell::option_values(args, &["-C"], &["--directory"])
+            .last()
+            .copied()
+            .unwrap_or("."),
+    )
+}
+
+/// Whether a compressor replaces the files it is given by compressed copies: it keeps
+/// them with `-k`/`--keep`, writes to standard output with `-c`, only tests or lists, or
+/// decompresses; zstd, lz4 and brotli keep them unless told `--rm`.
+fn compresses_in_place(name: &str, args: &[String]) -> bool {
+    let keeps = args.iter().any(|a| {
+        let flags = a
+            .strip_prefix('-')
+            .filter(|f| !f.starts_with('-'))
+            .map(|f| f.split(['S', 'b', 'T', 'o']).next().unwrap_or(f));
+        flags.is_some_and(|f| f.contains(['c', 'd', 't', 'l', 'k']))
+            || matches!(
+                a.as_str(),
+                "--stdout"
+                    | "--to-stdout"
+                    | "--decompress"
+                    | "--uncompress"
+                    | "--test"
+                    | "--list"
+                    | "--keep"
+            )
+    });
+    let removes = !matches!(name, "zstd" | "lz4" | "brotli") || args.iter().any(|a| a == "--rm");
+    !keeps && removes && !operands(args).is_empty()
+}
+
+/// The folders a virtual environment is made in after emptying them: `python3 -m venv
+/// --clear D`, `virtualenv --clear D`, `uv venv D` (which replaces what is at D).
+fn venv_cleared<'a>(name: &str, args: &'a [String]) -> Option<Vec<&'a str>> {
+    let rest: &[String] = if name == "uv" {
+        if args.first().is_some_and(|a| a == "venv") {
+            &args[1..]
+        } else {
+            return None;
+        }
+    } else if name == "virtualenv" {
+        args
+    } else {
+        let m = args.iter().position(|a| {
+            a == "-m" || a.ends_with('m') && a.starts_with('-') && !a.starts_with("--")
+        })?;
+        if !args
+            .get(m + 1)
+            .is_some_and(|v| v == "venv" || v == "virtualenv")
+        {
+            return None;
+        }
+        &args[m + 2..]
+    };
+    let clears = name == "uv" || rest.iter().any(|a| a == "--clear");
+    if !clears {
+        return None;
+    }
+    let dirs = operands_with(rest, &["-p"], &["prompt", "python", "seed", "index-url"]);
+    // `uv venv` alone makes `.venv`.
+    Some(if dirs.is_empty() && name == "uv" {
+        vec![".venv"]
+    } else {
+        dirs
+    })
 }
 
 /// What `command` deletes or locks away whole, if anything.
@@ -151,6 +241,17 @@ fn deletion(command: &SimpleCommand) -> Option<Deletion<'_>> {
             verb = "takes away the user's access to";
             paths.to_vec()
         }
+        // `tar -xGf snap.tar`: what the folder holds and the snapshot lacks, deleted.
+        "tar" | "gtar" if tar_extraction_removes(args).is_some() => {
+            verb = "empties what the archive lacks from";
+            tar_extraction_removes(args).into_iter().collect()
+        }
+        // `python3 -m venv --clear D`, `virtualenv --clear D`: D emptied first.
+        name if (name.starts_with("python") || name == "virtualenv" || name == "uv")
+            && venv_cleared(name, args).is_some() =>
+        {
+            venv_cleared(name, args).unwrap_or_default()
+        }
         // `tar czf x.tgz proj --remove-files`, `zip -m x.zip -r proj`: archived, then gone.
         "tar" | "bsdtar" | "gtar" if args.iter().any(|a| a == "--remove-files") => {
             // `tar czf x.tgz …`: the first word bundles the options, and `f` takes the
@@ -187,6 +288,15 @@ fn deletion(command: &SimpleCommand) -> Option<Deletion<'_>> {
         {
             verb = "compresses away every file of";
             operands(args)
+        }
+        // `xz .git/HEAD`, `gzip src/*.rs`, `zstd --rm x`: each file replaced by its
+        // compressed copy (`-k`, `-c`, `-d`, `-t`, `-l` keep it).
+        "gzip" | "bzip2" | "xz" | "lzma" | "lzip" | "pigz" | "pbzip2" | "zstd" | "lz4"
+        | "brotli" | "compress"
+            if compresses_in_place(name, args) =>
+        {
+            verb = "compresses away";
+            operands_with(args, &["-S", "-b", "-T", "-o"], &["suffix", "threads"])
         }
         "zip" if has_flag(args, "m", &["move"]) => operands(args)
             .into_iter()

@@ -821,6 +821,8 @@ impl<'a> Guard<'a> {
             };
             let mut more = command_findings(&as_rm, &[], below);
             more.extend(project::loses_work(&as_rm, cwd, at.scope.root));
+            more.extend(protect::written_by(&as_rm, &[], cwd, at.scope));
+            more.extend(important::written(&as_rm, &[], cwd));
             more.retain(|f| !findings.iter().any(|g| g.harm == f.harm));
             findings.extend(more);
         }

@@ -161,6 +161,52 @@ pub(super) const TABLE: &[Entry] = &[
     e(PY, SHUTIL, "copytree", Cap::Write(&[1])),
     e(PY, SHUTIL, "chown", Cap::Write(&[0])),
     e(PY, SHUTIL, "unpack_archive", Cap::Unpack),
+    // A pickle (or marshal, dill, cloudpickle data) runs whatever code it holds as it
+    // is loaded; so does YAML read with its unsafe loader.
+    e(
+        PY,
+        &[
+            "pickle",
+            "cPickle",
+            "_pickle",
+            "dill",
+            "cloudpickle",
+            "marshal",
+        ],
+        "load",
+        Cap::Opaque("loads a pickle, which runs whatever code it holds"),
+    ),
+    e(
+        PY,
+        &[
+            "pickle",
+            "cPickle",
+            "_pickle",
+            "dill",
+            "cloudpickle",
+            "marshal",
+        ],
+        "loads",
+        Cap::Opaque("loads a pickle, which runs whatever code it holds"),
+    ),
+    e(
+        PY,
+        &["pickle", "_pickle"],
+        "Unpickler",
+        Cap::Opaque("loads a pickle, which runs whatever code it holds"),
+    ),
+    e(
+        PY,
+        &["yaml"],
+        "unsafe_load",
+        Cap::Opaque("reads YAML with its unsafe loader, which runs code the file names"),
+    ),
+    e(
+        PY,
+        &["yaml"],
+        "unsafe_load_all",
+        Cap::Opaque("reads YAML with its unsafe loader, which runs code the file names"),
+    ),
     // `uu.decode(f)`: the file is named in `f`'s `begin` line.
     e(PY, &["uu"], "decode", Cap::Unpack),
     // `venv.create(dir, clear=True)`, `venv.EnvBuilder(clear=True).create(dir)`: a

@@ -21,6 +21,7 @@ const MAX_READ: usize = 32;
 enum Lang {
     Ruby,
     Php,
+    Perl,
     Elixir,
     Terraform,
 }
@@ -138,6 +139,24 @@ pub(super) fn runs(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut V
                 want(file, "", Lang::Elixir);
             }
         }
+        // `prove`, `prove -r t`: Perl's tests, `t/*.t` unless named.
+        "prove" => {
+            let named: Vec<&str> = ops
+                .iter()
+                .copied()
+                .filter(|o| !o.starts_with('-'))
+                .collect();
+            if named.is_empty() {
+                want("t", ".t", Lang::Perl);
+            }
+            for n in named {
+                if has_ending(n, "t") || has_ending(n, "pl") {
+                    want(n, "", Lang::Perl);
+                } else {
+                    want(n, ".t", Lang::Perl);
+                }
+            }
+        }
         "jekyll" if matches!(task, "build" | "b" | "serve" | "s" | "server") => {
             want("_plugins", ".rb", Lang::Ruby);
         }
@@ -212,7 +231,9 @@ fn judged(
     files: &View,
     out: &mut Vec<Ran>,
 ) {
-    let text = match files.read_unjudged(cwd, file) {
+    // Read as the code it is: changed since git kept it, it makes what the command runs
+    // the agent's own, judged as strictly.
+    let text = match files.read(cwd, file) {
         Content::Text { text, .. } => text,
         Content::Hidden => {
             out.push(Ran::Finding(Finding::ask(
@@ -231,6 +252,7 @@ fn judged(
     match lang {
         Lang::Ruby => out.push(Ran::Code(text, "ruby".into(), via)),
         Lang::Php => out.push(Ran::Code(text, "php".into(), via)),
+        Lang::Perl => out.push(Ran::Code(text, "perl".into(), via)),
         Lang::Elixir => super::buildcode::elixir_calls(&text, &via, out),
         Lang::Terraform => terraform(&text, &via, run_in, out),
     }

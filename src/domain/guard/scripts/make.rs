@@ -22,6 +22,9 @@ const MAX_EXPANDED: usize = 64 * 1024;
 /// Most `include`d Makefiles read.
 const MAX_INCLUDES: usize = 8;
 
+/// Marks a recipe line make runs even when told not to run recipes (`+cmd`).
+const FORCED: char = '\u{3}';
+
 /// How `make` was called.
 #[derive(Default)]
 struct Call {
@@ -139,6 +142,37 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: &View, out: 
     let command = &parsed.commands[index];
     let mut call = read_call(command.args());
     call.env = environment(parsed, index);
+    // `MAKEFLAGS="OUT=/x"`: make reads its options and variables from there too.
+    if call.env.get("MAKEFLAGS").is_some_and(|f| f == COMPUTED) {
+        out.push(Ran::Finding(crate::domain::guard::finding::Finding::ask(
+            "guard:computed-command",
+            "runs make with options and variables from `MAKEFLAGS`, which the line computes".into(),
+            "Give make its variables on its command line, or ask the user.",
+        )));
+        call.env.remove("MAKEFLAGS");
+    }
+    if let Some(flags) = call.env.get("MAKEFLAGS").cloned() {
+        for (k, word) in flags.split_whitespace().enumerate() {
+            if let Some((name, value)) = word.split_once('=') {
+                // The shell's variables in it stay the shell's (`OUT=$HOME`), for the
+                // recipe's shell to read; make reads them as its own otherwise.
+                let value = if value == COMPUTED {
+                    value.to_owned()
+                } else {
+                    value.replace('$', "$$")
+                };
+                call.vars
+                    .entry(name.trim_end_matches([':', '?', '+', '!']).to_owned())
+                    .or_insert(value);
+            } else if k == 0 && !word.starts_with('-') && word.contains(['n', 'q', 't'])
+                || matches!(word, "-n" | "-q" | "-t" | "--dry-run" | "--just-print")
+            {
+                call.dry = true;
+            } else if word == "-e" {
+                call.env_first = true;
+            }
+        }
+    }
     let mut dir = cwd.clone();
     for d in &call.dirs {
         dir = match resolve(&dir, d) {
@@ -233,48 +267,21 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: &View, out: 
     judge(&text, &via, &call, &dir, files, out);
 }
 
-/// The variables the line puts in the environment of command `index`: its own (`DB=x
-/// make`, `env DB=x make`), and those exported before it (`export DB=x;`, or every one
-/// after `set -a`). A value the line computes stands as written, for the shell of the
-/// recipe to expand.
+/// The variables the line puts in the environment of command `index` (see
+/// [`super::values::environment`]), with one the line computes (`OUT="$(dirname
+/// "$PWD")" make`) standing as computed.
 fn environment(parsed: &Parsed, index: usize) -> HashMap<String, String> {
-    let command = &parsed.commands[index];
-    let mut env = HashMap::new();
-    let before = &parsed.commands[..index];
-    let all_exported = before.iter().any(|c| {
-        let args = c.args();
-        c.name() == "set"
-            && (args.windows(2).any(|w| w[0] == "-o" && w[1] == "allexport")
-                || args.iter().any(|a| {
-                    crate::domain::guard::shell::short_cluster(a).is_some_and(|f| f.contains('a'))
-                }))
-    });
-    let exported = |name: &str| {
-        all_exported
-            || before.iter().any(|c| {
-                matches!(c.name(), "export" | "declare" | "typeset")
-                    && c.args()
-                        .iter()
-                        .any(|a| a == name || a.split_once('=').is_some_and(|(n, _)| n == name))
-            })
-    };
-    for a in parsed.assignments.iter().filter(|a| a.at <= index) {
-        if !a.each && !a.array && exported(&a.name) {
-            env.insert(
-                a.name.clone(),
-                a.value.clone().unwrap_or_else(|| a.raw.clone()),
-            );
-        }
-    }
-    for word in command.env.iter().chain(command.prefixed.iter().flatten()) {
-        if let Some((name, value)) = word.split_once('=')
-            && !name.is_empty()
-            && name.bytes().all(|b| b == b'_' || b.is_ascii_alphanumeric())
-        {
-            env.insert(name.to_owned(), value.to_owned());
-        }
-    }
-    env
+    super::values::environment(parsed, index)
+        .into_iter()
+        .map(|(name, value)| {
+            let value = if value.contains("$(") || value.contains('`') {
+                COMPUTED.to_owned()
+            } else {
+                value
+            };
+            (name, value)
+        })
+        .collect()
 }
 
 /// A Makefile run by its `#!/usr/bin/make -f` line, with `args`.
@@ -298,9 +305,8 @@ fn shown_path(dirs: &[String], name: &str) -> String {
 
 /// The recipes that running `call` on Makefile `text` runs in `dir`, pushed onto `out`.
 fn judge(text: &str, via: &str, call: &Call, dir: &Cwd, files: &View, out: &mut Vec<Ran>) {
-    if call.dry {
-        return;
-    }
+    // `make -n`, `-q`, `-t` run no recipe line but those marked `+` and those that run
+    // `$(MAKE)`; the Makefile's `$(shell …)` runs as it is read, whatever the options.
     let mut makefile = Makefile::default();
     makefile.read(text);
     let mut includes = 0;
@@ -480,8 +486,17 @@ fn judge(text: &str, via: &str, call: &Call, dir: &Cwd, files: &View, out: &mut 
             let script: Vec<String> = rule
                 .recipe
                 .iter()
-                .map(|line| vars.expand(line, &auto, 0))
+                .filter(|line| {
+                    !call.dry
+                        || line.starts_with(FORCED)
+                        || line.contains("$(MAKE)")
+                        || line.contains("${MAKE}")
+                })
+                .map(|line| vars.expand(line.trim_start_matches(FORCED), &auto, 0))
                 .collect();
+            if script.is_empty() {
+                continue;
+            }
             // `sh gen.sh` where a rule of the file makes `gen.sh`: what it runs is only
             // written as make runs.
             for line in &script {
@@ -538,7 +553,7 @@ fn makes(makefile: &Makefile, vars: &Vars, path: &str) -> bool {
         !r.recipe.is_empty()
             && !r.recipe.iter().all(|line| {
                 let line = vars.expand(line, &Auto::default(), 0);
-                let first = line.trim_start_matches(['@', '-', '+', ' ', '\t']);
+                let first = line.trim_start_matches(['@', '-', '+', ' ', '\t', FORCED]);
                 let first = first.split_whitespace().next().unwrap_or("");
                 COMPILERS.contains(&shell::basename(first))
             })
@@ -620,13 +635,18 @@ impl Makefile {
             if let Some(recipe) = line.strip_prefix('\t')
                 && in_rule
             {
-                let recipe = recipe.trim_start_matches(|c: char| {
+                let bare = recipe.trim_start_matches(|c: char| {
                     matches!(c, '@' | '-' | '+') || c.is_whitespace()
                 });
+                let forced = recipe[..recipe.len() - bare.len()].contains('+');
                 if let Some(rule) = self.rules.last_mut()
-                    && !recipe.is_empty()
+                    && !bare.is_empty()
                 {
-                    rule.recipe.push(recipe.to_owned());
+                    rule.recipe.push(if forced {
+                        format!("{FORCED}{bare}")
+                    } else {
+                        bare.to_owned()
+                    });
                 }
                 continue;
             }
@@ -713,8 +733,13 @@ impl Makefile {
                 recipe: Vec::new(),
             };
             if let Some(r) = inline.filter(|r| !r.is_empty()) {
+                let bare = r.trim_start_matches(['@', '-', '+']);
                 rule.recipe
-                    .push(r.trim_start_matches(['@', '-', '+']).to_owned());
+                    .push(if r[..r.len() - bare.len()].contains('+') {
+                        format!("{FORCED}{bare}")
+                    } else {
+                        bare.to_owned()
+                    });
             }
             if self.default_goal.is_none()
                 && let Some(first) = rule.targets.first()

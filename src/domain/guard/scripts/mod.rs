@@ -27,6 +27,7 @@ mod imports;
 mod later;
 mod lookup;
 mod make;
+mod opaque;
 mod outdirs;
 mod package;
 mod queries;
@@ -81,13 +82,31 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
     let command = &parsed.commands[index];
     // `export PYTHONPATH=tools; python3 …`: what the line exported before the command is
     // in its environment too (its own assignments after, which win).
-    let exported: Vec<String> = parsed
+    // What else the line exported (`export CARGO_TARGET_DIR=~; cargo clean`) is in it
+    // as well.
+    let mut exported: Vec<String> = parsed
         .assignments
         .iter()
         .filter(|a| a.at <= index && !a.each && a.name.starts_with("PYTHON"))
         .filter_map(|a| a.value.as_ref().map(|v| format!("{}={v}", a.name)))
         .take(16)
         .collect();
+    let own: Vec<&str> = command
+        .env
+        .iter()
+        .filter_map(|w| w.split_once('=').map(|(n, _)| n))
+        .collect();
+    let mut others: Vec<(String, String)> = values::environment(parsed, index)
+        .into_iter()
+        .filter(|(name, _)| !name.starts_with("PYTHON") && !own.contains(&name.as_str()))
+        .collect();
+    others.sort();
+    exported.extend(
+        others
+            .into_iter()
+            .take(32)
+            .map(|(name, value)| format!("{name}={value}")),
+    );
     let with_exports;
     let command = if exported.is_empty() {
         command
@@ -173,6 +192,7 @@ pub(super) fn runs(parsed: &Parsed, index: usize, cwd: &Cwd, files: View) -> Vec
     configs::runs(command, cwd, files, &mut out);
     buildcode::runs(command, cwd, files, &mut out);
     frameworks::runs(command, cwd, files, &mut out);
+    opaque::runs(command, cwd, files, &mut out);
     tasks::runs(command, cwd, files, &mut out);
     crates::runs(command, cwd, files, &mut out);
     queries::runs(parsed, index, cwd, files, &mut out);

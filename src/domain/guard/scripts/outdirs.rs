@@ -353,6 +353,21 @@ const EMPTIERS: &[Emptier] = &[
     },
 ];
 
+/// Where a tool takes its root folder (its config and its relative paths) from, when not
+/// the folder it runs in: options, or the operand after its build subcommand.
+const ROOTS: &[(&str, &[&str], &[&str], bool)] = &[
+    ("vite", &[], &["--root"], true),
+    ("next", &[], &[], true),
+    ("astro", &[], &["--root"], false),
+    ("vitepress", &[], &[], true),
+    ("docusaurus", &[], &[], true),
+    ("hugo", &["-s"], &["--source"], false),
+    ("jekyll", &["-s"], &["--source"], false),
+    ("mdbook", &[], &[], true),
+    ("zola", &["-r"], &["--root"], false),
+    ("hexo", &[], &["--cwd"], false),
+];
+
 /// Endings of JavaScript and TypeScript code files.
 const JS_ENDINGS: &[&str] = &[".js", ".mjs", ".cjs", ".ts", ".mts", ".cts"];
 
@@ -363,7 +378,10 @@ const MAX_VALUES: usize = 8;
 /// absolute), or an expression nagger does not work out.
 #[derive(Debug, PartialEq)]
 enum Folder {
+    /// A path relative to where the tool runs, or absolute.
     Path(String),
+    /// A path relative to the tool's root (a config's plain string: `outDir: 'dist'`).
+    FromRoot(String),
     Computed(String),
 }
 
@@ -379,29 +397,42 @@ pub(super) fn runs(
     let Some(emptier) = EMPTIERS.iter().find(|e| e.tools.contains(&tool)) else {
         return;
     };
+    let (root_short, root_long, root_operand) = ROOTS
+        .iter()
+        .find(|(t, ..)| *t == tool)
+        .map_or((&[][..], &[][..], false), |(_, s, l, o)| (*s, *l, *o));
     // The options that take a value stand anywhere (`stack --work-dir .. clean`).
     let valued_short: Vec<&str> = emptier
         .short
         .iter()
         .chain(emptier.config_short)
+        .chain(root_short)
         .copied()
         .collect();
     let valued_long: Vec<&str> = emptier
         .long
         .iter()
         .chain(emptier.config_long)
+        .chain(root_long)
         .map(|l| l.trim_start_matches('-'))
         .collect();
     let ops = super::super::finding::operands_with(args, &valued_short, &valued_long);
     if !emptier.builds.is_empty() && !ops.first().is_some_and(|s| emptier.builds.contains(s)) {
         return;
     }
-    // `vitepress build docs`: the site's root, where its config and output are.
-    let root = if tool == "vitepress" {
-        ops.get(1).map(|r| normalize(r.trim_end_matches('/')))
-    } else {
-        None
-    };
+    // `vitepress build docs`, `hugo --source site`, `next build apps/web`: the root,
+    // where its config is and what its config names is.
+    let operand_at = usize::from(!emptier.builds.is_empty());
+    let root = shell::option_values(args, root_short, root_long)
+        .last()
+        .map(|r| (*r).to_owned())
+        .or_else(|| {
+            root_operand
+                .then(|| ops.get(operand_at).map(|r| (*r).to_owned()))
+                .flatten()
+        })
+        .map(|r| normalize(r.trim_end_matches('/')))
+        .filter(|r| !r.is_empty() && r != ".");
     let mut named: Vec<(Folder, String)> = Vec::new();
     for value in shell::option_values(args, emptier.short, emptier.long) {
         named.push((
@@ -414,6 +445,27 @@ pub(super) fn runs(
             && emptier.env.contains(&key)
         {
             named.push((Folder::Path(value.to_owned()), format!("`{key}`")));
+        }
+    }
+    // `cargo clean --config 'build.target-dir="/x"'`, `--config ci.toml`.
+    if tool == "cargo" {
+        for value in shell::option_values(args, &[], &["--config"])
+            .into_iter()
+            .take(8)
+        {
+            if let Some((key, setting)) = value.split_once('=') {
+                if key.trim().ends_with("target-dir") {
+                    let setting = setting.trim().trim_matches(['"', '\'']);
+                    named.push((
+                        Folder::Path(setting.to_owned()),
+                        format!("`--config {value}` on its command line"),
+                    ));
+                }
+            } else if let Some((text, via)) = read_named(files.read(cwd, value), value, out) {
+                for (folder, key) in line_values(&text, &["target-dir"], '=', &config_base(value)) {
+                    named.push((folder, format!("`{key}` in {via}")));
+                }
+            }
         }
     }
     let mut switched = match emptier.when {
@@ -471,7 +523,8 @@ pub(super) fn runs(
     }
     for (folder, from) in named {
         let path = match folder {
-            Folder::Path(path) => match &root {
+            Folder::Path(path) => path,
+            Folder::FromRoot(path) => match &root {
                 Some(root) if !path.starts_with('/') && !path.starts_with('~') => {
                     format!("{root}/{path}")
                 }
@@ -499,7 +552,15 @@ pub(super) fn runs(
             }
         };
         let empties = match emptier.when {
-            When::InsideOr(_) => switched || (!config_said_off && inside(&path)),
+            When::InsideOr(_) => {
+                let within = match &root {
+                    Some(root) => path
+                        .strip_prefix(root.as_str())
+                        .is_some_and(|rest| inside(rest.trim_start_matches('/'))),
+                    None => inside(&path),
+                };
+                switched || (!config_said_off && within)
+            }
             _ => switched,
         };
         if !empties {
@@ -690,6 +751,9 @@ fn js_values(text: &str, keys: &[&str], base: &str) -> Vec<(Folder, String)> {
 /// 'dist')`, `path.join(…)`, `fileURLToPath(new URL('./dist', import.meta.url))`, a
 /// concatenation, a constant the file sets.
 fn js_folder(expr: &str, text: &str, base: &str, depth: usize) -> Folder {
+    if let Some(Literal::Plain(s)) = string_literal(expr.trim()) {
+        return Folder::FromRoot(s);
+    }
     match js_piece(expr, text, base, depth) {
         Some(path) => Folder::Path(path),
         None => Folder::Computed(expr.chars().take(80).collect()),
@@ -962,7 +1026,7 @@ mod tests {
     #[test]
     fn javascript_paths_are_worked_out_where_the_text_says_them() {
         let p = |s: &str| Folder::Path(s.to_owned());
-        assert_eq!(path("'dist'", ""), p("dist"));
+        assert_eq!(path("'dist'", ""), Folder::FromRoot("dist".into()));
         assert_eq!(path("path.resolve(__dirname, 'dist')", ""), p("./dist"));
         assert_eq!(
             path("path.resolve(__dirname, '..', '..')", ""),

@@ -1,7 +1,9 @@
 //! The file a command is handed, as the shell will name it: variables the line sets to
 //! plain values, and those it leaves alone as the environment has them, written out.
 
-use super::super::shell::Parsed;
+use std::collections::HashMap;
+
+use super::super::shell::{Parsed, short_cluster};
 
 /// `word` with the variables the line set before command `index` to plain values
 /// written out (`export NVM_DIR="$HOME/.nvm"; . "$NVM_DIR/nvm.sh"`), and those it leaves
@@ -76,4 +78,53 @@ fn line_values(parsed: &Parsed, index: usize, word: &str) -> String {
         }
     }
     out
+}
+
+/// The variables the line puts in the environment of command `index`: its own (`DB=x
+/// make`, `env DB=x make`), and those exported before it (`export DB=x;`, `X=y; export
+/// X`, or every one after `set -a`). A value stands as written, for the program's own
+/// shell to expand.
+pub(crate) fn environment(parsed: &Parsed, index: usize) -> HashMap<String, String> {
+    let command = &parsed.commands[index];
+    let mut env = HashMap::new();
+    let before = &parsed.commands[..index];
+    let all_exported = before.iter().any(|c| {
+        let args = c.args();
+        c.name() == "set"
+            && (args.windows(2).any(|w| w[0] == "-o" && w[1] == "allexport")
+                || args
+                    .iter()
+                    .any(|a| short_cluster(a).is_some_and(|f| f.contains('a'))))
+    });
+    let exported = |name: &str| {
+        all_exported
+            || before.iter().any(|c| {
+                matches!(c.name(), "export" | "declare" | "typeset")
+                    && c.args()
+                        .iter()
+                        .any(|a| a == name || a.split_once('=').is_some_and(|(n, _)| n == name))
+            })
+    };
+    for a in parsed.assignments.iter().filter(|a| a.at <= index) {
+        if !a.each && !a.array && exported(&a.name) {
+            let raw = a
+                .raw
+                .strip_prefix('"')
+                .and_then(|r| r.strip_suffix('"'))
+                .unwrap_or(&a.raw);
+            env.insert(
+                a.name.clone(),
+                a.value.clone().unwrap_or_else(|| raw.to_owned()),
+            );
+        }
+    }
+    for word in command.env.iter().chain(command.prefixed.iter().flatten()) {
+        if let Some((name, value)) = word.split_once('=')
+            && !name.is_empty()
+            && name.bytes().all(|b| b == b'_' || b.is_ascii_alphanumeric())
+        {
+            env.insert(name.to_owned(), value.to_owned());
+        }
+    }
+    env
 }
