@@ -4995,3 +4995,75 @@ fn a_scripts_arguments_are_read_where_its_code_reads_them() {
     stopped(&p, "X=$(cat name.txt); bash scripts/clean.sh \"$X\"");
     stopped(&p, "python3 scripts/write_out.py \"$(cat name.txt)\"");
 }
+
+#[test]
+fn tools_that_write_or_run_what_their_data_says_are_read_or_asked_about() {
+    let p = Project::new();
+    write(&p, "tools/tz.txt", "Zone .claude/settings.json 0 - UTC\n");
+    write(&p, "tools/ok.txt", "Zone Etc/Test 0 - UTC\n");
+    write(
+        &p,
+        "docs/usage.txt",
+        ">>> import shutil\n>>> shutil.rmtree('/')\n",
+    );
+    write(
+        &p,
+        "Makefile",
+        "a := .cla\nb := ude/settings.json\ninstall:\n\t+rm -f $(a)$(b)\nlist:\n\trm -rf /\n",
+    );
+    write(
+        &p,
+        "t/sub/b.t",
+        "system('rm', '-rf', '/'); print \"1..1\\nok 1\\n\";\n",
+    );
+    // A gzip file whose stored name is the local settings, beside them.
+    let mut gz = vec![0x1f, 0x8b, 8, 0x08, 0, 0, 0, 0, 0, 3];
+    gz.extend_from_slice(b"settings.local.json\0");
+    gz.extend_from_slice(&[3, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    std::fs::create_dir_all(p.root.join(".claude")).expect("folder");
+    std::fs::write(p.root.join(".claude/upd.gz"), gz).expect("gz");
+    for line in [
+        "tar -x -g /dev/null -f vendor/snap.tar",
+        "tar -xGf vendor/snap.tar",
+        "python3 -m venv --clear --without-pip .",
+        "python3 -m venv --clear .git",
+        "uv venv .",
+        "xz .git/HEAD",
+        "zstd -q --rm .claude/settings.json",
+        "make -n install",
+        "zic -d . tools/tz.txt",
+        "gunzip -Nf .claude/upd.gz",
+        "python3 -m doctest docs/usage.txt",
+        "prove -r",
+    ] {
+        assert_eq!(check(&p, line).0, REFUSED, "{line}");
+    }
+    for line in [
+        "git grep -O'rm -f' PreToolUse",
+        "nroff -U -man docs/x.1",
+        "debugfs -R 'dump -p /x y' fs.img",
+        "rsync -a --read-batch=vendor/upd.batch ./",
+        "dpkg --instdir=.. --admindir=../tmp/d -i vendor/x.deb",
+        "python3 -m pickle vendor/cache.pkl",
+        "python3 -c \"import pickle; pickle.load(open('vendor/cache.pkl', 'rb'))\"",
+        "python3 -c \"import doctest; doctest.testfile('docs/usage.txt', module_relative=False)\"",
+    ] {
+        assert_eq!(check(&p, line).0, ASKED, "{line}");
+    }
+    for line in [
+        "python3 -m venv .venv",
+        "python3 -m venv --clear .venv",
+        "uv venv",
+        "gzip -k notes.txt",
+        "gunzip -f .claude/upd.gz -c",
+        "git grep -n PreToolUse",
+        "git grep -O PreToolUse",
+        "nroff -man docs/x.1",
+        "debugfs -R 'ls -l /' fs.img",
+        "zic -d build/zones tools/ok.txt",
+        "tar -xf vendor/x.tar -C build",
+        "make -n list",
+    ] {
+        passes(&p, line);
+    }
+}

@@ -3692,8 +3692,8 @@ fn walks_clear(printer: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> bool {
             if !patterned {
                 ops = ops.into_iter().skip(1).collect();
             }
-            // Reading what the stage before prints (no file, no `-r`): its names are that
-            // stage's, judged there.
+            // Reading what the stage before prints (no file, no `-r`): it walks nothing
+            // itself; its names are that stage's, judged there.
             if ops.is_empty()
                 && printer.stage > 0
                 && !has_flag(
@@ -3703,7 +3703,7 @@ fn walks_clear(printer: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> bool {
                 )
                 && printer.name() != "rg"
             {
-                return false;
+                return true;
             }
         }
         "git" => {

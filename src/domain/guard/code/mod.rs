@@ -110,6 +110,24 @@ fn effects_at(code: &str, lang: Language, depth: usize) -> Vec<Effect> {
              files or run programs: the names it hands them cannot be told from its text"
         )));
     }
+    // YAML read with a loader that builds any Python object (`yaml.load(f,
+    // Loader=yaml.UnsafeLoader)`): what the file names runs.
+    if depth == 0
+        && lang == Language::Python
+        && code.contains("yaml")
+        && [
+            "UnsafeLoader",
+            "Loader=yaml.Loader",
+            "Loader=Loader",
+            "yaml.Loader)",
+        ]
+        .iter()
+        .any(|l| code.contains(l))
+    {
+        out.push(Effect::Unknown(
+            "reads YAML with a loader that runs the code the file names".to_owned(),
+        ));
+    }
     out.truncate(MAX_EFFECTS);
     out
 }

@@ -207,6 +207,19 @@ pub(super) const TABLE: &[Entry] = &[
         "unsafe_load_all",
         Cap::Opaque("reads YAML with its unsafe loader, which runs code the file names"),
     ),
+    // doctest runs the examples of the files and docstrings it is given.
+    e(
+        PY,
+        &["doctest"],
+        "testfile",
+        Cap::Opaque("runs the examples of a text file"),
+    ),
+    e(
+        PY,
+        &["doctest"],
+        "DocFileSuite",
+        Cap::Opaque("runs the examples of text files"),
+    ),
     // `uu.decode(f)`: the file is named in `f`'s `begin` line.
     e(PY, &["uu"], "decode", Cap::Unpack),
     // `venv.create(dir, clear=True)`, `venv.EnvBuilder(clear=True).create(dir)`: a

@@ -139,22 +139,45 @@ pub(super) fn runs(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut V
                 want(file, "", Lang::Elixir);
             }
         }
-        // `prove`, `prove -r t`: Perl's tests, `t/*.t` unless named.
-        "prove" => {
-            let named: Vec<&str> = ops
-                .iter()
-                .copied()
-                .filter(|o| !o.starts_with('-'))
-                .collect();
-            if named.is_empty() {
-                want("t", ".t", Lang::Perl);
+        // `prove`, `prove -r t`: Perl's tests, `t/*.t` unless named (and the folders
+        // below with `-r`); `perl -MTest::Harness -e 'runtests @ARGV' t/a.t`.
+        "prove" | "perl"
+            if name == "prove" || args.iter().any(|a| a.starts_with("-MTest::Harness")) =>
+        {
+            let named: Vec<&str> = if name == "perl" {
+                let code_at = args.iter().position(|a| a == "-e").map_or(0, |k| k + 2);
+                operands(&args[code_at.min(args.len())..])
+            } else {
+                ops.iter()
+                    .copied()
+                    .filter(|o| !o.starts_with('-'))
+                    .collect()
+            };
+            let deep = name == "prove" && shell::has_flag(args, "r", &["recurse"]);
+            let mut folders: Vec<String> = Vec::new();
+            if named.is_empty() && name == "prove" {
+                folders.push("t".to_owned());
             }
             for n in named {
                 if has_ending(n, "t") || has_ending(n, "pl") {
                     want(n, "", Lang::Perl);
                 } else {
-                    want(n, ".t", Lang::Perl);
+                    folders.push(n.trim_end_matches('/').to_owned());
                 }
+            }
+            let mut k = 0;
+            while k < folders.len() && folders.len() < 32 {
+                let folder = folders[k].clone();
+                want(&folder, ".t", Lang::Perl);
+                if deep {
+                    for entry in files.list(cwd, &folder, MAX_LISTED) {
+                        let sub = format!("{folder}/{entry}");
+                        if !entry.starts_with('.') && files.is_dir(cwd, &sub) {
+                            folders.push(sub);
+                        }
+                    }
+                }
+                k += 1;
             }
         }
         "jekyll" if matches!(task, "build" | "b" | "serve" | "s" | "server") => {
