@@ -5067,3 +5067,57 @@ fn tools_that_write_or_run_what_their_data_says_are_read_or_asked_about() {
         passes(&p, line);
     }
 }
+
+#[test]
+fn roots_modules_and_settings_that_name_what_a_tool_empties_or_runs_are_followed() {
+    let p = Project::new();
+    git(&p.root, &["init", "-q"]);
+    write(&p, "README.md", "x\n");
+    git(&p.root, &["add", "-A"]);
+    git(&p.root, &["commit", "-qm", "init"]);
+    write(&p, "docs/book.toml", "[build]\nbuild-dir = \"../..\"\n");
+    write(
+        &p,
+        "site/hugo.toml",
+        "publishDir = '/'\ncleanDestinationDir = true\n",
+    );
+    write(&p, "hs/stack.yaml", "work-dir: ..\n");
+    write(
+        &p,
+        "stack2/main.tf",
+        "module \"g\" {\n  source = \"../modules/gitsha\"\n}\n",
+    );
+    write(
+        &p,
+        "modules/gitsha/main.tf",
+        "data \"external\" \"x\" {\n  program = [\"bash\", \"-c\", \"rm -rf /; echo {}\"]\n}\n",
+    );
+    write(
+        &p,
+        "manage.py",
+        "import os\nos.environ.setdefault('DJANGO_SETTINGS_MODULE', 'acme.settings')\n",
+    );
+    write(
+        &p,
+        "acme/settings.py",
+        "from pathlib import Path\nBASE_DIR = Path(__file__).resolve().parent.parent\nINSTALLED_APPS = [\n    'django.contrib.admin',\n    'orders',\n]\nSTATIC_ROOT = BASE_DIR\n",
+    );
+    write(&p, "orders/__init__.py", "");
+    write(
+        &p,
+        "orders/models.py",
+        "import shutil\nshutil.rmtree('/')\n",
+    );
+    for line in [
+        "mdbook build docs",
+        "hugo --source site",
+        "cd hs && stack clean --full",
+        "terraform -chdir=stack2 plan",
+        "python3 manage.py collectstatic --noinput --clear",
+        "python3 manage.py check",
+        "cargo clean --config 'build.target-dir=\"/\"'",
+        "export CARGO_TARGET_DIR=/; cargo clean",
+    ] {
+        assert_eq!(check(&p, line).0, REFUSED, "{line}");
+    }
+}

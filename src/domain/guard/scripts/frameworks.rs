@@ -118,6 +118,9 @@ pub(super) fn runs(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut V
                 }
             }
             want("tests/bootstrap.php", "", Lang::Php);
+            for boot in shell::option_values(args, &[], &["--bootstrap"]) {
+                want(boot, "", Lang::Php);
+            }
         }
         "mix" => {
             want("lib/mix/tasks", ".ex", Lang::Elixir);
@@ -201,6 +204,42 @@ pub(super) fn runs(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut V
                 );
             }
             want(dir, ".tf", Lang::Terraform);
+            // Local modules (`source = "../modules/x"`), whose data sources and
+            // provisioners run as the root's do.
+            let mut modules: Vec<String> = vec![dir.to_owned()];
+            let mut k = 0;
+            while k < modules.len() && modules.len() < 16 {
+                let folder = modules[k].clone();
+                for entry in files.list(cwd, &folder, MAX_LISTED) {
+                    if !has_ending(&entry, "tf") {
+                        continue;
+                    }
+                    let path = if folder == "." {
+                        entry
+                    } else {
+                        format!("{folder}/{entry}")
+                    };
+                    let Content::Text { text, .. } = files.read_unjudged(cwd, &path) else {
+                        continue;
+                    };
+                    for value in assigned(&text, "source") {
+                        let Some(source) = string_literal(value) else {
+                            continue;
+                        };
+                        if source.starts_with("./") || source.starts_with("../") {
+                            let module =
+                                super::super::paths::normalize(&format!("{folder}/{source}"));
+                            if !modules.contains(&module) {
+                                modules.push(module);
+                            }
+                        }
+                    }
+                }
+                k += 1;
+            }
+            for module in modules.into_iter().skip(1) {
+                want(&module, ".tf", Lang::Terraform);
+            }
         }
         _ => return,
     }

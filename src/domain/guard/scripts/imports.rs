@@ -693,7 +693,10 @@ fn django_modules(code: &str, dir: &str, cwd: &Cwd, files: &View, found: &mut Ve
     let Some(open) = after.find(['[', '(']) else {
         return;
     };
-    for app in string_literals(call_args(&after[open + 1..]))
+    // The list, across its lines, up to its closing bracket.
+    let list = &after[open + 1..];
+    let end = list.find([']', ')']).unwrap_or(list.len()).min(16_384);
+    for app in string_literals(&list[..end])
         .into_iter()
         .filter(|a| !a.starts_with("django."))
         .take(MAX_NAMES)

@@ -318,11 +318,11 @@ const EMPTIERS: &[Emptier] = &[
         short: &[],
         long: &["--work-dir"],
         env: &["STACK_WORK"],
-        configs: &[],
+        configs: &["stack.yaml"],
         config_short: &[],
-        config_long: &[],
-        format: Format::Assign,
-        keys: &[],
+        config_long: &["--stack-yaml"],
+        format: Format::Yaml,
+        keys: &["work-dir"],
         when: When::Always(&[]),
     },
     Emptier {
@@ -394,6 +394,12 @@ pub(super) fn runs(
     files: &View,
     out: &mut Vec<Ran>,
 ) {
+    if (tool.starts_with("python") || tool.starts_with("pypy"))
+        && args.first().is_some_and(|a| a.ends_with("manage.py"))
+    {
+        collectstatic(args, cwd, files, out);
+        return;
+    }
     let Some(emptier) = EMPTIERS.iter().find(|e| e.tools.contains(&tool)) else {
         return;
     };
@@ -580,6 +586,84 @@ pub(super) fn runs(
     }
 }
 
+/// `python3 manage.py collectstatic --clear`: Django empties `STATIC_ROOT` of the
+/// settings `manage.py` names (`BASE_DIR / "static"`, a string, the home).
+fn collectstatic(args: &[String], cwd: &Cwd, files: &View, out: &mut Vec<Ran>) {
+    let clears = args.iter().any(|a| a == "collectstatic")
+        && args.iter().any(|a| a == "--clear" || a == "-c");
+    if !clears {
+        return;
+    }
+    let manage = &args[0];
+    let dir = manage.rsplit_once('/').map_or(".", |(d, _)| d);
+    let prefix = if dir == "." {
+        String::new()
+    } else {
+        format!("{dir}/")
+    };
+    let Some((manage_text, _)) = read_named(files.read(cwd, manage), manage, out) else {
+        return;
+    };
+    let module = manage_text.find("DJANGO_SETTINGS_MODULE").and_then(|at| {
+        let line = manage_text[at..].lines().next()?;
+        let rest = line["DJANGO_SETTINGS_MODULE".len()..].trim_start_matches(['"', '\'']);
+        let start = rest.find(['"', '\''])?;
+        let q = rest[start..].chars().next()?;
+        let body = &rest[start + 1..];
+        Some(body[..body.find(q)?].to_owned())
+    });
+    let Some(module) = module else { return };
+    let settings = format!("{prefix}{}.py", module.replace('.', "/"));
+    let Some((text, via)) = read_named(files.read(cwd, &settings), &settings, out) else {
+        return;
+    };
+    let Some(line) = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("STATIC_ROOT") && l.contains('='))
+    else {
+        return;
+    };
+    let expr = line.split_once('=').map_or("", |(_, v)| v).trim();
+    let expr = expr.split(" #").next().unwrap_or(expr).trim();
+    let base = if dir == "." { "." } else { dir };
+    let folder = if let Some(Literal::Plain(s)) = string_literal(expr) {
+        Some(s)
+    } else {
+        let words: Vec<&str> = expr.split('/').map(str::trim).collect();
+        match words.as_slice() {
+            ["BASE_DIR"] => Some(base.to_owned()),
+            ["Path.home()"] => Some("~".to_owned()),
+            ["BASE_DIR", rest @ ..] => rest
+                .iter()
+                .map(|w| match string_literal(w) {
+                    Some(Literal::Plain(s)) => Some(s),
+                    _ => None,
+                })
+                .collect::<Option<Vec<_>>>()
+                .map(|parts| format!("{base}/{}", parts.join("/"))),
+            _ => None,
+        }
+    };
+    match folder {
+        Some(folder) => out.push(Ran::Script(
+            match folder.strip_prefix('~') {
+                Some(rest) => format!("rm -rf -- ~{}", shell::shell_quote(rest)),
+                None => format!("rm -rf -- {}", shell::shell_quote(&folder)),
+            },
+            format!("`STATIC_ROOT` in {via}, which `collectstatic --clear` empties"),
+            None,
+        )),
+        None => out.push(Ran::Finding(super::super::finding::Finding::ask(
+            "guard:computed-command",
+            format!(
+                "runs `collectstatic --clear`, which empties `STATIC_ROOT`, and {via} computes                  it (`{}`)",
+                crate::base::text::one_line(expr, 80)
+            ),
+            "Set `STATIC_ROOT` to a folder inside the project, or ask the user.",
+        ))),
+    }
+}
+
 /// Whether the relative path `path` stays inside the folder it is relative to.
 fn inside(path: &str) -> bool {
     if path.starts_with(['/', '~', '$']) {
@@ -735,7 +819,14 @@ fn js_values(text: &str, keys: &[&str], base: &str) -> Vec<(Folder, String)> {
     let mut out = Vec::new();
     for key in keys {
         for expr in js_props(text, key) {
-            out.push((js_folder(expr, text, base, 0), (*key).to_owned()));
+            // `mode === 'lib' ? 'dist/lib' : 'dist'`: each branch.
+            match ternary(expr) {
+                Some((yes, no)) => {
+                    out.push((js_folder(yes, text, base, 0), (*key).to_owned()));
+                    out.push((js_folder(no, text, base, 0), (*key).to_owned()));
+                }
+                None => out.push((js_folder(expr, text, base, 0), (*key).to_owned())),
+            }
         }
         // `{ outDir }`: a variable of that name.
         let short = format!("{{ {key} }}");
@@ -745,6 +836,19 @@ fn js_values(text: &str, keys: &[&str], base: &str) -> Vec<(Folder, String)> {
         }
     }
     out
+}
+
+/// The two branches of `COND ? A : B` at the top level of `expr`.
+fn ternary(expr: &str) -> Option<(&str, &str)> {
+    let parts = split_top(expr, '?');
+    let [_, rest] = parts.as_slice() else {
+        return None;
+    };
+    let branches = split_top(rest, ':');
+    match branches.as_slice() {
+        [yes, no] => Some((yes, no)),
+        _ => None,
+    }
 }
 
 /// The folder the JavaScript expression `expr` names: a string, `path.resolve(__dirname,
@@ -789,6 +893,12 @@ fn js_piece(expr: &str, text: &str, base: &str, depth: usize) -> Option<String> 
         return Some(base.to_owned());
     }
     if matches!(
+        expr,
+        "tmpdir()" | "os.tmpdir()" | "require('os').tmpdir()" | "require(\"os\").tmpdir()"
+    ) {
+        return Some(std::env::temp_dir().to_string_lossy().into_owned());
+    }
+    if matches!(
         expr.trim_start_matches("require('os').")
             .trim_start_matches("require(\"os\").")
             .trim_start_matches("os."),
@@ -825,7 +935,17 @@ fn js_piece(expr: &str, text: &str, base: &str, depth: usize) -> Option<String> 
         }
         return None;
     }
-    // `path.resolve(…)`, `resolve(…)`, `path.join(…)`, `join(…)`.
+    // `path.resolve(…)`, `resolve(…)`, `path.join(…)`, `join(…)`, and
+    // `require('path').join(…)`.
+    let expr = [
+        "require('path').",
+        "require(\"path\").",
+        "require('node:path').",
+        "require(\"node:path\").",
+    ]
+    .iter()
+    .find_map(|p| expr.strip_prefix(p))
+    .unwrap_or(expr);
     if let Some(open) = expr.find('(')
         && expr.ends_with(')')
     {
@@ -1046,12 +1166,7 @@ mod tests {
         );
         assert_eq!(path("require('os').homedir()", ""), p("~"));
         assert_eq!(path("os.homedir() + '/x'", ""), p("~/x"));
-        for computed in [
-            "process.env.OUT",
-            "tmpdir()",
-            "`${process.env.OUT}`",
-            "dirs[0]",
-        ] {
+        for computed in ["process.env.OUT", "`${process.env.OUT}`", "dirs[0]"] {
             assert!(
                 matches!(path(computed, ""), Folder::Computed(_)),
                 "{computed}"
