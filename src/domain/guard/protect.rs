@@ -7571,7 +7571,9 @@ fn extraction(command: &SimpleCommand) -> Option<(Option<&str>, &str)> {
             Some((Some(archive.as_str()), dest))
         }
         // `cpio -idm < a.cpio`, `bsdcpio -i -F a.cpio`, `cpio -i -D dir -I a.cpio`.
-        "cpio" | "bsdcpio" if has_flag(args, "i", &["extract"]) => {
+        "cpio" | "bsdcpio"
+            if has_flag(args, "i", &["extract"]) && !has_flag(args, "t", &["list"]) =>
+        {
             let file = option_values(args, &["-F", "-I"], &["--file"])
                 .last()
                 .copied()

@@ -888,9 +888,31 @@ fn js_piece(expr: &str, text: &str, base: &str, depth: usize) -> Option<String> 
     }
     if matches!(
         expr,
-        "__dirname" | "import.meta.dirname" | "process.cwd()" | "path.dirname(__filename)"
+        "__dirname"
+            | "import.meta.dirname"
+            | "process.cwd()"
+            | "path.dirname(__filename)"
+            | "os.path.dirname(__file__)"
+            | "os.path.dirname(os.path.abspath(__file__))"
+            | "os.path.abspath(os.path.dirname(__file__))"
+            | "Path(__file__).parent"
+            | "Path(__file__).resolve().parent"
+            | "os.getcwd()"
     ) {
         return Some(base.to_owned());
+    }
+    // `process.env.OUT || 'dist'`, `process.env.OUT ?? 'dist'`: the variable as the
+    // environment nagger shares with the agent holds it, else the fallback.
+    for op in ["||", "??"] {
+        if let Some((first, fallback)) = expr.split_once(op)
+            && let Some(name) = first.trim().strip_prefix("process.env.")
+            && name.chars().all(|c| c.is_alphanumeric() || c == '_')
+        {
+            return match std::env::var(name) {
+                Ok(v) if !v.is_empty() => Some(v),
+                _ => js_piece(fallback, text, base, depth + 1),
+            };
+        }
     }
     if matches!(
         expr,
@@ -1082,18 +1104,46 @@ fn line_values(text: &str, keys: &[&str], sep: char, base: &str) -> Vec<(Folder,
                 {
                     Some(value.to_owned())
                 }
+                // MkDocs' `!ENV [SITE_DIR, 'site']`: the variable, else the default.
+                None if value.starts_with("!ENV") => env_tag(value),
                 None => None,
             };
             out.push((
                 match plain {
                     Some(p) => Folder::Path(joined(base, &p)),
-                    None => Folder::Computed(value.chars().take(80).collect()),
+                    // Python settings (`os.path.join(os.path.dirname(__file__), 'out')`).
+                    None => match js_piece(value, text, base, 0) {
+                        Some(p) if sep == '=' => Folder::Path(p),
+                        _ => Folder::Computed(value.chars().take(80).collect()),
+                    },
                 },
                 (*key).to_owned(),
             ));
         }
     }
     out
+}
+
+/// The value of YAML's `!ENV NAME` or `!ENV [NAME, …, 'default']`: the first variable
+/// the environment nagger shares with the agent holds, else the default.
+fn env_tag(value: &str) -> Option<String> {
+    let rest = value.strip_prefix("!ENV")?.trim();
+    let items: Vec<&str> = match rest.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
+        Some(list) => list.split(',').map(str::trim).collect(),
+        None => vec![rest],
+    };
+    let (default, names) = match items.split_last() {
+        Some((last, names)) if last.starts_with(['\'', '"']) => (Some(*last), names),
+        _ => (None, &items[..]),
+    };
+    for name in names {
+        if let Ok(v) = std::env::var(name.trim_matches(['\'', '"']))
+            && !v.is_empty()
+        {
+            return Some(v);
+        }
+    }
+    default.map(|d| d.trim_matches(['\'', '"']).to_owned())
 }
 
 /// The folders a JSON config names under `keys`, anywhere in it (`"outputPath":
@@ -1196,6 +1246,43 @@ mod tests {
         assert_eq!(
             json_values(json, &["outputPath"], "."),
             [(Folder::Path("../..".into()), "outputPath".into())]
+        );
+        assert_eq!(
+            line_values(
+                "OUTPUT_PATH = os.path.join(os.path.dirname(__file__), 'output')\n",
+                &["OUTPUT_PATH"],
+                '=',
+                "site"
+            ),
+            [(Folder::Path("site/output".into()), "OUTPUT_PATH".into())]
+        );
+        assert_eq!(
+            line_values(
+                "site_dir: !ENV [NAGGER_TEST_UNSET_SITE_DIR, 'public']\n",
+                &["site_dir"],
+                ':',
+                "."
+            ),
+            [(Folder::Path("public".into()), "site_dir".into())]
+        );
+        assert_eq!(
+            js_values(
+                "export default { distDir: process.env.NAGGER_TEST_UNSET_DIST || '.next' }\n",
+                &["distDir"],
+                "."
+            ),
+            [(Folder::Path(".next".into()), "distDir".into())]
+        );
+        assert_eq!(
+            js_values(
+                "export default { outDir: opts.watch ? 'dist-dev' : 'dist' }\n",
+                &["outDir"],
+                "."
+            ),
+            [
+                (Folder::FromRoot("dist-dev".into()), "outDir".into()),
+                (Folder::FromRoot("dist".into()), "outDir".into())
+            ]
         );
         assert!(inside("dist") && inside("./build/x"));
         assert!(!inside("..") && !inside("../x") && !inside("/tmp") && !inside("."));
