@@ -9,7 +9,7 @@
 use super::super::finding::{Finding, operands};
 use super::super::protect::Cwd;
 use super::super::shell::{self, SimpleCommand};
-use super::files::{Content, Ran, View};
+use super::files::{Content, Ran, View, read_named};
 
 /// Most entries listed in one folder.
 const MAX_LISTED: usize = 256;
@@ -295,22 +295,10 @@ fn judged(
 ) {
     // Read as the code it is: changed since git kept it, it makes what the command runs
     // the agent's own, judged as strictly.
-    let text = match files.read(cwd, file) {
-        Content::Text { text, .. } => text,
-        Content::Hidden => {
-            out.push(Ran::Finding(Finding::ask(
-                "guard:code-unknown",
-                format!(
-                    "runs `{file}`, which this command line writes with contents nagger cannot see"
-                ),
-                "Write the file in one call, read it, and run it in the next.",
-            )));
-            return;
-        }
-        _ => return,
+    let Some((text, shown)) = read_named(files.read(cwd, file), file, out) else {
+        return;
     };
-    let via =
-        format!("the file `{file}`, which `{tool}` loads and which changed since git last kept it");
+    let via = format!("{shown}, which `{tool}` loads and which changed since git last kept it");
     match lang {
         Lang::Ruby => out.push(Ran::Code(text, "ruby".into(), via)),
         Lang::Php => out.push(Ran::Code(text, "php".into(), via)),
