@@ -145,7 +145,23 @@ fn tar_extraction_removes(args: &[String]) -> Option<&str> {
 /// Whether a compressor replaces the files it is given by compressed copies: it keeps
 /// them with `-k`/`--keep`, writes to standard output with `-c`, only tests or lists, or
 /// decompresses; zstd, lz4 and brotli keep them unless told `--rm`.
-fn compresses_in_place(name: &str, args: &[String]) -> bool {
+pub(super) fn compresses_in_place(name: &str, args: &[String]) -> bool {
+    if !matches!(
+        name,
+        "gzip"
+            | "bzip2"
+            | "xz"
+            | "lzma"
+            | "lzip"
+            | "pigz"
+            | "pbzip2"
+            | "zstd"
+            | "lz4"
+            | "brotli"
+            | "compress"
+    ) {
+        return false;
+    }
     let keeps = args.iter().any(|a| {
         let flags = a
             .strip_prefix('-')

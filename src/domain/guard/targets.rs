@@ -517,6 +517,10 @@ pub(super) fn find_exec_deletes(args: &[String]) -> bool {
             .take_while(|w| !matches!(w.as_str(), ";" | "+"))
             .cloned()
             .collect();
+        // `-exec xz {} +`, `-exec gzip -9 {} \;`: each file replaced by its compressed copy.
+        if super::project::compresses_in_place(program, &action[1..]) {
+            return true;
+        }
         super::shell::shell_c_script(&action).is_some_and(|(script, _)| {
             super::shell::parse(script)
                 .commands
