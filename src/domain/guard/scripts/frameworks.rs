@@ -34,6 +34,8 @@ pub(super) fn runs(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut V
     let task = ops.first().copied().unwrap_or("");
     // Where what the files run runs, when not where the command does (`-chdir=infra`).
     let mut run_in: Option<Cwd> = None;
+    // Variables the command line sets (`terraform plan -var env=x`, `-var-file`).
+    let own_values = args.iter().any(|a| a.starts_with("-var"));
     // (folder or file, ending, language)
     let mut wanted: Vec<(String, &str, Lang)> = Vec::new();
     let mut want = |path: &str, ending: &'static str, lang: Lang| {
@@ -279,7 +281,14 @@ pub(super) fn runs(command: &SimpleCommand, cwd: &Cwd, files: &View, out: &mut V
                 )));
                 return;
             }
-            judged(&file, lang, name, (cwd, run_in.as_ref()), files, out);
+            judged(
+                &file,
+                lang,
+                name,
+                (cwd, run_in.as_ref(), own_values),
+                files,
+                out,
+            );
         }
     }
 }
@@ -289,7 +298,7 @@ fn judged(
     file: &str,
     lang: Lang,
     tool: &str,
-    (cwd, run_in): (&Cwd, Option<&Cwd>),
+    (cwd, run_in, own_values): (&Cwd, Option<&Cwd>, bool),
     files: &View,
     out: &mut Vec<Ran>,
 ) {
@@ -304,7 +313,15 @@ fn judged(
         Lang::Php => out.push(Ran::Code(text, "php".into(), via)),
         Lang::Perl => out.push(Ran::Code(text, "perl".into(), via)),
         Lang::Elixir => super::buildcode::elixir_calls(&text, &via, out),
-        Lang::Terraform => terraform(&text, &via, run_in, out),
+        Lang::Terraform => {
+            let folder = file.rsplit_once('/').map_or(".", |(d, _)| d);
+            let defaults = if own_values {
+                Vec::new()
+            } else {
+                variable_defaults(folder, cwd, files)
+            };
+            terraform(&text, &via, run_in, &defaults, out);
+        }
     }
 }
 
@@ -326,7 +343,66 @@ fn xml_attribute(text: &str, attribute: &str) -> Option<String> {
 /// source's `program`, a `local-exec` provisioner's `command`, the file a `local_file`
 /// writes. Each spelled out is judged as the command line it is; one with an
 /// interpolation (`${…}`) is asked about.
-fn terraform(text: &str, via: &str, run_in: Option<&Cwd>, out: &mut Vec<Ran>) {
+/// The plain string defaults of the variables a configuration folder declares
+/// (`variable "env" { default = "dev" }`), when nothing can set them otherwise: no
+/// variables file (`terraform.tfvars`, `*.auto.tfvars`) in the folder and no
+/// `TF_VAR_…` in the environment nagger shares with the agent.
+fn variable_defaults(folder: &str, cwd: &Cwd, files: &View) -> Vec<(String, String)> {
+    let listed = files.list(cwd, folder, MAX_LISTED);
+    if listed
+        .iter()
+        .any(|f| f.ends_with(".tfvars") || f.ends_with(".tfvars.json"))
+        || std::env::vars_os().any(|(k, _)| k.to_string_lossy().starts_with("TF_VAR_"))
+    {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for entry in listed.into_iter().filter(|f| has_ending(f, "tf")).take(32) {
+        let path = if folder == "." {
+            entry
+        } else {
+            format!("{folder}/{entry}")
+        };
+        let Content::Text { text, .. } = files.read_unjudged(cwd, &path) else {
+            continue;
+        };
+        for (at, _) in text.match_indices("variable \"").take(64) {
+            let rest = &text[at + "variable \"".len()..];
+            let Some(end) = rest.find('"') else { continue };
+            let name = &rest[..end];
+            let block = &rest[end..];
+            let block = &block[..block.find("\n}").unwrap_or(block.len()).min(2048)];
+            if let Some(value) = assigned(block, "default").first()
+                && let Some(value) = string_literal(value.trim_end_matches('}').trim())
+            {
+                out.push((name.to_owned(), value));
+            }
+        }
+    }
+    out
+}
+
+fn terraform(
+    text: &str,
+    via: &str,
+    run_in: Option<&Cwd>,
+    defaults: &[(String, String)],
+    out: &mut Vec<Ran>,
+) {
+    // `${var.env}` of a variable only its default sets: that default.
+    let filled;
+    let text = if defaults.is_empty() {
+        text
+    } else {
+        let mut t = text.to_owned();
+        for (name, value) in defaults {
+            if !value.contains("${") {
+                t = t.replace(&format!("${{var.{name}}}"), value);
+            }
+        }
+        filled = t;
+        filled.as_str()
+    };
     let mut asked = false;
     let mut computed = |what: &str, out: &mut Vec<Ran>| {
         if !asked {
