@@ -5121,3 +5121,37 @@ fn roots_modules_and_settings_that_name_what_a_tool_empties_or_runs_are_followed
         assert_eq!(check(&p, line).0, REFUSED, "{line}");
     }
 }
+
+#[test]
+fn a_stash_or_another_repository_that_would_take_naggers_files_away_is_asked_about() {
+    let p = Project::new();
+    git(&p.root, &["init", "-q"]);
+    write(&p, "README.md", "x\n");
+    git(&p.root, &["add", "README.md"]);
+    git(&p.root, &["commit", "-qm", "before"]);
+    write(
+        &p,
+        ".claude/settings.json",
+        "{\"hooks\": {\"PreToolUse\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"nagger hook\"}]}]}}\n",
+    );
+    git(&p.root, &["add", "-f", ".claude/settings.json"]);
+    git(&p.root, &["commit", "-qm", "with nagger"]);
+    write(&p, "README.md", "y\n");
+    // Everyday stashing of the agent's own edits.
+    passes(&p, "git stash");
+    passes(&p, "git stash push -m wip");
+    passes(&p, "git stash list");
+    for line in [
+        "git reset --soft HEAD~1 && git stash",
+        "git reset -q HEAD~1 && git add -A && git stash -q",
+        "GIT_DIR=../r/.git git stash",
+        "git -C ../r --work-tree=\"$PWD\" reset --hard",
+        "git -C ../h --work-tree=\"$PWD/..\" read-tree -u HEAD",
+    ] {
+        stopped(&p, line);
+    }
+    // HEAD moved back past the install in an earlier call: the stash would take the
+    // settings.
+    git(&p.root, &["reset", "-q", "--soft", "HEAD~1"]);
+    stopped(&p, "git stash");
+}

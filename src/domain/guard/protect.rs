@@ -2594,6 +2594,12 @@ fn changed_by_name(
     if let Some(found) = stashes_untracked(command, cwd, scope) {
         return Some(found);
     }
+    if let Some(found) = stashes_protected_changes(command, cwd, scope) {
+        return Some(found);
+    }
+    if let Some(found) = foreign_work_tree(command, cwd, scope) {
+        return Some(found);
+    }
     // `umount -l /work`, `mount -o remount,ro ~`, `mount --bind /tmp/x .claude`: what is
     // seen at a folder holding nagger's files changes underneath it.
     if let Some(folder) = mount_points(command).into_iter().find(|folder| {
@@ -7153,6 +7159,219 @@ fn through_links(path: &str, made: &[(String, String)]) -> String {
         path = normalize(&format!("{target}{}", &path[link.len()..]));
     }
     path
+}
+
+/// The files of nagger's and Claude Code's settings a project's git may track.
+const TRACKED_PROTECTED: &[&str] = &[
+    ".claude/settings.json",
+    ".claude/settings.local.json",
+    ".claude-nagger/config.toml",
+    ".claude-nagger/.gitignore",
+];
+
+/// `git stash` (push or save) of the whole tree where one of nagger's tracked files is
+/// not what `HEAD` holds (`git reset --soft HEAD~1` before an install, then `git
+/// stash`): the stash takes it out of the work tree. Also asked about when an earlier
+/// command of the line moves `HEAD` or the index, as what the stash then takes is not
+/// known before the line runs.
+fn stashes_protected_changes(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding> {
+    if command.name() != "git" {
+        return None;
+    }
+    let args = command.args();
+    let (i, dir) = git_subcommand_at(args);
+    if args.get(i).map(String::as_str) != Some("stash") {
+        return None;
+    }
+    let rest = &args[i + 1..];
+    let pushes = match rest.first().map(String::as_str) {
+        None => true,
+        Some("push" | "save") => true,
+        Some(a) => a.starts_with('-'),
+    };
+    if !pushes || rest.iter().any(|a| a == "--") {
+        return None;
+    }
+    let here = match dir {
+        Some(d) => resolve(cwd, d),
+        None => resolve(cwd, "."),
+    }
+    .unwrap_or_else(|| ".".to_owned());
+    let full = normalize(&scope.root.join(&here).to_string_lossy());
+    if !holds_protected(scope, &full) {
+        return None;
+    }
+    let moved = scope.place_of(command).is_some_and(|(parsed, at)| {
+        parsed.commands[..at].iter().any(|c| {
+            let a = c.args();
+            let (k, _) = git_subcommand_at(a);
+            c.name() == "git"
+                && a.get(k).is_some_and(|sub| {
+                    matches!(
+                        sub.as_str(),
+                        "reset"
+                            | "checkout"
+                            | "switch"
+                            | "restore"
+                            | "read-tree"
+                            | "update-ref"
+                            | "update-index"
+                            | "add"
+                            | "rm"
+                            | "mv"
+                            | "commit"
+                            | "rebase"
+                            | "merge"
+                            | "pull"
+                            | "am"
+                            | "cherry-pick"
+                            | "revert"
+                            | "symbolic-ref"
+                    )
+                })
+        })
+    });
+    let top = Path::new(&full);
+    let differs = || {
+        let at = gittree::Where {
+            dir: top.to_path_buf(),
+            ..gittree::Where::default()
+        };
+        let Some(repo) = gittree::find(&at) else {
+            return false;
+        };
+        let store = gitobjects::Store::open(&repo.git_dir);
+        // Without a commit there is nothing to stash against.
+        if !matches!(store.commit("HEAD", false), Ok(Some(_))) {
+            return false;
+        }
+        TRACKED_PROTECTED.iter().any(|f| {
+            let on_disk = repo.top.join(f);
+            if std::fs::symlink_metadata(&on_disk).is_err() {
+                return false;
+            }
+            let staged = matches!(
+                gittree::tracked(&repo.index, &[(*f).to_owned()]),
+                gittree::Tracked::Paths(p) if !p.is_empty()
+            );
+            if !staged {
+                return false;
+            }
+            // Staged: the stash puts back `HEAD`'s copy, or removes a file `HEAD` lacks.
+            match store.file_at("HEAD", f) {
+                Ok(text) => std::fs::read(&on_disk).map_or(true, |now| now != text),
+                Err(_) => true,
+            }
+        })
+    };
+    if !moved && !differs() {
+        return None;
+    }
+    Some(Finding::ask(
+        "guard:self-protect-stash",
+        if moved {
+            "stashes the work tree after the line moves `HEAD` or the index, which may take              nagger's own files or Claude Code's settings out of it"
+        } else {
+            "stashes the work tree, where nagger's own files or Claude Code's settings are              not what `HEAD` holds: the stash takes them out of it"
+        }
+        .to_owned(),
+        "Stash named paths (`git stash push -- src/`), or run it yourself.",
+    ))
+}
+
+/// A git command that writes a work tree it is pointed at (`--work-tree`,
+/// `GIT_WORK_TREE`), or the folder it runs in with another repository's git folder
+/// (`--git-dir`, `GIT_DIR`), when that folder holds nagger's files or Claude Code's
+/// settings: what lands there is the other repository's, which nagger does not read.
+fn foreign_work_tree(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding> {
+    if command.name() != "git" {
+        return None;
+    }
+    let args = command.args();
+    let (i, dir) = git_subcommand_at(args);
+    let sub = args.get(i)?.as_str();
+    let rest = &args[i + 1..];
+    let writes = match sub {
+        "checkout" | "switch" | "restore" | "merge" | "pull" | "rebase" | "cherry-pick"
+        | "revert" | "am" | "apply" | "clean" | "rm" | "mv" | "checkout-index" | "stash" => {
+            !(sub == "apply" && rest.iter().any(|a| a == "--cached" || a == "--check"))
+        }
+        "reset" => rest
+            .iter()
+            .any(|a| matches!(a.as_str(), "--hard" | "--merge" | "--keep")),
+        "read-tree" => rest.iter().any(|a| a == "-u" || a == "--reset"),
+        _ => false,
+    };
+    if !writes {
+        return None;
+    }
+    let env = |name: &str| {
+        command
+            .env
+            .iter()
+            .chain(command.prefixed.iter().flatten())
+            .rev()
+            .find_map(|w| w.strip_prefix(name).and_then(|r| r.strip_prefix('=')))
+            .map(str::to_owned)
+    };
+    let option = |name: &str| {
+        args[..i].iter().enumerate().find_map(|(k, a)| {
+            if a == name {
+                args.get(k + 1).cloned()
+            } else {
+                a.strip_prefix(&format!("{name}=")).map(str::to_owned)
+            }
+        })
+    };
+    let work_tree = option("--work-tree").or_else(|| env("GIT_WORK_TREE"));
+    let git_dir = option("--git-dir").or_else(|| env("GIT_DIR"));
+    let run_in = match dir {
+        Some(d) => resolve(cwd, d),
+        None => resolve(cwd, "."),
+    };
+    let tree = match (&work_tree, &git_dir) {
+        (Some(tree), _) => {
+            // Relative to where git runs (`-C`).
+            let base = run_in.clone().unwrap_or_else(|| ".".to_owned());
+            if tree.starts_with('/') || tree.starts_with('~') || tree.starts_with('$') {
+                resolve(cwd, tree)
+            } else {
+                resolve(&Cwd::Known(base), tree)
+            }
+        }
+        (None, Some(_)) => run_in.clone(),
+        (None, None) => return None,
+    };
+    let Some(tree) = tree else {
+        return Some(Finding::ask(
+            "guard:self-protect-unsure",
+            format!("runs `git {sub}` on a work tree only known as the line runs"),
+            "Run it in the repository's own work tree, or ask the user.",
+        ));
+    };
+    let full = absolute_in(scope, &tree);
+    let own = scope.root.to_string_lossy();
+    // The project's own repository on its own work tree is judged as any git command.
+    let own_git = git_dir.as_deref().is_none_or(|g| {
+        resolve(cwd, g).is_some_and(|g| {
+            let g = absolute_in(scope, &g);
+            g == format!("{}/.git", own.trim_end_matches('/'))
+        })
+    }) && work_tree.is_some()
+        && full.trim_end_matches('/') == own.trim_end_matches('/')
+        && run_in.as_deref().is_some_and(|r| {
+            absolute_in(scope, r).trim_end_matches('/') == own.trim_end_matches('/')
+        });
+    if own_git || !(judge(&full, scope).is_some() || holds_protected(scope, &full)) {
+        return None;
+    }
+    Some(Finding::ask(
+        "guard:self-protect-unsure",
+        format!(
+            "runs `git {sub}` with another repository's files on `{tree}`, which holds              nagger's own files or Claude Code's settings: what lands there is not read"
+        ),
+        "Check the files out into a folder of their own, or ask the user.",
+    ))
 }
 
 /// `git stash -u` / `--include-untracked` / `-a` / `--all` with no pathspec, in a work
