@@ -748,8 +748,64 @@ impl Scan<'_> {
                 None => return,
             }
         }
+        // `src, dst = Path(a), Path(b)`, `a, b = (x, y)`: each name its own value.
+        if self.lang == Language::Python
+            && is(toks.get(k + 1), ",")
+            && !is_member_op(k.checked_sub(1).and_then(|p| toks.get(p)))
+            && !matches!(
+                k.checked_sub(1).and_then(|p| toks.get(p)),
+                Some(Tok::Punct(","))
+            )
+        {
+            let mut names = vec![name.to_owned()];
+            let mut j = k + 1;
+            while is(toks.get(j), ",") {
+                match ident(toks.get(j + 1)) {
+                    Some(n) if names.len() < 16 => names.push(n.to_owned()),
+                    _ => return,
+                }
+                j += 2;
+            }
+            if !is(toks.get(j), "=") || is(toks.get(j + 1), "=") {
+                return;
+            }
+            let start = j + 1;
+            let end = self.statement_end(start);
+            let parts = self.split(start, end);
+            let values: Vec<Val> = if parts.len() == names.len() {
+                parts.iter().map(|&(a, b)| self.value(a, b)).collect()
+            } else {
+                match self.value(start, end) {
+                    Val::List(items) if items.len() == names.len() => items,
+                    _ => vec![Val::Unknown; names.len()],
+                }
+            };
+            for (n, v) in names.into_iter().zip(values) {
+                self.vars.insert(n, v);
+            }
+            return;
+        }
         if !(is(toks.get(k + 1), "=") || is(toks.get(k + 1), "<-")) {
             return;
+        }
+        // The last name of `a, b = …` was bound with the others.
+        if self.lang == Language::Python
+            && matches!(
+                k.checked_sub(1).and_then(|p| toks.get(p)),
+                Some(Tok::Punct(","))
+            )
+            && !is(toks.get(k + 2), "=")
+        {
+            let mut p = k;
+            while p >= 2 && is(toks.get(p - 1), ",") && ident(toks.get(p - 2)).is_some() {
+                p -= 2;
+            }
+            let starts_statement = p == 0
+                || matches!(toks.get(p - 1), Some(Tok::End | Tok::Punct(";")))
+                || ident(toks.get(p - 1)) == Some("for");
+            if starts_statement {
+                return;
+            }
         }
         let start = k + 2;
         let mut end = self.statement_end(start);

@@ -617,3 +617,17 @@ fn a_loop_over_listed_names_writes_below_its_folder() {
         written(one, Python)
     );
 }
+
+#[test]
+fn names_bound_together_take_their_own_values() {
+    for code in [
+        "import shutil\nfrom pathlib import Path\nsrc, dst = Path('a'), Path('~/data')\nshutil.rmtree(dst)\n",
+        "import shutil\nsrc, dst = ('a', '~/data')\nshutil.rmtree(dst)\n",
+    ] {
+        assert!(
+            shells(code, Python).iter().any(|s| s == "rm -rf -- ~/data"),
+            "{code}: {:?}",
+            run(code, Python)
+        );
+    }
+}

@@ -42,6 +42,26 @@ struct Call {
     dry: bool,
 }
 
+/// `value` (a word of make's command line) with the shell's variables in it (`$HOME`,
+/// `${PWD}`), which the shell expands before make sees the word, kept for the recipe's
+/// shell to read (`$$HOME` to make), rather than read by make as its own (`$H` then
+/// `OME`). Make's own references (`$(X)`) stay as they are.
+fn shell_variables_kept(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    let mut chars = value.chars().peekable();
+    while let Some(c) = chars.next() {
+        out.push(c);
+        if c == '$'
+            && chars
+                .peek()
+                .is_some_and(|n| n.is_ascii_alphabetic() || *n == '_' || *n == '{')
+        {
+            out.push('$');
+        }
+    }
+    out
+}
+
 fn read_call(args: &[String]) -> Call {
     let mut call = Call::default();
     let mut k = 0;
@@ -52,7 +72,8 @@ fn read_call(args: &[String]) -> Call {
             match arg.split_once('=') {
                 Some((name, value)) if !name.is_empty() && !name.contains('/') => {
                     let name = name.trim_end_matches([':', '?', '+', '!']);
-                    call.vars.insert(name.to_owned(), value.to_owned());
+                    call.vars
+                        .insert(name.to_owned(), shell_variables_kept(value));
                 }
                 _ => call.goals.push(arg.clone()),
             }
