@@ -7189,7 +7189,10 @@ fn stashes_protected_changes(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) 
         Some("push" | "save") => true,
         Some(a) => a.starts_with('-'),
     };
-    if !pushes || rest.iter().any(|a| a == "--") {
+    // A pathspec that is the whole tree (`-- .` at its top, `:/`) is no pathspec.
+    let whole = |spec: &str| matches!(spec, "." | "./" | ":/" | ":/." | "*" | ":(top)");
+    let specs: Vec<&String> = rest.iter().skip_while(|a| *a != "--").skip(1).collect();
+    if !pushes || !specs.iter().all(|s| whole(s)) {
         return None;
     }
     let here = match dir {
@@ -7197,7 +7200,12 @@ fn stashes_protected_changes(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) 
         None => resolve(cwd, "."),
     }
     .unwrap_or_else(|| ".".to_owned());
-    let full = normalize(&scope.root.join(&here).to_string_lossy());
+    let mut full = normalize(&scope.root.join(&here).to_string_lossy());
+    // Stashing from a folder of the project stashes the whole repository.
+    let root = scope.root.to_string_lossy();
+    if full.starts_with(&format!("{}/", root.trim_end_matches('/'))) {
+        full = root.trim_end_matches('/').to_owned();
+    }
     if !holds_protected(scope, &full) {
         return None;
     }
