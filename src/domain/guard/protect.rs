@@ -7204,7 +7204,7 @@ fn stashes_protected_changes(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) 
     // Stashing from a folder of the project stashes the whole repository.
     let root = scope.root.to_string_lossy();
     if full.starts_with(&format!("{}/", root.trim_end_matches('/'))) {
-        full = root.trim_end_matches('/').to_owned();
+        root.trim_end_matches('/').clone_into(&mut full);
     }
     if !holds_protected(scope, &full) {
         return None;
