@@ -592,11 +592,33 @@ fn settled(root: &Path, full: &Path) -> bool {
             && !full
                 .file_name()
                 .is_some_and(|n| n == "usercustomize.py" || n == "sitecustomize.py")
-            && !changed_in_this_session(full);
+            && (!changed_in_this_session(full) || made_with_its_venv(full));
     if !writable || installed || runs_later(&full.to_string_lossy()) {
         return true;
     }
     unchanged_in_git(full) && !changed_in_this_session(full)
+}
+
+/// Whether the file at `full`, in a virtual environment's site folder, was written when
+/// the environment was made (`python3 -m venv` installs pip and setuptools as it makes
+/// it): no later than half a minute after its `pyvenv.cfg`. A file put there later is
+/// judged as what it is.
+fn made_with_its_venv(full: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let Some(venv) = full
+        .ancestors()
+        .take(8)
+        .find(|a| std::fs::symlink_metadata(a.join("pyvenv.cfg")).is_ok_and(|m| m.is_file()))
+    else {
+        return false;
+    };
+    let (Ok(cfg), Ok(file)) = (
+        std::fs::metadata(venv.join("pyvenv.cfg")),
+        std::fs::metadata(full),
+    ) else {
+        return false;
+    };
+    file.ctime() <= cfg.mtime() + 30
 }
 
 /// Whether the file at `full` changed (was written, renamed, linked, had its mode set)
