@@ -641,3 +641,33 @@ fn changed_in_this_session(full: &Path) -> bool {
         );
     changed >= started
 }
+
+#[cfg(test)]
+mod venv_tests {
+    use super::made_with_its_venv;
+
+    #[test]
+    fn a_site_file_is_the_venvs_own_only_when_written_as_it_was_made() {
+        let dir = tempfile::tempdir().unwrap();
+        let venv = dir.path().join(".venv");
+        let site = venv.join("lib/python3.12/site-packages");
+        std::fs::create_dir_all(&site).unwrap();
+        std::fs::write(venv.join("pyvenv.cfg"), "home = /usr/bin\n").unwrap();
+        let pth = site.join("distutils-precedence.pth");
+        std::fs::write(&pth, "import os\n").unwrap();
+        assert!(made_with_its_venv(&pth));
+        // The environment made a minute before the file was put there.
+        let cfg = std::fs::File::options()
+            .write(true)
+            .open(venv.join("pyvenv.cfg"))
+            .unwrap();
+        cfg.set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(60))
+            .unwrap();
+        assert!(!made_with_its_venv(&pth));
+        // Outside any environment.
+        let loose = dir.path().join("site-packages/x.pth");
+        std::fs::create_dir_all(loose.parent().unwrap()).unwrap();
+        std::fs::write(&loose, "import os\n").unwrap();
+        assert!(!made_with_its_venv(&loose));
+    }
+}
