@@ -661,7 +661,7 @@ mod venv_tests {
             .write(true)
             .open(venv.join("pyvenv.cfg"))
             .unwrap();
-        cfg.set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(60))
+        cfg.set_modified(std::time::SystemTime::now() - std::time::Duration::from_mins(1))
             .unwrap();
         assert!(!made_with_its_venv(&pth));
         // Outside any environment.
