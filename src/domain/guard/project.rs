@@ -9,7 +9,7 @@ use super::finding::{Finding, operands, operands_with};
 use super::paths::{normalize, wildcard};
 use super::protect::Cwd;
 use super::shell::{SimpleCommand, has_flag};
-use super::targets::{home_cache, junk, remade};
+use super::targets::{compresses_in_place, home_cache, junk, remade};
 
 /// Words that stand for the project root when the line starts there.
 const PROJECT_WORDS: &[&str] = &[
@@ -140,47 +140,6 @@ fn tar_extraction_removes(args: &[String]) -> Option<&str> {
             .copied()
             .unwrap_or("."),
     )
-}
-
-/// Whether a compressor replaces the files it is given by compressed copies: it keeps
-/// them with `-k`/`--keep`, writes to standard output with `-c`, only tests or lists, or
-/// decompresses; zstd, lz4 and brotli keep them unless told `--rm`.
-pub(super) fn compresses_in_place(name: &str, args: &[String]) -> bool {
-    if !matches!(
-        name,
-        "gzip"
-            | "bzip2"
-            | "xz"
-            | "lzma"
-            | "lzip"
-            | "pigz"
-            | "pbzip2"
-            | "zstd"
-            | "lz4"
-            | "brotli"
-            | "compress"
-    ) {
-        return false;
-    }
-    let keeps = args.iter().any(|a| {
-        let flags = a
-            .strip_prefix('-')
-            .filter(|f| !f.starts_with('-'))
-            .map(|f| f.split(['S', 'b', 'T', 'o']).next().unwrap_or(f));
-        flags.is_some_and(|f| f.contains(['c', 'd', 't', 'l', 'k']))
-            || matches!(
-                a.as_str(),
-                "--stdout"
-                    | "--to-stdout"
-                    | "--decompress"
-                    | "--uncompress"
-                    | "--test"
-                    | "--list"
-                    | "--keep"
-            )
-    });
-    let removes = !matches!(name, "zstd" | "lz4" | "brotli") || args.iter().any(|a| a == "--rm");
-    !keeps && removes && !operands(args).is_empty()
 }
 
 /// The folders a virtual environment is made in after emptying them: `python3 -m venv

@@ -498,6 +498,47 @@ pub(super) fn a_file_filled(target: &str) -> bool {
 /// Programs that delete the files they are handed.
 const DELETERS: &[&str] = &["rm", "unlink", "shred", "srm", "rmdir", "wipe"];
 
+/// Whether a compressor replaces the files it is given by compressed copies: it keeps
+/// them with `-k`/`--keep`, writes to standard output with `-c`, only tests or lists, or
+/// decompresses; zstd, lz4 and brotli keep them unless told `--rm`.
+pub(super) fn compresses_in_place(name: &str, args: &[String]) -> bool {
+    if !matches!(
+        name,
+        "gzip"
+            | "bzip2"
+            | "xz"
+            | "lzma"
+            | "lzip"
+            | "pigz"
+            | "pbzip2"
+            | "zstd"
+            | "lz4"
+            | "brotli"
+            | "compress"
+    ) {
+        return false;
+    }
+    let keeps = args.iter().any(|a| {
+        let flags = a
+            .strip_prefix('-')
+            .filter(|f| !f.starts_with('-'))
+            .map(|f| f.split(['S', 'b', 'T', 'o']).next().unwrap_or(f));
+        flags.is_some_and(|f| f.contains(['c', 'd', 't', 'l', 'k']))
+            || matches!(
+                a.as_str(),
+                "--stdout"
+                    | "--to-stdout"
+                    | "--decompress"
+                    | "--uncompress"
+                    | "--test"
+                    | "--list"
+                    | "--keep"
+            )
+    });
+    let removes = !matches!(name, "zstd" | "lz4" | "brotli") || args.iter().any(|a| a == "--rm");
+    !keeps && removes && !super::finding::operands(args).is_empty()
+}
+
 /// Whether `find`'s `-exec`/`-execdir`/`-ok`/`-okdir` actions delete what it finds:
 /// `-exec rm {} +`, or a shell script that deletes (`-exec sh -c 'rm -f "$1"' _ {} \;`).
 pub(super) fn find_exec_deletes(args: &[String]) -> bool {
@@ -518,7 +559,7 @@ pub(super) fn find_exec_deletes(args: &[String]) -> bool {
             .cloned()
             .collect();
         // `-exec xz {} +`, `-exec gzip -9 {} \;`: each file replaced by its compressed copy.
-        if super::project::compresses_in_place(program, &action[1..]) {
+        if compresses_in_place(program, &action[1..]) {
             return true;
         }
         super::shell::shell_c_script(&action).is_some_and(|(script, _)| {
