@@ -592,33 +592,11 @@ fn settled(root: &Path, full: &Path) -> bool {
             && !full
                 .file_name()
                 .is_some_and(|n| n == "usercustomize.py" || n == "sitecustomize.py")
-            && (!changed_in_this_session(full) || made_with_its_venv(full));
+            && !changed_in_this_session(full);
     if !writable || installed || runs_later(&full.to_string_lossy()) {
         return true;
     }
     unchanged_in_git(full) && !changed_in_this_session(full)
-}
-
-/// Whether the file at `full`, in a virtual environment's site folder, was written when
-/// the environment was made (`python3 -m venv` installs pip and setuptools as it makes
-/// it): no later than half a minute after its `pyvenv.cfg`. A file put there later is
-/// judged as what it is.
-fn made_with_its_venv(full: &Path) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    let Some(venv) = full
-        .ancestors()
-        .take(8)
-        .find(|a| std::fs::symlink_metadata(a.join("pyvenv.cfg")).is_ok_and(|m| m.is_file()))
-    else {
-        return false;
-    };
-    let (Ok(cfg), Ok(file)) = (
-        std::fs::metadata(venv.join("pyvenv.cfg")),
-        std::fs::metadata(full),
-    ) else {
-        return false;
-    };
-    file.ctime() <= cfg.mtime() + 30
 }
 
 /// Whether the file at `full` changed (was written, renamed, linked, had its mode set)
@@ -640,34 +618,4 @@ fn changed_in_this_session(full: &Path) -> bool {
             u32::try_from(meta.ctime_nsec()).unwrap_or(0),
         );
     changed >= started
-}
-
-#[cfg(test)]
-mod venv_tests {
-    use super::made_with_its_venv;
-
-    #[test]
-    fn a_site_file_is_the_venvs_own_only_when_written_as_it_was_made() {
-        let dir = tempfile::tempdir().unwrap();
-        let venv = dir.path().join(".venv");
-        let site = venv.join("lib/python3.12/site-packages");
-        std::fs::create_dir_all(&site).unwrap();
-        std::fs::write(venv.join("pyvenv.cfg"), "home = /usr/bin\n").unwrap();
-        let pth = site.join("distutils-precedence.pth");
-        std::fs::write(&pth, "import os\n").unwrap();
-        assert!(made_with_its_venv(&pth));
-        // The environment made a minute before the file was put there.
-        let cfg = std::fs::File::options()
-            .write(true)
-            .open(venv.join("pyvenv.cfg"))
-            .unwrap();
-        cfg.set_modified(std::time::SystemTime::now() - std::time::Duration::from_mins(1))
-            .unwrap();
-        assert!(!made_with_its_venv(&pth));
-        // Outside any environment.
-        let loose = dir.path().join("site-packages/x.pth");
-        std::fs::create_dir_all(loose.parent().unwrap()).unwrap();
-        std::fs::write(&loose, "import os\n").unwrap();
-        assert!(!made_with_its_venv(&loose));
-    }
 }
