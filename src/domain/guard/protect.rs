@@ -7278,9 +7278,9 @@ fn stashes_protected_changes(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) 
     Some(Finding::ask(
         "guard:self-protect-stash",
         if moved {
-            "stashes the work tree after the line moves `HEAD` or the index, which may take              nagger's own files or Claude Code's settings out of it"
+            "stashes the work tree after the line moves `HEAD` or the index, which may take nagger's own files or Claude Code's settings out of it"
         } else {
-            "stashes the work tree, where nagger's own files or Claude Code's settings are              not what `HEAD` holds: the stash takes them out of it"
+            "stashes the work tree, where nagger's own files or Claude Code's settings are not what `HEAD` holds: the stash takes them out of it"
         }
         .to_owned(),
         "Stash named paths (`git stash push -- src/`), or run it yourself.",
@@ -7376,7 +7376,7 @@ fn foreign_work_tree(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Optio
     Some(Finding::ask(
         "guard:self-protect-unsure",
         format!(
-            "runs `git {sub}` with another repository's files on `{tree}`, which holds              nagger's own files or Claude Code's settings: what lands there is not read"
+            "runs `git {sub}` with another repository's files on `{tree}`, which holds nagger's own files or Claude Code's settings: what lands there is not read"
         ),
         "Check the files out into a folder of their own, or ask the user.",
     ))

@@ -656,7 +656,7 @@ fn collectstatic(args: &[String], cwd: &Cwd, files: &View, out: &mut Vec<Ran>) {
         None => out.push(Ran::Finding(super::super::finding::Finding::ask(
             "guard:computed-command",
             format!(
-                "runs `collectstatic --clear`, which empties `STATIC_ROOT`, and {via} computes                  it (`{}`)",
+                "runs `collectstatic --clear`, which empties `STATIC_ROOT`, and {via} computes it (`{}`)",
                 crate::base::text::one_line(expr, 80)
             ),
             "Set `STATIC_ROOT` to a folder inside the project, or ask the user.",
