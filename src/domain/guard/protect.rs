@@ -7161,6 +7161,16 @@ fn through_links(path: &str, made: &[(String, String)]) -> String {
     path
 }
 
+/// The words after `stash` of a `git stash` command, and the folder `-C` names.
+fn stash_words(command: &SimpleCommand) -> Option<(&[String], Option<&str>)> {
+    if command.name() != "git" {
+        return None;
+    }
+    let args = command.args();
+    let (i, dir) = git_subcommand_at(args);
+    (args.get(i).map(String::as_str) == Some("stash")).then(|| (&args[i + 1..], dir))
+}
+
 /// The files of nagger's and Claude Code's settings a project's git may track.
 const TRACKED_PROTECTED: &[&str] = &[
     ".claude/settings.json",
@@ -7175,15 +7185,7 @@ const TRACKED_PROTECTED: &[&str] = &[
 /// command of the line moves `HEAD` or the index, as what the stash then takes is not
 /// known before the line runs.
 fn stashes_protected_changes(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding> {
-    if command.name() != "git" {
-        return None;
-    }
-    let args = command.args();
-    let (i, dir) = git_subcommand_at(args);
-    if args.get(i).map(String::as_str) != Some("stash") {
-        return None;
-    }
-    let rest = &args[i + 1..];
+    let (rest, dir) = stash_words(command)?;
     let pushes = match rest.first().map(String::as_str) {
         None => true,
         Some("push" | "save") => true,
@@ -7313,15 +7315,7 @@ fn foreign_work_tree(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Optio
     if !writes {
         return None;
     }
-    let env = |name: &str| {
-        command
-            .env
-            .iter()
-            .chain(command.prefixed.iter().flatten())
-            .rev()
-            .find_map(|w| w.strip_prefix(name).and_then(|r| r.strip_prefix('=')))
-            .map(str::to_owned)
-    };
+    let env = |name: &str| command.env_value(name).map(str::to_owned);
     let option = |name: &str| {
         args[..i].iter().enumerate().find_map(|(k, a)| {
             if a == name {
@@ -7387,15 +7381,7 @@ fn foreign_work_tree(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Optio
 /// `.claude/settings.local.json`; with `-a` the ignored database too) out of the work tree
 /// until the stash is applied again, and nagger runs without them. Asked about.
 fn stashes_untracked(command: &SimpleCommand, cwd: &Cwd, scope: &Scope) -> Option<Finding> {
-    if command.name() != "git" {
-        return None;
-    }
-    let args = command.args();
-    let (i, dir) = git_subcommand_at(args);
-    if args.get(i).map(String::as_str) != Some("stash") {
-        return None;
-    }
-    let mut rest = &args[i + 1..];
+    let (mut rest, dir) = stash_words(command)?;
     // `git stash save -u "message"`: its words are the message, never paths.
     let save = rest.first().is_some_and(|a| a == "save");
     match rest.first().map(String::as_str) {

@@ -11,15 +11,8 @@ use super::super::shell::{SimpleCommand, basename, option_values};
 pub(super) fn program_folders(command: &SimpleCommand) -> Vec<String> {
     let env = |name: &str| {
         command
-            .env
-            .iter()
-            .chain(command.prefixed.iter().flatten())
-            .rev()
-            .find_map(|w| {
-                w.strip_prefix(name)
-                    .and_then(|r| r.strip_prefix('='))
-                    .map(|v| v.trim_matches(['"', '\'']).to_owned())
-            })
+            .env_value(name)
+            .map(|v| v.trim_matches(['"', '\'']).to_owned())
             .filter(|v| !v.is_empty())
     };
     let bin = |prefix: &str| format!("{}/bin", prefix.trim_end_matches('/'));

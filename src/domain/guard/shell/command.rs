@@ -78,6 +78,16 @@ impl SimpleCommand {
         self.argv.first().map_or("", |a| basename(a))
     }
 
+    /// The value the command's own environment words give `name` (`X=v cmd`, `env X=v
+    /// cmd`), the last of them.
+    pub fn env_value(&self, name: &str) -> Option<&str> {
+        self.env
+            .iter()
+            .chain(self.prefixed.iter().flatten())
+            .rev()
+            .find_map(|w| w.strip_prefix(name).and_then(|r| r.strip_prefix('=')))
+    }
+
     /// Run by `xargs` or `parallel`, which hand it the words they read.
     pub fn under_xargs(&self) -> bool {
         self.prefixes
